@@ -1,0 +1,63 @@
+// Reads the process's surroundings (env, cwd, paths, clock, terminal) once into a Context.
+// Everything below the commands receives a Context instead of touching process.* itself.
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+export interface Context {
+  /** Absolute working directory (after --cwd). */
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  home: string;
+  /** $KIWI_CACHE_DIR, else $XDG_CACHE_HOME/kiwi, else ~/.cache/kiwi. */
+  cacheDir: string;
+  /** True when CI=true (frozen lockfiles by default). */
+  ci: boolean;
+  /** stderr is a terminal: progress and prompts are allowed. */
+  interactive: boolean;
+  /** Colour on stdout/stderr: a TTY and no NO_COLOR. */
+  color: boolean;
+  /** Milliseconds since the epoch, read through the context so tests can pin time. */
+  now: () => number;
+}
+
+/** The environment variables kiwi reads; the README's table lists exactly these. */
+export const ENV_VARS = {
+  KIWI_CACHE_DIR: "where the content-addressed cache lives",
+  XDG_CACHE_HOME: "base for the cache when KIWI_CACHE_DIR is unset ($XDG_CACHE_HOME/kiwi)",
+  CI: "when 'true', install uses --frozen-lockfile by default",
+  NO_COLOR: "when set (to anything), no colour is printed",
+  KIWI_UNLOCKED: "when '1', exec skips the lockfile comparison (development mode)",
+  KIWI_MCP_MODE: "default MCP pin mode: auto, verify, pin, approval or off",
+  KIWI_SANDBOX: "default sandbox mode: auto, require or off",
+  KIWI_DEBUG: "when '1', internal errors print their stack trace",
+} as const;
+
+export interface ContextOptions {
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  isTTY?: boolean;
+}
+
+/** Builds the Context from the real process, with optional overrides (flags, tests). */
+export function createContext(options: ContextOptions = {}): Context {
+  const env = options.env ?? process.env;
+  const cwd = resolve(process.cwd(), options.cwd ?? ".");
+  const home = env.HOME || homedir();
+  const cacheDir = env.KIWI_CACHE_DIR
+    ? resolve(cwd, env.KIWI_CACHE_DIR)
+    : env.XDG_CACHE_HOME
+      ? join(resolve(cwd, env.XDG_CACHE_HOME), "kiwi")
+      : join(home, ".cache", "kiwi");
+  const interactive = options.isTTY ?? Boolean(process.stderr.isTTY);
+  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
+  return {
+    cwd,
+    env,
+    home,
+    cacheDir,
+    ci: env.CI === "true" || env.CI === "1",
+    interactive,
+    color: interactive && !noColor,
+    now: () => Date.now(),
+  };
+}

@@ -1,0 +1,121 @@
+// Canonical JSON: the one text every structured digest is computed over.
+// Byte-compatible with Python's json.dumps(sort_keys=True, separators=(",", ":")); see
+// shared/specs/canonical-json.md. Pure: values in, strings out.
+import { KiwiError } from "../errors.ts";
+import { Float, type CanonicalValue } from "./value.ts";
+
+/** Renders a canonical value as its canonical JSON text (ASCII only). */
+export function renderCanonicalJson(value: CanonicalValue): string {
+  const parts: string[] = [];
+  write(value, parts, "");
+  return parts.join("");
+}
+
+function write(value: CanonicalValue | undefined, out: string[], pointer: string): void {
+  if (value === null) out.push("null");
+  else if (value === true) out.push("true");
+  else if (value === false) out.push("false");
+  else if (typeof value === "string") out.push(renderString(value));
+  else if (typeof value === "bigint") out.push(value.toString());
+  else if (typeof value === "number") out.push(Number.isInteger(value) ? renderInteger(value, pointer) : renderFloat(value, pointer));
+  else if (value instanceof Float) out.push(renderFloat(value.value, pointer));
+  else if (Array.isArray(value)) {
+    out.push("[");
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.push(",");
+      write(value[i], out, `${pointer}/${i}`);
+    }
+    out.push("]");
+  } else if (typeof value === "object") {
+    const keys = Object.keys(value).sort(compareCodePoints);
+    out.push("{");
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (i > 0) out.push(",");
+      out.push(renderString(key), ":");
+      write(value[key], out, `${pointer}/${escapePointer(key)}`);
+    }
+    out.push("}");
+  } else {
+    throw new KiwiError("E_INPUT_INVALID", `value at "${pointer || "/"}" is not JSON (${typeof value})`, {
+      hint: "only null, booleans, numbers, strings, arrays and objects can be hashed",
+    });
+  }
+}
+
+function renderInteger(value: number, pointer: string): string {
+  if (!Number.isSafeInteger(value) && !Number.isFinite(value)) return renderFloat(value, pointer);
+  // Integer -0 is 0 (spec); a safe integer prints exactly, a larger one came from a double anyway.
+  return value === 0 ? "0" : Number.isSafeInteger(value) ? String(value) : BigInt(value).toString();
+}
+
+/** Python's float repr: shortest round-trip digits, positional for -4 <= exp < 16. */
+export function renderFloat(value: number, pointer = ""): string {
+  if (!Number.isFinite(value)) {
+    throw new KiwiError("E_INPUT_INVALID", `value at "${pointer || "/"}" is ${value}, which canonical JSON cannot express`, {
+      hint: "NaN and the infinities are not JSON numbers; use a string or a large finite number",
+    });
+  }
+  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
+  const sign = value < 0 ? "-" : "";
+  const [mantissa, expText] = Math.abs(value).toExponential().split("e") as [string, string];
+  const digits = mantissa.replace(".", "");
+  const exp = Number(expText);
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+    const frac = digits.slice(exp + 1) || "0";
+    return `${sign}${intPart}.${frac}`;
+  }
+  const head = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const expSign = exp < 0 ? "-" : "+";
+  return `${sign}${head}e${expSign}${String(Math.abs(exp)).padStart(2, "0")}`;
+}
+
+const SAFE_ASCII = /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** A JSON string with Python's ensure_ascii escaping over UTF-16 code units. */
+export function renderString(text: string): string {
+  if (SAFE_ASCII.test(text)) return `"${text}"`;
+  let out = '"';
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    switch (unit) {
+      case 0x22: out += '\\"'; break;
+      case 0x5c: out += "\\\\"; break;
+      case 0x0a: out += "\\n"; break;
+      case 0x0d: out += "\\r"; break;
+      case 0x09: out += "\\t"; break;
+      case 0x08: out += "\\b"; break;
+      case 0x0c: out += "\\f"; break;
+      default:
+        out += unit < 0x20 || unit > 0x7e ? `\\u${unit.toString(16).padStart(4, "0")}` : text[i];
+    }
+  }
+  return `${out}"`;
+}
+
+/**
+ * Orders strings by Unicode code point. UTF-16 code-unit order differs only where a surrogate
+ * meets a unit in U+E000..U+FFFF, so those two ranges are swapped before comparing.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return adjust(x) - adjust(y);
+  }
+  return a.length - b.length;
+}
+
+function adjust(unit: number): number {
+  if (unit >= 0xe000) return unit - 0x800;
+  if (unit >= 0xd800) return unit + 0x2000;
+  return unit;
+}
+
+/** RFC 6901 escaping of one pointer segment. */
+export function escapePointer(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}

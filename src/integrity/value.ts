@@ -1,0 +1,53 @@
+// The lossless value model shared by hashing and parsing (spec: shared/specs/canonical-json.md).
+// Integers and floats are different values even when numerically equal; this module says how.
+
+/**
+ * A float whose value happens to be integral (`1.0`, `1e16`, `-0.0`). Non-integral floats are plain
+ * numbers, since they cannot be mistaken for integers; integral ones need this mark to stay floats.
+ */
+export class Float {
+  constructor(readonly value: number) {}
+}
+
+/**
+ * A canonical value. Integers are `number` (safe integers) or `bigint` (past 2^53); floats are
+ * non-integral `number`s or `Float`. Objects may carry any key, `__proto__` included, as own data.
+ */
+export type CanonicalValue =
+  | null
+  | boolean
+  | string
+  | number
+  | bigint
+  | Float
+  | CanonicalValue[]
+  | { [key: string]: CanonicalValue };
+
+/** Builds the value for a number lexeme from JSON or YAML, keeping integer/float identity. */
+export function numberFromLexeme(isFloat: boolean, value: number | bigint): number | bigint | Float {
+  if (!isFloat) {
+    const big = typeof value === "bigint" ? value : BigInt(value);
+    return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+  }
+  const n = Number(value);
+  return Number.isInteger(n) || Object.is(n, -0) ? new Float(n) : n;
+}
+
+/** Sets an own data property, so keys such as `__proto__` stay keys and never touch a prototype. */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * The plain JavaScript view of a canonical value, for validators and config: Float becomes its
+ * number and bigint becomes the nearest number. Never feed the result to a digest.
+ */
+export function toPlain(value: CanonicalValue): unknown {
+  if (value === null || typeof value !== "object") return typeof value === "bigint" ? Number(value) : value;
+  if (value instanceof Float) return value.value;
+  if (Array.isArray(value)) return value.map(toPlain);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(out, key, toPlain(value[key]!));
+  return out;
+}
