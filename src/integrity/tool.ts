@@ -30,7 +30,8 @@ export function hashToolIntegrity(input: IntegrityInput): { canonical: string; h
   const files = sortFileEntries(input.files ?? []).map((f) => ({
     path: f.path,
     sha256: f.sha256,
-    is_executable: f.is_executable,
+    // A missing flag means "not executable" (vector is-executable-missing).
+    is_executable: f.is_executable === true,
   }));
   return hashCanonical({
     tool_id: input.tool_id,

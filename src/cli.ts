@@ -1,0 +1,123 @@
+#!/usr/bin/env bun
+// The root command: lazy subcommands, --help/--version, unknown-flag checks, and the single place
+// that renders errors and sets the exit code. Commands return an exit code or throw KiwiError.
+import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
+import pkg from "../package.json" with { type: "json" };
+import { createContext } from "./context.ts";
+import { KiwiError, toKiwiError } from "./errors.ts";
+import { errorDocument, renderError } from "./ui/error.ts";
+import { suggest } from "./resolve/suggest.ts";
+import { showJson, showResult } from "./ui/output.ts";
+
+type Lazy = () => Promise<CommandDef<any>>;
+
+/** Every subcommand, loaded only when used so start-up stays fast. */
+export const COMMANDS: Record<string, Lazy> = {
+};
+
+export const VERSION: string = pkg.version;
+
+export const root = defineCommand({
+  meta: { name: "kiwi", version: VERSION, description: "Package manager and verified executor for AI-agent tools" },
+  subCommands: COMMANDS,
+});
+
+/** Runs kiwi with the given arguments and returns the exit code (never calls process.exit). */
+export async function main(rawArgs: string[]): Promise<number> {
+  const jsonWanted = rawArgs.includes("--json");
+  try {
+    const separator = rawArgs.indexOf("--");
+    const flags = separator === -1 ? rawArgs : rawArgs.slice(0, separator);
+    if (rawArgs.length === 1 && (rawArgs[0] === "--version" || rawArgs[0] === "-v")) {
+      showResult(VERSION);
+      return 0;
+    }
+    const [cmd, parent, path] = await resolveCommand(root, rawArgs);
+    if (flags.includes("--help") || flags.includes("-h") || (!cmd.run && path.length === rawArgs.length)) {
+      const usage = await renderUsage(cmd, parent);
+      showResult(`${createContext().color ? usage : stripAnsi(usage)}\n`);
+      return 0;
+    }
+    await assertKnownFlags(cmd, rawArgs.slice(path.length), path);
+    const { result } = await runCommand(root, { rawArgs });
+    return typeof result === "number" ? result : 0;
+  } catch (thrown) {
+    const error = isCittyError(thrown)
+      ? new KiwiError("E_USAGE", stripAnsi((thrown as Error).message), { hint: 'run "kiwi --help" for the commands and flags' })
+      : toKiwiError(thrown);
+    const ctx = createContext();
+    if (jsonWanted) showJson(errorDocument(error));
+    process.stderr.write(renderError(error, ctx, process.env.KIWI_DEBUG === "1"));
+    return error.exitCode;
+  }
+}
+
+/** Removes ANSI colour codes (citty colours help text whatever the terminal is). */
+export function stripAnsi(text: string): string {
+  return text.replace(/\x1b\[[0-9;]*m/g, "");
+}
+
+function isCittyError(error: unknown): boolean {
+  return error instanceof Error && error.name === "CLIError";
+}
+
+async function resolveCommand(cmd: CommandDef<any>, rawArgs: string[]): Promise<[CommandDef<any>, CommandDef<any> | undefined, string[]]> {
+  let current = cmd;
+  let parent: CommandDef<any> | undefined;
+  const path: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (arg === "--") break;
+    if (arg.startsWith("-")) break;
+    const subs = typeof current.subCommands === "function" ? await current.subCommands() : await current.subCommands;
+    if (!subs) break;
+    const next = subs[arg];
+    if (!next) {
+      const known = Object.keys(subs);
+      throw new KiwiError("E_USAGE", `unknown command "${[...path, arg].join(" ")}"`, {
+        hint: `${suggest(arg, known) ? `did you mean "${suggest(arg, known)}"? ` : ""}commands: ${known.join(", ")}`,
+      });
+    }
+    parent = current;
+    current = typeof next === "function" ? await (next as Lazy)() : await next;
+    path.push(arg);
+  }
+  return [current, parent, path];
+}
+
+async function assertKnownFlags(cmd: CommandDef<any>, rest: string[], path: string[]): Promise<void> {
+  const defs: ArgsDef = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
+  const names = new Set<string>();
+  for (const [name, def] of Object.entries(defs)) {
+    if (def.type === "positional") continue;
+    names.add(name);
+    names.add(kebab(name));
+    for (const alias of [("alias" in def ? def.alias : undefined) ?? []].flat()) names.add(alias);
+    if (def.type === "boolean") {
+      names.add(`no-${kebab(name)}`);
+      names.add(`no${name[0]!.toUpperCase()}${name.slice(1)}`);
+    }
+  }
+  for (const arg of rest) {
+    if (arg === "--") break;
+    if (!arg.startsWith("-") || arg === "-") continue;
+    const name = arg.replace(/^-{1,2}/, "").split("=")[0]!;
+    if (!names.has(name)) {
+      const near = suggest(name, [...names]);
+      throw new KiwiError("E_USAGE", `unknown flag "${arg.split("=")[0]}" for "${["kiwi", ...path].join(" ")}"`, {
+        hint: near ? `did you mean "--${near}"?` : `run "kiwi ${path.join(" ")} --help" for its flags`,
+      });
+    }
+  }
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`);
+}
+
+if (import.meta.main) {
+  const code = await main(process.argv.slice(2));
+  // Flush stdout before exiting so piped results are never cut short.
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  process.exit(code);
+}

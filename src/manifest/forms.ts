@@ -1,0 +1,220 @@
+// Text of a manifest file -> lossless document with positions, for every form: YAML, JSON, a
+// Python docstring, a shell `# ---` block, Markdown front matter. Pure: text in, value out.
+import { type CanonicalValue } from "../integrity/value.ts";
+import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "./json.ts";
+import type { Position } from "./model.ts";
+import { YamlProblem, parseYaml } from "./yaml.ts";
+
+/** Largest manifest kiwi parses; anything bigger is a finding, not a parse. */
+export const MAX_MANIFEST_BYTES = 1024 * 1024;
+
+export type ManifestSyntax = "yaml" | "json" | "python" | "shell" | "markdown";
+
+export interface ParsedManifest {
+  value: CanonicalValue;
+  locate: (pointer: string) => Position | undefined;
+  /** Non-fatal problems (duplicate JSON keys). */
+  warnings: ManifestProblem[];
+}
+
+/** Why a manifest could not be parsed: a rule id (see validate/rules.ts), message, position. */
+export class ManifestProblem extends Error {
+  constructor(
+    readonly rule: string,
+    message: string,
+    readonly position?: Position,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Which syntax a file name implies, or undefined when the file is not a manifest candidate. */
+export function syntaxOf(fileName: string): ManifestSyntax | undefined {
+  const lower = fileName.toLowerCase();
+  if (lower.endsWith(".yaml") || lower.endsWith(".yml")) return "yaml";
+  if (lower.endsWith(".json")) return "json";
+  if (lower.endsWith(".py")) return "python";
+  if (lower.endsWith(".sh") || lower.endsWith(".bash")) return "shell";
+  if (lower.endsWith(".md")) return "markdown";
+  return undefined;
+}
+
+/**
+ * Decodes manifest bytes, refusing what is not a text manifest: empty, oversized, binary, or not
+ * UTF-8. Returns the text or throws ManifestProblem.
+ */
+export function decodeManifest(bytes: Uint8Array): string {
+  if (bytes.length === 0) throw new ManifestProblem("parse/empty", "the file is empty", undefined, "write a manifest or delete the file");
+  if (bytes.length > MAX_MANIFEST_BYTES) {
+    throw new ManifestProblem(
+      "parse/too-large",
+      `the file is ${bytes.length} bytes; manifests are capped at ${MAX_MANIFEST_BYTES} bytes`,
+      undefined,
+      "move large data into the tool's files and reference it from the manifest",
+    );
+  }
+  if (bytes.indexOf(0) !== -1) throw new ManifestProblem("parse/binary", "the file contains NUL bytes (binary data)", undefined, "a manifest must be UTF-8 text");
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    const bad = firstInvalidUtf8(bytes);
+    throw new ManifestProblem("parse/encoding", `the file is not valid UTF-8 (first bad byte at offset ${bad})`, undefined, "save the file as UTF-8");
+  }
+}
+
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) {
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, i + 1));
+    } catch {
+      // A truncated multi-byte sequence at the end of a prefix is fine; only report a true error.
+      if (i + 4 >= bytes.length || (bytes[i]! & 0xc0) !== 0x80) return i;
+    }
+  }
+  return 0;
+}
+
+/** Parses manifest text of the given syntax. Throws ManifestProblem; `none` for scripts without metadata. */
+export function parseManifestText(text: string, syntax: ManifestSyntax): ParsedManifest | "none" {
+  switch (syntax) {
+    case "json":
+      return parseJsonManifest(text);
+    case "yaml":
+      return parseYamlManifest(text, 0, 0);
+    case "python":
+      return parsePythonMetadata(text);
+    case "shell":
+      return parseShellMetadata(text);
+    case "markdown":
+      return parseFrontMatter(text);
+  }
+}
+
+function parseJsonManifest(text: string): ParsedManifest {
+  const starts = computeLineStarts(text);
+  try {
+    const result = parseJsonLossless(text);
+    const locate = (pointer: string): Position | undefined => {
+      // Walk up to the nearest pointer that has an offset (a missing field points at its parent).
+      for (let p = pointer; ; p = p.slice(0, Math.max(0, p.lastIndexOf("/")))) {
+        const offset = result.offsets.get(p);
+        if (offset !== undefined) return lineColumn(starts, offset);
+        if (p === "") return undefined;
+      }
+    };
+    const warnings = result.warnings.map(
+      (w) => new ManifestProblem("parse/duplicate-key", w.message, lineColumn(starts, w.offset), "remove one of the two keys; the last one wins"),
+    );
+    return { value: result.value, locate, warnings };
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) {
+      const rule = /nesting deeper/.test(error.message) ? "parse/too-deep" : "parse/syntax";
+      throw new ManifestProblem(rule, `invalid JSON: ${error.message}`, lineColumn(starts, error.problem.offset));
+    }
+    throw error;
+  }
+}
+
+function parseYamlManifest(text: string, lineOffset: number, columnOffset: number): ParsedManifest {
+  try {
+    const result = parseYaml(text, lineOffset, columnOffset);
+    return { value: result.value, locate: result.locate, warnings: [] };
+  } catch (error) {
+    if (error instanceof YamlProblem) {
+      const hint =
+        error.rule === "parse/alias-bomb"
+          ? "YAML aliases may not expand the document past the cap; write the data out"
+          : error.rule === "parse/duplicate-key"
+            ? "remove one of the two keys"
+            : undefined;
+      throw new ManifestProblem(error.rule, `invalid YAML: ${error.message}`, error.position, hint);
+    }
+    if (error instanceof RangeError) throw new ManifestProblem("parse/too-deep", "invalid YAML: the document is nested too deeply");
+    throw error;
+  }
+}
+
+/**
+ * A Python script's metadata: YAML in the leading docstring (after a shebang, encoding line,
+ * comments and blank lines). When the docstring has `---` lines, the YAML is between the first two.
+ */
+function parsePythonMetadata(text: string): ParsedManifest | "none" {
+  const lines = text.split("\n");
+  let i = 0;
+  while (i < lines.length && (lines[i]!.trim() === "" || lines[i]!.trimStart().startsWith("#"))) i++;
+  const open = lines[i]?.trimStart();
+  const quote = open?.startsWith('"""') ? '"""' : open?.startsWith("'''") ? "'''" : undefined;
+  if (!quote || open === undefined) return "none";
+  const startLine = i;
+  const firstRest = open.slice(open.indexOf(quote) + 3);
+  const body: string[] = [];
+  let closed = false;
+  if (firstRest.includes(quote)) {
+    body.push(firstRest.slice(0, firstRest.indexOf(quote)));
+    closed = true;
+  } else {
+    if (firstRest.trim() !== "") body.push(firstRest);
+    for (i = startLine + 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const end = line.indexOf(quote);
+      if (end !== -1) {
+        if (line.slice(0, end).trim() !== "") body.push(line.slice(0, end));
+        closed = true;
+        break;
+      }
+      body.push(line);
+    }
+  }
+  if (!closed) throw new ManifestProblem("parse/syntax", "the leading docstring is never closed", { line: startLine + 1, column: 1 });
+  // Line numbers: body[0] is on startLine+2 unless text followed the opening quotes.
+  const firstBodyLine = firstRest.trim() !== "" ? startLine : startLine + 1;
+  return fencedYaml(body, firstBodyLine, 0);
+}
+
+/** A shell script's metadata: a comment block opened and closed by `# ---` lines. */
+function parseShellMetadata(text: string): ParsedManifest | "none" {
+  const lines = text.split("\n");
+  let i = 0;
+  if (lines[0]?.startsWith("#!")) i++;
+  while (i < lines.length && lines[i]!.trim() === "") i++;
+  if (lines[i]?.trim() !== "# ---") return "none";
+  const start = i + 1;
+  const body: string[] = [];
+  for (i = start; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === "# ---") return parseYamlManifest(body.join("\n"), start, 2);
+    if (!line.startsWith("#")) {
+      throw new ManifestProblem("parse/syntax", "the `# ---` metadata block is interrupted by a non-comment line", { line: i + 1, column: 1 }, "close the block with a `# ---` line");
+    }
+    body.push(line.startsWith("# ") ? line.slice(2) : line.slice(1));
+  }
+  throw new ManifestProblem("parse/syntax", "the `# ---` metadata block is never closed", { line: start, column: 1 }, "close the block with a `# ---` line");
+}
+
+/** Markdown front matter: the YAML between a leading `---` line and the next `---` line. */
+function parseFrontMatter(text: string): ParsedManifest | "none" {
+  const lines = text.split("\n");
+  if (lines[0]?.trim() !== "---") return "none";
+  const end = lines.findIndex((l, idx) => idx > 0 && l.trim() === "---");
+  if (end === -1) throw new ManifestProblem("parse/syntax", "the front matter is never closed", { line: 1, column: 1 }, "close it with a `---` line");
+  return parseYamlManifest(lines.slice(1, end).join("\n"), 1, 0);
+}
+
+function fencedYaml(body: string[], firstLineIndex: number, columnOffset: number): ParsedManifest | "none" {
+  const fence = body.findIndex((l) => l.trim() === "---");
+  if (fence !== -1) {
+    const close = body.findIndex((l, idx) => idx > fence && l.trim() === "---");
+    const slice = body.slice(fence + 1, close === -1 ? undefined : close);
+    return parseYamlManifest(dedent(slice).join("\n"), firstLineIndex + fence + 1, columnOffset);
+  }
+  const text = dedent(body).join("\n");
+  if (text.trim() === "") return "none";
+  return parseYamlManifest(text, firstLineIndex, columnOffset);
+}
+
+function dedent(lines: string[]): string[] {
+  const indents = lines.filter((l) => l.trim() !== "").map((l) => l.length - l.trimStart().length);
+  const min = indents.length ? Math.min(...indents) : 0;
+  return lines.map((l) => l.slice(Math.min(min, l.length - l.trimStart().length)));
+}

@@ -1,0 +1,142 @@
+// The tool model: every manifest form and both dialects (kiwi tool.yaml, magray tool.json) end up
+// as this one shape. Pure types and tables; parsing lives in the sibling files.
+import type { CanonicalValue } from "../integrity/value.ts";
+
+/** Every tool type kiwi knows; the one list everything else reads. */
+export const TOOL_TYPES = [
+  "primitive",
+  "runtime",
+  "script",
+  "api",
+  "mcp_server",
+  "mcp_tool",
+  "knowledge",
+  "directive",
+  "wasm",
+  "native",
+] as const;
+export type ToolType = (typeof TOOL_TYPES)[number];
+
+/** Tool types whose executor must be null (everything else requires one). */
+export const EXECUTORLESS_TYPES: readonly ToolType[] = ["primitive", "knowledge"];
+
+/** The built-in primitives: the only things that execute. */
+export const PRIMITIVES = ["subprocess", "http_client"] as const;
+export type PrimitiveId = (typeof PRIMITIVES)[number];
+
+/** How the manifest was written on disk. */
+export type ManifestForm = "directory" | "file" | "script" | "markdown" | "builtin";
+
+/** Which manifest vocabulary the file uses; findings speak in its terms. */
+export type Dialect = "kiwi" | "magray";
+
+/** Manifest file names that make a directory a directory tool, in precedence order. */
+export const DIRECTORY_MANIFESTS = ["tool.yaml", "tool.yml", "tool.json"] as const;
+
+/** Paths never counted as a tool's files (shared/specs/integrity.md: "documented as ignored"). */
+export const IGNORED_NAMES: ReadonlySet<string> = new Set([
+  ".git",
+  ".hg",
+  ".svn",
+  "__pycache__",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".ruff_cache",
+  ".DS_Store",
+]);
+
+/** `executor: python_runtime@^1.4` parsed. */
+export interface ExecutorRef {
+  id: string;
+  /** A semver range, or null for "any version". */
+  range: string | null;
+  /** As written. */
+  raw: string;
+}
+
+/** A 1-based source position. */
+export interface Position {
+  line: number;
+  column: number;
+}
+
+/** A file that belongs to a tool, as listed at discovery (bytes are read only when hashing). */
+export interface ToolFile {
+  /** Relative to the tool root, `/`-separated. */
+  path: string;
+  /** Absolute path on disk (the real file, for a symlink that stays inside the tool). */
+  abs: string;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  isExecutable: boolean;
+}
+
+/** A declared capability with its limits, dialect-independent. */
+export interface Capability {
+  /** `fs.read`, `fs.write`, `net.outbound`, `shell.execute`, `env.read`, `proc.spawn`. */
+  name: string;
+  paths?: string[];
+  hosts?: string[];
+  /** JSON pointer of the declaration, for findings. */
+  pointer: string;
+}
+
+/** Resource limits, dialect-independent; undefined means "kiwi's default". */
+export interface Limits {
+  memoryMb?: number;
+  timeoutMs?: number;
+  cpuSeconds?: number;
+  openFiles?: number;
+  processes?: number;
+  outputBytes?: number;
+  fuel?: number;
+}
+
+/** One tool, however it was written. */
+export interface Tool {
+  id: string;
+  version: string;
+  /** As written; validation reports unknown types. */
+  type: string;
+  executor: ExecutorRef | null;
+  description?: string;
+  dialect: Dialect;
+  form: ManifestForm;
+  /** Project-relative tool root ('' for single-file tools at the top, `<builtin>` for built-ins). */
+  root: string;
+  /** Absolute tool root. */
+  rootAbs: string;
+  /** Project-relative manifest file (the script itself for embedded metadata). */
+  manifestFile: string;
+  /** The manifest exactly as written (lossless numbers): what integrity hashes. */
+  manifest: CanonicalValue;
+  /** The same document as plain JavaScript values, for validators. */
+  doc: Record<string, unknown>;
+  /** `config` (kiwi) or the mapped equivalent (magray: entry_point, config). */
+  config: Record<string, unknown>;
+  /** The declared `parameters` list as written (validated later). */
+  parameters: unknown;
+  /** `validation.child_schemas` as written. */
+  childSchemas: unknown;
+  /** Entry point relative to the tool root, when the type has one. */
+  entrypoint?: string;
+  capabilities: Capability[];
+  limits: Limits;
+  /** Files that belong to the tool (excluding the manifest file of a directory tool). */
+  files: ToolFile[];
+  /** Maps a model field (`id`, `version`, `type`, `executor`, `entrypoint`, …) to its pointer in the file. */
+  pointers: Record<string, string>;
+  /** Source position of a JSON pointer in the manifest file (keys point at the key). */
+  locate: (pointer: string) => Position | undefined;
+}
+
+/** A manifest file kiwi could not turn into a tool, with why. */
+export interface BrokenManifest {
+  file: string;
+  rule: string;
+  message: string;
+  hint?: string;
+  position?: Position;
+}

@@ -1,0 +1,184 @@
+// Maps a parsed manifest document of either dialect onto the tool model's fields, keeping a
+// pointer for each so findings speak in the terms of the file the user wrote. Pure.
+import { type CanonicalValue, toPlain } from "../integrity/value.ts";
+import type { Capability, Dialect, ExecutorRef, Limits, Tool } from "./model.ts";
+
+/** Capability names a kiwi `requires` entry may declare; any other string is a package requirement. */
+export const CAPABILITY_NAMES = ["fs.read", "fs.write", "net.outbound", "shell.execute", "env.read", "proc.spawn"] as const;
+
+/** magray capability words and the kiwi capabilities their permissions map to. */
+const MAGRAY_CAPABILITIES: Record<string, string> = {
+  filesystem: "fs",
+  network: "net.outbound",
+  shell: "shell.execute",
+  environment: "env.read",
+  process: "proc.spawn",
+};
+
+/** Executor a magray tool runs on, by its type and entry point (magray manifests name none). */
+const MAGRAY_SCRIPT_RUNTIMES: Record<string, string> = {
+  ".py": "python_runtime",
+  ".sh": "bash_runtime",
+  ".js": "node_runtime",
+  ".mjs": "node_runtime",
+  ".cjs": "node_runtime",
+  ".ts": "bun_runtime",
+};
+
+export type ToolFields = Omit<Tool, "root" | "rootAbs" | "manifestFile" | "form" | "files" | "locate">;
+
+/** True when a JSON document has magray's tool.json shape rather than kiwi's. */
+export function isMagrayShape(doc: Record<string, unknown>): boolean {
+  if ("tool_id" in doc || "tool_type" in doc) return false;
+  return "name" in doc && ("entry_point" in doc || "runtime_config" in doc || "capabilities" in doc || doc.type === "wasm" || doc.type === "native");
+}
+
+/** Parses `id@range` (range optional). */
+export function parseExecutorRef(raw: string): ExecutorRef {
+  const at = raw.indexOf("@");
+  if (at <= 0) return { id: raw.trim(), range: null, raw };
+  return { id: raw.slice(0, at).trim(), range: raw.slice(at + 1).trim() || null, raw };
+}
+
+/** Fills the tool model's fields from a manifest document (value as written). */
+export function normalizeManifest(value: CanonicalValue, fallbackId: string): ToolFields & { dialect: Dialect } {
+  const plain = toPlain(value);
+  const doc = isRecord(plain) ? plain : {};
+  return isMagrayShape(doc) ? fromMagray(value, doc) : fromKiwi(value, doc, fallbackId);
+}
+
+function fromKiwi(value: CanonicalValue, doc: Record<string, unknown>, fallbackId: string): ToolFields & { dialect: Dialect } {
+  const config = isRecord(doc.config) ? doc.config : {};
+  const validation = isRecord(doc.validation) ? doc.validation : {};
+  const executor = typeof doc.executor === "string" ? parseExecutorRef(doc.executor) : null;
+  return {
+    id: typeof doc.tool_id === "string" ? doc.tool_id : fallbackId,
+    version: typeof doc.version === "string" ? doc.version : String(doc.version ?? ""),
+    type: typeof doc.tool_type === "string" ? doc.tool_type : "",
+    executor,
+    description: typeof doc.description === "string" ? doc.description : undefined,
+    dialect: "kiwi",
+    manifest: value,
+    doc,
+    config,
+    parameters: doc.parameters,
+    childSchemas: validation.child_schemas,
+    entrypoint: typeof config.entrypoint === "string" ? config.entrypoint : undefined,
+    capabilities: kiwiCapabilities(doc.requires),
+    limits: kiwiLimits(doc.limits, config),
+    pointers: {
+      id: "/tool_id",
+      version: "/version",
+      type: "/tool_type",
+      executor: "/executor",
+      description: "/description",
+      config: "/config",
+      parameters: "/parameters",
+      childSchemas: "/validation/child_schemas",
+      entrypoint: "/config/entrypoint",
+      capabilities: "/requires",
+      limits: "/limits",
+    },
+  };
+}
+
+function kiwiCapabilities(requires: unknown): Capability[] {
+  if (!Array.isArray(requires)) return [];
+  const out: Capability[] = [];
+  requires.forEach((item, i) => {
+    const pointer = `/requires/${i}`;
+    if (typeof item === "string" && (CAPABILITY_NAMES as readonly string[]).includes(item)) out.push({ name: item, pointer });
+    else if (isRecord(item) && Object.keys(item).length === 1) {
+      const [name, targets] = Object.entries(item)[0]!;
+      const list = Array.isArray(targets) ? targets.map(String) : typeof targets === "string" ? [targets] : [];
+      out.push(name.startsWith("net.") ? { name, hosts: list, pointer } : { name, paths: list, pointer });
+    }
+  });
+  return out;
+}
+
+function kiwiLimits(limits: unknown, config: Record<string, unknown>): Limits {
+  const l = isRecord(limits) ? limits : {};
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+  const timeoutSeconds = num(config.timeout);
+  return {
+    memoryMb: num(l.memory_mb),
+    timeoutMs: num(l.timeout_ms) ?? (timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined),
+    cpuSeconds: num(l.cpu_seconds),
+    openFiles: num(l.open_files),
+    processes: num(l.processes),
+    outputBytes: num(l.output_bytes),
+  };
+}
+
+function fromMagray(value: CanonicalValue, doc: Record<string, unknown>): ToolFields & { dialect: Dialect } {
+  const type = typeof doc.type === "string" ? doc.type : "";
+  const entry = typeof doc.entry_point === "string" ? doc.entry_point : undefined;
+  const rc = isRecord(doc.runtime_config) ? doc.runtime_config : {};
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+  let executorId: string | null = null;
+  if (type === "native") executorId = "subprocess";
+  else if (type === "wasm") executorId = "wasm_runtime";
+  else if (type === "script" && entry) {
+    const ext = entry.slice(entry.lastIndexOf(".")).toLowerCase();
+    executorId = MAGRAY_SCRIPT_RUNTIMES[ext] ?? null;
+  }
+  return {
+    id: typeof doc.name === "string" ? doc.name : "",
+    version: typeof doc.version === "string" ? doc.version : String(doc.version ?? ""),
+    type,
+    executor: executorId ? { id: executorId, range: null, raw: executorId } : null,
+    description: typeof doc.description === "string" ? doc.description : undefined,
+    dialect: "magray",
+    manifest: value,
+    doc,
+    config: { ...(isRecord(doc.config) ? doc.config : {}), ...(entry ? { entrypoint: entry } : {}) },
+    parameters: isRecord(doc.config) ? doc.config.parameters : undefined,
+    childSchemas: undefined,
+    entrypoint: entry,
+    capabilities: magrayCapabilities(doc.capabilities, doc.permissions),
+    limits: {
+      memoryMb: num(rc.max_memory_mb),
+      timeoutMs: num(rc.max_execution_time_ms),
+      fuel: num(rc.fuel_limit),
+    },
+    pointers: {
+      id: "/name",
+      version: "/version",
+      type: "/type",
+      executor: "/type",
+      description: "/description",
+      config: "/config",
+      parameters: "/config/parameters",
+      childSchemas: "/config",
+      entrypoint: "/entry_point",
+      capabilities: "/capabilities",
+      permissions: "/permissions",
+      limits: "/runtime_config",
+    },
+  };
+}
+
+function magrayCapabilities(capabilities: unknown, permissions: unknown): Capability[] {
+  if (!Array.isArray(capabilities)) return [];
+  const perms = isRecord(permissions) ? permissions : {};
+  const out: Capability[] = [];
+  capabilities.forEach((cap, i) => {
+    if (typeof cap !== "string") return;
+    const pointer = `/capabilities/${i}`;
+    const mapped = MAGRAY_CAPABILITIES[cap];
+    const perm = isRecord(perms[cap]) ? (perms[cap] as Record<string, unknown>) : {};
+    const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : undefined);
+    if (mapped === "fs") {
+      if (perm.read !== undefined) out.push({ name: "fs.read", paths: list(perm.read) ?? [], pointer });
+      if (perm.write !== undefined) out.push({ name: "fs.write", paths: list(perm.write) ?? [], pointer });
+      if (perm.read === undefined && perm.write === undefined) out.push({ name: "fs.read", paths: [], pointer });
+    } else if (mapped === "net.outbound") out.push({ name: mapped, hosts: list(perm.hosts ?? perm.allowed_hosts) ?? [], pointer });
+    else out.push({ name: mapped ?? cap, pointer });
+  });
+  return out;
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,131 @@
+// YAML to lossless values with source positions. The yaml library parses; this file converts its
+// AST itself because toJS() cannot tell `1.0` from `1` and mis-resolves `!!float 3`, and because
+// alias expansion must be capped by the number of nodes produced (billion laughs), not of aliases.
+import { Alias, type Document, LineCounter, type Node, isAlias, isMap, isPair, isScalar, isSeq, parseDocument } from "yaml";
+import { escapePointer } from "../integrity/canonical.ts";
+import { type CanonicalValue, numberFromLexeme, setOwn } from "../integrity/value.ts";
+import { MAX_DEPTH } from "./json.ts";
+import type { Position } from "./model.ts";
+
+/** Most nodes one document may expand to, aliases included. */
+export const MAX_YAML_NODES = 100_000;
+
+export interface YamlParseResult {
+  value: CanonicalValue;
+  locate: (pointer: string) => Position | undefined;
+}
+
+export class YamlProblem extends Error {
+  constructor(
+    message: string,
+    readonly rule: "parse/syntax" | "parse/duplicate-key" | "parse/alias-bomb" | "parse/too-deep" | "parse/non-finite",
+    readonly position?: Position,
+  ) {
+    super(message);
+  }
+}
+
+const FLOAT_TAG = "tag:yaml.org,2002:float";
+
+/** Parses one YAML document; `lineOffset` shifts positions when the YAML is embedded in a script. */
+export function parseYaml(text: string, lineOffset = 0, columnOffset = 0): YamlParseResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { intAsBigInt: true, lineCounter, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number | undefined): Position | undefined => {
+    if (offset === undefined) return undefined;
+    const p = lineCounter.linePos(offset);
+    return { line: p.line + lineOffset, column: p.col + columnOffset };
+  };
+  const first = doc.errors[0];
+  if (first) {
+    const rule = first.code === "DUPLICATE_KEY" ? "parse/duplicate-key" : "parse/syntax";
+    throw new YamlProblem(first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, ""), rule, at(first.pos[0]));
+  }
+  const budget = { nodes: 0 };
+  const value = convert(doc, doc.contents as Node | null, "", 0, budget, at);
+  return { value, locate: (pointer) => locateYaml(doc, pointer, at) };
+}
+
+function convert(
+  doc: Document,
+  node: Node | null | undefined,
+  pointer: string,
+  depth: number,
+  budget: { nodes: number },
+  at: (offset: number | undefined) => Position | undefined,
+): CanonicalValue {
+  if (++budget.nodes > MAX_YAML_NODES) {
+    throw new YamlProblem(`the document expands to more than ${MAX_YAML_NODES} nodes (alias bomb?)`, "parse/alias-bomb", at(node?.range?.[0]));
+  }
+  if (depth > MAX_DEPTH) throw new YamlProblem(`nesting deeper than ${MAX_DEPTH} levels`, "parse/too-deep", at(node?.range?.[0]));
+  if (node === null || node === undefined) return null;
+  if (isAlias(node)) {
+    const target = (node as Alias).resolve(doc);
+    return convert(doc, target as Node | undefined, pointer, depth + 1, budget, at);
+  }
+  if (isScalar(node)) {
+    const v = node.value;
+    if (typeof v === "bigint") return numberFromLexeme(false, v);
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) {
+        throw new YamlProblem(`${pointer || "the document"} is ${v}, which is not a JSON number`, "parse/non-finite", at(node.range?.[0]));
+      }
+      return numberFromLexeme(true, v);
+    }
+    if (node.tag === FLOAT_TAG && typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v))) {
+      return numberFromLexeme(true, Number(v));
+    }
+    if (v === null || typeof v === "boolean" || typeof v === "string") return v;
+    if (v instanceof Uint8Array) return Buffer.from(v).toString("base64");
+    return String(v);
+  }
+  if (isSeq(node)) {
+    return node.items.map((item, i) => convert(doc, item as Node, `${pointer}/${i}`, depth + 1, budget, at));
+  }
+  if (isMap(node)) {
+    const out: { [key: string]: CanonicalValue } = {};
+    for (const pair of node.items) {
+      if (!isPair(pair)) continue;
+      const keyNode = pair.key as Node | null;
+      const key = keyText(doc, keyNode);
+      setOwn(out, key, convert(doc, pair.value as Node | null, `${pointer}/${escapePointer(key)}`, depth + 1, budget, at));
+    }
+    return out;
+  }
+  return null;
+}
+
+function keyText(doc: Document, node: Node | null): string {
+  if (node === null || node === undefined) return "";
+  const target = isAlias(node) ? ((node as Alias).resolve(doc) as Node | undefined) : node;
+  if (target && isScalar(target)) {
+    const v = target.value;
+    return v === null ? "null" : String(v);
+  }
+  return String(target?.toString() ?? "");
+}
+
+function locateYaml(doc: Document, pointer: string, at: (offset: number | undefined) => Position | undefined): Position | undefined {
+  if (pointer === "") return at((doc.contents as Node | null)?.range?.[0] ?? 0);
+  const segments = pointer
+    .slice(1)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  let node = doc.contents as Node | null | undefined;
+  let found: number | undefined;
+  for (const seg of segments) {
+    if (node && isAlias(node)) node = (node as Alias).resolve(doc) as Node | undefined;
+    if (node && isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && keyText(doc, p.key as Node) === seg);
+      if (!pair) break;
+      found = (pair.key as Node | null)?.range?.[0] ?? found;
+      node = pair.value as Node | null;
+    } else if (node && isSeq(node)) {
+      const item = node.items[Number(seg)] as Node | undefined;
+      if (!item) break;
+      found = item.range?.[0] ?? found;
+      node = item;
+    } else break;
+  }
+  return at(found ?? (doc.contents as Node | null)?.range?.[0]);
+}

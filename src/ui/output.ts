@@ -1,0 +1,44 @@
+// The only place that writes to the terminal. stdout carries results; stderr carries logs,
+// progress, warnings and rendered errors.
+import { createConsola, type ConsolaInstance } from "consola";
+import pc from "picocolors";
+import type { Context } from "../context.ts";
+import { Float } from "../integrity/value.ts";
+
+/** Writes result text to stdout. */
+export function showResult(text: string): void {
+  process.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+}
+
+/** Writes exactly one JSON document to stdout (bigints and Floats as JSON numbers). */
+export function showJson(value: unknown): void {
+  process.stdout.write(`${renderJson(value)}\n`);
+}
+
+/** Pretty JSON for humans and machines; lossless numbers are written as their values. */
+export function renderJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_key, v) => (typeof v === "bigint" ? Number(v) : v instanceof Float ? v.value : v),
+    2,
+  );
+}
+
+/** Colour functions that are no-ops unless the context allows colour. */
+export function colors(ctx: Pick<Context, "color">) {
+  return pc.createColors(ctx.color);
+}
+
+/** A consola logger bound to stderr, quiet about colour unless allowed. */
+export function createLogger(ctx: Pick<Context, "color">): ConsolaInstance {
+  return createConsola({
+    stdout: process.stderr,
+    stderr: process.stderr,
+    formatOptions: { colors: ctx.color, date: false, compact: true },
+  });
+}
+
+/** Writes a line to stderr (warnings, summaries that are not results). */
+export function showNote(text: string): void {
+  process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+}
