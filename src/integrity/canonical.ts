@@ -17,7 +17,8 @@ function write(value: CanonicalValue | undefined, out: string[], pointer: string
   else if (value === false) out.push("false");
   else if (typeof value === "string") out.push(renderString(value));
   else if (typeof value === "bigint") out.push(value.toString());
-  else if (typeof value === "number") out.push(Number.isInteger(value) ? renderInteger(value, pointer) : renderFloat(value, pointer));
+  // A plain number is an integer when integral (floats that look integral arrive as Float).
+  else if (typeof value === "number") out.push(Number.isInteger(value) ? renderInteger(value) : renderFloat(value, pointer));
   else if (value instanceof Float) out.push(renderFloat(value.value, pointer));
   else if (Array.isArray(value)) {
     out.push("[");
@@ -43,9 +44,8 @@ function write(value: CanonicalValue | undefined, out: string[], pointer: string
   }
 }
 
-function renderInteger(value: number, pointer: string): string {
-  if (!Number.isSafeInteger(value) && !Number.isFinite(value)) return renderFloat(value, pointer);
-  // Integer -0 is 0 (spec); a safe integer prints exactly, a larger one came from a double anyway.
+function renderInteger(value: number): string {
+  // Integer -0 is 0 (spec); past 2^53 a number came from a double, so print its exact value.
   return value === 0 ? "0" : Number.isSafeInteger(value) ? String(value) : BigInt(value).toString();
 }
 

@@ -43,6 +43,7 @@ export function readProject(cwd: string): Project {
   walkToolsDir(root, toolsDir, tools, findings);
   const ids = new Set(tools.map((t) => t.id));
   for (const builtin of builtinTools()) if (!ids.has(builtin.id)) tools.push(builtin);
+  findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
   return { root, toolsDir, tools, findings };
 }
 
@@ -60,7 +61,10 @@ function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Findin
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const manifests = entries.filter((e) => (DIRECTORY_MANIFESTS as readonly string[]).includes(e.name) && !e.isDirectory());
+  const precedence = DIRECTORY_MANIFESTS as readonly string[];
+  const manifests = entries
+    .filter((e) => precedence.includes(e.name) && !e.isDirectory())
+    .sort((a, b) => precedence.indexOf(a.name) - precedence.indexOf(b.name));
   if (manifests.length > 0 && dir !== join(root, TOOLS_DIR)) {
     if (manifests.length > 1) {
       findings.push({
@@ -181,6 +185,7 @@ export function listToolFiles(root: string, toolDir: string, findings: Finding[]
       findings.push(ioFinding(root, dirAbs, error));
       return;
     }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       if (IGNORED_NAMES.has(entry.name)) continue;
       const abs = join(dirAbs, entry.name);

@@ -184,6 +184,7 @@ function parseShellMetadata(text: string): ParsedManifest | "none" {
   for (i = start; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === "# ---") return parseYamlManifest(body.join("\n"), start, 2);
+    if (line === "" && i === lines.length - 1) break;
     if (!line.startsWith("#")) {
       throw new ManifestProblem("parse/syntax", "the `# ---` metadata block is interrupted by a non-comment line", { line: i + 1, column: 1 }, "close the block with a `# ---` line");
     }

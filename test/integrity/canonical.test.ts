@@ -1,0 +1,69 @@
+import { describe, expect, test } from "bun:test";
+import { compareCodePoints, renderCanonicalJson, renderFloat } from "../../src/integrity/canonical.ts";
+import { Float, type CanonicalValue } from "../../src/integrity/value.ts";
+import { parseJsonLossless } from "../../src/manifest/json.ts";
+
+const canon = (json: string) => renderCanonicalJson(parseJsonLossless(json).value);
+
+describe("canonical JSON text (shared/specs/canonical-json.md)", () => {
+  test.each([
+    ['{"b": 1, "a": [true, null]}', '{"a":[true,null],"b":1}'],
+    ['{"x": 1.0, "y": 1}', '{"x":1.0,"y":1}'],
+    ['{"s": "café ☕"}', '{"s":"caf\\u00e9 \\u2615"}'],
+    ["[1e16, 1e-7, -0.0, 0.0001]", "[1e+16,1e-07,-0.0,0.0001]"],
+    ["12345678901234567890", "12345678901234567890"],
+    ["-12345678901234567890", "-12345678901234567890"],
+    ["-0", "0"],
+    ['"a/b"', '"a/b"'],
+    ['"\\u007f \\u0000 \\t\\n\\r\\b\\f \\" \\\\"', '"\\u007f \\u0000 \\t\\n\\r\\b\\f \\" \\\\"'],
+    ['"\\ud83d\\ude00"', '"\\ud83d\\ude00"'],
+    ["{}", "{}"],
+    ["[]", "[]"],
+  ])("renders %s as %s", (input, expected) => {
+    expect(canon(input)).toBe(expected);
+  });
+
+  test.each([
+    [1, "1.0"],
+    [100, "100.0"],
+    [0.1, "0.1"],
+    [0.0001, "0.0001"],
+    [1e15, "1000000000000000.0"],
+    [3.141592653589793, "3.141592653589793"],
+    [1e16, "1e+16"],
+    [1e22, "1e+22"],
+    [1e-5, "1e-05"],
+    [2.5e-8, "2.5e-08"],
+    [5e-324, "5e-324"],
+    [1.7976931348623157e308, "1.7976931348623157e+308"],
+    [-0, "-0.0"],
+    [-1.5, "-1.5"],
+    [123456789012345680000, "1.2345678901234568e+20"],
+  ])("writes the float %p as Python's repr %s", (value, expected) => {
+    expect(renderFloat(value)).toBe(expected);
+  });
+
+  test("keeps integer and float identity: 3 and 3.0 hash differently", () => {
+    expect(renderCanonicalJson({ a: 3 })).toBe('{"a":3}');
+    expect(renderCanonicalJson({ a: new Float(3) })).toBe('{"a":3.0}');
+  });
+
+  test("sorts keys by code point, not UTF-16 code unit", () => {
+    // U+1F600 (astral, surrogates D83D..) sorts after U+FFFD by code point but before it by code unit.
+    const value: CanonicalValue = { "\u{1F600}": 1, "\uFFFD": 2, a: 3 };
+    expect(renderCanonicalJson(value)).toBe('{"a":3,"\\ufffd":2,"\\ud83d\\ude00":1}');
+    expect(compareCodePoints("\uFFFD", "\u{1F600}")).toBeLessThan(0);
+  });
+
+  test("keeps a __proto__ key as data", () => {
+    expect(canon('{"__proto__": {"x": 1}, "constructor": 2}')).toBe('{"__proto__":{"x":1},"constructor":2}');
+  });
+
+  test.each([[Number.NaN], [Number.POSITIVE_INFINITY], [Number.NEGATIVE_INFINITY]])("rejects the non-canonical number %p with a coded error", (n) => {
+    expect(() => renderCanonicalJson({ n })).toThrow(expect.objectContaining({ code: "E_INPUT_INVALID" }));
+  });
+
+  test("does not normalise Unicode: NFC and NFD differ", () => {
+    expect(renderCanonicalJson("\u00e9")).not.toBe(renderCanonicalJson("e\u0301"));
+  });
+});

@@ -1,0 +1,110 @@
+import { describe, expect, test } from "bun:test";
+import { Float } from "../../src/integrity/value.ts";
+import { ManifestProblem, type ParsedManifest, decodeManifest, parseManifestText } from "../../src/manifest/forms.ts";
+
+function parsed(text: string, syntax: Parameters<typeof parseManifestText>[1]): ParsedManifest {
+  const result = parseManifestText(text, syntax);
+  if (result === "none") throw new Error("expected metadata");
+  return result;
+}
+
+function problem(fn: () => unknown): ManifestProblem {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ManifestProblem) return error;
+    throw error;
+  }
+  throw new Error("expected a ManifestProblem");
+}
+
+describe("YAML manifests", () => {
+  test("keeps integers, floats and explicit !!float apart", () => {
+    const { value } = parsed("i: 1\nf: 1.0\nt: !!float 3\nbig: 12345678901234567890\nhex: 0x1F\n", "yaml");
+    expect(value).toEqual({ i: 1, f: new Float(1), t: new Float(3), big: 12345678901234567890n, hex: 31 });
+  });
+
+  test("points a JSON pointer at the key's line and column", () => {
+    const { locate } = parsed("tool_id: a\nconfig:\n  entrypoint: main.py\n", "yaml");
+    expect(locate("/config/entrypoint")).toEqual({ line: 3, column: 3 });
+    expect(locate("/config/missing")).toEqual({ line: 2, column: 1 });
+  });
+
+  test.each([
+    ["a: 1\na: 2\n", "parse/duplicate-key"],
+    ["a: [1, 2\n", "parse/syntax"],
+    ["a: .inf\n", "parse/non-finite"],
+    ["a: .nan\n", "parse/non-finite"],
+  ])("rejects %p with %s", (text, rule) => {
+    expect(problem(() => parseManifestText(text, "yaml")).rule).toBe(rule);
+  });
+
+  test("refuses an alias bomb instead of expanding it", () => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 9; i++) levels.push(`${"abcdefghij"[i]}: &${"abcdefghij"[i]} [${Array(10).fill(`*${"abcdefghij"[i - 1]}`).join(", ")}]`);
+    const p = problem(() => parseManifestText(`${levels.join("\n")}\n`, "yaml"));
+    expect(p.rule).toBe("parse/alias-bomb");
+  });
+
+  test("refuses 10,000 levels of nesting without a stack overflow", () => {
+    const p = problem(() => parseManifestText(`${"[".repeat(10_000)}${"]".repeat(10_000)}\n`, "yaml"));
+    expect(p.rule).toMatch(/^parse\/(too-deep|syntax)$/);
+  });
+});
+
+describe("embedded metadata", () => {
+  test("reads YAML from a Python script's leading docstring, with script line numbers", () => {
+    const text = '#!/usr/bin/env python3\n"""\ntool_id: hello\ntool_type: script\nconfig:\n  x: 1\n"""\nprint("hi")\n';
+    const { value, locate } = parsed(text, "python");
+    expect(value).toEqual({ tool_id: "hello", tool_type: "script", config: { x: 1 } });
+    expect(locate("/config/x")).toEqual({ line: 6, column: 3 });
+  });
+
+  test("reads the fenced part of a docstring that also has prose", () => {
+    const text = '"""Say hello.\n\n---\ntool_id: hello\n---\n"""\n';
+    expect(parsed(text, "python").value).toEqual({ tool_id: "hello" });
+  });
+
+  test("reads a shell script's `# ---` block", () => {
+    const text = "#!/bin/bash\n# ---\n# tool_id: sh1\n# config:\n#   n: 2\n# ---\necho hi\n";
+    const { value, locate } = parsed(text, "shell");
+    expect(value).toEqual({ tool_id: "sh1", config: { n: 2 } });
+    expect(locate("/config/n")).toEqual({ line: 5, column: 5 });
+  });
+
+  test("reads Markdown front matter", () => {
+    expect(parsed("---\ntool_id: notes\ntool_type: knowledge\n---\n# Notes\n", "markdown").value).toEqual({ tool_id: "notes", tool_type: "knowledge" });
+  });
+
+  test.each([
+    ["print('no metadata')\n", "python"],
+    ["echo hi\n", "shell"],
+    ["# Title\n", "markdown"],
+  ] as const)("says a %s file without metadata is not a manifest", (text, syntax) => {
+    expect(parseManifestText(text, syntax)).toBe("none");
+  });
+
+  test.each([
+    ['"""\ntool_id: x\n', "python", "the leading docstring is never closed"],
+    ["# ---\n# tool_id: x\n", "shell", "the `# ---` metadata block is never closed"],
+    ["# ---\n# tool_id: x\necho\n# ---\n", "shell", "interrupted by a non-comment line"],
+    ["---\ntool_id: x\n", "markdown", "the front matter is never closed"],
+  ] as const)("reports an unclosed or broken block in %p", (text, syntax, message) => {
+    expect(problem(() => parseManifestText(text, syntax)).message).toContain(message);
+  });
+});
+
+describe("manifest bytes", () => {
+  test.each([
+    [new Uint8Array(0), "parse/empty"],
+    [new Uint8Array([0x61, 0x00, 0x62]), "parse/binary"],
+    [new Uint8Array([0x61, 0xff, 0x62]), "parse/encoding"],
+    [new Uint8Array(1024 * 1024 + 1).fill(0x61), "parse/too-large"],
+  ])("refuses bytes that are not a text manifest (%#: %s)", (bytes, rule) => {
+    expect(problem(() => decodeManifest(bytes)).rule).toBe(rule);
+  });
+
+  test("decodes UTF-8 text", () => {
+    expect(decodeManifest(new TextEncoder().encode("name: café"))).toBe("name: café");
+  });
+});
