@@ -1,0 +1,116 @@
+// The wire listing: what an MCP server says about itself (initialize + the list calls), kept
+// losslessly (3 and 3.0 differ) because hashes are computed over it. Pure: text in, values out.
+import { KiwiError } from "../errors.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
+import { JsonSyntaxError, parseJsonLossless } from "../manifest/json.ts";
+
+/** A JSON object as the lossless parser yields it. */
+export type WireObject = { [key: string]: CanonicalValue };
+
+/** The four list kinds, with their wire key, list method and the capability that gates them. */
+export const LIST_KINDS = [
+  { key: "tools", method: "tools/list", capability: "tools", item: "tool" },
+  { key: "prompts", method: "prompts/list", capability: "prompts", item: "prompt" },
+  { key: "resources", method: "resources/list", capability: "resources", item: "resource" },
+  { key: "resourceTemplates", method: "resources/templates/list", capability: "resources", item: "resource template" },
+] as const;
+export type ListKey = (typeof LIST_KINDS)[number]["key"];
+
+/**
+ * A server's interface in MCP wire terms (shared/specs/mcp-interface.md §3). Everything but the
+ * lists is optional; an offline listing file usually has only some of it.
+ */
+export interface WireListing {
+  serverInfo?: WireObject;
+  protocolVersion?: string;
+  capabilities?: WireObject;
+  instructions?: CanonicalValue;
+  tools: WireObject[];
+  prompts: WireObject[];
+  resources: WireObject[];
+  resourceTemplates: WireObject[];
+}
+
+/** An empty listing (a server that advertises nothing). */
+export function emptyListing(): WireListing {
+  return { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+}
+
+/** Parses a wire listing file (§3 shape) losslessly; `source` names the file in errors. */
+export function parseWireListing(text: string, source: string): WireListing {
+  let value: CanonicalValue;
+  try {
+    value = parseJsonLossless(text, { positions: false }).value;
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) {
+      throw new KiwiError("E_INPUT_INVALID", `${source} is not valid JSON: ${error.problem.message} (offset ${error.problem.offset})`, {
+        hint: "a listing file is one JSON object with the MCP wire keys tools, prompts, resources, resourceTemplates, instructions",
+      });
+    }
+    throw error;
+  }
+  return checkWireListing(value, source);
+}
+
+/** Checks a parsed value has the listing shape and returns it typed; errors name the JSON pointer. */
+export function checkWireListing(value: CanonicalValue, source: string): WireListing {
+  if (!isWireObject(value)) throw shapeError(source, "", "the listing must be a JSON object");
+  const listing = emptyListing();
+  for (const { key, item } of LIST_KINDS) {
+    const list = value[key];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list)) throw shapeError(source, `/${key}`, `"${key}" must be an array`);
+    list.forEach((entry, i) => {
+      if (!isWireObject(entry)) throw shapeError(source, `/${key}/${i}`, `each ${item} must be an object`);
+      const idKey = key === "resources" ? "uri" : key === "resourceTemplates" ? "uriTemplate" : "name";
+      if (typeof entry[idKey] !== "string") throw shapeError(source, `/${key}/${i}/${idKey}`, `the ${item} has no string "${idKey}"`);
+    });
+    listing[key] = list as WireObject[];
+  }
+  if (value.serverInfo !== undefined && value.serverInfo !== null) {
+    if (!isWireObject(value.serverInfo)) throw shapeError(source, "/serverInfo", '"serverInfo" must be an object');
+    listing.serverInfo = value.serverInfo;
+  }
+  if (value.capabilities !== undefined && value.capabilities !== null) {
+    if (!isWireObject(value.capabilities)) throw shapeError(source, "/capabilities", '"capabilities" must be an object');
+    listing.capabilities = value.capabilities;
+  }
+  if (typeof value.protocolVersion === "string") listing.protocolVersion = value.protocolVersion;
+  if (value.instructions !== undefined && value.instructions !== null) {
+    if (typeof value.instructions !== "string") throw shapeError(source, "/instructions", '"instructions" must be a string');
+    listing.instructions = value.instructions;
+  }
+  return listing;
+}
+
+/** The server's self-reported name, or undefined when it sent none. */
+export function serverName(listing: WireListing): string | undefined {
+  const name = listing.serverInfo?.name;
+  return typeof name === "string" ? name : undefined;
+}
+
+/** The server's self-reported version, or undefined. */
+export function serverVersion(listing: WireListing): string | undefined {
+  const version = listing.serverInfo?.version;
+  return typeof version === "string" ? version : undefined;
+}
+
+/** True for a JSON object (not an array, not a Float/bigint wrapper). */
+export function isWireObject(value: CanonicalValue | undefined): value is WireObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** A copy of a wire object without its top-level `_meta` (never part of any hash). */
+export function withoutMeta(object: WireObject): WireObject {
+  if (!Object.hasOwn(object, "_meta")) return object;
+  const out: WireObject = {};
+  for (const key of Object.keys(object)) if (key !== "_meta") Object.defineProperty(out, key, { value: object[key], enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+function shapeError(source: string, pointer: string, message: string): KiwiError {
+  return new KiwiError("E_INPUT_INVALID", `${source}${pointer ? ` at ${pointer}` : ""}: ${message}`, {
+    hint: 'see "Wire listing file" in the MCP section of the README for the expected shape',
+    details: { source, pointer },
+  });
+}
