@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   E_INTERNAL: { exit: 2, meaning: "a bug in kiwi; please report it with the command you ran" },
   E_IO: { exit: 2, meaning: "a file could not be read or written" },
   E_NO_PROJECT: { exit: 2, meaning: "no .ai/tools/ folder in this directory or any parent" },
+  E_GIT: { exit: 2, meaning: "git is missing, failed, or the directory is not inside a git repository" },
+  E_HOOK_EXISTS: { exit: 2, meaning: "a git pre-commit hook that kiwi did not write is in the way" },
   E_INPUT_INVALID: { exit: 2, meaning: "a file given on the command line could not be parsed" },
   E_CHECK_FAILED: { exit: 1, meaning: "validation found errors" },
   E_TOOL_NOT_FOUND: { exit: 2, meaning: "no tool has the given id or path" },
