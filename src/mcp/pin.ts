@@ -1,0 +1,119 @@
+// A pin: what kiwi records about an MCP server in tool.lock.json's `mcp_servers` section: its
+// self-reported name, both hashes and a canonical snapshot of its interface, so a fresh clone can
+// show a diff without the old server. Pure: listings in, pin records out (and back).
+import { compareCodePoints, renderCanonicalJson } from "../integrity/canonical.ts";
+import { formatDigest } from "../integrity/digest.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
+import { KiwiError } from "../errors.ts";
+import { hashInterface } from "./interface.ts";
+import { LIST_KINDS, type ListKey, type WireListing, type WireObject, checkWireListing, isWireObject, withoutMeta } from "./listing.ts";
+
+/** One server's pin, as stored under `mcp_servers.<server tool id>`. Keys in display order. */
+export interface McpPin {
+  /** `serverInfo.name` as the server reported it when pinned ("" if it sent none). */
+  name: string;
+  /** `serverInfo.version` at pin time: informational, never part of a hash. */
+  version?: string;
+  /** The protocol revision negotiated at pin time (informational). */
+  protocol_version?: string;
+  /** `sha256:<hex>`, kiji-safeguard compatible (shared/specs/mcp-interface.md §1). */
+  interface_hash: string;
+  /** `sha256:<hex>`, kiwi's full hash (§2). */
+  full_hash: string;
+  /**
+   * The interface in wire-listing shape (§3) with `_meta` removed and every list sorted by its key
+   * (name, uri, uriTemplate); empty lists are left out. Both hashes are recomputed from it on read.
+   */
+  interface: WireObject;
+}
+
+/** Builds the pin for a live or offline listing. */
+export function pinFromListing(listing: WireListing): McpPin {
+  const hashes = hashInterface(listing);
+  const pin: McpPin = {
+    name: typeof listing.serverInfo?.name === "string" ? listing.serverInfo.name : "",
+    interface_hash: formatDigest(hashes.interface_hash),
+    full_hash: formatDigest(hashes.full_hash),
+    interface: snapshotListing(listing),
+  };
+  if (typeof listing.serverInfo?.version === "string") pin.version = listing.serverInfo.version;
+  if (listing.protocolVersion) pin.protocol_version = listing.protocolVersion;
+  return reorder(pin);
+}
+
+/** The canonical snapshot: sorted lists without `_meta`, instructions when non-empty. */
+export function snapshotListing(listing: WireListing): WireObject {
+  const out: WireObject = {};
+  if (typeof listing.instructions === "string" && listing.instructions !== "") out.instructions = listing.instructions;
+  for (const { key } of LIST_KINDS) {
+    if (listing[key].length === 0) continue;
+    out[key] = sortItems(key, listing[key].map(withoutMeta));
+  }
+  return out;
+}
+
+/** The listing a pin describes (serverInfo from the pin's name and version). */
+export function listingFromPin(pin: McpPin, subject: string): WireListing {
+  const listing = checkWireListing(pin.interface, subject);
+  listing.serverInfo = { name: pin.name, ...(pin.version !== undefined ? { version: pin.version } : {}) };
+  if (pin.protocol_version) listing.protocolVersion = pin.protocol_version;
+  return listing;
+}
+
+/**
+ * Reads a pin record from the lockfile and re-derives both hashes from its snapshot: a pin whose
+ * stored hash does not match its own snapshot was hand-edited, and is rejected rather than trusted.
+ */
+export function parsePin(value: CanonicalValue, server: string): McpPin {
+  const subject = `tool.lock.json mcp_servers.${server}`;
+  if (!isWireObject(value)) throw invalid(subject, "is not an object");
+  const { name, version, protocol_version, interface_hash, full_hash } = value;
+  if (typeof name !== "string") throw invalid(subject, 'has no string "name"');
+  if (typeof interface_hash !== "string" || typeof full_hash !== "string") throw invalid(subject, "has no interface_hash/full_hash");
+  if (!isWireObject(value.interface)) throw invalid(subject, 'has no "interface" snapshot');
+  const pin: McpPin = { name, interface_hash, full_hash, interface: value.interface };
+  if (typeof version === "string") pin.version = version;
+  if (typeof protocol_version === "string") pin.protocol_version = protocol_version;
+  const recomputed = hashInterface(listingFromPin(pin, subject));
+  if (formatDigest(recomputed.interface_hash) !== interface_hash || formatDigest(recomputed.full_hash) !== full_hash) {
+    throw new KiwiError("E_LOCK_INVALID", `${subject}: the stored hashes do not match the stored interface snapshot`, {
+      hint: `the pin was edited by hand; re-pin deliberately with "kiwi mcp pin ${server}" after reviewing the server`,
+      details: {
+        server,
+        stored: { interface_hash, full_hash },
+        recomputed: { interface_hash: formatDigest(recomputed.interface_hash), full_hash: formatDigest(recomputed.full_hash) },
+      },
+    });
+  }
+  return reorder(pin);
+}
+
+/** True when the live listing matches the pin: same name and both hashes equal. */
+export function pinMatches(pin: McpPin, live: McpPin): boolean {
+  return pin.name === live.name && pin.interface_hash === live.interface_hash && pin.full_hash === live.full_hash;
+}
+
+const SORT_KEY: Record<ListKey, string> = { tools: "name", prompts: "name", resources: "uri", resourceTemplates: "uriTemplate" };
+
+function sortItems(key: ListKey, items: WireObject[]): WireObject[] {
+  const id = SORT_KEY[key];
+  const keyed = items.map((item) => ({ item, id: String(item[id] ?? ""), text: renderCanonicalJson(item) }));
+  keyed.sort((a, b) => compareCodePoints(a.id, b.id) || compareCodePoints(a.text, b.text));
+  return keyed.map((k) => k.item);
+}
+
+function reorder(pin: McpPin): McpPin {
+  const out: McpPin = { name: pin.name } as McpPin;
+  if (pin.version !== undefined) out.version = pin.version;
+  if (pin.protocol_version !== undefined) out.protocol_version = pin.protocol_version;
+  out.interface_hash = pin.interface_hash;
+  out.full_hash = pin.full_hash;
+  out.interface = pin.interface;
+  return out;
+}
+
+function invalid(subject: string, what: string): KiwiError {
+  return new KiwiError("E_LOCK_INVALID", `${subject} ${what}`, {
+    hint: "restore tool.lock.json from version control, or re-pin the server with \"kiwi mcp pin\"",
+  });
+}
