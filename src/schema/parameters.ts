@@ -1,0 +1,230 @@
+// A tool's `parameters` list -> ONE JSON Schema (2020-12) for its call arguments: unknown
+// arguments rejected, defaults included. Malformed declarations are findings pointing into the
+// manifest. Pure. `kiwi check` reports the findings; exec validates calls with `compileParameters`.
+import type { Finding } from "../findings.ts";
+import type { Tool } from "../manifest/model.ts";
+import { type FindingSubject, toolFinding } from "../validate/finding.ts";
+import { type SchemaError, compileUntrustedSchema } from "../validate/json-schema.ts";
+import { checkRegexSafety } from "../validate/regex-safety.ts";
+import type { RuleId } from "../validate/rules.ts";
+
+/** Parameter types, as JSON Schema names them. */
+export const PARAMETER_TYPES = ["string", "integer", "number", "boolean", "array", "object"] as const;
+export type ParameterType = (typeof PARAMETER_TYPES)[number];
+
+/** String formats a parameter may declare. */
+export const PARAMETER_FORMATS = ["uuid", "email", "uri", "date-time"] as const;
+
+/** A parameter name: what can be a JSON key, a `{placeholder}` and a CLI flag alike. */
+export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+
+/** Which contracts apply to which types. */
+const CONTRACTS: Record<string, readonly ParameterType[]> = {
+  minLength: ["string"],
+  maxLength: ["string"],
+  pattern: ["string"],
+  format: ["string"],
+  minimum: ["integer", "number"],
+  maximum: ["integer", "number"],
+  exclusiveMinimum: ["integer", "number"],
+  exclusiveMaximum: ["integer", "number"],
+  minItems: ["array"],
+  maxItems: ["array"],
+  non_empty: ["string", "array"],
+  nonEmpty: ["string", "array"],
+};
+
+const KNOWN_FIELDS = new Set(["name", "type", "required", "default", "enum", "description", ...Object.keys(CONTRACTS)]);
+
+/** A JSON Schema object as kiwi builds it. */
+export type JsonSchema = Record<string, unknown>;
+
+export interface ParametersSchema {
+  ok: boolean;
+  /** Always built (from the declarations that are well-formed), even when findings exist. */
+  schema: JsonSchema;
+  findings: Finding[];
+}
+
+export interface CompiledParameters extends ParametersSchema {
+  /** Validates call arguments against the schema; absent when the declarations are broken. */
+  validate?: (args: unknown) => SchemaError[];
+}
+
+/** Builds the tool's parameter schema and reports malformed declarations (pointers in the user's terms). */
+export function buildParametersSchema(tool: FindingSubject & Pick<Tool, "parameters" | "pointers">): ParametersSchema {
+  const base = tool.pointers.parameters ?? "/parameters";
+  const findings: Finding[] = [];
+  const report = (rule: RuleId, pointer: string, message: string, hint?: string) => findings.push(toolFinding(tool, rule, pointer, message, hint));
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const schema: JsonSchema = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", additionalProperties: false, properties, required };
+  const list = tool.parameters;
+  if (list === undefined || list === null) return done(schema, findings);
+  if (!Array.isArray(list)) {
+    report("parameters/not-a-list", base, "parameters must be a list of declarations", "write `parameters:` as a list: `- name: city\\n  type: string`");
+    return done(schema, findings);
+  }
+  const seen = new Map<string, number>();
+  list.forEach((entry, index) => {
+    const at = `${base}/${index}`;
+    if (!isRecord(entry)) {
+      report("parameters/entry", at, `parameter ${index} must be a mapping with name and type`);
+      return;
+    }
+    for (const key of Object.keys(entry)) {
+      if (!KNOWN_FIELDS.has(key)) report("parameters/unknown-field", `${at}/${escape(key)}`, `parameter field "${key}" is not known`, `known fields: ${[...KNOWN_FIELDS].join(", ")}`);
+    }
+    const name = entry.name;
+    if (typeof name !== "string" || !PARAMETER_NAME.test(name)) {
+      report("parameters/name", name === undefined ? at : `${at}/name`, name === undefined ? `parameter ${index} has no name` : `parameter name ${JSON.stringify(name)} is not an identifier`, "use letters, digits, '_' and '-', starting with a letter or '_'");
+      return;
+    }
+    if (seen.has(name)) {
+      report("parameters/duplicate-name", `${at}/name`, `parameter "${name}" is declared twice (first at index ${seen.get(name)})`, "rename or remove one of them");
+      return;
+    }
+    seen.set(name, index);
+    const property = buildProperty(entry, name, at, report);
+    if (!property) return;
+    properties[name] = property;
+    if (entry.required !== undefined && typeof entry.required !== "boolean") {
+      report("parameters/constraint", `${at}/required`, `"required" of parameter "${name}" must be true or false`);
+    } else if (entry.required === true) required.push(name);
+  });
+  return done(schema, findings);
+}
+
+/** The parameter schema plus a validator for call arguments (exec uses this at run time). */
+export function compileParameters(tool: FindingSubject & Pick<Tool, "parameters" | "pointers">): CompiledParameters {
+  const built = buildParametersSchema(tool);
+  if (!built.ok) return built;
+  const compiled = compileUntrustedSchema(built.schema, { subject: `parameters of ${tool.id}` });
+  if (!compiled.ok) {
+    // Declarations were screened already, so this is a kiwi bug more than a user error; say so plainly.
+    const findings = [...built.findings, toolFinding(tool, "parameters/constraint", tool.pointers.parameters ?? "/parameters", compiled.problem.message)];
+    return { ok: false, schema: built.schema, findings };
+  }
+  return { ...built, validate: (args) => compiled.validate(args) };
+}
+
+function done(schema: JsonSchema, findings: Finding[]): ParametersSchema {
+  if ((schema.required as string[]).length === 0) delete schema.required;
+  return { ok: !findings.some((f) => f.severity === "error"), schema, findings };
+}
+
+type Report = (rule: RuleId, pointer: string, message: string, hint?: string) => void;
+
+function buildProperty(entry: Record<string, unknown>, name: string, at: string, report: Report): JsonSchema | undefined {
+  const type = entry.type;
+  if (typeof type !== "string" || !(PARAMETER_TYPES as readonly string[]).includes(type)) {
+    report("parameters/type", type === undefined ? at : `${at}/type`, type === undefined ? `parameter "${name}" has no type` : `parameter "${name}" has unknown type ${JSON.stringify(type)}`, `use one of ${PARAMETER_TYPES.join(", ")}`);
+    return undefined;
+  }
+  const t = type as ParameterType;
+  const contract: JsonSchema = { type: t };
+  let broken = false;
+  const fail = (rule: RuleId, key: string, message: string, hint?: string) => {
+    broken = true;
+    report(rule, `${at}/${key}`, message, hint);
+  };
+  for (const [key, types] of Object.entries(CONTRACTS)) {
+    const value = entry[key];
+    if (value === undefined) continue;
+    if (!types.includes(t)) {
+      fail(key === "format" ? "parameters/format" : key === "pattern" ? "parameters/pattern" : "parameters/constraint", key, `"${key}" does not apply to ${t} parameter "${name}"`, `it applies to ${types.join(" and ")} parameters`);
+      continue;
+    }
+    if (key === "minLength" || key === "maxLength" || key === "minItems" || key === "maxItems") {
+      if (!Number.isSafeInteger(value) || (value as number) < 0) fail("parameters/constraint", key, `"${key}" of "${name}" must be a non-negative integer`);
+      else contract[key] = value;
+    } else if (key === "minimum" || key === "maximum" || key === "exclusiveMinimum" || key === "exclusiveMaximum") {
+      if (typeof value !== "number" || !Number.isFinite(value)) fail("parameters/constraint", key, `"${key}" of "${name}" must be a number`);
+      else contract[key] = value;
+    } else if (key === "non_empty" || key === "nonEmpty") {
+      if (typeof value !== "boolean") fail("parameters/constraint", key, `"${key}" of "${name}" must be true or false`);
+      else if (value) {
+        const k = t === "string" ? "minLength" : "minItems";
+        contract[k] = Math.max(1, typeof contract[k] === "number" ? (contract[k] as number) : 0);
+      }
+    } else if (key === "pattern") {
+      if (typeof value !== "string") fail("parameters/pattern", key, `"pattern" of "${name}" must be a string`);
+      else {
+        const verdict = checkRegexSafety(value);
+        if (!verdict.ok) fail("parameters/pattern", key, `pattern of "${name}": ${verdict.reason}`, "simplify the pattern: avoid nested repetition like (a+)+ and overlapping alternatives like (a|ab)*");
+        else contract.pattern = value;
+      }
+    } else if (key === "format") {
+      if (typeof value !== "string" || !(PARAMETER_FORMATS as readonly string[]).includes(value)) fail("parameters/format", key, `format ${JSON.stringify(value)} of "${name}" is not known`, `use one of ${PARAMETER_FORMATS.join(", ")}`);
+      else contract.format = value;
+    }
+  }
+  // Bounds must leave room for at least one value.
+  const pairs: [string, string][] = [["minLength", "maxLength"], ["minItems", "maxItems"]];
+  for (const [lo, hi] of pairs) {
+    if (typeof contract[lo] === "number" && typeof contract[hi] === "number" && (contract[lo] as number) > (contract[hi] as number)) {
+      fail("parameters/constraint", entry[lo] !== undefined ? lo : entry.non_empty !== undefined ? "non_empty" : "nonEmpty", `"${lo}" (${contract[lo]}) of "${name}" is greater than "${hi}" (${contract[hi]})`);
+    }
+  }
+  const lower = [contract.minimum, contract.exclusiveMinimum].filter((v): v is number => typeof v === "number");
+  const upper = [contract.maximum, contract.exclusiveMaximum].filter((v): v is number => typeof v === "number");
+  if (lower.length && upper.length) {
+    const lo = Math.max(...lower);
+    const hi = Math.min(...upper);
+    const strict = contract.exclusiveMinimum === lo || contract.exclusiveMaximum === hi;
+    if (lo > hi || (lo === hi && strict)) fail("parameters/constraint", entry.minimum !== undefined ? "minimum" : "exclusiveMinimum", `the bounds of "${name}" leave no allowed value (${lo} .. ${hi})`);
+  }
+  if (broken) return undefined;
+  if (entry.enum !== undefined) {
+    if (!Array.isArray(entry.enum) || entry.enum.length === 0) {
+      report("parameters/enum", `${at}/enum`, `enum of "${name}" must be a non-empty list`);
+      return undefined;
+    }
+    const check = compileUntrustedSchema(contract);
+    const seen = new Set<string>();
+    for (const [i, v] of entry.enum.entries()) {
+      const key = JSON.stringify(v);
+      if (seen.has(key)) {
+        report("parameters/enum", `${at}/enum/${i}`, `enum of "${name}" lists ${key} twice`);
+        return undefined;
+      }
+      seen.add(key);
+      if (check.ok && check.validate(v).length > 0) {
+        report("parameters/enum", `${at}/enum/${i}`, `enum value ${key} of "${name}" is not a valid ${t}${describeErrors(check.validate(v))}`);
+        return undefined;
+      }
+    }
+  }
+  const property: JsonSchema = { ...contract };
+  if (entry.enum !== undefined) property.enum = entry.enum;
+  if (entry.default !== undefined) {
+    const check = compileUntrustedSchema(property);
+    const errors = check.ok ? check.validate(entry.default) : [];
+    if (errors.length > 0) {
+      report("parameters/default", `${at}/default`, `default ${JSON.stringify(entry.default)} of "${name}" does not satisfy its own declaration${describeErrors(errors)}`, "change the default or the contract");
+      return undefined;
+    }
+    property.default = entry.default;
+  }
+  if (entry.description !== undefined) {
+    if (typeof entry.description !== "string") {
+      report("parameters/constraint", `${at}/description`, `description of "${name}" must be a string`);
+      return undefined;
+    }
+    property.description = entry.description;
+  }
+  return property;
+}
+
+function describeErrors(errors: SchemaError[]): string {
+  const first = errors[0];
+  return first ? ` (${first.message})` : "";
+}
+
+function escape(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

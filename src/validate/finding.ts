@@ -1,0 +1,34 @@
+// Builds findings about a tool at a JSON pointer of its manifest, with the source position of the
+// key and the severity from the rule table. Pure.
+import type { Finding, Severity } from "../findings.ts";
+import type { Tool } from "../manifest/model.ts";
+import { type RuleId, ruleInfo } from "./rules.ts";
+
+/** The subset of a Tool a finding needs (tests and other checks can pass a stand-in). */
+export type FindingSubject = Pick<Tool, "id" | "manifestFile" | "locate">;
+
+/** A finding at `pointer` in the tool's manifest; severity defaults to the rule's. */
+export function toolFinding(
+  tool: FindingSubject,
+  rule: RuleId,
+  pointer: string,
+  message: string,
+  hint?: string,
+  severity?: Severity,
+): Finding {
+  const position = tool.locate(pointer);
+  const finding: Finding = {
+    rule,
+    severity: severity ?? ruleInfo(rule).severity,
+    file: tool.manifestFile,
+    pointer,
+    tool: tool.id,
+    message,
+  };
+  if (position) {
+    finding.line = position.line;
+    finding.column = position.column;
+  }
+  if (hint) finding.hint = hint;
+  return finding;
+}

@@ -1,0 +1,125 @@
+// THE table of every rule id kiwi reports (discovery, parsing, validation), with its default
+// severity, a one-line description and an example. SARIF rule metadata and the README list read it.
+import type { Severity } from "../findings.ts";
+
+export interface RuleInfo {
+  severity: Severity;
+  /** True when `--strict` turns the rule's warnings into errors. */
+  strict?: true;
+  description: string;
+  /** A short example of input that triggers the rule. */
+  example: string;
+}
+
+/** Every rule id, grouped by layer. Ids are stable: they appear in SARIF and users' CI filters. */
+export const RULES = {
+  // Parsing (src/manifest/forms.ts, yaml.ts, json.ts)
+  "parse/syntax": { severity: "error", description: "The manifest is not valid YAML or JSON (or an embedded block is never closed).", example: "tool_id: [unclosed" },
+  "parse/duplicate-key": { severity: "error", description: "A key appears twice in one mapping.", example: "version: 1.0.0\nversion: 1.0.1" },
+  "parse/alias-bomb": { severity: "error", description: "YAML aliases expand the document past 100,000 nodes (billion laughs).", example: "a: &a [x, x]\nb: &b [*a, *a]\n# ...nine more levels" },
+  "parse/too-deep": { severity: "error", description: "The document nests deeper than 256 levels.", example: "[[[[[[ ... 10,000 levels ... ]]]]]]" },
+  "parse/non-finite": { severity: "error", description: "A YAML number is .inf or .nan, which JSON cannot represent.", example: "limits: { timeout_ms: .inf }" },
+  "parse/empty": { severity: "error", description: "The manifest file is empty.", example: "(a zero-byte tool.yaml)" },
+  "parse/too-large": { severity: "error", description: "The manifest is larger than 1 MiB.", example: "(a 10 MB tool.json)" },
+  "parse/binary": { severity: "error", description: "The manifest contains NUL bytes.", example: "(a PNG renamed to tool.yaml)" },
+  "parse/encoding": { severity: "error", description: "The manifest is not valid UTF-8.", example: "(a Latin-1 file with byte 0xE9)" },
+  // Discovery (src/manifest/discover-io.ts)
+  "discover/ambiguous-manifest": { severity: "error", description: "A directory holds more than one of tool.yaml, tool.yml and tool.json.", example: "fetch/tool.yaml + fetch/tool.json" },
+  "discover/unreadable": { severity: "error", description: "A file or folder under .ai/tools/ cannot be read.", example: "(a FIFO or a file without read permission)" },
+  "discover/no-metadata": { severity: "info", description: "A .py, .sh or .md file has no embedded metadata, so it is not a tool.", example: "helper.py without a YAML docstring" },
+  "security/symlink": { severity: "warning", description: "A symbolic link outside a directory tool is not followed.", example: ".ai/tools/x.yaml -> ../../x.yaml" },
+  "security/symlink-loop": { severity: "error", description: "A symbolic link inside a tool loops.", example: "a -> b, b -> a" },
+  "security/symlink-broken": { severity: "error", description: "A symbolic link inside a tool points at nothing.", example: "data.csv -> missing.csv" },
+  "security/symlink-escape": { severity: "error", description: "A symbolic link inside a tool resolves outside the tool directory.", example: "secrets -> /etc" },
+  // Universal
+  "universal/not-a-mapping": { severity: "error", description: "The manifest document is not a mapping of fields.", example: "- just\n- a list" },
+  "universal/field-type": { severity: "error", description: "A field has the wrong type or shape for the manifest format.", example: "description: [not, a, string]" },
+  "universal/unknown-field": { severity: "warning", description: "A top-level field is not part of the manifest format (often a typo).", example: "tool_tpye: script" },
+  "universal/id-format": { severity: "error", description: "The tool id is not 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter.", example: "tool_id: My Tool" },
+  "universal/type-unknown": { severity: "error", description: "The tool type is missing or not one kiwi knows.", example: "tool_type: scirpt" },
+  "universal/version-semver": { severity: "error", description: "The version is not a semantic version (MAJOR.MINOR.PATCH, pre-release allowed).", example: "version: 1.0" },
+  "universal/executor-required": { severity: "error", description: "The tool type needs an executor and none is given.", example: "tool_type: script  # no executor" },
+  "universal/executor-forbidden": { severity: "error", description: "Primitives and knowledge run nothing, so their executor must be null.", example: "tool_type: knowledge\nexecutor: python_runtime" },
+  "universal/duplicate-id": { severity: "error", description: "Two tools in the tree have the same id.", example: "a/tool.yaml and b.yaml both say tool_id: fetch" },
+  "security/reserved-key": { severity: "error", description: "A key such as __proto__, constructor or prototype appears in the manifest.", example: "config: { __proto__: { admin: true } }" },
+  // Per type
+  "entrypoint/required": { severity: "error", description: "A script, wasm or native tool declares no entry point.", example: "tool_type: script\nconfig: {}" },
+  "entrypoint/not-found": { severity: "error", description: "The entry point is not a file inside the tool directory.", example: "config: { entrypoint: main.py }  # no main.py" },
+  "entrypoint/extension": { severity: "error", description: "A wasm entry point must end in .wasm; a native one must not.", example: "type: wasm\nentry_point: tool.exe" },
+  "script/executor-runtime": { severity: "error", description: "A script's executor must be a runtime.", example: "tool_type: script\nexecutor: http_client" },
+  "script/syntax": { severity: "error", description: "A .py or .sh entry point has a syntax error (checked without running it).", example: "def f(:" },
+  "script/interpreter-missing": { severity: "warning", description: "python3 or bash is not installed, so scripts were not syntax-checked.", example: "(no python3 on PATH)" },
+  "api/executor": { severity: "error", description: "An api tool's executor must be http_client.", example: "tool_type: api\nexecutor: subprocess" },
+  "api/method": { severity: "error", description: "The HTTP method is not GET, POST, PUT, PATCH, DELETE or HEAD.", example: "config: { method: FETCH }" },
+  "api/url": { severity: "error", description: "config.url or config.url_template is missing or not an absolute http(s) URL.", example: "config: { url: /v1/weather }" },
+  "api/placeholder": { severity: "error", description: "A {param} placeholder in the URL, headers or body is not a declared parameter.", example: "url_template: https://x.test/{city}  # no city parameter" },
+  "mcp_server/transport": { severity: "error", description: "The MCP transport is missing or not stdio, streamable-http or sse.", example: "config: { transport: websocket }" },
+  "mcp_server/command": { severity: "error", description: "A stdio MCP server needs config.command.", example: "config: { transport: stdio }" },
+  "mcp_server/url": { severity: "error", description: "An HTTP MCP server needs an absolute config.url.", example: "config: { transport: sse }" },
+  "mcp_server/executor": { severity: "error", description: "An MCP server runs on subprocess (stdio) or http_client (streamable-http, sse).", example: "transport: stdio\nexecutor: http_client" },
+  "mcp_tool/executor": { severity: "error", description: "An mcp_tool's executor must be an mcp_server.", example: "tool_type: mcp_tool\nexecutor: subprocess" },
+  "mcp_tool/name": { severity: "error", description: "An mcp_tool must name the server's tool in config.tool_name.", example: "tool_type: mcp_tool\nconfig: {}" },
+  "runtime/executor": { severity: "error", description: "A runtime's executor must be a primitive (subprocess or http_client).", example: "tool_type: runtime\nexecutor: python_runtime" },
+  "runtime/endpoint": { severity: "error", description: "A runtime needs config.command (subprocess) or config.url (http_client).", example: "tool_type: runtime\nconfig: {}" },
+  "knowledge/format": { severity: "error", description: "A knowledge tool must be Markdown with YAML front matter.", example: "knowledge written as notes.yaml" },
+  "primitive/not-builtin": { severity: "error", description: "Only kiwi's built-in primitives (subprocess, http_client) execute.", example: "tool_type: primitive\ntool_id: my_spawner" },
+  // Security and consistency (magray's rules)
+  "security/capability-unknown": { severity: "error", description: "A declared capability is not one kiwi knows.", example: "requires: [{ fs.exec: [./bin] }]" },
+  "security/capability-permission": { severity: "error", description: "A magray capability has no matching permissions entry.", example: '"capabilities": ["network"], "permissions": {}' },
+  "security/capability-unscoped": { severity: "warning", description: "A filesystem or network capability names no paths or hosts, so it grants everything.", example: "requires: [net.outbound]" },
+  "security/limits": { severity: "error", description: "A resource limit is outside its documented bounds.", example: "runtime_config: { max_memory_mb: 4096 }" },
+  "security/limits-high": { severity: "warning", strict: true, description: "A memory or time limit is above the strict threshold (512 MB, 120 s).", example: "limits: { memory_mb: 1024 }" },
+  "security/risky-combination": { severity: "warning", strict: true, description: "The tool asks for shell, network and filesystem access together.", example: "requires: [shell.execute, net.outbound, fs.write]" },
+  "security/path": { severity: "error", description: "An entry point or file path is absolute, contains '..', or leaves the tool directory.", example: "entry_point: ../../bin/sh" },
+  // Chain
+  "chain/missing-executor": { severity: "error", description: "The executor names no tool in the tree or the built-ins.", example: "executor: pyhton_runtime" },
+  "chain/version-range": { severity: "error", description: "The executor's version range is not a valid semver range.", example: "executor: python_runtime@^^1" },
+  "chain/version-mismatch": { severity: "error", description: "The executor exists but its version does not satisfy the range.", example: "executor: python_runtime@^2  # python_runtime is 1.0.0" },
+  "chain/cycle": { severity: "error", description: "Executors form a cycle (the path is reported).", example: "a -> b -> a" },
+  "chain/too-deep": { severity: "error", description: "The executor chain is longer than 16 links.", example: "t1 -> t2 -> ... -> t17" },
+  "chain/no-primitive": { severity: "error", description: "The chain ends in a tool that is not a primitive.", example: "executor: my_notes  # a knowledge tool" },
+  "chain/broken": { severity: "error", description: "The chain breaks further down, at a tool not being checked.", example: "kiwi check a  # a -> b, and b's executor is missing" },
+  "child-schema/missing": { severity: "warning", strict: true, description: "An executor with children declares no validation.child_schemas.", example: "tool_type: runtime  # no validation.child_schemas" },
+  "child-schema/invalid": { severity: "error", description: "validation.child_schemas is malformed, or a schema in it does not compile safely.", example: "child_schemas: [{ match: {}, schema: { pattern: '(a+)+' } }]" },
+  "child-schema/no-match": { severity: "error", description: "No child_schemas entry of the executor matches this tool.", example: "an mcp_server whose executor only lists scripts" },
+  "child-schema/mismatch": { severity: "error", description: "The tool's manifest, as written, violates the matching child schema of its executor.", example: "entrypoint: main.rb  # python_runtime wants \\.py$" },
+  // Parameters
+  "parameters/not-a-list": { severity: "error", description: "parameters must be a list of declarations.", example: "parameters: { city: string }" },
+  "parameters/entry": { severity: "error", description: "A parameter declaration is not a mapping.", example: "parameters: [city]" },
+  "parameters/name": { severity: "error", description: "A parameter name is missing or not an identifier.", example: "- name: 'my city'" },
+  "parameters/duplicate-name": { severity: "error", description: "Two parameters share a name.", example: "- name: city\n- name: city" },
+  "parameters/type": { severity: "error", description: "The parameter type is missing or not string, integer, number, boolean, array or object.", example: "type: text" },
+  "parameters/default": { severity: "error", description: "The default does not satisfy the parameter's own type and contracts.", example: "type: integer\ndefault: ten" },
+  "parameters/enum": { severity: "error", description: "enum is not a non-empty list of distinct values of the parameter's type.", example: "type: integer\nenum: [a, b]" },
+  "parameters/constraint": { severity: "error", description: "A contract (minLength, minimum, …) has the wrong type, does not apply to the type, or min > max.", example: "minLength: 5\nmaxLength: 2" },
+  "parameters/pattern": { severity: "error", description: "The pattern is not a valid regular expression or can backtrack catastrophically.", example: "pattern: '^(a|a)*$'" },
+  "parameters/format": { severity: "error", description: "format is not uuid, email, uri or date-time, or is set on a non-string.", example: "format: phone" },
+  "parameters/unknown-field": { severity: "warning", description: "A parameter declaration has a field kiwi does not know (often a typo).", example: "requried: true" },
+} as const satisfies Record<string, RuleInfo>;
+
+export type RuleId = keyof typeof RULES;
+
+/** The rule's metadata; unknown ids (a bug) fall back to an error so nothing is hidden. */
+export function ruleInfo(id: string): RuleInfo {
+  return (RULES as Record<string, RuleInfo>)[id] ?? { severity: "error", description: id, example: "" };
+}
+
+/** Every rule id, in table order. */
+export function ruleIds(): string[] {
+  return Object.keys(RULES);
+}
+
+/** The README's rule table, as Markdown (the README must list every id; a test checks it). */
+export function renderRulesMarkdown(): string {
+  const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, "<br>");
+  const lines = ["| Rule | Severity | What it means | Example |", "| --- | --- | --- | --- |"];
+  for (const [id, info] of Object.entries(RULES) as [string, RuleInfo][]) {
+    const severity = info.strict ? `${info.severity} (error with --strict)` : info.severity;
+    lines.push(`| \`${id}\` | ${severity} | ${cell(info.description)} | <code>${cell(escapeHtml(info.example))}</code> |`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
