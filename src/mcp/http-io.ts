@@ -1,0 +1,143 @@
+// The HTTP transports (streamable HTTP and legacy SSE) the SDK Client talks through. They are the
+// SDK's own transports, given a fetch (the http_client primitive's path) that taps every response:
+// JSON bodies and SSE events are bounded in size and fed to the lossless capture for hashing.
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { createParser } from "eventsource-parser";
+import { KiwiError } from "../errors.ts";
+import type { LosslessCapture } from "./capture.ts";
+import { type TransportLimits, describeBytes } from "./limits.ts";
+
+export interface HttpSpec {
+  url: string;
+  headers: Record<string, string>;
+  transport: "streamable-http" | "sse";
+}
+
+/** An SDK HTTP transport plus the first fatal problem the tap saw. */
+export interface TappedTransport {
+  transport: Transport;
+  failure(): KiwiError | undefined;
+}
+
+/** Builds the SDK transport for an HTTP server with a tapping, bounded fetch. */
+export function createHttpTransport(spec: HttpSpec, capture: LosslessCapture, limits: TransportLimits, label: string): TappedTransport {
+  let failure: KiwiError | undefined;
+  let inner: Transport | undefined;
+  const fail = (error: KiwiError) => {
+    if (failure) return;
+    failure = error;
+    // Closing rejects the pending request at once instead of letting it wait for its timeout.
+    void inner?.close().catch(() => {});
+  };
+  const tapped = tapFetch(capture, limits, label, fail);
+  let url: URL;
+  try {
+    url = new URL(spec.url);
+  } catch {
+    throw new KiwiError("E_MCP", `${label} has an invalid url ${JSON.stringify(spec.url)}`, { hint: "config.url must be an absolute http(s) URL" });
+  }
+  const requestInit: RequestInit = { headers: spec.headers };
+  inner =
+    spec.transport === "sse"
+      ? new SSEClientTransport(url, { fetch: tapped, requestInit, eventSourceInit: { fetch: tapped } })
+      : new StreamableHTTPClientTransport(url, { fetch: tapped, requestInit });
+  // Outgoing requests are noted so their results can be taken from the capture by method.
+  const transport = inner;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    capture.noteOutgoing(message);
+    return send(message, options);
+  };
+  return { transport, failure: () => failure };
+}
+
+type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+function tapFetch(capture: LosslessCapture, limits: TransportLimits, label: string, fail: (e: KiwiError) => void): Fetch {
+  return async (url, init) => {
+    let response: Response;
+    try {
+      response = await fetch(url, { ...init, redirect: "manual" });
+    } catch (error) {
+      if ((error as Error).name === "AbortError") throw error;
+      const failure = new KiwiError("E_MCP", `${label} could not be reached at ${String(url)}: ${(error as Error).message}`, {
+        hint: "check that the server is running and config.url is right",
+        cause: error,
+      });
+      fail(failure);
+      throw failure;
+    }
+    const type = response.headers.get("content-type") ?? "";
+    if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
+    if (type.includes("application/json")) {
+      const text = await readBounded(response.body, limits.maxMessageBytes, label, fail);
+      try {
+        capture.noteIncoming(text);
+      } catch (error) {
+        if (error instanceof KiwiError) fail(new KiwiError(error.code, `${label}: ${error.message}`, { hint: error.hint }));
+      }
+      return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    }
+    if (type.includes("text/event-stream")) {
+      const body = response.body.pipeThrough(captureEvents(capture, limits, label, fail));
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    }
+    return response;
+  };
+}
+
+async function readBounded(body: ReadableStream<Uint8Array>, max: number, label: string, fail: (e: KiwiError) => void): Promise<string> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (total > max) {
+      const error = tooLarge(label, max, total);
+      fail(error);
+      await body.cancel().catch(() => {});
+      throw error;
+    }
+    parts.push(chunk);
+  }
+  return new TextDecoder().decode(Buffer.concat(parts));
+}
+
+/** Passes an SSE body through unchanged while capturing each event; errors it past the size cap. */
+function captureEvents(capture: LosslessCapture, limits: TransportLimits, label: string, fail: (e: KiwiError) => void): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder();
+  let overflow: KiwiError | undefined;
+  const parser = createParser({
+    maxBufferSize: limits.maxMessageBytes,
+    onEvent: (event) => {
+      if (event.event !== undefined && event.event !== "message") return;
+      try {
+        capture.noteIncoming(event.data);
+      } catch (error) {
+        if (error instanceof KiwiError) fail(new KiwiError(error.code, `${label}: ${error.message}`, { hint: error.hint }));
+      }
+    },
+    onError: (error) => {
+      if (error.type === "max-buffer-size-exceeded") overflow ??= tooLarge(label, limits.maxMessageBytes, limits.maxMessageBytes);
+    },
+  });
+  return new TransformStream({
+    transform(chunk, controller) {
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      if (overflow) {
+        fail(overflow);
+        controller.error(overflow);
+        return;
+      }
+      controller.enqueue(chunk);
+    },
+  });
+}
+
+function tooLarge(label: string, max: number, bytes: number): KiwiError {
+  return new KiwiError("E_MCP", `${label} sent a message larger than ${describeBytes(max)} (${describeBytes(bytes)} so far)`, {
+    hint: "a listing this large is refused as hostile or broken; report it to the server's author",
+    details: { limit: max },
+  });
+}

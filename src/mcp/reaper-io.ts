@@ -1,0 +1,65 @@
+// Keeps track of the MCP server process groups kiwi started, so that none outlives kiwi: on
+// Ctrl-C, SIGTERM or SIGHUP every live group is killed before kiwi itself exits, and on any exit
+// path the 'exit' hook kills what is left. Each server runs in its own group (setsid), so its
+// children die with it and the terminal's Ctrl-C reaches kiwi only, which then cleans up.
+
+const live = new Set<number>();
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+let installed = false;
+
+/** Registers a started server's process group (its leader's pid). */
+export function trackGroup(pid: number): void {
+  live.add(pid);
+  if (!installed) install();
+}
+
+/** Forgets a group once it has been reaped. */
+export function untrackGroup(pid: number): void {
+  live.delete(pid);
+  if (live.size === 0 && installed) uninstall();
+}
+
+/** Sends a signal to a whole process group; false when the group no longer exists. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    try {
+      // Not a group leader after all (setsid failed): signal the process itself.
+      process.kill(pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Number of server groups still alive (tests use it to prove nothing leaked). */
+export function liveGroups(): number {
+  return live.size;
+}
+
+function killAll(): void {
+  for (const pid of live) signalGroup(pid, "SIGKILL");
+  live.clear();
+}
+
+const onSignal = (signal: NodeJS.Signals) => {
+  killAll();
+  uninstall();
+  // Re-raise with our handlers gone, so kiwi ends the way the signal says (exit 130 for Ctrl-C).
+  process.kill(process.pid, signal);
+};
+
+function install(): void {
+  installed = true;
+  for (const s of SIGNALS) process.on(s, onSignal);
+  process.on("exit", killAll);
+}
+
+function uninstall(): void {
+  installed = false;
+  for (const s of SIGNALS) process.off(s, onSignal);
+  process.off("exit", killAll);
+}

@@ -1,0 +1,219 @@
+// The stdio transport the SDK Client talks through: kiwi starts the server with Bun.spawn (the
+// subprocess primitive's spawning path) in its own process group, frames newline-delimited
+// JSON-RPC, bounds every message and the stderr it keeps, and always shuts the group down and
+// reaps it on close, on error and on Ctrl-C (reaper-io.ts).
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Subprocess } from "bun";
+import { KiwiError } from "../errors.ts";
+import { toPlain } from "../integrity/value.ts";
+import type { LosslessCapture } from "./capture.ts";
+import { signalGroup, trackGroup, untrackGroup } from "./reaper-io.ts";
+import { type TransportLimits, TailBuffer, describeBytes } from "./limits.ts";
+
+/** What to start: a resolved argv, working directory and complete environment. */
+export interface StdioSpec {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** Newline-delimited JSON-RPC over a child's stdin/stdout (the MCP stdio transport). */
+export class StdioProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  /** The first fatal problem (crash, oversized or invalid message); preferred over the SDK's error. */
+  failure?: KiwiError;
+  readonly stderr: TailBuffer;
+  private proc?: Subprocess<"pipe", "pipe", "pipe">;
+  private closing?: Promise<void>;
+  private closed = false;
+  exitCode?: number | null;
+
+  constructor(
+    private readonly spec: StdioSpec,
+    private readonly capture: LosslessCapture,
+    private readonly limits: TransportLimits,
+    /** Names the server in messages: `MCP server "github_mcp"`. */
+    readonly label: string,
+  ) {
+    this.stderr = new TailBuffer(limits.stderrTailBytes);
+  }
+
+  async start(): Promise<void> {
+    try {
+      this.proc = Bun.spawn(this.spec.argv, {
+        cwd: this.spec.cwd,
+        env: this.spec.env,
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+        // Own process group: Ctrl-C reaches kiwi only, and kiwi kills the server's whole group.
+        detached: true,
+      });
+    } catch (error) {
+      throw new KiwiError("E_EXEC_FAILED", `could not start ${this.label}: ${(error as Error).message}`, {
+        hint: `check that "${this.spec.argv[0]}" is installed and on PATH`,
+        cause: error,
+        details: { argv: this.spec.argv },
+      });
+    }
+    const proc = this.proc;
+    trackGroup(proc.pid);
+    void this.readStdout(proc.stdout);
+    void this.readStderr(proc.stderr);
+    void proc.exited.then((code) => {
+      this.exitCode = code;
+      // Children the server left behind in its group go with it.
+      signalGroup(proc.pid, "SIGKILL");
+      untrackGroup(proc.pid);
+      if (!this.closing) {
+        const how = proc.signalCode ? `was killed by ${proc.signalCode}` : `exited with code ${code}`;
+        this.fail(new KiwiError("E_MCP", `${this.label} ${how} before the session ended${this.stderr.summary()}`, {
+          hint: "run the server's command by hand to see why it stops",
+          details: { exitCode: code, signal: proc.signalCode ?? null, stderr: this.stderr.text() },
+        }));
+      }
+      this.finish();
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const proc = this.proc;
+    if (!proc || this.closing) throw this.failure ?? new KiwiError("E_MCP", `${this.label} is not running`);
+    this.capture.noteOutgoing(message);
+    proc.stdin.write(`${JSON.stringify(message)}\n`);
+    await proc.stdin.flush();
+  }
+
+  /** Ends the session: EOF on stdin, then SIGTERM, then SIGKILL to the group; waits for the reap. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const proc = this.proc;
+    if (!proc) {
+      this.finish();
+      return;
+    }
+    try {
+      proc.stdin.end();
+    } catch {
+      // The pipe is already gone; the signals below still apply.
+    }
+    if (!(await exitsWithin(proc, this.limits.shutdownGraceMs))) {
+      signalGroup(proc.pid, "SIGTERM");
+      if (!(await exitsWithin(proc, this.limits.shutdownGraceMs))) {
+        signalGroup(proc.pid, "SIGKILL");
+        await proc.exited;
+      }
+    }
+    signalGroup(proc.pid, "SIGKILL");
+    untrackGroup(proc.pid);
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+
+  private fail(error: KiwiError): void {
+    this.failure ??= error;
+    this.onerror?.(error);
+    void this.close();
+  }
+
+  private async readStdout(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
+    try {
+      for await (const chunk of stream) {
+        let start = 0;
+        for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
+          const part = chunk.subarray(start, nl);
+          if (pendingBytes + part.length > this.limits.maxMessageBytes) return this.tooLarge(pendingBytes + part.length);
+          const line = pending.length === 0 ? part : concat([...pending, part], pendingBytes + part.length);
+          pending = [];
+          pendingBytes = 0;
+          start = nl + 1;
+          if (!this.handleLine(decoder.decode(line))) return;
+        }
+        if (start < chunk.length) {
+          const rest = chunk.subarray(start);
+          pending.push(rest);
+          pendingBytes += rest.length;
+          if (pendingBytes > this.limits.maxMessageBytes) return this.tooLarge(pendingBytes);
+        }
+      }
+    } catch {
+      // The stream ends with an error when the process is killed; exit handling reports it.
+    }
+  }
+
+  private tooLarge(bytes: number): void {
+    this.fail(new KiwiError("E_MCP", `${this.label} sent a message larger than ${describeBytes(this.limits.maxMessageBytes)} (${describeBytes(bytes)} so far)`, {
+      hint: "a listing this large is refused as hostile or broken; report it to the server's author",
+      details: { limit: this.limits.maxMessageBytes },
+    }));
+  }
+
+  /** Handles one line; returns false once the session has failed. */
+  private handleLine(text: string): boolean {
+    const line = text.endsWith("\r") ? text.slice(0, -1) : text;
+    if (line.trim() === "") return true;
+    let plain: unknown;
+    try {
+      plain = toPlain(this.capture.noteIncoming(line));
+    } catch (error) {
+      this.fail(error instanceof KiwiError ? withLabel(error, this.label) : new KiwiError("E_MCP", String(error)));
+      return false;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(plain);
+    if (!parsed.success) {
+      this.fail(new KiwiError("E_MCP", `${this.label} sent a message that is not valid JSON-RPC 2.0: ${line.slice(0, 120)}`, {
+        hint: "the server does not speak MCP over stdio (or prints logs to stdout); check its command",
+      }));
+      return false;
+    }
+    this.onmessage?.(parsed.data);
+    return true;
+  }
+
+  private async readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
+    try {
+      // Always drained (a full pipe would block the server), but only the tail is kept.
+      for await (const chunk of stream) this.stderr.push(chunk);
+    } catch {
+      // Killed; nothing more to read.
+    }
+  }
+}
+
+function withLabel(error: KiwiError, label: string): KiwiError {
+  return new KiwiError(error.code, `${label}: ${error.message}`, { hint: error.hint, details: error.details });
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}
+
+async function exitsWithin(proc: Subprocess, ms: number): Promise<boolean> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const result = await Promise.race([proc.exited.then(() => true as const), timeout]);
+  clearTimeout(timer);
+  return result;
+}

@@ -1,0 +1,156 @@
+// The MCP client against REAL servers: the reference servers from npm and SDK-built fixtures over
+// stdio, streamable HTTP and legacy SSE; faults end in clear errors and leave no process behind.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KiwiError } from "../../src/errors.ts";
+import { type McpTarget, PROTOCOL_REVISIONS, withSession } from "../../src/mcp/client-io.ts";
+import { hashInterface } from "../../src/mcp/interface.ts";
+import type { ListingLimits } from "../../src/mcp/limits.ts";
+import { liveGroups } from "../../src/mcp/reaper-io.ts";
+import { parseJsonLossless } from "../../src/manifest/json.ts";
+import { EVERYTHING, FILESYSTEM, FIXTURE, RAW, eventually, isAlive, marker, processesMatching, startHttpFixture, stdioTarget } from "./servers.ts";
+
+const temp = mkdtempSync(join(tmpdir(), "kiwi-mcp-client-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+const options = (limits: Partial<ListingLimits> = {}) => ({ label: 'MCP server "test"', clientVersion: "0.0.0-test", limits: { requestTimeoutMs: 15_000, ...limits } });
+const list = (target: McpTarget, limits?: Partial<ListingLimits>) => withSession(target, options(limits), (s) => s.extractListing());
+
+/** Runs `fn` against a marked server and proves no process with the marker survives. */
+async function leavesNoProcess<T>(fn: (mark: string) => Promise<T>): Promise<T> {
+  const mark = marker();
+  try {
+    return await fn(mark);
+  } finally {
+    expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);
+    expect(liveGroups()).toBe(0);
+  }
+}
+
+describe("reference servers over stdio", () => {
+  test("server-everything: every list kind, serverInfo, and the same hashes on every run", async () => {
+    const [a, b] = await leavesNoProcess(async (mark) => [await list(stdioTarget(EVERYTHING, ["stdio", mark])), await list(stdioTarget(EVERYTHING, ["stdio", mark]))]);
+    expect(a.serverInfo?.name).toBe("mcp-servers/everything");
+    expect(PROTOCOL_REVISIONS).toContain(a.protocolVersion!);
+    expect(a.tools.map((t) => t.name)).toContain("echo");
+    expect(a.prompts.length).toBeGreaterThan(0);
+    expect(a.resources.length).toBeGreaterThan(0);
+    expect(a.resourceTemplates.length).toBeGreaterThan(0);
+    expect(hashInterface(b)).toEqual(hashInterface(a));
+  });
+
+  test("server-filesystem: lists its tools and calls list_directory on a temp dir", async () => {
+    writeFileSync(join(temp, "hello.txt"), "hi");
+    const result = await leavesNoProcess((mark) =>
+      withSession(stdioTarget(FILESYSTEM, [temp, mark]), options(), async (s) => {
+        const listing = await s.extractListing();
+        expect(listing.tools.map((t) => t.name)).toContain("list_directory");
+        expect(listing.prompts).toEqual([]); // not advertised, so never listed
+        return s.callTool("list_directory", { path: temp });
+      }),
+    );
+    expect(JSON.stringify(result.content)).toContain("hello.txt");
+    expect(result.isError).toBeFalsy();
+  });
+});
+
+describe("the SDK-built fixture", () => {
+  test("gives the same interface over stdio, streamable HTTP and legacy SSE", async () => {
+    const stdio = await leavesNoProcess((mark) => list(stdioTarget(FIXTURE, [mark])));
+    const hashes = hashInterface(stdio);
+    for (const kind of ["http", "sse"] as const) {
+      const server = await startHttpFixture(kind);
+      try {
+        const listing = await list({ kind: "http", url: server.url, headers: {}, transport: kind === "http" ? "streamable-http" : "sse" });
+        expect(hashInterface(listing).interface_hash).toBe(hashes.interface_hash);
+        expect(hashInterface(listing).full_hash).toBe(hashes.full_hash);
+      } finally {
+        await server.stop();
+      }
+    }
+    expect(stdio.tools.map((t) => t.name).sort()).toEqual(["add", "echo", "fail"]);
+    expect(stdio.instructions).toBe("Use add for sums.");
+  });
+
+  test("follows every nextCursor: a paged listing hashes like the unpaged one", async () => {
+    const paged = await leavesNoProcess((mark) => list(stdioTarget(FIXTURE, [mark], { FIXTURE_MODE: "paged" })));
+    const whole = await list(stdioTarget(FIXTURE));
+    expect(paged.tools.length).toBe(3);
+    expect(hashInterface(paged).full_hash).toBe(hashInterface(whole).full_hash);
+  });
+
+  test("calls a tool over streamable HTTP and returns structuredContent", async () => {
+    const server = await startHttpFixture("http");
+    try {
+      const result = await withSession({ kind: "http", url: server.url, headers: {}, transport: "streamable-http" }, options(), (s) => s.callTool("add", { a: 2, b: 40 }));
+      expect(result.structuredContent).toEqual({ sum: 42 });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("lists 10,000 tools within the default limits", async () => {
+    const listing = await leavesNoProcess((mark) => list(stdioTarget(FIXTURE, [mark], { FIXTURE_MODE: "many-tools" })));
+    expect(listing.tools.length).toBe(10_000);
+  });
+
+  test("drains a 64 MiB stderr flood and keeps working", async () => {
+    const listing = await leavesNoProcess((mark) => list(stdioTarget(FIXTURE, [mark], { FIXTURE_MODE: "stderr-flood" })));
+    expect(listing.tools.length).toBe(3);
+  });
+});
+
+describe("wire text is captured losslessly", () => {
+  test("a live default of 3.0 hashes exactly like the int_vs_float_default vector", async () => {
+    const vectors = parseJsonLossless(readFileSync(join(import.meta.dir, "..", "fixtures", "vectors", "mcp-interface.json"), "utf8")).value as {
+      vectors: { name: string; interface_hash: string }[];
+    };
+    const expected = vectors.vectors.find((v) => v.name === "int_vs_float_default")!.interface_hash;
+    const listing = await leavesNoProcess((mark) => list(stdioTarget(RAW, [mark], { RAW_MODE: "float-default" })));
+    expect(hashInterface(listing).interface_hash).toBe(expected);
+  });
+
+  test("speaks the older 2024-11-05 revision when the server answers with it", async () => {
+    const listing = await list(stdioTarget(RAW, [], { RAW_MODE: "old-protocol" }));
+    expect(listing.protocolVersion).toBe("2024-11-05");
+  });
+});
+
+describe("faults are bounded, clear, and leave no process", () => {
+  const STATE = join(temp, "pid");
+  test.each([
+    ["a server that never answers initialize", RAW, { RAW_MODE: "silent" }, {}, /did not answer initialize within 1 s/],
+    ["a line that is not JSON", RAW, { RAW_MODE: "garbage" }, {}, /cannot parse as JSON/],
+    ["JSON that is not JSON-RPC", RAW, { RAW_MODE: "not-jsonrpc" }, {}, /not valid JSON-RPC 2.0/],
+    ["an unknown protocol revision", RAW, { RAW_MODE: "bad-protocol" }, {}, /protocol version is not supported: 1999-01-01/],
+    ["a cursor loop", FIXTURE, { FIXTURE_MODE: "cursor-loop" }, {}, /cursor "same-cursor" twice: a cursor loop/],
+    ["a crash mid-listing", FIXTURE, { FIXTURE_MODE: "crash-mid-listing" }, {}, /exited with code 3 before the session ended; its stderr ends with:\n {4}fixture: crashing on purpose/],
+    ["a 50 MB description", FIXTURE, { FIXTURE_MODE: "huge-description" }, {}, /sent a message larger than 16 MiB/],
+    ["JSON nested 600 levels deep", FIXTURE, { FIXTURE_MODE: "deep-json" }, {}, /nesting deeper than 256 levels/],
+    ["more tools than the item limit", FIXTURE, { FIXTURE_MODE: "many-tools", FIXTURE_COUNT: "600" }, { maxItems: 500 }, /lists more than 500 tools/],
+    ["a server whose grandchild would outlive it", RAW, { RAW_MODE: "spawn-child", RAW_PID_FILE: STATE }, {}, /did not answer initialize within 1 s/],
+  ] as const)("%s", async (_what, script, env, limits, message) => {
+    const error = await leavesNoProcess((mark) => list(stdioTarget(script, [mark], env), { requestTimeoutMs: 1_000, ...limits }).then(() => undefined, (e) => e));
+    expect(error).toBeInstanceOf(KiwiError);
+    expect((error as KiwiError).code).toBe("E_MCP");
+    expect((error as KiwiError).message).toMatch(message);
+    expect((error as KiwiError).hint).toBeTruthy();
+    if (env.RAW_MODE === "spawn-child") expect(await eventually(() => !isAlive(Number(readFileSync(STATE, "utf8"))))).toBe(true);
+  });
+
+  test("a command that does not exist is E_EXEC_FAILED naming it", async () => {
+    const target = { kind: "stdio" as const, argv: ["/nonexistent/kiwi-mcp-server"], cwd: temp, env: {} };
+    const error = (await list(target).catch((e) => e)) as KiwiError;
+    expect(error.code).toBe("E_EXEC_FAILED");
+    expect(error.message).toContain("could not start");
+    expect(liveGroups()).toBe(0);
+  });
+
+  test("an HTTP server that is not there is E_MCP naming the URL", async () => {
+    const error = (await list({ kind: "http", url: "http://127.0.0.1:9/mcp", headers: {}, transport: "streamable-http" }).catch((e) => e)) as KiwiError;
+    expect(error.code).toBe("E_MCP");
+    expect(error.message).toContain("http://127.0.0.1:9/mcp");
+  });
+});
