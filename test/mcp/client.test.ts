@@ -137,7 +137,7 @@ describe("faults are bounded, clear, and leave no process", () => {
     expect((error as KiwiError).code).toBe("E_MCP");
     expect((error as KiwiError).message).toMatch(message);
     expect((error as KiwiError).hint).toBeTruthy();
-    if (env.RAW_MODE === "spawn-child") expect(await eventually(() => !isAlive(Number(readFileSync(STATE, "utf8"))))).toBe(true);
+    if ((env as Record<string, string>).RAW_MODE === "spawn-child") expect(await eventually(() => !isAlive(Number(readFileSync(STATE, "utf8"))))).toBe(true);
   });
 
   test("a command that does not exist is E_EXEC_FAILED naming it", async () => {
