@@ -1,0 +1,48 @@
+// Resource limits for a tool run: kiwi's documented defaults and the merge with what the manifest
+// declares (tool.yaml `limits`, magray `runtime_config`). Pure; the one table of defaults.
+import type { Limits } from "../manifest/model.ts";
+
+/** The limits every run gets when its manifest says nothing; the README's "Sandbox" table lists these. */
+export const DEFAULT_LIMITS = {
+  /** Private writable memory (RLIMIT_DATA): heap and anonymous mappings, not reserved address space. */
+  memoryMb: 2048,
+  /** CPU time (RLIMIT_CPU); wall-clock time is `timeoutMs`. */
+  cpuSeconds: 300,
+  /** Open file descriptors (RLIMIT_NOFILE). */
+  openFiles: 1024,
+  /** Processes and threads inside one sandbox (RLIMIT_NPROC counted in the sandbox's own namespaces). */
+  processes: 128,
+  /** stdout plus stderr kept from one run. */
+  outputBytes: 16 * 1024 * 1024,
+  /** Wall-clock time before the run is killed. */
+  timeoutMs: 60_000,
+} as const satisfies Required<Omit<Limits, "fuel">>;
+
+export type LimitName = keyof typeof DEFAULT_LIMITS;
+
+/** One limit with where its value came from. */
+export interface ResolvedLimit {
+  value: number;
+  source: "declared" | "default";
+}
+
+export type ResolvedLimits = Record<LimitName, ResolvedLimit>;
+
+/** Fills undeclared limits with kiwi's defaults, remembering which were declared. */
+export function resolveLimits(declared: Limits): ResolvedLimits {
+  const out = {} as ResolvedLimits;
+  for (const name of Object.keys(DEFAULT_LIMITS) as LimitName[]) {
+    const v = declared[name];
+    out[name] = typeof v === "number" && Number.isFinite(v) && v > 0 ? { value: v, source: "declared" } : { value: DEFAULT_LIMITS[name], source: "default" };
+  }
+  return out;
+}
+
+/** Merges limits down a chain, primitive first: a later (child) link overrides each field it sets. */
+export function mergeLimits(chain: readonly Limits[]): Limits {
+  const out: Limits = {};
+  for (const limits of chain) {
+    for (const [k, v] of Object.entries(limits) as [keyof Limits, number | undefined][]) if (v !== undefined) out[k] = v;
+  }
+  return out;
+}

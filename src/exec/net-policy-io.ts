@@ -1,0 +1,33 @@
+// Resolves a URL's host (DNS, /etc/hosts) so net-policy.ts can check the addresses a name stands for,
+// not only the name: a public-looking name that resolves to 127.0.0.1 is still a request to loopback.
+import { lookup } from "node:dns/promises";
+import ipaddr from "ipaddr.js";
+import { KiwiError } from "../errors.ts";
+import { assertUrlAllowed, type HostPolicy } from "./net-policy.ts";
+
+/** Every address a host name resolves to (none for an IP literal). */
+export async function resolveHostAddresses(hostname: string): Promise<string[]> {
+  const host = hostname.replace(/^\[(.*)\]$/, "$1");
+  if (ipaddr.isValid(host)) return [];
+  const answers = await lookup(host, { all: true, verbatim: true });
+  return answers.map((a) => a.address);
+}
+
+/**
+ * Throws E_SANDBOX unless the policy allows `url`, after resolving its host. Call before the first
+ * request and before following each redirect.
+ */
+export async function assertUrlAllowedIo(url: URL, policy: HostPolicy): Promise<void> {
+  if (!policy.enforced) return;
+  assertUrlAllowed(url, policy); // the name itself (allow-list, literal IPs) before any lookup
+  let addresses: string[];
+  try {
+    addresses = await resolveHostAddresses(url.hostname);
+  } catch (error) {
+    throw new KiwiError("E_EXEC_FAILED", `${policy.toolId}: cannot resolve ${url.hostname} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, {
+      hint: "check the host name and your network; kiwi resolves hosts to check their addresses before connecting",
+      details: { tool: policy.toolId, url: url.href },
+    });
+  }
+  assertUrlAllowed(url, policy, addresses);
+}

@@ -1,0 +1,217 @@
+// Which hosts an http_client tool may contact: the allow-list from its declared net.outbound hosts,
+// and the SSRF rule that loopback, private and link-local addresses need a declaration naming them.
+// Checked before every request and every redirect hop. Pure: DNS answers come in from net-policy-io.ts.
+import ipaddr from "ipaddr.js";
+import { KiwiError } from "../errors.ts";
+import type { Capability } from "../manifest/model.ts";
+
+/** One declared host: `api.example.com`, `*.example.com`, `*`, an IP, a CIDR range; optional `:port`. */
+export interface HostRule {
+  raw: string;
+  kind: "name" | "wildcard" | "any" | "ip" | "cidr";
+  /** Lower-case name, or the suffix (with its leading dot) of a wildcard. */
+  name?: string;
+  range?: [ipaddr.IPv4 | ipaddr.IPv6, number];
+  port?: number;
+}
+
+export interface HostPolicy {
+  toolId: string;
+  /** False with --sandbox=off: nothing is checked. */
+  enforced: boolean;
+  /** True when net.outbound lists hosts: only those may be contacted. */
+  restricted: boolean;
+  rules: HostRule[];
+  /** Declared entries that are not hosts (a URL with a path, garbage); they match nothing. */
+  invalid: string[];
+  /** Manifest pointers of the net.outbound declarations. */
+  pointers: string[];
+}
+
+export type HostVerdict = { ok: true; rule?: string } | { ok: false; message: string; hint: string };
+
+/** Builds the policy from the capabilities declared along the chain. */
+export function parseHostPolicy(toolId: string, capabilities: readonly Capability[], enforced = true): HostPolicy {
+  const caps = capabilities.filter((c) => c.name === "net.outbound");
+  const rules: HostRule[] = [];
+  const invalid: string[] = [];
+  for (const raw of caps.flatMap((c) => c.hosts ?? [])) {
+    const rule = parseHostRule(raw);
+    if (rule) rules.push(rule);
+    else invalid.push(raw);
+  }
+  return { toolId, enforced, restricted: rules.length + invalid.length > 0, rules, invalid, pointers: caps.map((c) => c.pointer) };
+}
+
+/** Parses one declared host entry; a scheme (`https://`) is tolerated, a path is not. */
+export function parseHostRule(raw: string): HostRule | null {
+  let s = raw.trim().toLowerCase().replace(/^[a-z][a-z0-9+.-]*:\/\//, "");
+  if (s === "*") return { raw, kind: "any" };
+  const cidr = /^\[?([0-9a-f:.]+)\]?\/(\d{1,3})$/.exec(s);
+  if (cidr) {
+    try {
+      return { raw, kind: "cidr", range: ipaddr.parseCIDR(`${cidr[1]}/${cidr[2]}`) };
+    } catch {
+      return null;
+    }
+  }
+  if (s.endsWith("/")) s = s.slice(0, -1);
+  if (s.includes("/")) return null;
+  let port: number | undefined;
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(s);
+  if (m) {
+    port = Number(m[2]);
+    s = m[1]!;
+  }
+  if (port !== undefined && (port < 1 || port > 65535)) return null;
+  const bare = s.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  if (ipaddr.isValid(bare)) return { raw, kind: "ip", range: [ipaddr.process(bare), ipaddr.process(bare).kind() === "ipv4" ? 32 : 128], port };
+  if (bare.startsWith("*.") && isHostName(bare.slice(2))) return { raw, kind: "wildcard", name: bare.slice(1), port };
+  if (isHostName(bare)) return { raw, kind: "name", name: bare, port };
+  return null;
+}
+
+function isHostName(s: string): boolean {
+  return s.length > 0 && s.length <= 253 && s.split(".").every((l) => /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/.test(l));
+}
+
+/** What kind of address an IP is; anything but `public` needs a declaration. */
+export type AddressClass = "public" | "loopback" | "private" | "link-local" | "unique-local" | "unspecified" | "multicast" | "broadcast" | "shared (carrier-grade NAT)" | "reserved";
+
+/** Classifies an IP in any form ipaddr.js reads (octal, hex, IPv4-mapped, NAT64, 6to4, Teredo). */
+export function classifyAddress(text: string): AddressClass {
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    addr = ipaddr.parse(text.replace(/^\[(.*)\]$/, "$1"));
+  } catch {
+    return "reserved";
+  }
+  if (addr.kind() === "ipv6") {
+    const embedded = embeddedIpv4(addr as ipaddr.IPv6);
+    if (embedded) return classifyAddress(embedded.toString());
+  }
+  const range: string = addr.range(); // the typings miss some names (deprecatedSiteLocal)
+  switch (range) {
+    case "unicast":
+    case "as112":
+    case "as112v6":
+    case "amt":
+      return "public";
+    case "loopback":
+      return "loopback";
+    case "private":
+    case "deprecatedSiteLocal": // fec0::/10
+      return "private";
+    case "linkLocal":
+      return "link-local";
+    case "uniqueLocal":
+      return "unique-local";
+    case "unspecified":
+      return "unspecified";
+    case "multicast":
+      return "multicast";
+    case "broadcast":
+      return "broadcast";
+    case "carrierGradeNat":
+      return "shared (carrier-grade NAT)";
+    default:
+      return "reserved";
+  }
+}
+
+/** The IPv4 address an IPv6 one carries (mapped, NAT64, 6to4, Teredo client, IPv4-compatible). */
+function embeddedIpv4(a: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const b = a.toByteArray();
+  const v4 = (o: number, flip = false) => new ipaddr.IPv4(b.slice(o, o + 4).map((x) => (flip ? x ^ 0xff : x)));
+  switch (a.range()) {
+    case "ipv4Mapped":
+    case "rfc6145":
+    case "rfc6052":
+      return v4(12);
+    case "6to4":
+      return v4(2);
+    case "teredo":
+      return v4(12, true);
+  }
+  // Deprecated IPv4-compatible ::a.b.c.d (not :: or ::1).
+  if (b.slice(0, 12).every((x) => x === 0) && !(b[12] === 0 && b[13] === 0 && b[14] === 0 && (b[15] ?? 0) <= 1)) return v4(12);
+  return null;
+}
+
+/**
+ * Checks one URL against the policy. `addresses` are what the host resolves to (empty for an IP
+ * literal, which is checked itself). A private address passes only when a declared name, wildcard,
+ * IP or range covers it; `*` opens public hosts only.
+ */
+export function checkUrlAllowed(url: URL, policy: HostPolicy, addresses: readonly string[] = []): HostVerdict {
+  if (!policy.enforced) return { ok: true };
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return { ok: false, message: `${policy.toolId} may not use ${url.protocol} (${url.href}): only http and https`, hint: "use an http:// or https:// URL" };
+  }
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  const literal = ipaddr.isValid(host) ? ipaddr.process(host) : null;
+  const matches = policy.rules.filter((r) => ruleMatches(r, host, literal, port));
+  if (policy.restricted && matches.length === 0) {
+    const declared = [...policy.rules.map((r) => r.raw), ...policy.invalid].join(", ");
+    return {
+      ok: false,
+      message: `${policy.toolId} may not contact ${host}:${port}: it is not among the declared net.outbound hosts (${declared})`,
+      hint: `add "${host}" to net.outbound in the tool's manifest (${policy.pointers.join(", ")}) if it should be reachable`,
+    };
+  }
+  const localName = host === "localhost" || host.endsWith(".localhost");
+  const toCheck = literal ? [literal.toString()] : localName ? [...addresses, "127.0.0.1"] : addresses;
+  for (const a of toCheck) {
+    const cls = classifyAddress(a);
+    if (cls === "public") continue;
+    // A rule naming this host (not `*`) or an IP/range containing the address is an explicit declaration.
+    const named = matches.some((r) => r.kind === "name" || r.kind === "wildcard");
+    const parsed = ipaddr.isValid(a) ? ipaddr.process(a) : null;
+    const covered = parsed !== null && policy.rules.some((r) => (r.kind === "ip" || r.kind === "cidr") && inRange(parsed, r) && (r.port === undefined || r.port === port));
+    if (named || covered) continue;
+    const what = literal ? `${host} is a ${cls} address` : `${host} resolves to ${a}, a ${cls} address`;
+    return {
+      ok: false,
+      message: `${policy.toolId} may not contact ${url.protocol}//${url.host}: ${what} (refused to prevent request forgery)`,
+      hint: `declare it, e.g. net.outbound: ["${literal ? a : host}"], if the tool really must reach it`,
+    };
+  }
+  return { ok: true, rule: matches[0]?.raw };
+}
+
+/** Throws E_SANDBOX when the URL is not allowed. */
+export function assertUrlAllowed(url: URL, policy: HostPolicy, addresses: readonly string[] = []): void {
+  const v = checkUrlAllowed(url, policy, addresses);
+  if (!v.ok) throw new KiwiError("E_SANDBOX", v.message, { hint: v.hint, details: { tool: policy.toolId, url: url.href } });
+}
+
+function ruleMatches(r: HostRule, host: string, literal: ipaddr.IPv4 | ipaddr.IPv6 | null, port: number): boolean {
+  if (r.port !== undefined && r.port !== port) return false;
+  switch (r.kind) {
+    case "any":
+      return true;
+    case "name":
+      return !literal && host === r.name;
+    case "wildcard":
+      return !literal && host.endsWith(r.name!) && host.length > r.name!.length;
+    case "ip":
+    case "cidr":
+      return literal !== null && inRange(literal, r);
+  }
+}
+
+function inRange(a: ipaddr.IPv4 | ipaddr.IPv6, r: HostRule): boolean {
+  const [net, bits] = r.range!;
+  return a.kind() === net.kind() && a.match(net as never, bits);
+}
+
+/** One line for `--dry-run`: which hosts the tool may contact and what is checked. */
+export function describeHostPolicy(p: HostPolicy): string {
+  if (!p.enforced) return "hosts: not checked (--sandbox=off)";
+  const local = "loopback, private and link-local addresses refused unless declared";
+  const dns = "names are resolved and their addresses checked before each request; a DNS answer that changes between that check and fetch's own lookup (rebinding) is not caught";
+  const bad = p.invalid.length ? `; ignored (not hosts): ${p.invalid.join(", ")}` : "";
+  if (!p.restricted) return `hosts: any public host (no net.outbound hosts declared); ${local}; ${dns}`;
+  return `hosts: only ${p.rules.map((r) => r.raw).join(", ")} (${p.pointers.join(", ")}), checked before each request and redirect; ${local}; ${dns}${bad}`;
+}

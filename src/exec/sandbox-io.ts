@@ -1,0 +1,96 @@
+// Finds out whether this machine can sandbox (bubblewrap present and working, once per process) and
+// resolves the command a run starts; then asks sandbox-plan.ts for the launch. The I/O half of the sandbox.
+import { realpathSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { namespaceArgs, planSandbox, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-plan.ts";
+
+const probes = new Map<string, SandboxProbe>();
+let warnedUnavailable = false;
+
+/**
+ * Looks for bwrap (KIWI_BWRAP, else PATH), prlimit and setpriv, and runs `bwrap … true` with the
+ * namespaces a sandbox uses to learn whether they work here. Cached per process and bwrap path.
+ */
+export function probeSandbox(env: Readonly<Record<string, string | undefined>>): SandboxProbe {
+  const path = env.PATH ?? "/usr/bin:/bin";
+  const override = env.KIWI_BWRAP;
+  const bwrap = override !== undefined ? (override === "" ? null : findCommand(override, path)) : findCommand("bwrap", path);
+  const key = `${bwrap ?? ""}\0${path}`;
+  const cached = probes.get(key);
+  if (cached) return cached;
+  const uid = process.geteuid?.() ?? process.getuid?.() ?? -1;
+  const probe: SandboxProbe = {
+    bwrap,
+    usable: false,
+    prlimit: findCommand("prlimit", path),
+    setpriv: findCommand("setpriv", path),
+    uid,
+    pid: process.pid,
+  };
+  if (!bwrap) probe.reason = override !== undefined ? `KIWI_BWRAP="${override}" is not an executable` : "bubblewrap (bwrap) is not installed";
+  else {
+    const argv = [bwrap, ...namespaceArgs(uid, false), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true"];
+    try {
+      const r = Bun.spawnSync(argv, { stdin: "ignore", stdout: "ignore", stderr: "pipe", env: {}, timeout: 10_000 });
+      probe.usable = r.exitCode === 0;
+      if (!probe.usable) {
+        const said = r.stderr.toString().trim().split("\n").at(-1) ?? "";
+        probe.reason = `${bwrap} cannot create a sandbox here (${said || `exit ${r.exitCode ?? r.signalCode}`}); user namespaces may be disabled`;
+      }
+    } catch (error) {
+      probe.reason = `${bwrap} could not be started (${error instanceof Error ? error.message : String(error)})`;
+    }
+  }
+  probes.set(key, probe);
+  return probe;
+}
+
+/** A command name or path resolved against PATH (names) or cwd (relative paths); null when absent. */
+export function findCommand(command: string, pathEnv: string, cwd = process.cwd()): string | null {
+  if (command.includes("/")) {
+    const abs = isAbsolute(command) ? command : resolve(cwd, command);
+    return Bun.which(abs) ? abs : null;
+  }
+  return Bun.which(command, { PATH: pathEnv }) ?? null;
+}
+
+/** The command's real path (symlinks resolved), or undefined when it cannot be read. */
+export function realCommandPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a run hands to the sandbox: the exec plan's fields, with argv[0] as written. */
+export type SandboxInput = Omit<SandboxRequest, "commandRealPath">;
+
+/**
+ * Plans the launch of one run under `mode`: resolves argv[0] through the tool's PATH, probes, and
+ * builds the plan. The "no sandbox" warning is returned only the first time in a process.
+ */
+export function prepareSandbox(input: SandboxInput, mode: SandboxMode, env: Readonly<Record<string, string | undefined>>): SandboxPlan {
+  const probe = mode === "off" ? offProbe(env) : probeSandbox(env);
+  const command = input.argv[0] ?? "";
+  const resolved = findCommand(command, input.env.PATH ?? env.PATH ?? "/usr/bin:/bin", input.cwd) ?? command;
+  const req: SandboxRequest = { ...input, argv: [resolved, ...input.argv.slice(1)], commandRealPath: realCommandPath(resolved) };
+  const plan = planSandbox(req, probe, mode);
+  if (plan.warnings.length > 0 && !plan.active && mode === "auto") {
+    if (warnedUnavailable) plan.warnings = [];
+    warnedUnavailable = true;
+  }
+  return plan;
+}
+
+/** With the sandbox off nothing is probed (no bwrap run), but prlimit still applies limits. */
+function offProbe(env: Readonly<Record<string, string | undefined>>): SandboxProbe {
+  const path = env.PATH ?? "/usr/bin:/bin";
+  return { bwrap: null, usable: false, prlimit: findCommand("prlimit", path), setpriv: null, uid: process.geteuid?.() ?? -1, pid: process.pid, reason: "off" };
+}
+
+/** Forgets cached probes and the once-only warning (tests). */
+export function resetSandboxProbe(): void {
+  probes.clear();
+  warnedUnavailable = false;
+}

@@ -1,0 +1,153 @@
+// What a sandboxed tool can see: the run directory, the system paths its runtime needs, the runtime's
+// own prefix and the paths it declares. Everything else (home, other projects) is not mounted. Pure.
+import { posix } from "node:path";
+import { KiwiError } from "../errors.ts";
+import type { Capability } from "../manifest/model.ts";
+
+export interface Mount {
+  kind: "ro" | "rw" | "tmpfs" | "proc" | "dev";
+  /** Path inside the sandbox. */
+  path: string;
+  /** Host path when it differs from `path`. */
+  source?: string;
+  /** tmpfs size cap. */
+  sizeBytes?: number;
+  /** Skipped when the host path does not exist (bwrap's `-try` forms). */
+  optional: boolean;
+  /** Why it is there: system, runtime, run directory, declared (with the manifest pointer), private. */
+  why: string;
+}
+
+/** System paths every runtime needs, read-only; missing ones are skipped. */
+export const SYSTEM_PATHS = [
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc/alternatives",
+  "/etc/ld.so.cache",
+  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d",
+  "/etc/localtime",
+  "/etc/passwd",
+  "/etc/group",
+  "/etc/nsswitch.conf",
+  "/etc/hosts",
+] as const;
+
+/** Extra /etc entries only when the network is declared: name resolution and TLS roots. */
+export const NETWORK_PATHS = ["/etc/resolv.conf", "/etc/gai.conf", "/etc/host.conf", "/etc/services", "/etc/protocols", "/etc/ssl", "/etc/ca-certificates", "/etc/pki"] as const;
+
+/** The sandbox's own kernel views; a declaration can neither replace nor reach them. */
+const KERNEL_PATHS = ["/proc", "/sys", "/dev"];
+
+/** Folders too broad to mount as a runtime prefix (they hold other people's or projects' files). */
+const BROAD = new Set(["/", "/home", "/root", "/opt", "/tmp", "/var", "/srv", "/mnt", "/media", "/run", "/etc", "/work"]);
+
+interface MountInput {
+  argv: readonly string[];
+  commandRealPath?: string;
+  runDirs: readonly string[];
+  capabilities: readonly Capability[];
+  home: string;
+  projectRoot: string;
+}
+
+/** The mounts of one sandbox, ordered so a folder is mounted before anything inside it. */
+export function planMounts(req: MountInput, network: boolean, memoryMb: number): Mount[] {
+  const tmpBytes = Math.floor(memoryMb * 1024 * 1024);
+  const mounts: Mount[] = [
+    ...SYSTEM_PATHS.map((path): Mount => ({ kind: "ro", path, optional: true, why: "system" })),
+    ...(network ? NETWORK_PATHS.map((path): Mount => ({ kind: "ro", path, optional: true, why: "network (name resolution, TLS roots)" })) : []),
+    { kind: "proc", path: "/proc", optional: false, why: "private (this sandbox's processes only)" },
+    { kind: "dev", path: "/dev", optional: false, why: "private (null, zero, random, tty)" },
+    // Private scratch space capped at the memory limit: tmpfs pages are RAM that no rlimit sees.
+    { kind: "tmpfs", path: "/tmp", sizeBytes: tmpBytes, optional: false, why: "private scratch space" },
+    { kind: "tmpfs", path: "/dev/shm", sizeBytes: tmpBytes, optional: false, why: "private shared memory" },
+    ...runtimePrefixes(req).map((path): Mount => ({ kind: "ro", path, optional: true, why: "runtime" })),
+    ...declaredMounts(req),
+    ...req.runDirs.map((d): Mount => ({ kind: "ro", path: posix.normalize(d), optional: false, why: "run directory (verified files)" })),
+  ];
+  return orderMounts(mounts);
+}
+
+/** Declared fs.read paths become read-only mounts and fs.write paths writable ones. */
+function declaredMounts(req: MountInput): Mount[] {
+  const out: Mount[] = [];
+  for (const cap of req.capabilities) {
+    if (cap.name !== "fs.read" && cap.name !== "fs.write") continue;
+    for (const raw of cap.paths ?? []) {
+      const path = expandDeclaredPath(raw, req.home, req.projectRoot);
+      const kernel = KERNEL_PATHS.find((k) => path === k || path.startsWith(`${k}/`));
+      if (kernel) {
+        throw new KiwiError("E_SANDBOX", `${cap.name} path "${raw}" (${cap.pointer}) cannot be granted: the sandbox has its own ${kernel}`, {
+          hint: `remove "${raw}" from ${cap.name}; tools see a private ${kernel}`,
+          details: { pointer: cap.pointer, path: raw },
+        });
+      }
+      out.push({ kind: cap.name === "fs.write" ? "rw" : "ro", path, optional: true, why: `declared ${cap.name} (${cap.pointer})` });
+    }
+  }
+  return out;
+}
+
+/** `~` and `~/x` are the home folder, relative paths the project root; the result is normalised. */
+export function expandDeclaredPath(raw: string, home: string, projectRoot: string): string {
+  const p = raw.trim();
+  if (p === "~") return posix.normalize(home);
+  if (p.startsWith("~/")) return posix.normalize(posix.join(home, p.slice(2)));
+  const abs = posix.isAbsolute(p) ? p : posix.join(projectRoot, p);
+  const norm = posix.normalize(abs);
+  return norm.length > 1 && norm.endsWith("/") ? norm.slice(0, -1) : norm;
+}
+
+/**
+ * The folder a runtime lives in, from its command path and real path: `<prefix>/bin/x` or
+ * `<prefix>/shims/x` gives `<prefix>` (a pyenv, a venv, a node_modules package); other places give
+ * the command's own folder. System paths need nothing; home, the project and other broad folders are
+ * never mounted whole (the command file alone is).
+ */
+export function runtimePrefixes(req: Pick<MountInput, "argv" | "commandRealPath" | "home" | "projectRoot">): string[] {
+  const out = new Set<string>();
+  const tooBroad = (dir: string) => BROAD.has(dir) || isWithin(req.home, dir) || isWithin(req.projectRoot, dir);
+  for (const cmd of [req.argv[0], req.commandRealPath]) {
+    if (!cmd || !posix.isAbsolute(cmd)) continue;
+    const file = posix.normalize(cmd);
+    if (SYSTEM_PATHS.some((s) => isWithin(file, s))) continue;
+    if (isWithin(file, "/nix/store")) {
+      out.add("/nix/store");
+      continue;
+    }
+    const dir = posix.dirname(file);
+    const base = posix.basename(dir);
+    const prefix = base === "bin" || base === "sbin" || base === "shims" ? posix.dirname(dir) : dir;
+    out.add(!tooBroad(prefix) ? prefix : !tooBroad(dir) ? dir : file);
+  }
+  return [...out];
+}
+
+/** True when `path` is `dir` or inside it. */
+export function isWithin(path: string, dir: string): boolean {
+  return dir === "/" || path === dir || path.startsWith(`${dir}/`);
+}
+
+/** Parents before children; on the same path a writable declaration wins over a read-only one. */
+function orderMounts(mounts: Mount[]): Mount[] {
+  const byPath = new Map<string, Mount>();
+  for (const m of mounts) {
+    const prev = byPath.get(m.path);
+    if (!prev || rank(m) >= rank(prev)) byPath.set(m.path, m);
+  }
+  const depth = (p: string) => (p === "/" ? 0 : p.split("/").length - 1);
+  return [...byPath.values()].sort((a, b) => depth(a.path) - depth(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Which of two mounts of one path to keep: the run directory, then declarations (writable first), then kiwi's own. */
+function rank(m: Mount): number {
+  if (m.why.startsWith("run directory") || m.kind === "proc" || m.kind === "dev") return 4;
+  if (m.why.startsWith("declared")) return m.kind === "rw" ? 3 : 2;
+  return 1;
+}

@@ -1,0 +1,196 @@
+// Turns a subprocess run into a sandboxed launch: the bubblewrap + setpriv + prlimit argv that enforces
+// a tool's declared permissions, plus a plain account of what is and is not enforced. Pure.
+import { KiwiError } from "../errors.ts";
+import type { Capability, Limits } from "../manifest/model.ts";
+import { type ResolvedLimits, resolveLimits } from "./limits.ts";
+import { type Mount, planMounts } from "./sandbox-mounts.ts";
+import { describeSandbox, type EnforcementEntry } from "./sandbox-describe.ts";
+
+export type { Mount } from "./sandbox-mounts.ts";
+export type { EnforcementEntry } from "./sandbox-describe.ts";
+
+/** `--sandbox` / KIWI_SANDBOX values. */
+export const SANDBOX_MODES = ["auto", "require", "off"] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/**
+ * When kiwi runs as root the tool runs as this uid plus kiwi's pid: the kernel never applies
+ * RLIMIT_NPROC to uid 0, and a uid of its own per run keeps one sandbox's process count from
+ * eating another's. Above the 32-bit container ranges systemd hands out (up to 1879048191).
+ */
+export const SANDBOX_UID_BASE = 2_000_000_000;
+
+/** What sandbox-io.ts found on this machine. */
+export interface SandboxProbe {
+  /** Absolute path of bubblewrap, or null when none was found. */
+  bwrap: string | null;
+  /** bubblewrap ran a trivial sandbox here (user/pid/net namespaces work). */
+  usable: boolean;
+  /** Why it is not usable (missing, or what bwrap said). */
+  reason?: string;
+  prlimit: string | null;
+  setpriv: string | null;
+  /** kiwi's effective uid: 0 means the tool is moved to an unprivileged uid. */
+  uid: number;
+  /** kiwi's pid, which picks the per-run uid under root. */
+  pid: number;
+}
+
+/** A subprocess run to sandbox: the exec plan's argv/cwd/env plus what the chain declares. */
+export interface SandboxRequest {
+  toolId: string;
+  /** argv[0] is the command's absolute path on the host. */
+  argv: readonly string[];
+  /** argv[0] with symlinks resolved, to find the runtime's own prefix (a pyenv, a venv, node_modules). */
+  commandRealPath?: string;
+  /** The read-only run directories the chain's verified files were materialised into. */
+  runDirs: readonly string[];
+  /** Working directory (the run directory unless the manifest says otherwise). */
+  cwd: string;
+  /** The tool's whole environment (already the allowlist plus declarations). */
+  env: Readonly<Record<string, string>>;
+  /** Capabilities declared along the chain. */
+  capabilities: readonly Capability[];
+  /** Limits merged along the chain. */
+  limits: Limits;
+  home: string;
+  /** Relative declared paths are relative to this folder (the one holding `.ai/`). */
+  projectRoot: string;
+}
+
+/** How to launch, and what that enforces. */
+export interface SandboxPlan {
+  mode: SandboxMode;
+  /** True when bubblewrap wraps the command. */
+  active: boolean;
+  /** What to spawn (bwrap … -- [setpriv …] prlimit … -- command args, or the bare command). */
+  argv: string[];
+  /**
+   * The environment to spawn argv with. bwrap hands it to the tool unchanged, so secret values never
+   * appear in a command line (/proc/<pid>/cmdline is world-readable; environ is not).
+   */
+  env: Record<string, string>;
+  cwd: string;
+  mounts: Mount[];
+  network: "none" | "host";
+  /** The uid the tool runs as when kiwi is root. */
+  uid?: number;
+  limits: ResolvedLimits;
+  enforcement: EnforcementEntry[];
+  /** Things the user should hear about (e.g. "no sandbox available"); the caller prints them. */
+  warnings: string[];
+}
+
+/** Picks the mode: the flag, else KIWI_SANDBOX, else `auto`. */
+export function resolveSandboxMode(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): SandboxMode {
+  const [raw, from] = flag !== undefined && flag !== "" ? [flag, "--sandbox"] : env.KIWI_SANDBOX ? [env.KIWI_SANDBOX, "KIWI_SANDBOX"] : ["auto", ""];
+  const mode = raw.trim().toLowerCase();
+  if ((SANDBOX_MODES as readonly string[]).includes(mode)) return mode as SandboxMode;
+  throw new KiwiError("E_USAGE", `${from} must be one of ${SANDBOX_MODES.join(", ")} (got "${raw}")`, {
+    hint: "use --sandbox=auto (sandbox when possible), require (refuse without one) or off",
+  });
+}
+
+/** The namespace flags a sandbox uses; the probe runs with the same ones. */
+export function namespaceArgs(uid: number, network: boolean): string[] {
+  // A user namespace maps only kiwi's own uid, so under root it would forbid the switch to the
+  // unprivileged uid; root does not need one to create the other namespaces.
+  if (uid === 0) return ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try", ...(network ? [] : ["--unshare-net"])];
+  return ["--unshare-all", ...(network ? ["--share-net"] : [])];
+}
+
+/** Builds the launch for one run: sandboxed when the mode and the machine allow, else plain. */
+export function planSandbox(req: SandboxRequest, probe: SandboxProbe, mode: SandboxMode): SandboxPlan {
+  const limits = resolveLimits(req.limits);
+  const network = req.capabilities.some((c) => c.name === "net.outbound");
+  if (mode === "off") return plainPlan(req, probe, mode, limits, []);
+  if (!probe.usable || !probe.bwrap) {
+    const why = probe.reason ?? "bubblewrap (bwrap) was not found";
+    if (mode === "require") {
+      throw new KiwiError("E_SANDBOX", `cannot run ${req.toolId}: the sandbox is required but unavailable (${why})`, {
+        hint: 'install bubblewrap (Debian: "apt-get install bubblewrap") and allow user namespaces, or run with --sandbox=off',
+        details: { tool: req.toolId, reason: why },
+      });
+    }
+    return plainPlan(req, probe, mode, limits, [`no sandbox: ${why}; ${req.toolId} runs with your full file system and network access (use --sandbox=require to refuse instead)`]);
+  }
+  const mounts = planMounts(req, network, limits.memoryMb.value);
+  const uid = probe.uid === 0 ? SANDBOX_UID_BASE + probe.pid : undefined;
+  const argv = [
+    probe.bwrap,
+    ...namespaceArgs(probe.uid, network),
+    "--die-with-parent",
+    "--new-session",
+    "--hostname",
+    "kiwi-sandbox",
+    ...mounts.flatMap(mountArgs),
+    // The root tmpfs and /dev only hold mount points and device nodes; nothing may be written next to
+    // them (device nodes stay usable on a read-only mount; /tmp and /dev/shm are mounts of their own).
+    "--remount-ro",
+    "/dev",
+    "--remount-ro",
+    "/",
+    "--chdir",
+    req.cwd,
+    "--",
+    ...(uid !== undefined && probe.setpriv ? dropRootArgs(probe.setpriv, uid) : []),
+    ...prlimitArgs(probe.prlimit, limits, true),
+    ...req.argv,
+  ];
+  const env = sandboxEnv(req.env);
+  const plan: SandboxPlan = { mode, active: true, argv, env, cwd: req.cwd, mounts, network: network ? "host" : "none", uid, limits, enforcement: [], warnings: [] };
+  plan.enforcement = describeSandbox(plan, req, probe);
+  return plan;
+}
+
+function plainPlan(req: SandboxRequest, probe: SandboxProbe, mode: SandboxMode, limits: ResolvedLimits, warnings: string[]): SandboxPlan {
+  const argv = [...prlimitArgs(probe.prlimit, limits, false), ...req.argv];
+  const plan: SandboxPlan = { mode, active: false, argv, env: { ...req.env }, cwd: req.cwd, mounts: [], network: "host", limits, enforcement: [], warnings };
+  plan.enforcement = describeSandbox(plan, req, probe);
+  return plan;
+}
+
+function mountArgs(m: Mount): string[] {
+  switch (m.kind) {
+    case "ro":
+      return [m.optional ? "--ro-bind-try" : "--ro-bind", m.source ?? m.path, m.path];
+    case "rw":
+      return [m.optional ? "--bind-try" : "--bind", m.source ?? m.path, m.path];
+    case "tmpfs":
+      return ["--perms", "1777", ...(m.sizeBytes ? ["--size", String(m.sizeBytes)] : []), "--tmpfs", m.path];
+    case "proc":
+      return ["--proc", m.path];
+    case "dev":
+      return ["--dev", m.path];
+  }
+}
+
+/** setpriv: become the per-run uid with no privilege but reading and writing what is mounted. */
+function dropRootArgs(setpriv: string, uid: number): string[] {
+  // CAP_DAC_OVERRIDE alone: declared paths owned by root (or mode 0700) stay usable, while the
+  // mounts themselves decide what is visible and read-only; no CAP_SYS_ADMIN/RESOURCE, so
+  // RLIMIT_NPROC holds.
+  const caps = "-all,+dac_override";
+  return [setpriv, `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", `--inh-caps=${caps}`, `--ambient-caps=${caps}`, `--bounding-set=${caps}`, "--"];
+}
+
+/** prlimit wrapper; the process limit only inside a sandbox, where it counts the sandbox alone. */
+export function prlimitArgs(prlimit: string | null, limits: ResolvedLimits, withProcesses: boolean): string[] {
+  if (!prlimit) return [];
+  const mib = 1024 * 1024;
+  return [
+    prlimit,
+    `--data=${Math.floor(limits.memoryMb.value * mib)}`,
+    `--cpu=${Math.ceil(limits.cpuSeconds.value)}:${Math.ceil(limits.cpuSeconds.value) + 1}`,
+    `--nofile=${Math.floor(limits.openFiles.value)}`,
+    ...(withProcesses ? [`--nproc=${Math.floor(limits.processes.value)}`] : []),
+    "--",
+  ];
+}
+
+/** The tool's env, with TMPDIR pointed at the sandbox's private /tmp (the host's is not mounted). */
+function sandboxEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+  const out = { ...env };
+  if ("TMPDIR" in out) out.TMPDIR = "/tmp";
+  return out;
+}
