@@ -64,7 +64,7 @@ export async function launch(plan: SandboxPlan, opts: { killAfterMs?: number; pr
   const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
   if (ticker) clearInterval(ticker);
-  return { exitCode: proc.exitCode, signal: proc.signalCode, stdout, stderr, killed };
+  return { exitCode: proc.exitCode, signal: proc.signalCode === null ? null : String(proc.signalCode), stdout, stderr, killed };
 }
 
 /** Live (non-zombie) processes whose real uid is `uid`, from /proc. */

@@ -1,0 +1,200 @@
+// The sandbox plan as data: argv, mounts, identity, limits and the account of what is enforced,
+// built without running anything.
+import { describe, expect, test } from "bun:test";
+import { KiwiError } from "../../src/errors.ts";
+import { renderEnforcement } from "../../src/exec/sandbox-describe.ts";
+import { expandDeclaredPath, runtimePrefixes } from "../../src/exec/sandbox-mounts.ts";
+import { planSandbox, resolveSandboxMode, SANDBOX_UID_BASE, type SandboxProbe, type SandboxRequest } from "../../src/exec/sandbox-plan.ts";
+import type { Capability } from "../../src/manifest/model.ts";
+
+const probe = (over: Partial<SandboxProbe> = {}): SandboxProbe => ({
+  bwrap: "/usr/bin/bwrap",
+  usable: true,
+  prlimit: "/usr/bin/prlimit",
+  setpriv: "/usr/bin/setpriv",
+  uid: 1000,
+  pid: 4242,
+  ...over,
+});
+
+const request = (over: Partial<SandboxRequest> = {}): SandboxRequest => ({
+  toolId: "data_processor",
+  argv: ["/home/ann/.pyenv/shims/python3", "-B", "/home/ann/.cache/kiwi/run/abc/main.py"],
+  commandRealPath: "/home/ann/.pyenv/shims/python3",
+  runDirs: ["/home/ann/.cache/kiwi/run/abc"],
+  cwd: "/home/ann/.cache/kiwi/run/abc",
+  env: { PATH: "/usr/bin:/bin", HOME: "/home/ann", API_TOKEN: "s3cret" },
+  capabilities: [],
+  limits: {},
+  home: "/home/ann",
+  projectRoot: "/home/ann/proj",
+  ...over,
+});
+
+const c = (name: string, targets: string[] = [], pointer = "/requires/0"): Capability =>
+  name.startsWith("net.") ? { name, hosts: targets, pointer } : { name, paths: targets, pointer };
+
+/** `--flag a b` triples in argv order, for reading mounts back out. */
+function pairs(argv: string[], flag: string): string[] {
+  return argv.flatMap((a, i) => (a === flag ? [argv[i + 2] ?? ""] : []));
+}
+
+describe("resolveSandboxMode", () => {
+  test.each([
+    ["nothing set", undefined, {}, "auto"],
+    ["KIWI_SANDBOX=require", undefined, { KIWI_SANDBOX: "require" }, "require"],
+    ["--sandbox=off over KIWI_SANDBOX=require", "off", { KIWI_SANDBOX: "require" }, "off"],
+    ["--sandbox=REQUIRE", "REQUIRE", {}, "require"],
+  ] as const)("%s gives %p", (_name, flag, env, want) => {
+    expect(resolveSandboxMode(flag, env)).toBe(want);
+  });
+
+  test("rejects an unknown mode naming where it came from", () => {
+    expect(() => resolveSandboxMode(undefined, { KIWI_SANDBOX: "strict" })).toThrow('KIWI_SANDBOX must be one of auto, require, off (got "strict")');
+  });
+});
+
+describe("planSandbox", () => {
+  test("isolates every namespace and shares the network only when net.outbound is declared", () => {
+    const closed = planSandbox(request(), probe(), "auto");
+    expect(closed.argv.slice(0, 5)).toEqual(["/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--hostname"]);
+    expect(closed.argv).not.toContain("--share-net");
+    expect(pairs(closed.argv, "--ro-bind-try")).not.toContain("/etc/resolv.conf");
+    const open = planSandbox(request({ capabilities: [c("net.outbound")] }), probe(), "auto");
+    expect(open.argv).toContain("--share-net");
+    expect(pairs(open.argv, "--ro-bind-try")).toContain("/etc/resolv.conf");
+  });
+
+  test("mounts the run directory and runtime read-only, declared paths as declared, and nothing of home", () => {
+    const plan = planSandbox(request({ capabilities: [c("fs.read", ["~/.ssh", "data"]), c("fs.write", ["out/", "/srv/shared"], "/requires/1")] }), probe(), "auto");
+    expect(pairs(plan.argv, "--ro-bind")).toEqual(["/home/ann/.cache/kiwi/run/abc"]);
+    expect(pairs(plan.argv, "--ro-bind-try")).toEqual(expect.arrayContaining(["/usr", "/home/ann/.pyenv", "/home/ann/.ssh", "/home/ann/proj/data"]));
+    expect(pairs(plan.argv, "--bind-try")).toEqual(["/srv/shared", "/home/ann/proj/out"]);
+    expect(plan.argv.some((a) => a === "/home/ann" || a === "/home/ann/proj")).toBe(false);
+  });
+
+  test("mounts a folder before anything inside it, so /tmp's tmpfs cannot hide a declared path", () => {
+    const plan = planSandbox(request({ capabilities: [c("fs.read", ["/tmp/data"])] }), probe(), "auto");
+    const tmpfs = plan.argv.indexOf("/tmp");
+    const data = plan.argv.indexOf("/tmp/data");
+    expect(tmpfs).toBeGreaterThan(0);
+    expect(data).toBeGreaterThan(tmpfs);
+  });
+
+  test("a writable declaration of a parent does not make the run directory writable", () => {
+    const plan = planSandbox(request({ capabilities: [c("fs.write", ["~"])] }), probe(), "auto");
+    expect(plan.argv.indexOf("/home/ann/.cache/kiwi/run/abc")).toBeGreaterThan(plan.argv.indexOf("/home/ann"));
+    expect(pairs(plan.argv, "--ro-bind")).toEqual(["/home/ann/.cache/kiwi/run/abc"]);
+  });
+
+  test.each(["/proc", "/proc/1/root", "/dev", "/sys/kernel"])("refuses to grant the kernel path %s", (path) => {
+    expect(() => planSandbox(request({ capabilities: [c("fs.read", [path])] }), probe(), "auto")).toThrow(KiwiError);
+  });
+
+  test("under root the tool becomes an unprivileged per-run uid, without a user namespace", () => {
+    const plan = planSandbox(request(), probe({ uid: 0 }), "auto");
+    const uid = SANDBOX_UID_BASE + 4242;
+    expect(plan.uid).toBe(uid);
+    expect(plan.argv).not.toContain("--unshare-all");
+    expect(plan.argv).toEqual(expect.arrayContaining(["--unshare-pid", "--unshare-net", "/usr/bin/setpriv", `--reuid=${uid}`, "--bounding-set=-all,+dac_override"]));
+  });
+
+  test("applies limits with prlimit inside the sandbox, defaults where nothing is declared", () => {
+    const plan = planSandbox(request({ limits: { memoryMb: 256, processes: 8 } }), probe(), "auto");
+    const at = plan.argv.indexOf("/usr/bin/prlimit");
+    expect(at).toBeGreaterThan(plan.argv.indexOf("--"));
+    expect(plan.argv.slice(at, at + 6)).toEqual(["/usr/bin/prlimit", `--data=${256 * 1024 * 1024}`, "--cpu=300:301", "--nofile=1024", "--nproc=8", "--"]);
+    expect(plan.argv.slice(-3)).toEqual(request().argv);
+    expect(plan.limits.memoryMb).toEqual({ value: 256, source: "declared" });
+    expect(plan.limits.cpuSeconds).toEqual({ value: 300, source: "default" });
+  });
+
+  test("keeps secret values out of argv: the environment is passed as the process environment", () => {
+    const plan = planSandbox(request(), probe(), "auto");
+    expect(plan.argv.join(" ")).not.toContain("s3cret");
+    expect(plan.env.API_TOKEN).toBe("s3cret");
+  });
+
+  test("require refuses without bubblewrap, with E_SANDBOX and a hint", () => {
+    try {
+      planSandbox(request(), probe({ bwrap: null, usable: false, reason: "bubblewrap (bwrap) is not installed" }), "require");
+      throw new Error("expected a refusal");
+    } catch (error) {
+      expect(error).toBeInstanceOf(KiwiError);
+      expect((error as KiwiError).code).toBe("E_SANDBOX");
+      expect((error as KiwiError).message).toContain("bubblewrap (bwrap) is not installed");
+      expect((error as KiwiError).hint).toContain("apt-get install bubblewrap");
+    }
+  });
+
+  test("auto runs unsandboxed without bubblewrap, warns, and says what is not enforced", () => {
+    const plan = planSandbox(request(), probe({ bwrap: null, usable: false, reason: "bubblewrap (bwrap) is not installed" }), "auto");
+    expect(plan.active).toBe(false);
+    expect(plan.argv[0]).toBe("/usr/bin/prlimit");
+    expect(plan.argv).not.toContain("--nproc=128");
+    expect(plan.warnings).toEqual([expect.stringContaining("no sandbox: bubblewrap (bwrap) is not installed")]);
+    const off = plan.enforcement.filter((e) => !e.enforced).map((e) => e.area);
+    expect(off).toEqual(["sandbox", "filesystem", "network", "processes", "commands"]);
+  });
+
+  test("off is explicit and probes nothing", () => {
+    const plan = planSandbox(request(), probe(), "off");
+    expect([plan.active, plan.warnings]).toEqual([false, []]);
+    expect(plan.enforcement[0]).toEqual({ area: "sandbox", enforced: false, detail: "off (--sandbox=off or KIWI_SANDBOX=off)" });
+  });
+});
+
+describe("the account of what is enforced", () => {
+  test("says plainly that declared hosts are not filtered for a subprocess", () => {
+    const plan = planSandbox(request({ capabilities: [c("net.outbound", ["api.example.com"], "/requires/2")] }), probe(), "auto");
+    const text = renderEnforcement(plan.enforcement);
+    expect(text).toContain("not enforced:\n");
+    expect(text).toContain("  network: allowed (host filtering not enforced): api.example.com declared at /requires/2, but any host can be reached");
+  });
+
+  test("lists each area once, enforced first", () => {
+    const plan = planSandbox(request({ limits: { memoryMb: 512, fuel: 1000 } }), probe(), "auto");
+    expect(renderEnforcement(plan.enforcement)).toMatchInlineSnapshot(`
+"enforced:
+  sandbox: bubblewrap /usr/bin/bwrap (--sandbox=auto)
+  filesystem: read-only run directory /home/ann/.cache/kiwi/run/abc; read-only runtime /home/ann/.pyenv; read-only system paths (/usr, /bin, /lib*, part of /etc); private /tmp (512 MiB), /dev/shm (512 MiB); nothing else is visible (home, other projects)
+  network: none (own network namespace, loopback only)
+  environment: only 3 variables: API_TOKEN, HOME, PATH
+  identity: your uid 1000 in a user namespace, no capabilities
+  memory: 512 MiB of private writable memory (RLIMIT_DATA) (declared)
+  cpu: 300 s of CPU time (RLIMIT_CPU) (kiwi default)
+  open files: 1024 descriptors (RLIMIT_NOFILE) (kiwi default)
+  processes: 128 processes and threads (kiwi default), counted for this sandbox alone (its own user namespace; private pid namespace)
+  output: 16 MiB of stdout and stderr (kiwi default)
+  timeout: 60000 ms wall clock, then the whole sandbox is killed (kiwi default)
+not enforced:
+  commands: which programs the tool starts is not checked (proc.spawn, shell.execute): anything visible can run, within the process limit
+  fuel: fuel 1000 is for WebAssembly runtimes; a subprocess is bounded by its CPU time instead"
+`);
+  });
+});
+
+describe("paths", () => {
+  test.each([
+    ["~", "/home/ann"],
+    ["~/.ssh", "/home/ann/.ssh"],
+    ["data/", "/home/ann/proj/data"],
+    ["./a/../b", "/home/ann/proj/b"],
+    ["/srv//x/", "/srv/x"],
+  ])("declared path %p is %p", (raw, want) => {
+    expect(expandDeclaredPath(raw, "/home/ann", "/home/ann/proj")).toBe(want);
+  });
+
+  test.each([
+    [["/root/.pyenv/shims/python3"], ["/root/.pyenv"]],
+    [["/usr/bin/python3"], []],
+    [["/proj2/.venv/bin/python", "/usr/bin/python3.11"], ["/proj2/.venv"]],
+    [["/work/p/node_modules/.bin/bun", "/work/p/node_modules/bun/bin/bun.exe"], ["/work/p/node_modules/.bin", "/work/p/node_modules/bun"]],
+    [["/home/ann/bin/tool"], ["/home/ann/bin"]],
+    [["/home/ann/proj/tools/run"], ["/home/ann/proj/tools"]],
+    [["/opt/x"], ["/opt/x"]],
+    [["/nix/store/abc-python3/bin/python3"], ["/nix/store"]],
+  ])("the runtime of %p is mounted as %p", ([cmd, real], want) => {
+    expect(runtimePrefixes({ argv: [cmd!], commandRealPath: real, home: "/home/ann", projectRoot: "/home/ann/proj" })).toEqual(want);
+  });
+});
