@@ -104,7 +104,7 @@ describe("planSandbox", () => {
     const at = plan.argv.indexOf("/usr/bin/prlimit");
     expect(at).toBeGreaterThan(plan.argv.indexOf("--"));
     expect(plan.argv.slice(at, at + 6)).toEqual(["/usr/bin/prlimit", `--data=${256 * 1024 * 1024}`, "--cpu=300:301", "--nofile=1024", "--nproc=8", "--"]);
-    expect(plan.argv.slice(-3)).toEqual(request().argv);
+    expect(plan.argv.slice(-3)).toEqual([...request().argv]);
     expect(plan.limits.memoryMb).toEqual({ value: 256, source: "declared" });
     expect(plan.limits.cpuSeconds).toEqual({ value: 300, source: "default" });
   });
