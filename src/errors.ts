@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   E_LOCK_STALE: { exit: 3, meaning: "the tool tree differs from tool.lock.json" },
   E_LOCK_MISSING: { exit: 3, meaning: "tool.lock.json does not exist" },
   E_CACHE_CORRUPT: { exit: 4, meaning: "a cached blob does not match its digest" },
+  E_CACHE_MISSING: { exit: 4, meaning: "a file or tool the lockfile needs is not in the cache" },
   E_LOCK_INVALID: { exit: 5, meaning: "tool.lock.json is malformed, hand-edited or from a newer kiwi" },
   E_INTEGRITY_MISMATCH: { exit: 6, meaning: "a tool's files or manifest differ from the locked integrity" },
   E_CHAIN: { exit: 6, meaning: "an executor chain is broken: missing executor, cycle, or too deep" },

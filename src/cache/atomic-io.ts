@@ -1,0 +1,113 @@
+// Atomic writes: a temp file in the destination's folder, then a rename, so a reader (or a run
+// killed with -9) only ever sees the old file or the complete new one under the final name.
+import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { CHUNK_BYTES } from "./hash-io.ts";
+import type { FaultPoint, Faults } from "./faults-io.ts";
+import { NO_FAULTS } from "./faults-io.ts";
+import { tempName } from "./layout.ts";
+
+export interface AtomicWriteOptions {
+  faults?: Faults;
+  /** Fault point names: `<point>-write` / `<point>-rename` style pairs. */
+  writePoint?: FaultPoint;
+  renamePoint?: FaultPoint;
+  mode?: number;
+  /** fsync the file before the rename (lockfiles: survive a power cut, not only kill -9). */
+  fsync?: boolean;
+}
+
+/** A fresh temp path next to `path`. */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), tempName(basename(path), process.pid, Math.random().toString(36).slice(2, 10)));
+}
+
+/** Writes `data` to `path` atomically, creating the folder. On any error the temp file is removed. */
+export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  const faults = options.faults ?? NO_FAULTS;
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = tempPathFor(path);
+  let fd: number | undefined = openSync(tmp, "wx", options.mode ?? 0o644);
+  try {
+    const bytes = typeof data === "string" ? Buffer.from(data) : data;
+    if (options.writePoint) {
+      // Half the bytes first, so a fault or a kill here leaves a genuinely partial temp file.
+      const half = bytes.subarray(0, Math.floor(bytes.length / 2));
+      writeAll(fd, half);
+      faults.hit(options.writePoint, path);
+      writeAll(fd, bytes.subarray(half.length));
+    } else writeAll(fd, bytes);
+    if (options.mode !== undefined) fchmodSync(fd, options.mode);
+    if (options.fsync) fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    if (options.renamePoint) faults.hit(options.renamePoint, path);
+    renameSync(tmp, path);
+  } catch (error) {
+    if (fd !== undefined) safeClose(fd);
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Copies `src` to `path` atomically while hashing it, and renames only when the bytes hash to
+ * `expectedHex`. Returns the actual digest; on a mismatch nothing is left under `path`.
+ */
+export function copyFileHashedAtomic(src: string, path: string, expectedHex: string, options: AtomicWriteOptions = {}): { hex: string; ok: boolean } {
+  const faults = options.faults ?? NO_FAULTS;
+  mkdirSync(dirname(path), { recursive: true });
+  const input = openSync(src, "r");
+  const tmp = tempPathFor(path);
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, "wx", 0o644);
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const hasher = new Bun.CryptoHasher("sha256");
+    let first = true;
+    for (;;) {
+      const n = readSync(input, buffer, 0, CHUNK_BYTES, null);
+      if (n <= 0) break;
+      const chunk = buffer.subarray(0, n);
+      hasher.update(chunk);
+      if (first && options.writePoint) {
+        const half = chunk.subarray(0, Math.max(1, Math.floor(n / 2)));
+        writeAll(fd, half);
+        faults.hit(options.writePoint, path);
+        writeAll(fd, chunk.subarray(half.length));
+      } else writeAll(fd, chunk);
+      first = false;
+    }
+    if (first && options.writePoint) faults.hit(options.writePoint, path);
+    const hex = hasher.digest("hex");
+    if (options.mode !== undefined) fchmodSync(fd, options.mode);
+    closeSync(fd);
+    fd = undefined;
+    if (hex !== expectedHex) {
+      rmSync(tmp, { force: true });
+      return { hex, ok: false };
+    }
+    if (options.renamePoint) faults.hit(options.renamePoint, path);
+    renameSync(tmp, path);
+    return { hex, ok: true };
+  } catch (error) {
+    if (fd !== undefined) safeClose(fd);
+    rmSync(tmp, { force: true });
+    throw error;
+  } finally {
+    closeSync(input);
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let off = 0;
+  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+}
+
+function safeClose(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed; the temp file is removed next.
+  }
+}

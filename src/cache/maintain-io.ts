@@ -1,0 +1,202 @@
+// Whole-cache maintenance: verify every entry, prune what no known lockfile references, clean
+// everything kiwi put there, and the registry of projects that prune consults.
+import { type Dirent, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parseDigest } from "../integrity/digest.ts";
+import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
+import { writeFileAtomic } from "./atomic-io.ts";
+import { CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, tempOwner } from "./layout.ts";
+import { type Eviction, type Store, checkBlob, checkIndexEntry } from "./store-io.ts";
+
+/** Records that `root` uses this cache, so prune keeps what its lockfile references. */
+export function registerProject(store: Store, root: string): void {
+  const path = join(store.dir, projectRelPath(root));
+  if (existsSync(path)) return;
+  writeFileAtomic(path, `${JSON.stringify({ root })}\n`, { faults: store.faults });
+}
+
+export interface CacheVerifyReport {
+  blobs: number;
+  index: number;
+  evicted: Eviction[];
+  tempsRemoved: number;
+}
+
+/** Re-hashes every blob and index entry; corrupt ones are evicted and listed. */
+export function verifyCache(store: Store, onProgress?: (done: number, total: number) => void): CacheVerifyReport {
+  const report: CacheVerifyReport = { blobs: 0, index: 0, evicted: [], tempsRemoved: 0 };
+  const entries = [...listFanout(store, "blobs", ""), ...listFanout(store, "index", ".json")];
+  entries.forEach((e, i) => {
+    onProgress?.(i, entries.length);
+    if (e.temp) {
+      if (removeIfDead(e.path, e.temp)) report.tempsRemoved++;
+      return;
+    }
+    if (!e.hex) return;
+    const verdict = e.kind === "blobs" ? checkBlob(store, e.hex) : checkIndexEntry(store, e.hex);
+    if (e.kind === "blobs") report.blobs++;
+    else report.index++;
+    if (typeof verdict === "object") report.evicted.push(verdict);
+  });
+  onProgress?.(entries.length, entries.length);
+  return report;
+}
+
+export interface PruneOptions {
+  /** Entries used or written more recently than this are kept (an install may be running). */
+  graceMs: number;
+  now: number;
+}
+
+export interface PruneReport {
+  projects: string[];
+  /** Lockfiles that could not be read; what they reference is unknown (the tree can restore it). */
+  skipped: { root: string; reason: string }[];
+  removedBlobs: number;
+  removedIndex: number;
+  removedOther: number;
+  bytesFreed: number;
+  keptRecent: number;
+}
+
+/**
+ * Removes blobs and index entries that no registered project's tool.lock.json references,
+ * except those touched within the grace period; drops registrations of vanished projects, their
+ * stat caches, quarantined entries past the grace period and temp files of dead writers.
+ */
+export function pruneCache(store: Store, options: PruneOptions): PruneReport {
+  const report: PruneReport = { projects: [], skipped: [], removedBlobs: 0, removedIndex: 0, removedOther: 0, bytesFreed: 0, keptRecent: 0 };
+  const keepBlobs = new Set<string>();
+  const keepIndex = new Set<string>();
+  const liveKeys = new Set<string>();
+  for (const reg of readRegistrations(store)) {
+    const lockPath = join(reg.root, LOCKFILE_NAME);
+    let text: string;
+    try {
+      text = readFileSync(lockPath, "utf8");
+    } catch {
+      rmSync(reg.path, { force: true });
+      continue;
+    }
+    liveKeys.add(projectKey(reg.root));
+    try {
+      const lock = parseLockfile(text, lockPath);
+      report.projects.push(reg.root);
+      for (const [id, tool] of Object.entries(lock.tools)) {
+        keepIndex.add(parseDigest(tool.integrity, `${lockPath}: tool "${id}" integrity`));
+        for (const f of tool.files) keepBlobs.add(f.sha256);
+      }
+    } catch (error) {
+      report.skipped.push({ root: reg.root, reason: (error as Error).message });
+    }
+  }
+  const cutoff = options.now - options.graceMs;
+  const remove = (path: string, counter: "removedBlobs" | "removedIndex" | "removedOther") => {
+    try {
+      const st = statSync(path);
+      if (st.mtimeMs > cutoff) {
+        report.keptRecent++;
+        return;
+      }
+      rmSync(path, { force: true, recursive: true });
+      report[counter]++;
+      report.bytesFreed += st.isFile() ? st.size : 0;
+    } catch {
+      // Already gone (another prune or clean): nothing to do.
+    }
+  };
+  for (const e of [...listFanout(store, "blobs", ""), ...listFanout(store, "index", ".json")]) {
+    if (e.temp) {
+      if (removeIfDead(e.path, e.temp)) report.removedOther++;
+    } else if (e.hex && !(e.kind === "blobs" ? keepBlobs : keepIndex).has(e.hex)) {
+      remove(e.path, e.kind === "blobs" ? "removedBlobs" : "removedIndex");
+    }
+  }
+  for (const name of safeReaddir(join(store.dir, "stat"))) {
+    if (name.endsWith(".json") && !liveKeys.has(name.slice(0, -5))) remove(join(store.dir, "stat", name), "removedOther");
+  }
+  for (const name of safeReaddir(join(store.dir, "quarantine"))) remove(join(store.dir, "quarantine", name), "removedOther");
+  return report;
+}
+
+/** Removes every entry kiwi creates in the cache folder (and nothing else found there). */
+export function cleanCache(store: Store): string[] {
+  const removed: string[] = [];
+  for (const name of Object.keys(CACHE_ENTRIES)) {
+    const path = join(store.dir, name);
+    if (!existsSync(path)) continue;
+    rmSync(path, { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+interface FanoutEntry {
+  kind: "blobs" | "index";
+  path: string;
+  hex?: string;
+  /** Owner pid when the entry is an atomic-write temp file. */
+  temp?: number;
+}
+
+function listFanout(store: Store, kind: "blobs" | "index", suffix: string): FanoutEntry[] {
+  const out: FanoutEntry[] = [];
+  const base = join(store.dir, kind);
+  for (const prefix of safeReaddir(base)) {
+    if (!/^[0-9a-f]{2}$/.test(prefix)) continue;
+    let names: Dirent[];
+    try {
+      names = readdirSync(join(base, prefix), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const d of names) {
+      const path = join(base, prefix, d.name);
+      const owner = tempOwner(d.name);
+      if (owner !== undefined) out.push({ kind, path, temp: owner });
+      else if (d.isFile()) out.push({ kind, path, hex: digestOfFanout(prefix, d.name, suffix) });
+    }
+  }
+  return out;
+}
+
+function readRegistrations(store: Store): { root: string; path: string }[] {
+  const dir = join(store.dir, "projects");
+  const out: { root: string; path: string }[] = [];
+  for (const name of safeReaddir(dir)) {
+    if (!name.endsWith(".json")) continue;
+    const path = join(dir, name);
+    try {
+      const { root } = JSON.parse(readFileSync(path, "utf8")) as { root?: unknown };
+      if (typeof root === "string" && projectKey(root) === name.slice(0, -5)) out.push({ root, path });
+      else rmSync(path, { force: true });
+    } catch {
+      rmSync(path, { force: true });
+    }
+  }
+  return out;
+}
+
+function removeIfDead(path: string, pid: number): boolean {
+  if (pid === process.pid || isAlive(pid)) return false;
+  rmSync(path, { force: true });
+  return true;
+}
+
+/** True when a process with this pid exists on this machine. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,86 @@
+// `kiwi cache dir|verify|prune|clean`: where the cache is, re-verify all of it, drop what no
+// known lockfile references, or remove everything kiwi put there.
+import { defineCommand } from "citty";
+import { cleanCache, pruneCache, verifyCache } from "../cache/maintain-io.ts";
+import { corruptError, openStore } from "../cache/store-io.ts";
+import { KiwiError } from "../errors.ts";
+import { createProgress } from "../ui/lock-progress.ts";
+import { showJson, showNote, showResult } from "../ui/output.ts";
+import { contextFromArgs, projectFlags } from "./_flags.ts";
+
+const dir = defineCommand({
+  meta: { name: "dir", description: "Print the cache directory ($KIWI_CACHE_DIR, else $XDG_CACHE_HOME/kiwi, else ~/.cache/kiwi)" },
+  args: { ...projectFlags },
+  run({ args }) {
+    const ctx = contextFromArgs(args);
+    if (args.json) showJson({ dir: ctx.cacheDir });
+    else showResult(ctx.cacheDir);
+    return 0;
+  },
+});
+
+const verify = defineCommand({
+  meta: { name: "verify", description: "Re-hash every cached blob and tool entry; evict (quarantine) any that fail" },
+  args: { ...projectFlags },
+  run({ args }) {
+    const ctx = contextFromArgs(args);
+    const progress = createProgress(ctx, !args.json);
+    const report = verifyCache(openStore(ctx.cacheDir, ctx.env), (d, t) => progress.update("verifying", d, t));
+    progress.end();
+    const first = report.evicted[0];
+    if (first) {
+      if (!args.json) for (const e of report.evicted) showNote(corruptError(e).message);
+      throw new KiwiError("E_CACHE_CORRUPT", `${report.evicted.length} of ${report.blobs + report.index} cache entries failed verification and were evicted (first: ${corruptError(first).message})`, {
+        hint: 'run "kiwi install" in the affected projects to restore them, and check what is writing to the cache',
+        details: { ...report },
+      });
+    }
+    if (args.json) showJson({ ok: true, dir: ctx.cacheDir, ...report });
+    else showResult(`${ctx.cacheDir}: ${report.blobs} blobs and ${report.index} tool entries verified${report.tempsRemoved ? `; removed ${report.tempsRemoved} leftover temp files` : ""}`);
+    return 0;
+  },
+});
+
+const prune = defineCommand({
+  meta: { name: "prune", description: "Remove entries no registered project's tool.lock.json references" },
+  args: {
+    ...projectFlags,
+    grace: { type: "string", default: "600", description: "Keep entries used in the last N seconds (an install may be running)", valueHint: "seconds" },
+  },
+  run({ args }) {
+    const ctx = contextFromArgs(args);
+    const grace = Number(args.grace);
+    if (!Number.isFinite(grace) || grace < 0) throw new KiwiError("E_USAGE", `--grace must be a number of seconds, got "${args.grace}"`, { hint: "for example --grace 0" });
+    const report = pruneCache(openStore(ctx.cacheDir, ctx.env), { graceMs: grace * 1000, now: ctx.now() });
+    for (const s of report.skipped) showNote(`warning: kept nothing for ${s.root}: ${s.reason}`);
+    if (args.json) showJson({ ok: true, dir: ctx.cacheDir, ...report });
+    else {
+      showResult(
+        `removed ${report.removedBlobs} blobs and ${report.removedIndex} tool entries (${formatBytes(report.bytesFreed)}) not referenced by ${report.projects.length} project lockfile${report.projects.length === 1 ? "" : "s"}` +
+          (report.keptRecent ? `; kept ${report.keptRecent} used in the last ${grace} s` : ""),
+      );
+    }
+    return 0;
+  },
+});
+
+const clean = defineCommand({
+  meta: { name: "clean", description: "Remove everything kiwi stored in the cache directory" },
+  args: { ...projectFlags },
+  run({ args }) {
+    const ctx = contextFromArgs(args);
+    const removed = cleanCache(openStore(ctx.cacheDir, ctx.env));
+    if (args.json) showJson({ ok: true, dir: ctx.cacheDir, removed });
+    else showResult(removed.length ? `removed ${removed.join(", ")} from ${ctx.cacheDir}` : `${ctx.cacheDir} holds nothing of kiwi's`);
+    return 0;
+  },
+});
+
+export default defineCommand({
+  meta: { name: "cache", description: "Inspect and maintain the content-addressed cache" },
+  subCommands: { dir, verify, prune, clean },
+});
+
+function formatBytes(n: number): string {
+  return n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
+}

@@ -1,0 +1,50 @@
+// `kiwi lock`: validate, hash every tool, write tool.lock.json only if it changed, and say which
+// tools were added, removed or changed.
+import { defineCommand } from "citty";
+import { KiwiError } from "../errors.ts";
+import type { Finding } from "../findings.ts";
+import { lockProject } from "../lockfile/lock-io.ts";
+import { LOCKFILE_NAME } from "../lockfile/parse.ts";
+import { createProgress } from "../ui/lock-progress.ts";
+import { summarizeDiff } from "../lockfile/diff.ts";
+import { renderGateFindings, renderToolSummary } from "../ui/lock-render.ts";
+import { showJson, showNote, showResult } from "../ui/output.ts";
+import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
+
+export default defineCommand({
+  meta: { name: "lock", description: `Validate the tools, hash them and write ${LOCKFILE_NAME} if anything changed` },
+  args: { ...projectFlags, ...strictFlag },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    const progress = createProgress(ctx, !args.json);
+    let result;
+    try {
+      result = await lockProject(ctx, { strict: args.strict, onProgress: (d, t) => progress.update("hashing", d, t) });
+    } catch (error) {
+      progress.end();
+      if (!args.json) showGateFindings(error, ctx);
+      throw error;
+    }
+    progress.end();
+    for (const w of result.warnings) showNote(`warning: ${w}`);
+    const { added, removed, changed } = result.diff;
+    const summary = summarizeDiff(result.diff);
+    if (args.json) {
+      showJson({ ok: true, lockfile: result.lockfile, written: result.written, ...summary, stats: result.stats });
+      return 0;
+    }
+    const counts = `${added.length} added, ${removed.length} removed, ${changed.length} changed`;
+    showResult(
+      renderToolSummary(summary, ctx) +
+        (result.written ? `wrote ${LOCKFILE_NAME}: ${counts} (${result.stats.tools} tools)` : `${LOCKFILE_NAME} is up to date (${result.stats.tools} tools)`),
+    );
+    return 0;
+  },
+});
+
+/** Shows the check report that stopped a lock or install, on stderr, before the error itself. */
+export function showGateFindings(error: unknown, ctx: { color: boolean }): void {
+  if (error instanceof KiwiError && error.code === "E_CHECK_FAILED" && Array.isArray(error.details?.findings)) {
+    showNote(renderGateFindings(error.details.findings as Finding[], ctx));
+  }
+}

@@ -1,0 +1,74 @@
+// From hashed tools to a Lockfile value: one entry per tool, the resolved executor as id@version,
+// and the MCP pins of servers that still exist. Pure; hashing of bytes happens in cache/hash-io.ts.
+import { KiwiError } from "../errors.ts";
+import { formatDigest, hashCanonical } from "../integrity/digest.ts";
+import { type FileEntry, hashToolIntegrity, sortFileEntries } from "../integrity/tool.ts";
+import type { Tool } from "../manifest/model.ts";
+import { LOCKFILE_VERSION, type LockedTool, type Lockfile, type McpPin } from "../schema/lockfile.ts";
+
+/** The parts of a tool the lockfile records. */
+export type LockableTool = Pick<Tool, "id" | "version" | "type" | "manifestFile" | "manifest" | "executor">;
+
+/** A tool with its file entries hashed, its integrity and its manifest digest (hex). */
+export interface HashedTool {
+  tool: LockableTool;
+  files: FileEntry[];
+  integrity: string;
+  manifestDigest: string;
+  /** The canonical text the integrity was computed over (the cache's tool index entry). */
+  canonical: string;
+}
+
+/** Computes a tool's integrity and manifest digest from its already-hashed file entries. */
+export function hashTool(tool: LockableTool, files: readonly FileEntry[]): HashedTool {
+  const sorted = sortFileEntries(files);
+  const { canonical, hex } = hashToolIntegrity({ tool_id: tool.id, version: tool.version, manifest: tool.manifest, files: sorted });
+  return { tool, files: sorted, integrity: hex, manifestDigest: hashCanonical(tool.manifest).hex, canonical };
+}
+
+/** The lockfile for a set of hashed tools; pins of servers no longer present are dropped. */
+export function buildLockfile(hashed: readonly HashedTool[], pins: Record<string, McpPin> = {}): Lockfile {
+  const byId = new Map<string, HashedTool>();
+  for (const h of hashed) {
+    const clash = byId.get(h.tool.id);
+    if (clash) {
+      throw new KiwiError("E_CHECK_FAILED", `two tools have the id "${h.tool.id}": ${clash.tool.manifestFile} and ${h.tool.manifestFile}`, {
+        hint: "rename one of them; tool ids are unique in a project",
+      });
+    }
+    byId.set(h.tool.id, h);
+  }
+  const tools: Record<string, LockedTool> = {};
+  for (const h of byId.values()) tools[h.tool.id] = lockedToolOf(h, resolveExecutor(h.tool, byId));
+  const keptPins: Record<string, McpPin> = {};
+  for (const [id, pin] of Object.entries(pins)) if (byId.has(id)) keptPins[id] = pin;
+  return { lockfileVersion: LOCKFILE_VERSION, tools, mcp_servers: keptPins };
+}
+
+/** One lockfile entry. */
+export function lockedToolOf(h: HashedTool, executor: string | null): LockedTool {
+  return {
+    version: h.tool.version,
+    type: h.tool.type,
+    source: h.tool.manifestFile,
+    executor,
+    integrity: formatDigest(h.integrity),
+    manifest_digest: formatDigest(h.manifestDigest),
+    files: h.files.map((f) => ({ path: f.path, sha256: f.sha256, is_executable: f.is_executable === true })),
+  };
+}
+
+/**
+ * `id@version` of the tool a tool's executor names. Version ranges are the validator's concern
+ * (resolve/, run before locking); here the id picks the one tool of that id in the project.
+ */
+export function resolveExecutor(tool: LockableTool, byId: ReadonlyMap<string, HashedTool>): string | null {
+  if (!tool.executor) return null;
+  const target = byId.get(tool.executor.id);
+  if (!target) {
+    throw new KiwiError("E_CHAIN", `tool "${tool.id}" (${tool.manifestFile}) names the executor "${tool.executor.raw}", which no tool provides`, {
+      hint: `add a tool with tool_id "${tool.executor.id}", or fix the executor; run "kiwi check" for details`,
+    });
+  }
+  return `${target.tool.id}@${target.tool.version}`;
+}

@@ -1,0 +1,99 @@
+// The only module that writes tool.lock.json: read (fail closed), write only when the bytes
+// change, atomically and under a cross-process lock, and the typed API MCP pins go through.
+import { readFileSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../cache/atomic-io.ts";
+import { type Faults, NO_FAULTS } from "../cache/faults-io.ts";
+import { tempOwner, tempTarget } from "../cache/layout.ts";
+import { isAlive } from "../cache/maintain-io.ts";
+import { KiwiError } from "../errors.ts";
+import { parseDigest } from "../integrity/digest.ts";
+import type { Lockfile, McpPin } from "../schema/lockfile.ts";
+import { withFileLock } from "./mutex-io.ts";
+import { LOCKFILE_NAME, parseLockfile } from "./parse.ts";
+import { renderLockfile } from "./render.ts";
+
+/** Absolute path of a project's lockfile. */
+export function lockfilePath(root: string): string {
+  return join(root, LOCKFILE_NAME);
+}
+
+/** The lockfile as read: its value and exact text. */
+export interface ReadLockfile {
+  lock: Lockfile;
+  text: string;
+}
+
+/** Reads the project's lockfile; undefined when there is none. Throws E_LOCK_INVALID when it is bad. */
+export function readLockfile(root: string): ReadLockfile | undefined {
+  let text: string;
+  try {
+    text = readFileSync(lockfilePath(root), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  return { lock: parseLockfile(text), text };
+}
+
+/** Reads the lockfile or fails with E_LOCK_MISSING. */
+export function readLockfileOrFail(root: string): ReadLockfile {
+  const read = readLockfile(root);
+  if (!read) throw new KiwiError("E_LOCK_MISSING", `${LOCKFILE_NAME} does not exist in ${root}`, { hint: 'run "kiwi lock"' });
+  return read;
+}
+
+/**
+ * Writes the lockfile if its rendered bytes differ from `previous` (the text last read).
+ * Call inside withProjectLock. Returns true when the file was written.
+ */
+export function writeLockfile(root: string, lock: Lockfile, previous: string | undefined, faults: Faults = NO_FAULTS): boolean {
+  const text = renderLockfile(lock);
+  if (text === previous) return false;
+  removeDeadTemps(root);
+  writeFileAtomic(lockfilePath(root), text, { faults, writePoint: "lockfile-write", renamePoint: "lockfile-rename", fsync: true });
+  return true;
+}
+
+/** Runs `fn` holding the project's lockfile lock (tool.lock.json.lock next to it). */
+export function withProjectLock<T>(root: string, fn: () => T | Promise<T>): Promise<T> {
+  return withFileLock(`${lockfilePath(root)}.lock`, { subject: LOCKFILE_NAME }, fn);
+}
+
+/**
+ * Sets (or, with `undefined`, removes) the interface pin of an MCP server, keeping every other
+ * byte of the lockfile. The server must be a locked tool; the lockfile must exist.
+ */
+export async function writeMcpPin(root: string, serverId: string, pin: McpPin | undefined, faults: Faults = NO_FAULTS): Promise<Lockfile> {
+  if (pin) {
+    parseDigest(pin.interface_hash, `MCP pin for "${serverId}" interface_hash`);
+    parseDigest(pin.full_hash, `MCP pin for "${serverId}" full_hash`);
+  }
+  return withProjectLock(root, () => {
+    const { lock, text } = readLockfileOrFail(root);
+    if (!lock.tools[serverId]) {
+      throw new KiwiError("E_LOCK_STALE", `MCP server "${serverId}" is not in ${LOCKFILE_NAME}`, { hint: 'run "kiwi lock" first' });
+    }
+    const pins = { ...lock.mcp_servers };
+    if (pin) pins[serverId] = pin;
+    else delete pins[serverId];
+    const next: Lockfile = { ...lock, mcp_servers: pins };
+    writeLockfile(root, next, text, faults);
+    return next;
+  });
+}
+
+/** Temp files of lockfile writers that were killed before their rename. */
+function removeDeadTemps(root: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (tempTarget(name) !== LOCKFILE_NAME) continue;
+    const pid = tempOwner(name)!;
+    if (pid !== process.pid && !isAlive(pid)) rmSync(join(root, name), { force: true });
+  }
+}

@@ -1,0 +1,149 @@
+// `kiwi install` as a core operation: lock (or, frozen, prove the tree matches the lockfile
+// without writing it), then put every file of every tool and every tool index entry into the
+// content-addressed cache, and register the project for `kiwi cache prune`.
+import { faultsFromEnv } from "../cache/faults-io.ts";
+import { registerProject } from "../cache/maintain-io.ts";
+import { loadStatCache } from "../cache/stat-cache-io.ts";
+import { type Eviction, type Store, ensureStore, openStore, putBlobFromFile, readToolEntry, writeToolEntry } from "../cache/store-io.ts";
+import type { Context } from "../context.ts";
+import { KiwiError } from "../errors.ts";
+import type { Finding } from "../findings.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
+import { readProject } from "../manifest/discover-io.ts";
+import type { Lockfile } from "../schema/lockfile.ts";
+import { compareTreeToLock } from "./compare.ts";
+import { type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "./diff.ts";
+import { lockfilePath, readLockfileOrFail } from "./fs.ts";
+import { assertGatePassed, checkBeforeLock } from "./gate.ts";
+import { lockProject } from "./lock-io.ts";
+import { LOCKFILE_NAME } from "./parse.ts";
+import { type TreeTool, hashProjectTools } from "./tree-io.ts";
+
+export type InstallPhase = "hashing" | "storing";
+
+export interface InstallOptions {
+  /** Never write the lockfile; fail if the tree differs from it. */
+  frozen: boolean;
+  strict?: boolean;
+  onProgress?: (phase: InstallPhase, done: number, total: number) => void;
+}
+
+export interface InstallResult {
+  root: string;
+  lockfile: string;
+  frozen: boolean;
+  /** Whether the lockfile was (re)written (never when frozen). */
+  written: boolean;
+  diff: LockDiff;
+  findings: Finding[];
+  warnings: string[];
+  evicted: Eviction[];
+  stats: { tools: number; files: number; stored: number; present: number };
+}
+
+/** Locks (or checks the frozen lockfile), then fills the cache. */
+export async function installProject(ctx: Context, options: InstallOptions): Promise<InstallResult> {
+  const store = openStore(ctx.cacheDir, ctx.env);
+  const onHash = options.onProgress && ((d: number, t: number) => options.onProgress!("hashing", d, t));
+  let tree: TreeTool[];
+  let base: Omit<InstallResult, "evicted" | "stats">;
+  if (options.frozen) {
+    const project = readProject(ctx.cwd);
+    const verdict = checkBeforeLock(project, { strict: options.strict });
+    assertGatePassed(verdict, "kiwi install");
+    const { lock } = readLockfileOrFail(project.root);
+    const statCache = loadStatCache(ctx.cacheDir, project.root, ctx.now());
+    tree = hashProjectTools(project, { statCache, onProgress: onHash });
+    assertTreeMatches(lock, tree, store);
+    const warnings: string[] = [];
+    const saveWarning = statCache.save(faultsFromEnv(ctx.env));
+    if (saveWarning) warnings.push(saveWarning);
+    base = { root: project.root, lockfile: lockfilePath(project.root), frozen: true, written: false, diff: { added: [], removed: [], changed: [] }, findings: verdict.findings, warnings };
+  } else {
+    const locked = await lockProject(ctx, { strict: options.strict, onProgress: onHash });
+    tree = locked.tree;
+    base = { root: locked.root, lockfile: locked.lockfile, frozen: false, written: locked.written, diff: locked.diff, findings: locked.findings, warnings: locked.warnings };
+  }
+  const filled = fillStore(store, tree, options.onProgress);
+  try {
+    registerProject(store, base.root);
+  } catch (error) {
+    throw cacheWriteError(store, error);
+  }
+  return { ...base, ...filled };
+}
+
+/** Frozen mode: E_LOCK_INVALID for hand-edited entries, E_LOCK_STALE (with the diff) for a changed tree. */
+export function assertTreeMatches(lock: Lockfile, tree: TreeTool[], store: Store): void {
+  const cmp = compareTreeToLock(lock, tree, (_id, hex) => cachedManifest(store, hex));
+  if (cmp.handEdited.length > 0) {
+    throw new KiwiError("E_LOCK_INVALID", `${LOCKFILE_NAME}: ${cmp.handEdited.map((h) => h.message).join("; ")}`, {
+      hint: `restore ${LOCKFILE_NAME} from version control, or run "kiwi lock" to rewrite it from the tool tree`,
+      details: { handEdited: cmp.handEdited },
+    });
+  }
+  if (!isEmptyDiff(cmp.diff)) {
+    const { added, removed, changed } = cmp.diff;
+    const parts = [
+      added.length ? `${added.length} added` : "",
+      removed.length ? `${removed.length} removed` : "",
+      changed.length ? `${changed.length} changed` : "",
+    ].filter(Boolean);
+    throw new KiwiError("E_LOCK_STALE", `the tool tree differs from ${LOCKFILE_NAME} (${parts.join(", ")}: ${allChanges(cmp.diff).map((c) => c.id).join(", ")})`, {
+      hint: 'run "kiwi lock" and commit tool.lock.json',
+      details: { diff: summarizeDiff(cmp.diff) },
+    });
+  }
+}
+
+/** The manifest a cached tool index entry holds, or undefined (absent or corrupt). */
+export function cachedManifest(store: Store, integrityHex: string): CanonicalValue | undefined {
+  try {
+    return readToolEntry(store, integrityHex)?.manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+function fillStore(store: Store, tree: TreeTool[], onProgress?: InstallOptions["onProgress"]): Pick<InstallResult, "evicted" | "stats"> {
+  const total = tree.reduce((n, t) => n + t.files.length, 0);
+  const stats = { tools: tree.length, files: total, stored: 0, present: 0 };
+  const evicted: Eviction[] = [];
+  let done = 0;
+  try {
+    ensureStore(store);
+    for (const t of tree) {
+      const abs = new Map(t.tool.files.map((f) => [f.path, f.abs]));
+      for (const f of t.files) {
+        const subject = t.tool.root ? `${t.tool.root}/${f.path}` : f.path;
+        const result = putBlobFromFile(store, abs.get(f.path)!, f.sha256, subject);
+        if (result.status === "stored") stats.stored++;
+        else stats.present++;
+        if (result.evicted) evicted.push(result.evicted);
+        onProgress?.("storing", ++done, total);
+      }
+      writeToolEntry(store, t.integrity, t.canonical);
+    }
+  } catch (error) {
+    throw cacheWriteError(store, error);
+  }
+  return { evicted, stats };
+}
+
+/** An errno from writing the cache, as E_IO naming the cache folder, with a hint per cause. */
+export function cacheWriteError(store: Store, error: unknown): unknown {
+  if (error instanceof KiwiError) return error;
+  const err = error as NodeJS.ErrnoException;
+  if (!err || typeof err.code !== "string") return error;
+  const hints: Record<string, string> = {
+    ENOSPC: "the disk is full: free some space (kiwi cache prune helps) and run kiwi install again; nothing partial was kept",
+    EROFS: "the cache folder is read-only: point KIWI_CACHE_DIR at a writable folder",
+    EACCES: "kiwi may not write to the cache folder: fix its permissions or point KIWI_CACHE_DIR elsewhere",
+    EPERM: "kiwi may not write to the cache folder: fix its permissions or point KIWI_CACHE_DIR elsewhere",
+  };
+  return new KiwiError("E_IO", `cannot write to the cache ${store.dir}: ${err.code}${err.path ? ` (${err.path})` : ""}`, {
+    hint: hints[err.code] ?? "check the cache folder and run the command again",
+    cause: error,
+    details: { cache: store.dir, code: err.code },
+  });
+}

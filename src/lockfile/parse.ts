@@ -1,0 +1,135 @@
+// tool.lock.json text -> Lockfile, failing closed: a truncated or malformed file, a lockfile from a
+// newer kiwi, a digest that is empty, malformed or of another algorithm, an unsafe path or a
+// dangling executor are all E_LOCK_INVALID, never skipped. Pure.
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { KiwiError } from "../errors.ts";
+import { parseDigest } from "../integrity/digest.ts";
+import { type CanonicalValue, Float, toPlain } from "../integrity/value.ts";
+import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../manifest/json.ts";
+import { LOCKFILE_VERSION, type Lockfile, LockfileSchema, type McpPin } from "../schema/lockfile.ts";
+
+/** The lockfile's name at the project root. */
+export const LOCKFILE_NAME = "tool.lock.json";
+
+const RESTORE_HINT = `restore ${LOCKFILE_NAME} from version control, or delete it and run "kiwi lock"`;
+const HEX = /^[0-9a-f]{64}$/;
+
+let compiled: ReturnType<typeof TypeCompiler.Compile<typeof LockfileSchema>> | undefined;
+
+/** Parses lockfile text; `file` names it in messages (project-relative). Throws E_LOCK_INVALID. */
+export function parseLockfile(text: string, file: string = LOCKFILE_NAME): Lockfile {
+  const invalid = (message: string, hint = RESTORE_HINT, details?: Record<string, unknown>) =>
+    new KiwiError("E_LOCK_INVALID", `${file}: ${message}`, { hint, details: { file, ...details } });
+  if (text.trim() === "") throw invalid("the file is empty");
+  let value: CanonicalValue;
+  try {
+    const parsed = parseJsonLossless(text);
+    const dup = parsed.warnings[0];
+    if (dup) {
+      const at = lineColumn(computeLineStarts(text), dup.offset);
+      throw invalid(`${dup.message} (line ${at.line}, column ${at.column}); a lockfile kiwi wrote never has one`);
+    }
+    value = parsed.value;
+  } catch (error) {
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    const at = lineColumn(computeLineStarts(text), error.problem.offset);
+    // kiwi always ends the file with "}\n"; a parse error in a file that does not is a cut-off write or copy.
+    const truncated = !text.trimEnd().endsWith("}");
+    throw invalid(`${truncated ? "the file is truncated" : "invalid JSON"}: ${error.message} (line ${at.line}, column ${at.column})`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid("the top level is not a JSON object");
+  const record = value as Record<string, CanonicalValue>;
+  assertVersion(record.lockfileVersion, invalid);
+  assertDigests(record, file);
+  const plain = toPlain(value) as Lockfile;
+  compiled ??= TypeCompiler.Compile(LockfileSchema);
+  if (!compiled.Check(plain)) {
+    const first = compiled.Errors(plain).First()!;
+    throw invalid(`${first.path || "/"}: ${first.message}`, RESTORE_HINT, { pointer: first.path });
+  }
+  // Pins keep their lossless values (integer/float identity) so rewriting them changes nothing.
+  const pins = record.mcp_servers as Record<string, CanonicalValue>;
+  const lock: Lockfile = { lockfileVersion: plain.lockfileVersion, tools: plain.tools, mcp_servers: pins as unknown as Record<string, McpPin> };
+  assertSemantics(lock, invalid);
+  return lock;
+}
+
+function assertVersion(version: CanonicalValue | undefined, invalid: (m: string, h?: string) => KiwiError): void {
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
+    if (typeof version === "bigint" && version > 0n) throw newer(String(version), invalid);
+    throw invalid(`lockfileVersion is ${version === undefined ? "missing" : JSON.stringify(toPlain(version))}; expected a positive integer`);
+  }
+  if (version > LOCKFILE_VERSION) throw newer(String(version), invalid);
+}
+
+function newer(version: string, invalid: (m: string, h?: string) => KiwiError): KiwiError {
+  return invalid(
+    `written by a newer kiwi (lockfileVersion ${version}; this kiwi reads ${LOCKFILE_VERSION})`,
+    "upgrade kiwi to read this lockfile; an older kiwi never rewrites a newer lockfile",
+  );
+}
+
+/** Every digest goes through parseDigest first, so an unknown algorithm is named as such. */
+function assertDigests(record: Record<string, CanonicalValue>, file: string): void {
+  const tools = record.tools;
+  if (isObject(tools)) {
+    for (const [id, entry] of Object.entries(tools)) {
+      if (!isObject(entry)) continue;
+      parseDigest(entry.integrity, `${file}: tool "${id}" integrity`);
+      parseDigest(entry.manifest_digest, `${file}: tool "${id}" manifest_digest`);
+      if (!Array.isArray(entry.files)) continue;
+      entry.files.forEach((f, i) => {
+        if (!isObject(f)) return;
+        if (typeof f.sha256 !== "string" || !HEX.test(f.sha256)) {
+          const shown = typeof f.sha256 === "string" ? (f.sha256 === "" ? "an empty string" : JSON.stringify(f.sha256.slice(0, 80))) : String(toPlain(f.sha256 ?? null));
+          throw new KiwiError("E_LOCK_INVALID", `${file}: tool "${id}" file ${JSON.stringify(toPlain(f.path ?? `#${i}`))} sha256 is not 64 lowercase hex digits (got ${shown})`, {
+            hint: 'kiwi only accepts a bare lowercase sha256 hex digest for a file; run "kiwi lock" to rewrite it',
+            details: { file, tool: id },
+          });
+        }
+      });
+    }
+  }
+  const pins = record.mcp_servers;
+  if (isObject(pins)) {
+    for (const [id, pin] of Object.entries(pins)) {
+      if (!isObject(pin)) continue;
+      parseDigest(pin.interface_hash, `${file}: MCP server "${id}" interface_hash`);
+      parseDigest(pin.full_hash, `${file}: MCP server "${id}" full_hash`);
+    }
+  }
+}
+
+function assertSemantics(lock: Lockfile, invalid: (m: string, h?: string) => KiwiError): void {
+  for (const [id, tool] of Object.entries(lock.tools)) {
+    const seen = new Set<string>();
+    for (const f of tool.files) {
+      const problem = pathProblem(f.path);
+      if (problem) throw invalid(`tool "${id}" file ${JSON.stringify(f.path)} ${problem}`);
+      if (seen.has(f.path)) throw invalid(`tool "${id}" lists the file ${JSON.stringify(f.path)} twice`);
+      seen.add(f.path);
+    }
+    if (tool.executor !== null) {
+      const at = tool.executor.lastIndexOf("@");
+      const target = lock.tools[tool.executor.slice(0, at)];
+      if (!target || target.version !== tool.executor.slice(at + 1)) {
+        throw invalid(`tool "${id}" names the executor ${tool.executor}, which the lockfile does not lock`);
+      }
+    }
+  }
+}
+
+/** Why a locked file path is unsafe, or undefined when it is a clean relative path. */
+export function pathProblem(path: string): string | undefined {
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "is absolute";
+  if (path.includes("\\")) return "contains a backslash";
+  if (path.includes("\0")) return "contains a NUL byte";
+  const segments = path.split("/");
+  if (segments.some((s) => s === "." || s === "..")) return "has a . or .. segment";
+  if (segments.some((s) => s === "")) return "has an empty segment";
+  return undefined;
+}
+
+function isObject(v: CanonicalValue | undefined): v is Record<string, CanonicalValue> {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Float);
+}

@@ -1,0 +1,87 @@
+// The display form of tool.lock.json: an explicit key order, 2-space indent, one tool per block,
+// one file entry per line, a trailing newline. Pure. Writing the same lockfile twice gives the
+// same bytes because nothing here depends on insertion order, the clock or the machine.
+import { compareCodePoints, renderCanonicalJson } from "../integrity/canonical.ts";
+import { Float, type CanonicalValue } from "../integrity/value.ts";
+import { type LockedFile, type LockedTool, type Lockfile, MCP_PIN_KEYS, type McpPin } from "../schema/lockfile.ts";
+
+/** Top-level keys, in the order they are written (README: "Lockfile format"). */
+export const LOCKFILE_KEYS = ["lockfileVersion", "tools", "mcp_servers"] as const;
+
+/** Keys of one tool entry, in the order they are written. */
+export const TOOL_KEYS = ["version", "type", "source", "executor", "integrity", "manifest_digest", "files"] as const satisfies readonly (keyof LockedTool)[];
+
+/** Keys of one file entry, in the order they are written (all on one line). */
+export const FILE_KEYS = ["path", "sha256", "is_executable"] as const satisfies readonly (keyof LockedFile)[];
+
+/** Renders a lockfile as the exact bytes kiwi writes. */
+export function renderLockfile(lock: Lockfile): string {
+  const out: string[] = [];
+  out.push("{\n");
+  out.push(`  "lockfileVersion": ${lock.lockfileVersion},\n`);
+  out.push(`  "tools": ${renderTools(lock.tools)},\n`);
+  out.push(`  "mcp_servers": ${renderPins(lock.mcp_servers)}\n`);
+  out.push("}\n");
+  return out.join("");
+}
+
+function renderTools(tools: Record<string, LockedTool>): string {
+  const ids = Object.keys(tools).sort(compareCodePoints);
+  if (ids.length === 0) return "{}";
+  const blocks = ids.map((id) => `    ${str(id)}: ${renderTool(tools[id]!)}`);
+  return `{\n${blocks.join(",\n")}\n  }`;
+}
+
+function renderTool(tool: LockedTool): string {
+  const lines = [
+    `"version": ${str(tool.version)}`,
+    `"type": ${str(tool.type)}`,
+    `"source": ${str(tool.source)}`,
+    `"executor": ${tool.executor === null ? "null" : str(tool.executor)}`,
+    `"integrity": ${str(tool.integrity)}`,
+    `"manifest_digest": ${str(tool.manifest_digest)}`,
+    `"files": ${renderFiles(tool.files)}`,
+  ];
+  return `{\n${lines.map((l) => `      ${l}`).join(",\n")}\n    }`;
+}
+
+function renderFiles(files: readonly LockedFile[]): string {
+  if (files.length === 0) return "[]";
+  const sorted = [...files].sort((a, b) => compareCodePoints(a.path, b.path));
+  const lines = sorted.map((f) => `        { "path": ${str(f.path)}, "sha256": ${str(f.sha256)}, "is_executable": ${f.is_executable} }`);
+  return `[\n${lines.join(",\n")}\n      ]`;
+}
+
+function renderPins(pins: Record<string, McpPin>): string {
+  const ids = Object.keys(pins).sort(compareCodePoints);
+  if (ids.length === 0) return "{}";
+  const blocks = ids.map((id) => {
+    const pin = pins[id] as unknown as Record<string, CanonicalValue>;
+    const keys = [...MCP_PIN_KEYS.filter((k) => pin[k] !== undefined), ...Object.keys(pin).filter((k) => !(MCP_PIN_KEYS as readonly string[]).includes(k)).sort(compareCodePoints)];
+    const lines = keys.map((k) => `      ${str(k)}: ${renderValue(pin[k], "      ")}`);
+    return `    ${str(id)}: {\n${lines.join(",\n")}\n    }`;
+  });
+  return `{\n${blocks.join(",\n")}\n  }`;
+}
+
+/** Generic pretty JSON with code-point-sorted keys and lossless numbers, for MCP pins. */
+function renderValue(value: CanonicalValue | undefined, indent: string): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "string") return str(value);
+  if (typeof value === "boolean" || typeof value === "number" || typeof value === "bigint" || value instanceof Float) {
+    return renderCanonicalJson(value);
+  }
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    return `[\n${value.map((v) => `${inner}${renderValue(v, inner)}`).join(",\n")}\n${indent}]`;
+  }
+  const keys = Object.keys(value).sort(compareCodePoints);
+  if (keys.length === 0) return "{}";
+  return `{\n${keys.map((k) => `${inner}${str(k)}: ${renderValue(value[k], inner)}`).join(",\n")}\n${indent}}`;
+}
+
+/** A JSON string as JSON.stringify writes it (UTF-8 kept, lone surrogates escaped). */
+function str(text: string): string {
+  return JSON.stringify(text);
+}

@@ -1,0 +1,68 @@
+// Hashes every tool of a project: file bytes (through the stat cache when given), then each
+// tool's integrity. The one place lock, install and verify read tool bytes from the tree.
+import type { StatCache } from "../cache/stat-cache-io.ts";
+import { hashFileHex } from "../cache/hash-io.ts";
+import { KiwiError } from "../errors.ts";
+import type { FileEntry } from "../integrity/tool.ts";
+import { resolve } from "node:path";
+import type { Project } from "../manifest/discover-io.ts";
+import { suggest } from "../resolve/suggest.ts";
+import type { Tool, ToolFile } from "../manifest/model.ts";
+import { type HashedTool, hashTool } from "./build.ts";
+
+/** A hashed tool that still knows its files on disk. */
+export interface TreeTool extends HashedTool {
+  tool: Tool;
+}
+
+export interface HashTreeOptions {
+  /** Reuse digests of files whose stat is unchanged; omit to read every byte (verify). */
+  statCache?: StatCache;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Hashes every tool of the project, in the project's tool order. */
+export function hashProjectTools(project: Project, options: HashTreeOptions = {}): TreeTool[] {
+  const total = project.tools.reduce((n, t) => n + t.files.length, 0);
+  let done = 0;
+  return project.tools.map((tool) => {
+    const entries: FileEntry[] = tool.files.map((file) => {
+      const sha256 = hashToolFile(project, tool, file, options.statCache);
+      options.onProgress?.(++done, total);
+      return { path: file.path, sha256, is_executable: file.isExecutable };
+    });
+    return { ...hashTool(tool, entries), tool };
+  });
+}
+
+function hashToolFile(project: Project, tool: Tool, file: ToolFile, statCache: StatCache | undefined): string {
+  const key = tool.root ? `${tool.root}/${file.path}` : file.path;
+  const known = statCache?.lookup(key, file);
+  if (known) return known;
+  let hex: string;
+  try {
+    hex = hashFileHex(file.abs);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "EIO";
+    throw new KiwiError("E_IO", `cannot read ${key} of tool "${tool.id}": ${code}`, {
+      hint: code === "ENOENT" ? "the file disappeared while kiwi was reading the tree; run the command again" : "make the file readable by the user running kiwi",
+      cause: error,
+      details: { file: key, tool: tool.id },
+    });
+  }
+  statCache?.record(key, file, hex);
+  return hex;
+}
+
+/** A tool by id, or by a path (its manifest file or its folder) relative to `cwd`. */
+export function findTool(project: Project, arg: string, cwd: string): Tool {
+  const byId = project.tools.find((t) => t.id === arg);
+  if (byId) return byId;
+  const abs = resolve(cwd, arg);
+  const byPath = project.tools.find((t) => t.form !== "builtin" && (resolve(project.root, t.manifestFile) === abs || (t.form === "directory" && t.rootAbs === abs)));
+  if (byPath) return byPath;
+  const near = suggest(arg, project.tools.map((t) => t.id));
+  throw new KiwiError("E_TOOL_NOT_FOUND", `no tool has the id or path "${arg}"`, {
+    hint: near ? `did you mean "${near}"?` : "pass a tool_id (or magray name) from .ai/tools/, or the path of a manifest or tool folder",
+  });
+}

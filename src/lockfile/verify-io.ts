@@ -1,0 +1,105 @@
+// `kiwi verify` as a core operation: the lockfile (well-formed, self-consistent), the tree
+// (every byte re-read, no stat cache) and the cache (every locked blob and tool entry re-hashed)
+// against each other. Returns a report; verifyOutcomeError turns it into the one exit code.
+import { type Eviction, checkBlob, checkIndexEntry, openStore } from "../cache/store-io.ts";
+import type { Context } from "../context.ts";
+import { KiwiError } from "../errors.ts";
+import { shortDigest } from "../integrity/digest.ts";
+import { readProject } from "../manifest/discover-io.ts";
+import { type HandEdit, compareTreeToLock } from "./compare.ts";
+import { type LockDiff, allChanges, isEmptyDiff } from "./diff.ts";
+import { lockfilePath, readLockfileOrFail } from "./fs.ts";
+import { cachedManifest } from "./install-io.ts";
+import { LOCKFILE_NAME } from "./parse.ts";
+import { hashProjectTools } from "./tree-io.ts";
+
+export interface CacheProblem {
+  tool: string;
+  /** The file's path in the tool, absent for the tool's index entry. */
+  path?: string;
+  kind: "blob" | "index";
+  sha256: string;
+  /** Set when the entry was corrupt (and has been evicted). */
+  evicted?: Eviction;
+}
+
+/** In precedence order: the first that applies sets the exit code. */
+export const VERIFY_OUTCOMES = ["lock-invalid", "cache-corrupt", "tree-differs", "cache-missing", "ok"] as const;
+export type VerifyOutcome = (typeof VERIFY_OUTCOMES)[number];
+
+export interface VerifyReport {
+  outcome: VerifyOutcome;
+  root: string;
+  lockfile: string;
+  tools: number;
+  files: number;
+  handEdited: HandEdit[];
+  tree: LockDiff;
+  cache: { checked: number; missing: CacheProblem[]; corrupt: CacheProblem[] };
+}
+
+/** Checks tree and cache against the lockfile. Throws only when the lockfile is missing or unreadable. */
+export function verifyProject(ctx: Context, onProgress?: (done: number, total: number) => void): VerifyReport {
+  const project = readProject(ctx.cwd);
+  const { lock } = readLockfileOrFail(project.root);
+  const store = openStore(ctx.cacheDir, ctx.env);
+  const tree = hashProjectTools(project, { onProgress });
+  const cmp = compareTreeToLock(lock, tree, (_id, hex) => cachedManifest(store, hex));
+  const cache: VerifyReport["cache"] = { checked: 0, missing: [], corrupt: [] };
+  let files = 0;
+  for (const [id, entry] of Object.entries(lock.tools)) {
+    const integrity = entry.integrity.slice("sha256:".length);
+    const add = (verdict: ReturnType<typeof checkBlob>, problem: Omit<CacheProblem, "evicted">) => {
+      cache.checked++;
+      if (verdict === "missing") cache.missing.push(problem);
+      else if (verdict !== "ok") cache.corrupt.push({ ...problem, evicted: verdict });
+    };
+    add(checkIndexEntry(store, integrity), { tool: id, kind: "index", sha256: integrity });
+    for (const f of entry.files) {
+      files++;
+      add(checkBlob(store, f.sha256), { tool: id, path: f.path, kind: "blob", sha256: f.sha256 });
+    }
+  }
+  const outcome: VerifyOutcome =
+    cmp.handEdited.length > 0 ? "lock-invalid"
+    : cache.corrupt.length > 0 ? "cache-corrupt"
+    : !isEmptyDiff(cmp.diff) ? "tree-differs"
+    : cache.missing.length > 0 ? "cache-missing"
+    : "ok";
+  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited: cmp.handEdited, tree: cmp.diff, cache };
+}
+
+/** The error a failed verification exits with, or undefined when everything verified. */
+export function verifyOutcomeError(report: VerifyReport, details: Record<string, unknown>): KiwiError | undefined {
+  switch (report.outcome) {
+    case "ok":
+      return undefined;
+    case "lock-invalid":
+      return new KiwiError("E_LOCK_INVALID", `${LOCKFILE_NAME}: ${report.handEdited.map((h) => h.message).join("; ")}`, {
+        hint: `restore ${LOCKFILE_NAME} from version control, or run "kiwi lock" to rewrite it from the tool tree`,
+        details,
+      });
+    case "cache-corrupt": {
+      const first = report.cache.corrupt[0]!;
+      return new KiwiError("E_CACHE_CORRUPT", `${report.cache.corrupt.length} cache entr${report.cache.corrupt.length === 1 ? "y" : "ies"} failed verification and ${report.cache.corrupt.length === 1 ? "was" : "were"} evicted (first: ${describe(first)})`, {
+        hint: 'run "kiwi install" to restore them from the tool tree, and check what is writing to the cache',
+        details,
+      });
+    }
+    case "tree-differs":
+      return new KiwiError("E_LOCK_STALE", `the tool tree differs from ${LOCKFILE_NAME} (${allChanges(report.tree).map((c) => `${c.id} ${c.kind}`).join(", ")})`, {
+        hint: 'run "kiwi lock" if the change is intended',
+        details,
+      });
+    case "cache-missing":
+      return new KiwiError("E_CACHE_MISSING", `${report.cache.missing.length} locked entr${report.cache.missing.length === 1 ? "y is" : "ies are"} not in the cache (first: ${describe(report.cache.missing[0]!)})`, {
+        hint: 'run "kiwi install"',
+        details,
+      });
+  }
+}
+
+function describe(p: CacheProblem): string {
+  const what = p.kind === "index" ? `tool index entry of "${p.tool}"` : `"${p.tool}" file ${p.path}`;
+  return `${what}, sha256:${shortDigest(p.sha256)}${p.evicted ? ` held sha256:${shortDigest(p.evicted.actual)}` : ""}`;
+}

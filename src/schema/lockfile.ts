@@ -1,0 +1,78 @@
+// TypeBox schema of tool.lock.json: the single source of its types and of
+// schemas/lockfile.schema.json. Pure. The display form (key order, indent) lives in lockfile/render.ts.
+import { type Static, Type } from "@sinclair/typebox";
+
+/** The lockfile format this kiwi writes; a file with a larger number comes from a newer kiwi. */
+export const LOCKFILE_VERSION = 1;
+
+const DIGEST_PATTERN = "^sha256:[0-9a-f]{64}$";
+
+/** `sha256:` + 64 lowercase hex digits (shared/specs/integrity.md). */
+export const DigestSchema = Type.String({ pattern: DIGEST_PATTERN, description: "sha256:<64 lowercase hex digits>" });
+
+/** A bare lowercase hex SHA-256, as a file entry carries it (the shape the integrity hashes). */
+export const Sha256HexSchema = Type.String({ pattern: "^[0-9a-f]{64}$" });
+
+/** `id@version` of a locked tool. */
+export const ToolRefSchema = Type.String({ pattern: "^[^@\\s]+@[^@\\s]+$", description: "tool id @ locked version" });
+
+/** One file of a tool: exactly the entry the integrity digest is computed over. */
+export const LockedFileSchema = Type.Object(
+  {
+    path: Type.String({ minLength: 1, description: "relative to the tool root, / separators, no . or .. segments" }),
+    sha256: Sha256HexSchema,
+    is_executable: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+/** One locked tool; the key in `tools` is its id. Properties are listed in display order. */
+export const LockedToolSchema = Type.Object(
+  {
+    version: Type.String({ description: "the version as written in the manifest" }),
+    type: Type.String({ description: "tool_type (kiwi) or type (magray)" }),
+    source: Type.String({ minLength: 1, description: "project-relative manifest file; <builtin>/<id>.yaml for built-ins" }),
+    executor: Type.Union([ToolRefSchema, Type.Null()], { description: "resolved executor id@version; null for primitives and knowledge" }),
+    integrity: DigestSchema,
+    manifest_digest: Type.String({ pattern: DIGEST_PATTERN, description: "sha256 of the manifest's canonical JSON" }),
+    files: Type.Array(LockedFileSchema, { description: "sorted by path in code-point order" }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * An MCP server's interface pin (src/mcp/pin.ts builds and re-verifies it), written through
+ * lockfile/fs.ts. Properties are listed in display order; `interface` is the sorted wire snapshot.
+ */
+export const McpPinSchema = Type.Object(
+  {
+    name: Type.String({ description: "serverInfo.name when pinned" }),
+    version: Type.Optional(Type.String({ description: "serverInfo.version when pinned (informational)" })),
+    protocol_version: Type.Optional(Type.String({ description: "negotiated protocol revision (informational)" })),
+    interface_hash: DigestSchema,
+    full_hash: DigestSchema,
+    interface: Type.Record(Type.String(), Type.Unknown(), { description: "wire-listing snapshot both hashes are recomputed from" }),
+  },
+  { additionalProperties: false },
+);
+
+/** Pin keys in the order they are written; anything nested is written with sorted keys. */
+export const MCP_PIN_KEYS = ["name", "version", "protocol_version", "interface_hash", "full_hash", "interface"] as const;
+
+export const LockfileSchema = Type.Object(
+  {
+    lockfileVersion: Type.Integer({ minimum: 1, description: `format version; this kiwi writes ${LOCKFILE_VERSION}` }),
+    tools: Type.Record(Type.String({ minLength: 1 }), LockedToolSchema, { description: "keyed by tool id, sorted by id" }),
+    mcp_servers: Type.Record(Type.String({ minLength: 1 }), McpPinSchema, { description: "interface pins keyed by MCP server tool id" }),
+  },
+  {
+    additionalProperties: false,
+    $id: "https://kiwi.dev/schemas/lockfile.schema.json",
+    title: "kiwi tool.lock.json",
+  },
+);
+
+export type LockedFile = Static<typeof LockedFileSchema>;
+export type LockedTool = Static<typeof LockedToolSchema>;
+export type McpPin = Static<typeof McpPinSchema>;
+export type Lockfile = Static<typeof LockfileSchema>;

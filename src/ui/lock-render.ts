@@ -1,0 +1,106 @@
+// Human text and --json documents for lock, install and verify: added/removed/changed tools, and
+// per tool which files changed with short hashes. Pure rendering; commands print the result.
+import type { Context } from "../context.ts";
+import type { Finding } from "../findings.ts";
+import { shortDigest } from "../integrity/digest.ts";
+import { compareCodePoints } from "../integrity/canonical.ts";
+import { type DiffSummary, type ToolChangeSummary, summarizeDiff } from "../lockfile/diff.ts";
+import type { VerifyReport } from "../lockfile/verify-io.ts";
+import { colors } from "./output.ts";
+
+type Colors = ReturnType<typeof colors>;
+
+const MARK = { added: "+", removed: "-", changed: "~" } as const;
+
+/** One line per changed tool: `+ id version`, `- id version`, `~ id (what changed)`. */
+export function renderToolSummary(diff: DiffSummary, ctx: Pick<Context, "color">): string {
+  const c = colors(ctx);
+  return changesOf(diff)
+    .map((ch) => `${paint(c, ch.change, MARK[ch.change])} ${ch.id} ${versionOf(ch)}${ch.change === "changed" ? ` ${c.dim(`(${whatChanged(ch)})`)}` : ""}\n`)
+    .join("");
+}
+
+/** Per tool, each differing file with short hashes; used when the tree must match the lockfile. */
+export function renderFileDiff(diff: DiffSummary, ctx: Pick<Context, "color">): string {
+  const c = colors(ctx);
+  const out: string[] = [];
+  for (const ch of changesOf(diff)) {
+    const note = ch.change === "added" ? " (not in the lockfile)" : ch.change === "removed" ? " (no longer in the tree)" : "";
+    out.push(`${paint(c, ch.change, MARK[ch.change])} ${ch.id} ${versionOf(ch)}${note}\n`);
+    for (const f of ch.fields) {
+      const shown = (v: string | null) => (v === null ? "null" : f.field === "manifest" ? shortDigest(v) : v);
+      out.push(`    ${c.yellow("~")} ${f.field}: ${shown(f.before)} -> ${shown(f.after)}\n`);
+    }
+    const files = ch.change === "changed" || ch.files.length <= 20 ? ch.files : [];
+    for (const f of files) out.push(`    ${renderFileChange(f, c)}\n`);
+    if (files.length < ch.files.length) out.push(`    ${ch.files.length} files\n`);
+  }
+  return out.join("");
+}
+
+function renderFileChange(f: ToolChangeSummary["files"][number], c: Colors): string {
+  switch (f.change) {
+    case "added":
+      return `${c.green("+")} ${f.path}  ${shortDigest(f.after!)}`;
+    case "removed":
+      return `${c.red("-")} ${f.path}  ${shortDigest(f.before!)}`;
+    case "changed":
+      return `${c.yellow("~")} ${f.path}  ${shortDigest(f.before!)} -> ${shortDigest(f.after!)}`;
+    case "mode":
+      return `${c.yellow("~")} ${f.path}  ${f.executable ? "now executable" : "no longer executable"}`;
+  }
+}
+
+/** The verify report for humans: one line per check, then the problems. */
+export function renderVerifyReport(report: VerifyReport, ctx: Pick<Context, "color">): string {
+  const c = colors(ctx);
+  const ok = (b: boolean) => (b ? c.green("ok") : c.red("FAILED"));
+  const out: string[] = [];
+  out.push(`lockfile  ${ok(report.handEdited.length === 0)}  ${report.tools} tools, ${report.files} files\n`);
+  for (const h of report.handEdited) out.push(`    ${c.red("!")} ${h.message}\n`);
+  const treeOk = report.tree.added.length + report.tree.removed.length + report.tree.changed.length === 0;
+  out.push(`tree      ${ok(treeOk)}\n`);
+  if (!treeOk) out.push(indent(renderFileDiff(summarizeDiff(report.tree), ctx), "    "));
+  const cacheOk = report.cache.corrupt.length === 0 && report.cache.missing.length === 0;
+  out.push(`cache     ${ok(cacheOk)}  ${report.cache.checked} entries checked\n`);
+  for (const p of report.cache.corrupt) {
+    out.push(`    ${c.red("!")} ${p.tool} ${p.path ?? "(tool index entry)"}  sha256:${shortDigest(p.sha256)} held sha256:${shortDigest(p.evicted!.actual)}; evicted\n`);
+  }
+  for (const p of report.cache.missing) out.push(`    ${c.yellow("?")} ${p.tool} ${p.path ?? "(tool index entry)"}  sha256:${shortDigest(p.sha256)} not cached\n`);
+  return out.join("");
+}
+
+/** Minimal findings text for a gate that stopped a lock (validate's renderer supersedes it). */
+export function renderGateFindings(findings: readonly Finding[], ctx: Pick<Context, "color">): string {
+  const c = colors(ctx);
+  return findings
+    .map((f) => {
+      const where = `${f.file}${f.line ? `:${f.line}:${f.column ?? 1}` : ""}`;
+      const sev = f.severity === "error" ? c.red("error") : f.severity === "warning" ? c.yellow("warning") : c.dim("info");
+      return `${where}: ${sev} ${f.message} [${f.rule}]${f.hint ? `\n  ${c.dim("hint:")} ${f.hint}` : ""}\n`;
+    })
+    .join("");
+}
+
+function indent(text: string, pad: string): string {
+  return text.replace(/^(?=.)/gm, pad);
+}
+
+function changesOf(diff: DiffSummary): ToolChangeSummary[] {
+  return [...diff.added, ...diff.removed, ...diff.changed].sort((x, y) => compareCodePoints(x.id, y.id));
+}
+
+function versionOf(ch: ToolChangeSummary): string {
+  if (ch.change === "changed" && ch.before !== ch.after) return `${ch.before} -> ${ch.after}`;
+  return (ch.after ?? ch.before)!;
+}
+
+function whatChanged(ch: ToolChangeSummary): string {
+  const parts: string[] = ch.fields.filter((f) => f.field !== "version").map((f) => f.field);
+  if (ch.files.length) parts.push(`${ch.files.length} file${ch.files.length === 1 ? "" : "s"}`);
+  return parts.join(", ") || "integrity";
+}
+
+function paint(c: Colors, kind: ToolChangeSummary["change"], text: string): string {
+  return kind === "added" ? c.green(text) : kind === "removed" ? c.red(text) : c.yellow(text);
+}

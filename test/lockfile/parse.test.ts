@@ -1,0 +1,95 @@
+import { describe, expect, test } from "bun:test";
+import { Float } from "../../src/integrity/value.ts";
+import { parseLockfile, pathProblem } from "../../src/lockfile/parse.ts";
+import { renderLockfile } from "../../src/lockfile/render.ts";
+import { entry, file, lockOf } from "./helpers.ts";
+
+const good = lockOf({
+  dp: entry("dp", { tool_id: "dp" }, [file("main.py", "x", true)], { executor: "subprocess@1.0.0" }),
+  subprocess: entry("subprocess", { tool_id: "subprocess" }, [], { type: "primitive" }),
+});
+const text = renderLockfile(good);
+
+/** Edits the rendered lockfile as JSON (the way a person or a bad merge would). */
+function edited(fn: (doc: any) => void): string {
+  const doc = JSON.parse(text);
+  fn(doc);
+  return JSON.stringify(doc, null, 2);
+}
+
+const HEX = "a".repeat(64);
+
+describe("parsing tool.lock.json fails closed", () => {
+  test("accepts what kiwi writes", () => {
+    expect(parseLockfile(text)).toEqual(good);
+  });
+
+  test.each([
+    ["an empty file", "", /is empty/],
+    ["a whitespace-only file", "  \n", /is empty/],
+    ["a truncated file", text.slice(0, text.length / 2), /truncated/],
+    ["a file that is not JSON", "<<<<<<< HEAD\n{}", /invalid JSON/],
+    ["a top-level array", "[]", /not a JSON object/],
+    ["a duplicate key (a bad merge)", text.replace('"lockfileVersion": 1,', '"lockfileVersion": 1,\n  "lockfileVersion": 1,'), /duplicate/i],
+    ["a missing lockfileVersion", edited((d) => delete d.lockfileVersion), /lockfileVersion is missing/],
+    ["a string lockfileVersion", edited((d) => (d.lockfileVersion = "1")), /lockfileVersion is "1"/],
+    ["a lockfile from a newer kiwi", edited((d) => (d.lockfileVersion = 2)), /newer kiwi \(lockfileVersion 2; this kiwi reads 1\)/],
+    ["a lockfile from a much newer kiwi", text.replace('"lockfileVersion": 1', '"lockfileVersion": 123456789012345678901234567890'), /newer kiwi/],
+    ["an empty integrity", edited((d) => (d.tools.dp.integrity = "")), /tool "dp" integrity is not a sha256 digest \(got an empty string\)/],
+    ["an unknown algorithm", edited((d) => (d.tools.dp.integrity = `md5:${HEX.slice(0, 32)}`)), /unsupported algorithm "md5"/],
+    ["sha512 named as such", edited((d) => (d.tools.dp.integrity = `sha512:${HEX}${HEX}`)), /unsupported algorithm "sha512"/],
+    ["a short digest", edited((d) => (d.tools.dp.integrity = "sha256:abc")), /not a sha256 digest/],
+    ["an uppercase digest", edited((d) => (d.tools.dp.integrity = `sha256:${HEX.toUpperCase()}`)), /not a sha256 digest/],
+    ["a missing integrity", edited((d) => delete d.tools.dp.integrity), /integrity is not a sha256 digest \(got undefined\)/],
+    ["a bad manifest digest", edited((d) => (d.tools.dp.manifest_digest = "sha1:abc")), /manifest_digest uses the unsupported algorithm "sha1"/],
+    ["a file digest that is not hex", edited((d) => (d.tools.dp.files[0].sha256 = "not-a-digest")), /file "main.py" sha256 is not 64 lowercase hex digits/],
+    ["an empty file digest", edited((d) => (d.tools.dp.files[0].sha256 = "")), /got an empty string/],
+    ["a file path leaving the tool", edited((d) => (d.tools.dp.files[0].path = "../../etc/passwd")), /has a \. or \.\. segment/],
+    ["an absolute file path", edited((d) => (d.tools.dp.files[0].path = "/etc/passwd")), /is absolute/],
+    ["a file path with an empty segment", edited((d) => (d.tools.dp.files[0].path = "a//b")), /empty segment/],
+    ["a file listed twice", edited((d) => d.tools.dp.files.push({ ...d.tools.dp.files[0] })), /lists the file "main.py" twice/],
+    ["an executor the lockfile does not lock", edited((d) => (d.tools.dp.executor = "python_runtime@1.0.0")), /executor python_runtime@1.0.0, which the lockfile does not lock/],
+    ["an executor at another version", edited((d) => (d.tools.dp.executor = "subprocess@2.0.0")), /does not lock/],
+    ["an unknown field in an entry", edited((d) => (d.tools.dp.trusted = true)), /\/tools\/dp/],
+    ["a missing files list", edited((d) => delete d.tools.dp.files), /\/tools\/dp/],
+    ["a missing mcp_servers section", edited((d) => delete d.mcp_servers), /mcp_servers|\//],
+    ["a pin with a bad digest", edited((d) => (d.mcp_servers.dp = { name: "x", interface_hash: "sha256:", full_hash: "", interface: {} })), /MCP server "dp" interface_hash/],
+  ])("rejects %s", (_what, input, message) => {
+    let error: any;
+    try {
+      parseLockfile(input);
+    } catch (e) {
+      error = e;
+    }
+    expect(error?.code).toBe("E_LOCK_INVALID");
+    expect(error.message).toMatch(message);
+    expect(error.message).toStartWith("tool.lock.json");
+    expect(error.hint).toBeString();
+  });
+
+  test("a newer lockfile's hint says to upgrade kiwi, not to delete it", () => {
+    expect(() => parseLockfile(edited((d) => (d.lockfileVersion = 9)))).toThrow(expect.objectContaining({ hint: expect.stringContaining("upgrade kiwi") }));
+  });
+
+  test("keeps integer/float identity inside MCP pins", () => {
+    const withPin = text.replace('"mcp_servers": {}', `"mcp_servers": {"dp": {"name": "s", "interface_hash": "sha256:${HEX}", "full_hash": "sha256:${HEX}", "interface": {"x": 1.0, "y": 1}}}`);
+    const lock = parseLockfile(withPin);
+    const iface = (lock.mcp_servers.dp as any).interface;
+    expect(iface.x).toBeInstanceOf(Float);
+    expect(iface.y).toBe(1);
+  });
+});
+
+describe("locked file paths", () => {
+  test.each([
+    ["main.py", undefined],
+    ["lib/helper.py", undefined],
+    ["..", "has a . or .. segment"],
+    ["a/./b", "has a . or .. segment"],
+    ["C:/x", "is absolute"],
+    ["a\\b", "contains a backslash"],
+    ["a/", "has an empty segment"],
+  ])("%s -> %s", (path, problem) => {
+    expect(pathProblem(path)).toBe(problem);
+  });
+});

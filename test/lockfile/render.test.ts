@@ -1,0 +1,75 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
+import { Float } from "../../src/integrity/value.ts";
+import { parseLockfile } from "../../src/lockfile/parse.ts";
+import { LOCKFILE_KEYS, TOOL_KEYS, renderLockfile } from "../../src/lockfile/render.ts";
+import type { Lockfile, McpPin } from "../../src/schema/lockfile.ts";
+import { entry, file, lockOf } from "./helpers.ts";
+
+const GOLDEN = join(import.meta.dir, "golden.tool.lock.json");
+
+const pin = {
+  name: "weather",
+  interface_hash: formatDigest(sha256Hex("i")),
+  full_hash: formatDigest(sha256Hex("f")),
+  interface: { tools: [{ name: "forecast", inputSchema: { type: "object", properties: { days: { default: new Float(3) } } } }] },
+  version: "1.2.0",
+} as unknown as McpPin;
+
+/** Built in a scrambled insertion order on purpose: the rendering must not depend on it. */
+function sample(): Lockfile {
+  return lockOf(
+    {
+      zeta: entry("zeta", { tool_id: "zeta" }, [file("z.py", "z"), file("a/b.py", "b", true)], { executor: "python_runtime@1.0.0", source: ".ai/tools/zeta/tool.yaml" }),
+      python_runtime: entry("python_runtime", { tool_id: "python_runtime" }, [], { type: "runtime", executor: "subprocess@1.0.0", source: "<builtin>/python_runtime.yaml" }),
+      subprocess: entry("subprocess", { tool_id: "subprocess" }, [], { type: "primitive", source: "<builtin>/subprocess.yaml" }),
+      "é-tool": entry("é-tool", { tool_id: "é-tool" }, [], { executor: "subprocess@1.0.0", source: ".ai/tools/é.yaml" }),
+    },
+    { zeta: pin },
+  );
+}
+
+describe("rendering tool.lock.json", () => {
+  test("matches the golden file byte for byte (a change here is a format change: review it)", () => {
+    expect(renderLockfile(sample())).toBe(readFileSync(GOLDEN, "utf8"));
+  });
+
+  test("writing twice gives the same bytes, and parsing what was written gives it back", () => {
+    const text = renderLockfile(sample());
+    expect(renderLockfile(parseLockfile(text))).toBe(text);
+  });
+
+  test("uses 2-space indent, a trailing newline, and no absolute paths or timestamps", () => {
+    const text = renderLockfile(sample());
+    expect(text.endsWith("}\n")).toBe(true);
+    expect(text.split("\n")[1]).toBe('  "lockfileVersion": 1,');
+    expect(text).not.toMatch(/"\/(tmp|home|root)\//);
+    expect(text).not.toMatch(/20\d\d-\d\d-\d\d/);
+  });
+
+  test("writes keys in the documented order", () => {
+    const text = renderLockfile(sample());
+    const order = (keys: readonly string[]) => keys.map((k) => text.indexOf(`"${k}":`));
+    const top = order(LOCKFILE_KEYS);
+    expect([...top].sort((a, b) => a - b)).toEqual(top);
+    const tool = order(TOOL_KEYS);
+    expect([...tool].sort((a, b) => a - b)).toEqual(tool);
+  });
+
+  test("sorts tools by id in code-point order and files by path", () => {
+    const text = renderLockfile(sample());
+    const ids = [...text.matchAll(/^ {4}"([^"]+)": \{$/gm)].map((m) => m[1]);
+    expect(ids).toEqual(["python_runtime", "subprocess", "zeta", "é-tool", "zeta"]);
+    expect(text.indexOf('"a/b.py"')).toBeLessThan(text.indexOf('"z.py"'));
+  });
+
+  test("keeps an MCP pin's integral floats as floats", () => {
+    expect(renderLockfile(sample())).toContain('"default": 3.0');
+  });
+
+  test("is valid JSON for any other reader", () => {
+    expect(() => JSON.parse(renderLockfile(sample()))).not.toThrow();
+  });
+});
