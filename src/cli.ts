@@ -13,6 +13,11 @@ type Lazy = () => Promise<CommandDef<any>>;
 
 /** Every subcommand, loaded only when used so start-up stays fast. */
 export const COMMANDS: Record<string, Lazy> = {
+  hash: () => import("./commands/hash.ts").then((m) => m.default),
+  lock: () => import("./commands/lock.ts").then((m) => m.default),
+  install: () => import("./commands/install.ts").then((m) => m.default),
+  verify: () => import("./commands/verify.ts").then((m) => m.default),
+  cache: () => import("./commands/cache.ts").then((m) => m.default),
 };
 
 export const VERSION: string = pkg.version;
