@@ -1,0 +1,84 @@
+// What the sandbox costs: a sandboxed run of a Python tool against the same run unsandboxed, measured
+// in the same process, median of N runs each, printed as a difference and a ratio.
+//   bun run scripts/bench-sandbox.ts [--runs 15]
+// With dist/kiwi built (and `kiwi exec` present) it times `kiwi exec` of the three-link chain
+// (python script -> python_runtime -> subprocess) with --sandbox=require vs --sandbox=off; with
+// --launcher (or no usable binary) it times the launcher alone: bwrap+setpriv+prlimit vs a plain spawn.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { prepareSandbox } from "../src/exec/sandbox-io.ts";
+
+const argv = process.argv.slice(2);
+const runs = Number(argv[argv.indexOf("--runs") + 1]) || 15;
+const root = join(import.meta.dir, "..");
+const kiwi = join(root, "dist", "kiwi");
+const SCRIPT = `import json, sys\nparams = json.load(sys.stdin)\nprint(json.dumps({"sum": sum(params.get("values", []))}))\n`;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+async function time(cmd: string[], opts: { cwd: string; env: Record<string, string>; stdin?: string }): Promise<number> {
+  const t0 = performance.now();
+  const p = Bun.spawn(cmd, { cwd: opts.cwd, env: opts.env, stdin: opts.stdin ? new TextEncoder().encode(opts.stdin) : "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const ms = performance.now() - t0;
+  if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}\n${out}${err}`);
+  return ms;
+}
+
+/** Alternates A and B so drift in machine load hits both alike; one warm-up each. */
+async function compare(name: string, a: () => Promise<number>, b: () => Promise<number>): Promise<void> {
+  await a();
+  await b();
+  const ta: number[] = [];
+  const tb: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    ta.push(await a());
+    tb.push(await b());
+  }
+  const [ma, mb] = [median(ta), median(tb)];
+  console.log(`${name}: ${runs} runs each, medians`);
+  console.log(`  unsandboxed ${ma.toFixed(1)} ms`);
+  console.log(`  sandboxed   ${mb.toFixed(1)} ms`);
+  console.log(`  extra cost  ${(mb - ma).toFixed(1)} ms (x${(mb / ma).toFixed(2)})`);
+}
+
+const dir = mkdtempSync(join(tmpdir(), "kiwi-bench-sandbox-"));
+try {
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8" };
+  const useKiwi = !argv.includes("--launcher") && existsSync(kiwi) && Bun.spawnSync([kiwi, "exec", "--help"], { env }).exitCode === 0;
+  if (useKiwi) {
+    const project = join(dir, "project");
+    mkdirSync(join(project, ".ai", "tools", "summer"), { recursive: true });
+    writeFileSync(join(project, ".ai", "tools", "summer", "main.py"), SCRIPT);
+    writeFileSync(
+      join(project, ".ai", "tools", "summer", "tool.yaml"),
+      "tool_id: summer\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\nparameters:\n  - name: values\n    type: array\n    items: { type: number }\n",
+    );
+    const kenv = { ...env, KIWI_CACHE_DIR: join(dir, "cache"), NO_COLOR: "1" };
+    const lock = Bun.spawnSync([kiwi, "lock"], { cwd: project, env: kenv });
+    if (lock.exitCode !== 0) throw new Error(`kiwi lock failed:\n${lock.stderr}`);
+    const run = (mode: string) => () => time([kiwi, "exec", "summer", `--sandbox=${mode}`, "--params", '{"values":[1,2,3]}'], { cwd: project, env: kenv });
+    await compare("kiwi exec summer (script -> python_runtime -> subprocess)", run("off"), run("require"));
+  } else {
+    const runDir = join(dir, "run");
+    mkdirSync(runDir);
+    writeFileSync(join(runDir, "main.py"), SCRIPT);
+    const input = { toolId: "summer", argv: ["python3", "-B", "-u", join(runDir, "main.py")], runDirs: [runDir], cwd: runDir, env, capabilities: [], limits: {}, home: dir, projectRoot: dir };
+    const plain = prepareSandbox(input, "off", process.env);
+    const boxed = prepareSandbox(input, "require", process.env);
+    const stdin = '{"values":[1,2,3]}';
+    console.log(`launcher only (kiwi exec not available): ${boxed.argv[0]} vs ${plain.argv[0]}`);
+    await compare(
+      "python3 main.py, prlimit alone vs bwrap+prlimit",
+      () => time(plain.argv, { cwd: runDir, env: plain.env, stdin }),
+      () => time(boxed.argv, { cwd: runDir, env: boxed.env, stdin }),
+    );
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
