@@ -29,6 +29,7 @@ export const ENV_VARS = {
   KIWI_UNLOCKED: "when '1', exec skips the lockfile comparison (development mode)",
   KIWI_MCP_MODE: "default MCP pin mode: auto, verify, pin, approval or off",
   KIWI_SANDBOX: "default sandbox mode: auto, require or off",
+  KIWI_BWRAP: "path of the bubblewrap binary the sandbox uses (default: bwrap on PATH; empty: none)",
   KIWI_DEBUG: "when '1', internal errors print their stack trace",
 } as const;
 
