@@ -204,8 +204,8 @@ function crossServerPattern(others: readonly OtherServer[], ownTools: ReadonlySe
   const names = new Set<string>();
   for (const other of others) {
     for (const tool of other.tools) if (tool.length >= 3 && !ownTools.has(tool)) names.add(tool);
+    // kiwi ids are distinctive (github_mcp); self-reported names are often plain words, so not used.
     if (other.id.length >= 3) names.add(other.id);
-    if (other.name && other.name.length >= 3) names.add(other.name);
   }
   if (names.size === 0) return undefined;
   const alternatives = [...names].sort((a, b) => b.length - a.length).map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
