@@ -1,0 +1,101 @@
+// `kiwi cache dir|verify|prune|clean`, and two kiwi processes sharing one cache and one project.
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { blobRelPath } from "../../src/cache/layout.ts";
+import { sha256Hex } from "../../src/integrity/digest.ts";
+import { parseLockfile } from "../../src/lockfile/parse.ts";
+import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
+import { demoProject, kiwiIn, listFiles } from "./lock-helpers.ts";
+
+afterAll(cleanupTemps);
+
+describe("kiwi cache dir", () => {
+  test.each([
+    ["KIWI_CACHE_DIR", { KIWI_CACHE_DIR: "/tmp/kiwi-x" }, "/tmp/kiwi-x"],
+    ["XDG_CACHE_HOME", { KIWI_CACHE_DIR: undefined, XDG_CACHE_HOME: "/tmp/xdg" }, "/tmp/xdg/kiwi"],
+    ["HOME", { KIWI_CACHE_DIR: undefined, HOME: "/tmp/home-y" }, "/tmp/home-y/.cache/kiwi"],
+  ])("follows %s", async (_what, env, expected) => {
+    const k = kiwiIn(makeTemp());
+    const r = await k.run(["cache", "dir"], env);
+    expect(r).toEqual({ exitCode: 0, stdout: `${expected}\n`, stderr: "" });
+  });
+});
+
+describe("kiwi cache verify / prune / clean", () => {
+  test("verify passes a good cache, and evicts and exits 4 for a tampered blob", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["install"]);
+    expect(await k.run(["cache", "verify"])).toEqual({ exitCode: 0, stdout: `${k.cache}: 3 blobs and 10 tool entries verified\n`, stderr: "" });
+    const blob = join(k.cache, blobRelPath(sha256Hex("X = 1\n")));
+    chmodSync(blob, 0o644);
+    writeFileSync(blob, "tampered");
+    const r = await k.run(["cache", "verify"]);
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toContain(`cached blob sha256:${sha256Hex("X = 1\n").slice(0, 12)} holds bytes hashing to sha256:${sha256Hex("tampered").slice(0, 12)}`);
+    expect(existsSync(blob)).toBe(false);
+    expect(listFiles(join(k.cache, "quarantine"))).toHaveLength(1);
+  });
+
+  test("prune keeps what the project's lockfile references and removes the rest", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["install"]);
+    writeFileSync(join(root, ".ai/tools/dp/lib/helper.py"), "X = 2\n");
+    await k.run(["install"]);
+    const old = join(k.cache, blobRelPath(sha256Hex("X = 1\n")));
+    expect(existsSync(old)).toBe(true);
+    const recent = await k.run(["cache", "prune"]);
+    expect(recent.exitCode).toBe(0);
+    expect(recent.stdout).toContain("kept 2 used in the last 600 s");
+    const r = await k.run(["cache", "prune", "--grace", "0", "--json"]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, projects: [root], removedBlobs: 1, removedIndex: 1 });
+    expect(existsSync(old)).toBe(false);
+    expect((await k.run(["verify"])).exitCode).toBe(0);
+  });
+
+  test("prune refuses a grace that is not a number", async () => {
+    const r = await kiwiIn(makeTemp()).run(["cache", "prune", "--grace", "soon"]);
+    expect([r.exitCode, r.stderr]).toEqual([2, 'error[E_USAGE]: --grace must be a number of seconds, got "soon"\n  hint: for example --grace 0\n']);
+  });
+
+  test("clean removes what kiwi stored and nothing else", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["install"]);
+    writeFileSync(join(k.cache, "notes.txt"), "mine");
+    const r = await k.run(["cache", "clean"]);
+    expect(r.exitCode).toBe(0);
+    expect(readdirSync(k.cache)).toEqual(["notes.txt"]);
+    expect((await k.run(["verify"])).exitCode).toBe(4);
+  });
+});
+
+describe("two kiwi processes at once", () => {
+  test("concurrent installs of one project never corrupt the store or the lockfile", async () => {
+    const root = demoProject();
+    for (let i = 0; i < 20; i++) writeFileSync(join(root, `.ai/tools/dp/lib/m${i}.py`), `V = ${i}\n`.repeat(2000));
+    const k = kiwiIn(root);
+    const results = await Promise.all([k.run(["install"]), k.run(["install"]), k.run(["lock"]), k.run(["install"])]);
+    expect(results.map((r) => r.exitCode)).toEqual([0, 0, 0, 0]);
+    expect(() => parseLockfile(readFileSync(join(root, "tool.lock.json"), "utf8"))).not.toThrow();
+    expect(listFiles(root).filter((f) => !f.startsWith(".ai/"))).toEqual(["tool.lock.json"]);
+    expect((await k.run(["cache", "verify"])).exitCode).toBe(0);
+    expect((await k.run(["verify"])).exitCode).toBe(0);
+  });
+
+  test("installs of two projects sharing one cache and the same files", async () => {
+    const a = demoProject();
+    const b = demoProject();
+    const ka = kiwiIn(a);
+    const env = { KIWI_CACHE_DIR: ka.cache, HOME: ka.env.HOME };
+    const [ra, rb] = await Promise.all([ka.run(["install"]), kiwiIn(b).run(["install"], env)]);
+    expect([ra.exitCode, rb.exitCode]).toEqual([0, 0]);
+    expect((await ka.run(["cache", "verify"])).exitCode).toBe(0);
+    expect(listFiles(join(ka.cache, "projects"))).toHaveLength(2);
+    const old = new Date(Date.now() - 3600_000);
+    for (const f of listFiles(join(ka.cache, "blobs"))) utimesSync(join(ka.cache, "blobs", f), old, old);
+    expect(JSON.parse((await ka.run(["cache", "prune", "--grace", "0", "--json"])).stdout).removedBlobs).toBe(0);
+  });
+});

@@ -1,0 +1,125 @@
+// `kiwi lock` from the compiled binary: deterministic bytes, writes only on change, reports
+// added/removed/changed tools, validates first, and fails closed on a bad existing lockfile.
+import { afterAll, describe, expect, test } from "bun:test";
+import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
+import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
+import { demoProject, kiwiIn, listFiles } from "./lock-helpers.ts";
+
+afterAll(cleanupTemps);
+
+const lockText = (root: string) => readFileSync(join(root, "tool.lock.json"), "utf8");
+
+describe("kiwi lock", () => {
+  test("writes tool.lock.json listing every tool, built-ins included, and says what it added", async () => {
+    const root = demoProject();
+    const r = await kiwiIn(root).run(["lock"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("+ dp 1.0.0\n");
+    expect(r.stdout).toContain("+ subprocess 1.0.0\n");
+    expect(r.stdout).toMatch(/wrote tool\.lock\.json: 10 added, 0 removed, 0 changed \(10 tools\)\n$/);
+    const lock = JSON.parse(lockText(root));
+    expect(lock.tools.dp).toMatchObject({ source: ".ai/tools/dp/tool.yaml", executor: "python_runtime@1.0.0", type: "script" });
+    expect(lock.tools.greet.files).toEqual([{ path: "greet.sh", sha256: sha256Hex(readFileSync(join(root, ".ai/tools/greet.sh"))), is_executable: true }]);
+    expect(lock.tools.weather.files).toEqual([]);
+    expect(lock.tools.subprocess).toMatchObject({ source: "<builtin>/subprocess.yaml", executor: null, files: [] });
+    expect(lock.mcp_servers).toEqual({});
+  });
+
+  test("the same tree gives byte-identical lockfiles in two places (no paths, no clocks)", async () => {
+    const a = demoProject();
+    const b = join(makeTemp(), "elsewhere");
+    cpSync(a, b, { recursive: true });
+    await kiwiIn(a).run(["lock"]);
+    await kiwiIn(b).run(["lock"]);
+    expect(lockText(b)).toBe(lockText(a));
+    expect(lockText(a)).not.toContain(a);
+  });
+
+  test("a second lock with nothing changed leaves the file untouched", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["lock"]);
+    const before = statSync(join(root, "tool.lock.json"));
+    const r = await k.run(["lock", "--json"]);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, written: false, added: [], removed: [], changed: [] });
+    const after = statSync(join(root, "tool.lock.json"));
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+  });
+
+  test("reports a changed file, a removed tool and an added tool", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["lock"]);
+    writeFileSync(join(root, ".ai/tools/dp/lib/helper.py"), "X = 2\n");
+    rmSync(join(root, ".ai/tools/weather.yaml"));
+    writeFileSync(join(root, ".ai/tools/notes.md"), "---\ntool_id: notes\ntool_type: knowledge\nversion: 0.1.0\nexecutor: null\n---\n# Notes\n");
+    const r = await k.run(["lock"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("~ dp 1.0.0 (1 file)\n");
+    expect(r.stdout).toContain("- weather 1.0.0\n");
+    expect(r.stdout).toContain("+ notes 0.1.0\n");
+    expect(r.stdout).toContain("wrote tool.lock.json: 1 added, 1 removed, 1 changed");
+  });
+
+  test("validation errors abort with the check report; no lockfile is written", async () => {
+    const root = demoProject();
+    writeFileSync(join(root, ".ai/tools/broken.yaml"), "tool_id: broken\ntool_type: script\nversion: 1.0.0\nexecutor: no_such_runtime\n");
+    const r = await kiwiIn(root).run(["lock"]);
+    expect([r.exitCode, r.stdout]).toEqual([1, ""]);
+    expect(r.stderr).toContain(".ai/tools/broken.yaml:4:");
+    expect(r.stderr).toContain("no_such_runtime");
+    expect(r.stderr).toContain("error[E_CHECK_FAILED]: kiwi lock stopped: validation found 1 error");
+    expect(listFiles(root).includes("tool.lock.json")).toBe(false);
+  });
+
+  test.each([
+    ["truncated", (t: string) => t.slice(0, 300), /tool\.lock\.json: the file is truncated/],
+    ["from a newer kiwi", (t: string) => t.replace('"lockfileVersion": 1', '"lockfileVersion": 2'), /written by a newer kiwi/],
+    ["with an unknown digest algorithm", (t: string) => t.replace(/"integrity": "sha256:[0-9a-f]+"/, '"integrity": "md5:d41d8cd98f00b204e9800998ecf8427e"'), /unsupported algorithm "md5"/],
+  ])("refuses to overwrite a lockfile that is %s (exit 5, file untouched)", async (_what, damage, message) => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["lock"]);
+    const bad = damage(lockText(root));
+    writeFileSync(join(root, "tool.lock.json"), bad);
+    const r = await k.run(["lock"]);
+    expect([r.exitCode, r.stdout]).toEqual([5, ""]);
+    expect(r.stderr).toMatch(message);
+    expect(lockText(root)).toBe(bad);
+  });
+
+  test("rewrites a hand-edited entry from the tree, with a warning", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["lock"]);
+    const good = lockText(root);
+    writeFileSync(join(root, "tool.lock.json"), good.replace(sha256Hex("X = 1\n"), sha256Hex("X = 666\n")));
+    const r = await k.run(["lock"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain('warning: the entry for "dp" disagrees with itself');
+    expect(lockText(root)).toBe(good);
+  });
+
+  test("keeps MCP pins of servers that are still locked", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["lock"]);
+    const pin = `{"name": "w", "interface_hash": "${formatDigest(sha256Hex("i"))}", "full_hash": "${formatDigest(sha256Hex("f"))}", "interface": {"tools": [{"name": "t", "inputSchema": {"default": 3.0}}]}}`;
+    writeFileSync(join(root, "tool.lock.json"), lockText(root).replace('"mcp_servers": {}', `"mcp_servers": {"weather": ${pin}}`));
+    writeFileSync(join(root, ".ai/tools/dp/lib/helper.py"), "X = 3\n");
+    expect((await k.run(["lock"])).exitCode).toBe(0);
+    const text = lockText(root);
+    expect(JSON.parse(text).mcp_servers.weather.name).toBe("w");
+    expect(text).toContain('"default": 3.0');
+  });
+
+  test("outside a project it says how to start one", async () => {
+    const r = await kiwiIn(makeTemp()).run(["lock"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("error[E_NO_PROJECT]");
+  });
+});
