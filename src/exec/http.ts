@@ -1,0 +1,223 @@
+// The http_client primitive: sends an HttpPlan's request through fetch and nothing else. Redirects
+// are followed by hand so a hop to another host is refused unless the tool allows it; retries are
+// for idempotent methods only; the response is capped, checked and optionally transformed.
+import { KiwiError } from "../errors.ts";
+import { applyJsonPath, parseJsonPath } from "./jsonpath.ts";
+import type { HttpPlan } from "./plan.ts";
+
+export interface HttpOptions {
+  /** Removes secret values from any text before it enters a message. */
+  redact: (text: string) => string;
+  /** Waits between attempts (injectable so tests can count the backoff instead of sleeping it). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Refuses a URL the tool may not contact (net-policy-io.ts); called before the request and every redirect hop. */
+  checkUrl?: (url: URL) => Promise<void>;
+}
+
+export interface HttpOutcome {
+  status: number;
+  /** The URL that answered, after redirects (redacted). */
+  url: string;
+  attempts: number;
+  /** What kiwi prints on stdout: the body as received, or the transform's JSON. */
+  output: Uint8Array;
+}
+
+/** Statuses worth another attempt of an idempotent request. */
+export const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+/** Backoff before attempt n+1: 200 ms, 400 ms, 800 ms… capped; Retry-After is honoured up to the cap. */
+export const BACKOFF_BASE_MS = 200;
+export const BACKOFF_CAP_MS = 5_000;
+const EXCERPT_CHARS = 300;
+
+/** Runs the request, with retries; throws E_EXEC_FAILED for every failure it can name. */
+export async function runHttp(plan: HttpPlan, options: HttpOptions): Promise<HttpOutcome> {
+  const req = plan.http;
+  const sleep = options.sleep ?? ((ms: number) => Bun.sleep(ms));
+  const attempts = 1 + req.retries;
+  let last: KiwiError | undefined;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    let retryAfterMs: number | undefined;
+    try {
+      const answer = await attemptOnce(plan, options);
+      if (answer.ok) return { ...answer.outcome, attempts: attempt };
+      last = answer.error;
+      if (!RETRY_STATUSES.has(answer.status)) throw last;
+      retryAfterMs = answer.retryAfterMs;
+    } catch (error) {
+      if (!(error instanceof Retryable)) throw error;
+      last = error.error;
+    }
+    if (attempt < attempts) await sleep(Math.min(retryAfterMs ?? BACKOFF_BASE_MS * 2 ** (attempt - 1), BACKOFF_CAP_MS));
+  }
+  const err = last!;
+  throw new KiwiError(err.code, attempts > 1 ? `${err.message} (after ${attempts} attempts)` : err.message, { hint: err.hint, details: { ...err.details, attempts } });
+}
+
+/** A failure another attempt might not have (network error, timeout). */
+class Retryable extends Error {
+  constructor(readonly error: KiwiError) {
+    super(error.message);
+  }
+}
+
+type Attempt = { ok: true; outcome: Omit<HttpOutcome, "attempts"> } | { ok: false; status: number; error: KiwiError; retryAfterMs?: number };
+
+async function attemptOnce(plan: HttpPlan, options: HttpOptions): Promise<Attempt> {
+  const req = plan.http;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, req.timeoutMs);
+  const shownUrl = () => options.redact(req.url);
+  try {
+    const { res, url } = await sendFollowingRedirects(plan, controller.signal, options);
+    const body = await readCapped(res, req.maxResponseBytes, plan, options);
+    const where = `${req.method} ${options.redact(url.href)}`;
+    if (res.status < 200 || res.status > 299) {
+      const excerpt = options.redact(excerptOf(body));
+      return {
+        ok: false,
+        status: res.status,
+        retryAfterMs: retryAfter(res.headers.get("retry-after")),
+        error: new KiwiError("E_EXEC_FAILED", `${plan.tool}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""} from ${where}${excerpt ? `: ${excerpt}` : ""}`, {
+          hint: res.status === 401 || res.status === 403 ? "check the credentials the tool reads from the environment" : res.status >= 500 ? "the server failed; try again later" : "check the parameters against the API's documentation",
+          details: { tool: plan.tool, status: res.status, url: options.redact(url.href), bodyExcerpt: excerpt },
+        }),
+      };
+    }
+    return { ok: true, outcome: { status: res.status, url: options.redact(url.href), output: renderOutput(plan, res, body, options) } };
+  } catch (error) {
+    if (error instanceof KiwiError) throw error;
+    if (timedOut) {
+      throw new Retryable(new KiwiError("E_EXEC_FAILED", `${plan.tool}: ${req.method} ${shownUrl()} timed out after ${req.timeoutMs} ms`, {
+        hint: "raise limits.timeout_ms (or config.timeout, in seconds) if the API is slow",
+        details: { tool: plan.tool, timeoutMs: req.timeoutMs },
+      }));
+    }
+    const reason = options.redact((error as Error)?.message ?? String(error));
+    throw new Retryable(new KiwiError("E_EXEC_FAILED", `${plan.tool}: ${req.method} ${shownUrl()} failed: ${reason}`, {
+      hint: "check the host is reachable and the URL is right",
+      details: { tool: plan.tool, code: (error as NodeJS.ErrnoException)?.code },
+      cause: error,
+    }));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function sendFollowingRedirects(plan: HttpPlan, signal: AbortSignal, options: HttpOptions): Promise<{ res: Response; url: URL }> {
+  const req = plan.http;
+  const origin = new URL(req.url);
+  let url = origin;
+  let method = req.method;
+  let body = req.body;
+  const headers = { ...req.headers };
+  for (let hop = 0; ; hop++) {
+    await options.checkUrl?.(url);
+    const res = await fetch(url, { method, headers, body, redirect: "manual", signal });
+    const location = res.headers.get("location");
+    if (!REDIRECT_STATUSES.has(res.status) || location === null) return { res, url };
+    await res.body?.cancel().catch(() => {});
+    const refuse = (why: string, hint: string) =>
+      new KiwiError("E_EXEC_FAILED", `${plan.tool}: ${why}`, { hint, details: { tool: plan.tool, from: options.redact(url.href), status: res.status } });
+    if (hop >= req.maxRedirects) throw refuse(`more than ${req.maxRedirects} redirects from ${options.redact(origin.href)}`, "call the final URL directly");
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch {
+      throw refuse(`the redirect from ${options.redact(url.href)} points at an invalid URL`, "the server sent a malformed Location header");
+    }
+    const shownNext = options.redact(`${next.protocol}//${next.host}`);
+    if (next.protocol !== "http:" && next.protocol !== "https:") throw refuse(`the redirect to ${shownNext} is not http or https`, "the server redirected out of HTTP");
+    if (url.protocol === "https:" && next.protocol === "http:") throw refuse(`the redirect from https to ${shownNext} (plain http) is refused`, "kiwi never downgrades a request to plain http");
+    const sameHost = next.host === origin.host;
+    if (!sameHost && !req.allowRedirectHosts.includes(next.hostname.toLowerCase()) && !req.allowRedirectHosts.includes(next.host.toLowerCase())) {
+      throw refuse(
+        `the redirect from ${options.redact(`${origin.protocol}//${origin.host}`)} to another host (${next.host}) is refused`,
+        `if ${next.hostname} is trusted, add it to config.allow_redirect_hosts of ${plan.tool}`,
+      );
+    }
+    if (!sameHost) {
+      // Credentials meant for one host are never replayed to another.
+      delete headers.authorization;
+      delete headers.cookie;
+      delete headers["proxy-authorization"];
+    }
+    if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
+      if (method !== "HEAD") method = "GET";
+      body = undefined;
+      delete headers["content-type"];
+    }
+    url = next;
+  }
+}
+
+async function readCapped(res: Response, cap: number, plan: HttpPlan, options: HttpOptions): Promise<Uint8Array> {
+  const tooBig = () =>
+    new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(plan.http.url)} is larger than ${cap} bytes`, {
+      hint: "raise limits.output_bytes in the tool's manifest, or ask the API for less (paging, filters)",
+      details: { tool: plan.tool, maxResponseBytes: cap },
+    });
+  const declared = Number(res.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > cap) {
+    await res.body?.cancel().catch(() => {});
+    throw tooBig();
+  }
+  if (!res.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > cap) {
+      await reader.cancel().catch(() => {});
+      throw tooBig();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: HttpOptions): Uint8Array {
+  const req = plan.http;
+  if (req.method === "HEAD") return new Uint8Array();
+  const isJson = /\bjson\b/i.test(res.headers.get("content-type") ?? "");
+  if (!req.responseTransform && !isJson) return body;
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(body));
+  } catch (error) {
+    throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(req.url)} is not valid JSON (${(error as Error).message}): ${options.redact(excerptOf(body))}`, {
+      hint: req.responseTransform ? "response_transform needs a JSON response; check the URL and the API's content type" : "the server said application/json but sent something else",
+      details: { tool: plan.tool, bodyExcerpt: options.redact(excerptOf(body)) },
+    });
+  }
+  if (!req.responseTransform) return body;
+  const result = applyJsonPath(parseJsonPath(req.responseTransform), value, plan.tool);
+  return new TextEncoder().encode(`${JSON.stringify(result, null, 2)}\n`);
+}
+
+function excerptOf(body: Uint8Array): string {
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(body.subarray(0, EXCERPT_CHARS * 4)).replace(/\s+/g, " ").trim();
+  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+}
+
+function retryAfter(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}

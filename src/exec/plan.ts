@@ -1,0 +1,319 @@
+// Builds the fully resolved plan of one call: the verified chain, the merged config, and either the
+// argv/env/cwd/limits of a subprocess or the HTTP request. Pure: the host (PATH lookup)
+// is injected; the primitives in subprocess.ts and http.ts only run what this returns.
+import { isAbsolute, join, normalize, sep } from "node:path";
+import { KiwiError } from "../errors.ts";
+import type { Limits, Tool } from "../manifest/model.ts";
+import { type HttpRequestPlan, buildHttpRequest } from "./http-plan.ts";
+import { mergeLimits, resolveLimits } from "./limits.ts";
+import { isRecord, mergeConfigs } from "./merge.ts";
+import { type ParamViolation, assertNoViolations } from "./params.ts";
+import { type TemplateScope, assertEnvPresent, expandString, referencedEnv } from "./template.ts";
+
+/** Variables a subprocess inherits from kiwi's environment; everything else must be declared. */
+export const ENV_ALLOWLIST = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ"] as const;
+
+/** Environment names treated as secret even when `config.secrets` does not list them. */
+export const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|CREDENTIAL)/i;
+
+/** The fields of a tool the plan reads. */
+export type PlanTool = Pick<Tool, "id" | "version" | "type" | "config" | "limits" | "entrypoint" | "manifestFile">;
+
+/** One verified link, tool first: the tool, its locked integrity and where its files were materialised. */
+export interface LinkInput {
+  tool: PlanTool;
+  /** `sha256:<hex>`, or null when nothing was computed (never for a verified link). */
+  integrity: string | null;
+  /** Read-only run directory holding the verified copy of the link's files; null when it has none. */
+  runDir: string | null;
+}
+
+/** What the plan needs from the machine, injected so the plan stays pure. */
+export interface PlanHost {
+  /** Absolute path of a command found on `path`, or null. */
+  which(command: string, path: string | undefined): string | null;
+  userAgent: string;
+}
+
+export interface PlanInput {
+  /** The chain, tool first, primitive last. */
+  chain: LinkInput[];
+  /** Validated parameters with defaults applied. */
+  params: Record<string, unknown>;
+  /** kiwi's environment (for `${VAR}` and the allowlist). */
+  env: Readonly<Record<string, string | undefined>>;
+  host: PlanHost;
+  mode: "locked" | "unlocked";
+  /** Build the plan as shown: secret values become `***`. */
+  redact?: boolean;
+}
+
+export interface PlanLink {
+  id: string;
+  version: string;
+  type: string;
+  integrity: string | null;
+  source: string;
+  runDir: string | null;
+}
+
+/** Between SIGTERM and SIGKILL when a run is stopped. */
+export const KILL_GRACE_MS = 2_000;
+
+/** The limits of a run: declared along the chain (a child overrides its parent) or kiwi's defaults (exec/limits.ts). */
+export interface ResolvedLimits {
+  timeoutMs: number;
+  /** SIGTERM to SIGKILL (subprocess only; 0 for http_client). */
+  killGraceMs: number;
+  /** subprocess: stdout + stderr bytes; http_client: response body bytes. */
+  outputBytes: number;
+  /** Resource limits of a subprocess, applied by the launcher (sandbox-plan.ts: prlimit). */
+  memoryMb?: number;
+  cpuSeconds?: number;
+  openFiles?: number;
+  processes?: number;
+  /** Which limits the chain declared; the others are kiwi's defaults. */
+  declared: string[];
+}
+
+interface PlanCommon {
+  plan: 1;
+  tool: string;
+  mode: "locked" | "unlocked";
+  chain: PlanLink[];
+  params: Record<string, unknown>;
+  /** Merged config of the chain (templates unexpanded). */
+  config: Record<string, unknown>;
+  /** Environment variable names whose values are never shown. */
+  secrets: string[];
+  limits: ResolvedLimits;
+}
+
+export interface SubprocessSpec {
+  /** The command and its arguments; each element is one argument, never shell-parsed. */
+  argv: string[];
+  /**
+   * What is spawned: `argv` as built here; exec wraps it in the launcher (sandbox-io.ts: bubblewrap
+   * and/or prlimit) before running, and replaces `env` with the launcher's.
+   */
+  launch: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** json: the params as JSON then EOF; none: empty stdin; inherit: kiwi's stdin. */
+  stdin: "json" | "none" | "inherit";
+}
+
+export interface SubprocessPlan extends PlanCommon {
+  primitive: "subprocess";
+  subprocess: SubprocessSpec;
+  /** How the launch is contained (set by exec from sandbox-io.ts; absent in a bare plan). */
+  sandbox?: SandboxSummary;
+}
+
+/** The sandbox account shown in a plan. */
+export interface SandboxSummary {
+  mode: string;
+  active: boolean;
+  network: string;
+  enforcement: { area: string; enforced: boolean; detail: string }[];
+}
+
+export interface HttpPlan extends PlanCommon {
+  primitive: "http_client";
+  http: HttpRequestPlan;
+  /** Which hosts the request may reach (set by exec from net-policy.ts; absent in a bare plan). */
+  network?: { enforced: boolean; policy: string };
+}
+
+export type Plan = SubprocessPlan | HttpPlan;
+
+/** Builds the plan; throws E_CHAIN, E_PARAMS_INVALID (placement violations) or E_EXEC_FAILED. */
+export function buildPlan(input: PlanInput): Plan {
+  const { chain } = input;
+  const leaf = chain[0];
+  const root = chain[chain.length - 1];
+  if (!leaf || !root) throw new KiwiError("E_INTERNAL", "buildPlan got an empty chain");
+  if (root.tool.type !== "primitive" || (root.tool.id !== "subprocess" && root.tool.id !== "http_client")) {
+    throw new KiwiError("E_CHAIN", `the chain of ${leaf.tool.id} ends at ${root.tool.id} (${root.tool.type || "no type"}), not at a primitive`, {
+      hint: "every chain must end in subprocess or http_client",
+    });
+  }
+  const rootFirst = [...chain].reverse();
+  const config = mergeConfigs(rootFirst.map((l) => l.tool.config));
+  const declared = mergeLimits(rootFirst.map((l) => l.tool.limits));
+  const secrets = secretNames(config);
+  const scope: TemplateScope = { params: input.params, env: input.env, secrets: new Set(secrets), redact: input.redact === true, missingEnv: new Set() };
+  const violations: ParamViolation[] = [];
+  const common = {
+    plan: 1 as const,
+    tool: leaf.tool.id,
+    mode: input.mode,
+    chain: chain.map(toPlanLink),
+    params: input.params,
+    config,
+    secrets,
+  };
+  let plan: Plan;
+  if (root.tool.id === "subprocess") {
+    const limits = resolvePlanLimits(declared, true);
+    const spec = buildSubprocessSpec(rootFirst, config, scope, input, violations);
+    plan = { ...common, primitive: "subprocess", limits, subprocess: spec };
+  } else {
+    const limits = resolvePlanLimits(declared, false);
+    const http = buildHttpRequest({ toolId: leaf.tool.id, config, scope, limits, userAgent: input.host.userAgent, violations });
+    plan = { ...common, primitive: "http_client", limits, http };
+  }
+  assertNoViolations(violations, leaf.tool.id);
+  assertEnvPresent(scope, leaf.tool.id);
+  return plan;
+}
+
+function toPlanLink(l: LinkInput): PlanLink {
+  return { id: l.tool.id, version: l.tool.version, type: l.tool.type, integrity: l.integrity, source: l.tool.manifestFile, runDir: l.runDir };
+}
+
+/** Names declared in `config.secrets` plus every referenced `${VAR}` whose name looks secret. */
+export function secretNames(config: Record<string, unknown>): string[] {
+  const names = new Set<string>();
+  if (Array.isArray(config.secrets)) for (const s of config.secrets) if (typeof s === "string") names.add(s);
+  const walk = (v: unknown) => {
+    if (typeof v === "string") {
+      for (const name of referencedEnv(v)) if (SECRET_NAME.test(name)) names.add(name);
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (isRecord(v)) Object.values(v).forEach(walk);
+  };
+  walk(config);
+  return [...names].sort();
+}
+
+type ArgPart = { text: string; literal: boolean };
+
+function buildSubprocessSpec(rootFirst: LinkInput[], config: Record<string, unknown>, scope: TemplateScope, input: PlanInput, violations: ParamViolation[]): SubprocessSpec {
+  const leaf = rootFirst[rootFirst.length - 1]!;
+  // The command comes from the link nearest the tool that declares one (the child overrides).
+  let commandLink: LinkInput | undefined;
+  for (const l of rootFirst) if (typeof l.tool.config.command === "string") commandLink = l;
+  const parts: ArgPart[] = [];
+  let command: string | undefined;
+  for (const link of rootFirst) {
+    if (link.tool.entrypoint !== undefined && link.tool.type !== "runtime") {
+      const entry = resolveInRunDir(link, link.tool.entrypoint, "entrypoint");
+      // With no command anywhere (a native tool straight on subprocess) the entry point is the program.
+      if (!commandLink && command === undefined) command = entry;
+      else parts.push({ text: entry, literal: true });
+    }
+    const args = link.tool.config.args;
+    if (Array.isArray(args)) for (const a of args) parts.push({ text: String(a), literal: false });
+  }
+  const env = buildEnv(config, scope, input.env, leaf.tool.id);
+  if (commandLink) command = resolveCommand(commandLink, scope, env.PATH, input.host);
+  if (command === undefined) {
+    throw new KiwiError("E_EXEC_FAILED", `nothing to run for ${leaf.tool.id}: no link of its chain declares a command or an entrypoint`, {
+      hint: "give the tool an entrypoint, or its runtime a config.command",
+    });
+  }
+  const argv = [command];
+  for (const part of parts) {
+    if (part.literal) {
+      argv.push(part.text);
+      continue;
+    }
+    const e = expandString(part.text, scope);
+    if (e.absent) continue; // an argument naming an absent optional parameter is left out whole
+    if (e.value.includes("\0")) {
+      for (const p of e.params) violations.push({ pointer: `/${p}`, rule: "argv", message: "must not contain NUL bytes when passed as an argument", value: scope.params[p] });
+      continue;
+    }
+    argv.push(e.value);
+  }
+  const stdin = config.stdin === "none" || config.stdin === "inherit" ? config.stdin : "json";
+  return { argv, launch: argv, cwd: resolveCwd(leaf, config), env, stdin };
+}
+
+function buildEnv(config: Record<string, unknown>, scope: TemplateScope, kiwiEnv: PlanInput["env"], toolId: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ENV_ALLOWLIST) {
+    const v = kiwiEnv[name];
+    if (v !== undefined) env[name] = v;
+  }
+  if (isRecord(config.env)) {
+    for (const [name, raw] of Object.entries(config.env)) {
+      if (name === "" || name.includes("=") || name.includes("\0")) {
+        throw new KiwiError("E_EXEC_FAILED", `${toolId}: config.env has an invalid variable name ${JSON.stringify(name)}`, { hint: "environment names cannot be empty or contain '=' or NUL" });
+      }
+      const e = expandString(typeof raw === "string" ? raw : JSON.stringify(raw), scope);
+      if (e.absent) continue;
+      if (e.value.includes("\0")) {
+        throw new KiwiError("E_PARAMS_INVALID", `${toolId}: the value of env ${name} contains a NUL byte`, { hint: "parameters placed in the environment cannot contain NUL bytes" });
+      }
+      env[name] = e.value;
+    }
+  }
+  return env;
+}
+
+function resolveCommand(link: LinkInput, scope: TemplateScope, path: string | undefined, host: PlanHost): string {
+  const raw = String(link.tool.config.command);
+  // Parameters never choose the program: only ${VAR} expands in a command.
+  const e = expandString(raw, { ...scope, params: {} });
+  if (e.absent) {
+    throw new KiwiError("E_EXEC_FAILED", `${link.tool.id}: config.command ${JSON.stringify(raw)} uses the parameter {${e.param}}; parameters cannot choose the program`, {
+      hint: "pass parameters through args or stdin",
+    });
+  }
+  const command = e.value;
+  if (command.includes("/")) return isAbsolute(command) ? command : resolveInRunDir(link, command, "command");
+  const found = host.which(command, path);
+  if (!found) {
+    throw new KiwiError("E_EXEC_FAILED", `${command} (the command of ${link.tool.id}) was not found on PATH`, {
+      hint: `install ${command}, or fix PATH for kiwi (the tool sees only PATH and the allowlisted variables)`,
+      details: { command, tool: link.tool.id, path },
+    });
+  }
+  return found;
+}
+
+/** A path inside a link's run directory; refuses absolute paths and `..` escapes. */
+function resolveInRunDir(link: LinkInput, rel: string, field: string): string {
+  if (!link.runDir) {
+    throw new KiwiError("E_EXEC_FAILED", `${link.tool.id}: ${field} ${JSON.stringify(rel)} names a file, but the tool has no materialised files`, {
+      hint: 'run "kiwi lock" so the tool\'s files are locked and cached',
+    });
+  }
+  const n = normalize(rel);
+  if (isAbsolute(rel) || n === ".." || n.startsWith(`..${sep}`) || rel.includes("\0")) {
+    throw new KiwiError("E_EXEC_FAILED", `${link.tool.id}: ${field} ${JSON.stringify(rel)} leaves the tool directory`, { hint: `make ${field} a relative path inside the tool` });
+  }
+  return join(link.runDir, n);
+}
+
+function resolveCwd(leaf: LinkInput, config: Record<string, unknown>): string {
+  if (!leaf.runDir) throw new KiwiError("E_INTERNAL", `${leaf.tool.id} has no run directory`);
+  return typeof config.cwd === "string" && config.cwd !== "" && config.cwd !== "." ? resolveInRunDir(leaf, config.cwd, "cwd") : leaf.runDir;
+}
+
+/** Declared limits (a child overrides its parent) filled with kiwi's defaults; resource limits only for subprocesses. */
+export function resolvePlanLimits(declared: Limits, subprocess: boolean): ResolvedLimits {
+  const table = resolveLimits(declared);
+  const out: ResolvedLimits = {
+    timeoutMs: table.timeoutMs.value,
+    killGraceMs: subprocess ? KILL_GRACE_MS : 0,
+    outputBytes: table.outputBytes.value,
+    declared: Object.entries(table)
+      .filter(([, l]) => l.source === "declared")
+      .map(([name]) => name)
+      .filter((name) => subprocess || name === "timeoutMs" || name === "outputBytes"),
+  };
+  if (subprocess) {
+    out.memoryMb = table.memoryMb.value;
+    out.cpuSeconds = table.cpuSeconds.value;
+    out.openFiles = table.openFiles.value;
+    out.processes = table.processes.value;
+  }
+  return out;
+}
+
+/** The bytes a subprocess gets on stdin in `json` mode: the params object and a newline. */
+export function renderStdinParams(params: Record<string, unknown>): string {
+  return `${JSON.stringify(params)}\n`;
+}

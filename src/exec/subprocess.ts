@@ -1,0 +1,210 @@
+// The subprocess primitive: runs a SubprocessPlan through Bun.spawn and nothing else. The child
+// leads its own process group (a new session), so a timeout, an output flood or kiwi's own
+// interruption stops the whole group, grandchildren included: SIGTERM first, SIGKILL after a grace.
+import { readFileSync, readdirSync } from "node:fs";
+import { constants } from "node:os";
+import { KiwiError } from "../errors.ts";
+import { type SubprocessPlan, renderStdinParams } from "./plan.ts";
+
+/** Where the tool's output goes, chunk by chunk, as it arrives. */
+export interface OutputSinks {
+  stdout(chunk: Uint8Array): void | Promise<void>;
+  stderr(chunk: Uint8Array): void | Promise<void>;
+}
+
+export interface SubprocessOutcome {
+  /** The tool's exit code, when it exited by itself. */
+  exitCode: number | null;
+  /** The signal that ended it (`SIGKILL`…), when one did. */
+  signal: string | null;
+  timedOut: boolean;
+  /** Output passed the cap and kiwi stopped the group. */
+  outputCapped: boolean;
+  /** kiwi got SIGINT/SIGTERM/SIGHUP and passed it on. */
+  interruptedBy: string | null;
+  /** SIGKILL was needed after SIGTERM's grace ran out. */
+  escalated: boolean;
+  outputBytes: number;
+}
+
+const FORWARDED_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** Runs the plan's launch argv and streams its output; resolves when the group is gone. */
+export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): Promise<SubprocessOutcome> {
+  const spec = plan.subprocess;
+  const { timeoutMs, killGraceMs, outputBytes: cap } = plan.limits;
+  let proc: ReturnType<typeof Bun.spawn<"pipe" | "ignore" | "inherit" | Uint8Array, "pipe", "pipe">>;
+  try {
+    proc = Bun.spawn(spec.launch, {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdin: spec.stdin === "json" ? new TextEncoder().encode(renderStdinParams(plan.params)) : spec.stdin === "inherit" ? "inherit" : "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      // A new session makes the child a process-group leader: kill(-pid) reaches every descendant.
+      detached: true,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new KiwiError("E_EXEC_FAILED", `could not start ${spec.launch[0]} for ${plan.tool}: ${code}`, {
+      hint: code === "EACCES" ? "the file is not executable; set its execute bit and run \"kiwi lock\"" : "check that the command exists and is executable",
+      cause: error,
+      details: { argv0: spec.argv[0], cwd: spec.cwd },
+    });
+  }
+  const pgid = proc.pid;
+  const outcome: SubprocessOutcome = { exitCode: null, signal: null, timedOut: false, outputCapped: false, interruptedBy: null, escalated: false, outputBytes: 0 };
+  let escalation: ReturnType<typeof setTimeout> | undefined;
+  const stopGroup = () => {
+    if (escalation) return;
+    signalGroup(pgid, "SIGTERM");
+    escalation = setTimeout(() => {
+      if (groupAlive(pgid)) {
+        outcome.escalated = true;
+        signalGroup(pgid, "SIGKILL");
+      }
+    }, killGraceMs);
+  };
+  const timer = setTimeout(() => {
+    outcome.timedOut = true;
+    stopGroup();
+  }, timeoutMs);
+  const handlers = FORWARDED_SIGNALS.map((sig) => {
+    const handler = () => {
+      // A second interruption does not wait for the grace.
+      if (outcome.interruptedBy) signalGroup(pgid, "SIGKILL");
+      outcome.interruptedBy = sig;
+      signalGroup(pgid, sig);
+      stopGroup();
+    };
+    process.on(sig, handler);
+    return [sig, handler] as const;
+  });
+  const pump = async (stream: ReadableStream<Uint8Array>, sink: (c: Uint8Array) => void | Promise<void>) => {
+    const reader = stream.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (outcome.outputCapped) continue; // drain so the child never blocks on a full pipe
+        const room = cap - outcome.outputBytes;
+        const chunk = value.byteLength > room ? value.subarray(0, room) : value;
+        outcome.outputBytes += chunk.byteLength;
+        if (chunk.byteLength > 0) await sink(chunk);
+        if (value.byteLength > room) {
+          outcome.outputCapped = true;
+          stopGroup();
+        }
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  };
+  const pumps = Promise.all([pump(proc.stdout, (c) => sinks.stdout(c)), pump(proc.stderr, (c) => sinks.stderr(c))]);
+  try {
+    await proc.exited;
+    outcome.exitCode = proc.signalCode ? null : proc.exitCode;
+    outcome.signal = proc.signalCode ? String(proc.signalCode) : null;
+    // Whatever the tool left running in its group is stopped too: nothing outlives the call.
+    if (groupAlive(pgid)) {
+      stopGroup();
+      await waitGroupGone(pgid, killGraceMs + 1000);
+    }
+    // A descendant that left the group (setsid) may still hold the pipes; do not wait on it forever.
+    await raceTimeout(pumps, killGraceMs + 1000);
+  } finally {
+    clearTimeout(timer);
+    if (escalation) clearTimeout(escalation);
+    for (const [sig, handler] of handlers) process.off(sig, handler);
+  }
+  return outcome;
+}
+
+/**
+ * Maps an outcome to kiwi's exit code: the tool's own code, 128+N for a signal; a timeout, an
+ * output flood or a signal death becomes an E_EXEC_FAILED error that says so.
+ */
+export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome): number {
+  const tool = plan.tool;
+  const how = outcome.escalated ? `SIGTERM, then SIGKILL after ${plan.limits.killGraceMs} ms` : "SIGTERM";
+  if (outcome.timedOut) {
+    throw new KiwiError("E_EXEC_FAILED", `${tool} timed out after ${plan.limits.timeoutMs} ms; its process group got ${how}`, {
+      hint: "raise limits.timeout_ms (or config.timeout, in seconds) in the tool's manifest if it needs longer",
+      details: { tool, timeoutMs: plan.limits.timeoutMs, escalated: outcome.escalated },
+    });
+  }
+  if (outcome.outputCapped) {
+    throw new KiwiError("E_EXEC_FAILED", `${tool} wrote more than ${plan.limits.outputBytes} bytes to stdout and stderr; kiwi stopped it (${how})`, {
+      hint: "raise limits.output_bytes in the tool's manifest, or make the tool write less",
+      details: { tool, outputBytes: plan.limits.outputBytes },
+    });
+  }
+  if (outcome.signal) {
+    const number = (constants.signals as Record<string, number>)[outcome.signal] ?? 0;
+    const exitCode = 128 + number;
+    const why = outcome.interruptedBy ? ` after kiwi passed on ${outcome.interruptedBy}` : "";
+    throw new KiwiError("E_EXEC_FAILED", `${tool} was killed by ${outcome.signal} (signal ${number})${why}`, {
+      hint: outcome.signal === "SIGXCPU" || (outcome.signal === "SIGKILL" && plan.limits.cpuSeconds !== undefined)
+        ? "the tool may have hit its CPU limit (limits.cpu_seconds)"
+        : "the tool crashed or was killed; its stderr above may say why",
+      exitCode,
+      details: { tool, signal: outcome.signal, exitCode },
+    });
+  }
+  return outcome.exitCode ?? 1;
+}
+
+function signalGroup(pgid: number, signal: string): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/** True while a process of the group is running (zombies waiting for a reaper do not count). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return hasLiveMember(pgid);
+}
+
+/**
+ * Scans /proc for a member of the group that is not a zombie. An orphaned zombie keeps a group
+ * "existing" until init reaps it, which some inits do lazily; where /proc is absent, assume alive.
+ */
+function hasLiveMember(pgid: number): boolean {
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const name of names) {
+    if (name.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // Fields after the parenthesised command: state, ppid, pgrp, …
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+  }
+  return false;
+}
+
+async function raceTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+async function waitGroupGone(pgid: number, maxMs: number): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  for (let wait = 5; groupAlive(pgid) && Date.now() < deadline; wait = Math.min(wait * 2, 100)) await Bun.sleep(wait);
+}

@@ -1,0 +1,136 @@
+// Placeholder expansion for plans: `{name}` takes a call parameter, `${VAR}` reads the environment.
+// One pass, never re-scanned, never shell-interpreted: a substituted value cannot introduce another
+// placeholder, split an argument or escape its URL component. Pure.
+import { KiwiError } from "../errors.ts";
+
+/** What expansion reads: the validated parameters, the environment and which variables are secret. */
+export interface TemplateScope {
+  params: Readonly<Record<string, unknown>>;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Environment variable names whose values are never shown. */
+  secrets: ReadonlySet<string>;
+  /** When true, secret values expand to `***` (the plan as shown); false gives the plan as run. */
+  redact: boolean;
+  /** Environment variables referenced but unset, collected so one error names them all. */
+  missingEnv: Set<string>;
+}
+
+/** The shown stand-in for a secret value. */
+export const REDACTED = "***";
+
+/** `${VAR}`, `{{name}}` (a literal `{name}`) or `{name}`; anything else is literal text. */
+const TOKEN = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const WHOLE_PARAM = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/** A string expanded, or `absent` when it references a parameter that has no value. */
+export type Expansion = { absent: false; value: string; params: string[] } | { absent: true; param: string };
+
+/**
+ * Expands `${VAR}` and `{name}` in one string. `encode` applies to substituted parameter values only
+ * (URL components); environment values come from the operator and are inserted as they are.
+ */
+export function expandString(template: string, scope: TemplateScope, encode: (value: string, param: string) => string = (v) => v): Expansion {
+  let absent: string | undefined;
+  const used: string[] = [];
+  const value = template.replace(TOKEN, (_m, envName?: string, literal?: string, param?: string) => {
+    if (envName !== undefined) return envValue(envName, scope);
+    if (literal !== undefined) return `{${literal}}`;
+    if (!Object.hasOwn(scope.params, param!) || scope.params[param!] === undefined) {
+      absent ??= param;
+      return "";
+    }
+    used.push(param!);
+    return encode(stringifyParam(scope.params[param!]), param!);
+  });
+  return absent !== undefined ? { absent: true, param: absent } : { absent: false, value, params: used };
+}
+
+/**
+ * Expands a JSON body: a string that is exactly `{name}` becomes the parameter's typed value; other
+ * strings expand as text. Members and items that reference an absent parameter are dropped.
+ */
+export function expandValue(value: unknown, scope: TemplateScope): { present: boolean; value: unknown } {
+  if (typeof value === "string") {
+    const whole = WHOLE_PARAM.exec(value);
+    if (whole) {
+      const name = whole[1]!;
+      const v = scope.params[name];
+      return Object.hasOwn(scope.params, name) && v !== undefined ? { present: true, value: v } : { present: false, value: undefined };
+    }
+    const e = expandString(value, scope);
+    return e.absent ? { present: false, value: undefined } : { present: true, value: e.value };
+  }
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const item of value) {
+      const e = expandValue(item, scope);
+      if (e.present) out.push(e.value);
+    }
+    return { present: true, value: out };
+  }
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const e = expandValue(v, scope);
+      if (e.present) Object.defineProperty(out, k, { value: e.value, enumerable: true, writable: true, configurable: true });
+    }
+    return { present: true, value: out };
+  }
+  return { present: true, value };
+}
+
+/** The parameter names a template references (for plan notes and validation). */
+export function referencedParams(template: string): string[] {
+  const out: string[] = [];
+  for (const m of template.matchAll(TOKEN)) if (m[3] !== undefined) out.push(m[3]);
+  return out;
+}
+
+/** The environment variable names a template references. */
+export function referencedEnv(template: string): string[] {
+  const out: string[] = [];
+  for (const m of template.matchAll(TOKEN)) if (m[1] !== undefined) out.push(m[1]);
+  return out;
+}
+
+/** How a parameter value becomes text: strings as they are, everything else as JSON. */
+export function stringifyParam(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "bigint") return value.toString();
+  return JSON.stringify(value) ?? "";
+}
+
+function envValue(name: string, scope: TemplateScope): string {
+  const value = scope.env[name];
+  if (value === undefined) {
+    scope.missingEnv.add(name);
+    return "";
+  }
+  return scope.redact && scope.secrets.has(name) ? REDACTED : value;
+}
+
+/** Throws one error naming every unset environment variable a plan referenced. */
+export function assertEnvPresent(scope: TemplateScope, toolId: string): void {
+  if (scope.missingEnv.size === 0) return;
+  const names = [...scope.missingEnv].sort();
+  throw new KiwiError("E_EXEC_FAILED", `${toolId} references ${names.map((n) => `\${${n}}`).join(", ")}, which ${names.length === 1 ? "is" : "are"} not set in the environment`, {
+    hint: `export ${names.map((n) => `${n}=…`).join(" ")} before running kiwi`,
+    details: { missingEnv: names },
+  });
+}
+
+/** Builds the redactor for a call: every non-empty secret value becomes `***`. */
+export function makeRedactor(values: readonly string[]): (text: string) => string {
+  const secrets = [...new Set(values.filter((v) => v.length > 0))].sort((a, b) => b.length - a.length);
+  if (secrets.length === 0) return (text) => text;
+  return (text) => {
+    let out = text;
+    for (const s of secrets) out = out.split(s).join(REDACTED);
+    // The same secret percent-encoded in a URL is still the secret.
+    for (const s of secrets) {
+      const enc = encodeURIComponent(s);
+      if (enc !== s) out = out.split(enc).join(REDACTED);
+    }
+    return out;
+  };
+}

@@ -1,0 +1,172 @@
+// The http_client primitive against real servers on 127.0.0.1 (port 0): transforms, errors,
+// retries, timeouts, caps, redirects and secrets.
+import { afterAll, describe, expect, test } from "bun:test";
+import { runHttp } from "../../src/exec/http.ts";
+import { type HttpPlan, type PlanTool, buildPlan } from "../../src/exec/plan.ts";
+import { makeRedactor } from "../../src/exec/template.ts";
+import type { Limits } from "../../src/manifest/model.ts";
+import { builtinTools } from "../../src/manifest/builtins.ts";
+
+const httpClient = builtinTools().find((t) => t.id === "http_client")!;
+const servers: ReturnType<typeof Bun.serve>[] = [];
+afterAll(() => servers.forEach((s) => s.stop(true)));
+
+function serve(fetch: (req: Request) => Response | Promise<Response>) {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch });
+  servers.push(server);
+  return server;
+}
+
+const ENV = { API_TOKEN: "tok-SECRET-123" };
+
+function plan(config: Record<string, unknown>, params: Record<string, unknown> = {}, limits: Limits = {}, redact = false): HttpPlan {
+  const tool: PlanTool = { id: "weather", version: "1.0.0", type: "api", config, limits, manifestFile: ".ai/tools/weather.yaml" };
+  return buildPlan({ chain: [{ tool, integrity: null, runDir: null }, { tool: httpClient, integrity: null, runDir: null }], params, env: ENV, host: { which: () => null, userAgent: "kiwi/test" }, mode: "unlocked", redact }) as HttpPlan;
+}
+
+function run(p: HttpPlan, sleeps: number[] = []) {
+  return runHttp(p, { redact: makeRedactor([ENV.API_TOKEN]), sleep: async (ms) => void sleeps.push(ms) });
+}
+
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+
+describe("the http_client primitive", () => {
+  test("applies response_transform to the JSON response", async () => {
+    const daily = Array.from({ length: 10 }, (_, i) => ({ day: i }));
+    const s = serve(() => Response.json({ forecast: { daily } }));
+    const out = await run(plan({ method: "GET", url_template: `http://127.0.0.1:${s.port}/v1/{city}`, response_transform: "$.forecast.daily[0:7]" }, { city: "Oslo" }));
+    expect(out.status).toBe(200);
+    expect(JSON.parse(text(out.output))).toEqual(daily.slice(0, 7));
+  });
+
+  test("without a transform the body is passed through byte for byte", async () => {
+    const s = serve(() => new Response("plain\ntext", { headers: { "content-type": "text/plain" } }));
+    const out = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/` }));
+    expect(text(out.output)).toBe("plain\ntext");
+  });
+
+  test("parameters reach the server as single encoded path and query components", async () => {
+    const seen: string[] = [];
+    const s = serve((req) => {
+      seen.push(new URL(req.url).pathname + new URL(req.url).search);
+      return Response.json({ ok: true });
+    });
+    await run(plan({ method: "GET", url_template: `http://127.0.0.1:${s.port}/v1/{city}/forecast`, query: { q: "{q}" } }, { city: "../admin?x=1#y\r\n", q: "a&b=c" }));
+    expect(seen).toEqual(["/v1/..%2Fadmin%3Fx%3D1%23y%0D%0A/forecast?q=a%26b%3Dc"]);
+  });
+
+  test("HTTP 500 is an error with the status and a body excerpt, retried for GET", async () => {
+    let hits = 0;
+    const s = serve(() => {
+      hits++;
+      return new Response("database exploded", { status: 500 });
+    });
+    const sleeps: number[] = [];
+    await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/x` }), sleeps)).rejects.toMatchObject({
+      code: "E_EXEC_FAILED",
+      message: `weather: HTTP 500 Internal Server Error from GET http://127.0.0.1:${s.port}/x: database exploded (after 3 attempts)`,
+    });
+    expect(hits).toBe(3);
+    expect(sleeps).toEqual([200, 400]);
+  });
+
+  test("a non-idempotent POST is never retried", async () => {
+    let hits = 0;
+    const s = serve(() => {
+      hits++;
+      return new Response("no", { status: 503 });
+    });
+    await expect(run(plan({ method: "POST", url: `http://127.0.0.1:${s.port}/x`, retries: 5 }))).rejects.toMatchObject({ message: expect.stringContaining("HTTP 503") });
+    expect(hits).toBe(1);
+  });
+
+  test("a transient failure followed by success returns the success, honouring Retry-After", async () => {
+    let hits = 0;
+    const s = serve(() => (++hits < 3 ? new Response("busy", { status: 503, headers: { "retry-after": "1" } }) : Response.json({ v: 1 })));
+    const sleeps: number[] = [];
+    const out = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/` }), sleeps);
+    expect(out.attempts).toBe(3);
+    expect(sleeps).toEqual([1000, 1000]);
+  });
+
+  test("a 4xx other than 408/429 is not retried", async () => {
+    let hits = 0;
+    const s = serve(() => {
+      hits++;
+      return new Response("missing", { status: 404 });
+    });
+    await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/` }))).rejects.toMatchObject({ message: expect.stringContaining("HTTP 404 Not Found") });
+    expect(hits).toBe(1);
+  });
+
+  test("a server that never answers times out", async () => {
+    const s = serve(() => new Promise<Response>(() => {}));
+    await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/slow`, retries: 0 }, {}, { timeoutMs: 200 }))).rejects.toMatchObject({
+      code: "E_EXEC_FAILED",
+      message: `weather: GET http://127.0.0.1:${s.port}/slow timed out after 200 ms`,
+    });
+  });
+
+  test("invalid JSON under a JSON content type is an error with an excerpt", async () => {
+    const s = serve(() => new Response("{not json", { headers: { "content-type": "application/json" } }));
+    await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/` }))).rejects.toMatchObject({ code: "E_EXEC_FAILED", message: expect.stringMatching(/is not valid JSON .*: \{not json$/) });
+  });
+
+  test("a response larger than the cap is refused, declared or streamed", async () => {
+    const big = "x".repeat(5000);
+    const declared = serve(() => new Response(big));
+    const streamed = serve(() => new Response(new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(big)); c.close(); } })));
+    for (const s of [declared, streamed]) {
+      await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/` }, {}, { outputBytes: 1000 }))).rejects.toMatchObject({ message: expect.stringContaining("is larger than 1000 bytes") });
+    }
+  });
+
+  test("a redirect on the same host is followed", async () => {
+    const s = serve((req) => (new URL(req.url).pathname === "/old" ? Response.redirect("/new", 302) : Response.json({ at: new URL(req.url).pathname })));
+    const out = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/old` }));
+    expect(JSON.parse(text(out.output))).toEqual({ at: "/new" });
+    expect(out.url).toBe(`http://127.0.0.1:${s.port}/new`);
+  });
+
+  test("a redirect to another host is refused unless allowed, and credentials never follow it", async () => {
+    const auth: (string | null)[] = [];
+    const other = serve((req) => {
+      auth.push(req.headers.get("authorization"));
+      return Response.json({ reached: true });
+    });
+    const s = serve(() => Response.redirect(`http://localhost:${other.port}/steal`, 302));
+    const config = { method: "GET", url: `http://127.0.0.1:${s.port}/`, headers: { Authorization: "Bearer ${API_TOKEN}" } };
+    await expect(run(plan(config))).rejects.toMatchObject({ code: "E_EXEC_FAILED", message: `weather: the redirect from http://127.0.0.1:${s.port} to another host (localhost:${other.port}) is refused` });
+    expect(auth).toEqual([]);
+    const out = await run(plan({ ...config, allow_redirect_hosts: ["localhost"] }));
+    expect(JSON.parse(text(out.output))).toEqual({ reached: true });
+    expect(auth).toEqual([null]);
+  });
+
+  test("secret values never appear in errors, even when the server echoes them", async () => {
+    const s = serve((req) => new Response(`bad token ${req.headers.get("authorization")}`, { status: 401 }));
+    const error = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/`, headers: { Authorization: "Bearer ${API_TOKEN}" } })).catch((e) => e);
+    expect(error.message).toBe(`weather: HTTP 401 Unauthorized from GET http://127.0.0.1:${s.port}/: bad token Bearer ***`);
+    expect(JSON.stringify(error.details)).not.toContain(ENV.API_TOKEN);
+  });
+
+  test("a refused connection is an error naming the URL, after the retries", async () => {
+    const s = serve(() => new Response("x"));
+    const port = s.port;
+    s.stop(true);
+    await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${port}/gone`, retries: 1 }))).rejects.toMatchObject({
+      code: "E_EXEC_FAILED",
+      message: expect.stringMatching(new RegExp(`^weather: GET http://127\\.0\\.0\\.1:${port}/gone failed: .* \\(after 2 attempts\\)$`)),
+    });
+  });
+
+  test("a POST sends the parameters as its JSON body", async () => {
+    let body: unknown;
+    const s = serve(async (req) => {
+      body = await req.json();
+      return Response.json({ created: true }, { status: 201 });
+    });
+    await run(plan({ method: "POST", url: `http://127.0.0.1:${s.port}/items` }, { name: "x", n: 2 }));
+    expect(body).toEqual({ name: "x", n: 2 });
+  });
+});

@@ -1,0 +1,208 @@
+import { describe, expect, test } from "bun:test";
+import { applyParamDefaults, coerceParam, mergeParamSources, renderViolation, toViolations } from "../../src/exec/params.ts";
+import { resolveCallParams } from "../../src/exec/call-params.ts";
+import type { Tool } from "../../src/manifest/model.ts";
+
+const schema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    city: { type: "string" },
+    days: { type: "integer" },
+    ratio: { type: "number" },
+    metric: { type: "boolean" },
+    tags: { type: "array", items: { type: "string" } },
+    counts: { type: "array", items: { type: "integer" } },
+    opts: { type: "object" },
+    level: { enum: [1, 2, "max"] },
+  },
+};
+
+/** A tool with a `parameters` list, as discovery would give it. */
+function toolWith(parameters: unknown[]): Tool {
+  return { id: "t", manifestFile: ".ai/tools/t.yaml", parameters, pointers: { parameters: "/parameters" }, locate: () => undefined } as unknown as Tool;
+}
+
+describe("coercing --param values to the declared type", () => {
+  test.each([
+    ["city", "Paris", "Paris"],
+    ["city", "42", "42"],
+    ["days", "7", 7],
+    ["days", "-3", -3],
+    ["days", "7.5", "7.5"],
+    ["days", "99999999999999999999", "99999999999999999999"],
+    ["ratio", "0.25", 0.25],
+    ["ratio", "1e3", 1000],
+    ["ratio", "abc", "abc"],
+    ["metric", "true", true],
+    ["metric", "no", false],
+    ["metric", "maybe", "maybe"],
+    ["tags", '["a","b"]', ["a", "b"]],
+    ["opts", '{"a":1}', { a: 1 }],
+    ["opts", "{broken", "{broken"],
+    ["level", "2", 2],
+    ["level", "max", "max"],
+    ["unknown", "x", "x"],
+  ])("%s=%s becomes %p", (name, raw, expected) => {
+    const prop = (schema.properties as Record<string, any>)[name];
+    expect(coerceParam(raw, prop)).toEqual(expected);
+  });
+
+  test("repeating an array parameter appends coerced items", () => {
+    expect(mergeParamSources({ pairs: ["tags=a", "tags=b", "counts=1", "counts=2"] }, schema)).toEqual({ tags: ["a", "b"], counts: [1, 2] });
+  });
+
+  test("a value keeps every '=' after the first", () => {
+    expect(mergeParamSources({ pairs: ["city=a=b=c"] }, schema)).toEqual({ city: "a=b=c" });
+  });
+
+  test.each([["city"], ["=x"]])("refuses --param %s without a name=value shape", (pair) => {
+    expect(() => mergeParamSources({ pairs: [pair] }, schema)).toThrow(expect.objectContaining({ code: "E_USAGE" }));
+  });
+
+  test("refuses a scalar parameter given twice", () => {
+    expect(() => mergeParamSources({ pairs: ["city=a", "city=b"] }, schema)).toThrow(expect.objectContaining({ code: "E_USAGE", message: expect.stringContaining("more than once") }));
+  });
+});
+
+describe("merging parameter sources", () => {
+  test("later sources override earlier ones key by key: stdin < file < --params < --param", () => {
+    const merged = mergeParamSources(
+      {
+        stdin: { text: '{"city":"stdin","days":1,"ratio":0.5}' },
+        file: { path: "p.json", text: '{"city":"file","days":2}' },
+        json: '{"city":"json"}',
+        pairs: ["metric=yes"],
+      },
+      schema,
+    );
+    expect(merged).toEqual({ city: "json", days: 2, ratio: 0.5, metric: true });
+  });
+
+  test("empty stdin means no parameters", () => {
+    expect(mergeParamSources({ stdin: { text: "  \n" } }, schema)).toEqual({});
+  });
+
+  test.each([
+    ['{"a":', "--params is not valid JSON"],
+    ["[1,2]", "must be a JSON object of parameters (got an array)"],
+    ["null", "(got null)"],
+  ])("refuses --params %s naming the source", (json, message) => {
+    expect(() => mergeParamSources({ json }, schema)).toThrow(expect.objectContaining({ code: "E_INPUT_INVALID", message: expect.stringContaining(message) }));
+  });
+
+  test("a __proto__ key stays an own parameter and never reaches the prototype", () => {
+    const merged = mergeParamSources({ json: '{"__proto__": {"polluted": true}}' }, schema);
+    expect(Object.hasOwn(merged, "__proto__")).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("defaults", () => {
+  test("fill only what the call left out, as independent copies", () => {
+    const s = { properties: { unit: { type: "string", default: "metric" }, list: { type: "array", default: [] }, days: { type: "integer", default: 3 } } };
+    const a = applyParamDefaults({ days: 5 }, s);
+    expect(a).toEqual({ unit: "metric", list: [], days: 5 });
+    (a.list as unknown[]).push(1);
+    expect(applyParamDefaults({}, s).list).toEqual([]);
+  });
+});
+
+describe("validating a call against the tool's parameters", () => {
+  const tool = toolWith([
+    { name: "title", type: "string", required: true, minLength: 3, maxLength: 10 },
+    { name: "priority", type: "integer", minimum: 1, maximum: 100, default: 50 },
+    { name: "ratio", type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1 },
+    { name: "email", type: "string", format: "email" },
+    { name: "id", type: "string", format: "uuid" },
+    { name: "site", type: "string", format: "uri" },
+    { name: "when", type: "string", format: "date-time" },
+    { name: "code", type: "string", pattern: "^[A-Z]{3}$" },
+    { name: "mode", type: "string", enum: ["fast", "slow"] },
+    { name: "tags", type: "array", non_empty: true },
+    { name: "note", type: "string", non_empty: true },
+  ]);
+
+  test("applies defaults and accepts a valid call", () => {
+    expect(resolveCallParams(tool, { json: '{"title":"hello"}' })).toEqual({ title: "hello", priority: 50 });
+  });
+
+  test("reports every violation at once with pointer, rule and offending value", () => {
+    let error: any;
+    try {
+      resolveCallParams(tool, {
+        json: JSON.stringify({
+          priority: 150,
+          ratio: 1,
+          email: "nope",
+          id: "123",
+          site: "not a uri",
+          when: "yesterday",
+          code: "abcd",
+          mode: "medium",
+          tags: [],
+          note: "",
+          extra: true,
+        }),
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error?.code).toBe("E_PARAMS_INVALID");
+    const lines = (error.details.violations as any[]).map(renderViolation);
+    expect(lines).toEqual([
+      'params/code: must match the pattern "^[A-Z]{3}$" (got "abcd")',
+      'params/email: must be a valid email (got "nope")',
+      "params/extra: is not a declared parameter (declared: title, priority, ratio, email, id, site, when, code, mode, tags, note) (got true)",
+      'params/id: must be a valid uuid (got "123")',
+      'params/mode: must be one of "fast", "slow" (got "medium")',
+      'params/note: must not be empty (got "")',
+      "params/priority: must be <= 100 (got 150)",
+      "params/ratio: must be < 1 (got 1)",
+      'params/site: must be a valid uri (got "not a uri")',
+      "params/tags: must not be empty (got [])",
+      "params/title: is required",
+      'params/when: must be a valid date-time (got "yesterday")',
+    ]);
+    expect(error.message).toContain("params/priority: must be <= 100 (got 150)");
+    expect(error.details.violations.find((v: any) => v.pointer === "/priority")).toEqual({ pointer: "/priority", rule: "maximum", message: "must be <= 100", value: 150 });
+  });
+
+  test.each([
+    ['{"title":"ab"}', "params/title: must be at least 3 characters long"],
+    ['{"title":"abcdefghijkl"}', "params/title: must be at most 10 characters long"],
+    ['{"title":"abc","priority":0}', "params/priority: must be >= 1 (got 0)"],
+    ['{"title":"abc","ratio":0}', "params/ratio: must be > 0 (got 0)"],
+    ['{"title":"abc","priority":"high"}', 'params/priority: must be integer (got "high")'],
+    ['{"title":"abc","titel":"x"}', 'params/titel: is not a declared parameter (did you mean "title"?)'],
+  ])("%s is refused: %s", (json, line) => {
+    expect(() => resolveCallParams(tool, { json })).toThrow(expect.objectContaining({ code: "E_PARAMS_INVALID", message: expect.stringContaining(line) }));
+  });
+
+  test("a --param that cannot be coerced is reported with the text given", () => {
+    expect(() => resolveCallParams(tool, { pairs: ["title=hello", "priority=lots"] })).toThrow(
+      expect.objectContaining({ message: expect.stringContaining('params/priority: must be integer (got "lots")') }),
+    );
+  });
+
+  test("a tool without parameters accepts no parameters", () => {
+    expect(resolveCallParams(toolWith([]), {})).toEqual({});
+    expect(() => resolveCallParams(toolWith([]), { pairs: ["x=1"] })).toThrow(expect.objectContaining({ code: "E_PARAMS_INVALID" }));
+  });
+
+  test("malformed declarations stop the call with E_CHECK_FAILED", () => {
+    expect(() => resolveCallParams(toolWith([{ name: "x", type: "strnig" }]), {})).toThrow(expect.objectContaining({ code: "E_CHECK_FAILED" }));
+  });
+
+  test("toViolations drops anyOf wrappers and keeps nested pointers", () => {
+    const v = toViolations(
+      [
+        { instancePath: "/tags/1", keyword: "type", params: { type: "string" }, message: "must be string" },
+        { instancePath: "", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" },
+      ],
+      { tags: ["a", 2] },
+      undefined,
+    );
+    expect(v).toEqual([{ pointer: "/tags/1", rule: "type", message: "must be string", value: 2 }]);
+  });
+});

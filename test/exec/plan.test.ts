@@ -1,0 +1,215 @@
+import { describe, expect, test } from "bun:test";
+import { type HttpPlan, type LinkInput, type PlanHost, type PlanTool, type SubprocessPlan, buildPlan } from "../../src/exec/plan.ts";
+import { builtinTools } from "../../src/manifest/builtins.ts";
+
+const builtin = (id: string): PlanTool => builtinTools().find((t) => t.id === id)!;
+const host: PlanHost = { which: (cmd) => `/usr/bin/${cmd}`, userAgent: "kiwi/test" };
+const env = { PATH: "/usr/bin:/bin", HOME: "/home/u", LANG: "C.UTF-8", API_TOKEN: "tok-123", OTHER: "x", BASE: "https://api.example.com" };
+
+function script(config: Record<string, unknown>, limits: PlanTool["limits"] = {}): PlanTool {
+  return { id: "dp", version: "1.0.0", type: "script", config, limits, entrypoint: config.entrypoint as string | undefined, manifestFile: ".ai/tools/dp/tool.yaml" };
+}
+
+function subprocessPlan(leaf: PlanTool, params: Record<string, unknown> = {}, options: { redact?: boolean; host?: PlanHost } = {}): SubprocessPlan {
+  const chain: LinkInput[] = [
+    { tool: leaf, integrity: "sha256:aa", runDir: "/cache/runs/aa/files" },
+    { tool: builtin("python_runtime"), integrity: "sha256:bb", runDir: null },
+    { tool: builtin("subprocess"), integrity: "sha256:cc", runDir: null },
+  ];
+  return buildPlan({ chain, params, env, host: options.host ?? host, mode: "locked", redact: options.redact }) as SubprocessPlan;
+}
+
+function api(config: Record<string, unknown>): PlanTool {
+  return { id: "weather", version: "1.0.0", type: "api", config, limits: {}, manifestFile: ".ai/tools/weather.yaml" };
+}
+
+function httpPlan(config: Record<string, unknown>, params: Record<string, unknown> = {}, redact = false): HttpPlan {
+  const chain: LinkInput[] = [
+    { tool: api(config), integrity: "sha256:aa", runDir: null },
+    { tool: builtin("http_client"), integrity: "sha256:cc", runDir: null },
+  ];
+  return buildPlan({ chain, params, env, host, mode: "locked", redact }) as HttpPlan;
+}
+
+describe("subprocess plans", () => {
+  test("runtime base args come before the entry point, the tool's own args after it", () => {
+    const plan = subprocessPlan(script({ entrypoint: "main.py", args: ["--city", "{city}"] }), { city: "Paris" });
+    expect(plan.subprocess.argv).toEqual(["/usr/bin/python3", "-B", "-u", "/cache/runs/aa/files/main.py", "--city", "Paris"]);
+    expect(plan.subprocess.cwd).toBe("/cache/runs/aa/files");
+    expect(plan.subprocess.stdin).toBe("json");
+    expect(plan.chain.map((l) => `${l.id}:${l.integrity}`)).toEqual(["dp:sha256:aa", "python_runtime:sha256:bb", "subprocess:sha256:cc"]);
+  });
+
+  test.each([
+    ["; rm -rf ~"],
+    ["$(touch /tmp/pwned)"],
+    ["`id`"],
+    ["a b\tc\nd"],
+    ["' \" \\"],
+    ["--help"],
+  ])("the value %p stays exactly one argv element", (value) => {
+    const plan = subprocessPlan(script({ entrypoint: "main.py", args: ["{q}", "--q={q}"] }), { q: value });
+    expect(plan.subprocess.argv.slice(4)).toEqual([value, `--q=${value}`]);
+  });
+
+  test("an argument naming an absent optional parameter is left out whole", () => {
+    const plan = subprocessPlan(script({ entrypoint: "main.py", args: ["--limit={limit}", "--fixed"] }));
+    expect(plan.subprocess.argv.slice(4)).toEqual(["--fixed"]);
+  });
+
+  test("a NUL byte in an argument is a parameter violation", () => {
+    expect(() => subprocessPlan(script({ entrypoint: "main.py", args: ["{q}"] }), { q: "a\0b" })).toThrow(
+      expect.objectContaining({ code: "E_PARAMS_INVALID", message: expect.stringContaining("params/q: must not contain NUL bytes") }),
+    );
+  });
+
+  test("the environment is the allowlist plus what the chain declares", () => {
+    const plan = subprocessPlan(script({ entrypoint: "main.py", env: { TOKEN: "${API_TOKEN}", CITY: "{city}", MISSING_PARAM: "{nope}" } }), { city: "Oslo" });
+    expect(plan.subprocess.env).toEqual({
+      PATH: "/usr/bin:/bin",
+      HOME: "/home/u",
+      LANG: "C.UTF-8",
+      PYTHONDONTWRITEBYTECODE: "1",
+      PYTHONUNBUFFERED: "1",
+      TOKEN: "tok-123",
+      CITY: "Oslo",
+    });
+    expect(plan.secrets).toEqual(["API_TOKEN"]);
+  });
+
+  test("the shown plan has *** for secret values and nothing else differs", () => {
+    const leaf = script({ entrypoint: "main.py", args: ["--token=${MY_KEY}"], env: { K: "${MY_KEY}" }, secrets: ["MY_KEY"] });
+    const withKey = { ...host };
+    const real = buildPlan({ chain: [{ tool: leaf, integrity: "sha256:aa", runDir: "/r" }, { tool: builtin("python_runtime"), integrity: null, runDir: null }, { tool: builtin("subprocess"), integrity: null, runDir: null }], params: {}, env: { ...env, MY_KEY: "hunter2" }, host: withKey, mode: "locked" }) as SubprocessPlan;
+    const shown = buildPlan({ chain: [{ tool: leaf, integrity: "sha256:aa", runDir: "/r" }, { tool: builtin("python_runtime"), integrity: null, runDir: null }, { tool: builtin("subprocess"), integrity: null, runDir: null }], params: {}, env: { ...env, MY_KEY: "hunter2" }, host: withKey, mode: "locked", redact: true }) as SubprocessPlan;
+    expect(real.subprocess.argv).toContain("--token=hunter2");
+    expect(real.subprocess.env.K).toBe("hunter2");
+    expect(JSON.stringify(shown)).not.toContain("hunter2");
+    expect(shown.subprocess.argv).toContain("--token=***");
+    expect(shown.subprocess.env.K).toBe("***");
+  });
+
+  test("an unset ${VAR} refuses the plan, naming it", () => {
+    expect(() => subprocessPlan(script({ entrypoint: "main.py", env: { X: "${NOT_SET_ANYWHERE}" } }))).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining("${NOT_SET_ANYWHERE}") }));
+  });
+
+  test("a command missing from PATH is named with the link that declares it", () => {
+    const none: PlanHost = { ...host, which: () => null };
+    expect(() => subprocessPlan(script({ entrypoint: "main.py" }), {}, { host: none })).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: "python3 (the command of python_runtime) was not found on PATH" }));
+  });
+
+  test.each([["../outside.py"], ["/etc/passwd"]])("refuses the entry point %s outside the run directory", (entry) => {
+    expect(() => subprocessPlan(script({ entrypoint: entry }))).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining("leaves the tool directory") }));
+  });
+
+  test("a native tool straight on subprocess runs its entry point as the program", () => {
+    const native: PlanTool = { id: "nat", version: "1.0.0", type: "native", config: { args: ["-v"] }, limits: {}, entrypoint: "bin/run", manifestFile: ".ai/tools/nat/tool.json" };
+    const plan = buildPlan({ chain: [{ tool: native, integrity: "sha256:aa", runDir: "/r" }, { tool: builtin("subprocess"), integrity: "sha256:cc", runDir: null }], params: {}, env, host, mode: "locked" }) as SubprocessPlan;
+    expect(plan.subprocess.argv).toEqual(["/r/bin/run", "-v"]);
+  });
+
+  test("parameters never choose the program", () => {
+    const rt: PlanTool = { ...builtin("python_runtime"), config: { command: "{interp}" } };
+    expect(() => buildPlan({ chain: [{ tool: script({ entrypoint: "m.py" }), integrity: null, runDir: "/r" }, { tool: rt, integrity: null, runDir: null }, { tool: builtin("subprocess"), integrity: null, runDir: null }], params: { interp: "sh" }, env, host, mode: "locked" })).toThrow(
+      expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining("parameters cannot choose the program") }),
+    );
+  });
+
+  test("limits: declared ones override along the chain, the rest are kiwi's defaults", () => {
+    const plan = subprocessPlan(script({ entrypoint: "main.py" }, { memoryMb: 256, cpuSeconds: 2.5, timeoutMs: 1000 }));
+    expect(plan.limits).toEqual({ timeoutMs: 1000, killGraceMs: 2000, outputBytes: 16 * 1024 * 1024, memoryMb: 256, cpuSeconds: 2.5, openFiles: 1024, processes: 128, declared: ["memoryMb", "cpuSeconds", "timeoutMs"] });
+    expect(plan.subprocess.launch).toEqual(plan.subprocess.argv);
+  });
+
+  test("an http plan carries only the limits that apply to it", () => {
+    expect(httpPlan({ method: "GET", url: "https://h.example/" }).limits).toEqual({ timeoutMs: 60_000, killGraceMs: 0, outputBytes: 16 * 1024 * 1024, declared: [] });
+  });
+
+  test("a chain that does not end in a primitive is refused", () => {
+    expect(() => buildPlan({ chain: [{ tool: script({ entrypoint: "m.py" }), integrity: null, runDir: "/r" }, { tool: builtin("python_runtime"), integrity: null, runDir: null }], params: {}, env, host, mode: "locked" })).toThrow(
+      expect.objectContaining({ code: "E_CHAIN" }),
+    );
+  });
+});
+
+describe("http_client plans", () => {
+  test("parameters fill the URL path and query as encoded components", () => {
+    const plan = httpPlan({ method: "get", url_template: "https://api.example.com/v1/{city}/forecast?days={days}&lang={lang}", query: { units: "{units}", fixed: "1" } }, { city: "São Paulo", days: 3, units: "metric" });
+    expect(plan.http.method).toBe("GET");
+    expect(plan.http.url).toBe("https://api.example.com/v1/S%C3%A3o%20Paulo/forecast?days=3&units=metric&fixed=1");
+    expect(plan.http.body).toBeUndefined();
+    expect(plan.http.retries).toBe(2);
+  });
+
+  test.each([
+    ["../../admin", "https://api.example.com/v1/..%2F..%2Fadmin/forecast"],
+    ["x?admin=1", "https://api.example.com/v1/x%3Fadmin%3D1/forecast"],
+    ["x#frag", "https://api.example.com/v1/x%23frag/forecast"],
+    ["x\r\nHost: evil", "https://api.example.com/v1/x%0D%0AHost%3A%20evil/forecast"],
+    ["a/b", "https://api.example.com/v1/a%2Fb/forecast"],
+    ["%2e%2e", "https://api.example.com/v1/%252e%252e/forecast"],
+  ])("the path value %p cannot change the URL's structure", (city, url) => {
+    const plan = httpPlan({ method: "GET", url_template: "https://api.example.com/v1/{city}/forecast" }, { city });
+    expect(plan.http.url).toBe(url);
+    expect(new URL(plan.http.url).host).toBe("api.example.com");
+  });
+
+  test.each([[".."], ["."]])("a parameter that makes a whole path segment %p is refused", (city) => {
+    expect(() => httpPlan({ method: "GET", url_template: "https://api.example.com/v1/{city}/forecast" }, { city })).toThrow(
+      expect.objectContaining({ code: "E_PARAMS_INVALID", message: expect.stringContaining('params/city: must not make a URL path segment "." or ".."') }),
+    );
+  });
+
+  test("query values from a map are encoded, and an array repeats the key", () => {
+    const plan = httpPlan({ method: "GET", url: "https://h.example/s", query: { q: "{q}", tag: "{tags}" } }, { q: "a&b=c#d", tags: ["x", "y"] });
+    expect(plan.http.url).toBe("https://h.example/s?q=a%26b%3Dc%23d&tag=x&tag=y");
+  });
+
+  test("a parameter in the host is refused", () => {
+    expect(() => httpPlan({ method: "GET", url_template: "https://{tenant}.example.com/x" }, { tenant: "evil.com/" })).toThrow(
+      expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining("scheme or host") }),
+    );
+  });
+
+  test("a host from the environment is allowed", () => {
+    const plan = httpPlan({ method: "GET", url_template: "${BASE}/v1/{id}" }, { id: "7" });
+    expect(plan.http.url).toBe("https://api.example.com/v1/7");
+  });
+
+  test("a path parameter the call does not give is required", () => {
+    expect(() => httpPlan({ method: "GET", url_template: "https://h.example/{id}" })).toThrow(expect.objectContaining({ code: "E_PARAMS_INVALID", message: expect.stringContaining("params/id: is required by the URL path") }));
+  });
+
+  test("line breaks in a header value are refused", () => {
+    expect(() => httpPlan({ method: "GET", url: "https://h.example/", headers: { "X-Q": "{q}" } }, { q: "a\r\nInjected: 1" })).toThrow(
+      expect.objectContaining({ code: "E_PARAMS_INVALID", message: expect.stringContaining("params/q: must not contain line breaks or NUL when sent in header X-Q") }),
+    );
+  });
+
+  test("POST without a body template sends the parameters; never retried", () => {
+    const plan = httpPlan({ method: "POST", url: "https://h.example/items", retries: 5 }, { name: "x", n: 2 });
+    expect(plan.http.body).toBe('{"name":"x","n":2}');
+    expect(plan.http.headers["content-type"]).toBe("application/json");
+    expect(plan.http.retries).toBe(0);
+  });
+
+  test("a body template keeps types", () => {
+    const plan = httpPlan({ method: "PUT", url: "https://h.example/items", body: { item: { name: "{name}", count: "{n}" }, tag: "t-{name}" }, retries: 1 }, { name: "x", n: 2 });
+    expect(JSON.parse(plan.http.body!)).toEqual({ item: { name: "x", count: 2 }, tag: "t-x" });
+    expect(plan.http.retries).toBe(1);
+  });
+
+  test("a secret header is *** in the shown plan only", () => {
+    const config = { method: "GET", url: "https://h.example/", headers: { Authorization: "Bearer ${API_TOKEN}" } };
+    expect(httpPlan(config).http.headers.authorization).toBe("Bearer tok-123");
+    expect(httpPlan(config, {}, true).http.headers.authorization).toBe("Bearer ***");
+  });
+
+  test("an invalid response_transform is refused at plan time", () => {
+    expect(() => httpPlan({ method: "GET", url: "https://h.example/", response_transform: "$..x" })).toThrow(expect.objectContaining({ code: "E_INPUT_INVALID" }));
+  });
+
+  test.each([["ftp://h.example/x"], ["relative/path"]])("refuses the URL %s", (url) => {
+    expect(() => httpPlan({ method: "GET", url })).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED" }));
+  });
+});

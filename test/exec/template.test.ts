@@ -1,0 +1,53 @@
+import { describe, expect, test } from "bun:test";
+import { type TemplateScope, assertEnvPresent, expandString, expandValue, makeRedactor } from "../../src/exec/template.ts";
+
+function scope(params: Record<string, unknown>, env: Record<string, string> = {}, secrets: string[] = [], redact = false): TemplateScope {
+  return { params, env, secrets: new Set(secrets), redact, missingEnv: new Set() };
+}
+
+describe("expanding placeholders", () => {
+  test.each([
+    ["--city={city}", { city: "Paris" }, "--city=Paris"],
+    ["{n}", { n: 7 }, "7"],
+    ["{flag}", { flag: false }, "false"],
+    ["{list}", { list: [1, "a"] }, '[1,"a"]'],
+    ["{obj}", { obj: { a: 1 } }, '{"a":1}'],
+    ["{{city}}", { city: "Paris" }, "{city}"],
+    ['{"json": {"stays": "literal"}}', {}, '{"json": {"stays": "literal"}}'],
+    ["{a}{b}", { a: "x", b: "y" }, "xy"],
+  ])("%s with %p gives %p", (template, params, expected) => {
+    expect(expandString(template, scope(params))).toEqual(expect.objectContaining({ absent: false, value: expected }));
+  });
+
+  test("a value is substituted once and never re-scanned", () => {
+    const e = expandString("{a}", scope({ a: "{b} ${HOME} $(id) `id`", b: "NO" }, { HOME: "/home/x" }));
+    expect(e).toEqual({ absent: false, value: "{b} ${HOME} $(id) `id`", params: ["a"] });
+  });
+
+  test("an absent parameter marks the whole string absent", () => {
+    expect(expandString("--limit={limit}", scope({}))).toEqual({ absent: true, param: "limit" });
+  });
+
+  test("${VAR} reads the environment; a secret is *** only in the shown plan", () => {
+    expect(expandString("Bearer ${API_TOKEN}", scope({}, { API_TOKEN: "s3cr3t" }, ["API_TOKEN"]))).toEqual(expect.objectContaining({ value: "Bearer s3cr3t" }));
+    expect(expandString("Bearer ${API_TOKEN}", scope({}, { API_TOKEN: "s3cr3t" }, ["API_TOKEN"], true))).toEqual(expect.objectContaining({ value: "Bearer ***" }));
+  });
+
+  test("unset variables are collected and reported together", () => {
+    const s = scope({});
+    expandString("${B} ${A} ${B}", s);
+    expect(() => assertEnvPresent(s, "weather")).toThrow(
+      expect.objectContaining({ code: "E_EXEC_FAILED", message: "weather references ${A}, ${B}, which are not set in the environment" }),
+    );
+  });
+
+  test("a body keeps parameter types and drops members whose parameter is absent", () => {
+    const body = { q: "{q}", n: "{n}", nested: { on: "{flag}", text: "n={n}" }, list: ["{q}", "{missing}"], gone: "{missing}" };
+    expect(expandValue(body, scope({ q: "x", n: 3, flag: true })).value).toEqual({ q: "x", n: 3, nested: { on: true, text: "n=3" }, list: ["x"] });
+  });
+
+  test("the redactor removes raw and percent-encoded secret values", () => {
+    const redact = makeRedactor(["p@ss word", "", "tok"]);
+    expect(redact("url=https://h/?k=p%40ss%20word tok=tok, p@ss word")).toBe("url=https://h/?k=*** ***=***, ***");
+  });
+});
