@@ -13,6 +13,8 @@ export interface HttpSpec {
   url: string;
   headers: Record<string, string>;
   transport: "streamable-http" | "sse";
+  /** The http_client primitive's host policy (declared net.outbound, SSRF rule), checked per request. */
+  checkUrl?: (url: URL) => Promise<void>;
 }
 
 /** An SDK HTTP transport plus the first fatal problem the tap saw. */
@@ -31,7 +33,7 @@ export function createHttpTransport(spec: HttpSpec, capture: LosslessCapture, li
     // Closing rejects the pending request at once instead of letting it wait for its timeout.
     void inner?.close().catch(() => {});
   };
-  const tapped = tapFetch(capture, limits, label, fail);
+  const tapped = tapFetch(capture, limits, label, fail, spec.checkUrl);
   let url: URL;
   try {
     url = new URL(spec.url);
@@ -55,8 +57,18 @@ export function createHttpTransport(spec: HttpSpec, capture: LosslessCapture, li
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
-function tapFetch(capture: LosslessCapture, limits: TransportLimits, label: string, fail: (e: KiwiError) => void): Fetch {
+function tapFetch(capture: LosslessCapture, limits: TransportLimits, label: string, fail: (e: KiwiError) => void, checkUrl?: (url: URL) => Promise<void>): Fetch {
   return async (url, init) => {
+    // Every request (POSTs, the SSE stream, an SSE server's announced endpoint, redirect hops the
+    // SDK follows) passes the same host policy as an http_client tool.
+    if (checkUrl) {
+      try {
+        await checkUrl(new URL(String(url)));
+      } catch (error) {
+        if (error instanceof KiwiError) fail(error);
+        throw error;
+      }
+    }
     let response: Response;
     try {
       response = await fetch(url, { ...init, redirect: "manual" });

@@ -25,8 +25,8 @@ export function transportOf(server: Pick<Tool, "id" | "config" | "manifestFile">
   });
 }
 
-/** How to reach the server the plan describes. */
-export function targetFromPlan(plan: PlanLike, server: Pick<Tool, "id" | "config" | "manifestFile">): McpTarget {
+/** How to reach the server the plan describes; `checkUrl` is exec's host policy for HTTP servers. */
+export function targetFromPlan(plan: PlanLike, server: Pick<Tool, "id" | "config" | "manifestFile">, checkUrl?: (url: URL) => Promise<void>): McpTarget {
   const transport = transportOf(server);
   if (plan.primitive === "subprocess") {
     if (transport !== "stdio") throw mismatch(server, transport, "subprocess");
@@ -34,7 +34,7 @@ export function targetFromPlan(plan: PlanLike, server: Pick<Tool, "id" | "config
     return { kind: "stdio", argv: spec.launch ?? spec.argv, cwd: spec.cwd, env: spec.env };
   }
   if (transport === "stdio") throw mismatch(server, transport, "http_client");
-  return { kind: "http", url: plan.http.url, headers: plan.http.headers, transport };
+  return { kind: "http", url: plan.http.url, headers: plan.http.headers, transport, ...(checkUrl ? { checkUrl } : {}) };
 }
 
 /** Listing limits for a server: its declared timeout (`config.timeout` seconds) per request. */

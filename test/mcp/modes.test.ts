@@ -88,9 +88,7 @@ describe("targets from exec plans", () => {
     expect(targetFromPlan(plan, server({ transport: "sse", url: "http://127.0.0.1:1/sse" }))).toEqual({ kind: "http", url: "http://127.0.0.1:1/sse", headers: { authorization: "x" }, transport: "sse" });
   });
 
-  test.each([
-    [{ transport: "websocket" }, "E_CHECK_FAILED"],
-  ])("rejects transport %p", (config, code) => {
+  test.each([[{ transport: "websocket" }, "E_CHECK_FAILED"]] as const)("rejects transport %p", (config, code) => {
     const error = (() => {
       try {
         transportOf(server(config));
