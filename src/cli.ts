@@ -13,6 +13,7 @@ type Lazy = () => Promise<CommandDef<any>>;
 
 /** Every subcommand, loaded only when used so start-up stays fast. */
 export const COMMANDS: Record<string, Lazy> = {
+  check: () => import("./commands/check.ts").then((m) => m.default),
   hash: () => import("./commands/hash.ts").then((m) => m.default),
   lock: () => import("./commands/lock.ts").then((m) => m.default),
   install: () => import("./commands/install.ts").then((m) => m.default),
@@ -44,7 +45,8 @@ export async function main(rawArgs: string[]): Promise<number> {
       return 0;
     }
     await assertKnownFlags(cmd, rawArgs.slice(path.length), path);
-    const { result } = await runCommand(root, { rawArgs });
+    // Run the resolved command itself: citty drops a subcommand's return value, and it is the exit code.
+    const { result } = await runCommand(cmd, { rawArgs: rawArgs.slice(path.length) });
     return typeof result === "number" ? result : 0;
   } catch (thrown) {
     const error = isCittyError(thrown)

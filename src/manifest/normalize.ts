@@ -169,7 +169,13 @@ function magrayCapabilities(capabilities: unknown, permissions: unknown): Capabi
     const mapped = MAGRAY_CAPABILITIES[cap];
     const perm = isRecord(perms[cap]) ? (perms[cap] as Record<string, unknown>) : {};
     const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : undefined);
-    if (mapped === "fs") {
+    const words = Array.isArray(perms[cap]) ? (perms[cap] as unknown[]).map(String) : undefined;
+    if (mapped === "fs" && words) {
+      // magray's own form: `"filesystem": ["read", "write"]` (no paths: the whole tool sandbox).
+      if (words.includes("read")) out.push({ name: "fs.read", paths: [], pointer });
+      if (words.includes("write")) out.push({ name: "fs.write", paths: [], pointer });
+      if (!words.includes("read") && !words.includes("write")) out.push({ name: "fs.read", paths: [], pointer });
+    } else if (mapped === "fs") {
       if (perm.read !== undefined) out.push({ name: "fs.read", paths: list(perm.read) ?? [], pointer });
       if (perm.write !== undefined) out.push({ name: "fs.write", paths: list(perm.write) ?? [], pointer });
       if (perm.read === undefined && perm.write === undefined) out.push({ name: "fs.read", paths: [], pointer });

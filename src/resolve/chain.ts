@@ -2,6 +2,7 @@
 // version ranges, cycles (with their path) and depth are verdicts, not exceptions. Pure.
 import type { Finding } from "../findings.ts";
 import type { Tool } from "../manifest/model.ts";
+import { SEMVER_PATTERN } from "../schema/manifest.ts";
 import { toolFinding } from "../validate/finding.ts";
 import { suggest } from "./suggest.ts";
 
@@ -85,9 +86,8 @@ export function renderCycle(path: string[]): string {
   return [...rotated, rotated[0]].join(" -> ");
 }
 
-/** Semantic version 2.0.0, end-anchored, pre-release and build metadata allowed. */
-export const SEMVER =
-  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+/** Semantic version 2.0.0, end-anchored (the one pattern lives in schema/manifest.ts). */
+export const SEMVER = new RegExp(SEMVER_PATTERN);
 
 /** True for a full semantic version such as 1.4.0 or 2.0.0-rc.1. */
 export function isSemver(version: string): boolean {

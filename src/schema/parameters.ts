@@ -4,7 +4,8 @@
 import type { Finding } from "../findings.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type FindingSubject, toolFinding } from "../validate/finding.ts";
-import { type SchemaError, compileUntrustedSchema } from "../validate/json-schema.ts";
+import { fullFormats } from "ajv-formats/dist/formats";
+import { compileUntrustedSchema, type SchemaError } from "../validate/json-schema.ts";
 import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { RuleId } from "../validate/rules.ts";
 
@@ -15,8 +16,8 @@ export type ParameterType = (typeof PARAMETER_TYPES)[number];
 /** String formats a parameter may declare. */
 export const PARAMETER_FORMATS = ["uuid", "email", "uri", "date-time"] as const;
 
-/** A parameter name: what can be a JSON key, a `{placeholder}` and a CLI flag alike. */
-export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+/** A parameter name: what can be a JSON key and a `{placeholder}` (exec/template.ts) alike. */
+export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** Which contracts apply to which types. */
 const CONTRACTS: Record<string, readonly ParameterType[]> = {
@@ -77,7 +78,7 @@ export function buildParametersSchema(tool: FindingSubject & Pick<Tool, "paramet
     }
     const name = entry.name;
     if (typeof name !== "string" || !PARAMETER_NAME.test(name)) {
-      report("parameters/name", name === undefined ? at : `${at}/name`, name === undefined ? `parameter ${index} has no name` : `parameter name ${JSON.stringify(name)} is not an identifier`, "use letters, digits, '_' and '-', starting with a letter or '_'");
+      report("parameters/name", name === undefined ? at : `${at}/name`, name === undefined ? `parameter ${index} has no name` : `parameter name ${JSON.stringify(name)} is not an identifier`, "use letters, digits and '_', starting with a letter or '_'");
       return;
     }
     if (seen.has(name)) {
@@ -180,7 +181,6 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
       report("parameters/enum", `${at}/enum`, `enum of "${name}" must be a non-empty list`);
       return undefined;
     }
-    const check = compileUntrustedSchema(contract);
     const seen = new Set<string>();
     for (const [i, v] of entry.enum.entries()) {
       const key = JSON.stringify(v);
@@ -189,8 +189,9 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
         return undefined;
       }
       seen.add(key);
-      if (check.ok && check.validate(v).length > 0) {
-        report("parameters/enum", `${at}/enum/${i}`, `enum value ${key} of "${name}" is not a valid ${t}${describeErrors(check.validate(v))}`);
+      const problem = checkValue(contract, v);
+      if (problem) {
+        report("parameters/enum", `${at}/enum/${i}`, `enum value ${key} of "${name}" is not a valid ${t} (${problem})`);
         return undefined;
       }
     }
@@ -198,10 +199,9 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
   const property: JsonSchema = { ...contract };
   if (entry.enum !== undefined) property.enum = entry.enum;
   if (entry.default !== undefined) {
-    const check = compileUntrustedSchema(property);
-    const errors = check.ok ? check.validate(entry.default) : [];
-    if (errors.length > 0) {
-      report("parameters/default", `${at}/default`, `default ${JSON.stringify(entry.default)} of "${name}" does not satisfy its own declaration${describeErrors(errors)}`, "change the default or the contract");
+    const problem = checkValue(property, entry.default);
+    if (problem) {
+      report("parameters/default", `${at}/default`, `default ${JSON.stringify(entry.default)} of "${name}" does not satisfy its own declaration (${problem})`, "change the default or the contract");
       return undefined;
     }
     property.default = entry.default;
@@ -216,9 +216,50 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
   return property;
 }
 
-function describeErrors(errors: SchemaError[]): string {
-  const first = errors[0];
-  return first ? ` (${first.message})` : "";
+/**
+ * Why a value breaks a property contract built above, or undefined when it satisfies it. The
+ * contracts are small and known, so this direct check replaces an ajv compile per parameter (which
+ * dominated \`kiwi check\` on large trees); test/schema/parameters.test.ts compares it with ajv.
+ */
+export function checkValue(contract: JsonSchema, value: unknown): string | undefined {
+  const type = contract.type as ParameterType;
+  const ok =
+    type === "string" ? typeof value === "string"
+    : type === "integer" ? typeof value === "number" && Number.isInteger(value)
+    : type === "number" ? typeof value === "number" && Number.isFinite(value)
+    : type === "boolean" ? typeof value === "boolean"
+    : type === "array" ? Array.isArray(value)
+    : isRecord(value);
+  if (!ok) return `must be ${type === "integer" || type === "array" || type === "object" ? "an" : "a"} ${type}`;
+  if (Array.isArray(contract.enum) && !contract.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) return `must be one of ${JSON.stringify(contract.enum)}`;
+  const n = (k: string) => (typeof contract[k] === "number" ? (contract[k] as number) : undefined);
+  if (typeof value === "string") {
+    const length = [...value].length;
+    if (n("minLength") !== undefined && length < n("minLength")!) return `must have at least ${n("minLength")} characters`;
+    if (n("maxLength") !== undefined && length > n("maxLength")!) return `must have at most ${n("maxLength")} characters`;
+    if (typeof contract.pattern === "string" && !new RegExp(contract.pattern, "u").test(value)) return `must match pattern "${contract.pattern}"`;
+    if (typeof contract.format === "string" && !matchesFormat(contract.format, value)) return `must match format "${contract.format}"`;
+  }
+  if (typeof value === "number") {
+    if (n("minimum") !== undefined && value < n("minimum")!) return `must be >= ${n("minimum")}`;
+    if (n("maximum") !== undefined && value > n("maximum")!) return `must be <= ${n("maximum")}`;
+    if (n("exclusiveMinimum") !== undefined && value <= n("exclusiveMinimum")!) return `must be > ${n("exclusiveMinimum")}`;
+    if (n("exclusiveMaximum") !== undefined && value >= n("exclusiveMaximum")!) return `must be < ${n("exclusiveMaximum")}`;
+  }
+  if (Array.isArray(value)) {
+    if (n("minItems") !== undefined && value.length < n("minItems")!) return `must have at least ${n("minItems")} items`;
+    if (n("maxItems") !== undefined && value.length > n("maxItems")!) return `must have at most ${n("maxItems")} items`;
+  }
+  return undefined;
+}
+
+/** The same format checks ajv-formats applies at run time. */
+function matchesFormat(format: string, value: string): boolean {
+  const f = (fullFormats as Record<string, unknown>)[format];
+  if (f instanceof RegExp) return f.test(value);
+  if (typeof f === "function") return (f as (v: string) => boolean)(value);
+  if (f && typeof f === "object" && typeof (f as { validate?: unknown }).validate === "function") return (f as { validate: (v: string) => boolean }).validate(value);
+  return true;
 }
 
 function escape(key: string): string {

@@ -50,18 +50,55 @@ export interface CompileOptions {
 }
 
 const cache = new Map<string, CompileResult>();
+// The same schema object (a tool's child_schemas, kiwi's own TypeBox schemas) compiles once even
+// before its canonical text is built: walking a big schema per tool costs more than compiling it.
+const byObject = new WeakMap<object, CompileResult>();
+const byObjectTrusted = new WeakMap<object, CompileResult>();
 let ajv2020: Ajv2020 | undefined;
 let ajv07: Ajv | undefined;
+let ajvTrusted: Ajv2020 | undefined;
 
 /** Compiles an untrusted JSON Schema; never throws, never fetches, never hangs on a hostile pattern. */
 export function compileUntrustedSchema(schema: unknown, options: CompileOptions = {}): CompileResult {
+  const known = typeof schema === "object" && schema !== null ? byObject.get(schema) : undefined;
+  if (known) return withSubject(known, options.subject);
+  const result = compileUntrustedUncached(schema);
+  if (typeof schema === "object" && schema !== null) byObject.set(schema, result);
+  return withSubject(result, options.subject);
+}
+
+function compileUntrustedUncached(schema: unknown): CompileResult {
   const scan = scanSchema(schema);
-  if (!scan.ok) return withSubject(scan, options.subject);
+  if (!scan.ok) return scan;
   const cached = cache.get(scan.key);
   if (cached) return cached;
-  const result = withSubject(compileScanned(schema as AnySchema, scan.draft), options.subject);
+  const result = compileScanned(schema as AnySchema, scan.draft);
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(scan.key, result);
+  return result;
+}
+
+/**
+ * Compiles one of kiwi's OWN schemas (TypeBox manifest schemas): same bounds and no remote refs,
+ * but patterns are not screened, since they are ours (the semver pattern would not pass the screen).
+ */
+export function compileTrustedSchema(schema: unknown): CompileResult {
+  const isObj = typeof schema === "object" && schema !== null;
+  const known = isObj ? byObjectTrusted.get(schema) : undefined;
+  if (known) return known;
+  const scan = scanSchema(schema, false);
+  if (!scan.ok) return scan;
+  const key = `trusted\n${scan.key}`;
+  let result = cache.get(key);
+  if (!result) {
+    // Our own schemas are valid by construction: skipping meta-schema validation saves compiling
+    // the 2020-12 meta-schema when no untrusted schema needs it.
+    const ajv = (ajvTrusted ??= configure(new Ajv2020({ ...ajvOptions(), code: {}, validateSchema: false })));
+    result = compileWith(ajv, schema as AnySchema, "2020-12");
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, result);
+  }
+  if (isObj) byObjectTrusted.set(schema, result);
   return result;
 }
 
@@ -85,7 +122,7 @@ type Scan = { ok: true; key: string; draft: "2020-12" | "draft-07" } | { ok: fal
  * Walks the schema once before ajv sees it: bounds depth and size, refuses any $ref that is not
  * local (`#...`), screens patterns, and builds the canonical text used as the cache key.
  */
-function scanSchema(schema: unknown): Scan {
+function scanSchema(schema: unknown, screenPatterns = true): Scan {
   if (typeof schema !== "boolean" && !isObject(schema)) {
     return { ok: false, problem: { kind: "not-a-schema", message: "a JSON Schema must be an object or a boolean", pointer: "" } };
   }
@@ -130,14 +167,14 @@ const keywordsHere = !data && parentKey !== "properties" && parentKey !== "patte
         problem = { kind: "remote-ref", message: `${key} ${JSON.stringify(child)} is not local; kiwi never fetches schemas`, pointer: childPointer };
         return "";
       }
-      if (keywordsHere && key === "pattern" && typeof child === "string") {
+      if (screenPatterns && keywordsHere && key === "pattern" && typeof child === "string") {
         const verdict = checkRegexSafety(child);
         if (!verdict.ok) {
           problem = { kind: "unsafe-pattern", message: `pattern ${JSON.stringify(child)}: ${verdict.reason}`, pointer: childPointer };
           return "";
         }
       }
-      if (parentKey === "patternProperties") {
+      if (screenPatterns && parentKey === "patternProperties") {
         const verdict = checkRegexSafety(key);
         if (!verdict.ok) {
           problem = { kind: "unsafe-pattern", message: `patternProperties key ${JSON.stringify(key)}: ${verdict.reason}`, pointer: childPointer };
@@ -167,6 +204,10 @@ function draftOf(value: unknown): "2020-12" | "draft-07" | undefined {
 
 function compileScanned(schema: AnySchema, draft: "2020-12" | "draft-07"): CompileResult {
   const ajv = draft === "draft-07" ? (ajv07 ??= configure(new Ajv(ajvOptions()))) : (ajv2020 ??= configure(new Ajv2020(ajvOptions())));
+  return compileWith(ajv, schema, draft);
+}
+
+function compileWith(ajv: Ajv, schema: AnySchema, draft: "2020-12" | "draft-07"): CompileResult {
   let fn: ValidateFunction;
   try {
     fn = ajv.compile(schema);

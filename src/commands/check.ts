@@ -1,0 +1,44 @@
+// `kiwi check [paths...]`: validates every tool (or the given ones; chain rules still see the whole
+// tree) and prints findings as human text, JSON or SARIF. Exit 0 without errors, 1 with errors.
+import { defineCommand } from "citty";
+import pkg from "../../package.json" with { type: "json" };
+import { KiwiError } from "../errors.ts";
+import { FINDING_FORMATS, type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings.ts";
+import { showJson, showNote, showResult } from "../ui/output.ts";
+import { checkTree } from "../validate/check-io.ts";
+import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
+
+export default defineCommand({
+  meta: { name: "check", description: "Validate tools: manifests, types, security, executor chains, child_schemas and parameters" },
+  args: {
+    paths: { type: "positional", required: false, description: "Tool ids or paths to report on (default: every tool)", valueHint: "tool-id|path" },
+    ...projectFlags,
+    ...strictFlag,
+    format: { type: "string", description: "Output format: human, json or sarif (--json is --format json)", valueHint: FINDING_FORMATS.join("|") },
+  },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    const started = ctx.now();
+    const format = formatOf(args.format, args.json);
+    const targets = (args._ ?? []).map(String);
+    const { result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, strict: args.strict, targets });
+    const summary = { toolsChecked: result.toolsChecked, counts: result.counts, elapsedMs: ctx.now() - started };
+    if (format === "json") showJson(findingsDocument(result.findings, summary));
+    else if (format === "sarif") showJson(sarifDocument(result.findings, pkg.version));
+    else {
+      const text = renderFindingsHuman(result.findings, ctx);
+      if (text) showResult(text);
+    }
+    if (format === "human") showNote(renderFindingsSummary(summary, ctx));
+    return result.ok ? 0 : 1;
+  },
+});
+
+function formatOf(format: string | undefined, json: boolean | undefined): FindingFormat {
+  if (format === undefined) return json ? "json" : "human";
+  if (!(FINDING_FORMATS as readonly string[]).includes(format)) {
+    throw new KiwiError("E_USAGE", `unknown format "${format}"`, { hint: `use --format ${FINDING_FORMATS.join(", --format ")}` });
+  }
+  if (json && format !== "json") throw new KiwiError("E_USAGE", `--json and --format ${format} disagree`, { hint: "pass one of them" });
+  return format as FindingFormat;
+}

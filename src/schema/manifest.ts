@@ -1,0 +1,160 @@
+// TypeBox schemas of the two manifest dialects: kiwi's tool.yaml (also single-file, embedded and
+// front-matter manifests) and magray's tool.json. Pure. They generate schemas/*.schema.json for
+// editors, and `kiwi check` judges every manifest's shape against them.
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { TOOL_TYPES } from "../manifest/model.ts";
+import { PARAMETER_FORMATS, PARAMETER_NAME, PARAMETER_TYPES } from "./parameters.ts";
+
+/** THE tool id format: 1-64 of a-z, 0-9, '_' and '-', starting with a letter. */
+export const TOOL_ID_PATTERN = "^[a-z][a-z0-9_-]{0,63}$";
+export const TOOL_ID = new RegExp(TOOL_ID_PATTERN);
+
+/** Semantic version 2.0.0, end-anchored (pre-release and build metadata allowed). */
+export const SEMVER_PATTERN =
+  "^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$";
+
+const AnyObject = Type.Object({}, { additionalProperties: true });
+const JsonSchemaValue = Type.Union([AnyObject, Type.Boolean()], { description: "a JSON Schema (2020-12, or draft-07 when $schema says so)" });
+
+const lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
+
+/** One entry of a `parameters` list. */
+export const ParameterSchema = Type.Object(
+  {
+    name: Type.String({ pattern: PARAMETER_NAME.source }),
+    type: lit(PARAMETER_TYPES),
+    required: Type.Optional(Type.Boolean()),
+    default: Type.Optional(Type.Unknown()),
+    enum: Type.Optional(Type.Array(Type.Unknown(), { minItems: 1 })),
+    description: Type.Optional(Type.String()),
+    minLength: Type.Optional(Type.Integer({ minimum: 0 })),
+    maxLength: Type.Optional(Type.Integer({ minimum: 0 })),
+    pattern: Type.Optional(Type.String()),
+    format: Type.Optional(lit(PARAMETER_FORMATS)),
+    minimum: Type.Optional(Type.Number()),
+    maximum: Type.Optional(Type.Number()),
+    exclusiveMinimum: Type.Optional(Type.Number()),
+    exclusiveMaximum: Type.Optional(Type.Number()),
+    minItems: Type.Optional(Type.Integer({ minimum: 0 })),
+    maxItems: Type.Optional(Type.Integer({ minimum: 0 })),
+    non_empty: Type.Optional(Type.Boolean()),
+    nonEmpty: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** `validation.child_schemas`: the first entry whose `match` equals the child's values judges it. */
+export const ChildSchemaEntrySchema = Type.Object(
+  {
+    match: Type.Record(Type.String(), Type.Unknown(), { description: "fields of the child's manifest and the values they must equal" }),
+    schema: JsonSchemaValue,
+  },
+  { additionalProperties: false },
+);
+
+/** A `requires` entry: a capability or package name, or `{capability: [paths or hosts]}`. */
+const RequirementSchema = Type.Union([
+  Type.String({ minLength: 1 }),
+  Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), { minProperties: 1, maxProperties: 1 }),
+]);
+
+export const LimitsSchema = Type.Object(
+  {
+    memory_mb: Type.Optional(Type.Integer()),
+    timeout_ms: Type.Optional(Type.Integer()),
+    cpu_seconds: Type.Optional(Type.Number()),
+    open_files: Type.Optional(Type.Integer()),
+    processes: Type.Optional(Type.Integer()),
+    output_bytes: Type.Optional(Type.Integer()),
+  },
+  { additionalProperties: false },
+);
+
+/** kiwi's manifest: tool.yaml / tool.json / `<name>.yaml` / embedded script metadata / front matter. */
+export const KiwiManifestSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    tool_id: Type.Optional(Type.String({ pattern: TOOL_ID_PATTERN, description: "defaults to the file or folder name" })),
+    tool_type: lit(TOOL_TYPES),
+    version: Type.String({ pattern: SEMVER_PATTERN }),
+    executor: Type.Optional(Type.Union([Type.String({ description: "tool id, optionally @semver-range: python_runtime@^1.4" }), Type.Null()])),
+    description: Type.Optional(Type.String()),
+    category: Type.Optional(Type.String()),
+    tags: Type.Optional(Type.Array(Type.String())),
+    metadata: Type.Optional(AnyObject),
+    config: Type.Optional(AnyObject),
+    config_schema: Type.Optional(JsonSchemaValue),
+    parameters: Type.Optional(Type.Array(ParameterSchema)),
+    validation: Type.Optional(Type.Object({ child_schemas: Type.Optional(Type.Array(ChildSchemaEntrySchema)) }, { additionalProperties: false })),
+    requires: Type.Optional(Type.Array(RequirementSchema)),
+    limits: Type.Optional(LimitsSchema),
+  },
+  { additionalProperties: false },
+);
+
+/** magray's capability words. */
+export const MAGRAY_CAPABILITY_WORDS = ["filesystem", "network", "shell", "ui", "environment", "process"] as const;
+
+/** magray's tool.json, recognised by its shape. */
+export const MagrayManifestSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    name: Type.String({ pattern: TOOL_ID_PATTERN }),
+    version: Type.String({ pattern: SEMVER_PATTERN }),
+    description: Type.Optional(Type.String()),
+    type: lit(["wasm", "native", "script"] as const),
+    capabilities: Type.Optional(Type.Array(lit(MAGRAY_CAPABILITY_WORDS))),
+    entry_point: Type.String({ minLength: 1 }),
+    runtime_config: Type.Optional(
+      Type.Object(
+        {
+          max_memory_mb: Type.Optional(Type.Integer()),
+          max_execution_time_ms: Type.Optional(Type.Integer()),
+          fuel_limit: Type.Optional(Type.Integer()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    permissions: Type.Optional(
+      Type.Object(
+        {
+          filesystem: Type.Optional(Type.Union([Type.Array(lit(["read", "write"] as const)), Type.Object({ read: Type.Optional(Type.Array(Type.String())), write: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false })])),
+          network: Type.Optional(Type.Union([Type.Array(lit(["outbound", "inbound"] as const)), Type.Object({ hosts: Type.Optional(Type.Array(Type.String())), allowed_hosts: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false })])),
+          shell: Type.Optional(Type.Array(lit(["execute"] as const))),
+          environment: Type.Optional(Type.Union([Type.Array(Type.String()), AnyObject])),
+          process: Type.Optional(Type.Union([Type.Array(Type.String()), AnyObject])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    metadata: Type.Optional(
+      Type.Object(
+        {
+          author: Type.Optional(Type.String()),
+          license: Type.Optional(Type.String()),
+          repository: Type.Optional(Type.String()),
+          homepage: Type.Optional(Type.String()),
+          documentation: Type.Optional(Type.String()),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+    config: Type.Optional(AnyObject),
+    capability_spec: Type.Optional(AnyObject),
+  },
+  { additionalProperties: false },
+);
+
+export type KiwiManifest = Static<typeof KiwiManifestSchema>;
+export type MagrayManifest = Static<typeof MagrayManifestSchema>;
+
+/** Fields whose problems a dedicated rule reports, so the shape check stays quiet about them. */
+export const OWNED_POINTERS: Record<"kiwi" | "magray", readonly string[]> = {
+  kiwi: ["/tool_id", "/tool_type", "/version", "/executor", "/parameters", "/validation/child_schemas"],
+  magray: ["/name", "/type", "/version", "/entry_point", "/config/parameters", "/capabilities/"],
+};
+
+/** The schema of a dialect. */
+export function manifestSchemaOf(dialect: "kiwi" | "magray"): TSchema {
+  return dialect === "kiwi" ? KiwiManifestSchema : MagrayManifestSchema;
+}

@@ -1,0 +1,130 @@
+// Renders findings three ways: human text grouped by file, kiwi's stable JSON document, and SARIF
+// 2.1.0 with stable rule ids and repository-relative URIs. Pure string builders; callers print.
+import type { Context } from "../context.ts";
+import type { Finding, Severity } from "../findings.ts";
+import { RULES, type RuleInfo } from "../validate/rules.ts";
+import { colors } from "./output.ts";
+
+/** Output formats of `kiwi check`. */
+export const FINDING_FORMATS = ["human", "json", "sarif"] as const;
+export type FindingFormat = (typeof FINDING_FORMATS)[number];
+
+export interface FindingsSummary {
+  toolsChecked: number;
+  counts: Record<Severity, number>;
+  elapsedMs: number;
+}
+
+/**
+ * Human form, grouped by file: `path:line:col  severity  rule-id  message`, then `hint:` indented.
+ * Returns "" when there is nothing to say.
+ */
+export function renderFindingsHuman(findings: readonly Finding[], ctx: Pick<Context, "color">): string {
+  const c = colors(ctx);
+  const paint: Record<Severity, (s: string) => string> = { error: (s) => c.red(c.bold(s)), warning: c.yellow, info: c.blue };
+  const groups = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const list = groups.get(f.file) ?? [];
+    list.push(f);
+    groups.set(f.file, list);
+  }
+  const blocks: string[] = [];
+  for (const [file, list] of groups) {
+    const lines: string[] = [];
+    for (const f of list) {
+      const where = f.line === undefined ? file : f.column === undefined ? `${file}:${f.line}` : `${file}:${f.line}:${f.column}`;
+      lines.push(`${c.bold(where)}  ${paint[f.severity](f.severity)}  ${c.dim(f.rule)}  ${f.message}`);
+      if (f.hint) lines.push(`    ${c.dim("hint:")} ${f.hint}`);
+    }
+    blocks.push(lines.join("\n"));
+  }
+  return blocks.length ? `${blocks.join("\n\n")}\n` : "";
+}
+
+/** The closing line: counts and elapsed time (stderr). */
+export function renderFindingsSummary(summary: FindingsSummary, ctx: Pick<Context, "color">): string {
+  const c = colors(ctx);
+  const { error, warning, info } = summary.counts;
+  const tools = `${summary.toolsChecked} tool${summary.toolsChecked === 1 ? "" : "s"}`;
+  const time = `${Math.round(summary.elapsedMs)} ms`;
+  if (error + warning + info === 0) return `${c.green("✔")} ${tools} checked, no problems (${time})\n`;
+  const parts = [plural(error, "error"), plural(warning, "warning"), plural(info, "info", "infos")];
+  const mark = error > 0 ? c.red("✖") : c.yellow("!");
+  return `${mark} ${parts.join(", ")} in ${tools} checked (${time})\n`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** kiwi's JSON form: one document, fixed key order, no absolute paths or times (stable across runs). */
+export function findingsDocument(findings: readonly Finding[], summary: Omit<FindingsSummary, "elapsedMs">): Record<string, unknown> {
+  return {
+    ok: summary.counts.error === 0,
+    tools_checked: summary.toolsChecked,
+    counts: { error: summary.counts.error, warning: summary.counts.warning, info: summary.counts.info },
+    findings: findings.map((f) => {
+      const out: Record<string, unknown> = { rule: f.rule, severity: f.severity, file: f.file };
+      if (f.line !== undefined) out.line = f.line;
+      if (f.column !== undefined) out.column = f.column;
+      if (f.pointer !== undefined) out.pointer = f.pointer;
+      if (f.tool !== undefined) out.tool = f.tool;
+      out.message = f.message;
+      if (f.hint !== undefined) out.hint = f.hint;
+      return out;
+    }),
+  };
+}
+
+const SARIF_LEVEL: Record<Severity, string> = { error: "error", warning: "warning", info: "note" };
+
+/** SARIF 2.1.0: every rule from the rule table (stable index), URIs relative to the project root. */
+export function sarifDocument(findings: readonly Finding[], version: string): Record<string, unknown> {
+  const ids = Object.keys(RULES);
+  const index = new Map(ids.map((id, i) => [id, i]));
+  const rules = (Object.entries(RULES) as [string, RuleInfo][]).map(([id, info]) => ({
+    id,
+    name: id.replace(/[/-](.)/g, (_m, ch: string) => ch.toUpperCase()).replace(/^./, (ch) => ch.toUpperCase()),
+    shortDescription: { text: info.description },
+    help: { text: `${info.description}\nExample:\n${info.example}` },
+    defaultConfiguration: { level: SARIF_LEVEL[info.severity] },
+    ...(info.strict ? { properties: { escalatesWithStrict: true } } : {}),
+  }));
+  const results = findings.map((f) => {
+    const result: Record<string, unknown> = {
+      ruleId: f.rule,
+      ...(index.has(f.rule) ? { ruleIndex: index.get(f.rule) } : {}),
+      level: SARIF_LEVEL[f.severity],
+      message: { text: f.hint ? `${f.message} (hint: ${f.hint})` : f.message },
+    };
+    if (!f.file.startsWith("<builtin>/")) {
+      const region: Record<string, number> = {};
+      if (f.line !== undefined) region.startLine = f.line;
+      if (f.column !== undefined) region.startColumn = f.column;
+      result.locations = [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: f.file.split("/").map(encodeURIComponent).join("/"), uriBaseId: "%SRCROOT%" },
+            ...(Object.keys(region).length ? { region } : {}),
+          },
+        },
+      ];
+    }
+    const properties: Record<string, unknown> = {};
+    if (f.pointer !== undefined) properties.pointer = f.pointer;
+    if (f.tool !== undefined) properties.tool = f.tool;
+    if (Object.keys(properties).length) result.properties = properties;
+    return result;
+  });
+  return {
+    $schema: "https://json.schemastore.org/sarif-2.1.0.json",
+    version: "2.1.0",
+    runs: [
+      {
+        tool: { driver: { name: "kiwi", version, semanticVersion: version, rules } },
+        columnKind: "unicodeCodePoints",
+        results,
+      },
+    ],
+  };
+}

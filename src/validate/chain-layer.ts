@@ -1,0 +1,165 @@
+// Layer 4, the chain: every executor exists and satisfies its range, no cycles, bounded depth, the
+// chain ends in a primitive, and every parent -> child pair satisfies the parent's
+// validation.child_schemas (first entry whose `match` equals the child's values; its schema judges
+// the child's manifest as written). Pure.
+import type { Finding } from "../findings.ts";
+import type { Tool } from "../manifest/model.ts";
+import { resolveChain } from "../resolve/chain.ts";
+import { toolFinding } from "./finding.ts";
+import { type CompiledSchema, compileTrustedSchema, compileUntrustedSchema, renderSchemaError } from "./json-schema.ts";
+import { type LayerContext, executorOf, isRecord } from "./layer.ts";
+
+/** Chain findings for the tools in scope (whose own links, or whose chains further down, break). */
+export function checkChains(scope: readonly Tool[], inScope: (tool: Tool) => boolean, ctx: LayerContext): Finding[] {
+  const out: Finding[] = [];
+  for (const tool of scope) {
+    if (!tool.executor) continue;
+    const result = resolveChain(ctx.index, tool);
+    for (const f of result.findings) {
+      const owner = ctx.index.get(f.tool ?? "");
+      if (f.tool === tool.id || (owner && inScope(owner))) {
+        // Reported here or when the owner itself is checked (dedupe drops the repeat).
+        if (f.tool === tool.id || f.rule === "chain/cycle") out.push(f);
+        continue;
+      }
+      out.push(toolFinding(tool, "chain/broken", tool.pointers.executor ?? "/executor", `the executor chain of ${tool.id} breaks at ${f.tool}: ${f.message}`, `run "kiwi check ${f.file}" for details`));
+    }
+  }
+  return out;
+}
+
+/** A parent's child_schemas, compiled once per check. */
+type ParentSchemas =
+  | { kind: "missing" }
+  | { kind: "invalid"; findings: Finding[] }
+  | { kind: "ok"; entries: ChildEntry[] };
+
+/** One child_schemas entry; its schema compiles the first time a child matches it. */
+interface ChildEntry {
+  match: Record<string, unknown>;
+  raw: unknown;
+  index: number;
+  compiled?: CompiledSchema | { ok: false; finding: Finding };
+}
+
+/** child_schemas findings for every parent -> child pair where either side is in scope. */
+export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) => boolean, ctx: LayerContext): Finding[] {
+  const out: Finding[] = [];
+  const parents = new Map<Tool, ParentSchemas>();
+  const reported = new Set<Tool>();
+  for (const child of all) {
+    const parent = executorOf(child, ctx);
+    if (!parent || parent === child) continue;
+    if (!inScope(child) && !inScope(parent)) continue;
+    let schemas = parents.get(parent);
+    if (!schemas) {
+      schemas = compileParent(parent);
+      parents.set(parent, schemas);
+    }
+    if (schemas.kind !== "ok") {
+      // Missing or broken child_schemas are the parent's finding: reported when it is in scope.
+      if (!reported.has(parent) && inScope(parent)) {
+        reported.add(parent);
+        if (schemas.kind === "invalid") out.push(...schemas.findings);
+        else {
+          out.push(
+            toolFinding(parent, "child-schema/missing", parent.dialect === "magray" ? "" : "/validation", `${parent.id} runs other tools (${child.id}) but declares no validation.child_schemas`, `add validation.child_schemas: [{ match: { tool_type: ${child.type || "..."} }, schema: { ... } }]; --strict makes this an error`, ctx.strict ? "error" : undefined),
+          );
+        }
+      }
+      continue;
+    }
+    const view = matchView(child);
+    const entry = schemas.entries.find((e) => Object.entries(e.match).every(([k, v]) => deepEqual(lookup(view, k), v)));
+    const at = child.pointers.executor ?? "/executor";
+    if (!entry) {
+      const options = schemas.entries.map((e) => JSON.stringify(e.match)).join(", ");
+      out.push(toolFinding(child, "child-schema/no-match", at, `no child_schemas entry of executor ${parent.id} matches ${child.id} (it accepts ${options || "nothing"})`, `use an executor meant for ${child.type} tools, or add a matching entry to ${parent.id}`));
+      continue;
+    }
+    entry.compiled ??= compileEntry(parent, entry);
+    if (!entry.compiled.ok) {
+      if (!reported.has(parent) && inScope(parent)) {
+        reported.add(parent);
+        out.push(entry.compiled.finding);
+      }
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const error of entry.compiled.validate(child.doc)) {
+      const message = renderSchemaError(error);
+      if (seen.has(message)) continue;
+      seen.add(message);
+      out.push(toolFinding(child, "child-schema/mismatch", error.instancePath, `executor ${parent.id} rejects this manifest (child_schemas entry ${entry.index}): ${message}`, `fix the field, or the child_schemas of ${parent.id}`));
+    }
+  }
+  return out;
+}
+
+/** A project tool's own child_schemas, every entry compiled (children or not), for its invalid schemas. */
+export function checkOwnChildSchemas(tool: Tool): Finding[] {
+  if (tool.form === "builtin" || tool.childSchemas === undefined || tool.childSchemas === null) return [];
+  const schemas = compileParent(tool);
+  if (schemas.kind === "invalid") return schemas.findings;
+  if (schemas.kind !== "ok") return [];
+  const out: Finding[] = [];
+  for (const entry of schemas.entries) {
+    const compiled = compileEntry(tool, entry);
+    if (!compiled.ok) out.push(compiled.finding);
+  }
+  return out;
+}
+
+/** Compiles an entry's schema: built-ins ship with kiwi (and are tested); a project's are untrusted. */
+function compileEntry(parent: Tool, entry: ChildEntry): CompiledSchema | { ok: false; finding: Finding } {
+  const compiled = parent.form === "builtin" ? compileTrustedSchema(entry.raw) : compileUntrustedSchema(entry.raw, { subject: `child_schemas entry ${entry.index} of ${parent.id}` });
+  if (compiled.ok) return compiled;
+  const base = parent.pointers.childSchemas ?? "/validation/child_schemas";
+  return { ok: false, finding: toolFinding(parent, "child-schema/invalid", `${base}/${entry.index}/schema${compiled.problem.pointer}`, compiled.problem.message, "fix the schema; kiwi compiles child_schemas without fetching anything and rejects patterns that can backtrack catastrophically") };
+}
+
+function compileParent(parent: Tool): ParentSchemas {
+  const list = parent.childSchemas;
+  if (list === undefined || list === null) return { kind: "missing" };
+  const base = parent.pointers.childSchemas ?? "/validation/child_schemas";
+  const bad = (pointer: string, message: string): ParentSchemas => ({
+    kind: "invalid",
+    findings: [toolFinding(parent, "child-schema/invalid", pointer, message, "each entry is { match: { field: value, ... }, schema: <JSON Schema> }")],
+  });
+  if (!Array.isArray(list)) return bad(base, "validation.child_schemas must be a list");
+  const entries: ChildEntry[] = [];
+  for (const [i, entry] of list.entries()) {
+    if (!isRecord(entry) || !isRecord(entry.match) || entry.schema === undefined) return bad(`${base}/${i}`, `child_schemas entry ${i} needs a match mapping and a schema`);
+    entries.push({ match: entry.match, raw: entry.schema, index: i });
+  }
+  return { kind: "ok", entries };
+}
+
+/**
+ * The child's values as `match` reads them: the document as written, plus the model's names for
+ * the core fields so one entry (`tool_type: script`) matches both dialects (magray writes `type`).
+ */
+function matchView(child: Tool): Record<string, unknown> {
+  return { tool_id: child.id, tool_type: child.type, type: child.type, version: child.version, ...child.doc };
+}
+
+/** A key, or a dotted path such as `config.transport`. */
+function lookup(view: Record<string, unknown>, key: string): unknown {
+  if (Object.hasOwn(view, key)) return view[key];
+  let node: unknown = view;
+  for (const part of key.split(".")) {
+    if (!isRecord(node) || !Object.hasOwn(node, part)) return undefined;
+    node = node[part];
+  }
+  return node;
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
+  if (isRecord(a) && isRecord(b)) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}

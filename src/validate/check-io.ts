@@ -1,0 +1,60 @@
+// `kiwi check` end to end: read the project, start the interpreters on script entry points, run
+// the pure layers meanwhile, then merge the syntax verdicts. The I/O wrapper around index.ts.
+import { existsSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { KiwiError } from "../errors.ts";
+import { type Project, readProject } from "../manifest/discover-io.ts";
+import { suggest } from "../resolve/suggest.ts";
+import { type CheckResult, checkProject, planSyntaxChecks, resolveScope, syntaxFindings, withFindings } from "./index.ts";
+import { runSyntaxChecks } from "./syntax-io.ts";
+
+export interface CheckTreeOptions {
+  cwd: string;
+  /** kiwi's cache directory: script syntax verdicts are remembered there by content digest. */
+  cacheDir?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  strict?: boolean;
+  /** As typed on the command line: paths (relative to cwd) or tool ids. */
+  targets?: readonly string[];
+  /** Skip the interpreter checks (the library default is to run them). */
+  syntax?: boolean;
+}
+
+export interface CheckTreeResult {
+  project: Project;
+  result: CheckResult;
+}
+
+/** Reads and checks the project around `cwd`; unknown targets are E_TOOL_NOT_FOUND. */
+export async function checkTree(options: CheckTreeOptions): Promise<CheckTreeResult> {
+  const project = readProject(options.cwd);
+  const only = (options.targets ?? []).map((t) => toProjectTarget(project.root, options.cwd, t));
+  const scope = resolveScope(project, only);
+  if (scope.unmatched.length > 0) {
+    const ids = project.tools.map((t) => t.id);
+    const first = scope.unmatched[0]!;
+    const near = suggest(first, ids);
+    throw new KiwiError("E_TOOL_NOT_FOUND", `no tool or manifest matches ${scope.unmatched.map((u) => `"${u}"`).join(", ")}`, {
+      hint: near ? `did you mean "${near}"?` : 'pass tool ids or paths under .ai/tools/; run "kiwi check" with no arguments to check everything',
+      details: { unmatched: scope.unmatched },
+    });
+  }
+  const requests = options.syntax === false ? [] : planSyntaxChecks(scope.tools);
+  // The interpreters run while the pure layers use the CPU.
+  const pending = requests.length > 0 ? runSyntaxChecks(requests, { env: options.env, cacheDir: options.cacheDir }) : undefined;
+  const base = checkProject(project, { strict: options.strict, only });
+  if (!pending) return { project, result: base };
+  const verdicts = await pending;
+  return { project, result: withFindings(base, syntaxFindings(requests, verdicts), { strict: options.strict }) };
+}
+
+/** A command-line target as `only` reads it: an existing path becomes project-relative; else an id. */
+function toProjectTarget(root: string, cwd: string, target: string): string {
+  const abs = isAbsolute(target) ? target : resolve(cwd, target);
+  if (!existsSync(abs) && !target.includes("/") && !target.includes(sep)) return target;
+  const rel = relative(root, abs).split(sep).join("/");
+  if (rel.startsWith("..") || isAbsolute(rel)) {
+    throw new KiwiError("E_USAGE", `${target} is outside the project at ${root}`, { hint: "pass paths inside the project, or use --cwd" });
+  }
+  return rel;
+}

@@ -1,0 +1,150 @@
+// Layer 3, security and consistency, following magray's rules: capabilities need permissions,
+// resource limits stay within documented bounds, shell+network+filesystem is a warning (an error
+// with --strict), and entry points and file paths never leave the tool directory. Pure.
+import type { Finding } from "../findings.ts";
+import type { Limits, Tool } from "../manifest/model.ts";
+import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
+import { MAGRAY_CAPABILITY_WORDS } from "../schema/manifest.ts";
+import { toolFinding } from "./finding.ts";
+import { type LayerContext, isRecord, normalizeRel, seg, toolPath, unsafePathReason } from "./layer.ts";
+
+/** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
+export const LIMIT_BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string }> = {
+  memoryMb: { min: 1, max: 2048, unit: "MB" },
+  timeoutMs: { min: 1, max: 300_000, unit: "ms" },
+  cpuSeconds: { min: 1, max: 300, unit: "s" },
+  openFiles: { min: 1, max: 65_536, unit: "files" },
+  processes: { min: 1, max: 4096, unit: "processes" },
+  outputBytes: { min: 1, max: 1024 * 1024 * 1024, unit: "bytes" },
+  fuel: { min: 1, max: 100_000_000, unit: "instructions" },
+};
+
+/** Above these, a limit is a warning (an error with --strict), as magray's strict mode has it. */
+export const STRICT_LIMITS: Partial<Record<keyof Limits, number>> = { memoryMb: 512, timeoutMs: 120_000 };
+
+/** Where each limit is written, per dialect. */
+const LIMIT_FIELDS: Record<"kiwi" | "magray", Partial<Record<keyof Limits, string>>> = {
+  kiwi: {
+    memoryMb: "/limits/memory_mb",
+    timeoutMs: "/limits/timeout_ms",
+    cpuSeconds: "/limits/cpu_seconds",
+    openFiles: "/limits/open_files",
+    processes: "/limits/processes",
+    outputBytes: "/limits/output_bytes",
+  },
+  magray: { memoryMb: "/runtime_config/max_memory_mb", timeoutMs: "/runtime_config/max_execution_time_ms", fuel: "/runtime_config/fuel_limit" },
+};
+
+/** magray capabilities that need a permissions entry of the same name (magray's consistency rule). */
+const NEEDS_PERMISSION = new Set(["filesystem", "network", "shell"]);
+
+/** Security findings for one tool. */
+export function checkSecurity(tool: Tool, ctx: LayerContext): Finding[] {
+  const out: Finding[] = [];
+  capabilities(tool, out);
+  limits(tool, ctx, out);
+  risky(tool, ctx, out);
+  paths(tool, ctx, out);
+  return out;
+}
+
+function capabilities(tool: Tool, out: Finding[]): void {
+  const doc = tool.doc;
+  if (tool.dialect === "magray") {
+    if (!Array.isArray(doc.capabilities)) return;
+    const perms = isRecord(doc.permissions) ? doc.permissions : {};
+    doc.capabilities.forEach((cap, i) => {
+      const at = `/capabilities/${i}`;
+      if (typeof cap !== "string" || !(MAGRAY_CAPABILITY_WORDS as readonly string[]).includes(cap)) {
+        out.push(toolFinding(tool, "security/capability-unknown", at, `capability ${JSON.stringify(cap)} is not known`, `use one of ${MAGRAY_CAPABILITY_WORDS.join(", ")}`));
+      } else if (NEEDS_PERMISSION.has(cap) && perms[cap] === undefined) {
+        out.push(toolFinding(tool, "security/capability-permission", at, `capability "${cap}" is declared but permissions.${cap} is missing`, `add "permissions": { "${cap}": [...] } naming what it may do`));
+      }
+    });
+    return;
+  }
+  if (!Array.isArray(doc.requires)) return;
+  doc.requires.forEach((item, i) => {
+    const at = `/requires/${i}`;
+    if (typeof item === "string") {
+      if ((CAPABILITY_NAMES as readonly string[]).includes(item)) {
+        if (item.startsWith("fs.") || item === "net.outbound") {
+          out.push(toolFinding(tool, "security/capability-unscoped", at, `${item} names no ${item === "net.outbound" ? "hosts" : "paths"}, so it grants all of them`, `write { ${item}: [${item === "net.outbound" ? "api.example.com" : "./data"}] }`));
+        }
+      } else if (/^(fs|net|shell|env|proc)\./.test(item)) {
+        out.push(toolFinding(tool, "security/capability-unknown", at, `capability "${item}" is not known`, `use one of ${CAPABILITY_NAMES.join(", ")}`));
+      }
+      return;
+    }
+    if (!isRecord(item) || Object.keys(item).length !== 1) return; // the shape check reports it
+    const [name, targets] = Object.entries(item)[0]!;
+    if (!(CAPABILITY_NAMES as readonly string[]).includes(name)) {
+      out.push(toolFinding(tool, "security/capability-unknown", `${at}/${seg(name)}`, `capability "${name}" is not known`, `use one of ${CAPABILITY_NAMES.join(", ")}`));
+    } else if ((name.startsWith("fs.") || name === "net.outbound") && (targets === "" || (Array.isArray(targets) && targets.length === 0))) {
+      out.push(toolFinding(tool, "security/capability-unscoped", `${at}/${seg(name)}`, `${name} lists no ${name === "net.outbound" ? "hosts" : "paths"}, so it grants all of them`));
+    }
+  });
+}
+
+function limits(tool: Tool, ctx: LayerContext, out: Finding[]): void {
+  const fields = LIMIT_FIELDS[tool.dialect];
+  for (const key of Object.keys(LIMIT_BOUNDS) as (keyof Limits)[]) {
+    const value = tool.limits[key];
+    if (value === undefined) continue;
+    // kiwi's config.timeout (seconds) counts when limits.timeout_ms is absent.
+    const pointer = key === "timeoutMs" && tool.dialect === "kiwi" && !(isRecord(tool.doc.limits) && "timeout_ms" in tool.doc.limits) ? "/config/timeout" : (fields[key] ?? "");
+    const bound = LIMIT_BOUNDS[key];
+    if (!(value >= bound.min && value <= bound.max)) {
+      const shown = pointer === "/config/timeout" ? `${value / 1000} s` : String(value);
+      out.push(toolFinding(tool, "security/limits", pointer, `${fieldName(pointer)} is ${shown}; it must be between ${bound.min} and ${bound.max} ${bound.unit}`));
+      continue;
+    }
+    const high = STRICT_LIMITS[key];
+    if (high !== undefined && value > high) {
+      out.push(toolFinding(tool, "security/limits-high", pointer, `${fieldName(pointer)} is ${value}, above the strict threshold of ${high} ${bound.unit}`, "lower it unless the tool really needs it", ctx.strict ? "error" : undefined));
+    }
+  }
+}
+
+function fieldName(pointer: string): string {
+  return pointer.slice(1).replace(/\//g, ".");
+}
+
+function risky(tool: Tool, ctx: LayerContext, out: Finding[]): void {
+  const names = new Set(tool.capabilities.map((c) => c.name));
+  const shell = names.has("shell.execute");
+  const network = names.has("net.outbound");
+  const filesystem = names.has("fs.read") || names.has("fs.write");
+  if (shell && network && filesystem) {
+    out.push(
+      toolFinding(
+        tool,
+        "security/risky-combination",
+        tool.pointers.capabilities ?? "/requires",
+        "the tool asks for shell, network and filesystem access together, which is enough to exfiltrate anything",
+        "drop one of them, or split the tool; --strict makes this an error",
+        ctx.strict ? "error" : undefined,
+      ),
+    );
+  }
+}
+
+/** Entry points and config paths that name tool files stay inside the tool directory. */
+function paths(tool: Tool, ctx: LayerContext, out: Finding[]): void {
+  const candidates: [string, unknown][] = [];
+  if (tool.dialect === "magray") candidates.push(["/entry_point", tool.doc.entry_point]);
+  else {
+    const c = isRecord(tool.doc.config) ? tool.doc.config : {};
+    candidates.push(["/config/entrypoint", c.entrypoint], ["/config/cwd", c.cwd]);
+    if (Array.isArray(c.files)) c.files.forEach((f, i) => candidates.push([`/config/files/${i}`, f]));
+  }
+  for (const [pointer, value] of candidates) {
+    if (typeof value !== "string") continue;
+    const reason = unsafePathReason(value);
+    if (reason) {
+      out.push(toolFinding(tool, "security/path", pointer, `${fieldName(pointer)} "${value}" ${reason}; paths must stay inside the tool directory`, "use a path relative to the tool folder, without '..'"));
+    } else if (ctx.escapedPaths.has(toolPath(tool, normalizeRel(value)))) {
+      out.push(toolFinding(tool, "security/path", pointer, `${fieldName(pointer)} "${value}" resolves outside the tool directory through a symbolic link`, "copy the file into the tool instead of linking to it"));
+    }
+  }
+}

@@ -1,0 +1,177 @@
+// Layer 2, per-type rules: entry points, executors by kind, HTTP method/URL/placeholders, MCP
+// transports, runtimes, knowledge form, wasm/native extensions. Script syntax checks are I/O and
+// live in syntax.ts / syntax-io.ts. Pure.
+import type { Finding } from "../findings.ts";
+import { PRIMITIVES, type Tool } from "../manifest/model.ts";
+import { toolFinding } from "./finding.ts";
+import { type LayerContext, executorOf, isRecord, normalizeRel, seg, toolPath, unsafePathReason } from "./layer.ts";
+
+/** HTTP methods an api tool may use. */
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;
+/** MCP transports and the primitive each runs on. */
+export const MCP_TRANSPORTS: Record<string, (typeof PRIMITIVES)[number]> = { stdio: "subprocess", "streamable-http": "http_client", sse: "http_client" };
+
+/**
+ * `${VAR}` (environment), `{{name}}` (a literal brace) and `{name}` (a parameter), as exec's
+ * template expansion reads them (src/exec/template.ts).
+ */
+const TOKEN = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Per-type findings for one tool whose type is known. */
+export function checkType(tool: Tool, ctx: LayerContext): Finding[] {
+  const out: Finding[] = [];
+  switch (tool.type) {
+    case "script":
+      entrypoint(tool, ctx, out);
+      executorKind(tool, ctx, out, "script/executor-runtime", (e) => e.type === "runtime", "a runtime", "python_runtime, bash_runtime, node_runtime or bun_runtime");
+      break;
+    case "wasm":
+    case "native":
+      entrypoint(tool, ctx, out);
+      break;
+    case "api":
+      api(tool, ctx, out);
+      break;
+    case "mcp_server":
+      mcpServer(tool, out);
+      break;
+    case "mcp_tool":
+      executorKind(tool, ctx, out, "mcp_tool/executor", (e) => e.type === "mcp_server", "an mcp_server", "the mcp_server tool that serves this tool");
+      if (typeof tool.config.tool_name !== "string" || tool.config.tool_name.trim() === "") {
+        out.push(toolFinding(tool, "mcp_tool/name", "/config/tool_name", "the MCP tool name is not given", "set config.tool_name to the name the server lists in tools/list"));
+      }
+      break;
+    case "runtime":
+      executorKind(tool, ctx, out, "runtime/executor", (e) => e.type === "primitive", "a primitive", "subprocess or http_client");
+      if (!nonEmpty(tool.config.command) && !nonEmpty(tool.config.url)) {
+        out.push(toolFinding(tool, "runtime/endpoint", tool.pointers.config ?? "/config", "a runtime needs config.command or config.url", "set config.command (e.g. python3) for subprocess, or config.url for http_client"));
+      }
+      break;
+    case "knowledge":
+      knowledge(tool, out);
+      break;
+    case "primitive":
+      if (tool.form !== "builtin" && !(PRIMITIVES as readonly string[]).includes(tool.id)) {
+        out.push(toolFinding(tool, "primitive/not-builtin", tool.pointers.type ?? "/tool_type", `only kiwi's built-in primitives (${PRIMITIVES.join(", ")}) execute; "${tool.id}" cannot be a primitive`, "make it a runtime whose executor is subprocess or http_client"));
+      }
+      break;
+  }
+  return out;
+}
+
+function nonEmpty(v: unknown): boolean {
+  return typeof v === "string" && v.trim() !== "";
+}
+
+function executorKind(tool: Tool, ctx: LayerContext, out: Finding[], rule: Parameters<typeof toolFinding>[1], ok: (e: Tool) => boolean, what: string, hint: string): void {
+  const executor = executorOf(tool, ctx);
+  if (!executor || ok(executor)) return; // a missing executor is the chain layer's finding
+  out.push(toolFinding(tool, rule, tool.pointers.executor ?? "/executor", `the executor of a ${tool.type} must be ${what}, but ${executor.id} is a ${executor.type || "untyped"} tool`, `use ${hint}`));
+}
+
+/** The entry point is declared, safe (security.ts reports unsafe ones), has the right extension and exists. */
+function entrypoint(tool: Tool, ctx: LayerContext, out: Finding[]): void {
+  const at = tool.pointers.entrypoint ?? "/config/entrypoint";
+  const entry = tool.entrypoint;
+  if (entry === undefined || entry.trim() === "") {
+    const field = tool.dialect === "magray" ? "entry_point" : "config.entrypoint";
+    out.push(toolFinding(tool, "entrypoint/required", tool.dialect === "magray" ? "" : (tool.pointers.config ?? "/config"), `a ${tool.type} tool needs an entry point`, `set ${field} to the file to run, relative to the tool folder`));
+    return;
+  }
+  if (tool.type === "wasm" && !entry.toLowerCase().endsWith(".wasm")) {
+    out.push(toolFinding(tool, "entrypoint/extension", at, `the entry point "${entry}" of a wasm tool must end in .wasm`));
+  }
+  if (tool.type === "native" && entry.toLowerCase().endsWith(".wasm")) {
+    out.push(toolFinding(tool, "entrypoint/extension", at, `the entry point "${entry}" of a native tool must not be a .wasm module`, 'use type "wasm" for WebAssembly modules'));
+  }
+  if (unsafePathReason(entry)) return;
+  const rel = normalizeRel(entry);
+  if (ctx.escapedPaths.has(toolPath(tool, rel))) return; // security.ts reports it as a path escape
+  if (!tool.files.some((f) => f.path === rel)) {
+    const hint =
+      tool.form === "file"
+        ? "a single-file manifest has no files of its own; make it a directory tool (<name>/tool.yaml beside the script)"
+        : `add ${rel} to ${tool.root || "the tool folder"} or fix the path`;
+    out.push(toolFinding(tool, "entrypoint/not-found", at, `the entry point "${entry}" is not a file inside the tool directory`, hint));
+  }
+}
+
+function api(tool: Tool, ctx: LayerContext, out: Finding[]): void {
+  const c = tool.config;
+  const base = tool.pointers.config ?? "/config";
+  if (tool.executor && tool.executor.id !== "http_client") {
+    const executor = executorOf(tool, ctx);
+    if (!executor || executor.type !== "primitive" || executor.id !== "http_client") {
+      out.push(toolFinding(tool, "api/executor", tool.pointers.executor ?? "/executor", `the executor of an api tool must be http_client, not ${tool.executor.id}`, "set executor: http_client"));
+    }
+  }
+  if (c.method !== undefined && (typeof c.method !== "string" || !(HTTP_METHODS as readonly string[]).includes(c.method.toUpperCase()))) {
+    out.push(toolFinding(tool, "api/method", `${base}/method`, `method ${JSON.stringify(c.method)} is not one of ${HTTP_METHODS.join(", ")}`));
+  }
+  const field = c.url_template !== undefined ? "url_template" : "url";
+  const url = c[field];
+  if (url === undefined) out.push(toolFinding(tool, "api/url", base, "an api tool needs config.url or config.url_template", "set config.url: https://api.example.com/v1/..."));
+  else if (typeof url !== "string" || !isAbsoluteHttpTemplate(url)) {
+    out.push(toolFinding(tool, "api/url", `${base}/${field}`, `${field} ${JSON.stringify(url)} is not an absolute http(s) URL`, "start it with https:// (or ${BASE_URL} read from the environment)"));
+  }
+  const declared = declaredParameterNames(tool.parameters);
+  const scan = (value: unknown, pointer: string, depth: number) => {
+    if (depth > 64) return;
+    if (typeof value === "string") {
+      for (const m of value.matchAll(TOKEN)) {
+        const name = m[3];
+        if (name !== undefined && !declared.has(name)) {
+          out.push(toolFinding(tool, "api/placeholder", pointer, `placeholder {${name}} is not a declared parameter`, declared.size ? `declared parameters: ${[...declared].join(", ")}` : `declare it under parameters: - name: ${name}`));
+        }
+      }
+    } else if (Array.isArray(value)) value.forEach((v, i) => scan(v, `${pointer}/${i}`, depth + 1));
+    else if (isRecord(value)) for (const [k, v] of Object.entries(value)) scan(v, `${pointer}/${seg(k)}`, depth + 1);
+  };
+  for (const key of ["url", "url_template", "headers", "query", "body"]) if (c[key] !== undefined) scan(c[key], `${base}/${key}`, 0);
+}
+
+/** Names in a parameters list (whatever else is wrong with it). */
+export function declaredParameterNames(parameters: unknown): Set<string> {
+  const names = new Set<string>();
+  if (Array.isArray(parameters)) for (const p of parameters) if (isRecord(p) && typeof p.name === "string") names.add(p.name);
+  return names;
+}
+
+/** An absolute http(s) URL once placeholders are filled; a leading `${VAR}` may supply the origin. */
+export function isAbsoluteHttpTemplate(template: string): boolean {
+  const filled = template.replace(/^\$\{[A-Za-z_][A-Za-z0-9_]*\}/, "https://env.invalid").replace(TOKEN, "x");
+  if (!/^https?:\/\//i.test(filled)) return false;
+  try {
+    const url = new URL(filled);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+function mcpServer(tool: Tool, out: Finding[]): void {
+  const c = tool.config;
+  const base = tool.pointers.config ?? "/config";
+  const transport = c.transport;
+  if (typeof transport !== "string" || !(transport in MCP_TRANSPORTS)) {
+    out.push(toolFinding(tool, "mcp_server/transport", transport === undefined ? base : `${base}/transport`, transport === undefined ? "the MCP transport is not given" : `transport ${JSON.stringify(transport)} is not stdio, streamable-http or sse`, "set config.transport: stdio (with config.command) or streamable-http (with config.url)"));
+    return;
+  }
+  if (transport === "stdio" && !nonEmpty(c.command)) {
+    out.push(toolFinding(tool, "mcp_server/command", base, "a stdio MCP server needs config.command", "set config.command to the program that starts the server, e.g. npx"));
+  }
+  if (transport !== "stdio" && (typeof c.url !== "string" || !isAbsoluteHttpTemplate(c.url))) {
+    out.push(toolFinding(tool, "mcp_server/url", c.url === undefined ? base : `${base}/url`, `a ${transport} MCP server needs an absolute http(s) config.url`));
+  }
+  const wanted = MCP_TRANSPORTS[transport]!;
+  if (tool.executor && tool.executor.id !== wanted) {
+    out.push(toolFinding(tool, "mcp_server/executor", tool.pointers.executor ?? "/executor", `a ${transport} MCP server runs on ${wanted}, not ${tool.executor.id}`, `set executor: ${wanted}`));
+  }
+}
+
+function knowledge(tool: Tool, out: Finding[]): void {
+  if (tool.form === "markdown" || tool.form === "builtin") return;
+  const entry = tool.entrypoint ? normalizeRel(tool.entrypoint) : undefined;
+  if (entry && entry.toLowerCase().endsWith(".md") && tool.files.some((f) => f.path === entry)) return;
+  out.push(toolFinding(tool, "knowledge/format", "", "a knowledge tool must be Markdown with YAML front matter", "write it as <name>.md starting with a `---` front-matter block, or point config.entrypoint at a .md file in the tool folder"));
+}

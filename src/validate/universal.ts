@@ -1,0 +1,204 @@
+// Layer 1, universal rules: the manifest's shape (TypeBox schema of its dialect), tool id, type,
+// version, executor presence, reserved keys. Duplicate ids are a tree-level rule in index.ts. Pure.
+import type { TSchema } from "@sinclair/typebox";
+import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
+import { ValueErrorType } from "@sinclair/typebox/errors";
+import type { Finding } from "../findings.ts";
+import { Float } from "../integrity/value.ts";
+import { EXECUTORLESS_TYPES, TOOL_TYPES, type Tool } from "../manifest/model.ts";
+import { isSemver } from "../resolve/chain.ts";
+import { suggest } from "../resolve/suggest.ts";
+import { OWNED_POINTERS, TOOL_ID, manifestSchemaOf } from "../schema/manifest.ts";
+import { toolFinding } from "./finding.ts";
+import { isRecord, seg } from "./layer.ts";
+
+/** Keys that reach an object's prototype machinery in JavaScript; never legitimate in a manifest. */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+const MAGRAY_TYPES = ["wasm", "native", "script"];
+
+/** Universal findings for one tool; returns early when the document is not a mapping at all. */
+export function checkUniversal(tool: Tool): Finding[] {
+  const m = tool.manifest;
+  if (typeof m !== "object" || m === null || Array.isArray(m) || m instanceof Float) {
+    const what = Array.isArray(m) ? "a list" : m === null ? "empty (null)" : `a ${typeof m === "object" ? "number" : typeof m}`;
+    return [toolFinding(tool, "universal/not-a-mapping", "", `the manifest is ${what}, not a mapping of fields`, "write the manifest as `key: value` lines (tool_id, tool_type, version, ...)")];
+  }
+  const out: Finding[] = [];
+  reservedKeys(tool, tool.doc, "", out, 0);
+  shape(tool, out);
+  identity(tool, out);
+  return out;
+}
+
+function reservedKeys(tool: Tool, value: unknown, pointer: string, out: Finding[], depth: number): void {
+  if (depth > 300) return;
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => reservedKeys(tool, v, `${pointer}/${i}`, out, depth + 1));
+    return;
+  }
+  if (!isRecord(value)) return;
+  for (const key of Object.keys(value)) {
+    const at = `${pointer}/${seg(key)}`;
+    if (RESERVED_KEYS.has(key)) {
+      out.push(toolFinding(tool, "security/reserved-key", at, `the key "${key}" is reserved: it reaches JavaScript's prototype machinery`, "rename the key"));
+    }
+    reservedKeys(tool, value[key], at, out, depth + 1);
+  }
+}
+
+/** Compiled once per process: TypeBox's compiler checks 1,000 manifests in a few milliseconds. */
+const checkers = new Map<"kiwi" | "magray", TypeCheck<TSchema>>();
+
+function checkerOf(dialect: "kiwi" | "magray"): TypeCheck<TSchema> {
+  let checker = checkers.get(dialect);
+  if (!checker) {
+    checker = TypeCompiler.Compile(manifestSchemaOf(dialect));
+    checkers.set(dialect, checker);
+  }
+  return checker;
+}
+
+/** Judges the document against its dialect's TypeBox schema, leaving owned fields to their rules. */
+function shape(tool: Tool, out: Finding[]): void {
+  const checker = checkerOf(tool.dialect);
+  if (checker.Check(tool.doc)) return;
+  const owned = OWNED_POINTERS[tool.dialect];
+  const isOwned = (p: string) => owned.some((o) => (o.endsWith("/") ? p.startsWith(o) : p === o || p.startsWith(`${o}/`)));
+  const reported = new Set<string>();
+  for (const error of checker.Errors(tool.doc)) {
+    const at = error.path;
+    if (isOwned(at) || reported.has(at)) continue;
+    reported.add(at);
+    const parent = at.slice(0, at.lastIndexOf("/"));
+    const key = unescape(at.slice(at.lastIndexOf("/") + 1));
+    if (error.type === ValueErrorType.ObjectAdditionalProperties) {
+      if (RESERVED_KEYS.has(key)) continue;
+      // Knowledge and directive front matter often carries the author's own fields.
+      if (tool.form === "markdown" && parent === "") continue;
+      const known = knownKeys(manifestSchemaOf(tool.dialect), parent);
+      const near = suggest(key, known);
+      out.push(toolFinding(tool, "universal/unknown-field", at, `unknown field "${key}"${parent ? ` in ${parent}` : ""}`, near ? `did you mean "${near}"?` : `known fields: ${known.join(", ")}`));
+    } else if (error.type === ValueErrorType.ObjectRequiredProperty) {
+      out.push(toolFinding(tool, "universal/field-type", parent, `required field "${key}" is missing`));
+    } else {
+      out.push(toolFinding(tool, "universal/field-type", at, `${at} must be ${describe(error.schema)}`));
+    }
+  }
+}
+
+/** What a schema accepts, in words: "a string", "an integer", "one of \"wasm\", \"native\"". */
+function describe(schema: TSchema): string {
+  const s = schema as Record<string, unknown>;
+  if (s.const !== undefined) return JSON.stringify(s.const);
+  const options = s.anyOf as TSchema[] | undefined;
+  if (options) {
+    if (options.every((o) => (o as Record<string, unknown>).const !== undefined)) return `one of ${options.map((o) => JSON.stringify((o as Record<string, unknown>).const)).join(", ")}`;
+    return [...new Set(options.map(describe))].join(" or ");
+  }
+  const type = s.type;
+  const words: Record<string, string> = { object: "a mapping", array: "a list", string: "a string", integer: "an integer", number: "a number", boolean: "true or false", null: "null" };
+  if (typeof type === "string") {
+    const base = words[type] ?? type;
+    if (type === "string" && typeof s.pattern === "string") return `${base} matching ${s.pattern}`;
+    if (type === "string" && s.minLength === 1) return "a non-empty string";
+    if (type === "integer" || type === "number") {
+      const bounds = [s.minimum !== undefined ? `>= ${s.minimum}` : "", s.maximum !== undefined ? `<= ${s.maximum}` : ""].filter(Boolean).join(" and ");
+      return bounds ? `${base} ${bounds}` : base;
+    }
+    return base;
+  }
+  return "valid";
+}
+
+function unescape(segment: string): string {
+  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+/** The property names the manifest schema allows at an instance path (for "did you mean"). */
+function knownKeys(schema: unknown, instancePath: string): string[] {
+  let node = schema as Record<string, unknown> | undefined;
+  for (const part of instancePath.split("/").slice(1)) {
+    const props = objectSchema(node)?.properties as Record<string, unknown> | undefined;
+    node = props?.[part.replace(/~1/g, "/").replace(/~0/g, "~")] as Record<string, unknown> | undefined;
+  }
+  return Object.keys((objectSchema(node)?.properties as object | undefined) ?? {});
+}
+
+function objectSchema(node: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!node) return undefined;
+  if (node.properties) return node;
+  const options = (node.anyOf ?? node.oneOf) as Record<string, unknown>[] | undefined;
+  return options?.find((o) => o.properties);
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function identity(tool: Tool, out: Finding[]): void {
+  const doc = tool.doc;
+  const magray = tool.dialect === "magray";
+  const idField = magray ? "name" : "tool_id";
+  const idAt = tool.pointers.id ?? `/${idField}`;
+  if (idField in doc && typeof doc[idField] !== "string") {
+    out.push(toolFinding(tool, "universal/id-format", idAt, `${idField} must be a string`));
+  } else if (magray && !(idField in doc)) {
+    out.push(toolFinding(tool, "universal/id-format", "", "name is missing", 'add "name": "<tool-id>"'));
+  } else if (!TOOL_ID.test(tool.id)) {
+    const from = idField in doc ? `${idField} "${tool.id}"` : `the tool id "${tool.id}" (taken from the file name)`;
+    out.push(toolFinding(tool, "universal/id-format", idField in doc ? idAt : "", `${from} is not a valid tool id`, `use 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter${idField in doc ? "" : `, or set ${idField}`}`));
+  }
+
+  const typeField = magray ? "type" : "tool_type";
+  const typeAt = tool.pointers.type ?? `/${typeField}`;
+  const allowed: readonly string[] = magray ? MAGRAY_TYPES : TOOL_TYPES;
+  let typeKnown = false;
+  if (!(typeField in doc)) out.push(toolFinding(tool, "universal/type-unknown", "", `${typeField} is missing`, `add ${typeField}: one of ${allowed.join(", ")}`));
+  else if (typeof doc[typeField] !== "string" || !allowed.includes(tool.type)) {
+    const near = typeof doc[typeField] === "string" ? suggest(tool.type, allowed) : undefined;
+    out.push(toolFinding(tool, "universal/type-unknown", typeAt, `${typeField} ${JSON.stringify(doc[typeField])} is not a known tool type`, near ? `did you mean "${near}"?` : `use one of ${allowed.join(", ")}`));
+  } else typeKnown = true;
+
+  const versionAt = tool.pointers.version ?? "/version";
+  if (!("version" in doc)) out.push(toolFinding(tool, "universal/version-semver", "", "version is missing", "add version: 1.0.0"));
+  else if (typeof doc.version !== "string") {
+    out.push(toolFinding(tool, "universal/version-semver", versionAt, `version ${JSON.stringify(doc.version)} is a ${typeof doc.version}, not a semantic version string`, 'quote it: version: "1.0.0"'));
+  } else if (!isSemver(doc.version)) {
+    out.push(toolFinding(tool, "universal/version-semver", versionAt, `version "${doc.version}" is not a semantic version`, "use MAJOR.MINOR.PATCH, e.g. 1.0.0 or 2.1.0-rc.1"));
+  }
+
+  if (!typeKnown) return;
+  const executorless = (EXECUTORLESS_TYPES as readonly string[]).includes(tool.type);
+  if (magray) {
+    if (!tool.executor && tool.type === "script") {
+      const entry = typeof doc.entry_point === "string" ? doc.entry_point : "";
+      out.push(toolFinding(tool, "universal/executor-required", tool.pointers.entrypoint ?? "/entry_point", `kiwi has no runtime for the script entry point "${entry}"`, "use a .py, .sh, .js, .mjs, .cjs or .ts entry point"));
+    }
+    return;
+  }
+  const written = doc.executor;
+  if (written !== undefined && written !== null && typeof written !== "string") {
+    out.push(toolFinding(tool, "universal/field-type", "/executor", "executor must be a tool id string (optionally id@range) or null"));
+  } else if (executorless && typeof written === "string") {
+    out.push(toolFinding(tool, "universal/executor-forbidden", "/executor", `a ${tool.type} tool runs nothing, so its executor must be null`, "remove the executor line or set executor: null"));
+  } else if (!executorless && (typeof written !== "string" || written.trim() === "" || !tool.executor?.id)) {
+    out.push(toolFinding(tool, "universal/executor-required", "executor" in doc ? "/executor" : "", `a ${tool.type} tool needs an executor`, hintForExecutor(tool.type)));
+  }
+}
+
+function hintForExecutor(type: string): string {
+  switch (type) {
+    case "script":
+      return "set executor to a runtime, e.g. python_runtime or bash_runtime";
+    case "api":
+      return "set executor: http_client";
+    case "runtime":
+    case "mcp_server":
+      return "set executor: subprocess (or http_client for a URL)";
+    case "mcp_tool":
+      return "set executor to the mcp_server tool that serves it";
+    default:
+      return "set executor to the tool that runs this one";
+  }
+}

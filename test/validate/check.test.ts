@@ -1,0 +1,248 @@
+// Every validation rule through the library: a manifest that passes it and one that trips it,
+// located on the right file and line. Tools are built through the real parsers (see _tools.ts).
+import { describe, expect, test } from "bun:test";
+import type { Finding } from "../../src/findings.ts";
+import type { Project } from "../../src/manifest/discover-io.ts";
+import { builtinTools } from "../../src/manifest/builtins.ts";
+import type { Tool } from "../../src/manifest/model.ts";
+import { checkProject } from "../../src/validate/index.ts";
+import { RULES } from "../../src/validate/rules.ts";
+import { syntaxFindings, planSyntaxChecks } from "../../src/validate/syntax.ts";
+import { toolFromJson, toolFromYaml } from "./_tools.ts";
+
+function projectOf(tools: Tool[], findings: Finding[] = []): Project {
+  return { root: "/project", toolsDir: "/project/.ai/tools", tools: [...tools, ...builtinTools().filter((b) => !tools.some((t) => t.id === b.id))], findings };
+}
+
+function check(tools: Tool[], options: { strict?: boolean; only?: string[]; findings?: Finding[] } = {}) {
+  return checkProject(projectOf(tools, options.findings), { strict: options.strict, only: options.only });
+}
+
+const yaml = (file: string, text: string, files: string[] = [], form: Tool["form"] = file.endsWith("/tool.yaml") ? "directory" : "file") =>
+  toolFromYaml(text, { file, files, form, fallbackId: file.slice(file.lastIndexOf("/") + 1).replace(/\.[a-z]+$/, "") });
+
+const script = (body = "", files = ["main.py"], id = "proc") =>
+  yaml(`.ai/tools/${id}/tool.yaml`, `tool_id: ${id}\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n${body}`, files);
+const api = (config: string, extra = "") => yaml(".ai/tools/weather.yaml", `tool_id: weather\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig:\n${config}\n${extra}`);
+const mcpServer = (config: string, executor = "subprocess") => yaml(".ai/tools/srv.yaml", `tool_id: srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: ${executor}\nconfig:\n${config}\nvalidation:\n  child_schemas:\n    - { match: { tool_type: mcp_tool }, schema: { type: object } }\n`);
+const mcpTool = (executor: string, config = "  tool_name: echo") => yaml(".ai/tools/echo.yaml", `tool_id: echo\ntool_type: mcp_tool\nversion: 1.0.0\nexecutor: ${executor}\nconfig:\n${config}\n`);
+const runtime = (body: string, id = "rt") => yaml(`.ai/tools/${id}.yaml`, `tool_id: ${id}\ntool_type: runtime\nversion: 1.0.0\n${body}`);
+const magray = (doc: Record<string, unknown>, files: string[] = []) =>
+  toolFromJson(JSON.stringify({ name: "mg", version: "1.0.0", type: "native", entry_point: "bin/run", ...doc }, null, 2), { file: ".ai/tools/mg/tool.json", files });
+
+/** [rule, valid tools, invalid tools, expected file, expected line, options]. */
+type Row = [string, () => Tool[], () => Tool[], string, number | undefined, { strict?: boolean; only?: string[]; findings?: Finding[] }?];
+
+const rows: Row[] = [
+  ["universal/not-a-mapping", () => [script()], () => [yaml(".ai/tools/list.yaml", "- a\n- b\n")], ".ai/tools/list.yaml", 1],
+  ["universal/field-type", () => [script("description: fine\n")], () => [script("description: [not, a, string]\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["universal/field-type", () => [script("limits: { memory_mb: 64 }\n")], () => [script("limits: { memory_mb: lots }\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["universal/unknown-field", () => [script("description: x\n")], () => [script("descripton: x\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["universal/id-format", () => [script()], () => [script("", ["main.py"], "My-Tool")], ".ai/tools/My-Tool/tool.yaml", 1],
+  ["universal/type-unknown", () => [script()], () => [yaml(".ai/tools/x.yaml", "tool_id: x\ntool_type: scirpt\nversion: 1.0.0\nexecutor: python_runtime\n")], ".ai/tools/x.yaml", 2],
+  ["universal/version-semver", () => [api("  url: https://example.com")], () => [yaml(".ai/tools/w.yaml", "tool_id: w\ntool_type: api\nversion: '1.0'\nexecutor: http_client\nconfig: { url: 'https://x.test' }\n")], ".ai/tools/w.yaml", 3],
+  ["universal/version-semver", () => [api("  url: https://example.com")], () => [yaml(".ai/tools/w.yaml", "tool_id: w\ntool_type: api\nversion: 1.0\nexecutor: http_client\nconfig: { url: 'https://x.test' }\n")], ".ai/tools/w.yaml", 3],
+  ["universal/executor-required", () => [script()], () => [yaml(".ai/tools/x.yaml", "tool_id: x\ntool_type: script\nversion: 1.0.0\n")], ".ai/tools/x.yaml", 1],
+  ["universal/executor-forbidden", () => [yaml(".ai/tools/n.md", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n", [], "markdown")], () => [yaml(".ai/tools/n.md", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: python_runtime\n", [], "markdown")], ".ai/tools/n.md", 4],
+  ["universal/duplicate-id", () => [script(), script("", ["main.py"], "other")], () => [script(), yaml(".ai/tools/proc.yaml", "tool_id: proc\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://x.test' }\n")], ".ai/tools/proc.yaml", 1],
+  ["security/reserved-key", () => [script()], () => [script("metadata:\n  __proto__: { admin: true }\n")], ".ai/tools/proc/tool.yaml", 8],
+  ["security/reserved-key", () => [script()], () => [script("metadata: { constructor: x }\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["entrypoint/required", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: {}\n", ["main.py"])], ".ai/tools/p/tool.yaml", 5],
+  ["entrypoint/not-found", () => [script()], () => [script("", ["other.py"])], ".ai/tools/proc/tool.yaml", 6],
+  ["entrypoint/extension", () => [magray({ type: "wasm", entry_point: "t.wasm" }, ["t.wasm"])], () => [magray({ type: "wasm", entry_point: "t.exe" }, ["t.exe"])], ".ai/tools/mg/tool.json", 5],
+  ["entrypoint/extension", () => [magray({}, ["bin/run"])], () => [magray({ entry_point: "t.wasm" }, ["t.wasm"])], ".ai/tools/mg/tool.json", 5],
+  ["script/executor-runtime", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: subprocess\nconfig: { entrypoint: main.py }\n", ["main.py"])], ".ai/tools/p/tool.yaml", 4],
+  ["api/executor", () => [api("  url: https://x.test")], () => [yaml(".ai/tools/a.yaml", "tool_id: a\ntool_type: api\nversion: 1.0.0\nexecutor: subprocess\nconfig: { url: 'https://x.test' }\n")], ".ai/tools/a.yaml", 4],
+  ["api/method", () => [api("  method: post\n  url: https://x.test")], () => [api("  method: FETCH\n  url: https://x.test")], ".ai/tools/weather.yaml", 6],
+  ["api/url", () => [api("  url: ${BASE_URL}/v1/items")], () => [api("  url: /v1/items")], ".ai/tools/weather.yaml", 6],
+  ["api/url", () => [api("  url_template: https://x.test/{city}", "parameters: [{ name: city, type: string }]")], () => [api("  method: GET")], ".ai/tools/weather.yaml", 5],
+  [
+    "api/placeholder",
+    () => [api("  url_template: https://x.test/{city}?k=${API_KEY}&lit={{brace}}", "parameters: [{ name: city, type: string }]")],
+    () => [api("  url_template: https://x.test/{city}\n  headers: { X-Days: '{days}' }", "parameters: [{ name: city, type: string }]")],
+    ".ai/tools/weather.yaml",
+    7,
+  ],
+  ["mcp_server/transport", () => [mcpServer("  transport: stdio\n  command: npx")], () => [mcpServer("  transport: websocket\n  command: npx")], ".ai/tools/srv.yaml", 6],
+  ["mcp_server/command", () => [mcpServer("  transport: stdio\n  command: npx")], () => [mcpServer("  transport: stdio")], ".ai/tools/srv.yaml", 5],
+  ["mcp_server/url", () => [mcpServer("  transport: sse\n  url: https://mcp.test/sse", "http_client")], () => [mcpServer("  transport: sse", "http_client")], ".ai/tools/srv.yaml", 5],
+  ["mcp_server/executor", () => [mcpServer("  transport: stdio\n  command: npx")], () => [mcpServer("  transport: stdio\n  command: npx", "http_client")], ".ai/tools/srv.yaml", 4],
+  ["mcp_tool/executor", () => [mcpServer("  transport: stdio\n  command: npx"), mcpTool("srv")], () => [mcpTool("subprocess")], ".ai/tools/echo.yaml", 4],
+  ["mcp_tool/name", () => [mcpServer("  transport: stdio\n  command: npx"), mcpTool("srv")], () => [mcpServer("  transport: stdio\n  command: npx"), mcpTool("srv", "  other: 1")], ".ai/tools/echo.yaml", 5],
+  ["runtime/executor", () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [] }\n")], () => [runtime("executor: python_runtime\nconfig: { command: ruby }\n")], ".ai/tools/rt.yaml", 4],
+  ["runtime/endpoint", () => [runtime("executor: subprocess\nconfig: { command: ruby }\n")], () => [runtime("executor: subprocess\nconfig: { args: [] }\n")], ".ai/tools/rt.yaml", 5],
+  ["knowledge/format", () => [yaml(".ai/tools/n.md", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n", [], "markdown")], () => [yaml(".ai/tools/n.yaml", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n")], ".ai/tools/n.yaml", 1],
+  ["primitive/not-builtin", () => [script()], () => [yaml(".ai/tools/spawner.yaml", "tool_id: spawner\ntool_type: primitive\nversion: 1.0.0\nexecutor: null\n")], ".ai/tools/spawner.yaml", 2],
+  ["security/capability-unknown", () => [script("requires: [{ fs.read: [./data] }, requests]\n")], () => [script("requires: [{ fs.exec: [./bin] }]\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["security/capability-unknown", () => [magray({ capabilities: ["ui"] }, ["bin/run"])], () => [magray({ capabilities: ["telepathy"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 7],
+  ["security/capability-permission", () => [magray({ capabilities: ["network"], permissions: { network: ["outbound"] } }, ["bin/run"])], () => [magray({ capabilities: ["network"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 7],
+  ["security/capability-unscoped", () => [script("requires: [{ net.outbound: [api.example.com] }]\n")], () => [script("requires: [net.outbound]\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["security/limits", () => [magray({ runtime_config: { max_memory_mb: 64 } }, ["bin/run"])], () => [magray({ runtime_config: { max_memory_mb: 4096 } }, ["bin/run"])], ".ai/tools/mg/tool.json", 7],
+  ["security/limits", () => [script("limits: { timeout_ms: 1000 }\n")], () => [script("limits: { timeout_ms: 0 }\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["security/limits-high", () => [script("limits: { memory_mb: 512 }\n")], () => [script("limits: { memory_mb: 1024 }\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["security/risky-combination", () => [script("requires: [shell.execute, { fs.read: [./d] }]\n")], () => [script("requires: [shell.execute, { net.outbound: [x.test] }, { fs.write: [./out] }]\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["security/path", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: ../../etc/passwd\n")], ".ai/tools/p/tool.yaml", 6],
+  ["security/path", () => [magray({}, ["bin/run"])], () => [magray({ entry_point: "/usr/bin/env" })], ".ai/tools/mg/tool.json", 5],
+  [
+    "security/path",
+    () => [script("", ["main.py"])],
+    () => [script("", [])],
+    ".ai/tools/proc/tool.yaml",
+    6,
+    { findings: [{ rule: "security/symlink-escape", severity: "error", file: ".ai/tools/proc/main.py", message: "the symbolic link resolves outside the tool directory" }] },
+  ],
+  ["chain/missing-executor", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: pyhton_runtime\nconfig: { entrypoint: main.py }\n", ["main.py"])], ".ai/tools/p/tool.yaml", 4],
+  ["chain/version-range", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^^1\nconfig: { entrypoint: main.py }\n", ["main.py"])], ".ai/tools/p/tool.yaml", 4],
+  ["chain/version-mismatch", () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1.0\nconfig: { entrypoint: main.py }\n", ["main.py"])], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^2\nconfig: { entrypoint: main.py }\n", ["main.py"])], ".ai/tools/p/tool.yaml", 4],
+  ["chain/cycle", () => [runtime("executor: subprocess\nconfig: { command: a }\n", "a")], () => [runtime("executor: b\nconfig: { command: a }\n", "a"), runtime("executor: a\nconfig: { command: b }\n", "b")], ".ai/tools/a.yaml", 4],
+  ["chain/too-deep", () => chainOf(15), () => chainOf(17), ".ai/tools/t0.yaml", 4],
+  [
+    "chain/broken",
+    () => [pScript(), runtime("executor: subprocess\nconfig: { command: x }\nvalidation: { child_schemas: [{ match: {}, schema: true }] }\n")],
+    () => [pScript(), runtime("executor: missing_primitive\nconfig: { command: x }\nvalidation: { child_schemas: [{ match: {}, schema: true }] }\n")],
+    ".ai/tools/p/tool.yaml",
+    4,
+    { only: ["p"] },
+  ],
+  ["chain/no-primitive", () => [script()], () => [runtime("executor: notes\nconfig: { command: x }\n"), yaml(".ai/tools/notes.md", "tool_id: notes\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n", [], "markdown")], ".ai/tools/rt.yaml", 4],
+  ["child-schema/missing", () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: { tool_type: script }, schema: true }] }\n", "ruby_runtime"), rubyScript()], () => [runtime("executor: subprocess\nconfig: { command: ruby }\n", "ruby_runtime"), rubyScript()], ".ai/tools/ruby_runtime.yaml", 1],
+  ["child-schema/invalid", () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: { tool_type: script }, schema: { properties: { x: { pattern: '^[a-z]+$' } } } }] }\n", "ruby_runtime")], () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: { tool_type: script }, schema: { properties: { x: { pattern: '^(a|a)*$' } } } }] }\n", "ruby_runtime")], ".ai/tools/ruby_runtime.yaml", 6],
+  ["child-schema/invalid", () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: {}, schema: { $ref: '#/$defs/a', $defs: { a: { type: object } } } }] }\n", "ruby_runtime")], () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: {}, schema: { $ref: 'https://evil.test/s.json' } }] }\n", "ruby_runtime")], ".ai/tools/ruby_runtime.yaml", 6],
+  ["child-schema/no-match", () => [mcpServer("  transport: stdio\n  command: npx")], () => [yaml(".ai/tools/srv.yaml", "tool_id: srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { transport: stdio, command: x }\n")], ".ai/tools/srv.yaml", 4],
+  ["child-schema/mismatch", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.rb\n", ["main.rb"])], ".ai/tools/p/tool.yaml", 6],
+];
+
+function chainOf(length: number): Tool[] {
+  return Array.from({ length }, (_, i) => runtime(`executor: ${i === length - 1 ? "subprocess" : `t${i + 1}`}\nconfig: { command: x }\nvalidation: { child_schemas: [{ match: {}, schema: true }] }\n`, `t${i}`));
+}
+
+function pScript(): Tool {
+  return yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig: { entrypoint: main.py }\n", ["main.py"]);
+}
+
+function rubyScript(): Tool {
+  return yaml(".ai/tools/r/tool.yaml", "tool_id: r\ntool_type: script\nversion: 1.0.0\nexecutor: ruby_runtime\nconfig: { entrypoint: main.rb }\n", ["main.rb"]);
+}
+
+describe("every rule, valid and invalid", () => {
+  test.each(rows)("%s", (rule, valid, invalid, file, line, options = {}) => {
+    // Discovery findings (a symlink escape) belong to the invalid tree only.
+    const good = check(valid(), { ...options, findings: [] });
+    expect(good.findings.filter((f) => f.rule === rule)).toEqual([]);
+    const bad = check(invalid(), options).findings.filter((f) => f.rule === rule);
+    expect(bad.length).toBeGreaterThan(0);
+    expect(bad[0]!.file).toBe(file);
+    expect(bad[0]!.line).toBe(line);
+    expect(bad[0]!.message.length).toBeGreaterThan(10);
+    expect(bad[0]!.severity as string).toBe(options.strict ? "error" : (RULES as Record<string, { severity: string }>)[rule]!.severity);
+  });
+
+  test("the valid manifests of the table are clean of errors", () => {
+    const clean = [script(), api("  url: https://x.test"), mcpServer("  transport: stdio\n  command: npx"), mcpTool("srv"), magray({}, ["bin/run"])];
+    const result = check(clean);
+    expect(result.findings.filter((f) => f.severity !== "info")).toEqual([]);
+    expect(result.ok).toBe(true);
+    expect(result.toolsChecked).toBe(5);
+  });
+
+  test("every validation rule of the table has a row here", () => {
+    const covered = new Set(rows.map((r) => r[0]));
+    const own = Object.keys(RULES).filter((r) => !/^(parse|discover|parameters)\/|^security\/symlink/.test(r) && !r.startsWith("script/"));
+    expect(own.filter((r) => !covered.has(r))).toEqual([]);
+  });
+});
+
+describe("strictness", () => {
+  test.each([
+    ["security/limits-high", [script("limits: { memory_mb: 1024 }\n")]],
+    ["security/risky-combination", [script("requires: [shell.execute, { net.outbound: [x.test] }, { fs.write: [./out] }]\n")]],
+    ["child-schema/missing", [runtime("executor: subprocess\nconfig: { command: ruby }\n", "ruby_runtime"), rubyScript()]],
+  ])("--strict makes %s an error", (rule, tools) => {
+    const loose = check(tools).findings.find((f) => f.rule === rule);
+    const strict = check(tools, { strict: true }).findings.find((f) => f.rule === rule);
+    expect([loose?.severity, strict?.severity]).toEqual(["warning", "error"]);
+    expect(check(tools).ok).toBe(true);
+    expect(check(tools, { strict: true }).ok).toBe(false);
+  });
+});
+
+describe("findings speak the user's dialect", () => {
+  test("magray tools are reported at magray field names", () => {
+    const result = check([magray({ name: "Bad Name", runtime_config: { max_execution_time_ms: 900000 }, capabilities: ["shell"] })]);
+    const pointers = result.findings.map((f) => [f.rule, f.pointer]);
+    expect(pointers).toContainEqual(["universal/id-format", "/name"]);
+    expect(pointers).toContainEqual(["security/limits", "/runtime_config/max_execution_time_ms"]);
+    expect(pointers).toContainEqual(["security/capability-permission", "/capabilities/0"]);
+    expect(result.findings.find((f) => f.rule === "security/limits")!.message).toContain("runtime_config.max_execution_time_ms");
+  });
+
+  test("child_schemas match magray children through the model's tool_type", () => {
+    const good = magray({ type: "script", entry_point: "main.py" }, ["main.py"]);
+    const bad = magray({ type: "script", entry_point: "main.sh" }, ["main.sh"]);
+    expect(check([good]).findings.filter((f) => f.rule.startsWith("child-schema/"))).toEqual([]);
+    // main.sh maps to bash_runtime, whose child schema accepts it; a .py under bash would not.
+    expect(check([bad]).findings.filter((f) => f.rule.startsWith("child-schema/"))).toEqual([]);
+  });
+
+  test("an unknown field suggests the field it probably meant", () => {
+    const finding = check([script("descripton: x\n")]).findings.find((f) => f.rule === "universal/unknown-field")!;
+    expect(finding.hint).toBe('did you mean "description"?');
+  });
+});
+
+describe("scope", () => {
+  const tools = () => [
+    script(),
+    yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig: { entrypoint: main.py }\n", ["main.py"]),
+    runtime("executor: missing_primitive\nconfig: { command: x }\nvalidation: { child_schemas: [{ match: {}, schema: true }] }\n"),
+  ];
+
+  test("only reports on the given tools, by id or path", () => {
+    const byId = check(tools(), { only: ["proc"] });
+    expect(new Set(byId.findings.map((f) => f.file))).toEqual(new Set());
+    expect(byId.toolsChecked).toBe(1);
+    const byPath = check(tools(), { only: [".ai/tools/rt.yaml"] });
+    expect(byPath.findings.map((f) => f.rule)).toEqual(["chain/missing-executor"]);
+  });
+
+  test("chain rules still see the whole tree: a break below an unchecked tool is chain/broken", () => {
+    const result = check(tools(), { only: [".ai/tools/p"] });
+    expect(result.findings.map((f) => [f.rule, f.file])).toEqual([["chain/broken", ".ai/tools/p/tool.yaml"]]);
+    expect(result.findings[0]!.message).toContain("breaks at rt");
+  });
+
+  test("a path matching nothing is reported as unmatched", () => {
+    expect(check(tools(), { only: ["nope", "proc"] }).unmatched).toEqual(["nope"]);
+  });
+});
+
+describe("built-ins", () => {
+  test("kiwi's own tools are clean", () => {
+    const result = check([]);
+    expect(result.findings).toEqual([]);
+    expect(result.toolsChecked).toBe(0);
+  });
+});
+
+describe("script syntax findings", () => {
+  test("interpreter verdicts become findings on the script, and a missing interpreter is one warning", () => {
+    const tools = [script(), script("", ["main.py"], "other"), yaml(".ai/tools/s/tool.yaml", "tool_id: s\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig: { entrypoint: run.sh }\n", ["run.sh"])];
+    const requests = planSyntaxChecks(tools);
+    expect(requests.map((r) => [r.language, r.file])).toEqual([
+      ["python", ".ai/tools/proc/main.py"],
+      ["python", ".ai/tools/other/main.py"],
+      ["bash", ".ai/tools/s/run.sh"],
+    ]);
+    const findings = syntaxFindings(requests, {
+      verdicts: new Map([
+        [requests[0]!.abs, { ok: false, line: 3, column: 7, message: "invalid syntax" }],
+        [requests[1]!.abs, { ok: true }],
+      ]),
+      missing: new Set(["bash"]),
+    });
+    expect(findings.map((f) => [f.rule, f.severity, f.file, f.line])).toEqual([
+      ["script/interpreter-missing", "warning", ".ai/tools/s/tool.yaml", 5],
+      ["script/syntax", "error", ".ai/tools/proc/main.py", 3],
+    ]);
+  });
+});
