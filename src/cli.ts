@@ -6,6 +6,8 @@ import pkg from "../package.json" with { type: "json" };
 import { createContext } from "./context.ts";
 import { KiwiError, toKiwiError } from "./errors.ts";
 import { errorDocument, renderError } from "./ui/error.ts";
+import { renderExamples } from "./commands/_examples.ts";
+import { registerRoot } from "./commands/_root.ts";
 import { suggest } from "./resolve/suggest.ts";
 import { showJson, showResult } from "./ui/output.ts";
 
@@ -19,6 +21,9 @@ export const COMMANDS: Record<string, Lazy> = {
   install: () => import("./commands/install.ts").then((m) => m.default),
   verify: () => import("./commands/verify.ts").then((m) => m.default),
   cache: () => import("./commands/cache.ts").then((m) => m.default),
+  init: () => import("./commands/init.ts").then((m) => m.default),
+  hook: () => import("./commands/hook.ts").then((m) => m.default),
+  completion: () => import("./commands/completion.ts").then((m) => m.default),
 };
 
 export const VERSION: string = pkg.version;
@@ -27,6 +32,7 @@ export const root = defineCommand({
   meta: { name: "kiwi", version: VERSION, description: "Package manager and verified executor for AI-agent tools" },
   subCommands: COMMANDS,
 });
+registerRoot(root);
 
 /** Runs kiwi with the given arguments and returns the exit code (never calls process.exit). */
 export async function main(rawArgs: string[]): Promise<number> {
@@ -40,7 +46,7 @@ export async function main(rawArgs: string[]): Promise<number> {
     }
     const [cmd, parent, path] = await resolveCommand(root, rawArgs);
     if (flags.includes("--help") || flags.includes("-h") || (!cmd.run && path.length === rawArgs.length)) {
-      const usage = await renderUsage(cmd, parent);
+      const usage = (await renderUsage(cmd, parent)) + renderExamples(path);
       showResult(`${createContext().color ? usage : stripAnsi(usage)}\n`);
       return 0;
     }

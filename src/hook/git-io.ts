@@ -1,0 +1,51 @@
+// Asks git (the real binary) where things are and what is staged. Every git call in kiwi goes
+// through runGit so a missing git or a non-repository gives one clear error.
+import { isAbsolute, resolve } from "node:path";
+import { KiwiError } from "../errors.ts";
+
+/** Runs `git args…` in `cwd` and returns stdout; throws E_GIT when git is missing or fails. */
+export function runGit(cwd: string, args: string[], env?: Record<string, string | undefined>): string {
+  let proc: { exitCode: number | null; stdout: Buffer; stderr: Buffer };
+  try {
+    proc = Bun.spawnSync(["git", ...args], { cwd, env: env ?? process.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  } catch (error) {
+    throw new KiwiError("E_GIT", `could not run git in ${cwd}`, { hint: "install git and make sure it is on PATH", cause: error });
+  }
+  if (proc.exitCode !== 0) {
+    const stderr = proc.stderr.toString().trim();
+    const notRepo = /not a git repository/i.test(stderr);
+    throw new KiwiError("E_GIT", notRepo ? `${cwd} is not inside a git repository` : `git ${args.join(" ")} failed: ${stderr || `exit ${proc.exitCode}`}`, {
+      hint: notRepo ? 'run "git init" first, or pass --cwd <repository>' : "run the git command by hand to see what is wrong",
+    });
+  }
+  return proc.stdout.toString();
+}
+
+/** The folder git runs hooks from (honours core.hooksPath and worktrees), absolute. */
+export function resolveHooksDir(cwd: string): string {
+  const out = runGit(cwd, ["rev-parse", "--git-path", "hooks"]).trim();
+  return isAbsolute(out) ? out : resolve(cwd, out);
+}
+
+/** The repository's top-level folder, absolute. */
+export function resolveWorkTree(cwd: string): string {
+  return runGit(cwd, ["rev-parse", "--show-toplevel"]).trim();
+}
+
+/** Paths (relative to the work tree, `/`-separated) added, copied, modified, renamed or deleted in the index. */
+export function listStagedPaths(cwd: string): string[] {
+  // -z: paths with spaces or non-ASCII bytes come through unquoted.
+  return splitZ(runGit(cwd, ["diff", "--cached", "--no-relative", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRTD"]));
+}
+
+/** Of the given work-tree paths, those whose working copy differs from the index. */
+export function listUnstagedPaths(cwd: string, paths: readonly string[]): string[] {
+  if (paths.length === 0) return [];
+  // Filtered here rather than by pathspec, so a thousand staged paths never hit ARG_MAX.
+  const wanted = new Set(paths);
+  return splitZ(runGit(cwd, ["diff", "--no-relative", "--name-only", "-z", "--no-renames"])).filter((p) => wanted.has(p));
+}
+
+function splitZ(text: string): string[] {
+  return text.split("\0").filter((p) => p !== "");
+}

@@ -1,0 +1,101 @@
+// Installs and removes kiwi's git pre-commit hook. Only a hook carrying kiwi's marker is ever
+// replaced or removed; a foreign hook is replaced only with --force, and then kept as a backup.
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import { KiwiError } from "../errors.ts";
+import { resolveHooksDir, resolveWorkTree } from "./git-io.ts";
+import { BACKUP_SUFFIX, isKiwiHook, parseReplacedHook, renderHookScript } from "./script.ts";
+
+export type InstallStatus = "installed" | "updated" | "unchanged";
+export type UninstallStatus = "removed" | "absent" | "foreign";
+
+export interface HookOutcome<S> {
+  status: S;
+  /** Absolute path of the pre-commit hook. */
+  hook: string;
+  /** Where a replaced foreign hook was kept (install --force) or restored from (uninstall). */
+  backup?: string;
+}
+
+/** Writes kiwi's pre-commit hook into the folder git runs hooks from. */
+export function installHook(options: { cwd: string; force?: boolean; command: readonly string[] }): HookOutcome<InstallStatus> {
+  const dir = resolveHooksDir(options.cwd);
+  const hook = join(dir, "pre-commit");
+  const existing = readIfExists(hook);
+  if (existing !== undefined && !isKiwiHook(existing)) {
+    if (!options.force) {
+      throw new KiwiError("E_HOOK_EXISTS", `${displayPath(options.cwd, hook)} exists and was not written by kiwi`, {
+        hint: 'add "kiwi check --staged" to that hook yourself, or run "kiwi hook install --force" to replace it (the old hook is kept as pre-commit.pre-kiwi)',
+        details: { hook },
+      });
+    }
+    const backup = freeBackupPath(hook);
+    renameSync(hook, backup);
+    writeHook(hook, renderHookScript(options.command, basename(backup)));
+    return { status: "installed", hook, backup };
+  }
+  // Re-installing keeps the note of which foreign hook to restore on uninstall.
+  const replaced = existing === undefined ? undefined : parseReplacedHook(existing);
+  const text = renderHookScript(options.command, replaced);
+  if (existing === text) return { status: "unchanged", hook };
+  mkdirSync(dir, { recursive: true });
+  writeHook(hook, text);
+  return { status: existing === undefined ? "installed" : "updated", hook };
+}
+
+/** Removes kiwi's pre-commit hook (never a foreign one) and restores a hook it had replaced. */
+export function uninstallHook(options: { cwd: string }): HookOutcome<UninstallStatus> {
+  const hook = join(resolveHooksDir(options.cwd), "pre-commit");
+  const existing = readIfExists(hook);
+  if (existing === undefined) return { status: "absent", hook };
+  if (!isKiwiHook(existing)) return { status: "foreign", hook };
+  const replaced = parseReplacedHook(existing);
+  const backup = replaced ? join(dirname(hook), replaced) : undefined;
+  if (backup && existsSync(backup)) {
+    renameSync(backup, hook);
+    return { status: "removed", hook, backup };
+  }
+  rmSync(hook);
+  return { status: "removed", hook };
+}
+
+/** The hook path as the user would type it: relative to the work tree when inside it. */
+export function displayPath(cwd: string, abs: string): string {
+  let top: string;
+  try {
+    top = resolveWorkTree(cwd);
+  } catch {
+    return abs;
+  }
+  const rel = relative(top, abs);
+  return rel.startsWith("..") ? abs : rel;
+}
+
+function readIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function freeBackupPath(hook: string): string {
+  for (let n = 0; ; n++) {
+    const candidate = `${hook}${BACKUP_SUFFIX}${n === 0 ? "" : `.${n}`}`;
+    if (!existsSync(candidate)) return candidate;
+  }
+}
+
+/** Atomic: an executable temp file renamed over the hook, so git never runs half a script. */
+function writeHook(hook: string, text: string): void {
+  const temp = `${hook}.kiwi-${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, text, { mode: 0o755 });
+    chmodSync(temp, 0o755);
+    renameSync(temp, hook);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
