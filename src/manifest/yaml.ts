@@ -38,7 +38,8 @@ export function parseYaml(text: string, lineOffset = 0, columnOffset = 0): YamlP
   };
   const first = doc.errors[0];
   if (first) {
-    const rule = first.code === "DUPLICATE_KEY" ? "parse/duplicate-key" : "parse/syntax";
+    // The yaml library reports its own stack overflow on absurd nesting as a parse error.
+    const rule = first.code === "DUPLICATE_KEY" ? "parse/duplicate-key" : /Maximum call stack/i.test(first.message) ? "parse/too-deep" : "parse/syntax";
     throw new YamlProblem(first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, ""), rule, at(first.pos[0]));
   }
   const budget = { nodes: 0 };

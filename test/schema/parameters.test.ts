@@ -87,3 +87,28 @@ describe("buildParametersSchema", () => {
     expect(result.findings.map((f) => [f.rule, f.pointer])).toEqual([["parameters/type", "/config/parameters/0/type"]]);
   });
 });
+
+describe("checkValue agrees with ajv on the contracts it checks", () => {
+  const { checkValue } = require("../../src/schema/parameters.ts") as typeof import("../../src/schema/parameters.ts");
+  const { compileUntrustedSchema } = require("../../src/validate/json-schema.ts") as typeof import("../../src/validate/json-schema.ts");
+  const contracts = [
+    { type: "string", minLength: 2, maxLength: 4 },
+    { type: "string", pattern: "^[a-z]+$" },
+    { type: "string", format: "uuid" },
+    { type: "string", format: "email" },
+    { type: "string", format: "uri" },
+    { type: "string", format: "date-time" },
+    { type: "integer", minimum: 1, exclusiveMaximum: 10 },
+    { type: "number", exclusiveMinimum: 0, maximum: 1.5 },
+    { type: "boolean" },
+    { type: "array", minItems: 1, maxItems: 2 },
+    { type: "object" },
+    { type: "string", enum: ["a", "b"] },
+  ];
+  const values = ["", "a", "ab", "abcde", "ABC", "0b9d7a63-4f4b-4a4e-9d4c-7a3c2a1b0c9d", "x@y.test", "https://x.test/a?b", "2024-01-02T03:04:05Z", "2024-13-02", 0, 1, 9, 10, 1.5, 2.5, -1, true, null, [], [1], [1, 2, 3], {}, { a: 1 }, "😀😀"];
+  test.each(contracts.map((c) => [JSON.stringify(c), c]))("%s", (_name, contract) => {
+    const compiled = compileUntrustedSchema(contract);
+    if (!compiled.ok) throw new Error(compiled.problem.message);
+    for (const value of values) expect([value, checkValue(contract, value) === undefined]).toEqual([value, compiled.validate(value).length === 0]);
+  });
+});

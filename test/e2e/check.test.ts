@@ -1,0 +1,149 @@
+// `kiwi check` through the compiled binary: the fixture tree of every tool type and form, the
+// three output formats, scoping to paths, --strict, and exit codes.
+import { afterAll, describe, expect, test } from "bun:test";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT, runKiwi } from "../helpers/kiwi.ts";
+import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
+
+afterAll(cleanupTemps);
+
+const FIXTURE = join(REPO_ROOT, "test", "fixtures", "trees", "every-form");
+
+/** A private copy of the fixture tree, so a test can break it. */
+function fixtureCopy(): string {
+  const dir = makeTemp("kiwi-check-");
+  cpSync(FIXTURE, dir, { recursive: true });
+  return dir;
+}
+
+/** Breaks three tools of the copy in three different ways. */
+function brokenCopy(): string {
+  const dir = fixtureCopy();
+  const weather = join(dir, ".ai/tools/apis/weather.yaml");
+  writeFileSync(weather, readFileSync(weather, "utf8").replace("method: GET", "method: FETCH"));
+  const dp = join(dir, ".ai/tools/scripts/data_processor/main.py");
+  writeFileSync(dp, "def main(:\n    pass\n");
+  const pr = join(dir, ".ai/tools/mcp/github_create_pr.yml");
+  writeFileSync(pr, readFileSync(pr, "utf8").replace("executor: github_mcp", "executor: github_mpc"));
+  return dir;
+}
+
+describe("kiwi check on the fixture tree of every type and form", () => {
+  test("passes with exit 0, nothing on stdout and a summary on stderr", async () => {
+    const r = await runKiwi(["check", "--cwd", FIXTURE]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^✔ 16 tools checked, no problems \(\d+ ms\)\n$/);
+  });
+
+  test("--json gives one stable document", async () => {
+    const r = await runKiwi(["check", "--cwd", FIXTURE, "--json"]);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ ok: true, tools_checked: 16, counts: { error: 0, warning: 0, info: 0 }, findings: [] });
+    expect(r.stderr).toBe("");
+  });
+});
+
+describe("kiwi check on a broken tree", () => {
+  test("groups findings by file, one line each with the hint below, and exits 1", async () => {
+    const dir = brokenCopy();
+    const r = await runKiwi(["check"], { cwd: dir });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe(
+      [
+        '.ai/tools/apis/weather.yaml:6:3  error  api/method  method "FETCH" is not one of GET, POST, PUT, PATCH, DELETE, HEAD',
+        "",
+        '.ai/tools/mcp/github_create_pr.yml:4:1  error  chain/missing-executor  executor "github_mpc" of github_create_pr does not exist',
+        '    hint: did you mean "github_mcp"?',
+        "",
+        ".ai/tools/scripts/data_processor/main.py:1:10  error  script/syntax  Python syntax error: invalid syntax",
+        "    hint: fix the script; kiwi checked it with python3's ast.parse without running it",
+        "",
+      ].join("\n"),
+    );
+    expect(r.stderr).toMatch(/^✖ 3 errors, 0 warnings, 0 infos in 16 tools checked \(\d+ ms\)\n$/);
+  });
+
+  test("--json lists every finding with rule, position, pointer and tool", async () => {
+    const r = await runKiwi(["check", "--json"], { cwd: brokenCopy() });
+    expect(r.exitCode).toBe(1);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.ok).toBe(false);
+    expect(doc.counts).toEqual({ error: 3, warning: 0, info: 0 });
+    expect(doc.findings[0]).toEqual({
+      rule: "api/method",
+      severity: "error",
+      file: ".ai/tools/apis/weather.yaml",
+      line: 6,
+      column: 3,
+      pointer: "/config/method",
+      tool: "weather",
+      message: 'method "FETCH" is not one of GET, POST, PUT, PATCH, DELETE, HEAD',
+    });
+    expect(r.stderr).toBe("");
+  });
+
+  test("--format sarif gives SARIF 2.1.0 with stable rule ids and repository-relative URIs", async () => {
+    const r = await runKiwi(["check", "--format", "sarif"], { cwd: brokenCopy() });
+    expect(r.exitCode).toBe(1);
+    const sarif = JSON.parse(r.stdout);
+    expect(sarif.version).toBe("2.1.0");
+    const run = sarif.runs[0];
+    expect(run.tool.driver.name).toBe("kiwi");
+    const ruleIds = run.tool.driver.rules.map((rule: { id: string }) => rule.id);
+    expect(ruleIds).toContain("api/method");
+    const result = run.results.find((x: { ruleId: string }) => x.ruleId === "api/method");
+    expect(ruleIds[result.ruleIndex]).toBe("api/method");
+    expect(result.level).toBe("error");
+    expect(result.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: ".ai/tools/apis/weather.yaml", uriBaseId: "%SRCROOT%" },
+      region: { startLine: 6, startColumn: 3 },
+    });
+    expect(r.stdout).not.toContain(REPO_ROOT);
+  });
+
+  test("reports on the given paths only, while chain rules still see the whole tree", async () => {
+    const dir = brokenCopy();
+    const r = await runKiwi(["check", ".ai/tools/apis", "github_create_pr", "--json"], { cwd: dir });
+    expect(r.exitCode).toBe(1);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.findings.map((f: { rule: string }) => f.rule)).toEqual(["api/method", "chain/missing-executor"]);
+    expect(doc.tools_checked).toBe(2);
+  });
+
+  test("a tool with only warnings exits 0, and --strict makes the security warnings errors", async () => {
+    const dir = makeProject({
+      ".ai/tools/risky.yaml": "tool_id: risky\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://x.test' }\nrequires: [shell.execute, { net.outbound: [x.test] }, { fs.read: [./d] }]\n",
+    });
+    const loose = await runKiwi(["check"], { cwd: dir });
+    expect(loose.exitCode).toBe(0);
+    expect(loose.stdout).toContain("warning  security/risky-combination");
+    expect(loose.stderr).toContain("1 warning");
+    const strict = await runKiwi(["check", "--strict"], { cwd: dir });
+    expect(strict.exitCode).toBe(1);
+    expect(strict.stdout).toContain("error  security/risky-combination");
+  });
+});
+
+describe("kiwi check usage errors", () => {
+  test.each([
+    [["check", "no_such_tool"], "E_TOOL_NOT_FOUND"],
+    [["check", "--format", "xml"], "E_USAGE"],
+    [["check", "--json", "--format", "sarif"], "E_USAGE"],
+  ])("kiwi %p exits 2 with %s", async (args, code) => {
+    const r = await runKiwi(args, { cwd: FIXTURE });
+    expect(r.exitCode).toBe(2);
+    // Under --json the error itself is the one document on stdout.
+    if (args.includes("--json")) expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code } });
+    else expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`error[${code}]`);
+    expect(r.stderr).toContain("hint:");
+  });
+
+  test("outside a project it exits 2 with E_NO_PROJECT, and --json still prints one document", async () => {
+    const r = await runKiwi(["check", "--json"], { cwd: makeTemp() });
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: "E_NO_PROJECT" } });
+  });
+});
