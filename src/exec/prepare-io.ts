@@ -1,0 +1,84 @@
+// From a tool id and the call's parameter sources to a verified, fully resolved plan: verify the
+// chain, validate the parameters, materialise the verified files into run directories and build
+// the plan (as run, and as shown with secrets redacted). Nothing runs here.
+import { join } from "node:path";
+import { openStore } from "../cache/store-io.ts";
+import type { Context } from "../context.ts";
+import { resolveCallParams } from "./call-params.ts";
+import { planHost } from "./host-io.ts";
+import { applyLauncher, chainDeclarations } from "./launch-io.ts";
+import { mergeConfigs } from "./merge.ts";
+import { describeHostPolicy, parseHostPolicy } from "./net-policy.ts";
+import { assertUrlAllowedIo } from "./net-policy-io.ts";
+import type { ParamSources } from "./params.ts";
+import { type LinkInput, type Plan, buildPlan } from "./plan.ts";
+import { RUNS_DIR, ensureRunDir } from "./rundir-io.ts";
+import type { SandboxMode } from "./sandbox-plan.ts";
+import { makeRedactor } from "./template.ts";
+import { type VerifiedChain, verifyChain } from "./verify-io.ts";
+
+export interface ExecRequest {
+  toolId: string;
+  unlocked: boolean;
+  strict?: boolean;
+  /** Flag sources; `stdin` is read lazily, only when no flag gave parameters and the tool does not inherit stdin. */
+  sources: Omit<ParamSources, "stdin">;
+  readStdin?: () => string | undefined;
+  /** Resolve everything but materialise nothing (the plan names the run directories it would use). */
+  dryRun: boolean;
+  /** How subprocess tools are contained (sandbox-plan.ts). */
+  sandbox: SandboxMode;
+}
+
+export interface PreparedExec {
+  /** The plan as run (secret values in place). Never print it: print `shown`. */
+  plan: Plan;
+  /** The same plan with secret values as `***`. */
+  shown: Plan;
+  /** Removes secret values from any text (error messages, response excerpts). */
+  redact: (text: string) => string;
+  /** Refuses URLs an http_client tool may not contact (declared net.outbound hosts, SSRF rule). */
+  checkUrl: (url: URL) => Promise<void>;
+  chain: VerifiedChain;
+  warnings: string[];
+  /** Removes one-off run directories; call after the run. */
+  cleanup: () => void;
+}
+
+/** Verifies, validates and plans one call of `toolId`. */
+export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
+  const chain = verifyChain(ctx, req.toolId, { unlocked: req.unlocked, strict: req.strict });
+  const leaf = chain.links[0]!;
+  const primitive = chain.links[chain.links.length - 1]!.tool.id;
+  const mergedStdin = mergeConfigs([...chain.links].reverse().map((l) => l.tool.config)).stdin;
+  const flagsGiven = req.sources.json !== undefined || req.sources.file !== undefined || (req.sources.pairs?.length ?? 0) > 0;
+  const stdinText = !flagsGiven && mergedStdin !== "inherit" ? req.readStdin?.() : undefined;
+  const params = resolveCallParams(leaf.tool, { ...req.sources, ...(stdinText !== undefined ? { stdin: { text: stdinText } } : {}) });
+  const store = openStore(ctx.cacheDir, ctx.env);
+  const cleanups: (() => void)[] = [];
+  const links: LinkInput[] = chain.links.map((l, i) => {
+    const hex = l.integrity.slice("sha256:".length);
+    const needsDir = l.hashed.files.length > 0 || (i === 0 && primitive === "subprocess");
+    if (!needsDir) return { tool: l.tool, integrity: l.integrity, runDir: null };
+    if (req.dryRun) return { tool: l.tool, integrity: l.integrity, runDir: join(ctx.cacheDir, RUNS_DIR, hex, "files") };
+    const byPath = new Map(l.tool.files.map((f) => [f.path, f.abs]));
+    const run = ensureRunDir({ store, integrityHex: hex, files: l.hashed.files, sourceOf: (p) => byPath.get(p), subject: l.tool.id });
+    if (run.cleanup) cleanups.push(run.cleanup);
+    return { tool: l.tool, integrity: l.integrity, runDir: run.dir };
+  });
+  const input = { chain: links, params, env: ctx.env, host: planHost(), mode: chain.mode };
+  const plan = buildPlan(input);
+  const shown = buildPlan({ ...input, redact: true });
+  const warnings = [...chain.warnings];
+  const { capabilities } = chainDeclarations(chain.links);
+  const policy = parseHostPolicy(req.toolId, capabilities, req.sandbox !== "off");
+  if (plan.primitive === "subprocess" && shown.primitive === "subprocess") {
+    const launchLinks = chain.links.map((l, i) => ({ ...links[i]!, tool: { ...links[i]!.tool, capabilities: l.tool.capabilities } }));
+    warnings.push(...applyLauncher([plan, shown], launchLinks, { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root }));
+  } else if (plan.primitive === "http_client" && shown.primitive === "http_client") {
+    plan.network = shown.network = { enforced: policy.enforced, policy: describeHostPolicy(policy) };
+  }
+  const redact = makeRedactor(plan.secrets.map((n) => ctx.env[n] ?? ""));
+  const checkUrl = (url: URL) => assertUrlAllowedIo(url, policy);
+  return { plan, shown, redact, checkUrl, chain, warnings, cleanup: () => cleanups.forEach((c) => c()) };
+}

@@ -1,0 +1,177 @@
+// Run directories: the verified copy of a tool's files that actually executes, materialised from
+// the content-addressed store and reused while a stat check proves it untouched. Editing the
+// working tree after verification cannot change it. Layout, inside the cache:
+//   runs/<integrity hex>/files/…      the tool's files (read-only); the run's cwd
+//   runs/<integrity hex>/marker.json  (path, inode, size, mtime, ctime) of each file at creation
+// A version is published by renaming a complete temp folder into place, so a reader sees all or
+// nothing; one found tampered is renamed aside (never deleted under a running tool).
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { materializeTool } from "../cache/materialize-io.ts";
+import { type Store, ensureStore, putBlobFromFile } from "../cache/store-io.ts";
+import type { FileEntry } from "../integrity/tool.ts";
+
+/** Folder of run directories inside the cache. */
+export const RUNS_DIR = "runs";
+const MARKER_FORMAT = 1;
+/** Set-aside folders older than this are removed by the next rebuild. */
+const STALE_AFTER_MS = 10 * 60 * 1000;
+
+type Row = [path: string, ino: number, size: number, mtimeMs: number, ctimeMs: number];
+
+interface Marker {
+  format: number;
+  integrity: string;
+  files: Row[];
+}
+
+export interface RunDirRequest {
+  store: Store;
+  /** Hex integrity of the tool version (the run directory's name). */
+  integrityHex: string;
+  /** The locked file entries (paths, digests, modes). */
+  files: readonly FileEntry[];
+  /** Absolute tree path of each file, to fill the store when a blob is missing. */
+  sourceOf: (path: string) => string | undefined;
+  /** Names the tool in messages. */
+  subject: string;
+}
+
+export interface RunDir {
+  /** The folder holding the tool's files: the run's cwd. */
+  dir: string;
+  reused: boolean;
+  /** Removes a one-off copy (made when another kiwi published the same version at the same time). */
+  cleanup?: () => void;
+}
+
+/** The run directory of a tool version: reused when its marker still matches, else rebuilt. */
+export function ensureRunDir(req: RunDirRequest): RunDir {
+  const runs = join(req.store.dir, RUNS_DIR);
+  const container = join(runs, req.integrityHex);
+  if (containerIntact(container, req)) return { dir: join(container, "files"), reused: true };
+  ensureStore(req.store);
+  for (const f of req.files) {
+    const src = req.sourceOf(f.path);
+    // putBlobFromFile re-verifies a present blob and refuses a source whose bytes are not the locked ones.
+    if (src !== undefined) putBlobFromFile(req.store, src, f.sha256, `${req.subject}: ${f.path}`);
+  }
+  setAside(runs, container);
+  sweep(runs);
+  const tmp = join(runs, `.run-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
+  mkdirSync(tmp, { recursive: true });
+  // Copies, not links: a run directory shares no inode with the store, so its stats stay stable
+  // and a tool that chmods its own files cannot reach the blobs.
+  materializeTool(req.store, req.files, join(tmp, "files"), { link: false });
+  const rows: Row[] = req.files.map((f) => {
+    const st = lstatSync(join(tmp, "files", ...f.path.split("/")));
+    return [f.path, st.ino, st.size, st.mtimeMs, st.ctimeMs];
+  });
+  const marker: Marker = { format: MARKER_FORMAT, integrity: req.integrityHex, files: rows };
+  writeFileSync(join(tmp, "marker.json"), JSON.stringify(marker), { mode: 0o444 });
+  chmodSync(tmp, 0o555);
+  try {
+    renameSync(tmp, container);
+    return { dir: join(container, "files"), reused: false };
+  } catch {
+    // Another kiwi published this version first; run from our own verified copy this time.
+    return { dir: join(tmp, "files"), reused: false, cleanup: () => removeTree(tmp) };
+  }
+}
+
+/**
+ * True when the container holds exactly the marker's files with unchanged inode, size, mtime and
+ * ctime (a process cannot set ctime back), no write permission anywhere, and nothing extra.
+ */
+function containerIntact(container: string, req: RunDirRequest): boolean {
+  let marker: Marker;
+  try {
+    marker = JSON.parse(readFileSync(join(container, "marker.json"), "utf8")) as Marker;
+  } catch {
+    return false;
+  }
+  if (marker.format !== MARKER_FORMAT || marker.integrity !== req.integrityHex || !Array.isArray(marker.files)) return false;
+  if (marker.files.length !== req.files.length) return false;
+  const files = join(container, "files");
+  try {
+    if (!readOnly(container)) return false;
+    for (let i = 0; i < req.files.length; i++) {
+      const row = marker.files[i]!;
+      const f = req.files[i]!;
+      if (!Array.isArray(row) || row[0] !== f.path) return false;
+      const st = lstatSync(join(files, ...f.path.split("/")));
+      if (!st.isFile() || st.ino !== row[1] || st.size !== row[2] || st.mtimeMs !== row[3] || st.ctimeMs !== row[4]) return false;
+      if ((st.mode & 0o222) !== 0 || ((st.mode & 0o100) !== 0) !== (f.is_executable === true)) return false;
+    }
+    return countFiles(files) === req.files.length;
+  } catch {
+    return false;
+  }
+}
+
+/** Regular files below `dir`, or -1 when a folder is writable or holds something else. */
+function countFiles(dir: string): number {
+  if (!readOnly(dir)) return -1;
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) {
+      const sub = countFiles(join(dir, e.name));
+      if (sub < 0) return -1;
+      n += sub;
+    } else if (e.isFile()) n++;
+    else return -1;
+  }
+  return n;
+}
+
+function readOnly(path: string): boolean {
+  return (statSync(path).mode & 0o222) === 0;
+}
+
+/** Moves a damaged published version out of its name (a tool may still be running from it). */
+function setAside(runs: string, container: string): void {
+  try {
+    renameSync(container, join(runs, `.stale-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`));
+  } catch {
+    // ENOENT: nothing published yet.
+  }
+}
+
+/** Removes set-aside folders past their grace and temp folders of kiwi processes that died. */
+function sweep(runs: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(runs);
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const name of names) {
+    const stale = /^\.stale-(\d+)-/.exec(name);
+    const temp = /^\.run-(\d+)-/.exec(name);
+    if ((stale && now - Number(stale[1]) > STALE_AFTER_MS) || (temp && !isAlive(Number(temp[1])))) removeTree(join(runs, name));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Removes a folder whose subfolders are read-only (makes them writable first). */
+export function removeTree(dir: string): void {
+  const unlock = (d: string) => {
+    try {
+      chmodSync(d, 0o755);
+      for (const e of readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) unlock(join(d, e.name));
+    } catch {
+      // Gone already, or not ours to change: rmSync below reports what matters.
+    }
+  };
+  unlock(dir);
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,216 @@
+// Verification before anything runs: the chain is resolved from tool.lock.json (or, unlocked, from
+// the validated tree), every link's integrity is recomputed from its files and compared with the
+// lockfile, and every parent->child pair must satisfy the parent's child_schemas.
+import { loadStatCache } from "../cache/stat-cache-io.ts";
+import type { Context } from "../context.ts";
+import { KiwiError } from "../errors.ts";
+import { formatDigest, shortDigest } from "../integrity/digest.ts";
+import { lockedToolOf } from "../lockfile/build.ts";
+import { resolveLockedChain } from "../lockfile/chain.ts";
+import { type FileChange, diffTool } from "../lockfile/diff.ts";
+import { readLockfile } from "../lockfile/fs.ts";
+import { assertGatePassed, checkBeforeLock } from "../lockfile/gate.ts";
+import { LOCKFILE_NAME } from "../lockfile/parse.ts";
+import type { TreeTool } from "../lockfile/tree-io.ts";
+import { findProjectRoot, readProject } from "../manifest/discover-io.ts";
+import type { Tool } from "../manifest/model.ts";
+import { indexTools, resolveChain } from "../resolve/chain.ts";
+import { suggest } from "../resolve/suggest.ts";
+import type { LockedTool } from "../schema/lockfile.ts";
+import { assertNoReadErrors, hashChainTools, readToolAt } from "./chain-io.ts";
+import { checkChildSchemas } from "./schema.ts";
+
+/** One link as verified: the tree's tool, its hashed files and integrity, and its lock entry. */
+export interface VerifiedLink {
+  tool: Tool;
+  hashed: TreeTool;
+  /** `sha256:<hex>` recomputed from the tree (equal to the lockfile's when locked). */
+  integrity: string;
+  /** The lockfile entry (undefined in unlocked mode). */
+  locked?: LockedTool;
+}
+
+export interface VerifiedChain {
+  root: string;
+  mode: "locked" | "unlocked";
+  /** Tool first, primitive last. */
+  links: VerifiedLink[];
+  warnings: string[];
+}
+
+export interface VerifyOptions {
+  unlocked: boolean;
+  /** A parent without child_schemas is an error instead of a warning. */
+  strict?: boolean;
+}
+
+/** Resolves and verifies the chain of `toolId`; throws a coded error naming the failing link. */
+export function verifyChain(ctx: Context, toolId: string, options: VerifyOptions): VerifiedChain {
+  const root = findProjectRoot(ctx.cwd);
+  const read = readLockfile(root);
+  if (!read && !options.unlocked) {
+    throw new KiwiError("E_LOCK_MISSING", `${LOCKFILE_NAME} does not exist in ${root}; kiwi exec runs only locked tools`, {
+      hint: 'run "kiwi lock" (or pass --unlocked while developing)',
+    });
+  }
+  const chain = options.unlocked ? resolveUnlocked(ctx, root, toolId) : resolveLocked(ctx, root, read!.lock, toolId);
+  const warnings = options.unlocked ? [`running ${toolId} unlocked: ${LOCKFILE_NAME} is not compared (development mode; --unlocked or KIWI_UNLOCKED=1)`, ...chain.warnings] : chain.warnings;
+  assertChildSchemas(chain.links, options.strict === true, warnings);
+  return { ...chain, warnings };
+}
+
+function resolveLocked(ctx: Context, root: string, lock: import("../schema/lockfile.ts").Lockfile, toolId: string): VerifiedChain {
+  if (!lock.tools[toolId]) throw notLocked(root, toolId, Object.keys(lock.tools));
+  const ids = resolveLockedChain(lock, toolId).map((ref) => ref.slice(0, ref.lastIndexOf("@")));
+  const tools: Tool[] = ids.map((id, i) => {
+    const entry = lock.tools[id]!;
+    const { tool, findings } = readToolAt(root, entry.source);
+    assertNoReadErrors(findings, id);
+    if (!tool) {
+      throw new KiwiError("E_LOCK_STALE", `link ${i + 1} of ${renderIds(ids)}: ${id} is locked from ${entry.source}, which no longer holds a tool`, {
+        hint: 'restore the file, or run "kiwi lock" to update tool.lock.json',
+        details: { link: i + 1, tool: id, source: entry.source },
+      });
+    }
+    if (tool.id !== id) {
+      throw new KiwiError("E_LOCK_STALE", `link ${i + 1} of ${renderIds(ids)}: ${entry.source} now defines ${tool.id}, not ${id}`, {
+        hint: 'run "kiwi lock" to update tool.lock.json',
+        details: { link: i + 1, tool: id, source: entry.source },
+      });
+    }
+    return tool;
+  });
+  const statCache = loadStatCache(ctx.cacheDir, root, ctx.now());
+  const hashed = hashChainTools(root, tools, statCache);
+  const warnings: string[] = [];
+  const saved = statCache.save();
+  if (saved) warnings.push(saved);
+  const links: VerifiedLink[] = hashed.map((h, i) => ({ tool: tools[i]!, hashed: h, integrity: formatDigest(h.integrity), locked: lock.tools[ids[i]!] }));
+  const mismatches = links.map((l, i) => describeMismatch(l, i, links)).filter((m): m is Mismatch => m !== undefined);
+  if (mismatches.length > 0) {
+    const first = mismatches[0]!;
+    throw new KiwiError("E_INTEGRITY_MISMATCH", [`${renderIds(ids)} does not match ${LOCKFILE_NAME}; nothing was run`, ...mismatches.map((m) => `  ${m.text}`)].join("\n"), {
+      hint: 'if the change is intended, run "kiwi lock" and review the diff; otherwise restore the file',
+      details: { link: first.link, tool: first.tool, file: first.file, locked: first.locked, actual: first.actual, mismatches },
+    });
+  }
+  return { root, mode: "locked", links, warnings };
+}
+
+interface Mismatch {
+  link: number;
+  tool: string;
+  file: string;
+  locked: string;
+  actual: string;
+  text: string;
+}
+
+function describeMismatch(link: VerifiedLink, i: number, links: VerifiedLink[]): Mismatch | undefined {
+  const locked = link.locked!;
+  if (locked.integrity === link.integrity) return undefined;
+  const next = links[i + 1];
+  const now = lockedToolOf(link.hashed, next ? `${next.tool.id}@${next.tool.version}` : null);
+  const change = diffTool(link.tool.id, locked, now);
+  const where = link.tool.form === "builtin" ? `${link.tool.manifestFile} (built into this kiwi)` : link.tool.manifestFile;
+  const parts: string[] = [];
+  let file = link.tool.manifestFile;
+  for (const f of change?.files ?? []) {
+    parts.push(renderFileChange(f, link.tool.root));
+    file = link.tool.root ? `${link.tool.root}/${f.path}` : f.path;
+  }
+  if (change?.fields.includes("manifest_digest") || change?.fields.includes("version")) {
+    parts.unshift(`the manifest ${where} changed`);
+    file = link.tool.manifestFile;
+  }
+  if (parts.length === 0) parts.push("its integrity differs");
+  return {
+    link: i + 1,
+    tool: link.tool.id,
+    file,
+    locked: locked.integrity,
+    actual: link.integrity,
+    text: `link ${i + 1} (${link.tool.id}@${link.tool.version}): ${parts.join("; ")}; locked ${locked.integrity}, tree ${link.integrity}`,
+  };
+}
+
+function renderFileChange(f: FileChange, root: string): string {
+  const path = root ? `${root}/${f.path}` : f.path;
+  const d = (h?: string) => (h ? `sha256:${shortDigest(h)}` : "");
+  switch (f.kind) {
+    case "added":
+      return `${path} was added (${d(f.after?.sha256)})`;
+    case "removed":
+      return `${path} was removed (locked ${d(f.before?.sha256)})`;
+    case "mode":
+      return `${path} changed its executable bit`;
+    default:
+      return `${path} changed (locked ${d(f.before?.sha256)}, now ${d(f.after?.sha256)})`;
+  }
+}
+
+function notLocked(root: string, toolId: string, lockedIds: string[]): KiwiError {
+  const project = readProject(root);
+  if (project.tools.some((t) => t.id === toolId)) {
+    return new KiwiError("E_LOCK_STALE", `${toolId} is not in ${LOCKFILE_NAME}`, { hint: 'run "kiwi lock" to lock it (or pass --unlocked while developing)', details: { tool: toolId } });
+  }
+  return unknownTool(toolId, [...new Set([...project.tools.map((t) => t.id), ...lockedIds])]);
+}
+
+/** E_TOOL_NOT_FOUND with the nearest ids. */
+export function unknownTool(toolId: string, ids: string[]): KiwiError {
+  const near = nearest(toolId, ids);
+  return new KiwiError("E_TOOL_NOT_FOUND", `no tool has the id "${toolId}"`, {
+    hint: near.length > 0 ? `did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : 'run "kiwi check" to list the project\'s tools',
+    details: { tool: toolId, suggestions: near },
+  });
+}
+
+function nearest(input: string, ids: string[]): string[] {
+  const best = suggest(input, ids);
+  const prefix = ids.filter((id) => id !== best && (id.startsWith(input) || input.startsWith(id)) && input.length >= 3);
+  return [...(best ? [best] : []), ...prefix].slice(0, 3);
+}
+
+function resolveUnlocked(ctx: Context, root: string, toolId: string): VerifiedChain {
+  const project = readProject(root);
+  const tool = project.tools.find((t) => t.id === toolId);
+  if (!tool) throw unknownTool(toolId, project.tools.map((t) => t.id));
+  // The tool's own chain first, so a broken link is named precisely; then "validates everything":
+  // the same gate kiwi lock applies before it writes anything.
+  const resolved = resolveChain(indexTools(project.tools), tool);
+  if (!resolved.ok) {
+    throw new KiwiError("E_CHAIN", `the chain of ${toolId} is broken: ${resolved.findings.map((f) => f.message).join("; ")}`, {
+      hint: resolved.findings[0]?.hint ?? 'run "kiwi check"',
+      details: { findings: resolved.findings },
+    });
+  }
+  assertGatePassed(checkBeforeLock(project), `kiwi exec --unlocked ${toolId}`);
+  const statCache = loadStatCache(ctx.cacheDir, root, ctx.now());
+  const hashed = hashChainTools(root, resolved.chain, statCache);
+  const warnings: string[] = [];
+  const saved = statCache.save();
+  if (saved) warnings.push(saved);
+  return { root, mode: "unlocked", links: hashed.map((h, i) => ({ tool: resolved.chain[i]!, hashed: h, integrity: formatDigest(h.integrity) })), warnings };
+}
+
+function assertChildSchemas(links: VerifiedLink[], strict: boolean, warnings: string[]): void {
+  for (let i = 0; i + 1 < links.length; i++) {
+    const child = links[i]!.tool;
+    const parent = links[i + 1]!.tool;
+    const verdict = checkChildSchemas(parent, child);
+    if (verdict.ok) continue;
+    if (verdict.rule === "child-schema/missing" && !strict) {
+      warnings.push(`${verdict.message}, so ${child.id} is not checked against it`);
+      continue;
+    }
+    throw new KiwiError("E_CHAIN", `link ${i + 1} -> ${i + 2} (${child.id} -> ${parent.id}): ${verdict.message}; nothing was run`, {
+      hint: verdict.rule === "child-schema/missing" ? "add validation.child_schemas to the executor, or drop --strict" : "fix the tool's manifest to fit its executor, or pick another executor",
+      details: { link: i + 1, child: child.id, parent: parent.id, rule: verdict.rule },
+    });
+  }
+}
+
+function renderIds(ids: string[]): string {
+  return ids.join(" -> ");
+}

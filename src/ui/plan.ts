@@ -1,0 +1,67 @@
+// Renders exec plans and `kiwi tree` chains for humans and as JSON documents. Pure: value in,
+// string out; the commands print through ui/output.ts.
+import type { Plan } from "../exec/plan.ts";
+import type { TreeReport } from "../exec/tree-io.ts";
+import { shortDigest } from "../integrity/digest.ts";
+import type { colors } from "./output.ts";
+
+type Colors = ReturnType<typeof colors>;
+
+/** The --dry-run document: the plan as shown (secrets already `***`), with `ok` first. */
+export function planDocument(plan: Plan, warnings: readonly string[]): Record<string, unknown> {
+  const run =
+    plan.primitive === "subprocess"
+      ? { subprocess: plan.subprocess, ...(plan.sandbox ? { sandbox: plan.sandbox } : {}) }
+      : { http: plan.http, ...(plan.network ? { network: plan.network } : {}) };
+  return {
+    ok: true,
+    dryRun: true,
+    plan: plan.plan,
+    tool: plan.tool,
+    mode: plan.mode,
+    primitive: plan.primitive,
+    chain: plan.chain,
+    params: plan.params,
+    config: plan.config,
+    secrets: plan.secrets,
+    ...run,
+    limits: plan.limits,
+    warnings: [...warnings],
+  };
+}
+
+/** `kiwi tree --json`. */
+export function treeDocument(report: TreeReport): Record<string, unknown> {
+  return { ok: true, ...report };
+}
+
+/** The chain as an indented tree, one link per line. */
+export function renderTree(report: TreeReport, c: Colors): string {
+  const lines: string[] = [];
+  report.links.forEach((link, i) => {
+    const indent = i === 0 ? "" : `${"   ".repeat(i - 1)}└─ `;
+    const integrity = link.locked ?? link.tree;
+    const status = renderStatus(link.status, c);
+    const changed = link.status === "changed" && link.tree ? ` ${c.dim(`(tree sha256:${shortDigest(link.tree)})`)}` : "";
+    lines.push(
+      `${indent}${c.bold(link.id)} ${link.version} ${c.dim(`(${link.type || "untyped"})`)}  ${integrity ? `sha256:${shortDigest(integrity)}` : "-"}  ${link.source}  ${status}${changed}`,
+    );
+  });
+  if (report.mode === "unlocked") {
+    lines.push(c.dim(report.lockfile ? `${report.tool} is not in ${report.lockfile}; integrities are computed from the tree` : "no tool.lock.json; integrities are computed from the tree"));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function renderStatus(status: TreeReport["links"][number]["status"], c: Colors): string {
+  switch (status) {
+    case "verified":
+      return c.green("verified");
+    case "changed":
+      return c.red("changed since lock");
+    case "missing":
+      return c.red("missing from the tree");
+    default:
+      return c.yellow("not locked");
+  }
+}
