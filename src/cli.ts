@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, Lazy> = {
   init: () => import("./commands/init.ts").then((m) => m.default),
   hook: () => import("./commands/hook.ts").then((m) => m.default),
   completion: () => import("./commands/completion.ts").then((m) => m.default),
+  mcp: () => import("./commands/mcp.ts").then((m) => m.default),
 };
 
 export const VERSION: string = pkg.version;

@@ -17,3 +17,9 @@ export const strictFlag = {
 export function contextFromArgs(args: { cwd?: string }): Context {
   return createContext({ cwd: args.cwd });
 }
+
+/** `--mcp-mode`, `--warn-only`: on commands that call MCP tools (modes: src/mcp/modes.ts). */
+export const mcpFlags = {
+  mcpMode: { type: "string", description: "MCP pin mode: auto, verify, pin, approval or off (default auto, or KIWI_MCP_MODE)", valueHint: "mode" },
+  warnOnly: { type: "boolean", description: "Downgrade MCP pin refusals (changed or unpinned server) to warnings" },
+} as const satisfies ArgsDef;

@@ -27,10 +27,11 @@ export default defineCommand({
     }
     progress.end();
     for (const w of result.warnings) showNote(`warning: ${w}`);
+    const mcpPins = await (await import("./_mcp-lock.ts")).pinServersAfterLock(ctx, { strict: args.strict === true, json: args.json === true });
     const { added, removed, changed } = result.diff;
     const summary = summarizeDiff(result.diff);
     if (args.json) {
-      showJson({ ok: true, lockfile: result.lockfile, written: result.written, ...summary, stats: result.stats });
+      showJson({ ok: true, lockfile: result.lockfile, written: result.written, ...summary, stats: result.stats, ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
       return 0;
     }
     const counts = `${added.length} added, ${removed.length} removed, ${changed.length} changed`;

@@ -1,0 +1,58 @@
+// The mcp_tool branch of `kiwi exec`: flags -> runMcpTool (src/mcp/exec-io.ts) -> output. Kept
+// here so exec.ts needs one line (a lazy import keeps the MCP SDK out of every other exec).
+import type { Context } from "../context.ts";
+import { KiwiError } from "../errors.ts";
+import type { PreparedExec } from "../exec/prepare-io.ts";
+import { redactError } from "../exec/run-io.ts";
+import { runMcpTool } from "../mcp/exec-io.ts";
+import type { GateOutcome } from "../mcp/gate-io.ts";
+import { resolveMcpMode } from "../mcp/modes.ts";
+import { renderDiff, renderFindings, renderToolResult } from "../ui/mcp.ts";
+import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
+import { showJson, showNote, showResult } from "../ui/output.ts";
+
+export interface McpExecArgs {
+  json?: boolean;
+  strict?: boolean;
+  mcpMode?: string;
+  warnOnly?: boolean;
+}
+
+/** Runs an mcp_tool call and prints its result; returns the exit code (1 when the result has isError). */
+export async function execMcpToolCommand(ctx: Context, prepared: PreparedExec, args: McpExecArgs): Promise<number> {
+  const mode = resolveMcpMode(args.mcpMode, ctx.env);
+  const interactive = canAsk(ctx);
+  let call;
+  try {
+    call = await runMcpTool(
+      ctx,
+      prepared,
+      { mode, warnOnly: args.warnOnly === true, strict: args.strict === true, interactive, ask: interactive ? (q) => askApproval(q, ctx) : undefined },
+      (outcome) => reportGate(ctx, outcome),
+    );
+  } catch (error) {
+    if (error instanceof KiwiError && error.code === "E_MCP_DRIFT" && !args.json) showDriftDetails(ctx, error);
+    throw error instanceof KiwiError ? redactError(error, prepared.redact) : error;
+  }
+  const isError = call.result.isError === true;
+  if (args.json) showJson({ ok: !isError, tool: call.tool, server: call.server, name: call.name, pin: call.gate?.result ?? null, result: call.result });
+  else showResult(renderToolResult(call.result));
+  if (isError) showNote(`error: the MCP tool ${call.name} on ${call.server} returned an error result (isError)`);
+  return isError ? 1 : 0;
+}
+
+function reportGate(ctx: Context, outcome: GateOutcome): void {
+  for (const w of outcome.warnings) showNote(`warning: ${w}`);
+  if (outcome.result === "pinned") showNote(`pinned MCP server "${outcome.server}" on first use (tool.lock.json); review it with "kiwi mcp diff ${outcome.server}" later`);
+  if (outcome.result === "repinned") showNote(`re-pinned MCP server "${outcome.server}" (--mcp-mode pin)`);
+  if (outcome.result === "warned" && outcome.diff) showNote(renderDiff(outcome.server, outcome.diff, ctx));
+  if (outcome.scan && outcome.scan.findings.length && (outcome.result === "pinned" || outcome.result === "repinned")) showNote(renderFindings(outcome.scan, ctx));
+}
+
+/** A refused drift shows the per-field changes, so the user sees why before reading the hint. */
+function showDriftDetails(ctx: Context, error: KiwiError): void {
+  const changes = error.details?.changes as { kind: string; name: string; change: string; severity: string; fields: string[] }[] | undefined;
+  if (!changes?.length) return;
+  const lines = changes.map((c) => `  ${c.change === "added" ? "+" : c.change === "removed" ? "-" : "~"} ${c.kind}${c.name ? ` ${JSON.stringify(c.name)}` : ""} [${c.severity}]${c.fields.length && c.fields[0] !== "*" ? `: ${c.fields.join(", ")}` : ""}`);
+  showNote(`MCP server "${String(error.details?.server)}" changed:\n${lines.join("\n")}`);
+}

@@ -1,0 +1,217 @@
+// `kiwi mcp hash|verify|pin|approve|diff|scan`: MCP server interfaces, their pins in
+// tool.lock.json, drift diffs and the poisoning scan. Flags -> core (src/mcp/) -> ui/mcp.ts.
+import { defineCommand } from "citty";
+import type { Context } from "../context.ts";
+import { KiwiError } from "../errors.ts";
+import type { Tool } from "../manifest/model.ts";
+import { diffListings } from "../mcp/diff.ts";
+import { type GateOutcome, assertScanPasses, gateServer, scanFor } from "../mcp/gate-io.ts";
+import { type LiveInterface, inspectServer, liveInterfaceOf } from "../mcp/inspect-io.ts";
+import { readWireListing } from "../mcp/listing-io.ts";
+import { listingFromPin, pinMatches } from "../mcp/pin.ts";
+import { type McpProject, readMcpProject, selectServers } from "../mcp/project-io.ts";
+import { scanListing } from "../mcp/scan.ts";
+import { verifyExitCode, verifyServers } from "../mcp/verify-io.ts";
+import { renderDiff, renderFindings, renderHashes, renderListingSummary, renderVerifyLine, listingCounts } from "../ui/mcp.ts";
+import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
+import { showJson, showNote, showResult } from "../ui/output.ts";
+import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
+
+const unlockedFlag = {
+  unlocked: { type: "boolean", description: "Start the server without comparing its chain with tool.lock.json (development)" },
+} as const;
+const listingFlag = {
+  listing: { type: "string", description: "Work offline on a wire listing file (MCP wire JSON) instead of a live server", valueHint: "file" },
+} as const;
+
+const hash = defineCommand({
+  meta: { name: "hash", description: "Print a server's interface hash (kiji-safeguard compatible) and kiwi's full hash" },
+  args: { server: { type: "positional", required: false, description: "mcp_server tool id" }, ...listingFlag, ...unlockedFlag, ...projectFlags },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    const { live, source } = await liveOrListing(ctx, args.server, args.listing, args.unlocked === true);
+    const doc = { ok: true, ...source, name: live.live.name, version: live.live.version ?? null, protocol_version: live.live.protocol_version ?? null, interface_hash: live.live.interface_hash, full_hash: live.live.full_hash, counts: listingCounts(live.listing) };
+    if (args.json) showJson(doc);
+    else {
+      showNote(renderListingSummary(live.listing));
+      showResult(renderHashes(live.live));
+    }
+    return 0;
+  },
+});
+
+const verify = defineCommand({
+  meta: { name: "verify", description: "Check every pinned server's live interface against its pin (a CI gate: 0 ok, 10 drift or unpinned, 9 server failure, 1 scan errors with --strict)" },
+  args: { servers: { type: "positional", required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    const project = readMcpProject(ctx);
+    const servers = selectServers(project, args._);
+    const rows = await verifyServers(ctx, project, servers, { strict: args.strict === true });
+    const doc = rows.map((r) => ({ server: r.server, status: r.status, pinned: r.pin ? hashesOf(r.pin) : null, live: r.live ? hashesOf(r.live) : null, severity: r.diff?.severity ?? null, changes: r.diff?.changes ?? [], findings: r.scan?.findings ?? [], ...(r.error ? { error: { code: r.error.code, message: r.error.message, hint: r.error.hint } } : {}) }));
+    const code = verifyExitCode(rows);
+    if (!args.json) {
+      const lines = rows.map((r) => renderVerifyLine({ server: r.server, status: r.status, pin: r.pin, live: r.live, message: r.status === "ok" ? "matches its pin" : r.error?.message }, ctx));
+      showResult(lines.join("\n") || "no MCP servers in this project");
+      for (const r of rows) {
+        if (r.diff) showNote(renderDiff(r.server, r.diff, ctx));
+        if (r.scan) noteIf(renderFindings(r.scan, ctx));
+      }
+    }
+    if (code === 0) {
+      if (args.json) showJson({ ok: true, servers: doc });
+      return 0;
+    }
+    const failing = rows.filter((r) => r.status !== "ok" || (r.scan && !r.scan.ok)).map((r) => r.server);
+    throw new KiwiError(code === 1 ? "E_CHECK_FAILED" : code === 10 ? "E_MCP_DRIFT" : "E_MCP", `kiwi mcp verify failed for ${failing.join(", ")}`, {
+      hint: code === 10 ? 'review with "kiwi mcp diff <server>", then "kiwi mcp approve <server>"' : code === 1 ? 'review the findings with "kiwi mcp scan <server>"' : "run the server's command by hand to see why it fails",
+      exitCode: code,
+      details: { servers: doc },
+    });
+  },
+});
+
+const pin = defineCommand({
+  meta: { name: "pin", description: "Pin (or re-pin) servers' live interfaces in tool.lock.json, after a poisoning scan" },
+  args: { servers: { type: "positional", required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    const project = requireLockfile(readMcpProject(ctx));
+    const outcomes: GateOutcome[] = [];
+    for (const server of selectServers(project, args._)) {
+      const live = await inspectServer(ctx, server.id, { unlocked: false });
+      const outcome = await gateServer(project, live, { mode: "pin", warnOnly: false, strict: args.strict === true, interactive: false });
+      outcomes.push(outcome);
+      reportOutcome(ctx, outcome, live, args.json === true);
+    }
+    if (args.json) showJson({ ok: true, servers: outcomes.map((o) => ({ server: o.server, result: o.result, ...hashesOf(project.pins[o.server]!), findings: o.scan?.findings ?? [], changes: o.diff?.changes ?? [] })) });
+    return 0;
+  },
+});
+
+const approve = defineCommand({
+  meta: { name: "approve", description: "Review a server's change (diff and scan) and re-pin it when approved" },
+  args: { server: { type: "positional", required: true, description: "mcp_server tool id" }, yes: { type: "boolean", description: "Approve without asking (the diff is still printed)" }, ...strictFlag, ...projectFlags },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    const project = requireLockfile(readMcpProject(ctx));
+    const [server] = selectServers(project, [args.server]) as [Tool];
+    const live = await inspectServer(ctx, server.id, { unlocked: false });
+    const pinned = project.pins[server.id];
+    if (pinned && pinMatches(pinned, live.live)) {
+      if (args.json) showJson({ ok: true, server: server.id, result: "matches", ...hashesOf(pinned) });
+      else showResult(`MCP server "${server.id}" already matches its pin; nothing to approve`);
+      return 0;
+    }
+    const scan = scanFor(project, live, args.strict === true);
+    const diff = pinned ? diffListings(listingFromPin(pinned, `pin of ${server.id}`), live.listing) : undefined;
+    let approved = args.yes === true;
+    if (!approved && canAsk(ctx)) approved = await askApproval({ server: server.id, reason: pinned ? "changed" : "unpinned", diff, scan }, ctx);
+    else if (!approved) {
+      if (diff) showNote(renderDiff(server.id, diff, ctx));
+      noteIf(renderFindings(scan, ctx));
+      throw new KiwiError(pinned ? "E_MCP_DRIFT" : "E_MCP_UNPINNED", `MCP server "${server.id}" was not approved: there is no terminal to ask on`, {
+        hint: `review the diff above, then run "kiwi mcp approve ${server.id} --yes"`,
+        details: { server: server.id, changes: diff?.changes ?? [], findings: scan.findings },
+      });
+    } else if (!args.json) {
+      if (diff) showNote(renderDiff(server.id, diff, ctx));
+      noteIf(renderFindings(scan, ctx));
+    }
+    if (!approved) throw new KiwiError(pinned ? "E_MCP_DRIFT" : "E_MCP_UNPINNED", `MCP server "${server.id}" was not approved; its pin is unchanged`, { hint: "nothing was written" });
+    if (args.strict) assertScanPasses(server.id, scan);
+    const outcome = await gateServer(project, live, { mode: "pin", warnOnly: false, strict: false, interactive: false });
+    if (args.json) showJson({ ok: true, server: server.id, result: pinned ? "approved" : "pinned", ...hashesOf(live.live), changes: diff?.changes ?? [], findings: scan.findings });
+    else showResult(`approved: pinned MCP server "${server.id}" (interface ${live.live.interface_hash})`);
+    for (const w of outcome.warnings) showNote(`warning: ${w}`);
+    return 0;
+  },
+});
+
+const diff = defineCommand({
+  meta: { name: "diff", description: "Show what changed in a server's interface since it was pinned (live, or from --listing)" },
+  args: { server: { type: "positional", required: true, description: "mcp_server tool id" }, ...listingFlag, ...unlockedFlag, ...projectFlags },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    const project = readMcpProject(ctx);
+    const [server] = selectServers(project, [args.server]) as [Tool];
+    const pinned = project.pins[server.id];
+    if (!pinned) {
+      throw new KiwiError("E_MCP_UNPINNED", `MCP server "${server.id}" has no pin in tool.lock.json, so there is nothing to compare with`, { hint: `pin it with "kiwi mcp pin ${server.id}"` });
+    }
+    const { live } = await liveOrListing(ctx, server.id, args.listing, args.unlocked === true, server);
+    const result = diffListings(listingFromPin(pinned, `pin of ${server.id}`), live.listing);
+    if (args.json) showJson({ ok: true, server: server.id, changed: result.changes.length > 0, severity: result.severity, pinned: hashesOf(pinned), live: hashesOf(live.live), changes: result.changes });
+    else showResult(renderDiff(server.id, result, ctx));
+    return 0;
+  },
+});
+
+const scan = defineCommand({
+  meta: { name: "scan", description: "Scan servers' interfaces for poisoning (hidden Unicode, injection, secrets, cross-server references, blobs)" },
+  args: { server: { type: "positional", required: false, description: "mcp_server tool id (default: all)" }, ...listingFlag, ...unlockedFlag, ...strictFlag, ...projectFlags },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    const strict = args.strict === true;
+    const results = [];
+    if (args.listing) {
+      const { listing, source } = readWireListing(ctx.cwd, args.listing);
+      results.push({ server: args.server ?? source, scan: scanListing(listing, { server: args.server ?? source, file: source, strict }) });
+    } else {
+      const project = readMcpProject(ctx);
+      for (const server of selectServers(project, args.server ? [args.server] : [])) {
+        const live = await inspectServer(ctx, server.id, { unlocked: args.unlocked === true });
+        results.push({ server: server.id, scan: scanFor(project, live, strict) });
+      }
+    }
+    const failed = results.filter((r) => !r.scan.ok);
+    if (!args.json) {
+      for (const r of results) showResult(r.scan.findings.length ? renderFindings(r.scan, ctx) : `MCP server "${r.server}": no findings`);
+    }
+    const doc = results.map((r) => ({ server: r.server, ok: r.scan.ok, truncated: r.scan.truncated, findings: r.scan.findings }));
+    if (failed.length > 0) {
+      throw new KiwiError("E_CHECK_FAILED", `the poisoning scan found errors in ${failed.map((r) => r.server).join(", ")}`, { hint: "without --strict the findings are warnings", details: { servers: doc } });
+    }
+    if (args.json) showJson({ ok: true, servers: doc });
+    return 0;
+  },
+});
+
+export default defineCommand({
+  meta: { name: "mcp", description: "MCP server interfaces: hashes, pins, drift diffs and the poisoning scan" },
+  subCommands: { hash, verify, pin, approve, diff, scan },
+});
+
+/** A live server (by id) or an offline listing file, as a LiveInterface. */
+async function liveOrListing(ctx: Context, serverId: string | undefined, listingFile: string | undefined, unlocked: boolean, known?: Tool): Promise<{ live: LiveInterface; source: Record<string, string> }> {
+  if (listingFile) {
+    const { listing, source } = readWireListing(ctx.cwd, listingFile);
+    const pseudo = known ?? ({ id: source, manifestFile: source } as Tool);
+    return { live: liveInterfaceOf(pseudo, listing), source: { listing: source } };
+  }
+  if (!serverId) throw new KiwiError("E_USAGE", "name an mcp_server tool id, or pass --listing FILE", { hint: 'e.g. "kiwi mcp hash github_mcp" or "kiwi mcp hash --listing tools.json"' });
+  if (!known) selectServers(readMcpProject(ctx), [serverId]);
+  return { live: await inspectServer(ctx, serverId, { unlocked }), source: { server: serverId } };
+}
+
+function requireLockfile(project: McpProject): McpProject {
+  if (!project.hasLockfile) throw new KiwiError("E_LOCK_MISSING", `tool.lock.json does not exist in ${project.root}; pins are kept there`, { hint: 'run "kiwi lock" first' });
+  return project;
+}
+
+function hashesOf(p: { name: string; interface_hash: string; full_hash: string }) {
+  return { name: p.name, interface_hash: p.interface_hash, full_hash: p.full_hash };
+}
+
+function reportOutcome(ctx: Context, outcome: GateOutcome, live: LiveInterface, json: boolean): void {
+  if (json) return;
+  if (outcome.diff && outcome.diff.changes.length > 0) showNote(renderDiff(outcome.server, outcome.diff, ctx));
+  if (outcome.scan) noteIf(renderFindings(outcome.scan, ctx));
+  for (const w of outcome.warnings) showNote(`warning: ${w}`);
+  showResult(`${outcome.result} ${outcome.server} (${renderListingSummary(live.listing)}) interface ${live.live.interface_hash}`);
+}
+
+
+function noteIf(text: string): void {
+  if (text.trim() !== "") showNote(text);
+}

@@ -1,0 +1,60 @@
+// Connects to one project server through exec's verified plan and extracts its live interface.
+// The plan (chain verified against tool.lock.json, ${VAR}s expanded, command found) comes from
+// exec/prepare-io.ts; this module only turns it into an MCP session and always closes it.
+import pkg from "../../package.json" with { type: "json" };
+import type { Context } from "../context.ts";
+import { prepareExec } from "../exec/prepare-io.ts";
+import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
+import type { Tool } from "../manifest/model.ts";
+import { type McpSession, withSession } from "./client-io.ts";
+import { type InterfaceHashes, hashInterface } from "./interface.ts";
+import type { WireListing } from "./listing.ts";
+import { type McpPin, pinFromListing } from "./pin.ts";
+import { type PlanLike, limitsFor, serverLabel, targetFromPlan } from "./target.ts";
+
+export interface LiveInterface {
+  server: Tool;
+  listing: WireListing;
+  live: McpPin;
+  hashes: InterfaceHashes;
+}
+
+export interface InspectOptions {
+  /** Run the server without comparing its chain with tool.lock.json (development, --unlocked). */
+  unlocked: boolean;
+}
+
+/** Opens a session on a project server (tool id), runs `fn`, and always shuts the server down. */
+export async function withServerSession<T>(ctx: Context, serverId: string, options: InspectOptions, fn: (session: McpSession, server: Tool) => Promise<T>): Promise<T> {
+  // Same sandbox as `kiwi exec` (KIWI_SANDBOX): a server is a subprocess tool like any other.
+  const sandbox = resolveSandboxMode(undefined, ctx.env);
+  const prepared = prepareExec(ctx, { toolId: serverId, unlocked: options.unlocked, sources: {}, dryRun: false, sandbox });
+  try {
+    const server = prepared.chain.links[0]!.tool;
+    return await withSessionFor(prepared, server, (session) => fn(session, server));
+  } finally {
+    prepared.cleanup();
+  }
+}
+
+/** What this module needs of exec's prepared call: the verified plan and the host policy. */
+export interface PreparedLike {
+  plan: unknown;
+  checkUrl?: (url: URL) => Promise<void>;
+}
+
+/** A session on the server an already verified plan describes (exec of an mcp_tool uses this). */
+export function withSessionFor<T>(prepared: PreparedLike, server: Tool, fn: (session: McpSession) => Promise<T>): Promise<T> {
+  const target = targetFromPlan(prepared.plan as PlanLike, server, prepared.checkUrl);
+  return withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: limitsFor(server) }, fn);
+}
+
+/** Extracts a project server's live interface with both hashes and the pin it would get. */
+export function inspectServer(ctx: Context, serverId: string, options: InspectOptions): Promise<LiveInterface> {
+  return withServerSession(ctx, serverId, options, async (session, server) => liveInterfaceOf(server, await session.extractListing()));
+}
+
+/** The live interface record of an extracted listing. */
+export function liveInterfaceOf(server: Tool, listing: WireListing): LiveInterface {
+  return { server, listing, live: pinFromListing(listing), hashes: hashInterface(listing) };
+}

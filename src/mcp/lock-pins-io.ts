@@ -1,0 +1,50 @@
+// What `kiwi lock` and `kiwi install` do for MCP servers once tool.lock.json is written: every
+// locked mcp_server without a pin is started, listed, scanned and pinned (trust on first use),
+// so the committed lockfile carries each server's name, both hashes and a snapshot. Existing pins
+// are never touched here (that is `kiwi mcp pin`/`approve`); a server that cannot be reached is
+// reported, not fatal, because the tool hashes in the lockfile are still right.
+import type { Context } from "../context.ts";
+import { type KiwiError, toKiwiError } from "../errors.ts";
+import { assertScanPasses, scanFor, writePin } from "./gate-io.ts";
+import { inspectServer } from "./inspect-io.ts";
+import { resolveMcpMode } from "./modes.ts";
+import type { McpPin } from "./pin.ts";
+import { readMcpProject } from "./project-io.ts";
+import type { ScanResult } from "./scan.ts";
+
+export interface LockPinReport {
+  server: string;
+  result: "pinned" | "skipped" | "failed";
+  /** Why it was skipped or failed. */
+  reason?: string;
+  pin?: McpPin;
+  scan?: ScanResult;
+  error?: KiwiError;
+}
+
+/** Pins the project's unpinned servers (modes off/verify/approval pin nothing here). */
+export async function pinUnpinnedServers(ctx: Context, options: { strict: boolean }): Promise<LockPinReport[]> {
+  const project = readMcpProject(ctx);
+  const unpinned = project.servers.filter((s) => !project.pins[s.id]);
+  if (unpinned.length === 0 || !project.hasLockfile) return [];
+  const mode = resolveMcpMode(undefined, ctx.env);
+  if (mode !== "auto" && mode !== "pin") {
+    const reason = mode === "approval" ? `KIWI_MCP_MODE=approval: pin it with "kiwi mcp approve <server>"` : `KIWI_MCP_MODE=${mode} never pins on its own`;
+    return unpinned.map((s) => ({ server: s.id, result: "skipped", reason }));
+  }
+  const reports: LockPinReport[] = [];
+  for (const server of unpinned) {
+    try {
+      const live = await inspectServer(ctx, server.id, { unlocked: false });
+      const scan = scanFor(project, live, options.strict);
+      assertScanPasses(server.id, scan);
+      const warnings: string[] = [];
+      await writePin(project, live, warnings);
+      reports.push({ server: server.id, result: "pinned", pin: live.live, scan });
+    } catch (error) {
+      const e = toKiwiError(error);
+      reports.push({ server: server.id, result: "failed", reason: e.message, error: e });
+    }
+  }
+  return reports;
+}

@@ -1,0 +1,61 @@
+// `kiwi mcp verify` as a core operation: every selected server is started, listed and compared
+// with its pin, and scanned. Returns one row per server; the command turns rows into exit codes.
+import type { Context } from "../context.ts";
+import { ERROR_CODES, KiwiError, toKiwiError } from "../errors.ts";
+import type { Tool } from "../manifest/model.ts";
+import { type InterfaceDiff, diffListings } from "./diff.ts";
+import { scanFor } from "./gate-io.ts";
+import { inspectServer } from "./inspect-io.ts";
+import { driftError, unpinnedError } from "./modes.ts";
+import { type McpPin, listingFromPin, pinMatches } from "./pin.ts";
+import type { McpProject } from "./project-io.ts";
+import type { ScanResult } from "./scan.ts";
+
+export type VerifyStatus = "ok" | "drift" | "unpinned" | "error";
+
+export interface VerifyRow {
+  server: string;
+  status: VerifyStatus;
+  pin?: McpPin;
+  live?: McpPin;
+  diff?: InterfaceDiff;
+  scan?: ScanResult;
+  error?: KiwiError;
+}
+
+/** Verifies each server against its pin; never throws for one server's failure (it becomes a row). */
+export async function verifyServers(ctx: Context, project: McpProject, servers: readonly Tool[], options: { strict: boolean }): Promise<VerifyRow[]> {
+  const rows: VerifyRow[] = [];
+  for (const server of servers) {
+    const pin = project.pins[server.id];
+    if (!pin) {
+      rows.push({ server: server.id, status: "unpinned", error: unpinnedError(server.id, "verify") });
+      continue;
+    }
+    try {
+      const live = await inspectServer(ctx, server.id, { unlocked: false });
+      const scan = scanFor(project, live, options.strict);
+      if (pinMatches(pin, live.live)) {
+        rows.push({ server: server.id, status: "ok", pin, live: live.live, scan });
+        continue;
+      }
+      const diff = diffListings(listingFromPin(pin, `pin of ${server.id}`), live.listing);
+      rows.push({ server: server.id, status: "drift", pin, live: live.live, diff, scan, error: driftError(server.id, pin, live.live, diff, "verify") });
+    } catch (error) {
+      rows.push({ server: server.id, status: "error", pin, error: toKiwiError(error) });
+    }
+  }
+  return rows;
+}
+
+/**
+ * The exit code of a verify run, as a CI gate: a drifted or unpinned server (10) outranks a server
+ * that failed to answer (its own code, 9 for E_MCP), which outranks scan errors under --strict (1).
+ */
+export function verifyExitCode(rows: readonly VerifyRow[]): number {
+  if (rows.some((r) => r.status === "drift" || r.status === "unpinned")) return ERROR_CODES.E_MCP_DRIFT.exit;
+  const failed = rows.find((r) => r.status === "error");
+  if (failed) return failed.error?.exitCode ?? ERROR_CODES.E_MCP.exit;
+  if (rows.some((r) => r.scan && !r.scan.ok)) return ERROR_CODES.E_CHECK_FAILED.exit;
+  return 0;
+}
