@@ -4,6 +4,8 @@
 import Ajv, { type AnySchema, type ErrorObject, type ValidateFunction } from "ajv";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
+import validateDraft07 from "./meta/draft07.generated.ts";
+import validateDraft2020 from "./meta/draft2020.generated.ts";
 import { checkRegexSafety } from "./regex-safety.ts";
 
 /** Deepest schema accepted (objects and arrays count as levels). */
@@ -93,7 +95,7 @@ export function compileTrustedSchema(schema: unknown): CompileResult {
   if (!result) {
     // Our own schemas are valid by construction: skipping meta-schema validation saves compiling
     // the 2020-12 meta-schema when no untrusted schema needs it.
-    const ajv = (ajvTrusted ??= configure(new Ajv2020({ ...ajvOptions(), code: {}, validateSchema: false })));
+    const ajv = (ajvTrusted ??= configure(new Ajv2020({ ...ajvOptions(), code: {} })));
     result = compileWith(ajv, schema as AnySchema, "2020-12");
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(key, result);
@@ -202,7 +204,19 @@ function draftOf(value: unknown): "2020-12" | "draft-07" | undefined {
   return undefined;
 }
 
+/** A precompiled meta-schema validator (scripts/gen-schemas.ts), as ajv's standalone code exports it. */
+type MetaValidator = ((value: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
 function compileScanned(schema: AnySchema, draft: "2020-12" | "draft-07"): CompileResult {
+  // Meta-schema validation uses the precompiled validators; compiling the 2020-12 meta-schema at
+  // run time would cost ~100 ms per process.
+  const meta = (draft === "draft-07" ? validateDraft07 : validateDraft2020) as MetaValidator;
+  if (!meta(schema)) {
+    const first = meta.errors?.find((e) => e.keyword !== "anyOf" && e.keyword !== "oneOf" && e.keyword !== "$dynamicRef") ?? meta.errors?.[0];
+    const at = first?.instancePath ?? "";
+    const detail = first ? `${at || "the schema"} ${first.message ?? first.keyword}${first.keyword === "enum" ? ` ${JSON.stringify(first.params.allowedValues)}` : ""}` : "it does not match the meta-schema";
+    return { ok: false, problem: { kind: "invalid", message: `the schema is not a valid ${draft === "draft-07" ? "draft-07" : "2020-12"} JSON Schema: ${detail}`, pointer: at } };
+  }
   const ajv = draft === "draft-07" ? (ajv07 ??= configure(new Ajv(ajvOptions()))) : (ajv2020 ??= configure(new Ajv2020(ajvOptions())));
   return compileWith(ajv, schema, draft);
 }
@@ -238,6 +252,8 @@ function ajvOptions() {
     code: { regExp: safeRegExp },
     // Nothing is ever loaded: a reference ajv cannot resolve locally fails the compile.
     loadSchema: undefined,
+    // The meta-schema check ran already (precompiled, in compileScanned).
+    validateSchema: false,
   };
 }
 

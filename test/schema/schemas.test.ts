@@ -35,3 +35,11 @@ describe("schemas/*.schema.json", () => {
     expect(validate(bad)).toBe(false);
   });
 });
+
+describe("generated meta-schema validators", () => {
+  test("src/validate/meta/*.generated.ts match ajv's output (run \"bun run schemas\" after upgrading ajv)", async () => {
+    const { renderMetaValidators } = await import("../../scripts/gen-schemas.ts");
+    const root = join(import.meta.dir, "..", "..");
+    for (const { path, text } of renderMetaValidators()) expect(readFileSync(join(root, path), "utf8")).toBe(text);
+  });
+});

@@ -45,7 +45,8 @@ describe("compileUntrustedSchema", () => {
     ["an unsafe pattern", { properties: { x: { pattern: "^(a|a)*$" } } }, "unsafe-pattern", "/properties/x/pattern"],
     ["an unsafe patternProperties key", { patternProperties: { "(a+)+": {} } }, "unsafe-pattern", "/patternProperties/(a+)+"],
     ["an unsupported draft", { $schema: "http://json-schema.org/draft-04/schema#" }, "unsupported-draft", "/$schema"],
-    ["an invalid keyword value", { type: "nope" }, "invalid", ""],
+    ["an invalid keyword value", { type: "nope" }, "invalid", "/type"],
+    ["a mistyped nested keyword", { properties: { a: { minLength: "two" } } }, "invalid", "/properties/a/minLength"],
     ["a non-schema", 42, "not-a-schema", ""],
   ])("refuses %s", (_name, schema, kind, pointer) => {
     const result = compileUntrustedSchema(schema, { subject: "child_schemas of x" });
