@@ -12,6 +12,12 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["Validate every tool under .ai/tools/", "kiwi check"],
     ["Run a tool with parameters", "kiwi exec word_count --param text='to be or not to be'"],
   ],
+  check: [
+    ["Validate every tool under .ai/tools/", "kiwi check"],
+    ["Report on two tools only (chain rules still see the whole tree)", "kiwi check weather .ai/tools/scripts/data_processor"],
+    ["Treat security warnings as errors, as CI should", "kiwi check --strict"],
+    ["Write SARIF for code scanning", "kiwi check --format sarif > kiwi.sarif"],
+  ],
   init: [
     ["Scaffold .ai/tools/ in the current directory (existing files are never touched)", "kiwi init"],
     ["Scaffold another directory and list what was created as JSON", "kiwi init --cwd ./my-project --json"],
