@@ -4,7 +4,8 @@ import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType } from "@sinclair/typebox/errors";
 import type { Finding } from "../findings.ts";
-import { Float } from "../integrity/value.ts";
+import { renderCanonicalJson } from "../integrity/canonical.ts";
+import { type CanonicalValue, Float } from "../integrity/value.ts";
 import { EXECUTORLESS_TYPES, TOOL_TYPES, type Tool } from "../manifest/model.ts";
 import { isSemver } from "../resolve/chain.ts";
 import { suggest } from "../resolve/suggest.ts";
@@ -163,7 +164,9 @@ function identity(tool: Tool, out: Finding[]): void {
   const versionAt = tool.pointers.version ?? "/version";
   if (!("version" in doc)) out.push(toolFinding(tool, "universal/version-semver", "", "version is missing", "add version: 1.0.0"));
   else if (typeof doc.version !== "string") {
-    out.push(toolFinding(tool, "universal/version-semver", versionAt, `version ${JSON.stringify(doc.version)} is a ${typeof doc.version}, not a semantic version string`, 'quote it: version: "1.0.0"'));
+    // Shown as written (1.0 stays 1.0), from the lossless value.
+    const written = isRecord(tool.manifest) ? renderCanonicalJson((tool.manifest as Record<string, CanonicalValue>).version ?? null) : JSON.stringify(doc.version);
+    out.push(toolFinding(tool, "universal/version-semver", versionAt, `version ${written} is a ${typeof doc.version}, not a semantic version string`, `quote it: version: "${semverHint(written)}"`));
   } else if (!isSemver(doc.version)) {
     out.push(toolFinding(tool, "universal/version-semver", versionAt, `version "${doc.version}" is not a semantic version`, "use MAJOR.MINOR.PATCH, e.g. 1.0.0 or 2.1.0-rc.1"));
   }
@@ -185,6 +188,13 @@ function identity(tool: Tool, out: Finding[]): void {
   } else if (!executorless && (typeof written !== "string" || written.trim() === "" || !tool.executor?.id)) {
     out.push(toolFinding(tool, "universal/executor-required", "executor" in doc ? "/executor" : "", `a ${tool.type} tool needs an executor`, hintForExecutor(tool.type)));
   }
+}
+
+/** `1.0` -> `1.0.0`, `2` -> `2.0.0`: the quoted version the author most likely meant. */
+function semverHint(written: string): string {
+  const parts = /^\d+(\.\d+){0,2}$/.test(written) ? written.split(".") : ["1", "0", "0"];
+  while (parts.length < 3) parts.push("0");
+  return parts.join(".");
 }
 
 function hintForExecutor(type: string): string {
