@@ -122,7 +122,7 @@ export function sarifDocument(findings: readonly Finding[], version: string): Re
     runs: [
       {
         tool: { driver: { name: "kiwi", version, semanticVersion: version, rules } },
-        columnKind: "unicodeCodePoints",
+        columnKind: "utf16CodeUnits",
         results,
       },
     ],
