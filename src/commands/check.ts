@@ -15,12 +15,14 @@ export default defineCommand({
     ...projectFlags,
     ...strictFlag,
     format: { type: "string", description: "Output format: human, json or sarif (--json is --format json)", valueHint: FINDING_FORMATS.join("|") },
+    staged: { type: "boolean", description: "Check what a commit changes: the staged tools (or the files given, as pre-commit passes them), every tool whose chain includes them, and their tool.lock.json entries" },
   },
   async run({ args }) {
     const ctx = contextFromArgs(args);
     const started = ctx.now();
     const format = formatOf(args.format, args.json);
     const targets = (args._ ?? []).map(String);
+    if (args.staged) return (await import("./_staged.ts")).runStagedCheck(ctx, { files: targets, strict: args.strict, format });
     const { result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, strict: args.strict, targets });
     const summary = { toolsChecked: result.toolsChecked, counts: result.counts, elapsedMs: ctx.now() - started };
     if (format === "json") showJson(findingsDocument(result.findings, summary));

@@ -1,23 +1,46 @@
 // `kiwi init`: scaffolds .ai/tools/ with a working example of each everyday tool type and locks it.
 // It never overwrites: in a tree that already has some of it, only what is missing is added.
 import { defineCommand } from "citty";
-import { contextFromArgs, projectFlags } from "./_flags.ts";
-import { writeScaffold } from "../init/scaffold-io.ts";
+import type { Finding } from "../findings.ts";
+import { initProject } from "../init/init-io.ts";
+import { TEMPLATES } from "../init/templates.ts";
+import { errorDocument, renderError } from "../ui/error.ts";
+import { renderFindingsHuman } from "../ui/findings.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
+import { contextFromArgs, projectFlags } from "./_flags.ts";
 
 export default defineCommand({
-  meta: { name: "init", description: "Create .ai/tools/ with an example of each tool type, and tool.lock.json" },
+  meta: { name: "init", description: "Create .ai/tools/ with an example of each tool type, and tool.lock.json; never overwrites" },
   args: {
     ...projectFlags,
-    lock: { type: "boolean", default: true, description: "Write tool.lock.json for the new tree", negativeDescription: "Leave tool.lock.json alone (run \"kiwi lock\" later)" },
+    lock: { type: "boolean", default: true, description: "Write tool.lock.json when the project has none", negativeDescription: "Do not write tool.lock.json (run \"kiwi lock\" later)" },
   },
-  run({ args }) {
+  async run({ args }) {
     const ctx = contextFromArgs(args);
-    const result = writeScaffold(ctx.cwd);
+    const result = await initProject(ctx, { lock: args.lock !== false });
+    const { lockfile } = result;
+    if (args.json) {
+      showJson({
+        ok: lockfile.status !== "failed",
+        root: result.root,
+        created: result.created,
+        skipped: result.skip,
+        lockfile: { status: lockfile.status, ...(lockfile.error ? { error: errorDocument(lockfile.error).error } : {}) },
+      });
+    } else if (result.created.length > 0) showResult(result.created.join("\n"));
     for (const skip of result.skip) showNote(`kept ${skip.path}: ${skip.reason}`);
-    if (args.json) showJson({ ok: true, root: result.root, created: result.created, skipped: result.skip });
-    else if (result.created.length > 0) showResult(result.created.join("\n"));
-    if (result.created.length === 0) showNote("nothing to add: every example is already there");
+    if (result.created.length === 0) showNote(`nothing to add: all ${TEMPLATES.length} examples are already there`);
+    const added = result.created.some((p) => p.startsWith(".ai/"));
+    if (lockfile.status === "kept" && added) showNote('tool.lock.json was left as it is; run "kiwi lock" to add the new tools');
+    if (lockfile.status === "failed" && lockfile.error) {
+      if (!args.json) {
+        const findings = lockfile.error.details?.findings;
+        if (Array.isArray(findings)) showNote(renderFindingsHuman(findings as Finding[], ctx));
+        showNote(renderError(lockfile.error, ctx).trimEnd());
+      }
+      return lockfile.error.exitCode;
+    }
+    if (added && !args.json) showNote('next: "kiwi exec word_count --param text=\'to be or not to be\'"');
     return 0;
   },
 });

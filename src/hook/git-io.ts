@@ -3,11 +3,14 @@
 import { isAbsolute, resolve } from "node:path";
 import { KiwiError } from "../errors.ts";
 
+/** The environment git runs with (GIT_DIR, GIT_INDEX_FILE from a hook pass through it). */
+export type GitEnv = Readonly<Record<string, string | undefined>>;
+
 /** Runs `git args…` in `cwd` and returns stdout; throws E_GIT when git is missing or fails. */
-export function runGit(cwd: string, args: string[], env?: Record<string, string | undefined>): string {
+export function runGit(cwd: string, args: string[], env?: GitEnv): string {
   let proc: { exitCode: number | null; stdout: Buffer; stderr: Buffer };
   try {
-    proc = Bun.spawnSync(["git", ...args], { cwd, env: env ?? process.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    proc = Bun.spawnSync(["git", ...args], { cwd, env: { ...(env ?? process.env), LC_ALL: "C" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   } catch (error) {
     throw new KiwiError("E_GIT", `could not run git in ${cwd}`, { hint: "install git and make sure it is on PATH", cause: error });
   }
@@ -22,28 +25,28 @@ export function runGit(cwd: string, args: string[], env?: Record<string, string 
 }
 
 /** The folder git runs hooks from (honours core.hooksPath and worktrees), absolute. */
-export function resolveHooksDir(cwd: string): string {
-  const out = runGit(cwd, ["rev-parse", "--git-path", "hooks"]).trim();
+export function resolveHooksDir(cwd: string, env?: GitEnv): string {
+  const out = runGit(cwd, ["rev-parse", "--git-path", "hooks"], env).trim();
   return isAbsolute(out) ? out : resolve(cwd, out);
 }
 
 /** The repository's top-level folder, absolute. */
-export function resolveWorkTree(cwd: string): string {
-  return runGit(cwd, ["rev-parse", "--show-toplevel"]).trim();
+export function resolveWorkTree(cwd: string, env?: GitEnv): string {
+  return runGit(cwd, ["rev-parse", "--show-toplevel"], env).trim();
 }
 
 /** Paths (relative to the work tree, `/`-separated) added, copied, modified, renamed or deleted in the index. */
-export function listStagedPaths(cwd: string): string[] {
+export function listStagedPaths(cwd: string, env?: GitEnv): string[] {
   // -z: paths with spaces or non-ASCII bytes come through unquoted.
-  return splitZ(runGit(cwd, ["diff", "--cached", "--no-relative", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRTD"]));
+  return splitZ(runGit(cwd, ["diff", "--cached", "--no-relative", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRTD"], env));
 }
 
 /** Of the given work-tree paths, those whose working copy differs from the index. */
-export function listUnstagedPaths(cwd: string, paths: readonly string[]): string[] {
+export function listUnstagedPaths(cwd: string, paths: readonly string[], env?: GitEnv): string[] {
   if (paths.length === 0) return [];
   // Filtered here rather than by pathspec, so a thousand staged paths never hit ARG_MAX.
   const wanted = new Set(paths);
-  return splitZ(runGit(cwd, ["diff", "--no-relative", "--name-only", "-z", "--no-renames"])).filter((p) => wanted.has(p));
+  return splitZ(runGit(cwd, ["diff", "--no-relative", "--name-only", "-z", "--no-renames"], env)).filter((p) => wanted.has(p));
 }
 
 function splitZ(text: string): string[] {

@@ -3,7 +3,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { KiwiError } from "../errors.ts";
-import { resolveHooksDir, resolveWorkTree } from "./git-io.ts";
+import { type GitEnv, resolveHooksDir, resolveWorkTree } from "./git-io.ts";
 import { BACKUP_SUFFIX, isKiwiHook, parseReplacedHook, renderHookScript } from "./script.ts";
 
 export type InstallStatus = "installed" | "updated" | "unchanged";
@@ -18,13 +18,13 @@ export interface HookOutcome<S> {
 }
 
 /** Writes kiwi's pre-commit hook into the folder git runs hooks from. */
-export function installHook(options: { cwd: string; force?: boolean; command: readonly string[] }): HookOutcome<InstallStatus> {
-  const dir = resolveHooksDir(options.cwd);
+export function installHook(options: { cwd: string; env?: GitEnv; force?: boolean; command: readonly string[] }): HookOutcome<InstallStatus> {
+  const dir = resolveHooksDir(options.cwd, options.env);
   const hook = join(dir, "pre-commit");
   const existing = readIfExists(hook);
   if (existing !== undefined && !isKiwiHook(existing)) {
     if (!options.force) {
-      throw new KiwiError("E_HOOK_EXISTS", `${displayPath(options.cwd, hook)} exists and was not written by kiwi`, {
+      throw new KiwiError("E_HOOK_EXISTS", `${displayPath(options.cwd, hook, options.env)} exists and was not written by kiwi`, {
         hint: 'add "kiwi check --staged" to that hook yourself, or run "kiwi hook install --force" to replace it (the old hook is kept as pre-commit.pre-kiwi)',
         details: { hook },
       });
@@ -44,8 +44,8 @@ export function installHook(options: { cwd: string; force?: boolean; command: re
 }
 
 /** Removes kiwi's pre-commit hook (never a foreign one) and restores a hook it had replaced. */
-export function uninstallHook(options: { cwd: string }): HookOutcome<UninstallStatus> {
-  const hook = join(resolveHooksDir(options.cwd), "pre-commit");
+export function uninstallHook(options: { cwd: string; env?: GitEnv }): HookOutcome<UninstallStatus> {
+  const hook = join(resolveHooksDir(options.cwd, options.env), "pre-commit");
   const existing = readIfExists(hook);
   if (existing === undefined) return { status: "absent", hook };
   if (!isKiwiHook(existing)) return { status: "foreign", hook };
@@ -60,10 +60,10 @@ export function uninstallHook(options: { cwd: string }): HookOutcome<UninstallSt
 }
 
 /** The hook path as the user would type it: relative to the work tree when inside it. */
-export function displayPath(cwd: string, abs: string): string {
+export function displayPath(cwd: string, abs: string, env?: GitEnv): string {
   let top: string;
   try {
-    top = resolveWorkTree(cwd);
+    top = resolveWorkTree(cwd, env);
   } catch {
     return abs;
   }

@@ -1,0 +1,100 @@
+// `kiwi check --staged [files…]`: the pre-commit form of check. Loaded lazily by check.ts; the
+// selection and lock logic live in src/hook/staged-io.ts, this file only renders and sets the code.
+import { realpathSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import type { Context } from "../context.ts";
+import { KiwiError } from "../errors.ts";
+import type { Finding } from "../findings.ts";
+import { type StagedProject, checkStaged } from "../hook/staged-io.ts";
+import { summarizeDiff } from "../lockfile/diff.ts";
+import { LOCKFILE_NAME } from "../lockfile/parse.ts";
+import { type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings.ts";
+import { renderFileDiff } from "../ui/lock-render.ts";
+import { colors, showJson, showNote, showResult } from "../ui/output.ts";
+
+const HINT = `run "kiwi lock", then "git add ${LOCKFILE_NAME}"`;
+
+/** Runs the staged check and prints it in `format`; returns the exit code. */
+export async function runStagedCheck(context: Context, options: { files: string[]; strict?: boolean; format: FindingFormat }): Promise<number> {
+  // Project roots come back as real paths; so must cwd be, for paths relative to it.
+  const ctx = { ...context, cwd: realpathSync(context.cwd) };
+  const started = ctx.now();
+  const projects = await checkStaged({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, now: ctx.now, strict: options.strict, files: options.files });
+  const findings = projects.flatMap((p) => p.check.findings.map((f) => relocate(f, p.root, ctx.cwd)));
+  const counts = { error: 0, warning: 0, info: 0 };
+  for (const f of findings) counts[f.severity]++;
+  const toolsChecked = projects.reduce((n, p) => n + p.check.toolsChecked, 0);
+  const lockProblem = projects.map((p) => lockError(p, ctx.cwd)).find((e) => e !== undefined);
+  const code = counts.error > 0 ? 1 : lockProblem ? lockProblem.exitCode : 0;
+
+  if (options.format === "sarif") {
+    showJson(sarifDocument(findings, pkg.version));
+    return code;
+  }
+  if (options.format === "json") {
+    showJson({ ...findingsDocument(findings, { toolsChecked, counts }), ok: code === 0, staged: projects.map((p) => projectDocument(p, ctx.cwd)) });
+    return code;
+  }
+  const text = renderFindingsHuman(findings, ctx);
+  if (text) showResult(text);
+  for (const p of projects) showProjectNotes(p, ctx);
+  showNote(`${renderFindingsSummary({ toolsChecked, counts, elapsedMs: ctx.now() - started }, ctx).trimEnd()}${scopeNote(projects)}`);
+  if (lockProblem && counts.error === 0) throw lockProblem;
+  if (lockProblem) showNote(`${colors(ctx).red("✖")} ${lockProblem.message}\n  hint: ${lockProblem.hint}`);
+  return code;
+}
+
+/** What went wrong with a project's lockfile for this commit, as the error to report. */
+function lockError(p: StagedProject, cwd: string): KiwiError | undefined {
+  const where = display(join(p.root, LOCKFILE_NAME), cwd);
+  const changes = p.lock.diff ? [...p.lock.diff.added, ...p.lock.diff.removed, ...p.lock.diff.changed].map((c) => `${c.id} ${c.kind}`) : [];
+  switch (p.lock.status) {
+    case "stale":
+      return new KiwiError("E_LOCK_STALE", `${where}${p.lock.fromIndex ? " (as staged)" : ""} is out of date for this commit: ${changes.join(", ")}`, {
+        hint: HINT,
+        details: { diff: summarizeDiff(p.lock.diff!) },
+      });
+    case "missing":
+      return new KiwiError("E_LOCK_MISSING", `${where}: ${p.lock.message ?? "missing"}`, { hint: HINT });
+    case "invalid":
+      return new KiwiError("E_LOCK_INVALID", p.lock.message ?? `${where} is invalid`, { hint: `restore ${LOCKFILE_NAME} from version control, or ${HINT}` });
+    default:
+      return undefined;
+  }
+}
+
+function showProjectNotes(p: StagedProject, ctx: Context): void {
+  if (p.lock.status === "stale" && p.lock.diff) showNote(renderFileDiff(summarizeDiff(p.lock.diff), ctx).trimEnd());
+  for (const file of p.unstaged) showNote(`warning: ${display(join(p.root, file), ctx.cwd)} has changes that are not staged; kiwi checked the working copy`);
+}
+
+function scopeNote(projects: StagedProject[]): string {
+  const changed = projects.reduce((n, p) => n + p.affected.changed.length, 0);
+  const dependents = projects.reduce((n, p) => n + p.affected.dependents.length, 0);
+  if (projects.length === 0) return "; no tool files in this commit";
+  const lock = projects.every((p) => p.lock.status === "fresh") ? `; ${LOCKFILE_NAME} is up to date for them` : "";
+  return `; ${changed} changed${dependents ? `, ${dependents} whose chain includes them` : ""}${lock}`;
+}
+
+function projectDocument(p: StagedProject, cwd: string): Record<string, unknown> {
+  return {
+    project: display(p.root, cwd) || ".",
+    changed: p.affected.changed.map((t) => t.id),
+    dependents: p.affected.dependents.map((t) => t.id),
+    gone: p.affected.gone,
+    lockfile: { status: p.lock.status, from_index: p.lock.fromIndex, ...(p.lock.message ? { message: p.lock.message } : {}), ...(p.lock.diff ? { diff: summarizeDiff(p.lock.diff) } : {}) },
+    unstaged: p.unstaged,
+  };
+}
+
+/** A finding's file, relative to where kiwi was started (projects below it keep their prefix). */
+function relocate(f: Finding, root: string, cwd: string): Finding {
+  if (root === cwd || f.file.startsWith("<")) return f;
+  return { ...f, file: display(join(root, f.file), cwd) };
+}
+
+function display(abs: string, cwd: string): string {
+  return relative(cwd, abs).split(sep).join("/");
+}
+

@@ -1,0 +1,113 @@
+// From changed paths (git's staged list, or the file names pre-commit passes) to the tools a
+// commit affects: the tools whose manifest or files changed, every tool whose chain runs through
+// one of them, and the locked tools whose source went away. Pure.
+import type { Tool } from "../manifest/model.ts";
+import { LOCKFILE_NAME } from "../lockfile/parse.ts";
+import type { Lockfile } from "../schema/lockfile.ts";
+
+const TOOLS_SEGMENT = ".ai/tools/";
+
+/** Changed paths of one project, relative to its root. */
+export interface ProjectChanges {
+  /** Project root relative to where the paths were given ("" for the same folder), `/`-separated. */
+  root: string;
+  paths: string[];
+}
+
+/**
+ * Groups changed paths (relative, `/`-separated) by the project they belong to: the folder that
+ * holds the `.ai/tools/` they are under, or the folder of a changed `tool.lock.json`. Paths that
+ * belong to no project are dropped. Nested projects each get their own group.
+ */
+export function groupByProject(paths: readonly string[]): ProjectChanges[] {
+  const groups = new Map<string, string[]>();
+  for (const raw of paths) {
+    const path = raw.replace(/\\/g, "/").replace(/^\.\/+/, "");
+    const at = path.startsWith(TOOLS_SEGMENT) ? 0 : path.lastIndexOf(`/${TOOLS_SEGMENT}`) + 1;
+    let root: string | undefined;
+    if (at === 0 && path.startsWith(TOOLS_SEGMENT)) root = "";
+    else if (at > 0) root = path.slice(0, at - 1);
+    else if (path === LOCKFILE_NAME) root = "";
+    else if (path.endsWith(`/${LOCKFILE_NAME}`)) root = path.slice(0, -LOCKFILE_NAME.length - 1);
+    if (root === undefined) continue;
+    const list = groups.get(root) ?? [];
+    list.push(root === "" ? path : path.slice(root.length + 1));
+    groups.set(root, list);
+  }
+  return [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([root, list]) => ({ root, paths: [...new Set(list)].sort() }));
+}
+
+export interface AffectedTools {
+  /** Tools whose manifest or one of whose files is among the changed paths. */
+  changed: Tool[];
+  /** Tools whose executor chain includes a changed tool (not themselves changed). */
+  dependents: Tool[];
+  /** Locked tool ids whose source file or folder is among the changed paths but no longer holds them. */
+  gone: string[];
+  /** The lockfile itself is among the changed paths: every tool's entry must be judged. */
+  lockfileChanged: boolean;
+}
+
+/** The tool a project-relative path belongs to, if any (its manifest, its script, or a file in its folder). */
+export function toolOfPath(tools: readonly Tool[], path: string): Tool | undefined {
+  for (const tool of tools) {
+    if (tool.form === "builtin") continue;
+    if (tool.manifestFile === path) return tool;
+    if (tool.form === "directory" && tool.root !== "" && path.startsWith(`${tool.root}/`)) return tool;
+  }
+  return undefined;
+}
+
+/** Which tools a set of changed project-relative paths affects. */
+export function selectAffected(tools: readonly Tool[], paths: readonly string[], lock?: Lockfile): AffectedTools {
+  const changed = new Set<Tool>();
+  for (const path of paths) {
+    const tool = toolOfPath(tools, path);
+    if (tool) changed.add(tool);
+  }
+  const dependents = reverseDependents(tools, changed);
+  const present = new Set(tools.map((t) => t.id));
+  const gone: string[] = [];
+  for (const [id, entry] of Object.entries(lock?.tools ?? {})) {
+    // A tool that still exists (even moved) is judged by its own entry, `source` included.
+    if (present.has(id)) continue;
+    const sourceDir = entry.source.includes("/") ? entry.source.slice(0, entry.source.lastIndexOf("/")) : "";
+    const touched = paths.some((p) => p === entry.source || (isDirectoryManifest(entry.source) && p.startsWith(`${sourceDir}/`)));
+    if (touched) gone.push(id);
+  }
+  return {
+    changed: tools.filter((t) => changed.has(t)),
+    dependents: tools.filter((t) => dependents.has(t)),
+    gone: gone.sort(),
+    lockfileChanged: paths.includes(LOCKFILE_NAME),
+  };
+}
+
+/** Every tool whose chain reaches one of `targets` (transitively), excluding the targets. */
+export function reverseDependents(tools: readonly Tool[], targets: ReadonlySet<Tool>): Set<Tool> {
+  // Resolution picks the first tool with an id (project tools shadow built-ins), as resolve/ does.
+  const byId = new Map<string, Tool>();
+  for (const tool of tools) if (!byId.has(tool.id)) byId.set(tool.id, tool);
+  const children = new Map<Tool, Tool[]>();
+  for (const tool of tools) {
+    const parent = tool.executor ? byId.get(tool.executor.id) : undefined;
+    if (!parent || parent === tool) continue;
+    const list = children.get(parent) ?? [];
+    list.push(tool);
+    children.set(parent, list);
+  }
+  const out = new Set<Tool>();
+  const queue = [...targets];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.pop()!) ?? []) {
+      if (targets.has(child) || out.has(child)) continue;
+      out.add(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
+function isDirectoryManifest(source: string): boolean {
+  return /(^|\/)tool\.(ya?ml|json)$/.test(source);
+}

@@ -1,0 +1,93 @@
+// The pre-commit framework (Debian's `pre-commit`) driving this repository's .pre-commit-hooks.yaml
+// in a temporary git repository: a bad manifest and a stale lockfile block the commit, a good
+// change passes. No network: the hook repository is a local clone.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT, runKiwi } from "../helpers/kiwi.ts";
+import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
+import { git, repoEnv, run } from "./git-helpers.ts";
+
+afterAll(cleanupTemps);
+
+const hasPreCommit = Bun.which("pre-commit") !== null;
+// The scaffold's MCP server would be started (through npx) to pin it on "kiwi lock"; not here.
+const env = repoEnv({ KIWI_MCP_MODE: "off" });
+const SLOW = 60_000;
+let project = "";
+
+/** A one-commit repository holding this checkout's .pre-commit-hooks.yaml, as a user would reference. */
+async function hooksRepo(): Promise<{ path: string; rev: string }> {
+  const path = makeTemp("kiwi-hooks-repo-");
+  await git(path, env, "init", "-q", "-b", "main", ".");
+  copyFileSync(join(REPO_ROOT, ".pre-commit-hooks.yaml"), join(path, ".pre-commit-hooks.yaml"));
+  await git(path, env, "add", ".pre-commit-hooks.yaml");
+  await git(path, env, "commit", "-q", "-m", "hooks");
+  return { path, rev: (await git(path, env, "rev-parse", "HEAD")).trim() };
+}
+
+/** `git commit`; git hands hook output to stderr, so `output` is where pre-commit's report is. */
+async function commit(message: string): Promise<{ exitCode: number; output: string }> {
+  const r = await run(["git", "commit", "-m", message], project, env);
+  return { exitCode: r.exitCode, output: r.stderr + r.stdout };
+}
+
+describe.skipIf(!hasPreCommit)("the pre-commit framework with kiwi's hook", () => {
+  beforeAll(async () => {
+    const hooks = await hooksRepo();
+    project = makeTemp("kiwi-precommit-");
+    await git(project, env, "init", "-q", "-b", "main", ".");
+    const init = await runKiwi(["init"], { cwd: project, env });
+    expect(init.exitCode).toBe(0);
+    writeFileSync(join(project, ".pre-commit-config.yaml"), `repos:\n  - repo: ${hooks.path}\n    rev: ${hooks.rev}\n    hooks:\n      - id: kiwi-check\n`);
+    await git(project, env, "add", "-A");
+    await git(project, env, "commit", "-q", "-m", "kiwi init");
+    const install = await run(["pre-commit", "install"], project, env);
+    expect(install.exitCode).toBe(0);
+  }, SLOW);
+
+  test("a good change, locked and staged, passes", async () => {
+    const script = join(project, ".ai/tools/greet.sh");
+    writeFileSync(script, readFileSync(script, "utf8").replace("Hello", "Hi"));
+    expect((await runKiwi(["lock"], { cwd: project, env })).exitCode).toBe(0);
+    await git(project, env, "add", ".ai/tools/greet.sh", "tool.lock.json");
+    const r = await commit("friendlier greeting");
+    expect(r.exitCode).toBe(0);
+    expect(r.output).toMatch(/kiwi check\.+Passed/);
+    expect(await git(project, env, "log", "--format=%s", "-1")).toBe("friendlier greeting\n");
+  }, SLOW);
+
+  test("a bad manifest blocks the commit", async () => {
+    writeFileSync(join(project, ".ai/tools/broken.yaml"), "tool_id: broken\ntool_type: scirpt\nversion: 1.0\nexecutor: python_runtime\n");
+    await git(project, env, "add", ".ai/tools/broken.yaml");
+    const r = await commit("add a broken tool");
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toMatch(/kiwi check\.+Failed/);
+    expect(r.output).toContain(".ai/tools/broken.yaml:2:1  error  universal/type-unknown");
+    expect(r.output).toContain("universal/version-semver");
+    expect(await git(project, env, "log", "--format=%s", "-1")).toBe("friendlier greeting\n");
+    await git(project, env, "rm", "-q", "-f", ".ai/tools/broken.yaml");
+  }, SLOW);
+
+  test("a stale lockfile blocks the commit, naming the tool, the file and the fix", async () => {
+    appendFileSync(join(project, ".ai/tools/word_count.py"), "# a change nobody locked\n");
+    await git(project, env, "add", ".ai/tools/word_count.py");
+    const r = await commit("unlocked change");
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toMatch(/kiwi check\.+Failed/);
+    expect(r.output).toContain("- exit code: 3");
+    expect(r.output).toContain("error[E_LOCK_STALE]: tool.lock.json is out of date for this commit: word_count changed");
+    expect(r.output).toContain("~ word_count.py");
+    expect(r.output).toContain('hint: run "kiwi lock", then "git add tool.lock.json"');
+    expect(await git(project, env, "log", "--format=%s", "-1")).toBe("friendlier greeting\n");
+  }, SLOW);
+
+  test("a commit that touches no tool does not run the hook", async () => {
+    await git(project, env, "reset", "-q", "--hard");
+    writeFileSync(join(project, "NOTES.md"), "notes\n");
+    await git(project, env, "add", "NOTES.md");
+    const r = await commit("notes");
+    expect(r.exitCode).toBe(0);
+    expect(r.output).toMatch(/kiwi check\.+\(no files to check\)Skipped/);
+  }, SLOW);
+});
