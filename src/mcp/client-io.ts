@@ -11,13 +11,13 @@ import {
   ListResourceTemplatesResultSchema,
   ListToolsResultSchema,
   McpError,
-  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { KiwiError } from "../errors.ts";
 import { LosslessCapture } from "./capture.ts";
 import { createHttpTransport, type HttpSpec } from "./http-io.ts";
 import { DEFAULT_LISTING_LIMITS, DEFAULT_TRANSPORT_LIMITS, type ListingLimits, type TransportLimits } from "./limits.ts";
 import { LIST_KINDS, type WireListing, type WireObject, emptyListing, isWireObject } from "./listing.ts";
+import { PROTOCOL_REVISIONS, mapSessionError, sessionTimeoutError } from "./session-errors.ts";
 import { type StdioSpec, StdioProcessTransport } from "./stdio-io.ts";
 
 /** How to reach a server: a process to start, or a URL. */
@@ -31,8 +31,7 @@ export interface SessionOptions {
   transportLimits?: Partial<TransportLimits>;
 }
 
-/** Protocol revisions kiwi's client speaks (the SDK's list: newest first). */
-export const PROTOCOL_REVISIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+export { PROTOCOL_REVISIONS };
 
 const SCHEMAS = {
   "tools/list": ListToolsResultSchema,
@@ -154,45 +153,13 @@ export class McpSession {
     }
   }
 
+  /** Maps whatever a request threw to one KiwiError (a transport's own failure wins). */
   mapError(error: unknown, method: string, timeoutMs: number): KiwiError {
-    const failure = this.failure();
-    if (failure) return failure;
-    if (error instanceof KiwiError) return error;
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout) return this.timeoutError(method, timeoutMs, "request");
-      if (error.code === ErrorCode.ConnectionClosed) {
-        return new KiwiError("E_MCP", `${this.label} closed the connection during ${method}${this.stderrSummary()}`, {
-          hint: "run the server's command by hand to see why it stops",
-        });
-      }
-      return new KiwiError("E_MCP", `${this.label} answered ${method} with error ${error.code}: ${error.message.replace(/^MCP error -?\d+: /, "")}`, {
-        hint: "the server refused the request; check the server's documentation and logs",
-        details: { method, code: error.code },
-      });
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    if (/protocol version is not supported/i.test(message)) {
-      return new KiwiError("E_MCP", `${this.label}: ${message}`, {
-        hint: `kiwi speaks MCP protocol revisions ${PROTOCOL_REVISIONS.join(", ")}; upgrade the server or kiwi`,
-      });
-    }
-    if (error instanceof Error && error.name === "ZodError") {
-      return new KiwiError("E_MCP", `${this.label} sent an invalid ${method} result: ${zodSummary(error)}`, {
-        hint: "the server's answer does not follow the MCP schema; report it to the server's author",
-      });
-    }
-    return new KiwiError("E_MCP", `${this.label}: ${method} failed: ${message}`, { hint: "run the server's command by hand to check it works", cause: error });
+    return mapSessionError(error, { label: this.label, failure: this.failure(), stderrSummary: this.stderrSummary }, method, timeoutMs);
   }
 
   private timeoutError(method: string, ms: number, what: "request" | "session"): KiwiError {
-    const seconds = Math.round(ms / 100) / 10;
-    return new KiwiError(
-      "E_MCP",
-      what === "session"
-        ? `${this.label} did not finish within the session limit of ${seconds} s (at ${method})`
-        : `${this.label} did not answer ${method} within ${seconds} s${this.stderrSummary()}`,
-      { hint: "check the server starts and answers on its own; raise config.timeout (seconds) in its manifest if it is just slow" },
-    );
+    return sessionTimeoutError(this.label, method, ms, what, this.stderrSummary);
   }
 }
 
@@ -203,6 +170,7 @@ export async function openSession(target: McpTarget, options: SessionOptions): P
   const capture = new LosslessCapture(new Set(["initialize", ...Object.keys(SCHEMAS)]));
   let transport: Transport;
   let failure: () => KiwiError | undefined;
+  let whenFailed: Promise<KiwiError> = new Promise(() => {});
   let stderrSummary = () => "";
   if (target.kind === "stdio") {
     const stdio = new StdioProcessTransport(target, capture, transportLimits, options.label);
@@ -213,12 +181,24 @@ export async function openSession(target: McpTarget, options: SessionOptions): P
     const http = createHttpTransport(target, capture, transportLimits, options.label);
     transport = http.transport;
     failure = http.failure;
+    whenFailed = http.whenFailed;
   }
   // Hostile outputSchemas are never compiled by the SDK: kiwi validates through its own safe compiler.
   const client = new Client({ name: "kiwi", version: options.clientVersion }, { capabilities: {} });
   const session = new McpSession(client, transport, capture, failure, options.label, limits, stderrSummary);
   try {
-    await client.connect(transport, { timeout: limits.requestTimeoutMs, maxTotalTimeout: limits.requestTimeoutMs });
+    // The SDK bounds initialize, not the transport's start (an SSE stream that never opens):
+    // a fatal tap failure or the request timeout ends the wait either way.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const guard = new Promise<never>((_, reject) => {
+      void whenFailed.then(reject);
+      timer = setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, "start timed out")), limits.requestTimeoutMs + 1_000);
+    });
+    try {
+      await Promise.race([client.connect(transport, { timeout: limits.requestTimeoutMs, maxTotalTimeout: limits.requestTimeoutMs }), guard]);
+    } finally {
+      clearTimeout(timer);
+    }
     const failed = failure();
     if (failed) throw failed;
     const init = capture.takeResult("initialize");
@@ -240,10 +220,3 @@ export async function withSession<T>(target: McpTarget, options: SessionOptions,
     await session.close();
   }
 }
-
-function zodSummary(error: Error): string {
-  const issues = (error as unknown as { issues?: { path: (string | number)[]; message: string }[] }).issues;
-  const first = issues?.[0];
-  return first ? `${first.path.length ? `/${first.path.join("/")}: ` : ""}${first.message}` : error.message;
-}
-

@@ -21,15 +21,20 @@ export interface HttpSpec {
 export interface TappedTransport {
   transport: Transport;
   failure(): KiwiError | undefined;
+  /** Settles with the first fatal problem (the SDK's SSE start() would otherwise wait forever). */
+  whenFailed: Promise<KiwiError>;
 }
 
 /** Builds the SDK transport for an HTTP server with a tapping, bounded fetch. */
 export function createHttpTransport(spec: HttpSpec, capture: LosslessCapture, limits: TransportLimits, label: string): TappedTransport {
   let failure: KiwiError | undefined;
   let inner: Transport | undefined;
+  let signalFailed: (error: KiwiError) => void = () => {};
+  const whenFailed = new Promise<KiwiError>((resolve) => (signalFailed = resolve));
   const fail = (error: KiwiError) => {
     if (failure) return;
     failure = error;
+    signalFailed(error);
     // Closing rejects the pending request at once instead of letting it wait for its timeout.
     void inner?.close().catch(() => {});
   };
@@ -52,7 +57,7 @@ export function createHttpTransport(spec: HttpSpec, capture: LosslessCapture, li
     capture.noteOutgoing(message);
     return send(message, options);
   };
-  return { transport, failure: () => failure };
+  return { transport, failure: () => failure, whenFailed };
 }
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;

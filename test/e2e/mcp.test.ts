@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KIWI_BIN, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
-import { eventually, isAlive, processesMatching } from "../mcp/servers.ts";
+import { eventually, isAlive, processesMatching, startHttpFixture } from "../mcp/servers.ts";
 import { EVERYTHING, RAW, fixtureProject, readLock, stdioServer } from "./mcp-helpers.ts";
 
 afterAll(cleanupTemps);
@@ -195,6 +195,27 @@ describe("other servers and faults", () => {
     expect(e.stderr).toContain("the call is refused");
   }, SLOW);
 
+  test.each([["http", "streamable-http"], ["sse", "sse"]] as const)("a %s server is refused on loopback without net.outbound, and hashes like the stdio one with it", async (kind, transport) => {
+    const server = await startHttpFixture(kind);
+    try {
+      const project = fixtureProject("normal");
+      const manifest = (requires: string) =>
+        ["tool_id: http_mcp", "tool_type: mcp_server", "version: 1.0.0", "executor: http_client", "config:", `  transport: ${transport}`, `  url: ${server.url}`, requires, ""].join("\n");
+      writeTree(project.root, { ".ai/tools/http_mcp.yaml": manifest("") });
+      const refused = await runKiwi(["mcp", "hash", "http_mcp", "--unlocked"], { cwd: project.root });
+      expect([refused.exitCode, refused.stdout]).toEqual([11, ""]);
+      expect(refused.stderr).toContain("is a loopback address (refused to prevent request forgery)");
+      writeTree(project.root, { ".ai/tools/http_mcp.yaml": manifest('requires:\n  - net.outbound: ["127.0.0.1"]') });
+      const http = await runKiwi(["mcp", "hash", "http_mcp", "--unlocked"], { cwd: project.root });
+      const stdio = await runKiwi(["mcp", "hash", "fixture_mcp", "--unlocked"], { cwd: project.root });
+      expect([http.exitCode, stdio.exitCode]).toEqual([0, 0]);
+      expect(http.stdout).toBe(stdio.stdout);
+      expect(http.stderr).toBe("kiwi-fixture 1.0.0, protocol 2025-11-25: 3 tools, 1 prompt, 1 resource, 1 resource template, instructions\n");
+    } finally {
+      await server.stop();
+    }
+  }, SLOW);
+
   test("Ctrl-C during the handshake stops kiwi and the server's whole process group", async () => {
     const root = makeTemp("kiwi-mcp-e2e-");
     const pidFile = join(root, "grandchild.pid");
@@ -220,6 +241,8 @@ describe("other servers and faults", () => {
     expect([r.exitCode, r.stdout]).toEqual([9, ""]);
     expect(r.stderr).toContain('error[E_MCP]: MCP server "silent_mcp" did not answer initialize within 1 s');
     expect(r.stderr).toContain("raise config.timeout");
-    expect(processesMatching(mark)).toEqual([]);
+    // In the sandbox the server is bwrap's child in its own PID namespace: the kernel kills it when
+    // kiwi kills bwrap, a moment after kiwi has exited.
+    expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);
   });
 });

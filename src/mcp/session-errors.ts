@@ -1,0 +1,62 @@
+// What a failed MCP request means, as one KiwiError naming the server, the method and the fix:
+// timeouts, a closed connection, a JSON-RPC error answer, an unsupported revision, an invalid result.
+import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { KiwiError } from "../errors.ts";
+
+/** Protocol revisions kiwi's client speaks (the SDK's list: newest first). */
+export const PROTOCOL_REVISIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+
+export interface SessionFacts {
+  /** `MCP server "github_mcp"`. */
+  label: string;
+  /** The transport's own fatal problem, if it saw one: it explains the SDK's error better. */
+  failure: KiwiError | undefined;
+  stderrSummary: () => string;
+}
+
+/** Maps whatever a request threw to one KiwiError. */
+export function mapSessionError(error: unknown, facts: SessionFacts, method: string, timeoutMs: number): KiwiError {
+  const { label } = facts;
+  if (facts.failure) return facts.failure;
+  if (error instanceof KiwiError) return error;
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) return sessionTimeoutError(label, method, timeoutMs, "request", facts.stderrSummary);
+    if (error.code === ErrorCode.ConnectionClosed) {
+      return new KiwiError("E_MCP", `${label} closed the connection during ${method}${facts.stderrSummary()}`, {
+        hint: "run the server's command by hand to see why it stops",
+      });
+    }
+    return new KiwiError("E_MCP", `${label} answered ${method} with error ${error.code}: ${error.message.replace(/^MCP error -?\d+: /, "")}`, {
+      hint: "the server refused the request; check the server's documentation and logs",
+      details: { method, code: error.code },
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/protocol version is not supported/i.test(message)) {
+    return new KiwiError("E_MCP", `${label}: ${message}`, {
+      hint: `kiwi speaks MCP protocol revisions ${PROTOCOL_REVISIONS.join(", ")}; upgrade the server or kiwi`,
+    });
+  }
+  if (error instanceof Error && error.name === "ZodError") {
+    return new KiwiError("E_MCP", `${label} sent an invalid ${method} result: ${zodSummary(error)}`, {
+      hint: "the server's answer does not follow the MCP schema; report it to the server's author",
+    });
+  }
+  return new KiwiError("E_MCP", `${label}: ${method} failed: ${message}`, { hint: "run the server's command by hand to check it works", cause: error });
+}
+
+/** A request (or the whole session) ran out of time. */
+export function sessionTimeoutError(label: string, method: string, ms: number, what: "request" | "session", stderrSummary: () => string): KiwiError {
+  const seconds = Math.round(ms / 100) / 10;
+  return new KiwiError(
+    "E_MCP",
+    what === "session" ? `${label} did not finish within the session limit of ${seconds} s (at ${method})` : `${label} did not answer ${method} within ${seconds} s${stderrSummary()}`,
+    { hint: "check the server starts and answers on its own; raise config.timeout (seconds) in its manifest if it is just slow" },
+  );
+}
+
+function zodSummary(error: Error): string {
+  const issues = (error as unknown as { issues?: { path: (string | number)[]; message: string }[] }).issues;
+  const first = issues?.[0];
+  return first ? `${first.path.length ? `/${first.path.join("/")}: ` : ""}${first.message}` : error.message;
+}
