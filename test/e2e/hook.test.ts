@@ -1,0 +1,106 @@
+// `kiwi hook install|uninstall` from the compiled binary, and the plain git hook it writes doing
+// its job on real commits.
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { KIWI_BIN, runKiwi } from "../helpers/kiwi.ts";
+import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
+import { git, repoEnv, run } from "./git-helpers.ts";
+
+afterAll(cleanupTemps);
+
+const SLOW = 60_000;
+const env = repoEnv({ KIWI_MCP_MODE: "off" });
+
+async function initRepo(): Promise<string> {
+  const root = makeTemp("kiwi-hook-");
+  await git(root, env, "init", "-q", "-b", "main", ".");
+  expect((await runKiwi(["init"], { cwd: root, env })).exitCode).toBe(0);
+  await git(root, env, "add", "-A");
+  await git(root, env, "commit", "-q", "-m", "init");
+  return root;
+}
+
+const kiwi = (root: string, args: string[], extra: Record<string, string> = {}) => runKiwi(args, { cwd: root, env: { ...env, ...extra } });
+
+describe("kiwi hook", () => {
+  test("installs once, then reports it unchanged", async () => {
+    const root = await initRepo();
+    const first = await kiwi(root, ["hook", "install"]);
+    expect([first.exitCode, first.stdout, first.stderr]).toEqual([0, "installed .git/hooks/pre-commit\n", ""]);
+    const second = await kiwi(root, ["hook", "install", "--json"]);
+    expect(second.exitCode).toBe(0);
+    expect(JSON.parse(second.stdout)).toEqual({ ok: true, status: "unchanged", hook: join(root, ".git/hooks/pre-commit") });
+  }, SLOW);
+
+  test("refuses a foreign hook with E_HOOK_EXISTS and exit 2, then replaces it with --force", async () => {
+    const root = await initRepo();
+    const hook = join(root, ".git/hooks/pre-commit");
+    writeFileSync(hook, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const refused = await kiwi(root, ["hook", "install"]);
+    expect([refused.exitCode, refused.stdout]).toEqual([2, ""]);
+    expect(refused.stderr).toContain("error[E_HOOK_EXISTS]: .git/hooks/pre-commit exists and was not written by kiwi\n");
+    const forced = await kiwi(root, ["hook", "install", "--force"]);
+    expect([forced.exitCode, forced.stdout]).toEqual([0, "installed .git/hooks/pre-commit\n"]);
+    expect(forced.stderr).toBe('kept the previous hook as .git/hooks/pre-commit.pre-kiwi; "kiwi hook uninstall" puts it back\n');
+    const removed = await kiwi(root, ["hook", "uninstall"]);
+    expect([removed.exitCode, removed.stdout]).toEqual([0, "removed .git/hooks/pre-commit\n"]);
+    expect(readFileSync(hook, "utf8")).toBe("#!/bin/sh\nexit 0\n");
+  }, SLOW);
+
+  test("says E_GIT outside a repository", async () => {
+    const r = await kiwi(makeTemp("kiwi-nogit-"), ["hook", "install"]);
+    expect([r.exitCode, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toMatch(/^error\[E_GIT\]: .* is not inside a git repository\n  hint: run "git init" first/);
+  });
+
+  test("blocks a commit with a bad manifest or a stale lockfile, and lets a locked change through", async () => {
+    const root = await initRepo();
+    expect((await kiwi(root, ["hook", "install"])).exitCode).toBe(0);
+    const commit = async (message: string) => {
+      const r = await run(["git", "commit", "-q", "-m", message], root, env);
+      return { exitCode: r.exitCode, output: r.stdout + r.stderr };
+    };
+
+    writeFileSync(join(root, ".ai/tools/bad.yaml"), "tool_id: bad\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: FETCH, url: https://x.test/ }\n");
+    await git(root, env, "add", ".ai/tools/bad.yaml");
+    const bad = await commit("bad");
+    expect(bad.exitCode).toBe(1);
+    expect(bad.output).toContain(".ai/tools/bad.yaml:5:11  error  api/method");
+    await git(root, env, "rm", "-q", "-f", ".ai/tools/bad.yaml");
+
+    appendFileSync(join(root, ".ai/tools/greet.sh"), "# changed\n");
+    await git(root, env, "add", ".ai/tools/greet.sh");
+    const stale = await commit("stale");
+    expect(stale.exitCode).toBe(1);
+    expect(stale.output).toContain("error[E_LOCK_STALE]: tool.lock.json is out of date for this commit: greet changed");
+
+    // Relocked but not staged: the commit would still carry the old lockfile.
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    const unstaged = await commit("relocked, not added");
+    expect(unstaged.output).toContain("error[E_LOCK_STALE]: tool.lock.json (as staged) is out of date for this commit");
+
+    await git(root, env, "add", "tool.lock.json");
+    const good = await commit("good");
+    expect(good.exitCode).toBe(0);
+    expect(await git(root, env, "log", "--format=%s", "-1")).toBe("good\n");
+  }, SLOW);
+
+  test("runs the kiwi that installed it when kiwi is not on PATH", async () => {
+    const root = await initRepo();
+    expect((await kiwi(root, ["hook", "install"])).exitCode).toBe(0);
+    expect(readFileSync(join(root, ".git/hooks/pre-commit"), "utf8")).toContain(`'${KIWI_BIN}' check --staged`);
+    appendFileSync(join(root, ".ai/tools/greet.sh"), "# changed\n");
+    await git(root, env, "add", ".ai/tools/greet.sh");
+    const noKiwiPath = { ...env, PATH: "/usr/bin:/bin" };
+    const r = await run(["git", "commit", "-q", "-m", "x"], root, noKiwiPath);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("E_LOCK_STALE");
+  }, SLOW);
+
+  test("uninstall reports an absent hook and exits 0", async () => {
+    const root = await initRepo();
+    const r = await kiwi(root, ["hook", "uninstall"]);
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, "absent .git/hooks/pre-commit\n", ""]);
+  }, SLOW);
+});

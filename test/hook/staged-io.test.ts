@@ -1,0 +1,146 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createContext } from "../../src/context.ts";
+import { checkStaged } from "../../src/hook/staged-io.ts";
+import { lockProject } from "../../src/lockfile/lock-io.ts";
+import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
+import { git, gitEnv } from "./git.ts";
+
+afterAll(cleanupTemps);
+
+const home = makeTemp("kiwi-home-");
+const env = { ...gitEnv(home), KIWI_CACHE_DIR: join(home, "cache"), KIWI_MCP_MODE: "off" };
+
+const TOOLS = {
+  ".ai/tools/rt.yaml": "tool_id: rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: bash }\nvalidation:\n  child_schemas:\n    - match: { tool_type: script }\n      schema: { type: object }\n",
+  ".ai/tools/hi.sh": { content: "#!/bin/bash\n# ---\n# tool_id: hi\n# tool_type: script\n# version: 1.0.0\n# executor: rt\n# ---\necho hi\n", mode: 0o755 },
+  ".ai/tools/web.yaml": "tool_id: web\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: GET, url: https://x.test/ }\n",
+};
+
+/** A committed, locked repository. */
+async function lockedRepo(): Promise<string> {
+  const root = makeTemp("kiwi-staged-");
+  writeTree(root, TOOLS);
+  await lockProject(createContext({ cwd: root, env }));
+  git(root, ["init", "-q", "-b", "main", "."], env);
+  git(root, ["add", "-A"], env);
+  git(root, ["commit", "-q", "-m", "init"], env);
+  return root;
+}
+
+const staged = (root: string, files?: string[]) => checkStaged({ cwd: root, env, cacheDir: env.KIWI_CACHE_DIR, now: Date.now, files });
+const relock = (root: string) => lockProject(createContext({ cwd: root, env }));
+
+describe("kiwi check --staged (library)", () => {
+  test("finds nothing to do when no tool file is staged", async () => {
+    const root = await lockedRepo();
+    writeFileSync(join(root, "README.md"), "hi\n");
+    git(root, ["add", "README.md"], env);
+    expect(await staged(root)).toEqual([]);
+  });
+
+  test("judges a staged change against the lockfile and names the changed file", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    git(root, ["add", ".ai/tools/hi.sh"], env);
+    const [p] = await staged(root);
+    expect(p!.affected.changed.map((t) => t.id)).toEqual(["hi"]);
+    expect(p!.check.ok).toBe(true);
+    expect(p!.lock.status).toBe("stale");
+    expect(p!.lock.diff!.changed.map((c) => [c.id, c.files.map((f) => [f.path, f.kind])])).toEqual([["hi", [["hi.sh", "changed"]]]]);
+  });
+
+  test("passes once the relocked lockfile is staged too", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    await relock(root);
+    git(root, ["add", "-A"], env);
+    const [p] = await staged(root);
+    expect([p!.lock.status, p!.lock.fromIndex]).toEqual(["fresh", false]);
+  });
+
+  test("reads the lockfile as staged when a relock was not added", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    git(root, ["add", ".ai/tools/hi.sh"], env);
+    await relock(root);
+    const [p] = await staged(root);
+    expect([p!.lock.status, p!.lock.fromIndex]).toEqual(["stale", true]);
+  });
+
+  test("re-judges the tools whose chain runs through a changed runtime", async () => {
+    const root = await lockedRepo();
+    const rt = join(root, ".ai/tools/rt.yaml");
+    writeFileSync(rt, readFileSync(rt, "utf8").replace("version: 1.0.0", "version: 1.1.0"));
+    git(root, ["add", ".ai/tools/rt.yaml"], env);
+    const [p] = await staged(root);
+    expect(p!.affected.dependents.map((t) => t.id)).toEqual(["hi"]);
+    const changed = p!.lock.diff!.changed.map((c) => [c.id, c.fields]);
+    expect(changed).toEqual([["hi", ["executor"]], ["rt", ["version", "manifest_digest"]]]);
+  });
+
+  test("reports a deleted tool that the lockfile still lists", async () => {
+    const root = await lockedRepo();
+    git(root, ["rm", "-q", ".ai/tools/web.yaml"], env);
+    const [p] = await staged(root);
+    expect(p!.affected.gone).toEqual(["web"]);
+    expect(p!.lock.diff!.removed.map((c) => c.id)).toEqual(["web"]);
+  });
+
+  test("reports a staged manifest that no longer parses as an error on its file", async () => {
+    const root = await lockedRepo();
+    writeFileSync(join(root, ".ai/tools/web.yaml"), "tool_id: [web\n");
+    git(root, ["add", ".ai/tools/web.yaml"], env);
+    const [p] = await staged(root);
+    expect(p!.check.ok).toBe(false);
+    expect(p!.check.findings.map((f) => [f.file, f.rule])).toEqual([[".ai/tools/web.yaml", "parse/syntax"]]);
+  });
+
+  test("warns about changed tools whose working copy differs from what is staged", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo staged\n");
+    git(root, ["add", ".ai/tools/hi.sh"], env);
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo not staged\n");
+    const [p] = await staged(root);
+    expect(p!.unstaged).toEqual([".ai/tools/hi.sh"]);
+  });
+
+  test("says the lockfile is missing when the project has none", async () => {
+    const root = await lockedRepo();
+    git(root, ["rm", "-q", "tool.lock.json"], env);
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    git(root, ["add", ".ai/tools/hi.sh"], env);
+    const [p] = await staged(root);
+    expect(p!.lock.status).toBe("missing");
+  });
+
+  test("takes the changed files from the command line outside any repository", async () => {
+    const root = makeTemp("kiwi-nogit-");
+    writeTree(root, TOOLS);
+    await relock(root);
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    const [p] = await staged(root, [".ai/tools/hi.sh", "NOTES.md"]);
+    expect([p!.affected.changed.map((t) => t.id), p!.lock.status, p!.unstaged]).toEqual([["hi"], "stale", []]);
+  });
+
+  test("refuses to guess what is staged outside a repository", async () => {
+    const root = makeTemp("kiwi-nogit-");
+    writeTree(root, TOOLS);
+    await expect(staged(root)).rejects.toMatchObject({ code: "E_GIT" });
+  });
+
+  test("checks a nested project from the repository root", async () => {
+    const root = makeTemp("kiwi-mono-");
+    writeTree(join(root, "svc"), TOOLS);
+    await lockProject(createContext({ cwd: join(root, "svc"), env }));
+    git(root, ["init", "-q", "-b", "main", "."], env);
+    git(root, ["add", "-A"], env);
+    git(root, ["commit", "-q", "-m", "init"], env);
+    rmSync(join(root, "svc/.ai/tools/web.yaml"));
+    git(root, ["add", "-A"], env);
+    const [p] = await staged(root);
+    expect(p!.root.endsWith("/svc")).toBe(true);
+    expect(p!.lock.diff!.removed.map((c) => c.id)).toEqual(["web"]);
+  });
+});

@@ -1,0 +1,97 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { groupByProject, reverseDependents, selectAffected, toolOfPath } from "../../src/hook/staged.ts";
+import { readProject } from "../../src/manifest/discover-io.ts";
+import type { Lockfile } from "../../src/schema/lockfile.ts";
+import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+
+afterAll(cleanupTemps);
+
+// A small chain: py_rt (a project runtime) runs two scripts, one of which runs a third tool.
+const project = readProject(
+  makeProject({
+    ".ai/tools/py_rt.yaml": "tool_id: py_rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: python3 }\n",
+    ".ai/tools/a/tool.yaml": "tool_id: a\ntool_type: script\nversion: 1.0.0\nexecutor: py_rt\nconfig: { entrypoint: main.py }\n",
+    ".ai/tools/a/main.py": "print(1)\n",
+    ".ai/tools/a/lib/util.py": "X = 1\n",
+    ".ai/tools/b.py": '"""\ntool_id: b\ntool_type: script\nversion: 1.0.0\nexecutor: py_rt\n"""\nprint(2)\n',
+    ".ai/tools/c.yaml": "tool_id: c\ntool_type: runtime\nversion: 1.0.0\nexecutor: a\nconfig: { command: x }\n",
+    ".ai/tools/web.yaml": "tool_id: web\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: GET, url: https://x.test/ }\n",
+  }),
+);
+const ids = (tools: { id: string }[]) => tools.map((t) => t.id).sort();
+const byId = (id: string) => project.tools.find((t) => t.id === id)!;
+
+describe("grouping changed paths by project", () => {
+  test.each([
+    ["a tool at the repository root", [".ai/tools/x.yaml"], [{ root: "", paths: [".ai/tools/x.yaml"] }]],
+    ["the lockfile", ["tool.lock.json"], [{ root: "", paths: ["tool.lock.json"] }]],
+    ["nested projects, each on its own", ["svc/a/.ai/tools/t.sh", "svc/a/tool.lock.json", ".ai/tools/u.py"], [
+      { root: "", paths: [".ai/tools/u.py"] },
+      { root: "svc/a", paths: [".ai/tools/t.sh", "tool.lock.json"] },
+    ]],
+    ["files that belong to no project", ["README.md", "src/tool.lock.json.bak", "docs/.ai/notes.md"], []],
+    ["a leading ./ and duplicates", ["./.ai/tools/x.yaml", ".ai/tools/x.yaml"], [{ root: "", paths: [".ai/tools/x.yaml"] }]],
+  ])("handles %s", (_name, paths, expected) => {
+    expect(groupByProject(paths)).toEqual(expected);
+  });
+});
+
+describe("selecting the tools a commit affects", () => {
+  test.each([
+    ["a directory tool's manifest", ".ai/tools/a/tool.yaml", "a"],
+    ["a file deep inside a directory tool", ".ai/tools/a/lib/util.py", "a"],
+    ["a script with embedded metadata", ".ai/tools/b.py", "b"],
+    ["a single-file manifest", ".ai/tools/web.yaml", "web"],
+  ])("maps %s to its tool", (_name, path, id) => {
+    expect(toolOfPath(project.tools, path)?.id).toBe(id);
+  });
+
+  test("maps a path outside every tool to none", () => {
+    expect(toolOfPath(project.tools, ".ai/tools/notes.txt")).toBeUndefined();
+  });
+
+  test("adds every tool whose chain runs through a changed one, transitively", () => {
+    const affected = selectAffected(project.tools, [".ai/tools/py_rt.yaml"]);
+    expect(ids(affected.changed)).toEqual(["py_rt"]);
+    expect(ids(affected.dependents)).toEqual(["a", "b", "c"]);
+  });
+
+  test("leaves tools on other chains alone", () => {
+    const affected = selectAffected(project.tools, [".ai/tools/a/main.py"]);
+    expect([ids(affected.changed), ids(affected.dependents)]).toEqual([["a"], ["c"]]);
+    expect(ids(selectAffected(project.tools, [".ai/tools/web.yaml"]).dependents)).toEqual([]);
+  });
+
+  test("names locked tools whose source was deleted or renamed away", () => {
+    const entry = (source: string) => ({ version: "1.0.0", type: "script", source, executor: null, integrity: "sha256:x", manifest_digest: "sha256:y", files: [] });
+    const lock = {
+      lockfileVersion: 1,
+      tools: { old_dir: entry(".ai/tools/old/tool.yaml"), old_file: entry(".ai/tools/old_file.sh"), untouched: entry(".ai/tools/elsewhere.sh"), a: entry(".ai/tools/a/tool.yaml") },
+      mcp_servers: {},
+    } as unknown as Lockfile;
+    const affected = selectAffected(project.tools, [".ai/tools/old/main.py", ".ai/tools/old_file.sh"], lock);
+    expect(affected.gone).toEqual(["old_dir", "old_file"]);
+  });
+
+  test("notices a changed lockfile", () => {
+    expect(selectAffected(project.tools, ["tool.lock.json"]).lockfileChanged).toBe(true);
+    expect(selectAffected(project.tools, [".ai/tools/b.py"]).lockfileChanged).toBe(false);
+  });
+
+  test("stops at a cycle instead of looping", () => {
+    const cyclic = readProject(
+      makeProject({
+        ".ai/tools/x.yaml": "tool_id: x\ntool_type: runtime\nversion: 1.0.0\nexecutor: y\nconfig: { command: a }\n",
+        ".ai/tools/y.yaml": "tool_id: y\ntool_type: runtime\nversion: 1.0.0\nexecutor: x\nconfig: { command: b }\n",
+      }),
+    );
+    const x = cyclic.tools.find((t) => t.id === "x")!;
+    expect(ids([...reverseDependents(cyclic.tools, new Set([x]))])).toEqual(["y"]);
+  });
+
+  test("follows a built-in runtime to the project tools that use it", () => {
+    const python = project.tools.find((t) => t.id === "subprocess")!;
+    expect(ids([...reverseDependents(project.tools, new Set([python]))])).toEqual(["a", "b", "bash_runtime", "bun_runtime", "c", "node_runtime", "py_rt", "python_runtime", "wasm_runtime"]);
+    expect(byId("py_rt").executor?.id).toBe("subprocess");
+  });
+});
