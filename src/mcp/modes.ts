@@ -61,19 +61,19 @@ export function decidePin(input: DecideInput): PinDecision {
     if (mode === "approval" && input.interactive) return { action: "ask", reason: "unpinned", refusal: error };
     return { action: "refuse", error, warnOnly: input.warnOnly };
   }
-  const error = driftError(server, pin, live, diff!, mode);
+  const error = driftError(server, pin, live, diff!, mode === "approval" && !input.interactive ? "no terminal to ask on" : undefined);
   if (mode === "approval" && input.interactive) return { action: "ask", reason: "changed", diff, refusal: error };
   return { action: "refuse", error, diff, warnOnly: input.warnOnly };
 }
 
 /** E_MCP_DRIFT naming the server, both pairs of hashes and the fix. */
-export function driftError(server: string, pin: McpPin, live: McpPin, diff: InterfaceDiff, mode: McpMode): KiwiError {
+export function driftError(server: string, pin: McpPin, live: McpPin, diff: InterfaceDiff, note?: string): KiwiError {
   const renamed = pin.name !== live.name;
   const what = renamed
     ? `now calls itself ${JSON.stringify(live.name)} but was pinned as ${JSON.stringify(pin.name)}`
     : `changed its interface since it was pinned (interface ${shortDigest(pin.interface_hash)} → ${shortDigest(live.interface_hash)}, full ${shortDigest(pin.full_hash)} → ${shortDigest(live.full_hash)})`;
   return new KiwiError("E_MCP_DRIFT", `MCP server "${server}" ${what}`, {
-    hint: `review the change with "kiwi mcp diff ${server}", then accept it with "kiwi mcp approve ${server}"${mode === "approval" ? " (no terminal to ask on)" : ""}`,
+    hint: `review the change with "kiwi mcp diff ${server}", then accept it with "kiwi mcp approve ${server}"${note ? ` (${note})` : ""}`,
     details: {
       server,
       pinned: { name: pin.name, interface_hash: pin.interface_hash, full_hash: pin.full_hash },

@@ -40,7 +40,7 @@ export async function verifyServers(ctx: Context, project: McpProject, servers: 
         continue;
       }
       const diff = diffListings(listingFromPin(pin, `pin of ${server.id}`), live.listing);
-      rows.push({ server: server.id, status: "drift", pin, live: live.live, diff, scan, error: driftError(server.id, pin, live.live, diff, "verify") });
+      rows.push({ server: server.id, status: "drift", pin, live: live.live, diff, scan, error: driftError(server.id, pin, live.live, diff) });
     } catch (error) {
       rows.push({ server: server.id, status: "error", pin, error: toKiwiError(error) });
     }

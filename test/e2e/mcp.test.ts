@@ -146,6 +146,33 @@ describe("modes", () => {
     expect(Boolean(readLock(root).mcp_servers.fixture_mcp)).toBe(stderrPart.includes("on first use"));
   });
 
+  test.skipIf(!Bun.which("script"))("approval on a terminal asks: yes re-pins, no refuses", async () => {
+    const project = await pinnedProject();
+    project.setState("annotation");
+    // util-linux script(1) gives kiwi a pseudo-terminal; the answer is typed ahead on its stdin.
+    const script = (answer: string) => {
+      const proc = Bun.spawn(["script", "-qec", `${KIWI_BIN} exec add --param a=1 --param b=2 --mcp-mode approval`, "/dev/null"], {
+        cwd: project.root,
+        env: hermeticEnv(),
+        stdin: new TextEncoder().encode(`${answer}\n`),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      return Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    };
+    const [refusedOut, refused] = await script("n");
+    expect(refused).toBe(10);
+    expect(refusedOut).toContain('Approve and re-pin MCP server "fixture_mcp"? [y/N]');
+    expect(refusedOut).toContain("not approved");
+    expect(refusedOut).not.toContain("no terminal to ask on");
+    const before = readLock(project.root).mcp_servers.fixture_mcp!.full_hash;
+    const [approvedOut, approved] = await script("y");
+    expect(approved).toBe(0);
+    expect(approvedOut).toContain("annotations [security]");
+    expect(approvedOut.trimEnd().endsWith("3")).toBe(true);
+    expect(readLock(project.root).mcp_servers.fixture_mcp!.full_hash).not.toBe(before);
+  }, SLOW);
+
   test("an unknown mode is a usage error", async () => {
     const { root } = fixtureProject();
     await runKiwi(["lock"], { cwd: root });
