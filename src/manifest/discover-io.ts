@@ -8,6 +8,10 @@ import { builtinTools } from "./builtins.ts";
 import { ManifestProblem, type ManifestSyntax, decodeManifest, parseManifestText, syntaxOf } from "./forms.ts";
 import { DIRECTORY_MANIFESTS, IGNORED_NAMES, type ManifestForm, type Tool, type ToolFile } from "./model.ts";
 import { isRecord, normalizeManifest } from "./normalize.ts";
+import { ManifestCache } from "./parse-cache-io.ts";
+
+/** The parse cache of the readProject call in progress (discovery is synchronous). */
+let parseCache: ManifestCache | undefined;
 
 /** Where tools live, relative to the project root. */
 export const TOOLS_DIR = join(".ai", "tools");
@@ -34,13 +38,24 @@ export function findProjectRoot(cwd: string): string {
   });
 }
 
+export interface ReadProjectOptions {
+  /** kiwi's cache directory: parsed manifests are remembered there by file identity. */
+  cacheDir?: string;
+}
+
 /** Reads the whole project: every tool in every form, plus the built-ins. */
-export function readProject(cwd: string): Project {
+export function readProject(cwd: string, options: ReadProjectOptions = {}): Project {
   const root = findProjectRoot(cwd);
   const toolsDir = join(root, TOOLS_DIR);
   const findings: Finding[] = [];
   const tools: Tool[] = [];
-  walkToolsDir(root, toolsDir, tools, findings);
+  parseCache = ManifestCache.open(options.cacheDir, root);
+  try {
+    walkToolsDir(root, toolsDir, tools, findings);
+    parseCache.save();
+  } finally {
+    parseCache = undefined;
+  }
   const ids = new Set(tools.map((t) => t.id));
   for (const builtin of builtinTools()) if (!ids.has(builtin.id)) tools.push(builtin);
   findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
@@ -136,10 +151,21 @@ function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: 
   try {
     const stat = statSync(abs);
     if (stat.size > 10 * 1024 * 1024 && syntax !== "json" && syntax !== "yaml") return "none";
-    const parsed = parseManifestText(decodeManifest(readFileSync(abs)), syntax);
-    if (parsed !== "none") {
-      for (const w of parsed.warnings) findings.push(problemFinding(file, w, "error"));
+    const cached = parseCache?.get(file, stat);
+    if (cached === null) return "none";
+    if (cached !== undefined) {
+      // Positions are only needed for findings: parse the file again if one asks.
+      let fresh: Parsed | undefined;
+      const locate = (pointer: string) => {
+        fresh ??= parseManifestText(decodeManifest(readFileSync(abs)), syntax) as Parsed;
+        return fresh.locate(pointer);
+      };
+      return { value: cached, locate, warnings: [] };
     }
+    const parsed = parseManifestText(decodeManifest(readFileSync(abs)), syntax);
+    if (parsed === "none") parseCache?.set(file, stat, null);
+    else if (parsed.warnings.length === 0) parseCache?.set(file, stat, parsed.value);
+    else for (const w of parsed.warnings) findings.push(problemFinding(file, w, "error"));
     return parsed;
   } catch (error) {
     if (error instanceof ManifestProblem) findings.push(problemFinding(file, error, "error"));

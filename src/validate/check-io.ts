@@ -27,7 +27,7 @@ export interface CheckTreeResult {
 
 /** Reads and checks the project around `cwd`; unknown targets are E_TOOL_NOT_FOUND. */
 export async function checkTree(options: CheckTreeOptions): Promise<CheckTreeResult> {
-  const project = readProject(options.cwd);
+  const project = readProject(options.cwd, { cacheDir: options.cacheDir });
   const only = (options.targets ?? []).map((t) => toProjectTarget(project.root, options.cwd, t));
   const scope = resolveScope(project, only);
   if (scope.unmatched.length > 0) {

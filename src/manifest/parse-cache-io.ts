@@ -1,0 +1,80 @@
+// Remembers parsed manifests by file identity (size, mtime, ctime, inode), so an unchanged tree is
+// not parsed again: YAML parsing dominates `kiwi check` on large trees. Same trust model as the
+// file-hash stat cache; a changed ctime (which tools cannot set) always forces a fresh parse.
+import { mkdirSync, readFileSync, renameSync, type Stats, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { sha256Hex } from "../integrity/digest.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
+import { parseJsonLossless, renderLosslessJson } from "./json.ts";
+
+interface Entry {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  /** The parsed document, or null when the file had no metadata. */
+  value: CanonicalValue | null;
+}
+
+/** A per-project cache of parsed manifests, loaded once and written back only when it changed. */
+export class ManifestCache {
+  private readonly before: Map<string, Entry>;
+  private readonly after = new Map<string, Entry>();
+  private dirty = false;
+
+  private constructor(
+    private readonly file: string | undefined,
+    entries: Map<string, Entry>,
+  ) {
+    this.before = entries;
+  }
+
+  /** Opens the cache for a project root; without a cache dir it remembers nothing. */
+  static open(cacheDir: string | undefined, projectRoot: string): ManifestCache {
+    if (!cacheDir) return new ManifestCache(undefined, new Map());
+    const file = join(cacheDir, "manifests", `${sha256Hex(projectRoot).slice(0, 32)}.json`);
+    let entries = new Map<string, Entry>();
+    try {
+      const doc = parseJsonLossless(readFileSync(file, "utf8"), { positions: false }).value as Record<string, unknown>;
+      // A different kiwi may parse differently: its entries are not reused.
+      if (doc.kiwi === pkg.version && doc.entries && typeof doc.entries === "object") {
+        entries = new Map(Object.entries(doc.entries as Record<string, Entry>));
+      }
+    } catch {
+      // Missing or unreadable cache: parse everything, and rewrite it below.
+    }
+    return new ManifestCache(file, entries);
+  }
+
+  /** The cached document for a file whose identity is unchanged, or undefined on a miss. */
+  get(path: string, stat: Stats): CanonicalValue | null | undefined {
+    const hit = this.before.get(path);
+    if (!hit || hit.size !== stat.size || hit.mtimeMs !== stat.mtimeMs || hit.ctimeMs !== stat.ctimeMs || hit.ino !== stat.ino) return undefined;
+    this.after.set(path, hit);
+    return hit.value;
+  }
+
+  /** Records a fresh parse. */
+  set(path: string, stat: Stats, value: CanonicalValue | null): void {
+    this.after.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, value });
+    this.dirty = true;
+  }
+
+  /** Writes the entries seen this run (dropping deleted files), atomically; failures only cost speed. */
+  save(): void {
+    if (!this.file || (!this.dirty && this.after.size === this.before.size)) return;
+    const body = [...this.after.entries()]
+      .map(([path, e]) => `${JSON.stringify(path)}:{"size":${e.size},"mtimeMs":${e.mtimeMs},"ctimeMs":${e.ctimeMs},"ino":${e.ino},"value":${e.value === null ? "null" : renderLosslessJson(e.value)}}`)
+      .join(",\n");
+    const text = `{"kiwi":${JSON.stringify(pkg.version)},"entries":{\n${body}\n}}\n`;
+    try {
+      mkdirSync(join(this.file, ".."), { recursive: true });
+      const tmp = `${this.file}.${process.pid}.tmp`;
+      writeFileSync(tmp, text);
+      renameSync(tmp, this.file);
+    } catch {
+      // A read-only or full cache must not fail a read-only command such as kiwi check.
+    }
+  }
+}
