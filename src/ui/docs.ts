@@ -3,6 +3,7 @@
 // test/ui/docs.test.ts fails when the committed README differs.
 import { ENV_VARS } from "../context.ts";
 import { ERROR_CODES } from "../errors.ts";
+import { renderRulesMarkdown } from "../validate/rules.ts";
 
 /** Markdown table of exit codes and the error codes that map to each. */
 export function renderExitCodeTable(): string {
@@ -26,6 +27,7 @@ export function renderEnvTable(): string {
 export const DOC_BLOCKS: Record<string, () => string> = {
   "exit-codes": renderExitCodeTable,
   env: renderEnvTable,
+  rules: renderRulesMarkdown,
 };
 
 /** Replaces each `<!-- BEGIN name -->…<!-- END name -->` block with its freshly rendered table. */
