@@ -8,6 +8,7 @@ import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type McpSession, withSession } from "./client-io.ts";
 import { type InterfaceHashes, hashInterface } from "./interface.ts";
+import type { ListingLimits } from "./limits.ts";
 import type { WireListing } from "./listing.ts";
 import { type McpPin, pinFromListing } from "./pin.ts";
 import { type PlanLike, limitsFor, serverLabel, targetFromPlan } from "./target.ts";
@@ -22,6 +23,8 @@ export interface LiveInterface {
 export interface InspectOptions {
   /** Run the server without comparing its chain with tool.lock.json (development, --unlocked). */
   unlocked: boolean;
+  /** Overrides the server's own limits (kiwi lock uses shorter ones: a failure there is not fatal). */
+  limits?: Partial<ListingLimits>;
 }
 
 /** Opens a session on a project server (tool id), runs `fn`, and always shuts the server down. */
@@ -31,7 +34,7 @@ export async function withServerSession<T>(ctx: Context, serverId: string, optio
   const prepared = prepareExec(ctx, { toolId: serverId, unlocked: options.unlocked, sources: {}, dryRun: false, sandbox });
   try {
     const server = prepared.chain.links[0]!.tool;
-    return await withSessionFor(prepared, server, (session) => fn(session, server));
+    return await withSessionFor(prepared, server, (session) => fn(session, server), options.limits);
   } finally {
     prepared.cleanup();
   }
@@ -44,9 +47,9 @@ export interface PreparedLike {
 }
 
 /** A session on the server an already verified plan describes (exec of an mcp_tool uses this). */
-export function withSessionFor<T>(prepared: PreparedLike, server: Tool, fn: (session: McpSession) => Promise<T>): Promise<T> {
+export function withSessionFor<T>(prepared: PreparedLike, server: Tool, fn: (session: McpSession) => Promise<T>, limits?: Partial<ListingLimits>): Promise<T> {
   const target = targetFromPlan(prepared.plan as PlanLike, server, prepared.checkUrl);
-  return withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: limitsFor(server) }, fn);
+  return withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits } }, fn);
 }
 
 /** Extracts a project server's live interface with both hashes and the pin it would get. */

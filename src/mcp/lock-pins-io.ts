@@ -12,6 +12,9 @@ import type { McpPin } from "./pin.ts";
 import { readMcpProject } from "./project-io.ts";
 import type { ScanResult } from "./scan.ts";
 
+/** How long `kiwi lock` waits for each answer of a server whose manifest sets no config.timeout. */
+export const LOCK_TIME_TIMEOUT_MS = 10_000;
+
 export interface LockPinReport {
   server: string;
   result: "pinned" | "skipped" | "failed";
@@ -35,7 +38,10 @@ export async function pinUnpinnedServers(ctx: Context, options: { strict: boolea
   const reports: LockPinReport[] = [];
   for (const server of unpinned) {
     try {
-      const live = await inspectServer(ctx, server.id, { unlocked: false });
+      // Pinning at lock time is a convenience (auto mode pins on first use anyway), so a server that
+      // does not answer soon is reported rather than allowed to stall every `kiwi lock`.
+      const timeout = server.limits.timeoutMs ?? LOCK_TIME_TIMEOUT_MS;
+      const live = await inspectServer(ctx, server.id, { unlocked: false, limits: { requestTimeoutMs: timeout, sessionTimeoutMs: timeout * 3 } });
       const scan = scanFor(project, live, options.strict);
       assertScanPasses(server.id, scan);
       const warnings: string[] = [];
