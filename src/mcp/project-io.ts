@@ -46,7 +46,7 @@ export function selectServers(project: McpProject, ids: readonly string[], all: 
     if (server) return server;
     const other = all.find((t) => t.id === id) ?? project.tools.find((t) => t.id === id);
     if (other) {
-      throw new KiwiError("E_USAGE", `${id} is a ${other.type || "tool"}, not an mcp_server`, {
+      throw new KiwiError("E_USAGE", `${id} is of type ${other.type || "(none)"}, not an mcp_server`, {
         hint: other.type === "mcp_tool" && other.executor ? `its server is ${other.executor.id}` : `MCP servers here: ${project.servers.map((s) => s.id).join(", ") || "none"}`,
       });
     }
