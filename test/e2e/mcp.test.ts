@@ -173,6 +173,23 @@ describe("modes", () => {
     expect(readLock(project.root).mcp_servers.fixture_mcp!.full_hash).not.toBe(before);
   }, SLOW);
 
+  test("kiwi install pins a new server, --frozen-lockfile never does, and kiwi mcp pin reports JSON", async () => {
+    const { root } = fixtureProject();
+    const frozen = await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_MCP_MODE: "off" }) });
+    expect(frozen.exitCode).toBe(0);
+    const f = await runKiwi(["install", "--frozen-lockfile", "--json"], { cwd: root });
+    expect([f.exitCode, f.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(f.stdout).mcp_pins).toBeUndefined();
+    expect(readLock(root).mcp_servers).toEqual({});
+    const i = await runKiwi(["install", "--json"], { cwd: root });
+    expect([i.exitCode, i.stderr]).toEqual([0, ""]);
+    const pinned = JSON.parse(i.stdout).mcp_pins;
+    expect(pinned).toEqual([{ server: "fixture_mcp", result: "pinned", interface_hash: readLock(root).mcp_servers.fixture_mcp!.interface_hash, full_hash: readLock(root).mcp_servers.fixture_mcp!.full_hash }]);
+    const p = await runKiwi(["mcp", "pin", "fixture_mcp", "--json"], { cwd: root });
+    expect([p.exitCode, p.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(p.stdout)).toMatchObject({ ok: true, servers: [{ server: "fixture_mcp", result: "repinned", name: "kiwi-fixture", findings: [], changes: [] }] });
+  }, SLOW);
+
   test("an unknown mode is a usage error", async () => {
     const { root } = fixtureProject();
     await runKiwi(["lock"], { cwd: root });
