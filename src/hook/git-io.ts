@@ -41,12 +41,9 @@ export function listStagedPaths(cwd: string, env?: GitEnv): string[] {
   return splitZ(runGit(cwd, ["diff", "--cached", "--no-relative", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRTD"], env));
 }
 
-/** Of the given work-tree paths, those whose working copy differs from the index. */
-export function listUnstagedPaths(cwd: string, paths: readonly string[], env?: GitEnv): string[] {
-  if (paths.length === 0) return [];
-  // Filtered here rather than by pathspec, so a thousand staged paths never hit ARG_MAX.
-  const wanted = new Set(paths);
-  return splitZ(runGit(cwd, ["diff", "--no-relative", "--name-only", "-z", "--no-renames"], env)).filter((p) => wanted.has(p));
+/** Paths (relative to the work tree) whose working copy differs from the index. */
+export function listUnstagedPaths(cwd: string, env?: GitEnv): string[] {
+  return splitZ(runGit(cwd, ["diff", "--no-relative", "--name-only", "-z", "--no-renames"], env));
 }
 
 function splitZ(text: string): string[] {

@@ -45,6 +45,7 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
   // git reports real paths; resolve symlinks in cwd (/tmp -> /private/tmp) so both agree.
   const options = { ...input, cwd: realpathSync(input.cwd) };
   const top = tryWorkTree(options.cwd, options.env);
+  const repo = top === undefined ? undefined : { top, unstaged: lazyUnstaged(top, options.env) };
   if (!options.files?.length && top === undefined) {
     throw new KiwiError("E_GIT", `${options.cwd} is not inside a git repository, so nothing is staged`, {
       hint: "run it inside a repository, or pass the changed files: kiwi check --staged <files…>",
@@ -56,24 +57,39 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
   for (const group of groupByProject(absolute.map((abs) => relative("/", abs).split(sep).join("/")))) {
     const root = `/${group.root}`;
     if (!existsSync(join(root, TOOLS_DIR))) continue;
-    results.push(await checkProjectChanges(root, group.paths, top, options));
+    results.push(await checkProjectChanges(root, group.paths, repo, options));
   }
   return results;
 }
 
-async function checkProjectChanges(root: string, paths: string[], top: string | undefined, options: StagedOptions): Promise<StagedProject> {
-  const project = readProject(root);
-  const { lock, status, message, fromIndex } = readCommittedLockfile(root, top, options.env);
+/** The repository around the projects: its top folder and (asked once) its unstaged paths. */
+interface Repo {
+  top: string;
+  unstaged: () => ReadonlySet<string>;
+}
+
+function lazyUnstaged(top: string, env: GitEnv): () => ReadonlySet<string> {
+  let paths: ReadonlySet<string> | undefined;
+  return () => (paths ??= new Set(listUnstagedPaths(top, env)));
+}
+
+async function checkProjectChanges(root: string, paths: string[], repo: Repo | undefined, options: StagedOptions): Promise<StagedProject> {
+  const top = repo?.top;
+  const project = readProject(root, { cacheDir: options.cacheDir });
+  const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env);
   const affected = selectAffected(project.tools, paths, lock);
   const judged = [...affected.changed, ...affected.dependents];
   const check = await validate(project, judged, paths, options);
-  const unstaged = top === undefined ? [] : unstagedFiles(root, top, affected.changed, options.env);
+  const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, affected.changed);
   if (!lock) {
     const touched = judged.length > 0 || affected.gone.length > 0 || affected.lockfileChanged;
     return { root, affected, check, lock: { status: touched ? status : "unchecked", message, fromIndex }, unstaged };
   }
-  const scope = affected.lockfileChanged ? project.tools : judged;
-  const diff = compareEntries(project, scope, lock, affected.lockfileChanged ? Object.keys(lock.tools) : affected.gone, options);
+  // A staged lockfile is judged where it changed since HEAD (or everywhere without history).
+  const edited = affected.lockfileChanged ? editedEntries(root, top, text!, options.env) : [];
+  const scope = edited === "all" ? project.tools : [...new Set([...judged, ...project.tools.filter((t) => edited.includes(t.id))])];
+  const extra = edited === "all" ? Object.keys(lock.tools) : [...affected.gone, ...edited];
+  const diff = compareEntries(project, scope, lock, extra, options);
   const stale = diff.added.length + diff.removed.length + diff.changed.length > 0;
   return { root, affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged };
 }
@@ -129,26 +145,49 @@ function compareEntries(project: Project, scope: readonly Tool[], lock: Lockfile
   return diffLockfiles({ ...lock, tools: before }, { ...lock, tools: after });
 }
 
+/**
+ * Ids whose lockfile entry differs between HEAD and the lockfile being committed: what a relock
+ * (or a hand edit, or a merge) touched. "all" when there is no HEAD copy to compare with.
+ */
+function editedEntries(root: string, top: string | undefined, committed: string, env: GitEnv): string[] | "all" {
+  if (top === undefined) return "all";
+  const rel = relative(top, join(root, LOCKFILE_NAME)).split(sep).join("/");
+  const head = tryGit(root, ["show", `HEAD:${rel}`], env);
+  if (head === undefined) return "all";
+  // Entry identity only, so plain JSON is enough here; the committed copy was fully parsed already.
+  let before: Record<string, unknown>;
+  try {
+    before = (JSON.parse(head) as { tools?: Record<string, unknown> }).tools ?? {};
+  } catch {
+    return "all";
+  }
+  const after = (JSON.parse(committed) as { tools?: Record<string, unknown> }).tools ?? {};
+  const ids = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...ids].filter((id) => JSON.stringify(before[id]) !== JSON.stringify(after[id])).sort();
+}
+
 interface CommittedLock {
   lock?: Lockfile;
+  /** The lockfile's text as committed. */
+  text?: string;
   status: LockStatus;
   message?: string;
   fromIndex: boolean;
 }
 
 /** The lockfile the commit will carry: the staged copy when the working copy differs, else the file. */
-function readCommittedLockfile(root: string, top: string | undefined, env: GitEnv): CommittedLock {
+function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv): CommittedLock {
   try {
-    if (top !== undefined) {
-      const rel = relative(top, join(root, LOCKFILE_NAME)).split(sep).join("/");
-      if (!rel.startsWith("..") && !isAbsolute(rel) && listUnstagedPaths(root, [rel], env).length > 0) {
+    if (repo !== undefined) {
+      const rel = relative(repo.top, join(root, LOCKFILE_NAME)).split(sep).join("/");
+      if (!rel.startsWith("..") && !isAbsolute(rel) && repo.unstaged().has(rel)) {
         const text = tryGit(root, ["show", `:${rel}`], env);
         if (text === undefined) return { status: "missing", message: `${LOCKFILE_NAME} exists but is not staged`, fromIndex: true };
-        return { lock: parseLockfile(text), status: "fresh", fromIndex: true };
+        return { lock: parseLockfile(text), text, status: "fresh", fromIndex: true };
       }
     }
     const read = readLockfile(root);
-    return read ? { lock: read.lock, status: "fresh", fromIndex: false } : { status: "missing", message: `${LOCKFILE_NAME} does not exist`, fromIndex: false };
+    return read ? { lock: read.lock, text: read.text, status: "fresh", fromIndex: false } : { status: "missing", message: `${LOCKFILE_NAME} does not exist`, fromIndex: false };
   } catch (error) {
     if (error instanceof KiwiError && error.code === "E_LOCK_INVALID") return { status: "invalid", message: error.message, fromIndex: false };
     throw error;
@@ -156,10 +195,10 @@ function readCommittedLockfile(root: string, top: string | undefined, env: GitEn
 }
 
 /** Files of the changed tools whose working copy differs from the index (they were checked as on disk). */
-function unstagedFiles(root: string, top: string, changed: readonly Tool[], env: GitEnv): string[] {
+function unstagedFiles(root: string, repo: Repo, changed: readonly Tool[]): string[] {
   const files = changed.flatMap((t) => [t.manifestFile, ...(t.form === "directory" ? t.files.map((f) => `${t.root}/${f.path}`) : [])]);
-  const toTop = (p: string) => relative(top, join(root, p)).split(sep).join("/");
-  const unstaged = new Set(listUnstagedPaths(root, files.map(toTop), env));
+  const toTop = (p: string) => relative(repo.top, join(root, p)).split(sep).join("/");
+  const unstaged = repo.unstaged();
   return [...new Set(files)].filter((f) => unstaged.has(toTop(f)));
 }
 
