@@ -47,7 +47,7 @@ export async function main(rawArgs: string[]): Promise<number> {
     }
     const [cmd, parent, path] = await resolveCommand(root, rawArgs);
     if (flags.includes("--help") || flags.includes("-h") || (!cmd.run && path.length === rawArgs.length)) {
-      const usage = (await renderUsage(cmd, parent)) + renderExamples(path);
+      const usage = (await renderUsage(cmd, parent)).trimEnd() + renderExamples(path);
       showResult(`${createContext().color ? usage : stripAnsi(usage)}\n`);
       return 0;
     }

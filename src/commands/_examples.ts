@@ -17,6 +17,83 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["Report on two tools only (chain rules still see the whole tree)", "kiwi check weather .ai/tools/scripts/data_processor"],
     ["Treat security warnings as errors, as CI should", "kiwi check --strict"],
     ["Write SARIF for code scanning", "kiwi check --format sarif > kiwi.sarif"],
+    ["Check what the next commit changes, and that tool.lock.json is up to date for it (the pre-commit hook)", "kiwi check --staged"],
+  ],
+  exec: [
+    ["Run a tool; each --param is coerced to its declared type", "kiwi exec greet --param name=Ada --param times=2"],
+    ["Pass parameters as JSON, or pipe them on stdin", "echo '{\"text\": \"to be or not to be\"}' | kiwi exec word_count --params -"],
+    ["Verify the chain and print the resolved plan without running anything", "kiwi exec weather_forecast --param latitude=52.52 --param longitude=13.41 --dry-run"],
+    ["Call an MCP server's tool (its interface is pinned on first use)", "kiwi exec everything_echo --param message=hello"],
+    ["Try an edited tool before locking it", "kiwi exec greet --param name=Ada --unlocked"],
+  ],
+  tree: [
+    ["Show a tool's chain down to its primitive, with versions and integrities", "kiwi tree word_count"],
+    ["The same as one JSON document", "kiwi tree everything_echo --json"],
+  ],
+  hash: [
+    ["Canonical JSON of a document and its digest", "kiwi hash json manifest.json"],
+    ["A tool's integrity and file entries", "kiwi hash tool greet"],
+  ],
+  "hash json": [
+    ["Canonical text and sha256 digest of a file", "kiwi hash json manifest.json"],
+    ["Of a document on stdin", "echo '{\"b\": 1, \"a\": 1.0}' | kiwi hash json -"],
+  ],
+  "hash integrity": [
+    ["Integrity of a {tool_id, version, manifest, files} document (the test-vector shape)", "kiwi hash integrity vector.json"],
+  ],
+  "hash tool": [
+    ["A tool's integrity and file entries, by id", "kiwi hash tool word_count"],
+    ["By the path of its manifest, as JSON", "kiwi hash tool .ai/tools/greet.sh --json"],
+  ],
+  lock: [
+    ["Validate, hash every tool and write tool.lock.json if anything changed", "kiwi lock"],
+    ["Refuse to lock while security warnings remain", "kiwi lock --strict"],
+  ],
+  install: [
+    ["Lock, then put every tool's files into the cache", "kiwi install"],
+    ["In CI: never write the lockfile; fail if the tree differs from it (the default when CI=true)", "kiwi install --frozen-lockfile"],
+  ],
+  verify: [
+    ["Check the tree and the cache against tool.lock.json", "kiwi verify"],
+    ["The same as one JSON document, for CI", "kiwi verify --json"],
+  ],
+  cache: [
+    ["Where the cache lives", "kiwi cache dir"],
+    ["Re-hash every cached blob", "kiwi cache verify"],
+  ],
+  "cache dir": [["Print the cache directory", "kiwi cache dir"]],
+  "cache verify": [["Re-hash every blob and tool entry; corrupt ones are evicted", "kiwi cache verify"]],
+  "cache prune": [
+    ["Remove what no lockfile on this machine references", "kiwi cache prune"],
+    ["Also remove entries used in the last ten minutes", "kiwi cache prune --grace 0"],
+  ],
+  "cache clean": [["Remove everything kiwi stored in the cache", "kiwi cache clean"]],
+  mcp: [
+    ["Check every pinned MCP server against its pin (a CI gate)", "kiwi mcp verify"],
+    ["See what changed in a server since it was pinned", "kiwi mcp diff everything"],
+  ],
+  "mcp hash": [
+    ["Both interface hashes of a live server", "kiwi mcp hash everything"],
+    ["Offline, from a saved wire listing", "kiwi mcp hash --listing listing.json"],
+  ],
+  "mcp verify": [
+    ["Every pinned server", "kiwi mcp verify"],
+    ["One server, failing on scan findings too", "kiwi mcp verify everything --strict"],
+  ],
+  "mcp pin": [
+    ["Pin (or re-pin) a server's interface after a poisoning scan", "kiwi mcp pin everything"],
+  ],
+  "mcp approve": [
+    ["Review a changed server's diff and re-pin it if you approve", "kiwi mcp approve everything"],
+    ["Approve without asking (the diff is still printed)", "kiwi mcp approve everything --yes"],
+  ],
+  "mcp diff": [
+    ["What changed in a server's interface since its pin", "kiwi mcp diff everything"],
+    ["Against a saved listing instead of the live server", "kiwi mcp diff everything --listing listing.json"],
+  ],
+  "mcp scan": [
+    ["Scan every server's interface for poisoning", "kiwi mcp scan"],
+    ["Scan a saved listing", "kiwi mcp scan --listing listing.json"],
   ],
   init: [
     ["Scaffold .ai/tools/ in the current directory (existing files are never touched)", "kiwi init"],

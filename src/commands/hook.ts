@@ -13,11 +13,11 @@ const install = defineCommand({
   },
   run({ args }) {
     const ctx = contextFromArgs(args);
-    const outcome = installHook({ cwd: ctx.cwd, force: args.force, command: kiwiInvocation() });
-    const shown = displayPath(ctx.cwd, outcome.hook);
+    const outcome = installHook({ cwd: ctx.cwd, env: ctx.env, force: args.force, command: kiwiInvocation() });
+    const shown = displayPath(ctx.cwd, outcome.hook, ctx.env);
     if (args.json) showJson({ ok: true, ...outcome });
     else showResult(`${outcome.status} ${shown}`);
-    if (outcome.backup) showNote(`kept the previous hook as ${displayPath(ctx.cwd, outcome.backup)}; "kiwi hook uninstall" puts it back`);
+    if (outcome.backup) showNote(`kept the previous hook as ${displayPath(ctx.cwd, outcome.backup, ctx.env)}; "kiwi hook uninstall" puts it back`);
     return 0;
   },
 });
@@ -27,12 +27,12 @@ const uninstall = defineCommand({
   args: { ...projectFlags },
   run({ args }) {
     const ctx = contextFromArgs(args);
-    const outcome = uninstallHook({ cwd: ctx.cwd });
-    const shown = displayPath(ctx.cwd, outcome.hook);
+    const outcome = uninstallHook({ cwd: ctx.cwd, env: ctx.env });
+    const shown = displayPath(ctx.cwd, outcome.hook, ctx.env);
     if (args.json) showJson({ ok: true, ...outcome });
     else showResult(`${outcome.status} ${shown}`);
     if (outcome.status === "foreign") showNote(`${shown} was not written by kiwi, so it was left alone`);
-    if (outcome.backup) showNote(`restored the hook kiwi had replaced from ${displayPath(ctx.cwd, outcome.backup)}`);
+    if (outcome.backup) showNote(`restored the hook kiwi had replaced from ${displayPath(ctx.cwd, outcome.backup, ctx.env)}`);
     return 0;
   },
 });
