@@ -7,7 +7,8 @@ import { lockProject } from "../lockfile/lock-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";
 import { summarizeDiff } from "../lockfile/diff.ts";
-import { renderGateFindings, renderToolSummary } from "../ui/lock-render.ts";
+import { renderFindingsHuman } from "../ui/findings.ts";
+import { renderToolSummary } from "../ui/lock-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 
@@ -27,7 +28,9 @@ export default defineCommand({
     }
     progress.end();
     for (const w of result.warnings) showNote(`warning: ${w}`);
-    const mcpPins = await (await import("./_mcp-lock.ts")).pinServersAfterLock(ctx, { strict: args.strict === true, json: args.json === true });
+    // Only a project with MCP servers pays for loading the MCP step (it re-reads the project).
+    const hasServers = result.tree.some((t) => t.tool.type === "mcp_server");
+    const mcpPins = hasServers ? await (await import("./_mcp-lock.ts")).pinServersAfterLock(ctx, { strict: args.strict === true, json: args.json === true }) : [];
     const { added, removed, changed } = result.diff;
     const summary = summarizeDiff(result.diff);
     if (args.json) {
@@ -46,6 +49,6 @@ export default defineCommand({
 /** Shows the check report that stopped a lock or install, on stderr, before the error itself. */
 export function showGateFindings(error: unknown, ctx: { color: boolean }): void {
   if (error instanceof KiwiError && error.code === "E_CHECK_FAILED" && Array.isArray(error.details?.findings)) {
-    showNote(renderGateFindings(error.details.findings as Finding[], ctx));
+    showNote(renderFindingsHuman(error.details.findings as Finding[], ctx));
   }
 }

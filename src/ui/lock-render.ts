@@ -1,7 +1,6 @@
 // Human text and --json documents for lock, install and verify: added/removed/changed tools, and
 // per tool which files changed with short hashes. Pure rendering; commands print the result.
 import type { Context } from "../context.ts";
-import type { Finding } from "../findings.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import { compareCodePoints } from "../integrity/canonical.ts";
 import { type DiffSummary, type ToolChangeSummary, summarizeDiff } from "../lockfile/diff.ts";
@@ -68,18 +67,6 @@ export function renderVerifyReport(report: VerifyReport, ctx: Pick<Context, "col
   }
   for (const p of report.cache.missing) out.push(`    ${c.yellow("?")} ${p.tool} ${p.path ?? "(tool index entry)"}  sha256:${shortDigest(p.sha256)} not cached\n`);
   return out.join("");
-}
-
-/** Minimal findings text for a gate that stopped a lock (validate's renderer supersedes it). */
-export function renderGateFindings(findings: readonly Finding[], ctx: Pick<Context, "color">): string {
-  const c = colors(ctx);
-  return findings
-    .map((f) => {
-      const where = `${f.file}${f.line ? `:${f.line}:${f.column ?? 1}` : ""}`;
-      const sev = f.severity === "error" ? c.red("error") : f.severity === "warning" ? c.yellow("warning") : c.dim("info");
-      return `${where}: ${sev} ${f.message} [${f.rule}]${f.hint ? `\n  ${c.dim("hint:")} ${f.hint}` : ""}\n`;
-    })
-    .join("");
 }
 
 function indent(text: string, pad: string): string {

@@ -1,0 +1,138 @@
+// Benchmarks `kiwi lock` from the compiled binary on a generated tree (default 1,000 tools x 10
+// files x 10 KiB, about 100 MB) against `sha256sum` over the same files in the same run:
+//   bun run scripts/bench-lock.ts [--tools 1000] [--files 10] [--size 10240] [--runs 5] [--no-build] [--json]
+// Reports the median wall time and peak RSS of: sha256sum, cold lock (no lockfile, empty cache),
+// warm lock with nothing changed, and warm lock after one file changed; then the ratios and
+// targets from the issue. The tree is generated here (not by scripts/gen-tree.ts) because that
+// tree includes mcp_server tools, whose first lock starts every server to pin it: a different cost.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const repo = join(import.meta.dir, "..");
+const kiwi = join(repo, "dist", "kiwi");
+
+function option(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : Number(process.argv[i + 1]);
+}
+const TOOLS = option("tools", 1000);
+const FILES = option("files", 10);
+const SIZE = option("size", 10240);
+const RUNS = option("runs", 5);
+const json = process.argv.includes("--json");
+const log = (text: string) => process.stderr.write(`${text}\n`);
+
+if (!process.argv.includes("--no-build")) {
+  log("building dist/kiwi …");
+  const build = Bun.spawnSync([process.execPath, "run", join(repo, "scripts/build.ts")], { cwd: repo, stdout: "ignore", stderr: "inherit" });
+  if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
+}
+
+/** xorshift32 bytes: deterministic and incompressible, so no file system shortcut applies. */
+function bytes(size: number, seed: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let x = seed * 2654435761 || 1;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+const base = mkdtempSync(join(tmpdir(), "kiwi-bench-lock-"));
+const root = join(base, "project");
+const cache = join(base, "cache");
+const files: string[] = [];
+log(`generating ${TOOLS} tools x ${FILES} files x ${SIZE} bytes in ${root} …`);
+for (let t = 0; t < TOOLS; t++) {
+  const id = `tool_${String(t).padStart(5, "0")}`;
+  const dir = join(root, ".ai", "tools", `group_${t % 20}`, id);
+  mkdirSync(join(dir, "data"), { recursive: true });
+  writeFileSync(
+    join(dir, "tool.yaml"),
+    `tool_id: ${id}\ntool_type: script\nversion: 1.${t % 10}.0\nexecutor: python_runtime@^1\ndescription: Benchmark tool ${t}\nconfig:\n  entrypoint: main.py\n  timeout: 30\nparameters:\n  - { name: input, type: string, required: true, description: What to process }\n`,
+  );
+  for (let f = 0; f < FILES; f++) {
+    const rel = f === 0 ? "main.py" : `data/part_${f}.bin`;
+    const content = f === 0 ? `# ${id}\n${"print('x')\n".repeat(Math.max(1, Math.floor(SIZE / 11)))}`.slice(0, SIZE) : bytes(SIZE, t * 1000 + f + 1);
+    writeFileSync(join(dir, rel), content);
+    files.push(join(".ai", "tools", `group_${t % 20}`, id, rel));
+  }
+}
+const totalBytes = files.length * SIZE;
+// The stat cache does not trust files modified within 2 s of hashing (the racy-clean rule), so a
+// tree written a moment ago would be re-hashed by the first warm run; real trees are older.
+await Bun.sleep(2100);
+
+const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base, KIWI_CACHE_DIR: cache, NO_COLOR: "1", LANG: "C.UTF-8" };
+
+interface Sample {
+  ms: number;
+  rssMb: number;
+}
+
+function run(argv: string[]): Sample {
+  const start = performance.now();
+  const proc = Bun.spawnSync(argv, { cwd: root, env, stdout: "pipe", stderr: "pipe" });
+  const ms = performance.now() - start;
+  if (proc.exitCode !== 0) {
+    log(`${argv.join(" ")} failed (${proc.exitCode}):\n${proc.stderr.toString()}`);
+    process.exit(1);
+  }
+  return { ms, rssMb: proc.resourceUsage.maxRSS / 1024 / 1024 };
+}
+
+function median(samples: Sample[]): Sample {
+  const by = (k: keyof Sample) => [...samples].sort((a, b) => a[k] - b[k])[Math.floor(samples.length / 2)]![k];
+  return { ms: by("ms"), rssMb: by("rssMb") };
+}
+
+// One untimed pass so both contenders read from the page cache.
+run(["sha256sum", ...files]);
+const sha = median(Array.from({ length: RUNS }, () => run(["sha256sum", ...files])));
+
+const cold = median(
+  Array.from({ length: RUNS }, () => {
+    rmSync(cache, { recursive: true, force: true });
+    rmSync(join(root, "tool.lock.json"), { force: true });
+    return run([kiwi, "lock"]);
+  }),
+);
+const warm = median(Array.from({ length: RUNS }, () => run([kiwi, "lock"])));
+const changed = median(
+  Array.from({ length: RUNS }, (_, i) => {
+    writeFileSync(join(root, files[(i * 7919) % files.length]!), bytes(SIZE, 999_000 + i));
+    return run([kiwi, "lock"]);
+  }),
+);
+
+rmSync(base, { recursive: true, force: true });
+
+const rows = [
+  { name: "sha256sum (baseline)", ...sha, target: "" },
+  { name: "cold kiwi lock", ...cold, target: `ratio ${(cold.ms / sha.ms).toFixed(2)} (target <= 1.5)` },
+  { name: "warm lock, no change", ...warm, target: `${((warm.ms / cold.ms) * 100).toFixed(1)}% of cold (target <= 10%, < 200 ms)` },
+  { name: "warm lock, 1 file changed", ...changed, target: "target < 250 ms" },
+];
+const verdicts = {
+  coldRatio: cold.ms / sha.ms <= 1.5,
+  warmShare: warm.ms / cold.ms <= 0.1 && warm.ms < 200,
+  changedMs: changed.ms < 250,
+};
+const summary = {
+  command: `bun run scripts/bench-lock.ts --tools ${TOOLS} --files ${FILES} --size ${SIZE} --runs ${RUNS}`,
+  tree: { tools: TOOLS, files: files.length, bytes: totalBytes },
+  results: Object.fromEntries(rows.map((r) => [r.name, { ms: Math.round(r.ms), peakRssMb: Math.round(r.rssMb) }])),
+  ratios: { coldVsSha256sum: cold.ms / sha.ms, warmVsCold: warm.ms / cold.ms },
+  targetsMet: verdicts,
+};
+if (json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+else {
+  process.stdout.write(`kiwi lock: ${TOOLS} tools, ${files.length} files, ${(totalBytes / 1e6).toFixed(1)} MB, median of ${RUNS} runs\n\n`);
+  for (const r of rows) process.stdout.write(`${r.name.padEnd(28)} ${`${r.ms.toFixed(0)} ms`.padStart(9)} ${`${r.rssMb.toFixed(0)} MB`.padStart(8)}  ${r.target}\n`);
+  process.stdout.write(`\ntargets met: ${Object.entries(verdicts).map(([k, v]) => `${k} ${v ? "yes" : "NO"}`).join(", ")}\n`);
+  process.stdout.write(`reproduce: ${summary.command}\n`);
+}
