@@ -34,7 +34,7 @@ ${flags.join("\n")}
   esac
 }
 
-# Flags that take a value, and what completes it: @file, @dir, @text or a list of choices.
+# Flags that take a value, and what completes it: @file, @dir, @text, @tool[:type] or a list of choices.
 _kiwi_flag_value() {
   case "$1|$2" in
 ${values.join("\n")}
@@ -48,8 +48,15 @@ ${positionals.join("\n")}
   esac
 }
 
+# Tool ids come from the project itself (kiwi completion --tools), in the --cwd typed so far.
+_kiwi_tools() {
+  "\${COMP_WORDS[0]}" completion --tools \${1:+--tool-type "$1"} \${kcwd:+--cwd "$kcwd"} 2>/dev/null
+}
+
 _kiwi_reply() {
   case "$1" in
+    @tool) COMPREPLY=($(compgen -W "$(_kiwi_tools)" -- "$2")) ;;
+    @tool:*) COMPREPLY=($(compgen -W "$(_kiwi_tools "\${1#@tool:}")" -- "$2")) ;;
     @dir) COMPREPLY=($(compgen -d -- "$2")) ;;
     @file) COMPREPLY=($(compgen -f -- "$2")) ;;
     @text) COMPREPLY=() ;;
@@ -58,13 +65,15 @@ _kiwi_reply() {
 }
 
 _kiwi() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" kpath="" word i skip=0 value
+  local cur="\${COMP_WORDS[COMP_CWORD]}" kpath="" kcwd="" word i skip=0 value
   COMPREPLY=()
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="\${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$word" in
       --) return 0 ;;
+      --cwd) kcwd="\${COMP_WORDS[i+1]}"; skip=1; continue ;;
+      --cwd=*) kcwd="\${word#--cwd=}"; continue ;;
       -*=*) continue ;;
       -*) _kiwi_flag_value "$kpath" "$word" >/dev/null && skip=1; continue ;;
     esac
@@ -95,6 +104,8 @@ function valueWord(value: ValueKind): string {
       return value.choices.filter(isSafeWord).join(" ");
     case "none":
       return "@text";
+    case "tool":
+      return value.toolType ? `@tool:${value.toolType}` : "@tool";
     default:
       return `@${value.kind}`;
   }

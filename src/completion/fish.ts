@@ -14,6 +14,7 @@ export function renderFish(tree: CompletionNode): string {
     for (const flag of node.flags) lines.push(`complete -c kiwi ${at} ${flagSpec(flag)}`);
     const positional = node.positional;
     if (positional?.kind === "choices") lines.push(`complete -c kiwi ${at} -a ${quoteFish(positional.choices.filter(isSafeWord).join(" "))}`);
+    else if (positional?.kind === "tool") lines.push(`complete -c kiwi ${at} -a ${quoteFish(`(__kiwi_tools${positional.toolType ? ` ${positional.toolType}` : ""})`)}`);
     else if (positional?.kind === "file" || positional?.kind === "dir") lines.push(`complete -c kiwi ${at} -F`);
   }
   const valueFlags = nodes.flatMap((n) => n.flags.filter((f) => f.takesValue).flatMap((f) => flagWords(f).map((w) => quoteFish(`${n.path.join(" ")}|${w}`))));
@@ -55,6 +56,16 @@ function __kiwi_path
     echo $kpath
 end
 
+# Tool ids come from the project itself (kiwi completion --tools).
+function __kiwi_tools
+    set -l cmd (commandline -opc)[1]
+    if set -q argv[1]
+        $cmd completion --tools --tool-type $argv[1] 2>/dev/null
+    else
+        $cmd completion --tools 2>/dev/null
+    end
+end
+
 function __kiwi_at
     set -l current (__kiwi_path)
     test "$current" = "$argv[1]"
@@ -68,7 +79,7 @@ ${lines.join("\n")}
 function flagSpec(flag: CompletionFlag): string {
   const names = [`-l ${flag.name}`, ...flag.long.map((l) => `-l ${l}`), ...flag.short.map((s) => `-s ${s}`)];
   const value =
-    !flag.takesValue ? "" : flag.value.kind === "choices" ? ` -x -a ${quoteFish(flag.value.choices.filter(isSafeWord).join(" "))}` : flag.value.kind === "dir" ? " -x -a '(__fish_complete_directories)'" : flag.value.kind === "file" ? " -r -F" : " -x";
+    !flag.takesValue ? "" : flag.value.kind === "choices" ? ` -x -a ${quoteFish(flag.value.choices.filter(isSafeWord).join(" "))}` : flag.value.kind === "tool" ? ` -x -a '(__kiwi_tools)'` : flag.value.kind === "dir" ? " -x -a '(__fish_complete_directories)'" : flag.value.kind === "file" ? " -r -F" : " -x";
   return `${names.join(" ")}${value} -d ${quoteFish(oneLine(flag.description))}`;
 }
 

@@ -3,7 +3,13 @@
 import type { ArgDef, ArgsDef, CommandDef } from "citty";
 
 /** What a flag's value or a positional may be completed with. */
-export type ValueKind = { kind: "none" } | { kind: "file" } | { kind: "dir" } | { kind: "choices"; choices: string[] };
+export type ValueKind =
+  | { kind: "none" }
+  | { kind: "file" }
+  | { kind: "dir" }
+  | { kind: "choices"; choices: string[] }
+  /** The project's tool ids, asked of kiwi at completion time (`kiwi completion --tools`). */
+  | { kind: "tool"; toolType?: string };
 
 export interface CompletionFlag {
   /** Long name as typed, kebab-case, without dashes. */
@@ -72,15 +78,19 @@ async function resolveNode(cmd: CommandDef<any>, path: string[]): Promise<Comple
 }
 
 /**
- * How a value completes: an enum's options; a `valueHint` of the form `a|b|c` lists choices;
- * hints and names that speak of a dir or a file/path complete paths; anything else is free text.
+ * How a value completes: an enum's options; names and hints that speak of a server or a tool
+ * complete tool ids; a hint of lowercase words `a|b|c` lists choices; a dir or a file/path
+ * completes paths; anything else is free text.
  */
 export function valueKindOf(name: string, def: ArgDef): ValueKind {
   if (def.type === "boolean") return { kind: "none" };
   if (def.type === "enum" && def.options?.length) return { kind: "choices", choices: [...def.options] };
-  const hint = (def.valueHint ?? "").toLowerCase();
-  if (hint.includes("|")) return { kind: "choices", choices: (def.valueHint ?? "").split("|").map((s) => s.trim()).filter(Boolean) };
-  const words = `${hint} ${name.toLowerCase()}`;
+  const hint = def.valueHint ?? "";
+  const words = `${hint} ${name}`.toLowerCase();
+  if (/^servers?$/i.test(name)) return { kind: "tool", toolType: "mcp_server" };
+  if (/\btools?\b|tool-id/.test(words)) return { kind: "tool" };
+  const parts = hint.split("|");
+  if (parts.length > 1 && parts.every((p) => /^[a-z][a-z0-9-]*$/.test(p))) return { kind: "choices", choices: parts };
   if (/\b(dir|directory|folder)\b|dir$/.test(words)) return { kind: "dir" };
   if (/file|path/.test(words)) return { kind: "file" };
   return { kind: "none" };

@@ -39,7 +39,7 @@ ${flags.join("\n")}
   esac
 }
 
-# Flags that take a value, and what completes it: @file, @dir, @text or a list of choices.
+# Flags that take a value, and what completes it: @file, @dir, @text, @tool[:type] or a list of choices.
 _kiwi_flag_value() {
   reply=()
   case "$1|$2" in
@@ -55,8 +55,17 @@ ${positionals.join("\n")}
   esac
 }
 
+# Tool ids come from the project itself (kiwi completion --tools), in the --cwd typed so far.
+_kiwi_tools() {
+  local -a ids
+  ids=(\${(f)"$(\${words[1]} completion --tools \${1:+--tool-type $1} \${kcwd:+--cwd $kcwd} 2>/dev/null)"})
+  compadd -- "\${ids[@]}"
+}
+
 _kiwi_values() {
   case "$1" in
+    @tool) _kiwi_tools ;;
+    @tool:*) _kiwi_tools "\${1#@tool:}" ;;
     @dir) _files -/ ;;
     @file) _files ;;
     @text) _message 'value' ;;
@@ -65,13 +74,15 @@ _kiwi_values() {
 }
 
 _kiwi() {
-  local kpath="" word skip=0 i
+  local kpath="" kcwd="" word skip=0 i
   local -a reply subs
   for ((i = 2; i < CURRENT; i++)); do
     word="\${words[i]}"
     if ((skip)); then skip=0; continue; fi
     case "$word" in
       --) return 0 ;;
+      --cwd) kcwd="\${words[i+1]}"; skip=1; continue ;;
+      --cwd=*) kcwd="\${word#--cwd=}"; continue ;;
       -*=*) continue ;;
       -*) _kiwi_flag_value "$kpath" "$word" && skip=1; continue ;;
     esac
@@ -111,6 +122,8 @@ function valueWords(value: ValueKind): string {
       return value.choices.filter(isSafeWord).map(quoteSingle).join(" ");
     case "none":
       return "@text";
+    case "tool":
+      return value.toolType ? `@tool:${value.toolType}` : "@tool";
     default:
       return `@${value.kind}`;
   }

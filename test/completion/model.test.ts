@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { defineCommand } from "citty";
+import { type ArgDef, defineCommand } from "citty";
 import { COMMANDS, root } from "../../src/cli.ts";
-import { flattenTree, resolveCompletionTree, valueKindOf } from "../../src/completion/model.ts";
+import { type ValueKind, flattenTree, resolveCompletionTree, valueKindOf } from "../../src/completion/model.ts";
 
 const sample = defineCommand({
   meta: { name: "tool" },
@@ -37,15 +37,20 @@ describe("the completion model", () => {
     expect(tree.flags.map((f) => f.name)).toEqual(["help", "version"]);
   });
 
-  test.each([
+  const KINDS: [string, string, ArgDef, ValueKind][] = [
     ["an enum", "x", { type: "enum", options: ["json", "sarif"] }, { kind: "choices", choices: ["json", "sarif"] }],
     ["a value hint listing choices", "shell", { type: "positional", valueHint: "bash|zsh|fish" }, { kind: "choices", choices: ["bash", "zsh", "fish"] }],
     ["a dir hint", "cwd", { type: "string", valueHint: "dir" }, { kind: "dir" }],
     ["a name ending in file", "paramsFile", { type: "string" }, { kind: "file" }],
+    ["a FILE|- hint as a file, not as choices", "input", { type: "positional", valueHint: "FILE|-" }, { kind: "file" }],
+    ["a tool argument as tool ids", "tool", { type: "positional", valueHint: "tool" }, { kind: "tool" }],
+    ["a tool-id|path hint as tool ids, not as choices", "paths", { type: "positional", valueHint: "tool-id|path" }, { kind: "tool" }],
+    ["a server argument as mcp_server ids", "servers", { type: "positional" }, { kind: "tool", toolType: "mcp_server" }],
     ["free text", "param", { type: "string", valueHint: "key=value" }, { kind: "none" }],
     ["a boolean", "json", { type: "boolean" }, { kind: "none" }],
-  ] as const)("completes %s", (_name, argName, def, kind) => {
-    expect(valueKindOf(argName, def as never)).toEqual(kind);
+  ];
+  test.each(KINDS)("completes %s", (_name, argName, def, kind) => {
+    expect(valueKindOf(argName, def)).toEqual(kind);
   });
 
   test("covers every command of kiwi's COMMANDS table", async () => {

@@ -1,6 +1,6 @@
 // The generated scripts, loaded into the real shells and asked for completions.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "../../src/cli.ts";
 import { renderBash } from "../../src/completion/bash.ts";
@@ -14,8 +14,13 @@ afterAll(cleanupTemps);
 const dir = makeTemp("kiwi-completion-");
 const scripts = { bash: join(dir, "kiwi.bash"), zsh: join(dir, "_kiwi"), fish: join(dir, "kiwi.fish") };
 const have = (shell: string) => Bun.which(shell) !== null;
+// A stand-in `kiwi` on PATH: records how the script asked for tool ids and answers with two.
+const bin = join(dir, "bin");
+const asked = join(dir, "asked");
 
 beforeAll(async () => {
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, "kiwi"), `#!/bin/sh\necho "$*" >> '${asked}'\nprintf 'alpha_tool\\nbeta_tool\\n'\n`, { mode: 0o755 });
   const tree = await resolveCompletionTree(root);
   writeFileSync(scripts.bash, renderBash(tree));
   writeFileSync(scripts.zsh, renderZsh(tree));
@@ -23,7 +28,8 @@ beforeAll(async () => {
 });
 
 function shell(argv: string[], cwd = dir): string[] {
-  const proc = Bun.spawnSync(argv, { cwd, env: { PATH: process.env.PATH, HOME: dir, LANG: "C.UTF-8" }, stdout: "pipe", stderr: "pipe" });
+  writeFileSync(asked, "");
+  const proc = Bun.spawnSync(argv, { cwd, env: { PATH: `${bin}:${process.env.PATH}`, HOME: dir, LANG: "C.UTF-8" }, stdout: "pipe", stderr: "pipe" });
   if (proc.exitCode !== 0) throw new Error(`${argv[0]} failed: ${proc.stderr.toString()}`);
   expect(proc.stderr.toString()).toBe("");
   return proc.stdout.toString().split("\n").filter(Boolean).sort();
@@ -53,7 +59,10 @@ function fish(line: string): string[] {
   return shell(["fish", "--no-config", "-c", `source '${scripts.fish}'; complete -C '${line}'`]).map((l) => l.split("\t")[0]!);
 }
 
+const askedFor = () => readFileSync(asked, "utf8");
+
 const CASES = [
+  ["tool ids for a tool argument", ["exec", "al"], ["alpha_tool"]],
   ["subcommands of hook", ["hook", ""], ["install", "uninstall"]],
   ["subcommands matching a prefix", ["hook", "un"], ["uninstall"]],
   ["flags of a nested command", ["hook", "install", "--f"], ["--force"]],
@@ -70,6 +79,11 @@ describe.skipIf(!have("bash"))("bash completion", () => {
     expect(bash("")).toEqual(Object.keys(root.subCommands as object).sort());
   });
 
+  test("asks kiwi for MCP servers only, in the --cwd typed so far", () => {
+    expect(bash("--cwd", "/srv/p", "mcp", "diff", "")).toEqual(["alpha_tool", "beta_tool"]);
+    expect(askedFor()).toBe("completion --tools --tool-type mcp_server --cwd /srv/p\n");
+  });
+
   test("completes directories, not files, for --cwd", () => {
     mkdirSync(join(dir, "project-a"), { recursive: true });
     writeFileSync(join(dir, "project-notes"), "");
@@ -84,6 +98,11 @@ describe.skipIf(!have("zsh"))("zsh completion", () => {
     for (const word of expected) expect(out).toContain(word);
   });
 
+  test("asks kiwi for MCP servers only, in the --cwd typed so far", () => {
+    expect(zsh("mcp", "diff", "--cwd=/srv/p", "")).toEqual(["alpha_tool", "beta_tool"]);
+    expect(askedFor()).toBe("completion --tools --tool-type mcp_server --cwd /srv/p\n");
+  });
+
   test("asks for directories after --cwd", () => {
     expect(zsh("init", "--cwd", "")).toEqual(["<files -/>"]);
   });
@@ -92,6 +111,11 @@ describe.skipIf(!have("zsh"))("zsh completion", () => {
 describe.skipIf(!have("fish"))("fish completion", () => {
   test.each(CASES)("offers %s", (_name, words, expected) => {
     expect(fish(`kiwi ${words.join(" ")}`)).toEqual([...expected]);
+  });
+
+  test("asks kiwi for MCP servers only", () => {
+    expect(fish("kiwi mcp diff ")).toEqual(["alpha_tool", "beta_tool"]);
+    expect(askedFor()).toBe("completion --tools --tool-type mcp_server\n");
   });
 
   test("describes commands", () => {

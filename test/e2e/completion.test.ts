@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runKiwi } from "../helpers/kiwi.ts";
+import { hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
@@ -40,7 +40,22 @@ describe("kiwi completion", () => {
   test("asks for the shell when none is given", async () => {
     const r = await runKiwi(["completion"]);
     expect([r.exitCode, r.stdout]).toEqual([2, ""]);
-    expect(r.stderr).toContain("error[E_USAGE]");
-    expect(r.stderr).toContain("SHELL");
+    expect(r.stderr).toBe("error[E_USAGE]: which shell? kiwi completion needs one\n  hint: choose one of: bash, zsh, fish\n");
+  });
+
+  test("lists the project's tool ids, or only its MCP servers, for the scripts", async () => {
+    const root = makeTemp("kiwi-completion-");
+    const env = hermeticEnv();
+    await runKiwi(["init", "--no-lock"], { cwd: root, env });
+    const all = await runKiwi(["completion", "--tools"], { cwd: root, env });
+    expect([all.exitCode, all.stderr]).toEqual([0, ""]);
+    expect(all.stdout.split("\n")).toEqual(expect.arrayContaining(["everything", "greet", "subprocess", "word_count"]));
+    const servers = await runKiwi(["completion", "--tools", "--tool-type", "mcp_server", "--cwd", root], { env });
+    expect(servers.stdout).toBe("everything\n");
+  });
+
+  test("lists nothing, quietly, outside a project", async () => {
+    const r = await runKiwi(["completion", "--tools"], { cwd: makeTemp("kiwi-empty-") });
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, "", ""]);
   });
 });
