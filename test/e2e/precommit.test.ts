@@ -91,3 +91,41 @@ describe.skipIf(!hasPreCommit)("the pre-commit framework with kiwi's hook", () =
     expect(r.output).toMatch(/kiwi check\.+\(no files to check\)Skipped/);
   }, SLOW);
 });
+
+// The README's second snippet: a `repo: local` hook, no reference to this repository at all.
+const LOCAL_CONFIG = `repos:
+  - repo: local
+    hooks:
+      - id: kiwi-check
+        name: kiwi check
+        entry: kiwi check --staged
+        language: system
+        files: (^|/)(\\.ai/tools/|tool\\.lock\\.json$)
+        pass_filenames: true
+        require_serial: true
+`;
+
+describe.skipIf(!hasPreCommit)("the pre-commit framework with a repo: local hook", () => {
+  test("blocks a stale lockfile in a nested project and passes once it is relocked", async () => {
+    const repo = makeTemp("kiwi-precommit-local-");
+    await git(repo, env, "init", "-q", "-b", "main", ".");
+    const svc = join(repo, "services", "agent");
+    expect((await runKiwi(["init", "--cwd", svc], { cwd: repo, env })).exitCode).toBe(0);
+    writeFileSync(join(repo, ".pre-commit-config.yaml"), LOCAL_CONFIG);
+    await git(repo, env, "add", "-A");
+    await git(repo, env, "commit", "-q", "-m", "init");
+    expect((await run(["pre-commit", "install"], repo, env)).exitCode).toBe(0);
+
+    appendFileSync(join(svc, ".ai/tools/greet.sh"), "# changed\n");
+    await git(repo, env, "add", "-A");
+    const stale = await run(["git", "commit", "-m", "stale"], repo, env);
+    expect(stale.exitCode).toBe(1);
+    expect(stale.stderr + stale.stdout).toContain("error[E_LOCK_STALE]: services/agent/tool.lock.json is out of date for this commit: greet changed");
+
+    expect((await runKiwi(["lock"], { cwd: svc, env })).exitCode).toBe(0);
+    await git(repo, env, "add", "-A");
+    const good = await run(["git", "commit", "-m", "good"], repo, env);
+    expect(good.exitCode).toBe(0);
+    expect(good.stderr + good.stdout).toMatch(/kiwi check\.+Passed/);
+  }, SLOW);
+});
