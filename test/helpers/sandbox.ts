@@ -67,14 +67,15 @@ export async function launch(plan: SandboxPlan, opts: { killAfterMs?: number; pr
   return { exitCode: proc.exitCode, signal: proc.signalCode === null ? null : String(proc.signalCode), stdout, stderr, killed };
 }
 
-/** Live (non-zombie) processes whose real uid is `uid`, from /proc. */
-export function processesOfUid(uid: number): number {
+/** Live (non-zombie) processes whose real uid passes `match`, from /proc. */
+export function processesOfUid(match: number | ((uid: number) => boolean)): number {
+  const test = typeof match === "number" ? (uid: number) => uid === match : match;
   let n = 0;
   for (const d of readdirSync("/proc")) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const status = readFileSync(`/proc/${d}/status`, "utf8");
-      if (Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) === uid && !/^State:\s+Z/m.test(status)) n++;
+      if (test(Number(/^Uid:\s+(\d+)/m.exec(status)?.[1])) && !/^State:\s+Z/m.test(status)) n++;
     } catch {
       // the process ended while we looked
     }
@@ -82,13 +83,31 @@ export function processesOfUid(uid: number): number {
   return n;
 }
 
+/** The uid passing `match` with the most live processes right now, and how many it has. */
+export function busiestUid(match: (uid: number) => boolean): { uid: number; count: number } {
+  const counts = new Map<number, number>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const status = readFileSync(`/proc/${d}/status`, "utf8");
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
+      if (match(uid) && !/^State:\s+Z/m.test(status)) counts.set(uid, (counts.get(uid) ?? 0) + 1);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  let best = { uid: -1, count: 0 };
+  for (const [uid, count] of counts) if (count > best.count) best = { uid, count };
+  return best;
+}
+
 /** Polls until no live process of `uid` remains or `maxMs` passes; returns how many are left. */
-export async function waitUidGone(uid: number, maxMs = 5000): Promise<number> {
+export async function waitUidGone(match: number | ((uid: number) => boolean), maxMs = 5000): Promise<number> {
   const deadline = Date.now() + maxMs;
-  let left = processesOfUid(uid);
+  let left = processesOfUid(match);
   while (left > 0 && Date.now() < deadline) {
     await Bun.sleep(20);
-    left = processesOfUid(uid);
+    left = processesOfUid(match);
   }
   return left;
 }

@@ -1,0 +1,230 @@
+// `kiwi exec` enforcing declared permissions, through the compiled binary: each tool fails without
+// its declaration and the same tool, declared, succeeds. Needs a working bubblewrap (CI installs it).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { probeSandbox } from "../../src/exec/sandbox-io.ts";
+import { SANDBOX_UID_BASE } from "../../src/exec/sandbox-plan.ts";
+import { kiwiIn } from "./lock-helpers.ts";
+import { busiestUid, waitUidGone } from "../helpers/sandbox.ts";
+import { cleanupTemps, makeProject, writeTree } from "../helpers/tree.ts";
+
+afterAll(cleanupTemps);
+
+if (!probeSandbox(process.env).usable) throw new Error(`the sandbox tests need a working bubblewrap: ${probeSandbox(process.env).reason}`);
+
+const PARAMS = "parameters:\n  - { name: path, type: string }\n  - { name: port, type: integer }\n";
+
+/** A python script tool, optionally with `requires` and `limits` lines (YAML, already indented). */
+function pyTool(id: string, script: string, extra = ""): Record<string, string> {
+  return {
+    [`.ai/tools/${id}/tool.yaml`]: `tool_id: ${id}\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n${PARAMS}${extra}`,
+    [`.ai/tools/${id}/main.py`]: script,
+  };
+}
+
+const READ = `import json, sys\nprint(open(json.load(sys.stdin)["path"]).read())\n`;
+const WRITE = `import json, sys\nopen(json.load(sys.stdin)["path"], "w").write("from the tool")\nprint("wrote")\n`;
+const CONNECT = `import json, socket, sys\np = json.load(sys.stdin)\ns = socket.create_connection(("127.0.0.1", p["port"]), timeout=10)\ns.sendall(b"hello")\nprint(s.recv(16).decode())\n`;
+const ALLOC = `b = bytearray(384 * 1024 * 1024)\nprint("allocated", len(b) >> 20, "MiB")\n`;
+const FORK = `import os, sys
+r, w = os.pipe(); kids = []
+for i in range(24):
+    try:
+        pid = os.fork()
+    except OSError as e:
+        print("fork failed after", i, "children"); sys.exit(3)
+    if pid == 0:
+        os.close(w); os.read(r, 1); os._exit(0)
+    kids.append(pid)
+os.close(w)
+for k in kids: os.waitpid(k, 0)
+print("forked 24")
+`;
+
+function project(): string {
+  return makeProject({
+    ...pyTool("read_key", READ),
+    ...pyTool("read_key_ok", READ, "requires:\n  - fs.read: [\"~/.ssh\"]\n"),
+    ...pyTool("write_out", WRITE),
+    ...pyTool("write_out_ok", WRITE, "requires:\n  - fs.write: [\"out\"]\n"),
+    ...pyTool("connect", CONNECT),
+    ...pyTool("connect_ok", CONNECT, "requires:\n  - net.outbound: [\"127.0.0.1\"]\n"),
+    ...pyTool("alloc", ALLOC, "limits:\n  memory_mb: 256\n"),
+    ...pyTool("alloc_ok", ALLOC, "limits:\n  memory_mb: 1024\n"),
+    ...pyTool("forker", FORK, "limits:\n  processes: 8\n"),
+    ...pyTool("forker_ok", FORK, "limits:\n  processes: 64\n"),
+    ".ai/tools/bomb/tool.yaml": "tool_id: bomb\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: bomb.sh\nlimits:\n  processes: 16\n  timeout_ms: 1500\n",
+    ".ai/tools/bomb/bomb.sh": ":(){ :|:& };:\nexec sleep 60\n",
+    // Parameters cannot fill a URL's host (exec refuses that); the environment can, so that is how a
+    // template gets steered here.
+    ".ai/tools/fetch_data.yaml": "tool_id: fetch_data\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig:\n  method: GET\n  url: \"http://${API_HOST}/data\"\n",
+    ".ai/tools/fetch_data_ok.yaml":
+      "tool_id: fetch_data_ok\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nrequires:\n  - net.outbound: [\"127.0.0.1\"]\nconfig:\n  method: GET\n  url: \"http://${API_HOST}/data\"\n",
+    // exec itself would follow a redirect to localhost (allow_redirect_hosts); the declared hosts do not allow it.
+    ".ai/tools/fetch_redirect.yaml":
+      "tool_id: fetch_redirect\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nrequires:\n  - net.outbound: [\"127.0.0.1\"]\nconfig:\n  method: GET\n  url: \"http://${API_HOST}/data\"\n  allow_redirect_hosts: [localhost]\n",
+  });
+}
+
+const root = project();
+const kiwi = kiwiIn(root);
+writeTree(kiwi.env.HOME!, { ".ssh/id_rsa": { content: "FAKE-KEY-e2e-7f3a\n", mode: 0o600 } });
+const keyPath = join(kiwi.env.HOME!, ".ssh", "id_rsa");
+const exec = (tool: string, params: Record<string, unknown> = {}, extra: string[] = [], env: Record<string, string> = {}) =>
+  kiwi.run(["exec", tool, "--sandbox=require", "--params", JSON.stringify(params), ...extra], env);
+
+beforeAll(async () => {
+  const r = await kiwi.run(["lock"]);
+  if (r.exitCode !== 0) throw new Error(`kiwi lock failed:\n${r.stderr}`);
+});
+
+describe("kiwi exec --sandbox=require", () => {
+  test("reading ~/.ssh/id_rsa fails undeclared and works with fs.read: [~/.ssh]", async () => {
+    const denied = await exec("read_key", { path: keyPath });
+    expect(denied.exitCode).toBe(1);
+    expect(denied.stdout).toBe("");
+    expect(denied.stderr).toContain("No such file or directory");
+    const allowed = await exec("read_key_ok", { path: keyPath });
+    expect([allowed.exitCode, allowed.stdout]).toEqual([0, "FAKE-KEY-e2e-7f3a\n\n"]);
+  });
+
+  test("writing outside the tool fails undeclared and works with fs.write: [out]", async () => {
+    mkdirSync(join(root, "out"), { recursive: true });
+    const target = join(root, "out", "result.txt");
+    const denied = await exec("write_out", { path: target });
+    expect(denied.exitCode).toBe(1);
+    expect(existsSync(target)).toBe(false);
+    const allowed = await exec("write_out_ok", { path: target });
+    expect([allowed.exitCode, allowed.stdout]).toEqual([0, "wrote\n"]);
+    expect(readFileSync(target, "utf8")).toBe("from the tool");
+  });
+
+  test("a TCP connection to a loopback listener fails undeclared and works with net.outbound", async () => {
+    let received = "";
+    const server = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        data(socket, data) {
+          received += data.toString();
+          socket.write("pong");
+          socket.end();
+        },
+      },
+    });
+    try {
+      const denied = await exec("connect", { port: server.port });
+      expect(denied.exitCode).toBe(1);
+      expect(denied.stderr).toContain("ConnectionRefusedError");
+      expect(received).toBe("");
+      const allowed = await exec("connect_ok", { port: server.port });
+      expect([allowed.exitCode, allowed.stdout, received]).toEqual([0, "pong\n", "hello"]);
+    } finally {
+      server.stop(true);
+    }
+  });
+
+  test("allocating past memory_mb fails, and the same allocation fits a larger declared limit", async () => {
+    const denied = await exec("alloc");
+    expect(denied.exitCode).toBe(1);
+    expect(denied.stderr).toContain("MemoryError");
+    const allowed = await exec("alloc_ok");
+    expect([allowed.exitCode, allowed.stdout]).toEqual([0, "allocated 384 MiB\n"]);
+  });
+
+  test("forking past the process limit fails, and succeeds under a larger declared limit", async () => {
+    const denied = await exec("forker");
+    expect([denied.exitCode, denied.stdout]).toEqual([3, expect.stringMatching(/^fork failed after \d+ children\n$/)]);
+    const allowed = await exec("forker_ok");
+    expect([allowed.exitCode, allowed.stdout]).toEqual([0, "forked 24\n"]);
+  });
+
+  test("a fork bomb is held at its process limit and killed whole at its timeout", async () => {
+    // Under root the bomb runs as a per-run uid above SANDBOX_UID_BASE: count its processes while it
+    // runs (per uid, as other sandboxes on the machine have uids of their own).
+    let peak = { uid: -1, count: 0 };
+    const sampler = setInterval(() => {
+      const now = busiestUid((uid) => uid >= SANDBOX_UID_BASE);
+      if (now.count > peak.count) peak = now;
+    }, 20);
+    const r = await exec("bomb").finally(() => clearInterval(sampler));
+    if (process.getuid?.() === 0) {
+      expect(peak.count).toBeGreaterThan(4);
+      expect(peak.count).toBeLessThanOrEqual(16);
+    }
+    expect(r.exitCode).toBe(8);
+    expect(r.stderr).toContain("error[E_EXEC_FAILED]: bomb timed out after 1500 ms");
+    // None of it may outlive kiwi.
+    if (process.getuid?.() === 0) expect(await waitUidGone(peak.uid)).toBe(0);
+  }, 20_000);
+});
+
+describe("http_client host policy through kiwi exec", () => {
+  test("a URL template steered to 127.0.0.1 is refused undeclared, and reaches the server when declared", async () => {
+    let hits = 0;
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (hits++, Response.json({ ok: "inside" })) });
+    try {
+      const host = `127.0.0.1:${server.port}`;
+      const denied = await exec("fetch_data", {}, [], { API_HOST: host });
+      expect([denied.exitCode, denied.stderr]).toEqual([11, expect.any(String)]);
+      expect(denied.stderr).toContain(`error[E_SANDBOX]: fetch_data may not contact http://${host}: 127.0.0.1 is a loopback address`);
+      expect(hits).toBe(0);
+      for (const spelled of [`localhost:${server.port}`, `2130706433:${server.port}`, `[::ffff:127.0.0.1]:${server.port}`]) {
+        const r = await exec("fetch_data", {}, [], { API_HOST: spelled });
+        expect([r.exitCode, hits]).toEqual([11, 0]);
+      }
+      const allowed = await exec("fetch_data_ok", {}, [], { API_HOST: host });
+      expect(allowed.exitCode).toBe(0);
+      expect(JSON.parse(allowed.stdout)).toEqual({ ok: "inside" });
+      expect(hits).toBe(1);
+    } finally {
+      server.stop(true);
+    }
+  });
+
+  test("a redirect to an undeclared host is refused before it is followed", async () => {
+    let innerHits = 0;
+    const inner = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (innerHits++, new Response("secret")) });
+    const outer = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.redirect(`http://localhost:${inner.port}/admin`, 302) });
+    try {
+      const r = await exec("fetch_redirect", {}, [], { API_HOST: `127.0.0.1:${outer.port}` });
+      expect(r.exitCode).toBe(11);
+      expect(r.stderr).toContain(`error[E_SANDBOX]: fetch_redirect may not contact localhost:${inner.port}: it is not among the declared net.outbound hosts (127.0.0.1)`);
+      expect(innerHits).toBe(0);
+    } finally {
+      inner.stop(true);
+      outer.stop(true);
+    }
+  });
+});
+
+describe("without bubblewrap", () => {
+  const noBwrap = { KIWI_BWRAP: "/nonexistent/bwrap" };
+
+  test("auto warns once on stderr and runs the tool unsandboxed", async () => {
+    const r = await kiwi.run(["exec", "read_key", "--params", JSON.stringify({ path: keyPath })], { ...noBwrap, KIWI_SANDBOX: "auto" });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("FAKE-KEY-e2e-7f3a");
+    expect(r.stderr.match(/no sandbox: /g)).toHaveLength(1);
+  });
+
+  test("require refuses with E_SANDBOX and runs nothing", async () => {
+    const r = await kiwi.run(["exec", "read_key", "--sandbox=require", "--params", JSON.stringify({ path: keyPath })], noBwrap);
+    expect([r.exitCode, r.stdout]).toEqual([11, ""]);
+    expect(r.stderr).toContain('error[E_SANDBOX]: cannot run read_key: the sandbox is required but unavailable (KIWI_BWRAP="/nonexistent/bwrap" is not an executable)');
+  });
+});
+
+describe("kiwi exec --dry-run", () => {
+  test("shows what is enforced and what is not", async () => {
+    const r = await kiwi.run(["exec", "connect_ok", "--dry-run", "--sandbox=require", "--params", '{"port": 1}']);
+    expect(r.exitCode).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    const lines = (doc.sandbox.enforcement as { area: string; enforced: boolean; detail: string }[]).map((e) => `${e.enforced ? "+" : "-"} ${e.area}: ${e.detail}`);
+    expect(lines).toContainEqual(expect.stringMatching(/^- network: allowed \(host filtering not enforced\): 127\.0\.0\.1 declared at \/requires\/0/));
+    expect(lines).toContainEqual(expect.stringMatching(/^\+ filesystem: read-only run directory /));
+    expect(lines).toContainEqual("- commands: which programs the tool starts is not checked (proc.spawn, shell.execute): anything visible can run, within the process limit");
+  });
+});
+
