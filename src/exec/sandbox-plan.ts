@@ -1,5 +1,6 @@
 // Turns a subprocess run into a sandboxed launch: the bubblewrap + setpriv + prlimit argv that enforces
 // a tool's declared permissions, plus a plain account of what is and is not enforced. Pure.
+import { constants } from "node:os";
 import { KiwiError } from "../errors.ts";
 import type { Capability, Limits } from "../manifest/model.ts";
 import { type ResolvedLimits, resolveLimits } from "./limits.ts";
@@ -193,4 +194,14 @@ function sandboxEnv(env: Readonly<Record<string, string>>): Record<string, strin
   const out = { ...env };
   if ("TMPDIR" in out) out.TMPDIR = "/tmp";
   return out;
+}
+
+/**
+ * The signal behind a sandboxed run's exit code: bubblewrap reports a tool killed by signal N as
+ * exit code 128 + N (as shells do), so kiwi can say "killed by SIGXCPU" instead of "exit 152".
+ */
+export function signalFromSandboxExit(exitCode: number): string | null {
+  const n = exitCode - 128;
+  if (n < 1 || n > 64) return null;
+  return Object.entries(constants.signals).find(([, v]) => v === n)?.[0] ?? null;
 }

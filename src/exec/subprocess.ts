@@ -5,6 +5,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { constants } from "node:os";
 import { KiwiError } from "../errors.ts";
 import { type SubprocessPlan, renderStdinParams } from "./plan.ts";
+import { signalFromSandboxExit } from "./sandbox-plan.ts";
 
 /** Where the tool's output goes, chunk by chunk, as it arrives. */
 export interface OutputSinks {
@@ -105,6 +106,9 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
     await proc.exited;
     outcome.exitCode = proc.signalCode ? null : proc.exitCode;
     outcome.signal = proc.signalCode ? String(proc.signalCode) : null;
+    // Inside bubblewrap a signal death reaches kiwi as bwrap's exit code 128+N.
+    const sandboxSignal = plan.sandbox?.active && outcome.exitCode !== null ? signalFromSandboxExit(outcome.exitCode) : null;
+    if (sandboxSignal) [outcome.exitCode, outcome.signal] = [null, sandboxSignal];
     // Whatever the tool left running in its group is stopped too: nothing outlives the call.
     if (groupAlive(pgid)) {
       stopGroup();

@@ -54,6 +54,7 @@ function project(): string {
     ...pyTool("alloc_ok", ALLOC, "limits:\n  memory_mb: 1024\n"),
     ...pyTool("forker", FORK, "limits:\n  processes: 8\n"),
     ...pyTool("forker_ok", FORK, "limits:\n  processes: 64\n"),
+    ...pyTool("spin", "while True:\n    pass\n", "limits:\n  cpu_seconds: 1\n"),
     ".ai/tools/bomb/tool.yaml": "tool_id: bomb\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: bomb.sh\nlimits:\n  processes: 16\n  timeout_ms: 1500\n",
     ".ai/tools/bomb/bomb.sh": ":(){ :|:& };:\nexec sleep 60\n",
     // Parameters cannot fill a URL's host (exec refuses that); the environment can, so that is how a
@@ -138,6 +139,13 @@ describe("kiwi exec --sandbox=require", () => {
     expect([denied.exitCode, denied.stdout]).toEqual([3, expect.stringMatching(/^fork failed after \d+ children\n$/)]);
     const allowed = await exec("forker_ok");
     expect([allowed.exitCode, allowed.stdout]).toEqual([0, "forked 24\n"]);
+  });
+
+  test("a tool past its CPU time is reported as killed by SIGXCPU, not as a bare exit code", async () => {
+    const r = await exec("spin");
+    expect(r.exitCode).toBe(128 + 24);
+    expect(r.stderr).toContain("error[E_EXEC_FAILED]: spin was killed by SIGXCPU (signal 24)");
+    expect(r.stderr).toContain("the tool may have hit its CPU limit (limits.cpu_seconds)");
   });
 
   test("a fork bomb is held at its process limit and killed whole at its timeout", async () => {

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { KiwiError } from "../../src/errors.ts";
 import { renderEnforcement } from "../../src/exec/sandbox-describe.ts";
 import { expandDeclaredPath, runtimePrefixes } from "../../src/exec/sandbox-mounts.ts";
-import { planSandbox, resolveSandboxMode, SANDBOX_UID_BASE, type SandboxProbe, type SandboxRequest } from "../../src/exec/sandbox-plan.ts";
+import { planSandbox, resolveSandboxMode, SANDBOX_UID_BASE, signalFromSandboxExit, type SandboxProbe, type SandboxRequest } from "../../src/exec/sandbox-plan.ts";
 import type { Capability } from "../../src/manifest/model.ts";
 
 const probe = (over: Partial<SandboxProbe> = {}): SandboxProbe => ({
@@ -196,5 +196,19 @@ describe("paths", () => {
     [["/nix/store/abc-python3/bin/python3"], ["/nix/store"]],
   ])("the runtime of %p is mounted as %p", ([cmd, real], want) => {
     expect(runtimePrefixes({ argv: [cmd!], commandRealPath: real, home: "/home/ann", projectRoot: "/home/ann/proj" })).toEqual(want);
+  });
+});
+
+describe("signalFromSandboxExit", () => {
+  test.each([
+    [137, "SIGKILL"],
+    [152, "SIGXCPU"],
+    [143, "SIGTERM"],
+    [0, null],
+    [1, null],
+    [128, null],
+    [255, null],
+  ])("exit %p means %p", (code, want) => {
+    expect(signalFromSandboxExit(code)).toBe(want);
   });
 });
