@@ -1,6 +1,6 @@
 // Whole-cache maintenance: verify every entry, prune what no known lockfile references, clean
 // everything kiwi put there, and the registry of projects that prune consults.
-import { type Dirent, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { type Dirent, chmodSync, existsSync, lstatSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseDigest } from "../integrity/digest.ts";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
@@ -98,7 +98,7 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
         report.keptRecent++;
         return;
       }
-      rmSync(path, { force: true, recursive: true });
+      removeTree(path);
       report[counter]++;
       report.bytesFreed += st.isFile() ? st.size : 0;
     } catch {
@@ -112,8 +112,14 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
       remove(e.path, e.kind === "blobs" ? "removedBlobs" : "removedIndex");
     }
   }
-  for (const name of safeReaddir(join(store.dir, "stat"))) {
-    if (name.endsWith(".json") && !liveKeys.has(name.slice(0, -5))) remove(join(store.dir, "stat", name), "removedOther");
+  for (const dir of ["stat", "manifests"]) {
+    for (const name of safeReaddir(join(store.dir, dir))) {
+      // <key>.json and <key>.tree.json: the key is the first 32 hex digits.
+      if (name.endsWith(".json") && !liveKeys.has(name.slice(0, 32))) remove(join(store.dir, dir, name), "removedOther");
+    }
+  }
+  for (const name of safeReaddir(join(store.dir, "runs"))) {
+    if (!keepIndex.has(name)) remove(join(store.dir, "runs", name), "removedOther");
   }
   for (const name of safeReaddir(join(store.dir, "quarantine"))) remove(join(store.dir, "quarantine", name), "removedOther");
   return report;
@@ -125,10 +131,32 @@ export function cleanCache(store: Store): string[] {
   for (const name of Object.keys(CACHE_ENTRIES)) {
     const path = join(store.dir, name);
     if (!existsSync(path)) continue;
-    rmSync(path, { recursive: true, force: true });
+    removeTree(path);
     removed.push(name);
   }
   return removed;
+}
+
+/** rm -rf that also removes read-only folders (run directories are made read-only on purpose). */
+function removeTree(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EACCES" && code !== "EPERM") throw error;
+    makeWritable(path);
+    rmSync(path, { recursive: true, force: true });
+  }
+}
+
+function makeWritable(path: string): void {
+  try {
+    if (!lstatSync(path).isDirectory()) return;
+    chmodSync(path, 0o755);
+    for (const name of readdirSync(path)) makeWritable(join(path, name));
+  } catch {
+    // What cannot be made writable makes the rm that follows report the error.
+  }
 }
 
 interface FanoutEntry {

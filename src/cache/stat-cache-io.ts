@@ -1,5 +1,6 @@
 // The stat cache: (size, mtime, ctime, inode) -> sha256 per file of one project, so a warm
-// `kiwi lock` reads no unchanged file. It is a hint, never a source of truth: `kiwi verify` and
+// `kiwi lock` reads no unchanged file; plus per-tool integrity memos and the digest of the tree
+// that last passed the pre-lock check, so an unchanged tree is neither re-rendered nor re-checked. It is a hint, never a source of truth: `kiwi verify` and
 // installs re-read bytes, and an unreadable or foreign stat cache is simply ignored.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,20 +16,36 @@ import { statRelPath } from "./layout.ts";
  */
 export const RACY_MARGIN_MS = 2000;
 
-const FORMAT = 1;
+const FORMAT = 2;
 
 type Row = [size: number, mtimeMs: number, ctimeMs: number, ino: number, sha256: string];
+
+/** A tool's integrity memo: the digest of everything integrity is computed from, and the result. */
+type ToolMemo = [inputDigest: string, integrity: string];
+
+/** A tree that passed the pre-lock check: the digest of its context (kiwi version, options, discovery findings) and each tool's integrity. */
+export interface CheckedTree {
+  context: string;
+  tools: Record<string, string>;
+}
 
 interface StatFile {
   format: number;
   root: string;
   entries: Record<string, Row>;
+  /** Per tool (by tool root): integrity memo, so an unchanged tool's canonical text is not rebuilt. */
+  tools?: Record<string, ToolMemo>;
+  /** The tree that last passed the pre-lock check: its context digest and tool id -> integrity. */
+  checked?: CheckedTree | null;
 }
 
 /** The stat cache of one project for one run: lookups, records, and a save at the end. */
 export class StatCache {
   private readonly next = new Map<string, Row>();
+  private readonly nextTools = new Map<string, ToolMemo>();
   private dirty = false;
+  /** The tree that last passed the pre-lock check. */
+  checked: CheckedTree | null;
   hits = 0;
   misses = 0;
 
@@ -38,7 +55,36 @@ export class StatCache {
     private readonly previous: ReadonlyMap<string, Row>,
     /** Start of this run's hashing (ms since epoch), for the racy rule. */
     private readonly startedAt: number,
-  ) {}
+    private readonly previousTools: ReadonlyMap<string, ToolMemo> = new Map(),
+    previousChecked: CheckedTree | null = null,
+  ) {
+    this.checked = previousChecked;
+  }
+
+  /** The integrity remembered for a tool whose integrity inputs hash to `inputDigest`. */
+  lookupTool(key: string, inputDigest: string): string | undefined {
+    const memo = this.previousTools.get(key);
+    if (memo && memo[0] === inputDigest) {
+      this.nextTools.set(key, memo);
+      return memo[1];
+    }
+    return undefined;
+  }
+
+  /** Remembers a tool's integrity for its inputs' digest. */
+  recordTool(key: string, inputDigest: string, integrity: string): void {
+    this.nextTools.set(key, [inputDigest, integrity]);
+    this.dirty = true;
+  }
+
+  /** Remembers that this tree passed the pre-lock check. */
+  recordChecked(checked: CheckedTree): void {
+    const before = this.checked;
+    const same = before?.context === checked.context && Object.keys(before.tools).length === Object.keys(checked.tools).length && Object.entries(checked.tools).every(([id, d]) => before.tools[id] === d);
+    if (same) return;
+    this.checked = checked;
+    this.dirty = true;
+  }
 
   /** The remembered digest of a file whose stat is unchanged, else undefined. */
   lookup(key: string, file: Pick<ToolFile, "size" | "mtimeMs" | "ctimeMs" | "ino">): string | undefined {
@@ -61,8 +107,8 @@ export class StatCache {
 
   /** Writes the cache when it changed (files seen this run only). Returns a warning instead of throwing. */
   save(faults?: Faults): string | undefined {
-    if (!this.dirty && this.next.size === this.previous.size) return undefined;
-    const body: StatFile = { format: FORMAT, root: this.root, entries: Object.fromEntries(this.next) };
+    if (!this.dirty && this.next.size === this.previous.size && this.nextTools.size === this.previousTools.size) return undefined;
+    const body: StatFile = { format: FORMAT, root: this.root, entries: Object.fromEntries(this.next), tools: Object.fromEntries(this.nextTools), checked: this.checked };
     try {
       writeFileAtomic(this.file, JSON.stringify(body), { faults, writePoint: "stat-write" });
       return undefined;
@@ -77,17 +123,59 @@ export class StatCache {
 export function loadStatCache(cacheDir: string, root: string, startedAt: number): StatCache {
   const file = join(cacheDir, statRelPath(root));
   let previous = new Map<string, Row>();
+  let tools = new Map<string, ToolMemo>();
+  let checked: CheckedTree | null = null;
   try {
     const parsed = JSON.parse(readFileSync(file, "utf8")) as StatFile;
     if (parsed.format === FORMAT && parsed.root === root && parsed.entries && typeof parsed.entries === "object") {
       previous = new Map(Object.entries(parsed.entries).filter(([, row]) => isRow(row)));
+      if (parsed.tools && typeof parsed.tools === "object") tools = new Map(Object.entries(parsed.tools).filter(([, m]) => isMemo(m)));
+      const c = parsed.checked;
+      if (c && typeof c.context === "string" && c.tools && typeof c.tools === "object") checked = c;
     }
   } catch {
     // No stat cache yet, or a damaged one: every file is hashed, which is always correct.
   }
-  return new StatCache(file, root, previous, startedAt);
+  return new StatCache(file, root, previous, startedAt, tools, checked);
+}
+
+function isMemo(memo: unknown): memo is ToolMemo {
+  return Array.isArray(memo) && memo.length === 2 && memo.every((d) => typeof d === "string" && /^[0-9a-f]{64}$/.test(d));
 }
 
 function isRow(row: unknown): row is Row {
   return Array.isArray(row) && row.length === 5 && row.slice(0, 4).every((n) => typeof n === "number") && typeof row[4] === "string" && /^[0-9a-f]{64}$/.test(row[4]);
+}
+
+/**
+ * The tree memo: the stat fingerprint of a whole project (every manifest and tool file) and the
+ * sha256 of the lockfile kiwi wrote or confirmed for it. When both still match, `kiwi lock` has
+ * nothing to do. A small file of its own, so checking it costs no parse of the stat cache.
+ */
+export interface TreeMemo {
+  fingerprint: string;
+  lockfile: string;
+}
+
+function treeMemoPath(cacheDir: string, root: string): string {
+  return join(cacheDir, statRelPath(root).replace(/\.json$/, ".tree.json"));
+}
+
+/** The project's tree memo, or undefined when absent or unreadable. */
+export function loadTreeMemo(cacheDir: string, root: string): TreeMemo | undefined {
+  try {
+    const memo = JSON.parse(readFileSync(treeMemoPath(cacheDir, root), "utf8")) as TreeMemo & { root?: string };
+    return memo.root === root && typeof memo.fingerprint === "string" && typeof memo.lockfile === "string" ? memo : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Saves the tree memo; a cache that cannot be written only costs speed. */
+export function saveTreeMemo(cacheDir: string, root: string, memo: TreeMemo, faults?: Faults): void {
+  try {
+    writeFileAtomic(treeMemoPath(cacheDir, root), JSON.stringify({ root, ...memo }), { faults, writePoint: "stat-write" });
+  } catch {
+    // Same as the stat cache: the warning for an unwritable cache is given once, by StatCache.save.
+  }
 }

@@ -3,6 +3,7 @@
 import { defineCommand } from "citty";
 import { formatDigest, hashCanonical } from "../integrity/digest.ts";
 import { hashToolIntegrity } from "../integrity/tool.ts";
+import { integrityText } from "../lockfile/build.ts";
 import { checkIntegrityInput, parseHashInput } from "../lockfile/hash-inputs.ts";
 import { readInputText } from "../lockfile/input-io.ts";
 import { findTool, hashProjectTools } from "../lockfile/tree-io.ts";
@@ -55,7 +56,7 @@ const tool = defineCommand({
         integrity: formatDigest(h.integrity),
         manifest_digest: formatDigest(h.manifestDigest),
         files: h.files,
-        canonical: h.canonical,
+        canonical: integrityText(h),
       });
     } else {
       const lines = [`${formatDigest(h.integrity)}  ${found.id}@${found.version}  ${found.manifestFile}`];

@@ -1,7 +1,7 @@
 // From hashed tools to a Lockfile value: one entry per tool, the resolved executor as id@version,
 // and the MCP pins of servers that still exist. Pure; hashing of bytes happens in cache/hash-io.ts.
 import { KiwiError } from "../errors.ts";
-import { formatDigest, hashCanonical } from "../integrity/digest.ts";
+import { formatDigest, hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type FileEntry, hashToolIntegrity, sortFileEntries } from "../integrity/tool.ts";
 import type { Tool } from "../manifest/model.ts";
 import { LOCKFILE_VERSION, type LockedTool, type Lockfile, type McpPin } from "../schema/lockfile.ts";
@@ -15,15 +15,35 @@ export interface HashedTool {
   files: FileEntry[];
   integrity: string;
   manifestDigest: string;
-  /** The canonical text the integrity was computed over (the cache's tool index entry). */
-  canonical: string;
 }
 
-/** Computes a tool's integrity and manifest digest from its already-hashed file entries. */
-export function hashTool(tool: LockableTool, files: readonly FileEntry[]): HashedTool {
-  const sorted = sortFileEntries(files);
-  const { canonical, hex } = hashToolIntegrity({ tool_id: tool.id, version: tool.version, manifest: tool.manifest, files: sorted });
-  return { tool, files: sorted, integrity: hex, manifestDigest: hashCanonical(tool.manifest).hex, canonical };
+/** Where integrities of unchanged tools are remembered (the stat cache), keyed by tool. */
+export interface IntegrityMemo {
+  lookupTool(key: string, inputDigest: string): string | undefined;
+  recordTool(key: string, inputDigest: string, integrity: string): void;
+}
+
+/**
+ * Computes a tool's integrity and manifest digest from its already-hashed file entries. With a
+ * memo, an unchanged tool (same id, version, manifest digest and file entries) reuses its
+ * integrity instead of rebuilding the canonical text: integrity is a pure function of those.
+ */
+export function hashTool(tool: LockableTool, files: readonly FileEntry[], memo?: { key: string; memo: IntegrityMemo }): HashedTool {
+  const sorted = sortFileEntries(files).map((f) => ({ path: f.path, sha256: f.sha256, is_executable: f.is_executable === true }));
+  const manifestDigest = hashCanonical(tool.manifest).hex;
+  // A cache key only (never published): JSON.stringify is exact and injective for these values.
+  const inputDigest = memo ? sha256Hex(JSON.stringify([tool.id, tool.version, manifestDigest, sorted.map((f) => [f.path, f.sha256, f.is_executable])])) : "";
+  let integrity = memo?.memo.lookupTool(memo.key, inputDigest);
+  if (integrity === undefined) {
+    integrity = hashToolIntegrity({ tool_id: tool.id, version: tool.version, manifest: tool.manifest, files: sorted }).hex;
+    memo?.memo.recordTool(memo.key, inputDigest, integrity);
+  }
+  return { tool, files: sorted, integrity, manifestDigest };
+}
+
+/** The canonical text a hashed tool's integrity is the sha256 of (the cache's tool index entry). */
+export function integrityText(h: HashedTool): string {
+  return hashToolIntegrity({ tool_id: h.tool.id, version: h.tool.version, manifest: h.tool.manifest, files: h.files }).canonical;
 }
 
 /** The lockfile for a set of hashed tools; pins of servers no longer present are dropped. */

@@ -1,7 +1,7 @@
 // The tree against its lockfile: which tools and files differ, and which entries were edited by
 // hand (their digests disagree with their own file lists). Pure.
 import type { CanonicalValue } from "../integrity/value.ts";
-import type { Lockfile } from "../schema/lockfile.ts";
+import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type HashedTool, buildLockfile } from "./build.ts";
 import { checkEntryConsistency } from "./consistency.ts";
 import { type LockDiff, diffLockfiles } from "./diff.ts";
@@ -32,6 +32,9 @@ export function compareTreeToLock(
   const byId = new Map(tree.map((h) => [h.tool.id, h]));
   const handEdited: HandEdit[] = [];
   for (const [id, entry] of Object.entries(lock.tools)) {
+    // An entry equal to the one the tree produces now is consistent by construction.
+    const now = fresh.tools[id];
+    if (now && sameEntry(entry, now)) continue;
     const candidates: (CanonicalValue | undefined)[] = [byId.get(id)?.tool.manifest];
     let verdict = candidates[0] === undefined ? "unknown" : checkEntryConsistency(id, entry, candidates[0]);
     if (verdict === "unknown") {
@@ -43,4 +46,9 @@ export function compareTreeToLock(
     }
   }
   return { diff: diffLockfiles(lock, fresh), handEdited, fresh };
+}
+
+function sameEntry(a: LockedTool, b: LockedTool): boolean {
+  if (a.integrity !== b.integrity || a.manifest_digest !== b.manifest_digest || a.version !== b.version || a.files.length !== b.files.length) return false;
+  return a.files.every((f, i) => f.path === b.files[i]!.path && f.sha256 === b.files[i]!.sha256 && f.is_executable === b.files[i]!.is_executable);
 }

@@ -24,16 +24,20 @@ export interface ReadLockfile {
   text: string;
 }
 
-/** Reads the project's lockfile; undefined when there is none. Throws E_LOCK_INVALID when it is bad. */
-export function readLockfile(root: string): ReadLockfile | undefined {
-  let text: string;
+/** The lockfile's text, or undefined when there is none. */
+export function readLockfileText(root: string): string | undefined {
   try {
-    text = readFileSync(lockfilePath(root), "utf8");
+    return readFileSync(lockfilePath(root), "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
-  return { lock: parseLockfile(text), text };
+}
+
+/** Reads the project's lockfile; undefined when there is none. Throws E_LOCK_INVALID when it is bad. */
+export function readLockfile(root: string): ReadLockfile | undefined {
+  const text = readLockfileText(root);
+  return text === undefined ? undefined : { lock: parseLockfile(text), text };
 }
 
 /** Reads the lockfile or fails with E_LOCK_MISSING. */
@@ -45,14 +49,14 @@ export function readLockfileOrFail(root: string): ReadLockfile {
 
 /**
  * Writes the lockfile if its rendered bytes differ from `previous` (the text last read).
- * Call inside withProjectLock. Returns true when the file was written.
+ * Call inside withProjectLock. Returns whether it wrote, and the text now on disk.
  */
-export function writeLockfile(root: string, lock: Lockfile, previous: string | undefined, faults: Faults = NO_FAULTS): boolean {
+export function writeLockfile(root: string, lock: Lockfile, previous: string | undefined, faults: Faults = NO_FAULTS): { written: boolean; text: string } {
   const text = renderLockfile(lock);
-  if (text === previous) return false;
+  if (text === previous) return { written: false, text };
   removeDeadTemps(root);
   writeFileAtomic(lockfilePath(root), text, { faults, writePoint: "lockfile-write", renamePoint: "lockfile-rename", fsync: true });
-  return true;
+  return { written: true, text };
 }
 
 /** Runs `fn` holding the project's lockfile lock (tool.lock.json.lock next to it). */

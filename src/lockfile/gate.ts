@@ -19,6 +19,40 @@ export function checkBeforeLock(project: Project, options: GateOptions = {}): Ve
   return { ok: result.ok, findings: result.findings };
 }
 
+/**
+ * The check for a tree that changed since one that passed: only the tools whose integrity
+ * changed, plus every tool whose executor chain passes through a changed or removed tool (their
+ * chain and child_schemas verdicts depend on it), are checked; chain rules still see the whole
+ * tree. Every rule of validate/ that looks at another tool does so through executor links, so
+ * the unchanged rest cannot have gained an error. `passed` maps tool id -> integrity.
+ */
+export function checkChangedSince(project: Project, passed: Readonly<Record<string, string>>, integrity: ReadonlyMap<string, string>, options: GateOptions = {}): Verdict {
+  const touched = new Set<string>();
+  for (const [id, digest] of integrity) if (passed[id] !== digest) touched.add(id);
+  for (const id of Object.keys(passed)) if (!integrity.has(id)) touched.add(id);
+  if (touched.size === 0) return { ok: true, findings: [] };
+  const dependents = new Map<string, string[]>();
+  for (const tool of project.tools) {
+    if (!tool.executor) continue;
+    const list = dependents.get(tool.executor.id) ?? [];
+    list.push(tool.id);
+    dependents.set(tool.executor.id, list);
+  }
+  const queue = [...touched];
+  while (queue.length > 0) {
+    for (const dep of dependents.get(queue.pop()!) ?? []) {
+      if (!touched.has(dep)) {
+        touched.add(dep);
+        queue.push(dep);
+      }
+    }
+  }
+  const only = [...touched].filter((id) => integrity.has(id));
+  if (only.length === 0) return { ok: true, findings: [] };
+  const result = checkProject(project, { strict: options.strict, only });
+  return { ok: result.ok, findings: result.findings };
+}
+
 /** Throws E_CHECK_FAILED (with the findings as details) when the verdict has errors. */
 export function assertGatePassed(verdict: Verdict, action: string): void {
   if (verdict.ok) return;

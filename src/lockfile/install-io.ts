@@ -11,13 +11,14 @@ import type { Finding } from "../findings.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
+import { integrityText } from "./build.ts";
 import { compareTreeToLock } from "./compare.ts";
 import { type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "./diff.ts";
-import { lockfilePath, readLockfileOrFail } from "./fs.ts";
-import { assertGatePassed, checkBeforeLock } from "./gate.ts";
-import { lockProject } from "./lock-io.ts";
-import { LOCKFILE_NAME } from "./parse.ts";
-import { type TreeTool, hashProjectTools } from "./tree-io.ts";
+import { lockfilePath, readLockfileText } from "./fs.ts";
+import { hashAndCheck, lockProject } from "./lock-io.ts";
+import { LOCKFILE_NAME, parseLockfile } from "./parse.ts";
+import { matchUnchangedLockfile } from "./unchanged.ts";
+import type { TreeTool } from "./tree-io.ts";
 
 export type InstallPhase = "hashing" | "storing";
 
@@ -48,20 +49,24 @@ export async function installProject(ctx: Context, options: InstallOptions): Pro
   let tree: TreeTool[];
   let base: Omit<InstallResult, "evicted" | "stats">;
   if (options.frozen) {
-    const project = readProject(ctx.cwd);
-    const verdict = checkBeforeLock(project, { strict: options.strict });
-    assertGatePassed(verdict, "kiwi install");
-    const { lock } = readLockfileOrFail(project.root);
+    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
+    const text = readLockfileText(project.root);
+    if (text === undefined) throw new KiwiError("E_LOCK_MISSING", `${LOCKFILE_NAME} does not exist in ${project.root}`, { hint: 'run "kiwi lock"' });
     const statCache = loadStatCache(ctx.cacheDir, project.root, ctx.now());
-    tree = hashProjectTools(project, { statCache, onProgress: onHash });
-    assertTreeMatches(lock, tree, store);
     const warnings: string[] = [];
-    const saveWarning = statCache.save(faultsFromEnv(ctx.env));
-    if (saveWarning) warnings.push(saveWarning);
-    base = { root: project.root, lockfile: lockfilePath(project.root), frozen: true, written: false, diff: { added: [], removed: [], changed: [] }, findings: verdict.findings, warnings };
+    let checked: { tree: TreeTool[]; findings: Finding[] };
+    try {
+      checked = hashAndCheck(ctx, project, "kiwi install", { strict: options.strict, onProgress: onHash }, statCache);
+    } finally {
+      const saveWarning = statCache.save(faultsFromEnv(ctx.env));
+      if (saveWarning) warnings.push(saveWarning);
+    }
+    tree = checked.tree;
+    if (!matchUnchangedLockfile(text, tree)) assertTreeMatches(parseLockfile(text), tree, store);
+    base = { root: project.root, lockfile: lockfilePath(project.root), frozen: true, written: false, diff: { added: [], removed: [], changed: [] }, findings: checked.findings, warnings };
   } else {
-    const locked = await lockProject(ctx, { strict: options.strict, onProgress: onHash });
-    tree = locked.tree;
+    const locked = await lockProject(ctx, { strict: options.strict, onProgress: onHash, needTree: true });
+    tree = locked.tree!;
     base = { root: locked.root, lockfile: locked.lockfile, frozen: false, written: locked.written, diff: locked.diff, findings: locked.findings, warnings: locked.warnings };
   }
   const filled = fillStore(store, tree, options.onProgress);
@@ -122,7 +127,7 @@ function fillStore(store: Store, tree: TreeTool[], onProgress?: InstallOptions["
         if (result.evicted) evicted.push(result.evicted);
         onProgress?.("storing", ++done, total);
       }
-      writeToolEntry(store, t.integrity, t.canonical);
+      writeToolEntry(store, t.integrity, integrityText(t));
     }
   } catch (error) {
     throw cacheWriteError(store, error);

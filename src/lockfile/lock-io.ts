@@ -1,21 +1,27 @@
-// `kiwi lock` as a core operation: validate, hash every tool (stat cache), compare with the
-// current lockfile and write it only if its bytes change, all under the project's lockfile lock.
-import { loadStatCache } from "../cache/stat-cache-io.ts";
+// `kiwi lock` as a core operation: hash every tool (stat cache), validate (unless this exact tree
+// passed before), compare with the current lockfile and write it only if its bytes change, all
+// under the project's lockfile lock.
+import pkg from "../../package.json" with { type: "json" };
 import { faultsFromEnv } from "../cache/faults-io.ts";
+import { type StatCache, loadStatCache, loadTreeMemo, saveTreeMemo } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
 import type { Finding } from "../findings.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
-import type { Lockfile } from "../schema/lockfile.ts";
-import { buildLockfile } from "./build.ts";
+import { sha256Hex } from "../integrity/digest.ts";
+import { type HashedTool, buildLockfile } from "./build.ts";
 import { compareTreeToLock } from "./compare.ts";
 import { type LockDiff, diffLockfiles } from "./diff.ts";
-import { lockfilePath, readLockfile, withProjectLock, writeLockfile } from "./fs.ts";
-import { assertGatePassed, checkBeforeLock } from "./gate.ts";
-import { type TreeTool, hashProjectTools } from "./tree-io.ts";
+import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "./fs.ts";
+import { assertGatePassed, checkBeforeLock, checkChangedSince } from "./gate.ts";
+import { parseLockfile } from "./parse.ts";
+import { type TreeTool, fingerprintTree, hashProjectTools } from "./tree-io.ts";
+import { matchUnchangedLockfile } from "./unchanged.ts";
 
 export interface LockOptions {
   strict?: boolean;
   onProgress?: (done: number, total: number) => void;
+  /** Always hash the tree (install needs every file's digest), even when the tree memo matches. */
+  needTree?: boolean;
 }
 
 export interface LockResult {
@@ -23,46 +29,92 @@ export interface LockResult {
   lockfile: string;
   written: boolean;
   diff: LockDiff;
-  lock: Lockfile;
-  tree: TreeTool[];
-  /** Warnings from validation that did not stop the lock. */
+  /** The hashed tree; absent when the tree memo showed nothing changed (unless needTree). */
+  tree?: TreeTool[];
+  /** Ids of the project's mcp_server tools (the MCP step pins those). */
+  mcpServers: string[];
+  /** Warnings from validation that did not stop the lock (empty when the check was remembered). */
   findings: Finding[];
   /** Non-fatal problems (stat cache not saved, hand-edited entries rewritten). */
   warnings: string[];
-  stats: { tools: number; files: number; hashed: number; reused: number };
+  /** `memo`: the stat fingerprint and the lockfile matched the last run, so nothing was hashed. */
+  stats: { tools: number; files: number; hashed: number; reused: number; memo: boolean };
 }
 
-/** Validates the project, hashes it and writes tool.lock.json if anything changed. */
+/** Hashes the project, validates it and writes tool.lock.json if anything changed. */
 export async function lockProject(ctx: Context, options: LockOptions = {}): Promise<LockResult> {
-  const project = readProject(ctx.cwd);
-  const verdict = checkBeforeLock(project, { strict: options.strict });
-  assertGatePassed(verdict, "kiwi lock");
-  return withProjectLock(project.root, () => lockLocked(ctx, project, verdict.findings, options));
+  const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
+  return withProjectLock(project.root, () => lockLocked(ctx, project, options));
 }
 
-function lockLocked(ctx: Context, project: Project, findings: Finding[], options: LockOptions): LockResult {
-  const faults = faultsFromEnv(ctx.env);
-  // Read before hashing: a lockfile from a newer kiwi or an unreadable one stops us before any work.
-  const previous = readLockfile(project.root);
-  const statCache = loadStatCache(ctx.cacheDir, project.root, ctx.now());
+/**
+ * Hashes the tree and runs the pre-lock check: in full the first time, then only for what changed
+ * since the last tree that passed (see checkChangedSince); the check is a pure function of the
+ * tree, kiwi's version, the options and the discovery findings. Saves nothing itself.
+ */
+export function hashAndCheck(ctx: Context, project: Project, action: string, options: LockOptions, statCache: StatCache): { tree: TreeTool[]; findings: Finding[] } {
   const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress });
-  const lock = buildLockfile(tree, previous?.lock.mcp_servers ?? {});
+  const context = sha256Hex(JSON.stringify([pkg.version, options.strict === true, project.root, project.findings]));
+  const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
+  const passed = statCache.checked;
+  const verdict =
+    passed?.context === context && integrity.size === tree.length
+      ? checkChangedSince(project, passed.tools, integrity, { strict: options.strict })
+      : checkBeforeLock(project, { strict: options.strict });
+  assertGatePassed(verdict, action);
+  statCache.recordChecked({ context, tools: Object.fromEntries(integrity) });
+  return { tree, findings: verdict.findings };
+}
+
+function lockLocked(ctx: Context, project: Project, options: LockOptions): LockResult {
+  const faults = faultsFromEnv(ctx.env);
+  const startedAt = ctx.now();
   const warnings: string[] = [];
-  if (previous) {
-    for (const edit of compareTreeToLock(previous.lock, tree).handEdited) warnings.push(`${edit.message}; rewritten from the tool tree`);
-  }
-  const written = writeLockfile(project.root, lock, previous?.text, faults);
-  const saveWarning = statCache.save(faults);
-  if (saveWarning) warnings.push(saveWarning);
-  return {
+  const text = readLockfileText(project.root);
+  const fileCount = project.tools.reduce((n, t) => n + t.files.length, 0);
+  const base = {
     root: project.root,
     lockfile: lockfilePath(project.root),
-    written,
-    diff: diffLockfiles(previous?.lock, lock),
-    lock,
-    tree,
-    findings,
+    mcpServers: project.tools.filter((t) => t.type === "mcp_server").map((t) => t.id),
     warnings,
-    stats: { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits },
   };
+  // Everything a lock depends on, read from stat alone; if it and the lockfile's bytes are as
+  // the last run left them, the lockfile is already what this run would write.
+  const fingerprint = fingerprintTree(project, [pkg.version, options.strict === true], startedAt);
+  const memo = text === undefined ? undefined : loadTreeMemo(ctx.cacheDir, project.root);
+  const textDigest = text === undefined ? "" : sha256Hex(text);
+  if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
+    const stats = { tools: project.tools.length, files: fileCount, hashed: 0, reused: fileCount, memo: true };
+    return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
+  }
+  const statCache = loadStatCache(ctx.cacheDir, project.root, startedAt);
+  const saveStats = () => {
+    const warning = statCache.save(faults);
+    if (warning) warnings.push(warning);
+  };
+  let tree: TreeTool[];
+  let findings: Finding[];
+  try {
+    ({ tree, findings } = hashAndCheck(ctx, project, "kiwi lock", options, statCache));
+  } finally {
+    saveStats();
+  }
+  const stats = { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits, memo: false };
+  const remember = (finalText: string) => {
+    if (!fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText) }, faults);
+  };
+  const unchanged = matchUnchangedLockfile(text, tree);
+  if (unchanged) {
+    remember(unchanged.rendered);
+    return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, tree, findings, stats };
+  }
+  // Parse fully before writing: a lockfile from a newer kiwi or an unreadable one is never overwritten.
+  const previous = text === undefined ? undefined : parseLockfile(text);
+  const lock = buildLockfile(tree, previous?.mcp_servers ?? {});
+  if (previous) {
+    for (const edit of compareTreeToLock(previous, tree as HashedTool[]).handEdited) warnings.push(`${edit.message}; rewritten from the tool tree`);
+  }
+  const result = writeLockfile(project.root, lock, text, faults);
+  remember(result.text);
+  return { ...base, written: result.written, diff: diffLockfiles(previous, lock), tree, findings, stats };
 }

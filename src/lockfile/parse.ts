@@ -7,6 +7,7 @@ import { parseDigest } from "../integrity/digest.ts";
 import { type CanonicalValue, Float, toPlain } from "../integrity/value.ts";
 import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../manifest/json.ts";
 import { LOCKFILE_VERSION, type Lockfile, LockfileSchema, type McpPin } from "../schema/lockfile.ts";
+import { renderLockfile } from "./render.ts";
 
 /** The lockfile's name at the project root. */
 export const LOCKFILE_NAME = "tool.lock.json";
@@ -21,9 +22,11 @@ export function parseLockfile(text: string, file: string = LOCKFILE_NAME): Lockf
   const invalid = (message: string, hint = RESTORE_HINT, details?: Record<string, unknown>) =>
     new KiwiError("E_LOCK_INVALID", `${file}: ${message}`, { hint, details: { file, ...details } });
   if (text.trim() === "") throw invalid("the file is empty");
+  const fast = parseRendered(text, file);
+  if (fast) return fast;
   let value: CanonicalValue;
   try {
-    const parsed = parseJsonLossless(text);
+    const parsed = parseJsonLossless(text, { positions: false });
     const dup = parsed.warnings[0];
     if (dup) {
       const at = lineColumn(computeLineStarts(text), dup.offset);
@@ -37,6 +40,13 @@ export function parseLockfile(text: string, file: string = LOCKFILE_NAME): Lockf
     const truncated = !text.trimEnd().endsWith("}");
     throw invalid(`${truncated ? "the file is truncated" : "invalid JSON"}: ${error.message} (line ${at.line}, column ${at.column})`);
   }
+  return checkLockfileValue(value, file);
+}
+
+/** Checks a parsed (lossless) lockfile value; the checks of parseLockfile after JSON syntax. */
+export function checkLockfileValue(value: CanonicalValue, file: string = LOCKFILE_NAME): Lockfile {
+  const invalid = (message: string, hint = RESTORE_HINT, details?: Record<string, unknown>) =>
+    new KiwiError("E_LOCK_INVALID", `${file}: ${message}`, { hint, details: { file, ...details } });
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid("the top level is not a JSON object");
   const record = value as Record<string, CanonicalValue>;
   assertVersion(record.lockfileVersion, invalid);
@@ -52,6 +62,32 @@ export function parseLockfile(text: string, file: string = LOCKFILE_NAME): Lockf
   const lock: Lockfile = { lockfileVersion: plain.lockfileVersion, tools: plain.tools, mcp_servers: pins as unknown as Record<string, McpPin> };
   assertSemantics(lock, invalid);
   return lock;
+}
+
+/**
+ * The fast path for a lockfile kiwi wrote: JSON.parse, and if rendering the result gives back the
+ * exact text, nothing was lost (no duplicate key vanished, no 3.0 became 3), so the lossless
+ * parser is not needed; the value still goes through every check.
+ */
+function parseRendered(text: string, file: string): Lockfile | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+    if (renderLockfile(value as Lockfile) !== text) return undefined;
+  } catch {
+    return undefined;
+  }
+  return checkLockfileValue(value as CanonicalValue, file);
+}
+
+/** A quick, lossy look (JSON.parse) at lockfile text, for the unchanged-lockfile fast path. */
+export function peekLockfile(text: string): { version: unknown; pins: unknown } | undefined {
+  try {
+    const v = JSON.parse(text) as Record<string, unknown>;
+    return v && typeof v === "object" && !Array.isArray(v) ? { version: v.lockfileVersion, pins: v.mcp_servers } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function assertVersion(version: CanonicalValue | undefined, invalid: (m: string, h?: string) => KiwiError): void {

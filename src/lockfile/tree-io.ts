@@ -1,10 +1,11 @@
 // Hashes every tool of a project: file bytes (through the stat cache when given), then each
 // tool's integrity. The one place lock, install and verify read tool bytes from the tree.
-import type { StatCache } from "../cache/stat-cache-io.ts";
+import { lstatSync } from "node:fs";
+import { RACY_MARGIN_MS, type StatCache } from "../cache/stat-cache-io.ts";
 import { hashFileHex } from "../cache/hash-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { Project } from "../manifest/discover-io.ts";
 import { suggest } from "../resolve/suggest.ts";
 import type { Tool, ToolFile } from "../manifest/model.ts";
@@ -31,7 +32,8 @@ export function hashProjectTools(project: Project, options: HashTreeOptions = {}
       options.onProgress?.(++done, total);
       return { path: file.path, sha256, is_executable: file.isExecutable };
     });
-    return { ...hashTool(tool, entries), tool };
+    const memo = options.statCache ? { key: tool.manifestFile, memo: options.statCache } : undefined;
+    return { ...hashTool(tool, entries, memo), tool };
   });
 }
 
@@ -65,4 +67,50 @@ export function findTool(project: Project, arg: string, cwd: string): Tool {
   throw new KiwiError("E_TOOL_NOT_FOUND", `no tool has the id or path "${arg}"`, {
     hint: near ? `did you mean "${near}"?` : "pass a tool_id (or magray name) from .ai/tools/, or the path of a manifest or tool folder",
   });
+}
+
+/**
+ * A digest of everything a lock of this project depends on, from stat alone (no bytes read):
+ * every manifest's and every tool file's path, size, mtime, ctime, inode and mode bit, the
+ * discovery findings, and `extra` (kiwi's version, options). `racy` when any of them changed
+ * within RACY_MARGIN_MS of `startedAt`, in which case it must not be remembered.
+ */
+export function fingerprintTree(project: Project, extra: unknown, startedAt: number): { digest: string; racy: boolean } {
+  const limit = startedAt - RACY_MARGIN_MS;
+  const fileCount = project.tools.reduce((n, t) => n + t.files.length + 1, 0);
+  // Numbers go in as raw doubles (formatting 50,000 of them as text would cost more than the rest).
+  const numbers = new Float64Array(fileCount * 5);
+  const names: string[] = [JSON.stringify(extra), project.root, JSON.stringify(project.findings)];
+  let n = 0;
+  let racy = false;
+  const add = (size: number, mtimeMs: number, ctimeMs: number, ino: number, flag: number) => {
+    if (mtimeMs >= limit || ctimeMs >= limit) racy = true;
+    numbers[n++] = size;
+    numbers[n++] = mtimeMs;
+    numbers[n++] = ctimeMs;
+    numbers[n++] = ino;
+    numbers[n++] = flag;
+  };
+  for (const tool of project.tools) {
+    if (tool.form === "builtin") {
+      names.push(`B:${tool.id}`);
+      continue;
+    }
+    let st;
+    try {
+      st = lstatSync(join(project.root, tool.manifestFile));
+    } catch {
+      return { digest: "", racy: true };
+    }
+    names.push(`T:${tool.manifestFile}`);
+    add(st.size, st.mtimeMs, st.ctimeMs, st.ino, -1);
+    for (const f of tool.files) {
+      names.push(f.path, f.abs);
+      add(f.size, f.mtimeMs, f.ctimeMs, f.ino, f.isExecutable ? 1 : 0);
+    }
+  }
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(names.join("\0"));
+  hasher.update(new Uint8Array(numbers.buffer, 0, n * 8));
+  return { digest: hasher.digest("hex"), racy };
 }

@@ -40,6 +40,7 @@ export interface VerifyReport {
 
 /** Checks tree and cache against the lockfile. Throws only when the lockfile is missing or unreadable. */
 export function verifyProject(ctx: Context, onProgress?: (done: number, total: number) => void): VerifyReport {
+  // No parse cache and no stat cache: verify reads every manifest and every byte itself.
   const project = readProject(ctx.cwd);
   const { lock } = readLockfileOrFail(project.root);
   const store = openStore(ctx.cacheDir, ctx.env);

@@ -43,7 +43,8 @@ function biggerProject(): string {
       mkdirSync(join(root, `.ai/tools/bulk${t}/data`), { recursive: true });
       writeFileSync(join(root, `.ai/tools/bulk${t}/data/f${f}.bin`), Buffer.alloc(256 * 1024, `${t}-${f}`));
     }
-    writeFileSync(join(root, `.ai/tools/bulk${t}/tool.yaml`), `tool_id: bulk${t}\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n`);
+    writeFileSync(join(root, `.ai/tools/bulk${t}/tool.yaml`), `tool_id: bulk${t}\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n`);
+    writeFileSync(join(root, `.ai/tools/bulk${t}/main.py`), `print(${t})\n`);
   }
   return root;
 }

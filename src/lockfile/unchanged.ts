@@ -1,0 +1,41 @@
+// The fast path for the common case: the lockfile on disk is byte for byte what kiwi would write
+// for the tree now. Then it is valid by construction (kiwi rendered it from validated data), so
+// the slow lossless parse, the schema check and the hand-edit comparison can all be skipped. Pure.
+import type { CanonicalValue } from "../integrity/value.ts";
+import { parseJsonLossless } from "../manifest/json.ts";
+import { LOCKFILE_VERSION, type Lockfile, type McpPin } from "../schema/lockfile.ts";
+import { type HashedTool, buildLockfile } from "./build.ts";
+import { checkLockfileValue, peekLockfile } from "./parse.ts";
+import { renderLockfile } from "./render.ts";
+
+const PINS_KEY = '\n  "mcp_servers": ';
+
+/**
+ * The lockfile `text` holds when it is exactly what `tree` renders to (its pins included), else
+ * undefined and the caller takes the slow path. Equality of bytes also proves that the quick
+ * lossy parse lost nothing: a float such as 3.0 read as 3 would render differently.
+ */
+export function matchUnchangedLockfile(text: string | undefined, tree: readonly HashedTool[]): { lock: Lockfile; rendered: string } | undefined {
+  if (text === undefined) return undefined;
+  const peek = peekLockfile(text);
+  if (!peek || peek.version !== LOCKFILE_VERSION || !isPlainObject(peek.pins)) return undefined;
+  let lock: Lockfile;
+  try {
+    lock = buildLockfile(tree, peek.pins as Record<string, McpPin>);
+  } catch {
+    return undefined;
+  }
+  const rendered = renderLockfile(lock);
+  if (rendered !== text) return undefined;
+  if (Object.keys(lock.mcp_servers).length === 0) return { lock, rendered };
+  // Pins are data kiwi did not derive from the tree: check them (fail closed) from their own text.
+  const at = text.lastIndexOf(PINS_KEY);
+  const pinsText = text.slice(at + PINS_KEY.length, text.length - "\n}\n".length);
+  const pins = parseJsonLossless(pinsText, { positions: false }).value as CanonicalValue;
+  const checked = checkLockfileValue({ lockfileVersion: LOCKFILE_VERSION, tools: {}, mcp_servers: pins });
+  return { lock: { ...lock, mcp_servers: checked.mcp_servers }, rendered };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,112 @@
+// lockProject in-process, with the clock moved forward so freshly written files are not "racy":
+// the tree memo skips all work when nothing changed and never hides a change.
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createContext } from "../../src/context.ts";
+import { sha256Hex } from "../../src/integrity/digest.ts";
+import { lockProject } from "../../src/lockfile/lock-io.ts";
+import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
+
+afterAll(cleanupTemps);
+
+function setup() {
+  const root = makeProject({
+    ".ai/tools/dp/tool.yaml": "tool_id: dp\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n",
+    ".ai/tools/dp/main.py": "print(1)\n",
+  });
+  const ctx = { ...createContext({ cwd: root, env: { KIWI_CACHE_DIR: makeTemp() } }), now: () => Date.now() + 60_000 };
+  return { root, ctx, lockPath: join(root, "tool.lock.json") };
+}
+
+describe("lockProject and its tree memo", () => {
+  test("a second lock with nothing changed hashes nothing and writes nothing", async () => {
+    const { ctx } = setup();
+    const first = await lockProject(ctx);
+    expect([first.written, first.stats.memo, first.stats.hashed]).toEqual([true, false, 1]);
+    const second = await lockProject(ctx);
+    expect([second.written, second.stats.memo, second.stats.hashed, second.tree]).toEqual([false, true, 0, undefined]);
+  });
+
+  test("a changed file misses the memo and is locked", async () => {
+    const { root, ctx, lockPath } = setup();
+    await lockProject(ctx);
+    await lockProject(ctx);
+    writeFileSync(join(root, ".ai/tools/dp/main.py"), "print(2)\n");
+    const r = await lockProject(ctx);
+    expect([r.written, r.stats.memo, r.diff.changed.map((c) => c.id)]).toEqual([true, false, ["dp"]]);
+    expect(readFileSync(lockPath, "utf8")).toContain(sha256Hex("print(2)\n"));
+  });
+
+  test("a hand-edited lockfile misses the memo (its bytes changed) and is rewritten with a warning", async () => {
+    const { ctx, lockPath } = setup();
+    await lockProject(ctx);
+    const good = readFileSync(lockPath, "utf8");
+    writeFileSync(lockPath, good.replace(sha256Hex("print(1)\n"), sha256Hex("evil")));
+    const r = await lockProject(ctx);
+    expect(r.stats.memo).toBe(false);
+    expect(r.warnings.join("\n")).toContain('the entry for "dp" disagrees with itself');
+    expect(readFileSync(lockPath, "utf8")).toBe(good);
+  });
+
+  test("a deleted lockfile is written again", async () => {
+    const { ctx, lockPath } = setup();
+    await lockProject(ctx);
+    const good = readFileSync(lockPath, "utf8");
+    writeFileSync(lockPath, "");
+    await expect(lockProject(ctx)).rejects.toMatchObject({ code: "E_LOCK_INVALID" });
+    const { rmSync } = await import("node:fs");
+    rmSync(lockPath);
+    expect((await lockProject(ctx)).written).toBe(true);
+    expect(readFileSync(lockPath, "utf8")).toBe(good);
+  });
+
+  test("install's needTree always hashes", async () => {
+    const { ctx } = setup();
+    await lockProject(ctx);
+    const r = await lockProject(ctx, { needTree: true });
+    expect(r.stats.memo).toBe(false);
+    expect(r.tree?.map((t) => t.tool.id)).toContain("dp");
+  });
+
+  test("files written just now are not remembered (racy), so the next run checks them again", async () => {
+    const { ctx } = setup();
+    const realClock = { ...ctx, now: () => Date.now() };
+    await lockProject(realClock);
+    expect((await lockProject(realClock)).stats.memo).toBe(false);
+  });
+});
+
+describe("the pre-lock check after a change", () => {
+  function chainProject() {
+    const root = makeProject({
+      ".ai/tools/rt/tool.yaml": "tool_id: rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  command: python3\n",
+      ".ai/tools/app/tool.yaml": "tool_id: app\ntool_type: script\nversion: 1.0.0\nexecutor: rt@^1\nconfig:\n  entrypoint: main.py\n",
+      ".ai/tools/app/main.py": "print(1)\n",
+    });
+    const ctx = { ...createContext({ cwd: root, env: { KIWI_CACHE_DIR: makeTemp() } }), now: () => Date.now() + 60_000 };
+    return { root, ctx };
+  }
+
+  test("re-checks an unchanged tool whose executor changed under it", async () => {
+    const { root, ctx } = chainProject();
+    expect((await lockProject(ctx)).written).toBe(true);
+    writeFileSync(join(root, ".ai/tools/rt/tool.yaml"), readFileSync(join(root, ".ai/tools/rt/tool.yaml"), "utf8").replace("1.0.0", "2.0.0"));
+    await expect(lockProject(ctx)).rejects.toMatchObject({ code: "E_CHECK_FAILED", details: { findings: expect.arrayContaining([expect.objectContaining({ rule: "chain/version-mismatch", tool: "app" })]) } });
+  });
+
+  test("re-checks the tools of a removed executor", async () => {
+    const { root, ctx } = chainProject();
+    await lockProject(ctx);
+    const { rmSync } = await import("node:fs");
+    rmSync(join(root, ".ai/tools/rt"), { recursive: true });
+    await expect(lockProject(ctx)).rejects.toMatchObject({ code: "E_CHECK_FAILED", details: { findings: expect.arrayContaining([expect.objectContaining({ rule: "chain/missing-executor", tool: "app" })]) } });
+  });
+
+  test("catches a new error in the changed tool itself", async () => {
+    const { root, ctx } = chainProject();
+    await lockProject(ctx);
+    writeFileSync(join(root, ".ai/tools/app/tool.yaml"), "tool_id: app\ntool_type: script\nversion: 1.0.0\nexecutor: rt@^1\nconfig:\n  entrypoint: missing.py\n");
+    await expect(lockProject(ctx)).rejects.toMatchObject({ code: "E_CHECK_FAILED" });
+  });
+});
