@@ -47,6 +47,9 @@ const KERNEL_PATHS = ["/proc", "/sys", "/dev"];
 /** Folders too broad to mount as a runtime prefix (they hold other people's or projects' files). */
 const BROAD = new Set(["/", "/home", "/root", "/opt", "/tmp", "/var", "/srv", "/mnt", "/media", "/run", "/etc", "/work"]);
 
+/** Home folders whose `bin/` holds commands but whose rest holds data or credentials (~/.cargo/credentials.toml). */
+const HOME_BROAD = [".local", ".cargo", "go", ".config", ".ssh", ".gnupg"];
+
 interface MountInput {
   argv: readonly string[];
   commandRealPath?: string;
@@ -112,7 +115,8 @@ export function expandDeclaredPath(raw: string, home: string, projectRoot: strin
  */
 export function runtimePrefixes(req: Pick<MountInput, "argv" | "commandRealPath" | "home" | "projectRoot">): string[] {
   const out = new Set<string>();
-  const tooBroad = (dir: string) => BROAD.has(dir) || isWithin(req.home, dir) || isWithin(req.projectRoot, dir);
+  const tooBroad = (dir: string) =>
+    BROAD.has(dir) || isWithin(req.home, dir) || isWithin(req.projectRoot, dir) || HOME_BROAD.some((d) => dir === posix.join(req.home, d));
   for (const cmd of [req.argv[0], req.commandRealPath]) {
     if (!cmd || !posix.isAbsolute(cmd)) continue;
     const file = posix.normalize(cmd);

@@ -191,6 +191,8 @@ describe("paths", () => {
     [["/proj2/.venv/bin/python", "/usr/bin/python3.11"], ["/proj2/.venv"]],
     [["/work/p/node_modules/.bin/bun", "/work/p/node_modules/bun/bin/bun.exe"], ["/work/p/node_modules/.bin", "/work/p/node_modules/bun"]],
     [["/home/ann/bin/tool"], ["/home/ann/bin"]],
+    [["/home/ann/.local/bin/black", "/home/ann/.local/pipx/venvs/black/bin/black"], ["/home/ann/.local/bin", "/home/ann/.local/pipx/venvs/black"]],
+    [["/home/ann/.cargo/bin/rg"], ["/home/ann/.cargo/bin"]],
     [["/home/ann/proj/tools/run"], ["/home/ann/proj/tools"]],
     [["/opt/x"], ["/opt/x"]],
     [["/nix/store/abc-python3/bin/python3"], ["/nix/store"]],
