@@ -16,6 +16,8 @@ type Lazy = () => Promise<CommandDef<any>>;
 /** Every subcommand, loaded only when used so start-up stays fast. */
 export const COMMANDS: Record<string, Lazy> = {
   check: () => import("./commands/check.ts").then((m) => m.default),
+  exec: () => import("./commands/exec.ts").then((m) => m.default),
+  tree: () => import("./commands/tree.ts").then((m) => m.default),
   hash: () => import("./commands/hash.ts").then((m) => m.default),
   lock: () => import("./commands/lock.ts").then((m) => m.default),
   install: () => import("./commands/install.ts").then((m) => m.default),

@@ -2,13 +2,21 @@
 // defaulted and validated, with every violation reported at once. Pure.
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
-import { buildParametersSchema } from "../schema/parameters.ts";
+import type { ParametersSchema } from "../schema/parameters.ts";
+import { compileParamSchema } from "./param-check.ts";
 import { type ParamSources, applyParamDefaults, assertNoViolations, mergeParamSources, toViolations } from "./params.ts";
 import { compileLockedSchema } from "./schema.ts";
 
+export type ParamTool = Pick<Tool, "id" | "manifestFile" | "locate" | "parameters" | "pointers">;
+
+/** schema/parameters.ts, loaded on first use: it pulls in ajv, which a memoised warm run never needs. */
+export function buildParametersSchemaLazily(tool: ParamTool): ParametersSchema {
+  return (require("../schema/parameters.ts") as typeof import("../schema/parameters.ts")).buildParametersSchema(tool);
+}
+
 /** Merges, coerces, defaults and validates the call's parameters; throws E_PARAMS_INVALID listing all violations. */
-export function resolveCallParams(tool: Pick<Tool, "id" | "manifestFile" | "locate" | "parameters" | "pointers">, sources: ParamSources): Record<string, unknown> {
-  const built = buildParametersSchema(tool);
+export function resolveCallParams(tool: ParamTool, sources: ParamSources, schemaOf: (tool: ParamTool) => ParametersSchema = buildParametersSchemaLazily): Record<string, unknown> {
+  const built = schemaOf(tool);
   if (!built.ok) {
     const errors = built.findings.filter((f) => f.severity === "error");
     throw new KiwiError("E_CHECK_FAILED", `the parameters list of ${tool.id} is malformed: ${errors.map((f) => `${f.pointer ?? ""} ${f.message}`.trim()).join("; ")}`, {
@@ -17,7 +25,7 @@ export function resolveCallParams(tool: Pick<Tool, "id" | "manifestFile" | "loca
     });
   }
   const merged = applyParamDefaults(mergeParamSources(sources, built.schema), built.schema);
-  const errors = compileLockedSchema(built.schema, `parameters of ${tool.id}`)(merged);
-  assertNoViolations(toViolations(errors, merged, built.schema), tool.id);
+  const validate = compileParamSchema(built.schema) ?? compileLockedSchema(built.schema, `parameters of ${tool.id}`);
+  assertNoViolations(toViolations(validate(merged), merged, built.schema), tool.id);
   return merged;
 }

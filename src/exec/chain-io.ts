@@ -5,12 +5,15 @@ import { basename, dirname, join } from "node:path";
 import type { StatCache } from "../cache/stat-cache-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
-import { BUILTIN_ROOT, builtinTools } from "../manifest/builtins.ts";
+import { renderCanonicalJson } from "../integrity/canonical.ts";
+import { BUILTIN_ROOT, builtinSource } from "../manifest/builtins.ts";
 import { type Project, TOOLS_DIR, listToolFiles, toProjectPath } from "../manifest/discover-io.ts";
-import { ManifestProblem, decodeManifest, parseManifestText, syntaxOf } from "../manifest/forms.ts";
+import { ManifestProblem, type ManifestSyntax, type ParsedManifest, decodeManifest, parseManifestText, syntaxOf } from "../manifest/forms.ts";
+import { parseJsonLossless } from "../manifest/json.ts";
 import { DIRECTORY_MANIFESTS, type ManifestForm, type Tool, type ToolFile } from "../manifest/model.ts";
 import { normalizeManifest } from "../manifest/normalize.ts";
 import { type TreeTool, hashProjectTools } from "../lockfile/tree-io.ts";
+import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 
 /**
  * The tool whose manifest is `source` (project-relative, or `<builtin>/<id>.yaml`), read the way
@@ -18,18 +21,18 @@ import { type TreeTool, hashProjectTools } from "../lockfile/tree-io.ts";
  * for a single tool so exec never walks the whole tree; any divergence shows up as an integrity
  * mismatch (fail closed), never as a silent pass.
  */
-export function readToolAt(root: string, source: string): { tool?: Tool; findings: Finding[] } {
+export function readToolAt(root: string, source: string, cacheDir?: string): { tool?: Tool; findings: Finding[] } {
   const findings: Finding[] = [];
-  if (source.startsWith(`${BUILTIN_ROOT}/`)) return { tool: builtinTools().find((t) => t.manifestFile === source), findings };
+  if (source.startsWith(`${BUILTIN_ROOT}/`)) return { tool: readBuiltin(source, cacheDir), findings };
   const abs = join(root, ...source.split("/"));
   const name = basename(abs);
   const syntax = syntaxOf(name);
   if (!syntax || !existsSync(abs)) return { findings };
   const toolsDir = join(root, TOOLS_DIR);
   const isDirectoryTool = (DIRECTORY_MANIFESTS as readonly string[]).includes(name) && dirname(abs) !== toolsDir;
-  let parsed: ReturnType<typeof parseManifestText>;
+  let parsed: ParsedManifest | "none";
   try {
-    parsed = parseManifestText(decodeManifest(readFileSync(abs)), syntax);
+    parsed = parseManifestMemo(readFileSync(abs), syntax, cacheDir);
   } catch (error) {
     if (error instanceof ManifestProblem) {
       findings.push({ rule: error.rule, severity: "error", file: source, line: error.position?.line, column: error.position?.column, message: error.message, hint: error.hint });
@@ -59,6 +62,30 @@ export function readToolAt(root: string, source: string): { tool?: Tool; finding
     locate: parsed.locate,
   };
   return { tool, findings };
+}
+
+/** One built-in tool, built exactly as builtins.ts builds them, without parsing the others. */
+function readBuiltin(source: string, cacheDir: string | undefined): Tool | undefined {
+  const id = source.slice(BUILTIN_ROOT.length + 1).replace(/\.yaml$/, "");
+  const text = builtinSource(id);
+  if (text === undefined) return undefined;
+  const parsed = parseManifestMemo(new TextEncoder().encode(text), "yaml", cacheDir);
+  if (parsed === "none") return undefined;
+  return { ...normalizeManifest(parsed.value, id), form: "builtin", root: BUILTIN_ROOT, rootAbs: "", manifestFile: source, files: [], locate: parsed.locate };
+}
+
+/**
+ * Parses manifest bytes, through the memo when a cache is given: the same bytes in the same syntax
+ * always parse to the same document, so a warm run reads it back as canonical JSON (no YAML).
+ * Documents with warnings are never memoised, so their findings are never lost.
+ */
+export function parseManifestMemo(bytes: Uint8Array, syntax: ManifestSyntax, cacheDir: string | undefined): ParsedManifest | "none" {
+  const key = cacheDir === undefined ? undefined : memoKey("manifests", syntax, bytes);
+  const hit = key === undefined ? undefined : readMemo(cacheDir!, "manifests", key);
+  if (hit !== undefined) return { value: parseJsonLossless(hit, { positions: false }).value, locate: () => undefined, warnings: [] };
+  const parsed = parseManifestText(decodeManifest(bytes), syntax);
+  if (key !== undefined && parsed !== "none" && parsed.warnings.length === 0) writeMemo(cacheDir!, "manifests", key, renderCanonicalJson(parsed.value));
+  return parsed;
 }
 
 /** Hashes the given tools (file bytes through the stat cache) into integrities and file entries. */

@@ -4,17 +4,17 @@
 import { join } from "node:path";
 import { openStore } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
-import { resolveCallParams } from "./call-params.ts";
+import { type ParamTool, buildParametersSchemaLazily, resolveCallParams } from "./call-params.ts";
 import { planHost } from "./host-io.ts";
 import { applyLauncher, chainDeclarations } from "./launch-io.ts";
 import { mergeConfigs } from "./merge.ts";
-import { describeHostPolicy, parseHostPolicy } from "./net-policy.ts";
-import { assertUrlAllowedIo } from "./net-policy-io.ts";
 import type { ParamSources } from "./params.ts";
 import { type LinkInput, type Plan, buildPlan } from "./plan.ts";
 import { RUNS_DIR, ensureRunDir } from "./rundir-io.ts";
 import type { SandboxMode } from "./sandbox-plan.ts";
 import { makeRedactor } from "./template.ts";
+import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
+import type { ParametersSchema } from "../schema/parameters.ts";
 import { type VerifiedChain, verifyChain } from "./verify-io.ts";
 
 export interface ExecRequest {
@@ -53,7 +53,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const mergedStdin = mergeConfigs([...chain.links].reverse().map((l) => l.tool.config)).stdin;
   const flagsGiven = req.sources.json !== undefined || req.sources.file !== undefined || (req.sources.pairs?.length ?? 0) > 0;
   const stdinText = !flagsGiven && mergedStdin !== "inherit" ? req.readStdin?.() : undefined;
-  const params = resolveCallParams(leaf.tool, { ...req.sources, ...(stdinText !== undefined ? { stdin: { text: stdinText } } : {}) });
+  const params = resolveCallParams(leaf.tool, { ...req.sources, ...(stdinText !== undefined ? { stdin: { text: stdinText } } : {}) }, (tool) => memoParametersSchema(ctx.cacheDir, tool));
   const store = openStore(ctx.cacheDir, ctx.env);
   const cleanups: (() => void)[] = [];
   const links: LinkInput[] = chain.links.map((l, i) => {
@@ -70,15 +70,28 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const plan = buildPlan(input);
   const shown = buildPlan({ ...input, redact: true });
   const warnings = [...chain.warnings];
-  const { capabilities } = chainDeclarations(chain.links);
-  const policy = parseHostPolicy(req.toolId, capabilities, req.sandbox !== "off");
+  let checkUrl = async (_url: URL) => {};
   if (plan.primitive === "subprocess" && shown.primitive === "subprocess") {
     const launchLinks = chain.links.map((l, i) => ({ ...links[i]!, tool: { ...links[i]!.tool, capabilities: l.tool.capabilities } }));
     warnings.push(...applyLauncher([plan, shown], launchLinks, { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root }));
   } else if (plan.primitive === "http_client" && shown.primitive === "http_client") {
+    // The host policy (and its DNS and IP libraries) load only for HTTP tools.
+    const { describeHostPolicy, parseHostPolicy } = require("./net-policy.ts") as typeof import("./net-policy.ts");
+    const { assertUrlAllowedIo } = require("./net-policy-io.ts") as typeof import("./net-policy-io.ts");
+    const policy = parseHostPolicy(req.toolId, chainDeclarations(chain.links).capabilities, req.sandbox !== "off");
     plan.network = shown.network = { enforced: policy.enforced, policy: describeHostPolicy(policy) };
+    checkUrl = (url: URL) => assertUrlAllowedIo(url, policy);
   }
   const redact = makeRedactor(plan.secrets.map((n) => ctx.env[n] ?? ""));
-  const checkUrl = (url: URL) => assertUrlAllowedIo(url, policy);
   return { plan, shown, redact, checkUrl, chain, warnings, cleanup: () => cleanups.forEach((c) => c()) };
+}
+
+/** The tool's parameter schema, memoised by its parameters list (building it loads ajv). */
+function memoParametersSchema(cacheDir: string, tool: ParamTool): ParametersSchema {
+  const key = memoKey("params", JSON.stringify(tool.parameters ?? null));
+  const hit = readMemo(cacheDir, "params", key);
+  if (hit !== undefined) return { ok: true, schema: JSON.parse(hit) as Record<string, unknown>, findings: [] };
+  const built = buildParametersSchemaLazily(tool);
+  if (built.ok) writeMemo(cacheDir, "params", key, JSON.stringify(built.schema));
+  return built;
 }

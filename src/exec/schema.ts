@@ -3,16 +3,16 @@
 // meta-schema included), so exec compiles them without re-validating against the meta-schema
 // (that alone costs ~55 ms). Patterns are still screened; nothing is fetched. Pure (ajv compiles
 // in memory).
-import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
-import Ajv2020 from "ajv/dist/2020";
-import addFormats from "ajv-formats";
+import type AjvType from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import type Ajv2020Type from "ajv/dist/2020";
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { SchemaError } from "./params.ts";
 
-let ajv2020: Ajv2020 | undefined;
-let ajv07: Ajv | undefined;
+let ajv2020: Ajv2020Type | undefined;
+let ajv07: AjvType | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
 /** Compiles a schema that passed kiwi's full check at lock time; throws E_CHECK_FAILED if it does not compile. */
@@ -21,7 +21,10 @@ export function compileLockedSchema(schema: unknown, subject: string): (value: u
   let fn = compiled.get(key);
   if (!fn) {
     const draft07 = typeof (schema as { $schema?: unknown })?.$schema === "string" && (schema as { $schema: string }).$schema.includes("draft-07");
-    const ajv = draft07 ? (ajv07 ??= configure(new Ajv(options()))) : (ajv2020 ??= configure(new Ajv2020(options())));
+    // Loaded on first use (require, not import): a warm exec whose verdicts are memoised never pays for ajv.
+    const ajv = draft07
+      ? (ajv07 ??= configure(new (require("ajv").default as typeof AjvType)(options())))
+      : (ajv2020 ??= configure(new (require("ajv/dist/2020").default as typeof Ajv2020Type)(options())));
     try {
       fn = ajv.compile(schema as object);
     } catch (error) {
@@ -51,8 +54,8 @@ function safeRegExp(pattern: string, flags: string): RegExp {
 }
 safeRegExp.code = "new RegExp";
 
-function configure<T extends Ajv>(ajv: T): T {
-  addFormats(ajv);
+function configure<T extends AjvType>(ajv: T): T {
+  (require("ajv-formats").default as typeof import("ajv-formats").default)(ajv);
   return ajv;
 }
 

@@ -53,7 +53,7 @@ export function resolveTree(ctx: Context, toolId: string): TreeReport {
         throw new KiwiError("E_CHAIN", `the locked chain of ${toolId} is broken at ${id}`, { hint: 'run "kiwi lock"' });
       }
       seen.add(id);
-      const { tool } = readToolAt(root, entry.source);
+      const { tool } = readToolAt(root, entry.source, ctx.cacheDir);
       const hashed = tool && tool.id === id ? hashChainTools(root, [tool], statCache)[0] : undefined;
       const tree = hashed ? formatDigest(hashed.integrity) : null;
       links.push({

@@ -5,20 +5,28 @@ import { loadStatCache } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest, shortDigest } from "../integrity/digest.ts";
-import { lockedToolOf } from "../lockfile/build.ts";
 import { resolveLockedChain } from "../lockfile/chain.ts";
-import { type FileChange, diffTool } from "../lockfile/diff.ts";
+import type { FileChange } from "../lockfile/diff.ts";
 import { readLockfile } from "../lockfile/fs.ts";
-import { assertGatePassed, checkBeforeLock } from "../lockfile/gate.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import type { TreeTool } from "../lockfile/tree-io.ts";
-import { findProjectRoot, readProject } from "../manifest/discover-io.ts";
+import { findProjectRoot } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
-import { indexTools, resolveChain } from "../resolve/chain.ts";
-import { suggest } from "../resolve/suggest.ts";
 import type { LockedTool } from "../schema/lockfile.ts";
 import { assertNoReadErrors, hashChainTools, readToolAt } from "./chain-io.ts";
+import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 import { checkChildSchemas } from "./schema.ts";
+
+// Loaded on first use: only refusals and the unlocked mode need them, and a warm locked run
+// should not pay for evaluating them (README "kiwi exec", start-up).
+const load = {
+  build: () => require("../lockfile/build.ts") as typeof import("../lockfile/build.ts"),
+  diff: () => require("../lockfile/diff.ts") as typeof import("../lockfile/diff.ts"),
+  gate: () => require("../lockfile/gate.ts") as typeof import("../lockfile/gate.ts"),
+  discover: () => require("../manifest/discover-io.ts") as typeof import("../manifest/discover-io.ts"),
+  chain: () => require("../resolve/chain.ts") as typeof import("../resolve/chain.ts"),
+  suggest: () => require("../resolve/suggest.ts") as typeof import("../resolve/suggest.ts"),
+};
 
 /** One link as verified: the tree's tool, its hashed files and integrity, and its lock entry. */
 export interface VerifiedLink {
@@ -55,7 +63,7 @@ export function verifyChain(ctx: Context, toolId: string, options: VerifyOptions
   }
   const chain = options.unlocked ? resolveUnlocked(ctx, root, toolId) : resolveLocked(ctx, root, read!.lock, toolId);
   const warnings = options.unlocked ? [`running ${toolId} unlocked: ${LOCKFILE_NAME} is not compared (development mode; --unlocked or KIWI_UNLOCKED=1)`, ...chain.warnings] : chain.warnings;
-  assertChildSchemas(chain.links, options.strict === true, warnings);
+  assertChildSchemas(chain.links, options.strict === true, warnings, ctx.cacheDir);
   return { ...chain, warnings };
 }
 
@@ -64,7 +72,7 @@ function resolveLocked(ctx: Context, root: string, lock: import("../schema/lockf
   const ids = resolveLockedChain(lock, toolId).map((ref) => ref.slice(0, ref.lastIndexOf("@")));
   const tools: Tool[] = ids.map((id, i) => {
     const entry = lock.tools[id]!;
-    const { tool, findings } = readToolAt(root, entry.source);
+    const { tool, findings } = readToolAt(root, entry.source, ctx.cacheDir);
     assertNoReadErrors(findings, id);
     if (!tool) {
       throw new KiwiError("E_LOCK_STALE", `link ${i + 1} of ${renderIds(ids)}: ${id} is locked from ${entry.source}, which no longer holds a tool`, {
@@ -110,8 +118,8 @@ function describeMismatch(link: VerifiedLink, i: number, links: VerifiedLink[]):
   const locked = link.locked!;
   if (locked.integrity === link.integrity) return undefined;
   const next = links[i + 1];
-  const now = lockedToolOf(link.hashed, next ? `${next.tool.id}@${next.tool.version}` : null);
-  const change = diffTool(link.tool.id, locked, now);
+  const now = load.build().lockedToolOf(link.hashed, next ? `${next.tool.id}@${next.tool.version}` : null);
+  const change = load.diff().diffTool(link.tool.id, locked, now);
   const where = link.tool.form === "builtin" ? `${link.tool.manifestFile} (built into this kiwi)` : link.tool.manifestFile;
   const parts: string[] = [];
   let file = link.tool.manifestFile;
@@ -150,7 +158,7 @@ function renderFileChange(f: FileChange, root: string): string {
 }
 
 function notLocked(root: string, toolId: string, lockedIds: string[]): KiwiError {
-  const project = readProject(root);
+  const project = load.discover().readProject(root);
   if (project.tools.some((t) => t.id === toolId)) {
     return new KiwiError("E_LOCK_STALE", `${toolId} is not in ${LOCKFILE_NAME}`, { hint: 'run "kiwi lock" to lock it (or pass --unlocked while developing)', details: { tool: toolId } });
   }
@@ -167,13 +175,15 @@ export function unknownTool(toolId: string, ids: string[]): KiwiError {
 }
 
 function nearest(input: string, ids: string[]): string[] {
-  const best = suggest(input, ids);
+  const best = load.suggest().suggest(input, ids);
   const prefix = ids.filter((id) => id !== best && (id.startsWith(input) || input.startsWith(id)) && input.length >= 3);
   return [...(best ? [best] : []), ...prefix].slice(0, 3);
 }
 
 function resolveUnlocked(ctx: Context, root: string, toolId: string): VerifiedChain {
-  const project = readProject(root);
+  const project = load.discover().readProject(root);
+  const { indexTools, resolveChain } = load.chain();
+  const { assertGatePassed, checkBeforeLock } = load.gate();
   const tool = project.tools.find((t) => t.id === toolId);
   if (!tool) throw unknownTool(toolId, project.tools.map((t) => t.id));
   // The tool's own chain first, so a broken link is named precisely; then "validates everything":
@@ -194,19 +204,25 @@ function resolveUnlocked(ctx: Context, root: string, toolId: string): VerifiedCh
   return { root, mode: "unlocked", links: hashed.map((h, i) => ({ tool: resolved.chain[i]!, hashed: h, integrity: formatDigest(h.integrity) })), warnings };
 }
 
-function assertChildSchemas(links: VerifiedLink[], strict: boolean, warnings: string[]): void {
+function assertChildSchemas(links: VerifiedLink[], strict: boolean, warnings: string[], cacheDir: string): void {
   for (let i = 0; i + 1 < links.length; i++) {
-    const child = links[i]!.tool;
-    const parent = links[i + 1]!.tool;
-    const verdict = checkChildSchemas(parent, child);
-    if (verdict.ok) continue;
-    if (verdict.rule === "child-schema/missing" && !strict) {
-      warnings.push(`${verdict.message}, so ${child.id} is not checked against it`);
+    const child = links[i]!;
+    const parent = links[i + 1]!;
+    // A verdict is a pure function of both manifests, which their integrities pin: a pass is memoised.
+    const key = memoKey("verdicts", parent.integrity, child.integrity);
+    if (readMemo(cacheDir, "verdicts", key) === "ok") continue;
+    const verdict = checkChildSchemas(parent.tool, child.tool);
+    if (verdict.ok) {
+      writeMemo(cacheDir, "verdicts", key, "ok");
       continue;
     }
-    throw new KiwiError("E_CHAIN", `link ${i + 1} -> ${i + 2} (${child.id} -> ${parent.id}): ${verdict.message}; nothing was run`, {
+    if (verdict.rule === "child-schema/missing" && !strict) {
+      warnings.push(`${verdict.message}, so ${child.tool.id} is not checked against it`);
+      continue;
+    }
+    throw new KiwiError("E_CHAIN", `link ${i + 1} -> ${i + 2} (${child.tool.id} -> ${parent.tool.id}): ${verdict.message}; nothing was run`, {
       hint: verdict.rule === "child-schema/missing" ? "add validation.child_schemas to the executor, or drop --strict" : "fix the tool's manifest to fit its executor, or pick another executor",
-      details: { link: i + 1, child: child.id, parent: parent.id, rule: verdict.rule },
+      details: { link: i + 1, child: child.tool.id, parent: parent.tool.id, rule: verdict.rule },
     });
   }
 }

@@ -1,0 +1,109 @@
+// `kiwi exec <tool>`: verify the locked chain, validate the parameters, then run the verified copy
+// through its primitive (or, with --dry-run, print the resolved plan and run nothing).
+import { fstatSync, readFileSync } from "node:fs";
+import { defineCommand } from "citty";
+import { KiwiError } from "../errors.ts";
+import type { Finding } from "../findings.ts";
+import { type ExecRequest, type PreparedExec, prepareExec } from "../exec/prepare-io.ts";
+import { redactError, runPrepared } from "../exec/run-io.ts";
+import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
+import { planDocument } from "../ui/plan.ts";
+import { showJson, showNote } from "../ui/output.ts";
+import { terminalSinks } from "../ui/stream.ts";
+import { contextFromArgs, mcpFlags, projectFlags, strictFlag } from "./_flags.ts";
+
+export default defineCommand({
+  meta: { name: "exec", description: "Run a tool through its verified, locked executor chain" },
+  args: {
+    tool: { type: "positional", required: true, description: "Id of the tool to run", valueHint: "tool" },
+    param: { type: "string", description: "A parameter as name=value, coerced to its declared type (repeat for more)", valueHint: "name=value" },
+    params: { type: "string", description: "Parameters as a JSON object ('-' reads it from stdin)", valueHint: "json" },
+    paramsFile: { type: "string", description: "Read parameters from a JSON file ('-' for stdin)", valueHint: "file" },
+    dryRun: { type: "boolean", description: "Verify, validate and print the resolved plan as JSON; run nothing" },
+    unlocked: { type: "boolean", description: "Development mode: validate everything but skip the lockfile comparison (or KIWI_UNLOCKED=1)" },
+    sandbox: { type: "string", description: "auto (sandbox when possible), require or off; default KIWI_SANDBOX, else auto", valueHint: "mode" },
+    ...mcpFlags,
+    ...strictFlag,
+    ...projectFlags,
+  },
+  async run({ args, rawArgs }) {
+    const ctx = contextFromArgs(args);
+    const unlocked = args.unlocked === true || ctx.env.KIWI_UNLOCKED === "1";
+    const fromStdin = args.params === "-" || args.paramsFile === "-";
+    const request: ExecRequest = {
+      toolId: args.tool,
+      unlocked,
+      strict: args.strict === true,
+      dryRun: args.dryRun === true,
+      sandbox: resolveSandboxMode(args.sandbox, ctx.env),
+      sources: {
+        json: args.params !== undefined && args.params !== "-" ? args.params : fromStdin ? readAll(0, "stdin") : undefined,
+        file: args.paramsFile !== undefined && args.paramsFile !== "-" ? { path: args.paramsFile, text: readAll(args.paramsFile, `--params-file ${args.paramsFile}`) } : undefined,
+        pairs: paramPairs(rawArgs),
+      },
+      readStdin: () => (stdinCarriesData() ? readAll(0, "stdin") : undefined),
+    };
+    let prepared: PreparedExec;
+    try {
+      prepared = prepareExec(ctx, request);
+    } catch (error) {
+      // Unlocked mode validates the project first; show what stopped it before the error itself.
+      if (!args.json && error instanceof KiwiError && error.code === "E_CHECK_FAILED" && Array.isArray(error.details?.findings)) {
+        const { renderFindingsHuman } = await import("../ui/findings.ts");
+        showNote(renderFindingsHuman(error.details.findings as Finding[], ctx));
+      }
+      throw error;
+    }
+    for (const warning of prepared.warnings) showNote(`warning: ${warning}`);
+    if (args.dryRun) {
+      prepared.cleanup();
+      showJson(planDocument(prepared.shown, prepared.warnings));
+      return 0;
+    }
+    if (prepared.chain.links[0]?.tool.type === "mcp_tool") {
+      // MCP calls speak JSON-RPC to the server the plan launches; the SDK loads only here.
+      const { execMcpToolCommand } = await import("./_mcp-exec.ts");
+      return execMcpToolCommand(ctx, prepared, args);
+    }
+    try {
+      return await runPrepared(prepared, terminalSinks());
+    } catch (error) {
+      throw error instanceof KiwiError ? redactError(error, prepared.redact) : error;
+    }
+  },
+});
+
+/** Every `--param` value in order (citty keeps only the last of a repeated flag). */
+export function paramPairs(rawArgs: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (arg === "--") break;
+    if (arg === "--param") {
+      const value = rawArgs[i + 1];
+      if (value === undefined) throw new KiwiError("E_USAGE", "--param needs a value: --param name=value", { hint: "write --param name=value" });
+      out.push(value);
+      i++;
+    } else if (arg.startsWith("--param=")) out.push(arg.slice("--param=".length));
+  }
+  return out;
+}
+
+/** Stdin is a pipe, file or socket (not a terminal, not /dev/null): it may carry JSON parameters. */
+function stdinCarriesData(): boolean {
+  try {
+    const st = fstatSync(0);
+    return st.isFIFO() || st.isFile() || st.isSocket();
+  } catch {
+    return false;
+  }
+}
+
+function readAll(path: string | number, what: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new KiwiError("E_INPUT_INVALID", `cannot read ${what}: ${code}`, { hint: code === "ENOENT" ? "check the path" : "check that the file is readable" });
+  }
+}

@@ -1,0 +1,53 @@
+// exec's memos in the cache: results that are pure functions of content kiwi already verifies
+// (manifest bytes -> parsed manifest, a parent/child integrity pair -> child_schemas verdict, a
+// parameters list -> its JSON Schema), so a warm `kiwi exec` parses no YAML and loads no ajv.
+// Keys hash kiwi's version, the memo format and the input; a damaged entry is ignored, never
+// trusted into a pass: the parsed manifest is still hashed and compared with the lockfile.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { writeFileAtomic } from "../cache/atomic-io.ts";
+import { sha256Hex } from "../integrity/digest.ts";
+
+/** Where exec keeps its state in the cache: run directories and memos (README "Cache layout"). */
+export const EXEC_DIR = "exec";
+/** Bumped whenever what a memo holds, or how its input is parsed, changes. */
+const MEMO_FORMAT = 1;
+
+export type MemoKind = "manifests" | "verdicts" | "params";
+
+/** The memo key for an input (bytes or text). */
+export function memoKey(kind: MemoKind, ...parts: (string | Uint8Array)[]): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(`kiwi ${pkg.version} memo ${MEMO_FORMAT} ${kind}\0`);
+  for (const p of parts) {
+    hasher.update(p);
+    hasher.update("\0");
+  }
+  return hasher.digest("hex");
+}
+
+function memoPath(cacheDir: string, kind: MemoKind, key: string): string {
+  return join(cacheDir, EXEC_DIR, kind, key.slice(0, 2), key.slice(2));
+}
+
+/** The memo's text, or undefined when absent or unreadable. */
+export function readMemo(cacheDir: string, kind: MemoKind, key: string): string | undefined {
+  try {
+    const text = readFileSync(memoPath(cacheDir, kind, key), "utf8");
+    // The entry carries its own digest so a truncated or damaged file reads as absent.
+    const nl = text.indexOf("\n");
+    return nl === 64 && sha256Hex(text.slice(nl + 1)) === text.slice(0, nl) ? text.slice(nl + 1) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a memo (best effort: a read-only or full cache only costs the next run some time). */
+export function writeMemo(cacheDir: string, kind: MemoKind, key: string, text: string): void {
+  try {
+    writeFileAtomic(memoPath(cacheDir, kind, key), `${sha256Hex(text)}\n${text}`, { mode: 0o444 });
+  } catch {
+    // Nothing to do: memos are an optimisation.
+  }
+}

@@ -1,0 +1,305 @@
+// `kiwi exec` through the compiled binary: verified chains, every parameter source, the plan,
+// refusals with their exit codes, faults of running tools, injection attempts and HTTP tools
+// against a real server on 127.0.0.1. The sandbox is off here (its own tests cover it) unless a
+// test says otherwise.
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
+import { kiwiIn } from "./lock-helpers.ts";
+
+afterAll(cleanupTemps);
+
+const servers: ReturnType<typeof Bun.serve>[] = [];
+afterAll(() => servers.forEach((s) => s.stop(true)));
+
+const SUM = {
+  ".ai/tools/summer/tool.yaml": [
+    "tool_id: summer",
+    "tool_type: script",
+    "version: 1.0.0",
+    "executor: python_runtime",
+    "description: Sums numbers read as JSON on stdin",
+    "config:",
+    "  entrypoint: main.py",
+    '  args: ["--label", "{label}"]',
+    "parameters:",
+    "  - { name: numbers, type: array, required: true }",
+    "  - { name: label, type: string, default: total, maxLength: 10 }",
+    "  - { name: priority, type: integer, minimum: 1, maximum: 100 }",
+    "  - { name: email, type: string, format: email }",
+    "",
+  ].join("\n"),
+  ".ai/tools/summer/main.py": "import json, sys\np = json.load(sys.stdin)\nprint(f\"{sys.argv[2]}={sum(p['numbers'])}\")\n",
+};
+
+const ECHO = {
+  ".ai/tools/echo_args/tool.yaml":
+    'tool_id: echo_args\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n  args: ["{text}"]\nparameters:\n  - { name: text, type: string, required: true }\n',
+  ".ai/tools/echo_args/main.sh": 'printf "%s\\n" "$#" "$1"\n',
+};
+
+const FAULTS = {
+  ".ai/tools/exits.sh": "#!/bin/bash\n# ---\n# tool_id: exits\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\necho partial; exit 42\n",
+  ".ai/tools/segv.sh": "#!/bin/bash\n# ---\n# tool_id: segv\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\nkill -SEGV $$\n",
+  ".ai/tools/hangs.sh": "#!/bin/bash\n# ---\n# tool_id: hangs\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# limits:\n#   timeout_ms: 500\n# ---\ntrap '' TERM\nsleep 30 &\nwait\nwait\n",
+  ".ai/tools/floods.sh": "#!/bin/bash\n# ---\n# tool_id: floods\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# limits:\n#   output_bytes: 65536\n# ---\nyes flood\n",
+};
+
+/** A locked project with the sandbox off. */
+async function lockedProject(files: Record<string, string | { content: string; mode?: number }>, extra: Record<string, string> = {}) {
+  const root = makeProject(files);
+  const k = kiwiIn(root, { KIWI_SANDBOX: "off", ...extra });
+  const lock = await k.run(["lock"]);
+  expect(lock.exitCode).toBe(0);
+  return { root, k };
+}
+
+describe("kiwi exec: a three-link chain", () => {
+  test("runs the verified script with coerced --param values, the JSON on stdin, defaults applied", async () => {
+    const { k } = await lockedProject(SUM);
+    expect(await k.run(["exec", "summer", "--param", "numbers=[1,2,3.5]", "--param=priority=7"])).toEqual({ exitCode: 0, stdout: "total=6.5\n", stderr: "" });
+  });
+
+  test.each([
+    ["--params", ["--params", '{"numbers":[1,2],"label":"json"}'], undefined, "json=3\n"],
+    ["stdin", [], '{"numbers":[4],"label":"stdin"}', "stdin=4\n"],
+    ["--params -", ["--params", "-"], '{"numbers":[5],"label":"dash"}', "dash=5\n"],
+    ["--param over --params", ["--params", '{"numbers":[1],"label":"json"}', "--param", "label=flag"], undefined, "flag=1\n"],
+  ])("takes parameters from %s", async (_name, args, stdin, expected) => {
+    const { k } = await lockedProject(SUM);
+    expect(await k.run(["exec", "summer", ...args], {}, stdin)).toEqual({ exitCode: 0, stdout: expected, stderr: "" });
+  });
+
+  test("takes parameters from --params-file", async () => {
+    const { root, k } = await lockedProject(SUM);
+    writeFileSync(join(root, "p.json"), '{"numbers":[10,20],"label":"file"}');
+    expect(await k.run(["exec", "summer", "--params-file", "p.json"])).toEqual({ exitCode: 0, stdout: "file=30\n", stderr: "" });
+  });
+
+  test("reports every parameter violation at once and runs nothing (exit 7)", async () => {
+    const { k } = await lockedProject(SUM);
+    const r = await k.run(["exec", "summer", "--params", '{"priority":150,"label":"far too long a label","email":"x","colour":"red"}']);
+    expect(r.exitCode).toBe(7);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      [
+        "error[E_PARAMS_INVALID]: 5 parameters of summer are invalid:",
+        "  params/colour: is not a declared parameter (declared: numbers, label, priority, email) (got \"red\")",
+        '  params/email: must be a valid email (got "x")',
+        '  params/label: must be at most 10 characters long (got "far too long a label")',
+        "  params/numbers: is required",
+        "  params/priority: must be <= 100 (got 150)",
+        '  hint: run "kiwi exec summer --dry-run" to check parameters without running; the tool\'s parameters list declares what it accepts',
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("--dry-run prints the resolved plan as one JSON document and runs nothing", async () => {
+    const { root, k } = await lockedProject({ ...SUM, ".ai/tools/summer/main.py": `open(${JSON.stringify(join(makeTemp(), "ran"))}, "w")\n` });
+    const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    const r = await k.run(["exec", "summer", "--param", "numbers=[1]", "--dry-run"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe("");
+    const plan = JSON.parse(r.stdout);
+    expect(plan).toEqual(
+      expect.objectContaining({ ok: true, dryRun: true, tool: "summer", mode: "locked", primitive: "subprocess", params: { numbers: [1], label: "total" } }),
+    );
+    expect(plan.chain.map((l: { id: string; integrity: string }) => [l.id, l.integrity])).toEqual([
+      ["summer", lock.tools.summer.integrity],
+      ["python_runtime", lock.tools.python_runtime.integrity],
+      ["subprocess", lock.tools.subprocess.integrity],
+    ]);
+    expect(plan.subprocess.argv.slice(1)).toEqual(["-B", "-u", `${plan.subprocess.cwd}/main.py`, "--label", "total"]);
+    expect(plan.subprocess.launch[0]).toEndWith("prlimit");
+    expect(plan.limits).toEqual(expect.objectContaining({ timeoutMs: 60000, memoryMb: 2048 }));
+    expect(plan.sandbox.mode).toBe("off");
+    expect(existsSync(plan.subprocess.cwd)).toBe(false);
+  });
+
+  test("--dry-run shows secret values as *** and the env keys", async () => {
+    const { k } = await lockedProject(
+      { ".ai/tools/api/tool.yaml": "tool_id: api\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: run.sh\n  secrets: [SERVICE_KEY]\n  env:\n    KEY: \"${SERVICE_KEY}\"\n    AUTH: \"Bearer ${GH_TOKEN}\"\n", ".ai/tools/api/run.sh": "echo $KEY\n" },
+      { SERVICE_KEY: "very-secret-value", GH_TOKEN: "ghp_abcdef" },
+    );
+    const r = await k.run(["exec", "api", "--dry-run"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).not.toContain("very-secret-value");
+    expect(r.stdout).not.toContain("ghp_abcdef");
+    const plan = JSON.parse(r.stdout);
+    expect(plan.secrets).toEqual(["GH_TOKEN", "SERVICE_KEY"]);
+    expect(plan.subprocess.env).toEqual(expect.objectContaining({ KEY: "***", AUTH: "Bearer ***" }));
+    expect(await k.run(["exec", "api"])).toEqual({ exitCode: 0, stdout: "very-secret-value\n", stderr: "" });
+  });
+});
+
+describe("kiwi exec: refusals", () => {
+  test("an unknown tool suggests the nearest ids (exit 2)", async () => {
+    const { k } = await lockedProject(SUM);
+    expect(await k.run(["exec", "sumer"])).toEqual({ exitCode: 2, stdout: "", stderr: 'error[E_TOOL_NOT_FOUND]: no tool has the id "sumer"\n  hint: did you mean "summer"?\n' });
+  });
+
+  test("a missing lockfile is refused with the hint to lock (exit 3)", async () => {
+    const root = makeProject(SUM);
+    const r = await kiwiIn(root, { KIWI_SANDBOX: "off" }).run(["exec", "summer", "--param", "numbers=[1]"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain('hint: run "kiwi lock"');
+  });
+
+  test("an integrity mismatch names the link, the file and both hashes, and runs nothing (exit 6)", async () => {
+    const { root, k } = await lockedProject(SUM);
+    const locked = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).tools.summer.integrity;
+    writeFileSync(join(root, ".ai/tools/summer/main.py"), "print('tampered')\n");
+    const r = await k.run(["exec", "summer", "--param", "numbers=[1]"]);
+    expect(r.exitCode).toBe(6);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("error[E_INTEGRITY_MISMATCH]: summer -> python_runtime -> subprocess does not match tool.lock.json; nothing was run");
+    expect(r.stderr).toContain("link 1 (summer@1.0.0): .ai/tools/summer/main.py changed (locked sha256:");
+    expect(r.stderr).toContain(`locked ${locked}, tree sha256:`);
+  });
+
+  test("--json renders a refusal as exactly one JSON document", async () => {
+    const { k } = await lockedProject(SUM);
+    const r = await k.run(["exec", "summer", "--json", "--params", '{"numbers":"x"}']);
+    expect(r.exitCode).toBe(7);
+    expect(JSON.parse(r.stdout)).toEqual({ ok: false, error: expect.objectContaining({ code: "E_PARAMS_INVALID", exitCode: 7, details: expect.objectContaining({ violations: [{ pointer: "/numbers", rule: "type", message: "must be array", value: "x" }] }) }) });
+  });
+
+  test("--unlocked (or KIWI_UNLOCKED=1) runs the tree without the lockfile, with a warning", async () => {
+    const root = makeProject(SUM);
+    const k = kiwiIn(root, { KIWI_SANDBOX: "off" });
+    for (const [args, env] of [[["--unlocked"], {}], [[], { KIWI_UNLOCKED: "1" }]] as const) {
+      const r = await k.run(["exec", "summer", "--param", "numbers=[2]", ...args], env);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toBe("total=2\n");
+      expect(r.stderr).toContain("warning: running summer unlocked: tool.lock.json is not compared");
+    }
+  });
+});
+
+describe("kiwi exec: what runs is what was verified", () => {
+  test("a file changed in the working tree during the run does not change what runs", async () => {
+    // The runtime edits the tool's working-tree file after kiwi verified it, then runs the entry point.
+    const files = {
+      ".ai/tools/editing_runtime.yaml":
+        'tool_id: editing_runtime\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  command: bash\n  args: ["-c", "printf \\"print(\'tampered\')\\\\n\\" > \\"$0/.ai/tools/victim/main.py\\"; exec python3 \\"$1\\"", "{project}"]\nvalidation:\n  child_schemas:\n    - match: { tool_type: script }\n      schema: { type: object }\n',
+      ".ai/tools/victim/tool.yaml": "tool_id: victim\ntool_type: script\nversion: 1.0.0\nexecutor: editing_runtime\nconfig:\n  entrypoint: main.py\nparameters:\n  - { name: project, type: string, required: true }\n",
+      ".ai/tools/victim/main.py": "print('verified')\n",
+    };
+    const { root, k } = await lockedProject(files);
+    const r = await k.run(["exec", "victim", "--param", `project=${root}`]);
+    expect(r).toEqual({ exitCode: 0, stdout: "verified\n", stderr: "" });
+    expect(readFileSync(join(root, ".ai/tools/victim/main.py"), "utf8")).toBe("print('tampered')\n");
+    const again = await k.run(["exec", "victim", "--param", `project=${root}`]);
+    expect(again.exitCode).toBe(6);
+    expect(again.stderr).toContain(".ai/tools/victim/main.py changed");
+  });
+});
+
+describe("kiwi exec: faults of running tools", () => {
+  test("the tool's exit code becomes kiwi's", async () => {
+    const { k } = await lockedProject(FAULTS);
+    expect(await k.run(["exec", "exits"])).toEqual({ exitCode: 42, stdout: "partial\n", stderr: "" });
+  });
+
+  test("death by a signal is reported as such (exit 128+N)", async () => {
+    const { k } = await lockedProject(FAULTS);
+    expect(await k.run(["exec", "segv"])).toEqual({ exitCode: 139, stdout: "", stderr: "error[E_EXEC_FAILED]: segv was killed by SIGSEGV (signal 11)\n  hint: the tool crashed or was killed; its stderr above may say why\n" });
+  });
+
+  test("a hanging tool whose children ignore SIGTERM is killed with its group at the timeout (exit 8)", async () => {
+    const { k } = await lockedProject(FAULTS);
+    const r = await k.run(["exec", "hangs"]);
+    expect(r.exitCode).toBe(8);
+    expect(r.stderr).toStartWith("error[E_EXEC_FAILED]: hangs timed out after 500 ms; its process group got SIGTERM, then SIGKILL after 2000 ms\n");
+  });
+
+  test("a tool flooding stdout is stopped at its output cap (exit 8)", async () => {
+    const { k } = await lockedProject(FAULTS);
+    const r = await k.run(["exec", "floods"]);
+    expect(r.exitCode).toBe(8);
+    expect(r.stdout.length).toBe(65536);
+    expect(r.stderr).toContain("floods wrote more than 65536 bytes to stdout and stderr; kiwi stopped it");
+  });
+});
+
+describe("kiwi exec: injection", () => {
+  test.each([["; rm -rf ~"], ["$(touch pwned)"], ["`touch pwned`"], ["a && touch pwned"], ["'\"; touch pwned; \""], ["line1\nline2"]])(
+    "the value %p reaches the tool as exactly one argument, uninterpreted",
+    async (text) => {
+      const { root, k } = await lockedProject(ECHO);
+      const home = k.env.HOME!;
+      writeFileSync(join(home, "sentinel"), "still here");
+      const r = await k.run(["exec", "echo_args", "--param", `text=${text}`]);
+      expect(r).toEqual({ exitCode: 0, stdout: `1\n${text}\n`, stderr: "" });
+      expect(existsSync(join(home, "sentinel"))).toBe(true);
+      expect(existsSync(join(root, "pwned"))).toBe(false);
+    },
+  );
+});
+
+describe("kiwi exec: an api tool against a real server", () => {
+  function api(port: number, extra = "") {
+    return {
+      ".ai/tools/weather.yaml": [
+        "tool_id: weather",
+        "tool_type: api",
+        "version: 1.0.0",
+        "executor: http_client",
+        "requires:",
+        '  - net.outbound: ["127.0.0.1"]',
+        "config:",
+        "  method: GET",
+        `  url_template: "http://127.0.0.1:${port}/v1/{city}/forecast"`,
+        "  query: { units: \"{units}\" }",
+        '  response_transform: "$.forecast.daily[0:2]"',
+        "  retries: 0",
+        "parameters:",
+        "  - { name: city, type: string, required: true }",
+        "  - { name: units, type: string, enum: [metric, imperial], default: metric }",
+        extra,
+      ].join("\n"),
+    };
+  }
+
+  test("calls the URL with encoded parameters and prints the transformed response", async () => {
+    const seen: string[] = [];
+    const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => (seen.push(req.url.slice(req.url.indexOf("/v1"))), Response.json({ forecast: { daily: [1, 2, 3] } })) });
+    servers.push(s);
+    const { k } = await lockedProject(api(s.port!));
+    const r = await k.run(["exec", "weather", "--param", "city=../admin?x=1#frag\r\nHost: evil"]);
+    expect(r).toEqual({ exitCode: 0, stdout: "[\n  1,\n  2\n]\n", stderr: "" });
+    expect(seen).toEqual(["/v1/..%2Fadmin%3Fx%3D1%23frag%0D%0AHost%3A%20evil/forecast?units=metric"]);
+  });
+
+  test("HTTP 500 exits 8 with the status and a body excerpt", async () => {
+    const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("upstream is down", { status: 500 }) });
+    servers.push(s);
+    const { k } = await lockedProject(api(s.port!));
+    const r = await k.run(["exec", "weather", "--param", "city=Oslo"]);
+    expect(r.exitCode).toBe(8);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toStartWith(`error[E_EXEC_FAILED]: weather: HTTP 500 Internal Server Error from GET http://127.0.0.1:${s.port}/v1/Oslo/forecast?units=metric: upstream is down\n`);
+  });
+
+  test("a redirect to another host is refused (exit 8)", async () => {
+    const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.redirect("http://example.invalid/steal", 302) });
+    servers.push(s);
+    const { k } = await lockedProject(api(s.port!));
+    const r = await k.run(["exec", "weather", "--param", "city=Oslo"]);
+    expect(r.exitCode).toBe(8);
+    expect(r.stderr).toContain(`the redirect from http://127.0.0.1:${s.port} to another host (example.invalid) is refused`);
+  });
+
+  test("a dot-segment parameter is refused before any request (exit 7)", async () => {
+    let hits = 0;
+    const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (hits++, new Response("x")) });
+    servers.push(s);
+    const { k } = await lockedProject(api(s.port!));
+    const r = await k.run(["exec", "weather", "--param", "city=.."]);
+    expect(r.exitCode).toBe(7);
+    expect(r.stderr).toContain('params/city: must not make a URL path segment "." or ".." (got "..")');
+    expect(hits).toBe(0);
+  });
+});
