@@ -1,0 +1,63 @@
+// `--help` for every command in the COMMANDS table (and every subcommand), snapshot-tested from the
+// compiled binary: each command and flag described, with examples, and no colour codes unless a
+// terminal asks for them and NO_COLOR does not forbid them.
+import { describe, expect, test } from "bun:test";
+import { root } from "../../src/cli.ts";
+import { EXAMPLES } from "../../src/commands/_examples.ts";
+import { flattenTree, resolveCompletionTree } from "../../src/completion/model.ts";
+import { KIWI_BIN, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
+
+const tree = await resolveCompletionTree(root);
+const paths = flattenTree(tree).map((n) => n.path);
+
+describe("kiwi --help", () => {
+  test.each(paths.map((p) => [p.join(" ") || "(kiwi)", p] as const))("%s", async (_name, path) => {
+    const r = await runKiwi([...path, "--help"]);
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    expect(r.stdout).not.toContain("\x1b[");
+    expect(r.stdout).toContain("USAGE");
+    expect(r.stdout).toContain("EXAMPLES");
+    expect(r.stdout).toMatchSnapshot();
+  });
+
+  test("describes every flag and every subcommand", () => {
+    const bare = flattenTree(tree).flatMap((n) => [
+      ...n.flags.filter((f) => !f.description).map((f) => `${n.path.join(" ")} --${f.name}`),
+      ...n.children.filter((c) => !c.description).map((c) => c.path.join(" ")),
+    ]);
+    expect(bare).toEqual([]);
+  });
+
+  test("-h is --help", async () => {
+    const [long, short] = await Promise.all([runKiwi(["hook", "install", "--help"]), runKiwi(["hook", "install", "-h"])]);
+    expect(short).toEqual(long);
+  });
+
+  test("appends the examples table to the command's help", async () => {
+    const r = await runKiwi(["init", "--help"]);
+    for (const [description, command] of EXAMPLES.init!) expect(r.stdout).toContain(`  # ${description}\n  ${command}\n`);
+  });
+});
+
+// script(1) gives kiwi a real terminal, so colour is allowed unless NO_COLOR says otherwise.
+const script = Bun.which("script");
+describe.skipIf(!script)("help on a terminal", () => {
+  const onTty = (env: Record<string, string>) => {
+    const proc = Bun.spawnSync([script!, "-qec", `${KIWI_BIN} hook --help`, "/dev/null"], { env, stdout: "pipe", stderr: "pipe" });
+    return { exitCode: proc.exitCode, out: proc.stdout.toString() };
+  };
+
+  test("is coloured", () => {
+    const { NO_COLOR: _drop, ...env } = hermeticEnv({ TERM: "xterm-256color" });
+    const r = onTty(env);
+    expect(r.exitCode).toBe(0);
+    expect(r.out).toContain("\x1b[");
+  });
+
+  test("has no colour with NO_COLOR", () => {
+    const r = onTty(hermeticEnv({ TERM: "xterm-256color", NO_COLOR: "1" }));
+    expect(r.exitCode).toBe(0);
+    expect(r.out).toContain("EXAMPLES");
+    expect(r.out).not.toContain("\x1b[");
+  });
+});
