@@ -21,7 +21,7 @@ const FORMAT = 2;
 type Row = [size: number, mtimeMs: number, ctimeMs: number, ino: number, sha256: string];
 
 /** A tool's integrity memo: the digest of everything integrity is computed from, and the result. */
-type ToolMemo = [inputDigest: string, integrity: string];
+type ToolMemo = [inputDigest: string, integrity: string, manifestDigest: string];
 
 /** A tree that passed the pre-lock check: the digest of its context (kiwi version, options, discovery findings) and each tool's integrity. */
 export interface CheckedTree {
@@ -61,19 +61,19 @@ export class StatCache {
     this.checked = previousChecked;
   }
 
-  /** The integrity remembered for a tool whose integrity inputs hash to `inputDigest`. */
-  lookupTool(key: string, inputDigest: string): string | undefined {
+  /** The integrity and manifest digest remembered for a tool whose inputs hash to `inputDigest`. */
+  lookupTool(key: string, inputDigest: string): { integrity: string; manifestDigest: string } | undefined {
     const memo = this.previousTools.get(key);
     if (memo && memo[0] === inputDigest) {
       this.nextTools.set(key, memo);
-      return memo[1];
+      return { integrity: memo[1], manifestDigest: memo[2] };
     }
     return undefined;
   }
 
-  /** Remembers a tool's integrity for its inputs' digest. */
-  recordTool(key: string, inputDigest: string, integrity: string): void {
-    this.nextTools.set(key, [inputDigest, integrity]);
+  /** Remembers a tool's integrity and manifest digest for its inputs' digest. */
+  recordTool(key: string, inputDigest: string, integrity: string, manifestDigest: string): void {
+    this.nextTools.set(key, [inputDigest, integrity, manifestDigest]);
     this.dirty = true;
   }
 
@@ -140,7 +140,7 @@ export function loadStatCache(cacheDir: string, root: string, startedAt: number)
 }
 
 function isMemo(memo: unknown): memo is ToolMemo {
-  return Array.isArray(memo) && memo.length === 2 && memo.every((d) => typeof d === "string" && /^[0-9a-f]{64}$/.test(d));
+  return Array.isArray(memo) && memo.length === 3 && memo.every((d) => typeof d === "string" && /^[0-9a-f]{64}$/.test(d));
 }
 
 function isRow(row: unknown): row is Row {

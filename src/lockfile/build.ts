@@ -19,25 +19,36 @@ export interface HashedTool {
 
 /** Where integrities of unchanged tools are remembered (the stat cache), keyed by tool. */
 export interface IntegrityMemo {
-  lookupTool(key: string, inputDigest: string): string | undefined;
-  recordTool(key: string, inputDigest: string, integrity: string): void;
+  lookupTool(key: string, inputDigest: string): { integrity: string; manifestDigest: string } | undefined;
+  recordTool(key: string, inputDigest: string, integrity: string, manifestDigest: string): void;
+}
+
+export interface MemoOptions {
+  key: string;
+  memo: IntegrityMemo;
+  /**
+   * The manifest file's stat identity (size, mtime, ctime, inode), when known: the manifest
+   * value is a function of its bytes, so this stands in for its digest without rendering it.
+   */
+  manifestIdentity?: string;
 }
 
 /**
  * Computes a tool's integrity and manifest digest from its already-hashed file entries. With a
- * memo, an unchanged tool (same id, version, manifest digest and file entries) reuses its
- * integrity instead of rebuilding the canonical text: integrity is a pure function of those.
+ * memo, an unchanged tool (same id, version, manifest and file entries) reuses both instead of
+ * rebuilding canonical texts: they are pure functions of those inputs.
  */
-export function hashTool(tool: LockableTool, files: readonly FileEntry[], memo?: { key: string; memo: IntegrityMemo }): HashedTool {
+export function hashTool(tool: LockableTool, files: readonly FileEntry[], memo?: MemoOptions): HashedTool {
   const sorted = sortFileEntries(files).map((f) => ({ path: f.path, sha256: f.sha256, is_executable: f.is_executable === true }));
-  const manifestDigest = hashCanonical(tool.manifest).hex;
+  let manifestDigest = memo?.manifestIdentity === undefined ? hashCanonical(tool.manifest).hex : undefined;
   // A cache key only (never published): JSON.stringify is exact and injective for these values.
-  const inputDigest = memo ? sha256Hex(JSON.stringify([tool.id, tool.version, manifestDigest, sorted.map((f) => [f.path, f.sha256, f.is_executable])])) : "";
-  let integrity = memo?.memo.lookupTool(memo.key, inputDigest);
-  if (integrity === undefined) {
-    integrity = hashToolIntegrity({ tool_id: tool.id, version: tool.version, manifest: tool.manifest, files: sorted }).hex;
-    memo?.memo.recordTool(memo.key, inputDigest, integrity);
-  }
+  const manifestKey = manifestDigest ?? `stat:${memo!.manifestIdentity}`;
+  const inputDigest = memo ? sha256Hex(JSON.stringify([tool.id, tool.version, manifestKey, sorted.map((f) => [f.path, f.sha256, f.is_executable])])) : "";
+  const known = memo?.memo.lookupTool(memo.key, inputDigest);
+  if (known) return { tool, files: sorted, integrity: known.integrity, manifestDigest: known.manifestDigest };
+  manifestDigest ??= hashCanonical(tool.manifest).hex;
+  const integrity = hashToolIntegrity({ tool_id: tool.id, version: tool.version, manifest: tool.manifest, files: sorted }).hex;
+  memo?.memo.recordTool(memo.key, inputDigest, integrity, manifestDigest);
   return { tool, files: sorted, integrity, manifestDigest };
 }
 

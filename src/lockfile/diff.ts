@@ -53,6 +53,7 @@ export function diffLockfiles(before: Lockfile | undefined, after: Lockfile): Lo
 
 /** The change between two entries of one tool, or undefined when they are equal. */
 export function diffTool(id: string, a: LockedTool, b: LockedTool): ToolChange | undefined {
+  if (a.integrity === b.integrity && a.manifest_digest === b.manifest_digest && COMPARED_FIELDS.every((k) => a[k] === b[k]) && sameFiles(a.files, b.files)) return undefined;
   const fields = COMPARED_FIELDS.filter((k) => a[k] !== b[k]);
   const files = diffFiles(a.files, b.files);
   if (fields.length === 0 && files.length === 0 && a.integrity === b.integrity) return undefined;
@@ -120,4 +121,8 @@ export function summarizeDiff(diff: LockDiff): DiffSummary {
     })),
   });
   return { added: diff.added.map(tool), removed: diff.removed.map(tool), changed: diff.changed.map(tool) };
+}
+
+function sameFiles(a: readonly LockedFile[], b: readonly LockedFile[]): boolean {
+  return a.length === b.length && a.every((f, i) => f.path === b[i]!.path && f.sha256 === b[i]!.sha256 && f.is_executable === b[i]!.is_executable);
 }

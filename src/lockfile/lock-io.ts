@@ -15,7 +15,7 @@ import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "
 import { assertGatePassed, checkBeforeLock, checkChangedSince } from "./gate.ts";
 import { parseLockfile } from "./parse.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "./tree-io.ts";
-import { matchUnchangedLockfile } from "./unchanged.ts";
+import { confirmUnchanged, renderWithQuickPins } from "./unchanged.ts";
 
 export interface LockOptions {
   strict?: boolean;
@@ -52,8 +52,15 @@ export async function lockProject(ctx: Context, options: LockOptions = {}): Prom
  * since the last tree that passed (see checkChangedSince); the check is a pure function of the
  * tree, kiwi's version, the options and the discovery findings. Saves nothing itself.
  */
-export function hashAndCheck(ctx: Context, project: Project, action: string, options: LockOptions, statCache: StatCache): { tree: TreeTool[]; findings: Finding[] } {
-  const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress });
+export function hashAndCheck(
+  ctx: Context,
+  project: Project,
+  action: string,
+  options: LockOptions,
+  statCache: StatCache,
+  manifestIdentities?: ReadonlyMap<string, string>,
+): { tree: TreeTool[]; findings: Finding[] } {
+  const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities });
   const context = sha256Hex(JSON.stringify([pkg.version, options.strict === true, project.root, project.findings]));
   const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
   const passed = statCache.checked;
@@ -95,7 +102,8 @@ function lockLocked(ctx: Context, project: Project, options: LockOptions): LockR
   let tree: TreeTool[];
   let findings: Finding[];
   try {
-    ({ tree, findings } = hashAndCheck(ctx, project, "kiwi lock", options, statCache));
+    // Racy manifests must be parsed and digested for real, not recognised by their stat.
+    ({ tree, findings } = hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests));
   } finally {
     saveStats();
   }
@@ -103,18 +111,22 @@ function lockLocked(ctx: Context, project: Project, options: LockOptions): LockR
   const remember = (finalText: string) => {
     if (!fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText) }, faults);
   };
-  const unchanged = matchUnchangedLockfile(text, tree);
-  if (unchanged) {
+  const quick = renderWithQuickPins(text, tree);
+  if (quick && quick.rendered === text) {
+    const unchanged = confirmUnchanged(quick);
     remember(unchanged.rendered);
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, tree, findings, stats };
   }
   // Parse fully before writing: a lockfile from a newer kiwi or an unreadable one is never overwritten.
   const previous = text === undefined ? undefined : parseLockfile(text);
-  const lock = buildLockfile(tree, previous?.mcp_servers ?? {});
+  const pins = previous?.mcp_servers ?? {};
+  const lock = buildLockfile(tree, pins);
   if (previous) {
     for (const edit of compareTreeToLock(previous, tree as HashedTool[]).handEdited) warnings.push(`${edit.message}; rewritten from the tool tree`);
   }
-  const result = writeLockfile(project.root, lock, text, faults);
+  // Without pins the quick rendering is already the final text (pins are the only lossy part).
+  const reuse = quick && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 ? quick.rendered : undefined;
+  const result = writeLockfile(project.root, lock, text, faults, reuse);
   remember(result.text);
   return { ...base, written: result.written, diff: diffLockfiles(previous, lock), tree, findings, stats };
 }

@@ -44,14 +44,15 @@ export function parseLockfile(text: string, file: string = LOCKFILE_NAME): Lockf
 }
 
 /** Checks a parsed (lossless) lockfile value; the checks of parseLockfile after JSON syntax. */
-export function checkLockfileValue(value: CanonicalValue, file: string = LOCKFILE_NAME): Lockfile {
+export function checkLockfileValue(value: CanonicalValue, file: string = LOCKFILE_NAME, plainAlready = false): Lockfile {
   const invalid = (message: string, hint = RESTORE_HINT, details?: Record<string, unknown>) =>
     new KiwiError("E_LOCK_INVALID", `${file}: ${message}`, { hint, details: { file, ...details } });
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid("the top level is not a JSON object");
   const record = value as Record<string, CanonicalValue>;
   assertVersion(record.lockfileVersion, invalid);
   assertDigests(record, file);
-  const plain = toPlain(value) as Lockfile;
+  // A JSON.parse result has no Float or bigint, so it is its own plain view.
+  const plain = (plainAlready ? value : toPlain(value)) as Lockfile;
   compiled ??= TypeCompiler.Compile(LockfileSchema);
   if (!compiled.Check(plain)) {
     const first = compiled.Errors(plain).First()!;
@@ -77,7 +78,7 @@ function parseRendered(text: string, file: string): Lockfile | undefined {
   } catch {
     return undefined;
   }
-  return checkLockfileValue(value as CanonicalValue, file);
+  return checkLockfileValue(value as CanonicalValue, file, true);
 }
 
 /** A quick, lossy look (JSON.parse) at lockfile text, for the unchanged-lockfile fast path. */

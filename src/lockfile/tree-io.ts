@@ -19,6 +19,8 @@ export interface TreeTool extends HashedTool {
 export interface HashTreeOptions {
   /** Reuse digests of files whose stat is unchanged; omit to read every byte (verify). */
   statCache?: StatCache;
+  /** Manifest stat identities by manifest file (from fingerprintTree), for the integrity memo. */
+  manifestIdentities?: ReadonlyMap<string, string>;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -32,7 +34,7 @@ export function hashProjectTools(project: Project, options: HashTreeOptions = {}
       options.onProgress?.(++done, total);
       return { path: file.path, sha256, is_executable: file.isExecutable };
     });
-    const memo = options.statCache ? { key: tool.manifestFile, memo: options.statCache } : undefined;
+    const memo = options.statCache ? { key: tool.manifestFile, memo: options.statCache, manifestIdentity: options.manifestIdentities?.get(tool.manifestFile) } : undefined;
     return { ...hashTool(tool, entries, memo), tool };
   });
 }
@@ -75,7 +77,8 @@ export function findTool(project: Project, arg: string, cwd: string): Tool {
  * discovery findings, and `extra` (kiwi's version, options). `racy` when any of them changed
  * within RACY_MARGIN_MS of `startedAt`, in which case it must not be remembered.
  */
-export function fingerprintTree(project: Project, extra: unknown, startedAt: number): { digest: string; racy: boolean } {
+export function fingerprintTree(project: Project, extra: unknown, startedAt: number): { digest: string; racy: boolean; manifests: Map<string, string> } {
+  const manifests = new Map<string, string>();
   const limit = startedAt - RACY_MARGIN_MS;
   const fileCount = project.tools.reduce((n, t) => n + t.files.length + 1, 0);
   // Numbers go in as raw doubles (formatting 50,000 of them as text would cost more than the rest).
@@ -100,10 +103,11 @@ export function fingerprintTree(project: Project, extra: unknown, startedAt: num
     try {
       st = lstatSync(join(project.root, tool.manifestFile));
     } catch {
-      return { digest: "", racy: true };
+      return { digest: "", racy: true, manifests: new Map() };
     }
     names.push(`T:${tool.manifestFile}`);
     add(st.size, st.mtimeMs, st.ctimeMs, st.ino, -1);
+    manifests.set(tool.manifestFile, `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`);
     for (const f of tool.files) {
       names.push(f.path, f.abs);
       add(f.size, f.mtimeMs, f.ctimeMs, f.ino, f.isExecutable ? 1 : 0);
@@ -112,5 +116,5 @@ export function fingerprintTree(project: Project, extra: unknown, startedAt: num
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(names.join("\0"));
   hasher.update(new Uint8Array(numbers.buffer, 0, n * 8));
-  return { digest: hasher.digest("hex"), racy };
+  return { digest: hasher.digest("hex"), racy, manifests };
 }

@@ -16,6 +16,16 @@ const PINS_KEY = '\n  "mcp_servers": ';
  * lossy parse lost nothing: a float such as 3.0 read as 3 would render differently.
  */
 export function matchUnchangedLockfile(text: string | undefined, tree: readonly HashedTool[]): { lock: Lockfile; rendered: string } | undefined {
+  const view = renderWithQuickPins(text, tree);
+  if (!view || view.rendered !== text) return undefined;
+  return confirmUnchanged(view);
+}
+
+/**
+ * The lockfile the tree renders to with the pins of a quick (lossy) look at `text`; undefined
+ * when the quick look is not usable (no file, not JSON, another version, odd pins).
+ */
+export function renderWithQuickPins(text: string | undefined, tree: readonly HashedTool[]): { lock: Lockfile; rendered: string } | undefined {
   if (text === undefined) return undefined;
   const peek = peekLockfile(text);
   if (!peek || peek.version !== LOCKFILE_VERSION || !isPlainObject(peek.pins)) return undefined;
@@ -25,15 +35,19 @@ export function matchUnchangedLockfile(text: string | undefined, tree: readonly 
   } catch {
     return undefined;
   }
-  const rendered = renderLockfile(lock);
-  if (rendered !== text) return undefined;
-  if (Object.keys(lock.mcp_servers).length === 0) return { lock, rendered };
+  return { lock, rendered: renderLockfile(lock) };
+}
+
+/** Completes a quick rendering equal to the file: pins are checked and read losslessly. */
+export function confirmUnchanged(view: { lock: Lockfile; rendered: string }): { lock: Lockfile; rendered: string } {
+  const { lock, rendered: text } = view;
+  if (Object.keys(lock.mcp_servers).length === 0) return view;
   // Pins are data kiwi did not derive from the tree: check them (fail closed) from their own text.
   const at = text.lastIndexOf(PINS_KEY);
   const pinsText = text.slice(at + PINS_KEY.length, text.length - "\n}\n".length);
   const pins = parseJsonLossless(pinsText, { positions: false }).value as CanonicalValue;
   const checked = checkLockfileValue({ lockfileVersion: LOCKFILE_VERSION, tools: {}, mcp_servers: pins });
-  return { lock: { ...lock, mcp_servers: checked.mcp_servers }, rendered };
+  return { lock: { ...lock, mcp_servers: checked.mcp_servers }, rendered: text };
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
