@@ -2,13 +2,13 @@
 // run: (1) a warm three-link chain (python script -> python_runtime -> subprocess) vs `python3
 // script.py` on the same stdin; (2) a warm api tool against a local Bun.serve vs a plain fetch of
 // the same URL (curl, and fetch in a fresh bun process). Prints medians, overheads and ratios.
-// Usage: bun run build && bun run scripts/bench-exec.ts [runs=40]
+// Usage: bun run build && bun run scripts/bench-exec.ts [runs=40] [path/to/kiwi (default dist/kiwi)]
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "..");
-const kiwi = join(root, "dist", "kiwi");
+const kiwi = process.argv[3] ?? join(root, "dist", "kiwi");
 if (!existsSync(kiwi)) throw new Error(`${kiwi} is missing: run "bun run build" first`);
 const runs = Number(process.argv[2] ?? 40);
 const work = mkdtempSync(join(tmpdir(), "kiwi-bench-exec-"));

@@ -56,7 +56,6 @@ export function ensureRunDir(req: RunDirRequest): RunDir {
     // putBlobFromFile re-verifies a present blob and refuses a source whose bytes are not the locked ones.
     if (src !== undefined) putBlobFromFile(req.store, src, f.sha256, `${req.subject}: ${f.path}`);
   }
-  setAside(runs, container);
   sweep(runs);
   const tmp = join(runs, `.run-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
   mkdirSync(tmp, { recursive: true });
@@ -70,12 +69,26 @@ export function ensureRunDir(req: RunDirRequest): RunDir {
   const marker: Marker = { format: MARKER_FORMAT, integrity: req.integrityHex, files: rows };
   writeFileSync(join(tmp, "marker.json"), JSON.stringify(marker), { mode: 0o444 });
   chmodSync(tmp, 0o555);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (publish(tmp, container)) return { dir: join(container, "files"), reused: false };
+    // Someone else published this version meanwhile: use theirs if it is intact...
+    if (containerIntact(container, req)) {
+      removeTree(tmp);
+      return { dir: join(container, "files"), reused: true };
+    }
+    // ...otherwise it is damaged: move it aside (a tool may still run from it) and try once more.
+    setAside(runs, container);
+  }
+  return { dir: join(tmp, "files"), reused: false, cleanup: () => removeTree(tmp) };
+}
+
+/** Renames the finished temp folder into place; false when a version is already there. */
+function publish(tmp: string, container: string): boolean {
   try {
     renameSync(tmp, container);
-    return { dir: join(container, "files"), reused: false };
+    return true;
   } catch {
-    // Another kiwi published this version first; run from our own verified copy this time.
-    return { dir: join(tmp, "files"), reused: false, cleanup: () => removeTree(tmp) };
+    return false;
   }
 }
 

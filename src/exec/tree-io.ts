@@ -1,6 +1,5 @@
 // `kiwi tree`: a tool's chain with versions, integrities, sources and how each link compares with
 // tool.lock.json. Inspection only: a changed or missing link is a status, not an error.
-import { loadStatCache } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest } from "../integrity/digest.ts";
@@ -11,7 +10,7 @@ import type { Tool } from "../manifest/model.ts";
 import { MAX_CHAIN_DEPTH, indexTools, resolveChain } from "../resolve/chain.ts";
 import type { LockedTool } from "../schema/lockfile.ts";
 import { hashChainTools, readToolAt } from "./chain-io.ts";
-import { unknownTool } from "./verify-io.ts";
+import { readOnlyStatCache, unknownTool } from "./verify-io.ts";
 
 export type LinkStatus = "verified" | "changed" | "missing" | "unlocked";
 
@@ -43,7 +42,7 @@ export interface TreeReport {
 export function resolveTree(ctx: Context, toolId: string): TreeReport {
   const root = findProjectRoot(ctx.cwd);
   const lock = readLockfile(root)?.lock;
-  const statCache = loadStatCache(ctx.cacheDir, root, ctx.now());
+  const statCache = readOnlyStatCache(ctx, root);
   if (lock?.tools[toolId]) {
     const links: TreeLink[] = [];
     const seen = new Set<string>();
@@ -69,7 +68,6 @@ export function resolveTree(ctx: Context, toolId: string): TreeReport {
       });
       id = entry.executor === null ? null : entry.executor.slice(0, entry.executor.lastIndexOf("@"));
     }
-    statCache.save();
     return { tool: toolId, mode: "locked", lockfile: LOCKFILE_NAME, links };
   }
   const project = readProject(root);
@@ -83,7 +81,6 @@ export function resolveTree(ctx: Context, toolId: string): TreeReport {
     });
   }
   const hashed = hashChainTools(root, resolved.chain, statCache);
-  statCache.save();
   return {
     tool: toolId,
     mode: "unlocked",

@@ -88,11 +88,8 @@ function resolveLocked(ctx: Context, root: string, lock: import("../schema/lockf
     }
     return tool;
   });
-  const statCache = loadStatCache(ctx.cacheDir, root, ctx.now());
-  const hashed = hashChainTools(root, tools, statCache);
+  const hashed = hashChainTools(root, tools, readOnlyStatCache(ctx, root));
   const warnings: string[] = [];
-  const saved = statCache.save();
-  if (saved) warnings.push(saved);
   const links: VerifiedLink[] = hashed.map((h, i) => ({ tool: tools[i]!, hashed: h, integrity: formatDigest(h.integrity), locked: lock.tools[ids[i]!] }));
   const mismatches = links.map((l, i) => describeMismatch(l, i, links)).filter((m): m is Mismatch => m !== undefined);
   if (mismatches.length > 0) {
@@ -196,11 +193,8 @@ function resolveUnlocked(ctx: Context, root: string, toolId: string): VerifiedCh
     });
   }
   assertGatePassed(checkBeforeLock(project), `kiwi exec --unlocked ${toolId}`);
-  const statCache = loadStatCache(ctx.cacheDir, root, ctx.now());
-  const hashed = hashChainTools(root, resolved.chain, statCache);
+  const hashed = hashChainTools(root, resolved.chain, readOnlyStatCache(ctx, root));
   const warnings: string[] = [];
-  const saved = statCache.save();
-  if (saved) warnings.push(saved);
   return { root, mode: "unlocked", links: hashed.map((h, i) => ({ tool: resolved.chain[i]!, hashed: h, integrity: formatDigest(h.integrity) })), warnings };
 }
 
@@ -225,6 +219,14 @@ function assertChildSchemas(links: VerifiedLink[], strict: boolean, warnings: st
       details: { link: i + 1, child: child.tool.id, parent: parent.tool.id, rule: verdict.rule },
     });
   }
+}
+
+/**
+ * The project's stat cache, read but never saved: exec sees only its chain's files, and saving
+ * would drop every other tool's entries (kiwi lock and install keep the cache whole).
+ */
+export function readOnlyStatCache(ctx: Pick<Context, "cacheDir" | "now">, root: string) {
+  return loadStatCache(ctx.cacheDir, root, ctx.now());
 }
 
 function renderIds(ids: string[]): string {

@@ -3,7 +3,7 @@
 // against a real server on 127.0.0.1. The sandbox is off here (its own tests cover it) unless a
 // test says otherwise.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
@@ -194,6 +194,15 @@ describe("kiwi exec: what runs is what was verified", () => {
     const again = await k.run(["exec", "victim", "--param", `project=${root}`]);
     expect(again.exitCode).toBe(6);
     expect(again.stderr).toContain(".ai/tools/victim/main.py changed");
+  });
+});
+
+describe("kiwi exec: concurrency", () => {
+  test("four kiwi processes running one version for the first time all run the verified files", async () => {
+    const { k } = await lockedProject(ECHO);
+    const runs = await Promise.all(Array.from({ length: 4 }, (_, i) => k.run(["exec", "echo_args", "--param", `text=run ${i}`])));
+    expect(runs).toEqual(Array.from({ length: 4 }, (_, i) => ({ exitCode: 0, stdout: `1\nrun ${i}\n`, stderr: "" })));
+    expect(readdirSync(join(k.cache, "runs")).filter((n) => n.startsWith("."))).toEqual([]);
   });
 });
 

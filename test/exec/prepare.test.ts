@@ -2,6 +2,7 @@
 // refusals, integrity mismatches at a named link, and "what runs is what was verified".
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { statRelPath } from "../../src/cache/layout.ts";
 import { join } from "node:path";
 import { type Context, createContext } from "../../src/context.ts";
 import { type ExecRequest, prepareExec } from "../../src/exec/prepare-io.ts";
@@ -172,6 +173,14 @@ describe("what runs is what was verified", () => {
     writeFileSync(script, "echo tampered in the cache\n");
     const third = await run(ctx, request("greet"));
     expect(third.stdout).toBe('hello Ada ({"name":"Ada"})\n');
+  });
+
+  test("exec reads the stat cache but never rewrites it (other tools keep their entries)", async () => {
+    const { root, ctx } = await locked({ ...GREET, ".ai/tools/other/tool.yaml": "tool_id: other\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: o.sh\n", ".ai/tools/other/o.sh": "echo o\n" });
+    const file = join(ctx.cacheDir, statRelPath(root));
+    const before = existsSync(file) ? readFileSync(file, "utf8") : undefined;
+    await run(ctx, request("greet"));
+    expect(existsSync(file) ? readFileSync(file, "utf8") : undefined).toBe(before);
   });
 
   test("--dry-run materialises nothing and shows secrets as ***", async () => {
