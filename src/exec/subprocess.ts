@@ -148,14 +148,19 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
     const exitCode = 128 + number;
     const why = outcome.interruptedBy ? ` after kiwi passed on ${outcome.interruptedBy}` : "";
     throw new KiwiError("E_EXEC_FAILED", `${tool} was killed by ${outcome.signal} (signal ${number})${why}`, {
-      hint: outcome.signal === "SIGXCPU" || (outcome.signal === "SIGKILL" && plan.limits.cpuSeconds !== undefined)
-        ? "the tool may have hit its CPU limit (limits.cpu_seconds)"
-        : "the tool crashed or was killed; its stderr above may say why",
+      hint: signalHint(outcome.signal, plan),
       exitCode,
       details: { tool, signal: outcome.signal, exitCode },
     });
   }
   return outcome.exitCode ?? 1;
+}
+
+function signalHint(signal: string, plan: SubprocessPlan): string {
+  const cpu = plan.limits.cpuSeconds;
+  if (signal === "SIGXCPU") return `the tool used up its CPU time (limits.cpu_seconds${cpu !== undefined ? `: ${cpu} s` : ""})`;
+  if (signal === "SIGKILL") return `SIGKILL comes from the hard CPU limit${cpu !== undefined ? ` (${cpu} s + 1)` : ""}, the kernel's out-of-memory killer, or another process`;
+  return "the tool crashed or was killed; its stderr above may say why";
 }
 
 function signalGroup(pgid: number, signal: string): void {
