@@ -1,9 +1,10 @@
 // Remembers parsed manifests by file identity (size, mtime, ctime, inode), so an unchanged tree is
 // not parsed again: YAML parsing dominates `kiwi check` on large trees. Same trust model as the
 // file-hash stat cache; a changed ctime (which tools cannot set) always forces a fresh parse.
-import { mkdirSync, readFileSync, renameSync, type Stats, writeFileSync } from "node:fs";
+import { readFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { parseJsonLossless, renderLosslessJson } from "./json.ts";
@@ -69,10 +70,7 @@ export class ManifestCache {
       .join(",\n");
     const text = `{"kiwi":${JSON.stringify(pkg.version)},"entries":{\n${body}\n}}\n`;
     try {
-      mkdirSync(join(this.file, ".."), { recursive: true });
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      writeFileSync(tmp, text);
-      renameSync(tmp, this.file);
+      writeFileAtomic(this.file, text);
     } catch {
       // A read-only or full cache must not fail a read-only command such as kiwi check.
     }

@@ -3,8 +3,9 @@
 // interpreters get a minimal environment so no rc file, BASH_ENV or .pth hook runs. Verdicts are
 // remembered by content digest (and interpreter) in <cache>/check/syntax-v1.json, so unchanged
 // scripts are not parsed again: spawning is most of `kiwi check`'s time on a large tree.
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import type { SyntaxLanguage, SyntaxRequest, SyntaxResults, SyntaxVerdict } from "./syntax.ts";
 
@@ -125,11 +126,8 @@ function saveCache(cache: SyntaxCache): void {
   const kept = keys.length > SYNTAX_CACHE_LIMIT ? keys.slice(keys.length - SYNTAX_CACHE_LIMIT) : keys;
   const entries: Record<string, SyntaxVerdict> = {};
   for (const k of kept) entries[k] = cache.entries[k]!;
-  const temp = `${cache.path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {
-    mkdirSync(dirname(cache.path), { recursive: true });
-    writeFileSync(temp, `${JSON.stringify({ version: 1, entries })}\n`);
-    renameSync(temp, cache.path);
+    writeFileAtomic(cache.path, `${JSON.stringify({ version: 1, entries })}\n`);
   } catch {
     // Read-only or full cache directory: checking still worked.
   }
