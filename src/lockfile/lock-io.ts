@@ -1,13 +1,17 @@
 // `kiwi lock` as a core operation: hash every tool (stat cache), validate (unless this exact tree
 // passed before), compare with the current lockfile and write it only if its bytes change, all
 // under the project's lockfile lock.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { faultsFromEnv } from "../cache/faults-io.ts";
+import { statRelPath } from "../cache/layout.ts";
+import { type Prehashed, type PrehashRun, startPrehash } from "../cache/prehash-io.ts";
 import { type StatCache, loadStatCache, loadTreeMemo, saveTreeMemo } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
 import type { Finding } from "../findings.ts";
-import { type Project, readProject } from "../manifest/discover-io.ts";
 import { sha256Hex } from "../integrity/digest.ts";
+import { type Project, TOOLS_DIR, findProjectRoot, readProject } from "../manifest/discover-io.ts";
 import { type HashedTool, buildLockfile } from "./build.ts";
 import { compareTreeToLock } from "./compare.ts";
 import { type LockDiff, diffLockfiles } from "./diff.ts";
@@ -43,8 +47,15 @@ export interface LockResult {
 
 /** Hashes the project, validates it and writes tool.lock.json if anything changed. */
 export async function lockProject(ctx: Context, options: LockOptions = {}): Promise<LockResult> {
-  const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
-  return withProjectLock(project.root, () => lockLocked(ctx, project, options));
+  // Cold (no stat cache yet): hash on a second core while discovery parses every manifest.
+  const root = findProjectRoot(ctx.cwd);
+  const prehash = existsSync(join(ctx.cacheDir, statRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
+  try {
+    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
+    return await withProjectLock(project.root, () => lockLocked(ctx, project, options, prehash));
+  } finally {
+    prehash?.cancel();
+  }
 }
 
 /**
@@ -59,8 +70,9 @@ export function hashAndCheck(
   options: LockOptions,
   statCache: StatCache,
   manifestIdentities?: ReadonlyMap<string, string>,
+  prehashed?: ReadonlyMap<string, Prehashed>,
 ): { tree: TreeTool[]; findings: Finding[] } {
-  const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities });
+  const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, prehashed });
   const context = sha256Hex(JSON.stringify([pkg.version, options.strict === true, project.root, project.findings]));
   const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
   const passed = statCache.checked;
@@ -73,7 +85,7 @@ export function hashAndCheck(
   return { tree, findings: verdict.findings };
 }
 
-function lockLocked(ctx: Context, project: Project, options: LockOptions): LockResult {
+async function lockLocked(ctx: Context, project: Project, options: LockOptions, prehash?: PrehashRun): Promise<LockResult> {
   const faults = faultsFromEnv(ctx.env);
   const startedAt = ctx.now();
   const warnings: string[] = [];
@@ -95,6 +107,7 @@ function lockLocked(ctx: Context, project: Project, options: LockOptions): LockR
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
   }
   const statCache = loadStatCache(ctx.cacheDir, project.root, startedAt);
+  const prehashed = prehash ? await prehash.results() : undefined;
   const saveStats = () => {
     const warning = statCache.save(faults);
     if (warning) warnings.push(warning);
@@ -103,7 +116,7 @@ function lockLocked(ctx: Context, project: Project, options: LockOptions): LockR
   let findings: Finding[];
   try {
     // Racy manifests must be parsed and digested for real, not recognised by their stat.
-    ({ tree, findings } = hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests));
+    ({ tree, findings } = hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests, prehashed));
   } finally {
     saveStats();
   }

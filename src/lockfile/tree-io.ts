@@ -3,6 +3,7 @@
 import { lstatSync } from "node:fs";
 import { RACY_MARGIN_MS, type StatCache } from "../cache/stat-cache-io.ts";
 import { hashFileHex } from "../cache/hash-io.ts";
+import type { Prehashed } from "../cache/prehash-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import { join, resolve } from "node:path";
@@ -19,6 +20,8 @@ export interface TreeTool extends HashedTool {
 export interface HashTreeOptions {
   /** Reuse digests of files whose stat is unchanged; omit to read every byte (verify). */
   statCache?: StatCache;
+  /** Digests a worker computed during discovery (cold runs), used when the stat matches. */
+  prehashed?: ReadonlyMap<string, Prehashed>;
   /** Manifest stat identities by manifest file (from fingerprintTree), for the integrity memo. */
   manifestIdentities?: ReadonlyMap<string, string>;
   onProgress?: (done: number, total: number) => void;
@@ -30,7 +33,7 @@ export function hashProjectTools(project: Project, options: HashTreeOptions = {}
   let done = 0;
   return project.tools.map((tool) => {
     const entries: FileEntry[] = tool.files.map((file) => {
-      const sha256 = hashToolFile(project, tool, file, options.statCache);
+      const sha256 = hashToolFile(project, tool, file, options.statCache, options.prehashed);
       options.onProgress?.(++done, total);
       return { path: file.path, sha256, is_executable: file.isExecutable };
     });
@@ -39,10 +42,15 @@ export function hashProjectTools(project: Project, options: HashTreeOptions = {}
   });
 }
 
-function hashToolFile(project: Project, tool: Tool, file: ToolFile, statCache: StatCache | undefined): string {
+function hashToolFile(project: Project, tool: Tool, file: ToolFile, statCache: StatCache | undefined, prehashed: ReadonlyMap<string, Prehashed> | undefined): string {
   const key = tool.root ? `${tool.root}/${file.path}` : file.path;
   const known = statCache?.lookup(key, file);
   if (known) return known;
+  const pre = prehashed?.get(file.abs);
+  if (pre && pre.size === file.size && pre.mtimeMs === file.mtimeMs && pre.ctimeMs === file.ctimeMs && pre.ino === file.ino) {
+    statCache?.record(key, file, pre.sha256);
+    return pre.sha256;
+  }
   let hex: string;
   try {
     hex = hashFileHex(file.abs);
