@@ -5,6 +5,7 @@ import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { blobRelPath } from "../../src/cache/layout.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
+import { KIWI_BIN } from "../helpers/kiwi.ts";
 import { cleanupTemps } from "../helpers/tree.ts";
 import { demoProject, kiwiIn, listFiles } from "./lock-helpers.ts";
 
@@ -12,6 +13,21 @@ afterAll(cleanupTemps);
 
 const MAIN = "from lib.helper import X\nprint(X)\n";
 const lockText = (root: string) => readFileSync(join(root, "tool.lock.json"), "utf8");
+
+describe("kiwi install progress", () => {
+  test.skipIf(!Bun.which("script"))("is drawn on a terminal (stderr), then cleared; never in a pipe", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    // script(1) gives kiwi a real pseudo-terminal; everything it prints comes back on stdout.
+    const proc = Bun.spawn(["script", "-qec", `${KIWI_BIN} install`, "/dev/null"], { cwd: root, env: k.env, stdout: "pipe", stderr: "pipe" });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(out).toContain("\r\x1b[2Khashing 3/3 files (100%)");
+    expect(out).toContain("\r\x1b[2Kstoring 3/3 files (100%)\r\x1b[2K");
+    const piped = await kiwiIn(demoProject()).run(["install"]);
+    expect([piped.exitCode, piped.stderr]).toEqual([0, ""]);
+  });
+});
 
 describe("kiwi install", () => {
   test("locks, then stores every tool file as a read-only blob and every tool's index entry", async () => {
