@@ -41,6 +41,11 @@ export function listStagedPaths(cwd: string, env?: GitEnv): string[] {
   return splitZ(runGit(cwd, ["diff", "--cached", "--no-relative", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRTD"], env));
 }
 
+/** Paths (relative to the work tree) deleted in the index: what pre-commit never passes to hooks. */
+export function listStagedDeletions(cwd: string, env?: GitEnv): string[] {
+  return splitZ(runGit(cwd, ["diff", "--cached", "--no-relative", "--name-only", "-z", "--no-renames", "--diff-filter=D"], env));
+}
+
 /** Paths (relative to the work tree) whose working copy differs from the index. */
 export function listUnstagedPaths(cwd: string, env?: GitEnv): string[] {
   return splitZ(runGit(cwd, ["diff", "--no-relative", "--name-only", "-z", "--no-renames"], env));

@@ -15,7 +15,7 @@ import { hashProjectTools } from "../lockfile/tree-io.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/index.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
-import { type GitEnv, listStagedPaths, listUnstagedPaths, resolveWorkTree, runGit } from "./git-io.ts";
+import { type GitEnv, listStagedDeletions, listStagedPaths, listUnstagedPaths, resolveWorkTree, runGit } from "./git-io.ts";
 import { type AffectedTools, groupByProject, selectAffected } from "./staged.ts";
 
 export interface StagedOptions {
@@ -51,8 +51,11 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
       hint: "run it inside a repository, or pass the changed files: kiwi check --staged <files…>",
     });
   }
-  // Paths relative to the file system root, so groups from anywhere share one base.
-  const absolute = options.files?.length ? options.files.map((f) => resolve(options.cwd, f)) : listStagedPaths(options.cwd, options.env).map((p) => join(top!, p));
+  // Paths relative to the file system root, so groups from anywhere share one base. Given files
+  // (pre-commit's) never include deletions, so git's staged deletions are added to them.
+  const absolute = options.files?.length
+    ? [...options.files.map((f) => resolve(options.cwd, f)), ...(top === undefined ? [] : listStagedDeletions(options.cwd, options.env).map((p) => join(top, p)))]
+    : listStagedPaths(options.cwd, options.env).map((p) => join(top!, p));
   const results: StagedProject[] = [];
   for (const group of groupByProject(absolute.map((abs) => relative("/", abs).split(sep).join("/")))) {
     const root = `/${group.root}`;

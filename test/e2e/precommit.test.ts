@@ -82,13 +82,22 @@ describe.skipIf(!hasPreCommit)("the pre-commit framework with kiwi's hook", () =
     expect(await git(project, env, "log", "--format=%s", "-1")).toBe("friendlier greeting\n");
   }, SLOW);
 
-  test("a commit that touches no tool does not run the hook", async () => {
+  test("a commit that only deletes a tool still in the lockfile is blocked (pre-commit passes no deleted files)", async () => {
+    await git(project, env, "reset", "-q", "--hard");
+    await git(project, env, "rm", "-q", ".ai/tools/weather_forecast.yaml");
+    const r = await commit("delete a tool");
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toContain("error[E_LOCK_STALE]: tool.lock.json is out of date for this commit: weather_forecast removed");
+    await git(project, env, "reset", "-q", "--hard");
+  }, SLOW);
+
+  test("a commit that touches no tool passes quickly", async () => {
     await git(project, env, "reset", "-q", "--hard");
     writeFileSync(join(project, "NOTES.md"), "notes\n");
     await git(project, env, "add", "NOTES.md");
     const r = await commit("notes");
     expect(r.exitCode).toBe(0);
-    expect(r.output).toMatch(/kiwi check\.+\(no files to check\)Skipped/);
+    expect(r.output).toMatch(/kiwi check\.+Passed/);
   }, SLOW);
 });
 
@@ -102,6 +111,7 @@ const LOCAL_CONFIG = `repos:
         language: system
         files: (^|/)(\\.ai/tools/|tool\\.lock\\.json$)
         pass_filenames: true
+        always_run: true
         require_serial: true
 `;
 

@@ -124,6 +124,18 @@ describe("kiwi check --staged (library)", () => {
     expect([p!.affected.changed.map((t) => t.id), p!.lock.status, p!.unstaged]).toEqual([["hi"], "stale", []]);
   });
 
+  test("adds git's staged deletions to the files it is given (pre-commit never passes them)", async () => {
+    const root = await lockedRepo();
+    git(root, ["rm", "-q", ".ai/tools/web.yaml"], env);
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    await relock(root);
+    git(root, ["add", "-A"], env);
+    git(root, ["reset", "-q", "--", "tool.lock.json"], env); // the relock is left unstaged
+    const [p] = await staged(root, [".ai/tools/hi.sh"]);
+    expect(p!.affected.gone).toEqual(["web"]);
+    expect(p!.lock.diff!.removed.map((c) => c.id)).toEqual(["web"]);
+  });
+
   test("refuses to guess what is staged outside a repository", async () => {
     const root = makeTemp("kiwi-nogit-");
     writeTree(root, TOOLS);
