@@ -158,7 +158,7 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
 
 function signalHint(signal: string, plan: SubprocessPlan): string {
   const cpu = plan.limits.cpuSeconds;
-  if (signal === "SIGXCPU") return `the tool used up its CPU time (limits.cpu_seconds${cpu !== undefined ? `: ${cpu} s` : ""})`;
+  if (signal === "SIGXCPU") return "the tool may have hit its CPU limit (limits.cpu_seconds)";
   if (signal === "SIGKILL") return `SIGKILL comes from the hard CPU limit${cpu !== undefined ? ` (${cpu} s + 1)` : ""}, the kernel's out-of-memory killer, or another process`;
   return "the tool crashed or was killed; its stderr above may say why";
 }
