@@ -16,7 +16,7 @@ export default defineCommand({
   args: {
     ...projectFlags,
     ...strictFlag,
-    frozenLockfile: {
+    "frozen-lockfile": {
       type: "boolean",
       description: `Never write ${LOCKFILE_NAME}; fail if the tree differs from it (default when CI=true)`,
       negativeDescription: "Lock even when CI=true",
@@ -24,7 +24,8 @@ export default defineCommand({
   },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const frozen = typeof args.frozenLockfile === "boolean" ? args.frozenLockfile : ctx.ci;
+    const flag = args["frozen-lockfile"];
+    const frozen = typeof flag === "boolean" ? flag : ctx.ci;
     const progress = createProgress(ctx, !args.json);
     let result;
     try {
