@@ -39,17 +39,19 @@ registerRoot(root);
 
 /** Runs kiwi with the given arguments and returns the exit code (never calls process.exit). */
 export async function main(rawArgs: string[]): Promise<number> {
-  const jsonWanted = rawArgs.includes("--json");
+  const separator = rawArgs.indexOf("--");
+  // Arguments after `--` belong to the tool (kiwi exec), never to kiwi.
+  const flags = separator === -1 ? rawArgs : rawArgs.slice(0, separator);
+  const jsonWanted = flags.includes("--json");
   try {
-    const separator = rawArgs.indexOf("--");
-    const flags = separator === -1 ? rawArgs : rawArgs.slice(0, separator);
     if (rawArgs.length === 1 && (rawArgs[0] === "--version" || rawArgs[0] === "-v")) {
       showResult(VERSION);
       return 0;
     }
     const [cmd, parent, path] = await resolveCommand(root, rawArgs);
     if (flags.includes("--help") || flags.includes("-h") || (!cmd.run && path.length === rawArgs.length)) {
-      const usage = (await renderUsage(cmd, parent)).trimEnd() + renderExamples(path);
+      // citty pads its columns; trailing blanks are noise in terminals and snapshots.
+      const usage = (await renderUsage(await withKebabFlags(cmd), parent)).replace(/[ \t]+$/gm, "").trimEnd() + renderExamples(path);
       showResult(`${createContext().color ? usage : stripAnsi(usage)}\n`);
       return 0;
     }
@@ -125,6 +127,15 @@ async function assertKnownFlags(cmd: CommandDef<any>, rest: string[], path: stri
       });
     }
   }
+}
+
+/**
+ * The command as help should show it: flag keys are camelCase in code (`dryRun`) but users type
+ * `--dry-run`, which citty accepts too, so help lists the kebab-case spelling.
+ */
+async function withKebabFlags(cmd: CommandDef<any>): Promise<CommandDef<any>> {
+  const defs: ArgsDef = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
+  return { ...cmd, args: Object.fromEntries(Object.entries(defs).map(([name, def]) => [def.type === "positional" ? name : kebab(name), def])) };
 }
 
 function kebab(name: string): string {

@@ -1,6 +1,6 @@
 // The only place that writes to the terminal. stdout carries results; stderr carries logs,
 // progress, warnings and rendered errors.
-import { createConsola, type ConsolaInstance } from "consola";
+import type { ConsolaInstance } from "consola";
 import pc from "picocolors";
 import type { Context } from "../context.ts";
 import { Float } from "../integrity/value.ts";
@@ -29,8 +29,12 @@ export function colors(ctx: Pick<Context, "color">) {
   return pc.createColors(ctx.color);
 }
 
-/** A consola logger bound to stderr, quiet about colour unless allowed. */
-export function createLogger(ctx: Pick<Context, "color">): ConsolaInstance {
+/**
+ * A consola logger bound to stderr, colour only when allowed. Loaded on demand: consola costs
+ * milliseconds at start-up, and most commands print through showNote.
+ */
+export async function createLogger(ctx: Pick<Context, "color">): Promise<ConsolaInstance> {
+  const { createConsola } = await import("consola");
   return createConsola({
     stdout: process.stderr,
     stderr: process.stderr,
