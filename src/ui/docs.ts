@@ -35,7 +35,8 @@ export function renderDocBlocks(readme: string, blocks: Record<string, () => str
   let out = readme;
   for (const [name, render] of Object.entries(blocks)) {
     const re = new RegExp(`<!-- BEGIN ${name} -->[\\s\\S]*?<!-- END ${name} -->`);
-    out = out.replace(re, `<!-- BEGIN ${name} -->\n${render()}\n<!-- END ${name} -->`);
+    // A replacer function: a replacement string would expand `$'` and `$&` found in the tables.
+    out = out.replace(re, () => `<!-- BEGIN ${name} -->\n${render()}\n<!-- END ${name} -->`);
   }
   return out;
 }

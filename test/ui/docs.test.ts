@@ -17,6 +17,12 @@ describe("the README's generated tables", () => {
     expect(renderDocBlocks(readme)).toBe(readme);
   });
 
+  test("insert tables literally, even when they contain $' or $&", () => {
+    const doc = "a\n<!-- BEGIN t -->\nold\n<!-- END t -->\nz\n";
+    const out = renderDocBlocks(doc, { t: () => "pattern: '^(a|a)*$' and $& too" });
+    expect(out).toBe("a\n<!-- BEGIN t -->\npattern: '^(a|a)*$' and $& too\n<!-- END t -->\nz\n");
+  });
+
   test("document every error code and environment variable", () => {
     for (const code of Object.keys(ERROR_CODES)) expect(readme).toContain(`\`${code}\``);
     for (const name of Object.keys(ENV_VARS)) expect(readme).toContain(`\`${name}\``);
