@@ -131,7 +131,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, tree, findings, stats };
   }
   // Parse fully before writing: a lockfile from a newer kiwi or an unreadable one is never overwritten.
-  const previous = text === undefined ? undefined : parseLockfile(text);
+  const previous = text === undefined ? undefined : parseLockfile(text, undefined, quick?.quick);
   const pins = previous?.mcp_servers ?? {};
   const lock = buildLockfile(tree, pins);
   if (previous) {

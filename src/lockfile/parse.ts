@@ -17,12 +17,15 @@ const HEX = /^[0-9a-f]{64}$/;
 
 let compiled: ReturnType<typeof TypeCompiler.Compile<typeof LockfileSchema>> | undefined;
 
-/** Parses lockfile text; `file` names it in messages (project-relative). Throws E_LOCK_INVALID. */
-export function parseLockfile(text: string, file: string = LOCKFILE_NAME): Lockfile {
+/**
+ * Parses lockfile text; `file` names it in messages (project-relative). Throws E_LOCK_INVALID.
+ * `quick` may pass JSON.parse(text) when the caller already has it.
+ */
+export function parseLockfile(text: string, file: string = LOCKFILE_NAME, quick?: unknown): Lockfile {
   const invalid = (message: string, hint = RESTORE_HINT, details?: Record<string, unknown>) =>
     new KiwiError("E_LOCK_INVALID", `${file}: ${message}`, { hint, details: { file, ...details } });
   if (text.trim() === "") throw invalid("the file is empty");
-  const fast = parseRendered(text, file);
+  const fast = parseRendered(text, file, quick);
   if (fast) return fast;
   let value: CanonicalValue;
   try {
@@ -70,10 +73,10 @@ export function checkLockfileValue(value: CanonicalValue, file: string = LOCKFIL
  * exact text, nothing was lost (no duplicate key vanished, no 3.0 became 3), so the lossless
  * parser is not needed; the value still goes through every check.
  */
-function parseRendered(text: string, file: string): Lockfile | undefined {
+function parseRendered(text: string, file: string, quick?: unknown): Lockfile | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = quick ?? JSON.parse(text);
     if (renderLockfile(value as Lockfile) !== text) return undefined;
   } catch {
     return undefined;
@@ -82,10 +85,10 @@ function parseRendered(text: string, file: string): Lockfile | undefined {
 }
 
 /** A quick, lossy look (JSON.parse) at lockfile text, for the unchanged-lockfile fast path. */
-export function peekLockfile(text: string): { version: unknown; pins: unknown } | undefined {
+export function peekLockfile(text: string): { value: unknown; version: unknown; pins: unknown } | undefined {
   try {
     const v = JSON.parse(text) as Record<string, unknown>;
-    return v && typeof v === "object" && !Array.isArray(v) ? { version: v.lockfileVersion, pins: v.mcp_servers } : undefined;
+    return v && typeof v === "object" && !Array.isArray(v) ? { value: v, version: v.lockfileVersion, pins: v.mcp_servers } : undefined;
   } catch {
     return undefined;
   }

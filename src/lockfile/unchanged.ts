@@ -25,7 +25,7 @@ export function matchUnchangedLockfile(text: string | undefined, tree: readonly 
  * The lockfile the tree renders to with the pins of a quick (lossy) look at `text`; undefined
  * when the quick look is not usable (no file, not JSON, another version, odd pins).
  */
-export function renderWithQuickPins(text: string | undefined, tree: readonly HashedTool[]): { lock: Lockfile; rendered: string } | undefined {
+export function renderWithQuickPins(text: string | undefined, tree: readonly HashedTool[]): { lock: Lockfile; rendered: string; quick: unknown } | undefined {
   if (text === undefined) return undefined;
   const peek = peekLockfile(text);
   if (!peek || peek.version !== LOCKFILE_VERSION || !isPlainObject(peek.pins)) return undefined;
@@ -35,7 +35,7 @@ export function renderWithQuickPins(text: string | undefined, tree: readonly Has
   } catch {
     return undefined;
   }
-  return { lock, rendered: renderLockfile(lock) };
+  return { lock, rendered: renderLockfile(lock), quick: peek.value };
 }
 
 /** Completes a quick rendering equal to the file: pins are checked and read losslessly. */
