@@ -56,7 +56,7 @@ export async function installProject(ctx: Context, options: InstallOptions): Pro
     const warnings: string[] = [];
     let checked: { tree: TreeTool[]; findings: Finding[] };
     try {
-      checked = hashAndCheck(ctx, project, "kiwi install", { strict: options.strict, onProgress: onHash }, statCache);
+      checked = await hashAndCheck(ctx, project, "kiwi install", { strict: options.strict, onProgress: onHash }, statCache);
     } finally {
       const saveWarning = statCache.save(faultsFromEnv(ctx.env));
       if (saveWarning) warnings.push(saveWarning);

@@ -16,7 +16,6 @@ import { type HashedTool, buildLockfile } from "./build.ts";
 import { compareTreeToLock } from "./compare.ts";
 import { type LockDiff, diffLockfiles } from "./diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "./fs.ts";
-import { assertGatePassed, checkBeforeLock, checkChangedSince } from "./gate.ts";
 import { parseLockfile } from "./parse.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "./tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "./unchanged.ts";
@@ -63,7 +62,7 @@ export async function lockProject(ctx: Context, options: LockOptions = {}): Prom
  * since the last tree that passed (see checkChangedSince); the check is a pure function of the
  * tree, kiwi's version, the options and the discovery findings. Saves nothing itself.
  */
-export function hashAndCheck(
+export async function hashAndCheck(
   ctx: Context,
   project: Project,
   action: string,
@@ -71,11 +70,13 @@ export function hashAndCheck(
   statCache: StatCache,
   manifestIdentities?: ReadonlyMap<string, string>,
   prehashed?: ReadonlyMap<string, Prehashed>,
-): { tree: TreeTool[]; findings: Finding[] } {
+): Promise<{ tree: TreeTool[]; findings: Finding[] }> {
   const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, prehashed });
   const context = sha256Hex(JSON.stringify([pkg.version, options.strict === true, project.root, project.findings]));
   const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
   const passed = statCache.checked;
+  // Loaded on demand: an unchanged tree (the tree memo) never pays for the validator's start-up.
+  const { assertGatePassed, checkBeforeLock, checkChangedSince } = await import("./gate.ts");
   const verdict =
     passed?.context === context && integrity.size === tree.length
       ? checkChangedSince(project, passed.tools, integrity, { strict: options.strict })
@@ -116,7 +117,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   let findings: Finding[];
   try {
     // Racy manifests must be parsed and digested for real, not recognised by their stat.
-    ({ tree, findings } = hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests, prehashed));
+    ({ tree, findings } = await hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests, prehashed));
   } finally {
     saveStats();
   }
