@@ -9,7 +9,7 @@ import { errorDocument, renderError } from "./ui/error.ts";
 import { renderExamples } from "./commands/_examples.ts";
 import { registerRoot } from "./commands/_root.ts";
 import { suggest } from "./resolve/suggest.ts";
-import { showJson, showResult } from "./ui/output.ts";
+import { showJson, showNote, showResult } from "./ui/output.ts";
 
 type Lazy = () => Promise<CommandDef<any>>;
 
@@ -65,7 +65,7 @@ export async function main(rawArgs: string[]): Promise<number> {
       : toKiwiError(thrown);
     const ctx = createContext();
     if (jsonWanted) showJson(errorDocument(error));
-    process.stderr.write(renderError(error, ctx, process.env.KIWI_DEBUG === "1"));
+    showNote(renderError(error, ctx, process.env.KIWI_DEBUG === "1"));
     return error.exitCode;
   }
 }

@@ -1,5 +1,6 @@
 // The only place that writes to the terminal. stdout carries results; stderr carries logs,
 // progress, warnings and rendered errors.
+import { writeSync } from "node:fs";
 import type { ConsolaInstance } from "consola";
 import pc from "picocolors";
 import type { Context } from "../context.ts";
@@ -7,12 +8,35 @@ import { Float } from "../integrity/value.ts";
 
 /** Writes result text to stdout. */
 export function showResult(text: string): void {
-  process.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+  writeFully(1, text.endsWith("\n") || text === "" ? text : `${text}\n`);
 }
 
 /** Writes exactly one JSON document to stdout (bigints and Floats as JSON numbers). */
 export function showJson(value: unknown): void {
-  process.stdout.write(`${renderJson(value)}\n`);
+  writeFully(1, `${renderJson(value)}\n`);
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes all of `text` to a file descriptor before returning. process.stdout.write queues data
+ * that is lost when the process exits with a pipe still full (`kiwi lock --json | wc -c` saw only
+ * 64 KiB), so results and errors are written synchronously, waiting out EAGAIN on non-blocking
+ * pipes. A reader that went away (EPIPE) ends the write quietly.
+ */
+export function writeFully(fd: 1 | 2, text: string): void {
+  const bytes = Buffer.from(text);
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(fd, bytes, offset);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN") Atomics.wait(pause, 0, 0, 1);
+      else if (code === "EPIPE") return;
+      else throw error;
+    }
+  }
 }
 
 /** Pretty JSON for humans and machines; lossless numbers are written as their values. */
@@ -44,5 +68,5 @@ export async function createLogger(ctx: Pick<Context, "color">): Promise<Consola
 
 /** Writes a line to stderr (warnings, summaries that are not results). */
 export function showNote(text: string): void {
-  process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+  writeFully(2, text.endsWith("\n") ? text : `${text}\n`);
 }

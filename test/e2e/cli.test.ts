@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import pkg from "../../package.json" with { type: "json" };
-import { runKiwi } from "../helpers/kiwi.ts";
-import { cleanupTemps } from "../helpers/tree.ts";
+import { KIWI_BIN, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
+import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
 
@@ -32,5 +32,20 @@ describe("the kiwi binary", () => {
     expect(r.exitCode).toBe(2);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: "E_USAGE", exitCode: 2 } });
     expect(r.stderr).toContain("E_USAGE");
+  });
+
+  test("delivers a large --json document whole to a reader that starts late", async () => {
+    const files: Record<string, string> = {};
+    // Each tool has a misspelt field, so check --json reports one warning per tool.
+    for (let i = 0; i < 400; i++) {
+      files[`.ai/tools/t${i}.yaml`] = `tool_id: t${i}\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\ndescriptoin: typo\nconfig:\n  url: https://example.com/${i}\n`;
+    }
+    const root = makeProject(files);
+    // Before the fix, everything past the pipe's 64 KiB buffer was lost when kiwi exited.
+    const proc = Bun.spawn(["sh", "-c", `"${KIWI_BIN}" check --json | (sleep 1; cat)`], { cwd: root, env: hermeticEnv(), stdout: "pipe", stderr: "pipe" });
+    const [stdout, exitCode] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(exitCode).toBe(0);
+    expect(stdout.length).toBeGreaterThan(65_536);
+    expect(JSON.parse(stdout).findings).toHaveLength(400);
   });
 });
