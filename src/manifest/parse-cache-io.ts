@@ -9,6 +9,9 @@ import { sha256Hex } from "../integrity/digest.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { parseJsonLossless, renderLosslessJson } from "./json.ts";
 
+/** How recent a change must be for its parse not to be remembered (the stat cache's rule too). */
+const RACY_MS = 2000;
+
 interface Entry {
   size: number;
   mtimeMs: number;
@@ -56,8 +59,12 @@ export class ManifestCache {
     return hit.value;
   }
 
-  /** Records a fresh parse. */
+  /**
+   * Records a fresh parse. A file changed in the last two seconds is not remembered: a second write
+   * within the file system's timestamp granularity could leave size and times unchanged.
+   */
   set(path: string, stat: Stats, value: CanonicalValue | null): void {
+    if (Date.now() - stat.mtimeMs < RACY_MS) return;
     this.after.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, value });
     this.dirty = true;
   }

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { ManifestCache } from "../../src/manifest/parse-cache-io.ts";
 import { join } from "node:path";
 import { renderCanonicalJson } from "../../src/integrity/canonical.ts";
 import { readProject } from "../../src/manifest/discover-io.ts";
@@ -9,13 +10,19 @@ afterAll(cleanupTemps);
 
 const manifest = (id: string, timeout = "1.0") => `tool_id: ${id}\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig:\n  url: https://example.com\n  timeout: ${timeout}\n`;
 
+/** Backdates every manifest so the cache may remember it (changes younger than 2 s are not kept). */
+function settle(root: string): string {
+  for (const name of readdirSync(join(root, ".ai/tools"))) utimesSync(join(root, ".ai/tools", name), new Date(2020, 0, 1), new Date(2020, 0, 1));
+  return root;
+}
+
 function snapshot(root: string, cacheDir?: string) {
   return readProject(root, { cacheDir }).tools.map((t) => [t.id, renderCanonicalJson(t.manifest)]);
 }
 
 describe("the parsed-manifest cache", () => {
   test("gives the same tools, numbers included, as a fresh parse", () => {
-    const root = makeProject({ ".ai/tools/a.yaml": manifest("a"), ".ai/tools/b.json": '{"tool_id": "b", "n": 12345678901234567890, "f": 2.0}', ".ai/tools/c.py": "print(1)\n" });
+    const root = settle(makeProject({ ".ai/tools/a.yaml": manifest("a"), ".ai/tools/b.json": '{"tool_id": "b", "n": 12345678901234567890, "f": 2.0}', ".ai/tools/c.py": "print(1)\n" }));
     const cache = makeTemp();
     const fresh = snapshot(root);
     expect(snapshot(root, cache)).toEqual(fresh); // fills the cache
@@ -24,7 +31,7 @@ describe("the parsed-manifest cache", () => {
   });
 
   test("parses a file again when it changes", () => {
-    const root = makeProject({ ".ai/tools/a.yaml": manifest("a") });
+    const root = settle(makeProject({ ".ai/tools/a.yaml": manifest("a") }));
     const cache = makeTemp();
     snapshot(root, cache);
     const file = join(root, ".ai/tools/a.yaml");
@@ -42,8 +49,20 @@ describe("the parsed-manifest cache", () => {
     expect(tool.locate("/config/timeout")).toEqual({ line: 7, column: 3 });
   });
 
-  test("ignores a corrupt cache file and rewrites it", () => {
+  test("does not remember a file changed in the last two seconds", () => {
     const root = makeProject({ ".ai/tools/a.yaml": manifest("a") });
+    const cache = makeTemp();
+    snapshot(root, cache);
+    expect(readdirSync(cache)).toEqual([]);
+    const stat = { size: 1, mtimeMs: Date.now(), ctimeMs: Date.now(), ino: 1 } as import("node:fs").Stats;
+    const c = ManifestCache.open(cache, root);
+    c.set("x", stat, null);
+    c.save();
+    expect(readdirSync(cache)).toEqual([]);
+  });
+
+  test("ignores a corrupt cache file and rewrites it", () => {
+    const root = settle(makeProject({ ".ai/tools/a.yaml": manifest("a") }));
     const cache = makeTemp();
     snapshot(root, cache);
     const [name] = readdirSync(join(cache, "manifests"));
