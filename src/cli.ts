@@ -6,7 +6,6 @@ import pkg from "../package.json" with { type: "json" };
 import { createContext } from "./context.ts";
 import { KiwiError, toKiwiError } from "./errors.ts";
 import { errorDocument, renderError } from "./ui/error.ts";
-import { renderExamples } from "./commands/_examples.ts";
 import { registerRoot } from "./commands/_root.ts";
 import { suggest } from "./resolve/suggest.ts";
 import { showJson, showNote, showResult } from "./ui/output.ts";
@@ -51,7 +50,7 @@ export async function main(rawArgs: string[]): Promise<number> {
     const [cmd, parent, path] = await resolveCommand(root, rawArgs);
     if (flags.includes("--help") || flags.includes("-h") || (!cmd.run && path.length === rawArgs.length)) {
       // citty pads its columns; trailing blanks are noise in terminals and snapshots.
-      const usage = (await renderUsage(await withKebabFlags(cmd), parent)).replace(/[ \t]+$/gm, "").trimEnd() + renderExamples(path);
+      const usage = (await renderUsage(await withKebabFlags(cmd), parent)).replace(/[ \t]+$/gm, "").trimEnd() + (await import("./commands/_examples.ts")).renderExamples(path);
       showResult(`${createContext().color ? usage : stripAnsi(usage)}\n`);
       return 0;
     }
@@ -144,7 +143,7 @@ function kebab(name: string): string {
 
 if (import.meta.main) {
   const code = await main(process.argv.slice(2));
-  // Flush stdout before exiting so piped results are never cut short.
-  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  // Nothing to flush: results are written synchronously (ui/output.ts) and a tool's streamed
+  // output is awaited chunk by chunk (ui/stream.ts).
   process.exit(code);
 }

@@ -41,6 +41,11 @@ export interface ContextOptions {
   isTTY?: boolean;
 }
 
+function stderrIsTerminal(): boolean {
+  const { isatty } = require("node:tty") as typeof import("node:tty");
+  return isatty(2);
+}
+
 /** Builds the Context from the real process, with optional overrides (flags, tests). */
 export function createContext(options: ContextOptions = {}): Context {
   const env = options.env ?? process.env;
@@ -51,16 +56,23 @@ export function createContext(options: ContextOptions = {}): Context {
     : env.XDG_CACHE_HOME
       ? join(resolve(cwd, env.XDG_CACHE_HOME), "kiwi")
       : join(home, ".cache", "kiwi");
-  const interactive = options.isTTY ?? Boolean(process.stderr.isTTY);
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
+  // Asked lazily: touching process.stderr builds Node's stream machinery (~9 ms of start-up),
+  // and a successful kiwi exec never needs to know.
+  let interactive = options.isTTY;
+  const isInteractive = () => (interactive ??= stderrIsTerminal());
   return {
     cwd,
     env,
     home,
     cacheDir,
     ci: env.CI === "true" || env.CI === "1",
-    interactive,
-    color: interactive && !noColor,
+    get interactive() {
+      return isInteractive();
+    },
+    get color() {
+      return isInteractive() && !noColor;
+    },
     now: () => Date.now(),
   };
 }

@@ -7,7 +7,7 @@ import { showNote } from "../ui/output.ts";
 
 /** Pins unpinned servers after the lockfile was written; returns what the JSON document reports. */
 export async function pinServersAfterLock(ctx: Context, options: { strict: boolean; json: boolean }): Promise<{ server: string; result: string; reason?: string; interface_hash?: string; full_hash?: string }[]> {
-  if (!readProject(ctx.cwd).tools.some((t) => t.type === "mcp_server")) return [];
+  if (!readProject(ctx.cwd, { cacheDir: ctx.cacheDir }).tools.some((t) => t.type === "mcp_server")) return [];
   const { pinUnpinnedServers } = await import("../mcp/lock-pins-io.ts");
   const reports = await pinUnpinnedServers(ctx, { strict: options.strict });
   for (const r of reports) {

@@ -44,7 +44,7 @@ const tool = defineCommand({
   args: { tool: { type: "positional", required: true, description: "A tool id, or the path of its manifest or folder", valueHint: "tool-id|path" }, ...projectFlags },
   run({ args }) {
     const ctx = contextFromArgs(args);
-    const project = readProject(ctx.cwd);
+    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
     const found = findTool(project, args.tool, ctx.cwd);
     const [hashed] = hashProjectTools({ ...project, tools: [found] });
     const h = hashed!;

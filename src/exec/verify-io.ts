@@ -10,7 +10,7 @@ import type { FileChange } from "../lockfile/diff.ts";
 import { readLockfile } from "../lockfile/fs.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import type { TreeTool } from "../lockfile/tree-io.ts";
-import { findProjectRoot } from "../manifest/discover-io.ts";
+import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { LockedTool } from "../schema/lockfile.ts";
 import { assertNoReadErrors, hashChainTools, readToolAt } from "./chain-io.ts";
@@ -178,7 +178,7 @@ function nearest(input: string, ids: string[]): string[] {
 }
 
 function resolveUnlocked(ctx: Context, root: string, toolId: string): VerifiedChain {
-  const project = load.discover().readProject(root);
+  const project = load.discover().readProject(root, { cacheDir: ctx.cacheDir });
   const { indexTools, resolveChain } = load.chain();
   const { assertGatePassed, checkBeforeLock } = load.gate();
   const tool = project.tools.find((t) => t.id === toolId);

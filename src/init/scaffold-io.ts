@@ -2,7 +2,8 @@
 // atomic and fails if the name exists, so a file that appears meanwhile is still never replaced.
 import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { readProject, TOOLS_DIR } from "../manifest/discover-io.ts";
+import { readProject } from "../manifest/discover-io.ts";
+import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { type ExistingTree, type ScaffoldPlan, planScaffold } from "./plan.ts";
 import { TEMPLATES, type Template } from "./templates.ts";
 

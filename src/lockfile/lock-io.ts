@@ -11,7 +11,8 @@ import { type StatCache, loadStatCache, loadTreeMemo, saveTreeMemo } from "../ca
 import type { Context } from "../context.ts";
 import type { Finding } from "../findings.ts";
 import { sha256Hex } from "../integrity/digest.ts";
-import { type Project, TOOLS_DIR, findProjectRoot, readProject } from "../manifest/discover-io.ts";
+import { type Project, readProject } from "../manifest/discover-io.ts";
+import { TOOLS_DIR, findProjectRoot } from "../manifest/project-io.ts";
 import { type HashedTool, buildLockfile } from "./build.ts";
 import { compareTreeToLock } from "./compare.ts";
 import { type LockDiff, diffLockfiles } from "./diff.ts";

@@ -1,11 +1,17 @@
 // YAML to lossless values with source positions. The yaml library parses; this file converts its
 // AST itself because toJS() cannot tell `1.0` from `1` and mis-resolves `!!float 3`, and because
 // alias expansion must be capped by the number of nodes produced (billion laughs), not of aliases.
-import { Alias, type Document, LineCounter, type Node, isAlias, isMap, isPair, isScalar, isSeq, parseDocument } from "yaml";
+import type { Alias, Document, Node } from "yaml";
 import { escapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, numberFromLexeme, setOwn } from "../integrity/value.ts";
 import { MAX_DEPTH } from "./json.ts";
 import type { Position } from "./model.ts";
+
+// The library is loaded on first use: evaluating it costs milliseconds that a warm `kiwi exec`,
+// which reads parsed manifests from its memo, should not pay.
+type YamlLib = typeof import("yaml");
+let lib: YamlLib | undefined;
+const yaml = (): YamlLib => (lib ??= require("yaml") as YamlLib);
 
 /** Most nodes one document may expand to, aliases included. */
 export const MAX_YAML_NODES = 100_000;
@@ -29,6 +35,7 @@ const FLOAT_TAG = "tag:yaml.org,2002:float";
 
 /** Parses one YAML document; `lineOffset` shifts positions when the YAML is embedded in a script. */
 export function parseYaml(text: string, lineOffset = 0, columnOffset = 0): YamlParseResult {
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { intAsBigInt: true, lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number | undefined): Position | undefined => {
@@ -60,11 +67,11 @@ function convert(
   }
   if (depth > MAX_DEPTH) throw new YamlProblem(`nesting deeper than ${MAX_DEPTH} levels`, "parse/too-deep", at(node?.range?.[0]));
   if (node === null || node === undefined) return null;
-  if (isAlias(node)) {
+  if (yaml().isAlias(node)) {
     const target = (node as Alias).resolve(doc);
     return convert(doc, target as Node | undefined, pointer, depth + 1, budget, at);
   }
-  if (isScalar(node)) {
+  if (yaml().isScalar(node)) {
     const v = node.value;
     if (typeof v === "bigint") return numberFromLexeme(false, v);
     if (typeof v === "number") {
@@ -80,13 +87,13 @@ function convert(
     if (v instanceof Uint8Array) return Buffer.from(v).toString("base64");
     return String(v);
   }
-  if (isSeq(node)) {
+  if (yaml().isSeq(node)) {
     return node.items.map((item, i) => convert(doc, item as Node, `${pointer}/${i}`, depth + 1, budget, at));
   }
-  if (isMap(node)) {
+  if (yaml().isMap(node)) {
     const out: { [key: string]: CanonicalValue } = {};
     for (const pair of node.items) {
-      if (!isPair(pair)) continue;
+      if (!yaml().isPair(pair)) continue;
       const keyNode = pair.key as Node | null;
       const key = keyText(doc, keyNode);
       setOwn(out, key, convert(doc, pair.value as Node | null, `${pointer}/${escapePointer(key)}`, depth + 1, budget, at));
@@ -98,8 +105,8 @@ function convert(
 
 function keyText(doc: Document, node: Node | null): string {
   if (node === null || node === undefined) return "";
-  const target = isAlias(node) ? ((node as Alias).resolve(doc) as Node | undefined) : node;
-  if (target && isScalar(target)) {
+  const target = yaml().isAlias(node) ? ((node as Alias).resolve(doc) as Node | undefined) : node;
+  if (target && yaml().isScalar(target)) {
     const v = target.value;
     return v === null ? "null" : String(v);
   }
@@ -115,13 +122,13 @@ function locateYaml(doc: Document, pointer: string, at: (offset: number | undefi
   let node = doc.contents as Node | null | undefined;
   let found: number | undefined;
   for (const seg of segments) {
-    if (node && isAlias(node)) node = (node as Alias).resolve(doc) as Node | undefined;
-    if (node && isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && keyText(doc, p.key as Node) === seg);
+    if (node && yaml().isAlias(node)) node = (node as Alias).resolve(doc) as Node | undefined;
+    if (node && yaml().isMap(node)) {
+      const pair = node.items.find((p) => yaml().isPair(p) && keyText(doc, p.key as Node) === seg);
       if (!pair) break;
       found = (pair.key as Node | null)?.range?.[0] ?? found;
       node = pair.value as Node | null;
-    } else if (node && isSeq(node)) {
+    } else if (node && yaml().isSeq(node)) {
       const item = node.items[Number(seg)] as Node | undefined;
       if (!item) break;
       found = item.range?.[0] ?? found;

@@ -24,8 +24,8 @@ export interface McpProject {
 }
 
 /** Reads the project and its MCP pins; a tampered pin is E_LOCK_INVALID. */
-export function readMcpProject(ctx: Pick<Context, "cwd">): McpProject {
-  const project = readProject(ctx.cwd);
+export function readMcpProject(ctx: Pick<Context, "cwd" | "cacheDir">): McpProject {
+  const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
   const read = readLockfile(project.root);
   const pins: Record<string, McpPin> = {};
   for (const [id, value] of Object.entries(read?.lock.mcp_servers ?? {})) pins[id] = parsePin(value as unknown as CanonicalValue, id);

@@ -2,7 +2,6 @@
 // progress, warnings and rendered errors.
 import { writeSync } from "node:fs";
 import type { ConsolaInstance } from "consola";
-import pc from "picocolors";
 import type { Context } from "../context.ts";
 import { Float } from "../integrity/value.ts";
 
@@ -48,9 +47,16 @@ export function renderJson(value: unknown): string {
   );
 }
 
-/** Colour functions that are no-ops unless the context allows colour. */
-export function colors(ctx: Pick<Context, "color">) {
-  return pc.createColors(ctx.color);
+type Colors = ReturnType<typeof import("picocolors").createColors>;
+let picocolors: typeof import("picocolors") | undefined;
+
+/**
+ * Colour functions that are no-ops unless the context allows colour. picocolors is loaded on first
+ * use: at import it reads process.stdout.isTTY, which costs a warm kiwi exec ~9 ms of start-up.
+ */
+export function colors(ctx: Pick<Context, "color">): Colors {
+  picocolors ??= require("picocolors") as typeof import("picocolors");
+  return picocolors.createColors(ctx.color);
 }
 
 /**

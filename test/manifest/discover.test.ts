@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { Float } from "../../src/integrity/value.ts";
-import { findProjectRoot, readProject } from "../../src/manifest/discover-io.ts";
+import { readProject } from "../../src/manifest/discover-io.ts";
+import { findProjectRoot } from "../../src/manifest/project-io.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);

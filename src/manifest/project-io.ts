@@ -1,0 +1,129 @@
+// The project on disk without parsing anything: where it is, and which files each tool owns.
+// Kept apart from discover-io.ts so commands that only need paths (a warm kiwi exec) do not load
+// the YAML parser and the built-in manifests.
+import { type Dirent, type Stats, existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import { KiwiError } from "../errors.ts";
+import type { Finding } from "../findings.ts";
+import { IGNORED_NAMES, type ToolFile } from "./model.ts";
+
+/** Where tools live, relative to the project root. */
+export const TOOLS_DIR = join(".ai", "tools");
+
+/** The nearest ancestor of `cwd` (inclusive) that holds `.ai/tools/`. */
+export function findProjectRoot(cwd: string): string {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, TOOLS_DIR))) return dir;
+    if (dirname(dir) === dir) break;
+  }
+  throw new KiwiError("E_NO_PROJECT", `no .ai/tools/ folder in ${cwd} or any parent`, {
+    hint: 'run "kiwi init" to create one, or pass --cwd <project>',
+  });
+}
+
+/** Project-relative path with `/` separators. */
+export function toProjectPath(root: string, abs: string): string {
+  return relative(root, abs).split(sep).join("/");
+}
+
+/**
+ * Every regular file below a directory tool, sorted by path. A symlink is followed only when its
+ * target stays inside the tool; one that leaves it, or loops, is a finding and never followed.
+ */
+export function listToolFiles(root: string, toolDir: string, findings: Finding[]): ToolFile[] {
+  const out: ToolFile[] = [];
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(toolDir);
+  } catch (error) {
+    findings.push(ioFinding(root, toolDir, error));
+    return out;
+  }
+  const visited = new Set<string>([realRoot]);
+  const walk = (dirAbs: string, relDir: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dirAbs, { withFileTypes: true });
+    } catch (error) {
+      findings.push(ioFinding(root, dirAbs, error));
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (IGNORED_NAMES.has(entry.name)) continue;
+      const abs = join(dirAbs, entry.name);
+      const rel = relDir ? `${relDir}/${entry.name}` : entry.name;
+      if (entry.isSymbolicLink()) {
+        let target: string;
+        try {
+          target = realpathSync(abs);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          findings.push({
+            rule: code === "ELOOP" ? "security/symlink-loop" : "security/symlink-broken",
+            severity: "error",
+            file: toProjectPath(root, abs),
+            message: code === "ELOOP" ? "the symbolic link loops" : "the symbolic link points at nothing",
+            hint: "replace the link with the file it should point at",
+          });
+          continue;
+        }
+        if (target !== realRoot && !target.startsWith(realRoot + sep)) {
+          findings.push({
+            rule: "security/symlink-escape",
+            severity: "error",
+            file: toProjectPath(root, abs),
+            message: `the symbolic link resolves outside the tool directory (to ${target})`,
+            hint: "copy the file into the tool instead of linking to it",
+          });
+          continue;
+        }
+        const stat = statSync(target);
+        if (stat.isDirectory()) {
+          if (visited.has(target)) continue;
+          visited.add(target);
+          walk(target, rel);
+        } else if (stat.isFile()) out.push(fileOf(rel, target, stat));
+      } else if (entry.isDirectory()) {
+        walk(abs, rel);
+      } else if (entry.isFile()) {
+        const file = statToolFile(dirAbs, abs, rel, findings, root);
+        if (file) out.push(file);
+      }
+    }
+  };
+  walk(realRoot === toolDir ? toolDir : realRoot, "");
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export function statToolFile(_dir: string, abs: string, rel: string, findings?: Finding[], root?: string): ToolFile | undefined {
+  try {
+    return fileOf(rel, abs, lstatSync(abs));
+  } catch (error) {
+    if (findings && root) findings.push(ioFinding(root, abs, error));
+    return undefined;
+  }
+}
+
+function fileOf(path: string, abs: string, stat: Stats): ToolFile {
+  return {
+    path,
+    abs,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    ctimeMs: stat.ctimeMs,
+    ino: stat.ino,
+    isExecutable: (stat.mode & 0o100) !== 0,
+  };
+}
+
+export function ioFinding(root: string, abs: string, error: unknown): Finding {
+  const code = (error as NodeJS.ErrnoException)?.code ?? "EIO";
+  return {
+    rule: "discover/unreadable",
+    severity: "error",
+    file: toProjectPath(root, abs),
+    message: `cannot read: ${code}`,
+    hint: code === "EACCES" ? "make the file readable by the user running kiwi" : "check the path",
+  };
+}
