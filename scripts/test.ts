@@ -1,5 +1,6 @@
 // The whole test suite, as the README and .ci/run call it: typecheck, build the binary (the
 // end-to-end tests run dist/kiwi), then every test file. Extra arguments go to `bun test`.
+// It ends with a plain "tests: N passed, N failed" line that CI systems can read.
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "..");
@@ -14,7 +15,30 @@ function step(title: string, argv: string[]): void {
   }
 }
 
+/** Runs bun test, echoing its output live, and returns the exit code and the summary counts. */
+async function runTests(argv: string[]): Promise<{ code: number; passed?: number; failed?: number }> {
+  process.stderr.write(`\n== test: ${argv.join(" ")}\n`);
+  const proc = Bun.spawn(argv, { cwd: root, stdout: "pipe", stderr: "pipe", env: process.env });
+  let tail = "";
+  const echo = async (stream: ReadableStream<Uint8Array>, target: typeof Bun.stdout) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      await Bun.write(target, chunk);
+      tail = (tail + decoder.decode(chunk, { stream: true })).slice(-4096);
+    }
+  };
+  await Promise.all([echo(proc.stdout, Bun.stdout), echo(proc.stderr, Bun.stderr)]);
+  const code = await proc.exited;
+  const count = (word: string) => {
+    const match = new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(tail);
+    return match ? Number(match[1]) : undefined;
+  };
+  return { code, passed: count("pass"), failed: count("fail") };
+}
+
 step("typecheck", [bun, join(root, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", root]);
 step("build", [bun, "run", join(root, "scripts/build.ts")]);
 // bun 1.4 ignores bunfig's [test] timeout; end-to-end tests spawn real processes and servers.
-step("test", [bun, "test", "--timeout", "30000", ...process.argv.slice(2)]);
+const result = await runTests([bun, "test", "--timeout", "30000", ...process.argv.slice(2)]);
+if (result.passed !== undefined) process.stdout.write(`\ntests: ${result.passed} passed, ${result.failed ?? 0} failed\n`);
+process.exit(result.code);
