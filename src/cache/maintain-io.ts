@@ -1,12 +1,13 @@
 // Whole-cache maintenance: verify every entry, prune what no known lockfile references, clean
 // everything kiwi put there, and the registry of projects that prune consults.
-import { type Dirent, chmodSync, existsSync, lstatSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { type Dirent, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseDigest } from "../integrity/digest.ts";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
 import { writeFileAtomic } from "./atomic-io.ts";
 import { CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, tempOwner } from "./layout.ts";
 import { type Eviction, type Store, checkBlob, checkIndexEntry } from "./store-io.ts";
+import { removeTree } from "./remove-io.ts";
 
 /** Records that `root` uses this cache, so prune keeps what its lockfile references. */
 export function registerProject(store: Store, root: string): void {
@@ -135,28 +136,6 @@ export function cleanCache(store: Store): string[] {
     removed.push(name);
   }
   return removed;
-}
-
-/** rm -rf that also removes read-only folders (run directories are made read-only on purpose). */
-function removeTree(path: string): void {
-  try {
-    rmSync(path, { recursive: true, force: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EACCES" && code !== "EPERM") throw error;
-    makeWritable(path);
-    rmSync(path, { recursive: true, force: true });
-  }
-}
-
-function makeWritable(path: string): void {
-  try {
-    if (!lstatSync(path).isDirectory()) return;
-    chmodSync(path, 0o755);
-    for (const name of readdirSync(path)) makeWritable(join(path, name));
-  } catch {
-    // What cannot be made writable makes the rm that follows report the error.
-  }
 }
 
 interface FanoutEntry {

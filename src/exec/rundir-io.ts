@@ -8,6 +8,7 @@
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { materializeTool } from "../cache/materialize-io.ts";
+import { removeTree } from "../cache/remove-io.ts";
 import { type Store, ensureStore, putBlobFromFile } from "../cache/store-io.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 
@@ -175,16 +176,3 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Removes a folder whose subfolders are read-only (makes them writable first). */
-export function removeTree(dir: string): void {
-  const unlock = (d: string) => {
-    try {
-      chmodSync(d, 0o755);
-      for (const e of readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) unlock(join(d, e.name));
-    } catch {
-      // Gone already, or not ours to change: rmSync below reports what matters.
-    }
-  };
-  unlock(dir);
-  rmSync(dir, { recursive: true, force: true });
-}
