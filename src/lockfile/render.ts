@@ -81,7 +81,19 @@ function renderValue(value: CanonicalValue | undefined, indent: string): string 
   return `{\n${keys.map((k) => `${inner}${str(k)}: ${renderValue(value[k], inner)}`).join(",\n")}\n${indent}}`;
 }
 
-/** A JSON string as JSON.stringify writes it (UTF-8 kept, lone surrogates escaped). */
+/**
+ * Characters a reviewer cannot see: format characters (zero-width, bidi controls, Unicode tags),
+ * controls, line/paragraph separators and Hangul fillers. A poisoned MCP description hides text
+ * in them, so the lockfile spells them as \u escapes and a diff shows them.
+ */
+const INVISIBLE = /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]/gu;
+
+/**
+ * A JSON string as JSON.stringify writes it (UTF-8 kept, lone surrogates escaped), with invisible
+ * characters escaped as well; any JSON reader gives back the same string.
+ */
 function str(text: string): string {
-  return JSON.stringify(text);
+  return JSON.stringify(text).replace(INVISIBLE, (ch) =>
+    Array.from({ length: ch.length }, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
+  );
 }

@@ -73,3 +73,21 @@ describe("rendering tool.lock.json", () => {
     expect(() => JSON.parse(renderLockfile(sample()))).not.toThrow();
   });
 });
+
+describe("hidden characters in the lockfile", () => {
+  const hidden = "Adds numbers.\u200b<IMPORTANT>\u202eevil\u202c\u{E0041}\u{E0042}\u2028x\u007f é ☕";
+  const poisoned = { ...pin, interface: { tools: [{ name: "add", description: hidden }] } } as unknown as McpPin;
+
+  test("are written as \\u escapes, so a diff shows them", () => {
+    const text = renderLockfile(lockOf({}, { add: poisoned }));
+    expect(text).toContain("Adds numbers.\\u200b<IMPORTANT>\\u202eevil\\u202c\\udb40\\udc41\\udb40\\udc42\\u2028x\\u007f é ☕");
+    expect(text).not.toMatch(/[\u200b\u202e\u2028\u007f]/);
+  });
+
+  test("read back as the same strings", () => {
+    const text = renderLockfile(lockOf({}, { add: poisoned }));
+    const read = parseLockfile(text) as unknown as { mcp_servers: { add: { interface: { tools: { description: string }[] } } } };
+    expect(read.mcp_servers.add.interface.tools[0]!.description).toBe(hidden);
+    expect(renderLockfile(parseLockfile(text))).toBe(text);
+  });
+});
