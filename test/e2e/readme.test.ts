@@ -1,0 +1,79 @@
+// The README's examples, run as written, so they cannot rot (issue 6).
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
+import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
+
+afterAll(cleanupTemps);
+
+const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+
+/** The fenced code blocks of one `## ` section, with their language. */
+function blocksOf(section: string): { lang: string; body: string }[] {
+  const start = readme.indexOf(`## ${section}`);
+  if (start === -1) throw new Error(`README has no section "${section}"`);
+  const end = readme.indexOf("\n## ", start + 3);
+  const text = readme.slice(start, end === -1 ? undefined : end);
+  return [...text.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, body: m[2]! }));
+}
+
+/** Splits a shell command line into words: quotes group, `#` starts a comment. */
+function words(line: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  let quote: string | null = null;
+  let has = false;
+  for (const ch of line) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      else cur += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      has = true;
+    } else if (ch === "#" && !has && cur === "") break;
+    else if (/\s/.test(ch)) {
+      if (has || cur) out.push(cur);
+      cur = "";
+      has = false;
+    } else {
+      cur += ch;
+      has = true;
+    }
+  }
+  if (has || cur) out.push(cur);
+  return out;
+}
+
+describe("the README", () => {
+  test("five-minute tour runs as written", async () => {
+    const [tour] = blocksOf("A five-minute tour");
+    const lines = tour!.body.split("\n").filter((l) => l.startsWith("kiwi "));
+    expect(lines.length).toBeGreaterThanOrEqual(5);
+    const dir = makeTemp("kiwi-tour-");
+    // MCP pinning would start the example server through npx; the tour's point here is the rest.
+    const env = hermeticEnv({ KIWI_MCP_MODE: "off" });
+    for (const line of lines) {
+      const args = words(line).slice(1);
+      const r = await runKiwi(args, { cwd: dir, env, timeoutMs: 30_000 });
+      expect({ line, exitCode: r.exitCode, stderr: r.exitCode === 0 ? "" : r.stderr }).toEqual({ line, exitCode: 0, stderr: "" });
+      if (args[0] === "exec" && !args.includes("--dry-run")) expect(JSON.parse(r.stdout)).toMatchObject({ words: 6 });
+      if (args.includes("--dry-run")) expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, dryRun: true, tool: "greet" });
+    }
+  }, 120_000);
+
+  test("embedded-metadata examples are tools that check clean and run", async () => {
+    const blocks = blocksOf("Where tools come from");
+    const py = blocks.find((b) => b.lang === "python")!.body;
+    const sh = blocks.find((b) => b.lang === "sh")!.body;
+    const root = makeProject({ ".ai/tools/word_count.py": py, ".ai/tools/greet.sh": sh });
+    const env = hermeticEnv();
+    const check = await runKiwi(["check"], { cwd: root, env });
+    expect([check.exitCode, check.stdout]).toEqual([0, ""]);
+    const run = await runKiwi(["exec", "word_count", "--unlocked", "--params", '{"text": "a b c"}'], { cwd: root, env });
+    expect([run.exitCode, run.stdout]).toEqual([0, "3\n"]);
+    expect(run.stderr).toContain("warning");
+    const greet = await runKiwi(["exec", "greet", "--unlocked", "--params", "{}"], { cwd: root, env });
+    expect([greet.exitCode, greet.stdout]).toEqual([0, "hello\n"]);
+  });
+});
