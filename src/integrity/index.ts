@@ -1,0 +1,6 @@
+// integrity/ owns canonical JSON and every digest kiwi computes (tool integrity, sha256 notation).
+// It is pure: it takes values and bytes, never paths, and nothing else may feed a digest.
+export { compareCodePoints, renderCanonicalJson, renderFloat, renderString } from "./canonical.ts";
+export { formatDigest, hashCanonical, parseDigest, sha256Hex, shortDigest } from "./digest.ts";
+export { type FileEntry, type IntegrityInput, hashToolIntegrity, sortFileEntries } from "./tool.ts";
+export { type CanonicalValue, Float, toPlain } from "./value.ts";
