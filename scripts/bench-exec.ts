@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { median } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
 const kiwi = process.argv[3] ?? join(root, "dist", "kiwi");
@@ -48,10 +49,6 @@ function time(argv: string[], stdin?: string, extraEnv: Record<string, string> =
   return ms;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
 
 /** Runs the cases interleaved (so drift in machine load hits all of them alike) and returns medians. */
 function compare(cases: Record<string, () => number>): Record<string, number> {

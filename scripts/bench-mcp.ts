@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashInterface } from "../src/mcp/interface.ts";
 import { parseWireListing } from "../src/mcp/listing.ts";
+import { median } from "./bench-lib.ts";
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) || fallback : fallback);
@@ -22,11 +23,6 @@ const kiwi = join(root, "dist", "kiwi");
 const node = Bun.which("node") ?? "node";
 const everything = join(root, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 async function timeProcess(cmd: string[], cwd: string, env: Record<string, string>): Promise<number> {
   const t0 = performance.now();

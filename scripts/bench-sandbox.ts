@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareSandbox } from "../src/exec/sandbox-io.ts";
+import { median } from "./bench-lib.ts";
 
 const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf("--runs") + 1]) || 15;
@@ -15,11 +16,6 @@ const root = join(import.meta.dir, "..");
 const kiwi = join(root, "dist", "kiwi");
 const SCRIPT = `import json, sys\nparams = json.load(sys.stdin)\nprint(json.dumps({"sum": sum(params.get("values", []))}))\n`;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 async function time(cmd: string[], opts: { cwd: string; env: Record<string, string>; stdin?: string }): Promise<number> {
   const t0 = performance.now();

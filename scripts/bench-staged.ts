@@ -3,67 +3,18 @@
 // baselines from the same run: kiwi's start-up, git's own staged listing and a full `kiwi check`.
 // Build first: `bun run build`.
 //   bun run scripts/bench-staged.ts [--count 1000] [--runs 11] [--keep]
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { relative } from "node:path";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { kiwiBinary, measureProcess, numberFlag, runSeries } from "./bench-lib.ts";
 import { generateTree } from "./gen-tree.ts";
 
 const args = process.argv.slice(2);
-const flag = (name: string, fallback: number) => {
-  const i = args.indexOf(name);
-  return i === -1 ? fallback : Number(args[i + 1]);
-};
-const count = flag("--count", 1000);
-const runs = flag("--runs", 11);
+const count = numberFlag(args, "--count", 1000);
+const runs = numberFlag(args, "--runs", 11);
 const keep = args.includes("--keep");
-
-const kiwi = join(import.meta.dir, "..", "dist", "kiwi");
-if (!existsSync(kiwi)) {
-  process.stderr.write(`${kiwi} is missing: run "bun run build" first\n`);
-  process.exit(2);
-}
-const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
-
-interface Sample {
-  ms: number;
-  cpuMs?: number;
-  peakKb?: number;
-  exitCode: number;
-}
-
-/** One run: wall time, and CPU time and peak RSS when /usr/bin/time is there. */
-async function measure(argv: string[], env: Record<string, string>, cwd: string): Promise<Sample> {
-  const wrapped = TIME ? [TIME, "-f", "KIWI_BENCH %U %S %M", ...argv] : argv;
-  const started = performance.now();
-  const proc = Bun.spawn(wrapped, { cwd, env, stdout: "ignore", stderr: "pipe" });
-  const [stderr, exitCode] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
-  const ms = performance.now() - started;
-  const line = /KIWI_BENCH ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
-  return line ? { ms, cpuMs: (Number(line[1]) + Number(line[2])) * 1000, peakKb: Number(line[3]), exitCode } : { ms, exitCode };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
-async function series(name: string, argv: string[], env: Record<string, string>, cwd: string) {
-  const samples: Sample[] = [];
-  for (let i = 0; i < runs; i++) samples.push(await measure(argv, env, cwd));
-  const row = {
-    median: median(samples.map((s) => s.ms)),
-    min: Math.min(...samples.map((s) => s.ms)),
-    cpu: samples.every((s) => s.cpuMs !== undefined) ? median(samples.map((s) => s.cpuMs!)) : undefined,
-    peakMb: samples.every((s) => s.peakKb !== undefined) ? Math.max(...samples.map((s) => s.peakKb!)) / 1024 : undefined,
-    exitCodes: [...new Set(samples.map((s) => s.exitCode))],
-  };
-  const cpu = row.cpu === undefined ? "" : `  cpu ${row.cpu.toFixed(0).padStart(4)} ms`;
-  const peak = row.peakMb === undefined ? "" : `  peak ${row.peakMb.toFixed(1)} MB`;
-  process.stdout.write(`${name.padEnd(46)} median ${row.median.toFixed(0).padStart(4)} ms  min ${row.min.toFixed(0).padStart(4)} ms${cpu}${peak}  exit ${row.exitCodes.join(",")}\n`);
-  return row;
-}
+const kiwi = kiwiBinary();
 
 function sh(argv: string[], cwd: string, env: Record<string, string>): void {
   const proc = Bun.spawnSync(argv, { cwd, env, stdout: "ignore", stderr: "pipe" });
@@ -103,17 +54,17 @@ try {
   sh(["git", "add", changed], tree, env);
   // Stale first (the common mistake), then relocked and staged (the commit that passes). The
   // relock also leaves the stat cache warm; a priming run caches the changed script's syntax verdict.
-  await measure([kiwi, "check", "--staged"], env, tree);
-  const stale = await series("kiwi check --staged (lockfile stale)", [kiwi, "check", "--staged"], env, tree);
+  await measureProcess([kiwi, "check", "--staged"], env, tree);
+  const stale = await runSeries("kiwi check --staged (lockfile stale)", runs, [kiwi, "check", "--staged"], () => env, tree);
   sh([kiwi, "lock"], tree, env);
   sh(["git", "add", "tool.lock.json"], tree, env);
-  await measure([kiwi, "check", "--staged"], env, tree);
+  await measureProcess([kiwi, "check", "--staged"], env, tree);
 
-  const startup = await series("baseline: kiwi --version", [kiwi, "--version"], env, tree);
-  const gitList = await series("baseline: git diff --cached --name-only", ["git", "diff", "--cached", "--name-only"], env, tree);
-  const full = await series("baseline: kiwi check (all tools, warm)", [kiwi, "check"], env, tree);
-  const staged = await series("kiwi check --staged (one tool, warm)", [kiwi, "check", "--staged"], env, tree);
-  const files = await series("kiwi check --staged <file> (as pre-commit)", [kiwi, "check", "--staged", changed, "tool.lock.json"], env, tree);
+  const startup = await runSeries("baseline: kiwi --version", runs, [kiwi, "--version"], () => env, tree);
+  const gitList = await runSeries("baseline: git diff --cached --name-only", runs, ["git", "diff", "--cached", "--name-only"], () => env, tree);
+  const full = await runSeries("baseline: kiwi check (all tools, warm)", runs, [kiwi, "check"], () => env, tree);
+  const staged = await runSeries("kiwi check --staged (one tool, warm)", runs, [kiwi, "check", "--staged"], () => env, tree);
+  const files = await runSeries("kiwi check --staged <file> (as pre-commit)", runs, [kiwi, "check", "--staged", changed, "tool.lock.json"], () => env, tree);
 
   process.stdout.write("\nratios (same run):\n");
   process.stdout.write(`  staged / full check        ${(staged.median / full.median).toFixed(2)}x\n`);

@@ -1,0 +1,88 @@
+// What every benchmark script shares: flags, the compiled binary, timing one process (wall, CPU
+// and peak memory), medians and a printed series. Benchmarks measure; tests never assert on time.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** A numeric `--name value` flag, or the fallback. */
+export function numberFlag(args: readonly string[], name: string, fallback: number): number {
+  const i = args.indexOf(name);
+  const value = i === -1 ? Number.NaN : Number(args[i + 1]);
+  return Number.isFinite(value) ? value : fallback;
+}
+
+/** dist/kiwi, or exit with the hint to build it. */
+export function kiwiBinary(): string {
+  const kiwi = join(import.meta.dir, "..", "dist", "kiwi");
+  if (!existsSync(kiwi)) {
+    process.stderr.write(`${kiwi} is missing: run "bun run build" first\n`);
+    process.exit(2);
+  }
+  return kiwi;
+}
+
+/** The median of some numbers. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export interface Sample {
+  ms: number;
+  cpuMs?: number;
+  peakKb?: number;
+  exitCode: number;
+}
+
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
+
+/** Runs a command once: wall time, CPU time and peak RSS (via /usr/bin/time, else /proc polling). */
+export async function measureProcess(argv: string[], env: Record<string, string>, cwd: string): Promise<Sample> {
+  const wrapped = TIME ? [TIME, "-f", "KIWI_BENCH %U %S %M", ...argv] : argv;
+  const started = performance.now();
+  const proc = Bun.spawn(wrapped, { cwd, env, stdout: "ignore", stderr: "pipe" });
+  let peakKb = 0;
+  const poll = TIME
+    ? undefined
+    : setInterval(() => {
+        try {
+          const hwm = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"));
+          if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+        } catch {
+          // The process is gone.
+        }
+      }, 2);
+  const [stderr, exitCode] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  const ms = performance.now() - started;
+  if (poll) clearInterval(poll);
+  const line = /KIWI_BENCH ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
+  if (line) return { ms, cpuMs: (Number(line[1]) + Number(line[2])) * 1000, peakKb: Number(line[3]), exitCode };
+  return { ms, peakKb: peakKb || undefined, exitCode };
+}
+
+export interface SeriesRow {
+  name: string;
+  median: number;
+  min: number;
+  cpu?: number;
+  peakMb?: number;
+  exitCodes: number[];
+}
+
+/** Runs a command `times` times, prints one line (median, min, CPU, peak memory, exit codes). */
+export async function runSeries(name: string, times: number, argv: string[], env: () => Record<string, string>, cwd: string): Promise<SeriesRow> {
+  const samples: Sample[] = [];
+  for (let i = 0; i < times; i++) samples.push(await measureProcess(argv, env(), cwd));
+  const row: SeriesRow = {
+    name,
+    median: median(samples.map((s) => s.ms)),
+    min: Math.min(...samples.map((s) => s.ms)),
+    cpu: samples.every((s) => s.cpuMs !== undefined) ? median(samples.map((s) => s.cpuMs!)) : undefined,
+    peakMb: samples.every((s) => s.peakKb !== undefined) ? Math.max(...samples.map((s) => s.peakKb!)) / 1024 : undefined,
+    exitCodes: [...new Set(samples.map((s) => s.exitCode))],
+  };
+  const cpu = row.cpu === undefined ? "" : `  cpu ${row.cpu.toFixed(0).padStart(5)} ms`;
+  const peak = row.peakMb === undefined ? "" : `  peak ${row.peakMb.toFixed(1)} MB`;
+  process.stdout.write(`${name.padEnd(46)} median ${row.median.toFixed(0).padStart(5)} ms  min ${row.min.toFixed(0).padStart(5)} ms${cpu}${peak}  exit ${row.exitCodes.join(",")}\n`);
+  return row;
+}
