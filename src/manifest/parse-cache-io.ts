@@ -6,7 +6,7 @@ import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { sha256Hex } from "../integrity/digest.ts";
-import type { CanonicalValue } from "../integrity/value.ts";
+import { type CanonicalValue, Float } from "../integrity/value.ts";
 import { parseJsonLossless, renderLosslessJson } from "./json.ts";
 
 /** How recent a change must be for its parse not to be remembered (the stat cache's rule too). */
@@ -19,6 +19,31 @@ interface Entry {
   ino: number;
   /** The parsed document, or null when the file had no metadata. */
   value: CanonicalValue | null;
+}
+
+/**
+ * An entry as stored. A value JSON.parse reads back exactly is stored as is (the common case, and
+ * fast to load); one holding an integral float (`1.0`) or an integer past 2^53 is stored as
+ * lossless text, parsed with the lossless parser when the cache is loaded.
+ */
+type StoredEntry = Omit<Entry, "value"> & { value?: CanonicalValue | null; lossless?: string };
+
+function toStored(e: Entry): StoredEntry {
+  const { value, ...identity } = e;
+  return value !== null && needsLossless(value) ? { ...identity, lossless: renderLosslessJson(value) } : { ...identity, value };
+}
+
+function fromStored(e: StoredEntry): Entry {
+  const { value, lossless, ...identity } = e;
+  return { ...identity, value: lossless !== undefined ? parseJsonLossless(lossless, { positions: false }).value : (value ?? null) };
+}
+
+/** True when JSON.stringify + JSON.parse would lose integer/float identity or precision. */
+function needsLossless(value: CanonicalValue): boolean {
+  if (value === null || typeof value !== "object") return typeof value === "bigint";
+  if (value instanceof Float) return true;
+  if (Array.isArray(value)) return value.some(needsLossless);
+  return Object.values(value).some(needsLossless);
 }
 
 /** A per-project cache of parsed manifests, loaded once and written back only when it changed. */
@@ -40,10 +65,10 @@ export class ManifestCache {
     const file = join(cacheDir, "manifests", `${sha256Hex(projectRoot).slice(0, 32)}.json`);
     let entries = new Map<string, Entry>();
     try {
-      const doc = parseJsonLossless(readFileSync(file, "utf8"), { positions: false }).value as Record<string, unknown>;
+      const doc = JSON.parse(readFileSync(file, "utf8")) as { kiwi?: unknown; entries?: Record<string, StoredEntry> };
       // A different kiwi may parse differently: its entries are not reused.
       if (doc.kiwi === pkg.version && doc.entries && typeof doc.entries === "object") {
-        entries = new Map(Object.entries(doc.entries as Record<string, Entry>));
+        entries = new Map(Object.entries(doc.entries).map(([path, e]) => [path, fromStored(e)]));
       }
     } catch {
       // Missing or unreadable cache: parse everything, and rewrite it below.
@@ -72,9 +97,7 @@ export class ManifestCache {
   /** Writes the entries seen this run (dropping deleted files), atomically; failures only cost speed. */
   save(): void {
     if (!this.file || (!this.dirty && this.after.size === this.before.size)) return;
-    const body = [...this.after.entries()]
-      .map(([path, e]) => `${JSON.stringify(path)}:{"size":${e.size},"mtimeMs":${e.mtimeMs},"ctimeMs":${e.ctimeMs},"ino":${e.ino},"value":${e.value === null ? "null" : renderLosslessJson(e.value)}}`)
-      .join(",\n");
+    const body = [...this.after.entries()].map(([path, e]) => `${JSON.stringify(path)}:${JSON.stringify(toStored(e))}`).join(",\n");
     const text = `{"kiwi":${JSON.stringify(pkg.version)},"entries":{\n${body}\n}}\n`;
     try {
       writeFileAtomic(this.file, text);
