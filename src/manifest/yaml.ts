@@ -6,6 +6,7 @@ import { escapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, numberFromLexeme, setOwn } from "../integrity/value.ts";
 import { MAX_DEPTH } from "./json.ts";
 import type { Position } from "./model.ts";
+import { parseYamlFast } from "./yaml-fast.ts";
 
 // The library is loaded on first use: evaluating it costs milliseconds that a warm `kiwi exec`,
 // which reads parsed manifests from its memo, should not pay.
@@ -35,6 +36,17 @@ const FLOAT_TAG = "tag:yaml.org,2002:float";
 
 /** Parses one YAML document; `lineOffset` shifts positions when the YAML is embedded in a script. */
 export function parseYaml(text: string, lineOffset = 0, columnOffset = 0): YamlParseResult {
+  const fast = parseYamlFast(text);
+  if (fast !== undefined) {
+    // Positions are only needed for findings: the reference parse runs when one asks.
+    let reference: YamlParseResult | undefined;
+    return { value: fast, locate: (pointer) => (reference ??= parseYamlReference(text, lineOffset, columnOffset)).locate(pointer) };
+  }
+  return parseYamlReference(text, lineOffset, columnOffset);
+}
+
+/** The yaml library's parse: the reference every fast-path result must equal. */
+export function parseYamlReference(text: string, lineOffset = 0, columnOffset = 0): YamlParseResult {
   const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { intAsBigInt: true, lineCounter, prettyErrors: false, uniqueKeys: true });
