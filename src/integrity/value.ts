@@ -51,3 +51,8 @@ export function toPlain(value: CanonicalValue): unknown {
   for (const key of Object.keys(value)) setOwn(out, key, toPlain(value[key]!));
   return out;
 }
+
+/** A plain object (not null, not an array): a JSON mapping. */
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

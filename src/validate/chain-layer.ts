@@ -5,6 +5,7 @@
 import type { Finding } from "../findings.ts";
 import type { Tool } from "../manifest/model.ts";
 import { resolveChain } from "../resolve/chain.ts";
+import { findChildSchemaEntry } from "./child-match.ts";
 import { toolFinding } from "./finding.ts";
 import { type CompiledSchema, compileTrustedSchema, compileUntrustedSchema, renderSchemaError } from "./json-schema.ts";
 import { type LayerContext, executorOf, isRecord } from "./layer.ts";
@@ -69,8 +70,7 @@ export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) =>
       }
       continue;
     }
-    const view = matchView(child);
-    const entry = schemas.entries.find((e) => Object.entries(e.match).every(([k, v]) => deepEqual(lookup(view, k), v)));
+    const entry = schemas.entries[findChildSchemaEntry(schemas.entries, child)];
     const at = child.pointers.executor ?? "/executor";
     if (!entry) {
       const options = schemas.entries.map((e) => JSON.stringify(e.match)).join(", ");
@@ -133,33 +133,4 @@ function compileParent(parent: Tool): ParentSchemas {
     entries.push({ match: entry.match, raw: entry.schema, index: i });
   }
   return { kind: "ok", entries };
-}
-
-/**
- * The child's values as `match` reads them: the document as written, plus the model's names for
- * the core fields so one entry (`tool_type: script`) matches both dialects (magray writes `type`).
- */
-function matchView(child: Tool): Record<string, unknown> {
-  return { tool_id: child.id, tool_type: child.type, type: child.type, version: child.version, ...child.doc };
-}
-
-/** A key, or a dotted path such as `config.transport`. */
-function lookup(view: Record<string, unknown>, key: string): unknown {
-  if (Object.hasOwn(view, key)) return view[key];
-  let node: unknown = view;
-  for (const part of key.split(".")) {
-    if (!isRecord(node) || !Object.hasOwn(node, part)) return undefined;
-    node = node[part];
-  }
-  return node;
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
-  if (isRecord(a) && isRecord(b)) {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
-  }
-  return false;
 }

@@ -1,11 +1,9 @@
 // Compiles UNTRUSTED JSON Schemas (manifest child_schemas, parameter schemas, MCP inputSchemas)
 // with ajv, safely: size and depth are bounded before compiling, no remote $ref is ever fetched,
 // and every pattern is screened for catastrophic backtracking. Pure (ajv compiles in memory).
-import Ajv, { type AnySchema, type ErrorObject, type ValidateFunction } from "ajv";
-import Ajv2020 from "ajv/dist/2020";
-import addFormats from "ajv-formats";
-import validateDraft07 from "./meta/draft07.generated.ts";
-import validateDraft2020 from "./meta/draft2020.generated.ts";
+import type Ajv from "ajv";
+import type { AnySchema, ErrorObject, ValidateFunction } from "ajv";
+import type Ajv2020 from "ajv/dist/2020";
 import { checkRegexSafety } from "./regex-safety.ts";
 import { scanSchema } from "./schema-scan.ts";
 
@@ -57,6 +55,13 @@ let ajv2020: Ajv2020 | undefined;
 let ajv07: Ajv | undefined;
 let ajvTrusted: Ajv2020 | undefined;
 
+// ajv and the precompiled meta-validators load on first compile (require, not import): a warm
+// `kiwi exec`, whose verdicts are memoised, never needs them, and they cost its start-up dearly.
+const newAjv2020 = (opts: object): Ajv2020 => configure(new (require("ajv/dist/2020").default as typeof Ajv2020)(opts));
+const newAjv07 = (opts: object): Ajv => configure(new (require("ajv").default as typeof Ajv)(opts));
+const metaValidator = (draft: "2020-12" | "draft-07"): MetaValidator =>
+  (draft === "draft-07" ? require("./meta/draft07.generated.ts") : require("./meta/draft2020.generated.ts")).default as MetaValidator;
+
 /** Compiles an untrusted JSON Schema; never throws, never fetches, never hangs on a hostile pattern. */
 export function compileUntrustedSchema(schema: unknown, options: CompileOptions = {}): CompileResult {
   const known = typeof schema === "object" && schema !== null ? byObject.get(schema) : undefined;
@@ -92,12 +97,30 @@ export function compileTrustedSchema(schema: unknown): CompileResult {
   if (!result) {
     // Our own schemas are valid by construction: skipping meta-schema validation saves compiling
     // the 2020-12 meta-schema when no untrusted schema needs it.
-    const ajv = (ajvTrusted ??= configure(new Ajv2020({ ...ajvOptions(), code: {} })));
+    const ajv = (ajvTrusted ??= newAjv2020({ ...ajvOptions(), code: {} }));
     result = compileWith(ajv, schema as AnySchema, "2020-12");
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(key, result);
   }
   if (isObj) byObjectTrusted.set(schema, result);
+  return result;
+}
+
+/**
+ * Compiles a schema that passed the full check when its tool was locked (kiwi exec, for child
+ * schemas and parameter schemas): the same bounds and pattern screen, but no meta-schema pass,
+ * which the lock already made and which costs a cold process ~55 ms.
+ */
+export function compileLockedSchema(schema: unknown): CompileResult {
+  const scan = scanSchema(schema);
+  if (!scan.ok) return scan;
+  const key = `locked\n${scan.key}`;
+  let result = cache.get(key);
+  if (!result) {
+    result = compileWith(ajvFor(scan.draft), schema as AnySchema, scan.draft);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, result);
+  }
   return result;
 }
 
@@ -121,15 +144,18 @@ type MetaValidator = ((value: unknown) => boolean) & { errors?: ErrorObject[] | 
 function compileScanned(schema: AnySchema, draft: "2020-12" | "draft-07"): CompileResult {
   // Meta-schema validation uses the precompiled validators; compiling the 2020-12 meta-schema at
   // run time would cost ~100 ms per process.
-  const meta = (draft === "draft-07" ? validateDraft07 : validateDraft2020) as MetaValidator;
+  const meta = metaValidator(draft);
   if (!meta(schema)) {
     const first = meta.errors?.find((e) => e.keyword !== "anyOf" && e.keyword !== "oneOf" && e.keyword !== "$dynamicRef") ?? meta.errors?.[0];
     const at = first?.instancePath ?? "";
     const detail = first ? `${at || "the schema"} ${first.message ?? first.keyword}${first.keyword === "enum" ? ` ${JSON.stringify(first.params.allowedValues)}` : ""}` : "it does not match the meta-schema";
     return { ok: false, problem: { kind: "invalid", message: `the schema is not a valid ${draft === "draft-07" ? "draft-07" : "2020-12"} JSON Schema: ${detail}`, pointer: at } };
   }
-  const ajv = draft === "draft-07" ? (ajv07 ??= configure(new Ajv(ajvOptions()))) : (ajv2020 ??= configure(new Ajv2020(ajvOptions())));
-  return compileWith(ajv, schema, draft);
+  return compileWith(ajvFor(draft), schema, draft);
+}
+
+function ajvFor(draft: "2020-12" | "draft-07"): Ajv {
+  return draft === "draft-07" ? (ajv07 ??= newAjv07(ajvOptions())) : (ajv2020 ??= newAjv2020(ajvOptions()));
 }
 
 function compileWith(ajv: Ajv, schema: AnySchema, draft: "2020-12" | "draft-07"): CompileResult {
@@ -176,7 +202,7 @@ function safeRegExp(pattern: string, flags: string): RegExp {
 safeRegExp.code = "new RegExp";
 
 function configure<T extends Ajv>(ajv: T): T {
-  addFormats(ajv);
+  (require("ajv-formats").default as typeof import("ajv-formats").default)(ajv);
   return ajv;
 }
 

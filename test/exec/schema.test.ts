@@ -3,7 +3,7 @@ import { checkChildSchemas, compileLockedSchema } from "../../src/exec/schema.ts
 import { builtinTools } from "../../src/manifest/builtins.ts";
 
 const python = builtinTools().find((t) => t.id === "python_runtime")!;
-const child = (doc: Record<string, unknown>) => ({ id: "c", type: String(doc.tool_type ?? doc.type ?? ""), doc });
+const child = (doc: Record<string, unknown>) => ({ id: "c", type: String(doc.tool_type ?? doc.type ?? ""), version: "1.0.0", doc });
 
 describe("child_schemas of a verified chain", () => {
   test("the first matching entry judges the child's manifest as written", () => {
@@ -21,6 +21,18 @@ describe("child_schemas of a verified chain", () => {
 
   test("a magray child matches by its type", () => {
     expect(checkChildSchemas(python, child({ name: "c", type: "script", entry_point: "main.py" })).ok).toBe(true);
+  });
+
+  test("matches entries exactly as kiwi check does: dotted keys, any key order", () => {
+    const parent = {
+      id: "rt",
+      childSchemas: [
+        { match: { "config.entrypoint": "hi.sh" }, schema: { type: "object" } },
+        { match: { config: { b: 2, a: 1 } }, schema: { type: "object" } },
+      ],
+    };
+    expect(checkChildSchemas(parent, child({ tool_type: "script", config: { entrypoint: "hi.sh" } }))).toEqual({ ok: true, entry: 0 });
+    expect(checkChildSchemas(parent, child({ tool_type: "script", config: { a: 1, b: 2 } }))).toEqual({ ok: true, entry: 1 });
   });
 
   test("a parent without child_schemas is reported so the caller can warn", () => {

@@ -1,0 +1,39 @@
+// Which `validation.child_schemas` entry judges a child: the one rule `kiwi check` and `kiwi exec`
+// both apply, so a chain that passes at lock time is never refused at run time. Pure.
+import type { Tool } from "../manifest/model.ts";
+import { isRecord } from "../integrity/value.ts";
+
+/** The fields of a child that `match` may name. */
+export type MatchableTool = Pick<Tool, "id" | "type" | "version" | "doc">;
+
+/**
+ * Index of the first entry whose `match` keys all equal the child's values, or -1. Keys name the
+ * document as written (dotted paths such as `config.transport` reach into it), plus the model's
+ * core fields so one entry (`tool_type: script`) matches both dialects (magray writes `type`).
+ */
+export function findChildSchemaEntry(entries: readonly { match: Record<string, unknown> }[], child: MatchableTool): number {
+  const view: Record<string, unknown> = { tool_id: child.id, tool_type: child.type, type: child.type, version: child.version, ...child.doc };
+  return entries.findIndex((e) => Object.entries(e.match).every(([key, want]) => deepEqual(lookup(view, key), want)));
+}
+
+/** A key, or a dotted path such as `config.transport`. */
+function lookup(view: Record<string, unknown>, key: string): unknown {
+  if (Object.hasOwn(view, key)) return view[key];
+  let node: unknown = view;
+  for (const part of key.split(".")) {
+    if (!isRecord(node) || !Object.hasOwn(node, part)) return undefined;
+    node = node[part];
+  }
+  return node;
+}
+
+/** Structural equality of plain JSON values (key order does not matter). */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
+  if (isRecord(a) && isRecord(b)) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
