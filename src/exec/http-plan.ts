@@ -2,7 +2,7 @@
 // component, query, headers, JSON body, timeout, retries and caps. Pure.
 import { KiwiError } from "../errors.ts";
 import { parseJsonPath } from "./jsonpath.ts";
-import { isRecord } from "./merge.ts";
+import { isRecord } from "../integrity/value.ts";
 import type { ParamViolation } from "./params.ts";
 import type { ResolvedLimits } from "./plan.ts";
 import { type TemplateScope, expandString, expandValue, referencedParams, stringifyParam } from "./template.ts";

@@ -2,6 +2,7 @@
 // limits.ts.
 // Root (the primitive) first, then each executor, then the tool: the child overrides the parent.
 // Pure.
+import { isRecord } from "../integrity/value.ts";
 
 /** Keys whose lists accumulate down the chain instead of being replaced. */
 const CONCAT_KEYS = new Set(["args"]);
@@ -43,8 +44,4 @@ function mergeMap(parent: Record<string, unknown>, child: Record<string, unknown
 
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

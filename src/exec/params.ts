@@ -4,6 +4,7 @@
 import { KiwiError } from "../errors.ts";
 import { escapePointer } from "../integrity/canonical.ts";
 import { suggest } from "../resolve/suggest.ts";
+import { isRecord } from "../integrity/value.ts";
 
 /** A JSON Schema object as compiled from a tool's `parameters` list. */
 export type JsonSchema = Record<string, unknown>;
@@ -260,6 +261,3 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}

@@ -6,7 +6,8 @@ import { KiwiError } from "../errors.ts";
 import type { Limits, Tool } from "../manifest/model.ts";
 import { type HttpRequestPlan, buildHttpRequest } from "./http-plan.ts";
 import { mergeLimits, resolveLimits } from "./limits.ts";
-import { isRecord, mergeConfigs } from "./merge.ts";
+import { mergeConfigs } from "./merge.ts";
+import { isRecord } from "../integrity/value.ts";
 import { type ParamViolation, assertNoViolations } from "./params.ts";
 import { type TemplateScope, assertEnvPresent, expandString, referencedEnv } from "./template.ts";
 

@@ -7,7 +7,8 @@ import { builtinTools } from "./builtins.ts";
 import { ManifestProblem, type ManifestSyntax, decodeManifest, parseManifestText, syntaxOf } from "./forms.ts";
 import { DIRECTORY_MANIFESTS, IGNORED_NAMES, type ManifestForm, type Tool, type ToolFile } from "./model.ts";
 import { TOOLS_DIR, findProjectRoot, ioFinding, listToolFiles, statToolFile, toProjectPath } from "./project-io.ts";
-import { isRecord, normalizeManifest } from "./normalize.ts";
+import { normalizeManifest } from "./normalize.ts";
+import { isRecord } from "../integrity/value.ts";
 import { ManifestCache } from "./parse-cache-io.ts";
 
 /** The parse cache of the readProject call in progress (discovery is synchronous). */

@@ -1,6 +1,6 @@
 // Maps a parsed manifest document of either dialect onto the tool model's fields, keeping a
 // pointer for each so findings speak in the terms of the file the user wrote. Pure.
-import { type CanonicalValue, toPlain } from "../integrity/value.ts";
+import { type CanonicalValue, toPlain, isRecord } from "../integrity/value.ts";
 import type { Capability, Dialect, ExecutorRef, Limits, Tool } from "./model.ts";
 
 /** Capability names a kiwi `requires` entry may declare; any other string is a package requirement. */
@@ -183,8 +183,4 @@ function magrayCapabilities(capabilities: unknown, permissions: unknown): Capabi
     else out.push({ name: mapped ?? cap, pointer });
   });
   return out;
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -2,6 +2,7 @@
 // lengths, bounds, pattern, format), without compiling a schema per parameter. Pure.
 import { fullFormats } from "ajv-formats/dist/formats";
 import type { JsonSchema, ParameterType } from "./parameters.ts";
+import { isRecord } from "../integrity/value.ts";
 
 /**
  * Why a value breaks a property contract built above, or undefined when it satisfies it. The
@@ -47,8 +48,4 @@ function matchesFormat(format: string, value: string): boolean {
   if (typeof f === "function") return (f as (v: string) => boolean)(value);
   if (f && typeof f === "object" && typeof (f as { validate?: unknown }).validate === "function") return (f as { validate: (v: string) => boolean }).validate(value);
   return true;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -8,6 +8,7 @@ import { compileUntrustedSchema, type SchemaError } from "../validate/json-schem
 import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { RuleId } from "../validate/rules.ts";
 import { checkValue } from "./check-value.ts";
+import { isRecord } from "../integrity/value.ts";
 
 export { checkValue } from "./check-value.ts";
 
@@ -220,8 +221,4 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
 
 function escape(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

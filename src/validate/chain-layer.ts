@@ -8,7 +8,8 @@ import { resolveChain } from "../resolve/chain.ts";
 import { findChildSchemaEntry } from "./child-match.ts";
 import { toolFinding } from "./finding.ts";
 import { type CompiledSchema, compileTrustedSchema, compileUntrustedSchema, renderSchemaError } from "./json-schema.ts";
-import { type LayerContext, executorOf, isRecord } from "./layer.ts";
+import { type LayerContext, executorOf } from "./layer.ts";
+import { isRecord } from "../integrity/value.ts";
 
 /** Chain findings for the tools in scope (whose own links, or whose chains further down, break). */
 export function checkChains(scope: readonly Tool[], inScope: (tool: Tool) => boolean, ctx: LayerContext): Finding[] {

@@ -21,11 +21,6 @@ export function seg(key: string | number): string {
   return String(key).replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-/** True for a plain mapping. */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Project-relative path of a file of the tool (`root/rel`, or `rel` when the root is the project). */
 export function toolPath(tool: Tool, rel: string): string {
   return tool.root ? `${tool.root}/${rel}` : rel;

@@ -6,7 +6,8 @@ import type { Limits, Tool } from "../manifest/model.ts";
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { MAGRAY_CAPABILITY_WORDS } from "../schema/manifest.ts";
 import { toolFinding } from "./finding.ts";
-import { type LayerContext, isRecord, normalizeRel, seg, toolPath, unsafePathReason } from "./layer.ts";
+import { type LayerContext, normalizeRel, seg, toolPath, unsafePathReason } from "./layer.ts";
+import { isRecord } from "../integrity/value.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
 export const LIMIT_BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string }> = {

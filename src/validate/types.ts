@@ -4,7 +4,8 @@
 import type { Finding } from "../findings.ts";
 import { PRIMITIVES, type Tool } from "../manifest/model.ts";
 import { toolFinding } from "./finding.ts";
-import { type LayerContext, executorOf, isRecord, normalizeRel, seg, toolPath, unsafePathReason } from "./layer.ts";
+import { type LayerContext, executorOf, normalizeRel, seg, toolPath, unsafePathReason } from "./layer.ts";
+import { isRecord } from "../integrity/value.ts";
 
 /** HTTP methods an api tool may use. */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;

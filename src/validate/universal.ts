@@ -11,7 +11,8 @@ import { isSemver } from "../resolve/chain.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { OWNED_POINTERS, TOOL_ID, manifestSchemaOf } from "../schema/manifest.ts";
 import { toolFinding } from "./finding.ts";
-import { isRecord, seg } from "./layer.ts";
+import { seg } from "./layer.ts";
+import { isRecord } from "../integrity/value.ts";
 
 /** Keys that reach an object's prototype machinery in JavaScript; never legitimate in a manifest. */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
