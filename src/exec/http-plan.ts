@@ -5,7 +5,8 @@ import { parseJsonPath } from "./jsonpath.ts";
 import { isRecord } from "../integrity/value.ts";
 import type { ParamViolation } from "./params.ts";
 import type { ResolvedLimits } from "./plan.ts";
-import { type TemplateScope, expandString, expandValue, referencedParams, stringifyParam } from "./template.ts";
+import { referencedParams, wholeParam } from "../schema/placeholders.ts";
+import { type TemplateScope, expandString, expandValue, stringifyParam } from "./template.ts";
 
 export interface HttpRequestPlan {
   method: string;
@@ -55,9 +56,9 @@ export function buildHttpRequest(input: HttpPlanInput): HttpRequestPlan {
   if (url && isRecord(config.query)) {
     for (const [key, raw] of Object.entries(config.query)) {
       const text = typeof raw === "string" ? raw : JSON.stringify(raw);
-      const whole = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(text);
-      const value = whole ? scope.params[whole[1]!] : undefined;
-      if (whole && Array.isArray(value)) {
+      const whole = wholeParam(text);
+      const value = whole !== undefined ? scope.params[whole] : undefined;
+      if (whole !== undefined && Array.isArray(value)) {
         // An array parameter as a whole query value repeats the key: tag=a&tag=b.
         for (const item of value) url.searchParams.append(key, stringifyParam(item));
         continue;

@@ -9,7 +9,8 @@ import { mergeLimits, resolveLimits } from "./limits.ts";
 import { mergeConfigs } from "./merge.ts";
 import { isRecord } from "../integrity/value.ts";
 import { type ParamViolation, assertNoViolations } from "./params.ts";
-import { type TemplateScope, assertEnvPresent, expandString, referencedEnv } from "./template.ts";
+import { referencedEnv } from "../schema/placeholders.ts";
+import { type TemplateScope, assertEnvPresent, expandString } from "./template.ts";
 
 /** Variables a subprocess inherits from kiwi's environment; everything else must be declared. */
 export const ENV_ALLOWLIST = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ"] as const;

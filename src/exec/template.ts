@@ -2,6 +2,7 @@
 // One pass, never re-scanned, never shell-interpreted: a substituted value cannot introduce another
 // placeholder, split an argument or escape its URL component. Pure.
 import { KiwiError } from "../errors.ts";
+import { PLACEHOLDER, wholeParam } from "../schema/placeholders.ts";
 
 /** What expansion reads: the validated parameters, the environment and which variables are secret. */
 export interface TemplateScope {
@@ -18,9 +19,6 @@ export interface TemplateScope {
 /** The shown stand-in for a secret value. */
 export const REDACTED = "***";
 
-/** `${VAR}`, `{{name}}` (a literal `{name}`) or `{name}`; anything else is literal text. */
-const TOKEN = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const WHOLE_PARAM = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 /** A string expanded, or `absent` when it references a parameter that has no value. */
 export type Expansion = { absent: false; value: string; params: string[] } | { absent: true; param: string };
@@ -32,7 +30,7 @@ export type Expansion = { absent: false; value: string; params: string[] } | { a
 export function expandString(template: string, scope: TemplateScope, encode: (value: string, param: string) => string = (v) => v): Expansion {
   let absent: string | undefined;
   const used: string[] = [];
-  const value = template.replace(TOKEN, (_m, envName?: string, literal?: string, param?: string) => {
+  const value = template.replace(PLACEHOLDER, (_m, envName?: string, literal?: string, param?: string) => {
     if (envName !== undefined) return envValue(envName, scope);
     if (literal !== undefined) return `{${literal}}`;
     if (!Object.hasOwn(scope.params, param!) || scope.params[param!] === undefined) {
@@ -51,9 +49,8 @@ export function expandString(template: string, scope: TemplateScope, encode: (va
  */
 export function expandValue(value: unknown, scope: TemplateScope): { present: boolean; value: unknown } {
   if (typeof value === "string") {
-    const whole = WHOLE_PARAM.exec(value);
-    if (whole) {
-      const name = whole[1]!;
+    const name = wholeParam(value);
+    if (name !== undefined) {
       const v = scope.params[name];
       return Object.hasOwn(scope.params, name) && v !== undefined ? { present: true, value: v } : { present: false, value: undefined };
     }
@@ -79,19 +76,6 @@ export function expandValue(value: unknown, scope: TemplateScope): { present: bo
   return { present: true, value };
 }
 
-/** The parameter names a template references (for plan notes and validation). */
-export function referencedParams(template: string): string[] {
-  const out: string[] = [];
-  for (const m of template.matchAll(TOKEN)) if (m[3] !== undefined) out.push(m[3]);
-  return out;
-}
-
-/** The environment variable names a template references. */
-export function referencedEnv(template: string): string[] {
-  const out: string[] = [];
-  for (const m of template.matchAll(TOKEN)) if (m[1] !== undefined) out.push(m[1]);
-  return out;
-}
 
 /** How a parameter value becomes text: strings as they are, everything else as JSON. */
 export function stringifyParam(value: unknown): string {

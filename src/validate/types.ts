@@ -6,17 +6,12 @@ import { PRIMITIVES, type Tool } from "../manifest/model.ts";
 import { toolFinding } from "./finding.ts";
 import { type LayerContext, executorOf, normalizeRel, seg, toolPath, unsafePathReason } from "./layer.ts";
 import { isRecord } from "../integrity/value.ts";
+import { PLACEHOLDER, referencedParams } from "../schema/placeholders.ts";
 
 /** HTTP methods an api tool may use. */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;
 /** MCP transports and the primitive each runs on. */
 export const MCP_TRANSPORTS: Record<string, (typeof PRIMITIVES)[number]> = { stdio: "subprocess", "streamable-http": "http_client", sse: "http_client" };
-
-/**
- * `${VAR}` (environment), `{{name}}` (a literal brace) and `{name}` (a parameter), as exec's
- * template expansion reads them (src/exec/template.ts).
- */
-const TOKEN = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Per-type findings for one tool whose type is known. */
 export function checkType(tool: Tool, ctx: LayerContext): Finding[] {
@@ -119,9 +114,8 @@ function api(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   const scan = (value: unknown, pointer: string, depth: number) => {
     if (depth > 64) return;
     if (typeof value === "string") {
-      for (const m of value.matchAll(TOKEN)) {
-        const name = m[3];
-        if (name !== undefined && !declared.has(name)) {
+      for (const name of referencedParams(value)) {
+        if (!declared.has(name)) {
           out.push(toolFinding(tool, "api/placeholder", pointer, `placeholder {${name}} is not a declared parameter`, declared.size ? `declared parameters: ${[...declared].join(", ")}` : `declare it under parameters: - name: ${name}`));
         }
       }
@@ -140,7 +134,7 @@ export function declaredParameterNames(parameters: unknown): Set<string> {
 
 /** An absolute http(s) URL once placeholders are filled; a leading `${VAR}` may supply the origin. */
 export function isAbsoluteHttpTemplate(template: string): boolean {
-  const filled = template.replace(/^\$\{[A-Za-z_][A-Za-z0-9_]*\}/, "https://env.invalid").replace(TOKEN, "x");
+  const filled = template.replace(/^\$\{[A-Za-z_][A-Za-z0-9_]*\}/, "https://env.invalid").replace(PLACEHOLDER, "x");
   if (!/^https?:\/\//i.test(filled)) return false;
   try {
     const url = new URL(filled);

@@ -1,0 +1,27 @@
+// The placeholder grammar of manifest strings: `{name}` takes a call parameter, `${VAR}` reads the
+// environment, `{{name}}` is a literal `{name}`; anything else is literal text. The validator
+// checks it and exec expands it, both from this one definition. Pure.
+
+/** One placeholder; groups: 1 = env var, 2 = literal name, 3 = parameter. Global: use with matchAll/replace. */
+export const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+const WHOLE_PARAM = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/** The parameter a string consists of entirely (`"{tags}"`), or undefined. */
+export function wholeParam(text: string): string | undefined {
+  return WHOLE_PARAM.exec(text)?.[1];
+}
+
+/** The parameter names a template references. */
+export function referencedParams(template: string): string[] {
+  const out: string[] = [];
+  for (const m of template.matchAll(PLACEHOLDER)) if (m[3] !== undefined) out.push(m[3]);
+  return out;
+}
+
+/** The environment variable names a template references. */
+export function referencedEnv(template: string): string[] {
+  const out: string[] = [];
+  for (const m of template.matchAll(PLACEHOLDER)) if (m[1] !== undefined) out.push(m[1]);
+  return out;
+}
