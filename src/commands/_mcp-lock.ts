@@ -1,13 +1,14 @@
 // The MCP step of `kiwi lock` and `kiwi install`: pin servers that have no pin yet, and report it
 // on stderr. Loaded lazily (only projects with mcp_server tools pay for the MCP SDK).
 import type { Context } from "../context.ts";
-import { readProject } from "../manifest/discover-io.ts";
 import { renderFindings } from "../ui/mcp.ts";
 import { showNote } from "../ui/output.ts";
 
-/** Pins unpinned servers after the lockfile was written; returns what the JSON document reports. */
+/**
+ * Pins unpinned servers after the lockfile was written (callers run it only for projects with an
+ * mcp_server); returns what the JSON document reports.
+ */
 export async function pinServersAfterLock(ctx: Context, options: { strict: boolean; json: boolean }): Promise<{ server: string; result: string; reason?: string; interface_hash?: string; full_hash?: string }[]> {
-  if (!readProject(ctx.cwd, { cacheDir: ctx.cacheDir }).tools.some((t) => t.type === "mcp_server")) return [];
   const { pinUnpinnedServers } = await import("../mcp/lock-pins-io.ts");
   const reports = await pinUnpinnedServers(ctx, { strict: options.strict });
   for (const r of reports) {

@@ -40,7 +40,8 @@ export default defineCommand({
     }
     progress.end();
     for (const w of result.warnings) showNote(`warning: ${w}`);
-    const mcpPins = result.frozen ? [] : await (await import("./_mcp-lock.ts")).pinServersAfterLock(ctx, { strict: args.strict === true, json: args.json === true });
+    // Only a project with MCP servers pays for loading the MCP step.
+    const mcpPins = result.mcpServers.length > 0 ? await (await import("./_mcp-lock.ts")).pinServersAfterLock(ctx, { strict: args.strict === true, json: args.json === true }) : [];
     for (const e of result.evicted) showNote(`warning: evicted a corrupt cached ${e.kind} sha256:${e.expected.slice(0, 12)} (it held sha256:${e.actual.slice(0, 12)}) to ${e.quarantined}; restored from the tree`);
     const { stats } = result;
     if (args.json) {

@@ -28,7 +28,7 @@ export default defineCommand({
     }
     progress.end();
     for (const w of result.warnings) showNote(`warning: ${w}`);
-    // Only a project with MCP servers pays for loading the MCP step (it re-reads the project).
+    // Only a project with MCP servers pays for loading the MCP step.
     const hasServers = result.mcpServers.length > 0;
     const mcpPins = hasServers ? await (await import("./_mcp-lock.ts")).pinServersAfterLock(ctx, { strict: args.strict === true, json: args.json === true }) : [];
     const { added, removed, changed } = result.diff;

@@ -40,6 +40,8 @@ export interface InstallResult {
   warnings: string[];
   evicted: Eviction[];
   stats: { tools: number; files: number; stored: number; present: number };
+  /** Ids of the project's mcp_server tools (whose pins the install step adds; none when frozen). */
+  mcpServers: string[];
 }
 
 /** Locks (or checks the frozen lockfile), then fills the cache. */
@@ -48,6 +50,7 @@ export async function installProject(ctx: Context, options: InstallOptions): Pro
   const onHash = options.onProgress && ((d: number, t: number) => options.onProgress!("hashing", d, t));
   let tree: TreeTool[];
   let base: Omit<InstallResult, "evicted" | "stats">;
+  // A frozen install never pins MCP servers, so it reports none.
   if (options.frozen) {
     const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
     const text = readLockfileText(project.root);
@@ -63,11 +66,11 @@ export async function installProject(ctx: Context, options: InstallOptions): Pro
     }
     tree = checked.tree;
     if (!matchUnchangedLockfile(text, tree)) assertTreeMatches(parseLockfile(text), tree, store);
-    base = { root: project.root, lockfile: lockfilePath(project.root), frozen: true, written: false, diff: { added: [], removed: [], changed: [] }, findings: checked.findings, warnings };
+    base = { root: project.root, lockfile: lockfilePath(project.root), frozen: true, written: false, diff: { added: [], removed: [], changed: [] }, findings: checked.findings, warnings, mcpServers: [] };
   } else {
     const locked = await lockProject(ctx, { strict: options.strict, onProgress: onHash, needTree: true });
     tree = locked.tree!;
-    base = { root: locked.root, lockfile: locked.lockfile, frozen: false, written: locked.written, diff: locked.diff, findings: locked.findings, warnings: locked.warnings };
+    base = { root: locked.root, lockfile: locked.lockfile, frozen: false, written: locked.written, diff: locked.diff, findings: locked.findings, warnings: locked.warnings, mcpServers: locked.mcpServers };
   }
   const filled = fillStore(store, tree, options.onProgress);
   try {
