@@ -1,78 +1,31 @@
 // Reads exactly the tools of one locked chain from the tree (by their lockfile `source`), without
 // walking the whole project, and hashes them through the stat cache. Disk access lives here.
-import { existsSync, lstatSync, readFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { StatCache } from "../cache/stat-cache-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
-import { BUILTIN_ROOT, builtinSource } from "../manifest/builtins.ts";
-import { type Project } from "../manifest/discover-io.ts";
-import { TOOLS_DIR, listToolFiles, toProjectPath } from "../manifest/project-io.ts";
-import { ManifestProblem, type ManifestSyntax, type ParsedManifest, decodeManifest, parseManifestText, syntaxOf } from "../manifest/forms.ts";
+import { BUILTIN_ROOT, builtinTool } from "../manifest/builtins.ts";
+import { type Project, readToolAt as readManifestAt } from "../manifest/discover-io.ts";
+import { type ManifestSyntax, type ParsedManifest, decodeManifest, parseManifestText } from "../manifest/forms.ts";
 import { parseJsonLossless } from "../manifest/json.ts";
-import { DIRECTORY_MANIFESTS, type ManifestForm, type Tool, type ToolFile } from "../manifest/model.ts";
-import { normalizeManifest } from "../manifest/normalize.ts";
+import type { Tool } from "../manifest/model.ts";
+import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { type TreeTool, hashProjectTools } from "../lockfile/tree-io.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 
 /**
- * The tool whose manifest is `source` (project-relative, or `<builtin>/<id>.yaml`), read the way
- * discovery reads it; undefined when the file is gone or holds no tool. Mirrors discover-io.ts
- * for a single tool so exec never walks the whole tree; any divergence shows up as an integrity
- * mismatch (fail closed), never as a silent pass.
+ * The tool whose manifest is `source` (project-relative, or `<builtin>/<id>.yaml`), read exactly as
+ * discovery reads it (discover-io.ts) but alone, so exec never walks the whole tree; manifests go
+ * through exec's content memo.
  */
 export function readToolAt(root: string, source: string, cacheDir?: string): { tool?: Tool; findings: Finding[] } {
-  const findings: Finding[] = [];
-  if (source.startsWith(`${BUILTIN_ROOT}/`)) return { tool: readBuiltin(source, cacheDir), findings };
-  const abs = join(root, ...source.split("/"));
-  const name = basename(abs);
-  const syntax = syntaxOf(name);
-  if (!syntax || !existsSync(abs)) return { findings };
-  const toolsDir = join(root, TOOLS_DIR);
-  const isDirectoryTool = (DIRECTORY_MANIFESTS as readonly string[]).includes(name) && dirname(abs) !== toolsDir;
-  let parsed: ParsedManifest | "none";
-  try {
-    parsed = parseManifestMemo(readFileSync(abs), syntax, cacheDir);
-  } catch (error) {
-    if (error instanceof ManifestProblem) {
-      findings.push({ rule: error.rule, severity: "error", file: source, line: error.position?.line, column: error.position?.column, message: error.message, hint: error.hint });
-      return { findings };
-    }
-    throw error;
+  if (source.startsWith(`${BUILTIN_ROOT}/`)) {
+    const id = source.slice(BUILTIN_ROOT.length + 1).replace(/\.yaml$/, "");
+    return { tool: builtinTool(id, (text) => parseManifestMemo(new TextEncoder().encode(text), "yaml", cacheDir)), findings: [] };
   }
-  if (parsed === "none") return { findings };
-  const stem = name.slice(0, name.lastIndexOf("."));
-  const form: ManifestForm = isDirectoryTool ? "directory" : syntax === "python" || syntax === "shell" ? "script" : syntax === "markdown" ? "markdown" : "file";
-  let files: ToolFile[] = [];
-  if (form === "directory") files = listToolFiles(root, dirname(abs), findings).filter((f) => f.path !== name);
-  else if (form === "script" || form === "markdown") {
-    const st = lstatSync(abs);
-    files = [{ path: name, abs, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, isExecutable: (st.mode & 0o100) !== 0 }];
-  }
-  const fields = normalizeManifest(parsed.value, form === "directory" ? basename(dirname(abs)) : stem);
-  const entrypoint = form === "script" || form === "markdown" ? (fields.entrypoint ?? name) : fields.entrypoint;
-  const tool: Tool = {
-    ...fields,
-    entrypoint,
-    form,
-    root: toProjectPath(root, dirname(abs)),
-    rootAbs: dirname(abs),
-    manifestFile: source,
-    files,
-    locate: parsed.locate,
-  };
-  return { tool, findings };
-}
-
-/** One built-in tool, built exactly as builtins.ts builds them, without parsing the others. */
-function readBuiltin(source: string, cacheDir: string | undefined): Tool | undefined {
-  const id = source.slice(BUILTIN_ROOT.length + 1).replace(/\.yaml$/, "");
-  const text = builtinSource(id);
-  if (text === undefined) return undefined;
-  const parsed = parseManifestMemo(new TextEncoder().encode(text), "yaml", cacheDir);
-  if (parsed === "none") return undefined;
-  return { ...normalizeManifest(parsed.value, id), form: "builtin", root: BUILTIN_ROOT, rootAbs: "", manifestFile: source, files: [], locate: parsed.locate };
+  return readManifestAt(root, source, (abs, syntax) => parseManifestMemo(readFileSync(abs), syntax, cacheDir));
 }
 
 /**

@@ -8,6 +8,7 @@ import nodeRuntime from "./builtin/node_runtime.yaml" with { type: "text" };
 import pythonRuntime from "./builtin/python_runtime.yaml" with { type: "text" };
 import subprocess from "./builtin/subprocess.yaml" with { type: "text" };
 import wasmRuntime from "./builtin/wasm_runtime.yaml" with { type: "text" };
+import type { ParsedManifest } from "./forms.ts";
 import type { Tool } from "./model.ts";
 import { normalizeManifest } from "./normalize.ts";
 import { parseYaml } from "./yaml.ts";
@@ -29,23 +30,25 @@ let cache: Tool[] | undefined;
 
 /** The built-in tools, parsed once per process. */
 export function builtinTools(): Tool[] {
-  cache ??= Object.entries(SOURCES).map(([id, text]) => {
-    const parsed = parseYaml(text);
-    const fields = normalizeManifest(parsed.value, id);
-    return {
-      ...fields,
-      form: "builtin" as const,
-      root: BUILTIN_ROOT,
-      rootAbs: "",
-      manifestFile: `${BUILTIN_ROOT}/${id}.yaml`,
-      files: [],
-      locate: parsed.locate,
-    };
-  });
+  cache ??= Object.keys(SOURCES).map((id) => builtinTool(id)!);
   return cache;
 }
 
-/** The YAML text of a built-in tool (for `kiwi init`-style copies and documentation). */
-export function builtinSource(id: string): string | undefined {
-  return SOURCES[id];
+/**
+ * One built-in tool, assembled as every built-in is; `parse` lets kiwi exec read it through its
+ * memo instead of the YAML parser. Undefined for an unknown id.
+ */
+export function builtinTool(id: string, parse: (text: string) => Pick<ParsedManifest, "value" | "locate"> | "none" = parseYaml): Tool | undefined {
+  const text = SOURCES[id];
+  const parsed = text === undefined ? "none" : parse(text);
+  if (parsed === "none") return undefined;
+  return {
+    ...normalizeManifest(parsed.value, id),
+    form: "builtin",
+    root: BUILTIN_ROOT,
+    rootAbs: "",
+    manifestFile: `${BUILTIN_ROOT}/${id}.yaml`,
+    files: [],
+    locate: parsed.locate,
+  };
 }

@@ -1,10 +1,10 @@
 // Finds the project and reads every tool below .ai/tools/ in every form into the tool model.
 // Disk access lives here; parsing and mapping are the pure siblings (forms.ts, normalize.ts).
-import { type Dirent, readFileSync, readdirSync, statSync } from "node:fs";
+import { type Dirent, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Finding } from "../findings.ts";
 import { builtinTools } from "./builtins.ts";
-import { ManifestProblem, type ManifestSyntax, decodeManifest, parseManifestText, syntaxOf } from "./forms.ts";
+import { ManifestProblem, type ManifestSyntax, type ParsedManifest, decodeManifest, parseManifestText, syntaxOf } from "./forms.ts";
 import { DIRECTORY_MANIFESTS, IGNORED_NAMES, type ManifestForm, type Tool, type ToolFile } from "./model.ts";
 import { TOOLS_DIR, findProjectRoot, ioFinding, listToolFiles, statToolFile, toProjectPath } from "./project-io.ts";
 import { normalizeManifest } from "./normalize.ts";
@@ -97,38 +97,89 @@ function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Findin
 function readDirectoryTool(root: string, dir: string, manifestName: string, tools: Tool[], findings: Finding[]): void {
   const manifestAbs = join(dir, manifestName);
   const parsed = parseFile(root, manifestAbs, syntaxOf(manifestName)!, findings);
-  if (!parsed || parsed === "none") return;
-  const files = listToolFiles(root, dir, findings).filter((f) => f.path !== manifestName);
-  tools.push(buildTool(root, dir, manifestAbs, "directory", parsed, basename(dir), files));
+  if (parsed && parsed !== "none") tools.push(assembleTool(root, manifestAbs, "directory", parsed, findings));
 }
 
 function readFileTool(root: string, abs: string, syntax: ManifestSyntax, tools: Tool[], findings: Finding[]): void {
   const parsed = parseFile(root, abs, syntax, findings);
   if (!parsed) return;
-  const file = toProjectPath(root, abs);
-  const embedded = syntax === "python" || syntax === "shell" || syntax === "markdown";
-  if (parsed === "none" || (embedded && !isRecord(parsed.value))) {
-    if (embedded) {
-      findings.push({
-        rule: "discover/no-metadata",
-        severity: "info",
-        file,
-        message: "no embedded tool metadata, so this file is not a tool",
-        hint: syntax === "shell" ? "add a `# ---` comment block with the manifest" : syntax === "python" ? "put the manifest as YAML in the leading docstring" : "add YAML front matter",
-      });
-    }
+  const form = fileFormOf(syntax);
+  if (holdsTool(form, parsed)) {
+    tools.push(assembleTool(root, abs, form, parsed, findings));
     return;
   }
-  const name = basename(abs);
-  const stem = name.slice(0, name.lastIndexOf("."));
-  const form: ManifestForm = syntax === "python" || syntax === "shell" ? "script" : syntax === "markdown" ? "markdown" : "file";
-  const files = form === "file" ? [] : [statToolFile(dirname(abs), abs, name)].filter((f): f is ToolFile => f !== undefined);
-  tools.push(buildTool(root, dirname(abs), abs, form, parsed, stem, files));
+  if (form === "file") return;
+  findings.push({
+    rule: "discover/no-metadata",
+    severity: "info",
+    file: toProjectPath(root, abs),
+    message: "no embedded tool metadata, so this file is not a tool",
+    hint: syntax === "shell" ? "add a `# ---` comment block with the manifest" : syntax === "python" ? "put the manifest as YAML in the leading docstring" : "add YAML front matter",
+  });
 }
 
-type Parsed = Exclude<ReturnType<typeof parseManifestText>, "none">;
+/** Parses one manifest file: discovery goes through its parse cache, exec through its content memo. */
+export type ManifestFileParser = (abs: string, syntax: ManifestSyntax) => ParsedManifest | "none";
 
-function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: Finding[]): Parsed | "none" | undefined {
+/**
+ * The tool whose manifest is `source` (project-relative), read exactly as discovery reads it but
+ * without walking the tree (kiwi exec reads only its chain). Undefined when the file is gone or
+ * holds no tool; parse problems come back as findings.
+ */
+export function readToolAt(root: string, source: string, parse: ManifestFileParser): { tool?: Tool; findings: Finding[] } {
+  const findings: Finding[] = [];
+  const abs = join(root, ...source.split("/"));
+  const name = basename(abs);
+  const syntax = syntaxOf(name);
+  if (!syntax || !existsSync(abs)) return { findings };
+  // A manifest-named file directly in .ai/tools/ is a single-file tool (see walkToolsDir).
+  const form = (DIRECTORY_MANIFESTS as readonly string[]).includes(name) && dirname(abs) !== join(root, TOOLS_DIR) ? "directory" : fileFormOf(syntax);
+  let parsed: ParsedManifest | "none";
+  try {
+    parsed = parse(abs, syntax);
+  } catch (error) {
+    if (!(error instanceof ManifestProblem)) throw error;
+    findings.push(problemFinding(source, error, "error"));
+    return { findings };
+  }
+  return holdsTool(form, parsed) ? { tool: assembleTool(root, abs, form, parsed, findings), findings } : { findings };
+}
+
+function fileFormOf(syntax: ManifestSyntax): ManifestForm {
+  return syntax === "python" || syntax === "shell" ? "script" : syntax === "markdown" ? "markdown" : "file";
+}
+
+/** A parse result is a tool unless it is "none", or embedded metadata that is not a mapping. */
+function holdsTool(form: ManifestForm, parsed: ParsedManifest | "none"): parsed is ParsedManifest {
+  if (parsed === "none") return false;
+  return form === "file" || form === "directory" || isRecord(parsed.value);
+}
+
+/** One tool from its parsed manifest: the files it owns, the id it falls back to, its entry point. */
+function assembleTool(root: string, manifestAbs: string, form: ManifestForm, parsed: ParsedManifest, findings: Finding[]): Tool {
+  const name = basename(manifestAbs);
+  const dir = dirname(manifestAbs);
+  const files =
+    form === "directory"
+      ? listToolFiles(root, dir, findings).filter((f) => f.path !== name)
+      : form === "file"
+        ? []
+        : [statToolFile(dir, manifestAbs, name)].filter((f): f is ToolFile => f !== undefined);
+  const fields = normalizeManifest(parsed.value, form === "directory" ? basename(dir) : name.slice(0, name.lastIndexOf(".")));
+  const entrypoint = form === "script" || form === "markdown" ? (fields.entrypoint ?? name) : fields.entrypoint;
+  return {
+    ...fields,
+    entrypoint,
+    form,
+    root: toProjectPath(root, dir),
+    rootAbs: dir,
+    manifestFile: toProjectPath(root, manifestAbs),
+    files,
+    locate: parsed.locate,
+  };
+}
+
+function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: Finding[]): ParsedManifest | "none" | undefined {
   const file = toProjectPath(root, abs);
   try {
     const stat = statSync(abs);
@@ -137,9 +188,9 @@ function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: 
     if (cached === null) return "none";
     if (cached !== undefined) {
       // Positions are only needed for findings: parse the file again if one asks.
-      let fresh: Parsed | undefined;
+      let fresh: ParsedManifest | undefined;
       const locate = (pointer: string) => {
-        fresh ??= parseManifestText(decodeManifest(readFileSync(abs)), syntax) as Parsed;
+        fresh ??= parseManifestText(decodeManifest(readFileSync(abs)), syntax) as ParsedManifest;
         return fresh.locate(pointer);
       };
       return { value: cached, locate, warnings: [] };
@@ -156,20 +207,6 @@ function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: 
   }
 }
 
-function buildTool(root: string, rootAbs: string, manifestAbs: string, form: ManifestForm, parsed: Parsed, fallbackId: string, files: ToolFile[]): Tool {
-  const fields = normalizeManifest(parsed.value, fallbackId);
-  const entrypoint = form === "script" || form === "markdown" ? (fields.entrypoint ?? basename(manifestAbs)) : fields.entrypoint;
-  return {
-    ...fields,
-    entrypoint,
-    form,
-    root: toProjectPath(root, rootAbs),
-    rootAbs,
-    manifestFile: toProjectPath(root, manifestAbs),
-    files,
-    locate: parsed.locate,
-  };
-}
 
 function problemFinding(file: string, problem: ManifestProblem, severity: "error" | "warning"): Finding {
   return {
