@@ -26,6 +26,11 @@ export const COMMANDS: Record<string, Lazy> = {
   hook: () => import("./commands/hook.ts").then((m) => m.default),
   completion: () => import("./commands/completion.ts").then((m) => m.default),
   mcp: () => import("./commands/mcp.ts").then((m) => m.default),
+  publish: () => import("./commands/publish.ts").then((m) => m.default),
+  add: () => import("./commands/add.ts").then((m) => m.default),
+  outdated: () => import("./commands/outdated.ts").then((m) => m.default),
+  update: () => import("./commands/update.ts").then((m) => m.default),
+  key: () => import("./commands/key.ts").then((m) => m.default),
 };
 
 export const VERSION: string = pkg.version;

@@ -29,6 +29,10 @@ export const ERROR_CODES = {
   E_MCP_DRIFT: { exit: 10, meaning: "an MCP server's interface differs from its pin" },
   E_MCP_UNPINNED: { exit: 10, meaning: "an MCP server has no pin and the mode forbids pinning" },
   E_SANDBOX: { exit: 11, meaning: "the sandbox is required but unavailable, or a permission is undeclared" },
+  E_REGISTRY: { exit: 12, meaning: "an OCI registry is unreachable, refused the request, or has no such tag or digest" },
+  E_REGISTRY_AUTH: { exit: 12, meaning: "an OCI registry refused the credentials (401/403), or none were found for it" },
+  E_ARTIFACT_INVALID: { exit: 6, meaning: "a pulled artifact's bytes, layout or integrity do not match what its digests promise" },
+  E_TRUST: { exit: 13, meaning: "an artifact is unsigned, wrongly signed or signed by a key .ai/trust.yaml does not trust" },
 } as const satisfies Record<string, { exit: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

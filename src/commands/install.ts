@@ -10,12 +10,15 @@ import { renderFileDiff, renderToolSummary } from "../ui/lock-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 import { showGateFindings } from "./lock.ts";
+import { syncRemoteTools } from "../registry/pull-io.ts";
+import { insecureList, registryFlags } from "./_registry-flags.ts";
 
 export default defineCommand({
   meta: { name: "install", description: "Lock the tools (unless frozen) and put every tool file into the cache" },
   args: {
     ...projectFlags,
     ...strictFlag,
+    ...registryFlags,
     "frozen-lockfile": {
       type: "boolean",
       description: `Never write ${LOCKFILE_NAME}; fail if the tree differs from it (default when CI=true)`,
@@ -27,6 +30,8 @@ export default defineCommand({
     const flag = args["frozen-lockfile"];
     const frozen = typeof flag === "boolean" ? flag : ctx.ci;
     const progress = createProgress(ctx, !args.json);
+    // Remote tools first: their folders must hold the locked bytes before the tree is hashed.
+    const remote = await syncRemoteTools(ctx, { insecure: insecureList(args.insecureRegistry) });
     let result;
     try {
       result = await installProject(ctx, { frozen, strict: args.strict, onProgress: (phase, d, t) => progress.update(phase, d, t) });
@@ -40,12 +45,13 @@ export default defineCommand({
     }
     progress.end();
     for (const w of result.warnings) showNote(`warning: ${w}`);
+    if (remote.placed > 0 && !args.json) showNote(`placed ${remote.placed} remote tools (${remote.fetched} files downloaded)`);
     // Only a project with MCP servers pays for loading the MCP step.
     const mcpPins = result.mcpServers.length > 0 ? await (await import("./_mcp-lock.ts")).pinServersAfterLock(ctx, { strict: args.strict === true, json: args.json === true }) : [];
     for (const e of result.evicted) showNote(`warning: evicted a corrupt cached ${e.kind} sha256:${e.expected.slice(0, 12)} (it held sha256:${e.actual.slice(0, 12)}) to ${e.quarantined}; restored from the tree`);
     const { stats } = result;
     if (args.json) {
-      showJson({ ok: true, lockfile: result.lockfile, frozen: result.frozen, written: result.written, ...summarizeDiff(result.diff), stats, evicted: result.evicted, ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
+      showJson({ ok: true, remote, lockfile: result.lockfile, frozen: result.frozen, written: result.written, ...summarizeDiff(result.diff), stats, evicted: result.evicted, ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
       return 0;
     }
     const lockLine = result.frozen ? `${LOCKFILE_NAME} matches the tree (frozen)` : result.written ? `wrote ${LOCKFILE_NAME}` : `${LOCKFILE_NAME} is up to date`;

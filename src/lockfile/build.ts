@@ -4,7 +4,7 @@ import { KiwiError } from "../errors.ts";
 import { formatDigest, hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type FileEntry, hashToolIntegrity, sortFileEntries } from "../integrity/tool.ts";
 import type { Tool } from "../manifest/model.ts";
-import { LOCKFILE_VERSION, type LockedTool, type Lockfile, type McpPin } from "../schema/lockfile.ts";
+import { LOCKFILE_VERSION, type LockedTool, type Lockfile, type McpPin, type RemoteTool } from "../schema/lockfile.ts";
 
 /** The parts of a tool the lockfile records. */
 export type LockableTool = Pick<Tool, "id" | "version" | "type" | "manifestFile" | "manifest" | "executor">;
@@ -57,8 +57,11 @@ export function integrityText(h: HashedTool): string {
   return hashToolIntegrity({ tool_id: h.tool.id, version: h.tool.version, manifest: h.tool.manifest, files: h.files }).canonical;
 }
 
-/** The lockfile for a set of hashed tools; pins of servers no longer present are dropped. */
-export function buildLockfile(hashed: readonly HashedTool[], pins: Record<string, McpPin> = {}): Lockfile {
+/**
+ * The lockfile for a set of hashed tools; pins of servers no longer present are dropped, and so
+ * are `remote` records of tools no longer present.
+ */
+export function buildLockfile(hashed: readonly HashedTool[], pins: Record<string, McpPin> = {}, remote: Record<string, RemoteTool> = {}): Lockfile {
   const byId = new Map<string, HashedTool>();
   for (const h of hashed) {
     const clash = byId.get(h.tool.id);
@@ -73,7 +76,27 @@ export function buildLockfile(hashed: readonly HashedTool[], pins: Record<string
   for (const h of byId.values()) tools[h.tool.id] = lockedToolOf(h, resolveExecutor(h.tool, byId));
   const keptPins: Record<string, McpPin> = {};
   for (const [id, pin] of Object.entries(pins)) if (byId.has(id)) keptPins[id] = pin;
-  return { lockfileVersion: LOCKFILE_VERSION, tools, mcp_servers: keptPins };
+  const keptRemote = keepRemote(remote, tools);
+  return { lockfileVersion: LOCKFILE_VERSION, tools, ...(keptRemote ? { remote: keptRemote } : {}), mcp_servers: keptPins };
+}
+
+/**
+ * The remote records of tools still present. A remote tool's files are the registry's bytes: one
+ * that no longer hashes to the integrity it was added with was edited in place, and is refused.
+ */
+function keepRemote(remote: Record<string, RemoteTool>, tools: Record<string, LockedTool>): Record<string, RemoteTool> | undefined {
+  const kept: Record<string, RemoteTool> = {};
+  for (const [id, entry] of Object.entries(remote)) {
+    const tool = tools[id];
+    if (!tool) continue;
+    if (tool.integrity !== entry.integrity) {
+      throw new KiwiError("E_INTEGRITY_MISMATCH", `remote tool "${id}" (${tool.source}) hashes to ${tool.integrity}, but it was added from ${entry.source} with ${entry.integrity}`, {
+        hint: `remote tools are read-only: run "kiwi install" to restore it, or "kiwi update ${id}" to move to a newer version`,
+      });
+    }
+    kept[id] = entry;
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
 /** One lockfile entry. */

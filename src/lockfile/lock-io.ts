@@ -135,12 +135,12 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   // Parse fully before writing: a lockfile from a newer kiwi or an unreadable one is never overwritten.
   const previous = text === undefined ? undefined : parseLockfile(text, undefined, quick?.quick);
   const pins = previous?.mcp_servers ?? {};
-  const lock = buildLockfile(tree, pins);
+  const lock = buildLockfile(tree, pins, previous?.remote);
   if (previous) {
     for (const edit of compareTreeToLock(previous, tree as HashedTool[]).handEdited) warnings.push(`${edit.message}; rewritten from the tool tree`);
   }
   // Without pins the quick rendering is already the final text (pins are the only lossy part).
-  const reuse = quick && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 ? quick.rendered : undefined;
+  const reuse = quick && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 && !previous?.remote ? quick.rendered : undefined;
   const result = writeLockfile(project.root, lock, text, faults, reuse);
   remember(result.text);
   return { ...base, written: result.written, diff: diffLockfiles(previous, lock), tree, findings, stats };

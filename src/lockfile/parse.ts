@@ -62,7 +62,7 @@ export function checkLockfileValue(value: CanonicalValue, file: string = LOCKFIL
   }
   // Pins keep their lossless values (integer/float identity) so rewriting them changes nothing.
   const pins = record.mcp_servers as Record<string, CanonicalValue>;
-  const lock: Lockfile = { lockfileVersion: plain.lockfileVersion, tools: plain.tools, mcp_servers: pins as unknown as Record<string, McpPin> };
+  const lock: Lockfile = { lockfileVersion: plain.lockfileVersion, tools: plain.tools, ...(plain.remote ? { remote: plain.remote } : {}), mcp_servers: pins as unknown as Record<string, McpPin> };
   assertSemantics(lock, invalid);
   return lock;
 }
@@ -140,6 +140,11 @@ function assertDigests(record: Record<string, CanonicalValue>, file: string): vo
 }
 
 function assertSemantics(lock: Lockfile, invalid: (m: string, h?: string) => KiwiError): void {
+  for (const [id, entry] of Object.entries(lock.remote ?? {})) {
+    const tool = lock.tools[id];
+    if (!tool) throw invalid(`remote tool "${id}" is not locked in tools`);
+    if (tool.integrity !== entry.integrity) throw invalid(`remote tool "${id}" was added with integrity ${entry.integrity} but tools locks ${tool.integrity}`);
+  }
   for (const [id, tool] of Object.entries(lock.tools)) {
     const seen = new Set<string>();
     for (const f of tool.files) {

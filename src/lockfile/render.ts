@@ -3,10 +3,10 @@
 // same bytes because nothing here depends on insertion order, the clock or the machine.
 import { compareCodePoints, renderCanonicalJson } from "../integrity/canonical.ts";
 import { Float, type CanonicalValue } from "../integrity/value.ts";
-import { type LockedFile, type LockedTool, type Lockfile, MCP_PIN_KEYS, type McpPin } from "../schema/lockfile.ts";
+import { type LockedFile, type LockedTool, type Lockfile, MCP_PIN_KEYS, type McpPin, REMOTE_KEYS, type RemoteTool } from "../schema/lockfile.ts";
 
 /** Top-level keys, in the order they are written (README: "Lockfile format"). */
-export const LOCKFILE_KEYS = ["lockfileVersion", "tools", "mcp_servers"] as const;
+export const LOCKFILE_KEYS = ["lockfileVersion", "tools", "remote", "mcp_servers"] as const;
 
 /** Keys of one tool entry, in the order they are written. */
 export const TOOL_KEYS = ["version", "type", "source", "executor", "integrity", "manifest_digest", "files"] as const satisfies readonly (keyof LockedTool)[];
@@ -20,6 +20,8 @@ export function renderLockfile(lock: Lockfile): string {
   out.push("{\n");
   out.push(`  "lockfileVersion": ${lock.lockfileVersion},\n`);
   out.push(`  "tools": ${renderTools(lock.tools)},\n`);
+  // Written only when a tool came from a registry, so lockfiles without one keep their bytes.
+  if (lock.remote && Object.keys(lock.remote).length > 0) out.push(`  "remote": ${renderRemote(lock.remote)},\n`);
   out.push(`  "mcp_servers": ${renderPins(lock.mcp_servers)}\n`);
   out.push("}\n");
   return out.join("");
@@ -50,6 +52,16 @@ function renderFiles(files: readonly LockedFile[]): string {
   const sorted = [...files].sort((a, b) => compareCodePoints(a.path, b.path));
   const lines = sorted.map((f) => `        { "path": ${str(f.path)}, "sha256": ${str(f.sha256)}, "is_executable": ${f.is_executable} }`);
   return `[\n${lines.join(",\n")}\n      ]`;
+}
+
+function renderRemote(remote: Record<string, RemoteTool>): string {
+  const ids = Object.keys(remote).sort(compareCodePoints);
+  const blocks = ids.map((id) => {
+    const entry = remote[id] as unknown as Record<string, CanonicalValue>;
+    const lines = REMOTE_KEYS.filter((k) => entry[k] !== undefined).map((k) => `      ${str(k)}: ${renderValue(entry[k], "      ")}`);
+    return `    ${str(id)}: {\n${lines.join(",\n")}\n    }`;
+  });
+  return `{\n${blocks.join(",\n")}\n  }`;
 }
 
 function renderPins(pins: Record<string, McpPin>): string {

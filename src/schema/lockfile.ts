@@ -59,10 +59,40 @@ export const McpPinSchema = Type.Object(
 /** Pin keys in the order they are written; anything nested is written with sorted keys. */
 export const MCP_PIN_KEYS = ["name", "version", "protocol_version", "interface_hash", "full_hash", "interface"] as const;
 
+/** The signature a remote tool was accepted with (src/trust/), re-verified offline from the cache. */
+export const RemoteSignatureSchema = Type.Object(
+  {
+    key_id: DigestSchema,
+    digest: DigestSchema,
+    size: Type.Integer({ minimum: 0, description: "bytes of the signature document blob" }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Where a tool pulled from an OCI registry came from (src/registry/ writes it through
+ * lockfile/fs.ts). Its files live in .ai/tools/.remote/<id>/ and are locked in `tools` as usual.
+ */
+export const RemoteToolSchema = Type.Object(
+  {
+    source: Type.String({ pattern: "^oci://[^@\\s]+@sha256:[0-9a-f]{64}$", description: "oci://registry/repository@sha256:<manifest digest>; installs fetch by this digest only" }),
+    reference: Type.String({ minLength: 1, description: "the reference it was added from (registry/repository:tag), for kiwi outdated and kiwi update" }),
+    integrity: DigestSchema,
+    manifest_file: Type.String({ minLength: 1, description: "the manifest file, relative to the tool folder (its bytes are placed too)" }),
+    manifest_sha256: Sha256HexSchema,
+    signature: Type.Optional(RemoteSignatureSchema),
+  },
+  { additionalProperties: false },
+);
+
+/** Remote entry keys in the order they are written. */
+export const REMOTE_KEYS = ["source", "reference", "integrity", "manifest_file", "manifest_sha256", "signature"] as const;
+
 export const LockfileSchema = Type.Object(
   {
     lockfileVersion: Type.Integer({ minimum: 1, description: `format version; this kiwi writes ${LOCKFILE_VERSION}` }),
     tools: Type.Record(Type.String({ minLength: 1 }), LockedToolSchema, { description: "keyed by tool id, sorted by id" }),
+    remote: Type.Optional(Type.Record(Type.String({ minLength: 1 }), RemoteToolSchema, { description: "tools added from OCI registries, keyed by tool id; absent when there are none" })),
     mcp_servers: Type.Record(Type.String({ minLength: 1 }), McpPinSchema, { description: "interface pins keyed by MCP server tool id" }),
   },
   {
@@ -75,4 +105,5 @@ export const LockfileSchema = Type.Object(
 export type LockedFile = Static<typeof LockedFileSchema>;
 export type LockedTool = Static<typeof LockedToolSchema>;
 export type McpPin = Static<typeof McpPinSchema>;
+export type RemoteTool = Static<typeof RemoteToolSchema>;
 export type Lockfile = Static<typeof LockfileSchema>;

@@ -1,0 +1,21 @@
+// `kiwi outdated`: remote tools whose tag now points to another artifact. Exit 1 when any does.
+import { defineCommand } from "citty";
+import { listOutdated } from "../registry/pull-io.ts";
+import { showJson, showResult } from "../ui/output.ts";
+import { short } from "../ui/registry-render.ts";
+import { contextFromArgs, projectFlags } from "./_flags.ts";
+import { insecureList, registryFlags } from "./_registry-flags.ts";
+
+export default defineCommand({
+  meta: { name: "outdated", description: "List remote tools whose tag now points to a different artifact (exit 1 if any)" },
+  args: { ...registryFlags, ...projectFlags },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    const entries = await listOutdated(ctx, { insecure: insecureList(args.insecureRegistry) });
+    const stale = entries.filter((e) => e.outdated);
+    if (args.json) showJson({ ok: stale.length === 0, tools: entries });
+    else if (entries.length === 0) showResult("no remote tools");
+    else showResult(entries.map((e) => `${e.tool}  ${e.reference}  locked ${short(e.locked)}  ${e.outdated ? `now ${short(e.latest)} (run "kiwi update ${e.tool}")` : "up to date"}`).join("\n"));
+    return stale.length === 0 ? 0 : 1;
+  },
+});

@@ -1,0 +1,33 @@
+// `kiwi publish <tool> <registry>/<repository>:<tag>`: one tool version as an OCI artifact.
+import { defineCommand } from "citty";
+import { KiwiError } from "../errors.ts";
+import { publishTool } from "../registry/publish-io.ts";
+import { showJson, showResult } from "../ui/output.ts";
+import { contextFromArgs, projectFlags } from "./_flags.ts";
+import { insecureList, registryFlags } from "./_registry-flags.ts";
+
+export default defineCommand({
+  meta: { name: "publish", description: "Push a tool (which must pass kiwi check --strict) to an OCI registry, optionally signed" },
+  args: {
+    tool: { type: "positional", required: true, description: "The tool id to publish", valueHint: "tool-id" },
+    target: { type: "positional", required: true, description: "Where: registry/repository:tag", valueHint: "registry/repo:tag" },
+    sign: { type: "string", description: "Sign the artifact with this ed25519 private key file (kiwi key generate)", valueHint: "key-file" },
+    ...registryFlags,
+    ...projectFlags,
+  },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    if (!args.tool || !args.target) throw new KiwiError("E_USAGE", "kiwi publish needs a tool id and a target reference", { hint: "kiwi publish <tool> <registry>/<repository>:<tag>" });
+    const result = await publishTool(ctx, String(args.tool), String(args.target), { insecure: insecureList(args.insecureRegistry), signKey: args.sign });
+    if (args.json) {
+      showJson({ ok: true, ...result });
+      return 0;
+    }
+    const lines = [`published ${result.tool}@${result.version} to ${result.reference}`, `digest ${result.digest}`, `integrity ${result.integrity}`, `${result.files} files (${result.pushed} pushed, ${result.present} already there)`];
+    for (const d of result.dependencies) lines.push(`needs ${d.tool_id}@${d.version} (${d.integrity}) in the consumer's project`);
+    if (result.mcpPin) lines.push("MCP interface pin published in the config");
+    if (result.signature) lines.push(`signed by ${result.signature.keyId}`);
+    showResult(lines.join("\n"));
+    return 0;
+  },
+});

@@ -1,0 +1,29 @@
+// `kiwi update <tool>`: moves a remote tool's lock to what its tag points to now, showing what changed.
+import { defineCommand } from "citty";
+import { KiwiError } from "../errors.ts";
+import { updateRemoteTool } from "../registry/pull-io.ts";
+import { showJson, showResult } from "../ui/output.ts";
+import { renderUpdateDiff, short } from "../ui/registry-render.ts";
+import { contextFromArgs, projectFlags } from "./_flags.ts";
+import { insecureList, registryFlags } from "./_registry-flags.ts";
+
+export default defineCommand({
+  meta: { name: "update", description: "Move a remote tool to what its tag points to now, with a diff of files, manifest and permissions" },
+  args: {
+    tool: { type: "positional", required: true, description: "The remote tool's id", valueHint: "tool-id" },
+    ...registryFlags,
+    ...projectFlags,
+  },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    if (!args.tool) throw new KiwiError("E_USAGE", "kiwi update needs a tool id", { hint: "kiwi update <tool>; kiwi outdated lists them" });
+    const result = await updateRemoteTool(ctx, String(args.tool), { insecure: insecureList(args.insecureRegistry) });
+    if (args.json) {
+      showJson({ ok: true, ...result });
+      return 0;
+    }
+    if (!result.updated || !result.to) showResult(`${result.tool} is up to date (${short(result.from.digest)})`);
+    else showResult(`updated ${result.tool}: ${renderUpdateDiff(result.from, result.to)}`);
+    return 0;
+  },
+});

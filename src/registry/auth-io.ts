@@ -1,0 +1,76 @@
+// Registry credentials as docker and podman users already have them: ~/.docker/config.json
+// ($DOCKER_CONFIG) `auths` entries, `credHelpers` / `credsStore` helpers (docker-credential-*).
+// Reads files and runs the helper; never writes anything.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { KiwiError } from "../errors.ts";
+import { isRecord } from "../integrity/value.ts";
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** Where docker's config lives for this environment. */
+export function dockerConfigPath(env: Readonly<Record<string, string | undefined>>, home: string): string {
+  return join(env.DOCKER_CONFIG || join(home, ".docker"), "config.json");
+}
+
+/** The credentials docker would use for `registry`, or undefined (anonymous). */
+export function findCredentials(registry: string, env: Readonly<Record<string, string | undefined>>, home: string): Credentials | undefined {
+  const path = dockerConfigPath(env, home);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  let config: unknown;
+  try {
+    config = JSON.parse(text);
+  } catch {
+    throw new KiwiError("E_REGISTRY_AUTH", `${path} is not valid JSON`, { hint: "fix the file, or point DOCKER_CONFIG at another folder" });
+  }
+  if (!isRecord(config)) return undefined;
+  const helpers = isRecord(config.credHelpers) ? config.credHelpers : {};
+  const helper = typeof helpers[registry] === "string" ? (helpers[registry] as string) : typeof config.credsStore === "string" ? config.credsStore : undefined;
+  const auths = isRecord(config.auths) ? config.auths : {};
+  const entry = auths[registry] ?? auths[`https://${registry}`] ?? auths[`http://${registry}`];
+  if (isRecord(entry)) {
+    if (typeof entry.auth === "string" && entry.auth !== "") {
+      const decoded = Buffer.from(entry.auth, "base64").toString("utf8");
+      const colon = decoded.indexOf(":");
+      if (colon === -1) throw new KiwiError("E_REGISTRY_AUTH", `${path}: the auth entry for ${registry} is not base64 of user:password`, { hint: `run "docker login ${registry}" again` });
+      return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+    }
+    if (typeof entry.username === "string" && typeof entry.password === "string") return { username: entry.username, password: entry.password };
+  }
+  return helper ? runHelper(helper, registry) : undefined;
+}
+
+/** Runs `docker-credential-<helper> get` the way docker does (server URL on stdin, JSON out). */
+function runHelper(helper: string, registry: string): Credentials | undefined {
+  const program = `docker-credential-${helper}`;
+  let result;
+  try {
+    result = Bun.spawnSync([program, "get"], { stdin: new TextEncoder().encode(registry), stdout: "pipe", stderr: "pipe" });
+  } catch {
+    throw new KiwiError("E_REGISTRY_AUTH", `the credential helper ${program} named for ${registry} is not installed`, { hint: `install ${program}, or remove it from the docker config` });
+  }
+  const out = result.stdout.toString();
+  // Helpers answer "credentials not found in native keychain" for a host they do not know.
+  if (result.exitCode !== 0) {
+    if (/not found/i.test(out + result.stderr.toString())) return undefined;
+    throw new KiwiError("E_REGISTRY_AUTH", `the credential helper ${program} failed for ${registry} (exit ${result.exitCode}): ${(out || result.stderr.toString()).trim().slice(0, 200)}`, {
+      hint: `run "${program} get" yourself to see why`,
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(out);
+  } catch {
+    throw new KiwiError("E_REGISTRY_AUTH", `the credential helper ${program} printed something that is not JSON`, { hint: `run "${program} get" yourself to see why` });
+  }
+  if (!isRecord(value) || typeof value.Username !== "string" || typeof value.Secret !== "string") return undefined;
+  return { username: value.Username, password: value.Secret };
+}

@@ -1,0 +1,91 @@
+// A real CNCF distribution registry (Debian's docker-registry) for the registry tests: started on
+// 127.0.0.1 with a temp config and storage, anonymous, with htpasswd basic auth or with TLS from a
+// CA the test makes. The access log counts requests (the "no network" assertions).
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeTemp } from "./tree.ts";
+
+export const REGISTRY_BIN = "/usr/bin/docker-registry";
+export const hasRegistry = existsSync(REGISTRY_BIN);
+
+export interface Registry {
+  /** `127.0.0.1:<port>`. */
+  host: string;
+  url: string;
+  dir: string;
+  /** Requests to /v2/ the registry logged so far. */
+  requests(): string[];
+  stop(): Promise<void>;
+}
+
+export interface RegistryOptions {
+  htpasswd?: { user: string; password: string };
+  /** Serve HTTPS with a certificate from a fresh CA; `caFile` is its PEM. */
+  tls?: boolean;
+}
+
+/** A port free right now (distribution cannot listen on port 0 itself). */
+export function freePort(): number {
+  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = server.port;
+  server.stop(true);
+  return port;
+}
+
+/** Makes a CA and a server certificate for 127.0.0.1 signed by it (openssl). */
+export function makeCa(dir: string): { caFile: string; certFile: string; keyFile: string } {
+  const run = (args: string[]) => {
+    const r = Bun.spawnSync(["openssl", ...args], { cwd: dir, stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`openssl ${args[0]} failed: ${r.stderr.toString()}`);
+  };
+  run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=kiwi test CA"]);
+  run(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"]);
+  writeFileSync(join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n");
+  run(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"]);
+  return { caFile: join(dir, "ca.pem"), certFile: join(dir, "server.pem"), keyFile: join(dir, "server.key") };
+}
+
+/** Starts a registry and waits until it answers. */
+export async function startRegistry(options: RegistryOptions = {}): Promise<Registry & { caFile?: string }> {
+  const dir = makeTemp("kiwi-registry-");
+  const port = freePort();
+  const host = `127.0.0.1:${port}`;
+  const lines = ["version: 0.1", "log:", "  level: info", "  accesslog:", "    disabled: false", "storage:", "  filesystem:", `    rootdirectory: ${join(dir, "data")}`, "  delete:", "    enabled: true", "http:", `  addr: ${host}`];
+  let caFile: string | undefined;
+  if (options.tls) {
+    const ca = makeCa(dir);
+    caFile = ca.caFile;
+    lines.push("  tls:", `    certificate: ${ca.certFile}`, `    key: ${ca.keyFile}`);
+  }
+  if (options.htpasswd) {
+    const r = Bun.spawnSync(["htpasswd", "-Bbn", options.htpasswd.user, options.htpasswd.password], { stdout: "pipe" });
+    writeFileSync(join(dir, "htpasswd"), r.stdout.toString());
+    lines.push("auth:", "  htpasswd:", "    realm: kiwi-test", `    path: ${join(dir, "htpasswd")}`);
+  }
+  writeFileSync(join(dir, "config.yml"), `${lines.join("\n")}\n`);
+  const log = join(dir, "registry.log");
+  const proc = Bun.spawn([REGISTRY_BIN, "serve", join(dir, "config.yml")], { stdout: Bun.file(log), stderr: Bun.file(log) });
+  const url = `${options.tls ? "https" : "http"}://${host}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/v2/`, { tls: caFile ? { ca: readFileSync(caFile, "utf8") } : undefined } as RequestInit);
+      await res.body?.cancel();
+      break;
+    } catch {
+      if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`docker-registry did not start: ${existsSync(log) ? readFileSync(log, "utf8").slice(-2000) : ""}`);
+      await Bun.sleep(100);
+    }
+  }
+  return {
+    host,
+    url,
+    dir,
+    caFile,
+    requests: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => /"(GET|HEAD|PUT|POST|PATCH|DELETE) \/v2\//.test(l)) : []),
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}
