@@ -80,6 +80,9 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
   const source = ociSource(pulled.ref, pulled.digest);
   const reference = formatReference({ ...pulled.ref, digest: undefined, ...(pulled.ref.tag ? {} : { digest: pulled.digest }) });
   const before = previous?.tools[id];
+  const beforeEntry = previous?.remote?.[id];
+  // The old record names the old integrity; it goes first so locking the new files is not refused.
+  if (beforeEntry) await writeRemoteEntry(root, id, undefined);
   const dir = await placeTool(root, store, id, placedFiles(config));
   let lock;
   try {
@@ -88,9 +91,14 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
     const entry: RemoteTool = { source, reference, integrity: config.integrity, manifest_file: config.manifest_file, manifest_sha256: config.manifest_sha256, ...(pulled.signature ? { signature: pulled.signature } : {}) };
     lock = await writeRemoteEntry(root, id, entry, pin);
   } catch (error) {
-    // Nothing half-added: the folder goes, and the lockfile is rebuilt without it.
+    // Nothing half-added: the folder goes (or the previous version comes back from the cache),
+    // and the lockfile is rebuilt as it was.
     removeTree(dir);
+    if (beforeEntry && before) {
+      await placeTool(root, store, id, placedFiles({ files: before.files, manifest_file: beforeEntry.manifest_file, manifest_sha256: beforeEntry.manifest_sha256 })).catch(() => undefined);
+    }
     await lockProject(ctx, {}).catch(() => undefined);
+    if (beforeEntry) await writeRemoteEntry(root, id, beforeEntry).catch(() => undefined);
     throw error;
   }
   return {
@@ -237,7 +245,7 @@ export async function syncRemoteTools(ctx: Context, options: PullOptions = {}): 
   for (const [id, entry] of Object.entries(read.lock.remote)) {
     const locked = read.lock.tools[id]!;
     const files = placedFiles({ files: locked.files, manifest_file: entry.manifest_file, manifest_sha256: entry.manifest_sha256 });
-    if (policy.requireSignature) assertLockedSignature(id, entry, policy, store);
+    if (policy.requireSignature) await assertLockedSignature(id, entry, policy, store, ctx, options);
     const dir = join(root, REMOTE_DIR, id);
     if (folderMatches(dir, files)) {
       result.present++;
@@ -258,15 +266,21 @@ export async function syncRemoteTools(ctx: Context, options: PullOptions = {}): 
   return result;
 }
 
-/** Under a signing policy, install re-verifies the signature recorded at add time, offline when cached. */
-function assertLockedSignature(id: string, entry: RemoteTool, policy: TrustPolicy, store: Store): void {
+/**
+ * Under a signing policy, install re-verifies the signature recorded at add time: from the cache
+ * (no request), else fetched by its locked digest. The lockfile names the signature, but only a
+ * key in trust.yaml makes it count.
+ */
+async function assertLockedSignature(id: string, entry: RemoteTool, policy: TrustPolicy, store: Store, ctx: Context, options: PullOptions): Promise<void> {
   const digest = entry.source.slice(entry.source.lastIndexOf("@") + 1);
   if (!entry.signature) {
     throw new KiwiError("E_TRUST", `remote tool "${id}" (${entry.source}) was added without a signature, and ${policy.file} requires one`, { hint: `run "kiwi add ${entry.reference}" again to fetch and check its signature` });
   }
   const hex = entry.signature.digest.slice("sha256:".length);
   if (checkBlob(store, hex) !== "ok") {
-    throw new KiwiError("E_TRUST", `the signature of remote tool "${id}" is not in the cache`, { hint: `run "kiwi add ${entry.reference}" again to fetch and check it` });
+    const client = new RegistryClient(parseReference(entry.source), { env: ctx.env, home: ctx.home, insecure: options.insecure });
+    ensureStore(store);
+    putBlobBytes(store, await client.getBlob(entry.signature.digest, entry.signature.size));
   }
   const verdict = verifySignature(new Uint8Array(readFileSync(blobPath(store, hex))), digest, policy.keys);
   if (!verdict.ok) throw new KiwiError("E_TRUST", `remote tool "${id}" (${entry.source}): ${verdict.reason}`, { hint: `check ${policy.file}` });

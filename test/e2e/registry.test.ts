@@ -1,0 +1,313 @@
+// kiwi publish / add / install / outdated / update against a real CNCF distribution registry
+// (Debian's docker-registry) on 127.0.0.1, from the compiled binary: the round trip through three
+// projects, the warm install that makes no request, and the faults a registry can throw at kiwi.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
+import { RegistryClient } from "../../src/registry/client-io.ts";
+import { MEDIA } from "../../src/registry/layout.ts";
+import { KIWI_BIN } from "../helpers/kiwi.ts";
+import { type Registry, freePort, hasRegistry, startRegistry } from "../helpers/registry.ts";
+import { startProxy } from "../helpers/registry-proxy.ts";
+import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+import { kiwiIn, listFiles } from "./lock-helpers.ts";
+
+const MAIN_V1 = "from lib.helper import X\nprint(X)\n";
+const MAIN_V2 = "from lib.helper import X\nprint(X + 1)\n";
+
+function publisher(main = MAIN_V1, extra: Record<string, string> = {}, requires = ""): string {
+  return makeProject({
+    ".ai/tools/dp/tool.yaml": `tool_id: dp\ntool_type: script\nversion: ${main === MAIN_V1 ? "1.0.0" : "2.0.0"}\nexecutor: python_runtime\ndescription: prints X\n${requires}config:\n  entrypoint: main.py\n  timeout: 20.0\n`,
+    ".ai/tools/dp/main.py": { content: main, mode: 0o755 },
+    ".ai/tools/dp/lib/helper.py": "X = 41\n",
+    ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [`.ai/tools/dp/${k}`, v])),
+  });
+}
+
+const consumer = () => makeProject({ ".ai/tools/.keep": "" });
+const lockOf = (root: string) => JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+
+let registry: Registry;
+beforeAll(async () => {
+  if (hasRegistry) registry = await startRegistry();
+});
+afterAll(async () => {
+  await registry?.stop();
+  cleanupTemps();
+});
+
+describe.skipIf(!hasRegistry)("kiwi publish, add and install through a registry", () => {
+  test("round trip: publish from one project, add and exec in a second, frozen install in a third; same bytes and integrity", async () => {
+    const a = publisher();
+    const ka = kiwiIn(a);
+    const pub = await ka.run(["publish", "dp", `${registry.host}/team/dp:1.0`, "--json"]);
+    expect([pub.exitCode, pub.stderr]).toEqual([0, ""]);
+    const published = JSON.parse(pub.stdout);
+    expect(published).toMatchObject({ ok: true, tool: "dp", version: "1.0.0", files: 3, pushed: 3, present: 0 });
+    expect((await ka.run(["lock"])).exitCode).toBe(0);
+    const integrity = lockOf(a).tools.dp.integrity;
+    expect(published.integrity).toBe(integrity);
+
+    const b = consumer();
+    const kb = kiwiIn(b);
+    const add = await kb.run(["add", `${registry.host}/team/dp:1.0`]);
+    expect([add.exitCode, add.stderr]).toEqual([0, ""]);
+    expect(add.stdout).toContain(`added dp@1.0.0 from oci://${registry.host}/team/dp@${published.digest}`);
+    expect(add.stdout).toContain("placed in .ai/tools/.remote/dp/tool.yaml (3 files, 3 downloaded)");
+    const lockB = lockOf(b);
+    expect(lockB.remote.dp).toEqual({
+      source: `oci://${registry.host}/team/dp@${published.digest}`,
+      reference: `${registry.host}/team/dp:1.0`,
+      integrity,
+      manifest_file: "tool.yaml",
+      manifest_sha256: sha256Hex(readFileSync(join(a, ".ai/tools/dp/tool.yaml"))),
+    });
+    expect(lockB.tools.dp.integrity).toBe(integrity);
+    expect(readFileSync(join(b, ".ai/tools/.remote/dp/main.py"), "utf8")).toBe(MAIN_V1);
+    expect(statSync(join(b, ".ai/tools/.remote/dp/main.py")).mode & 0o111).not.toBe(0);
+    expect(readFileSync(join(b, ".ai/tools/.remote/.gitignore"), "utf8")).toContain("*");
+    const run = await kb.run(["exec", "dp"]);
+    expect([run.exitCode, run.stdout]).toEqual([0, "41\n"]);
+
+    // A third project gets only the lockfile (as from git: .remote/ is ignored) and a fresh cache.
+    const c = consumer();
+    writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
+    const kc = kiwiIn(c);
+    const inst = await kc.run(["install", "--frozen-lockfile"]);
+    expect(inst.exitCode).toBe(0);
+    expect(inst.stderr).toBe("placed 1 remote tools (3 files downloaded)\n");
+    expect(listFiles(join(c, ".ai/tools/.remote/dp"))).toEqual(["lib/helper.py", "main.py", "tool.yaml"]);
+    for (const f of ["main.py", "lib/helper.py", "tool.yaml"]) expect(readFileSync(join(c, ".ai/tools/.remote/dp", f))).toEqual(readFileSync(join(a, ".ai/tools/dp", f)));
+    expect((await kc.run(["exec", "dp"])).stdout).toBe("41\n");
+
+    // Warm: everything cached and placed, so not one request reaches the registry, even with the folder gone.
+    const before = registry.requests().length;
+    const warm = await kc.run(["install", "--frozen-lockfile"]);
+    expect([warm.exitCode, warm.stderr]).toEqual([0, ""]);
+    const { rmSync } = await import("node:fs");
+    rmSync(join(c, ".ai/tools/.remote/dp"), { recursive: true, force: true });
+    const fromCache = await kc.run(["install", "--frozen-lockfile"]);
+    expect([fromCache.exitCode, fromCache.stderr]).toEqual([0, "placed 1 remote tools (0 files downloaded)\n"]);
+    expect(registry.requests().length).toBe(before);
+  });
+
+  test("kiwi add by digest records the same source; a digest the registry lacks is E_REGISTRY", async () => {
+    const pub = JSON.parse((await kiwiIn(publisher()).run(["publish", "dp", `${registry.host}/team/bydigest:1.0`, "--json"])).stdout);
+    const b = consumer();
+    const add = await kiwiIn(b).run(["add", `${registry.host}/team/bydigest@${pub.digest}`, "--json"]);
+    expect(add.exitCode).toBe(0);
+    expect(JSON.parse(add.stdout)).toMatchObject({ tool: "dp", source: `oci://${registry.host}/team/bydigest@${pub.digest}` });
+    const missing = await kiwiIn(consumer()).run(["add", `${registry.host}/team/bydigest@sha256:${"0".repeat(64)}`]);
+    expect(missing.exitCode).toBe(12);
+    expect(missing.stderr).toContain(`error[E_REGISTRY]: ${registry.host}/team/bydigest has no manifest for the digest sha256:${"0".repeat(64)}`);
+  });
+
+  test("publish refuses a tool that fails kiwi check --strict, and pushes nothing", async () => {
+    const root = makeProject({ ".ai/tools/bad/tool.yaml": "tool_id: bad\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: missing.py\n" });
+    const before = registry.requests().length;
+    const r = await kiwiIn(root).run(["publish", "bad", `${registry.host}/team/bad:1`]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('error[E_CHECK_FAILED]: tool "bad" does not pass "kiwi check --strict"');
+    expect(r.stdout).toBe("");
+    expect(registry.requests().length).toBe(before);
+  });
+
+  test("outdated lists a moved tag; a frozen install keeps the locked digest; update moves it and shows files, manifest and permissions", async () => {
+    const ref = `${registry.host}/team/moving:stable`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const b = consumer();
+    const kb = kiwiIn(b);
+    expect((await kb.run(["add", ref])).exitCode).toBe(0);
+    const up = await kb.run(["outdated"]);
+    expect([up.exitCode, up.stdout.trim().endsWith("up to date")]).toEqual([0, true]);
+    const v2 = await kiwiIn(publisher(MAIN_V2, { "NOTES.txt": "new\n" }, "requires:\n  - net.outbound\n")).run(["publish", "dp", ref, "--json"]);
+    expect(v2.exitCode).toBe(0);
+    const v2digest = JSON.parse(v2.stdout).digest;
+    const out = await kb.run(["outdated"]);
+    expect(out.exitCode).toBe(1);
+    expect(out.stdout).toContain(`now ${v2digest.slice(0, 19)} (run "kiwi update dp")`);
+
+    // The tag moved, but a frozen install in a fresh clone installs the locked bytes by digest.
+    const c = consumer();
+    writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
+    const frozen = await kiwiIn(c).run(["install", "--frozen-lockfile"]);
+    expect(frozen.exitCode).toBe(0);
+    expect(readFileSync(join(c, ".ai/tools/.remote/dp/main.py"), "utf8")).toBe(MAIN_V1);
+
+    const upd = await kb.run(["update", "dp"]);
+    expect([upd.exitCode, upd.stderr]).toEqual([0, ""]);
+    expect(upd.stdout).toContain("updated dp: 1.0.0 (sha256:");
+    expect(upd.stdout).toContain("  + NOTES.txt\n");
+    expect(upd.stdout).toContain("  ~ main.py\n");
+    expect(upd.stdout).toContain('  manifest requires (PERMISSIONS): (absent) -> ["net.outbound"]');
+    expect(upd.stdout).toContain('  manifest version: "1.0.0" -> "2.0.0"');
+    expect(lockOf(b).remote.dp.source).toEndWith(`@${v2digest}`);
+    expect((await kb.run(["exec", "dp"])).stdout).toBe("42\n");
+    expect((await kb.run(["update", "dp"])).stdout).toContain("dp is up to date");
+  });
+
+  test("remote tools are read-only: an edited remote file stops kiwi lock, and install restores it", async () => {
+    const ref = `${registry.host}/team/ro:1`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const b = consumer();
+    const kb = kiwiIn(b);
+    expect((await kb.run(["add", ref])).exitCode).toBe(0);
+    const main = join(b, ".ai/tools/.remote/dp/main.py");
+    const { chmodSync } = await import("node:fs");
+    chmodSync(main, 0o755);
+    writeFileSync(main, "print('evil')\n");
+    const lock = await kb.run(["lock"]);
+    expect(lock.exitCode).toBe(6);
+    expect(lock.stderr).toContain('error[E_INTEGRITY_MISMATCH]: remote tool "dp" (.ai/tools/.remote/dp/tool.yaml) hashes to');
+    const inst = await kb.run(["install", "--frozen-lockfile"]);
+    expect(inst.exitCode).toBe(0);
+    expect(readFileSync(main, "utf8")).toBe(MAIN_V1);
+  });
+});
+
+describe.skipIf(!hasRegistry)("registry faults", () => {
+  let digest = "";
+  const ref = () => `${registry.host}/faults/dp:1`;
+  beforeAll(async () => {
+    const r = await kiwiIn(publisher()).run(["publish", "dp", ref(), "--json"]);
+    digest = JSON.parse(r.stdout).digest;
+  });
+
+  /** Adds through a proxy and checks that nothing was placed or locked. */
+  async function addFails(reference: string, exit: number, message: string) {
+    const b = consumer();
+    const r = await kiwiIn(b).run(["add", reference]);
+    expect(r.stderr).toContain(message);
+    expect(r.exitCode).toBe(exit);
+    expect(r.stdout).toBe("");
+    expect(existsSync(join(b, ".ai/tools/.remote/dp"))).toBe(false);
+    expect(existsSync(join(b, "tool.lock.json")) ? lockOf(b).tools.dp : undefined).toBeUndefined();
+    return b;
+  }
+
+  test("a registry that is down is E_REGISTRY, naming the address", async () => {
+    const port = freePort();
+    await addFails(`127.0.0.1:${port}/faults/dp:1`, 12, `error[E_REGISTRY]: cannot reach 127.0.0.1:${port}`);
+  });
+
+  test("an unknown tag is E_REGISTRY naming the tag", async () => {
+    await addFails(`${registry.host}/faults/dp:nope`, 12, `error[E_REGISTRY]: ${registry.host}/faults/dp has no manifest for the tag "nope"`);
+  });
+
+  test("a blob whose bytes do not match its digest is refused and never cached or placed", async () => {
+    const bad = new TextEncoder().encode("print('owned')\n\n");
+    const proxy = startProxy({ upstream: registry.url, rewrite: { path: new RegExp(`/blobs/sha256:${sha256Hex(MAIN_V1)}$`), body: () => bad } });
+    try {
+      const b = consumer();
+      const k = kiwiIn(b);
+      const r = await k.run(["add", `${proxy.host}/faults/dp:1`]);
+      expect(r.exitCode).toBe(6);
+      expect(r.stderr).toContain(`error[E_ARTIFACT_INVALID]: ${proxy.host}/faults/dp served ${bad.length} bytes hashing to ${formatDigest(sha256Hex(bad))} for the blob sha256:${sha256Hex(MAIN_V1)}`);
+      expect(existsSync(join(b, ".ai/tools/.remote/dp"))).toBe(false);
+      expect(listFiles(k.cache).some((f) => f.includes(sha256Hex(bad).slice(2)))).toBe(false);
+    } finally {
+      proxy.stop();
+    }
+  });
+
+  test("a tampered config (pushed with consistent digests) is refused: its integrity no longer matches", async () => {
+    const client = new RegistryClient({ registry: registry.host, repository: "faults/dp" }, { env: {}, home: "/nonexistent" });
+    const { bytes } = await client.getManifest(digest);
+    const manifest = JSON.parse(new TextDecoder().decode(bytes));
+    const config = JSON.parse(new TextDecoder().decode(await client.getBlob(manifest.config.digest, manifest.config.size)));
+    config.files = config.files.map((f: { is_executable: boolean }) => ({ ...f, is_executable: true }));
+    const configBytes = new TextEncoder().encode(JSON.stringify(config));
+    await client.pushBlob(configBytes);
+    manifest.config = { ...manifest.config, digest: formatDigest(sha256Hex(configBytes)), size: configBytes.length };
+    await client.putManifest("tampered", new TextEncoder().encode(JSON.stringify(manifest)), MEDIA.manifest);
+    await addFails(`${registry.host}/faults/dp:tampered`, 6, "the config was tampered with");
+  });
+
+  test("an oversized manifest is refused without being read whole", async () => {
+    const proxy = startProxy({ upstream: registry.url, rewrite: { path: /\/manifests\//, body: () => new Uint8Array(5 * 1024 * 1024).fill(32) } });
+    try {
+      await addFails(`${proxy.host}/faults/dp:1`, 6, "is larger than the 4194304 bytes allowed");
+    } finally {
+      proxy.stop();
+    }
+  });
+
+  test("kill -9 during a pull leaves no partial tool; the next add succeeds", async () => {
+    const proxy = startProxy({ upstream: registry.url, stall: new RegExp(`/blobs/sha256:${sha256Hex("X = 41\n")}$`) });
+    try {
+      const b = consumer();
+      const k = kiwiIn(b);
+      const proc = Bun.spawn([KIWI_BIN, "add", `${proxy.host}/faults/dp:1`], { cwd: b, env: k.env, stdout: "pipe", stderr: "pipe" });
+      const deadline = Date.now() + 20_000;
+      while (!proxy.seen.some((s) => s.includes(sha256Hex("X = 41\n"))) && Date.now() < deadline) await Bun.sleep(50);
+      expect(proxy.seen.some((s) => s.includes(sha256Hex("X = 41\n")))).toBe(true);
+      proc.kill("SIGKILL");
+      expect(await proc.exited).not.toBe(0);
+      expect(existsSync(join(b, ".ai/tools/.remote/dp"))).toBe(false);
+      expect(existsSync(join(b, "tool.lock.json"))).toBe(false);
+      const exec = await k.run(["exec", "dp"]);
+      expect(exec.exitCode).not.toBe(0);
+      const again = await k.run(["add", ref()]);
+      expect([again.exitCode, again.stderr]).toEqual([0, ""]);
+      expect((await k.run(["exec", "dp"])).stdout).toBe("41\n");
+    } finally {
+      proxy.stop();
+    }
+  });
+});
+
+describe.skipIf(!hasRegistry)("signing and trust", () => {
+  test("publish --sign attaches an ed25519 signature; a policy that requires one accepts it, and refuses unsigned or untrusted artifacts naming the key", async () => {
+    const a = publisher();
+    const ka = kiwiIn(a);
+    const gen = await ka.run(["key", "generate", "release.key", "--json"]);
+    expect(gen.exitCode).toBe(0);
+    const keyId = JSON.parse(gen.stdout).key_id;
+    expect(statSync(join(a, "release.key")).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(a, "release.key.pub"), "utf8")).toStartWith("-----BEGIN PUBLIC KEY-----");
+    expect((await ka.run(["key", "generate", "release.key"])).exitCode).toBe(2);
+    const signed = await ka.run(["publish", "dp", `${registry.host}/trust/dp:signed`, "--sign", "release.key"]);
+    expect(signed.exitCode).toBe(0);
+    expect(signed.stdout).toContain(`signed by ${keyId}`);
+    await ka.run(["publish", "dp", `${registry.host}/trust/other:unsigned`]);
+    await ka.run(["key", "generate", "mallory.key"]);
+    const mal = await ka.run(["publish", "dp", `${registry.host}/trust/mal:1`, "--sign", "mallory.key", "--json"]);
+    const malKey = JSON.parse(mal.stdout).signature.keyId;
+
+    const b = consumer();
+    mkdirSync(join(b, ".ai/keys"), { recursive: true });
+    cpSync(join(a, "release.key.pub"), join(b, ".ai/keys/release.pub"));
+    writeFileSync(join(b, ".ai/trust.yaml"), "require_signature: true\nkeys:\n  - name: release\n    file: keys/release.pub\n");
+    const kb = kiwiIn(b);
+    const ok = await kb.run(["add", `${registry.host}/trust/dp:signed`]);
+    expect([ok.exitCode, ok.stderr]).toEqual([0, ""]);
+    expect(ok.stdout).toContain(`signature verified: ${keyId}`);
+    expect(lockOf(b).remote.dp.signature.key_id).toBe(keyId);
+
+    const unsigned = await kb.run(["add", `${registry.host}/trust/other:unsigned`]);
+    expect(unsigned.exitCode).toBe(13);
+    expect(unsigned.stderr).toContain("has no signature, and .ai/trust.yaml requires one");
+    const untrusted = await kb.run(["add", `${registry.host}/trust/mal:1`]);
+    expect(untrusted.exitCode).toBe(13);
+    expect(untrusted.stderr).toContain(`it is signed by the key ${malKey}, which .ai/trust.yaml does not trust`);
+    // The refused adds left the signed tool in place.
+    expect(lockOf(b).remote.dp.source).toContain("/trust/dp@");
+
+    // A fresh clone with the policy installs offline-verifiably: the signature comes by digest too.
+    const c = consumer();
+    cpSync(join(b, ".ai/keys"), join(c, ".ai/keys"), { recursive: true });
+    cpSync(join(b, ".ai/trust.yaml"), join(c, ".ai/trust.yaml"));
+    writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
+    const kc = kiwiIn(c);
+    const inst = await kc.run(["install", "--frozen-lockfile"]);
+    expect([inst.exitCode, inst.stderr]).toEqual([0, "placed 1 remote tools (3 files downloaded)\n"]);
+    // The same lockfile under a policy that trusts another key is refused, naming the signer.
+    await kc.run(["key", "generate", "other.key"]);
+    cpSync(join(c, "other.key.pub"), join(c, ".ai/keys/release.pub"));
+    const refused = await kc.run(["install", "--frozen-lockfile"]);
+    expect(refused.exitCode).toBe(13);
+    expect(refused.stderr).toContain(`error[E_TRUST]: remote tool "dp" (oci://${registry.host}/trust/dp@`);
+    expect(refused.stderr).toContain(`signed by the key ${keyId}, which .ai/trust.yaml does not trust`);
+  });
+});

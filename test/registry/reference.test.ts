@@ -1,0 +1,54 @@
+import { describe, expect, test } from "bun:test";
+import { KiwiError } from "../../src/errors.ts";
+import { formatReference, isLoopbackHost, ociSource, parseReference } from "../../src/registry/reference.ts";
+
+const D = `sha256:${"a".repeat(64)}`;
+
+describe("OCI references", () => {
+  test.each([
+    ["ghcr.io/acme/tools/echo:1.0.0", { registry: "ghcr.io", repository: "acme/tools/echo", tag: "1.0.0" }],
+    ["127.0.0.1:5000/team/dp:latest", { registry: "127.0.0.1:5000", repository: "team/dp", tag: "latest" }],
+    [`localhost:5000/dp@${D}`, { registry: "localhost:5000", repository: "dp", digest: D }],
+    [`oci://registry.example.com/a/b@${D}`, { registry: "registry.example.com", repository: "a/b", digest: D }],
+    [`r.io/a:v1@${D}`, { registry: "r.io", repository: "a", tag: "v1", digest: D }],
+  ])("parses %s", (text, want) => {
+    expect(parseReference(text)).toEqual(want);
+  });
+
+  test.each([
+    ["echo:1.0", "names no registry host"],
+    ["ghcr.io/acme/echo", "neither a tag nor a digest"],
+    ["ghcr.io/Acme/echo:1", "not lowercase path components"],
+    ["ghcr.io/acme/echo@sha256:abc", "is not sha256:<64 lowercase hex digits>"],
+    ["ghcr.io/acme/echo@md5:" + "a".repeat(32), "is not sha256"],
+    ["ghcr.io/acme/echo:-bad", "is not a valid tag"],
+  ])("rejects %s with a usage error naming why", (text, why) => {
+    let error: unknown;
+    try {
+      parseReference(text);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(KiwiError);
+    expect((error as KiwiError).code).toBe("E_USAGE");
+    expect((error as KiwiError).message).toContain(why);
+  });
+
+  test("the lockfile source always names the digest, never the tag", () => {
+    const ref = parseReference("ghcr.io/acme/echo:1.0");
+    expect(ociSource(ref, D)).toBe(`oci://ghcr.io/acme/echo@${D}`);
+    expect(formatReference(ref)).toBe("ghcr.io/acme/echo:1.0");
+  });
+
+  test.each([
+    ["127.0.0.1:5000", true],
+    ["localhost", true],
+    ["[::1]:5000", true],
+    ["127.9.8.7", true],
+    ["ghcr.io", false],
+    ["10.0.0.1:5000", false],
+    ["127.0.0.1.example.com", false],
+  ])("plain HTTP is allowed without a flag for %s: %p", (host, want) => {
+    expect(isLoopbackHost(host)).toBe(want);
+  });
+});
