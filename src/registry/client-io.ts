@@ -165,27 +165,35 @@ export class RegistryClient {
   private async request(method: string, path: string, init: { accept?: string; scope: string; body?: Uint8Array; contentType?: string }): Promise<Response> {
     const base = await this.baseUrl();
     const url = path.startsWith("http://") || path.startsWith("https://") ? path : `${base}/v2/${this.repository}${path}`;
+    let sent: string | undefined;
     const send = () => {
       const headers: Record<string, string> = {};
       if (init.accept) headers.accept = init.accept;
       if (init.contentType) headers["content-type"] = init.contentType;
-      if (this.authorization) headers.authorization = this.authorization;
+      sent = this.authorization;
+      if (sent) headers.authorization = sent;
       return this.fetchFollowing(method, url, headers, init.body);
     };
     let res = await send();
-    if (res.status === 401 && (await this.authenticate(res, init.scope))) res = await send();
+    for (let attempt = 0; res.status === 401 && attempt < 3; attempt++) {
+      // Concurrent transfers share one login: if another request renewed it meanwhile, just retry;
+      // a second 401 with the same credentials makes authenticate() name the refusal.
+      if (this.authorization !== sent) await res.body?.cancel();
+      else if (!(await this.authenticate(res, init.scope, sent))) break;
+      res = await send();
+    }
     return res;
   }
 
-  /** Answers a 401 challenge; false when there is nothing more to try. */
-  private async authenticate(res: Response, scope: string): Promise<boolean> {
+  /** Answers a 401 challenge to a request sent with `sent`; false when there is nothing more to try. */
+  private async authenticate(res: Response, scope: string, sent: string | undefined): Promise<boolean> {
     const challenge = res.headers.get("www-authenticate") ?? "";
     await res.body?.cancel();
     if (this.credentials === null) this.credentials = findCredentials(this.registry, this.options.env, this.options.home);
     const creds = this.credentials;
     const basic = creds ? `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString("base64")}` : undefined;
     if (/^basic\b/i.test(challenge)) {
-      if (!basic || this.authorization === basic) {
+      if (!basic || sent === basic) {
         throw new KiwiError("E_REGISTRY_AUTH", `${this.registry} requires a login${basic ? " and refused the credentials from the docker config" : ""}`, {
           hint: `run "docker login ${this.registry}" (kiwi reads ~/.docker/config.json and credential helpers)`,
         });
@@ -219,7 +227,7 @@ export class RegistryClient {
       }
       const token = isRecord(body) ? (body.token ?? body.access_token) : undefined;
       if (typeof token !== "string" || token === "") throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} gave no token`, { hint: "the registry's auth set-up is broken" });
-      if (this.authorization === `Bearer ${token}`) return false;
+      if (sent === `Bearer ${token}`) return false;
       this.authorization = `Bearer ${token}`;
       return true;
     }
