@@ -104,6 +104,27 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["Check staged tools before every commit", "kiwi hook install"],
     ["Stop checking before commits", "kiwi hook uninstall"],
   ],
+  publish: [
+    ["Push a tool version to an OCI registry under a tag (it must pass kiwi check --strict)", "kiwi publish word_count ghcr.io/acme/tools/word_count:1.0.0"],
+    ["Sign it with an ed25519 key (kiwi key generate)", "kiwi publish word_count ghcr.io/acme/tools/word_count:1.0.0 --sign ~/.config/kiwi/release.key"],
+  ],
+  add: [
+    ["Add a published tool: the tag is resolved once, the lock records the digest", "kiwi add ghcr.io/acme/tools/word_count:1.0.0"],
+    ["Add exactly one artifact by digest", "kiwi add ghcr.io/acme/tools/word_count@sha256:4f1c0e4d5b8a2f7e9c3d6b1a0e8f7c6d5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e"],
+    ["From a plain-HTTP registry on the office network", "kiwi add registry.lan:5000/tools/greet:latest --insecure-registry registry.lan:5000"],
+  ],
+  outdated: [
+    ["List remote tools whose tag now points elsewhere (exit 1 if any)", "kiwi outdated"],
+  ],
+  update: [
+    ["Move a remote tool to what its tag points to now, and show what changed", "kiwi update word_count"],
+  ],
+  key: [
+    ["Make a signing key pair", "kiwi key generate ~/.config/kiwi/release.key"],
+  ],
+  "key generate": [
+    ["Write release.key (private, 0600) and release.key.pub", "kiwi key generate release.key"],
+  ],
   "hook install": [
     ["Write .git/hooks/pre-commit (or into core.hooksPath); running it again changes nothing", "kiwi hook install"],
     ["Replace a hook kiwi did not write (it is kept as pre-commit.pre-kiwi)", "kiwi hook install --force"],
