@@ -51,11 +51,11 @@ try {
   const { digest } = JSON.parse(pub.stdout.toString());
 
   // The baseline's URL list: exactly the manifest, the config and every layer kiwi fetches.
-  const manifest = await (await fetch(`${registry.url}/v2/bench/big/manifests/${digest}`, { headers: { accept: "application/vnd.oci.image.manifest.v1+json" } })).json();
-  const urls = [`${registry.url}/v2/bench/big/manifests/${digest}`, `${registry.url}/v2/bench/big/blobs/${manifest.config.digest}`, ...[...new Set(manifest.layers.map((l: { digest: string }) => l.digest))].map((d) => `${registry.url}/v2/bench/big/blobs/${d}`)];
+  const manifest = (await (await fetch(`${registry.url}/v2/bench/big/manifests/${digest}`, { headers: { accept: "application/vnd.oci.image.manifest.v1+json" } })).json()) as { config: { digest: string }; layers: { digest: string; size: number }[] };
+  const urls = [`${registry.url}/v2/bench/big/manifests/${digest}`, `${registry.url}/v2/bench/big/blobs/${manifest.config.digest}`, ...[...new Set(manifest.layers.map((l) => l.digest))].map((d) => `${registry.url}/v2/bench/big/blobs/${d}`)];
   const curlConfig = join(work, "curl.cfg");
   writeFileSync(curlConfig, urls.map((u) => `url = "${u}"\noutput = "/dev/null"\n`).join(""));
-  const totalBytes = manifest.layers.reduce((s: number, l: { size: number }) => s + l.size, 0);
+  const totalBytes = manifest.layers.reduce((s, l) => s + l.size, 0);
 
   // A lockfile to install from: one add, then fresh clones copy it.
   const seed = fresh();

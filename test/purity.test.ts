@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const SRC = join(import.meta.dir, "..", "src");
-const PURE_DIRS = ["integrity", "schema", "resolve", "validate", "manifest"];
+const PURE_DIRS = ["integrity", "schema", "resolve", "validate", "manifest", "registry", "trust"];
 const FORBIDDEN = [
   { what: "node:fs", re: /from\s+["'](node:)?fs(\/promises)?["']/ },
   { what: "child_process", re: /from\s+["'](node:)?child_process["']/ },

@@ -4,6 +4,7 @@
 import { KiwiError } from "../errors.ts";
 import { applyJsonPath, parseJsonPath } from "./jsonpath.ts";
 import type { HttpPlan } from "./plan.ts";
+import { readBodyCapped } from "./body-io.ts";
 
 export interface HttpOptions {
   /** Removes secret values from any text before it enters a message. */
@@ -162,32 +163,7 @@ async function readCapped(res: Response, cap: number, plan: HttpPlan, options: H
       hint: "raise limits.output_bytes in the tool's manifest, or ask the API for less (paging, filters)",
       details: { tool: plan.tool, maxResponseBytes: cap },
     });
-  const declared = Number(res.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > cap) {
-    await res.body?.cancel().catch(() => {});
-    throw tooBig();
-  }
-  if (!res.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > cap) {
-      await reader.cancel().catch(() => {});
-      throw tooBig();
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return readBodyCapped(res, cap, tooBig);
 }
 
 function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: HttpOptions): Uint8Array {

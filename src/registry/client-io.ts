@@ -5,6 +5,7 @@
 // before a caller sees a byte. Hand-written: see the commit that added it for the npm clients evaluated.
 import { readFileSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
+import { readBodyCapped } from "../exec/body-io.ts";
 import { formatDigest, sha256Hex } from "../integrity/digest.ts";
 import { isRecord } from "../integrity/value.ts";
 import { type Credentials, findCredentials } from "./auth-io.ts";
@@ -313,33 +314,6 @@ function unreachable(registry: string, url: URL, error: unknown): KiwiError {
 }
 
 /** Reads a body, failing as soon as it passes `max` bytes (a declared Content-Length is checked first). */
-export async function readCapped(res: Response, max: number, subject: string): Promise<Uint8Array> {
-  const declared = Number(res.headers.get("content-length") ?? "NaN");
-  const tooBig = () => new KiwiError("E_ARTIFACT_INVALID", `${subject} is larger than the ${max} bytes allowed`, { hint: "the registry served more than the artifact declares; nothing was used" });
-  if (Number.isFinite(declared) && declared > max) {
-    await res.body?.cancel();
-    throw tooBig();
-  }
-  if (!res.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > max) {
-      await reader.cancel();
-      throw tooBig();
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+export function readCapped(res: Response, max: number, subject: string): Promise<Uint8Array> {
+  return readBodyCapped(res, max, () => new KiwiError("E_ARTIFACT_INVALID", `${subject} is larger than the ${max} bytes allowed`, { hint: "the registry served more than the artifact declares; nothing was used" }));
 }

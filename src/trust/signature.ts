@@ -39,25 +39,22 @@ export function keyIdOf(publicKey: KeyObject): string {
 
 /** Parses a PEM public key and insists on ed25519. */
 export function parsePublicKey(pem: string, subject: string): KeyObject {
-  let key: KeyObject;
-  try {
-    key = createPublicKey(pem);
-  } catch {
-    throw new KiwiError("E_TRUST", `${subject} is not a PEM public key`, { hint: 'use the .pub file "kiwi key generate" wrote' });
-  }
-  if (key.asymmetricKeyType !== "ed25519") throw new KiwiError("E_TRUST", `${subject} is a ${key.asymmetricKeyType} key; kiwi signs and verifies ed25519 only`, { hint: 'make one with "kiwi key generate"' });
-  return key;
+  return parseKey(pem, subject, "public");
 }
 
 /** Parses a PEM private key and insists on ed25519. */
 export function parsePrivateKey(pem: string, subject: string): KeyObject {
+  return parseKey(pem, subject, "private");
+}
+
+function parseKey(pem: string, subject: string, kind: "public" | "private"): KeyObject {
   let key: KeyObject;
   try {
-    key = createPrivateKey(pem);
+    key = kind === "public" ? createPublicKey(pem) : createPrivateKey(pem);
   } catch {
-    throw new KiwiError("E_TRUST", `${subject} is not a PEM private key`, { hint: 'use the key file "kiwi key generate" wrote' });
+    throw new KiwiError("E_TRUST", `${subject} is not a PEM ${kind} key`, { hint: kind === "public" ? 'use the .pub file "kiwi key generate" wrote' : 'use the key file "kiwi key generate" wrote' });
   }
-  if (key.asymmetricKeyType !== "ed25519") throw new KiwiError("E_TRUST", `${subject} is a ${key.asymmetricKeyType} key; kiwi signs with ed25519 only`, { hint: 'make one with "kiwi key generate"' });
+  if (key.asymmetricKeyType !== "ed25519") throw new KiwiError("E_TRUST", `${subject} is a ${key.asymmetricKeyType} key; kiwi signs and verifies ed25519 only`, { hint: 'make one with "kiwi key generate"' });
   return key;
 }
 

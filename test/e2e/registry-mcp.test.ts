@@ -1,22 +1,15 @@
 // MCP interface pins published next to a server tool: the consumer's lockfile gets the publisher's
 // pin, so its live server is verified against what the publisher reviewed (kiji-safeguard's
 // registry use), with no kiwi server.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Registry, hasRegistry, startRegistry } from "../helpers/registry.ts";
+import { hasRegistry, useRegistry } from "../helpers/registry.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 import { fixtureProject, readLock } from "./mcp-helpers.ts";
 import { kiwiIn } from "./lock-helpers.ts";
 
-let registry: Registry;
-beforeAll(async () => {
-  if (hasRegistry) registry = await startRegistry();
-});
-afterAll(async () => {
-  await registry?.stop();
-  cleanupTemps();
-});
+const shared = useRegistry(cleanupTemps);
 
 describe.skipIf(!hasRegistry)("MCP pins through a registry", () => {
   test("the publisher's pin travels in the artifact; the consumer verifies the live server against it and sees drift", async () => {
@@ -25,13 +18,13 @@ describe.skipIf(!hasRegistry)("MCP pins through a registry", () => {
     expect((await ka.run(["lock"])).exitCode).toBe(0);
     const pin = readLock(publisher.root).mcp_servers.fixture_mcp!;
     expect(pin.interface_hash).toMatch(/^sha256:/);
-    const pub = await ka.run(["publish", "fixture_mcp", `${registry.host}/mcp/fixture:1`, "--json"]);
+    const pub = await ka.run(["publish", "fixture_mcp", `${shared().host}/mcp/fixture:1`, "--json"]);
     expect([pub.exitCode, pub.stderr]).toEqual([0, ""]);
     expect(JSON.parse(pub.stdout).mcpPin).toBe(true);
 
     const b = makeProject({ ".ai/tools/.keep": "" });
     const kb = kiwiIn(b);
-    const add = await kb.run(["add", `${registry.host}/mcp/fixture:1`]);
+    const add = await kb.run(["add", `${shared().host}/mcp/fixture:1`]);
     expect([add.exitCode, add.stderr]).toEqual([0, ""]);
     expect(JSON.parse(readFileSync(join(b, "tool.lock.json"), "utf8")).mcp_servers.fixture_mcp).toEqual(pin);
     const ok = await kb.run(["mcp", "verify"], { KIWI_MCP_MODE: "verify" });

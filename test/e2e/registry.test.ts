@@ -1,14 +1,14 @@
 // kiwi publish / add / install / outdated / update against a real CNCF distribution registry
 // (Debian's docker-registry) on 127.0.0.1, from the compiled binary: the round trip through three
 // projects, the warm install that makes no request, and the faults a registry can throw at kiwi.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { RegistryClient } from "../../src/registry/client-io.ts";
 import { MEDIA } from "../../src/registry/layout.ts";
 import { KIWI_BIN } from "../helpers/kiwi.ts";
-import { type Registry, freePort, hasRegistry, startRegistry } from "../helpers/registry.ts";
+import { type Registry, freePort, hasRegistry, useRegistry } from "../helpers/registry.ts";
 import { startProxy } from "../helpers/registry-proxy.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 import { kiwiIn, listFiles } from "./lock-helpers.ts";
@@ -28,13 +28,10 @@ function publisher(main = MAIN_V1, extra: Record<string, string> = {}, requires 
 const consumer = () => makeProject({ ".ai/tools/.keep": "" });
 const lockOf = (root: string) => JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
 
+const shared = useRegistry(cleanupTemps);
 let registry: Registry;
-beforeAll(async () => {
-  if (hasRegistry) registry = await startRegistry();
-});
-afterAll(async () => {
-  await registry?.stop();
-  cleanupTemps();
+beforeAll(() => {
+  registry = shared();
 });
 
 describe.skipIf(!hasRegistry)("kiwi publish, add and install through a registry", () => {

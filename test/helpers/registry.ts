@@ -1,6 +1,7 @@
 // A real CNCF distribution registry (Debian's docker-registry) for the registry tests: started on
 // 127.0.0.1 with a temp config and storage, anonymous, with htpasswd basic auth or with TLS from a
 // CA the test makes. The access log counts requests (the "no network" assertions).
+import { afterAll, beforeAll } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTemp } from "./tree.ts";
@@ -22,6 +23,22 @@ export interface RegistryOptions {
   htpasswd?: { user: string; password: string };
   /** Serve HTTPS with a certificate from a fresh CA; `caFile` is its PEM. */
   tls?: boolean;
+}
+
+/**
+ * One anonymous registry for a whole test file (started in beforeAll, stopped in afterAll along
+ * with the file's temp folders); read it inside tests. Undefined when docker-registry is missing.
+ */
+export function useRegistry(cleanup: () => void): () => Registry {
+  let registry: Registry | undefined;
+  beforeAll(async () => {
+    if (hasRegistry) registry = await startRegistry();
+  });
+  afterAll(async () => {
+    await registry?.stop();
+    cleanup();
+  });
+  return () => registry!;
 }
 
 /** A port free right now (distribution cannot listen on port 0 itself). */
