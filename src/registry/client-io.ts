@@ -206,7 +206,9 @@ export class RegistryClient {
       const params = parseChallenge(challenge.slice(6));
       if (!params.realm) throw new KiwiError("E_REGISTRY_AUTH", `${this.registry} sent a Bearer challenge without a realm`, { hint: "the registry's auth set-up is broken" });
       const tokenUrl = new URL(params.realm);
-      if (tokenUrl.protocol !== "https:" && !(tokenUrl.protocol === "http:" && this.plainAllowed)) {
+      // Credentials go to the realm: plain HTTP only where it would be allowed for a registry.
+      const realmPlainOk = isLoopbackHost(tokenUrl.host) || (this.options.insecure ?? []).includes(tokenUrl.host);
+      if (tokenUrl.protocol !== "https:" && !(tokenUrl.protocol === "http:" && realmPlainOk)) {
         throw new KiwiError("E_REGISTRY_AUTH", `${this.registry} sends kiwi to a plain-HTTP token service ${params.realm}`, { hint: "use --insecure-registry only for a registry you control" });
       }
       if (params.service) tokenUrl.searchParams.set("service", params.service);

@@ -234,7 +234,7 @@ export function checkToolConfig(bytes: Uint8Array, manifest: ImageManifest, subj
   if (!/^[0-9a-f]{64}$/.test(manifestSha256)) throw invalid(subject, "manifest_sha256 is not 64 lowercase hex digits");
   if (!manifest.layers.some((l) => l.digest === formatDigest(manifestSha256))) throw invalid(subject, `the manifest file ${manifestFile} has no layer`);
   const toolId = str("tool_id");
-  if (toolId.includes("/") || toolId.startsWith(".")) throw invalid(subject, `the tool id ${JSON.stringify(toolId)} cannot name a folder`);
+  if (/[/\\\0]/.test(toolId) || toolId.startsWith(".")) throw invalid(subject, `the tool id ${JSON.stringify(toolId)} cannot name a folder`);
   const version = str("version");
   const integrity = str("integrity");
   const recomputed = formatDigest(hashToolIntegrity({ tool_id: toolId, version, manifest: value.manifest ?? null, files: entries }).hex);

@@ -2,7 +2,7 @@
 // the remote step of `kiwi install` (by digest only; a warm cache makes no request), `kiwi
 // outdated` and `kiwi update`. Nothing reaches .ai/tools/.remote/ before every byte matched its
 // digest, and the tool is swapped in by one rename.
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { materializeTool } from "../cache/materialize-io.ts";
 import { isAlive } from "../cache/maintain-io.ts";
@@ -198,6 +198,11 @@ async function placeTool(root: string, store: Store, id: string, files: readonly
     renameSync(temp, dest);
     removeTree(old);
   } else renameSync(temp, dest);
+  try {
+    rmdirSync(tempRoot);
+  } catch {
+    // Another pull is using it, or it holds a dead pull's leftovers for the next cleanup.
+  }
   return dest;
 }
 

@@ -1,0 +1,96 @@
+// The registry client against real HTTP servers on 127.0.0.1 that misbehave the ways a registry
+// (or something between kiwi and it) can: wrong manifest bytes, lying digest headers, redirects
+// off-origin, redirect loops, oversized bodies. Every case must fail closed with a coded error.
+import { afterAll, describe, expect, test } from "bun:test";
+import { KiwiError } from "../../src/errors.ts";
+import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
+import { RegistryClient } from "../../src/registry/client-io.ts";
+import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
+
+const servers: { stop(force?: boolean): void }[] = [];
+afterAll(() => {
+  for (const s of servers) s.stop(true);
+  cleanupTemps();
+});
+
+function serve(fetch: (req: Request) => Response | Promise<Response>): string {
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch });
+  servers.push(server);
+  return `127.0.0.1:${server.port}`;
+}
+
+const client = (host: string) => new RegistryClient({ registry: host, repository: "team/dp" }, { env: {}, home: "/nonexistent" });
+
+async function failure(p: Promise<unknown>): Promise<KiwiError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof KiwiError) return e;
+    throw e;
+  }
+  throw new Error("expected a failure");
+}
+
+const BLOB = new TextEncoder().encode("print(1)\n");
+const DIGEST = formatDigest(sha256Hex(BLOB));
+
+describe("the registry client", () => {
+  test("follows a blob redirect to another origin without sending the registry's credentials", async () => {
+    const seen: (string | null)[] = [];
+    const storage = serve((req) => {
+      seen.push(req.headers.get("authorization"));
+      return new Response(BLOB);
+    });
+    const host = serve((req) => {
+      if (!req.headers.get("authorization")) return new Response("", { status: 401, headers: { "www-authenticate": 'Basic realm="t"' } });
+      return new Response(null, { status: 307, headers: { location: `http://${storage}/signed/blob?x=1` } });
+    });
+    // Basic credentials come from a docker config in a temp HOME.
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const home = makeTemp("kiwi-client-");
+    mkdirSync(`${home}/.docker`);
+    writeFileSync(`${home}/.docker/config.json`, JSON.stringify({ auths: { [host]: { auth: Buffer.from("u:p").toString("base64") } } }));
+    const c = new RegistryClient({ registry: host, repository: "team/dp" }, { env: {}, home });
+    expect(await c.getBlob(DIGEST, BLOB.length)).toEqual(BLOB);
+    expect(seen).toEqual([null]);
+  });
+
+  test("gives up after five redirects", async () => {
+    const host: string = serve((req) => new Response(null, { status: 302, headers: { location: `${new URL(req.url).pathname}x` } }));
+    const e = await failure(client(host).getBlob(DIGEST, BLOB.length));
+    expect([e.code, e.message]).toEqual(["E_REGISTRY", `${host} redirected more than 5 times for http://${host}/v2/team/dp/blobs/${DIGEST}`]);
+  });
+
+  test("refuses a manifest whose bytes do not hash to the digest asked for", async () => {
+    const host = serve(() => new Response('{"schemaVersion":2}', { headers: { "content-type": "application/vnd.oci.image.manifest.v1+json" } }));
+    const e = await failure(client(host).getManifest(DIGEST));
+    expect(e.code).toBe("E_ARTIFACT_INVALID");
+    expect(e.message).toContain(`served a manifest for ${DIGEST} whose bytes hash to sha256:`);
+  });
+
+  test("refuses a tag whose Docker-Content-Digest header disagrees with the bytes", async () => {
+    const host = serve(() => new Response("{}", { headers: { "docker-content-digest": DIGEST } }));
+    const e = await failure(client(host).getManifest("latest"));
+    expect(e.code).toBe("E_ARTIFACT_INVALID");
+    expect(e.message).toContain(`the Docker-Content-Digest header says ${DIGEST}`);
+  });
+
+  test("stops reading a blob longer than its descriptor, without buffering the rest", async () => {
+    const host = serve(() => new Response(new Uint8Array(10 * 1024 * 1024)));
+    const e = await failure(client(host).getBlob(DIGEST, BLOB.length));
+    expect([e.code, e.message]).toEqual(["E_ARTIFACT_INVALID", `blob ${DIGEST} is larger than the ${BLOB.length} bytes allowed`]);
+  });
+
+  test("a 403 is E_REGISTRY_AUTH naming the repository", async () => {
+    const host = serve(() => new Response("denied", { status: 403 }));
+    const e = await failure(client(host).getBlob(DIGEST, BLOB.length));
+    expect([e.code, e.message]).toEqual(["E_REGISTRY_AUTH", `${host}/team/dp refused GET blob ${DIGEST}: HTTP 403 denied`]);
+  });
+
+  test("a Bearer realm on plain HTTP is refused unless the realm itself is loopback or --insecure-registry", async () => {
+    const host = serve(() => new Response("", { status: 401, headers: { "www-authenticate": 'Bearer realm="http://auth.example.com/token"' } }));
+    const e = await failure(client(host).getBlob(DIGEST, BLOB.length));
+    expect(e.code).toBe("E_REGISTRY_AUTH");
+    expect(e.message).toContain("plain-HTTP token service http://auth.example.com/token");
+  });
+});

@@ -1,0 +1,52 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { generateKeyPairSync } from "node:crypto";
+import { KiwiError } from "../../src/errors.ts";
+import { keyIdOf } from "../../src/trust/signature.ts";
+import { readTrustPolicy } from "../../src/trust/keys-io.ts";
+import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+
+afterAll(cleanupTemps);
+
+const { publicKey } = generateKeyPairSync("ed25519");
+const PEM = publicKey.export({ type: "spki", format: "pem" }) as string;
+const indented = PEM.trimEnd().split("\n").map((l) => `      ${l}`).join("\n");
+
+describe(".ai/trust.yaml", () => {
+  test("no file: nothing is required and nothing is trusted", () => {
+    expect(readTrustPolicy(makeProject({ ".ai/tools/.keep": "" }))).toEqual({ requireSignature: false, keys: [] });
+  });
+
+  test("keys come inline or from a file relative to .ai/, with their ids", () => {
+    const root = makeProject({
+      ".ai/keys/b.pub": PEM,
+      ".ai/trust.yaml": `require_signature: true\nkeys:\n  - name: a\n    public_key: |\n${indented}\n  - name: b\n    file: keys/b.pub\n`,
+    });
+    const policy = readTrustPolicy(root);
+    expect(policy.requireSignature).toBe(true);
+    expect(policy.keys.map((k) => [k.name, k.id])).toEqual([
+      ["a", keyIdOf(publicKey)],
+      ["b", keyIdOf(publicKey)],
+    ]);
+  });
+
+  test.each([
+    ["an unknown field", "require_signatures: true\n", 'unknown field "require_signatures"'],
+    ["a required signature with no keys", "require_signature: true\n", "no keys are listed"],
+    ["a key without a name", "keys:\n  - file: k.pub\n", "keys[0] needs a name"],
+    ["a missing key file", "keys:\n  - name: x\n    file: nope.pub\n", "cannot read nope.pub"],
+    ["a key that is not PEM", "keys:\n  - name: x\n    public_key: hello\n", 'key "x" is not a PEM public key'],
+    ["an RSA key", `keys:\n  - name: rsa\n    public_key: |\n${(generateKeyPairSync("rsa", { modulusLength: 1024 }).publicKey.export({ type: "spki", format: "pem" }) as string).trimEnd().split("\n").map((l) => `      ${l}`).join("\n")}\n`, "is a rsa key; kiwi signs and verifies ed25519 only"],
+    ["invalid YAML", "keys: [\n", "invalid YAML"],
+  ])("refuses %s with E_TRUST naming the problem", (_name, text, message) => {
+    const root = makeProject({ ".ai/trust.yaml": text });
+    let error: unknown;
+    try {
+      readTrustPolicy(root);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(KiwiError);
+    expect((error as KiwiError).code).toBe("E_TRUST");
+    expect((error as KiwiError).message).toContain(message);
+  });
+});
