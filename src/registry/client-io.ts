@@ -39,15 +39,7 @@ export class RegistryClient {
     this.registry = ref.registry;
     this.repository = ref.repository;
     this.plainAllowed = isLoopbackHost(ref.registry) || (options.insecure ?? []).includes(ref.registry);
-    const caFile = options.env.SSL_CERT_FILE;
-    this.tls = {};
-    if (caFile) {
-      try {
-        this.tls.ca = readFileSync(caFile, "utf8");
-      } catch (error) {
-        throw new KiwiError("E_IO", `SSL_CERT_FILE ${caFile} cannot be read: ${(error as NodeJS.ErrnoException).code ?? error}`, { hint: "point SSL_CERT_FILE at a PEM bundle, or unset it" });
-      }
-    }
+    this.tls = caBundle(options.env.SSL_CERT_FILE);
   }
 
   /** Fetches a manifest by tag or digest; the digest is of the exact bytes served. */
@@ -282,6 +274,36 @@ export class RegistryClient {
       return (this.base = `http://${this.registry}`);
     }
   }
+}
+
+/** Where distributions keep the system CA bundle (Debian/Ubuntu, Fedora/RHEL, Alpine/macOS). */
+const SYSTEM_CA_FILES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"];
+let systemCa: { ca?: string } | undefined;
+
+/**
+ * The CAs registry TLS is verified against: SSL_CERT_FILE when set, else the system bundle (so a
+ * corporate CA added with update-ca-certificates works), else Bun's built-in Mozilla roots.
+ */
+function caBundle(sslCertFile: string | undefined): { ca?: string } {
+  if (sslCertFile) {
+    try {
+      return { ca: readFileSync(sslCertFile, "utf8") };
+    } catch (error) {
+      throw new KiwiError("E_IO", `SSL_CERT_FILE ${sslCertFile} cannot be read: ${(error as NodeJS.ErrnoException).code ?? error}`, { hint: "point SSL_CERT_FILE at a PEM bundle, or unset it" });
+    }
+  }
+  if (!systemCa) {
+    systemCa = {};
+    for (const file of SYSTEM_CA_FILES) {
+      try {
+        systemCa = { ca: readFileSync(file, "utf8") };
+        break;
+      } catch {
+        // Not this distribution's path.
+      }
+    }
+  }
+  return systemCa;
 }
 
 /** The tag the referrers fallback keeps an index under: `sha256-<hex>`. */
