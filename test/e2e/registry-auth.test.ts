@@ -78,6 +78,25 @@ describe.skipIf(!hasRegistry)("registry auth", () => {
     }
   });
 
+  test("distribution's own token auth: a JWT from the token service, asked with the docker login", async () => {
+    const registry = await startRegistry({ token: { user: "robot", password: "t0ken" } });
+    try {
+      const ref = `${registry.host}/team/hello:1`;
+      const anon = await kiwiIn(consumer()).run(["add", ref]);
+      expect(anon.exitCode).toBe(12);
+      expect(anon.stderr).toContain(`error[E_REGISTRY_AUTH]: the token service of ${registry.host} refused an anonymous token (HTTP 401)`);
+      const pub = await withDockerLogin(tool(), registry.host, "robot", "t0ken").run(["publish", "hello", ref]);
+      expect([pub.exitCode, pub.stderr]).toEqual([0, ""]);
+      const b = consumer();
+      const k = withDockerLogin(b, registry.host, "robot", "t0ken");
+      const add = await k.run(["add", ref]);
+      expect([add.exitCode, add.stderr]).toEqual([0, ""]);
+      expect((await k.run(["exec", "hello"])).stdout).toBe("hello\n");
+    } finally {
+      await registry.stop();
+    }
+  });
+
   test("HTTPS: a registry whose CA is not trusted is refused with a hint; SSL_CERT_FILE makes it work", async () => {
     const registry = await startRegistry({ tls: true });
     try {
