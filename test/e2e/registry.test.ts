@@ -100,6 +100,46 @@ describe.skipIf(!hasRegistry)("kiwi publish, add and install through a registry"
     expect(missing.stderr).toContain(`error[E_REGISTRY]: ${registry.host}/team/bydigest has no manifest for the digest sha256:${"0".repeat(64)}`);
   });
 
+  test("a tool on a project runtime names it as a dependency; add refuses until that runtime is added too", async () => {
+    const runtime = [
+      "tool_id: sh_runtime",
+      "tool_type: runtime",
+      "version: 1.2.0",
+      "executor: subprocess",
+      "description: runs sh scripts",
+      "config:",
+      "  command: sh",
+      "validation:",
+      "  child_schemas:",
+      "    - match: { tool_type: script }",
+      "      schema: { type: object, required: [config] }",
+      "",
+    ].join("\n");
+    const a = makeProject({
+      ".ai/tools/sh_runtime/tool.yaml": runtime,
+      ".ai/tools/hi/tool.yaml": "tool_id: hi\ntool_type: script\nversion: 1.0.0\nexecutor: sh_runtime\ndescription: says hi\nconfig:\n  entrypoint: hi.sh\n  timeout: 20.0\n",
+      ".ai/tools/hi/hi.sh": "echo hi from sh\n",
+    });
+    const ka = kiwiIn(a);
+    const pubTool = await ka.run(["publish", "hi", `${registry.host}/deps/hi:1`, "--json"]);
+    expect(pubTool.exitCode).toBe(0);
+    const dep = JSON.parse(pubTool.stdout).dependencies;
+    expect(dep).toEqual([{ tool_id: "sh_runtime", version: "1.2.0", integrity: expect.stringMatching(/^sha256:/) }]);
+    expect((await ka.run(["publish", "sh_runtime", `${registry.host}/deps/sh_runtime:1`])).exitCode).toBe(0);
+
+    const b = consumer();
+    const kb = kiwiIn(b);
+    const refused = await kb.run(["add", `${registry.host}/deps/hi:1`]);
+    expect(refused.exitCode).toBe(6);
+    expect(refused.stderr).toContain(`error[E_CHAIN]: "hi" runs on sh_runtime@1.2.0 (${dep[0].integrity}), which this project does not have`);
+    expect(existsSync(join(b, ".ai/tools/.remote/hi"))).toBe(false);
+    expect((await kb.run(["add", `${registry.host}/deps/sh_runtime:1`])).exitCode).toBe(0);
+    const ok = await kb.run(["add", `${registry.host}/deps/hi:1`]);
+    expect([ok.exitCode, ok.stderr]).toEqual([0, ""]);
+    expect((await kb.run(["exec", "hi"])).stdout).toBe("hi from sh\n");
+    expect(Object.keys(lockOf(b).remote)).toEqual(["hi", "sh_runtime"]);
+  });
+
   test("publish refuses a tool that fails kiwi check --strict, and pushes nothing", async () => {
     const root = makeProject({ ".ai/tools/bad/tool.yaml": "tool_id: bad\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: missing.py\n" });
     const before = registry.requests().length;
