@@ -76,7 +76,8 @@ function resolveLocked(ctx: Context, root: string, lock: import("../schema/lockf
     assertNoReadErrors(findings, id);
     if (!tool) {
       throw new KiwiError("E_LOCK_STALE", `link ${i + 1} of ${renderIds(ids)}: ${id} is locked from ${entry.source}, which no longer holds a tool`, {
-        hint: 'restore the file, or run "kiwi lock" to update tool.lock.json',
+        // A remote tool's folder is not committed: install places it from the lockfile's digest.
+        hint: lock.remote?.[id] ? `run "kiwi install" to place the remote tool from ${lock.remote[id]!.source}` : 'restore the file, or run "kiwi lock" to update tool.lock.json',
         details: { link: i + 1, tool: id, source: entry.source },
       });
     }

@@ -71,6 +71,9 @@ describe.skipIf(!hasRegistry)("kiwi publish, add and install through a registry"
     const c = consumer();
     writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
     const kc = kiwiIn(c);
+    const early = await kc.run(["exec", "dp"]);
+    expect(early.exitCode).toBe(3);
+    expect(early.stderr).toContain(`hint: run "kiwi install" to place the remote tool from oci://${registry.host}/team/dp@${published.digest}`);
     const inst = await kc.run(["install", "--frozen-lockfile"]);
     expect(inst.exitCode).toBe(0);
     expect(inst.stderr).toBe("placed 1 remote tools (3 files downloaded)\n");
