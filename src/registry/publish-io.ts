@@ -3,7 +3,7 @@
 // an ed25519 signature is attached as an OCI referrer (referrers tag fallback for registries
 // without the referrers API).
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest, sha256Hex } from "../integrity/digest.ts";
@@ -82,7 +82,7 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
     toolId,
     version: tool.version,
     type: tool.type,
-    manifestFile: tool.manifestFile.slice(tool.root ? tool.root.length + 1 : 0),
+    manifestFile: relative(tool.rootAbs, join(project.root, tool.manifestFile)).split(sep).join("/"),
     manifestSha256,
     manifest: tool.manifest,
     files: hashed!.files,

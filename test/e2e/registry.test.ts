@@ -143,6 +143,22 @@ describe.skipIf(!hasRegistry)("kiwi publish, add and install through a registry"
     expect(Object.keys(lockOf(b).remote)).toEqual(["hi", "sh_runtime"]);
   });
 
+  test("single-file tools (a script with embedded metadata, a YAML file tool) travel and run the same", async () => {
+    const a = makeProject({
+      ".ai/tools/greet.sh": { content: "#!/bin/bash\n# ---\n# tool_id: greet\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# description: greets\n# ---\necho hi\n", mode: 0o755 },
+      ".ai/tools/weather.yaml": "tool_id: weather\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\ndescription: weather\nconfig:\n  method: GET\n  url: https://example.com/forecast\n",
+    });
+    const ka = kiwiIn(a);
+    for (const id of ["greet", "weather"]) expect((await ka.run(["publish", id, `${registry.host}/single/${id}:1`])).exitCode).toBe(0);
+    expect((await ka.run(["lock"])).exitCode).toBe(0);
+    const b = consumer();
+    const kb = kiwiIn(b);
+    for (const id of ["greet", "weather"]) expect((await kb.run(["add", `${registry.host}/single/${id}:1`])).exitCode).toBe(0);
+    expect(listFiles(join(b, ".ai/tools/.remote"))).toEqual([".gitignore", "greet/greet.sh", "weather/weather.yaml"]);
+    for (const id of ["greet", "weather"]) expect(lockOf(b).tools[id].integrity).toBe(lockOf(a).tools[id].integrity);
+    expect((await kb.run(["exec", "greet"])).stdout).toBe("hi\n");
+  });
+
   test("publish refuses a tool that fails kiwi check --strict, and pushes nothing", async () => {
     const root = makeProject({ ".ai/tools/bad/tool.yaml": "tool_id: bad\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: missing.py\n" });
     const before = registry.requests().length;
