@@ -4,5 +4,8 @@
 export { RegistryClient, readCapped, referrersTag } from "./client-io.ts";
 export { ANNOTATIONS, MEDIA, buildArtifact, checkToolConfig, parseToolManifest } from "./layout.ts";
 export { type PublishResult, publishTool } from "./publish-io.ts";
-export { type AddResult, REMOTE_DIR, addRemoteTool, listOutdated, syncRemoteTools, updateRemoteTool } from "./pull-io.ts";
+export { type PullOptions, pullArtifact } from "./fetch-io.ts";
+export { type SyncResult, syncRemoteTools } from "./install-io.ts";
+export { REMOTE_DIR, placeTool } from "./place-io.ts";
+export { type AddResult, addRemoteTool, listOutdated, updateRemoteTool } from "./pull-io.ts";
 export { type OciReference, formatReference, isLoopbackHost, ociSource, parseReference } from "./reference.ts";

@@ -1,0 +1,88 @@
+// The remote step of `kiwi install`: every remote tool of the lockfile placed with exactly its
+// locked files, by digest only, from the cache when it can (a warm project makes no request).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { blobPath, checkBlob, ensureStore, openStore, putBlobBytes, type Store } from "../cache/store-io.ts";
+import type { Context } from "../context.ts";
+import { KiwiError } from "../errors.ts";
+import { readLockfile } from "../lockfile/fs.ts";
+import { findProjectRoot } from "../manifest/project-io.ts";
+import type { RemoteTool } from "../schema/lockfile.ts";
+import { type TrustPolicy, readTrustPolicy } from "../trust/keys-io.ts";
+import { verifySignature } from "../trust/signature.ts";
+import { RegistryClient } from "./client-io.ts";
+import { type PullOptions, pullArtifact } from "./fetch-io.ts";
+import { placedFiles } from "./layout.ts";
+import { REMOTE_DIR, folderMatches, placeTool } from "./place-io.ts";
+import { parseReference } from "./reference.ts";
+
+export interface SyncResult {
+  /** Remote tools whose folder already held the locked bytes. */
+  present: number;
+  /** Remote tools placed from the cache or the registry. */
+  placed: number;
+  /** Blobs fetched from registries. */
+  fetched: number;
+}
+
+/**
+ * The remote step of `kiwi install`: every remote tool of the lockfile is placed in
+ * .ai/tools/.remote/<id>/ with exactly its locked files, from the cache, or from the registry by
+ * the locked digest (never by tag). A folder that already matches is left alone, so a warm
+ * project makes no request at all.
+ */
+export async function syncRemoteTools(ctx: Context, options: PullOptions = {}): Promise<SyncResult> {
+  const result: SyncResult = { present: 0, placed: 0, fetched: 0 };
+  let root: string;
+  try {
+    root = findProjectRoot(ctx.cwd);
+  } catch {
+    return result;
+  }
+  const read = readLockfile(root);
+  if (!read?.lock.remote) return result;
+  const store = openStore(ctx.cacheDir, ctx.env);
+  const policy = readTrustPolicy(root);
+  for (const [id, entry] of Object.entries(read.lock.remote)) {
+    const locked = read.lock.tools[id]!;
+    const files = placedFiles({ files: locked.files, manifest_file: entry.manifest_file, manifest_sha256: entry.manifest_sha256 });
+    if (policy.requireSignature) await assertLockedSignature(id, entry, policy, store, ctx, options);
+    const dir = join(root, REMOTE_DIR, id);
+    if (folderMatches(dir, files)) {
+      result.present++;
+      continue;
+    }
+    if (files.some((f) => checkBlob(store, f.sha256) !== "ok")) {
+      const ref = parseReference(entry.source);
+      const client = new RegistryClient(ref, { env: ctx.env, home: ctx.home, insecure: options.insecure });
+      const pulled = await pullArtifact(client, ref, ref.digest!, store, { requireSignature: false, keys: [] });
+      if (pulled.config.integrity !== entry.integrity) {
+        throw new KiwiError("E_ARTIFACT_INVALID", `${entry.source} holds integrity ${pulled.config.integrity}, the lockfile ${entry.integrity}`, { hint: "the lockfile was edited by hand; run kiwi add again" });
+      }
+      result.fetched += pulled.fetched;
+    }
+    await placeTool(root, store, id, files);
+    result.placed++;
+  }
+  return result;
+}
+
+/**
+ * Under a signing policy, install re-verifies the signature recorded at add time: from the cache
+ * (no request), else fetched by its locked digest. The lockfile names the signature, but only a
+ * key in trust.yaml makes it count.
+ */
+async function assertLockedSignature(id: string, entry: RemoteTool, policy: TrustPolicy, store: Store, ctx: Context, options: PullOptions): Promise<void> {
+  const digest = entry.source.slice(entry.source.lastIndexOf("@") + 1);
+  if (!entry.signature) {
+    throw new KiwiError("E_TRUST", `remote tool "${id}" (${entry.source}) was added without a signature, and ${policy.file} requires one`, { hint: `run "kiwi add ${entry.reference}" again to fetch and check its signature` });
+  }
+  const hex = entry.signature.digest.slice("sha256:".length);
+  if (checkBlob(store, hex) !== "ok") {
+    const client = new RegistryClient(parseReference(entry.source), { env: ctx.env, home: ctx.home, insecure: options.insecure });
+    ensureStore(store);
+    putBlobBytes(store, await client.getBlob(entry.signature.digest, entry.signature.size));
+  }
+  const verdict = verifySignature(new Uint8Array(readFileSync(blobPath(store, hex))), digest, policy.keys);
+  if (!verdict.ok) throw new KiwiError("E_TRUST", `remote tool "${id}" (${entry.source}): ${verdict.reason}`, { hint: `check ${policy.file}` });
+}
