@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { KiwiError } from "../../src/errors.ts";
+import { thrownBy } from "../helpers/errors.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
 import { buildLockfile } from "../../src/lockfile/build.ts";
 import { parseLockfile } from "../../src/lockfile/parse.ts";
@@ -17,14 +17,7 @@ const remote = (integrity = dp.integrity): RemoteTool => ({
 });
 const withRemote = (r: RemoteTool): Lockfile => ({ ...lockOf({ dp }), remote: { dp: r } });
 
-function code(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof KiwiError ? e.code : "not a KiwiError";
-  }
-  return undefined;
-}
+const code = (fn: () => unknown) => thrownBy(fn).code;
 
 describe("the remote section of tool.lock.json", () => {
   test("is written between tools and mcp_servers, and parses back to the same bytes", () => {

@@ -2,7 +2,7 @@
 // (or something between kiwi and it) can: wrong manifest bytes, lying digest headers, redirects
 // off-origin, redirect loops, oversized bodies. Every case must fail closed with a coded error.
 import { afterAll, describe, expect, test } from "bun:test";
-import { KiwiError } from "../../src/errors.ts";
+import { rejectionOf } from "../helpers/errors.ts";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { RegistryClient } from "../../src/registry/client-io.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
@@ -21,15 +21,7 @@ function serve(fetch: (req: Request) => Response | Promise<Response>): string {
 
 const client = (host: string) => new RegistryClient({ registry: host, repository: "team/dp" }, { env: {}, home: "/nonexistent" });
 
-async function failure(p: Promise<unknown>): Promise<KiwiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof KiwiError) return e;
-    throw e;
-  }
-  throw new Error("expected a failure");
-}
+const failure = rejectionOf;
 
 const BLOB = new TextEncoder().encode("print(1)\n");
 const DIGEST = formatDigest(sha256Hex(BLOB));

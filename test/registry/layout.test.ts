@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { KiwiError } from "../../src/errors.ts";
+import { thrownBy } from "../helpers/errors.ts";
 import { renderCanonicalJson } from "../../src/integrity/canonical.ts";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { Float } from "../../src/integrity/value.ts";
@@ -33,15 +33,9 @@ function input(extra: Partial<PublishInput> = {}): PublishInput {
 }
 
 function expectInvalid(fn: () => unknown, text: string): void {
-  let error: unknown;
-  try {
-    fn();
-  } catch (e) {
-    error = e;
-  }
-  expect(error).toBeInstanceOf(KiwiError);
-  expect((error as KiwiError).code).toBe("E_ARTIFACT_INVALID");
-  expect((error as KiwiError).message).toContain(text);
+  const error = thrownBy(fn);
+  expect(error.code).toBe("E_ARTIFACT_INVALID");
+  expect(error.message).toContain(text);
 }
 
 describe("the kiwi tool artifact", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { KiwiError } from "../../src/errors.ts";
+import { thrownBy } from "../helpers/errors.ts";
 import { formatReference, isLoopbackHost, ociSource, parseReference } from "../../src/registry/reference.ts";
 
 const D = `sha256:${"a".repeat(64)}`;
@@ -23,15 +23,9 @@ describe("OCI references", () => {
     ["ghcr.io/acme/echo@md5:" + "a".repeat(32), "is not sha256"],
     ["ghcr.io/acme/echo:-bad", "is not a valid tag"],
   ])("rejects %s with a usage error naming why", (text, why) => {
-    let error: unknown;
-    try {
-      parseReference(text);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(KiwiError);
-    expect((error as KiwiError).code).toBe("E_USAGE");
-    expect((error as KiwiError).message).toContain(why);
+    const error = thrownBy(() => parseReference(text));
+    expect(error.code).toBe("E_USAGE");
+    expect(error.message).toContain(why);
   });
 
   test("the lockfile source always names the digest, never the tag", () => {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { generateKeyPairSync } from "node:crypto";
-import { KiwiError } from "../../src/errors.ts";
+import { thrownBy } from "../helpers/errors.ts";
 import { keyIdOf } from "../../src/trust/signature.ts";
 import { readTrustPolicy } from "../../src/trust/keys-io.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
@@ -38,15 +38,8 @@ describe(".ai/trust.yaml", () => {
     ["an RSA key", `keys:\n  - name: rsa\n    public_key: |\n${(generateKeyPairSync("rsa", { modulusLength: 1024 }).publicKey.export({ type: "spki", format: "pem" }) as string).trimEnd().split("\n").map((l) => `      ${l}`).join("\n")}\n`, "is a rsa key; kiwi signs and verifies ed25519 only"],
     ["invalid YAML", "keys: [\n", "invalid YAML"],
   ])("refuses %s with E_TRUST naming the problem", (_name, text, message) => {
-    const root = makeProject({ ".ai/trust.yaml": text });
-    let error: unknown;
-    try {
-      readTrustPolicy(root);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(KiwiError);
-    expect((error as KiwiError).code).toBe("E_TRUST");
-    expect((error as KiwiError).message).toContain(message);
+    const error = thrownBy(() => readTrustPolicy(makeProject({ ".ai/trust.yaml": text })));
+    expect(error.code).toBe("E_TRUST");
+    expect(error.message).toContain(message);
   });
 });
