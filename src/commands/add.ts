@@ -4,6 +4,7 @@ import { defineCommand } from "citty";
 import { KiwiError } from "../errors.ts";
 import { addRemoteTool } from "../registry/pull-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
+import { renderAdded } from "../ui/registry-render.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 
@@ -22,10 +23,7 @@ export default defineCommand({
       showJson({ ok: true, ...result });
       return 0;
     }
-    const lines = [`added ${result.tool}@${result.version} from ${result.source}`, `integrity ${result.integrity}`, `placed in ${result.path} (${result.files} files, ${result.fetched} downloaded)`];
-    if (result.replaced) lines.push(`replaced ${result.tool}@${result.replaced.version} (${result.replaced.integrity})`);
-    if (result.signedBy) lines.push(`signature verified: ${result.signedBy}`);
-    showResult(lines.join("\n"));
+    showResult(renderAdded(result));
     return 0;
   },
 });

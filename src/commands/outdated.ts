@@ -2,7 +2,7 @@
 import { defineCommand } from "citty";
 import { listOutdated } from "../registry/pull-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
-import { short } from "../ui/registry-render.ts";
+import { renderOutdated } from "../ui/registry-render.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 
@@ -14,8 +14,7 @@ export default defineCommand({
     const entries = await listOutdated(ctx, { insecure: insecureList(args.insecureRegistry) });
     const stale = entries.filter((e) => e.outdated);
     if (args.json) showJson({ ok: stale.length === 0, tools: entries });
-    else if (entries.length === 0) showResult("no remote tools");
-    else showResult(entries.map((e) => `${e.tool}  ${e.reference}  locked ${short(e.locked)}  ${e.outdated ? `now ${short(e.latest)} (run "kiwi update ${e.tool}")` : "up to date"}`).join("\n"));
+    else showResult(renderOutdated(entries));
     return stale.length === 0 ? 0 : 1;
   },
 });

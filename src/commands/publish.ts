@@ -3,6 +3,7 @@ import { defineCommand } from "citty";
 import { KiwiError } from "../errors.ts";
 import { publishTool } from "../registry/publish-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
+import { renderPublished } from "../ui/registry-render.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 
@@ -23,11 +24,7 @@ export default defineCommand({
       showJson({ ok: true, ...result });
       return 0;
     }
-    const lines = [`published ${result.tool}@${result.version} to ${result.reference}`, `digest ${result.digest}`, `integrity ${result.integrity}`, `${result.files} files (${result.pushed} pushed, ${result.present} already there)`];
-    for (const d of result.dependencies) lines.push(`needs ${d.tool_id}@${d.version} (${d.integrity}) in the consumer's project`);
-    if (result.mcpPin) lines.push("MCP interface pin published in the config");
-    if (result.signature) lines.push(`signed by ${result.signature.keyId}`);
-    showResult(lines.join("\n"));
+    showResult(renderPublished(result));
     return 0;
   },
 });

@@ -2,6 +2,8 @@
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
+import type { AddResult, OutdatedEntry } from "../registry/pull-io.ts";
+import type { PublishResult } from "../registry/publish-io.ts";
 
 /** A short digest for tables: `sha256:` + 12 hex digits. */
 export function short(digest: string): string {
@@ -35,4 +37,27 @@ export function renderUpdateDiff(from: { version: string; digest: string; manife
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** What `kiwi publish` pushed. */
+export function renderPublished(r: PublishResult): string {
+  const lines = [`published ${r.tool}@${r.version} to ${r.reference}`, `digest ${r.digest}`, `integrity ${r.integrity}`, `${r.files} files (${r.pushed} pushed, ${r.present} already there)`];
+  for (const d of r.dependencies) lines.push(`needs ${d.tool_id}@${d.version} (${d.integrity}) in the consumer's project`);
+  if (r.mcpPin) lines.push("MCP interface pin published in the config");
+  if (r.signature) lines.push(`signed by ${r.signature.keyId}`);
+  return lines.join("\n");
+}
+
+/** What `kiwi add` placed and locked. */
+export function renderAdded(r: AddResult): string {
+  const lines = [`added ${r.tool}@${r.version} from ${r.source}`, `integrity ${r.integrity}`, `placed in ${r.path} (${r.files} files, ${r.fetched} downloaded)`];
+  if (r.replaced) lines.push(`replaced ${r.tool}@${r.replaced.version} (${r.replaced.integrity})`);
+  if (r.signedBy) lines.push(`signature verified: ${r.signedBy}`);
+  return lines.join("\n");
+}
+
+/** One line per remote tool: where its tag points now. */
+export function renderOutdated(entries: readonly OutdatedEntry[]): string {
+  if (entries.length === 0) return "no remote tools";
+  return entries.map((e) => `${e.tool}  ${e.reference}  locked ${short(e.locked)}  ${e.outdated ? `now ${short(e.latest)} (run "kiwi update ${e.tool}")` : "up to date"}`).join("\n");
 }
