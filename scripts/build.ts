@@ -11,7 +11,7 @@ const root = join(import.meta.dir, "..");
 rmSync(join(root, "dist"), { recursive: true, force: true });
 mkdirSync(join(root, "dist"), { recursive: true });
 const proc = Bun.spawnSync(
-  [process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--splitting", join(root, "src/cli.ts"), "--outfile", join(root, "dist/kiwi")],
+  [process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--splitting", join(root, "src/bin.ts"), "--outfile", join(root, "dist/kiwi")],
   { cwd: root, stdout: "inherit", stderr: "inherit" },
 );
 process.exit(proc.exitCode ?? 1);

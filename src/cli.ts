@@ -7,6 +7,7 @@ import { createContext } from "./context.ts";
 import { KiwiError, toKiwiError } from "./errors.ts";
 import { errorDocument, renderError } from "./ui/error.ts";
 import { registerRoot } from "./commands/_root.ts";
+import { COMMAND_SUMMARIES } from "./commands/_summaries.ts";
 import { suggest } from "./resolve/suggest.ts";
 import { showJson, showNote, showResult } from "./ui/output.ts";
 
@@ -55,7 +56,7 @@ export async function main(rawArgs: string[]): Promise<number> {
     const [cmd, parent, path] = await resolveCommand(root, rawArgs);
     if (flags.includes("--help") || flags.includes("-h") || (!cmd.run && path.length === rawArgs.length)) {
       // citty pads its columns; trailing blanks are noise in terminals and snapshots.
-      const usage = (await renderUsage(await withKebabFlags(cmd), parent)).replace(/[ \t]+$/gm, "").trimEnd() + (await import("./commands/_examples.ts")).renderExamples(path);
+      const usage = (await renderUsage(await withKebabFlags(cmd === root ? rootForHelp() : cmd), parent)).replace(/[ \t]+$/gm, "").trimEnd() + (await import("./commands/_examples.ts")).renderExamples(path);
       showResult(`${createContext().color ? usage : stripAnsi(usage)}\n`);
       return 0;
     }
@@ -77,6 +78,12 @@ export async function main(rawArgs: string[]): Promise<number> {
 /** Removes ANSI colour codes (citty colours help text whatever the terminal is). */
 export function stripAnsi(text: string): string {
   return text.replace(/\x1b\[[0-9;]*m/g, "");
+}
+
+/** The root command with each subcommand reduced to its name and summary, so help loads none of them. */
+function rootForHelp(): CommandDef<any> {
+  const subCommands = Object.fromEntries(Object.keys(COMMANDS).map((name) => [name, { meta: { name, description: COMMAND_SUMMARIES[name] ?? "" } }]));
+  return { ...root, subCommands };
 }
 
 function isCittyError(error: unknown): boolean {

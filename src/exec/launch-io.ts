@@ -14,6 +14,8 @@ export interface LaunchContext {
   env: Readonly<Record<string, string | undefined>>;
   home: string;
   projectRoot: string;
+  /** Where the bubblewrap probe's verdict is remembered across runs (omit to probe every process). */
+  cacheDir?: string;
 }
 
 /** The chain's declared capabilities and limits, tool first. */
@@ -39,6 +41,7 @@ export function applyLauncher(plans: SubprocessPlan[], links: readonly (LinkInpu
       { toolId: plan.tool, argv: spec.argv, runDirs, cwd: spec.cwd, env: spec.env, capabilities, limits, home: ctx.home, projectRoot: ctx.projectRoot },
       ctx.mode,
       ctx.env,
+      ctx.cacheDir,
     );
     spec.launch = sandbox.argv;
     spec.env = sandbox.env;

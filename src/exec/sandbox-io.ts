@@ -2,6 +2,7 @@
 // resolves the command a run starts; then asks sandbox-plan.ts for the launch. The I/O half of the sandbox.
 import { realpathSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { rememberProbe, rememberedProbe } from "./sandbox-probe-io.ts";
 import { namespaceArgs, planSandbox, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-plan.ts";
 
 const probes = new Map<string, SandboxProbe>();
@@ -11,7 +12,7 @@ let warnedUnavailable = false;
  * Looks for bwrap (KIWI_BWRAP, else PATH), prlimit and setpriv, and runs `bwrap … true` with the
  * namespaces a sandbox uses to learn whether they work here. Cached per process and bwrap path.
  */
-export function probeSandbox(env: Readonly<Record<string, string | undefined>>): SandboxProbe {
+export function probeSandbox(env: Readonly<Record<string, string | undefined>>, cacheDir?: string): SandboxProbe {
   const path = env.PATH ?? "/usr/bin:/bin";
   const override = env.KIWI_BWRAP;
   const bwrap = override !== undefined ? (override === "" ? null : findCommand(override, path)) : findCommand("bwrap", path);
@@ -30,6 +31,12 @@ export function probeSandbox(env: Readonly<Record<string, string | undefined>>):
   if (!bwrap) probe.reason = override !== undefined ? `KIWI_BWRAP="${override}" is not an executable` : "bubblewrap (bwrap) is not installed";
   else {
     const argv = [bwrap, ...namespaceArgs(uid, false), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true"];
+    const remembered = cacheDir === undefined ? undefined : rememberedProbe(cacheDir, argv);
+    if (remembered) {
+      Object.assign(probe, remembered.verdict);
+      probes.set(key, probe);
+      return probe;
+    }
     try {
       const r = Bun.spawnSync(argv, { stdin: "ignore", stdout: "ignore", stderr: "pipe", env: {}, timeout: 10_000 });
       probe.usable = r.exitCode === 0;
@@ -40,6 +47,7 @@ export function probeSandbox(env: Readonly<Record<string, string | undefined>>):
     } catch (error) {
       probe.reason = `${bwrap} could not be started (${error instanceof Error ? error.message : String(error)})`;
     }
+    if (cacheDir !== undefined) rememberProbe(cacheDir, argv, { usable: probe.usable, ...(probe.reason !== undefined ? { reason: probe.reason } : {}) });
   }
   probes.set(key, probe);
   return probe;
@@ -70,8 +78,8 @@ export type SandboxInput = Omit<SandboxRequest, "commandRealPath">;
  * Plans the launch of one run under `mode`: resolves argv[0] through the tool's PATH, probes, and
  * builds the plan. The "no sandbox" warning is returned only the first time in a process.
  */
-export function prepareSandbox(input: SandboxInput, mode: SandboxMode, env: Readonly<Record<string, string | undefined>>): SandboxPlan {
-  const probe = mode === "off" ? offProbe(env) : probeSandbox(env);
+export function prepareSandbox(input: SandboxInput, mode: SandboxMode, env: Readonly<Record<string, string | undefined>>, cacheDir?: string): SandboxPlan {
+  const probe = mode === "off" ? offProbe(env) : probeSandbox(env, cacheDir);
   const command = input.argv[0] ?? "";
   const resolved = findCommand(command, input.env.PATH ?? env.PATH ?? "/usr/bin:/bin", input.cwd) ?? command;
   const req: SandboxRequest = { ...input, argv: [resolved, ...input.argv.slice(1)], commandRealPath: realCommandPath(resolved) };

@@ -1,10 +1,12 @@
 // The probe and the modes on this machine: a working bubblewrap is found and used; a missing or
 // broken one (simulated with KIWI_BWRAP) makes auto warn once and require refuse.
 import { afterEach, describe, expect, test } from "bun:test";
+import { appendFileSync, chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
 import { probeSandbox, prepareSandbox, resetSandboxProbe } from "../../src/exec/sandbox-io.ts";
 import { launch, sandboxFixture, sandboxInput } from "../helpers/sandbox.ts";
-import { cleanupTemps } from "../helpers/tree.ts";
+import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
 afterEach(() => {
   resetSandboxProbe();
@@ -27,6 +29,54 @@ describe("probeSandbox", () => {
   ])("reports %s as unusable", (_name, env, reason) => {
     const probe = probeSandbox({ ...process.env, ...env });
     expect([probe.usable, probe.reason]).toEqual([false, reason]);
+  });
+});
+
+describe("the probe remembered across processes", () => {
+  // A bwrap that logs each run, so a test can count how often the probe really ran.
+  const countingBwrap = (body = 'exec "$REAL" "$@"') => {
+    const dir = makeTemp("kiwi-probe-");
+    const log = join(dir, "runs.log");
+    const bwrap = join(dir, "bwrap");
+    writeFileSync(bwrap, `#!/bin/bash\necho run >> ${JSON.stringify(log)}\nREAL=${JSON.stringify(Bun.which("bwrap"))}\n${body}\n`, { mode: 0o755 });
+    return { env: { ...process.env, KIWI_BWRAP: bwrap }, cacheDir: join(dir, "cache"), bwrap, runs: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").length - 1 : 0) };
+  };
+
+  test("a later process reuses a working verdict without running bwrap", () => {
+    const fx = countingBwrap();
+    expect(probeSandbox(fx.env, fx.cacheDir).usable).toBe(true);
+    resetSandboxProbe(); // as if a new kiwi process started
+    const again = probeSandbox(fx.env, fx.cacheDir);
+    expect([again.usable, again.bwrap, fx.runs()]).toEqual([true, fx.bwrap, 1]);
+  });
+
+  test("a changed bwrap file is probed again", () => {
+    const fx = countingBwrap();
+    probeSandbox(fx.env, fx.cacheDir);
+    resetSandboxProbe();
+    appendFileSync(fx.bwrap, "# reinstalled\n");
+    probeSandbox(fx.env, fx.cacheDir);
+    expect(fx.runs()).toBe(2);
+  });
+
+  test("a failed probe is not remembered: the next process asks again", () => {
+    const fx = countingBwrap("exit 1");
+    expect(probeSandbox(fx.env, fx.cacheDir).usable).toBe(false);
+    resetSandboxProbe();
+    expect(probeSandbox(fx.env, fx.cacheDir).usable).toBe(false);
+    expect(fx.runs()).toBe(2);
+  });
+
+  test("a damaged memo is ignored and the probe runs", () => {
+    const fx = countingBwrap();
+    probeSandbox(fx.env, fx.cacheDir);
+    resetSandboxProbe();
+    for (const file of listFiles(join(fx.cacheDir, "exec", "probes"))) {
+      chmodSync(file, 0o644);
+      writeFileSync(file, "garbage\n{}");
+    }
+    expect(probeSandbox(fx.env, fx.cacheDir).usable).toBe(true);
+    expect(fx.runs()).toBe(2);
   });
 });
 
@@ -70,3 +120,9 @@ describe("modes without bubblewrap", () => {
     expect([plan.active, plan.warnings, plan.argv.slice(-3)]).toEqual([false, [], [expect.stringMatching(/\/bash$/), "-c", "true"]]);
   });
 });
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}

@@ -1,0 +1,13 @@
+// The compiled binary's entry point. `kiwi --version` answers before anything else loads (citty,
+// the context, the error renderer): that keeps it at the cost of starting any compiled Bun binary.
+// Everything else goes to cli.ts's main(), the one place that sets the exit code.
+import { writeSync } from "node:fs";
+import pkg from "../package.json" with { type: "json" };
+
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
+  writeSync(1, `${pkg.version}\n`);
+} else {
+  const { main } = await import("./cli.ts");
+  process.exit(await main(argv));
+}
