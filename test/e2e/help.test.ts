@@ -2,7 +2,8 @@
 // compiled binary: each command and flag described, with examples, and no colour codes unless a
 // terminal asks for them and NO_COLOR does not forbid them.
 import { describe, expect, test } from "bun:test";
-import { root } from "../../src/cli.ts";
+import { COMMANDS, root } from "../../src/cli.ts";
+import { COMMAND_SUMMARIES } from "../../src/commands/_summaries.ts";
 import { EXAMPLES } from "../../src/commands/_examples.ts";
 import { flattenTree, resolveCompletionTree } from "../../src/completion/model.ts";
 import { KIWI_BIN, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
@@ -26,6 +27,11 @@ describe("kiwi --help", () => {
       ...n.children.filter((c) => !c.description).map((c) => c.path.join(" ")),
     ]);
     expect(bare).toEqual([]);
+  });
+
+  test("the root help's summary table says what each command's own description says", async () => {
+    const described = Object.fromEntries(await Promise.all(Object.entries(COMMANDS).map(async ([name, load]) => [name, (await load()).meta?.description] as const)));
+    expect(COMMAND_SUMMARIES).toEqual(described);
   });
 
   test("-h is --help", async () => {
