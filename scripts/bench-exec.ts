@@ -1,7 +1,11 @@
-// Benchmarks `kiwi exec` (the compiled binary) against running the same work directly, in the same
-// run: (1) a warm three-link chain (python script -> python_runtime -> subprocess) vs `python3
-// script.py` on the same stdin; (2) a warm api tool against a local Bun.serve vs a plain fetch of
-// the same URL (curl, and fetch in a fresh bun process). Prints medians, overheads and ratios.
+// Benchmarks `kiwi exec` (the compiled binary) against its floor, measured in the same run: what no
+// CLI can avoid is starting a compiled Bun binary (a hello world built here with kiwi's own build
+// flags) and starting the tool itself. (1) warm three-link chains (a python and a bash script ->
+// their runtime -> subprocess) with --sandbox=off against hello world + the script run directly;
+// the sandboxed call against hello world + the very launch kiwi plans (bwrap with the same mounts,
+// setpriv, prlimit, the tool) run directly; `kiwi --version` and `--help` against hello world.
+// (2) a warm api tool against a local Bun.serve vs a plain fetch of the same URL.
+// Prints medians, overheads and ratios.
 // Usage: bun run build && bun run scripts/bench-exec.ts [runs=40] [path/to/kiwi (default dist/kiwi)]
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +34,17 @@ for (const [path, text] of Object.entries(files)) {
   writeFileSync(join(project, path), text);
 }
 writeFileSync(join(work, "script.py"), SCRIPT);
+const BASH = 'read -r line\necho "${#line} bytes"\n';
+mkdirSync(join(project, ".ai/tools/counter"), { recursive: true });
+writeFileSync(join(project, ".ai/tools/counter/tool.yaml"), "tool_id: counter\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\nparameters:\n  - { name: numbers, type: array, required: true }\n");
+writeFileSync(join(project, ".ai/tools/counter/main.sh"), BASH);
+writeFileSync(join(work, "script.sh"), BASH);
+
+// The hello world, compiled as kiwi is (scripts/build.ts).
+writeFileSync(join(work, "hello.ts"), 'console.log("hi");\n');
+const helloBuild = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", join(work, "hello.ts"), "--outfile", join(work, "hello")], { stdout: "pipe", stderr: "pipe" });
+if (helloBuild.exitCode !== 0) throw new Error(`compiling the hello-world binary failed: ${helloBuild.stderr.toString()}`);
+const hello = join(work, "hello");
 
 // The HTTP server lives in its own process: spawnSync below blocks this one.
 const server = Bun.spawn([process.execPath, "-e", "const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ forecast: { daily: [1,2,3,4,5,6,7,8,9] } }) }); console.log(s.port);"], { stdout: "pipe" });
@@ -59,12 +74,29 @@ function compare(cases: Record<string, () => number>): Record<string, number> {
 }
 
 time([kiwi, "lock"]);
+time([kiwi, "exec", "summer"], INPUT); // materialises the run directory the dry run below names
 const py = Bun.which("python3", { PATH: env.PATH })!;
+const bash = Bun.which("bash", { PATH: env.PATH })!;
+// The launch kiwi plans for the sandboxed call (bwrap, its mounts, setpriv, prlimit, the tool).
+const dry = Bun.spawnSync([kiwi, "exec", "summer", "--dry-run"], { cwd: project, env, stdin: new TextEncoder().encode(INPUT), stdout: "pipe", stderr: "pipe" });
+const planned = JSON.parse(dry.stdout.toString()) as { subprocess: { launch: string[]; cwd: string; env: Record<string, string> }; sandbox?: { active: boolean } };
+const launch = planned.subprocess;
+const launchDirect = () => {
+  const t = performance.now();
+  const r = Bun.spawnSync(launch.launch, { cwd: launch.cwd, env: launch.env, stdin: new TextEncoder().encode(INPUT), stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`the planned launch failed (${r.exitCode}): ${r.stderr.toString()}`);
+  return performance.now() - t;
+};
 const chain = compare({
+  "hello-world binary": () => time([hello]),
   "python3 script.py": () => time([py, join(work, "script.py")], INPUT),
-  "kiwi exec --sandbox=off": () => time([kiwi, "exec", "summer", "--sandbox=off"], INPUT),
-  "kiwi exec (sandbox auto)": () => time([kiwi, "exec", "summer"], INPUT),
+  "bash script.sh": () => time([bash, join(work, "script.sh")], INPUT),
+  "planned launch, direct": launchDirect,
+  "kiwi exec py --sandbox=off": () => time([kiwi, "exec", "summer", "--sandbox=off"], INPUT),
+  "kiwi exec sh --sandbox=off": () => time([kiwi, "exec", "counter", "--sandbox=off"], INPUT),
+  "kiwi exec py (sandbox auto)": () => time([kiwi, "exec", "summer"], INPUT),
   "kiwi --version": () => time([kiwi, "--version"]),
+  "kiwi --help": () => time([kiwi, "--help"]),
 });
 const curl = Bun.which("curl");
 const api = compare({
@@ -85,6 +117,17 @@ const report = (title: string, medians: Record<string, number>, baseline: string
     console.log(`  ${s} vs ${baseline}: overhead ${fmt(m - b)}, ratio ${(m / b).toFixed(2)}`);
   }
 };
-report("1. three-link chain, warm", chain, "python3 script.py", ["kiwi exec --sandbox=off", "kiwi exec (sandbox auto)"]);
+console.log(`\n1. three-link chains, warm (median of ${runs} runs each, interleaved)`);
+for (const [k, v] of Object.entries(chain)) console.log(`  ${k.padEnd(30)} ${fmt(v)}`);
+const floor = (label: string, subject: string, parts: string[], target: number) => {
+  const base = parts.reduce((sum, p) => sum + chain[p]!, 0);
+  const m = chain[subject]!;
+  console.log(`  ${subject} vs ${label} (${parts.join(" + ")} = ${fmt(base)}): overhead ${fmt(m - base)}, ratio ${(m / base).toFixed(2)} (target <= ${target})`);
+};
+floor("floor", "kiwi exec py --sandbox=off", ["hello-world binary", "python3 script.py"], 1.15);
+floor("floor", "kiwi exec sh --sandbox=off", ["hello-world binary", "bash script.sh"], 1.15);
+floor(`sandboxed floor${planned.sandbox?.active ? "" : " (NO SANDBOX HERE)"}`, "kiwi exec py (sandbox auto)", ["hello-world binary", "planned launch, direct"], 1.15);
+floor("floor", "kiwi --version", ["hello-world binary"], 1.2);
+floor("floor", "kiwi --help", ["hello-world binary"], 1.2);
 report("2. api tool against a local Bun.serve, warm", api, curl ? "curl -s URL" : "bun -e fetch(URL)", ["kiwi exec weather"]);
 if (curl) console.log(`  kiwi exec weather vs bun -e fetch(URL): overhead ${fmt(api["kiwi exec weather"]! - api["bun -e fetch(URL)"]!)}`);

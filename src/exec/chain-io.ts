@@ -12,6 +12,8 @@ import { type ManifestSyntax, type ParsedManifest, decodeManifest, parseManifest
 import { parseJsonLossless } from "../manifest/json.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
+import { type ReadLockfile, readLockfileText } from "../lockfile/fs.ts";
+import { lockfileFromCheckedText, parseLockfile, parseRenderedLockfile } from "../lockfile/parse.ts";
 import { type TreeTool, hashProjectTools } from "../lockfile/tree-io.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 
@@ -40,6 +42,23 @@ export function parseManifestMemo(bytes: Uint8Array, syntax: ManifestSyntax, cac
   const parsed = parseManifestText(decodeManifest(bytes), syntax);
   if (key !== undefined && parsed !== "none" && parsed.warnings.length === 0) writeMemo(cacheDir!, "manifests", key, renderCanonicalJson(parsed.value));
   return parsed;
+}
+
+/**
+ * The project's lockfile, through the memo: bytes that one process fully checked (schema, digests,
+ * semantics) are the same valid lockfile for the next, which then only JSON.parses them. Only text
+ * kiwi rendered itself is remembered (JSON.parse loses nothing from it); anything else, and every
+ * refusal, goes through parseLockfile each time.
+ */
+export function readLockfileMemo(root: string, cacheDir: string): ReadLockfile | undefined {
+  const text = readLockfileText(root);
+  if (text === undefined) return undefined;
+  const key = memoKey("lockfiles", text);
+  if (readMemo(cacheDir, "lockfiles", key) === "checked") return { lock: lockfileFromCheckedText(text), text };
+  const rendered = parseRenderedLockfile(text);
+  if (!rendered) return { lock: parseLockfile(text), text };
+  writeMemo(cacheDir, "lockfiles", key, "checked");
+  return { lock: rendered, text };
 }
 
 /** Hashes the given tools (file bytes through the stat cache) into integrities and file entries. */

@@ -7,13 +7,12 @@ import { KiwiError } from "../errors.ts";
 import { formatDigest, shortDigest } from "../integrity/digest.ts";
 import { resolveLockedChain } from "../lockfile/chain.ts";
 import type { FileChange } from "../lockfile/diff.ts";
-import { readLockfile } from "../lockfile/fs.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import type { TreeTool } from "../lockfile/tree-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { LockedTool } from "../schema/lockfile.ts";
-import { assertNoReadErrors, hashChainTools, readToolAt } from "./chain-io.ts";
+import { assertNoReadErrors, hashChainTools, readLockfileMemo, readToolAt } from "./chain-io.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 import { checkChildSchemas } from "./schema.ts";
 
@@ -55,7 +54,7 @@ export interface VerifyOptions {
 /** Resolves and verifies the chain of `toolId`; throws a coded error naming the failing link. */
 export function verifyChain(ctx: Context, toolId: string, options: VerifyOptions): VerifiedChain {
   const root = findProjectRoot(ctx.cwd);
-  const read = readLockfile(root);
+  const read = readLockfileMemo(root, ctx.cacheDir);
   if (!read && !options.unlocked) {
     throw new KiwiError("E_LOCK_MISSING", `${LOCKFILE_NAME} does not exist in ${root}; kiwi exec runs only locked tools`, {
       hint: 'run "kiwi lock" (or pass --unlocked while developing)',

@@ -61,10 +61,28 @@ export function checkLockfileValue(value: CanonicalValue, file: string = LOCKFIL
     throw invalid(`${first.path || "/"}: ${first.message}`, RESTORE_HINT, { pointer: first.path });
   }
   // Pins keep their lossless values (integer/float identity) so rewriting them changes nothing.
-  const pins = record.mcp_servers as Record<string, CanonicalValue>;
-  const lock: Lockfile = { lockfileVersion: plain.lockfileVersion, tools: plain.tools, ...(plain.remote ? { remote: plain.remote } : {}), mcp_servers: pins as unknown as Record<string, McpPin> };
+  const lock = lockfileOf(plain, record.mcp_servers as Record<string, CanonicalValue>);
   assertSemantics(lock, invalid);
   return lock;
+}
+
+function lockfileOf(plain: Lockfile, pins: Record<string, CanonicalValue>): Lockfile {
+  return { lockfileVersion: plain.lockfileVersion, tools: plain.tools, ...(plain.remote ? { remote: plain.remote } : {}), mcp_servers: pins as unknown as Record<string, McpPin> };
+}
+
+/**
+ * Lockfile text kiwi wrote itself (render(JSON.parse(text)) === text), checked in full, or
+ * undefined for any other text. Such text holds no value JSON.parse loses, so once one process has
+ * checked it, `lockfileFromCheckedText` can rebuild the same Lockfile from the same bytes.
+ */
+export function parseRenderedLockfile(text: string, file: string = LOCKFILE_NAME): Lockfile | undefined {
+  return text.trim() === "" ? undefined : parseRendered(text, file);
+}
+
+/** The Lockfile of text parseRenderedLockfile accepted before (the caller keys that fact by the bytes). */
+export function lockfileFromCheckedText(text: string): Lockfile {
+  const plain = JSON.parse(text) as Lockfile;
+  return lockfileOf(plain, plain.mcp_servers as unknown as Record<string, CanonicalValue>);
 }
 
 /**
