@@ -6,6 +6,7 @@ import type { StatCache } from "../cache/stat-cache-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
+import { type CanonicalValue, survivesJsonParse } from "../integrity/value.ts";
 import { BUILTIN_ROOT, builtinTool } from "../manifest/builtins.ts";
 import { type Project, readToolAt as readManifestAt } from "../manifest/discover-io.ts";
 import { type ManifestSyntax, type ParsedManifest, decodeManifest, parseManifestText } from "../manifest/forms.ts";
@@ -33,16 +34,27 @@ export function readToolAt(root: string, source: string, cacheDir?: string): { t
 /**
  * Parses manifest bytes, through the memo when a cache is given: the same bytes in the same syntax
  * always parse to the same document, so a warm run reads it back as canonical JSON (no YAML).
- * Documents with warnings are never memoised, so their findings are never lost.
+ * Documents with warnings are never memoised, so their findings are never lost. A document with
+ * nothing JSON.parse loses (no integral float, no big integer: nearly every manifest) is marked
+ * so, and read back by the native JSON.parse rather than the lossless parser.
  */
 export function parseManifestMemo(bytes: Uint8Array, syntax: ManifestSyntax, cacheDir: string | undefined): ParsedManifest | "none" {
   const key = cacheDir === undefined ? undefined : memoKey("manifests", syntax, bytes);
   const hit = key === undefined ? undefined : readMemo(cacheDir!, "manifests", key);
-  if (hit !== undefined) return { value: parseJsonLossless(hit, { positions: false }).value, locate: () => undefined, warnings: [] };
+  if (hit !== undefined && (hit[0] === PLAIN || hit[0] === LOSSLESS)) {
+    const json = hit.slice(1);
+    return { value: hit[0] === PLAIN ? (JSON.parse(json) as CanonicalValue) : parseJsonLossless(json, { positions: false }).value, locate: () => undefined, warnings: [] };
+  }
   const parsed = parseManifestText(decodeManifest(bytes), syntax);
-  if (key !== undefined && parsed !== "none" && parsed.warnings.length === 0) writeMemo(cacheDir!, "manifests", key, renderCanonicalJson(parsed.value));
+  if (key !== undefined && parsed !== "none" && parsed.warnings.length === 0) {
+    writeMemo(cacheDir!, "manifests", key, `${survivesJsonParse(parsed.value) ? PLAIN : LOSSLESS}${renderCanonicalJson(parsed.value)}`);
+  }
   return parsed;
 }
+
+/** The first character of a manifest memo: how to read the canonical JSON after it. */
+const PLAIN = "P";
+const LOSSLESS = "L";
 
 /**
  * The project's lockfile, through the memo: bytes that one process fully checked (schema, digests,

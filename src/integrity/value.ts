@@ -52,6 +52,18 @@ export function toPlain(value: CanonicalValue): unknown {
   return out;
 }
 
+/**
+ * Whether JSON.parse of the value's canonical text gives the value back: true unless it holds an
+ * integral float (`Float`) or an integer past 2^53 (`bigint`), the two things JSON.parse loses.
+ */
+export function survivesJsonParse(value: CanonicalValue): boolean {
+  if (value === null || typeof value !== "object") return typeof value !== "bigint";
+  if (value instanceof Float) return false;
+  if (Array.isArray(value)) return value.every(survivesJsonParse);
+  for (const key of Object.keys(value)) if (!survivesJsonParse(value[key]!)) return false;
+  return true;
+}
+
 /** A plain object (not null, not an array): a JSON mapping. */
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
