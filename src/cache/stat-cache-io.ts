@@ -18,10 +18,16 @@ export const RACY_MARGIN_MS = 2000;
 
 const FORMAT = 2;
 
-type Row = [size: number, mtimeMs: number, ctimeMs: number, ino: number, sha256: string];
+export type Row = [size: number, mtimeMs: number, ctimeMs: number, ino: number, sha256: string];
 
 /** A tool's integrity memo: the digest of everything integrity is computed from, and the result. */
-type ToolMemo = [inputDigest: string, integrity: string, manifestDigest: string];
+export type ToolMemo = [inputDigest: string, integrity: string, manifestDigest: string];
+
+/** The rows and tool memos one run looked up or recorded: a subset a caller may keep on its own. */
+export interface StatSubset {
+  entries: Record<string, Row>;
+  tools: Record<string, ToolMemo>;
+}
 
 /** A tree that passed the pre-lock check: the digest of its context (kiwi version, options, discovery findings) and each tool's integrity. */
 export interface CheckedTree {
@@ -105,6 +111,11 @@ export class StatCache {
     this.next.set(key, [file.size, file.mtimeMs, file.ctimeMs, file.ino, hex]);
   }
 
+  /** What this run looked up with success or recorded (racy files excluded), and the tool memos it used. */
+  seen(): StatSubset {
+    return { entries: Object.fromEntries(this.next), tools: Object.fromEntries(this.nextTools) };
+  }
+
   /** Writes the cache when it changed (files seen this run only). Returns a warning instead of throwing. */
   save(faults?: Faults): string | undefined {
     if (!this.dirty && this.next.size === this.previous.size && this.nextTools.size === this.previousTools.size) return undefined;
@@ -137,6 +148,16 @@ export function loadStatCache(cacheDir: string, root: string, startedAt: number)
     // No stat cache yet, or a damaged one: every file is hashed, which is always correct.
   }
   return new StatCache(file, root, previous, startedAt, tools, checked);
+}
+
+/**
+ * A read-only stat cache over a subset kept elsewhere (exec's chain memo), its rows and memos
+ * checked like the project file's. It is never saved (its file name is empty).
+ */
+export function statCacheOf(root: string, subset: StatSubset, startedAt: number): StatCache {
+  const entries = new Map(Object.entries(subset.entries ?? {}).filter(([, row]) => isRow(row)));
+  const tools = new Map(Object.entries(subset.tools ?? {}).filter(([, m]) => isMemo(m)));
+  return new StatCache("", root, entries, startedAt, tools);
 }
 
 function isMemo(memo: unknown): memo is ToolMemo {

@@ -1,7 +1,7 @@
 // Verification before anything runs: the chain is resolved from tool.lock.json (or, unlocked, from
 // the validated tree), every link's integrity is recomputed from its files and compared with the
 // lockfile, and every parent->child pair must satisfy the parent's child_schemas.
-import { loadStatCache } from "../cache/stat-cache-io.ts";
+import { type StatCache, loadStatCache } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest, shortDigest } from "../integrity/digest.ts";
@@ -11,7 +11,8 @@ import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import type { TreeTool } from "../lockfile/tree-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
-import type { LockedTool } from "../schema/lockfile.ts";
+import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
+import { type ChainIndex, readChainIndex, writeChainIndex } from "./chain-memo-io.ts";
 import { assertNoReadErrors, hashChainTools, readLockfileMemo, readToolAt } from "./chain-io.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 import { checkChildSchemas } from "./schema.ts";
@@ -54,19 +55,41 @@ export interface VerifyOptions {
 /** Resolves and verifies the chain of `toolId`; throws a coded error naming the failing link. */
 export function verifyChain(ctx: Context, toolId: string, options: VerifyOptions): VerifiedChain {
   const root = findProjectRoot(ctx.cwd);
-  const read = readLockfileMemo(root, ctx.cacheDir);
-  if (!read && !options.unlocked) {
-    throw new KiwiError("E_LOCK_MISSING", `${LOCKFILE_NAME} does not exist in ${root}; kiwi exec runs only locked tools`, {
-      hint: 'run "kiwi lock" (or pass --unlocked while developing)',
-    });
-  }
-  const chain = options.unlocked ? resolveUnlocked(ctx, root, toolId) : resolveLocked(ctx, root, read!.lock, toolId);
+  const chain = options.unlocked ? resolveUnlocked(ctx, root, toolId) : verifyLocked(ctx, root, toolId);
   const warnings = options.unlocked ? [`running ${toolId} unlocked: ${LOCKFILE_NAME} is not compared (development mode; --unlocked or KIWI_UNLOCKED=1)`, ...chain.warnings] : chain.warnings;
   assertChildSchemas(chain.links, options.strict === true, warnings, ctx.cacheDir);
   return { ...chain, warnings };
 }
 
-function resolveLocked(ctx: Context, root: string, lock: import("../schema/lockfile.ts").Lockfile, toolId: string): VerifiedChain {
+/**
+ * The locked chain through exec's chain index when tool.lock.json is unchanged since the index was
+ * written (no lockfile parse, no project-wide stat cache), else from the lockfile and the project's
+ * stat cache; a chain verified the slow way, or whose files had to be re-hashed, is indexed.
+ */
+function verifyLocked(ctx: Context, root: string, toolId: string): VerifiedChain {
+  const index = readChainIndex(ctx.cacheDir, root, toolId, ctx.now());
+  if (index.hit) {
+    const chain = resolveLocked(ctx, root, index.hit.lock, toolId, index.hit.statCache);
+    if (index.hit.statCache.misses > 0) rememberChain(ctx, root, toolId, index.lockStat!, index.hit.lock, chain, index.hit.statCache);
+    return chain;
+  }
+  const read = index.lockStat === undefined ? undefined : readLockfileMemo(root, ctx.cacheDir);
+  if (!read) {
+    throw new KiwiError("E_LOCK_MISSING", `${LOCKFILE_NAME} does not exist in ${root}; kiwi exec runs only locked tools`, {
+      hint: 'run "kiwi lock" (or pass --unlocked while developing)',
+    });
+  }
+  const statCache = readOnlyStatCache(ctx, root);
+  const chain = resolveLocked(ctx, root, read.lock, toolId, statCache);
+  rememberChain(ctx, root, toolId, index.lockStat!, read.lock, chain, statCache);
+  return chain;
+}
+
+function rememberChain(ctx: Context, root: string, toolId: string, lockStat: NonNullable<ChainIndex["lockStat"]>, lock: Lockfile, chain: VerifiedChain, statCache: StatCache): void {
+  writeChainIndex(ctx.cacheDir, root, toolId, { lockStat, lock, ids: chain.links.map((l) => l.tool.id), seen: statCache.seen() }, ctx.now());
+}
+
+function resolveLocked(ctx: Context, root: string, lock: Lockfile, toolId: string, statCache: StatCache): VerifiedChain {
   if (!lock.tools[toolId]) throw notLocked(root, toolId, Object.keys(lock.tools));
   const ids = resolveLockedChain(lock, toolId).map((ref) => ref.slice(0, ref.lastIndexOf("@")));
   const tools: Tool[] = ids.map((id, i) => {
@@ -88,7 +111,7 @@ function resolveLocked(ctx: Context, root: string, lock: import("../schema/lockf
     }
     return tool;
   });
-  const hashed = hashChainTools(root, tools, readOnlyStatCache(ctx, root));
+  const hashed = hashChainTools(root, tools, statCache);
   const warnings: string[] = [];
   const links: VerifiedLink[] = hashed.map((h, i) => ({ tool: tools[i]!, hashed: h, integrity: formatDigest(h.integrity), locked: lock.tools[ids[i]!] }));
   const mismatches = links.map((l, i) => describeMismatch(l, i, links)).filter((m): m is Mismatch => m !== undefined);

@@ -35,7 +35,7 @@ describe("parseManifestMemo", () => {
     const text = "tool_id: f\nversion: 1.0.0\nconfig: { one: 1.0, big: 12345678901234567890 }\n";
     parseManifestMemo(bytes(text), "yaml", cache);
     const warm = parseManifestMemo(bytes(text), "yaml", cache);
-    const config = (warm as { value: { config: Record<string, unknown> } }).value.config;
+    const config = (warm as unknown as { value: { config: Record<string, unknown> } }).value.config;
     expect(config.one).toBeInstanceOf(Float);
     expect(config.big).toBe(12345678901234567890n);
   });
