@@ -18,6 +18,7 @@ import { compareTreeToLock } from "./compare.ts";
 import { type LockDiff, diffLockfiles } from "./diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "./fs.ts";
 import { parseLockfile } from "./parse.ts";
+import { type RawFingerprint, rawTreeFingerprint } from "./raw-tree-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "./tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "./unchanged.ts";
 
@@ -49,10 +50,14 @@ export interface LockResult {
 export async function lockProject(ctx: Context, options: LockOptions = {}): Promise<LockResult> {
   // Cold (no stat cache yet): hash on a second core while discovery parses every manifest.
   const root = findProjectRoot(ctx.cwd);
+  // Taken before anything is read, so a file changed while this run reads it differs next time.
+  const raw = options.needTree ? undefined : rawTreeFingerprint(root, [pkg.version, options.strict === true], ctx.now());
+  const unchanged = raw && !raw.racy ? unchangedTree(ctx, root, raw.digest) : undefined;
+  if (unchanged) return unchanged;
   const prehash = existsSync(join(ctx.cacheDir, statRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
   try {
     const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
-    return await withProjectLock(project.root, () => lockLocked(ctx, project, options, prehash));
+    return await withProjectLock(project.root, () => lockLocked(ctx, project, options, prehash, raw));
   } finally {
     prehash?.cancel();
   }
@@ -87,7 +92,30 @@ export async function hashAndCheck(
   return { tree, findings: verdict.findings };
 }
 
-async function lockLocked(ctx: Context, project: Project, options: LockOptions, prehash?: PrehashRun): Promise<LockResult> {
+/**
+ * The result of a lock that has nothing to do, when the raw fingerprint of .ai/tools and the
+ * lockfile's bytes are what the last run that wrote or confirmed the lockfile left: no discovery,
+ * no hashing, no check.
+ */
+function unchangedTree(ctx: Context, root: string, rawDigest: string): LockResult | undefined {
+  const memo = loadTreeMemo(ctx.cacheDir, root);
+  if (memo?.raw?.digest !== rawDigest) return undefined;
+  const text = readLockfileText(root);
+  if (text === undefined || sha256Hex(text) !== memo.lockfile) return undefined;
+  const { tools, files, mcpServers } = memo.raw;
+  return {
+    root,
+    lockfile: lockfilePath(root),
+    mcpServers,
+    warnings: [],
+    written: false,
+    diff: { added: [], removed: [], changed: [] },
+    findings: [],
+    stats: { tools, files, hashed: 0, reused: files, memo: true },
+  };
+}
+
+async function lockLocked(ctx: Context, project: Project, options: LockOptions, prehash?: PrehashRun, raw?: RawFingerprint): Promise<LockResult> {
   const faults = faultsFromEnv(ctx.env);
   const startedAt = ctx.now();
   const warnings: string[] = [];
@@ -104,7 +132,10 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const fingerprint = fingerprintTree(project, [pkg.version, options.strict === true], startedAt);
   const memo = text === undefined ? undefined : loadTreeMemo(ctx.cacheDir, project.root);
   const textDigest = text === undefined ? "" : sha256Hex(text);
+  const rawMemo = raw && !raw.racy ? { digest: raw.digest, tools: project.tools.length, files: fileCount, mcpServers: base.mcpServers } : undefined;
   if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
+    // The raw fingerprint may be new (the first run of a kiwi that has it, a touched file with the same content).
+    if (rawMemo && memo.raw?.digest !== rawMemo.digest) saveTreeMemo(ctx.cacheDir, project.root, { ...memo, raw: rawMemo }, faults);
     const stats = { tools: project.tools.length, files: fileCount, hashed: 0, reused: fileCount, memo: true };
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
   }
@@ -124,7 +155,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   }
   const stats = { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits, memo: false };
   const remember = (finalText: string) => {
-    if (!fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText) }, faults);
+    if (!fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText), ...(rawMemo ? { raw: rawMemo } : {}) }, faults);
   };
   const quick = renderWithQuickPins(text, tree);
   if (quick && quick.rendered === text) {

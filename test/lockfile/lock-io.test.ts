@@ -1,11 +1,14 @@
 // lockProject in-process, with the clock moved forward so freshly written files are not "racy":
 // the tree memo skips all work when nothing changed and never hides a change.
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
+import pkg from "../../package.json" with { type: "json" };
+import { loadTreeMemo } from "../../src/cache/stat-cache-io.ts";
 import { lockProject } from "../../src/lockfile/lock-io.ts";
+import { rawTreeFingerprint } from "../../src/lockfile/raw-tree-io.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
@@ -55,7 +58,6 @@ describe("lockProject and its tree memo", () => {
     const good = readFileSync(lockPath, "utf8");
     writeFileSync(lockPath, "");
     await expect(lockProject(ctx)).rejects.toMatchObject({ code: "E_LOCK_INVALID" });
-    const { rmSync } = await import("node:fs");
     rmSync(lockPath);
     expect((await lockProject(ctx)).written).toBe(true);
     expect(readFileSync(lockPath, "utf8")).toBe(good);
@@ -98,7 +100,6 @@ describe("the pre-lock check after a change", () => {
   test("re-checks the tools of a removed executor", async () => {
     const { root, ctx } = chainProject();
     await lockProject(ctx);
-    const { rmSync } = await import("node:fs");
     rmSync(join(root, ".ai/tools/rt"), { recursive: true });
     await expect(lockProject(ctx)).rejects.toMatchObject({ code: "E_CHECK_FAILED", details: { findings: expect.arrayContaining([expect.objectContaining({ rule: "chain/missing-executor", tool: "app" })]) } });
   });
@@ -108,5 +109,56 @@ describe("the pre-lock check after a change", () => {
     await lockProject(ctx);
     writeFileSync(join(root, ".ai/tools/app/tool.yaml"), "tool_id: app\ntool_type: script\nversion: 1.0.0\nexecutor: rt@^1\nconfig:\n  entrypoint: missing.py\n");
     await expect(lockProject(ctx)).rejects.toMatchObject({ code: "E_CHECK_FAILED" });
+  });
+});
+
+describe("the raw fingerprint of .ai/tools (an unchanged tree recognised before discovery)", () => {
+  const later = Date.now() + 60_000;
+  const fp = (root: string, extra: unknown = ["v", false]) => rawTreeFingerprint(root, extra, later)!.digest;
+
+  test("a lock records it in the tree memo; the next lock answers from it", async () => {
+    const { root, ctx } = setup();
+    await lockProject(ctx);
+    expect(loadTreeMemo(ctx.cacheDir, root)?.raw).toEqual({ digest: rawTreeFingerprint(root, [pkg.version, false], ctx.now())!.digest, tools: 8, files: 1, mcpServers: [] });
+    const again = await lockProject(ctx);
+    expect([again.written, again.stats.memo, again.stats.tools, again.tree]).toEqual([false, true, 8, undefined]);
+  });
+
+  test("a change after the memo is seen: same-size content, a new file no tool names, a removed file", async () => {
+    const { root, ctx, lockPath } = setup();
+    await lockProject(ctx);
+    writeFileSync(join(root, ".ai/tools/dp/main.py"), "print(7)\n");
+    expect((await lockProject(ctx)).diff.changed.map((c) => c.id)).toEqual(["dp"]);
+    expect(readFileSync(lockPath, "utf8")).toContain(sha256Hex("print(7)\n"));
+    writeFileSync(join(root, ".ai/tools/dp/extra.txt"), "x");
+    expect((await lockProject(ctx)).diff.changed.map((c) => c.id)).toEqual(["dp"]);
+    rmSync(join(root, ".ai/tools/dp/extra.txt"));
+    expect((await lockProject(ctx)).diff.changed.map((c) => c.id)).toEqual(["dp"]);
+  });
+
+  test("changes with every stat part, path and option", () => {
+    const { root } = setup();
+    const before = fp(root);
+    expect(fp(root)).toBe(before);
+    expect(fp(root, ["v", true])).not.toBe(before);
+    writeFileSync(join(root, ".ai/tools/dp/main.py"), "print(9)\n");
+    const edited = fp(root);
+    expect(edited).not.toBe(before);
+    chmodSync(join(root, ".ai/tools/dp/main.py"), 0o755);
+    expect(fp(root)).not.toBe(edited);
+    mkdirSync(join(root, ".ai/tools/empty"));
+    expect(fp(root)).not.toBe(edited);
+  });
+
+  test("a tree with a symbolic link gives none (a link's stat says nothing of its target)", () => {
+    const { root } = setup();
+    symlinkSync("main.py", join(root, ".ai/tools/dp/alias.py"));
+    expect(rawTreeFingerprint(root, [], later)).toBeUndefined();
+  });
+
+  test("a file changed within the racy margin makes it racy", () => {
+    const { root } = setup();
+    expect(rawTreeFingerprint(root, [], Date.now())!.racy).toBe(true);
+    expect(rawTreeFingerprint(root, [], later)!.racy).toBe(false);
   });
 });
