@@ -2,7 +2,8 @@
 // compatible interface hash (§1) and kiwi's full hash (§2). Pure: a wire listing in, digests out.
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { sha256Hex } from "../integrity/digest.ts";
-import type { CanonicalValue } from "../integrity/value.ts";
+import { KiwiError } from "../errors.ts";
+import { type CanonicalValue, Float } from "../integrity/value.ts";
 import { isWireObject, type WireListing, type WireObject, withoutMeta } from "./listing.ts";
 
 /** One component with its canonical text and that text's SHA-256. */
@@ -63,7 +64,7 @@ export function interfaceComponents(listing: WireListing): WireObject[] {
       description: orEmptyString(prompt.description),
       arguments: args.map((arg) => {
         const a: WireObject = isWireObject(arg) ? arg : {};
-        return { name: a.name ?? "", description: orEmptyString(a.description), required: a.required === true };
+        return { name: a.name ?? "", description: orEmptyString(a.description), required: requiredFlag(a.required, prompt.name, a.name) };
       }),
     });
   }
@@ -80,6 +81,37 @@ export function interfaceComponents(listing: WireListing): WireObject[] {
     out.push({ type: "server_instructions", instructions: listing.instructions });
   }
   return out;
+}
+
+/**
+ * A prompt argument's `required` as kiji-safeguard hashes it: the reference reads listings through
+ * the Python SDK, whose pydantic models coerce `"true"`, `"yes"`, `1` and the like to a boolean
+ * (lax mode) and reject what they cannot coerce. Missing or null is false.
+ */
+export function requiredFlag(value: CanonicalValue | undefined, prompt: CanonicalValue | undefined, argument: CanonicalValue | undefined): boolean {
+  const coerced = laxBool(value);
+  if (coerced !== undefined) return coerced;
+  throw new KiwiError("E_MCP", `prompt ${JSON.stringify(String(prompt ?? ""))} argument ${JSON.stringify(String(argument ?? ""))} has required: ${renderCanonicalJson(value!)}, which is not a boolean`, {
+    hint: "the reference client (the Python MCP SDK) rejects this listing too; the server must send true or false",
+    details: { prompt: String(prompt ?? ""), argument: String(argument ?? "") },
+  });
+}
+
+const LAX_TRUE = new Set(["1", "t", "y", "on", "yes", "true"]);
+const LAX_FALSE = new Set(["0", "f", "n", "no", "off", "false"]);
+
+/** pydantic v2's lax bool: booleans, 0/1 (integer or float), and its true/false words in any case. */
+function laxBool(value: CanonicalValue | undefined): boolean | undefined {
+  if (value === undefined || value === null) return false;
+  if (typeof value === "boolean") return value;
+  const n = value instanceof Float ? value.value : typeof value === "bigint" ? Number(value) : typeof value === "number" ? value : undefined;
+  if (n !== undefined) return n === 1 ? true : n === 0 ? false : undefined;
+  if (typeof value === "string") {
+    // pydantic compares ignoring ASCII case only.
+    const word = value.replace(/[A-Z]/g, (c) => c.toLowerCase());
+    return LAX_TRUE.has(word) ? true : LAX_FALSE.has(word) ? false : undefined;
+  }
+  return undefined;
 }
 
 /** The `type` of each §2 component and the key its wire object sits under. */

@@ -51,6 +51,30 @@ describe("kiwi mcp hash --listing (offline)", () => {
   });
 });
 
+describe("prompt arguments' required, as kiji-safeguard hashes it (the Python SDK coerces it)", () => {
+  const listingWith = (required: string) => `{"prompts":[{"name":"summarise","arguments":[{"name":"text","required":${required}}]}]}`;
+  const hashOf = async (required: string) => {
+    const dir = makeTemp();
+    writeFileSync(join(dir, "listing.json"), listingWith(required));
+    return runKiwi(["mcp", "hash", "--listing", "listing.json", "--json"], { cwd: dir });
+  };
+
+  test('"true", "yes", 1 and 1.0 hash as true; "false", "off", 0 and null as false', async () => {
+    const [yes, no] = await Promise.all([hashOf("true"), hashOf("false")]);
+    const truthy = JSON.parse(yes.stdout).interface_hash;
+    const falsy = JSON.parse(no.stdout).interface_hash;
+    expect(truthy).not.toBe(falsy);
+    for (const value of ['"true"', '"Yes"', "1", "1.0"]) expect(JSON.parse((await hashOf(value)).stdout).interface_hash).toBe(truthy);
+    for (const value of ['"false"', '"OFF"', "0", "null"]) expect(JSON.parse((await hashOf(value)).stdout).interface_hash).toBe(falsy);
+  });
+
+  test("a value the reference cannot coerce is refused, naming the prompt and argument", async () => {
+    const r = await hashOf('"maybe"');
+    expect(r.exitCode).toBe(9);
+    expect(r.stderr).toContain('error[E_MCP]: prompt "summarise" argument "text" has required: "maybe", which is not a boolean');
+  });
+});
+
 describe("pins, exec and rug pulls with the SDK-built fixture", () => {
   test("kiwi lock records the server's name, both hashes and a snapshot; exec prints text or the full JSON result", async () => {
     const { root } = await pinnedProject();

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { renderCanonicalJson } from "../../src/integrity/canonical.ts";
 import type { CanonicalValue } from "../../src/integrity/value.ts";
 import { parseJsonLossless } from "../../src/manifest/json.ts";
-import { fullComponents, hashComponents, hashInterface, interfaceComponents, normalizeUri } from "../../src/mcp/interface.ts";
+import { Float } from "../../src/integrity/value.ts";
+import { fullComponents, hashComponents, hashInterface, interfaceComponents, normalizeUri, requiredFlag } from "../../src/mcp/interface.ts";
 import { checkWireListing, parseWireListing } from "../../src/mcp/listing.ts";
 
 const VECTORS_FILE = join(import.meta.dir, "..", "fixtures", "vectors", "mcp-interface.json");
@@ -137,5 +138,20 @@ describe("wire listing files", () => {
     ['{"tools":[', "is not valid JSON"],
   ])("rejects %s with a message naming the problem", (text, message) => {
     expect(() => parseWireListing(text, "listing.json")).toThrow(message);
+  });
+});
+
+describe("requiredFlag (pydantic's lax bool, as the reference reads prompt arguments)", () => {
+  test.each([
+    [true, true], [false, false], [null, false], [undefined, false],
+    [1, true], [0, false], [new Float(1), true], [new Float(0), false], [1n, true],
+    ["true", true], ["True", true], ["YES", true], ["on", true], ["t", true], ["y", true], ["1", true],
+    ["false", false], ["Off", false], ["no", false], ["f", false], ["n", false], ["0", false],
+  ] as [CanonicalValue | undefined, boolean][])("%p -> %p", (value, expected) => {
+    expect(requiredFlag(value, "p", "a")).toBe(expected);
+  });
+
+  test.each([["maybe"], [2], [0.5], [" true"], [[]], [{}]] as [CanonicalValue][])("refuses %p", (value) => {
+    expect(() => requiredFlag(value, "p", "a")).toThrow(expect.objectContaining({ code: "E_MCP" }));
   });
 });
