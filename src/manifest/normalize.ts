@@ -165,6 +165,8 @@ function magrayCapabilities(capabilities: unknown, permissions: unknown): Capabi
   const out: Capability[] = [];
   capabilities.forEach((cap, i) => {
     if (typeof cap !== "string") return;
+    // A null permission group is "none": the capability word grants nothing.
+    if (perms[cap] === null) return;
     const pointer = `/capabilities/${i}`;
     const mapped = MAGRAY_CAPABILITIES[cap];
     const perm = isRecord(perms[cap]) ? (perms[cap] as Record<string, unknown>) : {};

@@ -118,11 +118,12 @@ export const MagrayManifestSchema = Type.Object(
     permissions: Type.Optional(
       Type.Object(
         {
-          filesystem: Type.Optional(Type.Union([Type.Array(lit(["read", "write"] as const)), Type.Object({ read: Type.Optional(Type.Array(Type.String())), write: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false })])),
-          network: Type.Optional(Type.Union([Type.Array(lit(["outbound", "inbound"] as const)), Type.Object({ hosts: Type.Optional(Type.Array(Type.String())), allowed_hosts: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false })])),
-          shell: Type.Optional(Type.Array(lit(["execute"] as const))),
-          environment: Type.Optional(Type.Union([Type.Array(Type.String()), AnyObject])),
-          process: Type.Optional(Type.Union([Type.Array(Type.String()), AnyObject])),
+          // null means "none" (magray's own published example writes `"network": null`).
+          filesystem: Type.Optional(Type.Union([Type.Array(lit(["read", "write"] as const)), Type.Object({ read: Type.Optional(Type.Array(Type.String())), write: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false }), Type.Null()])),
+          network: Type.Optional(Type.Union([Type.Array(lit(["outbound", "inbound"] as const)), Type.Object({ hosts: Type.Optional(Type.Array(Type.String())), allowed_hosts: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false }), Type.Null()])),
+          shell: Type.Optional(Type.Union([Type.Array(lit(["execute"] as const)), Type.Null()])),
+          environment: Type.Optional(Type.Union([Type.Array(Type.String()), AnyObject, Type.Null()])),
+          process: Type.Optional(Type.Union([Type.Array(Type.String()), AnyObject, Type.Null()])),
         },
         { additionalProperties: false },
       ),

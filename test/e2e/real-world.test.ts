@@ -1,0 +1,31 @@
+// Files from real packages and repositories (test/fixtures/real/README.md names each source and
+// version), through the compiled binary: what kiwi used to refuse or misread in them.
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { runKiwi } from "../helpers/kiwi.ts";
+import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+
+afterAll(cleanupTemps);
+
+const REAL = join(import.meta.dir, "..", "fixtures", "real");
+const real = (path: string) => readFileSync(join(REAL, path), "utf8");
+/** The smallest valid WebAssembly module with a `_start` (the example ships none). */
+const WASM = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x04, 0x01, 0x60, 0x00, 0x00, 0x03, 0x02, 0x01, 0x00, 0x07, 0x0a, 0x01, 0x06, 0x5f, 0x73, 0x74, 0x61, 0x72, 0x74, 0x00, 0x00, 0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b]);
+
+describe("magray's published example manifest (MAGRAY_Cli docs/examples/tool-manifest-example.json)", () => {
+  const project = () => makeProject({ ".ai/tools/file-processor/tool.json": real("magray/tool-manifest-example.json"), ".ai/tools/file-processor/file_processor.wasm": WASM });
+
+  test("passes kiwi check --strict: null permission groups mean none", async () => {
+    const r = await runKiwi(["check", "--strict", "--json"], { cwd: project() });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).findings).toEqual([]);
+  });
+
+  test("locks, and its chain resolves to the wasm runtime", async () => {
+    const root = project();
+    expect((await runKiwi(["lock"], { cwd: root })).exitCode).toBe(0);
+    const tree = await runKiwi(["tree", "file-processor", "--json"], { cwd: root });
+    expect(JSON.parse(tree.stdout).links.map((l: { id: string }) => l.id)).toEqual(["file-processor", "wasm_runtime", "subprocess"]);
+  });
+});
