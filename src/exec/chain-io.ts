@@ -9,7 +9,7 @@ import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { type CanonicalValue, survivesJsonParse } from "../integrity/value.ts";
 import { BUILTIN_ROOT, builtinTool } from "../manifest/builtins.ts";
 import { type Project, readToolAt as readManifestAt } from "../manifest/discover-io.ts";
-import { type ManifestSyntax, type ParsedManifest, decodeManifest, parseManifestText } from "../manifest/forms.ts";
+import { type ManifestSyntax, type ParsedManifest, parseManifestBytes } from "../manifest/forms.ts";
 import { parseJsonLossless } from "../manifest/json.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
@@ -45,7 +45,7 @@ export function parseManifestMemo(bytes: Uint8Array, syntax: ManifestSyntax, cac
     const json = hit.slice(1);
     return { value: hit[0] === PLAIN ? (JSON.parse(json) as CanonicalValue) : parseJsonLossless(json, { positions: false }).value, locate: () => undefined, warnings: [] };
   }
-  const parsed = parseManifestText(decodeManifest(bytes), syntax);
+  const parsed = parseManifestBytes(bytes, syntax);
   if (key !== undefined && parsed !== "none" && parsed.warnings.length === 0) {
     writeMemo(cacheDir!, "manifests", key, `${survivesJsonParse(parsed.value) ? PLAIN : LOSSLESS}${renderCanonicalJson(parsed.value)}`);
   }

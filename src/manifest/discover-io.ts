@@ -4,7 +4,7 @@ import { type Dirent, existsSync, readFileSync, readdirSync, statSync } from "no
 import { basename, dirname, join } from "node:path";
 import type { Finding } from "../findings.ts";
 import { builtinTools } from "./builtins.ts";
-import { ManifestProblem, type ManifestSyntax, type ParsedManifest, decodeManifest, parseManifestText, syntaxOf } from "./forms.ts";
+import { ManifestProblem, type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
 import { DIRECTORY_MANIFESTS, IGNORED_NAMES, type ManifestForm, type Tool, type ToolFile } from "./model.ts";
 import { TOOLS_DIR, findProjectRoot, ioFinding, listToolFiles, statToolFile, toProjectPath } from "./project-io.ts";
 import { normalizeManifest } from "./normalize.ts";
@@ -114,7 +114,7 @@ function readFileTool(root: string, abs: string, syntax: ManifestSyntax, tools: 
     severity: "info",
     file: toProjectPath(root, abs),
     message: "no embedded tool metadata, so this file is not a tool",
-    hint: syntax === "shell" ? "add a `# ---` comment block with the manifest" : syntax === "python" ? "put the manifest as YAML in the leading docstring" : "add YAML front matter",
+    hint: syntax === "shell" ? "add a `# ---` comment block with the manifest" : syntax === "python" ? "to make it a tool, put the manifest as YAML in the leading docstring, with tool_type (a docstring without it is prose)" : "add YAML front matter",
   });
 }
 
@@ -190,12 +190,12 @@ function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: 
       // Positions are only needed for findings: parse the file again if one asks.
       let fresh: ParsedManifest | undefined;
       const locate = (pointer: string) => {
-        fresh ??= parseManifestText(decodeManifest(readFileSync(abs)), syntax) as ParsedManifest;
+        fresh ??= parseManifestBytes(readFileSync(abs), syntax) as ParsedManifest;
         return fresh.locate(pointer);
       };
       return { value: cached, locate, warnings: [] };
     }
-    const parsed = parseManifestText(decodeManifest(readFileSync(abs)), syntax);
+    const parsed = parseManifestBytes(readFileSync(abs), syntax);
     if (parsed === "none") parseCache?.set(file, stat, null);
     else if (parsed.warnings.length === 0) parseCache?.set(file, stat, parsed.value);
     else for (const w of parsed.warnings) findings.push(problemFinding(file, w, "error"));

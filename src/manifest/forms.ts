@@ -75,6 +75,15 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   return 0;
 }
 
+/**
+ * Parses a candidate manifest file's bytes. An empty script or Markdown file (an `__init__.py`)
+ * holds no metadata and is no tool; an empty YAML or JSON manifest is a parse/empty error.
+ */
+export function parseManifestBytes(bytes: Uint8Array, syntax: ManifestSyntax): ParsedManifest | "none" {
+  if (bytes.length === 0 && syntax !== "yaml" && syntax !== "json") return "none";
+  return parseManifestText(decodeManifest(bytes), syntax);
+}
+
 /** Parses manifest text of the given syntax. Throws ManifestProblem; `none` for scripts without metadata. */
 export function parseManifestText(text: string, syntax: ManifestSyntax): ParsedManifest | "none" {
   switch (syntax) {
@@ -166,11 +175,17 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
       body.push(line);
     }
   }
+  // A docstring is a manifest only when it declares tool_type; anything else is prose (a helper's
+  // "Usage: python helper.py --url URL", "helper2.py: shared utilities") and the file is no tool.
+  if (!body.some((line) => DECLARES_TOOL_TYPE.test(line))) return "none";
   if (!closed) throw new ManifestProblem("parse/syntax", "the leading docstring is never closed", { line: startLine + 1, column: 1 });
   // Line numbers: body[0] is on startLine+2 unless text followed the opening quotes.
   const firstBodyLine = firstRest.trim() !== "" ? startLine : startLine + 1;
   return fencedYaml(body, firstBodyLine, 0);
 }
+
+/** A `tool_type:` key at the start of a line (any indentation): what makes a docstring a manifest. */
+const DECLARES_TOOL_TYPE = /^\s*tool_type\s*:/;
 
 /** A shell script's metadata: a comment block opened and closed by `# ---` lines. */
 function parseShellMetadata(text: string): ParsedManifest | "none" {

@@ -29,3 +29,28 @@ describe("magray's published example manifest (MAGRAY_Cli docs/examples/tool-man
     expect(JSON.parse(tree.stdout).links.map((l: { id: string }) => l.id)).toEqual(["file-processor", "wasm_runtime", "subprocess"]);
   });
 });
+
+describe("plain Python helpers in a tool tree (rye-os)", () => {
+  test("a prose docstring, a docstring that looks like YAML and an empty __init__.py are no tools: infos, not errors", async () => {
+    const root = makeProject({
+      ".ai/tools/threads/errors.py": real("rye-os/errors.py"),
+      ".ai/tools/threads/helpers.py": real("rye-os/lilux-primitives-init.py"),
+      ".ai/tools/threads/__init__.py": "",
+    });
+    const r = await runKiwi(["check", "--strict", "--json"], { cwd: root });
+    expect(r.exitCode).toBe(0);
+    const findings = JSON.parse(r.stdout).findings as { file: string; severity: string; rule: string }[];
+    expect(findings.map((f) => [f.file, f.severity, f.rule]).sort()).toEqual([
+      [".ai/tools/threads/__init__.py", "info", "discover/no-metadata"],
+      [".ai/tools/threads/errors.py", "info", "discover/no-metadata"],
+      [".ai/tools/threads/helpers.py", "info", "discover/no-metadata"],
+    ]);
+  });
+
+  test("a docstring that declares tool_type is still a manifest, and its errors still fail the check", async () => {
+    const root = makeProject({ ".ai/tools/bad.py": '"""\ntool_id: bad\ntool_type: script\n  broken: [\n"""\nprint(1)\n' });
+    const r = await runKiwi(["check"], { cwd: root });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout + r.stderr).toContain(".ai/tools/bad.py:3:12  error  parse/syntax");
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Float } from "../../src/integrity/value.ts";
-import { ManifestProblem, type ParsedManifest, decodeManifest, parseManifestText } from "../../src/manifest/forms.ts";
+import { ManifestProblem, type ParsedManifest, decodeManifest, parseManifestBytes, parseManifestText } from "../../src/manifest/forms.ts";
 
 function parsed(text: string, syntax: Parameters<typeof parseManifestText>[1]): ParsedManifest {
   const result = parseManifestText(text, syntax);
@@ -61,8 +61,29 @@ describe("embedded metadata", () => {
   });
 
   test("reads the fenced part of a docstring that also has prose", () => {
-    const text = '"""Say hello.\n\n---\ntool_id: hello\n---\n"""\n';
-    expect(parsed(text, "python").value).toEqual({ tool_id: "hello" });
+    const text = '"""Say hello.\n\n---\ntool_id: hello\ntool_type: script\n---\n"""\n';
+    expect(parsed(text, "python").value).toEqual({ tool_id: "hello", tool_type: "script" });
+  });
+
+  test.each([
+    ['"""Usage:\n    python helper.py --url URL\n"""\nimport sys\n'],
+    ['"""helper2.py: shared utilities"""\n'],
+    ['"""\nname: looks like YAML\nversion: 2\n"""\n'],
+    ['"""Unclosed prose docstring\n'],
+  ])("a docstring without tool_type is prose, not a manifest: %p", (text) => {
+    expect(parseManifestText(text, "python")).toBe("none");
+  });
+
+  test("a docstring that declares tool_type is a manifest, and its YAML errors are reported", () => {
+    expect(() => parseManifestText('"""\ntool_type: script\n  bad: [\n"""\n', "python")).toThrow(ManifestProblem);
+  });
+
+  test.each(["python", "shell", "markdown"] as const)("an empty %s file (an __init__.py) is no tool", (syntax) => {
+    expect(parseManifestBytes(new Uint8Array(), syntax)).toBe("none");
+  });
+
+  test.each(["yaml", "json"] as const)("an empty %s manifest is still parse/empty", (syntax) => {
+    expect(() => parseManifestBytes(new Uint8Array(), syntax)).toThrow(expect.objectContaining({ rule: "parse/empty" }));
   });
 
   test("reads a shell script's `# ---` block", () => {
@@ -85,7 +106,7 @@ describe("embedded metadata", () => {
   });
 
   test.each([
-    ['"""\ntool_id: x\n', "python", "the leading docstring is never closed"],
+    ['"""\ntool_id: x\ntool_type: script\n', "python", "the leading docstring is never closed"],
     ["# ---\n# tool_id: x\n", "shell", "the `# ---` metadata block is never closed"],
     ["# ---\n# tool_id: x\necho\n# ---\n", "shell", "interrupted by a non-comment line"],
     ["---\ntool_id: x\n", "markdown", "the front matter is never closed"],
