@@ -13,6 +13,7 @@ export async function pinServersAfterLock(ctx: Context, options: { strict: boole
   const reports = await pinUnpinnedServers(ctx, { strict: options.strict });
   for (const r of reports) {
     if (options.json) continue;
+    for (const w of r.warnings ?? []) showNote(`warning: ${w}`);
     if (r.result === "pinned") {
       if (r.scan?.findings.length) showNote(renderFindings(r.scan, ctx).trimEnd());
       showNote(`pinned MCP server "${r.server}" (${r.pin!.name}): interface ${r.pin!.interface_hash}`);

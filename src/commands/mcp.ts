@@ -54,6 +54,7 @@ const verify = defineCommand({
       const lines = rows.map((r) => renderVerifyLine({ server: r.server, status: r.status, pin: r.pin, live: r.live, message: r.status === "ok" ? "matches its pin" : r.error?.message }, ctx));
       showResult(lines.join("\n") || "no MCP servers in this project");
       for (const r of rows) {
+        for (const w of r.warnings ?? []) showNote(`warning: ${w}`);
         if (r.diff) showNote(renderDiff(r.server, r.diff, ctx));
         if (r.scan) noteIf(renderFindings(r.scan, ctx));
       }
@@ -161,6 +162,7 @@ const scan = defineCommand({
       const project = readMcpProject(ctx);
       for (const server of selectServers(project, args.server ? [args.server] : [])) {
         const live = await inspectServer(ctx, server.id, { unlocked: args.unlocked === true });
+        if (!args.json) for (const w of live.warnings) showNote(`warning: ${w}`);
         results.push({ server: server.id, scan: scanFor(project, live, strict) });
       }
     }
@@ -191,7 +193,9 @@ async function liveOrListing(ctx: Context, serverId: string | undefined, listing
   }
   if (!serverId) throw new KiwiError("E_USAGE", "name an mcp_server tool id, or pass --listing FILE", { hint: 'e.g. "kiwi mcp hash github_mcp" or "kiwi mcp hash --listing tools.json"' });
   if (!known) selectServers(readMcpProject(ctx), [serverId]);
-  return { live: await inspectServer(ctx, serverId, { unlocked }), source: { server: serverId } };
+  const live = await inspectServer(ctx, serverId, { unlocked });
+  for (const w of live.warnings) showNote(`warning: ${w}`);
+  return { live, source: { server: serverId } };
 }
 
 function requireLockfile(project: McpProject): McpProject {

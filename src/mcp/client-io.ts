@@ -61,6 +61,14 @@ export class McpSession {
   /** The initialize result as sent (lossless): serverInfo, protocolVersion, capabilities, instructions. */
   initResult: WireObject = {};
 
+  /** What the transport tolerated but the user should hear about (a stdio server's banner lines). */
+  noticeSource: () => string[] = () => [];
+
+  /** The session's warnings so far. */
+  warnings(): string[] {
+    return this.noticeSource();
+  }
+
   /** The whole interface: initialize data plus every list the server advertises, every page. */
   async extractListing(): Promise<WireListing> {
     const init = this.initResult;
@@ -186,6 +194,13 @@ export async function openSession(target: McpTarget, options: SessionOptions): P
   // Hostile outputSchemas are never compiled by the SDK: kiwi validates through its own safe compiler.
   const client = new Client({ name: "kiwi", version: options.clientVersion }, { capabilities: {} });
   const session = new McpSession(client, transport, capture, failure, options.label, limits, stderrSummary);
+  if (transport instanceof StdioProcessTransport) {
+    const stdio = transport;
+    session.noticeSource = () => {
+      const warning = stdio.noise.warning(options.label);
+      return warning === undefined ? [] : [warning];
+    };
+  }
   try {
     // The SDK bounds initialize, not the transport's start (an SSE stream that never opens):
     // a fatal tap failure or the request timeout ends the wait either way.

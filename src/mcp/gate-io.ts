@@ -49,7 +49,7 @@ export async function gateServer(project: McpProject, live: LiveInterface, optio
     interactive: options.interactive && options.ask !== undefined,
     warnOnly: options.warnOnly,
   });
-  const warnings: string[] = [];
+  const warnings: string[] = [...live.warnings];
   switch (decision.action) {
     case "accept":
       return { server, decision: "accept", result: decision.reason, warnings };

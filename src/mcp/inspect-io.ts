@@ -18,6 +18,8 @@ export interface LiveInterface {
   listing: WireListing;
   live: McpPin;
   hashes: InterfaceHashes;
+  /** What the session tolerated (banner lines on stdout), for the command to show. */
+  warnings: string[];
 }
 
 export interface InspectOptions {
@@ -54,10 +56,10 @@ export function withSessionFor<T>(prepared: PreparedLike, server: Tool, fn: (ses
 
 /** Extracts a project server's live interface with both hashes and the pin it would get. */
 export function inspectServer(ctx: Context, serverId: string, options: InspectOptions): Promise<LiveInterface> {
-  return withServerSession(ctx, serverId, options, async (session, server) => liveInterfaceOf(server, await session.extractListing()));
+  return withServerSession(ctx, serverId, options, async (session, server) => liveInterfaceOf(server, await session.extractListing(), session.warnings()));
 }
 
 /** The live interface record of an extracted listing. */
-export function liveInterfaceOf(server: Tool, listing: WireListing): LiveInterface {
-  return { server, listing, live: pinFromListing(listing), hashes: hashInterface(listing) };
+export function liveInterfaceOf(server: Tool, listing: WireListing, warnings: string[] = []): LiveInterface {
+  return { server, listing, live: pinFromListing(listing), hashes: hashInterface(listing), warnings };
 }

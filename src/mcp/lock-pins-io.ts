@@ -23,6 +23,8 @@ export interface LockPinReport {
   pin?: McpPin;
   scan?: ScanResult;
   error?: KiwiError;
+  /** What the session tolerated and the pin step could not do, for the command to show. */
+  warnings?: string[];
 }
 
 /** Pins the project's unpinned servers (modes off/verify/approval pin nothing here). */
@@ -44,9 +46,9 @@ export async function pinUnpinnedServers(ctx: Context, options: { strict: boolea
       const live = await inspectServer(ctx, server.id, { unlocked: false, limits: { requestTimeoutMs: timeout, sessionTimeoutMs: timeout * 3 } });
       const scan = scanFor(project, live, options.strict);
       assertScanPasses(server.id, scan);
-      const warnings: string[] = [];
+      const warnings: string[] = [...live.warnings];
       await writePin(project, live, warnings);
-      reports.push({ server: server.id, result: "pinned", pin: live.live, scan });
+      reports.push({ server: server.id, result: "pinned", pin: live.live, scan, warnings });
     } catch (error) {
       const e = toKiwiError(error);
       reports.push({ server: server.id, result: "failed", reason: e.message, error: e });

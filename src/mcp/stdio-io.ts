@@ -26,6 +26,8 @@ export class StdioProcessTransport implements Transport {
   /** The first fatal problem (crash, oversized or invalid message); preferred over the SDK's error. */
   failure?: KiwiError;
   readonly stderr: TailBuffer;
+  /** Lines on stdout that are not JSON at all (banners, logs), skipped as the SDK clients skip them. */
+  readonly noise = new NoiseLines();
   private proc?: Subprocess<"pipe", "pipe", "pipe">;
   private closing?: Promise<void>;
   private closed = false;
@@ -167,6 +169,12 @@ export class StdioProcessTransport implements Transport {
   private handleLine(text: string): boolean {
     const line = text.endsWith("\r") ? text.slice(0, -1) : text;
     if (line.trim() === "") return true;
+    // A banner ("Starting Time MCP server...") before or between messages is skipped, as the
+    // official SDK clients skip it; a line that opens like JSON must still be a valid message.
+    if (!/^\s*[[{]/.test(line)) {
+      this.noise.add(line);
+      return true;
+    }
     let plain: unknown;
     try {
       plain = toPlain(this.capture.noteIncoming(line));
@@ -192,6 +200,27 @@ export class StdioProcessTransport implements Transport {
     } catch {
       // Killed; nothing more to read.
     }
+  }
+}
+
+/** Non-JSON stdout lines: the first few kept (each cut short) for the warning, the rest counted. */
+export class NoiseLines {
+  static readonly KEEP = 3;
+  static readonly WIDTH = 160;
+  readonly kept: string[] = [];
+  count = 0;
+
+  add(line: string): void {
+    this.count++;
+    if (this.kept.length < NoiseLines.KEEP) this.kept.push(line.length > NoiseLines.WIDTH ? `${line.slice(0, NoiseLines.WIDTH)}…` : line);
+  }
+
+  /** The warning for a session that saw noise, naming the server; undefined when there was none. */
+  warning(label: string): string | undefined {
+    if (this.count === 0) return undefined;
+    const more = this.count > this.kept.length ? ` (and ${this.count - this.kept.length} more)` : "";
+    const lines = this.kept.map((l) => JSON.stringify(l)).join(", ");
+    return `${label} wrote ${this.count} line${this.count === 1 ? "" : "s"} on stdout that ${this.count === 1 ? "is" : "are"} not JSON-RPC, skipped: ${lines}${more}; MCP stdio servers should log to stderr`;
   }
 }
 

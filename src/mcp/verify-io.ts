@@ -21,6 +21,8 @@ export interface VerifyRow {
   diff?: InterfaceDiff;
   scan?: ScanResult;
   error?: KiwiError;
+  /** What the session tolerated (banner lines), for the command to show. */
+  warnings?: string[];
 }
 
 /** Verifies each server against its pin; never throws for one server's failure (it becomes a row). */
@@ -36,11 +38,11 @@ export async function verifyServers(ctx: Context, project: McpProject, servers: 
       const live = await inspectServer(ctx, server.id, { unlocked: false });
       const scan = scanFor(project, live, options.strict);
       if (pinMatches(pin, live.live)) {
-        rows.push({ server: server.id, status: "ok", pin, live: live.live, scan });
+        rows.push({ server: server.id, status: "ok", pin, live: live.live, scan, warnings: live.warnings });
         continue;
       }
       const diff = diffListings(listingFromPin(pin, `pin of ${server.id}`), live.listing);
-      rows.push({ server: server.id, status: "drift", pin, live: live.live, diff, scan, error: driftError(server.id, pin, live.live, diff) });
+      rows.push({ server: server.id, status: "drift", pin, live: live.live, diff, scan, error: driftError(server.id, pin, live.live, diff), warnings: live.warnings });
     } catch (error) {
       rows.push({ server: server.id, status: "error", pin, error: toKiwiError(error) });
     }

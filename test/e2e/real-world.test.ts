@@ -1,10 +1,13 @@
 // Files from real packages and repositories (test/fixtures/real/README.md names each source and
 // version), through the compiled binary: what kiwi used to refuse or misread in them.
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runKiwi } from "../helpers/kiwi.ts";
-import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { REPO_ROOT, runKiwi } from "../helpers/kiwi.ts";
+import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
+import { stdioServer } from "./mcp-helpers.ts";
 
 afterAll(cleanupTemps);
 
@@ -53,4 +56,55 @@ describe("plain Python helpers in a tool tree (rye-os)", () => {
     expect(r.exitCode).toBe(1);
     expect(r.stdout + r.stderr).toContain(".ai/tools/bad.py:3:12  error  parse/syntax");
   });
+});
+
+// Two real servers from npm (exact versions in package.json) that print a banner on stdout
+// before speaking JSON-RPC, as the official SDK clients tolerate.
+const BANNER_SERVERS = [
+  { id: "time_mcp", script: join(REPO_ROOT, "node_modules", "time-mcp", "dist", "index.js"), banner: "Starting Time MCP server..." },
+  { id: "code_runner", script: join(REPO_ROOT, "node_modules", "mcp-server-code-runner", "dist", "cli.js"), banner: "Code Runner MCP Server running on stdio" },
+];
+
+/** The server's listing as the official TypeScript SDK client sees it (it skips the banner itself). */
+async function sdkListing(script: string): Promise<Record<string, unknown>> {
+  const client = new Client({ name: "reference", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command: "node", args: [script], stderr: "ignore" }));
+  try {
+    const caps = client.getServerCapabilities() ?? {};
+    return {
+      serverInfo: client.getServerVersion(),
+      capabilities: caps,
+      tools: caps.tools ? (await client.listTools()).tools : [],
+      prompts: caps.prompts ? (await client.listPrompts()).prompts : [],
+      resources: caps.resources ? (await client.listResources()).resources : [],
+      ...(client.getInstructions() ? { instructions: client.getInstructions() } : {}),
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+describe("stdio servers that print a banner on stdout (time-mcp 1.0.6, mcp-server-code-runner 0.1.8)", () => {
+  test.each(BANNER_SERVERS)("$id: kiwi mcp hash skips the banner with a warning and equals the hash of the SDK client's listing", async (server) => {
+    const root = makeTemp("kiwi-banner-");
+    const project = makeProject({ [`.ai/tools/${server.id}.yaml`]: stdioServer(root, { id: server.id, script: server.script }) });
+    expect((await runKiwi(["lock"], { cwd: project, timeoutMs: 60_000 })).exitCode).toBe(0);
+    const live = await runKiwi(["mcp", "hash", server.id, "--json"], { cwd: project, timeoutMs: 60_000 });
+    expect(live.exitCode).toBe(0);
+    expect(live.stderr).toContain(`warning: MCP server "${server.id}" wrote 1 line on stdout that is not JSON-RPC, skipped: ${JSON.stringify(server.banner)}`);
+    const listingFile = join(root, "listing.json");
+    writeFileSync(listingFile, JSON.stringify(await sdkListing(server.script)));
+    const offline = await runKiwi(["mcp", "hash", "--listing", listingFile, "--json"], { cwd: project });
+    expect(JSON.parse(live.stdout).interface_hash).toBe(JSON.parse(offline.stdout).interface_hash);
+    expect(JSON.parse(live.stdout).counts.tools).toBeGreaterThan(0);
+  }, 120_000);
+
+  test("kiwi lock pins a banner-printing server and says what it skipped", async () => {
+    const server = BANNER_SERVERS[0]!;
+    const project = makeProject({ [`.ai/tools/${server.id}.yaml`]: stdioServer(makeTemp(), { id: server.id, script: server.script }) });
+    const r = await runKiwi(["lock"], { cwd: project, timeoutMs: 60_000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain(`warning: MCP server "${server.id}" wrote 1 line on stdout`);
+    expect(r.stderr).toContain(`pinned MCP server "${server.id}" (time-mcp)`);
+  }, 120_000);
 });

@@ -1,5 +1,6 @@
 // The MCP client against REAL servers: the reference servers from npm and SDK-built fixtures over
 // stdio, streamable HTTP and legacy SSE; faults end in clear errors and leave no process behind.
+import { NoiseLines } from "../../src/mcp/stdio-io.ts";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -112,6 +113,18 @@ describe("wire text is captured losslessly", () => {
     expect(hashInterface(listing).interface_hash).toBe(expected);
   });
 
+  test("skips log lines before and between messages (as the SDK clients do) and reports them, capped", async () => {
+    const warnings = await leavesNoProcess((mark) =>
+      withSession(stdioTarget(RAW, [mark], { RAW_MODE: "banner" }), options(), async (s) => {
+        expect((await s.extractListing()).tools.map((t) => t.name)).toEqual(["get_forecast"]);
+        return s.warnings();
+      }),
+    );
+    expect(warnings).toEqual([
+      'MCP server "test" wrote 3 lines on stdout that are not JSON-RPC, skipped: "Starting raw MCP server...", "handling initialize", "handling tools/list"; MCP stdio servers should log to stderr',
+    ]);
+  });
+
   test("speaks the older 2024-11-05 revision when the server answers with it", async () => {
     const listing = await list(stdioTarget(RAW, [], { RAW_MODE: "old-protocol" }));
     expect(listing.protocolVersion).toBe("2024-11-05");
@@ -122,7 +135,7 @@ describe("faults are bounded, clear, and leave no process", () => {
   const STATE = join(temp, "pid");
   test.each([
     ["a server that never answers initialize", RAW, { RAW_MODE: "silent" }, {}, /did not answer initialize within 1 s/],
-    ["a line that is not JSON", RAW, { RAW_MODE: "garbage" }, {}, /cannot parse as JSON/],
+    ["a line that opens like JSON but is not JSON", RAW, { RAW_MODE: "garbage" }, {}, /cannot parse as JSON/],
     ["JSON that is not JSON-RPC", RAW, { RAW_MODE: "not-jsonrpc" }, {}, /not valid JSON-RPC 2.0/],
     ["an unknown protocol revision", RAW, { RAW_MODE: "bad-protocol" }, {}, /protocol version is not supported: 1999-01-01/],
     ["a cursor loop", FIXTURE, { FIXTURE_MODE: "cursor-loop" }, {}, /cursor "same-cursor" twice: a cursor loop/],
@@ -152,5 +165,15 @@ describe("faults are bounded, clear, and leave no process", () => {
     const error = (await list({ kind: "http", url: "http://127.0.0.1:9/mcp", headers: {}, transport: "streamable-http" }).catch((e) => e)) as KiwiError;
     expect(error.code).toBe("E_MCP");
     expect(error.message).toContain("http://127.0.0.1:9/mcp");
+  });
+});
+
+describe("NoiseLines", () => {
+  test("keeps the first three lines, each cut at 160 characters, and counts the rest", () => {
+    const noise = new NoiseLines();
+    noise.add("x".repeat(200));
+    for (const line of ["b", "c", "d", "e"]) noise.add(line);
+    expect(noise.warning('MCP server "s"')).toBe(`MCP server "s" wrote 5 lines on stdout that are not JSON-RPC, skipped: "${"x".repeat(160)}…", "b", "c" (and 2 more); MCP stdio servers should log to stderr`);
+    expect(new NoiseLines().warning("x")).toBeUndefined();
   });
 });
