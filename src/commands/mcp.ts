@@ -4,11 +4,10 @@ import { defineCommand } from "citty";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
-import { diffListings } from "../mcp/diff.ts";
 import { type GateOutcome, assertScanPasses, gateServer, scanFor } from "../mcp/gate-io.ts";
 import { type LiveInterface, inspectServer, liveInterfaceOf } from "../mcp/inspect-io.ts";
 import { readWireListing } from "../mcp/listing-io.ts";
-import { listingFromPin, pinMatches } from "../mcp/pin.ts";
+import { diffFromPin, pinMatches } from "../mcp/pin.ts";
 import { type McpProject, readMcpProject, selectServers } from "../mcp/project-io.ts";
 import { scanListing } from "../mcp/scan.ts";
 import { verifyExitCode, verifyServers } from "../mcp/verify-io.ts";
@@ -105,7 +104,7 @@ const approve = defineCommand({
       return 0;
     }
     const scan = scanFor(project, live, args.strict === true);
-    const diff = pinned ? diffListings(listingFromPin(pinned, `pin of ${server.id}`), live.listing) : undefined;
+    const diff = pinned ? diffFromPin(pinned, live.live, live.listing, server.id) : undefined;
     let approved = args.yes === true;
     if (!approved && canAsk(ctx)) approved = await askApproval({ server: server.id, reason: pinned ? "changed" : "unpinned", diff, scan }, ctx);
     else if (!approved) {
@@ -141,7 +140,7 @@ const diff = defineCommand({
       throw new KiwiError("E_MCP_UNPINNED", `MCP server "${server.id}" has no pin in tool.lock.json, so there is nothing to compare with`, { hint: `pin it with "kiwi mcp pin ${server.id}"` });
     }
     const { live } = await liveOrListing(ctx, server.id, args.listing, args.unlocked === true, server);
-    const result = diffListings(listingFromPin(pinned, `pin of ${server.id}`), live.listing);
+    const result = diffFromPin(pinned, live.live, live.listing, server.id);
     if (args.json) showJson({ ok: true, server: server.id, changed: result.changes.length > 0, severity: result.severity, pinned: hashesOf(pinned), live: hashesOf(live.live), changes: result.changes });
     else showResult(renderDiff(server.id, result, ctx));
     return 0;

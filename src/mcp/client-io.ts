@@ -61,6 +61,9 @@ export class McpSession {
   /** The initialize result as sent (lossless): serverInfo, protocolVersion, capabilities, instructions. */
   initResult: WireObject = {};
 
+  /** How the server runs ("bubblewrap" or "none" for stdio), recorded in the pins taken from this session. */
+  sandbox?: "bubblewrap" | "none";
+
   /** What the transport tolerated but the user should hear about (a stdio server's banner lines). */
   noticeSource: () => string[] = () => [];
 

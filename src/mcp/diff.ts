@@ -32,6 +32,8 @@ export interface InterfaceDiff {
   changes: ComponentChange[];
   /** The highest severity among the changes, or null when nothing changed. */
   severity: DiffSeverity | null;
+  /** Set when the pin was taken under another sandbox mode than this run (a likely cause of the change). */
+  sandbox?: { pinned: string; live: string };
 }
 
 /**

@@ -42,7 +42,7 @@ export async function runMcpTool(ctx: Context, prepared: PreparedExec, gate: Omi
   try {
     return await withSessionFor(prepared, server, async (session) => {
       const listing = await session.extractListing();
-      const live = liveInterfaceOf(server, listing, session.warnings());
+      const live = liveInterfaceOf(server, listing, session.warnings(), session.sandbox);
       const outcome = await gateServer(project, live, gate);
       onGate?.(outcome);
       const tool = listing.tools.find((t) => t.name === name);

@@ -10,7 +10,7 @@ import { type McpSession, withSession } from "./client-io.ts";
 import { type InterfaceHashes, hashInterface } from "./interface.ts";
 import type { ListingLimits } from "./limits.ts";
 import type { WireListing } from "./listing.ts";
-import { type McpPin, pinFromListing } from "./pin.ts";
+import { type McpPin, pinFromListing, withSandbox } from "./pin.ts";
 import { type PlanLike, limitsFor, serverLabel, targetFromPlan } from "./target.ts";
 
 export interface LiveInterface {
@@ -20,6 +20,12 @@ export interface LiveInterface {
   hashes: InterfaceHashes;
   /** What the session tolerated (banner lines on stdout), for the command to show. */
   warnings: string[];
+}
+
+/** How the plan runs a stdio server ("bubblewrap" or "none"); undefined for HTTP servers. */
+export function sandboxOf(plan: unknown): McpPin["sandbox"] {
+  const p = plan as { primitive?: string; sandbox?: { active?: boolean } };
+  return p.primitive === "subprocess" ? (p.sandbox?.active ? "bubblewrap" : "none") : undefined;
 }
 
 export interface InspectOptions {
@@ -51,15 +57,19 @@ export interface PreparedLike {
 /** A session on the server an already verified plan describes (exec of an mcp_tool uses this). */
 export function withSessionFor<T>(prepared: PreparedLike, server: Tool, fn: (session: McpSession) => Promise<T>, limits?: Partial<ListingLimits>): Promise<T> {
   const target = targetFromPlan(prepared.plan as PlanLike, server, prepared.checkUrl);
-  return withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits } }, fn);
+  return withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits } }, (session) => {
+    session.sandbox = sandboxOf(prepared.plan);
+    return fn(session);
+  });
 }
 
 /** Extracts a project server's live interface with both hashes and the pin it would get. */
 export function inspectServer(ctx: Context, serverId: string, options: InspectOptions): Promise<LiveInterface> {
-  return withServerSession(ctx, serverId, options, async (session, server) => liveInterfaceOf(server, await session.extractListing(), session.warnings()));
+  return withServerSession(ctx, serverId, options, async (session, server) => liveInterfaceOf(server, await session.extractListing(), session.warnings(), session.sandbox));
 }
 
 /** The live interface record of an extracted listing. */
-export function liveInterfaceOf(server: Tool, listing: WireListing, warnings: string[] = []): LiveInterface {
-  return { server, listing, live: pinFromListing(listing), hashes: hashInterface(listing), warnings };
+export function liveInterfaceOf(server: Tool, listing: WireListing, warnings: string[] = [], sandbox?: McpPin["sandbox"]): LiveInterface {
+  const live = pinFromListing(listing);
+  return { server, listing, live: sandbox === undefined ? live : withSandbox(live, sandbox), hashes: hashInterface(listing), warnings };
 }

@@ -2,9 +2,9 @@
 // interface, accept, pin, ask, or refuse. Pure: the caller connects, prompts and writes.
 import { KiwiError } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
-import { type InterfaceDiff, diffListings } from "./diff.ts";
+import type { InterfaceDiff } from "./diff.ts";
 import type { WireListing } from "./listing.ts";
-import { type McpPin, listingFromPin, pinMatches } from "./pin.ts";
+import { type McpPin, diffFromPin, pinMatches } from "./pin.ts";
 
 /** Every mode, with what it does; `--mcp-mode` and KIWI_MCP_MODE take these names. */
 export const MCP_MODES = {
@@ -52,7 +52,7 @@ export interface DecideInput {
 export function decidePin(input: DecideInput): PinDecision {
   const { mode, server, pin, live } = input;
   if (mode === "off") return { action: "accept", reason: "off" };
-  const diff = pin ? diffListings(listingFromPin(pin, `pin of ${server}`), input.liveListing) : undefined;
+  const diff = pin ? diffFromPin(pin, live, input.liveListing, server) : undefined;
   if (mode === "pin") return { action: "pin", reason: pin ? "repin" : "first-use", diff };
   if (pin && pinMatches(pin, live)) return { action: "accept", reason: "matches" };
   if (!pin) {

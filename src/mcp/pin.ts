@@ -5,6 +5,7 @@ import { compareCodePoints, renderCanonicalJson } from "../integrity/canonical.t
 import { formatDigest } from "../integrity/digest.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
+import { type InterfaceDiff, diffListings } from "./diff.ts";
 import { hashInterface } from "./interface.ts";
 import { LIST_KINDS, type ListKey, type WireListing, type WireObject, checkWireListing, isWireObject, withoutMeta } from "./listing.ts";
 
@@ -16,6 +17,8 @@ export interface McpPin {
   version?: string;
   /** The protocol revision negotiated at pin time (informational). */
   protocol_version?: string;
+  /** How a stdio server ran when pinned: "bubblewrap" or "none" (informational, never part of a hash). */
+  sandbox?: "bubblewrap" | "none";
   /** `sha256:<hex>`, kiji-safeguard compatible (shared/specs/mcp-interface.md §1). */
   interface_hash: string;
   /** `sha256:<hex>`, kiwi's full hash (§2). */
@@ -52,6 +55,24 @@ export function snapshotListing(listing: WireListing): WireObject {
   return out;
 }
 
+/**
+ * What changed between a pin and a live interface; when it changed and the two were taken under
+ * different sandbox modes, the diff says so (desktop-commander adds Docker notes to its tool
+ * descriptions outside a sandbox only).
+ */
+export function diffFromPin(pin: McpPin, live: McpPin, liveListing: WireListing, subject: string): InterfaceDiff {
+  const diff = diffListings(listingFromPin(pin, `pin of ${subject}`), liveListing);
+  if (diff.changes.length > 0 && pin.sandbox !== undefined && live.sandbox !== undefined && pin.sandbox !== live.sandbox) {
+    diff.sandbox = { pinned: pin.sandbox, live: live.sandbox };
+  }
+  return diff;
+}
+
+/** The pin with the sandbox mode it was taken under, keys in display order. */
+export function withSandbox(pin: McpPin, sandbox: NonNullable<McpPin["sandbox"]>): McpPin {
+  return reorder({ ...pin, sandbox });
+}
+
 /** The listing a pin describes (serverInfo from the pin's name and version). */
 export function listingFromPin(pin: McpPin, subject: string): WireListing {
   const listing = checkWireListing(pin.interface, subject);
@@ -67,13 +88,14 @@ export function listingFromPin(pin: McpPin, subject: string): WireListing {
 export function parsePin(value: CanonicalValue, server: string): McpPin {
   const subject = `tool.lock.json mcp_servers.${server}`;
   if (!isWireObject(value)) throw invalid(subject, "is not an object");
-  const { name, version, protocol_version, interface_hash, full_hash } = value;
+  const { name, version, protocol_version, sandbox, interface_hash, full_hash } = value;
   if (typeof name !== "string") throw invalid(subject, 'has no string "name"');
   if (typeof interface_hash !== "string" || typeof full_hash !== "string") throw invalid(subject, "has no interface_hash/full_hash");
   if (!isWireObject(value.interface)) throw invalid(subject, 'has no "interface" snapshot');
   const pin: McpPin = { name, interface_hash, full_hash, interface: value.interface };
   if (typeof version === "string") pin.version = version;
   if (typeof protocol_version === "string") pin.protocol_version = protocol_version;
+  if (sandbox === "bubblewrap" || sandbox === "none") pin.sandbox = sandbox;
   const recomputed = hashInterface(listingFromPin(pin, subject));
   if (formatDigest(recomputed.interface_hash) !== interface_hash || formatDigest(recomputed.full_hash) !== full_hash) {
     throw new KiwiError("E_LOCK_INVALID", `${subject}: the stored hashes do not match the stored interface snapshot`, {
@@ -106,6 +128,7 @@ function reorder(pin: McpPin): McpPin {
   const out: McpPin = { name: pin.name } as McpPin;
   if (pin.version !== undefined) out.version = pin.version;
   if (pin.protocol_version !== undefined) out.protocol_version = pin.protocol_version;
+  if (pin.sandbox !== undefined) out.sandbox = pin.sandbox;
   out.interface_hash = pin.interface_hash;
   out.full_hash = pin.full_hash;
   out.interface = pin.interface;

@@ -3,11 +3,11 @@
 import type { Context } from "../context.ts";
 import { ERROR_CODES, KiwiError, toKiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
-import { type InterfaceDiff, diffListings } from "./diff.ts";
+import type { InterfaceDiff } from "./diff.ts";
 import { scanFor } from "./gate-io.ts";
 import { inspectServer } from "./inspect-io.ts";
 import { driftError, unpinnedError } from "./modes.ts";
-import { type McpPin, listingFromPin, pinMatches } from "./pin.ts";
+import { type McpPin, diffFromPin, pinMatches } from "./pin.ts";
 import type { McpProject } from "./project-io.ts";
 import type { ScanResult } from "./scan.ts";
 
@@ -41,7 +41,7 @@ export async function verifyServers(ctx: Context, project: McpProject, servers: 
         rows.push({ server: server.id, status: "ok", pin, live: live.live, scan, warnings: live.warnings });
         continue;
       }
-      const diff = diffListings(listingFromPin(pin, `pin of ${server.id}`), live.listing);
+      const diff = diffFromPin(pin, live.live, live.listing, server.id);
       rows.push({ server: server.id, status: "drift", pin, live: live.live, diff, scan, error: driftError(server.id, pin, live.live, diff), warnings: live.warnings });
     } catch (error) {
       rows.push({ server: server.id, status: "error", pin, error: toKiwiError(error) });

@@ -49,6 +49,11 @@ export const McpPinSchema = Type.Object(
     name: Type.String({ description: "serverInfo.name when pinned" }),
     version: Type.Optional(Type.String({ description: "serverInfo.version when pinned (informational)" })),
     protocol_version: Type.Optional(Type.String({ description: "negotiated protocol revision (informational)" })),
+    sandbox: Type.Optional(
+      Type.Union([Type.Literal("bubblewrap"), Type.Literal("none")], {
+        description: "how a stdio server ran when pinned (informational): some servers describe themselves differently inside and outside a sandbox",
+      }),
+    ),
     interface_hash: DigestSchema,
     full_hash: DigestSchema,
     interface: Type.Record(Type.String(), Type.Unknown(), { description: "wire-listing snapshot both hashes are recomputed from" }),
@@ -57,7 +62,7 @@ export const McpPinSchema = Type.Object(
 );
 
 /** Pin keys in the order they are written; anything nested is written with sorted keys. */
-export const MCP_PIN_KEYS = ["name", "version", "protocol_version", "interface_hash", "full_hash", "interface"] as const;
+export const MCP_PIN_KEYS = ["name", "version", "protocol_version", "sandbox", "interface_hash", "full_hash", "interface"] as const;
 
 /** The signature a remote tool was accepted with (src/trust/), re-verified offline from the cache. */
 export const RemoteSignatureSchema = Type.Object(

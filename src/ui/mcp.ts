@@ -42,6 +42,9 @@ export function renderDiff(server: string, diff: InterfaceDiff, ctx: Pick<Contex
       for (const line of field.patch.replace(/\n$/, "").split("\n")) lines.push(`        ${colorPatchLine(line, c)}`);
     }
   }
+  if (diff.sandbox) {
+    lines.push(`  note: pinned with sandbox "${diff.sandbox.pinned}", running now with sandbox "${diff.sandbox.live}": some servers describe themselves differently inside and outside a sandbox; if that is all that changed, pin it under the mode you run it with`);
+  }
   return `${lines.join("\n")}\n`;
 }
 

@@ -75,6 +75,28 @@ describe("prompt arguments' required, as kiji-safeguard hashes it (the Python SD
   });
 });
 
+describe("a server whose interface depends on where it runs (as desktop-commander's Docker notes)", () => {
+  test("the pin records the sandbox mode; a drift under another mode says so; re-pinning under it settles", async () => {
+    const { root } = fixtureProject("where-it-runs");
+    expect((await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_SANDBOX: "off" }) })).exitCode).toBe(0);
+    expect(readLock(root).mcp_servers.fixture_mcp!.sandbox).toBe("none");
+    const drift = await runKiwi(["mcp", "verify"], { cwd: root, timeoutMs: 60_000 });
+    expect(drift.exitCode).toBe(10);
+    expect(drift.stderr).toContain('note: pinned with sandbox "none", running now with sandbox "bubblewrap"');
+    expect((await runKiwi(["mcp", "pin", "fixture_mcp"], { cwd: root, timeoutMs: 60_000 })).exitCode).toBe(0);
+    expect(readLock(root).mcp_servers.fixture_mcp!.sandbox).toBe("bubblewrap");
+    expect((await runKiwi(["mcp", "verify"], { cwd: root, timeoutMs: 60_000 })).exitCode).toBe(0);
+  }, SLOW);
+
+  test("a drift under the same mode has no such note", async () => {
+    const project = await pinnedProject();
+    project.setState("description");
+    const r = await runKiwi(["mcp", "verify"], { cwd: project.root, timeoutMs: 60_000 });
+    expect(r.exitCode).toBe(10);
+    expect(r.stderr).not.toContain("pinned with sandbox");
+  }, SLOW);
+});
+
 describe("pins, exec and rug pulls with the SDK-built fixture", () => {
   test("kiwi lock records the server's name, both hashes and a snapshot; exec prints text or the full JSON result", async () => {
     const { root } = await pinnedProject();
