@@ -1,7 +1,7 @@
 // Finds the project and reads every tool below .ai/tools/ in every form into the tool model.
 // Disk access lives here; parsing and mapping are the pure siblings (forms.ts, normalize.ts).
 import { type Dirent, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, extname, join, relative, sep } from "node:path";
 import type { Finding } from "../findings.ts";
 import { builtinTools } from "./builtins.ts";
 import { ManifestProblem, type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
@@ -165,7 +165,9 @@ function assembleTool(root: string, manifestAbs: string, form: ManifestForm, par
       : form === "file"
         ? []
         : [statToolFile(dir, manifestAbs, name)].filter((f): f is ToolFile => f !== undefined);
-  const fields = normalizeManifest(parsed.value, form === "directory" ? basename(dir) : name.slice(0, name.lastIndexOf(".")));
+  const toolsDir = join(root, TOOLS_DIR);
+  const treeAbs = form === "directory" ? dir : manifestAbs.slice(0, manifestAbs.length - extname(manifestAbs).length);
+  const fields = normalizeManifest(parsed.value, form === "directory" ? basename(dir) : name.slice(0, name.lastIndexOf(".")), relative(toolsDir, treeAbs).split(sep).join("/"));
   const entrypoint = form === "script" || form === "markdown" ? (fields.entrypoint ?? name) : fields.entrypoint;
   return {
     ...fields,

@@ -40,19 +40,53 @@ export function parseExecutorRef(raw: string): ExecutorRef {
   return { id: raw.slice(0, at).trim(), range: raw.slice(at + 1).trim() || null, raw };
 }
 
-/** Fills the tool model's fields from a manifest document (value as written). */
-export function normalizeManifest(value: CanonicalValue, fallbackId: string): ToolFields & { dialect: Dialect } {
+/**
+ * Fills the tool model's fields from a manifest document (value as written). `treePath` is the
+ * tool's path under .ai/tools without extension (`ryeos/core/bundle/sign`): rye-os manifests take
+ * their id from it, as rye's canonical refs do.
+ */
+export function normalizeManifest(value: CanonicalValue, fallbackId: string, treePath?: string): ToolFields & { dialect: Dialect } {
   const plain = toPlain(value);
   const doc = isRecord(plain) ? plain : {};
-  return isMagrayShape(doc) ? fromMagray(value, doc) : fromKiwi(value, doc, fallbackId);
+  return isMagrayShape(doc) ? fromMagray(value, doc) : fromKiwi(value, doc, fallbackId, treePath);
 }
 
-function fromKiwi(value: CanonicalValue, doc: Record<string, unknown>, fallbackId: string): ToolFields & { dialect: Dialect } {
+/**
+ * A rye-os tool (the successors of kiwi_mcp) names its executor with `executor_id` and has no
+ * tool_id: its id is its path under .ai/tools, so `core/sign.yaml` and `core/bundle/sign.yaml`
+ * are two tools, not one id twice.
+ */
+function isRyeShape(doc: Record<string, unknown>): boolean {
+  return typeof doc.executor_id === "string" && doc.executor === undefined && doc.tool_id === undefined;
+}
+
+/** A path under .ai/tools as a kiwi id: `ryeos/core/bundle/sign` -> `ryeos-core-bundle-sign`. */
+export function pathToolId(path: string): string {
+  return path
+    .split("/")
+    .filter((segment) => segment !== "")
+    .map((segment) => segment.toLowerCase().replace(/[^a-z0-9_-]/g, "_"))
+    .join("-");
+}
+
+/**
+ * rye's executor_id: `@subprocess` (a primitive), `tool:<path under .ai/tools>` or a bare path
+ * (`rye/core/runtimes/python_runtime`) name the executor the same way kiwi's `executor` does.
+ */
+export function ryeExecutorRef(raw: string): ExecutorRef {
+  const bare = raw.startsWith("@") ? raw.slice(1) : raw.startsWith("tool:") ? raw.slice("tool:".length) : raw;
+  return { id: bare.includes("/") || raw.startsWith("tool:") ? pathToolId(bare) : bare.trim(), range: null, raw };
+}
+
+function fromKiwi(value: CanonicalValue, doc: Record<string, unknown>, fallbackId: string, treePath?: string): ToolFields & { dialect: Dialect } {
   const config = isRecord(doc.config) ? doc.config : {};
   const validation = isRecord(doc.validation) ? doc.validation : {};
-  const executor = typeof doc.executor === "string" ? parseExecutorRef(doc.executor) : null;
+  const rye = isRyeShape(doc);
+  // executor_id stands in for executor whenever executor is absent.
+  const ryeExecutor = doc.executor === undefined && typeof doc.executor_id === "string";
+  const executor = typeof doc.executor === "string" ? parseExecutorRef(doc.executor) : ryeExecutor ? ryeExecutorRef(doc.executor_id as string) : null;
   return {
-    id: typeof doc.tool_id === "string" ? doc.tool_id : fallbackId,
+    id: typeof doc.tool_id === "string" ? doc.tool_id : rye && treePath !== undefined ? pathToolId(treePath) : fallbackId,
     version: typeof doc.version === "string" ? doc.version : String(doc.version ?? ""),
     type: typeof doc.tool_type === "string" ? doc.tool_type : "",
     executor,
@@ -70,7 +104,7 @@ function fromKiwi(value: CanonicalValue, doc: Record<string, unknown>, fallbackI
       id: "/tool_id",
       version: "/version",
       type: "/tool_type",
-      executor: "/executor",
+      executor: ryeExecutor ? "/executor_id" : "/executor",
       description: "/description",
       config: "/config",
       parameters: "/parameters",

@@ -19,6 +19,8 @@ export type PlanLike =
 export function transportOf(server: Pick<Tool, "id" | "config" | "manifestFile">): McpTransportName {
   const declared = server.config.transport;
   if (declared === undefined) return typeof server.config.url === "string" ? "streamable-http" : "stdio";
+  // rye-os spells streamable HTTP "http".
+  if (declared === "http") return "streamable-http";
   if (typeof declared === "string" && (MCP_TRANSPORTS as readonly string[]).includes(declared)) return declared as McpTransportName;
   throw new KiwiError("E_CHECK_FAILED", `${server.manifestFile}: config.transport of ${server.id} is ${JSON.stringify(declared)}`, {
     hint: `use one of ${MCP_TRANSPORTS.join(", ")}`,

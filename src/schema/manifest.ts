@@ -78,6 +78,9 @@ export const KiwiManifestSchema = Type.Object(
     tool_type: lit(TOOL_TYPES),
     version: Type.String({ pattern: SEMVER_PATTERN }),
     executor: Type.Optional(Type.Union([Type.String({ description: "tool id, optionally @semver-range: python_runtime@^1.4" }), Type.Null()])),
+    executor_id: Type.Optional(
+      Type.String({ description: "rye-os spelling of executor (read when executor is absent): @subprocess, tool:<path under .ai/tools>, or that path; such a tool without tool_id takes its id from its path" }),
+    ),
     description: Type.Optional(Type.String()),
     category: Type.Optional(Type.String()),
     tags: Type.Optional(Type.Array(Type.String())),

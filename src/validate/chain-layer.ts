@@ -75,7 +75,7 @@ export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) =>
     const at = child.pointers.executor ?? "/executor";
     if (!entry) {
       const options = schemas.entries.map((e) => JSON.stringify(e.match)).join(", ");
-      out.push(toolFinding(child, "child-schema/no-match", at, `no child_schemas entry of executor ${parent.id} matches ${child.id} (it accepts ${options || "nothing"})`, `use an executor meant for ${child.type} tools, or add a matching entry to ${parent.id}`));
+      out.push(toolFinding(child, "child-schema/no-match", at, `no child_schemas entry of executor ${parent.id} matches ${child.id} (it accepts ${options || "nothing"})`, `use an executor meant for ${child.type ? `${child.type} tools` : "this kind of tool"}, or add a matching entry to ${parent.id}`));
       continue;
     }
     entry.compiled ??= compileEntry(parent, entry);

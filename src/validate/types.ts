@@ -11,7 +11,8 @@ import { PLACEHOLDER, referencedParams } from "../schema/placeholders.ts";
 /** HTTP methods an api tool may use. */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;
 /** MCP transports and the primitive each runs on. */
-export const MCP_TRANSPORTS: Record<string, (typeof PRIMITIVES)[number]> = { stdio: "subprocess", "streamable-http": "http_client", sse: "http_client" };
+/** `http` is rye-os's spelling of streamable-http (its MCP tools accept stdio, http and sse). */
+export const MCP_TRANSPORTS: Record<string, (typeof PRIMITIVES)[number]> = { stdio: "subprocess", "streamable-http": "http_client", http: "http_client", sse: "http_client" };
 
 /** Per-type findings for one tool whose type is known. */
 export function checkType(tool: Tool, ctx: LayerContext): Finding[] {
@@ -149,7 +150,7 @@ function mcpServer(tool: Tool, out: Finding[]): void {
   const base = tool.pointers.config ?? "/config";
   const transport = c.transport;
   if (typeof transport !== "string" || !(transport in MCP_TRANSPORTS)) {
-    out.push(toolFinding(tool, "mcp_server/transport", transport === undefined ? base : `${base}/transport`, transport === undefined ? "the MCP transport is not given" : `transport ${JSON.stringify(transport)} is not stdio, streamable-http or sse`, "set config.transport: stdio (with config.command) or streamable-http (with config.url)"));
+    out.push(toolFinding(tool, "mcp_server/transport", transport === undefined ? base : `${base}/transport`, transport === undefined ? "the MCP transport is not given" : `transport ${JSON.stringify(transport)} is not stdio, streamable-http (or http) or sse`, "set config.transport: stdio (with config.command) or streamable-http (with config.url)"));
     return;
   }
   if (transport === "stdio" && !nonEmpty(c.command)) {

@@ -6,7 +6,7 @@ import { ValueErrorType } from "@sinclair/typebox/errors";
 import type { Finding } from "../findings.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
-import { EXECUTORLESS_TYPES, TOOL_TYPES, type Tool } from "../manifest/model.ts";
+import { EXECUTORLESS_TYPES, PRIMITIVES, TOOL_TYPES, type Tool } from "../manifest/model.ts";
 import { isSemver } from "../resolve/chain.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { OWNED_POINTERS, TOOL_ID, manifestSchemaOf } from "../schema/manifest.ts";
@@ -151,15 +151,25 @@ function identity(tool: Tool, out: Finding[]): void {
     const from = idField in doc ? `${idField} "${tool.id}"` : `the tool id "${tool.id}" (taken from the file name)`;
     out.push(toolFinding(tool, "universal/id-format", idField in doc ? idAt : "", `${from} is not a valid tool id`, `use 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter${idField in doc ? "" : `, or set ${idField}`}`));
   }
+  // A project tool replaces a built-in of the same id (a runtime, say), but never a primitive:
+  // every chain ends in one, and a project copy could redefine what it accepts.
+  if (tool.form !== "builtin" && (PRIMITIVES as readonly string[]).includes(tool.id)) {
+    out.push(toolFinding(tool, "universal/shadows-primitive", idField in doc ? idAt : "", `the tool id "${tool.id}" is kiwi's built-in primitive; a project tool may not replace it`, `rename the tool (set ${idField}); chains end in kiwi's own ${tool.id}`));
+  }
 
   const typeField = magray ? "type" : "tool_type";
   const typeAt = tool.pointers.type ?? `/${typeField}`;
   const allowed: readonly string[] = magray ? MAGRAY_TYPES : TOOL_TYPES;
   let typeKnown = false;
-  if (!(typeField in doc)) out.push(toolFinding(tool, "universal/type-unknown", "", `${typeField} is missing`, `add ${typeField}: one of ${allowed.join(", ")}`));
-  else if (typeof doc[typeField] !== "string" || !allowed.includes(tool.type)) {
+  if (!(typeField in doc)) {
+    // rye-os tools take their kind from their folder (.ai/tools -> "tool"), which does not say
+    // which kiwi type they are.
+    const rye = typeof doc.executor_id === "string" ? "; a rye-os tool's folder does not say which kiwi type it is" : "";
+    out.push(toolFinding(tool, "universal/type-unknown", "", `${typeField} is missing${rye}`, `add ${typeField}: one of ${allowed.join(", ")}`));
+  } else if (typeof doc[typeField] !== "string" || !allowed.includes(tool.type)) {
     const near = typeof doc[typeField] === "string" ? suggest(tool.type, allowed) : undefined;
-    out.push(toolFinding(tool, "universal/type-unknown", typeAt, `${typeField} ${JSON.stringify(doc[typeField])} is not a known tool type`, near ? `did you mean "${near}"?` : `use one of ${allowed.join(", ")}`));
+    const hint = tool.type === "mcp" ? 'rye-os\'s "mcp" is either an mcp_server (a server to start or reach) or an mcp_tool (one tool on a server): write the one you mean' : near ? `did you mean "${near}"?` : `use one of ${allowed.join(", ")}`;
+    out.push(toolFinding(tool, "universal/type-unknown", typeAt, `${typeField} ${JSON.stringify(doc[typeField])} is not a known tool type`, hint));
   } else typeKnown = true;
 
   const versionAt = tool.pointers.version ?? "/version";
@@ -181,7 +191,8 @@ function identity(tool: Tool, out: Finding[]): void {
     }
     return;
   }
-  const written = doc.executor;
+  // rye-os writes the executor as executor_id (normalize.ts reads it when executor is absent).
+  const written = doc.executor === undefined && typeof doc.executor_id === "string" ? doc.executor_id : doc.executor;
   if (written !== undefined && written !== null && typeof written !== "string") {
     out.push(toolFinding(tool, "universal/field-type", "/executor", "executor must be a tool id string (optionally id@range) or null"));
   } else if (executorless && typeof written === "string") {

@@ -108,3 +108,49 @@ describe("stdio servers that print a banner on stdout (time-mcp 1.0.6, mcp-serve
     expect(r.stderr).toContain(`pinned MCP server "${server.id}" (time-mcp)`);
   }, 120_000);
 });
+
+describe("rye-os trees (the successors of kiwi_mcp)", () => {
+  const findingsOf = async (root: string, strict = false) => {
+    const r = await runKiwi(["check", "--json", ...(strict ? ["--strict"] : [])], { cwd: root });
+    return { exitCode: r.exitCode, findings: JSON.parse(r.stdout).findings as { tool?: string; file: string; rule: string; message: string; hint?: string; line?: number }[] };
+  };
+
+  test("core/sign.yaml and core/bundle/sign.yaml are two tools with path ids; executor_id and the signature line are read", async () => {
+    const root = makeProject({ ".ai/tools/ryeos/core/sign.yaml": real("rye-os/core/sign.yaml"), ".ai/tools/ryeos/core/bundle/sign.yaml": real("rye-os/core/bundle/sign.yaml") });
+    const { findings } = await findingsOf(root);
+    const rules = findings.map((f) => `${f.file} ${f.rule}`);
+    expect(rules).not.toContain(".ai/tools/ryeos/core/sign.yaml universal/duplicate-id");
+    expect(findings.some((f) => f.message.includes('"executor_id"'))).toBe(false);
+    expect(new Set(findings.map((f) => f.tool))).toEqual(new Set(["ryeos-core-sign", "ryeos-core-bundle-sign"]));
+    // The kind rye takes from the folder is not a kiwi type: said, with the line after the signature.
+    expect(findings).toContainEqual(expect.objectContaining({ file: ".ai/tools/ryeos/core/sign.yaml", rule: "universal/type-unknown", message: "tool_type is missing; a rye-os tool's folder does not say which kiwi type it is" }));
+    expect(findings).toContainEqual(expect.objectContaining({ file: ".ai/tools/ryeos/core/sign.yaml", rule: "child-schema/no-match", line: 3 }));
+  });
+
+  test("executor_id tool:<path> names a tool by its path id, and the chain locks and runs", async () => {
+    const root = makeProject({
+      ".ai/tools/ryeos/dev/runtime.yaml": '# rye:signed:2026-02-14T00:28:39Z:00:AA==:11\nversion: "1.0.0"\ntool_type: runtime\nexecutor_id: "@subprocess"\nconfig:\n  command: bash\nvalidation:\n  child_schemas:\n    - match: { tool_type: script }\n      schema: { type: object }\n',
+      ".ai/tools/ryeos/dev/hello/tool.yaml": 'version: "1.0.0"\ntool_type: script\nexecutor_id: "tool:ryeos/dev/runtime"\nconfig:\n  entrypoint: hello.sh\n',
+      ".ai/tools/ryeos/dev/hello/hello.sh": "echo hello from rye\n",
+    });
+    expect((await findingsOf(root, true)).findings.filter((f) => f.rule !== "discover/no-metadata")).toEqual([]);
+    expect((await runKiwi(["lock"], { cwd: root })).exitCode).toBe(0);
+    const tree = await runKiwi(["tree", "ryeos-dev-hello", "--json"], { cwd: root });
+    expect(JSON.parse(tree.stdout).links.map((l: { id: string }) => l.id)).toEqual(["ryeos-dev-hello", "ryeos-dev-runtime", "subprocess"]);
+    const run = await runKiwi(["exec", "ryeos-dev-hello", "--sandbox=off"], { cwd: root });
+    expect([run.exitCode, run.stdout]).toEqual([0, "hello from rye\n"]);
+  });
+
+  test("an MCP transport spelled http is streamable HTTP; tool_type mcp gets a hint; a project subprocess.yaml is refused", async () => {
+    const root = makeProject({
+      ".ai/tools/remote_mcp.yaml": "tool_id: remote_mcp\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: http_client\nconfig:\n  transport: http\n  url: https://mcp.example.com/mcp\nrequires:\n  - net.outbound: [mcp.example.com]\n",
+      ".ai/tools/legacy.yaml": "tool_id: legacy\ntool_type: mcp\nversion: 1.0.0\nexecutor: subprocess\n",
+      ".ai/tools/subprocess.yaml": "tool_id: subprocess\ntool_type: primitive\nversion: 9.0.0\nexecutor: null\n",
+    });
+    const { exitCode, findings } = await findingsOf(root);
+    expect(exitCode).toBe(1);
+    expect(findings.filter((f) => f.tool === "remote_mcp")).toEqual([]);
+    expect(findings).toContainEqual(expect.objectContaining({ tool: "legacy", rule: "universal/type-unknown", hint: expect.stringContaining('rye-os\'s "mcp" is either an mcp_server') }));
+    expect(findings).toContainEqual(expect.objectContaining({ tool: "subprocess", rule: "universal/shadows-primitive", message: 'the tool id "subprocess" is kiwi\'s built-in primitive; a project tool may not replace it' }));
+  });
+});

@@ -44,6 +44,7 @@ const rows: Row[] = [
   ["universal/version-semver", () => [api("  url: https://example.com")], () => [yaml(".ai/tools/w.yaml", "tool_id: w\ntool_type: api\nversion: 1.0\nexecutor: http_client\nconfig: { url: 'https://x.test' }\n")], ".ai/tools/w.yaml", 3],
   ["universal/executor-required", () => [script()], () => [yaml(".ai/tools/x.yaml", "tool_id: x\ntool_type: script\nversion: 1.0.0\n")], ".ai/tools/x.yaml", 1],
   ["universal/executor-forbidden", () => [yaml(".ai/tools/n.md", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n", [], "markdown")], () => [yaml(".ai/tools/n.md", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: python_runtime\n", [], "markdown")], ".ai/tools/n.md", 4],
+  ["universal/shadows-primitive", () => [runtime("executor: subprocess\nconfig: { command: python3 }\n")], () => [yaml(".ai/tools/subprocess.yaml", "tool_id: subprocess\ntool_type: primitive\nversion: 9.0.0\nexecutor: null\n")], ".ai/tools/subprocess.yaml", 1],
   ["universal/duplicate-id", () => [script(), script("", ["main.py"], "other")], () => [script(), yaml(".ai/tools/proc.yaml", "tool_id: proc\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://x.test' }\n")], ".ai/tools/proc.yaml", 1],
   ["security/reserved-key", () => [script()], () => [script("metadata:\n  __proto__: { admin: true }\n")], ".ai/tools/proc/tool.yaml", 8],
   ["security/reserved-key", () => [script()], () => [script("metadata: { constructor: x }\n")], ".ai/tools/proc/tool.yaml", 7],
