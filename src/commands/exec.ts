@@ -9,7 +9,7 @@ import { redactError, runPrepared } from "../exec/run-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import { planDocument } from "../ui/plan.ts";
 import { showJson, showNote } from "../ui/output.ts";
-import { terminalSinks } from "../ui/stream.ts";
+import { collectingSinks, terminalSinks } from "../ui/stream.ts";
 import { contextFromArgs, mcpFlags, projectFlags, strictFlag } from "./_flags.ts";
 
 export default defineCommand({
@@ -65,11 +65,17 @@ export default defineCommand({
       const { execMcpToolCommand } = await import("./_mcp-exec.ts");
       return execMcpToolCommand(ctx, prepared, args);
     }
+    // --json: the tool's output goes into the one document instead of straight to the terminal.
+    const collected = args.json ? collectingSinks() : undefined;
+    const started = performance.now();
+    let exitCode: number;
     try {
-      return await runPrepared(prepared, terminalSinks());
+      exitCode = await runPrepared(prepared, collected?.sinks ?? terminalSinks());
     } catch (error) {
       throw error instanceof KiwiError ? redactError(error, prepared.redact) : error;
     }
+    if (collected) showJson({ ok: exitCode === 0, tool: args.tool, exitCode, ...collected.text(), durationMs: Math.round(performance.now() - started) });
+    return exitCode;
   },
 });
 

@@ -5,6 +5,20 @@
 import type { BunFile } from "bun";
 import type { OutputSinks } from "../exec/subprocess.ts";
 
+/**
+ * Sinks that keep a tool's output for one JSON document (`kiwi exec --json`); the subprocess
+ * primitive already caps what a tool may write (limits.output_bytes).
+ */
+export function collectingSinks(): { sinks: OutputSinks; text: () => { stdout: string; stderr: string } } {
+  const out: Uint8Array[] = [];
+  const err: Uint8Array[] = [];
+  const decode = (chunks: Uint8Array[]) => new TextDecoder().decode(Buffer.concat(chunks));
+  return {
+    sinks: { stdout: (chunk) => void out.push(chunk.slice()), stderr: (chunk) => void err.push(chunk.slice()) },
+    text: () => ({ stdout: decode(out), stderr: decode(err) }),
+  };
+}
+
 /** Sinks that write to kiwi's stdout / stderr. */
 export function terminalSinks(): OutputSinks {
   return { stdout: forward(Bun.stdout), stderr: forward(Bun.stderr) };

@@ -233,6 +233,32 @@ describe("kiwi exec: faults of running tools", () => {
   });
 });
 
+describe("kiwi exec --json: exactly one document", () => {
+  const BOTH = { ".ai/tools/both.sh": "#!/bin/bash\n# ---\n# tool_id: both\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\necho out; echo err >&2; exit 3\n" };
+
+  test("the tool's stdout, stderr and exit code are fields of it, and kiwi exits with the tool's code", async () => {
+    const { k } = await lockedProject(BOTH);
+    const r = await k.run(["exec", "both", "--json"]);
+    expect([r.exitCode, r.stderr]).toEqual([3, ""]);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ ok: false, tool: "both", exitCode: 3, stdout: "out\n", stderr: "err\n" });
+    expect(doc.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  test("a success is ok: true", async () => {
+    const { k } = await lockedProject(ECHO);
+    const doc = JSON.parse((await k.run(["exec", "echo_args", "--param", "text=hi", "--json"])).stdout);
+    expect(doc).toMatchObject({ ok: true, exitCode: 0, stdout: "1\nhi\n", stderr: "" });
+  });
+
+  test("a failure of kiwi's own (a timeout) is the error document alone, with nothing before it", async () => {
+    const { k } = await lockedProject(FAULTS);
+    const r = await k.run(["exec", "hangs", "--json"]);
+    expect(r.exitCode).toBe(8);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: "E_EXEC_FAILED" } });
+  });
+});
+
 describe("kiwi exec: injection", () => {
   test.each([["; rm -rf ~"], ["$(touch pwned)"], ["`touch pwned`"], ["a && touch pwned"], ["'\"; touch pwned; \""], ["line1\nline2"]])(
     "the value %p reaches the tool as exactly one argument, uninterpreted",
