@@ -1,7 +1,7 @@
 // `kiwi exec <tool>`: verify the locked chain, validate the parameters, then run the verified copy
 // through its primitive (or, with --dry-run, print the resolved plan and run nothing).
 import { fstatSync, readFileSync } from "node:fs";
-import { defineCommand } from "citty";
+import { type ArgsDef, defineCommand } from "citty";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
 import { type ExecRequest, type PreparedExec, prepareExec } from "../exec/prepare-io.ts";
@@ -12,21 +12,24 @@ import { showJson, showNote } from "../ui/output.ts";
 import { collectingSinks, terminalSinks } from "../ui/stream.ts";
 import { contextFromArgs, mcpFlags, projectFlags, strictFlag } from "./_flags.ts";
 
+const EXEC_ARGS = {
+  tool: { type: "positional", required: true, description: "Id of the tool to run", valueHint: "tool" },
+  param: { type: "string", description: "A parameter as name=value, coerced to its declared type (repeat for more)", valueHint: "name=value" },
+  params: { type: "string", description: "Parameters as a JSON object ('-' reads it from stdin)", valueHint: "json" },
+  paramsFile: { type: "string", description: "Read parameters from a JSON file ('-' for stdin)", valueHint: "file" },
+  dryRun: { type: "boolean", description: "Verify, validate and print the resolved plan as JSON; run nothing" },
+  unlocked: { type: "boolean", description: "Development mode: validate everything but skip the lockfile comparison (or KIWI_UNLOCKED=1)" },
+  sandbox: { type: "string", description: "auto (sandbox when possible), require or off; default KIWI_SANDBOX, else auto", valueHint: "mode" },
+  ...mcpFlags,
+  ...strictFlag,
+  ...projectFlags,
+} as const satisfies ArgsDef;
+
 export default defineCommand({
   meta: { name: "exec", description: "Run a tool through its verified, locked executor chain" },
-  args: {
-    tool: { type: "positional", required: true, description: "Id of the tool to run", valueHint: "tool" },
-    param: { type: "string", description: "A parameter as name=value, coerced to its declared type (repeat for more)", valueHint: "name=value" },
-    params: { type: "string", description: "Parameters as a JSON object ('-' reads it from stdin)", valueHint: "json" },
-    paramsFile: { type: "string", description: "Read parameters from a JSON file ('-' for stdin)", valueHint: "file" },
-    dryRun: { type: "boolean", description: "Verify, validate and print the resolved plan as JSON; run nothing" },
-    unlocked: { type: "boolean", description: "Development mode: validate everything but skip the lockfile comparison (or KIWI_UNLOCKED=1)" },
-    sandbox: { type: "string", description: "auto (sandbox when possible), require or off; default KIWI_SANDBOX, else auto", valueHint: "mode" },
-    ...mcpFlags,
-    ...strictFlag,
-    ...projectFlags,
-  },
+  args: EXEC_ARGS,
   async run({ args, rawArgs }) {
+    assertNoStrayArguments(args.tool, rawArgs);
     const ctx = contextFromArgs(args);
     const unlocked = args.unlocked === true || ctx.env.KIWI_UNLOCKED === "1";
     const fromStdin = args.params === "-" || args.paramsFile === "-";
@@ -78,6 +81,44 @@ export default defineCommand({
     return exitCode;
   },
 });
+
+/** Flags of exec that take a value (the word after them is that value, not a stray positional). */
+const VALUE_FLAGS = new Set(
+  Object.entries(EXEC_ARGS as ArgsDef)
+    .filter(([, def]) => def.type === "string")
+    .flatMap(([name]) => [`--${name}`, `--${name.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`)}`]),
+);
+
+/**
+ * Parameters reach a tool only through --param/--params/--params-file/stdin: a bare `name=value`
+ * after the tool id, or anything after `--`, would otherwise be silently dropped.
+ */
+export function assertNoStrayArguments(tool: string, rawArgs: readonly string[]): void {
+  const separator = rawArgs.indexOf("--");
+  const after = separator === -1 ? [] : rawArgs.slice(separator + 1);
+  if (after.length > 0) {
+    throw new KiwiError("E_USAGE", `kiwi exec passes no arguments after "--" to ${tool} (got ${after.map((a) => JSON.stringify(a)).join(" ")})`, {
+      hint: "a tool takes its declared parameters: --param name=value, --params '{...}' or --params-file FILE",
+    });
+  }
+  const before = separator === -1 ? rawArgs : rawArgs.slice(0, separator);
+  const stray: string[] = [];
+  let seenTool = false;
+  for (let i = 0; i < before.length; i++) {
+    const arg = before[i]!;
+    if (arg.startsWith("-")) {
+      if (VALUE_FLAGS.has(arg)) i++;
+      continue;
+    }
+    if (!seenTool && arg === tool) seenTool = true;
+    else stray.push(arg);
+  }
+  if (stray.length === 0) return;
+  const first = stray[0]!;
+  throw new KiwiError("E_USAGE", `unexpected argument ${JSON.stringify(first)} after the tool id ${tool}`, {
+    hint: first.includes("=") ? `did you mean --param ${first}?` : "pass parameters with --param name=value, --params '{...}' or --params-file FILE",
+  });
+}
 
 /** Every `--param` value in order (citty keeps only the last of a repeated flag). */
 export function paramPairs(rawArgs: readonly string[]): string[] {

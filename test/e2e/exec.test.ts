@@ -259,6 +259,22 @@ describe("kiwi exec --json: exactly one document", () => {
   });
 });
 
+describe("kiwi exec: arguments it would otherwise drop", () => {
+  test.each([
+    [["exec", "echo_args", "text=hi"], 'error[E_USAGE]: unexpected argument "text=hi" after the tool id echo_args\n  hint: did you mean --param text=hi?\n'],
+    [["exec", "echo_args", "hi"], 'error[E_USAGE]: unexpected argument "hi" after the tool id echo_args\n  hint: pass parameters with --param name=value, --params \'{...}\' or --params-file FILE\n'],
+    [["exec", "echo_args", "--param", "text=hi", "--", "extra", "words"], 'error[E_USAGE]: kiwi exec passes no arguments after "--" to echo_args (got "extra" "words")\n  hint: a tool takes its declared parameters: --param name=value, --params \'{...}\' or --params-file FILE\n'],
+  ])("%p is refused, and nothing runs", async (argv, stderr) => {
+    const { k } = await lockedProject(ECHO);
+    expect(await k.run(argv)).toEqual({ exitCode: 2, stdout: "", stderr });
+  });
+
+  test("a flag's value is not mistaken for a stray argument", async () => {
+    const { k } = await lockedProject(ECHO);
+    expect(await k.run(["exec", "echo_args", "--sandbox", "off", "--param", "text=a b"])).toEqual({ exitCode: 0, stdout: "1\na b\n", stderr: "" });
+  });
+});
+
 describe("kiwi exec: injection", () => {
   test.each([["; rm -rf ~"], ["$(touch pwned)"], ["`touch pwned`"], ["a && touch pwned"], ["'\"; touch pwned; \""], ["line1\nline2"]])(
     "the value %p reaches the tool as exactly one argument, uninterpreted",
