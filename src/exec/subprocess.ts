@@ -47,6 +47,7 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    if (code === "E2BIG") throw tooBig(plan, error);
     throw new KiwiError("E_EXEC_FAILED", `could not start ${spec.launch[0]} for ${plan.tool}: ${code}`, {
       hint: code === "EACCES" ? "the file is not executable; set its execute bit and run \"kiwi lock\"" : "check that the command exists and is executable",
       cause: error,
@@ -122,6 +123,22 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
     for (const [sig, handler] of handlers) process.off(sig, handler);
   }
   return outcome;
+}
+
+/** Linux refuses one argument longer than this (MAX_ARG_STRLEN), and argv plus environment past ARG_MAX. */
+const MAX_ARG_BYTES = 128 * 1024;
+
+/** E2BIG, said as what it is: which argument is too long, and where large values belong. */
+function tooBig(plan: SubprocessPlan, cause: unknown): KiwiError {
+  const sizes = plan.subprocess.argv.map((a) => Buffer.byteLength(a));
+  const largest = sizes.indexOf(Math.max(...sizes));
+  const total = sizes.reduce((n, s) => n + s + 1, 0) + Object.entries(plan.subprocess.env).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v) + 2, 0);
+  const which = sizes[largest]! > MAX_ARG_BYTES ? `argument ${largest} is ${sizes[largest]} bytes (the OS limit for one argument is ${MAX_ARG_BYTES})` : `its arguments and environment are ${total} bytes`;
+  return new KiwiError("E_EXEC_FAILED", `could not start ${plan.tool}: ${which}, which exceeds the OS limit (E2BIG)`, {
+    hint: "pass large values on stdin (the default for parameters: leave them out of config.args), not as command-line arguments",
+    cause,
+    details: { tool: plan.tool, argument: largest, bytes: sizes[largest], totalBytes: total },
+  });
 }
 
 /**

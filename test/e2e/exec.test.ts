@@ -269,6 +269,15 @@ describe("kiwi exec: arguments it would otherwise drop", () => {
     expect(await k.run(argv)).toEqual({ exitCode: 2, stdout: "", stderr });
   });
 
+  test("a parameter too large for a command-line argument is E2BIG said plainly, with where it belongs", async () => {
+    const { root, k } = await lockedProject(ECHO);
+    writeFileSync(join(root, "big.json"), JSON.stringify({ text: "x".repeat(300_000) }));
+    const r = await k.run(["exec", "echo_args", "--params-file", "big.json"]);
+    expect([r.exitCode, r.stdout]).toEqual([8, ""]);
+    expect(r.stderr).toContain("error[E_EXEC_FAILED]: could not start echo_args: argument 4 is 300000 bytes (the OS limit for one argument is 131072), which exceeds the OS limit (E2BIG)");
+    expect(r.stderr).toContain("hint: pass large values on stdin");
+  });
+
   test("a flag's value is not mistaken for a stray argument", async () => {
     const { k } = await lockedProject(ECHO);
     expect(await k.run(["exec", "echo_args", "--sandbox", "off", "--param", "text=a b"])).toEqual({ exitCode: 0, stdout: "1\na b\n", stderr: "" });
