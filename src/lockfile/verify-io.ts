@@ -94,7 +94,9 @@ export function verifyOutcomeError(report: VerifyReport, details: Record<string,
       });
     case "cache-missing":
       return new KiwiError("E_CACHE_MISSING", `${report.cache.missing.length} locked entr${report.cache.missing.length === 1 ? "y is" : "ies are"} not in the cache (first: ${describe(report.cache.missing[0]!)})`, {
-        hint: 'run "kiwi install"',
+        // kiwi lock hashes the tree but fills no cache (a cold lock must stay as cheap as hashing);
+        // kiwi install does both.
+        hint: 'run "kiwi install": it locks and puts every locked file into the cache (kiwi lock only hashes)',
         details,
       });
   }

@@ -57,7 +57,7 @@ describe("kiwi verify", () => {
     const r = await k.run(["verify"]);
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain("error[E_CACHE_MISSING]: 13 locked entries are not in the cache");
-    expect(r.stderr).toContain('hint: run "kiwi install"');
+    expect(r.stderr).toContain('hint: run "kiwi install": it locks and puts every locked file into the cache (kiwi lock only hashes)');
   });
 
   test.each([
