@@ -16,7 +16,7 @@ const MAGRAY_CAPABILITIES: Record<string, string> = {
 };
 
 /** Executor a magray tool runs on, by its type and entry point (magray manifests name none). */
-const MAGRAY_SCRIPT_RUNTIMES: Record<string, string> = {
+export const SCRIPT_RUNTIMES: Record<string, string> = {
   ".py": "python_runtime",
   ".sh": "bash_runtime",
   ".js": "node_runtime",
@@ -155,7 +155,7 @@ function fromMagray(value: CanonicalValue, doc: Record<string, unknown>): ToolFi
   else if (type === "wasm") executorId = "wasm_runtime";
   else if (type === "script" && entry) {
     const ext = entry.slice(entry.lastIndexOf(".")).toLowerCase();
-    executorId = MAGRAY_SCRIPT_RUNTIMES[ext] ?? null;
+    executorId = SCRIPT_RUNTIMES[ext] ?? null;
   }
   return {
     id: typeof doc.name === "string" ? doc.name : "",

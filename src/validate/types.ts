@@ -3,6 +3,7 @@
 // live in syntax.ts / syntax-io.ts. Pure.
 import type { Finding } from "../findings.ts";
 import { PRIMITIVES, type Tool } from "../manifest/model.ts";
+import { SCRIPT_RUNTIMES } from "../manifest/normalize.ts";
 import { toolFinding } from "./finding.ts";
 import { type LayerContext, executorOf, normalizeRel, seg, toolPath, unsafePathReason } from "./layer.ts";
 import { isRecord } from "../integrity/value.ts";
@@ -21,6 +22,7 @@ export function checkType(tool: Tool, ctx: LayerContext): Finding[] {
     case "script":
       entrypoint(tool, ctx, out);
       executorKind(tool, ctx, out, "script/executor-runtime", (e) => e.type === "runtime", "a runtime", "python_runtime, bash_runtime, node_runtime or bun_runtime");
+      runtimeLanguage(tool, out);
       break;
     case "wasm":
     case "native":
@@ -64,6 +66,23 @@ function executorKind(tool: Tool, ctx: LayerContext, out: Finding[], rule: Param
   const executor = executorOf(tool, ctx);
   if (!executor || ok(executor)) return; // a missing executor is the chain layer's finding
   out.push(toolFinding(tool, rule, tool.pointers.executor ?? "/executor", `the executor of a ${tool.type} must be ${what}, but ${executor.id} is a ${executor.type || "untyped"} tool`, `use ${hint}`));
+}
+
+/**
+ * A script on one of kiwi's language runtimes must be written in that language. A declared
+ * config.entrypoint is judged by the runtime's child_schemas (\.py$ on python_runtime); a script
+ * with embedded metadata is its own entry point, which no child schema sees, so a .sh file on
+ * python_runtime passed every check and failed only when it ran. Unknown extensions are not judged.
+ */
+function runtimeLanguage(tool: Tool, out: Finding[]): void {
+  if (isRecord(tool.doc.config) && "entrypoint" in tool.doc.config) return;
+  const runtime = tool.executor?.id;
+  const entry = tool.entrypoint?.toLowerCase();
+  if (!runtime || !entry || !Object.values(SCRIPT_RUNTIMES).includes(runtime)) return;
+  const ext = entry.slice(entry.lastIndexOf("."));
+  const wanted = SCRIPT_RUNTIMES[ext];
+  if (!wanted || wanted === runtime || (runtime === "bun_runtime" && wanted === "node_runtime")) return;
+  out.push(toolFinding(tool, "script/runtime-language", tool.pointers.executor ?? "/executor", `the entry point "${tool.entrypoint}" is a ${ext} file, but ${runtime} does not run ${ext} files`, `use executor: ${wanted}, or an entry point ${runtime} runs`));
 }
 
 /** The entry point is declared, safe (security.ts reports unsafe ones), has the right extension and exists. */

@@ -147,3 +147,15 @@ describe("kiwi check usage errors", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: "E_NO_PROJECT" } });
   });
 });
+
+describe("kiwi check: a script in another language than its runtime", () => {
+  test.each([
+    ["x.sh", "#!/bin/bash\n# ---\n# tool_id: x\n# tool_type: script\n# version: 1.0.0\n# executor: python_runtime\n# ---\necho hi\n", "python_runtime", ".sh", "bash_runtime"],
+    ["y.py", '"""\ntool_id: y\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\n"""\nprint(1)\n', "bash_runtime", ".py", "python_runtime"],
+  ])("%s on the wrong runtime fails --strict and names the right one", async (file, text, runtime, ext, right) => {
+    const root = makeProject({ [`.ai/tools/${file}`]: text });
+    const r = await runKiwi(["check", "--strict", "--json"], { cwd: root });
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(r.stdout).findings).toContainEqual(expect.objectContaining({ rule: "script/runtime-language", message: `the entry point "${file}" is a ${ext} file, but ${runtime} does not run ${ext} files`, hint: `use executor: ${right}, or an entry point ${runtime} runs` }));
+  });
+});

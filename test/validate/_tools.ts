@@ -46,9 +46,12 @@ function build(value: Parameters<typeof normalizeManifest>[0], locate: Tool["loc
     ino: 0,
     isExecutable: false,
   }));
+  const form = options.form ?? "directory";
   return {
     ...fields,
-    form: options.form ?? "directory",
+    // As discovery does: a script or Markdown file with embedded metadata is its own entry point.
+    entrypoint: form === "script" || form === "markdown" ? (fields.entrypoint ?? file.slice(file.lastIndexOf("/") + 1)) : fields.entrypoint,
+    form,
     root,
     rootAbs: `/project/${root}`,
     manifestFile: file,
