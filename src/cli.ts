@@ -43,7 +43,9 @@ export const root = defineCommand({
 registerRoot(root);
 
 /** Runs kiwi with the given arguments and returns the exit code (never calls process.exit). */
-export async function main(rawArgs: string[]): Promise<number> {
+export async function main(given: string[]): Promise<number> {
+  // `kiwi help exec` is `kiwi exec --help`, as in git and npm.
+  const rawArgs = given[0] === "help" ? [...given.slice(1), "--help"] : given;
   const separator = rawArgs.indexOf("--");
   // Arguments after `--` belong to the tool (kiwi exec), never to kiwi.
   const flags = separator === -1 ? rawArgs : rawArgs.slice(0, separator);
@@ -56,7 +58,9 @@ export async function main(rawArgs: string[]): Promise<number> {
     const [cmd, parent, path] = await resolveCommand(root, rawArgs);
     if (flags.includes("--help") || flags.includes("-h") || (!cmd.run && path.length === rawArgs.length)) {
       // citty pads its columns; trailing blanks are noise in terminals and snapshots.
-      const usage = (await renderUsage(await withKebabFlags(cmd === root ? rootForHelp() : cmd), parent)).replace(/[ \t]+$/gm, "").trimEnd() + (await import("./commands/_examples.ts")).renderExamples(path);
+      // citty names only the direct parent in USAGE ("mcp pin"): name the whole path from kiwi.
+      const named = parent && path.length > 1 ? { ...parent, meta: { ...(await resolveMeta(parent)), name: ["kiwi", ...path.slice(0, -1)].join(" ") } } : parent;
+      const usage = (await renderUsage(await withKebabFlags(cmd === root ? rootForHelp() : cmd), named)).replace(/[ \t]+$/gm, "").trimEnd() + (await import("./commands/_examples.ts")).renderExamples(path);
       showResult(`${createContext().color ? usage : stripAnsi(usage)}\n`);
       return 0;
     }
@@ -78,6 +82,10 @@ export async function main(rawArgs: string[]): Promise<number> {
 /** Removes ANSI colour codes (citty colours help text whatever the terminal is). */
 export function stripAnsi(text: string): string {
   return text.replace(/\x1b\[[0-9;]*m/g, "");
+}
+
+async function resolveMeta(cmd: CommandDef<any>): Promise<Record<string, unknown>> {
+  return ((typeof cmd.meta === "function" ? await cmd.meta() : await cmd.meta) ?? {}) as Record<string, unknown>;
 }
 
 /** The root command with each subcommand reduced to its name and summary, so help loads none of them. */
@@ -116,7 +124,8 @@ async function resolveCommand(cmd: CommandDef<any>, rawArgs: string[]): Promise<
 
 async function assertKnownFlags(cmd: CommandDef<any>, rest: string[], path: string[]): Promise<void> {
   const defs: ArgsDef = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
-  const names = new Set<string>();
+  // Every command takes --help; kiwi itself takes --version (main answers both before this).
+  const names = new Set<string>(path.length === 0 ? ["help", "version"] : ["help"]);
   for (const [name, def] of Object.entries(defs)) {
     if (def.type === "positional") continue;
     names.add(name);
@@ -134,7 +143,7 @@ async function assertKnownFlags(cmd: CommandDef<any>, rest: string[], path: stri
     if (!names.has(name)) {
       const near = suggest(name, [...names]);
       throw new KiwiError("E_USAGE", `unknown flag "${arg.split("=")[0]}" for "${["kiwi", ...path].join(" ")}"`, {
-        hint: near ? `did you mean "--${near}"?` : `run "kiwi ${path.join(" ")} --help" for its flags`,
+        hint: near ? `did you mean "--${near}"?` : `run "${["kiwi", ...path, "--help"].join(" ")}" for its flags`,
       });
     }
   }

@@ -5,6 +5,7 @@ import { cleanCache, pruneCache, verifyCache } from "../cache/maintain-io.ts";
 import { corruptError, openStore } from "../cache/store-io.ts";
 import { KiwiError } from "../errors.ts";
 import { createProgress } from "../ui/lock-progress.ts";
+import { plural } from "../ui/findings.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 
@@ -36,7 +37,7 @@ const verify = defineCommand({
       });
     }
     if (args.json) showJson({ ok: true, dir: ctx.cacheDir, ...report });
-    else showResult(`${ctx.cacheDir}: ${report.blobs} blobs and ${report.index} tool entries verified${report.tempsRemoved ? `; removed ${report.tempsRemoved} leftover temp files` : ""}`);
+    else showResult(`${ctx.cacheDir}: ${plural(report.blobs, "blob")} and ${plural(report.index, "tool entry", "tool entries")} verified${report.tempsRemoved ? `; removed ${plural(report.tempsRemoved, "leftover temp file")}` : ""}`);
     return 0;
   },
 });
@@ -56,7 +57,7 @@ const prune = defineCommand({
     if (args.json) showJson({ ok: true, dir: ctx.cacheDir, ...report });
     else {
       showResult(
-        `removed ${report.removedBlobs} blobs and ${report.removedIndex} tool entries (${formatBytes(report.bytesFreed)}) not referenced by ${report.projects.length} project lockfile${report.projects.length === 1 ? "" : "s"}` +
+        `removed ${plural(report.removedBlobs, "blob")} and ${plural(report.removedIndex, "tool entry", "tool entries")} (${formatBytes(report.bytesFreed)}) not referenced by ${plural(report.projects.length, "project lockfile")}` +
           (report.keptRecent ? `; kept ${report.keptRecent} used in the last ${grace} s` : ""),
       );
     }

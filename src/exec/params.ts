@@ -219,10 +219,10 @@ export function renderViolation(v: ParamViolation): string {
 }
 
 /** Throws E_PARAMS_INVALID listing every violation (nothing runs). */
-export function assertNoViolations(violations: readonly ParamViolation[], toolId: string): void {
+export function assertNoViolations(violations: readonly ParamViolation[], toolId: string, subject = toolId): void {
   if (violations.length === 0) return;
   const lines = violations.map((v) => `  ${renderViolation(v)}`);
-  throw new KiwiError("E_PARAMS_INVALID", `${violations.length} parameter${violations.length === 1 ? "" : "s"} of ${toolId} ${violations.length === 1 ? "is" : "are"} invalid:\n${lines.join("\n")}`, {
+  throw new KiwiError("E_PARAMS_INVALID", `${violations.length} parameter${violations.length === 1 ? "" : "s"} of ${subject} ${violations.length === 1 ? "is" : "are"} invalid:\n${lines.join("\n")}`, {
     hint: `run "kiwi exec ${toolId} --dry-run" to check parameters without running; the tool's parameters list declares what it accepts`,
     details: { tool: toolId, violations },
   });

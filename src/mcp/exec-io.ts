@@ -80,5 +80,5 @@ export function assertLiveSchemaAccepts(leaf: Pick<Tool, "id">, server: Pick<Too
     });
   }
   const errors = compiled.validate(params);
-  assertNoViolations(toViolations(errors, params, schema as Record<string, unknown>), `${leaf.id} (live inputSchema of ${String(tool.name)})`);
+  assertNoViolations(toViolations(errors, params, schema as Record<string, unknown>), leaf.id, `${leaf.id} (live inputSchema of ${String(tool.name)})`);
 }

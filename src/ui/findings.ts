@@ -53,7 +53,8 @@ export function renderFindingsSummary(summary: FindingsSummary, ctx: Pick<Contex
   return `${mark} ${parts.join(", ")} in ${tools} checked (${time})\n`;
 }
 
-function plural(n: number, one: string, many = `${one}s`): string {
+/** "1 blob", "2 blobs". */
+export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 

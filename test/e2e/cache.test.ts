@@ -49,6 +49,11 @@ describe("kiwi cache verify / prune / clean", () => {
     const recent = await k.run(["cache", "prune"]);
     expect(recent.exitCode).toBe(0);
     expect(recent.stdout).toContain("kept 2 used in the last 600 s");
+    const human = await k.run(["cache", "prune", "--grace", "0"]);
+    expect(human.stdout).toStartWith("removed 1 blob and 1 tool entry (");
+    expect(human.stdout).toContain("not referenced by 1 project lockfile");
+    writeFileSync(join(root, ".ai/tools/dp/lib/helper.py"), "X = 3\n");
+    await k.run(["install"]);
     const r = await k.run(["cache", "prune", "--grace", "0", "--json"]);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, projects: [root], removedBlobs: 1, removedIndex: 1 });
     expect(existsSync(old)).toBe(false);

@@ -11,6 +11,16 @@ describe("the kiwi binary", () => {
     expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, `${pkg.version}\n`, ""]);
   });
 
+  test("a mistyped --version gets a suggestion", async () => {
+    expect(await runKiwi(["--verison"])).toEqual({ exitCode: 2, stdout: "", stderr: 'error[E_USAGE]: unknown flag "--verison" for "kiwi"\n  hint: did you mean "--version"?\n' });
+  });
+
+  test("kiwi help <command> is kiwi <command> --help", async () => {
+    const [a, b] = await Promise.all([runKiwi(["help", "mcp", "pin"]), runKiwi(["mcp", "pin", "--help"])]);
+    expect(a).toEqual(b);
+    expect(a.stdout).toContain("USAGE kiwi mcp pin [OPTIONS] [SERVERS]");
+  });
+
   test("prints help without colour codes when not on a terminal", async () => {
     const r = await runKiwi(["--help"]);
     expect(r.exitCode).toBe(0);
