@@ -2,7 +2,7 @@
 import { defineCommand } from "citty";
 import { resolveTree } from "../exec/tree-io.ts";
 import { colors, showJson, showResult } from "../ui/output.ts";
-import { renderTree, treeDocument } from "../ui/plan.ts";
+import { renderTree, treeDocument, treeExitCode } from "../ui/plan.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 
 export default defineCommand({
@@ -16,6 +16,6 @@ export default defineCommand({
     const report = resolveTree(ctx, args.tool);
     if (args.json) showJson(treeDocument(report));
     else showResult(renderTree(report, colors(ctx)));
-    return 0;
+    return treeExitCode(report);
   },
 });

@@ -2,6 +2,7 @@
 // string out; the commands print through ui/output.ts.
 import type { Plan } from "../exec/plan.ts";
 import type { TreeReport } from "../exec/tree-io.ts";
+import { ERROR_CODES } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import type { colors } from "./output.ts";
 
@@ -32,7 +33,18 @@ export function planDocument(plan: Plan, warnings: readonly string[]): Record<st
 
 /** `kiwi tree --json`. */
 export function treeDocument(report: TreeReport): Record<string, unknown> {
-  return { ok: true, ...report };
+  return { ok: treeExitCode(report) === 0, ...report };
+}
+
+/**
+ * What `kiwi tree` exits with, so a script can tell a chain that would run from one that would
+ * be refused: 0 when every link is verified, E_INTEGRITY_MISMATCH's code when one changed since
+ * the lock, E_LOCK_STALE's when one is missing from the tree or not locked.
+ */
+export function treeExitCode(report: TreeReport): number {
+  if (report.links.some((l) => l.status === "changed")) return ERROR_CODES.E_INTEGRITY_MISMATCH.exit;
+  if (report.links.some((l) => l.status !== "verified")) return ERROR_CODES.E_LOCK_STALE.exit;
+  return 0;
 }
 
 /** The chain as an indented tree, one link per line. */

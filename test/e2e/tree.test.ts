@@ -53,22 +53,24 @@ describe("kiwi tree", () => {
     });
   });
 
-  test("marks a link whose files changed since the lock", async () => {
+  test("marks a link whose files changed since the lock, and exits 6 as exec would refuse it", async () => {
     const root = makeProject(FILES);
     const k = kiwiIn(root);
     await k.run(["lock"]);
     writeFileSync(join(root, ".ai/tools/dp/main.py"), "print(2)\n");
     const r = await k.run(["tree", "dp", "--json"]);
+    expect(r.exitCode).toBe(6);
+    expect(JSON.parse(r.stdout).ok).toBe(false);
     const links = JSON.parse(r.stdout).links;
     expect(links.map((l: { status: string }) => l.status)).toEqual(["changed", "verified", "verified"]);
     expect(links[0].tree).not.toBe(links[0].locked);
     expect((await k.run(["tree", "dp"])).stdout.split("\n")[0]).toMatch(/ changed since lock \(tree sha256:[0-9a-f]{12}\)$/);
   });
 
-  test("without a lockfile the chain comes from the tree, marked as not locked", async () => {
+  test("without a lockfile the chain comes from the tree, marked as not locked (exit 3)", async () => {
     const k = kiwiIn(makeProject(FILES));
     const r = await k.run(["tree", "dp"]);
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode).toBe(3);
     expect(r.stdout).toContain("not locked");
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("no tool.lock.json; integrities are computed from the tree");
   });
