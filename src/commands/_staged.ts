@@ -39,7 +39,7 @@ export async function runStagedCheck(context: Context, options: { files: string[
   const text = renderFindingsHuman(findings, ctx);
   if (text) showResult(text);
   for (const p of projects) showProjectNotes(p, ctx);
-  showNote(`${renderFindingsSummary({ toolsChecked, counts, elapsedMs: ctx.now() - started }, ctx).trimEnd()}${scopeNote(projects)}`);
+  showNote(`${renderFindingsSummary({ toolsChecked, counts, elapsedMs: ctx.now() - started }, ctx, lockProblem !== undefined).trimEnd()}${scopeNote(projects)}`);
   if (lockProblem && counts.error === 0) throw lockProblem;
   if (lockProblem) showNote(`${colors(ctx).red("✖")} ${lockProblem.message}\n  hint: ${lockProblem.hint}`);
   return code;

@@ -41,13 +41,16 @@ export function renderFindingsHuman(findings: readonly Finding[], ctx: Pick<Cont
   return blocks.length ? `${blocks.join("\n\n")}\n` : "";
 }
 
-/** The closing line: counts and elapsed time (stderr). */
-export function renderFindingsSummary(summary: FindingsSummary, ctx: Pick<Context, "color">): string {
+/**
+ * The closing line: counts and elapsed time (stderr). `blocked`: something other than the findings
+ * (a stale lockfile at pre-commit) fails the run, so a clean check gets no green mark.
+ */
+export function renderFindingsSummary(summary: FindingsSummary, ctx: Pick<Context, "color">, blocked = false): string {
   const c = colors(ctx);
   const { error, warning, info } = summary.counts;
   const tools = `${summary.toolsChecked} tool${summary.toolsChecked === 1 ? "" : "s"}`;
   const time = `${Math.round(summary.elapsedMs)} ms`;
-  if (error + warning + info === 0) return `${c.green("✔")} ${tools} checked, no problems (${time})\n`;
+  if (error + warning + info === 0) return blocked ? `· ${tools} checked, no problems in the manifests (${time})\n` : `${c.green("✔")} ${tools} checked, no problems (${time})\n`;
   const parts = [plural(error, "error"), plural(warning, "warning"), plural(info, "info", "infos")];
   const mark = error > 0 ? c.red("✖") : c.yellow("!");
   return `${mark} ${parts.join(", ")} in ${tools} checked (${time})\n`;

@@ -80,6 +80,9 @@ describe.skipIf(!hasPreCommit)("the pre-commit framework with kiwi's hook", () =
     expect(r.output).toContain("error[E_LOCK_STALE]: tool.lock.json is out of date for this commit: word_count changed");
     expect(r.output).toContain("~ word_count.py");
     expect(r.output).toContain('hint: run "kiwi lock", then "git add tool.lock.json"');
+    // No green mark before a blocked commit: the manifests pass, the commit does not.
+    expect(r.output).not.toContain("✔");
+    expect(r.output).toMatch(/· \d+ tools? checked, no problems in the manifests/);
     expect(await git(project, env, "log", "--format=%s", "-1")).toBe("friendlier greeting\n");
   }, SLOW);
 
