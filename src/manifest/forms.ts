@@ -132,11 +132,12 @@ function parseYamlManifest(text: string, lineOffset: number, columnOffset: numbe
   } catch (error) {
     if (error instanceof YamlProblem) {
       const hint =
-        error.rule === "parse/alias-bomb"
+        error.hint ??
+        (error.rule === "parse/alias-bomb"
           ? "YAML aliases may not expand the document past the cap; write the data out"
           : error.rule === "parse/duplicate-key"
             ? "remove one of the two keys"
-            : undefined;
+            : undefined);
       throw new ManifestProblem(error.rule, `invalid YAML: ${error.message}`, error.position, hint);
     }
     if (error instanceof RangeError) throw new ManifestProblem("parse/too-deep", "invalid YAML: the document is nested too deeply");

@@ -27,12 +27,62 @@ export class YamlProblem extends Error {
     message: string,
     readonly rule: "parse/syntax" | "parse/duplicate-key" | "parse/alias-bomb" | "parse/too-deep" | "parse/non-finite",
     readonly position?: Position,
+    readonly hint?: string,
   ) {
     super(message);
   }
 }
 
 const FLOAT_TAG = "tag:yaml.org,2002:float";
+
+/**
+ * The yaml library reports a mis-indented key on the line before it ("Nested mappings are not
+ * allowed in compact mappings" at `key: value`, when the next line is indented deeper) or with a
+ * message that never says "indentation". Finds the line that is actually off and says so.
+ */
+function badIndentation(text: string, message: string, line: number, lineOffset: number): { line: number; column: number; message: string; hint: string } | undefined {
+  const lines = text.split("\n");
+  // Messages name lines of the file (an embedded manifest starts below the script's first line).
+  const n = (l: number) => l + lineOffset;
+  const indentOf = (s: string) => s.length - s.trimStart().length;
+  const content = (s: string | undefined) => s !== undefined && s.trim() !== "" && !s.trimStart().startsWith("#");
+  if (/^Nested mappings are not allowed in compact mappings/.test(message)) {
+    const before = lines[line - 1];
+    if (!content(before)) return undefined;
+    for (let i = line; i < lines.length; i++) {
+      if (!content(lines[i])) continue;
+      if (indentOf(lines[i]!) <= indentOf(before!)) return undefined;
+      return {
+        line: i + 1,
+        column: indentOf(lines[i]!) + 1,
+        message: `bad indentation: line ${n(i + 1)} is indented ${spaces(indentOf(lines[i]!))}, deeper than line ${n(line)} (${spaces(indentOf(before!))}), whose value is already on that line`,
+        hint: `${indentOf(before!) === 0 ? `remove the indentation of line ${n(i + 1)}` : `indent line ${n(i + 1)} by ${spaces(indentOf(before!))}`} to make it a sibling of line ${n(line)}`,
+      };
+    }
+    return undefined;
+  }
+  if (/^All mapping items must start at the same column/.test(message) && content(lines[line - 1])) {
+    const here = indentOf(lines[line - 1]!);
+    // The keys above it, up to their parent: the nearest content line indented no deeper than it.
+    let siblingIndent: number | undefined;
+    for (let i = line - 2; i >= 0; i--) {
+      if (!content(lines[i])) continue;
+      if (indentOf(lines[i]!) <= here) break;
+      siblingIndent = indentOf(lines[i]!);
+    }
+    return {
+      line,
+      column: here + 1,
+      message: `bad indentation: line ${n(line)} is indented ${spaces(here)}${siblingIndent === undefined ? "" : `, but the keys above it in the same mapping are indented ${spaces(siblingIndent)}`}`,
+      hint: siblingIndent === undefined ? "indent each key of a mapping by the same number of spaces" : `indent line ${n(line)} by ${spaces(siblingIndent)}, or the keys above it by ${spaces(here)}`,
+    };
+  }
+  return undefined;
+}
+
+function spaces(n: number): string {
+  return n === 1 ? "1 space" : `${n} spaces`;
+}
 
 /** Parses one YAML document; `lineOffset` shifts positions when the YAML is embedded in a script. */
 export function parseYaml(text: string, lineOffset = 0, columnOffset = 0): YamlParseResult {
@@ -59,7 +109,11 @@ export function parseYamlReference(text: string, lineOffset = 0, columnOffset = 
   if (first) {
     // The yaml library reports its own stack overflow on absurd nesting as a parse error.
     const rule = first.code === "DUPLICATE_KEY" ? "parse/duplicate-key" : /Maximum call stack/i.test(first.message) ? "parse/too-deep" : "parse/syntax";
-    throw new YamlProblem(first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, ""), rule, at(first.pos[0]));
+    const message = first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    const where = at(first.pos[0]);
+    const indent = rule === "parse/syntax" && where ? badIndentation(text, message, where.line - lineOffset, lineOffset) : undefined;
+    if (indent) throw new YamlProblem(indent.message, rule, { line: indent.line + lineOffset, column: indent.column + columnOffset }, indent.hint);
+    throw new YamlProblem(message, rule, where);
   }
   const budget = { nodes: 0 };
   const value = convert(doc, doc.contents as Node | null, "", 0, budget, at);

@@ -104,3 +104,21 @@ describe("kiwi check on bad input", () => {
     expect(readFileSync(join(root, ".ai/tools/victim/main.py"), "utf8")).toBe("print(1)\n");
   });
 });
+
+describe("mis-indented YAML is reported on the bad line, as bad indentation", () => {
+  test.each([
+    ["a key indented deeper than its sibling", "config:\n  entrypoint: main.py\n   timeout: 30\n", 7, 4, "bad indentation: line 7 is indented 3 spaces, deeper than line 6 (2 spaces), whose value is already on that line", "indent line 7 by 2 spaces to make it a sibling of line 6"],
+    ["a key indented less than its siblings", "config:\n    entrypoint: main.py\n  timeout: 30\n", 7, 3, "bad indentation: line 7 is indented 2 spaces, but the keys above it in the same mapping are indented 4 spaces", "indent line 7 by 4 spaces, or the keys above it by 2 spaces"],
+  ])("%s", async (_what, tail, line, column, message, hint) => {
+    const root = makeProject({ ".ai/tools/t.yaml": `tool_id: t\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\n${tail}` });
+    const r = await runKiwi(["check", "--json"], { cwd: root });
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(r.stdout).findings).toEqual([expect.objectContaining({ file: ".ai/tools/t.yaml", rule: "parse/syntax", line, column, message: `invalid YAML: ${message}`, hint })]);
+  });
+
+  test("inside a Python docstring the line is the script's", async () => {
+    const root = makeProject({ ".ai/tools/s.py": '"""\ntool_id: s\ntool_type: script\n version: 1.0.0\nexecutor: python_runtime\n"""\nprint(1)\n' });
+    const r = await runKiwi(["check", "--json"], { cwd: root });
+    expect(JSON.parse(r.stdout).findings).toEqual([expect.objectContaining({ file: ".ai/tools/s.py", line: 4, hint: "remove the indentation of line 4 to make it a sibling of line 3" })]);
+  });
+});
