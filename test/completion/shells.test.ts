@@ -8,6 +8,7 @@ import { renderFish } from "../../src/completion/fish.ts";
 import { resolveCompletionTree } from "../../src/completion/model.ts";
 import { renderZsh } from "../../src/completion/zsh.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
+import { needs } from "../helpers/needs.ts";
 
 afterAll(cleanupTemps);
 
@@ -71,7 +72,7 @@ const CASES = [
   ["flags after a flag that takes a value", ["init", "--cwd", "somewhere", "--j"], ["--json"]],
 ] as const;
 
-describe.skipIf(!have("bash"))("bash completion", () => {
+describe.skipIf(!needs(have("bash"), "bash is not installed"))("bash completion", () => {
   test.each(CASES)("offers %s", (_name, words, expected) => {
     expect(bash(...words)).toEqual([...expected]);
   });
@@ -92,7 +93,7 @@ describe.skipIf(!have("bash"))("bash completion", () => {
   });
 });
 
-describe.skipIf(!have("zsh"))("zsh completion", () => {
+describe.skipIf(!needs(have("zsh"), "zsh is not installed"))("zsh completion", () => {
   test.each(CASES)("offers %s", (_name, words, expected) => {
     const out = zsh(...words);
     // _describe and compadd receive every candidate; zsh itself filters by the typed prefix.
@@ -109,7 +110,7 @@ describe.skipIf(!have("zsh"))("zsh completion", () => {
   });
 });
 
-describe.skipIf(!have("fish"))("fish completion", () => {
+describe.skipIf(!needs(have("fish"), "fish is not installed"))("fish completion", () => {
   test.each(CASES)("offers %s", (_name, words, expected) => {
     expect(fish(`kiwi ${words.join(" ")}`)).toEqual([...expected]);
   });

@@ -7,6 +7,7 @@ import { COMMAND_SUMMARIES } from "../../src/commands/_summaries.ts";
 import { EXAMPLES } from "../../src/commands/_examples.ts";
 import { flattenTree, resolveCompletionTree } from "../../src/completion/model.ts";
 import { KIWI_BIN, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
+import { needs } from "../helpers/needs.ts";
 
 const tree = await resolveCompletionTree(root);
 const paths = flattenTree(tree).map((n) => n.path);
@@ -48,7 +49,7 @@ describe("kiwi --help", () => {
 // script(1) gives kiwi a real terminal, so colour is allowed unless NO_COLOR says otherwise.
 // CI installs script(1) (.ci/run): there its absence is a failure, not a skip.
 const script = Bun.which("script") ?? (process.env.CI === "true" ? "script" : null);
-describe.skipIf(!script)("help on a terminal", () => {
+describe.skipIf(!needs(script !== null, "script(1) (bsdutils) is not installed"))("help on a terminal", () => {
   const onTty = (env: Record<string, string>) => {
     const proc = Bun.spawnSync([script!, "-qec", `${KIWI_BIN} hook --help`, "/dev/null"], { env, stdout: "pipe", stderr: "pipe" });
     return { exitCode: proc.exitCode, out: proc.stdout.toString() };

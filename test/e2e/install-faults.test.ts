@@ -9,6 +9,7 @@ import { sha256Hex } from "../../src/integrity/digest.ts";
 import { KIWI_BIN } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 import { canUnshareMounts, demoProject, kiwiIn, listFiles, runKiwiUnshared } from "./lock-helpers.ts";
+import { needs } from "../helpers/needs.ts";
 
 afterAll(cleanupTemps);
 
@@ -126,7 +127,7 @@ describe("a full disk", () => {
     expect(listFiles(root).filter((f) => f.startsWith(".tool.lock.json"))).toEqual([]);
   });
 
-  test.skipIf(!canUnshareMounts())("a real 64 KiB tmpfs as the cache: exit 2 ENOSPC, no partial blob", async () => {
+  test.skipIf(!needs(canUnshareMounts(), "mount namespaces (unshare -rm) are not available"))("a real 64 KiB tmpfs as the cache: exit 2 ENOSPC, no partial blob", async () => {
     const root = demoProject();
     writeFileSync(join(root, ".ai/tools/dp/data.bin"), Buffer.alloc(256 * 1024, 7));
     const k = kiwiIn(root);
@@ -145,7 +146,7 @@ describe("a full disk", () => {
 });
 
 describe("a read-only cache directory", () => {
-  test.skipIf(!canUnshareMounts())("read-only bind mount: lock still works (warning), install fails with EROFS and a hint", async () => {
+  test.skipIf(!needs(canUnshareMounts(), "mount namespaces (unshare -rm) are not available"))("read-only bind mount: lock still works (warning), install fails with EROFS and a hint", async () => {
     const root = demoProject();
     const k = kiwiIn(root);
     mkdirSync(k.cache, { recursive: true });
@@ -160,7 +161,7 @@ describe("a read-only cache directory", () => {
     expect(listFiles(k.cache)).toEqual([]);
   });
 
-  test.skipIf(!canUnshareMounts())("read-only bind mount over a filled cache: install and verify still succeed", async () => {
+  test.skipIf(!needs(canUnshareMounts(), "mount namespaces (unshare -rm) are not available"))("read-only bind mount over a filled cache: install and verify still succeed", async () => {
     const root = demoProject();
     const k = kiwiIn(root);
     expect((await k.run(["install"])).exitCode).toBe(0);
@@ -171,7 +172,7 @@ describe("a read-only cache directory", () => {
     expect((await runKiwiUnshared(ro, ["verify"], root, k.env)).exitCode).toBe(0);
   });
 
-  test.skipIf(process.getuid?.() !== 0)("a cache the user may not write (run as nobody): exit 2 EACCES with a hint", async () => {
+  test.skipIf(!needs(process.getuid?.() === 0, "needs root"))("a cache the user may not write (run as nobody): exit 2 EACCES with a hint", async () => {
     const base = makeTemp();
     chmodSync(base, 0o755);
     const root = join(base, "project");

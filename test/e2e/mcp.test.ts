@@ -8,6 +8,7 @@ import { KIWI_BIN, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { eventually, isAlive, processesMatching, startHttpFixture } from "../mcp/servers.ts";
 import { EVERYTHING, RAW, fixtureProject, readLock, stdioServer } from "./mcp-helpers.ts";
+import { needs } from "../helpers/needs.ts";
 
 afterAll(cleanupTemps);
 
@@ -194,7 +195,7 @@ describe("modes", () => {
     expect(Boolean(readLock(root).mcp_servers.fixture_mcp)).toBe(stderrPart.includes("on first use"));
   });
 
-  test.skipIf(!Bun.which("script") && process.env.CI !== "true")("approval on a terminal asks: yes re-pins, no refuses", async () => {
+  test.skipIf(!needs(Bun.which("script") !== null || process.env.CI === "true", "script(1) (bsdutils) is not installed"))("approval on a terminal asks: yes re-pins, no refuses", async () => {
     const project = await pinnedProject();
     project.setState("annotation");
     // util-linux script(1) gives kiwi a pseudo-terminal; the answer is typed ahead on its stdin.

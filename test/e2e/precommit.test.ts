@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { REPO_ROOT, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 import { git, repoEnv, run } from "./git-helpers.ts";
+import { needs } from "../helpers/needs.ts";
 
 afterAll(cleanupTemps);
 
@@ -33,7 +34,7 @@ async function commit(message: string): Promise<{ exitCode: number; output: stri
   return { exitCode: r.exitCode, output: r.stderr + r.stdout };
 }
 
-describe.skipIf(!hasPreCommit)("the pre-commit framework with kiwi's hook", () => {
+describe.skipIf(!needs(hasPreCommit, "pre-commit is not installed"))("the pre-commit framework with kiwi's hook", () => {
   beforeAll(async () => {
     const hooks = await hooksRepo();
     project = makeTemp("kiwi-precommit-");
@@ -119,7 +120,7 @@ const LOCAL_CONFIG = `repos:
         require_serial: true
 `;
 
-describe.skipIf(!hasPreCommit)("the pre-commit framework with a repo: local hook", () => {
+describe.skipIf(!needs(hasPreCommit, "pre-commit is not installed"))("the pre-commit framework with a repo: local hook", () => {
   test("blocks a stale lockfile in a nested project and passes once it is relocked", async () => {
     const repo = makeTemp("kiwi-precommit-local-");
     await git(repo, env, "init", "-q", "-b", "main", ".");

@@ -8,6 +8,7 @@ import { hasRegistry, startRegistry } from "../helpers/registry.ts";
 import { startProxy } from "../helpers/registry-proxy.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
+import { needs } from "../helpers/needs.ts";
 
 afterAll(cleanupTemps);
 
@@ -26,7 +27,7 @@ function withDockerLogin(root: string, host: string, user: string, password: str
   return k;
 }
 
-describe.skipIf(!hasRegistry)("registry auth", () => {
+describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("registry auth", () => {
   test("htpasswd basic auth: refused without a login, refused with a wrong password, accepted from ~/.docker/config.json", async () => {
     const registry = await startRegistry({ htpasswd: { user: "ci", password: "s3cret" } });
     try {

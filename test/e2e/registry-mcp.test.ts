@@ -8,10 +8,11 @@ import { hasRegistry, useRegistry } from "../helpers/registry.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 import { fixtureProject, readLock } from "./mcp-helpers.ts";
 import { kiwiIn } from "./lock-helpers.ts";
+import { needs } from "../helpers/needs.ts";
 
 const shared = useRegistry(cleanupTemps);
 
-describe.skipIf(!hasRegistry)("MCP pins through a registry", () => {
+describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("MCP pins through a registry", () => {
   test("the publisher's pin travels in the artifact; the consumer verifies the live server against it and sees drift", async () => {
     const publisher = fixtureProject();
     const ka = kiwiIn(publisher.root);

@@ -12,6 +12,7 @@ import { type Registry, freePort, hasRegistry, useRegistry } from "../helpers/re
 import { startProxy } from "../helpers/registry-proxy.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 import { kiwiIn, listFiles } from "./lock-helpers.ts";
+import { needs } from "../helpers/needs.ts";
 
 const MAIN_V1 = "from lib.helper import X\nprint(X)\n";
 const MAIN_V2 = "from lib.helper import X\nprint(X + 1)\n";
@@ -34,7 +35,7 @@ beforeAll(() => {
   registry = shared();
 });
 
-describe.skipIf(!hasRegistry)("kiwi publish, add and install through a registry", () => {
+describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi publish, add and install through a registry", () => {
   test("round trip: publish from one project, add and exec in a second, frozen install in a third; same bytes and integrity", async () => {
     const a = publisher();
     const ka = kiwiIn(a);
@@ -222,7 +223,7 @@ describe.skipIf(!hasRegistry)("kiwi publish, add and install through a registry"
   });
 });
 
-describe.skipIf(!hasRegistry)("registry faults", () => {
+describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("registry faults", () => {
   let digest = "";
   const ref = () => `${registry.host}/faults/dp:1`;
   beforeAll(async () => {
@@ -313,7 +314,7 @@ describe.skipIf(!hasRegistry)("registry faults", () => {
   });
 });
 
-describe.skipIf(!hasRegistry)("signing and trust", () => {
+describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("signing and trust", () => {
   test("publish --sign attaches an ed25519 signature; a policy that requires one accepts it, and refuses unsigned or untrusted artifacts naming the key", async () => {
     const a = publisher();
     const ka = kiwiIn(a);

@@ -7,6 +7,7 @@ import { probeSandbox, prepareSandbox } from "../../src/exec/sandbox-io.ts";
 import { planSandbox, SANDBOX_UID_BASE } from "../../src/exec/sandbox-plan.ts";
 import { cap, launch, processesOfUid, sandboxFixture, sandboxInput, waitUidGone } from "../helpers/sandbox.ts";
 import { cleanupTemps } from "../helpers/tree.ts";
+import { needs } from "../helpers/needs.ts";
 
 afterAll(cleanupTemps);
 
@@ -139,7 +140,7 @@ print("forked", n)
 
   const BOMB = ":(){ :|:& };:; exec sleep 60";
 
-  test.skipIf(process.getuid?.() !== 0)("a fork bomb stays under its process limit and is gone once killed (kiwi as root)", async () => {
+  test.skipIf(!needs(process.getuid?.() === 0, "needs root"))("a fork bomb stays under its process limit and is gone once killed (kiwi as root)", async () => {
     const fx = sandboxFixture({});
     const plan = prepareSandbox(sandboxInput(fx, ["bash", "-c", BOMB], [], { processes: 16 }), "require", process.env);
     expect(plan.uid).toBe(SANDBOX_UID_BASE + process.pid);
@@ -151,7 +152,7 @@ print("forked", n)
     expect(await waitUidGone(plan.uid!)).toBe(0);
   });
 
-  test.skipIf(process.getuid?.() !== 0)("a fork bomb stays under its process limit for an unprivileged user too (per-sandbox user namespace)", async () => {
+  test.skipIf(!needs(process.getuid?.() === 0, "needs root"))("a fork bomb stays under its process limit for an unprivileged user too (per-sandbox user namespace)", async () => {
     // Exercises the non-root launcher (a user namespace instead of setpriv) by starting it as nobody.
     const fx = sandboxFixture({});
     for (const dir of [fx.home, join(fx.home, ".cache"), join(fx.home, ".cache", "kiwi"), join(fx.home, ".cache", "kiwi", "run"), fx.runDir]) chmodSync(dir, 0o755);
