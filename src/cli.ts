@@ -18,6 +18,8 @@ export const COMMANDS: Record<string, Lazy> = {
   check: () => import("./commands/check.ts").then((m) => m.default),
   exec: () => import("./commands/exec.ts").then((m) => m.default),
   tree: () => import("./commands/tree.ts").then((m) => m.default),
+  list: () => import("./commands/list.ts").then((m) => m.default),
+  show: () => import("./commands/show.ts").then((m) => m.default),
   hash: () => import("./commands/hash.ts").then((m) => m.default),
   lock: () => import("./commands/lock.ts").then((m) => m.default),
   install: () => import("./commands/install.ts").then((m) => m.default),

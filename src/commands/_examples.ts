@@ -26,6 +26,14 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["Call an MCP server's tool (its interface is pinned on first use)", "kiwi exec everything_echo --param message=hello"],
     ["Try an edited tool before locking it", "kiwi exec greet --param name=Ada --unlocked"],
   ],
+  list: [
+    ["List the project's tools, then kiwi's built-ins", "kiwi list"],
+    ["The same as one JSON document (id, type, version, locked, description, source)", "kiwi list --json"],
+  ],
+  show: [
+    ["What a tool takes: parameters with types, contracts and defaults, then its permissions and chain", "kiwi show word_count"],
+    ["The same as one JSON document", "kiwi show everything_echo --json"],
+  ],
   tree: [
     ["Show a tool's chain down to its primitive, with versions and integrities", "kiwi tree word_count"],
     ["The same as one JSON document", "kiwi tree everything_echo --json"],

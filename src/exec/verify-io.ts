@@ -189,7 +189,7 @@ function notLocked(root: string, toolId: string, lockedIds: string[]): KiwiError
 export function unknownTool(toolId: string, ids: string[]): KiwiError {
   const near = nearest(toolId, ids);
   return new KiwiError("E_TOOL_NOT_FOUND", `no tool has the id "${toolId}"`, {
-    hint: near.length > 0 ? `did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : 'run "kiwi check" to list the project\'s tools',
+    hint: near.length > 0 ? `did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : 'run "kiwi list" to see the project\'s tools',
     details: { tool: toolId, suggestions: near },
   });
 }

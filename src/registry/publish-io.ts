@@ -56,7 +56,7 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
   const byId = new Map(project.tools.map((t) => [t.id, t]));
   const tool = byId.get(toolId);
-  if (!tool || tool.form === "builtin") throw new KiwiError("E_TOOL_NOT_FOUND", `no project tool has the id "${toolId}"`, { hint: 'built-in tools are not published; run "kiwi tree" to list the project tools' });
+  if (!tool || tool.form === "builtin") throw new KiwiError("E_TOOL_NOT_FOUND", `no project tool has the id "${toolId}"`, { hint: 'built-in tools are not published; run "kiwi list" to see the project tools' });
   // The chain below the tool: built-ins come with every kiwi; anything else the consumer must have.
   const chain: Tool[] = [];
   for (let t = tool.executor ? byId.get(tool.executor.id) : undefined; t && t.form !== "builtin" && !chain.includes(t); t = t.executor ? byId.get(t.executor.id) : undefined) chain.push(t);

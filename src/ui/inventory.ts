@@ -1,0 +1,44 @@
+// `kiwi list` and `kiwi show` as text: a table of tools, and one tool's parameters, permissions,
+// chain and pin. The JSON documents are the reports themselves (src/exec/inventory-io.ts).
+import type { ListReport, ShowReport } from "../exec/inventory-io.ts";
+import type { colors } from "./output.ts";
+
+type Colors = ReturnType<typeof colors>;
+import { renderTree } from "./plan.ts";
+
+/** One line per tool: id, type, version, lock status, description (built-ins after the project's). */
+export function renderList(report: ListReport, c: Colors): string {
+  const rows = report.tools.map((t) => [t.id, t.type || "?", t.version || "?", t.builtin ? "built-in" : t.locked ? "locked" : "not locked", t.description ?? ""]);
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const lines = rows.map((r, i) => {
+    const cells = r.slice(0, 4).map((cell, j) => cell.padEnd(widths[j]!));
+    const status = report.tools[i]!.builtin ? c.dim(cells[3]!) : report.tools[i]!.locked ? c.green(cells[3]!) : c.yellow(cells[3]!);
+    return `${c.bold(cells[0]!)}  ${cells[1]}  ${cells[2]}  ${status}  ${c.dim(r[4]!)}`.trimEnd();
+  });
+  const project = report.tools.filter((t) => !t.builtin).length;
+  const note = report.lockfile ? "" : "; no tool.lock.json yet (run \"kiwi lock\")";
+  return `${lines.join("\n")}\n${c.dim(`${project} project tool${project === 1 ? "" : "s"}, ${report.tools.length - project} built-in${note}`)}\n`;
+}
+
+/** A tool's card: what it is, what it takes (with contracts and defaults), may do, runs on. */
+export function renderShow(report: ShowReport, c: Colors): string {
+  const t = report.tool;
+  const out = [`${c.bold(t.id)} ${t.version} ${c.dim(`(${t.type || "untyped"}, ${t.source})`)}`];
+  if (t.description) out.push(`  ${t.description}`);
+  out.push("", c.bold("parameters"));
+  if (report.parameters.length === 0) out.push(c.dim("  none"));
+  for (const p of report.parameters) {
+    const contracts = Object.entries(p.contracts).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
+    const extra = [...(p.default !== undefined ? [`default ${JSON.stringify(p.default)}`] : []), ...contracts].join(", ");
+    out.push(`  ${c.bold(p.name)}: ${p.type ?? "any"}${p.required ? " (required)" : ""}${extra ? `  ${c.dim(extra)}` : ""}${p.description ? `  ${p.description}` : ""}`);
+  }
+  out.push("", c.bold("permissions"));
+  if (report.permissions.length === 0) out.push(c.dim("  none declared"));
+  for (const p of report.permissions) out.push(`  ${p.name}${p.targets.length ? `: ${p.targets.join(", ")}` : ""}`);
+  out.push("", c.bold("chain"), ...renderTree(report.chain, c).trimEnd().split("\n").map((l) => `  ${l}`));
+  if (report.pin) {
+    const sandbox = report.pin.sandbox ? `, taken with sandbox ${report.pin.sandbox}` : "";
+    out.push("", c.bold("MCP pin"), `  ${report.pin.server} (${report.pin.name}): interface ${report.pin.interface_hash}${sandbox}`);
+  }
+  return `${out.join("\n")}\n`;
+}
