@@ -12,6 +12,7 @@ import { type GateOptions, type GateOutcome, gateServer } from "./gate-io.ts";
 import { liveInterfaceOf, withSessionFor } from "./inspect-io.ts";
 import type { WireObject } from "./listing.ts";
 import { readMcpProject } from "./project-io.ts";
+import { suggest } from "../resolve/suggest.ts";
 
 export interface McpCall {
   server: string;
@@ -49,7 +50,7 @@ export async function runMcpTool(ctx: Context, prepared: PreparedExec, gate: Omi
       if (!tool) {
         const names = listing.tools.map((t) => String(t.name));
         throw new KiwiError("E_MCP", `MCP server "${server.id}" has no tool named ${JSON.stringify(name)} (asked for by ${leaf.id})`, {
-          hint: names.length ? `its tools: ${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}; fix config.tool_name in ${leaf.manifestFile}` : "the server lists no tools",
+          hint: names.length ? `${didYouMean(name, names)}its tools: ${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}; fix config.tool_name in ${leaf.manifestFile}` : "the server lists no tools",
         });
       }
       assertLiveSchemaAccepts(leaf, server, tool, prepared.plan.params);
@@ -81,4 +82,10 @@ export function assertLiveSchemaAccepts(leaf: Pick<Tool, "id">, server: Pick<Too
   }
   const errors = compiled.validate(params);
   assertNoViolations(toViolations(errors, params, schema as Record<string, unknown>), leaf.id, `${leaf.id} (live inputSchema of ${String(tool.name)})`);
+}
+
+/** `did you mean "read_graph"? ` when a listed name is close, else nothing. */
+function didYouMean(name: string, names: string[]): string {
+  const near = suggest(name, names);
+  return near ? `did you mean "${near}"? ` : "";
 }

@@ -6,6 +6,8 @@ import { KiwiError } from "../errors.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, resolveScope, syntaxFindings, withFindings } from "./index.ts";
+import { readLockfile } from "../lockfile/fs.ts";
+import { checkMcpToolNames, pinnedToolNames } from "./mcp-names.ts";
 import { runSyntaxChecks } from "./syntax-io.ts";
 
 export interface CheckTreeOptions {
@@ -42,10 +44,20 @@ export async function checkTree(options: CheckTreeOptions): Promise<CheckTreeRes
   const requests = options.syntax === false ? [] : planSyntaxChecks(scope.tools);
   // The interpreters run while the pure layers use the CPU.
   const pending = requests.length > 0 ? runSyntaxChecks(requests, { env: options.env, cacheDir: options.cacheDir }) : undefined;
-  const base = checkProject(project, { strict: options.strict, only });
+  const checked = checkProject(project, { strict: options.strict, only });
+  const base = withFindings(checked, checkMcpToolNames(scope.tools, pinnedToolNames(lockedPins(project.root))), { strict: options.strict });
   if (!pending) return { project, result: base };
   const verdicts = await pending;
   return { project, result: withFindings(base, syntaxFindings(requests, verdicts), { strict: options.strict }) };
+}
+
+/** The MCP pins of tool.lock.json; none when it is absent or unreadable (kiwi lock and verify report that). */
+function lockedPins(root: string): Record<string, { interface?: unknown }> {
+  try {
+    return readLockfile(root)?.lock.mcp_servers ?? {};
+  } catch {
+    return {};
+  }
 }
 
 /** A command-line target as `only` reads it: an existing path becomes project-relative; else an id. */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { KIWI_BIN, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { eventually, isAlive, processesMatching, startHttpFixture } from "../mcp/servers.ts";
-import { EVERYTHING, RAW, fixtureProject, readLock, stdioServer } from "./mcp-helpers.ts";
+import { EVERYTHING, RAW, fixtureProject, mcpTool, readLock, stdioServer } from "./mcp-helpers.ts";
 import { needs } from "../helpers/needs.ts";
 
 afterAll(cleanupTemps);
@@ -74,6 +74,20 @@ describe("prompt arguments' required, as kiji-safeguard hashes it (the Python SD
     expect(r.exitCode).toBe(9);
     expect(r.stderr).toContain('error[E_MCP]: prompt "summarise" argument "text" has required: "maybe", which is not a boolean');
   });
+});
+
+describe("an mcp_tool whose tool_name is a typo", () => {
+  test("kiwi check compares it with the pinned interface and suggests; exec names the nearest tool", async () => {
+    const project = await pinnedProject();
+    writeTree(project.root, { ".ai/tools/ehco.yaml": mcpTool("ehco", "fixture_mcp", "ehco", "  - name: message\n    type: string") });
+    const check = await runKiwi(["check", "--json"], { cwd: project.root });
+    expect(check.exitCode).toBe(1);
+    expect(JSON.parse(check.stdout).findings).toContainEqual(expect.objectContaining({ tool: "ehco", rule: "mcp_tool/unknown-name", message: 'the pinned interface of fixture_mcp lists no tool named "ehco"', hint: 'did you mean "echo"?' }));
+    expect((await runKiwi(["lock"], { cwd: project.root })).exitCode).toBe(0);
+    const exec = await runKiwi(["exec", "ehco", "--param", "message=hi"], { cwd: project.root, timeoutMs: 60_000 });
+    expect(exec.exitCode).toBe(9);
+    expect(exec.stderr).toContain('error[E_MCP]: MCP server "fixture_mcp" has no tool named "ehco" (asked for by ehco)\n  hint: did you mean "echo"? its tools:');
+  }, SLOW);
 });
 
 describe("a server whose interface depends on where it runs (as desktop-commander's Docker notes)", () => {
