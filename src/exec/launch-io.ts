@@ -16,6 +16,8 @@ export interface LaunchContext {
   projectRoot: string;
   /** Where the bubblewrap probe's verdict is remembered across runs (omit to probe every process). */
   cacheDir?: string;
+  /** A dry run plans the launch but creates nothing (no missing fs.write folder). */
+  dryRun?: boolean;
 }
 
 /** The chain's declared capabilities and limits, tool first. */
@@ -42,6 +44,7 @@ export function applyLauncher(plans: SubprocessPlan[], links: readonly (LinkInpu
       ctx.mode,
       ctx.env,
       ctx.cacheDir,
+      { createWritable: ctx.dryRun !== true },
     );
     spec.launch = sandbox.argv;
     spec.env = sandbox.env;

@@ -73,7 +73,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   let checkUrl = async (_url: URL) => {};
   if (plan.primitive === "subprocess" && shown.primitive === "subprocess") {
     const launchLinks = chain.links.map((l, i) => ({ ...links[i]!, tool: { ...links[i]!.tool, capabilities: l.tool.capabilities } }));
-    warnings.push(...applyLauncher([plan, shown], launchLinks, { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir }));
+    warnings.push(...applyLauncher([plan, shown], launchLinks, { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun }));
   } else if (plan.primitive === "http_client" && shown.primitive === "http_client") {
     // The host policy (and its DNS and IP libraries) load only for HTTP tools.
     const { describeHostPolicy, parseHostPolicy } = require("./net-policy.ts") as typeof import("./net-policy.ts");

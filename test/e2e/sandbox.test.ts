@@ -168,6 +168,24 @@ describe("kiwi exec --sandbox=require", () => {
   }, 20_000);
 });
 
+describe("a declared fs.write folder that does not exist yet (the init scaffold's ~/.npm on a fresh HOME)", () => {
+  test("is created before the first run, said once, and every run writes to the same place", async () => {
+    const cacheDir = join(kiwi.env.HOME!, ".toolcache");
+    const r = makeProject(pyTool("cacher", `import json, os, sys\np = json.load(sys.stdin)["path"]\nn = len(os.listdir(p))\nopen(os.path.join(p, f"entry{n}"), "w").write("x")\nprint(n + 1)\n`, 'requires:\n  - fs.write: ["~/.toolcache"]\n'));
+    const k = kiwiIn(r, { HOME: kiwi.env.HOME! });
+    expect((await k.run(["lock"])).exitCode).toBe(0);
+    const dry = await k.run(["exec", "cacher", "--sandbox=require", "--dry-run", "--params", JSON.stringify({ path: cacheDir })]);
+    expect([dry.exitCode, existsSync(cacheDir)]).toEqual([0, false]);
+    const first = await k.run(["exec", "cacher", "--sandbox=require", "--params", JSON.stringify({ path: cacheDir })]);
+    expect([first.exitCode, first.stdout]).toEqual([0, "1\n"]);
+    expect(first.stderr).toContain(`warning: created ${cacheDir}, declared in fs.write but missing`);
+    for (const n of [2, 3]) {
+      const again = await k.run(["exec", "cacher", "--sandbox=require", "--params", JSON.stringify({ path: cacheDir })]);
+      expect([again.exitCode, again.stdout, again.stderr]).toEqual([0, `${n}\n`, ""]);
+    }
+  });
+});
+
 describe("http_client host policy through kiwi exec", () => {
   test("a URL template steered to 127.0.0.1 is refused undeclared, and reaches the server when declared", async () => {
     let hits = 0;
