@@ -98,7 +98,7 @@ function writeTool(root: string, kind: Kind, i: number, opts: Options): { files:
       manifest(`tool_id: ${id}\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig:\n  method: GET\n  url_template: https://api.example.com/v1/items/{input}?limit={limit}\n  headers: { Authorization: "Bearer \${API_TOKEN}" }\n${params}requires:\n  - { net.outbound: [api.example.com] }\n`);
       break;
     case "mcp_server":
-      manifest(`tool_id: ${id}\ntool_type: mcp_server\nversion: 1.2.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: npx\n  args: ["-y", "@modelcontextprotocol/server-everything"]\nvalidation:\n  child_schemas:\n    - match: { tool_type: mcp_tool }\n      schema: { type: object, required: [config], properties: { config: { type: object, required: [tool_name] } } }\n`);
+      manifest(`tool_id: ${id}\ntool_type: mcp_server\nversion: 1.2.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: npx\n  args: ["-y", "@modelcontextprotocol/server-everything"]\nrequires:\n  - net.outbound: [registry.npmjs.org]\n  - fs.write: ["~/.npm"]\nvalidation:\n  child_schemas:\n    - match: { tool_type: mcp_tool }\n      schema: { type: object, required: [config], properties: { config: { type: object, required: [tool_name] } } }\n`);
       break;
     case "mcp_tool": {
       // Served by the mcp_server generated just before it.

@@ -10,7 +10,9 @@ import { showNote } from "../ui/output.ts";
  */
 export async function pinServersAfterLock(ctx: Context, options: { strict: boolean; json: boolean }): Promise<{ server: string; result: string; reason?: string; interface_hash?: string; full_hash?: string }[]> {
   const { pinUnpinnedServers } = await import("../mcp/lock-pins-io.ts");
-  const reports = await pinUnpinnedServers(ctx, { strict: options.strict });
+  // Starting a server can take a while (npx may download it): say what kiwi is waiting for.
+  const onStart = options.json ? undefined : (server: string) => showNote(`starting MCP server "${server}" to pin its interface…`);
+  const reports = await pinUnpinnedServers(ctx, { strict: options.strict, onStart });
   for (const r of reports) {
     if (options.json) continue;
     for (const w of r.warnings ?? []) showNote(`warning: ${w}`);

@@ -29,6 +29,8 @@ export interface SessionOptions {
   clientVersion: string;
   limits?: Partial<ListingLimits>;
   transportLimits?: Partial<TransportLimits>;
+  /** How a stdio server runs: recorded in pins, and named when it fails to start. */
+  sandbox?: { mode: "bubblewrap" | "none"; network: "none" | "host" };
 }
 
 export { PROTOCOL_REVISIONS };
@@ -197,6 +199,7 @@ export async function openSession(target: McpTarget, options: SessionOptions): P
   // Hostile outputSchemas are never compiled by the SDK: kiwi validates through its own safe compiler.
   const client = new Client({ name: "kiwi", version: options.clientVersion }, { capabilities: {} });
   const session = new McpSession(client, transport, capture, failure, options.label, limits, stderrSummary);
+  session.sandbox = options.sandbox?.mode;
   if (transport instanceof StdioProcessTransport) {
     const stdio = transport;
     session.noticeSource = () => {
@@ -224,9 +227,19 @@ export async function openSession(target: McpTarget, options: SessionOptions): P
   } catch (error) {
     const mapped = session.mapError(error, "initialize", limits.requestTimeoutMs);
     await session.close();
-    throw mapped;
+    throw options.sandbox?.mode === "bubblewrap" ? withSandboxHint(mapped, options.sandbox.network) : mapped;
   }
   return session;
+}
+
+/**
+ * A server that fails to start inside kiwi's sandbox most often lacks what the sandbox withholds:
+ * the network (npx and uvx fetch the package at start) or a writable cache (~/.npm). Says so.
+ */
+function withSandboxHint(error: KiwiError, network: "none" | "host"): KiwiError {
+  const reach = network === "none" ? "no network and only the paths it declares" : "only the paths it declares";
+  const hint = `${error.hint ? `${error.hint}; ` : ""}it ran in kiwi's sandbox (${reach}): a server started with npx or uvx fetches its package at start, so declare net.outbound for the registry and fs.write for its cache (~/.npm), or run once with --sandbox=off (KIWI_SANDBOX=off) to see whether the sandbox is the cause`;
+  return new KiwiError(error.code, error.message, { hint, details: { ...error.details, sandbox: "bubblewrap", network }, exitCode: error.exitCode, cause: error.cause });
 }
 
 /** Opens a session, runs `fn`, and always closes the session (and reaps a started server). */

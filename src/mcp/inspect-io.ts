@@ -57,10 +57,9 @@ export interface PreparedLike {
 /** A session on the server an already verified plan describes (exec of an mcp_tool uses this). */
 export function withSessionFor<T>(prepared: PreparedLike, server: Tool, fn: (session: McpSession) => Promise<T>, limits?: Partial<ListingLimits>): Promise<T> {
   const target = targetFromPlan(prepared.plan as PlanLike, server, prepared.checkUrl);
-  return withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits } }, (session) => {
-    session.sandbox = sandboxOf(prepared.plan);
-    return fn(session);
-  });
+  const mode = sandboxOf(prepared.plan);
+  const network = (prepared.plan as { sandbox?: { network?: "none" | "host" } }).sandbox?.network ?? "host";
+  return withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits }, ...(mode ? { sandbox: { mode, network } } : {}) }, fn);
 }
 
 /** Extracts a project server's live interface with both hashes and the pin it would get. */

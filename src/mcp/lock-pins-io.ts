@@ -28,7 +28,7 @@ export interface LockPinReport {
 }
 
 /** Pins the project's unpinned servers (modes off/verify/approval pin nothing here). */
-export async function pinUnpinnedServers(ctx: Context, options: { strict: boolean }): Promise<LockPinReport[]> {
+export async function pinUnpinnedServers(ctx: Context, options: { strict: boolean; onStart?: (server: string) => void }): Promise<LockPinReport[]> {
   const project = readMcpProject(ctx);
   const unpinned = project.servers.filter((s) => !project.pins[s.id]);
   if (unpinned.length === 0 || !project.hasLockfile) return [];
@@ -43,6 +43,7 @@ export async function pinUnpinnedServers(ctx: Context, options: { strict: boolea
       // Pinning at lock time is a convenience (auto mode pins on first use anyway), so a server that
       // does not answer soon is reported rather than allowed to stall every `kiwi lock`.
       const timeout = server.limits.timeoutMs ?? LOCK_TIME_TIMEOUT_MS;
+      options.onStart?.(server.id);
       const live = await inspectServer(ctx, server.id, { unlocked: false, limits: { requestTimeoutMs: timeout, sessionTimeoutMs: timeout * 3 } });
       const scan = scanFor(project, live, options.strict);
       assertScanPasses(server.id, scan);

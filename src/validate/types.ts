@@ -12,6 +12,9 @@ import { PLACEHOLDER, referencedParams } from "../schema/placeholders.ts";
 /** HTTP methods an api tool may use. */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;
 /** MCP transports and the primitive each runs on. */
+/** Commands that fetch the package they run when they start. */
+const FETCHING_LAUNCHERS = new Set(["npx", "uvx", "pipx", "bunx", "pnpx"]);
+
 /** `http` is rye-os's spelling of streamable-http (its MCP tools accept stdio, http and sse). */
 export const MCP_TRANSPORTS: Record<string, (typeof PRIMITIVES)[number]> = { stdio: "subprocess", "streamable-http": "http_client", http: "http_client", sse: "http_client" };
 
@@ -171,6 +174,10 @@ function mcpServer(tool: Tool, out: Finding[]): void {
   if (typeof transport !== "string" || !(transport in MCP_TRANSPORTS)) {
     out.push(toolFinding(tool, "mcp_server/transport", transport === undefined ? base : `${base}/transport`, transport === undefined ? "the MCP transport is not given" : `transport ${JSON.stringify(transport)} is not stdio, streamable-http (or http) or sse`, "set config.transport: stdio (with config.command) or streamable-http (with config.url)"));
     return;
+  }
+  // npx, uvx and the like download the server when it starts: in the sandbox that needs the network.
+  if (transport === "stdio" && typeof c.command === "string" && FETCHING_LAUNCHERS.has(c.command.split("/").pop()!) && !tool.capabilities.some((cap) => cap.name === "net.outbound")) {
+    out.push(toolFinding(tool, "mcp_server/fetches-at-start", `${base}/command`, `${c.command} downloads the server when it starts, but ${tool.id} declares no net.outbound: in kiwi's sandbox it cannot reach the registry`, `declare net.outbound for the registry (e.g. registry.npmjs.org) and fs.write for its cache (~/.npm), or install the package and start it directly`));
   }
   if (transport === "stdio" && !nonEmpty(c.command)) {
     out.push(toolFinding(tool, "mcp_server/command", base, "a stdio MCP server needs config.command", "set config.command to the program that starts the server, e.g. npx"));

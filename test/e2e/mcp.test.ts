@@ -76,6 +76,19 @@ describe("prompt arguments' required, as kiji-safeguard hashes it (the Python SD
   });
 });
 
+describe("starting servers", () => {
+  test("kiwi lock says which server it is starting while it waits; check warns about npx without a network", async () => {
+    const project = fixtureProject("rugpull");
+    const r = await runKiwi(["lock"], { cwd: project.root, timeoutMs: 60_000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr.indexOf('starting MCP server "fixture_mcp" to pin its interface')).toBeLessThan(r.stderr.indexOf('pinned MCP server "fixture_mcp"'));
+    expect(r.stderr).toContain('starting MCP server "fixture_mcp" to pin its interface');
+    writeTree(project.root, { ".ai/tools/npx_mcp.yaml": "tool_id: npx_mcp\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: npx\n  args: [-y, some-mcp-server@1.0.0]\n" });
+    const check = await runKiwi(["check", "--json"], { cwd: project.root });
+    expect(JSON.parse(check.stdout).findings).toContainEqual(expect.objectContaining({ tool: "npx_mcp", rule: "mcp_server/fetches-at-start", severity: "warning" }));
+  }, SLOW);
+});
+
 describe("an mcp_tool whose tool_name is a typo", () => {
   test("kiwi check compares it with the pinned interface and suggests; exec names the nearest tool", async () => {
     const project = await pinnedProject();
@@ -348,6 +361,8 @@ describe("other servers and faults", () => {
     expect([r.exitCode, r.stdout]).toEqual([9, ""]);
     expect(r.stderr).toContain('error[E_MCP]: MCP server "silent_mcp" did not answer initialize within 1 s');
     expect(r.stderr).toContain("raise config.timeout");
+    // It ran sandboxed, and the hint says what that withholds.
+    expect(r.stderr).toContain("it ran in kiwi's sandbox (no network and only the paths it declares): a server started with npx or uvx fetches its package at start");
     // In the sandbox the server is bwrap's child in its own PID namespace: the kernel kills it when
     // kiwi kills bwrap, a moment after kiwi has exited.
     expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);

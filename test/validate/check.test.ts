@@ -65,12 +65,13 @@ const rows: Row[] = [
     ".ai/tools/weather.yaml",
     7,
   ],
-  ["mcp_server/transport", () => [mcpServer("  transport: stdio\n  command: npx")], () => [mcpServer("  transport: websocket\n  command: npx")], ".ai/tools/srv.yaml", 6],
-  ["mcp_server/command", () => [mcpServer("  transport: stdio\n  command: npx")], () => [mcpServer("  transport: stdio")], ".ai/tools/srv.yaml", 5],
+  ["mcp_server/transport", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: websocket\n  command: node")], ".ai/tools/srv.yaml", 6],
+  ["mcp_server/command", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: stdio")], ".ai/tools/srv.yaml", 5],
   ["mcp_server/url", () => [mcpServer("  transport: sse\n  url: https://mcp.test/sse", "http_client")], () => [mcpServer("  transport: sse", "http_client")], ".ai/tools/srv.yaml", 5],
-  ["mcp_server/executor", () => [mcpServer("  transport: stdio\n  command: npx")], () => [mcpServer("  transport: stdio\n  command: npx", "http_client")], ".ai/tools/srv.yaml", 4],
-  ["mcp_tool/executor", () => [mcpServer("  transport: stdio\n  command: npx"), mcpTool("srv")], () => [mcpTool("subprocess")], ".ai/tools/echo.yaml", 4],
-  ["mcp_tool/name", () => [mcpServer("  transport: stdio\n  command: npx"), mcpTool("srv")], () => [mcpServer("  transport: stdio\n  command: npx"), mcpTool("srv", "  other: 1")], ".ai/tools/echo.yaml", 5],
+  ["mcp_server/fetches-at-start", () => [yaml(".ai/tools/npx_srv.yaml", "tool_id: npx_srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: npx\nrequires:\n  - net.outbound: [registry.npmjs.org]\n")], () => [yaml(".ai/tools/npx_srv.yaml", "tool_id: npx_srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: npx\n")], ".ai/tools/npx_srv.yaml", 7],
+  ["mcp_server/executor", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: stdio\n  command: npx", "http_client")], ".ai/tools/srv.yaml", 4],
+  ["mcp_tool/executor", () => [mcpServer("  transport: stdio\n  command: node"), mcpTool("srv")], () => [mcpTool("subprocess")], ".ai/tools/echo.yaml", 4],
+  ["mcp_tool/name", () => [mcpServer("  transport: stdio\n  command: node"), mcpTool("srv")], () => [mcpServer("  transport: stdio\n  command: node"), mcpTool("srv", "  other: 1")], ".ai/tools/echo.yaml", 5],
   ["runtime/executor", () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [] }\n")], () => [runtime("executor: python_runtime\nconfig: { command: ruby }\n")], ".ai/tools/rt.yaml", 4],
   ["runtime/endpoint", () => [runtime("executor: subprocess\nconfig: { command: ruby }\n")], () => [runtime("executor: subprocess\nconfig: { args: [] }\n")], ".ai/tools/rt.yaml", 5],
   ["knowledge/format", () => [yaml(".ai/tools/n.md", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n", [], "markdown")], () => [yaml(".ai/tools/n.yaml", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n")], ".ai/tools/n.yaml", 1],
@@ -110,7 +111,7 @@ const rows: Row[] = [
   ["child-schema/missing", () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: { tool_type: script }, schema: true }] }\n", "ruby_runtime"), rubyScript()], () => [runtime("executor: subprocess\nconfig: { command: ruby }\n", "ruby_runtime"), rubyScript()], ".ai/tools/ruby_runtime.yaml", 1],
   ["child-schema/invalid", () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: { tool_type: script }, schema: { properties: { x: { pattern: '^[a-z]+$' } } } }] }\n", "ruby_runtime")], () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: { tool_type: script }, schema: { properties: { x: { pattern: '^(a|a)*$' } } } }] }\n", "ruby_runtime")], ".ai/tools/ruby_runtime.yaml", 6],
   ["child-schema/invalid", () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: {}, schema: { $ref: '#/$defs/a', $defs: { a: { type: object } } } }] }\n", "ruby_runtime")], () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: {}, schema: { $ref: 'https://evil.test/s.json' } }] }\n", "ruby_runtime")], ".ai/tools/ruby_runtime.yaml", 6],
-  ["child-schema/no-match", () => [mcpServer("  transport: stdio\n  command: npx")], () => [yaml(".ai/tools/srv.yaml", "tool_id: srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { transport: stdio, command: x }\n")], ".ai/tools/srv.yaml", 4],
+  ["child-schema/no-match", () => [mcpServer("  transport: stdio\n  command: node")], () => [yaml(".ai/tools/srv.yaml", "tool_id: srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { transport: stdio, command: x }\n")], ".ai/tools/srv.yaml", 4],
   ["child-schema/mismatch", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.rb\n", ["main.rb"])], ".ai/tools/p/tool.yaml", 6],
 ];
 
@@ -140,7 +141,7 @@ describe("every rule, valid and invalid", () => {
   });
 
   test("the valid manifests of the table are clean of errors", () => {
-    const clean = [script(), api("  url: https://x.test"), mcpServer("  transport: stdio\n  command: npx"), mcpTool("srv"), magray({}, ["bin/run"])];
+    const clean = [script(), api("  url: https://x.test"), mcpServer("  transport: stdio\n  command: node"), mcpTool("srv"), magray({}, ["bin/run"])];
     const result = check(clean);
     expect(result.findings.filter((f) => f.severity !== "info")).toEqual([]);
     expect(result.ok).toBe(true);
