@@ -81,7 +81,7 @@ describe("kill -9 in the middle", () => {
     expect((await k.run(["install"])).exitCode).toBe(0);
     const verified = await k.run(["cache", "verify"]);
     expect(verified.exitCode).toBe(0);
-    expect(verified.stdout).toContain("removed 1 leftover temp files");
+    expect(verified.stdout).toContain("removed 1 leftover temp file\n");
     expect(assertNoPartialBlobs(k.cache).temps).toEqual([]);
     expect((await k.run(["verify"])).exitCode).toBe(0);
   });

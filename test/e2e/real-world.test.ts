@@ -54,7 +54,7 @@ describe("plain Python helpers in a tool tree (rye-os)", () => {
     const root = makeProject({ ".ai/tools/bad.py": '"""\ntool_id: bad\ntool_type: script\n  broken: [\n"""\nprint(1)\n' });
     const r = await runKiwi(["check"], { cwd: root });
     expect(r.exitCode).toBe(1);
-    expect(r.stdout + r.stderr).toContain(".ai/tools/bad.py:3:12  error  parse/syntax");
+    expect(r.stdout + r.stderr).toContain(".ai/tools/bad.py:4:3  error  parse/syntax  invalid YAML: bad indentation: line 4");
   });
 });
 
