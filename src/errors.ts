@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   E_CHAIN: { exit: 6, meaning: "an executor chain is broken: missing executor, cycle, or too deep" },
   E_PARAMS_INVALID: { exit: 7, meaning: "the call's parameters violate the tool's parameter schema" },
   E_EXEC_FAILED: { exit: 8, meaning: "the primitive could not run the tool (spawn failure, HTTP error, timeout)" },
+  E_INTERRUPTED: { exit: 130, meaning: "kiwi was interrupted (SIGINT; 128+N for another signal) and passed the signal on to the running tool" },
   E_MCP: { exit: 9, meaning: "an MCP server misbehaved (no answer, bad JSON-RPC, crash)" },
   E_MCP_DRIFT: { exit: 10, meaning: "an MCP server's interface differs from its pin" },
   E_MCP_UNPINNED: { exit: 10, meaning: "an MCP server has no pin and the mode forbids pinning" },

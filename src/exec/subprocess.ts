@@ -74,10 +74,21 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
   const handlers = FORWARDED_SIGNALS.map((sig) => {
     const handler = () => {
       // A second interruption does not wait for the grace.
-      if (outcome.interruptedBy) signalGroup(pgid, "SIGKILL");
+      if (outcome.interruptedBy) {
+        signalGroup(pgid, "SIGKILL");
+        return;
+      }
       outcome.interruptedBy = sig;
-      signalGroup(pgid, sig);
-      stopGroup();
+      // The tool gets the signal itself (its handler may clean up). Unsandboxed it leads kiwi's
+      // process group. In bubblewrap's new session it is not in that group, and bubblewrap would
+      // die of the signal and take the tool with it, so the processes below bubblewrap get it
+      // instead. If the tool is still there after the grace, it is stopped as on a timeout.
+      if (plan.sandbox?.active) signalDescendants(pgid, sig, "bwrap");
+      else signalGroup(pgid, sig);
+      if (!escalation) escalation = setTimeout(() => {
+        escalation = undefined;
+        stopGroup();
+      }, killGraceMs);
     };
     process.on(sig, handler);
     return [sig, handler] as const;
@@ -160,6 +171,15 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
       details: { tool, outputBytes: plan.limits.outputBytes },
     });
   }
+  if (outcome.interruptedBy) {
+    // Interrupted by the user (or a supervisor): the tool's own outcome is beside the point.
+    const number = (constants.signals as Record<string, number>)[outcome.interruptedBy] ?? 2;
+    throw new KiwiError("E_INTERRUPTED", `${tool} was interrupted: kiwi received ${outcome.interruptedBy} and passed it on to the tool${outcome.escalated || outcome.signal === "SIGKILL" ? ", which had to be killed" : ""}`, {
+      hint: "nothing to fix; run it again when you want it",
+      exitCode: 128 + number,
+      details: { tool, signal: outcome.interruptedBy, toolExitCode: outcome.exitCode, toolSignal: outcome.signal },
+    });
+  }
   if (outcome.signal) {
     const number = (constants.signals as Record<string, number>)[outcome.signal] ?? 0;
     const exitCode = 128 + number;
@@ -178,6 +198,40 @@ function signalHint(signal: string, plan: SubprocessPlan): string {
   if (signal === "SIGXCPU") return "the tool may have hit its CPU limit (limits.cpu_seconds)";
   if (signal === "SIGKILL") return `SIGKILL comes from the hard CPU limit${cpu !== undefined ? ` (${cpu} s + 1)` : ""}, the kernel's out-of-memory killer, or another process`;
   return "the tool crashed or was killed; its stderr above may say why";
+}
+
+/** Sends `signal` to every live descendant of `pid` (found through /proc) whatever its session, except processes named `skip`. */
+function signalDescendants(pid: number, signal: string, skip: string): void {
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return;
+  }
+  const children = new Map<number, number[]>();
+  for (const name of names) {
+    if (name.charCodeAt(0) > 57) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces and parentheses): state, ppid, ...
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(name));
+      children.set(ppid, list);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const queue = [...(children.get(pid) ?? [])];
+  while (queue.length > 0) {
+    const child = queue.shift()!;
+    try {
+      if (readFileSync(`/proc/${child}/comm`, "utf8").trim() !== skip) process.kill(child, signal);
+    } catch {
+      // Gone, or not ours to signal.
+    }
+    queue.push(...(children.get(child) ?? []));
+  }
 }
 
 function signalGroup(pgid: number, signal: string): void {

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { SANDBOX_UID_BASE } from "../../src/exec/sandbox-plan.ts";
+import { KIWI_BIN } from "../helpers/kiwi.ts";
 import { kiwiIn } from "./lock-helpers.ts";
 import { busiestUid, waitUidGone } from "../helpers/sandbox.ts";
 import { cleanupTemps, makeProject, writeTree } from "../helpers/tree.ts";
@@ -184,6 +185,33 @@ describe("a declared fs.write folder that does not exist yet (the init scaffold'
       expect([again.exitCode, again.stdout, again.stderr]).toEqual([0, `${n}\n`, ""]);
     }
   });
+});
+
+describe("Ctrl-C during a run", () => {
+  const HANDLER = `import signal, sys, time\ndef stop(signum, frame):\n    print("cleaned up", flush=True)\n    sys.exit(0)\nsignal.signal(signal.SIGINT, stop)\nprint("ready", flush=True)\ntime.sleep(60)\n`;
+
+  test.each(["require", "off"])("--sandbox=%s: the tool's own handler gets SIGINT; kiwi says interrupted and exits 130", async (mode) => {
+    const r = makeProject(pyTool("patient", HANDLER));
+    const k = kiwiIn(r);
+    expect((await k.run(["lock"])).exitCode).toBe(0);
+    const proc = Bun.spawn([KIWI_BIN, "exec", "patient", `--sandbox=${mode}`, "--params", "{}"], { cwd: r, env: k.env, stdout: "pipe", stderr: "pipe" });
+    const reader = proc.stdout.getReader();
+    let out = "";
+    while (!out.includes("ready\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    proc.kill("SIGINT");
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    expect([code, out]).toEqual([130, "ready\ncleaned up\n"]);
+    expect(stderr).toContain("error[E_INTERRUPTED]: patient was interrupted: kiwi received SIGINT and passed it on to the tool");
+  }, 60_000);
 });
 
 describe("http_client host policy through kiwi exec", () => {
