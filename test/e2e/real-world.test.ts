@@ -124,7 +124,8 @@ describe("rye-os trees (the successors of kiwi_mcp)", () => {
     expect(new Set(findings.map((f) => f.tool))).toEqual(new Set(["ryeos-core-sign", "ryeos-core-bundle-sign"]));
     // The kind rye takes from the folder is not a kiwi type: said, with the line after the signature.
     expect(findings).toContainEqual(expect.objectContaining({ file: ".ai/tools/ryeos/core/sign.yaml", rule: "universal/type-unknown", message: "tool_type is missing; a rye-os tool's folder does not say which kiwi type it is" }));
-    expect(findings).toContainEqual(expect.objectContaining({ file: ".ai/tools/ryeos/core/sign.yaml", rule: "child-schema/no-match", line: 3 }));
+    // An untyped tool's hint has no empty type in it ("an executor meant for  tools").
+    expect(findings).toContainEqual(expect.objectContaining({ file: ".ai/tools/ryeos/core/sign.yaml", rule: "child-schema/no-match", line: 3, hint: "use an executor meant for this kind of tool, or add a matching entry to subprocess" }));
   });
 
   test("executor_id tool:<path> names a tool by its path id, and the chain locks and runs", async () => {
