@@ -102,7 +102,7 @@ export function busiestUid(match: (uid: number) => boolean): { uid: number; coun
 }
 
 /** Polls until no live process of `uid` remains or `maxMs` passes; returns how many are left. */
-export async function waitUidGone(match: number | ((uid: number) => boolean), maxMs = 5000): Promise<number> {
+export async function waitUidGone(match: number | ((uid: number) => boolean), maxMs = 15_000): Promise<number> {
   const deadline = Date.now() + maxMs;
   let left = processesOfUid(match);
   while (left > 0 && Date.now() < deadline) {

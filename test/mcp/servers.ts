@@ -49,8 +49,8 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Waits (bounded) until `check` holds: processes die asynchronously after SIGKILL. */
-export async function eventually(check: () => boolean, ms = 5_000): Promise<boolean> {
+/** Waits (bounded) until `check` holds: processes die asynchronously after SIGKILL (slowly on a loaded machine). */
+export async function eventually(check: () => boolean, ms = 15_000): Promise<boolean> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     if (check()) return true;
