@@ -23,12 +23,5 @@ export async function readBodyCapped(res: Response, cap: number, tooBig: () => E
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }

@@ -140,7 +140,7 @@ export class StdioProcessTransport implements Transport {
         for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
           const part = chunk.subarray(start, nl);
           if (pendingBytes + part.length > this.limits.maxMessageBytes) return this.tooLarge(pendingBytes + part.length);
-          const line = pending.length === 0 ? part : concat([...pending, part], pendingBytes + part.length);
+          const line = pending.length === 0 ? part : Buffer.concat([...pending, part], pendingBytes + part.length);
           pending = [];
           pendingBytes = 0;
           start = nl + 1;
@@ -226,16 +226,6 @@ export class NoiseLines {
 
 function withLabel(error: KiwiError, label: string): KiwiError {
   return new KiwiError(error.code, `${label}: ${error.message}`, { hint: error.hint, details: error.details });
-}
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
 }
 
 async function exitsWithin(proc: Subprocess, ms: number): Promise<boolean> {
