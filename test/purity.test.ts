@@ -1,14 +1,18 @@
-// Pure modules never touch disk, processes or network (shared/STYLE.md, "Pure by default").
-// I/O lives in files whose names say so (`*-io.ts`, `fs.ts`), which this scan skips.
+// Pure modules never touch disk, processes or network (shared/STYLE.md, "Pure by default"), and
+// neither does anything they load: this test resolves the import graph of src/ (static imports,
+// re-exports, `import()` and `require()`; type-only imports load nothing) and follows every chain
+// from each pure module. I/O lives in files whose names say so (`*-io.ts`, `fs.ts`); a folder's
+// `index.ts` may re-export both halves, so it is an entry point, not a pure module.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 
 const SRC = join(import.meta.dir, "..", "src");
 const PURE_DIRS = ["integrity", "schema", "resolve", "validate", "manifest", "registry", "trust"];
+/** Node modules that reach the disk, processes or the network. */
+const IO_MODULES = /^(node:)?(fs|fs\/promises|child_process|net|http|https|http2|dgram|dns|tls|worker_threads)$/;
+/** What a pure module must not do in its own text, whatever it imports. */
 const FORBIDDEN = [
-  { what: "node:fs", re: /from\s+["'](node:)?fs(\/promises)?["']/ },
-  { what: "child_process", re: /from\s+["'](node:)?child_process["']/ },
   { what: "Bun.spawn", re: /Bun\.spawn/ },
   { what: "fetch", re: /(^|[^.\w])fetch\s*\(/ },
   { what: "Bun.file/Bun.write", re: /Bun\.(file|write)\s*\(/ },
@@ -26,25 +30,77 @@ function listTs(dir: string): string[] {
   return entries.filter((e) => e.isFile() && e.name.endsWith(".ts")).map((e) => join(e.parentPath, e.name));
 }
 
-const isIoFile = (path: string) => /(-io|\/fs)\.ts$/.test(path);
-const pureFiles = [
-  ...PURE_DIRS.flatMap((d) => listTs(join(SRC, d))),
-  ...listTs(SRC).filter((p) => /(^|\/|-)plan\.ts$/.test(p)),
-].filter((p) => !isIoFile(p));
+const SPECIFIER = /(?:^|[^\w.$])(?:import|export)\s+(type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?["']([^"']+)["']|(?:^|[^\w.$])(?:import|require)\s*\(\s*["']([^"']+)["']\s*\)/g;
 
-describe("pure modules", () => {
+/** The modules a source text loads at run time: relative ones resolved against `file`. */
+export function runtimeImports(file: string, text: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+  const out: string[] = [];
+  for (const m of code.matchAll(SPECIFIER)) {
+    if (m[1]) continue; // `import type` / `export type`: erased before run time
+    const spec = m[2] ?? m[3];
+    if (spec) out.push(spec.startsWith(".") ? resolve(dirname(file), spec) : spec);
+  }
+  return out;
+}
+
+const files = listTs(SRC);
+const graph = new Map(files.map((f) => [f, runtimeImports(f, readFileSync(f, "utf8"))]));
+const isIoFile = (path: string) => /(-io|\/fs)\.ts$/.test(path);
+const isPure = (path: string) =>
+  !isIoFile(path) && !path.endsWith("/index.ts") && (PURE_DIRS.some((d) => path.startsWith(join(SRC, d) + "/")) || /(^|\/|-)plan\.ts$/.test(path));
+const pureFiles = files.filter(isPure);
+
+/** The first chain from `start` to an I/O module or file, or undefined. */
+function ioChain(start: string): string[] | undefined {
+  const from = new Map<string, string>([[start, ""]]);
+  const queue = [start];
+  while (queue.length > 0) {
+    const current = queue.shift()!;
+    for (const next of graph.get(current) ?? []) {
+      if (from.has(next)) continue;
+      from.set(next, current);
+      if (IO_MODULES.test(next) || isIoFile(next)) {
+        const chain = [next];
+        for (let at = current; at !== ""; at = from.get(at)!) chain.push(at);
+        return chain.reverse().map((p) => p.replace(`${SRC}/`, ""));
+      }
+      if (existsSync(next) && next.endsWith(".ts")) queue.push(next);
+    }
+  }
+  return undefined;
+}
+
+describe("the import graph", () => {
+  test("sees static imports, re-exports, import() and require(), and skips type-only imports", () => {
+    const text = [
+      'import { a } from "./a.ts";',
+      'export { b } from "./b.ts";',
+      'import type { C } from "./c.ts";',
+      'const d = await import("./d.ts");',
+      'const fs = require("node:fs").readFileSync;',
+      '// require("node:child_process") in a comment loads nothing',
+    ].join("\n");
+    expect(runtimeImports("/src/x/y.ts", text)).toEqual(["/src/x/a.ts", "/src/x/b.ts", "/src/x/d.ts", "node:fs"]);
+  });
+
   test("there are pure modules to check", () => {
     expect(pureFiles.length).toBeGreaterThan(5);
   });
 
-  test.each(pureFiles.map((p) => [p.slice(SRC.length + 1), p]))("%s does no I/O", (_name, path) => {
-    const text = readFileSync(path, "utf8");
-    const hits = FORBIDDEN.filter((f) => f.re.test(text)).map((f) => f.what);
-    expect(hits).toEqual([]);
+  test.each(pureFiles.map((p) => [p.slice(SRC.length + 1), p]))("%s reaches no disk, process or network module", (_name, path) => {
+    expect(ioChain(path)).toBeUndefined();
   });
 
+  test.each(pureFiles.map((p) => [p.slice(SRC.length + 1), p]))("%s does no I/O itself", (_name, path) => {
+    const text = readFileSync(path, "utf8");
+    expect(FORBIDDEN.filter((f) => f.re.test(text)).map((f) => f.what)).toEqual([]);
+  });
+});
+
+describe("entry points", () => {
   test("no module outside the entry points (cli.ts, bin.ts) calls process.exit", () => {
-    const offenders = listTs(SRC).filter((p) => !p.endsWith("/cli.ts") && !p.endsWith("/bin.ts") && /process\.exit\s*\(/.test(readFileSync(p, "utf8")));
+    const offenders = files.filter((p) => !p.endsWith("/cli.ts") && !p.endsWith("/bin.ts") && /process\.exit\s*\(/.test(readFileSync(p, "utf8")));
     expect(offenders).toEqual([]);
   });
 });
