@@ -5,6 +5,7 @@
 // ajv's shape; test/exec/param-check.test.ts runs both validators over the same table and
 // requires the same verdicts. Any schema outside the subset returns undefined: use ajv. Pure.
 import { fullFormats } from "ajv-formats/dist/formats";
+import { jsonEqual } from "../integrity/value.ts";
 import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { SchemaError } from "./params.ts";
 
@@ -64,7 +65,7 @@ function compileProperty(prop: Record<string, unknown>): Check[] | undefined {
     if (!Array.isArray(prop.enum)) return undefined;
     const allowed = prop.enum;
     checks.push((v, at, errors) => {
-      if (!allowed.some((a) => deepEqual(a, v))) errors.push({ instancePath: at, keyword: "enum", params: { allowedValues: allowed }, message: "must be equal to one of the allowed values" });
+      if (!allowed.some((a) => jsonEqual(a, v))) errors.push({ instancePath: at, keyword: "enum", params: { allowedValues: allowed }, message: "must be equal to one of the allowed values" });
     });
   }
   const limit = (key: string, applies: (v: unknown) => boolean, measure: (v: never) => number, fails: (n: number, lim: number) => boolean, message: (lim: number) => string, params: (lim: number) => Record<string, unknown>) => {
@@ -153,15 +154,6 @@ function codePoints(s: string): number {
 }
 
 /** Structural equality of JSON values (key order ignored), as ajv's enum compares. */
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return a !== a && b !== b;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => deepEqual(x, (b as unknown[])[i]));
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);

@@ -2,7 +2,7 @@
 // lengths, bounds, pattern, format), without compiling a schema per parameter. Pure.
 import { fullFormats } from "ajv-formats/dist/formats";
 import type { JsonSchema, ParameterType } from "./parameters.ts";
-import { isRecord } from "../integrity/value.ts";
+import { isRecord, jsonEqual } from "../integrity/value.ts";
 
 /**
  * Why a value breaks a property contract built above, or undefined when it satisfies it. The
@@ -19,7 +19,7 @@ export function checkValue(contract: JsonSchema, value: unknown): string | undef
     : type === "array" ? Array.isArray(value)
     : isRecord(value);
   if (!ok) return `must be ${type === "integer" || type === "array" || type === "object" ? "an" : "a"} ${type}`;
-  if (Array.isArray(contract.enum) && !contract.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) return `must be one of ${JSON.stringify(contract.enum)}`;
+  if (Array.isArray(contract.enum) && !contract.enum.some((e) => jsonEqual(e, value))) return `must be one of ${JSON.stringify(contract.enum)}`;
   const n = (k: string) => (typeof contract[k] === "number" ? (contract[k] as number) : undefined);
   if (typeof value === "string") {
     const length = [...value].length;

@@ -159,3 +159,11 @@ describe("kiwi check: a script in another language than its runtime", () => {
     expect(JSON.parse(r.stdout).findings).toContainEqual(expect.objectContaining({ rule: "script/runtime-language", message: `the entry point "${file}" is a ${ext} file, but ${runtime} does not run ${ext} files`, hint: `use executor: ${right}, or an entry point ${runtime} runs` }));
   });
 });
+
+describe("kiwi check: one notion of JSON equality", () => {
+  test("an object default equal to an enum member in another key order passes, as exec and ajv accept it", async () => {
+    const root = makeProject({ ".ai/tools/t.yaml": "tool_id: t\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://x.test' }\nrequires:\n  - net.outbound: [x.test]\nparameters:\n  - { name: opts, type: object, enum: [{ a: 1, b: 2 }], default: { b: 2, a: 1 } }\n" });
+    const r = await runKiwi(["check", "--json"], { cwd: root });
+    expect([r.exitCode, JSON.parse(r.stdout).findings]).toEqual([0, []]);
+  });
+});
