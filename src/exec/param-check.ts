@@ -6,6 +6,7 @@
 // requires the same verdicts. Any schema outside the subset returns undefined: use ajv. Pure.
 import { fullFormats } from "ajv-formats/dist/formats";
 import { jsonEqual } from "../integrity/value.ts";
+import { linearRegExp } from "../validate/linear-regex.ts";
 import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { SchemaError } from "./params.ts";
 
@@ -94,7 +95,12 @@ function compileProperty(prop: Record<string, unknown>): Check[] | undefined {
   if (prop.pattern !== undefined) {
     if (typeof prop.pattern !== "string" || !checkRegexSafety(prop.pattern).ok) return undefined;
     const pattern = prop.pattern;
-    const re = new RegExp(pattern, "u");
+    let re: { test: (s: string) => boolean };
+    try {
+      re = linearRegExp(pattern);
+    } catch {
+      return undefined; // outside what the direct validator runs: ajv (on the same engine) reports it
+    }
     checks.push((v, at, errors) => {
       if (typeof v === "string" && !re.test(v)) errors.push({ instancePath: at, keyword: "pattern", params: { pattern }, message: `must match pattern "${pattern}"` });
     });

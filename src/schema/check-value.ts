@@ -3,6 +3,7 @@
 import { fullFormats } from "ajv-formats/dist/formats";
 import type { JsonSchema, ParameterType } from "./parameters.ts";
 import { isRecord, jsonEqual } from "../integrity/value.ts";
+import { linearRegExp } from "../validate/linear-regex.ts";
 
 /**
  * Why a value breaks a property contract built above, or undefined when it satisfies it. The
@@ -25,7 +26,7 @@ export function checkValue(contract: JsonSchema, value: unknown): string | undef
     const length = [...value].length;
     if (n("minLength") !== undefined && length < n("minLength")!) return `must have at least ${n("minLength")} characters`;
     if (n("maxLength") !== undefined && length > n("maxLength")!) return `must have at most ${n("maxLength")} characters`;
-    if (typeof contract.pattern === "string" && !new RegExp(contract.pattern, "u").test(value)) return `must match pattern "${contract.pattern}"`;
+    if (typeof contract.pattern === "string" && !matches(contract.pattern, value)) return `must match pattern "${contract.pattern}"`;
     if (typeof contract.format === "string" && !matchesFormat(contract.format, value)) return `must match format "${contract.format}"`;
   }
   if (typeof value === "number") {
@@ -39,6 +40,15 @@ export function checkValue(contract: JsonSchema, value: unknown): string | undef
     if (n("maxItems") !== undefined && value.length > n("maxItems")!) return `must have at most ${n("maxItems")} items`;
   }
   return undefined;
+}
+
+/** A pattern test on the linear-time engine; a pattern it cannot run fails the value (buildParametersSchema reports the pattern itself). */
+function matches(pattern: string, value: string): boolean {
+  try {
+    return linearRegExp(pattern).test(value);
+  } catch {
+    return false;
+  }
 }
 
 /** The same format checks ajv-formats applies at run time. */

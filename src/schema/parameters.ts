@@ -5,6 +5,7 @@ import type { Finding } from "../findings.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type FindingSubject, toolFinding } from "../validate/finding.ts";
 import { compileUntrustedSchema, type SchemaError } from "../validate/json-schema.ts";
+import { UnsupportedPattern, linearRegExp } from "../validate/linear-regex.ts";
 import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { RuleId } from "../validate/rules.ts";
 import { checkValue } from "./check-value.ts";
@@ -155,7 +156,9 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
       if (typeof value !== "string") fail("parameters/pattern", key, `"pattern" of "${name}" must be a string`);
       else {
         const verdict = checkRegexSafety(value);
+        const unsupported = verdict.ok ? linearProblem(value) : undefined;
         if (!verdict.ok) fail("parameters/pattern", key, `pattern of "${name}": ${verdict.reason}`, "simplify the pattern: avoid nested repetition like (a+)+ and overlapping alternatives like (a|ab)*");
+        else if (unsupported) fail("parameters/pattern", key, `pattern of "${name}": ${unsupported}`, "rewrite it without lookahead, lookbehind or backreferences");
         else contract.pattern = value;
       }
     } else if (key === "format") {
@@ -221,4 +224,15 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
 
 function escape(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** Why the linear-time engine cannot run `pattern`, or undefined when it can. */
+function linearProblem(pattern: string): string | undefined {
+  try {
+    linearRegExp(pattern);
+    return undefined;
+  } catch (error) {
+    if (error instanceof UnsupportedPattern) return error.message;
+    throw error;
+  }
 }

@@ -4,6 +4,7 @@
 import type Ajv from "ajv";
 import type { AnySchema, ErrorObject, ValidateFunction } from "ajv";
 import type Ajv2020 from "ajv/dist/2020";
+import { linearRegExp } from "./linear-regex.ts";
 import { checkRegexSafety } from "./regex-safety.ts";
 import { scanSchema } from "./schema-scan.ts";
 
@@ -194,12 +195,12 @@ function ajvOptions() {
   };
 }
 
-function safeRegExp(pattern: string, flags: string): RegExp {
+/** ajv's pattern engine: screened, then run on RE2 (linear-regex.ts), never on backtracking RegExp. */
+function safeRegExp(pattern: string, _flags: string): { test: (s: string) => boolean } {
   const verdict = checkRegexSafety(pattern);
   if (!verdict.ok) throw new Error(`unsafe pattern ${JSON.stringify(pattern)}: ${verdict.reason}`);
-  return new RegExp(pattern, flags);
+  return linearRegExp(pattern);
 }
-safeRegExp.code = "new RegExp";
 
 function configure<T extends Ajv>(ajv: T): T {
   (require("ajv-formats").default as typeof import("ajv-formats").default)(ajv);

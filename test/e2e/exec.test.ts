@@ -284,6 +284,19 @@ describe("kiwi exec: arguments it would otherwise drop", () => {
   });
 });
 
+describe("kiwi exec: untrusted patterns", () => {
+  test("a polynomial pattern against a 20,001-character value is refused at once (it took 4 s at 3,001 on RegExp)", async () => {
+    const { root, k } = await lockedProject({
+      ".ai/tools/slug/tool.yaml": "tool_id: slug\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\nparameters:\n  - { name: s, type: string, required: true, pattern: '^[a-z]+[a-z0-9]+[a-z]+$' }\n",
+      ".ai/tools/slug/main.sh": "echo ok\n",
+    });
+    writeFileSync(join(root, "long.json"), JSON.stringify({ s: `${"a".repeat(20_000)}!` }));
+    const r = await k.run(["exec", "slug", "--dry-run", "--params-file", "long.json"]);
+    expect(r.exitCode).toBe(7);
+    expect(r.stderr).toContain('params/s: must match the pattern "^[a-z]+[a-z0-9]+[a-z]+$"');
+  });
+});
+
 describe("kiwi exec: injection", () => {
   test.each([["; rm -rf ~"], ["$(touch pwned)"], ["`touch pwned`"], ["a && touch pwned"], ["'\"; touch pwned; \""], ["line1\nline2"]])(
     "the value %p reaches the tool as exactly one argument, uninterpreted",
