@@ -2,6 +2,7 @@
 // `$`, `.name`, `['name']`/`["name"]`, `[n]` (negative counts from the end), `[a:b]` slices and
 // `[*]`/`.*`. No filters, no recursive descent, no scripts: a path is data, never code. Pure.
 import { KiwiError } from "../errors.ts";
+import { isRecord } from "../integrity/value.ts";
 
 export type PathSegment =
   | { kind: "name"; name: string }
@@ -101,7 +102,7 @@ export function selectJsonPath(path: JsonPath, root: unknown): unknown[] {
     for (const node of nodes) {
       switch (seg.kind) {
         case "name":
-          if (isObject(node) && Object.hasOwn(node, seg.name)) next.push(node[seg.name]);
+          if (isRecord(node) && Object.hasOwn(node, seg.name)) next.push(node[seg.name]);
           break;
         case "index":
           if (Array.isArray(node)) {
@@ -114,7 +115,7 @@ export function selectJsonPath(path: JsonPath, root: unknown): unknown[] {
           break;
         case "wildcard":
           if (Array.isArray(node)) next.push(...node);
-          else if (isObject(node)) next.push(...Object.values(node));
+          else if (isRecord(node)) next.push(...Object.values(node));
           break;
       }
     }
@@ -136,8 +137,4 @@ export function applyJsonPath(path: JsonPath, root: unknown, subject: string): u
     });
   }
   return nodes[0];
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

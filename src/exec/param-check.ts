@@ -5,10 +5,11 @@
 // ajv's shape; test/exec/param-check.test.ts runs both validators over the same table and
 // requires the same verdicts. Any schema outside the subset returns undefined: use ajv. Pure.
 import { fullFormats } from "ajv-formats/dist/formats";
-import { jsonEqual } from "../integrity/value.ts";
+import { isRecord, jsonEqual } from "../integrity/value.ts";
 import { linearRegExp } from "../validate/linear-regex.ts";
 import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { SchemaError } from "./params.ts";
+import { escapePointer } from "../integrity/canonical.ts";
 
 const ROOT_KEYS = new Set(["$schema", "type", "additionalProperties", "properties", "required"]);
 const PROPERTY_KEYS = new Set(["type", "enum", "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems", "default", "description"]);
@@ -21,18 +22,18 @@ export function compileParamSchema(schema: Record<string, unknown>): ((value: un
   if (Object.keys(schema).some((k) => !ROOT_KEYS.has(k))) return undefined;
   if (schema.type !== "object" || schema.additionalProperties !== false) return undefined;
   const props = schema.properties ?? {};
-  if (!isObject(props)) return undefined;
+  if (!isRecord(props)) return undefined;
   const required = schema.required ?? [];
   if (!Array.isArray(required) || !required.every((r) => typeof r === "string")) return undefined;
   const checks = new Map<string, Check[]>();
   for (const [name, prop] of Object.entries(props)) {
-    const compiled = isObject(prop) ? compileProperty(prop) : undefined;
+    const compiled = isRecord(prop) ? compileProperty(prop) : undefined;
     if (!compiled) return undefined;
     checks.set(name, compiled);
   }
   return (value) => {
     const errors: SchemaError[] = [];
-    if (!isObject(value)) {
+    if (!isRecord(value)) {
       errors.push({ instancePath: "", keyword: "type", params: { type: "object" }, message: "must be object" });
       return errors;
     }
@@ -45,7 +46,7 @@ export function compileParamSchema(schema: Record<string, unknown>): ((value: un
         errors.push({ instancePath: "", keyword: "additionalProperties", params: { additionalProperty: key }, message: "must NOT have additional properties" });
         continue;
       }
-      const at = `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+      const at = `/${escapePointer(key)}`;
       for (const check of own) check(value[key], at, errors);
     }
     return errors;
@@ -120,7 +121,7 @@ function compileProperty(prop: Record<string, unknown>): Check[] | undefined {
 function formatTest(name: string): ((s: string) => boolean) | undefined {
   if (!["uuid", "email", "uri", "date-time"].includes(name)) return undefined;
   const def = (fullFormats as Record<string, unknown>)[name];
-  const validate = isObject(def) && "validate" in def ? (def as { validate: unknown }).validate : def;
+  const validate = isRecord(def) && "validate" in def ? (def as { validate: unknown }).validate : def;
   if (validate instanceof RegExp) return (s) => validate.test(s);
   if (typeof validate === "function") return (s) => Boolean((validate as (s: string) => boolean)(s));
   return undefined;
@@ -140,7 +141,7 @@ function hasType(v: unknown, type: string): boolean {
     case "array":
       return Array.isArray(v);
     case "object":
-      return isObject(v);
+      return isRecord(v);
     default:
       return v === null;
   }
@@ -160,7 +161,3 @@ function codePoints(s: string): number {
 }
 
 /** Structural equality of JSON values (key order ignored), as ajv's enum compares. */
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}

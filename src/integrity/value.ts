@@ -78,6 +78,11 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
+/** A mapping of a lossless value (not null, not an array, not a Float). */
+export function isMapping(v: CanonicalValue | undefined): v is { [key: string]: CanonicalValue } {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Float);
+}
+
 /** A plain object (not null, not an array): a JSON mapping. */
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);

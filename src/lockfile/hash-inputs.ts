@@ -2,7 +2,7 @@
 // exact) and the integrity input shape of the vectors, checked field by field. Pure.
 import { KiwiError } from "../errors.ts";
 import type { IntegrityInput } from "../integrity/tool.ts";
-import { type CanonicalValue, Float } from "../integrity/value.ts";
+import { type CanonicalValue, isMapping } from "../integrity/value.ts";
 import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../manifest/json.ts";
 
 /** Parses JSON text for hashing; duplicate keys are refused since they make the value ambiguous. */
@@ -29,7 +29,7 @@ const FILE_KEYS = ["path", "sha256", "is_executable"];
 export function checkIntegrityInput(value: CanonicalValue, subject: string): IntegrityInput {
   const bad = (pointer: string, what: string) =>
     new KiwiError("E_INPUT_INVALID", `${subject}: ${pointer} ${what}`, { hint: 'the input is {"tool_id": string, "version": string, "manifest": {...}, "files": [{"path", "sha256", "is_executable"}] or null}' });
-  if (!isObject(value)) throw bad("/", "must be an object");
+  if (!isMapping(value)) throw bad("/", "must be an object");
   for (const key of Object.keys(value)) if (!INPUT_KEYS.includes(key)) throw bad(`/${key}`, "is not a field of the integrity input");
   if (typeof value.tool_id !== "string") throw bad("/tool_id", "must be a string");
   if (typeof value.version !== "string") throw bad("/version", "must be a string (as written in the manifest)");
@@ -37,7 +37,7 @@ export function checkIntegrityInput(value: CanonicalValue, subject: string): Int
   const files = value.files;
   if (files !== null && files !== undefined && !Array.isArray(files)) throw bad("/files", "must be an array or null");
   const entries = (files ?? []).map((f, i) => {
-    if (!isObject(f)) throw bad(`/files/${i}`, "must be an object");
+    if (!isMapping(f)) throw bad(`/files/${i}`, "must be an object");
     for (const key of Object.keys(f)) if (!FILE_KEYS.includes(key)) throw bad(`/files/${i}/${key}`, "is not a field of a file entry");
     if (typeof f.path !== "string") throw bad(`/files/${i}/path`, "must be a string");
     if (typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256)) throw bad(`/files/${i}/sha256`, "must be 64 lowercase hex digits");
@@ -45,8 +45,4 @@ export function checkIntegrityInput(value: CanonicalValue, subject: string): Int
     return { path: f.path, sha256: f.sha256, is_executable: f.is_executable === true };
   });
   return { tool_id: value.tool_id, version: value.version, manifest: value.manifest, files: entries };
-}
-
-function isObject(v: CanonicalValue | undefined): v is Record<string, CanonicalValue> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Float);
 }

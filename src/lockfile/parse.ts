@@ -4,7 +4,7 @@
 import { Value } from "@sinclair/typebox/value";
 import { KiwiError } from "../errors.ts";
 import { parseDigest } from "../integrity/digest.ts";
-import { type CanonicalValue, Float, toPlain } from "../integrity/value.ts";
+import { type CanonicalValue, isMapping, toPlain } from "../integrity/value.ts";
 import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../manifest/json.ts";
 import { LOCKFILE_VERSION, type Lockfile, LockfileSchema, type McpPin } from "../schema/lockfile.ts";
 import { renderLockfile } from "./render.ts";
@@ -129,14 +129,14 @@ function newer(version: string, invalid: (m: string, h?: string) => KiwiError): 
 /** Every digest goes through parseDigest first, so an unknown algorithm is named as such. */
 function assertDigests(record: Record<string, CanonicalValue>, file: string): void {
   const tools = record.tools;
-  if (isObject(tools)) {
+  if (isMapping(tools)) {
     for (const [id, entry] of Object.entries(tools)) {
-      if (!isObject(entry)) continue;
+      if (!isMapping(entry)) continue;
       parseDigest(entry.integrity, `${file}: tool "${id}" integrity`);
       parseDigest(entry.manifest_digest, `${file}: tool "${id}" manifest_digest`);
       if (!Array.isArray(entry.files)) continue;
       entry.files.forEach((f, i) => {
-        if (!isObject(f)) return;
+        if (!isMapping(f)) return;
         if (typeof f.sha256 !== "string" || !HEX.test(f.sha256)) {
           const shown = typeof f.sha256 === "string" ? (f.sha256 === "" ? "an empty string" : JSON.stringify(f.sha256.slice(0, 80))) : String(toPlain(f.sha256 ?? null));
           throw new KiwiError("E_LOCK_INVALID", `${file}: tool "${id}" file ${JSON.stringify(toPlain(f.path ?? `#${i}`))} sha256 is not 64 lowercase hex digits (got ${shown})`, {
@@ -148,9 +148,9 @@ function assertDigests(record: Record<string, CanonicalValue>, file: string): vo
     }
   }
   const pins = record.mcp_servers;
-  if (isObject(pins)) {
+  if (isMapping(pins)) {
     for (const [id, pin] of Object.entries(pins)) {
-      if (!isObject(pin)) continue;
+      if (!isMapping(pin)) continue;
       parseDigest(pin.interface_hash, `${file}: MCP server "${id}" interface_hash`);
       parseDigest(pin.full_hash, `${file}: MCP server "${id}" full_hash`);
     }
@@ -190,8 +190,4 @@ export function pathProblem(path: string): string | undefined {
   if (segments.some((s) => s === "." || s === "..")) return "has a . or .. segment";
   if (segments.some((s) => s === "")) return "has an empty segment";
   return undefined;
-}
-
-function isObject(v: CanonicalValue | undefined): v is Record<string, CanonicalValue> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Float);
 }

@@ -6,7 +6,7 @@ import { KiwiError } from "../errors.ts";
 import { compareCodePoints, renderCanonicalJson } from "../integrity/canonical.ts";
 import { formatDigest, hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type FileEntry, hashToolIntegrity } from "../integrity/tool.ts";
-import { type CanonicalValue, Float, isRecord, toPlain } from "../integrity/value.ts";
+import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
 import { pathProblem } from "../lockfile/parse.ts";
 import { parseJsonLossless } from "../manifest/json.ts";
 
@@ -211,7 +211,7 @@ export function checkToolConfig(bytes: Uint8Array, manifest: ImageManifest, subj
   } catch {
     throw invalid(subject, "the config blob is not UTF-8 JSON");
   }
-  if (!isObject(value) || value.kiwi_artifact !== 1) throw invalid(subject, "the config blob is not a kiwi tool config (kiwi_artifact 1)");
+  if (!isMapping(value) || value.kiwi_artifact !== 1) throw invalid(subject, "the config blob is not a kiwi tool config (kiwi_artifact 1)");
   const str = (key: string): string => {
     const v = value[key];
     if (typeof v !== "string" || v === "") throw invalid(subject, `the config field ${key} is missing or not a string`);
@@ -271,8 +271,4 @@ export function checkToolConfig(bytes: Uint8Array, manifest: ImageManifest, subj
 export function placedFiles(config: Pick<ToolConfig, "files" | "manifest_file" | "manifest_sha256">): FileEntry[] {
   if (config.files.some((f) => f.path === config.manifest_file)) return config.files;
   return [...config.files, { path: config.manifest_file, sha256: config.manifest_sha256, is_executable: false }];
-}
-
-function isObject(v: CanonicalValue | undefined): v is Record<string, CanonicalValue> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Float);
 }

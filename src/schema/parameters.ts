@@ -10,6 +10,7 @@ import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { RuleId } from "../validate/rules.ts";
 import { checkValue } from "./check-value.ts";
 import { isRecord } from "../integrity/value.ts";
+import { escapePointer } from "../integrity/canonical.ts";
 
 export { checkValue } from "./check-value.ts";
 
@@ -78,7 +79,7 @@ export function buildParametersSchema(tool: FindingSubject & Pick<Tool, "paramet
       return;
     }
     for (const key of Object.keys(entry)) {
-      if (!KNOWN_FIELDS.has(key)) report("parameters/unknown-field", `${at}/${escape(key)}`, `parameter field "${key}" is not known`, `known fields: ${[...KNOWN_FIELDS].join(", ")}`);
+      if (!KNOWN_FIELDS.has(key)) report("parameters/unknown-field", `${at}/${escapePointer(key)}`, `parameter field "${key}" is not known`, `known fields: ${[...KNOWN_FIELDS].join(", ")}`);
     }
     const name = entry.name;
     if (typeof name !== "string" || !PARAMETER_NAME.test(name)) {
@@ -222,9 +223,6 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
   return property;
 }
 
-function escape(key: string): string {
-  return key.replace(/~/g, "~0").replace(/\//g, "~1");
-}
 
 /** Why the linear-time engine cannot run `pattern`, or undefined when it can. */
 function linearProblem(pattern: string): string | undefined {

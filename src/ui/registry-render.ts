@@ -1,7 +1,7 @@
 // Human text for the registry commands: publish, add, outdated and update's diff. Pure.
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import type { FileEntry } from "../integrity/tool.ts";
-import type { CanonicalValue } from "../integrity/value.ts";
+import { type CanonicalValue, isRecord } from "../integrity/value.ts";
 import type { AddResult, OutdatedEntry } from "../registry/pull-io.ts";
 import type { PublishResult } from "../registry/publish-io.ts";
 
@@ -22,8 +22,8 @@ export function renderUpdateDiff(from: { version: string; digest: string; manife
     else if (old.is_executable !== f.is_executable) lines.push(`  ~ ${path} (executable: ${old.is_executable} -> ${f.is_executable})`);
   }
   for (const path of before.keys()) if (!after.has(path)) lines.push(`  - ${path}`);
-  const a = (isObject(from.manifest) ? from.manifest : {}) as Record<string, CanonicalValue>;
-  const b = (isObject(to.manifest) ? to.manifest : {}) as Record<string, CanonicalValue>;
+  const a = (isRecord(from.manifest) ? from.manifest : {}) as Record<string, CanonicalValue>;
+  const b = (isRecord(to.manifest) ? to.manifest : {}) as Record<string, CanonicalValue>;
   for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
     const x = a[key] === undefined ? undefined : renderCanonicalJson(a[key]!);
     const y = b[key] === undefined ? undefined : renderCanonicalJson(b[key]!);
@@ -33,10 +33,6 @@ export function renderUpdateDiff(from: { version: string; digest: string; manife
     lines.push(`  ${label}: ${x ?? "(absent)"} -> ${y ?? "(absent)"}`);
   }
   return lines.join("\n");
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** What `kiwi publish` pushed. */

@@ -2,6 +2,7 @@
 // and small shared helpers. Pure.
 import type { Tool } from "../manifest/model.ts";
 import type { ToolIndex } from "../resolve/chain.ts";
+import { escapePointer } from "../integrity/canonical.ts";
 
 export interface LayerContext {
   /** Every tool in the tree, built-ins included (project tools first). */
@@ -18,7 +19,7 @@ export function executorOf(tool: Tool, ctx: LayerContext): Tool | undefined {
 
 /** A JSON pointer segment, escaped. */
 export function seg(key: string | number): string {
-  return String(key).replace(/~/g, "~0").replace(/\//g, "~1");
+  return escapePointer(String(key));
 }
 
 /** Project-relative path of a file of the tool (`root/rel`, or `rel` when the root is the project). */

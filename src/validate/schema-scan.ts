@@ -2,6 +2,8 @@
 // screens patterns, picks the draft, and builds the canonical text used as the cache key. Pure.
 import type { SchemaProblem } from "./json-schema.ts";
 import { checkRegexSafety } from "./regex-safety.ts";
+import { isRecord } from "../integrity/value.ts";
+import { escapePointer } from "../integrity/canonical.ts";
 
 /** Deepest schema accepted (objects and arrays count as levels). */
 export const MAX_SCHEMA_DEPTH = 64;
@@ -18,11 +20,11 @@ export type Scan = { ok: true; key: string; draft: "2020-12" | "draft-07" } | { 
  * local (`#...`), screens patterns, and builds the canonical text used as the cache key.
  */
 export function scanSchema(schema: unknown, screenPatterns = true): Scan {
-  if (typeof schema !== "boolean" && !isObject(schema)) {
+  if (typeof schema !== "boolean" && !isRecord(schema)) {
     return { ok: false, problem: { kind: "not-a-schema", message: "a JSON Schema must be an object or a boolean", pointer: "" } };
   }
   let draft: "2020-12" | "draft-07" = "2020-12";
-  if (isObject(schema) && schema.$schema !== undefined) {
+  if (isRecord(schema) && schema.$schema !== undefined) {
     const d = draftOf(schema.$schema);
     if (!d) {
       return {
@@ -51,13 +53,13 @@ export function scanSchema(schema: unknown, screenPatterns = true): Scan {
       return "";
     }
     if (Array.isArray(value)) return `[${value.map((v, i) => walk(v, `${pointer}/${i}`, depth + 1, undefined, data)).join(",")}]`;
-    if (!isObject(value)) return JSON.stringify(value) ?? "null";
+    if (!isRecord(value)) return JSON.stringify(value) ?? "null";
     const keys = Object.keys(value).sort();
 const keywordsHere = !data && parentKey !== "properties" && parentKey !== "patternProperties" && parentKey !== "$defs" && parentKey !== "definitions" && parentKey !== "dependentSchemas";
     const parts: string[] = [];
     for (const key of keys) {
       const child = value[key];
-      const childPointer = `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+      const childPointer = `${pointer}/${escapePointer(key)}`;
       if (keywordsHere && (key === "$ref" || key === "$dynamicRef" || key === "$recursiveRef") && typeof child === "string" && !child.startsWith("#")) {
         problem = { kind: "remote-ref", message: `${key} ${JSON.stringify(child)} is not local; kiwi never fetches schemas`, pointer: childPointer };
         return "";
@@ -97,7 +99,3 @@ function draftOf(value: unknown): "2020-12" | "draft-07" | undefined {
   return undefined;
 }
 
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
