@@ -32,12 +32,12 @@ function listTs(dir: string): string[] {
 
 const SPECIFIER = /(?:^|[^\w.$])(?:import|export)\s+(type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?["']([^"']+)["']|(?:^|[^\w.$])(?:import|require)\s*\(\s*["']([^"']+)["']\s*\)/g;
 
-/** The modules a source text loads at run time: relative ones resolved against `file`. */
-export function runtimeImports(file: string, text: string): string[] {
+/** The modules a source text loads at run time (or, with `types`, names at all): relative ones resolved against `file`. */
+export function runtimeImports(file: string, text: string, types = false): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
   const out: string[] = [];
   for (const m of code.matchAll(SPECIFIER)) {
-    if (m[1]) continue; // `import type` / `export type`: erased before run time
+    if (m[1] && !types) continue; // `import type` / `export type`: erased before run time
     const spec = m[2] ?? m[3];
     if (spec) out.push(spec.startsWith(".") ? resolve(dirname(file), spec) : spec);
   }
@@ -95,6 +95,29 @@ describe("the import graph", () => {
   test.each(pureFiles.map((p) => [p.slice(SRC.length + 1), p]))("%s does no I/O itself", (_name, path) => {
     const text = readFileSync(path, "utf8");
     expect(FORBIDDEN.filter((f) => f.re.test(text)).map((f) => f.what)).toEqual([]);
+  });
+});
+
+describe("no import circles", () => {
+  // Type-only imports count here: a circle of types still means two modules each need the other.
+  const named = new Map(files.map((f) => [f, runtimeImports(f, readFileSync(f, "utf8"), true).filter((t) => graph.has(t))]));
+
+  test("no two modules of src/ import each other, however indirectly", () => {
+    const circles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const stack: string[] = [];
+    const visit = (f: string) => {
+      state.set(f, "open");
+      stack.push(f);
+      for (const next of named.get(f) ?? []) {
+        if (state.get(next) === "open") circles.push([...stack.slice(stack.indexOf(next)), next].map((p) => p.replace(`${SRC}/`, "")).join(" -> "));
+        else if (!state.has(next)) visit(next);
+      }
+      stack.pop();
+      state.set(f, "done");
+    };
+    for (const f of files) if (!state.has(f)) visit(f);
+    expect(circles).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@ import { KiwiError } from "../errors.ts";
 import { parseJsonPath } from "./jsonpath.ts";
 import { isRecord } from "../integrity/value.ts";
 import type { ParamViolation } from "./params.ts";
-import type { ResolvedLimits } from "./plan.ts";
+import type { PlanLimits } from "./limits.ts";
 import { referencedParams, wholeParam } from "../schema/placeholders.ts";
 import { type TemplateScope, expandString, expandValue, stringifyParam } from "./template.ts";
 
@@ -38,7 +38,7 @@ export interface HttpPlanInput {
   toolId: string;
   config: Record<string, unknown>;
   scope: TemplateScope;
-  limits: ResolvedLimits;
+  limits: PlanLimits;
   userAgent: string;
   violations: ParamViolation[];
 }

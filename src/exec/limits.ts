@@ -46,3 +46,19 @@ export function mergeLimits(chain: readonly Limits[]): Limits {
   }
   return out;
 }
+
+/** The limits of a run: declared along the chain (a child overrides its parent) or kiwi's defaults (exec/limits.ts). */
+export interface PlanLimits {
+  timeoutMs: number;
+  /** SIGTERM to SIGKILL (subprocess only; 0 for http_client). */
+  killGraceMs: number;
+  /** subprocess: stdout + stderr bytes; http_client: response body bytes. */
+  outputBytes: number;
+  /** Resource limits of a subprocess, applied by the launcher (sandbox-plan.ts: prlimit). */
+  memoryMb?: number;
+  cpuSeconds?: number;
+  openFiles?: number;
+  processes?: number;
+  /** Which limits the chain declared; the others are kiwi's defaults. */
+  declared: string[];
+}

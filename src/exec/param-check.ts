@@ -6,6 +6,7 @@
 // requires the same verdicts. Any schema outside the subset returns undefined: use ajv. Pure.
 import { fullFormats } from "ajv-formats/dist/formats";
 import { isRecord, jsonEqual } from "../integrity/value.ts";
+import { PARAMETER_FORMATS } from "../schema/check-value.ts";
 import { linearRegExp } from "../validate/linear-regex.ts";
 import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { SchemaError } from "./params.ts";
@@ -119,7 +120,7 @@ function compileProperty(prop: Record<string, unknown>): Check[] | undefined {
 
 /** The string test of an ajv-formats "full" format, as addFormats(ajv) installs it. */
 function formatTest(name: string): ((s: string) => boolean) | undefined {
-  if (!["uuid", "email", "uri", "date-time"].includes(name)) return undefined;
+  if (!(PARAMETER_FORMATS as readonly string[]).includes(name)) return undefined;
   const def = (fullFormats as Record<string, unknown>)[name];
   const validate = isRecord(def) && "validate" in def ? (def as { validate: unknown }).validate : def;
   if (validate instanceof RegExp) return (s) => validate.test(s);

@@ -5,6 +5,7 @@ import { isAbsolute, join, normalize, sep } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Limits, Tool } from "../manifest/model.ts";
 import { type HttpRequestPlan, buildHttpRequest } from "./http-plan.ts";
+import type { PlanLimits } from "./limits.ts";
 import { mergeLimits, resolveLimits } from "./limits.ts";
 import { mergeConfigs } from "./merge.ts";
 import { isRecord } from "../integrity/value.ts";
@@ -59,24 +60,11 @@ export interface PlanLink {
   runDir: string | null;
 }
 
+export type { PlanLimits } from "./limits.ts";
+
 /** Between SIGTERM and SIGKILL when a run is stopped. */
 export const KILL_GRACE_MS = 2_000;
 
-/** The limits of a run: declared along the chain (a child overrides its parent) or kiwi's defaults (exec/limits.ts). */
-export interface ResolvedLimits {
-  timeoutMs: number;
-  /** SIGTERM to SIGKILL (subprocess only; 0 for http_client). */
-  killGraceMs: number;
-  /** subprocess: stdout + stderr bytes; http_client: response body bytes. */
-  outputBytes: number;
-  /** Resource limits of a subprocess, applied by the launcher (sandbox-plan.ts: prlimit). */
-  memoryMb?: number;
-  cpuSeconds?: number;
-  openFiles?: number;
-  processes?: number;
-  /** Which limits the chain declared; the others are kiwi's defaults. */
-  declared: string[];
-}
 
 interface PlanCommon {
   plan: 1;
@@ -88,7 +76,7 @@ interface PlanCommon {
   config: Record<string, unknown>;
   /** Environment variable names whose values are never shown. */
   secrets: string[];
-  limits: ResolvedLimits;
+  limits: PlanLimits;
 }
 
 export interface SubprocessSpec {
@@ -295,9 +283,9 @@ function resolveCwd(leaf: LinkInput, config: Record<string, unknown>): string {
 }
 
 /** Declared limits (a child overrides its parent) filled with kiwi's defaults; resource limits only for subprocesses. */
-export function resolvePlanLimits(declared: Limits, subprocess: boolean): ResolvedLimits {
+export function resolvePlanLimits(declared: Limits, subprocess: boolean): PlanLimits {
   const table = resolveLimits(declared);
-  const out: ResolvedLimits = {
+  const out: PlanLimits = {
     timeoutMs: table.timeoutMs.value,
     killGraceMs: subprocess ? KILL_GRACE_MS : 0,
     outputBytes: table.outputBytes.value,

@@ -1,14 +1,8 @@
 // The plain account of a launch that `kiwi exec --dry-run` shows: each area (filesystem, network,
 // environment, each limit) with what is enforced and what is not. Says so where kiwi cannot. Pure.
 import type { ResolvedLimit } from "./limits.ts";
-import type { SandboxPlan, SandboxProbe, SandboxRequest } from "./sandbox-plan.ts";
+import type { EnforcementEntry, SandboxPlan, SandboxProbe, SandboxRequest } from "./sandbox-types.ts";
 
-/** One line of the account: an area, whether kiwi enforces it, and what exactly. */
-export interface EnforcementEntry {
-  area: string;
-  enforced: boolean;
-  detail: string;
-}
 
 const MIB = 1024 * 1024;
 

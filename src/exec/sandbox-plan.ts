@@ -2,17 +2,13 @@
 // a tool's declared permissions, plus a plain account of what is and is not enforced. Pure.
 import { constants } from "node:os";
 import { KiwiError } from "../errors.ts";
-import type { Capability, Limits } from "../manifest/model.ts";
 import { type ResolvedLimits, resolveLimits } from "./limits.ts";
 import { type Mount, planMounts } from "./sandbox-mounts.ts";
-import { describeSandbox, type EnforcementEntry } from "./sandbox-describe.ts";
+import { describeSandbox } from "./sandbox-describe.ts";
+import { SANDBOX_MODES, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-types.ts";
 
 export type { Mount } from "./sandbox-mounts.ts";
-export type { EnforcementEntry } from "./sandbox-describe.ts";
-
-/** `--sandbox` / KIWI_SANDBOX values. */
-export const SANDBOX_MODES = ["auto", "require", "off"] as const;
-export type SandboxMode = (typeof SANDBOX_MODES)[number];
+export { SANDBOX_MODES, type EnforcementEntry, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-types.ts";
 
 /**
  * When kiwi runs as root the tool runs as this uid plus kiwi's pid: the kernel never applies
@@ -20,67 +16,6 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number];
  * eating another's. Above the 32-bit container ranges systemd hands out (up to 1879048191).
  */
 export const SANDBOX_UID_BASE = 2_000_000_000;
-
-/** What sandbox-io.ts found on this machine. */
-export interface SandboxProbe {
-  /** Absolute path of bubblewrap, or null when none was found. */
-  bwrap: string | null;
-  /** bubblewrap ran a trivial sandbox here (user/pid/net namespaces work). */
-  usable: boolean;
-  /** Why it is not usable (missing, or what bwrap said). */
-  reason?: string;
-  prlimit: string | null;
-  setpriv: string | null;
-  /** kiwi's effective uid: 0 means the tool is moved to an unprivileged uid. */
-  uid: number;
-  /** kiwi's pid, which picks the per-run uid under root. */
-  pid: number;
-}
-
-/** A subprocess run to sandbox: the exec plan's argv/cwd/env plus what the chain declares. */
-export interface SandboxRequest {
-  toolId: string;
-  /** argv[0] is the command's absolute path on the host. */
-  argv: readonly string[];
-  /** argv[0] with symlinks resolved, to find the runtime's own prefix (a pyenv, a venv, node_modules). */
-  commandRealPath?: string;
-  /** The read-only run directories the chain's verified files were materialised into. */
-  runDirs: readonly string[];
-  /** Working directory (the run directory unless the manifest says otherwise). */
-  cwd: string;
-  /** The tool's whole environment (already the allowlist plus declarations). */
-  env: Readonly<Record<string, string>>;
-  /** Capabilities declared along the chain. */
-  capabilities: readonly Capability[];
-  /** Limits merged along the chain. */
-  limits: Limits;
-  home: string;
-  /** Relative declared paths are relative to this folder (the one holding `.ai/`). */
-  projectRoot: string;
-}
-
-/** How to launch, and what that enforces. */
-export interface SandboxPlan {
-  mode: SandboxMode;
-  /** True when bubblewrap wraps the command. */
-  active: boolean;
-  /** What to spawn (bwrap … -- [setpriv …] prlimit … -- command args, or the bare command). */
-  argv: string[];
-  /**
-   * The environment to spawn argv with. bwrap hands it to the tool unchanged, so secret values never
-   * appear in a command line (/proc/<pid>/cmdline is world-readable; environ is not).
-   */
-  env: Record<string, string>;
-  cwd: string;
-  mounts: Mount[];
-  network: "none" | "host";
-  /** The uid the tool runs as when kiwi is root. */
-  uid?: number;
-  limits: ResolvedLimits;
-  enforcement: EnforcementEntry[];
-  /** Things the user should hear about (e.g. "no sandbox available"); the caller prints them. */
-  warnings: string[];
-}
 
 /** Picks the mode: the flag, else KIWI_SANDBOX, else `auto`. */
 export function resolveSandboxMode(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): SandboxMode {

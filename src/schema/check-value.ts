@@ -1,9 +1,18 @@
 // Checks a value against the small property contracts buildParametersSchema makes (type, enum,
 // lengths, bounds, pattern, format), without compiling a schema per parameter. Pure.
 import { fullFormats } from "ajv-formats/dist/formats";
-import type { JsonSchema, ParameterType } from "./parameters.ts";
 import { isRecord, jsonEqual } from "../integrity/value.ts";
 import { linearRegExp } from "../validate/linear-regex.ts";
+
+/** Parameter types, as JSON Schema names them. */
+export const PARAMETER_TYPES = ["string", "integer", "number", "boolean", "array", "object"] as const;
+export type ParameterType = (typeof PARAMETER_TYPES)[number];
+
+/** String formats a parameter may declare (checked as ajv-formats checks them, here and in exec/param-check.ts). */
+export const PARAMETER_FORMATS = ["uuid", "email", "uri", "date-time"] as const;
+
+/** A JSON Schema object as kiwi builds it. */
+export type JsonSchema = Record<string, unknown>;
 
 /**
  * Why a value breaks a property contract built above, or undefined when it satisfies it. The

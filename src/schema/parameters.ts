@@ -8,18 +8,13 @@ import { compileUntrustedSchema, type SchemaError } from "../validate/json-schem
 import { UnsupportedPattern, linearRegExp } from "../validate/linear-regex.ts";
 import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { RuleId } from "../validate/rules.ts";
-import { checkValue } from "./check-value.ts";
+import { type JsonSchema, PARAMETER_FORMATS, PARAMETER_TYPES, type ParameterType, checkValue } from "./check-value.ts";
 import { isRecord } from "../integrity/value.ts";
 import { escapePointer } from "../integrity/canonical.ts";
 
-export { checkValue } from "./check-value.ts";
+export { checkValue, type JsonSchema, PARAMETER_FORMATS, PARAMETER_TYPES, type ParameterType } from "./check-value.ts";
 
-/** Parameter types, as JSON Schema names them. */
-export const PARAMETER_TYPES = ["string", "integer", "number", "boolean", "array", "object"] as const;
-export type ParameterType = (typeof PARAMETER_TYPES)[number];
 
-/** String formats a parameter may declare. */
-export const PARAMETER_FORMATS = ["uuid", "email", "uri", "date-time"] as const;
 
 /** A parameter name: what can be a JSON key and a `{placeholder}` (exec/template.ts) alike. */
 export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -42,8 +37,7 @@ const CONTRACTS: Record<string, readonly ParameterType[]> = {
 
 const KNOWN_FIELDS = new Set(["name", "type", "required", "default", "enum", "description", ...Object.keys(CONTRACTS)]);
 
-/** A JSON Schema object as kiwi builds it. */
-export type JsonSchema = Record<string, unknown>;
+
 
 export interface ParametersSchema {
   ok: boolean;

@@ -6,7 +6,7 @@ import type { AnySchema, ErrorObject, ValidateFunction } from "ajv";
 import type Ajv2020 from "ajv/dist/2020";
 import { linearRegExp } from "./linear-regex.ts";
 import { checkRegexSafety } from "./regex-safety.ts";
-import { scanSchema } from "./schema-scan.ts";
+import { type SchemaProblem, scanSchema } from "./schema-scan.ts";
 
 export { MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from "./schema-scan.ts";
 
@@ -25,12 +25,8 @@ export interface SchemaError {
   params: Record<string, unknown>;
 }
 
-/** Why a schema could not be compiled; `pointer` is into the schema. */
-export interface SchemaProblem {
-  kind: "not-a-schema" | "too-large" | "too-deep" | "remote-ref" | "unsafe-pattern" | "unsupported-draft" | "invalid";
-  message: string;
-  pointer: string;
-}
+// Why a schema could not be compiled (`pointer` is into the schema): defined beside the scan.
+export type { SchemaProblem } from "./schema-scan.ts";
 
 export interface CompiledSchema {
   ok: true;

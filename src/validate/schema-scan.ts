@@ -1,9 +1,15 @@
 // The walk every schema gets before ajv sees it: bounds depth and size, refuses non-local $ref,
 // screens patterns, picks the draft, and builds the canonical text used as the cache key. Pure.
-import type { SchemaProblem } from "./json-schema.ts";
 import { checkRegexSafety } from "./regex-safety.ts";
 import { isRecord } from "../integrity/value.ts";
 import { escapePointer } from "../integrity/canonical.ts";
+
+/** Why an untrusted schema is refused, and where. */
+export interface SchemaProblem {
+  kind: "not-a-schema" | "too-large" | "too-deep" | "remote-ref" | "unsafe-pattern" | "unsupported-draft" | "invalid";
+  message: string;
+  pointer: string;
+}
 
 /** Deepest schema accepted (objects and arrays count as levels). */
 export const MAX_SCHEMA_DEPTH = 64;

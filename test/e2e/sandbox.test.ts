@@ -160,7 +160,10 @@ describe("kiwi exec --sandbox=require", () => {
     const r = await exec("bomb").finally(() => clearInterval(sampler));
     if (process.getuid?.() === 0) {
       expect(peak.count).toBeGreaterThan(4);
-      expect(peak.count).toBeLessThanOrEqual(16);
+      // A /proc scan is no snapshot: while it reads one process after another, a bomb replaces the
+      // ones that exit, so a slow (loaded) scan can see up to about twice the limit that never
+      // coexisted. An unlimited bomb is in the hundreds by then; the exact limit is the forker test's.
+      expect(peak.count).toBeLessThanOrEqual(32);
     }
     expect(r.exitCode).toBe(8);
     expect(r.stderr).toContain("error[E_EXEC_FAILED]: bomb timed out after 1500 ms");

@@ -1,0 +1,78 @@
+// The sandbox's data shapes, shared by sandbox-plan.ts (which builds a plan) and
+// sandbox-describe.ts (which says what a plan enforces), so neither imports the other. Pure.
+import type { Capability, Limits } from "../manifest/model.ts";
+import type { ResolvedLimits } from "./limits.ts";
+import type { Mount } from "./sandbox-mounts.ts";
+
+/** One line of the account: an area, whether kiwi enforces it, and what exactly. */
+export interface EnforcementEntry {
+  area: string;
+  enforced: boolean;
+  detail: string;
+}
+
+/** `--sandbox` / KIWI_SANDBOX values. */
+export const SANDBOX_MODES = ["auto", "require", "off"] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** What sandbox-io.ts found on this machine. */
+export interface SandboxProbe {
+  /** Absolute path of bubblewrap, or null when none was found. */
+  bwrap: string | null;
+  /** bubblewrap ran a trivial sandbox here (user/pid/net namespaces work). */
+  usable: boolean;
+  /** Why it is not usable (missing, or what bwrap said). */
+  reason?: string;
+  prlimit: string | null;
+  setpriv: string | null;
+  /** kiwi's effective uid: 0 means the tool is moved to an unprivileged uid. */
+  uid: number;
+  /** kiwi's pid, which picks the per-run uid under root. */
+  pid: number;
+}
+
+/** A subprocess run to sandbox: the exec plan's argv/cwd/env plus what the chain declares. */
+export interface SandboxRequest {
+  toolId: string;
+  /** argv[0] is the command's absolute path on the host. */
+  argv: readonly string[];
+  /** argv[0] with symlinks resolved, to find the runtime's own prefix (a pyenv, a venv, node_modules). */
+  commandRealPath?: string;
+  /** The read-only run directories the chain's verified files were materialised into. */
+  runDirs: readonly string[];
+  /** Working directory (the run directory unless the manifest says otherwise). */
+  cwd: string;
+  /** The tool's whole environment (already the allowlist plus declarations). */
+  env: Readonly<Record<string, string>>;
+  /** Capabilities declared along the chain. */
+  capabilities: readonly Capability[];
+  /** Limits merged along the chain. */
+  limits: Limits;
+  home: string;
+  /** Relative declared paths are relative to this folder (the one holding `.ai/`). */
+  projectRoot: string;
+}
+
+/** How to launch, and what that enforces. */
+export interface SandboxPlan {
+  mode: SandboxMode;
+  /** True when bubblewrap wraps the command. */
+  active: boolean;
+  /** What to spawn (bwrap … -- [setpriv …] prlimit … -- command args, or the bare command). */
+  argv: string[];
+  /**
+   * The environment to spawn argv with. bwrap hands it to the tool unchanged, so secret values never
+   * appear in a command line (/proc/<pid>/cmdline is world-readable; environ is not).
+   */
+  env: Record<string, string>;
+  cwd: string;
+  mounts: Mount[];
+  network: "none" | "host";
+  /** The uid the tool runs as when kiwi is root. */
+  uid?: number;
+  limits: ResolvedLimits;
+  enforcement: EnforcementEntry[];
+  /** Things the user should hear about (e.g. "no sandbox available"); the caller prints them. */
+  warnings: string[];
+}
+
