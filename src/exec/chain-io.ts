@@ -5,12 +5,11 @@ import { join } from "node:path";
 import type { StatCache } from "../cache/stat-cache-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
-import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { type CanonicalValue, survivesJsonParse } from "../integrity/value.ts";
 import { BUILTIN_ROOT, builtinTool } from "../manifest/builtins.ts";
 import { type Project, readToolAt as readManifestAt } from "../manifest/discover-io.ts";
 import { type ManifestSyntax, type ParsedManifest, parseManifestBytes } from "../manifest/forms.ts";
-import { parseJsonLossless } from "../manifest/json.ts";
+import { parseJsonLossless, renderLosslessJson } from "../manifest/json.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { type ReadLockfile, readLockfileText } from "../lockfile/fs.ts";
@@ -33,7 +32,7 @@ export function readToolAt(root: string, source: string, cacheDir?: string): { t
 
 /**
  * Parses manifest bytes, through the memo when a cache is given: the same bytes in the same syntax
- * always parse to the same document, so a warm run reads it back as canonical JSON (no YAML).
+ * always parse to the same document, so a warm run reads it back as lossless JSON in the order written (no YAML).
  * Documents with warnings are never memoised, so their findings are never lost. A document with
  * nothing JSON.parse loses (no integral float, no big integer: nearly every manifest) is marked
  * so, and read back by the native JSON.parse rather than the lossless parser.
@@ -47,7 +46,7 @@ export function parseManifestMemo(bytes: Uint8Array, syntax: ManifestSyntax, cac
   }
   const parsed = parseManifestBytes(bytes, syntax);
   if (key !== undefined && parsed !== "none" && parsed.warnings.length === 0) {
-    writeMemo(cacheDir!, "manifests", key, `${survivesJsonParse(parsed.value) ? PLAIN : LOSSLESS}${renderCanonicalJson(parsed.value)}`);
+    writeMemo(cacheDir!, "manifests", key, `${survivesJsonParse(parsed.value) ? PLAIN : LOSSLESS}${renderLosslessJson(parsed.value)}`);
   }
   return parsed;
 }

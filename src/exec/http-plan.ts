@@ -1,8 +1,9 @@
 // The HTTP request of an http_client plan: method, URL with every parameter encoded as one URL
 // component, query, headers, JSON body, timeout, retries and caps. Pure.
 import { KiwiError } from "../errors.ts";
+import { renderLosslessJson } from "../manifest/json.ts";
 import { parseJsonPath } from "./jsonpath.ts";
-import { isRecord } from "../integrity/value.ts";
+import { type CanonicalValue, isRecord } from "../integrity/value.ts";
 import type { ParamViolation } from "./params.ts";
 import type { PlanLimits } from "./limits.ts";
 import { referencedParams, wholeParam } from "../schema/placeholders.ts";
@@ -37,6 +38,8 @@ const MAX_REDIRECTS = 5;
 export interface HttpPlanInput {
   toolId: string;
   config: Record<string, unknown>;
+  /** config.body as written (lossless), when the chain has one: what is sent. */
+  body?: CanonicalValue;
   scope: TemplateScope;
   limits: PlanLimits;
   userAgent: string;
@@ -88,7 +91,9 @@ export function buildHttpRequest(input: HttpPlanInput): HttpRequestPlan {
   headers["user-agent"] ??= input.userAgent;
   headers.accept ??= "application/json, */*;q=0.5";
   let body: string | undefined;
-  if (config.body !== undefined && method !== "GET" && method !== "HEAD") body = JSON.stringify(expandValue(config.body, scope).value);
+  // The body is rendered from the lossless config: 12345678901234567890 and 1.0 arrive as written.
+  if (input.body !== undefined && method !== "GET" && method !== "HEAD") body = renderLosslessJson(expandValue(input.body, scope).value as CanonicalValue);
+  else if (config.body !== undefined && method !== "GET" && method !== "HEAD") body = JSON.stringify(expandValue(config.body, scope).value);
   else if (config.body === undefined && (method === "POST" || method === "PUT" || method === "PATCH")) body = JSON.stringify(scope.params);
   if (body !== undefined) headers["content-type"] ??= "application/json";
   const transform = typeof config.response_transform === "string" ? config.response_transform : undefined;

@@ -12,7 +12,7 @@ import { sha256Hex } from "../integrity/digest.ts";
 /** Where exec keeps its state in the cache: run directories and memos (README "Cache layout"). */
 export const EXEC_DIR = "exec";
 /** Bumped whenever what a memo holds, or how its input is parsed, changes. */
-const MEMO_FORMAT = 2;
+const MEMO_FORMAT = 3;
 
 export type MemoKind = "manifests" | "verdicts" | "params" | "probes" | "lockfiles" | "chains";
 

@@ -8,7 +8,7 @@ import { type HttpRequestPlan, buildHttpRequest } from "./http-plan.ts";
 import type { PlanLimits } from "./limits.ts";
 import { mergeLimits, resolveLimits } from "./limits.ts";
 import { mergeConfigs } from "./merge.ts";
-import { isRecord } from "../integrity/value.ts";
+import { type CanonicalValue, isRecord } from "../integrity/value.ts";
 import { type ParamViolation, assertNoViolations } from "./params.ts";
 import { referencedEnv } from "../schema/placeholders.ts";
 import { type TemplateScope, assertEnvPresent, expandString } from "./template.ts";
@@ -20,7 +20,7 @@ export const ENV_ALLOWLIST = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUA
 export const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|CREDENTIAL)/i;
 
 /** The fields of a tool the plan reads. */
-export type PlanTool = Pick<Tool, "id" | "version" | "type" | "config" | "limits" | "entrypoint" | "manifestFile">;
+export type PlanTool = Pick<Tool, "id" | "version" | "type" | "config" | "configLossless" | "limits" | "entrypoint" | "manifestFile">;
 
 /** One verified link, tool first: the tool, its locked integrity and where its files were materialised. */
 export interface LinkInput {
@@ -150,7 +150,7 @@ export function buildPlan(input: PlanInput): Plan {
     plan = { ...common, primitive: "subprocess", limits, subprocess: spec };
   } else {
     const limits = resolvePlanLimits(declared, false);
-    const http = buildHttpRequest({ toolId: leaf.tool.id, config, scope, limits, userAgent: input.host.userAgent, violations });
+    const http = buildHttpRequest({ toolId: leaf.tool.id, config, body: losslessBody(rootFirst), scope, limits, userAgent: input.host.userAgent, violations });
     plan = { ...common, primitive: "http_client", limits, http };
   }
   assertNoViolations(violations, leaf.tool.id);
@@ -160,6 +160,24 @@ export function buildPlan(input: PlanInput): Plan {
 
 function toPlanLink(l: LinkInput): PlanLink {
   return { id: l.tool.id, version: l.tool.version, type: l.tool.type, integrity: l.integrity, source: l.tool.manifestFile, runDir: l.runDir };
+}
+
+/**
+ * `config.body` as the chain declares it (the nearest link that sets it; `null` removes it, as
+ * mergeConfigs does), lossless, so the request carries the numbers the lock hashed. Undefined when
+ * no link sets a body or a link was built without its lossless config.
+ */
+function losslessBody(rootFirst: readonly LinkInput[]): CanonicalValue | undefined {
+  let body: CanonicalValue | undefined;
+  for (const l of rootFirst) {
+    const config = l.tool.configLossless;
+    if (!config) {
+      if (Object.hasOwn(l.tool.config, "body")) return undefined;
+      continue;
+    }
+    if (Object.hasOwn(config, "body")) body = config.body === null ? undefined : config.body;
+  }
+  return body;
 }
 
 /** Names declared in `config.secrets` plus every referenced `${VAR}` whose name looks secret. */

@@ -3,6 +3,7 @@
 // placeholder, split an argument or escape its URL component. Pure.
 import { KiwiError } from "../errors.ts";
 import { PLACEHOLDER, wholeParam } from "../schema/placeholders.ts";
+import { Float } from "../integrity/value.ts";
 
 /** What expansion reads: the validated parameters, the environment and which variables are secret. */
 export interface TemplateScope {
@@ -65,7 +66,8 @@ export function expandValue(value: unknown, scope: TemplateScope): { present: bo
     }
     return { present: true, value: out };
   }
-  if (value !== null && typeof value === "object") {
+  // A lossless Float (1.0) is a number, not a mapping to walk.
+  if (value !== null && typeof value === "object" && !(value instanceof Float)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const e = expandValue(v, scope);

@@ -116,6 +116,11 @@ export interface Tool {
   doc: Record<string, unknown>;
   /** `config` (kiwi) or the mapped equivalent (magray: entry_point, config). */
   config: Record<string, unknown>;
+  /**
+   * `config` as written, lossless (integers past 2^53 as bigint, 1.0 as Float): what payloads are
+   * rendered from, so what is sent is what was hashed. Absent on hand-built test tools.
+   */
+  configLossless?: { [key: string]: CanonicalValue };
   /** The declared `parameters` list as written (validated later). */
   parameters: unknown;
   /** `validation.child_schemas` as written. */

@@ -1,6 +1,6 @@
 // Maps a parsed manifest document of either dialect onto the tool model's fields, keeping a
 // pointer for each so findings speak in the terms of the file the user wrote. Pure.
-import { type CanonicalValue, toPlain, isRecord } from "../integrity/value.ts";
+import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
 import type { Capability, Dialect, ExecutorRef, Limits, Tool } from "./model.ts";
 
 /** Capability names a kiwi `requires` entry may declare; any other string is a package requirement. */
@@ -78,6 +78,11 @@ export function ryeExecutorRef(raw: string): ExecutorRef {
   return { id: bare.includes("/") || raw.startsWith("tool:") ? pathToolId(bare) : bare.trim(), range: null, raw };
 }
 
+/** The manifest's `config` as written (lossless), or an empty mapping. */
+function losslessConfig(value: CanonicalValue): { [key: string]: CanonicalValue } {
+  return isMapping(value) && isMapping(value.config) ? value.config : {};
+}
+
 function fromKiwi(value: CanonicalValue, doc: Record<string, unknown>, fallbackId: string, treePath?: string): ToolFields & { dialect: Dialect } {
   const config = isRecord(doc.config) ? doc.config : {};
   const validation = isRecord(doc.validation) ? doc.validation : {};
@@ -95,6 +100,7 @@ function fromKiwi(value: CanonicalValue, doc: Record<string, unknown>, fallbackI
     manifest: value,
     doc,
     config,
+    configLossless: losslessConfig(value),
     parameters: doc.parameters,
     childSchemas: validation.child_schemas,
     entrypoint: typeof config.entrypoint === "string" ? config.entrypoint : undefined,
@@ -167,6 +173,7 @@ function fromMagray(value: CanonicalValue, doc: Record<string, unknown>): ToolFi
     manifest: value,
     doc,
     config: { ...(isRecord(doc.config) ? doc.config : {}), ...(entry ? { entrypoint: entry } : {}) },
+    configLossless: losslessConfig(value),
     parameters: isRecord(doc.config) ? doc.config.parameters : undefined,
     childSchemas: undefined,
     entrypoint: entry,

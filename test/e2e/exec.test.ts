@@ -336,6 +336,35 @@ describe("kiwi exec: an api tool against a real server", () => {
     };
   }
 
+  test("a JSON body is sent as the manifest wrote it: integers past 2^53 and 1.0 stay exact (what runs is what was hashed)", async () => {
+    const bodies: string[] = [];
+    const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (bodies.push(await req.text()), Response.json({ ok: true })) });
+    servers.push(s);
+    const { k } = await lockedProject({
+      ".ai/tools/order.yaml": [
+        "tool_id: order",
+        "tool_type: api",
+        "version: 1.0.0",
+        "executor: http_client",
+        "requires:",
+        '  - net.outbound: ["127.0.0.1"]',
+        "config:",
+        "  method: POST",
+        `  url_template: "http://127.0.0.1:${s.port}/orders"`,
+        '  body: { id: 12345678901234567890, ratio: 1.0, who: "{name}", tags: [a, 2.5] }',
+        "  retries: 0",
+        "parameters:",
+        "  - { name: name, type: string, required: true }",
+        "",
+      ].join("\n"),
+    });
+    const expected = '{"id":12345678901234567890,"ratio":1.0,"who":"Ada","tags":["a",2.5]}';
+    const dry = await k.run(["exec", "order", "--param", "name=Ada", "--dry-run"]);
+    expect(JSON.parse(dry.stdout).http.body).toBe(expected);
+    expect((await k.run(["exec", "order", "--param", "name=Ada"])).exitCode).toBe(0);
+    expect(bodies).toEqual([expected]);
+  });
+
   test("calls the URL with encoded parameters and prints the transformed response", async () => {
     const seen: string[] = [];
     const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => (seen.push(req.url.slice(req.url.indexOf("/v1"))), Response.json({ forecast: { daily: [1, 2, 3] } })) });
