@@ -6,7 +6,7 @@ import { hashToolIntegrity } from "../integrity/tool.ts";
 import { integrityText } from "../lockfile/build.ts";
 import { checkIntegrityInput, parseHashInput } from "../lockfile/hash-inputs.ts";
 import { readInputText } from "../lockfile/input-io.ts";
-import { findTool, hashProjectTools } from "../lockfile/tree-io.ts";
+import { findTool, hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";

@@ -10,7 +10,7 @@ import { renderFileDiff, renderToolSummary } from "../ui/lock-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 import { showGateFindings } from "./lock.ts";
-import { syncRemoteTools } from "../registry/install-io.ts";
+import { syncRemoteTools } from "../registry/remote-install-io.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 
 export default defineCommand({

@@ -8,9 +8,9 @@ import { type GateOutcome, assertScanPasses, gateServer, scanFor } from "../mcp/
 import { type LiveInterface, inspectServer, liveInterfaceOf } from "../mcp/inspect-io.ts";
 import { readWireListing } from "../mcp/listing-io.ts";
 import { diffFromPin, pinMatches } from "../mcp/pin.ts";
-import { type McpProject, readMcpProject, selectServers } from "../mcp/project-io.ts";
+import { type McpProject, readMcpProject, selectServers } from "../mcp/mcp-project-io.ts";
 import { scanListing } from "../mcp/scan.ts";
-import { verifyExitCode, verifyServers } from "../mcp/verify-io.ts";
+import { verifyExitCode, verifyServers } from "../mcp/pin-verify-io.ts";
 import { renderDiff, renderFindings, renderHashes, renderListingSummary, renderVerifyLine, listingCounts } from "../ui/mcp.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";

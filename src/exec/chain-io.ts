@@ -14,7 +14,7 @@ import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { type ReadLockfile, readLockfileText } from "../lockfile/fs.ts";
 import { lockfileFromCheckedText, parseLockfile, parseRenderedLockfile } from "../lockfile/parse.ts";
-import { type TreeTool, hashProjectTools } from "../lockfile/tree-io.ts";
+import { type TreeTool, hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 
 /**

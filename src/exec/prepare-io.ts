@@ -15,7 +15,7 @@ import type { SandboxMode } from "./sandbox-plan.ts";
 import { makeRedactor } from "./template.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 import type { ParametersSchema } from "../schema/parameters.ts";
-import { type VerifiedChain, verifyChain } from "./verify-io.ts";
+import { type VerifiedChain, verifyChain } from "./chain-verify-io.ts";
 
 export interface ExecRequest {
   toolId: string;

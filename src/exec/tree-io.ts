@@ -11,7 +11,7 @@ import type { Tool } from "../manifest/model.ts";
 import { MAX_CHAIN_DEPTH, indexTools, resolveChain } from "../resolve/chain.ts";
 import type { LockedTool } from "../schema/lockfile.ts";
 import { hashChainTools, readToolAt } from "./chain-io.ts";
-import { readOnlyStatCache, unknownTool } from "./verify-io.ts";
+import { readOnlyStatCache, unknownTool } from "./chain-verify-io.ts";
 
 export type LinkStatus = "verified" | "changed" | "missing" | "unlocked";
 

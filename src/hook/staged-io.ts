@@ -12,7 +12,7 @@ import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/buil
 import { type LockDiff, diffLockfiles } from "../lockfile/diff.ts";
 import { readLockfile } from "../lockfile/fs.ts";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
-import { hashProjectTools } from "../lockfile/tree-io.ts";
+import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/index.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";

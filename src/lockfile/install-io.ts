@@ -18,7 +18,7 @@ import { lockfilePath, readLockfileText } from "./fs.ts";
 import { hashAndCheck, lockProject } from "./lock-io.ts";
 import { LOCKFILE_NAME, parseLockfile } from "./parse.ts";
 import { matchUnchangedLockfile } from "./unchanged.ts";
-import type { TreeTool } from "./tree-io.ts";
+import type { TreeTool } from "./hash-tree-io.ts";
 
 export type InstallPhase = "hashing" | "storing";
 

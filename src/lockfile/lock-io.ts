@@ -19,7 +19,7 @@ import { type LockDiff, diffLockfiles } from "./diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "./fs.ts";
 import { parseLockfile } from "./parse.ts";
 import { type RawFingerprint, rawTreeFingerprint } from "./raw-tree-io.ts";
-import { type TreeTool, fingerprintTree, hashProjectTools } from "./tree-io.ts";
+import { type TreeTool, fingerprintTree, hashProjectTools } from "./hash-tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "./unchanged.ts";
 
 export interface LockOptions {

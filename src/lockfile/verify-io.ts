@@ -11,7 +11,7 @@ import { type LockDiff, allChanges, isEmptyDiff } from "./diff.ts";
 import { lockfilePath, readLockfileOrFail } from "./fs.ts";
 import { cachedManifest } from "./install-io.ts";
 import { LOCKFILE_NAME } from "./parse.ts";
-import { hashProjectTools } from "./tree-io.ts";
+import { hashProjectTools } from "./hash-tree-io.ts";
 
 export interface CacheProblem {
   tool: string;

@@ -11,7 +11,7 @@ import { compileUntrustedSchema } from "../validate/json-schema.ts";
 import { type GateOptions, type GateOutcome, gateServer } from "./gate-io.ts";
 import { liveInterfaceOf, withSessionFor } from "./inspect-io.ts";
 import type { WireObject } from "./listing.ts";
-import { readMcpProject } from "./project-io.ts";
+import { readMcpProject } from "./mcp-project-io.ts";
 import { suggest } from "../resolve/suggest.ts";
 
 export interface McpCall {

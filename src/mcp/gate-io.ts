@@ -6,7 +6,7 @@ import { writeMcpPin } from "../lockfile/fs.ts";
 import type { InterfaceDiff } from "./diff.ts";
 import type { LiveInterface } from "./inspect-io.ts";
 import { type McpMode, type PinDecision, decidePin } from "./modes.ts";
-import { type McpProject, otherServersOf } from "./project-io.ts";
+import { type McpProject, otherServersOf } from "./mcp-project-io.ts";
 import { type ScanResult, scanListing } from "./scan.ts";
 
 export interface GateOptions {

@@ -9,7 +9,7 @@ import { assertScanPasses, scanFor, writePin } from "./gate-io.ts";
 import { inspectServer } from "./inspect-io.ts";
 import { resolveMcpMode } from "./modes.ts";
 import type { McpPin } from "./pin.ts";
-import { readMcpProject } from "./project-io.ts";
+import { readMcpProject } from "./mcp-project-io.ts";
 import type { ScanResult } from "./scan.ts";
 
 /** How long `kiwi lock` waits for each answer of a server whose manifest sets no config.timeout. */

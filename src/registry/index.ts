@@ -5,7 +5,7 @@ export { RegistryClient, readCapped, referrersTag } from "./client-io.ts";
 export { ANNOTATIONS, MEDIA, buildArtifact, checkToolConfig, parseToolManifest } from "./layout.ts";
 export { type PublishResult, publishTool } from "./publish-io.ts";
 export { type PullOptions, pullArtifact } from "./fetch-io.ts";
-export { type SyncResult, syncRemoteTools } from "./install-io.ts";
+export { type SyncResult, syncRemoteTools } from "./remote-install-io.ts";
 export { REMOTE_DIR, placeTool } from "./place-io.ts";
 export { type AddResult, addRemoteTool, listOutdated, updateRemoteTool } from "./pull-io.ts";
 export { type OciReference, formatReference, isLoopbackHost, ociSource, parseReference } from "./reference.ts";

@@ -9,7 +9,7 @@ import { KiwiError } from "../errors.ts";
 import { formatDigest, sha256Hex } from "../integrity/digest.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { readLockfile } from "../lockfile/fs.ts";
-import { hashProjectTools } from "../lockfile/tree-io.ts";
+import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { readPrivateKey } from "../trust/keys-io.ts";

@@ -9,7 +9,7 @@ import { formatDigest } from "../integrity/digest.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import { readLockfile, readLockfileOrFail, writeRemoteEntry } from "../lockfile/fs.ts";
 import { lockProject } from "../lockfile/lock-io.ts";
-import { hashProjectTools } from "../lockfile/tree-io.ts";
+import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { McpPin, RemoteTool } from "../schema/lockfile.ts";

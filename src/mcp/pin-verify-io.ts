@@ -8,7 +8,7 @@ import { scanFor } from "./gate-io.ts";
 import { inspectServer } from "./inspect-io.ts";
 import { driftError, unpinnedError } from "./modes.ts";
 import { type McpPin, diffFromPin, pinMatches } from "./pin.ts";
-import type { McpProject } from "./project-io.ts";
+import type { McpProject } from "./mcp-project-io.ts";
 import type { ScanResult } from "./scan.ts";
 
 export type VerifyStatus = "ok" | "drift" | "unpinned" | "error";

@@ -8,7 +8,7 @@ import { formatDigest, shortDigest } from "../integrity/digest.ts";
 import { resolveLockedChain } from "../lockfile/chain.ts";
 import type { FileChange } from "../lockfile/diff.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
-import type { TreeTool } from "../lockfile/tree-io.ts";
+import type { TreeTool } from "../lockfile/hash-tree-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
