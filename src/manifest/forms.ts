@@ -3,7 +3,8 @@
 import { type CanonicalValue } from "../integrity/value.ts";
 import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "./json.ts";
 import type { Position } from "./model.ts";
-import { YamlProblem, parseYaml } from "./yaml.ts";
+import { ManifestProblem } from "./problem.ts";
+import { parseYaml } from "./yaml.ts";
 
 /** Largest manifest kiwi parses; anything bigger is a finding, not a parse. */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
@@ -17,17 +18,7 @@ export interface ParsedManifest {
   warnings: ManifestProblem[];
 }
 
-/** Why a manifest could not be parsed: a rule id (see validate/rules.ts), message, position. */
-export class ManifestProblem extends Error {
-  constructor(
-    readonly rule: string,
-    message: string,
-    readonly position?: Position,
-    readonly hint?: string,
-  ) {
-    super(message);
-  }
-}
+export { ManifestProblem } from "./problem.ts";
 
 /** Which syntax a file name implies, or undefined when the file is not a manifest candidate. */
 export function syntaxOf(fileName: string): ManifestSyntax | undefined {
@@ -130,16 +121,6 @@ function parseYamlManifest(text: string, lineOffset: number, columnOffset: numbe
     const result = parseYaml(text, lineOffset, columnOffset);
     return { value: result.value, locate: result.locate, warnings: [] };
   } catch (error) {
-    if (error instanceof YamlProblem) {
-      const hint =
-        error.hint ??
-        (error.rule === "parse/alias-bomb"
-          ? "YAML aliases may not expand the document past the cap; write the data out"
-          : error.rule === "parse/duplicate-key"
-            ? "remove one of the two keys"
-            : undefined);
-      throw new ManifestProblem(error.rule, `invalid YAML: ${error.message}`, error.position, hint);
-    }
     if (error instanceof RangeError) throw new ManifestProblem("parse/too-deep", "invalid YAML: the document is nested too deeply");
     throw error;
   }

@@ -7,6 +7,7 @@ import { type CanonicalValue, numberFromLexeme, setOwn } from "../integrity/valu
 import { MAX_DEPTH } from "./json.ts";
 import type { Position } from "./model.ts";
 import { parseYamlFast } from "./yaml-fast.ts";
+import { ManifestProblem } from "./problem.ts";
 
 // The library is loaded on first use: evaluating it costs milliseconds that a warm `kiwi exec`,
 // which reads parsed manifests from its memo, should not pay.
@@ -22,16 +23,6 @@ export interface YamlParseResult {
   locate: (pointer: string) => Position | undefined;
 }
 
-export class YamlProblem extends Error {
-  constructor(
-    message: string,
-    readonly rule: "parse/syntax" | "parse/duplicate-key" | "parse/alias-bomb" | "parse/too-deep" | "parse/non-finite",
-    readonly position?: Position,
-    readonly hint?: string,
-  ) {
-    super(message);
-  }
-}
 
 const FLOAT_TAG = "tag:yaml.org,2002:float";
 
@@ -112,8 +103,8 @@ export function parseYamlReference(text: string, lineOffset = 0, columnOffset = 
     const message = first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
     const where = at(first.pos[0]);
     const indent = rule === "parse/syntax" && where ? badIndentation(text, message, where.line - lineOffset, lineOffset) : undefined;
-    if (indent) throw new YamlProblem(indent.message, rule, { line: indent.line + lineOffset, column: indent.column + columnOffset }, indent.hint);
-    throw new YamlProblem(message, rule, where);
+    if (indent) throw new ManifestProblem(rule, `invalid YAML: ${indent.message}`, { line: indent.line + lineOffset, column: indent.column + columnOffset }, indent.hint);
+    throw new ManifestProblem(rule, `invalid YAML: ${message}`, where, rule === "parse/duplicate-key" ? "remove one of the two keys" : undefined);
   }
   const budget = { nodes: 0 };
   const value = convert(doc, doc.contents as Node | null, "", 0, budget, at);
@@ -129,9 +120,9 @@ function convert(
   at: (offset: number | undefined) => Position | undefined,
 ): CanonicalValue {
   if (++budget.nodes > MAX_YAML_NODES) {
-    throw new YamlProblem(`the document expands to more than ${MAX_YAML_NODES} nodes (alias bomb?)`, "parse/alias-bomb", at(node?.range?.[0]));
+    throw new ManifestProblem("parse/alias-bomb", `invalid YAML: the document expands to more than ${MAX_YAML_NODES} nodes (alias bomb?)`, at(node?.range?.[0]), "YAML aliases may not expand the document past the cap; write the data out");
   }
-  if (depth > MAX_DEPTH) throw new YamlProblem(`nesting deeper than ${MAX_DEPTH} levels`, "parse/too-deep", at(node?.range?.[0]));
+  if (depth > MAX_DEPTH) throw new ManifestProblem("parse/too-deep", `invalid YAML: nesting deeper than ${MAX_DEPTH} levels`, at(node?.range?.[0]));
   if (node === null || node === undefined) return null;
   if (yaml().isAlias(node)) {
     const target = (node as Alias).resolve(doc);
@@ -142,7 +133,7 @@ function convert(
     if (typeof v === "bigint") return numberFromLexeme(false, v);
     if (typeof v === "number") {
       if (!Number.isFinite(v)) {
-        throw new YamlProblem(`${pointer || "the document"} is ${v}, which is not a JSON number`, "parse/non-finite", at(node.range?.[0]));
+        throw new ManifestProblem("parse/non-finite", `invalid YAML: ${pointer || "the document"} is ${v}, which is not a JSON number`, at(node.range?.[0]));
       }
       return numberFromLexeme(true, v);
     }
