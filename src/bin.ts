@@ -7,6 +7,10 @@ import pkg from "../package.json" with { type: "json" };
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   writeSync(1, `${pkg.version}\n`);
+} else if (argv[0] === "__net-bridge") {
+  // Inside a host-filtered sandbox: the loopback end of kiwi's proxy (exec/net-bridge-io.ts).
+  const { runNetBridge } = await import("./exec/net-bridge-io.ts");
+  process.exit(await runNetBridge(argv.slice(1)));
 } else {
   const { main } = await import("./cli.ts");
   process.exit(await main(argv));

@@ -33,6 +33,9 @@ export const ERROR_CODES = {
   E_REGISTRY: { exit: 12, meaning: "an OCI registry is unreachable, refused the request, or has no such tag or digest" },
   E_REGISTRY_AUTH: { exit: 12, meaning: "an OCI registry refused the credentials (401/403), or none were found for it" },
   E_ARTIFACT_INVALID: { exit: 6, meaning: "a pulled artifact's bytes, layout or integrity do not match what its digests promise" },
+  E_NET_POLICY: { exit: 11, meaning: "a declared net.outbound host is malformed, or admits every host without --allow-any-host" },
+  E_WASM_INVALID: { exit: 6, meaning: "a WebAssembly tool's module is not wasm, or needs what kiwi's WASI host does not provide" },
+  E_WASM_LIMIT: { exit: 14, meaning: "a WebAssembly tool ran out of fuel or memory" },
   E_TRUST: { exit: 13, meaning: "an artifact is unsigned, wrongly signed or signed by a key .ai/trust.yaml does not trust" },
 } as const satisfies Record<string, { exit: number; meaning: string }>;
 

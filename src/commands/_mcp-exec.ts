@@ -4,6 +4,7 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { PreparedExec } from "../exec/prepare-io.ts";
 import { redactError } from "../exec/run-io.ts";
+import { reportRefusals } from "../ui/refusals.ts";
 import { runMcpTool } from "../mcp/exec-io.ts";
 import type { GateOutcome } from "../mcp/gate-io.ts";
 import { resolveMcpMode } from "../mcp/modes.ts";
@@ -33,6 +34,8 @@ export async function execMcpToolCommand(ctx: Context, prepared: PreparedExec, a
   } catch (error) {
     if (error instanceof KiwiError && error.code === "E_MCP_DRIFT" && !args.json) showDriftDetails(ctx, error);
     throw error instanceof KiwiError ? redactError(error, prepared.redact) : error;
+  } finally {
+    reportRefusals(prepared);
   }
   const isError = call.result.isError === true;
   if (args.json) showJson({ ok: !isError, tool: call.tool, server: call.server, name: call.name, pin: call.gate?.result ?? null, result: call.result });

@@ -8,6 +8,7 @@ import { type ExecRequest, type PreparedExec, prepareExec } from "../exec/prepar
 import { redactError, runPrepared } from "../exec/run-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import { planDocument } from "../ui/plan.ts";
+import { reportRefusals } from "../ui/refusals.ts";
 import { showJson, showNote } from "../ui/output.ts";
 import { collectingSinks, terminalSinks } from "../ui/stream.ts";
 import { contextFromArgs, mcpFlags, projectFlags, strictFlag } from "./_flags.ts";
@@ -20,6 +21,7 @@ const EXEC_ARGS = {
   dryRun: { type: "boolean", description: "Verify, validate and print the resolved plan as JSON; run nothing" },
   unlocked: { type: "boolean", description: "Development mode: validate everything but skip the lockfile comparison (or KIWI_UNLOCKED=1)" },
   sandbox: { type: "string", description: "auto (sandbox when possible), require or off; default KIWI_SANDBOX, else auto", valueHint: "mode" },
+  allowAnyHost: { type: "boolean", description: "Run a tool whose net.outbound admits every host (*); private addresses stay refused" },
   ...mcpFlags,
   ...strictFlag,
   ...projectFlags,
@@ -39,6 +41,7 @@ export default defineCommand({
       strict: args.strict === true,
       dryRun: args.dryRun === true,
       sandbox: resolveSandboxMode(args.sandbox, ctx.env),
+      allowAnyHost: args.allowAnyHost === true,
       sources: {
         json: args.params !== undefined && args.params !== "-" ? args.params : fromStdin ? readAll(0, "stdin") : undefined,
         file: args.paramsFile !== undefined && args.paramsFile !== "-" ? { path: args.paramsFile, text: readAll(args.paramsFile, `--params-file ${args.paramsFile}`) } : undefined,
@@ -76,6 +79,8 @@ export default defineCommand({
       exitCode = await runPrepared(prepared, collected?.sinks ?? terminalSinks());
     } catch (error) {
       throw error instanceof KiwiError ? redactError(error, prepared.redact) : error;
+    } finally {
+      reportRefusals(prepared);
     }
     if (collected) showJson({ ok: exitCode === 0, tool: args.tool, exitCode, ...collected.text(), durationMs: Math.round(performance.now() - started) });
     return exitCode;

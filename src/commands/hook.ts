@@ -2,7 +2,7 @@
 import { defineCommand } from "citty";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 import { displayPath, installHook, uninstallHook } from "../hook/hook-install-io.ts";
-import { kiwiInvocation } from "../hook/self.ts";
+import { kiwiInvocation } from "../self.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 
 const install = defineCommand({

@@ -5,6 +5,7 @@ import { KiwiError } from "../errors.ts";
 import { applyJsonPath, parseJsonPath } from "./jsonpath.ts";
 import type { HttpPlan } from "./plan.ts";
 import { readBodyCapped } from "./body-io.ts";
+import type { Refusal } from "./net-proxy.ts";
 
 export interface HttpOptions {
   /** Removes secret values from any text before it enters a message. */
@@ -13,6 +14,11 @@ export interface HttpOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Refuses a URL the tool may not contact (net-policy-io.ts); called before the request and every redirect hop. */
   checkUrl?: (url: URL) => Promise<void>;
+  /**
+   * kiwi's filtering proxy (net-proxy-io.ts): requests go through it, so the connection is made
+   * to the address the policy checked (no second lookup that DNS rebinding could answer differently).
+   */
+  proxy?: { url: string; refusals(): readonly Refusal[] };
 }
 
 export interface HttpOutcome {
@@ -110,6 +116,30 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions): Promise<Attemp
   }
 }
 
+/** fetch, through kiwi's proxy when there is one; a connection the proxy refused is E_SANDBOX. */
+async function fetchVia(plan: HttpPlan, url: URL, init: RequestInit, options: HttpOptions): Promise<Response> {
+  if (!options.proxy) return fetch(url, init);
+  const proxy = options.proxy;
+  const before = proxy.refusals().length;
+  const refused = () => {
+    const r = proxy.refusals()[before];
+    if (!r) return undefined;
+    return new KiwiError("E_SANDBOX", `${plan.tool} may not contact ${r.host}:${r.port}: ${r.reason}`, { hint: r.hint, details: { tool: plan.tool, host: r.host, port: r.port, rule: r.rule } });
+  };
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, proxy: proxy.url } as RequestInit);
+  } catch (error) {
+    throw refused() ?? error;
+  }
+  const refusal = refused();
+  if (refusal) {
+    await res.body?.cancel().catch(() => {});
+    throw refusal;
+  }
+  return res;
+}
+
 async function sendFollowingRedirects(plan: HttpPlan, signal: AbortSignal, options: HttpOptions): Promise<{ res: Response; url: URL }> {
   const req = plan.http;
   const origin = new URL(req.url);
@@ -119,7 +149,7 @@ async function sendFollowingRedirects(plan: HttpPlan, signal: AbortSignal, optio
   const headers = { ...req.headers };
   for (let hop = 0; ; hop++) {
     await options.checkUrl?.(url);
-    const res = await fetch(url, { method, headers, body, redirect: "manual", signal });
+    const res = await fetchVia(plan, url, { method, headers, body, redirect: "manual", signal }, options);
     const location = res.headers.get("location");
     if (!REDIRECT_STATUSES.has(res.status) || location === null) return { res, url };
     await res.body?.cancel().catch(() => {});

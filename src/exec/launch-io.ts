@@ -5,8 +5,13 @@ import { KiwiError } from "../errors.ts";
 import type { Capability, Limits } from "../manifest/model.ts";
 import { mergeLimits } from "./limits.ts";
 import type { LinkInput, SubprocessPlan } from "./plan.ts";
+import { fileURLToPath } from "node:url";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isCompiled } from "../self.ts";
+import type { HostPolicy } from "./net-policy.ts";
 import { prepareSandbox } from "./sandbox-io.ts";
-import type { SandboxMode } from "./sandbox-plan.ts";
+import type { ProxyLaunch, SandboxMode } from "./sandbox-plan.ts";
 
 export interface LaunchContext {
   mode: SandboxMode;
@@ -18,6 +23,17 @@ export interface LaunchContext {
   cacheDir?: string;
   /** A dry run plans the launch but creates nothing (no missing fs.write folder). */
   dryRun?: boolean;
+  /** Run a tool whose declared hosts admit every host (`*`, a /0 range): --allow-any-host. */
+  allowAnyHost?: boolean;
+}
+
+/** What applyLauncher decided besides the launch: warnings, and the host filter it set up. */
+export interface Launched {
+  warnings: string[];
+  /** Set when the tool's only way out is kiwi's proxy: the policy it enforces and where it listens. */
+  proxy?: { policy: HostPolicy; socket: string };
+  /** Removes what the launch created (the proxy's socket folder). */
+  cleanup: () => void;
 }
 
 /** The chain's declared capabilities and limits, tool first. */
@@ -32,15 +48,25 @@ export function chainDeclarations(links: readonly { tool: { capabilities?: Capab
  * Sets `launch`, the launch environment and the sandbox account on the plan (and on its shown
  * twin, whose environment has secrets as ***). Returns the launcher's warnings for the caller to print.
  */
-export function applyLauncher(plans: SubprocessPlan[], links: readonly (LinkInput & { tool: { capabilities?: Capability[] } })[], ctx: LaunchContext): string[] {
+export function applyLauncher(plans: SubprocessPlan[], links: readonly (LinkInput & { tool: { capabilities?: Capability[] } })[], ctx: LaunchContext): Launched {
   const { capabilities, limits } = chainDeclarations(links);
   const runDirs = links.map((l) => l.runDir).filter((d): d is string => d !== null);
+  const toolId = plans[0]!.tool;
+  // The host policy (and its IP library) loads only for tools that declare the network.
+  let policy: HostPolicy | undefined;
+  if (capabilities.some((c) => c.name === "net.outbound")) {
+    const { assertPolicyUsable, parseHostPolicy } = require("./net-policy.ts") as typeof import("./net-policy.ts");
+    policy = parseHostPolicy(toolId, capabilities, ctx.mode !== "off");
+    assertPolicyUsable(policy, { allowAnyHost: ctx.allowAnyHost });
+  }
+  const filter = policy?.enforced && policy.restricted ? proxyLaunch(policy, ctx.dryRun === true) : undefined;
   let warnings: string[] = [];
+  let filtered = false;
   for (const plan of plans) {
     const spec = plan.subprocess;
     assertStartable(plan.tool, spec.argv[0]!);
     const sandbox = prepareSandbox(
-      { toolId: plan.tool, argv: spec.argv, runDirs, cwd: spec.cwd, env: spec.env, capabilities, limits, home: ctx.home, projectRoot: ctx.projectRoot },
+      { toolId: plan.tool, argv: spec.argv, runDirs, cwd: spec.cwd, env: spec.env, capabilities, limits, home: ctx.home, projectRoot: ctx.projectRoot, ...(filter ? { proxy: filter.launch } : {}) },
       ctx.mode,
       ctx.env,
       ctx.cacheDir,
@@ -49,9 +75,39 @@ export function applyLauncher(plans: SubprocessPlan[], links: readonly (LinkInpu
     spec.launch = sandbox.argv;
     spec.env = sandbox.env;
     plan.sandbox = { mode: sandbox.mode, active: sandbox.active, network: sandbox.network, enforcement: sandbox.enforcement };
+    if (sandbox.network === "filtered" && filter && policy) {
+      plan.sandbox.hosts = policy.rules.map((r) => r.raw);
+      spec.proxy = { socket: filter.socket, ...(sandbox.uid !== undefined ? { uid: sandbox.uid } : {}) };
+      filtered = true;
+    }
     if (warnings.length === 0) warnings = sandbox.warnings;
   }
-  return warnings;
+  if (filter && !filtered) {
+    filter.cleanup();
+    if (policy && plans[0]?.sandbox?.active === false) {
+      warnings = [...warnings, `${toolId}'s declared hosts (${policy.rules.map((r) => r.raw).join(", ")}) are not enforced without the sandbox: it can reach any host`];
+    }
+  }
+  return { warnings, ...(filter && filtered && policy ? { proxy: { policy, socket: filter.socket } } : {}), cleanup: filtered && filter ? filter.cleanup : () => {} };
+}
+
+/**
+ * The bridge program and the proxy's socket folder for a host-filtered launch. A dry run names a
+ * folder it does not create.
+ */
+function proxyLaunch(policy: HostPolicy, dryRun: boolean): { launch: ProxyLaunch; socket: string; cleanup: () => void } {
+  let socketDir: string;
+  let cleanup = () => {};
+  if (dryRun) socketDir = join(tmpdir(), "kiwi-net-XXXXXX");
+  else {
+    const { makeProxySocketDir } = require("./net-proxy-io.ts") as typeof import("./net-proxy-io.ts");
+    const made = makeProxySocketDir();
+    socketDir = made.dir;
+    cleanup = made.cleanup;
+  }
+  // The compiled kiwi is its own bridge; a checkout runs the bridge file with bun.
+  const program = isCompiled() ? { binary: process.execPath } : { binary: process.execPath, script: fileURLToPath(new URL("./net-bridge-io.ts", import.meta.url)) };
+  return { launch: { socketDir, ...program, hosts: policy.rules.map((r) => r.raw), pointers: policy.pointers }, socket: join(socketDir, "proxy.sock"), cleanup };
 }
 
 /**

@@ -28,7 +28,8 @@ export interface HostPolicy {
   pointers: string[];
 }
 
-export type HostVerdict = { ok: true; rule?: string } | { ok: false; message: string; hint: string };
+/** A verdict; a refusal names the rule that refused (`not declared`, `loopback address`, …). */
+export type HostVerdict = { ok: true; rule?: string } | { ok: false; message: string; hint: string; rule?: string; reason?: string };
 
 /** Builds the policy from the capabilities declared along the chain. */
 export function parseHostPolicy(toolId: string, capabilities: readonly Capability[], enforced = true): HostPolicy {
@@ -69,6 +70,47 @@ export function parseHostRule(raw: string): HostRule | null {
   if (bare.startsWith("*.") && isHostName(bare.slice(2))) return { raw, kind: "wildcard", name: bare.slice(1), port };
   if (isHostName(bare)) return { raw, kind: "name", name: bare, port };
   return null;
+}
+
+/** Why a declared net.outbound entry is not a host rule (null when it is one), for errors and findings. */
+export function hostEntryProblem(raw: string): string | null {
+  if (parseHostRule(raw)) return null;
+  const s = raw.trim().toLowerCase().replace(/^[a-z][a-z0-9+.-]*:\/\//, "");
+  if (s === "") return "it is empty";
+  const port = /:(\d+)$/.exec(s);
+  if (port && (Number(port[1]) < 1 || Number(port[1]) > 65535)) return `port ${port[1]} is out of range (1-65535)`;
+  if (/:[^\]]*$/.test(s) && !/^\[/.test(s) && !ipaddr.isValid(s) && !port) return "its port is not a number";
+  if (/\/\d+$/.test(s)) return "it is not a valid CIDR range";
+  if (s.replace(/\/$/, "").includes("/")) return "it has a path: declare the host only";
+  if (s.includes("*")) return "a wildcard may only be a whole first label (*.example.com) or * alone";
+  return "it is not a host name, IP address or CIDR range";
+}
+
+/** A rule that admits every host: `*`, or a /0 range. */
+export function coversEverything(rule: HostRule): boolean {
+  return rule.kind === "any" || (rule.kind === "cidr" && rule.range![1] === 0);
+}
+
+/**
+ * Refuses a policy kiwi cannot enforce as written: a malformed entry (it would silently match
+ * nothing) or, without `allowAnyHost`, an entry that admits every host. E_NET_POLICY.
+ */
+export function assertPolicyUsable(policy: HostPolicy, options: { allowAnyHost?: boolean } = {}): void {
+  if (!policy.enforced) return;
+  const at = policy.pointers.join(", ");
+  for (const raw of policy.invalid) {
+    throw new KiwiError("E_NET_POLICY", `${policy.toolId} declares net.outbound host ${JSON.stringify(raw)} (${at}): ${hostEntryProblem(raw)}`, {
+      hint: "write a host, optionally with a port: api.example.com, *.example.com, 203.0.113.7:8443, [::1]:80 or 10.0.0.0/8",
+      details: { tool: policy.toolId, host: raw, pointer: at },
+    });
+  }
+  const any = policy.rules.find(coversEverything);
+  if (any && options.allowAnyHost !== true) {
+    throw new KiwiError("E_NET_POLICY", `${policy.toolId} declares net.outbound host ${JSON.stringify(any.raw)} (${at}), which admits every host`, {
+      hint: "list the hosts the tool needs, or pass --allow-any-host to run it anyway (private addresses stay refused)",
+      details: { tool: policy.toolId, host: any.raw, pointer: at },
+    });
+  }
 }
 
 function isHostName(s: string): boolean {
@@ -148,16 +190,27 @@ export function checkUrlAllowed(url: URL, policy: HostPolicy, addresses: readonl
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return { ok: false, message: `${policy.toolId} may not use ${url.protocol} (${url.href}): only http and https`, hint: "use an http:// or https:// URL" };
   }
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  return checkHostAllowed(url.hostname, port, policy, addresses, `${url.protocol}//${url.host}`);
+}
+
+/**
+ * Checks one host and port (a URL's, or what a proxied connection asks for) against the policy;
+ * `shown` is how the destination is named in a refusal.
+ */
+export function checkHostAllowed(hostname: string, port: number, policy: HostPolicy, addresses: readonly string[] = [], shown = `${hostname}:${port}`): HostVerdict {
+  if (!policy.enforced) return { ok: true };
+  const host = hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
   const literal = ipaddr.isValid(host) ? ipaddr.process(host) : null;
   const matches = policy.rules.filter((r) => ruleMatches(r, host, literal, port));
   if (policy.restricted && matches.length === 0) {
     const declared = [...policy.rules.map((r) => r.raw), ...policy.invalid].join(", ");
     return {
       ok: false,
+      rule: "not declared",
+      reason: `not among the declared net.outbound hosts (${declared})`,
       message: `${policy.toolId} may not contact ${host}:${port}: it is not among the declared net.outbound hosts (${declared})`,
-      hint: `add "${host}" to net.outbound in the tool's manifest (${policy.pointers.join(", ")}) if it should be reachable`,
+      hint: `add "${host}${policy.rules.some((r) => r.port !== undefined) ? `:${port}` : ""}" to net.outbound in the tool's manifest (${policy.pointers.join(", ")}) if it should be reachable`,
     };
   }
   const localName = host === "localhost" || host.endsWith(".localhost");
@@ -173,7 +226,9 @@ export function checkUrlAllowed(url: URL, policy: HostPolicy, addresses: readonl
     const what = literal ? `${host} is a ${cls} address` : `${host} resolves to ${a}, a ${cls} address`;
     return {
       ok: false,
-      message: `${policy.toolId} may not contact ${url.protocol}//${url.host}: ${what} (refused to prevent request forgery)`,
+      rule: `${cls} address`,
+      reason: `${what}, refused unless declared`,
+      message: `${policy.toolId} may not contact ${shown}: ${what} (refused to prevent request forgery)`,
       hint: `declare it, e.g. net.outbound: ["${literal ? a : host}"], if the tool really must reach it`,
     };
   }

@@ -91,6 +91,8 @@ export interface SubprocessSpec {
   env: Record<string, string>;
   /** json: the params as JSON then EOF; none: empty stdin; inherit: kiwi's stdin. */
   stdin: "json" | "none" | "inherit";
+  /** Host filtering: kiwi's proxy listens on this Unix socket while the tool runs (launch-io.ts). */
+  proxy?: { socket: string; uid?: number };
 }
 
 export interface SubprocessPlan extends PlanCommon {
@@ -105,6 +107,8 @@ export interface SandboxSummary {
   mode: string;
   active: boolean;
   network: string;
+  /** The only hosts a host-filtered tool may reach (network "filtered"). */
+  hosts?: string[];
   enforcement: { area: string; enforced: boolean; detail: string }[];
 }
 

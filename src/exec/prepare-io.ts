@@ -16,6 +16,8 @@ import { makeRedactor } from "./template.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 import type { ParametersSchema } from "../schema/parameters.ts";
 import { type VerifiedChain, verifyChain } from "./chain-verify-io.ts";
+import type { HostPolicy } from "./net-policy.ts";
+import type { Refusal } from "./net-proxy.ts";
 
 export interface ExecRequest {
   toolId: string;
@@ -28,6 +30,8 @@ export interface ExecRequest {
   dryRun: boolean;
   /** How subprocess tools are contained (sandbox-plan.ts). */
   sandbox: SandboxMode;
+  /** Run a tool whose declared hosts admit every host (--allow-any-host). */
+  allowAnyHost?: boolean;
 }
 
 export interface PreparedExec {
@@ -41,6 +45,10 @@ export interface PreparedExec {
   checkUrl: (url: URL) => Promise<void>;
   chain: VerifiedChain;
   warnings: string[];
+  /** Host filtering of a subprocess tool: the policy kiwi's proxy enforces on `plan.subprocess.proxy.socket`. */
+  netPolicy?: HostPolicy;
+  /** Connections kiwi's proxy refused during the run (filled by run-io.ts), to report after it. */
+  refusals: Refusal[];
   /** Removes one-off run directories; call after the run. */
   cleanup: () => void;
 }
@@ -71,19 +79,25 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const shown = buildPlan({ ...input, redact: true });
   const warnings = [...chain.warnings];
   let checkUrl = async (_url: URL) => {};
+  let netPolicy: HostPolicy | undefined;
   if (plan.primitive === "subprocess" && shown.primitive === "subprocess") {
     const launchLinks = chain.links.map((l, i) => ({ ...links[i]!, tool: { ...links[i]!.tool, capabilities: l.tool.capabilities } }));
-    warnings.push(...applyLauncher([plan, shown], launchLinks, { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun }));
+    const launched = applyLauncher([plan, shown], launchLinks, { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun, allowAnyHost: req.allowAnyHost });
+    warnings.push(...launched.warnings);
+    cleanups.push(launched.cleanup);
+    netPolicy = launched.proxy?.policy;
   } else if (plan.primitive === "http_client" && shown.primitive === "http_client") {
     // The host policy (and its DNS and IP libraries) load only for HTTP tools.
-    const { describeHostPolicy, parseHostPolicy } = require("./net-policy.ts") as typeof import("./net-policy.ts");
+    const { assertPolicyUsable, describeHostPolicy, parseHostPolicy } = require("./net-policy.ts") as typeof import("./net-policy.ts");
     const { assertUrlAllowedIo } = require("./net-policy-io.ts") as typeof import("./net-policy-io.ts");
     const policy = parseHostPolicy(req.toolId, chainDeclarations(chain.links).capabilities, req.sandbox !== "off");
+    assertPolicyUsable(policy, { allowAnyHost: req.allowAnyHost });
     plan.network = shown.network = { enforced: policy.enforced, policy: describeHostPolicy(policy) };
     checkUrl = (url: URL) => assertUrlAllowedIo(url, policy);
+    netPolicy = policy.enforced ? policy : undefined;
   }
   const redact = makeRedactor(plan.secrets.map((n) => ctx.env[n] ?? ""));
-  return { plan, shown, redact, checkUrl, chain, warnings, cleanup: () => cleanups.forEach((c) => c()) };
+  return { plan, shown, redact, checkUrl, chain, warnings, ...(netPolicy ? { netPolicy } : {}), refusals: [], cleanup: () => cleanups.forEach((c) => c()) };
 }
 
 /** The tool's parameter schema, memoised by its parameters list (building it loads ajv). */

@@ -3,6 +3,7 @@
 import { KiwiError, toKiwiError } from "../errors.ts";
 import type { PreparedExec } from "./prepare-io.ts";
 import type { OutputSinks } from "./subprocess.ts";
+import type { Refusal } from "./net-proxy.ts";
 
 /** Runs the plan; resolves to the exit code (the tool's own for a subprocess, 0 for HTTP success). */
 export async function runPrepared(prepared: PreparedExec, sinks: OutputSinks): Promise<number> {
@@ -10,16 +11,48 @@ export async function runPrepared(prepared: PreparedExec, sinks: OutputSinks): P
   try {
     if (plan.primitive === "subprocess") {
       const { runSubprocess, resolveOutcome } = await import("./subprocess.ts");
-      return resolveOutcome(plan, await runSubprocess(plan, sinks));
+      return await withPlanProxy(prepared, async () => resolveOutcome(plan, await runSubprocess(plan, sinks)));
     }
     const { runHttp } = await import("./http.ts");
-    const outcome = await runHttp(plan, { redact: prepared.redact, checkUrl: prepared.checkUrl });
+    const outcome = await withHttpProxy(prepared, (proxy) => runHttp(plan, { redact: prepared.redact, checkUrl: prepared.checkUrl, ...(proxy ? { proxy } : {}) }));
     if (outcome.output.byteLength > 0) await sinks.stdout(outcome.output);
     return 0;
   } catch (error) {
     throw redactError(toKiwiError(error), prepared.redact);
   } finally {
     prepared.cleanup();
+  }
+}
+
+/**
+ * Runs `fn` while kiwi's filtering proxy serves a host-filtered subprocess plan (a sandbox whose
+ * only way out is the proxy); what the proxy refused is added to `prepared.refusals`.
+ */
+export async function withPlanProxy<T>(prepared: Pick<PreparedExec, "plan" | "netPolicy" | "refusals">, fn: () => Promise<T>): Promise<T> {
+  const spec = prepared.plan.primitive === "subprocess" ? prepared.plan.subprocess.proxy : undefined;
+  if (!spec || !prepared.netPolicy) return fn();
+  const { startNetProxy } = await import("./net-proxy-io.ts");
+  const proxy = await startNetProxy({ path: spec.socket, ...(spec.uid !== undefined ? { uid: spec.uid } : {}) }, prepared.netPolicy);
+  try {
+    return await fn();
+  } finally {
+    await proxy.close();
+    prepared.refusals.push(...proxy.refusals());
+  }
+}
+
+/**
+ * Runs an http_client call with kiwi's proxy on 127.0.0.1 when the host policy is enforced, so
+ * fetch connects to the address the policy checked (DNS pinning); without a policy, directly.
+ */
+async function withHttpProxy<T>(prepared: Pick<PreparedExec, "netPolicy">, fn: (proxy?: { url: string; refusals(): readonly Refusal[] }) => Promise<T>): Promise<T> {
+  if (!prepared.netPolicy) return fn();
+  const { startNetProxy } = await import("./net-proxy-io.ts");
+  const proxy = await startNetProxy({ loopback: true }, prepared.netPolicy);
+  try {
+    return await fn({ url: proxy.address, refusals: proxy.refusals });
+  } finally {
+    await proxy.close();
   }
 }
 

@@ -1,6 +1,7 @@
 // The plain account of a launch that `kiwi exec --dry-run` shows: each area (filesystem, network,
 // environment, each limit) with what is enforced and what is not. Says so where kiwi cannot. Pure.
 import type { ResolvedLimit } from "./limits.ts";
+import { PROXY_LISTEN } from "./sandbox-types.ts";
 import type { EnforcementEntry, SandboxPlan, SandboxProbe, SandboxRequest } from "./sandbox-types.ts";
 
 
@@ -19,7 +20,13 @@ export function describeSandbox(plan: SandboxPlan, req: SandboxRequest, probe: S
     add("sandbox", true, `bubblewrap ${probe.bwrap} (--sandbox=${plan.mode})`);
     add("filesystem", true, describeMounts(plan));
     if (plan.network === "none") add("network", true, "none (own network namespace, loopback only)");
-    else if (hosts.length > 0) add("network", false, `allowed (host filtering not enforced): ${hosts.join(", ")} declared at ${netCaps.map((c) => c.pointer).join(", ")}, but any host can be reached`);
+    else if (plan.network === "filtered") {
+      add(
+        "network",
+        true,
+        `only ${hosts.join(", ")} (declared at ${netCaps.map((c) => c.pointer).join(", ")}), through kiwi's proxy at ${PROXY_LISTEN} (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY; HTTP CONNECT, plain HTTP, SOCKS5); kiwi resolves each name and refuses loopback, private and link-local addresses unless declared; any other connection has no route (own network namespace); refused connections are reported after the run`,
+      );
+    } else if (hosts.length > 0) add("network", false, `allowed (host filtering not enforced): ${hosts.join(", ")} declared at ${netCaps.map((c) => c.pointer).join(", ")}, but any host can be reached`);
     else add("network", true, `allowed, any host (net.outbound declared at ${netCaps.map((c) => c.pointer).join(", ")})`);
   } else {
     add("sandbox", false, plan.mode === "off" ? "off (--sandbox=off or KIWI_SANDBOX=off)" : `unavailable: ${probe.reason ?? "bubblewrap not found"}`);

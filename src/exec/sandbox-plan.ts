@@ -5,10 +5,10 @@ import { KiwiError } from "../errors.ts";
 import { type ResolvedLimits, resolveLimits } from "./limits.ts";
 import { type Mount, planMounts } from "./sandbox-mounts.ts";
 import { describeSandbox } from "./sandbox-describe.ts";
-import { SANDBOX_MODES, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-types.ts";
+import { PROXY_LISTEN, type ProxyLaunch, SANDBOX_MODES, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-types.ts";
 
 export type { Mount } from "./sandbox-mounts.ts";
-export { SANDBOX_MODES, type EnforcementEntry, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-types.ts";
+export { SANDBOX_MODES, type EnforcementEntry, type ProxyLaunch, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-types.ts";
 
 /**
  * When kiwi runs as root the tool runs as this uid plus kiwi's pid: the kernel never applies
@@ -39,6 +39,7 @@ export function namespaceArgs(uid: number, network: boolean): string[] {
 export function planSandbox(req: SandboxRequest, probe: SandboxProbe, mode: SandboxMode): SandboxPlan {
   const limits = resolveLimits(req.limits);
   const network = req.capabilities.some((c) => c.name === "net.outbound");
+  const proxy = network ? req.proxy : undefined;
   if (mode === "off") return plainPlan(req, probe, mode, limits, []);
   if (!probe.usable || !probe.bwrap) {
     const why = probe.reason ?? "bubblewrap (bwrap) was not found";
@@ -50,11 +51,11 @@ export function planSandbox(req: SandboxRequest, probe: SandboxProbe, mode: Sand
     }
     return plainPlan(req, probe, mode, limits, [`no sandbox: ${why}; ${req.toolId} runs with your full file system and network access (use --sandbox=require to refuse instead)`]);
   }
-  const mounts = planMounts(req, network, limits.memoryMb.value);
+  const mounts = [...planMounts(req, network, limits.memoryMb.value), ...(proxy ? proxyMounts(proxy) : [])];
   const uid = probe.uid === 0 ? SANDBOX_UID_BASE + probe.pid : undefined;
   const argv = [
     probe.bwrap,
-    ...namespaceArgs(probe.uid, network),
+    ...namespaceArgs(probe.uid, network && !proxy),
     "--die-with-parent",
     "--new-session",
     "--hostname",
@@ -70,11 +71,12 @@ export function planSandbox(req: SandboxRequest, probe: SandboxProbe, mode: Sand
     req.cwd,
     "--",
     ...(uid !== undefined && probe.setpriv ? dropRootArgs(probe.setpriv, uid) : []),
-    ...prlimitArgs(probe.prlimit, limits, true),
+    ...(proxy ? bridgeArgs(proxy) : []),
+    ...prlimitArgs(probe.prlimit, limits, true, proxy ? BRIDGE_THREADS : 0),
     ...req.argv,
   ];
-  const env = sandboxEnv(req.env);
-  const plan: SandboxPlan = { mode, active: true, argv, env, cwd: req.cwd, mounts, network: network ? "host" : "none", uid, limits, enforcement: [], warnings: [] };
+  const env = { ...sandboxEnv(req.env), ...(proxy ? proxyEnv() : {}) };
+  const plan: SandboxPlan = { mode, active: true, argv, env, cwd: req.cwd, mounts, network: proxy ? "filtered" : network ? "host" : "none", uid, limits, enforcement: [], warnings: [] };
   plan.enforcement = describeSandbox(plan, req, probe);
   return plan;
 }
@@ -110,8 +112,52 @@ function dropRootArgs(setpriv: string, uid: number): string[] {
   return [setpriv, `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", `--inh-caps=${caps}`, `--ambient-caps=${caps}`, `--bounding-set=${caps}`, "--"];
 }
 
+/** Inside the sandbox: the bridge program and the folder holding the proxy's socket. */
+const KIWI_DIR = "/.kiwi";
+const SOCKET_DIR = `${KIWI_DIR}/net`;
+/**
+ * Threads of the bridge process (a Bun program: main, event loop, GC helpers). They share the
+ * tool's uid, so RLIMIT_NPROC counts them; the tool's own limit is raised by this much.
+ */
+export const BRIDGE_THREADS = 8;
+
+function proxyMounts(proxy: ProxyLaunch): Mount[] {
+  const bridge = "kiwi network bridge (host filtering)";
+  return [
+    { kind: "ro", source: proxy.binary, path: `${KIWI_DIR}/${proxy.script ? "bun" : "kiwi"}`, optional: false, why: bridge },
+    ...(proxy.script ? [{ kind: "ro", source: proxy.script, path: `${KIWI_DIR}/net-bridge-io.ts`, optional: false, why: bridge } as Mount] : []),
+    { kind: "rw", source: proxy.socketDir, path: SOCKET_DIR, optional: false, why: "kiwi proxy socket (host filtering)" },
+  ];
+}
+
+function bridgeArgs(proxy: ProxyLaunch): string[] {
+  const program = proxy.script ? [`${KIWI_DIR}/bun`, `${KIWI_DIR}/net-bridge-io.ts`] : [`${KIWI_DIR}/kiwi`, "__net-bridge"];
+  return [...program, PROXY_LISTEN, `${SOCKET_DIR}/proxy.sock`, "--"];
+}
+
+/**
+ * The proxy variables, both cases (curl reads only lower-case http_proxy; Python and Go read
+ * either). SOCKS5 for ALL_PROXY with names resolved by the proxy (socks5h). Node's fetch follows
+ * them from Node 24 with NODE_USE_ENV_PROXY. NO_PROXY is emptied: nothing bypasses the proxy.
+ */
+export function proxyEnv(): Record<string, string> {
+  const http = `http://${PROXY_LISTEN}`;
+  const socks = `socks5h://${PROXY_LISTEN}`;
+  return {
+    HTTP_PROXY: http,
+    http_proxy: http,
+    HTTPS_PROXY: http,
+    https_proxy: http,
+    ALL_PROXY: socks,
+    all_proxy: socks,
+    NO_PROXY: "",
+    no_proxy: "",
+    NODE_USE_ENV_PROXY: "1",
+  };
+}
+
 /** prlimit wrapper; the process limit only inside a sandbox, where it counts the sandbox alone. */
-export function prlimitArgs(prlimit: string | null, limits: ResolvedLimits, withProcesses: boolean): string[] {
+export function prlimitArgs(prlimit: string | null, limits: ResolvedLimits, withProcesses: boolean, extraProcesses = 0): string[] {
   if (!prlimit) return [];
   const mib = 1024 * 1024;
   return [
@@ -119,7 +165,7 @@ export function prlimitArgs(prlimit: string | null, limits: ResolvedLimits, with
     `--data=${Math.floor(limits.memoryMb.value * mib)}`,
     `--cpu=${Math.ceil(limits.cpuSeconds.value)}:${Math.ceil(limits.cpuSeconds.value) + 1}`,
     `--nofile=${Math.floor(limits.openFiles.value)}`,
-    ...(withProcesses ? [`--nproc=${Math.floor(limits.processes.value)}`] : []),
+    ...(withProcesses ? [`--nproc=${Math.floor(limits.processes.value) + extraProcesses}`] : []),
     "--",
   ];
 }

@@ -51,6 +51,23 @@ export interface SandboxRequest {
   home: string;
   /** Relative declared paths are relative to this folder (the one holding `.ai/`). */
   projectRoot: string;
+  /** Host filtering: the tool's only way out is kiwi's proxy (net-proxy-io.ts) through this bridge. */
+  proxy?: ProxyLaunch;
+}
+
+/** Where a host-filtered sandbox finds kiwi's proxy: the bridge listens here, the variables name it. */
+export const PROXY_LISTEN = "127.0.0.1:3128";
+
+/** How a host-filtered sandbox reaches kiwi's proxy (sandbox-io.ts fills in the host paths). */
+export interface ProxyLaunch {
+  /** Host folder holding the proxy's Unix socket (`proxy.sock`); bound into the sandbox. */
+  socketDir: string;
+  /** The bridge program on the host: kiwi's own binary, or bun plus the bridge file in a checkout. */
+  binary: string;
+  script?: string;
+  /** The declared host entries, for the account. */
+  hosts: string[];
+  pointers: string[];
 }
 
 /** How to launch, and what that enforces. */
@@ -67,7 +84,8 @@ export interface SandboxPlan {
   env: Record<string, string>;
   cwd: string;
   mounts: Mount[];
-  network: "none" | "host";
+  /** none: loopback only; filtered: loopback plus kiwi's proxy for the declared hosts; host: the host's network. */
+  network: "none" | "filtered" | "host";
   /** The uid the tool runs as when kiwi is root. */
   uid?: number;
   limits: ResolvedLimits;

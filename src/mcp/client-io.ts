@@ -30,7 +30,7 @@ export interface SessionOptions {
   limits?: Partial<ListingLimits>;
   transportLimits?: Partial<TransportLimits>;
   /** How a stdio server runs: recorded in pins, and named when it fails to start. */
-  sandbox?: { mode: "bubblewrap" | "none"; network: "none" | "host" };
+  sandbox?: { mode: "bubblewrap" | "none"; network: "none" | "filtered" | "host" };
 }
 
 export { PROTOCOL_REVISIONS };
@@ -236,8 +236,8 @@ export async function openSession(target: McpTarget, options: SessionOptions): P
  * A server that fails to start inside kiwi's sandbox most often lacks what the sandbox withholds:
  * the network (npx and uvx fetch the package at start) or a writable cache (~/.npm). Says so.
  */
-function withSandboxHint(error: KiwiError, network: "none" | "host"): KiwiError {
-  const reach = network === "none" ? "no network and only the paths it declares" : "only the paths it declares";
+function withSandboxHint(error: KiwiError, network: "none" | "filtered" | "host"): KiwiError {
+  const reach = network === "none" ? "no network and only the paths it declares" : network === "filtered" ? "only its declared hosts, through kiwi's proxy, and only the paths it declares" : "only the paths it declares";
   const hint = `${error.hint ? `${error.hint}; ` : ""}it ran in kiwi's sandbox (${reach}): a server started with npx or uvx fetches its package at start, so declare net.outbound for the registry and fs.write for its cache (~/.npm), or run once with --sandbox=off (KIWI_SANDBOX=off) to see whether the sandbox is the cause`;
   return new KiwiError(error.code, error.message, { hint, details: { ...error.details, sandbox: "bubblewrap", network }, exitCode: error.exitCode, cause: error.cause });
 }

@@ -3,7 +3,9 @@
 // exec/prepare-io.ts; this module only turns it into an MCP session and always closes it.
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
-import { prepareExec } from "../exec/prepare-io.ts";
+import { type PreparedExec, prepareExec } from "../exec/prepare-io.ts";
+import { withPlanProxy } from "../exec/run-io.ts";
+import { type Refusal, renderRefusals } from "../exec/net-proxy.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type McpSession, withSession } from "./client-io.ts";
@@ -33,6 +35,8 @@ export interface InspectOptions {
   unlocked: boolean;
   /** Overrides the server's own limits (kiwi lock uses shorter ones: a failure there is not fatal). */
   limits?: Partial<ListingLimits>;
+  /** Hears what kiwi's proxy refused a host-filtered server, once the session is over. */
+  onRefusals?: (refusals: Refusal[]) => void;
 }
 
 /** Opens a session on a project server (tool id), runs `fn`, and always shuts the server down. */
@@ -45,26 +49,27 @@ export async function withServerSession<T>(ctx: Context, serverId: string, optio
     return await withSessionFor(prepared, server, (session) => fn(session, server), options.limits);
   } finally {
     prepared.cleanup();
+    if (prepared.refusals.length > 0) options.onRefusals?.(prepared.refusals);
   }
 }
 
-/** What this module needs of exec's prepared call: the verified plan and the host policy. */
-export interface PreparedLike {
-  plan: unknown;
-  checkUrl?: (url: URL) => Promise<void>;
-}
+/** What this module needs of exec's prepared call: the verified plan, the host policy and where refusals go. */
+export type PreparedLike = Pick<PreparedExec, "plan" | "checkUrl" | "netPolicy" | "refusals">;
 
 /** A session on the server an already verified plan describes (exec of an mcp_tool uses this). */
 export function withSessionFor<T>(prepared: PreparedLike, server: Tool, fn: (session: McpSession) => Promise<T>, limits?: Partial<ListingLimits>): Promise<T> {
   const target = targetFromPlan(prepared.plan as PlanLike, server, prepared.checkUrl);
   const mode = sandboxOf(prepared.plan);
-  const network = (prepared.plan as { sandbox?: { network?: "none" | "host" } }).sandbox?.network ?? "host";
-  return withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits }, ...(mode ? { sandbox: { mode, network } } : {}) }, fn);
+  const network = (prepared.plan as { sandbox?: { network?: "none" | "filtered" | "host" } }).sandbox?.network ?? "host";
+  // A host-filtered stdio server reaches the network only through kiwi's proxy, which lives as long as the session.
+  return withPlanProxy(prepared, () => withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits }, ...(mode ? { sandbox: { mode, network } } : {}) }, fn));
 }
 
 /** Extracts a project server's live interface with both hashes and the pin it would get. */
-export function inspectServer(ctx: Context, serverId: string, options: InspectOptions): Promise<LiveInterface> {
-  return withServerSession(ctx, serverId, options, async (session, server) => liveInterfaceOf(server, await session.extractListing(), session.warnings(), session.sandbox));
+export async function inspectServer(ctx: Context, serverId: string, options: InspectOptions): Promise<LiveInterface> {
+  let refused: Refusal[] = [];
+  const live = await withServerSession(ctx, serverId, { ...options, onRefusals: (r) => (refused = r) }, async (session, server) => liveInterfaceOf(server, await session.extractListing(), session.warnings(), session.sandbox));
+  return refused.length > 0 ? { ...live, warnings: [...live.warnings, ...renderRefusals(serverId, refused)] } : live;
 }
 
 /** The live interface record of an extracted listing. */

@@ -50,7 +50,8 @@ function project(): string {
     ...pyTool("write_out", WRITE),
     ...pyTool("write_out_ok", WRITE, "requires:\n  - fs.write: [\"out\"]\n"),
     ...pyTool("connect", CONNECT),
-    ...pyTool("connect_ok", CONNECT, "requires:\n  - net.outbound: [\"127.0.0.1\"]\n"),
+    ...pyTool("connect_ok", CONNECT, "requires:\n  - net.outbound\n"),
+    ...pyTool("connect_filtered", CONNECT, "requires:\n  - net.outbound: [\"127.0.0.1\"]\n"),
     ...pyTool("alloc", ALLOC, "limits:\n  memory_mb: 256\n"),
     ...pyTool("alloc_ok", ALLOC, "limits:\n  memory_mb: 1024\n"),
     ...pyTool("forker", FORK, "limits:\n  processes: 8\n"),
@@ -102,7 +103,7 @@ describe("kiwi exec --sandbox=require", () => {
     expect(readFileSync(target, "utf8")).toBe("from the tool");
   });
 
-  test("a TCP connection to a loopback listener fails undeclared and works with net.outbound", async () => {
+  test("a TCP connection to a loopback listener fails undeclared, works with a bare net.outbound, and has no route past the proxy of a host-filtered tool", async () => {
     let received = "";
     const server = Bun.listen({
       hostname: "127.0.0.1",
@@ -122,6 +123,12 @@ describe("kiwi exec --sandbox=require", () => {
       expect(received).toBe("");
       const allowed = await exec("connect_ok", { port: server.port });
       expect([allowed.exitCode, allowed.stdout, received]).toEqual([0, "pong\n", "hello"]);
+      // Declared hosts are reached through kiwi's proxy only: a raw socket that ignores it has no route.
+      received = "";
+      const filtered = await exec("connect_filtered", { port: server.port });
+      expect(filtered.exitCode).toBe(1);
+      expect(filtered.stderr).toContain("ConnectionRefusedError");
+      expect(received).toBe("");
     } finally {
       server.stop(true);
     }
@@ -275,11 +282,11 @@ describe("without bubblewrap", () => {
 
 describe("kiwi exec --dry-run", () => {
   test("shows what is enforced and what is not", async () => {
-    const r = await kiwi.run(["exec", "connect_ok", "--dry-run", "--sandbox=require", "--params", '{"port": 1}']);
+    const r = await kiwi.run(["exec", "connect_filtered", "--dry-run", "--sandbox=require", "--params", '{"port": 1}']);
     expect(r.exitCode).toBe(0);
     const doc = JSON.parse(r.stdout);
     const lines = (doc.sandbox.enforcement as { area: string; enforced: boolean; detail: string }[]).map((e) => `${e.enforced ? "+" : "-"} ${e.area}: ${e.detail}`);
-    expect(lines).toContainEqual(expect.stringMatching(/^- network: allowed \(host filtering not enforced\): 127\.0\.0\.1 declared at \/requires\/0/));
+    expect(lines).toContainEqual(expect.stringMatching(/^\+ network: only 127\.0\.0\.1 \(declared at \/requires\/0\), through kiwi's proxy at 127\.0\.0\.1:3128 .*any other connection has no route/));
     expect(lines).toContainEqual(expect.stringMatching(/^\+ filesystem: read-only run directory /));
     expect(lines).toContainEqual("- commands: which programs the tool starts is not checked (proc.spawn, shell.execute): anything visible can run, within the process limit");
   });

@@ -77,7 +77,7 @@ describe("checkUrlAllowed without declared hosts", () => {
 
   test("refuses a public-looking name that resolves to a private address", () => {
     const v = check("https://rebind.example.com/x", policy(), ["93.184.216.34", "10.0.0.7"]);
-    expect(v).toEqual({
+    expect(v).toMatchObject({
       ok: false,
       message: "weather_api may not contact https://rebind.example.com: rebind.example.com resolves to 10.0.0.7, a private address (refused to prevent request forgery)",
       hint: 'declare it, e.g. net.outbound: ["rebind.example.com"], if the tool really must reach it',
@@ -124,7 +124,7 @@ describe("checkUrlAllowed with declared hosts", () => {
   });
 
   test("names the declared hosts and the pointer when refusing", () => {
-    expect(check("https://evil.example.net/", policy("api.example.com", "*.github.com"))).toEqual({
+    expect(check("https://evil.example.net/", policy("api.example.com", "*.github.com"))).toMatchObject({
       ok: false,
       message: "weather_api may not contact evil.example.net:443: it is not among the declared net.outbound hosts (api.example.com, *.github.com)",
       hint: 'add "evil.example.net" to net.outbound in the tool\'s manifest (/requires/0) if it should be reachable',
