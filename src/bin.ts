@@ -11,6 +11,10 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   // Inside a host-filtered sandbox: the loopback end of kiwi's proxy (exec/net-bridge-io.ts).
   const { runNetBridge } = await import("./exec/net-bridge-io.ts");
   process.exit(await runNetBridge(argv.slice(1)));
+} else if (argv[0] === "__wasi") {
+  // kiwi's WASI host for WebAssembly tools (wasm/wasi-host-io.ts), started inside the sandbox.
+  const { runWasiHost } = await import("./wasm/wasi-host-io.ts");
+  process.exit(await runWasiHost(argv.slice(1)));
 } else {
   const { main } = await import("./cli.ts");
   process.exit(await main(argv));

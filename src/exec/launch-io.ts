@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isCompiled } from "../self.ts";
 import type { HostPolicy } from "./net-policy.ts";
+import { WASI_COMMAND } from "../wasm/module-info.ts";
 import { prepareSandbox } from "./sandbox-io.ts";
 import type { ProxyLaunch, SandboxMode } from "./sandbox-plan.ts";
 
@@ -64,9 +65,24 @@ export function applyLauncher(plans: SubprocessPlan[], links: readonly (LinkInpu
   let filtered = false;
   for (const plan of plans) {
     const spec = plan.subprocess;
-    assertStartable(plan.tool, spec.argv[0]!);
+    const wasm = spec.argv[0] === WASI_COMMAND ? wasmLaunch(plan, capabilities, limits, ctx) : undefined;
+    const argv = wasm?.argv ?? spec.argv;
+    assertStartable(plan.tool, argv[0]!);
     const sandbox = prepareSandbox(
-      { toolId: plan.tool, argv: spec.argv, runDirs, cwd: spec.cwd, env: spec.env, capabilities, limits, home: ctx.home, projectRoot: ctx.projectRoot, ...(filter ? { proxy: filter.launch } : {}) },
+      {
+        toolId: plan.tool,
+        argv,
+        runDirs,
+        cwd: spec.cwd,
+        env: spec.env,
+        capabilities,
+        // The host process holds the module's linear memory plus its own heap and compiled code.
+        limits: wasm ? { ...limits, memoryMb: wasm.limits.memoryMb + WASI_HOST_MB } : limits,
+        home: ctx.home,
+        projectRoot: ctx.projectRoot,
+        ...(filter ? { proxy: filter.launch } : {}),
+        ...(wasm ? { readOnly: wasm.readOnly, wasm: { ...wasm.limits, dirs: wasm.dirs } } : {}),
+      },
       ctx.mode,
       ctx.env,
       ctx.cacheDir,
@@ -75,6 +91,7 @@ export function applyLauncher(plans: SubprocessPlan[], links: readonly (LinkInpu
     spec.launch = sandbox.argv;
     spec.env = sandbox.env;
     plan.sandbox = { mode: sandbox.mode, active: sandbox.active, network: sandbox.network, enforcement: sandbox.enforcement };
+    if (wasm) spec.wasm = wasm.run;
     if (sandbox.network === "filtered" && filter && policy) {
       plan.sandbox.hosts = policy.rules.map((r) => r.raw);
       spec.proxy = { socket: filter.socket, ...(sandbox.uid !== undefined ? { uid: sandbox.uid } : {}) };
@@ -89,6 +106,15 @@ export function applyLauncher(plans: SubprocessPlan[], links: readonly (LinkInpu
     }
   }
   return { warnings, ...(filter && filtered && policy ? { proxy: { policy, socket: filter.socket } } : {}), cleanup: filtered && filter ? filter.cleanup : () => {} };
+}
+
+/** Memory the WASI host process needs besides the module's linear memory (JS heap, compiled code). */
+const WASI_HOST_MB = 512;
+
+function wasmLaunch(plan: SubprocessPlan, capabilities: Capability[], limits: Limits, ctx: LaunchContext) {
+  if (ctx.cacheDir === undefined) throw new KiwiError("E_INTERNAL", `${plan.tool}: a WebAssembly launch needs kiwi's cache folder`);
+  const { prepareWasmLaunch } = require("../wasm/prepare-io.ts") as typeof import("../wasm/prepare-io.ts");
+  return prepareWasmLaunch({ toolId: plan.tool, argv: plan.subprocess.argv, capabilities, limits, cacheDir: ctx.cacheDir, home: ctx.home, projectRoot: ctx.projectRoot, dryRun: ctx.dryRun === true });
 }
 
 /**

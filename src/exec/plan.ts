@@ -12,6 +12,7 @@ import { type CanonicalValue, isRecord } from "../integrity/value.ts";
 import { type ParamViolation, assertNoViolations } from "./params.ts";
 import { referencedEnv } from "../schema/placeholders.ts";
 import { type TemplateScope, assertEnvPresent, expandString } from "./template.ts";
+import { WASI_COMMAND } from "../wasm/module-info.ts";
 
 /** Variables a subprocess inherits from kiwi's environment; everything else must be declared. */
 export const ENV_ALLOWLIST = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ"] as const;
@@ -93,6 +94,8 @@ export interface SubprocessSpec {
   stdin: "json" | "none" | "inherit";
   /** Host filtering: kiwi's proxy listens on this Unix socket while the tool runs (launch-io.ts). */
   proxy?: { socket: string; uid?: number };
+  /** A WebAssembly module on kiwi's WASI host, with the limits woven into it (wasm/prepare-io.ts). */
+  wasm?: { fuel: number; memoryMb: number; module: string; digest: string; instrumented: string };
 }
 
 export interface SubprocessPlan extends PlanCommon {
@@ -274,6 +277,8 @@ function resolveCommand(link: LinkInput, scope: TemplateScope, path: string | un
     });
   }
   const command = e.value;
+  // kiwi's own WASI host (wasm/): exec replaces it with the host program when it launches.
+  if (command === WASI_COMMAND) return command;
   if (command.includes("/")) return isAbsolute(command) ? command : resolveInRunDir(link, command, "command");
   const found = host.which(command, path);
   if (!found) {

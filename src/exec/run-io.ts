@@ -11,6 +11,7 @@ export async function runPrepared(prepared: PreparedExec, sinks: OutputSinks): P
   try {
     if (plan.primitive === "subprocess") {
       const { runSubprocess, resolveOutcome } = await import("./subprocess.ts");
+      if (plan.subprocess.wasm) await (await import("../wasm/prepare-io.ts")).ensureInstrumented(plan.subprocess.wasm, plan.tool);
       return await withPlanProxy(prepared, async () => resolveOutcome(plan, await runSubprocess(plan, sinks)));
     }
     const { runHttp } = await import("./http.ts");

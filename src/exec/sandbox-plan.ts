@@ -51,7 +51,8 @@ export function planSandbox(req: SandboxRequest, probe: SandboxProbe, mode: Sand
     }
     return plainPlan(req, probe, mode, limits, [`no sandbox: ${why}; ${req.toolId} runs with your full file system and network access (use --sandbox=require to refuse instead)`]);
   }
-  const mounts = [...planMounts(req, network, limits.memoryMb.value), ...(proxy ? proxyMounts(proxy) : [])];
+  const helperFiles = (req.readOnly ?? []).map((path): Mount => ({ kind: "ro", path, optional: false, why: "kiwi helper (read-only)" }));
+  const mounts = [...planMounts(req, network, limits.memoryMb.value), ...helperFiles, ...(proxy ? proxyMounts(proxy) : [])];
   const uid = probe.uid === 0 ? SANDBOX_UID_BASE + probe.pid : undefined;
   const argv = [
     probe.bwrap,

@@ -51,6 +51,10 @@ export interface SandboxRequest {
   home: string;
   /** Relative declared paths are relative to this folder (the one holding `.ai/`). */
   projectRoot: string;
+  /** Host files kiwi's own helpers need, shown read-only at the same path (an instrumented wasm module). */
+  readOnly?: string[];
+  /** A WebAssembly run: fuel and the linear-memory cap woven into the module, for the account. */
+  wasm?: { fuel: number; memoryMb: number; dirs: string[] };
   /** Host filtering: the tool's only way out is kiwi's proxy (net-proxy-io.ts) through this bridge. */
   proxy?: ProxyLaunch;
 }

@@ -6,6 +6,7 @@ import { constants } from "node:os";
 import { KiwiError } from "../errors.ts";
 import { type SubprocessPlan, renderStdinParams } from "./plan.ts";
 import { signalFromSandboxExit } from "./sandbox-plan.ts";
+import { WASM_EXIT } from "../wasm/module-info.ts";
 
 /** Where the tool's output goes, chunk by chunk, as it arrives. */
 export interface OutputSinks {
@@ -179,6 +180,18 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
       exitCode: 128 + number,
       details: { tool, signal: outcome.interruptedBy, toolExitCode: outcome.exitCode, toolSignal: outcome.signal },
     });
+  }
+  if (plan.subprocess.wasm && (outcome.exitCode === WASM_EXIT.fuel || outcome.exitCode === WASM_EXIT.memory)) {
+    const { fuel, memoryMb } = plan.subprocess.wasm;
+    const which = outcome.exitCode === WASM_EXIT.fuel ? "fuel" : "memory";
+    throw new KiwiError(
+      "E_WASM_LIMIT",
+      which === "fuel" ? `${tool} ran out of fuel: its limit is ${fuel} function entries and loop iterations` : `${tool} tried to grow its linear memory past its limit of ${memoryMb} MiB`,
+      {
+        hint: which === "fuel" ? "raise runtime_config.fuel_limit (limits.fuel) if the work is legitimate, or look for a loop that never ends" : "raise runtime_config.max_memory_mb (limits.memory_mb) if the module really needs more",
+        details: { tool, limit: which, ...(which === "fuel" ? { fuel } : { memoryMb }) },
+      },
+    );
   }
   if (outcome.signal) {
     const number = (constants.signals as Record<string, number>)[outcome.signal] ?? 0;

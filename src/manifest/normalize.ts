@@ -148,6 +148,7 @@ function kiwiLimits(limits: unknown, config: Record<string, unknown>): Limits {
     openFiles: num(l.open_files),
     processes: num(l.processes),
     outputBytes: num(l.output_bytes),
+    fuel: num(l.fuel),
   };
 }
 

@@ -32,6 +32,7 @@ const LIMIT_FIELDS: Record<"kiwi" | "magray", Partial<Record<keyof Limits, strin
     openFiles: "/limits/open_files",
     processes: "/limits/processes",
     outputBytes: "/limits/output_bytes",
+    fuel: "/limits/fuel",
   },
   magray: { memoryMb: "/runtime_config/max_memory_mb", timeoutMs: "/runtime_config/max_execution_time_ms", fuel: "/runtime_config/fuel_limit" },
 };

@@ -110,7 +110,7 @@ async function exchange(address: string, bytes: Uint8Array): Promise<string> {
   });
 }
 
-const origin = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => new Response(`origin ${new URL(req.url).pathname} host=${req.headers.get("host")}`) });
+const origin = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => new Response(`origin ${new URL(req.url).pathname} host=${req.headers.get("host")}`) }) as { port: number; stop(force: boolean): void };
 afterAll(() => origin.stop(true));
 
 describe("the proxy", () => {

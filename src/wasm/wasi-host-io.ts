@@ -1,0 +1,47 @@
+// kiwi's WASI host: `kiwi __wasi --fuel N --memory-mb M [--dir PATH]… -- <module> <name> [args…]`
+// (fuel and memory are woven into the module already; the flags make the command line say so).
+// Runs an instrumented module (prepare-io.ts) with WASI preview 1, the declared directories as
+// its only preopens and the process environment, inside the sandbox exec sets up. When the module
+// traps, the exported counters say whether fuel or the memory cap ended it: the exit status is then
+// WASM_EXIT.fuel or WASM_EXIT.memory, which exec turns into E_WASM_LIMIT. Self-contained (node:
+// modules only), so a checkout runs it with bun as is.
+import { readFileSync } from "node:fs";
+import { WASI } from "node:wasi";
+
+const EXIT = { fuel: 250, memory: 251, usage: 2, trap: 134 } as const; // fuel/memory: module-info.ts WASM_EXIT
+
+/** Runs the module; resolves to the exit status (a module's proc_exit ends the process itself). */
+export async function runWasiHost(args: readonly string[]): Promise<number> {
+  const sep = args.indexOf("--");
+  const flags = sep === -1 ? args : args.slice(0, sep);
+  const [module, name, ...rest] = sep === -1 ? [] : args.slice(sep + 1);
+  const dirs: string[] = [];
+  for (let i = 0; i < flags.length; i += 2) {
+    const [flag, value] = [flags[i], flags[i + 1] ?? ""];
+    if (flag === "--dir") dirs.push(value);
+    else if (flag !== "--fuel" && flag !== "--memory-mb") {
+      process.stderr.write(`kiwi __wasi: unknown flag ${flag}\n`);
+      return EXIT.usage;
+    }
+  }
+  if (!module || !name) {
+    process.stderr.write("kiwi __wasi: usage: kiwi __wasi --fuel N --memory-mb M [--dir PATH]… -- <module> <name> [args…]\n");
+    return EXIT.usage;
+  }
+  const wasi = new WASI({ version: "preview1", args: [name, ...rest], env: { ...process.env } as Record<string, string>, preopens: Object.fromEntries(dirs.map((d) => [d, d])) });
+  const compiled = await WebAssembly.compile(readFileSync(module));
+  const instance = await WebAssembly.instantiate(compiled, { wasi_snapshot_preview1: wasi.wasiImport as never });
+  try {
+    wasi.start(instance);
+    return 0;
+  } catch (error) {
+    const exports = instance.exports as Record<string, WebAssembly.Global | undefined>;
+    // kiwi names the limit itself (E_WASM_LIMIT) from the status.
+    if (typeof exports.kiwi_fuel?.value === "bigint" && exports.kiwi_fuel.value < 0n) return EXIT.fuel;
+    if (exports.kiwi_memory_exceeded?.value === 1) return EXIT.memory;
+    process.stderr.write(`kiwi: ${name} trapped: ${(error as Error).message ?? String(error)}\n`);
+    return EXIT.trap;
+  }
+}
+
+if (import.meta.main) process.exit(await runWasiHost(process.argv.slice(2)));
