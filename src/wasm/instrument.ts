@@ -2,7 +2,7 @@
 // toolchain library that reads, rewrites and validates every wasm feature; a hand-written rewriter
 // would have to decode every instruction to find loops). Pure: bytes in, bytes out.
 //
-// Fuel: binaryen's log-execution pass calls a hook at every function entry and loop header; the
+// Fuel: binaryen's log-execution pass calls a hook at every function entry, loop header and return; the
 // hook, defined here in wasm, takes one unit from a mutable global and traps when it runs out.
 // Memory: the instrument-memory pass (memory.grow only) calls a hook before each grow; the hook
 // traps when the grow would pass the cap, and the memory's own maximum is lowered to the cap.
