@@ -57,7 +57,7 @@ export function describeSandbox(plan: SandboxPlan, req: SandboxRequest, probe: S
   const spawnCaps = req.capabilities.filter((c) => c.name === "proc.spawn" || c.name === "shell.execute").map((c) => c.name);
   add("commands", false, `${spawnCaps.length ? `${spawnCaps.join(", ")} declared; ` : ""}which programs the tool starts is not checked (proc.spawn, shell.execute): anything visible can run, within the process limit`);
   if (req.wasm) {
-    add("fuel", true, `${req.wasm.fuel} function entries and loop iterations, counted inside the module (${req.limits.fuel !== undefined ? "declared" : "kiwi default"}); past it the call ends with E_WASM_LIMIT`);
+    add("fuel", true, `${req.wasm.fuel} function entries, loop iterations and returns, counted inside the module (${req.limits.fuel !== undefined ? "declared" : "kiwi default"}); past it the call ends with E_WASM_LIMIT`);
     add("wasm memory", true, `${req.wasm.memoryMb} MiB of linear memory (${req.limits.memoryMb !== undefined ? "declared" : "kiwi default"}); a grow past it ends the call with E_WASM_LIMIT`);
     add("wasm files", true, req.wasm.dirs.length ? `the module may open only ${req.wasm.dirs.join(", ")} (WASI preopens from fs.read/fs.write)` : "the module may open no files (no fs.read or fs.write declared)");
   } else if (req.limits.fuel !== undefined) add("fuel", false, `fuel ${req.limits.fuel} is for WebAssembly runtimes; a subprocess is bounded by its CPU time instead`);

@@ -186,7 +186,7 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
     const which = outcome.exitCode === WASM_EXIT.fuel ? "fuel" : "memory";
     throw new KiwiError(
       "E_WASM_LIMIT",
-      which === "fuel" ? `${tool} ran out of fuel: its limit is ${fuel} function entries and loop iterations` : `${tool} tried to grow its linear memory past its limit of ${memoryMb} MiB`,
+      which === "fuel" ? `${tool} ran out of fuel: its limit is ${fuel} function entries, loop iterations and returns` : `${tool} tried to grow its linear memory past its limit of ${memoryMb} MiB`,
       {
         hint: which === "fuel" ? "raise runtime_config.fuel_limit (limits.fuel) if the work is legitimate, or look for a loop that never ends" : "raise runtime_config.max_memory_mb (limits.memory_mb) if the module really needs more",
         details: { tool, limit: which, ...(which === "fuel" ? { fuel } : { memoryMb }) },

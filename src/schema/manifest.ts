@@ -66,7 +66,7 @@ export const LimitsSchema = Type.Object(
     open_files: Type.Optional(Type.Integer()),
     processes: Type.Optional(Type.Integer()),
     output_bytes: Type.Optional(Type.Integer()),
-    fuel: Type.Optional(Type.Integer({ description: "WebAssembly tools: function entries and loop iterations the module may execute" })),
+    fuel: Type.Optional(Type.Integer({ description: "WebAssembly tools: function entries, loop iterations and returns the module may execute" })),
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,168 @@
+// WebAssembly tools through the compiled binary: a module runs on kiwi's own WASI host with fuel
+// and a linear-memory cap woven into it, opens only the directories its chain declares, and a
+// module that is not a WASI command is refused before anything runs. Modules are built from .wat
+// text with wabt (CI installs it).
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+import { MODULES, hasWat2wasm, wat } from "../helpers/wat.ts";
+import { kiwiIn } from "./lock-helpers.ts";
+
+if (!hasWat2wasm) throw new Error("the WebAssembly tests need wat2wasm (Debian: wabt; .ci/run installs it)");
+
+afterAll(cleanupTemps);
+
+/** A kiwi-dialect wasm tool: `extra` is YAML appended to the manifest. */
+const kiwiTool = (id: string, module: Uint8Array, extra = "") => ({
+  [`.ai/tools/${id}/tool.yaml`]: `tool_id: ${id}\ntool_type: wasm\nversion: 1.0.0\nexecutor: wasm_runtime\ndescription: ${id}\nconfig:\n  entrypoint: ${id}.wasm\n${extra}`,
+  [`.ai/tools/${id}/${id}.wasm`]: module,
+});
+
+/** magray's tool.json form, with its own fuel and memory fields. */
+const magrayTool = (name: string, module: Uint8Array, runtime: Record<string, number>) => ({
+  [`.ai/tools/${name}/tool.json`]: JSON.stringify({
+    name,
+    version: "1.0.0",
+    description: name,
+    type: "wasm",
+    capabilities: [],
+    entry_point: `${name}.wasm`,
+    runtime_config: runtime,
+    permissions: {},
+  }),
+  [`.ai/tools/${name}/${name}.wasm`]: module,
+});
+
+const errorOf = (stderr: string) => stderr.match(/E_[A-Z_]+/)?.[0];
+
+describe("limits", () => {
+  const root = makeProject({
+    ...magrayTool("spin", wat(MODULES.spin), { fuel_limit: 1_000_000, max_execution_time_ms: 20_000 }),
+    ...kiwiTool("grow", wat(MODULES.grow), "limits:\n  memory_mb: 8\n"),
+    ...kiwiTool("counted_low", wat(MODULES.counted), "limits:\n  fuel: 1000\n"),
+    ...kiwiTool("counted_enough", wat(MODULES.counted), "limits:\n  fuel: 1002\n"),
+  });
+  const kiwi = kiwiIn(root);
+
+  test("an endless loop stops at its fuel (magray's fuel_limit) with E_WASM_LIMIT, long before its timeout", async () => {
+    const started = Date.now();
+    const r = await kiwi.run(["exec", "spin", "--unlocked"]);
+    expect(r.exitCode).toBe(14);
+    expect(errorOf(r.stderr)).toBe("E_WASM_LIMIT");
+    expect(r.stderr).toContain("ran out of fuel: its limit is 1000000");
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  test("growing linear memory past memory_mb ends the call with E_WASM_LIMIT, not a quiet failed grow", async () => {
+    const r = await kiwi.run(["exec", "grow", "--unlocked"]);
+    expect(r.exitCode).toBe(14);
+    expect(errorOf(r.stderr)).toBe("E_WASM_LIMIT");
+    expect(r.stderr).toContain("past its limit of 8 MiB");
+  });
+
+  test("fuel is exact: 1001 units of work pass with 1002 and stop with 1000", async () => {
+    expect((await kiwi.run(["exec", "counted_enough", "--unlocked"])).exitCode).toBe(0);
+    const low = await kiwi.run(["exec", "counted_low", "--unlocked"]);
+    expect(low.exitCode).toBe(14);
+    expect(errorOf(low.stderr)).toBe("E_WASM_LIMIT");
+  });
+
+  test("the dry run accounts for the fuel, the memory cap and the host", async () => {
+    const r = await kiwi.run(["exec", "spin", "--unlocked", "--dry-run", "--json"]);
+    expect(r.exitCode).toBe(0);
+    const text = r.stdout;
+    expect(text).toContain("1000000");
+    expect(text).toContain("__wasi");
+  });
+});
+
+describe("files", () => {
+  const reader = wat(MODULES.reader);
+  const root = makeProject({
+    ...kiwiTool("reader", reader, 'requires:\n  - fs.read: ["./data"]\nparameters:\n  - { name: file, type: string, required: true }\n'),
+    ...kiwiTool("blind", reader, "parameters:\n  - { name: file, type: string, required: true }\n"),
+    "data/note.txt": "declared data\n",
+    "secret.txt": "do not read\n",
+  });
+  // Both tools take the file as their argument.
+  for (const id of ["reader", "blind"]) {
+    const path = join(root, ".ai/tools", id, "tool.yaml");
+    writeFileSync(path, readFileSync(path, "utf8").replace(`entrypoint: ${id}.wasm\n`, `entrypoint: ${id}.wasm\n  args: ["{file}"]\n`));
+  }
+  const kiwi = kiwiIn(root);
+
+  test("a declared directory is open to the module", async () => {
+    const r = await kiwi.run(["exec", "reader", "--unlocked", "--param", "file=note.txt"]);
+    expect(r.stderr).not.toContain("cannot open it");
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe("declared data\n");
+  });
+
+  test("a path outside the declared directory cannot be opened", async () => {
+    const r = await kiwi.run(["exec", "reader", "--unlocked", "--param", "file=../secret.txt"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).not.toContain("do not read");
+  });
+
+  test("a module that declares no directory opens nothing", async () => {
+    const r = await kiwi.run(["exec", "blind", "--unlocked", "--param", "file=note.txt"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe("");
+  });
+});
+
+describe("the module itself", () => {
+  const root = makeProject({
+    ...kiwiTool("hello", wat(MODULES.hello)),
+    ...kiwiTool("not_wasm", new TextEncoder().encode("#!/bin/sh\necho pretending\n")),
+    ...kiwiTool("foreign", wat(MODULES.foreignImport)),
+  });
+  const kiwi = kiwiIn(root);
+
+  test("a well-behaved module prints its output and exits 0", async () => {
+    const r = await kiwi.run(["exec", "hello", "--unlocked"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe("hello from wasm\n");
+  });
+
+  test("a file that is not WebAssembly is refused with E_WASM_INVALID before anything runs", async () => {
+    const r = await kiwi.run(["exec", "not_wasm", "--unlocked"]);
+    expect(r.exitCode).toBe(6);
+    expect(errorOf(r.stderr)).toBe("E_WASM_INVALID");
+    expect(r.stderr).toContain("not_wasm");
+    expect(r.stdout).not.toContain("pretending");
+  });
+
+  test("a module importing outside WASI is refused with E_WASM_INVALID naming the import", async () => {
+    const r = await kiwi.run(["exec", "foreign", "--unlocked"]);
+    expect(r.exitCode).toBe(6);
+    expect(errorOf(r.stderr)).toBe("E_WASM_INVALID");
+    expect(r.stderr).toMatch(/env/);
+  });
+
+  test("the instrumented module is cached once, and a tampered cache entry is rebuilt, not run", async () => {
+    expect((await kiwi.run(["exec", "hello", "--unlocked"])).exitCode).toBe(0);
+    const dir = join(kiwi.cache, "wasm");
+    const modules = readdirSync(dir).filter((f) => f.endsWith(".wasm"));
+    expect(modules).toHaveLength(1);
+    const cached = join(dir, modules[0]!);
+    // A module that prints something else, in place of the cached instrumented copy.
+    writeFileSync(cached, wat(MODULES.spin));
+    const r = await kiwi.run(["exec", "hello", "--unlocked"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe("hello from wasm\n");
+    expect(readdirSync(dir).filter((f) => f.endsWith(".wasm"))).toHaveLength(1);
+  });
+});
+
+describe("locked", () => {
+  test("a locked wasm tool runs from its verified copy", async () => {
+    const root = makeProject(kiwiTool("hello", wat(MODULES.hello)));
+    const kiwi = kiwiIn(root);
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    const r = await kiwi.run(["exec", "hello"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe("hello from wasm\n");
+  });
+});
