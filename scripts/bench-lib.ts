@@ -86,3 +86,34 @@ export async function runSeries(name: string, times: number, argv: string[], env
   process.stdout.write(`${name.padEnd(46)} median ${row.median.toFixed(0).padStart(5)} ms  min ${row.min.toFixed(0).padStart(5)} ms${cpu}${peak}  exit ${row.exitCodes.join(",")}\n`);
   return row;
 }
+
+/** Runs a command to completion and returns its wall time in ms; a failing run stops the benchmark. */
+export async function timeCommand(cmd: string[], opts: { cwd: string; env: Record<string, string>; stdin?: string }): Promise<number> {
+  const started = performance.now();
+  const p = Bun.spawn(cmd, { cwd: opts.cwd, env: opts.env, stdin: opts.stdin ? new TextEncoder().encode(opts.stdin) : "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  const ms = performance.now() - started;
+  if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}\n${out}${err}`);
+  return ms;
+}
+
+/**
+ * Times a baseline and the cases against it, alternating them run by run so drift in machine load
+ * hits all alike (one warm-up each), and prints each median with its difference and ratio.
+ */
+export async function compareAlternating(title: string, runs: number, baseline: [string, () => Promise<number>], cases: [string, () => Promise<number>][]): Promise<Record<string, number>> {
+  const all = [baseline, ...cases];
+  for (const [, run] of all) await run();
+  const times = all.map(() => [] as number[]);
+  for (let i = 0; i < runs; i++) for (const [j, [, run]] of all.entries()) times[j]!.push(await run());
+  const medians = times.map(median);
+  const base = medians[0]!;
+  console.log(`${title}: ${runs} runs each, medians`);
+  const width = Math.max(...all.map(([name]) => name.length));
+  for (const [j, [name]] of all.entries()) {
+    const m = medians[j]!;
+    const delta = j === 0 ? "(baseline)" : `${m - base >= 0 ? "+" : ""}${(m - base).toFixed(1)} ms  x${(m / base).toFixed(2)}`;
+    console.log(`  ${name.padEnd(width)}  ${m.toFixed(1).padStart(8)} ms  ${delta}`);
+  }
+  return Object.fromEntries(all.map(([name], j) => [name, medians[j]!]));
+}

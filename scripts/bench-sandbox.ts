@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareSandbox } from "../src/exec/sandbox-io.ts";
-import { median } from "./bench-lib.ts";
+import { compareAlternating, timeCommand } from "./bench-lib.ts";
 
 const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf("--runs") + 1]) || 15;
@@ -16,32 +16,6 @@ const root = join(import.meta.dir, "..");
 const kiwi = join(root, "dist", "kiwi");
 const SCRIPT = `import json, sys\nparams = json.load(sys.stdin)\nprint(json.dumps({"sum": sum(params.get("values", []))}))\n`;
 
-
-async function time(cmd: string[], opts: { cwd: string; env: Record<string, string>; stdin?: string }): Promise<number> {
-  const t0 = performance.now();
-  const p = Bun.spawn(cmd, { cwd: opts.cwd, env: opts.env, stdin: opts.stdin ? new TextEncoder().encode(opts.stdin) : "ignore", stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  const ms = performance.now() - t0;
-  if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}\n${out}${err}`);
-  return ms;
-}
-
-/** Alternates A and B so drift in machine load hits both alike; one warm-up each. */
-async function compare(name: string, a: () => Promise<number>, b: () => Promise<number>): Promise<void> {
-  await a();
-  await b();
-  const ta: number[] = [];
-  const tb: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    ta.push(await a());
-    tb.push(await b());
-  }
-  const [ma, mb] = [median(ta), median(tb)];
-  console.log(`${name}: ${runs} runs each, medians`);
-  console.log(`  unsandboxed ${ma.toFixed(1)} ms`);
-  console.log(`  sandboxed   ${mb.toFixed(1)} ms`);
-  console.log(`  extra cost  ${(mb - ma).toFixed(1)} ms (x${(mb / ma).toFixed(2)})`);
-}
 
 const dir = mkdtempSync(join(tmpdir(), "kiwi-bench-sandbox-"));
 try {
@@ -58,8 +32,8 @@ try {
     const kenv = { ...env, KIWI_CACHE_DIR: join(dir, "cache"), NO_COLOR: "1" };
     const lock = Bun.spawnSync([kiwi, "lock"], { cwd: project, env: kenv });
     if (lock.exitCode !== 0) throw new Error(`kiwi lock failed:\n${lock.stderr}`);
-    const run = (mode: string) => () => time([kiwi, "exec", "summer", `--sandbox=${mode}`, "--params", '{"values":[1,2,3]}'], { cwd: project, env: kenv });
-    await compare("kiwi exec summer (script -> python_runtime -> subprocess)", run("off"), run("require"));
+    const run = (mode: string) => () => timeCommand([kiwi, "exec", "summer", `--sandbox=${mode}`, "--params", '{"values":[1,2,3]}'], { cwd: project, env: kenv });
+    await compareAlternating("kiwi exec summer (script -> python_runtime -> subprocess)", runs, ["unsandboxed", run("off")], [["sandboxed", run("require")]]);
   } else {
     const runDir = join(dir, "run");
     mkdirSync(runDir);
@@ -69,10 +43,11 @@ try {
     const boxed = prepareSandbox(input, "require", process.env);
     const stdin = '{"values":[1,2,3]}';
     console.log(`launcher only${argv.includes("--launcher") ? "" : " (dist/kiwi has no exec yet)"}: ${boxed.argv[0]} vs ${plain.argv[0]}`);
-    await compare(
+    await compareAlternating(
       "python3 main.py, prlimit alone vs bwrap+prlimit",
-      () => time(plain.argv, { cwd: runDir, env: plain.env, stdin }),
-      () => time(boxed.argv, { cwd: runDir, env: boxed.env, stdin }),
+      runs,
+      ["unsandboxed", () => timeCommand(plain.argv, { cwd: runDir, env: plain.env, stdin })],
+      [["sandboxed", () => timeCommand(boxed.argv, { cwd: runDir, env: boxed.env, stdin })]],
     );
   }
 } finally {

@@ -70,6 +70,8 @@ export const RULES = {
   // Security and consistency (magray's rules)
   "security/capability-unknown": { severity: "error", description: "A declared capability is not one kiwi knows.", example: "requires: [{ fs.exec: [./bin] }]" },
   "security/capability-permission": { severity: "error", description: "A magray capability has no matching permissions entry.", example: '"capabilities": ["network"], "permissions": {}' },
+  "security/host-invalid": { severity: "error", description: "A net.outbound entry is not a host name, wildcard, IP address or CIDR range (a URL with a path, a bad port): it would match nothing, so exec refuses the tool.", example: "requires: [{ net.outbound: [api.example.com/v1] }]" },
+  "security/host-any": { severity: "warning", strict: true, description: "net.outbound admits every host (*, or a /0 range): exec runs the tool only with --allow-any-host, and private addresses stay refused.", example: "requires: [{ net.outbound: ['*'] }]" },
   "security/capability-unscoped": { severity: "warning", description: "A filesystem or network capability names no paths or hosts, so it grants everything.", example: "requires: [net.outbound]" },
   "security/limits": { severity: "error", description: "A resource limit is outside its documented bounds.", example: "runtime_config: { max_memory_mb: 4096 }" },
   "security/limits-high": { severity: "warning", strict: true, description: "A memory or time limit is above the strict threshold (512 MB, 120 s).", example: "limits: { memory_mb: 1024 }" },

@@ -3,6 +3,7 @@
 // with --strict), and entry points and file paths never leave the tool directory. Pure.
 import type { Finding } from "../findings.ts";
 import type { Limits, Tool } from "../manifest/model.ts";
+import { coversEverything, hostEntryProblem, parseHostRule } from "../manifest/host-rule.ts";
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { MAGRAY_CAPABILITY_WORDS } from "../schema/manifest.ts";
 import { toolFinding } from "./finding.ts";
@@ -17,7 +18,7 @@ export const LIMIT_BOUNDS: Record<keyof Limits, { min: number; max: number; unit
   openFiles: { min: 1, max: 65_536, unit: "files" },
   processes: { min: 1, max: 4096, unit: "processes" },
   outputBytes: { min: 1, max: 1024 * 1024 * 1024, unit: "bytes" },
-  fuel: { min: 1, max: 100_000_000, unit: "instructions" },
+  fuel: { min: 1, max: 100_000_000, unit: "units of fuel" },
 };
 
 /** Above these, a limit is a warning (an error with --strict), as magray's strict mode has it. */
@@ -44,6 +45,7 @@ const NEEDS_PERMISSION = new Set(["filesystem", "network", "shell"]);
 export function checkSecurity(tool: Tool, ctx: LayerContext): Finding[] {
   const out: Finding[] = [];
   capabilities(tool, out);
+  hosts(tool, ctx, out);
   limits(tool, ctx, out);
   risky(tool, ctx, out);
   paths(tool, ctx, out);
@@ -86,6 +88,21 @@ function capabilities(tool: Tool, out: Finding[]): void {
       out.push(toolFinding(tool, "security/capability-unscoped", `${at}/${seg(name)}`, `${name} lists no ${name === "net.outbound" ? "hosts" : "paths"}, so it grants all of them`));
     }
   });
+}
+
+/** Declared hosts, judged as exec's host policy will judge them (manifest/host-rule.ts). */
+function hosts(tool: Tool, ctx: LayerContext, out: Finding[]): void {
+  for (const cap of tool.capabilities) {
+    if (cap.name !== "net.outbound") continue;
+    for (const raw of cap.hosts ?? []) {
+      const problem = hostEntryProblem(raw);
+      const rule = parseHostRule(raw);
+      if (problem) out.push(toolFinding(tool, "security/host-invalid", cap.pointer, `net.outbound host ${JSON.stringify(raw)}: ${problem}`, "declare a host name (api.example.com), a wildcard (*.example.com), an IP or a CIDR range, with an optional :port"));
+      else if (rule && coversEverything(rule)) {
+        out.push(toolFinding(tool, "security/host-any", cap.pointer, `net.outbound ${JSON.stringify(raw)} admits every host`, "name the hosts the tool needs; kiwi exec runs it only with --allow-any-host", ctx.strict ? "error" : undefined));
+      }
+    }
+  }
 }
 
 function limits(tool: Tool, ctx: LayerContext, out: Finding[]): void {

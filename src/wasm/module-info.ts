@@ -11,7 +11,7 @@ export const WASM_EXIT = { fuel: 250, memory: 251 } as const;
 
 /** Fuel and the linear-memory cap of one run. */
 export interface WasmLimits {
-  /** Function entries and loop iterations the module may execute. */
+  /** Function entries, loop iterations and returns the module may execute. */
   fuel: number;
   /** Linear memory, MiB (64 KiB pages). */
   memoryMb: number;

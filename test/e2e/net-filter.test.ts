@@ -65,8 +65,6 @@ const root = makeProject({
   ),
   ...bash("via_name", [`localhost:${A.port}`], `curl -sS -w ' %{http_code}\\n' http://localhost:${A.port}/name`),
   ...bash("any_host", ["*"], `curl -sS -o /dev/null -w 'A %{http_code}\\n' http://${a}/any`),
-  ...bash("bad_path", ["api.example.com/v1"], "true"),
-  ...bash("bad_port", ["127.0.0.1:70000"], "true"),
   ".ai/tools/via_python/tool.yaml": `tool_id: via_python\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nrequires:\n  - net.outbound: ["${a}"]\n`,
   ".ai/tools/via_python/main.py": [
     "import socket, urllib.request, urllib.error",
@@ -174,18 +172,19 @@ describe.skipIf(!hasNode24)("an MCP stdio server declaring one host", () => {
 });
 
 describe("declared hosts kiwi cannot enforce as written", () => {
-  test("a host with a path is E_NET_POLICY naming the entry and where it is declared", async () => {
-    const r = await exec("bad_path", "--json");
-    expect(r.exitCode).toBe(11);
-    const doc = JSON.parse(r.stdout);
-    expect(doc.error.code).toBe("E_NET_POLICY");
-    expect(doc.error.message).toBe('bad_path declares net.outbound host "api.example.com/v1" (/requires/0): it has a path: declare the host only');
-  });
-
-  test("a port out of range is E_NET_POLICY", async () => {
-    const r = await exec("bad_port");
-    expect(r.exitCode).toBe(11);
-    expect(r.stderr).toContain('bad_port declares net.outbound host "127.0.0.1:70000" (/requires/0): port 70000 is out of range (1-65535)');
+  test("a host with a path or a port out of range is a check error naming the entry, and exec refuses the tool", async () => {
+    const bad = makeProject({ ...bash("bad_path", ["api.example.com/v1"], "true"), ...bash("bad_port", ["127.0.0.1:70000"], "true") });
+    const badKiwi = kiwiIn(bad);
+    const check = await badKiwi.run(["check", "--json"]);
+    expect(check.exitCode).not.toBe(0);
+    const findings = (JSON.parse(check.stdout).findings as { file: string; rule: string; message: string }[]).filter((f) => f.rule === "security/host-invalid");
+    expect(findings.map((f) => [f.file, f.message])).toEqual([
+      [".ai/tools/bad_path.sh", 'net.outbound host "api.example.com/v1": it has a path: declare the host only'],
+      [".ai/tools/bad_port.sh", 'net.outbound host "127.0.0.1:70000": port 70000 is out of range (1-65535)'],
+    ]);
+    const r = await badKiwi.run(["exec", "bad_path", "--unlocked", "--sandbox=require"]);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toContain("security/host-invalid");
   });
 
   test("a wildcard for every host is refused unless --allow-any-host, and even then loopback stays refused", async () => {

@@ -3,7 +3,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { KiwiError } from "../../src/errors.ts";
 import { assertUrlAllowedIo, resolveHostAddresses } from "../../src/exec/net-policy-io.ts";
-import { type AddressClass, checkUrlAllowed, classifyAddress, describeHostPolicy, parseHostPolicy, parseHostRule } from "../../src/exec/net-policy.ts";
+import { type AddressClass, checkUrlAllowed, classifyAddress, describeHostPolicy, parseHostPolicy } from "../../src/exec/net-policy.ts";
+import { parseHostRule } from "../../src/manifest/host-rule.ts";
 import type { Capability } from "../../src/manifest/model.ts";
 
 const net = (...hosts: string[]): Capability[] => [{ name: "net.outbound", hosts, pointer: "/requires/0" }];

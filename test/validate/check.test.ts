@@ -80,6 +80,8 @@ const rows: Row[] = [
   ["security/capability-unknown", () => [magray({ capabilities: ["ui"] }, ["bin/run"])], () => [magray({ capabilities: ["telepathy"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 7],
   ["security/capability-permission", () => [magray({ capabilities: ["network"], permissions: { network: ["outbound"] } }, ["bin/run"])], () => [magray({ capabilities: ["network"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 7],
   ["security/capability-unscoped", () => [script("requires: [{ net.outbound: [api.example.com] }]\n")], () => [script("requires: [net.outbound]\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["security/host-invalid", () => [script("requires: [{ net.outbound: ['api.example.com:443'] }]\n")], () => [script("requires: [{ net.outbound: ['https://api.example.com/v1'] }]\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["security/host-any", () => [script("requires: [{ net.outbound: ['*.example.com'] }]\n")], () => [script("requires: [{ net.outbound: ['*'] }]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/limits", () => [magray({ runtime_config: { max_memory_mb: 64 } }, ["bin/run"])], () => [magray({ runtime_config: { max_memory_mb: 4096 } }, ["bin/run"])], ".ai/tools/mg/tool.json", 7],
   ["security/limits", () => [script("limits: { timeout_ms: 1000 }\n")], () => [script("limits: { timeout_ms: 0 }\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/limits-high", () => [script("limits: { memory_mb: 512 }\n")], () => [script("limits: { memory_mb: 1024 }\n")], ".ai/tools/proc/tool.yaml", 7],
