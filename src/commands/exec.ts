@@ -8,6 +8,7 @@ import { type ExecRequest, type PreparedExec, prepareExec } from "../exec/prepar
 import { redactError, runPrepared } from "../exec/run-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import { planDocument } from "../ui/plan.ts";
+import { summarizeRefusals } from "../exec/net-proxy.ts";
 import { reportRefusals } from "../ui/refusals.ts";
 import { showJson, showNote } from "../ui/output.ts";
 import { collectingSinks, terminalSinks } from "../ui/stream.ts";
@@ -82,7 +83,10 @@ export default defineCommand({
     } finally {
       reportRefusals(prepared);
     }
-    if (collected) showJson({ ok: exitCode === 0, tool: args.tool, exitCode, ...collected.text(), durationMs: Math.round(performance.now() - started) });
+    if (collected) {
+      const refusals = summarizeRefusals(prepared.refusals);
+      showJson({ ok: exitCode === 0, tool: args.tool, exitCode, ...collected.text(), durationMs: Math.round(performance.now() - started), ...(refusals.length ? { refusals } : {}) });
+    }
     return exitCode;
   },
 });

@@ -157,12 +157,17 @@ export interface Refusal {
 
 /** The lines printed on stderr after a run: each refused destination once, with its count. */
 export function renderRefusals(toolId: string, refusals: readonly Refusal[]): string[] {
-  const seen = new Map<string, { r: Refusal; n: number }>();
+  return summarizeRefusals(refusals).map((r) => `kiwi: refused ${toolId}'s connection to ${r.host.includes(":") ? `[${r.host}]` : r.host}:${r.port}${r.count > 1 ? ` (${r.count} times)` : ""}: ${r.reason}; ${r.hint}`);
+}
+
+/** Each refused destination and rule once, with how often it was refused (for --json). */
+export function summarizeRefusals(refusals: readonly Refusal[]): (Refusal & { count: number })[] {
+  const seen = new Map<string, Refusal & { count: number }>();
   for (const r of refusals) {
     const key = `${r.host}\0${r.port}\0${r.rule}`;
     const s = seen.get(key);
-    if (s) s.n++;
-    else seen.set(key, { r, n: 1 });
+    if (s) s.count++;
+    else seen.set(key, { ...r, count: 1 });
   }
-  return [...seen.values()].map(({ r, n }) => `kiwi: refused ${toolId}'s connection to ${r.host.includes(":") ? `[${r.host}]` : r.host}:${r.port}${n > 1 ? ` (${n} times)` : ""}: ${r.reason}; ${r.hint}`);
+  return [...seen.values()];
 }

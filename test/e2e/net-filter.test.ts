@@ -22,15 +22,24 @@ if (!probeSandbox(process.env).usable) throw new Error(`the host-filtering tests
 const NODE24 = process.env.KIWI_TEST_NODE24 ?? join(homedir(), ".cache", "kiwi-test", "node-24", "bin", "node");
 const hasNode24 = needs(existsSync(NODE24), `node 24 not found at ${NODE24} (node's fetch needs it to follow HTTP_PROXY; .ci/run installs it)`);
 
-/** A loopback listener that records the paths it was asked for. */
+/** Bytes /big answers with: far more than any socket buffer, so the bridge must hold back. */
+const BIG = 48 * 1024 * 1024;
+
+/**
+ * A loopback listener that records the paths it was asked for; /big answers BIG bytes and
+ * /upload the length of what it received.
+ */
 function listener(name: string) {
   const hits: string[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch(req) {
-      hits.push(new URL(req.url).pathname);
-      return new Response(`${name} ${new URL(req.url).pathname}`);
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      hits.push(path);
+      if (path === "/big") return new Response(new Uint8Array(BIG).fill(120));
+      if (path === "/upload") return new Response(`${(await req.arrayBuffer()).byteLength}`);
+      return new Response(`${name} ${path}`);
     },
   });
   return { hits, port: server.port, stop: () => server.stop(true) };
@@ -61,6 +70,16 @@ const root = makeProject({
       `curl -sS -x "$ALL_PROXY" -w ' %{http_code}\\n' http://${a}/socks`,
       `curl -sS -x "$ALL_PROXY" -o /dev/null http://${b}/socks || echo "socks B refused"`,
       `curl -sS --noproxy '*' --max-time 10 http://${a}/raw || echo "raw refused"`,
+    ].join("\n"),
+  ),
+  ...bash(
+    "bulk",
+    [a],
+    [
+      `curl -sS -o /dev/null -w '%{size_download}\\n' http://${a}/big`,
+      // A reader that starts late: the bridge's writes to the tool come back short and must queue.
+      `curl -sS -p http://${a}/big | (sleep 1; wc -c)`,
+      `head -c 16777216 /dev/zero | curl -sS --data-binary @- -w '\\n' http://${a}/upload`,
     ].join("\n"),
   ),
   ...bash("via_name", [`localhost:${A.port}`], `curl -sS -w ' %{http_code}\\n' http://localhost:${A.port}/name`),
@@ -119,6 +138,18 @@ describe("a sandboxed tool declaring one host", () => {
     expect(A.hits).toEqual(["/plain", "/tunnel", "/socks"]);
     expect(B.hits).toEqual([]);
     expect(r.stderr).toContain(`kiwi: refused via_curl's connection to ${b} (2 times): not among the declared net.outbound hosts (${a}); add "${b}" to net.outbound`);
+  });
+
+  test("large downloads and uploads pass through the bridge whole, plain and tunnelled", async () => {
+    const r = await exec("bulk");
+    expect([r.exitCode, r.stdout]).toEqual([0, `${BIG}\n${BIG}\n${16 * 1024 * 1024}\n`]);
+  });
+
+  test("with --json the refusals are part of the one document", async () => {
+    const r = await exec("via_python", "--json");
+    const doc = JSON.parse(r.stdout);
+    expect(doc.exitCode).toBe(0);
+    expect(doc.refusals).toEqual([{ host: "127.0.0.1", port: B.port, rule: "not declared", reason: `not among the declared net.outbound hosts (${a})`, hint: `add "${b}" to net.outbound in the tool's manifest (/requires/0) if it should be reachable`, count: 1 }]);
   });
 
   test("Python's urllib follows the proxy variables; a raw socket has no route", async () => {
