@@ -2,7 +2,7 @@
 // integrity. Input is parsed losslessly, so what is hashed is exactly what was written.
 import { defineCommand } from "citty";
 import { formatDigest, hashCanonical } from "../integrity/digest.ts";
-import { hashToolIntegrity } from "../integrity/tool.ts";
+import { hashReferenceIntegrity } from "../integrity/tool.ts";
 import { integrityText } from "../lockfile/build.ts";
 import { checkIntegrityInput, parseHashInput } from "../lockfile/hash-inputs.ts";
 import { readInputText } from "../lockfile/input-io.ts";
@@ -32,7 +32,7 @@ const integrity = defineCommand({
   async run({ args }) {
     const ctx = contextFromArgs(args);
     const { text, subject } = await readInputText(args.input, ctx.cwd);
-    const { canonical, hex } = hashToolIntegrity(checkIntegrityInput(parseHashInput(text, subject), subject));
+    const { canonical, hex } = hashReferenceIntegrity(checkIntegrityInput(parseHashInput(text, subject), subject));
     if (args.json) showJson({ integrity: formatDigest(hex), canonical });
     else showResult(formatDigest(hex));
     return 0;

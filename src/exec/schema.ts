@@ -5,6 +5,7 @@
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import { findChildSchemaEntry } from "../validate/child-match.ts";
+import { type LinkSource, linkDocument } from "../validate/link-document.ts";
 import type { SchemaError } from "./params.ts";
 
 /** Compiles a schema that passed kiwi's full check at lock time; throws E_CHECK_FAILED if it does not compile. */
@@ -23,11 +24,11 @@ export type ChildVerdict =
 
 /**
  * Judges `child` by `parent.validation.child_schemas`: the first entry whose `match` keys all equal
- * the child's values applies and its schema judges the child's manifest as written; no matching
+ * the child's values applies and its schema judges the child's link document; no matching
  * entry is a refusal. A parent without child_schemas is reported as `child-schema/missing`, which
  * the caller may treat as a warning.
  */
-export function checkChildSchemas(parent: Pick<Tool, "id" | "childSchemas">, child: Pick<Tool, "id" | "type" | "version" | "doc">): ChildVerdict {
+export function checkChildSchemas(parent: Pick<Tool, "id" | "childSchemas">, child: LinkSource): ChildVerdict {
   const list = parent.childSchemas;
   if (list === undefined || list === null) return { ok: false, rule: "child-schema/missing", message: `${parent.id} declares no validation.child_schemas` };
   if (!Array.isArray(list)) return { ok: false, rule: "child-schema/invalid", message: `validation.child_schemas of ${parent.id} is not a list` };
@@ -41,7 +42,7 @@ export function checkChildSchemas(parent: Pick<Tool, "id" | "childSchemas">, chi
   }
   const i = findChildSchemaEntry(entries, child);
   if (i !== -1) {
-    const errors = compileLockedSchema(entries[i]!.schema ?? true, `validation.child_schemas/${i} of ${parent.id}`)(child.doc);
+    const errors = compileLockedSchema(entries[i]!.schema ?? true, `validation.child_schemas/${i} of ${parent.id}`)(linkDocument(child));
     if (errors.length === 0) return { ok: true, entry: i };
     const first = errors.slice(0, 3).map((e) => `${e.instancePath || "/"} ${e.message ?? e.keyword}`);
     return { ok: false, rule: "child-schema/mismatch", message: `${child.id} violates validation.child_schemas/${i} of ${parent.id}: ${first.join("; ")}` };

@@ -25,18 +25,34 @@ export function sortFileEntries(files: readonly FileEntry[]): FileEntry[] {
   return [...files].sort((a, b) => compareCodePoints(a.path, b.path));
 }
 
+/** A file entry as kiwi_mcp's compute_tool_integrity takes it: values pass through unchanged. */
+export interface ReferenceFileEntry {
+  path: string;
+  sha256: CanonicalValue;
+  is_executable?: CanonicalValue;
+}
+
+/** The reference function's arguments, any JSON values (what `kiwi hash integrity` accepts). */
+export interface ReferenceIntegrityInput {
+  tool_id: CanonicalValue;
+  version: CanonicalValue;
+  manifest: CanonicalValue;
+  files: readonly ReferenceFileEntry[] | null;
+}
+
 /** The integrity digest (hex) and the canonical text it was computed over. */
 export function hashToolIntegrity(input: IntegrityInput): { canonical: string; hex: string } {
-  const files = sortFileEntries(input.files ?? []).map((f) => ({
-    path: f.path,
-    sha256: f.sha256,
-    // A missing flag means "not executable" (vector is-executable-missing).
-    is_executable: f.is_executable === true,
-  }));
-  return hashCanonical({
-    tool_id: input.tool_id,
-    version: input.version,
-    manifest: input.manifest,
-    files,
-  } as CanonicalValue);
+  return hashReferenceIntegrity(input);
+}
+
+/**
+ * kiwi_mcp's compute_tool_integrity as written: file entries sorted by path, each reduced to path,
+ * sha256 and is_executable (false when absent, as `f.get("is_executable", False)`), every value
+ * passed through unchanged. A tree on disk only ever gives booleans and hex digests.
+ */
+export function hashReferenceIntegrity(input: ReferenceIntegrityInput): { canonical: string; hex: string } {
+  const files = [...(input.files ?? [])]
+    .sort((a, b) => compareCodePoints(a.path, b.path))
+    .map((f) => ({ path: f.path, sha256: f.sha256, is_executable: f.is_executable === undefined ? false : f.is_executable }));
+  return hashCanonical({ tool_id: input.tool_id, version: input.version, manifest: input.manifest, files } as CanonicalValue);
 }

@@ -127,6 +127,8 @@ export interface Tool {
   childSchemas: unknown;
   /** Entry point relative to the tool root, when the type has one. */
   entrypoint?: string;
+  /** The declared language (`language`, kiwi_mcp's `manifest.language`, `config.language`), as written. */
+  language?: string;
   capabilities: Capability[];
   limits: Limits;
   /** Files that belong to the tool (excluding the manifest file of a directory tool). */

@@ -1,6 +1,7 @@
 // Maps a parsed manifest document of either dialect onto the tool model's fields, keeping a
 // pointer for each so findings speak in the terms of the file the user wrote. Pure.
 import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
+import { ALIAS_GROUPS, chosenSpelling } from "./aliases.ts";
 import type { Capability, Dialect, ExecutorRef, Limits, Tool } from "./model.ts";
 
 /** Capability names a kiwi `requires` entry may declare; any other string is a package requirement. */
@@ -78,13 +79,38 @@ export function ryeExecutorRef(raw: string): ExecutorRef {
   return { id: bare.includes("/") || raw.startsWith("tool:") ? pathToolId(bare) : bare.trim(), range: null, raw };
 }
 
-/** The manifest's `config` as written (lossless), or an empty mapping. */
+/** The manifest's `config` as written (lossless), or an empty mapping, with its aliases read. */
 function losslessConfig(value: CanonicalValue): { [key: string]: CanonicalValue } {
-  return isMapping(value) && isMapping(value.config) ? value.config : {};
+  return isMapping(value) && isMapping(value.config) ? withConfigAliases(value.config) : {};
+}
+
+/**
+ * `config` with each aliased key (aliases.ts: mcp_tool_name, base_args) also under its canonical
+ * name when only the alias is written, so every reader of the model sees one spelling.
+ */
+function withConfigAliases<T>(config: { [key: string]: T }): { [key: string]: T } {
+  let out = config;
+  for (const group of ALIAS_GROUPS) {
+    const [canonical, ...aliases] = group.spellings.filter((p) => p.startsWith("/config/")).map((p) => p.slice("/config/".length));
+    if (canonical === undefined || Object.hasOwn(config, canonical)) continue;
+    const alias = aliases.find((a) => Object.hasOwn(config, a));
+    if (alias !== undefined) out = { ...out, [canonical]: config[alias]! };
+  }
+  return out;
+}
+
+/** Pointer and string value of an aliased field, when it is written as a string. */
+function aliased(doc: Record<string, unknown>, field: string): { pointer: string; value: string } | undefined {
+  const group = ALIAS_GROUPS.find((g) => g.field === field)!;
+  const chosen = chosenSpelling(doc, group);
+  return chosen && typeof chosen.value === "string" ? { pointer: chosen.pointer, value: chosen.value } : undefined;
 }
 
 function fromKiwi(value: CanonicalValue, doc: Record<string, unknown>, fallbackId: string, treePath?: string): ToolFields & { dialect: Dialect } {
-  const config = isRecord(doc.config) ? doc.config : {};
+  const config = isRecord(doc.config) ? withConfigAliases(doc.config) : {};
+  const entrypoint = aliased(doc, "entrypoint");
+  const language = aliased(doc, "language");
+  const toolName = chosenSpelling(doc, ALIAS_GROUPS.find((g) => g.field === "toolName")!);
   const validation = isRecord(doc.validation) ? doc.validation : {};
   const rye = isRyeShape(doc);
   // executor_id stands in for executor whenever executor is absent.
@@ -103,7 +129,8 @@ function fromKiwi(value: CanonicalValue, doc: Record<string, unknown>, fallbackI
     configLossless: losslessConfig(value),
     parameters: doc.parameters,
     childSchemas: validation.child_schemas,
-    entrypoint: typeof config.entrypoint === "string" ? config.entrypoint : undefined,
+    entrypoint: entrypoint?.value,
+    language: language?.value,
     capabilities: kiwiCapabilities(doc.requires),
     limits: kiwiLimits(doc.limits, config),
     pointers: {
@@ -115,7 +142,9 @@ function fromKiwi(value: CanonicalValue, doc: Record<string, unknown>, fallbackI
       config: "/config",
       parameters: "/parameters",
       childSchemas: "/validation/child_schemas",
-      entrypoint: "/config/entrypoint",
+      entrypoint: entrypoint?.pointer ?? "/config/entrypoint",
+      language: language?.pointer ?? "/language",
+      toolName: toolName?.pointer ?? "/config/tool_name",
       capabilities: "/requires",
       limits: "/limits",
     },

@@ -207,16 +207,17 @@ export async function openSession(target: McpTarget, options: SessionOptions): P
       return warning === undefined ? [] : [warning];
     };
   }
+  const startMs = limits.startTimeoutMs ?? limits.requestTimeoutMs;
   try {
     // The SDK bounds initialize, not the transport's start (an SSE stream that never opens):
     // a fatal tap failure or the request timeout ends the wait either way.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const guard = new Promise<never>((_, reject) => {
       void whenFailed.then(reject);
-      timer = setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, "start timed out")), limits.requestTimeoutMs + 1_000);
+      timer = setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, "start timed out")), startMs + 1_000);
     });
     try {
-      await Promise.race([client.connect(transport, { timeout: limits.requestTimeoutMs, maxTotalTimeout: limits.requestTimeoutMs }), guard]);
+      await Promise.race([client.connect(transport, { timeout: startMs, maxTotalTimeout: startMs }), guard]);
     } finally {
       clearTimeout(timer);
     }
@@ -225,7 +226,7 @@ export async function openSession(target: McpTarget, options: SessionOptions): P
     const init = capture.takeResult("initialize");
     session.initResult = isWireObject(init) ? init : {};
   } catch (error) {
-    const mapped = session.mapError(error, "initialize", limits.requestTimeoutMs);
+    const mapped = session.mapError(error, "initialize", startMs);
     await session.close();
     throw options.sandbox?.mode === "bubblewrap" ? withSandboxHint(mapped, options.sandbox.network) : mapped;
   }

@@ -17,6 +17,8 @@ export interface ListingLimits {
   maxItems: number;
   /** Per request, initialize included. */
   requestTimeoutMs: number;
+  /** Start and initialize, when the server declares its own (`config.startup_timeout`, seconds). */
+  startTimeoutMs?: number;
   /** The whole session: start, initialize, every page, and a tool call. */
   sessionTimeoutMs: number;
 }

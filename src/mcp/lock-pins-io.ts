@@ -11,6 +11,7 @@ import { resolveMcpMode } from "./modes.ts";
 import type { McpPin } from "./pin.ts";
 import { readMcpProject } from "./mcp-project-io.ts";
 import type { ScanResult } from "./scan.ts";
+import { limitsFor } from "./target.ts";
 
 /** How long `kiwi lock` waits for each answer of a server whose manifest sets no config.timeout. */
 export const LOCK_TIME_TIMEOUT_MS = 10_000;
@@ -44,7 +45,8 @@ export async function pinUnpinnedServers(ctx: Context, options: { strict: boolea
       // does not answer soon is reported rather than allowed to stall every `kiwi lock`.
       const timeout = server.limits.timeoutMs ?? LOCK_TIME_TIMEOUT_MS;
       options.onStart?.(server.id);
-      const live = await inspectServer(ctx, server.id, { unlocked: false, limits: { requestTimeoutMs: timeout, sessionTimeoutMs: timeout * 3 } });
+      const declared = limitsFor(server);
+      const live = await inspectServer(ctx, server.id, { unlocked: false, limits: { ...declared, requestTimeoutMs: timeout, sessionTimeoutMs: timeout * 3 + (declared.startTimeoutMs ?? 0) } });
       const scan = scanFor(project, live, options.strict);
       assertScanPasses(server.id, scan);
       const warnings: string[] = [...live.warnings];

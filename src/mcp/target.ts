@@ -39,11 +39,18 @@ export function targetFromPlan(plan: PlanLike, server: Pick<Tool, "id" | "config
   return { kind: "http", url: plan.http.url, headers: plan.http.headers, transport, ...(checkUrl ? { checkUrl } : {}) };
 }
 
-/** Listing limits for a server: its declared timeout (`config.timeout` seconds) per request. */
-export function limitsFor(server: Pick<Tool, "limits">): Partial<ListingLimits> {
-  const timeout = server.limits.timeoutMs;
-  if (timeout === undefined || !(timeout > 0)) return {};
-  return { requestTimeoutMs: timeout, sessionTimeoutMs: Math.max(DEFAULT_LISTING_LIMITS.sessionTimeoutMs, timeout * 4) };
+/**
+ * Listing limits for a server: its declared timeout (`config.timeout` seconds) per request, and
+ * kiwi_mcp's `config.startup_timeout` (seconds) for start and initialize.
+ */
+export function limitsFor(server: Pick<Tool, "limits" | "config">): Partial<ListingLimits> {
+  const startup = server.config.startup_timeout;
+  const startMs = typeof startup === "number" && startup > 0 ? startup * 1000 : undefined;
+  const timeout = server.limits.timeoutMs !== undefined && server.limits.timeoutMs > 0 ? server.limits.timeoutMs : undefined;
+  if (startMs === undefined && timeout === undefined) return {};
+  // The session spans the start and the requests after it.
+  const session = Math.max(DEFAULT_LISTING_LIMITS.sessionTimeoutMs, (timeout ?? 0) * 4, (startMs ?? 0) + (timeout ?? DEFAULT_LISTING_LIMITS.requestTimeoutMs) * 3);
+  return { ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}), ...(startMs !== undefined ? { startTimeoutMs: startMs } : {}), sessionTimeoutMs: session };
 }
 
 /** `MCP server "github_mcp"`: how messages name a server. */

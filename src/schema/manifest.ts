@@ -92,6 +92,18 @@ export const KiwiManifestSchema = Type.Object(
     validation: Type.Optional(Type.Object({ child_schemas: Type.Optional(Type.Array(ChildSchemaEntrySchema)) }, { additionalProperties: false })),
     requires: Type.Optional(Type.Array(RequirementSchema)),
     limits: Type.Optional(LimitsSchema),
+    entrypoint: Type.Optional(Type.String({ minLength: 1, description: "kiwi_mcp spelling of config.entrypoint (read when config.entrypoint is absent)" })),
+    language: Type.Optional(Type.String({ minLength: 1, description: "the script's language (python, bash, javascript, typescript, ...); must agree with the entry point's extension" })),
+    manifest: Type.Optional(
+      Type.Object(
+        {
+          language: Type.Optional(Type.String({ minLength: 1 })),
+          entrypoint: Type.Optional(Type.String({ minLength: 1 })),
+          requires: Type.Optional(Type.Array(Type.String(), { description: "package requirements (pandas>=2.0), as kiwi_mcp's script manifests list them" })),
+        },
+        { additionalProperties: true, description: "kiwi_mcp's script manifest section: language, entrypoint, requires" },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,11 +1,12 @@
 // Layer 4, the chain: every executor exists and satisfies its range, no cycles, bounded depth, the
 // chain ends in a primitive, and every parent -> child pair satisfies the parent's
 // validation.child_schemas (first entry whose `match` equals the child's values; its schema judges
-// the child's manifest as written). Pure.
+// the child's link document, link-document.ts). Pure.
 import type { Finding } from "../findings.ts";
 import type { Tool } from "../manifest/model.ts";
 import { resolveChain } from "../resolve/chain.ts";
 import { findChildSchemaEntry } from "./child-match.ts";
+import { linkDocument, linkPointerInFile } from "./link-document.ts";
 import { toolFinding } from "./finding.ts";
 import { type CompiledSchema, compileTrustedSchema, compileUntrustedSchema, renderSchemaError } from "./json-schema.ts";
 import { type LayerContext, executorOf } from "./layer.ts";
@@ -87,11 +88,11 @@ export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) =>
       continue;
     }
     const seen = new Set<string>();
-    for (const error of entry.compiled.validate(child.doc)) {
+    for (const error of entry.compiled.validate(linkDocument(child))) {
       const message = renderSchemaError(error);
       if (seen.has(message)) continue;
       seen.add(message);
-      out.push(toolFinding(child, "child-schema/mismatch", error.instancePath, `executor ${parent.id} rejects this manifest (child_schemas entry ${entry.index}): ${message}`, `fix the field, or the child_schemas of ${parent.id}`));
+      out.push(toolFinding(child, "child-schema/mismatch", linkPointerInFile(child, error.instancePath), `executor ${parent.id} rejects this manifest (child_schemas entry ${entry.index}): ${message}`, `fix the field, or the child_schemas of ${parent.id}`));
     }
   }
   return out;

@@ -1,18 +1,19 @@
 // Which `validation.child_schemas` entry judges a child: the one rule `kiwi check` and `kiwi exec`
 // both apply, so a chain that passes at lock time is never refused at run time. Pure.
-import type { Tool } from "../manifest/model.ts";
+import { type LinkSource, linkDocument } from "./link-document.ts";
 import { isRecord } from "../integrity/value.ts";
 
 /** The fields of a child that `match` may name. */
-export type MatchableTool = Pick<Tool, "id" | "type" | "version" | "doc">;
+export type MatchableTool = LinkSource;
 
 /**
  * Index of the first entry whose `match` keys all equal the child's values, or -1. Keys name the
- * document as written (dotted paths such as `config.transport` reach into it), plus the model's
- * core fields so one entry (`tool_type: script`) matches both dialects (magray writes `type`).
+ * link document (link-document.ts: the manifest as written with the link fields over it; dotted
+ * paths such as `config.transport` or `manifest.language` reach into it), plus `type`, so one
+ * entry (`tool_type: script`) matches both dialects (magray writes `type`).
  */
 export function findChildSchemaEntry(entries: readonly { match: Record<string, unknown> }[], child: MatchableTool): number {
-  const view: Record<string, unknown> = { tool_id: child.id, tool_type: child.type, type: child.type, version: child.version, ...child.doc };
+  const view: Record<string, unknown> = { type: child.type, ...linkDocument(child) };
   return entries.findIndex((e) => Object.entries(e.match).every(([key, want]) => deepEqual(lookup(view, key), want)));
 }
 

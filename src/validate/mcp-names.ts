@@ -18,7 +18,7 @@ export function checkMcpToolNames(tools: readonly Tool[], pinned: PinnedToolName
     if (!names || typeof name !== "string" || names.includes(name)) continue;
     const near = suggest(name, [...names]);
     out.push(
-      toolFinding(tool, "mcp_tool/unknown-name", "/config/tool_name", `the pinned interface of ${tool.executor.id} lists no tool named ${JSON.stringify(name)}`, near ? `did you mean "${near}"?` : `its tools: ${names.slice(0, 20).join(", ")}`),
+      toolFinding(tool, "mcp_tool/unknown-name", tool.pointers.toolName ?? "/config/tool_name", `the pinned interface of ${tool.executor.id} lists no tool named ${JSON.stringify(name)}`, near ? `did you mean "${near}"?` : `its tools: ${names.slice(0, 20).join(", ")}`),
     );
   }
   return out;

@@ -34,6 +34,7 @@ export const RULES = {
   // Universal
   "universal/not-a-mapping": { severity: "error", description: "The manifest document is not a mapping of fields.", example: "- just\n- a list" },
   "universal/field-type": { severity: "error", description: "A field has the wrong type or shape for the manifest format.", example: "description: [not, a, string]" },
+  "universal/alias-conflict": { severity: "error", description: "Two spellings of one field (config.tool_name and config.mcp_tool_name, config.entrypoint and a top-level entrypoint, executor and executor_id, ...) are both written, with different values.", example: "config: { tool_name: a, mcp_tool_name: b }" },
   "universal/unknown-field": { severity: "warning", description: "A top-level field is not part of the manifest format (often a typo).", example: "tool_tpye: script" },
   "universal/id-format": { severity: "error", description: "The tool id is not 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter.", example: "tool_id: My Tool" },
   "universal/type-unknown": { severity: "error", description: "The tool type is missing or not one kiwi knows.", example: "tool_type: scirpt" },
@@ -50,6 +51,7 @@ export const RULES = {
   "script/executor-runtime": { severity: "error", description: "A script's executor must be a runtime.", example: "tool_type: script\nexecutor: http_client" },
   "mcp_server/fetches-at-start": { severity: "warning", description: "A stdio MCP server started by npx, uvx or pipx (which download it at start) declares no net.outbound, so it cannot start in the sandbox.", example: "config: { command: npx, args: [-y, some-server] }" },
   "mcp_tool/unknown-name": { severity: "error", description: "An mcp_tool's config.tool_name is not in its server's pinned interface.", example: "config: { tool_name: read_grpah }" },
+  "script/language-mismatch": { severity: "error", description: "The declared language (language, manifest.language) is not the language of the entry point's extension.", example: "manifest: { language: python, entrypoint: run.sh }" },
   "script/runtime-language": { severity: "error", description: "A script's entry point is in another language than its kiwi runtime runs (a .sh file on python_runtime).", example: "executor: python_runtime\nconfig: { entrypoint: main.sh }" },
   "script/syntax": { severity: "error", description: "A .py or .sh entry point has a syntax error (checked without running it).", example: "def f(:" },
   "script/interpreter-missing": { severity: "warning", description: "python3 or bash is not installed, so scripts were not syntax-checked.", example: "(no python3 on PATH)" },

@@ -21,6 +21,21 @@ export const LIMIT_BOUNDS: Record<keyof Limits, { min: number; max: number; unit
   fuel: { min: 1, max: 100_000_000, unit: "units of fuel" },
 };
 
+/**
+ * kiwi-dialect bounds that differ from magray's: kiwi_mcp's own data_processor example runs for 30
+ * minutes (config.timeout: 1800), which magray's 5-minute cap would refuse. Long limits still warn
+ * (STRICT_LIMITS), and magray manifests keep magray's bounds.
+ */
+const KIWI_BOUNDS: Partial<typeof LIMIT_BOUNDS> = {
+  timeoutMs: { min: 1, max: 86_400_000, unit: "ms" },
+  cpuSeconds: { min: 1, max: 86_400, unit: "s" },
+};
+
+/** The documented bounds of one limit in a dialect. */
+export function limitBound(key: keyof Limits, dialect: Tool["dialect"]): { min: number; max: number; unit: string } {
+  return (dialect === "kiwi" ? KIWI_BOUNDS[key] : undefined) ?? LIMIT_BOUNDS[key];
+}
+
 /** Above these, a limit is a warning (an error with --strict), as magray's strict mode has it. */
 export const STRICT_LIMITS: Partial<Record<keyof Limits, number>> = { memoryMb: 512, timeoutMs: 120_000 };
 
@@ -112,15 +127,15 @@ function limits(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     if (value === undefined) continue;
     // kiwi's config.timeout (seconds) counts when limits.timeout_ms is absent.
     const pointer = key === "timeoutMs" && tool.dialect === "kiwi" && !(isRecord(tool.doc.limits) && "timeout_ms" in tool.doc.limits) ? "/config/timeout" : (fields[key] ?? "");
-    const bound = LIMIT_BOUNDS[key];
+    const bound = limitBound(key, tool.dialect);
+    const shown = pointer === "/config/timeout" ? `${value / 1000} s` : String(value);
     if (!(value >= bound.min && value <= bound.max)) {
-      const shown = pointer === "/config/timeout" ? `${value / 1000} s` : String(value);
       out.push(toolFinding(tool, "security/limits", pointer, `${fieldName(pointer)} is ${shown}; it must be between ${bound.min} and ${bound.max} ${bound.unit}`));
       continue;
     }
     const high = STRICT_LIMITS[key];
     if (high !== undefined && value > high) {
-      out.push(toolFinding(tool, "security/limits-high", pointer, `${fieldName(pointer)} is ${value}, above the strict threshold of ${high} ${bound.unit}`, "lower it unless the tool really needs it", ctx.strict ? "error" : undefined));
+      out.push(toolFinding(tool, "security/limits-high", pointer, `${fieldName(pointer)} is ${shown}, above the strict threshold of ${pointer === "/config/timeout" ? `${high / 1000} s` : `${high} ${bound.unit}`}`, "lower it unless the tool really needs it", ctx.strict ? "error" : undefined));
     }
   }
 }

@@ -26,6 +26,7 @@ export function checkType(tool: Tool, ctx: LayerContext): Finding[] {
       entrypoint(tool, ctx, out);
       executorKind(tool, ctx, out, "script/executor-runtime", (e) => e.type === "runtime", "a runtime", "python_runtime, bash_runtime, node_runtime or bun_runtime");
       runtimeLanguage(tool, out);
+      declaredLanguage(tool, out);
       break;
     case "wasm":
     case "native":
@@ -40,7 +41,7 @@ export function checkType(tool: Tool, ctx: LayerContext): Finding[] {
     case "mcp_tool":
       executorKind(tool, ctx, out, "mcp_tool/executor", (e) => e.type === "mcp_server", "an mcp_server", "the mcp_server tool that serves this tool");
       if (typeof tool.config.tool_name !== "string" || tool.config.tool_name.trim() === "") {
-        out.push(toolFinding(tool, "mcp_tool/name", "/config/tool_name", "the MCP tool name is not given", "set config.tool_name to the name the server lists in tools/list"));
+        out.push(toolFinding(tool, "mcp_tool/name", tool.pointers.toolName ?? "/config/tool_name", "the MCP tool name is not given", "set config.tool_name (or kiwi_mcp's config.mcp_tool_name) to the name the server lists in tools/list"));
       }
       break;
     case "runtime":
@@ -86,6 +87,30 @@ function runtimeLanguage(tool: Tool, out: Finding[]): void {
   const wanted = SCRIPT_RUNTIMES[ext];
   if (!wanted || wanted === runtime || (runtime === "bun_runtime" && wanted === "node_runtime")) return;
   out.push(toolFinding(tool, "script/runtime-language", tool.pointers.executor ?? "/executor", `the entry point "${tool.entrypoint}" is a ${ext} file, but ${runtime} does not run ${ext} files`, `use executor: ${wanted}, or an entry point ${runtime} runs`));
+}
+
+/** Extensions of the languages a script may declare (`language`, kiwi_mcp's `manifest.language`). */
+const LANGUAGE_EXTENSIONS: Record<string, readonly string[]> = {
+  python: [".py"],
+  python3: [".py"],
+  bash: [".sh", ".bash"],
+  sh: [".sh"],
+  shell: [".sh"],
+  javascript: [".js", ".mjs", ".cjs"],
+  node: [".js", ".mjs", ".cjs"],
+  typescript: [".ts", ".mts"],
+  wasm: [".wasm"],
+};
+
+/** A declared language must be the entry point's: a python manifest over a .sh file is a mistake. */
+function declaredLanguage(tool: Tool, out: Finding[]): void {
+  const language = tool.language?.toLowerCase();
+  const entry = tool.entrypoint?.toLowerCase();
+  if (!language || !entry || !entry.includes(".")) return;
+  const exts = LANGUAGE_EXTENSIONS[language];
+  const ext = entry.slice(entry.lastIndexOf("."));
+  if (!exts || exts.includes(ext) || !Object.values(LANGUAGE_EXTENSIONS).some((e) => e.includes(ext))) return;
+  out.push(toolFinding(tool, "script/language-mismatch", tool.pointers.language ?? "/language", `language is "${tool.language}", but the entry point "${tool.entrypoint}" is a ${ext} file`, `fix language, or point the entry point at a ${exts.join(" or ")} file`));
 }
 
 /** The entry point is declared, safe (security.ts reports unsafe ones), has the right extension and exists. */

@@ -6,7 +6,9 @@ import { ValueErrorType } from "@sinclair/typebox/errors";
 import type { Finding } from "../findings.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
+import { aliasConflicts } from "../manifest/aliases.ts";
 import { EXECUTORLESS_TYPES, PRIMITIVES, TOOL_TYPES, type Tool } from "../manifest/model.ts";
+import { parseExecutorRef, ryeExecutorRef } from "../manifest/normalize.ts";
 import { isSemver } from "../resolve/chain.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { OWNED_POINTERS, TOOL_ID, manifestSchemaOf } from "../schema/manifest.ts";
@@ -30,7 +32,19 @@ export function checkUniversal(tool: Tool): Finding[] {
   reservedKeys(tool, tool.doc, "", out, 0);
   shape(tool, out);
   identity(tool, out);
+  if (tool.dialect === "kiwi") aliases(tool, out);
   return out;
+}
+
+/** Two spellings of one field (manifest/aliases.ts, executor and executor_id) that disagree. */
+function aliases(tool: Tool, out: Finding[]): void {
+  for (const { group, kept, other } of aliasConflicts(tool.doc)) {
+    out.push(toolFinding(tool, "universal/alias-conflict", other, `${other.slice(1).replaceAll("/", ".")} disagrees with ${kept.slice(1).replaceAll("/", ".")}, which kiwi reads (${group.origin})`, `keep one spelling: ${kept.slice(1).replaceAll("/", ".")}`));
+  }
+  const { executor, executor_id: executorId } = tool.doc;
+  if (typeof executor === "string" && typeof executorId === "string" && ryeExecutorRef(executorId).id !== parseExecutorRef(executor).id) {
+    out.push(toolFinding(tool, "universal/alias-conflict", "/executor_id", `executor_id "${executorId}" names another tool than executor "${executor}", which kiwi reads`, "keep one spelling: executor"));
+  }
 }
 
 function reservedKeys(tool: Tool, value: unknown, pointer: string, out: Finding[], depth: number): void {

@@ -31,11 +31,41 @@ describe("kiwi hash integrity", () => {
     expect(r.stderr).toBe("");
   });
 
-  test("refuses an input that is not the vector shape, naming the field", async () => {
-    const r = await kiwiIn(REPO_ROOT).run(["hash", "integrity"], {}, '{"tool_id": "x", "version": 1, "manifest": {}, "files": null}');
-    expect(r.exitCode).toBe(2);
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("error[E_INPUT_INVALID]: <stdin>: /version must be a string");
+  // kiwi_mcp's compute_tool_integrity, as 000_b999499e1048a433.txt gives it.
+  const REFERENCE = [
+    "import hashlib, json, sys",
+    "def compute_tool_integrity(tool_id, version, manifest, files):",
+    "    sorted_files = sorted(files, key=lambda f: f['path'])",
+    "    payload = {'tool_id': tool_id, 'version': version, 'manifest': manifest, 'files': [{'path': f['path'], 'sha256': f['sha256'], 'is_executable': f.get('is_executable', False)} for f in sorted_files]}",
+    "    canonical = json.dumps(payload, sort_keys=True, separators=(',', ':'))",
+    "    return hashlib.sha256(canonical.encode()).hexdigest()",
+    "d = json.load(sys.stdin)",
+    "print(compute_tool_integrity(d['tool_id'], d['version'], d['manifest'], d['files'] or []))",
+  ].join("\n");
+
+  test.each([
+    ["extra keys in a file entry are dropped", { tool_id: "t", version: "1.0.0", manifest: {}, files: [{ path: "b.py", sha256: "ab".repeat(32), is_executable: true, size: 12, mode: "0755" }] }],
+    ["is_executable: 1 passes through as 1", { tool_id: "t", version: "1.0.0", manifest: {}, files: [{ path: "a.sh", sha256: "cd".repeat(32), is_executable: 1 }] }],
+    ["a digest that is not hex, a number version and a missing flag pass through", { tool_id: "t", version: 2, manifest: { a: [1, "x"] }, files: [{ path: "z", sha256: "NOT-HEX" }, { path: "a", sha256: "00" }] }],
+  ])("%s: the digest is the reference function's (python3)", async (_what, input) => {
+    const text = JSON.stringify(input);
+    const r = await kiwiIn(REPO_ROOT).run(["hash", "integrity"], {}, text);
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    const py = Bun.spawnSync(["python3", "-c", REFERENCE], { stdin: new TextEncoder().encode(text) });
+    expect(py.exitCode).toBe(0);
+    expect(r.stdout.trim()).toBe(`sha256:${py.stdout.toString().trim()}`);
+  });
+
+  test.each([
+    ['{"tool_id": "x", "version": "1", "manifest": {}, "files": [{"sha256": "00"}]}', "/files/0/path must be a string (entries are sorted by it)"],
+    ['{"tool_id": "x", "version": "1", "manifest": {}, "files": [{"path": "a"}]}', "/files/0/sha256 is missing"],
+    ['{"tool_id": "x", "version": "1", "files": []}', "/manifest is missing"],
+    ['{"tool_id": "x", "version": "1", "manifest": {}, "files": {}}', "/files must be an array or null"],
+    ['{"tool_id": "x", "version": "1", "manifest": {}, "fils": []}', "/fils is not a field of the integrity input"],
+  ])("refuses what the reference function cannot take either: %s", async (input, message) => {
+    const r = await kiwiIn(REPO_ROOT).run(["hash", "integrity"], {}, input);
+    expect([r.exitCode, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toContain(`error[E_INPUT_INVALID]: <stdin>: ${message}`);
   });
 });
 

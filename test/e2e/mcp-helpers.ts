@@ -17,6 +17,8 @@ export interface ServerSpec {
   env?: Record<string, string>;
   /** config.timeout in seconds. */
   timeout?: number;
+  /** kiwi_mcp's config.startup_timeout, seconds. */
+  startupTimeout?: number;
 }
 
 /** A stdio mcp_server manifest: node runs `script`; the repo and the project are readable in a sandbox. */
@@ -33,6 +35,7 @@ export function stdioServer(root: string, spec: ServerSpec): string {
     "  command: node",
     `  args: ${JSON.stringify([spec.script, ...(spec.args ?? [])])}`,
     ...(spec.timeout ? [`  timeout: ${spec.timeout}`] : []),
+    ...(spec.startupTimeout ? [`  startup_timeout: ${spec.startupTimeout}`] : []),
     ...(env.length ? ["  env:", ...env] : []),
     "requires:",
     `  - fs.read: ${JSON.stringify([REPO_ROOT, root])}`,

@@ -367,4 +367,14 @@ describe("other servers and faults", () => {
     // kiwi kills bwrap, a moment after kiwi has exited.
     expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);
   });
+
+  test("kiwi_mcp's config.startup_timeout bounds the start, apart from the per-request timeout", async () => {
+    const root = makeTemp("kiwi-mcp-e2e-");
+    const mark = `--kiwi-e2e-${process.pid}-${Date.now()}-startup`;
+    writeTree(root, { ".ai/tools/silent_mcp.yaml": stdioServer(root, { id: "silent_mcp", script: RAW, args: [mark], env: { RAW_MODE: "silent" }, timeout: 60, startupTimeout: 1 }) });
+    const r = await runKiwi(["mcp", "hash", "silent_mcp", "--unlocked"], { cwd: root });
+    expect(r.exitCode).toBe(9);
+    expect(r.stderr).toContain('error[E_MCP]: MCP server "silent_mcp" did not answer initialize within 1 s');
+    expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);
+  });
 });

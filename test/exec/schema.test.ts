@@ -1,9 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { checkChildSchemas, compileLockedSchema } from "../../src/exec/schema.ts";
+import type { CanonicalValue } from "../../src/integrity/value.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
+import { normalizeManifest } from "../../src/manifest/normalize.ts";
 
 const python = builtinTools().find((t) => t.id === "python_runtime")!;
-const child = (doc: Record<string, unknown>) => ({ id: "c", type: String(doc.tool_type ?? doc.type ?? ""), version: "1.0.0", doc });
+/** A child tool read from its manifest document as discovery would (no files). */
+const child = (doc: Record<string, unknown>) => ({ ...normalizeManifest({ version: "1.0.0", ...doc } as CanonicalValue, "c"), files: [] });
 
 describe("child_schemas of a verified chain", () => {
   test("the first matching entry judges the child's manifest as written", () => {

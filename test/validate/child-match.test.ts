@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { findChildSchemaEntry } from "../../src/validate/child-match.ts";
 
-const child = { id: "fetch", type: "script", version: "1.2.0", doc: { tool_type: "script", config: { transport: "stdio", tags: ["a", "b"] } } };
-const magray = { id: "mg", type: "native", version: "1.0.0", doc: { name: "mg", type: "native" } };
+const link = { executor: null, files: [], entrypoint: undefined };
+const child = { ...link, id: "fetch", type: "script", version: "1.2.0", doc: { tool_type: "script", config: { transport: "stdio", tags: ["a", "b"] } } };
+const magray = { ...link, id: "mg", type: "native", version: "1.0.0", doc: { name: "mg", type: "native" } };
+const kiwiMcp = { ...link, id: "dp", type: "script", version: "2.1.0", entrypoint: "process_data.py", language: "python", executor: { id: "python_runtime", range: null, raw: "python_runtime" }, doc: { tool_type: "script", manifest: { language: "python", entrypoint: "process_data.py" } } };
 
 describe("which child_schemas entry applies", () => {
   test.each([
@@ -15,6 +17,7 @@ describe("which child_schemas entry applies", () => {
     ["an empty match (every child)", [{ match: {} }], child, 0],
     ["no entry when a value differs", [{ match: { "config.transport": "sse" } }], child, -1],
     ["no entry when a path is missing", [{ match: { "config.missing.deep": 1 } }], child, -1],
+    ["kiwi_mcp's link fields: executor_id and the manifest's language", [{ match: { executor_id: "python_runtime", "manifest.language": "python" } }], kiwiMcp, 0],
     ["no entry when an array differs in order", [{ match: { "config.tags": ["b", "a"] } }], child, -1],
   ])("finds %s", (_what, entries, tool, expected) => {
     expect(findChildSchemaEntry(entries, tool)).toBe(expected);

@@ -1,0 +1,305 @@
+// The examples of the design documents kiwi descends from (../shared/seeds/), each put into a
+// project as written, with the files it mentions, through the compiled binary: kiwi check passes,
+// and what can run here runs. The YAML of 000_b999499e1048a433.txt lost its indentation when the
+// document was extracted; it is restored here as its structure shows, nothing else is changed.
+import { afterAll, describe, expect, test } from "bun:test";
+import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+import { kiwiIn } from "./lock-helpers.ts";
+
+afterAll(cleanupTemps);
+
+interface Finding {
+  file: string;
+  rule: string;
+  severity: string;
+  message: string;
+}
+
+async function checkJson(kiwi: ReturnType<typeof kiwiIn>): Promise<{ exitCode: number; findings: Finding[] }> {
+  const r = await kiwi.run(["check", "--json"]);
+  return { exitCode: r.exitCode, findings: JSON.parse(r.stdout).findings as Finding[] };
+}
+
+const errorsOf = (findings: Finding[]) => findings.filter((f) => f.severity === "error");
+
+/** 000_b999499e1048a433.txt, "Everything Else is Data": python_runtime as data. */
+const RUNTIME_000_DATA = `# python_runtime manifest (DATA, not code!)
+tool_id: python_runtime
+version: "1.4.0"
+tool_type: runtime
+executor: subprocess # delegates to subprocess primitive
+config:
+  command: "python3"
+  base_args: ["-u"]
+  venv:
+    enabled: true
+    auto_create: true
+    path: ".venv"
+# THIS IS NEW: defines what children we accept
+validation:
+  child_schemas:
+    - match:
+        tool_type: script
+      schema:
+        type: object
+        properties:
+          manifest:
+            type: object
+            properties:
+              language:
+                const: python
+              entrypoint:
+                type: string
+                pattern: "^[^\\\\0]+\\\\.py$"
+            required: [entrypoint]
+        required: [manifest]
+`;
+
+/** 000_b999499e1048a433.txt, "Example: python_runtime → user_script Chain", 2. python_runtime Manifest. */
+const RUNTIME_000_EXAMPLE = `tool_id: python_runtime
+version: "1.4.0"
+tool_type: runtime
+executor: subprocess
+config:
+  command: "python3"
+  base_args: ["-u"]
+  install_deps: true
+  venv:
+    enabled: true
+    path: ".venv"
+# Child validation - what scripts we accept
+validation:
+  child_schemas:
+    - match:
+        tool_type: script
+      schema:
+        type: object
+        properties:
+          tool_id:
+            type: string
+            pattern: "^[a-z][a-z0-9_]*$"
+          tool_type:
+            const: script
+          manifest:
+            type: object
+            properties:
+              language:
+                const: python
+              entrypoint:
+                type: string
+                pattern: "\\\\.py$"
+              requires:
+                type: array
+                items:
+                  type: string
+            required: [entrypoint]
+        required: [tool_id, tool_type, manifest]
+`;
+
+/** 000_b999499e1048a433.txt, 3. User Script Manifest. */
+const DATA_PROCESSOR = `tool_id: data_processor
+version: "2.1.0"
+tool_type: script
+executor: python_runtime
+manifest:
+  language: python
+  entrypoint: process_data.py
+  requires:
+    - pandas>=2.0
+    - numpy
+config:
+  timeout: 1800
+  env:
+    PYTHONPATH: "/app/lib"
+`;
+
+/** The file the example names; pandas is not installed here, so the script leaves it out. */
+const PROCESS_DATA = 'import json, os, sys\nparams = json.load(sys.stdin)\nprint("processed", params, "with PYTHONPATH", os.environ["PYTHONPATH"])\n';
+
+describe("000_b999499e1048a433.txt: the tool-chain design", () => {
+  for (const [name, runtime] of [
+    ["python_runtime as data", RUNTIME_000_DATA],
+    ["the example chain's python_runtime", RUNTIME_000_EXAMPLE],
+  ] as const) {
+    test(`${name} accepts data_processor through its manifest.* child schema; check, lock and exec pass`, async () => {
+      const root = makeProject({
+        ".ai/tools/python_runtime.yaml": runtime,
+        ".ai/tools/data_processor/tool.yaml": DATA_PROCESSOR,
+        ".ai/tools/data_processor/process_data.py": PROCESS_DATA,
+      });
+      const kiwi = kiwiIn(root);
+      const { exitCode, findings } = await checkJson(kiwi);
+      expect(errorsOf(findings)).toEqual([]);
+      expect(exitCode).toBe(0);
+      // 30 minutes is allowed in kiwi's dialect, and said to be long.
+      expect(findings.map((f) => f.rule)).toEqual(["security/limits-high"]);
+      expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+      const r = await kiwi.run(["exec", "data_processor"]);
+      expect([r.exitCode, r.stdout]).toEqual([0, "processed {} with PYTHONPATH /app/lib\n"]);
+      // The document calls it with {"input": "data.csv"}, which it never declares: kiwi refuses
+      // undeclared parameters (README, Compatibility).
+      const undeclared = await kiwi.run(["exec", "data_processor", "--param", "input=data.csv"]);
+      expect([undeclared.exitCode, undeclared.stderr]).toEqual([7, expect.stringContaining("params/input: is not a declared parameter")]);
+      // base_args are the runtime's arguments: python3 -u, then the script.
+      const plan = JSON.parse((await kiwi.run(["exec", "data_processor", "--dry-run"])).stdout);
+      expect(plan.subprocess.argv.slice(1, 2)).toEqual(["-u"]);
+      expect(plan.subprocess.argv.at(-1)).toEndWith("/process_data.py");
+    });
+  }
+
+  test("the same schema refuses a child whose manifest names a shell script, at the field the user wrote", async () => {
+    const root = makeProject({
+      ".ai/tools/python_runtime.yaml": RUNTIME_000_DATA,
+      ".ai/tools/data_processor/tool.yaml": DATA_PROCESSOR.replace("entrypoint: process_data.py", "entrypoint: process_data.sh").replace("language: python", "language: bash"),
+      ".ai/tools/data_processor/process_data.sh": "echo hi\n",
+    });
+    const { findings } = await checkJson(kiwiIn(root));
+    const mismatches = findings.filter((f) => f.rule === "child-schema/mismatch");
+    expect(mismatches.map((f) => f.message).sort()).toEqual([
+      'executor python_runtime rejects this manifest (child_schemas entry 0): /manifest/entrypoint must match pattern "^[^\\0]+\\.py$"',
+      "executor python_runtime rejects this manifest (child_schemas entry 0): /manifest/language must be equal to constant",
+    ]);
+  });
+});
+
+/** 001_e5f81448ee9d126b.txt, "Examples": the four tool types, and the embedded-metadata form. */
+const EXAMPLES_001 = {
+  ".ai/tools/email_enricher/tool.yaml": `# .ai/tools/email_enricher/tool.yaml
+tool_id: email_enricher
+tool_type: script
+version: "1.2.0"
+executor: python_runtime
+description: "Enrich email addresses with company data"
+config:
+  entrypoint: main.py
+  requires:
+    - httpx>=0.24.0
+    - pydantic>=2.0
+parameters:
+  - name: email
+    type: string
+    required: true
+`,
+  ".ai/tools/email_enricher/main.py": "import json, sys\nfrom lib.clearbit import lookup\nprint(lookup(json.load(sys.stdin)['email']))\n",
+  ".ai/tools/email_enricher/requirements.txt": "httpx>=0.24.0\npydantic>=2.0\n",
+  ".ai/tools/email_enricher/lib/clearbit.py": "def lookup(email):\n    return email.split('@')[1]\n",
+  ".ai/tools/weather_api.yaml": `# .ai/tools/weather_api.yaml  ← Entire tool is one file
+tool_id: weather_forecast
+tool_type: api
+version: "1.0.0"
+executor: http_client
+description: "Get weather forecast for coordinates"
+config:
+  method: GET
+  url_template: "https://api.weather.com/v1/forecast?lat={lat}&lon={lon}&units=metric"
+  headers:
+    X-API-Key: "\${WEATHER_API_KEY}"
+  response_transform: "$.forecast.daily[0:7]"
+parameters:
+  - name: lat
+    type: number
+    required: true
+  - name: lon
+    type: number
+    required: true
+`,
+  ".ai/tools/supabase_execute_sql.yaml": `# .ai/tools/supabase_execute_sql.yaml
+tool_id: supabase_execute_sql
+tool_type: mcp_tool
+version: "1.0.0"
+executor: supabase_mcp
+description: "Execute SQL queries on Supabase"
+config:
+  mcp_tool_name: execute_sql
+parameters:
+  - name: project_id
+    type: string
+    required: true
+  - name: query
+    type: string
+    required: true
+`,
+  // The server the MCP tool example names (the document does not show it).
+  ".ai/tools/supabase_mcp.yaml": `tool_id: supabase_mcp
+tool_type: mcp_server
+version: "1.0.0"
+executor: subprocess
+description: "Supabase MCP server"
+config:
+  transport: stdio
+  command: npx
+  args: ["-y", "@supabase/mcp-server-supabase"]
+requires:
+  - net.outbound: [registry.npmjs.org]
+validation:
+  child_schemas:
+    - match: { tool_type: mcp_tool }
+      schema: { type: object }
+`,
+  ".ai/tools/github_mcp.yaml": `# .ai/tools/github_mcp.yaml
+tool_id: github_mcp
+tool_type: mcp_server
+version: "1.0.0"
+executor: subprocess
+description: "GitHub MCP server for repository operations"
+config:
+  transport: stdio
+  command: npx
+  args: ["-y", "@modelcontextprotocol/server-github"]
+  env:
+    GITHUB_TOKEN: "\${GITHUB_TOKEN}"
+  startup_timeout: 10
+`,
+  ".ai/tools/my_script.py": `#!/usr/bin/env python3
+"""
+tool_id: my_script
+tool_type: script
+version: 1.0.0
+executor: python_runtime
+"""
+print("hello from my_script")
+`,
+};
+
+describe("001_e5f81448ee9d126b.txt: the manifest-driven validation design", () => {
+  const root = makeProject(EXAMPLES_001);
+  const kiwi = kiwiIn(root);
+
+  test("every example passes kiwi check: no errors", async () => {
+    const { exitCode, findings } = await checkJson(kiwi);
+    expect(errorsOf(findings)).toEqual([]);
+    expect(exitCode).toBe(0);
+    // github_mcp fetches its package with npx and declares no network: said, not refused.
+    expect(findings.map((f) => `${f.file} ${f.rule}`)).toEqual([".ai/tools/github_mcp.yaml mcp_server/fetches-at-start"]);
+  });
+
+  test("config.mcp_tool_name names the MCP tool, as config.tool_name does", async () => {
+    const plan = JSON.parse((await kiwi.run(["exec", "supabase_execute_sql", "--unlocked", "--dry-run", "--param", "project_id=p", "--param", "query=select 1"])).stdout);
+    expect(plan.config.tool_name).toBe("execute_sql");
+  });
+
+  test("the script examples run: a multi-file tool and embedded metadata", async () => {
+    const enrich = await kiwi.run(["exec", "email_enricher", "--unlocked", "--param", "email=ada@example.com"]);
+    expect([enrich.exitCode, enrich.stdout]).toEqual([0, "example.com\n"]);
+    const embedded = await kiwi.run(["exec", "my_script", "--unlocked"]);
+    expect([embedded.exitCode, embedded.stdout]).toEqual([0, "hello from my_script\n"]);
+  });
+
+  test("the API example plans the request its url_template describes", async () => {
+    const r = await kiwi.run(["exec", "weather_forecast", "--unlocked", "--dry-run", "--param", "lat=52.5", "--param", "lon=13.4"], { WEATHER_API_KEY: "k" });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).http.url).toBe("https://api.weather.com/v1/forecast?lat=52.5&lon=13.4&units=metric");
+  });
+
+  test("two spellings of the MCP tool name that disagree are an error naming both", async () => {
+    const bad = makeProject({
+      ...EXAMPLES_001,
+      ".ai/tools/supabase_execute_sql.yaml": EXAMPLES_001[".ai/tools/supabase_execute_sql.yaml"].replace("  mcp_tool_name: execute_sql\n", "  mcp_tool_name: execute_sql\n  tool_name: run_sql\n"),
+    });
+    const { exitCode, findings } = await checkJson(kiwiIn(bad));
+    expect(exitCode).not.toBe(0);
+    expect(errorsOf(findings).map((f) => [f.file, f.rule, f.message])).toEqual([
+      [".ai/tools/supabase_execute_sql.yaml", "universal/alias-conflict", "config.mcp_tool_name disagrees with config.tool_name, which kiwi reads (kiwi_mcp's validation design names an MCP tool with config.mcp_tool_name)"],
+    ]);
+  });
+});
