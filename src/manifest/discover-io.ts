@@ -200,7 +200,7 @@ function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: 
     const parsed = parseManifestBytes(readFileSync(abs), syntax);
     if (parsed === "none") parseCache?.set(file, stat, null);
     else if (parsed.warnings.length === 0) parseCache?.set(file, stat, parsed.value);
-    else for (const w of parsed.warnings) findings.push(problemFinding(file, w, "error"));
+    else for (const w of parsed.warnings) findings.push(problemFinding(file, w, w.severity));
     return parsed;
   } catch (error) {
     if (error instanceof ManifestProblem) findings.push(problemFinding(file, error, "error"));

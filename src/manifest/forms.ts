@@ -4,6 +4,7 @@ import { type CanonicalValue } from "../integrity/value.ts";
 import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "./json.ts";
 import type { Position } from "./model.ts";
 import { ManifestProblem } from "./problem.ts";
+import { parsePythonModuleMetadata } from "./python-module.ts";
 import { parseYaml } from "./yaml.ts";
 
 /** Largest manifest kiwi parses; anything bigger is a finding, not a parse. */
@@ -129,6 +130,7 @@ function parseYamlManifest(text: string, lineOffset: number, columnOffset: numbe
 /**
  * A Python script's metadata: YAML in the leading docstring (after a shebang, encoding line,
  * comments and blank lines). When the docstring has `---` lines, the YAML is between the first two.
+ * Without it, kiwi_mcp's module variables (`__version__ = ...`, python-module.ts).
  */
 function parsePythonMetadata(text: string): ParsedManifest | "none" {
   const lines = text.split("\n");
@@ -136,7 +138,7 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
   while (i < lines.length && (lines[i]!.trim() === "" || lines[i]!.trimStart().startsWith("#"))) i++;
   const open = lines[i]?.trimStart();
   const quote = open?.startsWith('"""') ? '"""' : open?.startsWith("'''") ? "'''" : undefined;
-  if (!quote || open === undefined) return "none";
+  if (!quote || open === undefined) return parsePythonModuleMetadata(text);
   const startLine = i;
   const firstRest = open.slice(open.indexOf(quote) + 3);
   const body: string[] = [];
@@ -159,7 +161,7 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
   }
   // A docstring is a manifest only when it declares tool_type; anything else is prose (a helper's
   // "Usage: python helper.py --url URL", "helper2.py: shared utilities") and the file is no tool.
-  if (!body.some((line) => DECLARES_TOOL_TYPE.test(line))) return "none";
+  if (!body.some((line) => DECLARES_TOOL_TYPE.test(line))) return parsePythonModuleMetadata(text);
   if (!closed) throw new ManifestProblem("parse/syntax", "the leading docstring is never closed", { line: startLine + 1, column: 1 });
   // Line numbers: body[0] is on startLine+2 unless text followed the opening quotes.
   const firstBodyLine = firstRest.trim() !== "" ? startLine : startLine + 1;

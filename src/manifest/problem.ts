@@ -8,6 +8,8 @@ export class ManifestProblem extends Error {
     message: string,
     readonly position?: Position,
     readonly hint?: string,
+    /** How the finding is reported; parse problems are errors unless they say otherwise. */
+    readonly severity: "error" | "warning" = "error",
   ) {
     super(message);
   }

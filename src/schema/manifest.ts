@@ -88,6 +88,7 @@ export const KiwiManifestSchema = Type.Object(
     metadata: Type.Optional(AnyObject),
     config: Type.Optional(AnyObject),
     config_schema: Type.Optional(JsonSchemaValue),
+    env_config: Type.Optional(Type.Object({}, { additionalProperties: true, description: "kiwi_mcp's ENV_CONFIG (how a runtime finds its interpreter): read and hashed, not acted on; config.command and config.env say what kiwi runs" })),
     parameters: Type.Optional(Type.Array(ParameterSchema)),
     validation: Type.Optional(Type.Object({ child_schemas: Type.Optional(Type.Array(ChildSchemaEntrySchema)) }, { additionalProperties: false })),
     requires: Type.Optional(Type.Array(RequirementSchema)),

@@ -26,6 +26,9 @@ export const RULES = {
   // Discovery (src/manifest/discover-io.ts)
   "discover/ambiguous-manifest": { severity: "error", description: "A directory holds more than one of tool.yaml, tool.yml and tool.json.", example: "fetch/tool.yaml + fetch/tool.json" },
   "discover/unreadable": { severity: "error", description: "A file or folder under .ai/tools/ cannot be read.", example: "(a FIFO or a file without read permission)" },
+  "kiwi_mcp/non-literal": { severity: "error", description: "A kiwi_mcp Python tool's metadata variable (__version__, __tool_type__, CONFIG_SCHEMA, ...) is not a literal; kiwi reads the file, it never runs it.", example: "__version__ = get_version()" },
+  "kiwi_mcp/signature-stale": { severity: "warning", description: "A kiwi_mcp Python tool's `# kiwi-mcp:validated:` hash no longer matches the file: it changed after it was signed.", example: "# kiwi-mcp:validated:2026-01-26T04:13:30Z:<hash of an older body>" },
+  "kiwi_mcp/signature-invalid": { severity: "warning", description: "A `# kiwi-mcp:validated:` line whose hash is not 12 or 64 lowercase hex digits.", example: "# kiwi-mcp:validated:2026-01-26T04:13:30Z:xyz" },
   "discover/no-metadata": { severity: "info", description: "A .py, .sh or .md file has no embedded metadata, so it is not a tool.", example: "helper.py without a YAML docstring" },
   "security/symlink": { severity: "warning", description: "A symbolic link outside a directory tool is not followed.", example: ".ai/tools/x.yaml -> ../../x.yaml" },
   "security/symlink-loop": { severity: "error", description: "A symbolic link inside a tool loops.", example: "a -> b, b -> a" },

@@ -1,0 +1,159 @@
+// kiwi_mcp's own Python tool form: metadata as module-level variables, read without running the
+// file (python-literals.ts).
+//
+//   #!/usr/bin/env python3                              optional
+//   # kiwi-mcp:validated:2026-01-26T04:13:30Z:<hex>      optional signature, checked below
+//   __version__ = "1.0.0"
+//   __tool_type__ = "python"                            "python" is a Python script: tool_type script
+//   __executor_id__ = "python_runtime"                  None for primitives; "@subprocess" as rye writes it
+//   __category__ = "threads"
+//   """First paragraph: the description."""
+//   CONFIG_SCHEMA = {...}   ENV_CONFIG = {...}   CONFIG = {...}
+//
+// The tool id is the file stem (discovery's fallback id). The result is a kiwi-dialect document
+// (tool_type, version, executor, description, category, config_schema, env_config, config, and
+// parameters from CONFIG_SCHEMA's properties), so every later layer judges it as any other
+// manifest. Pure.
+import { sha256Hex } from "../integrity/digest.ts";
+import { type CanonicalValue, isMapping } from "../integrity/value.ts";
+import { computeLineStarts, lineColumn } from "./json.ts";
+import type { Position } from "./model.ts";
+import { ManifestProblem } from "./problem.ts";
+import { moduleStatements, readLiteral } from "./python-literals.ts";
+
+/** Module variables kiwi reads, and the manifest field each fills. */
+const VARIABLES: Record<string, string> = {
+  __tool_id__: "tool_id",
+  __tool_type__: "tool_type",
+  __version__: "version",
+  __executor_id__: "executor",
+  __category__: "category",
+  __description__: "description",
+  __tool_description__: "description",
+  CONFIG_SCHEMA: "config_schema",
+  ENV_CONFIG: "env_config",
+  CONFIG: "config",
+};
+
+/** Any of these at module level makes a .py file a kiwi_mcp tool. */
+const MARKERS = new Set(["__tool_type__", "__executor_id__", "__version__"]);
+
+const SIGNATURE = /^# kiwi-mcp:validated:(.*):([^:\s]*)[ \t]*$/;
+
+/** What a manifest parser gives (forms.ts ParsedManifest, which calls this). */
+interface ModuleManifest {
+  value: CanonicalValue;
+  locate: (pointer: string) => Position | undefined;
+  warnings: ManifestProblem[];
+}
+
+/** The module-variable metadata of a Python file, or `none` when it declares none. */
+export function parsePythonModuleMetadata(text: string): ModuleManifest | "none" {
+  const statements = moduleStatements(text);
+  if (!statements.some((s) => s.target !== undefined && MARKERS.has(s.target))) return "none";
+  const starts = computeLineStarts(text);
+  const positionOf = (offset: number): Position => lineColumn(starts, offset);
+  const doc: { [key: string]: CanonicalValue } = {};
+  const at = new Map<string, Position>();
+  const warnings: ManifestProblem[] = [];
+  let docstring: string | undefined;
+  for (const s of statements) {
+    if (s.target === undefined) {
+      if (docstring === undefined && /^[rRuU]?('''|"""|'|")/.test(text.slice(s.offset, s.offset + 4))) {
+        const read = readLiteral(text, s.offset);
+        if (read.ok && typeof read.value === "string") docstring = read.value;
+      }
+      continue;
+    }
+    const field = VARIABLES[s.target];
+    if (field === undefined || (field === "description" && doc.description !== undefined)) continue;
+    const read = readLiteral(text, s.exprOffset);
+    if (!read.ok) {
+      warnings.push(new ManifestProblem("kiwi_mcp/non-literal", `${s.target} is not a literal value: ${read.reason}`, positionOf(s.offset), `write ${s.target} as a literal (a string, number, list or dict); kiwi never runs the file to read it`));
+      continue;
+    }
+    doc[field] = fieldValue(field, read.value);
+    at.set(field, positionOf(s.offset));
+  }
+  if (doc.description === undefined && docstring !== undefined) {
+    const paragraph = firstParagraph(docstring);
+    if (paragraph) doc.description = paragraph;
+  }
+  const parameters = parametersFromSchema(doc.config_schema);
+  if (parameters) {
+    doc.parameters = parameters;
+    at.set("parameters", at.get("config_schema")!);
+  }
+  // kiwi_mcp's "python" type is a Python script; its runtime is python_runtime unless named.
+  if (doc.tool_type === "python") {
+    doc.tool_type = "script";
+    if (doc.executor === undefined) doc.executor = "python_runtime";
+  }
+  const signature = checkSignature(text);
+  if (signature) warnings.push(signature);
+  const locate = (pointer: string): Position | undefined => at.get(pointer.split("/")[1] ?? "") ?? (pointer === "" ? { line: 1, column: 1 } : undefined);
+  return { value: doc, locate, warnings };
+}
+
+/** Parameter fields a CONFIG_SCHEMA property carries over (schema/parameters.ts knows them all). */
+const PARAMETER_FIELDS = ["type", "description", "default", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems"];
+
+/**
+ * kiwi_mcp validated a call against CONFIG_SCHEMA (`{type: object, properties, required}`): its
+ * properties become kiwi's parameters list, so kiwi validates the same calls. Nested schemas
+ * (items, properties of a property) are not carried over; the property keeps its type.
+ */
+function parametersFromSchema(schema: CanonicalValue | undefined): CanonicalValue[] | undefined {
+  if (!isMapping(schema) || !isMapping(schema.properties)) return undefined;
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  return Object.entries(schema.properties).map(([name, property]) => {
+    const out: { [key: string]: CanonicalValue } = { name };
+    if (isMapping(property)) for (const key of PARAMETER_FIELDS) if (property[key] !== undefined) out[key] = property[key]!;
+    if (required.includes(name)) out.required = true;
+    return out;
+  });
+}
+
+/** kiwi_mcp's executor spellings as a kiwi executor: `@subprocess` and `tool:x` name x. */
+function fieldValue(field: string, value: CanonicalValue): CanonicalValue {
+  if (field === "executor" && typeof value === "string") return value.replace(/^@/, "").replace(/^tool:/, "");
+  return value;
+}
+
+/** The first paragraph of a docstring, its lines joined. */
+function firstParagraph(docstring: string): string {
+  const lines = docstring.split("\n").map((l) => l.trim());
+  const start = lines.findIndex((l) => l !== "");
+  if (start === -1) return "";
+  const end = lines.findIndex((l, i) => i > start && l === "");
+  return lines.slice(start, end === -1 ? undefined : end).join(" ");
+}
+
+/**
+ * The `# kiwi-mcp:validated:<timestamp>:<hash>` line (first line, or second after a shebang):
+ * kiwi_mcp's hash is the SHA-256 of the file without its shebang and signature lines, written in
+ * full (64 hex) or as its first 12 hex digits. A mismatch means the file changed after it was
+ * signed: a warning, since kiwi's own integrity (the lock) is what gates execution.
+ */
+function checkSignature(text: string): ManifestProblem | undefined {
+  const lines = text.split("\n");
+  const shebang = lines[0]?.startsWith("#!/") ?? false;
+  const index = shebang ? 1 : 0;
+  const line = lines[index];
+  if (line === undefined || !line.startsWith("# kiwi-mcp:validated:")) return undefined;
+  const position = { line: index + 1, column: 1 };
+  const m = SIGNATURE.exec(line);
+  const stored = m?.[2] ?? "";
+  if (!m || !/^([0-9a-f]{12}|[0-9a-f]{64})$/.test(stored)) {
+    return new ManifestProblem("kiwi_mcp/signature-invalid", `the kiwi-mcp:validated line has no valid hash (${JSON.stringify(stored)}): expected 12 or 64 lowercase hex digits`, position, "re-sign the file with kiwi_mcp, or delete the line (kiwi's lock pins the file either way)", "warning");
+  }
+  const current = sha256Hex(lines.slice(index + 1).join("\n"));
+  if (current.startsWith(stored)) return undefined;
+  return new ManifestProblem(
+    "kiwi_mcp/signature-stale",
+    `the file changed after it was signed on ${m[1]}: its kiwi-mcp:validated hash is ${stored}, the file now hashes to ${current.slice(0, stored.length)}`,
+    position,
+    "review the change, then re-sign it with kiwi_mcp or delete the line (kiwi's lock pins the file either way)",
+    "warning",
+  );
+}
