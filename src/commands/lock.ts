@@ -14,9 +14,19 @@ import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 
 export default defineCommand({
   meta: { name: "lock", description: `Validate the tools, hash them and write ${LOCKFILE_NAME} if anything changed` },
-  args: { ...projectFlags, ...strictFlag },
+  args: {
+    ...projectFlags,
+    ...strictFlag,
+    from: { type: "string", description: "Convert a kiwi_mcp lockfile (or its .ai/lockfiles store): refuse unless the tree still matches it, then lock", valueHint: "file" },
+  },
   async run({ args }) {
     const ctx = contextFromArgs(args);
+    if (args.from !== undefined) {
+      // Nothing is written unless every chain the kiwi_mcp lockfile pins still hashes the same.
+      const { checkKiwiMcpLockfiles, kiwiMcpIssuesError } = await import("../lockfile/kiwi-mcp-io.ts");
+      const mismatch = kiwiMcpIssuesError(checkKiwiMcpLockfiles(ctx, args.from), `kiwi lock --from ${args.from} wrote nothing`);
+      if (mismatch) throw mismatch;
+    }
     const progress = createProgress(ctx, !args.json);
     let result;
     try {

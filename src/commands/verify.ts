@@ -6,13 +6,18 @@ import { createProgress } from "../ui/lock-progress.ts";
 import { summarizeDiff } from "../lockfile/diff.ts";
 import { renderVerifyReport } from "../ui/lock-render.ts";
 import { showJson, showResult } from "../ui/output.ts";
+import type { Context } from "../context.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 
 export default defineCommand({
-  meta: { name: "verify", description: "Check the tool tree and the cache against tool.lock.json" },
-  args: { ...projectFlags },
-  run({ args }) {
+  meta: { name: "verify", description: "Check the tool tree and the cache against tool.lock.json (or a kiwi_mcp lockfile)" },
+  args: {
+    lockfile: { type: "positional", required: false, description: "A kiwi_mcp lockfile, or its .ai/lockfiles store, to check the tree against instead", valueHint: "file" },
+    ...projectFlags,
+  },
+  async run({ args }) {
     const ctx = contextFromArgs(args);
+    if (args.lockfile !== undefined) return verifyKiwiMcp(ctx, args.lockfile, args.json === true);
     const progress = createProgress(ctx, !args.json);
     let report;
     try {
@@ -36,3 +41,14 @@ export default defineCommand({
     return 0;
   },
 });
+
+/** `kiwi verify <kiwi_mcp lockfile>`: kiwi_mcp's verdicts, per lockfile; exit 3 when one fails. */
+async function verifyKiwiMcp(ctx: Context, target: string, json: boolean): Promise<number> {
+  const { checkKiwiMcpLockfiles, kiwiMcpIssuesError } = await import("../lockfile/kiwi-mcp-io.ts");
+  const reports = checkKiwiMcpLockfiles(ctx, target);
+  const error = kiwiMcpIssuesError(reports, "kiwi verify");
+  if (!json) showResult(reports.map((r) => (r.issues.length ? [`${r.file}  FAILED  ${r.root}`, ...r.issues.map((i) => `    ${i}`)] : [`${r.file}  ok  ${r.root} (${r.links} links)`]).join("\n")).join("\n"));
+  if (error) throw error;
+  if (json) showJson({ ok: true, lockfiles: reports });
+  return 0;
+}

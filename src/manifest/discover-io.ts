@@ -114,7 +114,7 @@ function readFileTool(root: string, abs: string, syntax: ManifestSyntax, tools: 
     severity: "info",
     file: toProjectPath(root, abs),
     message: "no embedded tool metadata, so this file is not a tool",
-    hint: syntax === "shell" ? "add a `# ---` comment block with the manifest" : syntax === "python" ? "to make it a tool, put the manifest as YAML in the leading docstring, with tool_type (a docstring without it is prose)" : "add YAML front matter",
+    hint: syntax === "shell" ? "add a `# ---` comment block with the manifest" : syntax === "python" ? "to make it a tool, put the manifest as YAML in the leading docstring, with tool_type (a docstring without it is prose), or set kiwi_mcp's module variables with __executor_id__" : "add YAML front matter",
   });
 }
 

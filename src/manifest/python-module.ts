@@ -35,8 +35,11 @@ const VARIABLES: Record<string, string> = {
   CONFIG: "config",
 };
 
-/** Any of these at module level makes a .py file a kiwi_mcp tool. */
-const MARKERS = new Set(["__tool_type__", "__executor_id__", "__version__"]);
+/**
+ * `__executor_id__` (its chain link, None for a primitive) makes a .py file a kiwi_mcp tool: rye's
+ * helper modules carry `__version__` and `__tool_type__` too but name no executor, and are libraries.
+ */
+const MARKERS = new Set(["__executor_id__"]);
 
 const SIGNATURE = /^# kiwi-mcp:validated:(.*):([^:\s]*)[ \t]*$/;
 

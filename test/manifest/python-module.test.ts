@@ -70,13 +70,17 @@ describe("module variables as a manifest", () => {
     expect(parseManifestText('"""Helpers."""\nVERSION = "1"\n', "python")).toBe("none");
   });
 
+  test("a helper module with __version__ and __tool_type__ but no __executor_id__ is a library, not a tool (rye-os errors.py)", () => {
+    expect(parseManifestText('"""Typed exceptions."""\n__version__ = "1.0.0"\n__tool_type__ = "python"\n__category__ = "rye/agent/threads"\n', "python")).toBe("none");
+  });
+
   test("a YAML docstring still wins: variables are read only without one", () => {
     const parsed = parseManifestText('"""\ntool_type: script\nversion: 2.0.0\nexecutor: python_runtime\n"""\n__version__ = "1.0.0"\n', "python");
     expect(parsed !== "none" && toPlain(parsed.value)).toEqual({ tool_type: "script", version: "2.0.0", executor: "python_runtime" });
   });
 
   test("a value that is not a literal is an error at its line, and the field is left out", () => {
-    const { doc, warnings } = read('__tool_type__ = "python"\n__version__ = get_version()\n');
+    const { doc, warnings } = read('__tool_type__ = "python"\n__version__ = get_version()\n__executor_id__ = "python_runtime"\n');
     expect(doc.version).toBeUndefined();
     expect(warnings).toEqual([["kiwi_mcp/non-literal", "error", 2]]);
   });
