@@ -11,7 +11,7 @@ export const COMMAND_SUMMARIES: Record<string, string> = {
   hash: "Canonical JSON, digests and tool integrity (interop and debugging)",
   lock: "Validate the tools, hash them and write tool.lock.json if anything changed",
   install: "Lock the tools (unless frozen) and put every tool file into the cache",
-  verify: "Check the tool tree and the cache against tool.lock.json",
+  verify: "Check the tool tree and the cache against tool.lock.json (or a kiwi_mcp lockfile)",
   cache: "Inspect and maintain the content-addressed cache",
   init: "Create .ai/tools/ with an example of each tool type, and tool.lock.json; never overwrites",
   hook: "Install or remove the git pre-commit hook that checks staged tools",
