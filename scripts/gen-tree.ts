@@ -118,11 +118,11 @@ function writeTool(root: string, kind: Kind, i: number, opts: Options): { files:
       break;
     }
     case "magray_script":
-      write(join(dir, "tool.json"), `${JSON.stringify({ name: id, version: "1.0.0", description: `magray script ${i}`, type: "script", capabilities: ["filesystem"], entry_point: "main.py", runtime_config: { max_memory_mb: 128, max_execution_time_ms: 30000 }, permissions: { filesystem: ["read"] }, metadata: { author: "bench", license: "MIT" } }, null, 2)}\n`);
+      write(join(dir, "tool.json"), `${JSON.stringify({ name: id, version: "1.0.0", description: `magray script ${i}`, type: "script", capabilities: ["filesystem"], entry_point: "main.py", runtime_config: { max_memory_mb: 128, max_execution_time_ms: 30000 }, permissions: { filesystem: ["read"] }, metadata: { author: "bench", license: "MIT", repository: "https://example.com/tools", documentation: "https://example.com/docs" } }, null, 2)}\n`);
       write(join(dir, "main.py"), "print('hello')\n");
       break;
     case "magray_wasm":
-      write(join(dir, "tool.json"), `${JSON.stringify({ name: id, version: "0.3.0", description: `magray wasm ${i}`, type: "wasm", entry_point: "tool.wasm", runtime_config: { max_memory_mb: 64, fuel_limit: 1000000 }, metadata: { author: "bench", license: "MIT" } }, null, 2)}\n`);
+      write(join(dir, "tool.json"), `${JSON.stringify({ name: id, version: "0.3.0", description: `magray wasm ${i}`, type: "wasm", entry_point: "tool.wasm", runtime_config: { max_memory_mb: 64, fuel_limit: 1000000 }, metadata: { author: "bench", license: "MIT", repository: "https://example.com/tools", documentation: "https://example.com/docs" } }, null, 2)}\n`);
       write(join(dir, "tool.wasm"), new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
       break;
   }

@@ -73,6 +73,13 @@ export const RULES = {
   "knowledge/format": { severity: "error", description: "A knowledge tool must be Markdown with YAML front matter.", example: "knowledge written as notes.yaml" },
   "primitive/not-builtin": { severity: "error", description: "Only kiwi's built-in primitives (subprocess, http_client) execute.", example: "tool_type: primitive\ntool_id: my_spawner" },
   // Security and consistency (magray's rules)
+  "magray/missing-field": { severity: "error", description: "A field magray requires (name, version, description, entry_point, metadata.author, metadata.license) is missing or empty.", example: '"description": ""' },
+  "magray/version": { severity: "error", description: "A magray version is not exactly MAJOR.MINOR.PATCH of numbers without leading zeros.", example: '"version": "1.2.3-beta"' },
+  "magray/name": { severity: "error", description: "A magray name has characters other than letters, digits, '-' and '_', or starts or ends with '-'.", example: '"name": "Bad Name"' },
+  "magray/name-not-an-id": { severity: "error", description: "magray accepts the name, but kiwi cannot use it as a tool id (upper case, Unicode letters, a leading digit).", example: '"name": "Café"' },
+  "magray/type-entry": { severity: "error", description: "The entry point does not fit the type: a wasm entry point ends in .wasm, a native one does not, a script's (in strict mode) is .py, .js, .sh, .ps1 or .rb.", example: '"type": "wasm", "entry_point": "tool.exe"' },
+  "magray/capability-required": { severity: "error", description: "In strict mode a magray tool must declare at least one capability.", example: '"capabilities": []' },
+  "magray/advice": { severity: "warning", description: "magray's own warnings: no repository or documentation URL, memory over 256 MB, a timeout over 60 s, shell access, more than three capabilities.", example: '"metadata": { "author": "A", "license": "MIT" }' },
   "security/capability-unknown": { severity: "error", description: "A declared capability is not one kiwi knows.", example: "requires: [{ fs.exec: [./bin] }]" },
   "security/capability-permission": { severity: "error", description: "A magray capability has no matching permissions entry.", example: '"capabilities": ["network"], "permissions": {}' },
   "security/host-invalid": { severity: "error", description: "A net.outbound entry is not a host name, wildcard, IP address or CIDR range (a URL with a path, a bad port): it would match nothing, so exec refuses the tool.", example: "requires: [{ net.outbound: [api.example.com/v1] }]" },

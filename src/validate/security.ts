@@ -76,8 +76,9 @@ function capabilities(tool: Tool, out: Finding[]): void {
       const at = `/capabilities/${i}`;
       if (typeof cap !== "string" || !(MAGRAY_CAPABILITY_WORDS as readonly string[]).includes(cap)) {
         out.push(toolFinding(tool, "security/capability-unknown", at, `capability ${JSON.stringify(cap)} is not known`, `use one of ${MAGRAY_CAPABILITY_WORDS.join(", ")}`));
-      } else if (NEEDS_PERMISSION.has(cap) && perms[cap] === undefined) {
-        out.push(toolFinding(tool, "security/capability-permission", at, `capability "${cap}" is declared but permissions.${cap} is missing`, `add "permissions": { "${cap}": [...] } naming what it may do`));
+      } else if (NEEDS_PERMISSION.has(cap) && (perms[cap] === undefined || perms[cap] === null)) {
+        // magray's validate_consistency: a declared capability needs its permission group; null is none.
+        out.push(toolFinding(tool, "security/capability-permission", at, `Tool declares ${cap} capability but has no ${cap} permissions`, `add "permissions": { "${cap}": [...] } naming what it may do, or drop the capability`));
       }
     });
     return;

@@ -117,15 +117,18 @@ function declaredLanguage(tool: Tool, out: Finding[]): void {
 function entrypoint(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   const at = tool.pointers.entrypoint ?? "/config/entrypoint";
   const entry = tool.entrypoint;
+  const magray = tool.dialect === "magray";
+  // A magray entry point's presence and extension are magray.ts's (in magray's words).
+  if (magray && (entry === undefined || entry.trim() === "")) return;
   if (entry === undefined || entry.trim() === "") {
     const field = tool.dialect === "magray" ? "entry_point" : "config.entrypoint";
     out.push(toolFinding(tool, "entrypoint/required", tool.dialect === "magray" ? "" : (tool.pointers.config ?? "/config"), `a ${tool.type} tool needs an entry point`, `set ${field} to the file to run, relative to the tool folder`));
     return;
   }
-  if (tool.type === "wasm" && !entry.toLowerCase().endsWith(".wasm")) {
+  if (!magray && tool.type === "wasm" && !entry.toLowerCase().endsWith(".wasm")) {
     out.push(toolFinding(tool, "entrypoint/extension", at, `the entry point "${entry}" of a wasm tool must end in .wasm`));
   }
-  if (tool.type === "native" && entry.toLowerCase().endsWith(".wasm")) {
+  if (!magray && tool.type === "native" && entry.toLowerCase().endsWith(".wasm")) {
     out.push(toolFinding(tool, "entrypoint/extension", at, `the entry point "${entry}" of a native tool must not be a .wasm module`, 'use type "wasm" for WebAssembly modules'));
   }
   if (unsafePathReason(entry)) return;
@@ -136,7 +139,10 @@ function entrypoint(tool: Tool, ctx: LayerContext, out: Finding[]): void {
       tool.form === "file"
         ? "a single-file manifest has no files of its own; make it a directory tool (<name>/tool.yaml beside the script)"
         : `add ${rel} to ${tool.root || "the tool folder"} or fix the path`;
-    out.push(toolFinding(tool, "entrypoint/not-found", at, `the entry point "${entry}" is not a file inside the tool directory`, hint));
+    // magray only warns ("Entry point file not found"); kiwi locks and runs a tool's own files, so
+    // a tool whose entry point is missing could never run: an error, and the message says why.
+    const why = magray ? " (magray only warns: kiwi locks and runs the files a tool has, and this one could never run)" : "";
+    out.push(toolFinding(tool, "entrypoint/not-found", at, `the entry point "${entry}" is not a file inside the tool directory${why}`, hint));
   }
 }
 

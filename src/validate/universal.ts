@@ -159,8 +159,8 @@ function identity(tool: Tool, out: Finding[]): void {
   const idAt = tool.pointers.id ?? `/${idField}`;
   if (idField in doc && typeof doc[idField] !== "string") {
     out.push(toolFinding(tool, "universal/id-format", idAt, `${idField} must be a string`));
-  } else if (magray && !(idField in doc)) {
-    out.push(toolFinding(tool, "universal/id-format", "", "name is missing", 'add "name": "<tool-id>"'));
+  } else if (magray) {
+    // magray.ts judges a magray name: missing, its format, and whether kiwi can use it as an id.
   } else if (!TOOL_ID.test(tool.id)) {
     const from = idField in doc ? `${idField} "${tool.id}"` : `the tool id "${tool.id}" (taken from the file name)`;
     out.push(toolFinding(tool, "universal/id-format", idField in doc ? idAt : "", `${from} is not a valid tool id`, `use 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter${idField in doc ? "" : `, or set ${idField}`}`));
@@ -187,7 +187,9 @@ function identity(tool: Tool, out: Finding[]): void {
   } else typeKnown = true;
 
   const versionAt = tool.pointers.version ?? "/version";
-  if (!("version" in doc)) out.push(toolFinding(tool, "universal/version-semver", "", "version is missing", "add version: 1.0.0"));
+  if (magray && typeof doc.version !== "number") {
+    // magray.ts: missing, empty and magray's own X.Y.Z format.
+  } else if (!("version" in doc)) out.push(toolFinding(tool, "universal/version-semver", "", "version is missing", "add version: 1.0.0"));
   else if (typeof doc.version !== "string") {
     // Shown as written (1.0 stays 1.0), from the lossless value.
     const written = isRecord(tool.manifest) ? renderCanonicalJson((tool.manifest as Record<string, CanonicalValue>).version ?? null) : JSON.stringify(doc.version);

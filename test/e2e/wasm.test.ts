@@ -30,6 +30,7 @@ const magrayTool = (name: string, module: Uint8Array, runtime: Record<string, nu
     entry_point: `${name}.wasm`,
     runtime_config: runtime,
     permissions: {},
+    metadata: { author: "kiwi tests", license: "MIT", repository: "https://example.com/r", documentation: "https://example.com/d" },
   }),
   [`.ai/tools/${name}/${name}.wasm`]: module,
 });

@@ -27,8 +27,14 @@ const api = (config: string, extra = "") => yaml(".ai/tools/weather.yaml", `tool
 const mcpServer = (config: string, executor = "subprocess") => yaml(".ai/tools/srv.yaml", `tool_id: srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: ${executor}\nconfig:\n${config}\nvalidation:\n  child_schemas:\n    - { match: { tool_type: mcp_tool }, schema: { type: object } }\n`);
 const mcpTool = (executor: string, config = "  tool_name: echo") => yaml(".ai/tools/echo.yaml", `tool_id: echo\ntool_type: mcp_tool\nversion: 1.0.0\nexecutor: ${executor}\nconfig:\n${config}\n`);
 const runtime = (body: string, id = "rt") => yaml(`.ai/tools/${id}.yaml`, `tool_id: ${id}\ntool_type: runtime\nversion: 1.0.0\n${body}`);
+/** A magray tool.json that magray's own validator passes without a warning, with `doc` over it. */
 const magray = (doc: Record<string, unknown>, files: string[] = []) =>
-  toolFromJson(JSON.stringify({ name: "mg", version: "1.0.0", type: "native", entry_point: "bin/run", ...doc }, null, 2), { file: ".ai/tools/mg/tool.json", files });
+  toolFromJson(
+    JSON.stringify({ name: "mg", version: "1.0.0", type: "native", entry_point: "bin/run", description: "d", metadata: { author: "A", license: "MIT", repository: "https://r.test", documentation: "https://d.test" }, ...doc }, null, 2),
+    { file: ".ai/tools/mg/tool.json", files },
+  );
+const kiwiBinary = (type: "wasm" | "native", entry: string) =>
+  yaml(".ai/tools/bin/tool.yaml", `tool_id: bin\ntool_type: ${type}\nversion: 1.0.0\nexecutor: ${type === "wasm" ? "wasm_runtime" : "subprocess"}\nconfig:\n  entrypoint: ${entry}\n`, [entry]);
 
 /** [rule, valid tools, invalid tools, expected file, expected line, options]. */
 type Row = [string, () => Tool[], () => Tool[], string, number | undefined, { strict?: boolean; only?: string[]; findings?: Finding[] }?];
@@ -55,8 +61,18 @@ const rows: Row[] = [
   ["security/reserved-key", () => [script()], () => [script("metadata: { constructor: x }\n")], ".ai/tools/proc/tool.yaml", 7],
   ["entrypoint/required", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: {}\n", ["main.py"])], ".ai/tools/p/tool.yaml", 5],
   ["entrypoint/not-found", () => [script()], () => [script("", ["other.py"])], ".ai/tools/proc/tool.yaml", 6],
-  ["entrypoint/extension", () => [magray({ type: "wasm", entry_point: "t.wasm" }, ["t.wasm"])], () => [magray({ type: "wasm", entry_point: "t.exe" }, ["t.exe"])], ".ai/tools/mg/tool.json", 5],
-  ["entrypoint/extension", () => [magray({}, ["bin/run"])], () => [magray({ entry_point: "t.wasm" }, ["t.wasm"])], ".ai/tools/mg/tool.json", 5],
+  ["entrypoint/extension", () => [kiwiBinary("wasm", "t.wasm")], () => [kiwiBinary("wasm", "t.exe")], ".ai/tools/bin/tool.yaml", 6],
+  ["entrypoint/extension", () => [kiwiBinary("native", "bin/run")], () => [kiwiBinary("native", "t.wasm")], ".ai/tools/bin/tool.yaml", 6],
+  ["magray/type-entry", () => [magray({ type: "wasm", entry_point: "t.wasm" }, ["t.wasm"])], () => [magray({ type: "wasm", entry_point: "t.exe" }, ["t.exe"])], ".ai/tools/mg/tool.json", 5],
+  ["magray/type-entry", () => [magray({}, ["bin/run"])], () => [magray({ entry_point: "t.wasm" }, ["t.wasm"])], ".ai/tools/mg/tool.json", 5],
+  ["magray/type-entry", () => [magray({ type: "script", entry_point: "run.py", capabilities: ["ui"] }, ["run.py"])], () => [magray({ type: "script", entry_point: "run.ts", capabilities: ["ui"] }, ["run.ts"])], ".ai/tools/mg/tool.json", 5, { strict: true }],
+  ["magray/missing-field", () => [magray({})], () => [magray({ description: "" })], ".ai/tools/mg/tool.json", 6],
+  ["magray/missing-field", () => [magray({})], () => [magray({ metadata: { license: "MIT", repository: "r", documentation: "d" } })], ".ai/tools/mg/tool.json", 7],
+  ["magray/version", () => [magray({ version: "10.0.0" })], () => [magray({ version: "1.2.3-beta" })], ".ai/tools/mg/tool.json", 3],
+  ["magray/name", () => [magray({ name: "mg_tool-2" })], () => [magray({ name: "Bad Name" })], ".ai/tools/mg/tool.json", 2],
+  ["magray/name-not-an-id", () => [magray({ name: "mg" })], () => [magray({ name: "Café" })], ".ai/tools/mg/tool.json", 2],
+  ["magray/capability-required", () => [magray({ capabilities: ["ui"] })], () => [magray({ capabilities: [] })], ".ai/tools/mg/tool.json", 13, { strict: true }],
+  ["magray/advice", () => [magray({})], () => [magray({ capabilities: ["shell"], permissions: { shell: ["execute"] } })], ".ai/tools/mg/tool.json", 13],
   ["script/executor-runtime", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: subprocess\nconfig: { entrypoint: main.py }\n", ["main.py"])], ".ai/tools/p/tool.yaml", 4],
   ["api/executor", () => [api("  url: https://x.test")], () => [yaml(".ai/tools/a.yaml", "tool_id: a\ntool_type: api\nversion: 1.0.0\nexecutor: subprocess\nconfig: { url: 'https://x.test' }\n")], ".ai/tools/a.yaml", 4],
   ["api/method", () => [api("  method: post\n  url: https://x.test")], () => [api("  method: FETCH\n  url: https://x.test")], ".ai/tools/weather.yaml", 6],
@@ -81,12 +97,12 @@ const rows: Row[] = [
   ["knowledge/format", () => [yaml(".ai/tools/n.md", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n", [], "markdown")], () => [yaml(".ai/tools/n.yaml", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n")], ".ai/tools/n.yaml", 1],
   ["primitive/not-builtin", () => [script()], () => [yaml(".ai/tools/spawner.yaml", "tool_id: spawner\ntool_type: primitive\nversion: 1.0.0\nexecutor: null\n")], ".ai/tools/spawner.yaml", 2],
   ["security/capability-unknown", () => [script("requires: [{ fs.read: [./data] }, requests]\n")], () => [script("requires: [{ fs.exec: [./bin] }]\n")], ".ai/tools/proc/tool.yaml", 7],
-  ["security/capability-unknown", () => [magray({ capabilities: ["ui"] }, ["bin/run"])], () => [magray({ capabilities: ["telepathy"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 7],
-  ["security/capability-permission", () => [magray({ capabilities: ["network"], permissions: { network: ["outbound"] } }, ["bin/run"])], () => [magray({ capabilities: ["network"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 7],
+  ["security/capability-unknown", () => [magray({ capabilities: ["ui"] }, ["bin/run"])], () => [magray({ capabilities: ["telepathy"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 14],
+  ["security/capability-permission", () => [magray({ capabilities: ["network"], permissions: { network: ["outbound"] } }, ["bin/run"])], () => [magray({ capabilities: ["network"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 14],
   ["security/capability-unscoped", () => [script("requires: [{ net.outbound: [api.example.com] }]\n")], () => [script("requires: [net.outbound]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/host-invalid", () => [script("requires: [{ net.outbound: ['api.example.com:443'] }]\n")], () => [script("requires: [{ net.outbound: ['https://api.example.com/v1'] }]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/host-any", () => [script("requires: [{ net.outbound: ['*.example.com'] }]\n")], () => [script("requires: [{ net.outbound: ['*'] }]\n")], ".ai/tools/proc/tool.yaml", 7],
-  ["security/limits", () => [magray({ runtime_config: { max_memory_mb: 64 } }, ["bin/run"])], () => [magray({ runtime_config: { max_memory_mb: 4096 } }, ["bin/run"])], ".ai/tools/mg/tool.json", 7],
+  ["security/limits", () => [magray({ runtime_config: { max_memory_mb: 64 } }, ["bin/run"])], () => [magray({ runtime_config: { max_memory_mb: 4096 } }, ["bin/run"])], ".ai/tools/mg/tool.json", 14],
   ["security/limits", () => [script("limits: { timeout_ms: 1000 }\n")], () => [script("limits: { timeout_ms: 0 }\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/limits-high", () => [script("limits: { memory_mb: 512 }\n")], () => [script("limits: { memory_mb: 1024 }\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/risky-combination", () => [script("requires: [shell.execute, { fs.read: [./d] }]\n")], () => [script("requires: [shell.execute, { net.outbound: [x.test] }, { fs.write: [./out] }]\n")], ".ai/tools/proc/tool.yaml", 7],
@@ -181,7 +197,7 @@ describe("findings speak the user's dialect", () => {
   test("magray tools are reported at magray field names", () => {
     const result = check([magray({ name: "Bad Name", runtime_config: { max_execution_time_ms: 900000 }, capabilities: ["shell"] })]);
     const pointers = result.findings.map((f) => [f.rule, f.pointer]);
-    expect(pointers).toContainEqual(["universal/id-format", "/name"]);
+    expect(pointers).toContainEqual(["magray/name", "/name"]);
     expect(pointers).toContainEqual(["security/limits", "/runtime_config/max_execution_time_ms"]);
     expect(pointers).toContainEqual(["security/capability-permission", "/capabilities/0"]);
     expect(result.findings.find((f) => f.rule === "security/limits")!.message).toContain("runtime_config.max_execution_time_ms");
