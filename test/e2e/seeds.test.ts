@@ -4,6 +4,7 @@
 // document was extracted; it is restored here as its structure shows, nothing else is changed.
 import { afterAll, describe, expect, test } from "bun:test";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+import { MODULES, wat } from "../helpers/wat.ts";
 import { kiwiIn } from "./lock-helpers.ts";
 
 afterAll(cleanupTemps);
@@ -301,5 +302,115 @@ describe("001_e5f81448ee9d126b.txt: the manifest-driven validation design", () =
     expect(errorsOf(findings).map((f) => [f.file, f.rule, f.message])).toEqual([
       [".ai/tools/supabase_execute_sql.yaml", "universal/alias-conflict", "config.mcp_tool_name disagrees with config.tool_name, which kiwi reads (kiwi_mcp's validation design names an MCP tool with config.mcp_tool_name)"],
     ]);
+  });
+});
+
+/** 003_eeeba89fc6211482.txt, "Example Test Manifests" and "Complete tool.json Schema". */
+const MINIMAL_003 = `{
+  "name": "minimal-tool",
+  "version": "1.0.0", 
+  "description": "Minimal valid tool",
+  "type": "wasm",
+  "capabilities": [],
+  "entry_point": "tool.wasm",
+  "metadata": {
+    "author": "Test Author",
+    "license": "MIT"
+  }
+}
+`;
+const INVALID_003 = `{
+  "name": "",
+  "version": "invalid-version",
+  "type": "wasm",
+  "entry_point": "tool.exe"
+}
+`;
+/** The document's schema illustration: its type and license are placeholders, not values. */
+const COMPLETE_003 = `{
+  "$schema": "https://magray.dev/schemas/tool-manifest/v1.json",
+  "name": "example-tool",
+  "version": "1.2.3",
+  "description": "Example tool for demonstration",
+  "type": "wasm|native|script",
+  "capabilities": [
+    "filesystem",
+    "network", 
+    "shell",
+    "ui"
+  ],
+  "entry_point": "main.wasm",
+  "runtime_config": {
+    "max_memory_mb": 64,
+    "max_execution_time_ms": 30000,
+    "fuel_limit": 1000000
+  },
+  "permissions": {
+    "filesystem": ["read", "write"],
+    "network": ["outbound"],
+    "shell": ["execute"]
+  },
+  "metadata": {
+    "author": "Tool Author",
+    "license": "MIT|Apache-2.0|GPL-3.0",
+    "repository": "https://github.com/author/tool",
+    "homepage": "https://tool.example.com",
+    "documentation": "https://docs.example.com"
+  },
+  "config": {
+    "tool_specific_setting": "value",
+    "custom_parameters": {
+      "nested": "config"
+    }
+  }
+}
+`;
+
+/** A WASI module that prints a line: the file minimal-tool's entry point names (built with wabt). */
+const HELLO_WASM = wat(MODULES.hello);
+
+describe("003_eeeba89fc6211482.txt: magray's tool.json, judged as magray judges it", () => {
+  test("the valid minimal manifest passes with magray's two warnings, and runs", async () => {
+    const root = makeProject({ ".ai/tools/minimal-tool/tool.json": MINIMAL_003, ".ai/tools/minimal-tool/tool.wasm": HELLO_WASM });
+    const kiwi = kiwiIn(root);
+    const { exitCode, findings } = await checkJson(kiwi);
+    expect(exitCode).toBe(0);
+    expect(findings.map((f) => [f.severity, f.message]).sort()).toEqual([
+      ["warning", "No documentation URL specified in metadata"],
+      ["warning", "No repository URL specified in metadata"],
+    ]);
+    const r = await kiwi.run(["exec", "minimal-tool", "--unlocked"]);
+    expect([r.exitCode, r.stdout]).toEqual([0, "hello from wasm\n"]);
+  });
+
+  test("in strict mode it fails as magray's strict mode fails it: no capability", async () => {
+    const root = makeProject({ ".ai/tools/minimal-tool/tool.json": MINIMAL_003, ".ai/tools/minimal-tool/tool.wasm": HELLO_WASM });
+    const r = await kiwiIn(root).run(["check", "--strict", "--json"]);
+    expect(r.exitCode).not.toBe(0);
+    expect(errorsOf(JSON.parse(r.stdout).findings).map((f: Finding) => f.message)).toEqual(["Tool must declare at least one capability in strict mode"]);
+  });
+
+  test("the invalid manifest fails with magray's errors, in magray's words", async () => {
+    const root = makeProject({ ".ai/tools/bad/tool.json": INVALID_003 });
+    const { exitCode, findings } = await checkJson(kiwiIn(root));
+    expect(exitCode).not.toBe(0);
+    expect(errorsOf(findings).map((f) => f.message).sort()).toEqual(
+      [
+        "Invalid tool type 'wasm' for entry point 'tool.exe'",
+        "Invalid version format: invalid-version",
+        "Missing required field: description",
+        "Missing required field: metadata.author",
+        "Missing required field: metadata.license",
+        "Missing required field: name",
+        // kiwi also checks the file exists: a tool that cannot run is an error (README, Compatibility).
+        'the entry point "tool.exe" is not a file inside the tool directory (magray only warns: kiwi locks and runs the files a tool has, and this one could never run)',
+      ].sort(),
+    );
+  });
+
+  test("the schema illustration is refused for its placeholder type, as magray's parser refuses it", async () => {
+    const root = makeProject({ ".ai/tools/example-tool/tool.json": COMPLETE_003, ".ai/tools/example-tool/main.wasm": HELLO_WASM });
+    const { findings } = await checkJson(kiwiIn(root));
+    expect(errorsOf(findings).map((f) => f.rule)).toEqual(["universal/type-unknown"]);
   });
 });
