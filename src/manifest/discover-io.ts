@@ -8,6 +8,7 @@ import { ManifestProblem, type ManifestSyntax, type ParsedManifest, parseManifes
 import { DIRECTORY_MANIFESTS, IGNORED_NAMES, type ManifestForm, type Tool, type ToolFile } from "./model.ts";
 import { TOOLS_DIR, findProjectRoot, ioFinding, listToolFiles, statToolFile, toProjectPath } from "./project-io.ts";
 import { normalizeManifest } from "./normalize.ts";
+import { parametersFromFile } from "./parameters-file.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ManifestCache } from "./parse-cache-io.ts";
 
@@ -169,6 +170,7 @@ function assembleTool(root: string, manifestAbs: string, form: ManifestForm, par
   const treeAbs = form === "directory" ? dir : manifestAbs.slice(0, manifestAbs.length - extname(manifestAbs).length);
   const fields = normalizeManifest(parsed.value, form === "directory" ? basename(dir) : name.slice(0, name.lastIndexOf(".")), relative(toolsDir, treeAbs).split(sep).join("/"));
   const entrypoint = form === "script" || form === "markdown" ? (fields.entrypoint ?? name) : fields.entrypoint;
+  if (typeof fields.parameters === "string") fields.parameters = loadParametersFile(root, dir, form, files, fields.parameters, toProjectPath(root, manifestAbs), findings);
   return {
     ...fields,
     entrypoint,
@@ -179,6 +181,30 @@ function assembleTool(root: string, manifestAbs: string, form: ManifestForm, par
     files,
     locate: parsed.locate,
   };
+}
+
+/**
+ * `parameters: params.yaml`: the parameters list (or JSON Schema) in a file of the tool's own, so
+ * it is hashed with the tool. Problems are `parameters/file` findings, and the tool then declares
+ * no parameters (the lock refuses it on the error).
+ */
+function loadParametersFile(root: string, dir: string, form: ManifestForm, files: readonly ToolFile[], written: string, manifestFile: string, findings: Finding[]): unknown {
+  const problem = (message: string, hint: string) => {
+    findings.push({ rule: "parameters/file", severity: "error", file: manifestFile, message: `parameters names the file "${written}", but ${message}`, hint });
+    return undefined;
+  };
+  if (form !== "directory") return problem("a single-file tool has no files of its own", "make it a directory tool (<name>/tool.yaml beside the parameters file), or list the parameters in the manifest");
+  const rel = written.replace(/^\.\//, "");
+  const file = files.find((f) => f.path === rel);
+  if (!file) return problem("it is not a file inside the tool directory", `add ${rel} to ${toProjectPath(root, dir)} or fix the path`);
+  let text: string;
+  try {
+    text = readFileSync(file.abs, "utf8");
+  } catch (error) {
+    return problem(`it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, "check the file's permissions");
+  }
+  const read = parametersFromFile(text, rel);
+  return read.ok ? read.parameters : problem(read.problem, "write a parameters list ([{ name, type, ... }]) or a JSON Schema ({ type: object, properties, required })");
 }
 
 function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: Finding[]): ParsedManifest | "none" | undefined {

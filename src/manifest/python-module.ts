@@ -15,9 +15,10 @@
 // parameters from CONFIG_SCHEMA's properties), so every later layer judges it as any other
 // manifest. Pure.
 import { sha256Hex } from "../integrity/digest.ts";
-import { type CanonicalValue, isMapping } from "../integrity/value.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
 import { computeLineStarts, lineColumn } from "./json.ts";
 import type { Position } from "./model.ts";
+import { parametersFromJsonSchema } from "./parameters-file.ts";
 import { ManifestProblem } from "./problem.ts";
 import { moduleStatements, readLiteral } from "./python-literals.ts";
 
@@ -82,7 +83,7 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
     const paragraph = firstParagraph(docstring);
     if (paragraph) doc.description = paragraph;
   }
-  const parameters = parametersFromSchema(doc.config_schema);
+  const parameters = parametersFromJsonSchema(doc.config_schema);
   if (parameters) {
     doc.parameters = parameters;
     at.set("parameters", at.get("config_schema")!);
@@ -96,25 +97,6 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
   if (signature) warnings.push(signature);
   const locate = (pointer: string): Position | undefined => at.get(pointer.split("/")[1] ?? "") ?? (pointer === "" ? { line: 1, column: 1 } : undefined);
   return { value: doc, locate, warnings };
-}
-
-/** Parameter fields a CONFIG_SCHEMA property carries over (schema/parameters.ts knows them all). */
-const PARAMETER_FIELDS = ["type", "description", "default", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems"];
-
-/**
- * kiwi_mcp validated a call against CONFIG_SCHEMA (`{type: object, properties, required}`): its
- * properties become kiwi's parameters list, so kiwi validates the same calls. Nested schemas
- * (items, properties of a property) are not carried over; the property keeps its type.
- */
-function parametersFromSchema(schema: CanonicalValue | undefined): CanonicalValue[] | undefined {
-  if (!isMapping(schema) || !isMapping(schema.properties)) return undefined;
-  const required = Array.isArray(schema.required) ? schema.required : [];
-  return Object.entries(schema.properties).map(([name, property]) => {
-    const out: { [key: string]: CanonicalValue } = { name };
-    if (isMapping(property)) for (const key of PARAMETER_FIELDS) if (property[key] !== undefined) out[key] = property[key]!;
-    if (required.includes(name)) out.required = true;
-    return out;
-  });
 }
 
 /** kiwi_mcp's executor spellings as a kiwi executor: `@subprocess` and `tool:x` name x. */

@@ -89,7 +89,12 @@ export const KiwiManifestSchema = Type.Object(
     config: Type.Optional(AnyObject),
     config_schema: Type.Optional(JsonSchemaValue),
     env_config: Type.Optional(Type.Object({}, { additionalProperties: true, description: "kiwi_mcp's ENV_CONFIG (how a runtime finds its interpreter): read and hashed, not acted on; config.command and config.env say what kiwi runs" })),
-    parameters: Type.Optional(Type.Array(ParameterSchema)),
+    parameters: Type.Optional(
+      Type.Union([
+        Type.Array(ParameterSchema),
+        Type.String({ minLength: 1, description: "a file beside the manifest (in the tool's folder) holding the parameters list, or a JSON Schema with properties (YAML or JSON)" }),
+      ]),
+    ),
     validation: Type.Optional(Type.Object({ child_schemas: Type.Optional(Type.Array(ChildSchemaEntrySchema)) }, { additionalProperties: false })),
     requires: Type.Optional(Type.Array(RequirementSchema)),
     limits: Type.Optional(LimitsSchema),

@@ -112,6 +112,7 @@ export const RULES = {
   "parameters/constraint": { severity: "error", description: "A contract (minLength, minimum, …) has the wrong type, does not apply to the type, or min > max.", example: "minLength: 5\nmaxLength: 2" },
   "parameters/pattern": { severity: "error", description: "The pattern is not a valid regular expression or can backtrack catastrophically.", example: "pattern: '^(a|a)*$'" },
   "parameters/format": { severity: "error", description: "format is not uuid, email, uri or date-time, or is set on a non-string.", example: "format: phone" },
+  "parameters/file": { severity: "error", description: "parameters names a file that is not in the tool's folder, cannot be read, or holds neither a parameters list nor a JSON Schema.", example: "parameters: params.yaml  # no such file" },
   "parameters/unknown-field": { severity: "warning", description: "A parameter declaration has a field kiwi does not know (often a typo).", example: "requried: true" },
 } as const satisfies Record<string, RuleInfo>;
 

@@ -3,6 +3,8 @@
 // and what can run here runs. The YAML of 000_b999499e1048a433.txt lost its indentation when the
 // document was extracted; it is restored here as its structure shows, nothing else is changed.
 import { afterAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 import { MODULES, wat } from "../helpers/wat.ts";
 import { kiwiIn } from "./lock-helpers.ts";
@@ -412,5 +414,83 @@ describe("003_eeeba89fc6211482.txt: magray's tool.json, judged as magray judges 
     const root = makeProject({ ".ai/tools/example-tool/tool.json": COMPLETE_003, ".ai/tools/example-tool/main.wasm": HELLO_WASM });
     const { findings } = await checkJson(kiwiIn(root));
     expect(errorsOf(findings).map((f) => f.rule)).toEqual(["universal/type-unknown"]);
+  });
+});
+
+/**
+ * 004_5ea950724dd95131.txt, "Adding New Schemas": schemas/tools/my_new_tool.ncl. Nickel is not
+ * available here, so the same contracts are written as kiwi's parameters list, kept in a file
+ * beside the manifest as VAPORA keeps one schema per tool; the rest of the document's contracts
+ * (between, greater_than, less_than, match, Uuid, Url, TaggedUnion) are in a second tool.
+ */
+const VAPORA = {
+  ".ai/tools/my_new_tool/tool.yaml": "tool_id: my_new_tool\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nparameters: my_new_tool.params.yaml\n",
+  ".ai/tools/my_new_tool/my_new_tool.params.yaml": `# name | String | std.string.NonEmpty | std.string.length.min 3 | std.string.length.max 50
+- { name: name, type: string, description: "User name (3-50 chars)", required: true, non_empty: true, minLength: 3, maxLength: 50 }
+# age | Number | std.number.between 0 120
+- { name: age, type: number, description: "User age (0-120)", minimum: 0, maximum: 120 }
+# email | String | std.string.Email
+- { name: email, type: string, description: "User email address", format: email }
+# active | Bool | default = true
+- { name: active, type: boolean, description: "Account status", default: true }
+`,
+  ".ai/tools/my_new_tool/main.py": "import json, sys\nprint(json.dumps(json.load(sys.stdin), sort_keys=True))\n",
+  ".ai/tools/kanban_create_task/tool.yaml": "tool_id: kanban_create_task\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nparameters: schema.json\n",
+  ".ai/tools/kanban_create_task/schema.json": JSON.stringify({
+    type: "object",
+    properties: {
+      project_id: { type: "string", format: "uuid" },
+      title: { type: "string", minLength: 3, maxLength: 200 },
+      priority: { type: "number", minimum: 0, maximum: 100, default: 50 },
+      estimate: { type: "number", exclusiveMinimum: -1, exclusiveMaximum: 1000 },
+      level: { type: "string", enum: ["low", "high"] },
+      link: { type: "string", format: "uri" },
+      code: { type: "string", pattern: "^[A-Z]{3}-[0-9]+$" },
+    },
+    required: ["project_id", "title"],
+  }),
+  ".ai/tools/kanban_create_task/main.py": "import json, sys\nprint(json.dumps(json.load(sys.stdin), sort_keys=True))\n",
+};
+
+describe("004_5ea950724dd95131.txt: VAPORA's contracts as kiwi's parameter contracts", () => {
+  const root = makeProject(VAPORA);
+  const kiwi = kiwiIn(root);
+
+  test("a valid call runs with the defaults applied", async () => {
+    const r = await kiwi.run(["exec", "my_new_tool", "--unlocked", "--param", "name=Ada", "--param", "age=36", "--param", "email=ada@example.com"]);
+    expect([r.exitCode, r.stdout]).toEqual([0, '{"active": true, "age": 36, "email": "ada@example.com", "name": "Ada"}\n']);
+  });
+
+  test("every violation is reported at once, unknown fields included (VAPORA's strict mode)", async () => {
+    const r = await kiwi.run(["exec", "my_new_tool", "--unlocked", "--param", "name=A", "--param", "age=121", "--param", "email=nope", "--param", "extra=1"]);
+    expect(r.exitCode).toBe(7);
+    for (const line of ["params/age: must be <= 120 (got 121)", 'params/email: must be a valid email (got "nope")', "params/extra: is not a declared parameter", 'params/name: must be at least 3 characters long (got "A")']) {
+      expect(r.stderr).toContain(line);
+    }
+  });
+
+  test("between is inclusive, greater_than and less_than exclusive; Uuid, Url, match and a tagged union hold", async () => {
+    const call = (...params: string[]) => kiwi.run(["exec", "kanban_create_task", "--unlocked", ...params.flatMap((p) => ["--param", p])]);
+    const base = ["project_id=123e4567-e89b-12d3-a456-426614174000", "title=Fix it"];
+    const ok = await call(...base, "priority=100", "estimate=999.5", "level=low", "link=https://x.test/a", "code=ABC-12");
+    expect(ok.exitCode).toBe(0);
+    expect(JSON.parse(ok.stdout).priority).toBe(100);
+    const bad = await call("project_id=not-a-uuid", "title=ok!", "priority=101", "estimate=-1", "level=urgent", "link=not a url", "code=abc-1");
+    expect(bad.exitCode).toBe(7);
+    for (const field of ["project_id", "priority", "estimate", "level", "link", "code"]) expect(bad.stderr).toContain(`params/${field}:`);
+  });
+
+  test("a parameters file that is missing is an error naming the manifest and the file", async () => {
+    const broken = makeProject({ ...VAPORA, ".ai/tools/my_new_tool/tool.yaml": VAPORA[".ai/tools/my_new_tool/tool.yaml"].replace("my_new_tool.params.yaml", "missing.yaml") });
+    const { exitCode, findings } = await checkJson(kiwiIn(broken));
+    expect(exitCode).not.toBe(0);
+    expect(errorsOf(findings).map((f) => [f.file, f.rule, f.message])).toEqual([[".ai/tools/my_new_tool/tool.yaml", "parameters/file", 'parameters names the file "missing.yaml", but it is not a file inside the tool directory']]);
+  });
+
+  test("the parameters file is part of the tool: editing it changes the tool's integrity", async () => {
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    writeFileSync(join(root, ".ai/tools/my_new_tool/my_new_tool.params.yaml"), "- { name: name, type: string }\n");
+    const r = await kiwi.run(["exec", "my_new_tool", "--param", "name=Ada"]);
+    expect([r.exitCode, r.stderr]).toEqual([6, expect.stringContaining("E_INTEGRITY_MISMATCH")]);
   });
 });

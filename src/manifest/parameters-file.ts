@@ -1,0 +1,39 @@
+// A tool's parameter schema kept in a file beside its manifest (`parameters: params.yaml`), as
+// VAPORA keeps one schema per tool: a parameters list (YAML or JSON), or a JSON Schema object
+// whose `properties` and `required` become that list, the form kiwi_mcp's CONFIG_SCHEMA takes
+// too. Pure: the caller reads the file (discover-io.ts).
+import { type CanonicalValue, isMapping, toPlain } from "../integrity/value.ts";
+import { parseJsonLossless } from "./json.ts";
+import { parseYaml } from "./yaml.ts";
+
+/** Parameter fields a JSON Schema property carries over (schema/parameters.ts knows them all). */
+const PARAMETER_FIELDS = ["type", "description", "default", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems"];
+
+/**
+ * A JSON Schema's `properties` and `required` as a parameters list. Nested schemas (items,
+ * properties of a property) are not carried over; the property keeps its type.
+ */
+export function parametersFromJsonSchema(schema: CanonicalValue | undefined): CanonicalValue[] | undefined {
+  if (!isMapping(schema) || !isMapping(schema.properties)) return undefined;
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  return Object.entries(schema.properties).map(([name, property]) => {
+    const out: { [key: string]: CanonicalValue } = { name };
+    if (isMapping(property)) for (const key of PARAMETER_FIELDS) if (property[key] !== undefined) out[key] = property[key]!;
+    if (required.includes(name)) out.required = true;
+    return out;
+  });
+}
+
+/** The parameters list a parameters file holds, or why it holds none. */
+export function parametersFromFile(text: string, fileName: string): { ok: true; parameters: unknown[] } | { ok: false; problem: string } {
+  let value: CanonicalValue;
+  try {
+    value = /\.json$/i.test(fileName) ? parseJsonLossless(text).value : parseYaml(text).value;
+  } catch (error) {
+    return { ok: false, problem: `it is not valid ${/\.json$/i.test(fileName) ? "JSON" : "YAML"}: ${(error as Error).message}` };
+  }
+  if (Array.isArray(value)) return { ok: true, parameters: toPlain(value) as unknown[] };
+  const fromSchema = parametersFromJsonSchema(value);
+  if (fromSchema) return { ok: true, parameters: toPlain(fromSchema) as unknown[] };
+  return { ok: false, problem: "it holds neither a parameters list nor a JSON Schema with properties" };
+}

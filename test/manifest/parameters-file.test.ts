@@ -1,0 +1,31 @@
+// A parameters file: a list (YAML or JSON) as written, or a JSON Schema's properties as a list.
+import { describe, expect, test } from "bun:test";
+import { parametersFromFile } from "../../src/manifest/parameters-file.ts";
+
+describe("a parameters file", () => {
+  test("a YAML list is the parameters list", () => {
+    expect(parametersFromFile("- { name: q, type: string, required: true }\n", "params.yaml")).toEqual({ ok: true, parameters: [{ name: "q", type: "string", required: true }] });
+  });
+
+  test("a JSON Schema's properties become the list, required ones marked, nested schemas left out", () => {
+    const schema = { type: "object", properties: { q: { type: "string", minLength: 2, description: "query" }, tags: { type: "array", items: { type: "string" }, maxItems: 3 } }, required: ["q"] };
+    expect(parametersFromFile(JSON.stringify(schema), "params.json")).toEqual({
+      ok: true,
+      parameters: [
+        { name: "q", type: "string", description: "query", minLength: 2, required: true },
+        { name: "tags", type: "array", maxItems: 3 },
+      ],
+    });
+  });
+
+  test.each([
+    ["{ not json", "params.json", "it is not valid JSON"],
+    ["a: [unclosed", "params.yaml", "it is not valid YAML"],
+    ['{"type": "object"}', "params.json", "it holds neither a parameters list nor a JSON Schema with properties"],
+    ["just text", "params.yml", "it holds neither a parameters list nor a JSON Schema with properties"],
+  ])("%s (%s) holds none: %s", (text, name, problem) => {
+    const read = parametersFromFile(text, name);
+    expect(read.ok).toBe(false);
+    if (!read.ok) expect(read.problem).toContain(problem);
+  });
+});
