@@ -116,6 +116,42 @@ config:
     PYTHONPATH: "/app/lib"
 `;
 
+/** 000_b999499e1048a433.txt, "Lockfile Design", Format: its hashes are elided placeholders. */
+const LOCKFILE_000 = `{
+"lockfile_version": 1,
+"generated_at": "2026-01-24T12:00:00Z",
+"root": {
+"tool_id": "my_data_processor",
+"version": "2.1.0",
+"integrity": "sha256:a1b2c3d4e5f6..."
+},
+"resolved_chain": [
+{
+"tool_id": "my_data_processor",
+"version": "2.1.0",
+"integrity": "sha256:a1b2c3d4e5f6...",
+"executor": "python_runtime"
+},
+{
+"tool_id": "python_runtime",
+"version": "1.4.0",
+"integrity": "sha256:f6e5d4c3b2a1...",
+"executor": "subprocess"
+},
+{
+"tool_id": "subprocess",
+"version": "1.0.0",
+"integrity": "sha256:0123456789ab...",
+"executor": null
+}
+],
+"registry": {
+"url": "https://mrecfyfjpwzrzxoiooew.supabase.co",
+"fetched_at": "2026-01-24T12:00:00Z"
+}
+}
+`;
+
 /** The file the example names; pandas is not installed here, so the script leaves it out. */
 const PROCESS_DATA = 'import json, os, sys\nparams = json.load(sys.stdin)\nprint("processed", params, "with PYTHONPATH", os.environ["PYTHONPATH"])\n';
 
@@ -149,6 +185,13 @@ describe("000_b999499e1048a433.txt: the tool-chain design", () => {
       expect(plan.subprocess.argv.at(-1)).toEndWith("/process_data.py");
     });
   }
+
+  test("the document's lockfile example, as written, is refused for its placeholder hashes, naming the field", async () => {
+    const root = makeProject({ ".ai/tools/python_runtime.yaml": RUNTIME_000_DATA, ".ai/tools/data_processor/tool.yaml": DATA_PROCESSOR, ".ai/tools/data_processor/process_data.py": PROCESS_DATA, "lock.json": LOCKFILE_000 });
+    const r = await kiwiIn(root).run(["verify", "lock.json"]);
+    expect(r.exitCode).toBe(5);
+    expect(r.stderr).toContain('error[E_LOCK_INVALID]: lock.json: /root/integrity is "sha256:a1b2c3d4e5f6...", not a sha256 digest');
+  });
 
   test("the same schema refuses a child whose manifest names a shell script, at the field the user wrote", async () => {
     const root = makeProject({
@@ -382,6 +425,14 @@ describe("003_eeeba89fc6211482.txt: magray's tool.json, judged as magray judges 
       ["warning", "No repository URL specified in metadata"],
     ]);
     const r = await kiwi.run(["exec", "minimal-tool", "--unlocked"]);
+    expect([r.exitCode, r.stdout]).toEqual([0, "hello from wasm\n"]);
+  });
+
+  test("it round-trips through check, lock, install, verify and a locked exec", async () => {
+    const root = makeProject({ ".ai/tools/minimal-tool/tool.json": MINIMAL_003, ".ai/tools/minimal-tool/tool.wasm": HELLO_WASM });
+    const kiwi = kiwiIn(root);
+    for (const step of [["check"], ["lock"], ["install"], ["verify"]]) expect((await kiwi.run(step)).exitCode).toBe(0);
+    const r = await kiwi.run(["exec", "minimal-tool"]);
     expect([r.exitCode, r.stdout]).toEqual([0, "hello from wasm\n"]);
   });
 
