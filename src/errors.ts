@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   E_WASM_INVALID: { exit: 6, meaning: "a WebAssembly tool's module is not wasm, or needs what kiwi's WASI host does not provide" },
   E_WASM_LIMIT: { exit: 14, meaning: "a WebAssembly tool ran out of fuel or memory" },
   E_TRUST: { exit: 13, meaning: "an artifact is unsigned, wrongly signed or signed by a key .ai/trust.yaml does not trust" },
+  E_DEPS: { exit: 15, meaning: "a tool's packages cannot be resolved or installed (no such version, registry down, install script, too large)" },
 } as const satisfies Record<string, { exit: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -25,6 +25,8 @@ interface ChainMemoFile {
   /** The chain's locked entries (and remote entries), by tool id. */
   tools: Record<string, LockedTool>;
   remote?: NonNullable<Lockfile["remote"]>;
+  /** The chain's locked packages, by tool id. */
+  dependencies?: NonNullable<Lockfile["dependencies"]>;
   stats: StatSubset;
 }
 
@@ -58,7 +60,13 @@ export function readChainIndex(cacheDir: string, root: string, toolId: string, n
   }
   const same = Array.isArray(memo.lockStat) && memo.lockStat.length === 4 && memo.lockStat.every((n, i) => n === lockStat[i]);
   if (!same || typeof memo.tools !== "object" || memo.tools === null || !memo.tools[toolId] || typeof memo.stats !== "object") return { lockStat };
-  const lock: Lockfile = { lockfileVersion: memo.lockfileVersion, tools: memo.tools, ...(memo.remote ? { remote: memo.remote } : {}), mcp_servers: {} };
+  const lock: Lockfile = {
+    lockfileVersion: memo.lockfileVersion,
+    tools: memo.tools,
+    ...(memo.remote ? { remote: memo.remote } : {}),
+    ...(memo.dependencies ? { dependencies: memo.dependencies } : {}),
+    mcp_servers: {},
+  };
   return { lockStat, hit: { lock, statCache: statCacheOf(root, memo.stats, now) } };
 }
 
@@ -71,11 +79,13 @@ export function writeChainIndex(cacheDir: string, root: string, toolId: string, 
   if (Math.max(entry.lockStat[1], entry.lockStat[2]) >= now - RACY_MARGIN_MS) return;
   const tools = Object.fromEntries(entry.ids.map((id) => [id, entry.lock.tools[id]!]));
   const remote = Object.fromEntries(entry.ids.flatMap((id) => (entry.lock.remote?.[id] ? [[id, entry.lock.remote[id]!]] : [])));
+  const dependencies = Object.fromEntries(entry.ids.flatMap((id) => (entry.lock.dependencies?.[id] ? [[id, entry.lock.dependencies[id]!]] : [])));
   const memo: ChainMemoFile = {
     lockStat: entry.lockStat,
     lockfileVersion: entry.lock.lockfileVersion,
     tools,
     ...(Object.keys(remote).length > 0 ? { remote } : {}),
+    ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}),
     stats: entry.seen,
   };
   writeMemo(cacheDir, "chains", key(root, toolId), JSON.stringify(memo));

@@ -11,6 +11,7 @@ import { mergeConfigs } from "./merge.ts";
 import type { ParamSources } from "./params.ts";
 import { type LinkInput, type Plan, buildPlan } from "./plan.ts";
 import { RUNS_DIR, ensureRunDir } from "./rundir-io.ts";
+import { declaredPackages, npmDependencies } from "../deps/requirements.ts";
 import type { SandboxMode } from "./sandbox-plan.ts";
 import { makeRedactor } from "./template.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
@@ -66,13 +67,18 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const cleanups: (() => void)[] = [];
   const links: LinkInput[] = chain.links.map((l, i) => {
     const hex = l.integrity.slice("sha256:".length);
-    const needsDir = l.hashed.files.length > 0 || (i === 0 && primitive === "subprocess");
-    if (!needsDir) return { tool: l.tool, integrity: l.integrity, runDir: null };
-    if (req.dryRun) return { tool: l.tool, integrity: l.integrity, runDir: join(ctx.cacheDir, RUNS_DIR, hex, "files") };
+    // A tool with npm packages runs beside their verified, installed copy (deps/ loads only then).
+    const packages = l.packages || npmDependencies(declaredPackages(l.tool)) ? (require("./packages-io.ts") as typeof import("./packages-io.ts")).linkPackages(store, l) : undefined;
+    const tool = packages?.tool ?? l.tool;
+    const files = packages ? [...l.hashed.files, ...packages.files] : l.hashed.files;
+    const needsDir = files.length > 0 || (i === 0 && primitive === "subprocess");
+    if (!needsDir) return { tool, integrity: l.integrity, runDir: null };
+    const dirName = packages ? `${hex}-${packages.treeHex.slice(0, 16)}` : hex;
+    if (req.dryRun) return { tool, integrity: l.integrity, runDir: join(ctx.cacheDir, RUNS_DIR, dirName, "files") };
     const byPath = new Map(l.tool.files.map((f) => [f.path, f.abs]));
-    const run = ensureRunDir({ store, integrityHex: hex, files: l.hashed.files, sourceOf: (p) => byPath.get(p), subject: l.tool.id });
+    const run = ensureRunDir({ store, integrityHex: dirName, files, sourceOf: (p) => byPath.get(p), subject: l.tool.id });
     if (run.cleanup) cleanups.push(run.cleanup);
-    return { tool: l.tool, integrity: l.integrity, runDir: run.dir };
+    return { tool, integrity: l.integrity, runDir: run.dir };
   });
   const input = { chain: links, params, env: ctx.env, host: planHost(), mode: chain.mode };
   const plan = buildPlan(input);

@@ -4,7 +4,7 @@ import { KiwiError } from "../errors.ts";
 import { formatDigest, hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type FileEntry, hashToolIntegrity, sortFileEntries } from "../integrity/tool.ts";
 import type { Tool } from "../manifest/model.ts";
-import { LOCKFILE_VERSION, type LockedTool, type Lockfile, type McpPin, type RemoteTool } from "../schema/lockfile.ts";
+import { LOCKFILE_VERSION, type LockedTool, type Lockfile, type McpPin, type RemoteTool, type ToolDependencies } from "../schema/lockfile.ts";
 
 /** The parts of a tool the lockfile records. */
 export type LockableTool = Pick<Tool, "id" | "version" | "type" | "manifestFile" | "manifest" | "executor">;
@@ -61,7 +61,12 @@ export function integrityText(h: HashedTool): string {
  * The lockfile for a set of hashed tools; pins of servers no longer present are dropped, and so
  * are `remote` records of tools no longer present.
  */
-export function buildLockfile(hashed: readonly HashedTool[], pins: Record<string, McpPin> = {}, remote: Record<string, RemoteTool> = {}): Lockfile {
+export function buildLockfile(
+  hashed: readonly HashedTool[],
+  pins: Record<string, McpPin> = {},
+  remote: Record<string, RemoteTool> = {},
+  dependencies: Record<string, ToolDependencies> = {},
+): Lockfile {
   const byId = new Map<string, HashedTool>();
   for (const h of hashed) {
     const clash = byId.get(h.tool.id);
@@ -77,7 +82,15 @@ export function buildLockfile(hashed: readonly HashedTool[], pins: Record<string
   const keptPins: Record<string, McpPin> = {};
   for (const [id, pin] of Object.entries(pins)) if (byId.has(id)) keptPins[id] = pin;
   const keptRemote = keepRemote(remote, tools);
-  return { lockfileVersion: LOCKFILE_VERSION, tools, ...(keptRemote ? { remote: keptRemote } : {}), mcp_servers: keptPins };
+  // Packages of tools no longer present go with them.
+  const keptDependencies = Object.fromEntries(Object.entries(dependencies).filter(([id]) => byId.has(id)));
+  return {
+    lockfileVersion: LOCKFILE_VERSION,
+    tools,
+    ...(keptRemote ? { remote: keptRemote } : {}),
+    ...(Object.keys(keptDependencies).length > 0 ? { dependencies: keptDependencies } : {}),
+    mcp_servers: keptPins,
+  };
 }
 
 /**

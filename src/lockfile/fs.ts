@@ -106,9 +106,36 @@ export async function writeRemoteEntry(root: string, toolId: string, entry: Remo
     else delete remote[toolId];
     const pins = { ...lock.mcp_servers };
     if (pin) pins[toolId] = pin;
-    const next: Lockfile = { lockfileVersion: lock.lockfileVersion, tools: lock.tools, ...(Object.keys(remote).length ? { remote } : {}), mcp_servers: pins };
+    const next: Lockfile = {
+      lockfileVersion: lock.lockfileVersion,
+      tools: lock.tools,
+      ...(Object.keys(remote).length ? { remote } : {}),
+      ...(lock.dependencies ? { dependencies: lock.dependencies } : {}),
+      mcp_servers: pins,
+    };
     writeLockfile(root, next, text);
     return next;
+  });
+}
+
+/**
+ * Records the installed tree digest of each tool's npm packages (kiwi install), keeping every other
+ * byte of the lockfile. Only tools whose locked packages are still the ones installed are touched.
+ */
+export async function writeDependencyTrees(root: string, trees: Record<string, string>): Promise<boolean> {
+  return withProjectLock(root, () => {
+    const { lock, text } = readLockfileOrFail(root);
+    const dependencies = { ...lock.dependencies };
+    let changed = false;
+    for (const [id, tree] of Object.entries(trees)) {
+      const npm = dependencies[id]?.npm;
+      if (!npm || npm.tree === tree) continue;
+      dependencies[id] = { ...dependencies[id], npm: { ...npm, tree } };
+      changed = true;
+    }
+    if (!changed) return false;
+    writeLockfile(root, { ...lock, dependencies }, text);
+    return true;
   });
 }
 

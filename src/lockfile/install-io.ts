@@ -42,6 +42,8 @@ export interface InstallResult {
   stats: { tools: number; files: number; stored: number; present: number };
   /** Ids of the project's mcp_server tools (whose pins the install step adds; none when frozen). */
   mcpServers: string[];
+  /** npm package sets installed now, and found in the cache. */
+  packages?: { installed: number; reused: number };
 }
 
 /** Locks (or checks the frozen lockfile), then fills the cache. */
@@ -73,12 +75,14 @@ export async function installProject(ctx: Context, options: InstallOptions): Pro
     base = { root: locked.root, lockfile: locked.lockfile, frozen: false, written: locked.written, diff: locked.diff, findings: locked.findings, warnings: locked.warnings, mcpServers: locked.mcpServers };
   }
   const filled = fillStore(store, tree, options.onProgress);
+  const packages = await installPackages(ctx, base.root, store, tree, options.frozen === true);
+  if (packages.written) base = { ...base, written: true };
   try {
     registerProject(store, base.root);
   } catch (error) {
     throw cacheWriteError(store, error);
   }
-  return { ...base, ...filled };
+  return { ...base, ...filled, packages: { installed: packages.installed, reused: packages.reused } };
 }
 
 /** Frozen mode: E_LOCK_INVALID for hand-edited entries, E_LOCK_STALE (with the diff) for a changed tree. */
@@ -154,4 +158,52 @@ export function cacheWriteError(store: Store, error: unknown): unknown {
     cause: error,
     details: { cache: store.dir, code: err.code },
   });
+}
+
+/**
+ * The tools' locked packages, installed (deps/ loads only when the lock has some). Frozen: the lock
+ * must already hold each tool's requirements and installed tree; otherwise the trees are recorded.
+ */
+async function installPackages(ctx: Context, root: string, store: Store, tree: readonly TreeTool[], frozen: boolean): Promise<{ installed: number; reused: number; written: boolean }> {
+  const text = readLockfileText(root);
+  const lock = text === undefined ? undefined : parseLockfile(text);
+  const declaring = tree.some((h) => h.tool.form !== "builtin" && (h.tool.type === "mcp_server" ? h.tool.config.package !== undefined : Array.isArray(h.tool.doc.requires)));
+  if (!lock?.dependencies && !declaring) return { installed: 0, reused: 0, written: false };
+  const { declaredPackages, npmDependencies } = await import("../deps/requirements.ts");
+  if (frozen) {
+    for (const h of tree) {
+      const declared = npmDependencies(declaredPackages(h.tool))?.dependencies;
+      const locked = lock?.dependencies?.[h.tool.id]?.npm?.requires;
+      if (JSON.stringify(declared ?? null) !== JSON.stringify(locked ?? null)) {
+        throw new KiwiError("E_LOCK_STALE", `the npm requirements of ${h.tool.id} differ from ${LOCKFILE_NAME}: ${describeRequirementChange(locked ?? {}, declared ?? {})}`, {
+          hint: 'run "kiwi install" without --frozen-lockfile and commit tool.lock.json',
+          details: { tool: h.tool.id, locked: locked ?? null, declared: declared ?? null },
+        });
+      }
+    }
+  }
+  if (!lock?.dependencies) return { installed: 0, reused: 0, written: false };
+  const { installDependencies } = await import("../deps/install-io.ts");
+  const done = await installDependencies(ctx, root, lock, store);
+  if (frozen) {
+    for (const [id, tree] of Object.entries(done.trees)) {
+      if (lock.dependencies[id]?.npm?.tree !== tree) {
+        throw new KiwiError("E_LOCK_STALE", `${LOCKFILE_NAME} records no installed package tree for ${id}`, {
+          hint: 'run "kiwi install" without --frozen-lockfile once and commit tool.lock.json: it records the tree every install must reproduce',
+          details: { tool: id },
+        });
+      }
+    }
+    return { ...done, written: false };
+  }
+  const { writeDependencyTrees } = await import("./fs.ts");
+  return { ...done, written: await writeDependencyTrees(root, done.trees) };
+}
+
+/** `+ a@^1, - b@2, ~ c 1 -> 2`: what changed between two npm requirement maps. */
+function describeRequirementChange(before: Record<string, string>, after: Record<string, string>): string {
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return names
+    .flatMap((n) => (before[n] === after[n] ? [] : before[n] === undefined ? [`+ ${n}@${after[n]}`] : after[n] === undefined ? [`- ${n}@${before[n]}`] : [`~ ${n} ${before[n]} -> ${after[n]}`]))
+    .join(", ");
 }

@@ -12,12 +12,14 @@ import type { Context } from "../context.ts";
 import type { Finding } from "../findings.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
+import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { TOOLS_DIR, findProjectRoot } from "../manifest/project-io.ts";
 import { type HashedTool, buildLockfile } from "./build.ts";
 import { compareTreeToLock } from "./compare.ts";
 import { type LockDiff, diffLockfiles } from "./diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "./fs.ts";
 import { parseLockfile } from "./parse.ts";
+import type { Lockfile } from "../schema/lockfile.ts";
 import { type RawFingerprint, rawTreeFingerprint } from "./raw-tree-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "./hash-tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "./unchanged.ts";
@@ -158,7 +160,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     if (!fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText), ...(rawMemo ? { raw: rawMemo } : {}) }, faults);
   };
   const quick = renderWithQuickPins(text, tree);
-  if (quick && quick.rendered === text) {
+  if (quick && quick.rendered === text && (await packagesLocked(tree, quick.lock))) {
     const unchanged = confirmUnchanged(quick);
     remember(unchanged.rendered);
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, tree, findings, stats };
@@ -166,13 +168,42 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   // Parse fully before writing: a lockfile from a newer kiwi or an unreadable one is never overwritten.
   const previous = text === undefined ? undefined : parseLockfile(text, undefined, quick?.quick);
   const pins = previous?.mcp_servers ?? {};
-  const lock = buildLockfile(tree, pins, previous?.remote);
+  // Packages load only for a project whose tools declare some (deps/ is npm's driver).
+  const declaring = project.tools.filter((t) => t.form !== "builtin" && declaresPackages(t));
+  let dependencies = previous?.dependencies ?? {};
+  if (declaring.length > 0) {
+    const { resolveDependencies } = await import("../deps/resolve-io.ts");
+    const resolved = await resolveDependencies(ctx, project.root, declaring, dependencies);
+    dependencies = resolved.dependencies;
+    warnings.push(...resolved.warnings);
+  } else dependencies = {};
+  const lock = buildLockfile(tree, pins, previous?.remote, dependencies);
   if (previous) {
     for (const edit of compareTreeToLock(previous, tree as HashedTool[]).handEdited) warnings.push(`${edit.message}; rewritten from the tool tree`);
   }
   // Without pins the quick rendering is already the final text (pins are the only lossy part).
-  const reuse = quick && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 && !previous?.remote ? quick.rendered : undefined;
+  const reuse = quick && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 && !previous?.remote && !lock.dependencies && !previous?.dependencies ? quick.rendered : undefined;
   const result = writeLockfile(project.root, lock, text, faults, reuse);
   remember(result.text);
   return { ...base, written: result.written, diff: diffLockfiles(previous, lock), tree, findings, stats };
+}
+
+/** Whether a tool declares packages: a `requires` string that is no capability, or an mcp_server's config.package. */
+function declaresPackages(tool: Project["tools"][number]): boolean {
+  if (tool.type === "mcp_server" && tool.config.package !== undefined) return true;
+  const requires = tool.doc.requires;
+  return Array.isArray(requires) && requires.some((r) => typeof r === "string" && !(CAPABILITY_NAMES as readonly string[]).includes(r) && !/^(fs|net|shell|env|proc)\./.test(r));
+}
+
+/** Whether every tool that declares npm packages has them resolved in `lock` for its current requirements. */
+async function packagesLocked(tree: readonly TreeTool[], lock: Lockfile): Promise<boolean> {
+  const declaring = tree.filter((h) => h.tool.form !== "builtin" && declaresPackages(h.tool));
+  if (declaring.length === 0) return true;
+  const { declaredPackages, npmDependencies } = await import("../deps/requirements.ts");
+  return declaring.every((h) => {
+    const npm = npmDependencies(declaredPackages(h.tool));
+    const locked = lock.dependencies?.[h.tool.id]?.npm;
+    if (!npm) return true;
+    return locked !== undefined && JSON.stringify(locked.requires) === JSON.stringify(npm.dependencies);
+  });
 }

@@ -67,7 +67,13 @@ export function checkLockfileValue(value: CanonicalValue, file: string = LOCKFIL
 }
 
 function lockfileOf(plain: Lockfile, pins: Record<string, CanonicalValue>): Lockfile {
-  return { lockfileVersion: plain.lockfileVersion, tools: plain.tools, ...(plain.remote ? { remote: plain.remote } : {}), mcp_servers: pins as unknown as Record<string, McpPin> };
+  return {
+    lockfileVersion: plain.lockfileVersion,
+    tools: plain.tools,
+    ...(plain.remote ? { remote: plain.remote } : {}),
+    ...(plain.dependencies ? { dependencies: plain.dependencies } : {}),
+    mcp_servers: pins as unknown as Record<string, McpPin>,
+  };
 }
 
 /**
@@ -162,6 +168,9 @@ function assertSemantics(lock: Lockfile, invalid: (m: string, h?: string) => Kiw
     const tool = lock.tools[id];
     if (!tool) throw invalid(`remote tool "${id}" is not locked in tools`);
     if (tool.integrity !== entry.integrity) throw invalid(`remote tool "${id}" was added with integrity ${entry.integrity} but tools locks ${tool.integrity}`);
+  }
+  for (const id of Object.keys(lock.dependencies ?? {})) {
+    if (!lock.tools[id]) throw invalid(`dependencies of "${id}" are recorded, but "${id}" is not locked in tools`);
   }
   for (const [id, tool] of Object.entries(lock.tools)) {
     const seen = new Set<string>();

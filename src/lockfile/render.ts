@@ -6,7 +6,7 @@ import { Float, type CanonicalValue } from "../integrity/value.ts";
 import { type LockedFile, type LockedTool, type Lockfile, MCP_PIN_KEYS, type McpPin, REMOTE_KEYS, type RemoteTool } from "../schema/lockfile.ts";
 
 /** Top-level keys, in the order they are written (README: "Lockfile format"). */
-export const LOCKFILE_KEYS = ["lockfileVersion", "tools", "remote", "mcp_servers"] as const;
+export const LOCKFILE_KEYS = ["lockfileVersion", "tools", "remote", "dependencies", "mcp_servers"] as const;
 
 /** Keys of one tool entry, in the order they are written. */
 export const TOOL_KEYS = ["version", "type", "source", "executor", "integrity", "manifest_digest", "files"] as const satisfies readonly (keyof LockedTool)[];
@@ -22,6 +22,8 @@ export function renderLockfile(lock: Lockfile): string {
   out.push(`  "tools": ${renderTools(lock.tools)},\n`);
   // Written only when a tool came from a registry, so lockfiles without one keep their bytes.
   if (lock.remote && Object.keys(lock.remote).length > 0) out.push(`  "remote": ${renderRemote(lock.remote)},\n`);
+  // Likewise only when a tool needs packages.
+  if (lock.dependencies && Object.keys(lock.dependencies).length > 0) out.push(`  "dependencies": ${renderValue(lock.dependencies as unknown as CanonicalValue, "  ")},\n`);
   out.push(`  "mcp_servers": ${renderPins(lock.mcp_servers)}\n`);
   out.push("}\n");
   return out.join("");

@@ -3,7 +3,7 @@
 // the slow lossless parse, the schema check and the hand-edit comparison can all be skipped. Pure.
 import type { CanonicalValue } from "../integrity/value.ts";
 import { parseJsonLossless } from "../manifest/json.ts";
-import { LOCKFILE_VERSION, type Lockfile, type McpPin, type RemoteTool } from "../schema/lockfile.ts";
+import { LOCKFILE_VERSION, type Lockfile, type McpPin, type RemoteTool, type ToolDependencies } from "../schema/lockfile.ts";
 import { type HashedTool, buildLockfile } from "./build.ts";
 import { checkLockfileValue, peekLockfile } from "./parse.ts";
 import { renderLockfile } from "./render.ts";
@@ -33,7 +33,9 @@ export function renderWithQuickPins(text: string | undefined, tree: readonly Has
   try {
     // Remote records are plain strings; a quick look that renders back to the same bytes lost nothing.
     const remote = isPlainObject(peek.value) && isPlainObject(peek.value.remote) ? (peek.value.remote as Record<string, RemoteTool>) : undefined;
-    lock = buildLockfile(tree, peek.pins as Record<string, McpPin>, remote);
+    // Dependencies are what npm resolved, not derived from the tree: kept as the file has them.
+    const dependencies = isPlainObject(peek.value) && isPlainObject(peek.value.dependencies) ? (peek.value.dependencies as Record<string, ToolDependencies>) : undefined;
+    lock = buildLockfile(tree, peek.pins as Record<string, McpPin>, remote, dependencies);
   } catch {
     return undefined;
   }
@@ -44,7 +46,12 @@ export function renderWithQuickPins(text: string | undefined, tree: readonly Has
 export function confirmUnchanged(view: { lock: Lockfile; rendered: string }): { lock: Lockfile; rendered: string } {
   const { lock, rendered: text } = view;
   // Remote records are data kiwi did not derive from the tree either: check them (fail closed).
-  if (lock.remote) checkLockfileValue({ lockfileVersion: LOCKFILE_VERSION, tools: lock.tools as never, remote: lock.remote as never, mcp_servers: {} });
+  if (lock.remote || lock.dependencies) {
+    const value: Record<string, CanonicalValue> = { lockfileVersion: LOCKFILE_VERSION, tools: lock.tools as never, mcp_servers: {} };
+    if (lock.remote) value.remote = lock.remote as never;
+    if (lock.dependencies) value.dependencies = lock.dependencies as never;
+    checkLockfileValue(value);
+  }
   if (Object.keys(lock.mcp_servers).length === 0) return view;
   // Pins are data kiwi did not derive from the tree: check them (fail closed) from their own text.
   const at = text.lastIndexOf(PINS_KEY);

@@ -93,11 +93,41 @@ export const RemoteToolSchema = Type.Object(
 /** Remote entry keys in the order they are written. */
 export const REMOTE_KEYS = ["source", "reference", "integrity", "manifest_file", "manifest_sha256", "signature"] as const;
 
+/**
+ * A tool's npm packages, resolved by npm (src/deps/): what the tool requires, npm's own
+ * package-lock entries for every package of the tree (name, exact version, tarball and its sha512
+ * integrity, dependencies, bins), and once `kiwi install` has installed it, the digest of the
+ * installed tree (every file's sha256), which exec verifies the materialised copy against.
+ */
+export const NpmDependenciesSchema = Type.Object(
+  {
+    requires: Type.Record(Type.String({ minLength: 1 }), Type.String(), { description: "package name -> range, as the tool declares them" }),
+    packages: Type.Record(
+      Type.String({ pattern: "^node_modules/", description: "the package's path in node_modules, as npm's package-lock.json keys it" }),
+      Type.Object(
+        {
+          version: Type.String({ minLength: 1 }),
+          resolved: Type.Optional(Type.String({ pattern: "^https?://", description: "the tarball npm fetched (npm leaves it out for the configured registry)" })),
+          integrity: Type.String({ pattern: "^sha(512|384|256)-", description: "the registry's subresource integrity of the tarball" }),
+        },
+        { additionalProperties: true, description: "npm's package-lock entry, as npm wrote it" },
+      ),
+      { description: "keyed by node_modules path, sorted" },
+    ),
+    tree: Type.Optional(Type.String({ pattern: DIGEST_PATTERN, description: "sha256 of the installed tree's file list (set by kiwi install)" })),
+  },
+  { additionalProperties: false },
+);
+
+/** The packages of one tool, by ecosystem. */
+export const ToolDependenciesSchema = Type.Object({ npm: Type.Optional(NpmDependenciesSchema) }, { additionalProperties: false });
+
 export const LockfileSchema = Type.Object(
   {
     lockfileVersion: Type.Integer({ minimum: 1, description: `format version; this kiwi writes ${LOCKFILE_VERSION}` }),
     tools: Type.Record(Type.String({ minLength: 1 }), LockedToolSchema, { description: "keyed by tool id, sorted by id" }),
     remote: Type.Optional(Type.Record(Type.String({ minLength: 1 }), RemoteToolSchema, { description: "tools added from OCI registries, keyed by tool id; absent when there are none" })),
+    dependencies: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ToolDependenciesSchema, { description: "the packages each tool needs, keyed by tool id; absent when no tool needs any" })),
     mcp_servers: Type.Record(Type.String({ minLength: 1 }), McpPinSchema, { description: "interface pins keyed by MCP server tool id" }),
   },
   {
@@ -112,3 +142,5 @@ export type LockedTool = Static<typeof LockedToolSchema>;
 export type McpPin = Static<typeof McpPinSchema>;
 export type RemoteTool = Static<typeof RemoteToolSchema>;
 export type Lockfile = Static<typeof LockfileSchema>;
+export type NpmDependencies = Static<typeof NpmDependenciesSchema>;
+export type ToolDependencies = Static<typeof ToolDependenciesSchema>;

@@ -11,6 +11,7 @@ import { toolFinding } from "./finding.ts";
 import type { LayerContext } from "./layer.ts";
 import { ruleInfo } from "./rules.ts";
 import { checkMagray } from "./magray.ts";
+import { checkPackages } from "./packages.ts";
 import { checkSecurity } from "./security.ts";
 import { type SyntaxResults, planSyntaxChecks, syntaxFindings } from "./syntax.ts";
 import { checkType } from "./types.ts";
@@ -96,6 +97,7 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
     if (universal.some((f) => f.rule === "universal/not-a-mapping")) continue;
     if ((TOOL_TYPES as readonly string[]).includes(tool.type)) findings.push(...checkType(tool, ctx));
     findings.push(...checkSecurity(tool, ctx));
+    findings.push(...checkPackages(tool));
     findings.push(...checkMagray(tool, ctx));
     findings.push(...buildParametersSchema(tool).findings);
     findings.push(...checkOwnChildSchemas(tool));

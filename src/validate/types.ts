@@ -203,15 +203,18 @@ function mcpServer(tool: Tool, out: Finding[]): void {
   const base = tool.pointers.config ?? "/config";
   const transport = c.transport;
   if (typeof transport !== "string" || !(transport in MCP_TRANSPORTS)) {
-    out.push(toolFinding(tool, "mcp_server/transport", transport === undefined ? base : `${base}/transport`, transport === undefined ? "the MCP transport is not given" : `transport ${JSON.stringify(transport)} is not stdio, streamable-http (or http) or sse`, "set config.transport: stdio (with config.command) or streamable-http (with config.url)"));
+    out.push(toolFinding(tool, "mcp_server/transport", transport === undefined ? base : `${base}/transport`, transport === undefined ? "the MCP transport is not given" : `transport ${JSON.stringify(transport)} is not stdio, streamable-http (or http) or sse`, "set config.transport: stdio (with config.package or config.command) or streamable-http (with config.url)"));
     return;
   }
   // npx, uvx and the like download the server when it starts: in the sandbox that needs the network.
   if (transport === "stdio" && typeof c.command === "string" && FETCHING_LAUNCHERS.has(c.command.split("/").pop()!) && !tool.capabilities.some((cap) => cap.name === "net.outbound")) {
     out.push(toolFinding(tool, "mcp_server/fetches-at-start", `${base}/command`, `${c.command} downloads the server when it starts, but ${tool.id} declares no net.outbound: in kiwi's sandbox it cannot reach the registry`, `declare net.outbound for the registry (e.g. registry.npmjs.org) and fs.write for its cache (~/.npm), or install the package and start it directly`));
   }
-  if (transport === "stdio" && !nonEmpty(c.command)) {
-    out.push(toolFinding(tool, "mcp_server/command", base, "a stdio MCP server needs config.command", "set config.command to the program that starts the server, e.g. npx"));
+  if (transport === "stdio" && !nonEmpty(c.command) && c.package === undefined) {
+    out.push(toolFinding(tool, "mcp_server/command", base, "a stdio MCP server needs config.command or config.package", "name the server's package (config.package: npm:@scope/server@1.2.3), which kiwi installs and runs, or set config.command"));
+  }
+  if (transport !== "stdio" && c.package !== undefined) {
+    out.push(toolFinding(tool, "mcp_server/command", `${base}/package`, `config.package starts a stdio server, but the transport is ${transport}`, "use transport: stdio with config.package"));
   }
   if (transport !== "stdio" && (typeof c.url !== "string" || !isAbsoluteHttpTemplate(c.url))) {
     out.push(toolFinding(tool, "mcp_server/url", c.url === undefined ? base : `${base}/url`, `a ${transport} MCP server needs an absolute http(s) config.url`));

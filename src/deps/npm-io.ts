@@ -1,0 +1,167 @@
+// npm packages through the real npm client: `kiwi lock` resolves a tool's requirements with
+// `npm install --package-lock-only --ignore-scripts` in a staging folder and records npm's own
+// package-lock entries; `kiwi install` rebuilds that package-lock, runs `npm ci --ignore-scripts`
+// (npm checks every tarball against its sha512), and stores every installed file in kiwi's
+// content-addressed cache under one tree digest. Nothing here runs at `kiwi exec` time.
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { putBlobFromFile, type Store } from "../cache/store-io.ts";
+import { hashFileHex } from "../cache/hash-io.ts";
+import { removeTree } from "../cache/remove-io.ts";
+import { KiwiError } from "../errors.ts";
+import type { FileEntry } from "../integrity/tool.ts";
+import type { NpmDependencies } from "../schema/lockfile.ts";
+import { npmTreeDigest, packageLockOf, parsePackageLock } from "./npm-lock.ts";
+
+/** Where npm runs and what it sees: the user's own npm settings, never kiwi's cache for npm's. */
+export interface NpmContext {
+  /** The project root (its .npmrc is honoured, as npm would in the project). */
+  root: string;
+  /** kiwi's cache directory (staging folders go under it, on the cache's file system). */
+  cacheDir: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Names the tool in messages. */
+  toolId: string;
+}
+
+/** Bytes an installed tree may hold: past it the install is refused (a runaway or hostile package). */
+export const MAX_TREE_BYTES = 512 * 1024 * 1024;
+
+/** How long one npm run may take before kiwi stops it. */
+const NPM_TIMEOUT_MS = 5 * 60 * 1000;
+
+/** Resolves `dependencies` to npm's exact tree (no tarball is downloaded or unpacked). */
+export async function resolveNpm(ctx: NpmContext, dependencies: Record<string, string>): Promise<Omit<NpmDependencies, "tree">> {
+  const dir = staging(ctx, "resolve");
+  try {
+    writePackageJson(dir, dependencies);
+    await runNpm(ctx, dir, ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], dependencies);
+    const text = readFileSync(join(dir, "package-lock.json"), "utf8");
+    const packages = parsePackageLock(text, ctx.toolId);
+    return { requires: dependencies, packages };
+  } finally {
+    removeTree(dir);
+  }
+}
+
+/**
+ * Installs exactly the locked tree and stores its files; returns the tree digest and its files
+ * (paths under node_modules/). npm verifies each tarball against the locked integrity.
+ */
+export async function installNpm(ctx: NpmContext, store: Store, locked: NpmDependencies): Promise<{ tree: string; files: FileEntry[] }> {
+  const dir = staging(ctx, "install");
+  try {
+    writePackageJson(dir, locked.requires);
+    writeFileSync(join(dir, "package-lock.json"), packageLockOf(locked));
+    await runNpm(ctx, dir, ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], locked.requires);
+    for (const [path, entry] of Object.entries(locked.packages)) {
+      const installed = readInstalledVersion(join(dir, path, "package.json"));
+      if (installed !== entry.version) {
+        throw new KiwiError("E_DEPS", `${ctx.toolId}: npm installed ${installed === undefined ? "nothing" : installed} at ${path}, but the lock has ${entry.version}`, {
+          hint: 'run "kiwi lock" to resolve the requirements again',
+          details: { tool: ctx.toolId, package: path },
+        });
+      }
+    }
+    const files = hashTree(ctx, store, join(dir, "node_modules"));
+    return { tree: npmTreeDigest(files), files };
+  } finally {
+    removeTree(dir);
+  }
+}
+
+/** Every regular file under node_modules, stored; npm's own metadata and `.bin` links are left out. */
+function hashTree(ctx: NpmContext, store: Store, nodeModules: string): FileEntry[] {
+  const files: FileEntry[] = [];
+  let bytes = 0;
+  const walk = (abs: string, rel: string) => {
+    for (const name of readdirSync(abs).sort()) {
+      const childAbs = join(abs, name);
+      const childRel = `${rel}/${name}`;
+      // npm's hidden lockfile and bin links are npm's bookkeeping, not the packages' bytes.
+      if (childRel === "node_modules/.package-lock.json" || name === ".bin") continue;
+      const st = lstatSync(childAbs);
+      if (st.isDirectory()) walk(childAbs, childRel);
+      else if (st.isFile()) {
+        bytes += st.size;
+        if (bytes > MAX_TREE_BYTES) {
+          throw new KiwiError("E_DEPS", `${ctx.toolId}: its npm packages install more than ${MAX_TREE_BYTES / 1024 / 1024} MiB`, {
+            hint: "a tool's packages should be small; check for an oversized dependency",
+            details: { tool: ctx.toolId },
+          });
+        }
+        const sha256 = hashFileHex(childAbs);
+        putBlobFromFile(store, childAbs, sha256, `${ctx.toolId}: ${childRel}`);
+        files.push({ path: childRel, sha256, is_executable: (st.mode & 0o100) !== 0 });
+      }
+      // Symbolic links elsewhere in node_modules would point outside the verified tree: left out.
+    }
+  };
+  if (existsSync(nodeModules)) walk(nodeModules, "node_modules");
+  return files;
+}
+
+function readInstalledVersion(path: string): string | undefined {
+  try {
+    const v = (JSON.parse(readFileSync(path, "utf8")) as { version?: unknown }).version;
+    return typeof v === "string" ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function staging(ctx: NpmContext, what: string): string {
+  const base = join(ctx.cacheDir, "tmp");
+  mkdirSync(base, { recursive: true });
+  const dir = mkdtempSync(join(base, `npm-${what}-`));
+  // The project's registry settings, as npm would read them in the project itself.
+  const npmrc = join(ctx.root, ".npmrc");
+  if (existsSync(npmrc)) copyFileSync(npmrc, join(dir, ".npmrc"));
+  return dir;
+}
+
+function writePackageJson(dir: string, dependencies: Record<string, string>): void {
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "kiwi-tool-packages", version: "0.0.0", private: true, dependencies }, null, 2)}\n`);
+}
+
+/** Runs npm; a failure is E_DEPS in npm's own words, naming the tool and the package when npm does. */
+async function runNpm(ctx: NpmContext, cwd: string, args: string[], dependencies: Record<string, string>): Promise<void> {
+  const npm = Bun.which("npm", { PATH: ctx.env.PATH ?? "" });
+  if (!npm) throw new KiwiError("E_DEPS", `${ctx.toolId} needs npm packages, but npm is not installed`, { hint: "install Node.js with npm; kiwi drives the real npm client", details: { tool: ctx.toolId } });
+  const env = Object.fromEntries(Object.entries({ ...ctx.env, npm_config_update_notifier: "false", npm_config_loglevel: "error" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const proc = Bun.spawn([npm, ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), NPM_TIMEOUT_MS);
+  const [, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  clearTimeout(timer);
+  if (code === 0) return;
+  throw npmError(ctx.toolId, stderr, code, dependencies);
+}
+
+/** npm's failure as a coded error: which package, and what went wrong, from npm's error codes. */
+export function npmError(toolId: string, stderr: string, code: number | null, dependencies: Record<string, string>): KiwiError {
+  const npmCode = /npm (?:error|ERR!) code (\w+)/.exec(stderr)?.[1];
+  const lines = stderr.split("\n").map((l) => l.replace(/^npm (error|ERR!) ?/, "").trim()).filter((l) => l && !/^(code|errno|syscall|A complete log|\d{4}-)/.test(l));
+  const named = Object.keys(dependencies).find((name) => stderr.includes(name));
+  const what = named ? `${named}@${dependencies[named]}` : "its packages";
+  const reason =
+    npmCode === "ETARGET"
+      ? `no version of ${what} matches`
+      : npmCode === "E404"
+        ? `${named ?? "a package"} is not in the registry`
+        : npmCode === "EINTEGRITY"
+          ? "a tarball does not match the integrity in the lock (the registry served other bytes)"
+          : npmCode && /^E(CONNREFUSED|NOTFOUND|AI_AGAIN|CONNRESET|TIMEDOUT)$|^ENOTFOUND$/.test(npmCode)
+            ? "the registry cannot be reached"
+            : code === null
+              ? "npm did not finish in time"
+              : (lines[0] ?? `npm exited with ${code}`);
+  return new KiwiError(npmCode === "EINTEGRITY" ? "E_INTEGRITY_MISMATCH" : "E_DEPS", `${toolId}: cannot get ${what}: ${reason}`, {
+    hint:
+      npmCode === "EINTEGRITY"
+        ? "the lock pins the registry's sha512 for each tarball; check which registry served it (.npmrc, npm_config_registry)"
+        : npmCode && /CONN|NOTFOUND|AI_AGAIN|TIMEDOUT/.test(npmCode)
+          ? "check the registry (npm config get registry) and the network; kiwi never downloads at exec time"
+          : "fix the requirement in the tool's manifest",
+    details: { tool: toolId, npmCode, npm: lines.slice(0, 5) },
+  });
+}

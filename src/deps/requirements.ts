@@ -1,0 +1,123 @@
+// What packages a tool needs, from its manifest: `requires` strings that are not capabilities
+// (`npm:<name>@<range>`, `pypi:<PEP 508>`, or bare, when the runtime decides the ecosystem), and
+// an mcp_server's `config.package` (the server itself, run from its installed copy). Pure.
+import type { Tool } from "../manifest/model.ts";
+import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
+
+export type Ecosystem = "npm" | "pypi";
+
+/** One declared requirement, as kiwi reads it. */
+export interface Requirement {
+  ecosystem: Ecosystem;
+  /** The package name (npm: with its scope). */
+  name: string;
+  /** The version range or exact version; "" for any (npm's "*"). */
+  range: string;
+  /** As written, for messages. */
+  raw: string;
+  /** Where it is declared. */
+  pointer: string;
+}
+
+/** An mcp_server's own package: what `config.package` names, and which of its bins to run. */
+export interface ServerPackage {
+  requirement: Requirement;
+  bin?: string;
+}
+
+/** A tool's declared packages, and the declarations kiwi could not read. */
+export interface DeclaredPackages {
+  requirements: Requirement[];
+  server?: ServerPackage;
+  problems: { pointer: string; message: string; hint: string }[];
+}
+
+/** Runtimes whose packages come from npm or PyPI when a requirement names no ecosystem. */
+const RUNTIME_ECOSYSTEM: Record<string, Ecosystem> = { node_runtime: "npm", bun_runtime: "npm", python_runtime: "pypi" };
+
+/** npm's package name rules (validate-npm-package-name, for new packages): lower case, URL-safe. */
+const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
+
+/** What a requirement's range may be: a semver range or tag-free exact version (no URLs, no paths). */
+const NPM_RANGE = /^[0-9A-Za-z.^~<>=|*xX +-]*$/;
+
+/** Reads the packages a tool declares (kiwi dialect; magray manifests declare none). */
+export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | "config" | "dialect">): DeclaredPackages {
+  const out: DeclaredPackages = { requirements: [], problems: [] };
+  if (tool.dialect !== "kiwi") return out;
+  const fallback = tool.executor ? RUNTIME_ECOSYSTEM[tool.executor.id] : undefined;
+  const requires = Array.isArray(tool.doc.requires) ? tool.doc.requires : [];
+  requires.forEach((item, i) => {
+    if (typeof item !== "string" || (CAPABILITY_NAMES as readonly string[]).includes(item) || /^(fs|net|shell|env|proc)\./.test(item)) return;
+    const read = parseRequirement(item, `/requires/${i}`, fallback);
+    if ("message" in read) out.problems.push(read);
+    else out.requirements.push(read);
+  });
+  if (tool.type === "mcp_server" && tool.config.package !== undefined) {
+    const pointer = "/config/package";
+    const bin = tool.config.bin;
+    if (typeof tool.config.package !== "string") out.problems.push({ pointer, message: "config.package must be a string such as npm:@scope/server@1.2.3", hint: "name the server's package with its exact version" });
+    else {
+      const read = parseRequirement(tool.config.package, pointer, undefined);
+      if ("message" in read) out.problems.push(read);
+      else if (read.ecosystem !== "npm") out.problems.push({ pointer, message: `config.package ${JSON.stringify(read.raw)}: only npm server packages are installed by kiwi so far`, hint: "use an npm package (npm:<name>@<version>), or start the server with config.command" });
+      else if (!isExactVersion(read.range)) out.problems.push({ pointer, message: `config.package ${JSON.stringify(read.raw)} names no exact version`, hint: `pin the server: npm:${read.name}@<version> (a range or latest would let the server change under the lock)` });
+      else if (bin !== undefined && (typeof bin !== "string" || bin === "")) out.problems.push({ pointer: "/config/bin", message: "config.bin must be the name of one of the package's bins", hint: "omit it to run the package's only bin" });
+      else out.server = { requirement: read, ...(typeof bin === "string" ? { bin } : {}) };
+      if (typeof tool.config.command === "string" && out.server) out.problems.push({ pointer: "/config/command", message: "config.command and config.package both say how to start the server", hint: "keep config.package: kiwi runs the package's bin from its installed copy" });
+    }
+  }
+  return out;
+}
+
+/**
+ * One requirement string: `npm:name@range`, `pypi:spec`, or bare (the runtime's ecosystem). An
+ * npm requirement without `@range` takes any version ("*"), as npm does.
+ */
+export function parseRequirement(raw: string, pointer: string, fallback: Ecosystem | undefined): Requirement | { pointer: string; message: string; hint: string } {
+  const m = /^(npm|pypi):(.*)$/.exec(raw.trim());
+  const ecosystem = (m?.[1] as Ecosystem | undefined) ?? fallback;
+  const spec = (m ? m[2]! : raw).trim();
+  if (!ecosystem) {
+    return { pointer, message: `requirement ${JSON.stringify(raw)} names no ecosystem, and the tool's runtime does not imply one`, hint: "write npm:<name>@<range> or pypi:<requirement>" };
+  }
+  if (ecosystem === "pypi") {
+    // PEP 508's name, then anything pip reads (extras, specifiers, markers); pip judges the rest.
+    const name = /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)/.exec(spec)?.[1];
+    if (!name) return { pointer, message: `requirement ${JSON.stringify(raw)} is not a PEP 508 requirement`, hint: "write a name and an optional specifier: pypi:httpx>=0.24" };
+    return { ecosystem, name, range: spec.slice(name.length).trim(), raw, pointer };
+  }
+  const at = spec.indexOf("@", spec.startsWith("@") ? 1 : 0);
+  const name = at === -1 ? spec : spec.slice(0, at);
+  const range = at === -1 ? "" : spec.slice(at + 1).trim();
+  if (!NPM_NAME.test(name) || name.length > 214) {
+    return { pointer, message: `requirement ${JSON.stringify(raw)}: ${JSON.stringify(name)} is not an npm package name`, hint: "npm names are lower case, URL-safe, optionally @scope/name" };
+  }
+  if (!NPM_RANGE.test(range) || range === "latest") {
+    return { pointer, message: `requirement ${JSON.stringify(raw)}: ${JSON.stringify(range)} is not a version range`, hint: "use a semver range (^1.2.0, ~1.2, 1.2.3); tags, URLs and paths are not pinned by version" };
+  }
+  return { ecosystem, name, range, raw, pointer };
+}
+
+/** True for an exact semver version (what config.package must name). */
+export function isExactVersion(range: string): boolean {
+  return /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/.test(range);
+}
+
+/**
+ * The npm `dependencies` map a tool's requirements make (its server package included), or
+ * undefined when it needs no npm packages. Two tools with the same map share one installed copy.
+ * A name declared twice with different ranges is a conflict the caller reports.
+ */
+export function npmDependencies(declared: DeclaredPackages): { dependencies: Record<string, string>; conflicts: string[] } | undefined {
+  const npm = [...declared.requirements.filter((r) => r.ecosystem === "npm"), ...(declared.server ? [declared.server.requirement] : [])];
+  if (npm.length === 0) return undefined;
+  const dependencies: Record<string, string> = {};
+  const conflicts: string[] = [];
+  for (const r of npm) {
+    const range = r.range === "" ? "*" : r.range;
+    if (dependencies[r.name] !== undefined && dependencies[r.name] !== range) conflicts.push(`${r.name} is required as ${dependencies[r.name]} and as ${range}`);
+    dependencies[r.name] = range;
+  }
+  return { dependencies: Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), conflicts };
+}
