@@ -24,8 +24,14 @@ export interface NpmContext {
   toolId: string;
 }
 
-/** Bytes an installed tree may hold: past it the install is refused (a runaway or hostile package). */
+/** Bytes an installed tree may hold by default: past it the install is refused (a runaway or hostile package). */
 export const MAX_TREE_BYTES = 512 * 1024 * 1024;
+
+/** The cap in force: KIWI_MAX_PACKAGE_BYTES, else MAX_TREE_BYTES. */
+function maxTreeBytes(env: NpmContext["env"]): number {
+  const n = Number(env.KIWI_MAX_PACKAGE_BYTES);
+  return Number.isInteger(n) && n > 0 ? n : MAX_TREE_BYTES;
+}
 
 /** How long one npm run may take before kiwi stops it. */
 const NPM_TIMEOUT_MS = 5 * 60 * 1000;
@@ -53,7 +59,7 @@ export async function installNpm(ctx: NpmContext, store: Store, locked: NpmDepen
   try {
     writePackageJson(dir, locked.requires);
     writeFileSync(join(dir, "package-lock.json"), packageLockOf(locked));
-    await runNpm(ctx, dir, ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], locked.requires);
+    await runNpm(ctx, dir, ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], locked.requires, locked.packages);
     for (const [path, entry] of Object.entries(locked.packages)) {
       const installed = readInstalledVersion(join(dir, path, "package.json"));
       if (installed !== entry.version) {
@@ -73,6 +79,7 @@ export async function installNpm(ctx: NpmContext, store: Store, locked: NpmDepen
 /** Every regular file under node_modules, stored; npm's own metadata and `.bin` links are left out. */
 function hashTree(ctx: NpmContext, store: Store, nodeModules: string): FileEntry[] {
   const files: FileEntry[] = [];
+  const cap = maxTreeBytes(ctx.env);
   let bytes = 0;
   const walk = (abs: string, rel: string) => {
     for (const name of readdirSync(abs).sort()) {
@@ -84,9 +91,9 @@ function hashTree(ctx: NpmContext, store: Store, nodeModules: string): FileEntry
       if (st.isDirectory()) walk(childAbs, childRel);
       else if (st.isFile()) {
         bytes += st.size;
-        if (bytes > MAX_TREE_BYTES) {
-          throw new KiwiError("E_DEPS", `${ctx.toolId}: its npm packages install more than ${MAX_TREE_BYTES / 1024 / 1024} MiB`, {
-            hint: "a tool's packages should be small; check for an oversized dependency",
+        if (bytes > cap) {
+          throw new KiwiError("E_DEPS", `${ctx.toolId}: its npm packages install more than ${cap} bytes (${childRel} passed the cap)`, {
+            hint: "check for an oversized dependency; KIWI_MAX_PACKAGE_BYTES raises the cap (default 512 MiB)",
             details: { tool: ctx.toolId },
           });
         }
@@ -125,24 +132,30 @@ function writePackageJson(dir: string, dependencies: Record<string, string>): vo
 }
 
 /** Runs npm; a failure is E_DEPS in npm's own words, naming the tool and the package when npm does. */
-async function runNpm(ctx: NpmContext, cwd: string, args: string[], dependencies: Record<string, string>): Promise<void> {
+async function runNpm(ctx: NpmContext, cwd: string, args: string[], dependencies: Record<string, string>, packages?: NpmDependencies["packages"]): Promise<void> {
   const npm = Bun.which("npm", { PATH: ctx.env.PATH ?? "" });
   if (!npm) throw new KiwiError("E_DEPS", `${ctx.toolId} needs npm packages, but npm is not installed`, { hint: "install Node.js with npm; kiwi drives the real npm client", details: { tool: ctx.toolId } });
-  const env = Object.fromEntries(Object.entries({ ...ctx.env, npm_config_update_notifier: "false", npm_config_loglevel: "error" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  // npm's default retry backoff (10 s to 60 s) makes a bad tarball cost over two minutes; kiwi
+  // waits 1 to 5 s between tries unless the user set their own.
+  const defaults = { npm_config_fetch_retry_mintimeout: "1000", npm_config_fetch_retry_maxtimeout: "5000" };
+  const env = Object.fromEntries(Object.entries({ ...defaults, ...ctx.env, npm_config_update_notifier: "false", npm_config_loglevel: "error" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
   const proc = Bun.spawn([npm, ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), NPM_TIMEOUT_MS);
   const [, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
   if (code === 0) return;
-  throw npmError(ctx.toolId, stderr, code, dependencies);
+  throw npmError(ctx.toolId, stderr, code, dependencies, packages);
 }
 
 /** npm's failure as a coded error: which package, and what went wrong, from npm's error codes. */
-export function npmError(toolId: string, stderr: string, code: number | null, dependencies: Record<string, string>): KiwiError {
+export function npmError(toolId: string, stderr: string, code: number | null, dependencies: Record<string, string>, packages?: NpmDependencies["packages"]): KiwiError {
   const npmCode = /npm (?:error|ERR!) code (\w+)/.exec(stderr)?.[1];
   const lines = stderr.split("\n").map((l) => l.replace(/^npm (error|ERR!) ?/, "").trim()).filter((l) => l && !/^(code|errno|syscall|A complete log|\d{4}-)/.test(l));
-  const named = Object.keys(dependencies).find((name) => stderr.includes(name));
-  const what = named ? `${named}@${dependencies[named]}` : "its packages";
+  // An integrity failure names the digest, not the package: the lock says whose digest it is.
+  const byIntegrity = Object.entries(packages ?? {}).find(([, e]) => stderr.includes(e.integrity));
+  const lockedName = byIntegrity ? byIntegrity[0].slice(byIntegrity[0].lastIndexOf("node_modules/") + "node_modules/".length) : undefined;
+  const named = lockedName ?? Object.keys(dependencies).find((name) => stderr.includes(name));
+  const what = lockedName ? `${lockedName}@${byIntegrity![1].version}` : named ? `${named}@${dependencies[named]}` : "its packages";
   const reason =
     npmCode === "ETARGET"
       ? `no version of ${what} matches`

@@ -18,7 +18,7 @@ describe("kiwi lock", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("+ dp 1.0.0\n");
-    expect(r.stdout).toContain("+ subprocess 1.0.0\n");
+    expect(r.stdout).toContain("+ subprocess 1.1.0\n");
     expect(r.stdout).toMatch(/wrote tool\.lock\.json: 10 added, 0 removed, 0 changed \(10 tools\)\n$/);
     const lock = JSON.parse(lockText(root));
     expect(lock.tools.dp).toMatchObject({ source: ".ai/tools/dp/tool.yaml", executor: "python_runtime@1.0.0", type: "script" });

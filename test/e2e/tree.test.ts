@@ -26,7 +26,7 @@ describe("kiwi tree", () => {
       stdout: [
         `dp 1.2.0 (script)  sha256:${short(lock.dp.integrity)}  .ai/tools/dp/tool.yaml  verified`,
         `└─ python_runtime 1.0.0 (runtime)  sha256:${short(lock.python_runtime.integrity)}  <builtin>/python_runtime.yaml  verified`,
-        `   └─ subprocess 1.0.0 (primitive)  sha256:${short(lock.subprocess.integrity)}  <builtin>/subprocess.yaml  verified`,
+        `   └─ subprocess 1.1.0 (primitive)  sha256:${short(lock.subprocess.integrity)}  <builtin>/subprocess.yaml  verified`,
         "",
       ].join("\n"),
       stderr: "",
@@ -47,8 +47,8 @@ describe("kiwi tree", () => {
       lockfile: "tool.lock.json",
       links: [
         { id: "dp", version: "1.2.0", type: "script", source: ".ai/tools/dp/tool.yaml", executor: "python_runtime@1.0.0", locked: lock.dp.integrity, tree: lock.dp.integrity, status: "verified", files: 1 },
-        { id: "python_runtime", version: "1.0.0", type: "runtime", source: "<builtin>/python_runtime.yaml", executor: "subprocess@1.0.0", locked: lock.python_runtime.integrity, tree: lock.python_runtime.integrity, status: "verified", files: 0 },
-        { id: "subprocess", version: "1.0.0", type: "primitive", source: "<builtin>/subprocess.yaml", executor: null, locked: lock.subprocess.integrity, tree: lock.subprocess.integrity, status: "verified", files: 0 },
+        { id: "python_runtime", version: "1.0.0", type: "runtime", source: "<builtin>/python_runtime.yaml", executor: "subprocess@1.1.0", locked: lock.python_runtime.integrity, tree: lock.python_runtime.integrity, status: "verified", files: 0 },
+        { id: "subprocess", version: "1.1.0", type: "primitive", source: "<builtin>/subprocess.yaml", executor: null, locked: lock.subprocess.integrity, tree: lock.subprocess.integrity, status: "verified", files: 0 },
       ],
     });
   });

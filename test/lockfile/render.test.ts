@@ -52,8 +52,8 @@ describe("rendering tool.lock.json", () => {
   test("writes keys in the documented order", () => {
     const text = renderLockfile(sample());
     const order = (keys: readonly string[]) => keys.map((k) => text.indexOf(`"${k}":`));
-    // "remote" is written only when a tool came from a registry (test/lockfile/remote.test.ts).
-    const top = order(LOCKFILE_KEYS.filter((k) => k !== "remote"));
+    // "remote" and "dependencies" are written only when present (test/lockfile/remote.test.ts, dependencies.test.ts).
+    const top = order(LOCKFILE_KEYS.filter((k) => k !== "remote" && k !== "dependencies"));
     expect([...top].sort((a, b) => a - b)).toEqual(top);
     const tool = order(TOOL_KEYS);
     expect([...tool].sort((a, b) => a - b)).toEqual(tool);

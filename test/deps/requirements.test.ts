@@ -1,0 +1,72 @@
+// Which packages a tool declares, read from its manifest.
+import { describe, expect, test } from "bun:test";
+import type { CanonicalValue } from "../../src/integrity/value.ts";
+import { declaredPackages, isExactVersion, npmDependencies, parseRequirement } from "../../src/deps/requirements.ts";
+import { normalizeManifest } from "../../src/manifest/normalize.ts";
+
+const tool = (doc: Record<string, unknown>) => normalizeManifest({ tool_id: "t", version: "1.0.0", ...doc } as CanonicalValue, "t");
+
+describe("a requirement", () => {
+  test.each([
+    ["npm:left-pad@1.3.0", undefined, { ecosystem: "npm", name: "left-pad", range: "1.3.0" }],
+    ["npm:@scope/pkg@^2.1", undefined, { ecosystem: "npm", name: "@scope/pkg", range: "^2.1" }],
+    ["npm:left-pad", undefined, { ecosystem: "npm", name: "left-pad", range: "" }],
+    ["left-pad@~1.3", "npm", { ecosystem: "npm", name: "left-pad", range: "~1.3" }],
+    ["pypi:httpx>=0.24.0", undefined, { ecosystem: "pypi", name: "httpx", range: ">=0.24.0" }],
+    ["pydantic>=2.0", "pypi", { ecosystem: "pypi", name: "pydantic", range: ">=2.0" }],
+  ] as const)("%s reads as %o", (raw, fallback, expected) => {
+    expect(parseRequirement(raw, "/requires/0", fallback)).toMatchObject(expected);
+  });
+
+  test.each([
+    ["left-pad@1", undefined, "names no ecosystem"],
+    ["npm:Left Pad@1", undefined, "is not an npm package name"],
+    ["npm:left-pad@latest", undefined, "is not a version range"],
+    ["npm:left-pad@https://x.test/a.tgz", undefined, "is not a version range"],
+    ["npm:left-pad@file:../x", undefined, "is not a version range"],
+    ["pypi:>=1", undefined, "is not a PEP 508 requirement"],
+  ] as const)("%s is refused: %s", (raw, fallback, message) => {
+    const read = parseRequirement(raw, "/requires/0", fallback);
+    expect("message" in read && read.message).toContain(message);
+  });
+
+  test("an exact version is MAJOR.MINOR.PATCH with an optional pre-release", () => {
+    expect([isExactVersion("1.2.3"), isExactVersion("2026.8.31"), isExactVersion("1.0.0-rc.1"), isExactVersion("^1.2.3"), isExactVersion("1.2")]).toEqual([true, true, true, false, false]);
+  });
+});
+
+describe("a tool's packages", () => {
+  test("capabilities are not packages; bare requirements take the runtime's ecosystem", () => {
+    const declared = declaredPackages(tool({ tool_type: "script", executor: "node_runtime", requires: ["fs.read", { "net.outbound": ["x.test"] }, "npm:a@1.0.0", "b@^2"] }));
+    expect(declared.requirements.map((r) => `${r.ecosystem}:${r.name}@${r.range}`)).toEqual(["npm:a@1.0.0", "npm:b@^2"]);
+    expect(npmDependencies(declared)).toEqual({ dependencies: { a: "1.0.0", b: "^2" }, conflicts: [] });
+  });
+
+  test("a Python tool's bare requirements are PyPI's, and bring no npm packages", () => {
+    const declared = declaredPackages(tool({ tool_type: "script", executor: "python_runtime", requires: ["httpx>=0.24"] }));
+    expect(declared.requirements.map((r) => r.ecosystem)).toEqual(["pypi"]);
+    expect(npmDependencies(declared)).toBeUndefined();
+  });
+
+  test("an mcp_server's config.package is its server, pinned to an exact version, with an optional bin", () => {
+    const declared = declaredPackages(tool({ tool_type: "mcp_server", executor: "subprocess", config: { transport: "stdio", package: "npm:@modelcontextprotocol/server-everything@2026.8.31", bin: "mcp-server-everything" } }));
+    expect(declared.server).toMatchObject({ requirement: { name: "@modelcontextprotocol/server-everything", range: "2026.8.31" }, bin: "mcp-server-everything" });
+    expect(npmDependencies(declared)?.dependencies).toEqual({ "@modelcontextprotocol/server-everything": "2026.8.31" });
+  });
+
+  test.each([
+    [{ package: "npm:srv@^1.0.0" }, "names no exact version"],
+    [{ package: "npm:srv@latest" }, "is not a version range"],
+    [{ package: "pypi:srv==1.0.0" }, "only npm server packages are installed by kiwi so far"],
+    [{ package: 42 }, "config.package must be a string"],
+    [{ package: "npm:srv@1.0.0", bin: "" }, "config.bin must be the name of one of the package's bins"],
+    [{ package: "npm:srv@1.0.0", command: "npx" }, "config.command and config.package both say how to start the server"],
+  ])("config %o is a problem: %s", (config, message) => {
+    const declared = declaredPackages(tool({ tool_type: "mcp_server", executor: "subprocess", config: { transport: "stdio", ...config } }));
+    expect(declared.problems.map((p) => p.message).join("; ")).toContain(message);
+  });
+
+  test("one package with two ranges is a conflict", () => {
+    expect(npmDependencies(declaredPackages(tool({ tool_type: "script", executor: "node_runtime", requires: ["npm:a@^1", "npm:a@^2"] })))?.conflicts).toEqual(["a is required as ^1 and as ^2"]);
+  });
+});

@@ -1,0 +1,191 @@
+// npm packages a tool needs, through the compiled binary and the real npm client: resolved at
+// lock, installed into kiwi's cache at install, materialised beside the tool at exec with no
+// network. Most cases use a real npm registry on 127.0.0.1 (packages built with `npm pack`), which
+// can also be stopped or made to lie; one case installs the MCP reference server from npmjs.org.
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { probeSandbox } from "../../src/exec/sandbox-io.ts";
+import { type NpmRegistry, startNpmRegistry } from "../helpers/npm-registry.ts";
+import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
+import { kiwiIn } from "./lock-helpers.ts";
+
+const registry: NpmRegistry = startNpmRegistry();
+{
+  registry.publish({ name: "kiwi-pad", version: "1.0.0", json: { main: "index.js", dependencies: { "kiwi-digits": "^2.0.0" } }, files: { "index.js": "const d = require('kiwi-digits');\nmodule.exports = (s, n) => d.zeros(n - String(s).length) + s;\n" } });
+  registry.publish({ name: "kiwi-pad", version: "1.1.0", json: { main: "index.js", dependencies: { "kiwi-digits": "^2.0.0" } }, files: { "index.js": "module.exports = () => 'v1.1';\n" } });
+  registry.publish({ name: "kiwi-digits", version: "2.0.0", json: { main: "index.js" }, files: { "index.js": "exports.zeros = (n) => '0'.repeat(Math.max(0, n));\n" } });
+  registry.publish({ name: "kiwi-scripted", version: "1.0.0", json: { main: "index.js", scripts: { postinstall: "node -e \"require('fs').writeFileSync(process.env.HOME + '/postinstall-ran', '')\"" } }, files: { "index.js": "module.exports = 1;\n" } });
+  registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
+}
+// npm resolves and installs for real: seconds, not milliseconds.
+setDefaultTimeout(60_000);
+afterAll(() => {
+  registry.stop();
+  cleanupTemps();
+});
+
+/** A node tool that pads 7 to three digits with kiwi-pad. */
+const padTool = (requires: string[]) => ({
+  ".ai/tools/pad/tool.yaml": `tool_id: pad\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires:\n${requires.map((r) => `  - ${r}\n`).join("")}`,
+  ".ai/tools/pad/main.js": "const pad = require('kiwi-pad');\nconsole.log(pad(7, 3));\n",
+});
+
+const withRegistry = (extra: Record<string, string> = {}) => ({ npm_config_registry: registry.url, npm_config_cache: makeTemp("kiwi-npm-cache-"), ...extra });
+
+describe("a node tool with npm packages", () => {
+  const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
+  const kiwi = kiwiIn(root, withRegistry());
+
+  test("kiwi lock records npm's resolution: every package with its version and sha512 integrity", async () => {
+    const r = await kiwi.run(["lock"]);
+    expect(r.exitCode).toBe(0);
+    const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    const npm = lock.dependencies.pad.npm;
+    expect(npm.requires).toEqual({ "kiwi-pad": "^1.0.0 <1.1.0" });
+    expect(Object.keys(npm.packages)).toEqual(["node_modules/kiwi-digits", "node_modules/kiwi-pad"]);
+    expect(npm.packages["node_modules/kiwi-pad"].version).toBe("1.0.0");
+    expect(npm.packages["node_modules/kiwi-pad"].integrity).toMatch(/^sha512-/);
+    expect(npm.tree).toBeUndefined();
+  });
+
+  test("before kiwi install, exec refuses: packages are never fetched at exec time", async () => {
+    const before = registry.requests.length;
+    const r = await kiwi.run(["exec", "pad"]);
+    expect(r.exitCode).toBe(15);
+    expect(r.stderr).toContain("error[E_DEPS]: pad's npm packages are locked but not installed");
+    expect(registry.requests.length).toBe(before);
+  });
+
+  test("kiwi install installs them into the cache and records the tree; exec then runs with the registry unreachable", async () => {
+    const r = await kiwi.run(["install"]);
+    expect(r.exitCode).toBe(0);
+    const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    expect(lock.dependencies.pad.npm.tree).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const offline = await kiwi.run(["exec", "pad"], { npm_config_registry: "http://127.0.0.1:9/" });
+    expect([offline.exitCode, offline.stdout]).toEqual([0, "007\n"]);
+  });
+
+  test("a warm install finds the tree in the cache and does not run npm (the registry may be down)", async () => {
+    const before = registry.requests.length;
+    const r = await kiwi.run(["install", "--frozen-lockfile"], { npm_config_registry: "http://127.0.0.1:9/" });
+    expect(r.exitCode).toBe(0);
+    expect(registry.requests.length).toBe(before);
+  });
+
+  test.skipIf(!probeSandbox(process.env).usable)("in the sandbox it needs no network and no home folder", async () => {
+    const r = await kiwi.run(["exec", "pad", "--sandbox=require"]);
+    expect([r.exitCode, r.stdout]).toEqual([0, "007\n"]);
+  });
+
+  test("a frozen install with a changed requirement is refused with what changed", async () => {
+    const changed = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
+    const k = kiwiIn(changed, withRegistry());
+    expect((await k.run(["install"])).exitCode).toBe(0);
+    writeFileSync(join(changed, ".ai/tools/pad/tool.yaml"), readFileSync(join(changed, ".ai/tools/pad/tool.yaml"), "utf8").replace("^1.0.0 <1.1.0", "1.1.0"));
+    const r = await k.run(["install", "--frozen-lockfile"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain("E_LOCK_STALE");
+  });
+});
+
+describe("what npm gets wrong is a coded error naming the tool and package", () => {
+  test("a version that does not exist", async () => {
+    const root = makeProject(padTool(["npm:kiwi-pad@^9.0.0"]));
+    const r = await kiwiIn(root, withRegistry()).run(["lock"]);
+    expect(r.exitCode).toBe(15);
+    expect(r.stderr).toContain("error[E_DEPS]: pad: cannot get kiwi-pad@^9.0.0: no version of kiwi-pad@^9.0.0 matches");
+    expect(existsSync(join(root, "tool.lock.json"))).toBe(false);
+  });
+
+  test("a registry that is down", async () => {
+    const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0"]));
+    const r = await kiwiIn(root, withRegistry({ npm_config_registry: "http://127.0.0.1:9/", npm_config_fetch_retries: "0" })).run(["lock"]);
+    expect(r.exitCode).toBe(15);
+    expect(r.stderr).toContain("cannot get kiwi-pad@^1.0.0: the registry cannot be reached");
+  });
+
+  test("a registry that serves other bytes than it locked (sha512 mismatch) installs nothing", async () => {
+    registry.publish({ name: "kiwi-liar", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'honest';\n" } });
+    const root = makeProject({
+      ".ai/tools/liar/tool.yaml": "tool_id: liar\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-liar@1.0.0]\n",
+      ".ai/tools/liar/main.js": "console.log(require('kiwi-liar'));\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry());
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    registry.lie("kiwi-liar", "1.0.0", { "index.js": "module.exports = 'evil';\n" });
+    const r = await kiwi.run(["install"]);
+    expect(r.exitCode).toBe(6);
+    expect(r.stderr).toContain("error[E_INTEGRITY_MISMATCH]: liar: cannot get kiwi-liar@1.0.0: a tarball does not match the integrity in the lock");
+    const run = await kiwi.run(["exec", "liar"]);
+    expect(run.exitCode).toBe(15);
+    expect(run.stdout).not.toContain("evil");
+  });
+
+  test("an install script is not run, and lock says so", async () => {
+    const root = makeProject({
+      ".ai/tools/scripted/tool.yaml": "tool_id: scripted\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-scripted@1.0.0]\n",
+      ".ai/tools/scripted/main.js": "console.log(require('kiwi-scripted'));\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry());
+    const lock = await kiwi.run(["lock"]);
+    expect(lock.exitCode).toBe(0);
+    expect(lock.stderr).toContain("warning: scripted: kiwi-scripted has an install script, which kiwi does not run");
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    expect(existsSync(join(kiwi.env.HOME!, "postinstall-ran"))).toBe(false);
+    expect((await kiwi.run(["exec", "scripted"])).stdout).toBe("1\n");
+  });
+
+  test("a package tree past the size cap is refused and nothing is recorded", async () => {
+    const root = makeProject({
+      ".ai/tools/big/tool.yaml": "tool_id: big\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-big@1.0.0]\n",
+      ".ai/tools/big/main.js": "console.log(require('kiwi-big'));\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry({ KIWI_MAX_PACKAGE_BYTES: "100000" }));
+    const r = await kiwi.run(["install"]);
+    expect(r.exitCode).toBe(15);
+    expect(r.stderr).toContain("big: its npm packages install more than 100000 bytes");
+    expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.big.npm.tree).toBeUndefined();
+  });
+
+  test.each([
+    ["npm:kiwi-pad@latest", "deps/requirement", 'is not a version range'],
+    ["npm:Kiwi Pad@1", "deps/requirement", "is not an npm package name"],
+    ["npm:git+https://example.com/x.git", "deps/requirement", "is not an npm package name"],
+  ])("the requirement %s is a check error naming the field", async (requirement, rule, message) => {
+    const root = makeProject(padTool([JSON.stringify(requirement)]));
+    const r = await kiwiIn(root, withRegistry()).run(["check", "--json"]);
+    expect(r.exitCode).not.toBe(0);
+    const finding = (JSON.parse(r.stdout).findings as { rule: string; message: string; pointer: string }[]).find((f) => f.rule === rule);
+    expect(finding?.message).toContain(message);
+    expect(finding?.pointer).toBe("/requires/0");
+  });
+
+  test("conflicting ranges for one package are a check error", async () => {
+    const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0", "npm:kiwi-pad@1.1.0"]));
+    const r = await kiwiIn(root, withRegistry()).run(["check", "--json"]);
+    expect((JSON.parse(r.stdout).findings as { rule: string; message: string }[]).find((f) => f.rule === "deps/conflict")?.message).toBe("conflicting requirements: kiwi-pad is required as ^1.0.0 and as 1.1.0");
+  });
+});
+
+/** npm's own cache for the npmjs.org case, shared between runs: the suite need not download twice. */
+const NPM_CACHE = join(homedir(), ".cache", "kiwi-test", "npm");
+
+describe("an MCP server run from its installed package (config.package)", () => {
+  test.skipIf(!probeSandbox(process.env).usable)("server-everything from npmjs.org: installed, pinned, and called in the sandbox with no network declared", async () => {
+    const root = makeProject({
+      ".ai/tools/everything.yaml":
+        "tool_id: everything\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:@modelcontextprotocol/server-everything@2026.8.31\n  args: [stdio]\nvalidation:\n  child_schemas:\n    - match: { tool_type: mcp_tool }\n      schema: { type: object }\n",
+      ".ai/tools/echo.yaml": "tool_id: echo\ntool_type: mcp_tool\nversion: 1.0.0\nexecutor: everything\nconfig: { tool_name: echo }\nparameters:\n  - { name: message, type: string, required: true }\n",
+    });
+    const kiwi = kiwiIn(root, { npm_config_cache: NPM_CACHE });
+    const install = await kiwi.run(["install"], {}, undefined);
+    expect(install.exitCode).toBe(0);
+    const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    expect(lock.dependencies.everything.npm.packages["node_modules/@modelcontextprotocol/server-everything"].version).toBe("2026.8.31");
+    expect(Object.keys(lock.mcp_servers)).toEqual(["everything"]);
+    const r = await kiwi.run(["exec", "echo", "--param", "message=hello", "--sandbox=require"]);
+    expect([r.exitCode, r.stdout]).toEqual([0, "Echo: hello\n"]);
+  }, 180_000);
+});
