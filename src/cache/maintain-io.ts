@@ -6,7 +6,7 @@ import { parseDigest } from "../integrity/digest.ts";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
 import { writeFileAtomic } from "./atomic-io.ts";
 import { CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, tempOwner } from "./layout.ts";
-import { type Eviction, type Store, checkBlob, checkIndexEntry } from "./store-io.ts";
+import { type Eviction, type Store, checkBlob, checkIndexEntry, readTreeEntry } from "./store-io.ts";
 import { removeTree } from "./remove-io.ts";
 
 /** Records that `root` uses this cache, so prune keeps what its lockfile references. */
@@ -86,6 +86,18 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
       for (const [id, tool] of Object.entries(lock.tools)) {
         keepIndex.add(parseDigest(tool.integrity, `${lockPath}: tool "${id}" integrity`));
         for (const f of tool.files) keepBlobs.add(f.sha256);
+      }
+      // Installed package trees: their index entry and every file of them.
+      for (const deps of Object.values(lock.dependencies ?? {})) {
+        const tree = deps.npm?.tree;
+        if (!tree) continue;
+        const hex = tree.slice("sha256:".length);
+        keepIndex.add(hex);
+        try {
+          for (const f of readTreeEntry(store, hex) ?? []) keepBlobs.add(f.sha256);
+        } catch {
+          // A corrupt tree entry was evicted: its blobs go unless another lock keeps them.
+        }
       }
     } catch (error) {
       report.skipped.push({ root: reg.root, reason: (error as Error).message });

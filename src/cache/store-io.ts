@@ -150,6 +150,16 @@ export function readToolEntry(store: Store, integrityHex: string): ToolIndexEntr
   return value;
 }
 
+/**
+ * The file list of an installed package tree (deps/: `{"kind": "npm-tree", "files": [...]}`),
+ * verified by its digest like a tool entry; undefined when absent or not a tree entry.
+ */
+export function readTreeEntry(store: Store, treeHex: string): FileEntry[] | undefined {
+  const entry = readToolEntry(store, treeHex) as unknown as { kind?: unknown; files?: unknown } | undefined;
+  if (!entry || entry.kind !== "npm-tree" || !Array.isArray(entry.files)) return undefined;
+  return entry.files as FileEntry[];
+}
+
 /** Re-hashes the index entry stored under `hex` (for `kiwi cache verify`). */
 export function checkIndexEntry(store: Store, hex: string): "ok" | "missing" | Eviction {
   const path = indexPath(store, hex);

@@ -2,11 +2,10 @@
 // per distinct package set), every installed file stored in the cache, and the tree's file list
 // stored as a content-addressed index entry whose digest the lock records. A tree already in the
 // cache with all its blobs is reused: a warm install never runs npm.
-import { type Store, checkBlob, ensureStore, readToolEntry, writeToolEntry } from "../cache/store-io.ts";
+import { type Store, checkBlob, ensureStore, readTreeEntry, writeToolEntry } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest, shortDigest } from "../integrity/digest.ts";
-import type { FileEntry } from "../integrity/tool.ts";
 import type { Lockfile, NpmDependencies } from "../schema/lockfile.ts";
 import { installNpm } from "./npm-io.ts";
 import { npmTreeText } from "./npm-lock.ts";
@@ -53,17 +52,10 @@ export async function installDependencies(ctx: Context, root: string, lock: Lock
   return result;
 }
 
-/** The files of an installed tree from the cache, verified; undefined when the cache lacks it. */
-export function readInstalledTree(store: Store, treeHex: string): FileEntry[] | undefined {
-  const entry = readToolEntry(store, treeHex) as unknown as { kind?: string; files?: FileEntry[] } | undefined;
-  if (!entry || entry.kind !== "npm-tree" || !Array.isArray(entry.files)) return undefined;
-  return entry.files;
-}
-
 /** Whether the cache holds the tree's index entry and every blob of it. */
 function cachedTree(store: Store, treeHex: string): boolean {
   try {
-    const files = readInstalledTree(store, treeHex);
+    const files = readTreeEntry(store, treeHex);
     return files !== undefined && files.every((f) => checkBlob(store, f.sha256) === "ok");
   } catch {
     return false;

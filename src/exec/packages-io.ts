@@ -2,8 +2,7 @@
 // checked against the digest tool.lock.json records, merged into the link's run directory (where
 // node resolves node_modules beside the tool's files); an mcp_server's `config.package` becomes
 // `node <its bin>` from that copy. Nothing is downloaded here: a missing tree is "run kiwi install".
-import type { Store } from "../cache/store-io.ts";
-import { readInstalledTree } from "../deps/install-io.ts";
+import { type Store, readTreeEntry } from "../cache/store-io.ts";
 import { serverBin } from "../deps/npm-lock.ts";
 import { declaredPackages, npmDependencies } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
@@ -34,7 +33,7 @@ export function linkPackages(store: Store, link: Pick<VerifiedLink, "tool" | "pa
     throw new KiwiError("E_DEPS", `${tool.id}'s npm packages are locked but not installed`, { hint: 'run "kiwi install"', details: { tool: tool.id } });
   }
   const treeHex = packages.tree.slice("sha256:".length);
-  const files = readInstalledTree(store, treeHex);
+  const files = readTreeEntry(store, treeHex);
   if (!files) {
     throw new KiwiError("E_CACHE_MISSING", `${tool.id}'s installed npm packages (tree sha256:${treeHex.slice(0, 12)}) are not in the cache`, { hint: 'run "kiwi install" to install them again', details: { tool: tool.id } });
   }

@@ -1,7 +1,7 @@
 // `kiwi verify` as a core operation: the lockfile (well-formed, self-consistent), the tree
 // (every byte re-read, no stat cache) and the cache (every locked blob and tool entry re-hashed)
 // against each other. Returns a report; verifyOutcomeError turns it into the one exit code.
-import { type Eviction, checkBlob, checkIndexEntry, openStore } from "../cache/store-io.ts";
+import { type Eviction, checkBlob, checkIndexEntry, openStore, readTreeEntry } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
@@ -59,6 +59,16 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
     for (const f of entry.files) {
       files++;
       add(checkBlob(store, f.sha256), { tool: id, path: f.path, kind: "blob", sha256: f.sha256 });
+    }
+    // The tool's installed npm packages: the tree entry, then every file of it.
+    const tree = lock.dependencies?.[id]?.npm?.tree?.slice("sha256:".length);
+    if (tree) {
+      const verdict = checkIndexEntry(store, tree);
+      add(verdict, { tool: id, kind: "index", sha256: tree });
+      for (const f of verdict === "ok" ? (readTreeEntry(store, tree) ?? []) : []) {
+        files++;
+        add(checkBlob(store, f.sha256), { tool: id, path: f.path, kind: "blob", sha256: f.sha256 });
+      }
     }
   }
   const outcome: VerifyOutcome =

@@ -11,7 +11,7 @@ const pad = entry("pad", { tool_id: "pad" }, [file("main.js", "require('kiwi-pad
 const npm = (extra: Partial<NpmDependencies> = {}): NpmDependencies => ({
   requires: { "kiwi-pad": "^1.0.0" },
   packages: {
-    "node_modules/kiwi-pad": { version: "1.0.0", integrity: "sha512-AAAA", dependencies: { "kiwi-digits": "^2.0.0" } },
+    "node_modules/kiwi-pad": { version: "1.0.0", integrity: "sha512-AAAA", dependencies: { "kiwi-digits": "^2.0.0" } } as NpmDependencies["packages"][string],
     "node_modules/kiwi-digits": { version: "2.0.0", resolved: "http://127.0.0.1:4873/kiwi-digits/-/kiwi-digits-2.0.0.tgz", integrity: "sha512-BBBB" },
   },
   ...extra,
