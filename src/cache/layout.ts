@@ -5,7 +5,7 @@ import { sha256Hex } from "../integrity/digest.ts";
 /** Top-level folders and files of the cache, and what each holds. */
 export const CACHE_ENTRIES = {
   blobs: "file contents keyed by sha256: blobs/<2 hex>/<62 hex>, read-only",
-  index: "tool index entries keyed by integrity: index/<2 hex>/<62 hex>.json, the canonical integrity text",
+  index: "tool index entries keyed by integrity: index/<2 hex>/<62 hex>.json, the canonical integrity text (and installed npm package trees, keyed by tree digest)",
   stat: "per-project stat caches: stat/<project key>.json, (size, mtime, ctime, inode) -> sha256",
   manifests: "per-project parsed-manifest caches: manifests/<project key>.json (discovery)",
   check: "remembered interpreter syntax verdicts by script digest (kiwi check)",

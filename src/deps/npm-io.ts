@@ -3,7 +3,8 @@
 // package-lock entries; `kiwi install` rebuilds that package-lock, runs `npm ci --ignore-scripts`
 // (npm checks every tarball against its sha512), and stores every installed file in kiwi's
 // content-addressed cache under one tree digest. Nothing here runs at `kiwi exec` time.
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { putBlobFromFile, type Store } from "../cache/store-io.ts";
 import { hashFileHex } from "../cache/hash-io.ts";
@@ -17,7 +18,7 @@ import { npmTreeDigest, packageLockOf, parsePackageLock } from "./npm-lock.ts";
 export interface NpmContext {
   /** The project root (its .npmrc is honoured, as npm would in the project). */
   root: string;
-  /** kiwi's cache directory (staging folders go under it, on the cache's file system). */
+  /** kiwi's cache directory. */
   cacheDir: string;
   env: Readonly<Record<string, string | undefined>>;
   /** Names the tool in messages. */
@@ -118,9 +119,8 @@ function readInstalledVersion(path: string): string | undefined {
 }
 
 function staging(ctx: NpmContext, what: string): string {
-  const base = join(ctx.cacheDir, "tmp");
-  mkdirSync(base, { recursive: true });
-  const dir = mkdtempSync(join(base, `npm-${what}-`));
+  // The system's temp folder: a staging folder left by a killed install is never mistaken for cache content.
+  const dir = mkdtempSync(join(tmpdir(), `kiwi-npm-${what}-`));
   // The project's registry settings, as npm would read them in the project itself.
   const npmrc = join(ctx.root, ".npmrc");
   if (existsSync(npmrc)) copyFileSync(npmrc, join(dir, ".npmrc"));

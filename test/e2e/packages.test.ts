@@ -3,7 +3,7 @@
 // network. Most cases use a real npm registry on 127.0.0.1 (packages built with `npm pack`), which
 // can also be stopped or made to lie; one case installs the MCP reference server from npmjs.org.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
@@ -77,6 +77,25 @@ describe("a node tool with npm packages", () => {
   test.skipIf(!probeSandbox(process.env).usable)("in the sandbox it needs no network and no home folder", async () => {
     const r = await kiwi.run(["exec", "pad", "--sandbox=require"]);
     expect([r.exitCode, r.stdout]).toEqual([0, "007\n"]);
+  });
+
+  test("kiwi verify checks the installed tree; cache prune keeps it; a tampered package file is caught", async () => {
+    const verified = await kiwi.run(["verify", "--json"]);
+    expect(verified.exitCode).toBe(0);
+    expect(JSON.parse(verified.stdout).cache.checked).toBeGreaterThan(4);
+    expect((await kiwi.run(["cache", "prune", "--grace", "0"])).exitCode).toBe(0);
+    expect((await kiwi.run(["exec", "pad"])).stdout).toBe("007\n");
+    // The blob of kiwi-pad's index.js, rewritten in the cache.
+    const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    const treeHex = lock.dependencies.pad.npm.tree.slice("sha256:".length);
+    const entry = JSON.parse(readFileSync(join(kiwi.cache, "index", treeHex.slice(0, 2), `${treeHex.slice(2)}.json`), "utf8"));
+    const index = entry.files.find((f: { path: string }) => f.path === "node_modules/kiwi-pad/index.js");
+    const blob = join(kiwi.cache, "blobs", index.sha256.slice(0, 2), index.sha256.slice(2));
+    chmodSync(blob, 0o644);
+    writeFileSync(blob, "module.exports = () => 'tampered';\n");
+    const r = await kiwi.run(["verify"]);
+    expect(r.exitCode).toBe(4);
+    expect(r.stdout).toContain("pad node_modules/kiwi-pad/index.js");
   });
 
   test("a frozen install with a changed requirement is refused with what changed", async () => {
