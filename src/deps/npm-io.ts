@@ -154,7 +154,8 @@ export function npmError(toolId: string, stderr: string, code: number | null, de
   // An integrity failure names the digest, not the package: the lock says whose digest it is.
   const byIntegrity = Object.entries(packages ?? {}).find(([, e]) => stderr.includes(e.integrity));
   const lockedName = byIntegrity ? byIntegrity[0].slice(byIntegrity[0].lastIndexOf("node_modules/") + "node_modules/".length) : undefined;
-  const named = lockedName ?? Object.keys(dependencies).find((name) => stderr.includes(name));
+  const names = Object.keys(dependencies);
+  const named = lockedName ?? names.find((name) => stderr.includes(name)) ?? (names.length === 1 ? names[0] : undefined);
   const what = lockedName ? `${lockedName}@${byIntegrity![1].version}` : named ? `${named}@${dependencies[named]}` : "its packages";
   const reason =
     npmCode === "ETARGET"

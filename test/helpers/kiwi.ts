@@ -1,6 +1,7 @@
 // Runs the compiled binary (dist/kiwi) the way a user does, with a temp HOME and cache so no test
 // sees the developer's machine. Build first: `bun run build` (the test script does).
 import { existsSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { makeTemp } from "./tree.ts";
 
@@ -29,6 +30,8 @@ export function hermeticEnv(extra: Record<string, string | undefined> = {}): Rec
     PATH: process.env.PATH,
     HOME: home,
     KIWI_CACHE_DIR: join(home, ".cache", "kiwi"),
+    // npm's own cache is content-addressed and shared by the suite, so packages download once.
+    npm_config_cache: join(homedir(), ".cache", "kiwi-test", "npm"),
     LANG: "C.UTF-8",
     NO_COLOR: "1",
     TMPDIR: process.env.TMPDIR,
