@@ -12,6 +12,9 @@ import type { McpPin } from "./pin.ts";
 import { readMcpProject } from "./mcp-project-io.ts";
 import type { ScanResult } from "./scan.ts";
 import { limitsFor } from "./target.ts";
+import { probeSandbox } from "../exec/sandbox-io.ts";
+import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
+import { FETCHING_LAUNCHERS } from "../validate/types.ts";
 
 /** How long `kiwi lock` waits for each answer of a server whose manifest sets no config.timeout. */
 export const LOCK_TIME_TIMEOUT_MS = 10_000;
@@ -38,8 +41,25 @@ export async function pinUnpinnedServers(ctx: Context, options: { strict: boolea
     const reason = mode === "approval" ? `KIWI_MCP_MODE=approval: pin it with "kiwi mcp approve <server>"` : `KIWI_MCP_MODE=${mode} never pins on its own`;
     return unpinned.map((s) => ({ server: s.id, result: "skipped", reason }));
   }
-  const reports: LockPinReport[] = [];
-  for (const server of unpinned) {
+  // Servers whose launcher downloads them at start but which declare no network cannot start in
+  // the sandbox: each would only wait out its timeout. `kiwi check` says why (fetches-at-start).
+  const sandboxed = willRunSandboxed(ctx.env);
+  const reports = new Map<string, LockPinReport>();
+  const runnable = unpinned.filter((server) => {
+    const command = typeof server.config.command === "string" ? server.config.command.split("/").pop()! : "";
+    if (!sandboxed || !FETCHING_LAUNCHERS.has(command) || server.capabilities.some((c) => c.name === "net.outbound")) return true;
+    reports.set(server.id, { server: server.id, result: "skipped", reason: `${command} downloads the server when it starts, and ${server.id} declares no net.outbound for the sandbox; use config.package, or declare the registry` });
+    return false;
+  });
+  // A server that cannot start costs one timeout for every server launched the same way, not one
+  // each: the first failure of a launch stands for the rest.
+  const failedLaunches = new Map<string, LockPinReport>();
+  const launchKey = (server: (typeof unpinned)[number]) => JSON.stringify([server.config, server.capabilities.map((c) => [c.name, c.paths, c.hosts]), server.limits]);
+  // Pins are written one at a time (tool.lock.json is rewritten for each).
+  let writes = Promise.resolve();
+  const pinOne = async (server: (typeof unpinned)[number]): Promise<LockPinReport> => {
+    const known = failedLaunches.get(launchKey(server));
+    if (known) return { ...known, server: server.id, reason: `launched as ${known.server}, which failed: ${known.reason}` };
     try {
       // Pinning at lock time is a convenience (auto mode pins on first use anyway), so a server that
       // does not answer soon is reported rather than allowed to stall every `kiwi lock`.
@@ -50,12 +70,34 @@ export async function pinUnpinnedServers(ctx: Context, options: { strict: boolea
       const scan = scanFor(project, live, options.strict);
       assertScanPasses(server.id, scan);
       const warnings: string[] = [...live.warnings];
-      await writePin(project, live, warnings);
-      reports.push({ server: server.id, result: "pinned", pin: live.live, scan, warnings });
+      const written = writes.then(() => writePin(project, live, warnings));
+      writes = written.then(() => undefined, () => undefined);
+      await written;
+      return { server: server.id, result: "pinned", pin: live.live, scan, warnings };
     } catch (error) {
       const e = toKiwiError(error);
-      reports.push({ server: server.id, result: "failed", reason: e.message, error: e });
+      const report: LockPinReport = { server: server.id, result: "failed", reason: e.message, error: e };
+      if (e.code === "E_MCP") failedLaunches.set(launchKey(server), report);
+      return report;
     }
-  }
-  return reports;
+  };
+  // Bounded concurrency, a handful of launches at a time; within one launch the first server goes
+  // alone, so the others either reuse its failure or start once it is known to work.
+  const groups = new Map<string, (typeof unpinned)[number][]>();
+  for (const server of runnable) groups.set(launchKey(server), [...(groups.get(launchKey(server)) ?? []), server]);
+  const queue = [...groups.values()];
+  const worker = async () => {
+    for (let group = queue.shift(); group; group = queue.shift()) for (const server of group) reports.set(server.id, await pinOne(server));
+  };
+  await Promise.all(Array.from({ length: Math.min(PIN_CONCURRENCY, queue.length) }, worker));
+  return unpinned.map((s) => reports.get(s.id)!);
+}
+
+/** Servers kiwi lock starts at once. */
+const PIN_CONCURRENCY = 4;
+
+/** Whether a server started now would run in bubblewrap (KIWI_SANDBOX and a usable bwrap). */
+function willRunSandboxed(env: Context["env"]): boolean {
+  const mode = resolveSandboxMode(undefined, env);
+  return mode !== "off" && probeSandbox(env).usable;
 }

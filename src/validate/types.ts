@@ -13,7 +13,8 @@ import { PLACEHOLDER, referencedParams } from "../schema/placeholders.ts";
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;
 /** MCP transports and the primitive each runs on. */
 /** Commands that fetch the package they run when they start. */
-const FETCHING_LAUNCHERS = new Set(["npx", "uvx", "pipx", "bunx", "pnpx"]);
+/** Launchers that download the server when it starts (they need the network in the sandbox). */
+export const FETCHING_LAUNCHERS: ReadonlySet<string> = new Set(["npx", "uvx", "pipx", "bunx", "pnpx"]);
 
 /** `http` is rye-os's spelling of streamable-http (its MCP tools accept stdio, http and sse). */
 export const MCP_TRANSPORTS: Record<string, (typeof PRIMITIVES)[number]> = { stdio: "subprocess", "streamable-http": "http_client", http: "http_client", sse: "http_client" };

@@ -89,6 +89,29 @@ describe("starting servers", () => {
   }, SLOW);
 });
 
+describe("pinning many servers at lock time", () => {
+  test("servers launched the same way that cannot start cost one timeout, not one each; an npx server without network is not started at all", async () => {
+    const root = makeTemp("kiwi-mcp-e2e-");
+    const mark = `--kiwi-e2e-${process.pid}-${Date.now()}-many`;
+    const silent = (id: string) => stdioServer(root, { id, script: RAW, args: [mark], env: { RAW_MODE: "silent" }, timeout: 1 }).replace(`tool_id: ${id}\n`, `tool_id: ${id}\n`);
+    writeTree(root, {
+      ".ai/tools/silent_a.yaml": silent("silent_a"),
+      ".ai/tools/silent_b.yaml": silent("silent_b"),
+      ".ai/tools/silent_c.yaml": silent("silent_c"),
+      ".ai/tools/npx_mcp.yaml": "tool_id: npx_mcp\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: npx\n  args: [-y, some-mcp-server@1.0.0]\n",
+    });
+    const r = await runKiwi(["lock", "--json"], { cwd: root, timeoutMs: 60_000 });
+    expect(r.exitCode).toBe(0);
+    const pins = JSON.parse(r.stdout).mcp_pins as { server: string; result: string; reason?: string }[];
+    const failed = pins.filter((p) => p.result === "failed");
+    expect(failed.map((p) => p.server).sort()).toEqual(["silent_a", "silent_b", "silent_c"]);
+    // One of them was started; the others share its verdict.
+    expect(failed.filter((p) => p.reason?.startsWith("launched as ")).length).toBe(2);
+    expect(pins.find((p) => p.server === "npx_mcp")).toMatchObject({ result: "skipped", reason: expect.stringContaining("npx downloads the server when it starts") });
+    expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);
+  }, SLOW);
+});
+
 describe("an mcp_tool whose tool_name is a typo", () => {
   test("kiwi check compares it with the pinned interface and suggests; exec names the nearest tool", async () => {
     const project = await pinnedProject();
