@@ -88,8 +88,7 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
         for (const f of tool.files) keepBlobs.add(f.sha256);
       }
       // Installed package trees: their index entry and every file of them.
-      for (const deps of Object.values(lock.dependencies ?? {})) {
-        const tree = deps.npm?.tree;
+      for (const tree of Object.values(lock.dependencies ?? {}).flatMap((d) => [d.npm?.tree, d.pypi?.tree])) {
         if (!tree) continue;
         const hex = tree.slice("sha256:".length);
         keepIndex.add(hex);

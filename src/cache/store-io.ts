@@ -151,12 +151,12 @@ export function readToolEntry(store: Store, integrityHex: string): ToolIndexEntr
 }
 
 /**
- * The file list of an installed package tree (deps/: `{"kind": "npm-tree", "files": [...]}`),
+ * The file list of an installed package tree (deps/: `{"kind": "npm-tree" | "pypi-tree", "files": [...]}`),
  * verified by its digest like a tool entry; undefined when absent or not a tree entry.
  */
 export function readTreeEntry(store: Store, treeHex: string): FileEntry[] | undefined {
   const entry = readToolEntry(store, treeHex) as unknown as { kind?: unknown; files?: unknown } | undefined;
-  if (!entry || entry.kind !== "npm-tree" || !Array.isArray(entry.files)) return undefined;
+  if (!entry || (entry.kind !== "npm-tree" && entry.kind !== "pypi-tree") || !Array.isArray(entry.files)) return undefined;
   return entry.files as FileEntry[];
 }
 

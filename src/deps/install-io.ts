@@ -1,53 +1,60 @@
-// `kiwi install`'s dependency step: every tool's locked npm packages installed by `npm ci` (once
-// per distinct package set), every installed file stored in the cache, and the tree's file list
+// `kiwi install`'s dependency step: every tool's locked packages installed by `npm ci` or
+// `pip install --require-hashes` (once per distinct package set), every installed file stored in the cache, and the tree's file list
 // stored as a content-addressed index entry whose digest the lock records. A tree already in the
 // cache with all its blobs is reused: a warm install never runs npm.
 import { type Store, checkBlob, ensureStore, readTreeEntry, writeToolEntry } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest, shortDigest } from "../integrity/digest.ts";
-import type { Lockfile, NpmDependencies } from "../schema/lockfile.ts";
+import type { Lockfile, NpmDependencies, PypiDependencies } from "../schema/lockfile.ts";
 import { installNpm } from "./npm-io.ts";
-import { npmTreeText } from "./npm-lock.ts";
+import { treeText } from "./npm-lock.ts";
+import { installPip } from "./pip-io.ts";
 
 export interface DependencyInstall {
-  /** `sha256:` tree digest of each tool with npm packages. */
-  trees: Record<string, string>;
-  /** Package sets npm installed now, and sets found in the cache. */
+  /** `sha256:` tree digests of each tool's installed packages, by ecosystem. */
+  trees: Record<string, { npm?: string; pypi?: string }>;
+  /** Package sets installed now, and sets found in the cache. */
   installed: number;
   reused: number;
 }
 
-/** Installs (or finds in the cache) the npm packages `lock` records; checks locked tree digests. */
+type Ecosystem = "npm" | "pypi";
+
+/** Installs (or finds in the cache) the packages `lock` records; checks locked tree digests. */
 export async function installDependencies(ctx: Context, root: string, lock: Lockfile, store: Store): Promise<DependencyInstall> {
   const result: DependencyInstall = { trees: {}, installed: 0, reused: 0 };
-  const groups = new Map<string, { npm: NpmDependencies; tools: string[] }>();
+  const groups = new Map<string, { ecosystem: Ecosystem; locked: NpmDependencies | PypiDependencies; tools: string[] }>();
   for (const [id, deps] of Object.entries(lock.dependencies ?? {})) {
-    if (!deps.npm) continue;
-    const key = JSON.stringify([deps.npm.requires, deps.npm.packages]);
-    const group = groups.get(key) ?? { npm: deps.npm, tools: [] };
-    group.tools.push(id);
-    groups.set(key, group);
+    for (const ecosystem of ["npm", "pypi"] as const) {
+      const locked = deps[ecosystem];
+      if (!locked) continue;
+      const key = JSON.stringify([ecosystem, locked.requires, locked.packages]);
+      const group = groups.get(key) ?? { ecosystem, locked, tools: [] };
+      group.tools.push(id);
+      groups.set(key, group);
+    }
   }
   for (const group of groups.values()) {
     const subject = group.tools.join(", ");
-    const locked = group.tools.map((id) => lock.dependencies![id]!.npm!.tree).find((t) => t !== undefined);
-    let tree = locked !== undefined && cachedTree(store, locked.slice("sha256:".length)) ? locked : undefined;
+    const lockedTree = group.tools.map((id) => lock.dependencies![id]![group.ecosystem]!.tree).find((t) => t !== undefined);
+    let tree = lockedTree !== undefined && cachedTree(store, lockedTree.slice("sha256:".length)) ? lockedTree : undefined;
     if (tree) result.reused++;
     else {
       ensureStore(store);
-      const installed = await installNpm({ root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: subject }, store, group.npm);
-      writeToolEntry(store, installed.tree, npmTreeText(installed.files));
+      const npmCtx = { root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: subject };
+      const installed = group.ecosystem === "npm" ? await installNpm(npmCtx, store, group.locked as NpmDependencies) : await installPip(npmCtx, store, group.locked as PypiDependencies);
+      writeToolEntry(store, installed.tree, treeText(`${group.ecosystem}-tree`, installed.files));
       tree = formatDigest(installed.tree);
       result.installed++;
-      if (locked !== undefined && locked !== tree) {
-        throw new KiwiError("E_INTEGRITY_MISMATCH", `${subject}: npm installed a package tree (${shortDigest(installed.tree)}) other than the one tool.lock.json records (${shortDigest(locked.slice("sha256:".length))})`, {
-          hint: "the packages' tarballs matched their integrity, so something rewrote the installed files; run kiwi install again, or kiwi lock to resolve anew",
+      if (lockedTree !== undefined && lockedTree !== tree) {
+        throw new KiwiError("E_INTEGRITY_MISMATCH", `${subject}: the installed ${group.ecosystem} packages (tree ${shortDigest(installed.tree)}) are not the ones tool.lock.json records (${shortDigest(lockedTree.slice("sha256:".length))})`, {
+          hint: "every archive matched its locked hash, so something rewrote the installed files; run kiwi install again, or kiwi lock to resolve anew",
           details: { tools: group.tools },
         });
       }
     }
-    for (const id of group.tools) result.trees[id] = tree;
+    for (const id of group.tools) result.trees[id] = { ...result.trees[id], [group.ecosystem]: tree };
   }
   return result;
 }

@@ -70,15 +70,19 @@ export async function installNpm(ctx: NpmContext, store: Store, locked: NpmDepen
         });
       }
     }
-    const files = hashTree(ctx, store, join(dir, "node_modules"));
+    const files = hashInstalledTree(ctx, store, join(dir, "node_modules"), "node_modules");
     return { tree: npmTreeDigest(files), files };
   } finally {
     removeTree(dir);
   }
 }
 
-/** Every regular file under node_modules, stored; npm's own metadata and `.bin` links are left out. */
-function hashTree(ctx: NpmContext, store: Store, nodeModules: string): FileEntry[] {
+/**
+ * Every regular file of an installed tree, stored, with paths under `prefix`: npm's hidden
+ * lockfile and `.bin` links, and Python's `__pycache__` and `bin/` scripts, are the installers'
+ * bookkeeping, not the packages' bytes, and are left out; so are symbolic links.
+ */
+export function hashInstalledTree(ctx: NpmContext, store: Store, top: string, prefix: string): FileEntry[] {
   const files: FileEntry[] = [];
   const cap = maxTreeBytes(ctx.env);
   let bytes = 0;
@@ -86,14 +90,13 @@ function hashTree(ctx: NpmContext, store: Store, nodeModules: string): FileEntry
     for (const name of readdirSync(abs).sort()) {
       const childAbs = join(abs, name);
       const childRel = `${rel}/${name}`;
-      // npm's hidden lockfile and bin links are npm's bookkeeping, not the packages' bytes.
-      if (childRel === "node_modules/.package-lock.json" || name === ".bin") continue;
+      if (childRel === "node_modules/.package-lock.json" || name === ".bin" || name === "__pycache__" || childRel === "site-packages/bin") continue;
       const st = lstatSync(childAbs);
       if (st.isDirectory()) walk(childAbs, childRel);
       else if (st.isFile()) {
         bytes += st.size;
         if (bytes > cap) {
-          throw new KiwiError("E_DEPS", `${ctx.toolId}: its npm packages install more than ${cap} bytes (${childRel} passed the cap)`, {
+          throw new KiwiError("E_DEPS", `${ctx.toolId}: its packages install more than ${cap} bytes (${childRel} passed the cap)`, {
             hint: "check for an oversized dependency; KIWI_MAX_PACKAGE_BYTES raises the cap (default 512 MiB)",
             details: { tool: ctx.toolId },
           });
@@ -102,10 +105,9 @@ function hashTree(ctx: NpmContext, store: Store, nodeModules: string): FileEntry
         putBlobFromFile(store, childAbs, sha256, `${ctx.toolId}: ${childRel}`);
         files.push({ path: childRel, sha256, is_executable: (st.mode & 0o100) !== 0 });
       }
-      // Symbolic links elsewhere in node_modules would point outside the verified tree: left out.
     }
   };
-  if (existsSync(nodeModules)) walk(nodeModules, "node_modules");
+  if (existsSync(top)) walk(top, prefix);
   return files;
 }
 

@@ -53,16 +53,20 @@ export function packageLockOf(locked: Pick<NpmDependencies, "requires" | "packag
   return `${JSON.stringify({ name: ROOT_NAME, version: "0.0.0", lockfileVersion: 3, requires: true, packages }, null, 2)}\n`;
 }
 
-/** The canonical text of an installed tree's file list: what the tree digest is the sha256 of. */
-export function npmTreeText(files: readonly FileEntry[]): string {
+/** The canonical text of an installed tree's file list (`kind`: npm-tree, pypi-tree): what its digest is the sha256 of. */
+export function treeText(kind: string, files: readonly FileEntry[]): string {
   const sorted = [...files].sort((a, b) => compareCodePoints(a.path, b.path)).map((f) => ({ path: f.path, sha256: f.sha256, is_executable: f.is_executable }));
-  return renderCanonicalJson({ kind: "npm-tree", files: sorted } as unknown as CanonicalValue);
+  return renderCanonicalJson({ kind, files: sorted } as unknown as CanonicalValue);
 }
 
 /** The tree digest (hex) of an installed tree's files. */
-export function npmTreeDigest(files: readonly FileEntry[]): string {
-  return sha256Hex(npmTreeText(files));
+export function treeDigest(kind: string, files: readonly FileEntry[]): string {
+  return sha256Hex(treeText(kind, files));
 }
+
+/** An installed npm tree's canonical text and digest. */
+export const npmTreeText = (files: readonly FileEntry[]): string => treeText("npm-tree", files);
+export const npmTreeDigest = (files: readonly FileEntry[]): string => treeDigest("npm-tree", files);
 
 /** Packages whose install scripts kiwi did not run (npm marks them hasInstallScript). */
 export function packagesWithInstallScripts(locked: Pick<NpmDependencies, "packages">): string[] {

@@ -121,3 +121,9 @@ export function npmDependencies(declared: DeclaredPackages): { dependencies: Rec
   }
   return { dependencies: Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), conflicts };
 }
+
+/** The PEP 508 requirements a tool declares (without the `pypi:` prefix), or undefined for none. */
+export function pypiRequirements(declared: DeclaredPackages): string[] | undefined {
+  const specs = declared.requirements.filter((r) => r.ecosystem === "pypi").map((r) => r.raw.replace(/^pypi:/, "").trim());
+  return specs.length > 0 ? specs : undefined;
+}

@@ -11,8 +11,8 @@ import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import type { TreeTool } from "../lockfile/hash-tree-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
-import { declaredPackages, npmDependencies } from "../deps/requirements.ts";
-import type { NpmDependencies, LockedTool, Lockfile } from "../schema/lockfile.ts";
+import { declaredPackages, npmDependencies, pypiRequirements } from "../deps/requirements.ts";
+import type { LockedTool, Lockfile, ToolDependencies } from "../schema/lockfile.ts";
 import { type ChainIndex, readChainIndex, writeChainIndex } from "./chain-memo-io.ts";
 import { assertNoReadErrors, hashChainTools, readLockfileMemo, readToolAt } from "./chain-io.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
@@ -37,8 +37,8 @@ export interface VerifiedLink {
   integrity: string;
   /** The lockfile entry (undefined in unlocked mode). */
   locked?: LockedTool;
-  /** The tool's locked npm packages (from the lockfile, in unlocked mode too when it has them). */
-  packages?: NpmDependencies;
+  /** The tool's locked packages (from the lockfile, in unlocked mode too when it has them). */
+  packages?: ToolDependencies;
 }
 
 export interface VerifiedChain {
@@ -117,7 +117,7 @@ function resolveLocked(ctx: Context, root: string, lock: Lockfile, toolId: strin
   const hashed = hashChainTools(root, tools, statCache);
   const warnings: string[] = [];
   const links: VerifiedLink[] = hashed.map((h, i) => {
-    const packages = lock.dependencies?.[ids[i]!]?.npm;
+    const packages = lock.dependencies?.[ids[i]!];
     return { tool: tools[i]!, hashed: h, integrity: formatDigest(h.integrity), locked: lock.tools[ids[i]!], ...(packages ? { packages } : {}) };
   });
   const mismatches = links.map((l, i) => describeMismatch(l, i, links)).filter((m): m is Mismatch => m !== undefined);
@@ -225,10 +225,10 @@ function resolveUnlocked(ctx: Context, root: string, toolId: string): VerifiedCh
   const hashed = hashChainTools(root, resolved.chain, readOnlyStatCache(ctx, root));
   const warnings: string[] = [];
   // Packages are never fetched at exec time, unlocked or not: the lockfile's installed ones are used.
-  const dependencies = resolved.chain.some((t) => declaresNpm(t)) ? (readLockfileMemo(root, ctx.cacheDir)?.lock.dependencies ?? {}) : {};
+  const dependencies = resolved.chain.some((t) => declaresPackages(t)) ? (readLockfileMemo(root, ctx.cacheDir)?.lock.dependencies ?? {}) : {};
   const links = hashed.map((h, i) => {
     const tool = resolved.chain[i]!;
-    const packages = dependencies[tool.id]?.npm;
+    const packages = dependencies[tool.id];
     return { tool, hashed: h, integrity: formatDigest(h.integrity), ...(packages ? { packages } : {}) };
   });
   return { root, mode: "unlocked", links, warnings };
@@ -269,7 +269,8 @@ function renderIds(ids: string[]): string {
   return ids.join(" -> ");
 }
 
-/** Whether a tool declares npm packages (exec then needs the lockfile's installed copy). */
-function declaresNpm(tool: Tool): boolean {
-  return npmDependencies(declaredPackages(tool)) !== undefined;
+/** Whether a tool declares packages (exec then needs the lockfile's installed copy). */
+function declaresPackages(tool: Tool): boolean {
+  const declared = declaredPackages(tool);
+  return npmDependencies(declared) !== undefined || pypiRequirements(declared) !== undefined;
 }

@@ -1,10 +1,11 @@
-// A chain link's npm packages at exec time: the lock's installed tree, read from the cache and
-// checked against the digest tool.lock.json records, merged into the link's run directory (where
-// node resolves node_modules beside the tool's files); an mcp_server's `config.package` becomes
+// A chain link's packages at exec time: the lock's installed trees (npm's node_modules/, Python's
+// site-packages/), read from the cache and checked against the digests tool.lock.json records,
+// merged into the link's run directory, where node finds node_modules beside the tool's files and
+// python finds site-packages through PYTHONPATH; an mcp_server's `config.package` becomes
 // `node <its bin>` from that copy. Nothing is downloaded here: a missing tree is "run kiwi install".
 import { type Store, readTreeEntry } from "../cache/store-io.ts";
 import { serverBin } from "../deps/npm-lock.ts";
-import { declaredPackages, npmDependencies } from "../deps/requirements.ts";
+import { declaredPackages, npmDependencies, pypiRequirements } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import type { Tool } from "../manifest/model.ts";
@@ -13,36 +14,50 @@ import type { VerifiedLink } from "./chain-verify-io.ts";
 export interface LinkPackages {
   /** The tool as it runs: an mcp_server package started as `node <bin>` from the run directory. */
   tool: Tool;
-  /** The installed files, under node_modules/. */
+  /** The installed files, under node_modules/ and site-packages/. */
   files: FileEntry[];
-  treeHex: string;
+  /** Names the installed trees (part of the run directory's name). */
+  treeKey: string;
+  /** Whether Python packages are installed (the run then gets PYTHONPATH=<run dir>/site-packages). */
+  python: boolean;
 }
 
 /** The verified installed packages of `link`; throws E_DEPS / E_CACHE_MISSING with what to run. */
 export function linkPackages(store: Store, link: Pick<VerifiedLink, "tool" | "packages">): LinkPackages {
   const { tool, packages } = link;
   const declared = declaredPackages(tool);
-  const wanted = npmDependencies(declared)?.dependencies;
-  if (!packages || JSON.stringify(packages.requires) !== JSON.stringify(wanted ?? {})) {
-    throw new KiwiError("E_DEPS", `${tool.id} needs npm packages that tool.lock.json does not hold${wanted ? ` (${Object.entries(wanted).map(([n, r]) => `${n}@${r}`).join(", ")})` : ""}`, {
+  const wantedNpm = npmDependencies(declared)?.dependencies;
+  const wantedPypi = pypiRequirements(declared);
+  const notLocked = (what: string) =>
+    new KiwiError("E_DEPS", `${tool.id} needs ${what} that tool.lock.json does not hold`, {
       hint: 'run "kiwi install": it resolves, installs and records them (kiwi never downloads at exec time)',
       details: { tool: tool.id },
     });
+  if (JSON.stringify(packages?.npm?.requires ?? null) !== JSON.stringify(wantedNpm ?? null)) {
+    throw notLocked(`npm packages${wantedNpm ? ` (${Object.entries(wantedNpm).map(([n, r]) => `${n}@${r}`).join(", ")})` : ""}`);
   }
-  if (!packages.tree) {
-    throw new KiwiError("E_DEPS", `${tool.id}'s npm packages are locked but not installed`, { hint: 'run "kiwi install"', details: { tool: tool.id } });
-  }
-  const treeHex = packages.tree.slice("sha256:".length);
-  const files = readTreeEntry(store, treeHex);
-  if (!files) {
-    throw new KiwiError("E_CACHE_MISSING", `${tool.id}'s installed npm packages (tree sha256:${treeHex.slice(0, 12)}) are not in the cache`, { hint: 'run "kiwi install" to install them again', details: { tool: tool.id } });
-  }
-  const clash = tool.files.find((f) => f.path === "node_modules" || f.path.startsWith("node_modules/"));
+  if (JSON.stringify(packages?.pypi?.requires ?? null) !== JSON.stringify(wantedPypi ?? null)) throw notLocked(`Python packages${wantedPypi ? ` (${wantedPypi.join(", ")})` : ""}`);
+  const clash = tool.files.find((f) => /^(node_modules|site-packages)(\/|$)/.test(f.path));
   if (clash) {
-    throw new KiwiError("E_DEPS", `${tool.id} has its own ${clash.path}, where its installed npm packages go`, { hint: "remove the tool's node_modules folder: kiwi installs the declared packages", details: { tool: tool.id } });
+    throw new KiwiError("E_DEPS", `${tool.id} has its own ${clash.path}, where its installed packages go`, { hint: "remove that folder from the tool: kiwi installs the declared packages", details: { tool: tool.id } });
   }
-  if (!declared.server) return { tool, files, treeHex };
-  const bin = serverBin(packages, declared.server.requirement.name, declared.server.bin);
+  const files: FileEntry[] = [];
+  const keys: string[] = [];
+  for (const ecosystem of ["npm", "pypi"] as const) {
+    const locked = packages?.[ecosystem];
+    if (!locked) continue;
+    if (!locked.tree) throw new KiwiError("E_DEPS", `${tool.id}'s ${ecosystem} packages are locked but not installed`, { hint: 'run "kiwi install"', details: { tool: tool.id } });
+    const treeHex = locked.tree.slice("sha256:".length);
+    const tree = readTreeEntry(store, treeHex);
+    if (!tree) {
+      throw new KiwiError("E_CACHE_MISSING", `${tool.id}'s installed ${ecosystem} packages (tree sha256:${treeHex.slice(0, 12)}) are not in the cache`, { hint: 'run "kiwi install" to install them again', details: { tool: tool.id } });
+    }
+    files.push(...tree);
+    keys.push(treeHex.slice(0, 16));
+  }
+  const result = { files, treeKey: keys.join("-"), python: packages?.pypi !== undefined };
+  if (!declared.server || !packages?.npm) return { tool, ...result };
+  const bin = serverBin(packages.npm, declared.server.requirement.name, declared.server.bin);
   if ("problem" in bin) throw new KiwiError("E_DEPS", `${tool.id}: config.package: ${bin.problem}`, { hint: "name the bin with config.bin", details: { tool: tool.id } });
-  return { tool: { ...tool, entrypoint: bin.path, config: { ...tool.config, command: "node" } }, files, treeHex };
+  return { tool: { ...tool, entrypoint: bin.path, config: { ...tool.config, command: "node" } }, ...result };
 }

@@ -11,7 +11,8 @@ import { mergeConfigs } from "./merge.ts";
 import type { ParamSources } from "./params.ts";
 import { type LinkInput, type Plan, buildPlan } from "./plan.ts";
 import { RUNS_DIR, ensureRunDir } from "./rundir-io.ts";
-import { declaredPackages, npmDependencies } from "../deps/requirements.ts";
+import { declaredPackages, npmDependencies, pypiRequirements } from "../deps/requirements.ts";
+import type { Tool } from "../manifest/model.ts";
 import type { SandboxMode } from "./sandbox-plan.ts";
 import { makeRedactor } from "./template.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
@@ -68,17 +69,26 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const links: LinkInput[] = chain.links.map((l, i) => {
     const hex = l.integrity.slice("sha256:".length);
     // A tool with npm packages runs beside their verified, installed copy (deps/ loads only then).
-    const packages = l.packages || npmDependencies(declaredPackages(l.tool)) ? (require("./packages-io.ts") as typeof import("./packages-io.ts")).linkPackages(store, l) : undefined;
-    const tool = packages?.tool ?? l.tool;
+    const wanted = l.packages || needsPackages(l.tool);
+    const packages = wanted ? (require("./packages-io.ts") as typeof import("./packages-io.ts")).linkPackages(store, l) : undefined;
+    let tool = packages?.tool ?? l.tool;
     const files = packages ? [...l.hashed.files, ...packages.files] : l.hashed.files;
     const needsDir = files.length > 0 || (i === 0 && primitive === "subprocess");
     if (!needsDir) return { tool, integrity: l.integrity, runDir: null };
-    const dirName = packages ? `${hex}-${packages.treeHex.slice(0, 16)}` : hex;
-    if (req.dryRun) return { tool, integrity: l.integrity, runDir: join(ctx.cacheDir, RUNS_DIR, dirName, "files") };
-    const byPath = new Map(l.tool.files.map((f) => [f.path, f.abs]));
-    const run = ensureRunDir({ store, integrityHex: dirName, files, sourceOf: (p) => byPath.get(p), subject: l.tool.id });
-    if (run.cleanup) cleanups.push(run.cleanup);
-    return { tool, integrity: l.integrity, runDir: run.dir };
+    const dirName = packages?.treeKey ? `${hex}-${packages.treeKey}` : hex;
+    let runDir = join(ctx.cacheDir, RUNS_DIR, dirName, "files");
+    if (!req.dryRun) {
+      const byPath = new Map(l.tool.files.map((f) => [f.path, f.abs]));
+      const run = ensureRunDir({ store, integrityHex: dirName, files, sourceOf: (p) => byPath.get(p), subject: l.tool.id });
+      if (run.cleanup) cleanups.push(run.cleanup);
+      runDir = run.dir;
+    }
+    // Python imports the installed distributions from the run directory's site-packages.
+    if (packages?.python) {
+      const env = typeof tool.config.env === "object" && tool.config.env !== null ? (tool.config.env as Record<string, unknown>) : {};
+      tool = { ...tool, config: { ...tool.config, env: { ...env, PYTHONPATH: join(runDir, "site-packages") } } };
+    }
+    return { tool, integrity: l.integrity, runDir };
   });
   const input = { chain: links, params, env: ctx.env, host: planHost(), mode: chain.mode };
   const plan = buildPlan(input);
@@ -114,4 +124,10 @@ function memoParametersSchema(cacheDir: string, tool: ParamTool): ParametersSche
   const built = buildParametersSchemaLazily(tool);
   if (built.ok) writeMemo(cacheDir, "params", key, JSON.stringify(built.schema));
   return built;
+}
+
+/** Whether a tool declares packages kiwi installs (then it runs beside their installed copy). */
+function needsPackages(tool: Tool): boolean {
+  const declared = declaredPackages(tool);
+  return npmDependencies(declared) !== undefined || pypiRequirements(declared) !== undefined;
 }

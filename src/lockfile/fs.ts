@@ -119,19 +119,22 @@ export async function writeRemoteEntry(root: string, toolId: string, entry: Remo
 }
 
 /**
- * Records the installed tree digest of each tool's npm packages (kiwi install), keeping every other
+ * Records the installed tree digests of each tool's packages (kiwi install), keeping every other
  * byte of the lockfile. Only tools whose locked packages are still the ones installed are touched.
  */
-export async function writeDependencyTrees(root: string, trees: Record<string, string>): Promise<boolean> {
+export async function writeDependencyTrees(root: string, trees: Record<string, { npm?: string; pypi?: string }>): Promise<boolean> {
   return withProjectLock(root, () => {
     const { lock, text } = readLockfileOrFail(root);
     const dependencies = { ...lock.dependencies };
     let changed = false;
-    for (const [id, tree] of Object.entries(trees)) {
-      const npm = dependencies[id]?.npm;
-      if (!npm || npm.tree === tree) continue;
-      dependencies[id] = { ...dependencies[id], npm: { ...npm, tree } };
-      changed = true;
+    for (const [id, byEcosystem] of Object.entries(trees)) {
+      for (const ecosystem of ["npm", "pypi"] as const) {
+        const tree = byEcosystem[ecosystem];
+        const locked = dependencies[id]?.[ecosystem];
+        if (!tree || !locked || locked.tree === tree) continue;
+        dependencies[id] = { ...dependencies[id], [ecosystem]: { ...locked, tree } };
+        changed = true;
+      }
     }
     if (!changed) return false;
     writeLockfile(root, { ...lock, dependencies }, text);

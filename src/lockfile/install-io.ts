@@ -169,15 +169,25 @@ async function installPackages(ctx: Context, root: string, store: Store, tree: r
   const lock = text === undefined ? undefined : parseLockfile(text);
   const declaring = tree.some((h) => h.tool.form !== "builtin" && (h.tool.type === "mcp_server" ? h.tool.config.package !== undefined : Array.isArray(h.tool.doc.requires)));
   if (!lock?.dependencies && !declaring) return { installed: 0, reused: 0, written: false };
-  const { declaredPackages, npmDependencies } = await import("../deps/requirements.ts");
+  const { declaredPackages, npmDependencies, pypiRequirements } = await import("../deps/requirements.ts");
   if (frozen) {
     for (const h of tree) {
-      const declared = npmDependencies(declaredPackages(h.tool))?.dependencies;
+      const declaredAll = declaredPackages(h.tool);
+      const declared = npmDependencies(declaredAll)?.dependencies;
       const locked = lock?.dependencies?.[h.tool.id]?.npm?.requires;
       if (JSON.stringify(declared ?? null) !== JSON.stringify(locked ?? null)) {
         throw new KiwiError("E_LOCK_STALE", `the npm requirements of ${h.tool.id} differ from ${LOCKFILE_NAME}: ${describeRequirementChange(locked ?? {}, declared ?? {})}`, {
           hint: 'run "kiwi install" without --frozen-lockfile and commit tool.lock.json',
           details: { tool: h.tool.id, locked: locked ?? null, declared: declared ?? null },
+        });
+      }
+      const declaredPy = pypiRequirements(declaredAll);
+      const lockedPy = lock?.dependencies?.[h.tool.id]?.pypi?.requires;
+      if (JSON.stringify(declaredPy ?? null) !== JSON.stringify(lockedPy ?? null)) {
+        const toMap = (list: string[] | undefined) => Object.fromEntries((list ?? []).map((r) => [r, ""]));
+        throw new KiwiError("E_LOCK_STALE", `the Python requirements of ${h.tool.id} differ from ${LOCKFILE_NAME}: ${describeRequirementChange(toMap(lockedPy), toMap(declaredPy)).replaceAll("@", "")}`, {
+          hint: 'run "kiwi install" without --frozen-lockfile and commit tool.lock.json',
+          details: { tool: h.tool.id, locked: lockedPy ?? null, declared: declaredPy ?? null },
         });
       }
     }
@@ -186,8 +196,8 @@ async function installPackages(ctx: Context, root: string, store: Store, tree: r
   const { installDependencies } = await import("../deps/install-io.ts");
   const done = await installDependencies(ctx, root, lock, store);
   if (frozen) {
-    for (const [id, tree] of Object.entries(done.trees)) {
-      if (lock.dependencies[id]?.npm?.tree !== tree) {
+    for (const [id, byEcosystem] of Object.entries(done.trees)) {
+      if ((["npm", "pypi"] as const).some((e) => byEcosystem[e] !== undefined && lock.dependencies![id]?.[e]?.tree !== byEcosystem[e])) {
         throw new KiwiError("E_LOCK_STALE", `${LOCKFILE_NAME} records no installed package tree for ${id}`, {
           hint: 'run "kiwi install" without --frozen-lockfile once and commit tool.lock.json: it records the tree every install must reproduce',
           details: { tool: id },

@@ -195,15 +195,18 @@ function declaresPackages(tool: Project["tools"][number]): boolean {
   return Array.isArray(requires) && requires.some((r) => typeof r === "string" && !(CAPABILITY_NAMES as readonly string[]).includes(r) && !/^(fs|net|shell|env|proc)\./.test(r));
 }
 
-/** Whether every tool that declares npm packages has them resolved in `lock` for its current requirements. */
+/** Whether every tool that declares packages has them resolved in `lock` for its current requirements. */
 async function packagesLocked(tree: readonly TreeTool[], lock: Lockfile): Promise<boolean> {
   const declaring = tree.filter((h) => h.tool.form !== "builtin" && declaresPackages(h.tool));
   if (declaring.length === 0) return true;
-  const { declaredPackages, npmDependencies } = await import("../deps/requirements.ts");
+  const { declaredPackages, npmDependencies, pypiRequirements } = await import("../deps/requirements.ts");
   return declaring.every((h) => {
-    const npm = npmDependencies(declaredPackages(h.tool));
-    const locked = lock.dependencies?.[h.tool.id]?.npm;
-    if (!npm) return true;
-    return locked !== undefined && JSON.stringify(locked.requires) === JSON.stringify(npm.dependencies);
+    const declared = declaredPackages(h.tool);
+    const npm = npmDependencies(declared);
+    const pypi = pypiRequirements(declared);
+    const locked = lock.dependencies?.[h.tool.id];
+    const npmOk = !npm || (locked?.npm !== undefined && JSON.stringify(locked.npm.requires) === JSON.stringify(npm.dependencies));
+    const pypiOk = !pypi || (locked?.pypi !== undefined && JSON.stringify(locked.pypi.requires) === JSON.stringify(pypi));
+    return npmOk && pypiOk;
   });
 }

@@ -60,9 +60,8 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
       files++;
       add(checkBlob(store, f.sha256), { tool: id, path: f.path, kind: "blob", sha256: f.sha256 });
     }
-    // The tool's installed npm packages: the tree entry, then every file of it.
-    const tree = lock.dependencies?.[id]?.npm?.tree?.slice("sha256:".length);
-    if (tree) {
+    // The tool's installed packages: each tree entry, then every file of it.
+    for (const tree of [lock.dependencies?.[id]?.npm?.tree, lock.dependencies?.[id]?.pypi?.tree].filter((t) => t !== undefined).map((t) => t.slice("sha256:".length))) {
       const verdict = checkIndexEntry(store, tree);
       add(verdict, { tool: id, kind: "index", sha256: tree });
       for (const f of verdict === "ok" ? (readTreeEntry(store, tree) ?? []) : []) {

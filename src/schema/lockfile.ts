@@ -119,8 +119,32 @@ export const NpmDependenciesSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * A tool's Python distributions, resolved by pip (src/deps/pip-io.ts): the PEP 508 requirements
+ * as declared, each distribution's exact version, the file pip chose and its sha256, and once
+ * `kiwi install` has installed them, the installed tree's digest.
+ */
+export const PypiDependenciesSchema = Type.Object(
+  {
+    requires: Type.Array(Type.String({ minLength: 1 }), { description: "PEP 508 requirements, as the tool declares them" }),
+    packages: Type.Record(
+      Type.String({ pattern: "^[a-z0-9]+(-[a-z0-9]+)*$", description: "the normalised project name (PEP 503)" }),
+      Type.Object(
+        {
+          version: Type.String({ minLength: 1 }),
+          url: Type.String({ minLength: 1, description: "the wheel or sdist pip chose" }),
+          sha256: Sha256HexSchema,
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    tree: Type.Optional(Type.String({ pattern: DIGEST_PATTERN, description: "sha256 of the installed tree's file list (set by kiwi install)" })),
+  },
+  { additionalProperties: false },
+);
+
 /** The packages of one tool, by ecosystem. */
-export const ToolDependenciesSchema = Type.Object({ npm: Type.Optional(NpmDependenciesSchema) }, { additionalProperties: false });
+export const ToolDependenciesSchema = Type.Object({ npm: Type.Optional(NpmDependenciesSchema), pypi: Type.Optional(PypiDependenciesSchema) }, { additionalProperties: false });
 
 export const LockfileSchema = Type.Object(
   {
@@ -143,4 +167,5 @@ export type McpPin = Static<typeof McpPinSchema>;
 export type RemoteTool = Static<typeof RemoteToolSchema>;
 export type Lockfile = Static<typeof LockfileSchema>;
 export type NpmDependencies = Static<typeof NpmDependenciesSchema>;
+export type PypiDependencies = Static<typeof PypiDependenciesSchema>;
 export type ToolDependencies = Static<typeof ToolDependenciesSchema>;

@@ -82,7 +82,6 @@ export const RULES = {
   "magray/advice": { severity: "warning", description: "magray's own warnings: no repository or documentation URL, memory over 256 MB, a timeout over 60 s, shell access, more than three capabilities.", example: '"metadata": { "author": "A", "license": "MIT" }' },
   "deps/requirement": { severity: "error", description: "A package requirement kiwi cannot read: no ecosystem, not an npm name, a tag or URL instead of a version, a config.package without an exact version.", example: "requires: [npm:left-pad@latest]" },
   "deps/conflict": { severity: "error", description: "One package is required twice with different ranges.", example: "requires: [npm:a@^1, npm:a@^2]" },
-  "deps/not-installed": { severity: "warning", description: "A Python requirement: kiwi does not install Python packages yet, so the runtime's interpreter must already have it.", example: "requires: [pypi:httpx>=0.24]" },
   "security/capability-unknown": { severity: "error", description: "A declared capability is not one kiwi knows.", example: "requires: [{ fs.exec: [./bin] }]" },
   "security/capability-permission": { severity: "error", description: "A magray capability has no matching permissions entry.", example: '"capabilities": ["network"], "permissions": {}' },
   "security/host-invalid": { severity: "error", description: "A net.outbound entry is not a host name, wildcard, IP address or CIDR range (a URL with a path, a bad port): it would match nothing, so exec refuses the tool.", example: "requires: [{ net.outbound: [api.example.com/v1] }]" },

@@ -164,7 +164,7 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
     const kiwi = kiwiIn(root, withRegistry({ KIWI_MAX_PACKAGE_BYTES: "100000" }));
     const r = await kiwi.run(["install"]);
     expect(r.exitCode).toBe(15);
-    expect(r.stderr).toContain("big: its npm packages install more than 100000 bytes");
+    expect(r.stderr).toContain("big: its packages install more than 100000 bytes");
     expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.big.npm.tree).toBeUndefined();
   });
 

@@ -1,0 +1,127 @@
+// Python packages through the real pip, in a venv made by `python3 -m venv` (never the system's
+// interpreter, so Debian's externally-managed Python is no obstacle): `kiwi lock` resolves a tool's
+// requirements with `pip install --dry-run --report` and records each distribution's exact version,
+// URL and sha256; `kiwi install` installs exactly those with `--require-hashes --no-deps` into a
+// plain folder (`site-packages/`), which kiwi stores like any tree. Indexes come from the user's pip
+// settings (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf). Nothing here runs at `kiwi exec` time.
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { removeTree } from "../cache/remove-io.ts";
+import type { Store } from "../cache/store-io.ts";
+import { KiwiError } from "../errors.ts";
+import type { FileEntry } from "../integrity/tool.ts";
+import { isRecord } from "../integrity/value.ts";
+import type { PypiDependencies } from "../schema/lockfile.ts";
+import { type NpmContext, hashInstalledTree } from "./npm-io.ts";
+import { treeDigest } from "./npm-lock.ts";
+
+/** How long one pip run may take before kiwi stops it. */
+const PIP_TIMEOUT_MS = 5 * 60 * 1000;
+
+/** pip's normalised project name (PEP 503). */
+export function normalizeName(name: string): string {
+  return name.toLowerCase().replace(/[-_.]+/g, "-");
+}
+
+/** Resolves PEP 508 requirements to exact distributions with their sha256 (nothing is installed). */
+export async function resolvePip(ctx: NpmContext, requires: string[]): Promise<Omit<PypiDependencies, "tree">> {
+  const dir = mkdtempSync(join(tmpdir(), "kiwi-pip-resolve-"));
+  try {
+    const python = await makeVenv(ctx, dir);
+    writeFileSync(join(dir, "requirements.in"), `${requires.join("\n")}\n`);
+    const report = join(dir, "report.json");
+    await runPip(ctx, python, ["install", "--dry-run", "--ignore-installed", "--report", report, "-r", join(dir, "requirements.in")], requires);
+    const packages: PypiDependencies["packages"] = {};
+    const doc = JSON.parse(readFileSync(report, "utf8")) as { install?: unknown[] };
+    for (const item of doc.install ?? []) {
+      if (!isRecord(item) || !isRecord(item.metadata) || !isRecord(item.download_info)) continue;
+      const name = normalizeName(String(item.metadata.name));
+      const info = item.download_info;
+      const archive = isRecord(info.archive_info) ? info.archive_info : {};
+      const hashes = isRecord(archive.hashes) ? archive.hashes : {};
+      const sha256 = typeof hashes.sha256 === "string" ? hashes.sha256 : typeof archive.hash === "string" && archive.hash.startsWith("sha256=") ? archive.hash.slice(7) : undefined;
+      if (!sha256 || typeof info.url !== "string") {
+        throw new KiwiError("E_DEPS", `${ctx.toolId}: ${name} ${String(item.metadata.version)} comes with no sha256 from its index (${String(info.url)})`, {
+          hint: "use an index that publishes hashes (PEP 503 #sha256= links, as PyPI does); a distribution without one cannot be pinned by digest",
+          details: { tool: ctx.toolId, package: name },
+        });
+      }
+      packages[name] = { version: String(item.metadata.version), url: info.url, sha256 };
+    }
+    return { requires, packages: Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+  } finally {
+    removeTree(dir);
+  }
+}
+
+/** Installs exactly the locked distributions into a folder and stores its files (`site-packages/...`). */
+export async function installPip(ctx: NpmContext, store: Store, locked: PypiDependencies): Promise<{ tree: string; files: FileEntry[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "kiwi-pip-install-"));
+  try {
+    const python = await makeVenv(ctx, dir);
+    const lines = Object.entries(locked.packages).map(([name, p]) => `${name}==${p.version} --hash=sha256:${p.sha256}`);
+    writeFileSync(join(dir, "requirements.txt"), `${lines.join("\n")}\n`);
+    const target = join(dir, "site-packages");
+    // --no-compile: bytecode is not reproducible; python writes none at run time (-B).
+    await runPip(ctx, python, ["install", "--require-hashes", "--no-deps", "--no-compile", "--target", target, "-r", join(dir, "requirements.txt")], locked.requires);
+    const files = hashInstalledTree(ctx, store, target, "site-packages");
+    return { tree: treeDigest("pypi-tree", files), files };
+  } finally {
+    removeTree(dir);
+  }
+}
+
+/** A venv for pip to run in; its python. */
+async function makeVenv(ctx: NpmContext, dir: string): Promise<string> {
+  const python3 = Bun.which("python3", { PATH: ctx.env.PATH ?? "" });
+  if (!python3) throw new KiwiError("E_DEPS", `${ctx.toolId} needs Python packages, but python3 is not installed`, { hint: "install python3 with venv support (Debian: python3-venv)", details: { tool: ctx.toolId } });
+  const venv = join(dir, "venv");
+  const proc = Bun.spawn([python3, "-m", "venv", venv], { env: envOf(ctx), stdout: "pipe", stderr: "pipe" });
+  const [, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const python = join(venv, "bin", "python");
+  if (code !== 0 || !existsSync(python)) {
+    throw new KiwiError("E_DEPS", `${ctx.toolId}: python3 -m venv failed: ${stderr.trim().split("\n").pop() ?? `exit ${code}`}`, { hint: "install venv support (Debian: python3-venv)", details: { tool: ctx.toolId } });
+  }
+  return python;
+}
+
+function envOf(ctx: NpmContext): Record<string, string> {
+  return Object.fromEntries(Object.entries({ ...ctx.env, PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1", PIP_RETRIES: ctx.env.PIP_RETRIES ?? "1", PIP_TIMEOUT: ctx.env.PIP_TIMEOUT ?? "15" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+}
+
+async function runPip(ctx: NpmContext, python: string, args: string[], requires: string[]): Promise<void> {
+  const proc = Bun.spawn([python, "-m", "pip", ...args], { cwd: tmpdir(), env: envOf(ctx), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), PIP_TIMEOUT_MS);
+  const [, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  clearTimeout(timer);
+  if (code === 0) return;
+  throw pipError(ctx.toolId, stderr, code, requires);
+}
+
+/** pip's failure as a coded error naming the tool and, when pip says, the requirement. */
+export function pipError(toolId: string, stderr: string, code: number | null, requires: string[]): KiwiError {
+  const text = stderr.replace(/\r/g, "");
+  const hashMismatch = /THESE PACKAGES DO NOT MATCH THE HASHES/.test(text);
+  const named = requires.find((r) => text.toLowerCase().includes(normalizeName(r.split(/[<>=!~ ;[]/)[0]!).replace(/-/g, "")) || text.includes(r.split(/[<>=!~ ;[]/)[0]!)) ?? (requires.length === 1 ? requires[0] : undefined);
+  const what = named ?? "its packages";
+  const reason = hashMismatch
+    ? "a distribution does not match the sha256 in the lock (the index served other bytes)"
+    : /No matching distribution found|Could not find a version that satisfies/.test(text)
+      ? `no version of ${what} matches`
+      : /ResolutionImpossible|conflict/i.test(text)
+        ? "the requirements conflict"
+        : /Connection refused|Failed to establish a new connection|NewConnectionError|Name or service not known|Max retries exceeded/.test(text)
+          ? "the index cannot be reached"
+          : code === null
+            ? "pip did not finish in time"
+            : (text.split("\n").map((l) => l.replace(/^ERROR: /, "").trim()).filter(Boolean).pop() ?? `pip exited with ${code}`);
+  return new KiwiError(hashMismatch ? "E_INTEGRITY_MISMATCH" : "E_DEPS", `${toolId}: cannot get ${what}: ${reason}`, {
+    hint: hashMismatch
+      ? "the lock pins each distribution's sha256; check which index served it (PIP_INDEX_URL, PIP_FIND_LINKS)"
+      : /cannot be reached/.test(reason)
+        ? "check the index (PIP_INDEX_URL) and the network; kiwi never downloads at exec time"
+        : "fix the requirement in the tool's manifest",
+    details: { tool: toolId, pip: text.split("\n").filter(Boolean).slice(-5) },
+  });
+}

@@ -1,0 +1,94 @@
+// Python packages a tool needs, through the compiled binary and the real pip (in a venv made by
+// python3 -m venv): resolved at lock with their sha256, installed with --require-hashes at install,
+// imported at exec from the verified copy with no network. PyPI is not reachable here: a PEP 503
+// index on 127.0.0.1 serves wheels the test builds.
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { probeSandbox } from "../../src/exec/sandbox-io.ts";
+import { type PypiIndex, startPypiIndex } from "../helpers/pypi-index.ts";
+import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+import { kiwiIn } from "./lock-helpers.ts";
+
+// pip makes a venv and resolves for real: seconds, not milliseconds.
+setDefaultTimeout(90_000);
+
+const index: PypiIndex = startPypiIndex();
+index.publish({ name: "kiwi-greeting", version: "1.0.0", dependencies: ["kiwi-words>=2"], files: { "kiwi_greeting/__init__.py": "from kiwi_words import hello\ndef greet(name):\n    return hello() + ', ' + name\n" } });
+index.publish({ name: "kiwi-words", version: "2.0.0", files: { "kiwi_words/__init__.py": "def hello():\n    return 'hello'\n" } });
+afterAll(() => {
+  index.stop();
+  cleanupTemps();
+});
+
+const greetTool = (requirement: string) => ({
+  ".ai/tools/greet/tool.yaml": `tool_id: greet\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nrequires: [${JSON.stringify(requirement)}]\n`,
+  ".ai/tools/greet/main.py": "from kiwi_greeting import greet\nprint(greet('Ada'))\n",
+});
+
+describe("a Python tool with requirements", () => {
+  const root = makeProject(greetTool("pypi:kiwi-greeting==1.0.0"));
+  const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+
+  test("kiwi lock records every distribution with its exact version and sha256", async () => {
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    const pypi = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.greet.pypi;
+    expect(pypi.requires).toEqual(["kiwi-greeting==1.0.0"]);
+    expect(Object.keys(pypi.packages)).toEqual(["kiwi-greeting", "kiwi-words"]);
+    expect(pypi.packages["kiwi-words"]).toMatchObject({ version: "2.0.0", sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  });
+
+  test("after kiwi install the tool imports them with the index unreachable, in the sandbox too", async () => {
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const r = await kiwi.run(["exec", "greet"], { PIP_INDEX_URL: "http://127.0.0.1:9/simple/" });
+    expect([r.exitCode, r.stdout]).toEqual([0, "hello, Ada\n"]);
+    if (probeSandbox(process.env).usable) {
+      const boxed = await kiwi.run(["exec", "greet", "--sandbox=require"]);
+      expect([boxed.exitCode, boxed.stdout]).toEqual([0, "hello, Ada\n"]);
+    }
+    expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+  });
+
+  test("a frozen install with a changed requirement is refused", async () => {
+    writeFileSync(join(root, ".ai/tools/greet/tool.yaml"), readFileSync(join(root, ".ai/tools/greet/tool.yaml"), "utf8").replace("==1.0.0", ">=1.0"));
+    const r = await kiwi.run(["install", "--frozen-lockfile"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain("E_LOCK_STALE");
+  });
+});
+
+describe("what pip gets wrong is a coded error naming the tool and requirement", () => {
+  test("a version that does not exist", async () => {
+    const r = await kiwiIn(makeProject(greetTool("pypi:kiwi-greeting==9.0.0")), { PIP_INDEX_URL: index.url }).run(["lock"]);
+    expect(r.exitCode).toBe(15);
+    expect(r.stderr).toContain("error[E_DEPS]: greet: cannot get kiwi-greeting==9.0.0: no version of kiwi-greeting==9.0.0 matches");
+  });
+
+  test("an index that is down", async () => {
+    const r = await kiwiIn(makeProject(greetTool("pypi:kiwi-greeting==1.0.0")), { PIP_INDEX_URL: "http://127.0.0.1:9/simple/", PIP_RETRIES: "0" }).run(["lock"]);
+    expect(r.exitCode).toBe(15);
+    expect(r.stderr).toContain("greet: cannot get kiwi-greeting==1.0.0");
+  });
+
+  test("an index that serves other bytes than it locked: nothing is installed", async () => {
+    index.publish({ name: "kiwi-liar", version: "1.0.0", files: { "kiwi_liar/__init__.py": "WHO = 'honest'\n" } });
+    const root = makeProject({
+      ".ai/tools/liar/tool.yaml": "tool_id: liar\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nrequires: [pypi:kiwi-liar==1.0.0]\n",
+      ".ai/tools/liar/main.py": "import kiwi_liar\nprint(kiwi_liar.WHO)\n",
+    });
+    const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    index.lie("kiwi-liar", "1.0.0", { "kiwi_liar/__init__.py": "WHO = 'evil'\n" });
+    const r = await kiwi.run(["install"]);
+    expect(r.exitCode).toBe(6);
+    expect(r.stderr).toContain("error[E_INTEGRITY_MISMATCH]: liar: cannot get kiwi-liar==1.0.0: a distribution does not match the sha256 in the lock");
+    const run = await kiwi.run(["exec", "liar"]);
+    expect([run.exitCode, run.stdout]).toEqual([15, ""]);
+  });
+
+  test("a requirement that is not PEP 508 is a check error at the field", async () => {
+    const r = await kiwiIn(makeProject(greetTool("pypi:>=1"))).run(["check", "--json"]);
+    const finding = (JSON.parse(r.stdout).findings as { rule: string; pointer: string; message: string }[]).find((f) => f.rule === "deps/requirement");
+    expect(finding).toMatchObject({ pointer: "/requires/0", message: expect.stringContaining("is not a PEP 508 requirement") });
+  });
+});
