@@ -1,6 +1,7 @@
 // What packages a tool needs, from its manifest: `requires` strings that are not capabilities
 // (`npm:<name>@<range>`, `pypi:<PEP 508>`, or bare, when the runtime decides the ecosystem), and
 // an mcp_server's `config.package` (the server itself, run from its installed copy). Pure.
+import { isRecord } from "../integrity/value.ts";
 import type { Tool } from "../manifest/model.ts";
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 
@@ -41,18 +42,44 @@ const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
 /** What a requirement's range may be: a semver range or tag-free exact version (no URLs, no paths). */
 const NPM_RANGE = /^[0-9A-Za-z.^~<>=|*xX +-]*$/;
 
-/** Reads the packages a tool declares (kiwi dialect; magray manifests declare none). */
-export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | "config" | "dialect">): DeclaredPackages {
+/**
+ * Reads the packages a tool declares: its manifest's `requires` and `config.package` (kiwi
+ * dialect; magray manifests declare none), and its own requirements.txt, package.json and PEP 723
+ * block (discovery reads those into `fileRequirements`).
+ */
+export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | "config" | "dialect" | "fileRequirements">): DeclaredPackages {
   const out: DeclaredPackages = { requirements: [], problems: [] };
+  const files = tool.fileRequirements;
+  if (files) {
+    for (const p of files.problems) out.problems.push({ pointer: "", message: `${p.source}: ${p.message}`, hint: "write one requirement per line, or move the option to your pip settings" });
+    for (const { spec, source } of files.pypi) {
+      const read = parseRequirement(`pypi:${spec}`, "", undefined);
+      if ("message" in read) out.problems.push({ ...read, message: `${source}: ${read.message}` });
+      else out.requirements.push({ ...read, raw: spec });
+    }
+    for (const [name, range] of Object.entries(files.npm?.dependencies ?? {})) {
+      const read = parseRequirement(`npm:${name}@${range}`, "", undefined);
+      if ("message" in read) out.problems.push({ ...read, message: `${files.npm!.source}: ${read.message}` });
+      else out.requirements.push(read);
+    }
+  }
   if (tool.dialect !== "kiwi") return out;
   const fallback = tool.executor ? RUNTIME_ECOSYSTEM[tool.executor.id] : undefined;
-  const requires = Array.isArray(tool.doc.requires) ? tool.doc.requires : [];
-  requires.forEach((item, i) => {
-    if (typeof item !== "string" || (CAPABILITY_NAMES as readonly string[]).includes(item) || /^(fs|net|shell|env|proc)\./.test(item)) return;
-    const read = parseRequirement(item, `/requires/${i}`, fallback);
-    if ("message" in read) out.problems.push(read);
-    else out.requirements.push(read);
-  });
+  // kiwi's `requires`, and kiwi_mcp's package lists (`manifest.requires`, `config.requires`).
+  const lists: [unknown, string][] = [
+    [tool.doc.requires, "/requires"],
+    [isRecord(tool.doc.manifest) ? tool.doc.manifest.requires : undefined, "/manifest/requires"],
+    [tool.config.requires, "/config/requires"],
+  ];
+  for (const [list, base] of lists) {
+    if (!Array.isArray(list)) continue;
+    list.forEach((item, i) => {
+      if (typeof item !== "string" || (CAPABILITY_NAMES as readonly string[]).includes(item) || /^(fs|net|shell|env|proc)\./.test(item)) return;
+      const read = parseRequirement(item, `${base}/${i}`, fallback);
+      if ("message" in read) out.problems.push(read);
+      else out.requirements.push(read);
+    });
+  }
   if (tool.type === "mcp_server" && tool.config.package !== undefined) {
     const pointer = "/config/package";
     const bin = tool.config.bin;
@@ -124,6 +151,7 @@ export function npmDependencies(declared: DeclaredPackages): { dependencies: Rec
 
 /** The PEP 508 requirements a tool declares (without the `pypi:` prefix), or undefined for none. */
 export function pypiRequirements(declared: DeclaredPackages): string[] | undefined {
-  const specs = declared.requirements.filter((r) => r.ecosystem === "pypi").map((r) => r.raw.replace(/^pypi:/, "").trim());
+  // The same requirement written in two places (config.requires and requirements.txt) is one.
+  const specs = [...new Set(declared.requirements.filter((r) => r.ecosystem === "pypi").map((r) => r.raw.replace(/^pypi:/, "").trim()))];
   return specs.length > 0 ? specs : undefined;
 }

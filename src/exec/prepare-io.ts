@@ -86,7 +86,8 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     // Python imports the installed distributions from the run directory's site-packages.
     if (packages?.python) {
       const env = typeof tool.config.env === "object" && tool.config.env !== null ? (tool.config.env as Record<string, unknown>) : {};
-      tool = { ...tool, config: { ...tool.config, env: { ...env, PYTHONPATH: join(runDir, "site-packages") } } };
+      const site = join(runDir, "site-packages");
+      tool = { ...tool, config: { ...tool.config, env: { ...env, PYTHONPATH: typeof env.PYTHONPATH === "string" && env.PYTHONPATH !== "" ? `${site}:${env.PYTHONPATH}` : site } } };
     }
     return { tool, integrity: l.integrity, runDir };
   });

@@ -167,7 +167,7 @@ export function cacheWriteError(store: Store, error: unknown): unknown {
 async function installPackages(ctx: Context, root: string, store: Store, tree: readonly TreeTool[], frozen: boolean): Promise<{ installed: number; reused: number; written: boolean }> {
   const text = readLockfileText(root);
   const lock = text === undefined ? undefined : parseLockfile(text);
-  const declaring = tree.some((h) => h.tool.form !== "builtin" && (h.tool.type === "mcp_server" ? h.tool.config.package !== undefined : Array.isArray(h.tool.doc.requires)));
+  const declaring = tree.some((h) => h.tool.form !== "builtin" && (h.tool.fileRequirements !== undefined || h.tool.config.package !== undefined || Array.isArray(h.tool.doc.requires) || Array.isArray(h.tool.config.requires) || h.tool.doc.manifest !== undefined));
   if (!lock?.dependencies && !declaring) return { installed: 0, reused: 0, written: false };
   const { declaredPackages, npmDependencies, pypiRequirements } = await import("../deps/requirements.ts");
   if (frozen) {

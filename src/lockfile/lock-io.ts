@@ -190,9 +190,11 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
 
 /** Whether a tool declares packages: a `requires` string that is no capability, or an mcp_server's config.package. */
 function declaresPackages(tool: Project["tools"][number]): boolean {
+  if (tool.fileRequirements) return true;
   if (tool.type === "mcp_server" && tool.config.package !== undefined) return true;
-  const requires = tool.doc.requires;
-  return Array.isArray(requires) && requires.some((r) => typeof r === "string" && !(CAPABILITY_NAMES as readonly string[]).includes(r) && !/^(fs|net|shell|env|proc)\./.test(r));
+  const manifest = tool.doc.manifest;
+  const lists = [tool.doc.requires, typeof manifest === "object" && manifest !== null ? (manifest as Record<string, unknown>).requires : undefined, tool.config.requires];
+  return lists.some((requires) => Array.isArray(requires) && requires.some((r) => typeof r === "string" && !(CAPABILITY_NAMES as readonly string[]).includes(r) && !/^(fs|net|shell|env|proc)\./.test(r)));
 }
 
 /** Whether every tool that declares packages has them resolved in `lock` for its current requirements. */

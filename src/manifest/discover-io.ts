@@ -5,10 +5,11 @@ import { basename, dirname, extname, join, relative, sep } from "node:path";
 import type { Finding } from "../findings.ts";
 import { builtinTools } from "./builtins.ts";
 import { ManifestProblem, type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
-import { DIRECTORY_MANIFESTS, IGNORED_NAMES, type ManifestForm, type Tool, type ToolFile } from "./model.ts";
+import { DIRECTORY_MANIFESTS, IGNORED_NAMES, type ManifestForm, type PackageFileRequirements, type Tool, type ToolFile } from "./model.ts";
 import { TOOLS_DIR, findProjectRoot, ioFinding, listToolFiles, statToolFile, toProjectPath } from "./project-io.ts";
 import { normalizeManifest } from "./normalize.ts";
 import { parametersFromFile } from "./parameters-file.ts";
+import { parseInlineScriptMetadata, parsePackageJson, parseRequirementsTxt } from "./package-files.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ManifestCache } from "./parse-cache-io.ts";
 
@@ -171,8 +172,10 @@ function assembleTool(root: string, manifestAbs: string, form: ManifestForm, par
   const fields = normalizeManifest(parsed.value, form === "directory" ? basename(dir) : name.slice(0, name.lastIndexOf(".")), relative(toolsDir, treeAbs).split(sep).join("/"));
   const entrypoint = form === "script" || form === "markdown" ? (fields.entrypoint ?? name) : fields.entrypoint;
   if (typeof fields.parameters === "string") fields.parameters = loadParametersFile(root, dir, form, files, fields.parameters, toProjectPath(root, manifestAbs), findings);
+  const fileRequirements = readFileRequirements(form, files, entrypoint, toProjectPath(root, dir));
   return {
     ...fields,
+    ...(fileRequirements ? { fileRequirements } : {}),
     entrypoint,
     form,
     root: toProjectPath(root, dir),
@@ -205,6 +208,36 @@ function loadParametersFile(root: string, dir: string, form: ManifestForm, files
   }
   const read = parametersFromFile(text, rel);
   return read.ok ? read.parameters : problem(read.problem, "write a parameters list ([{ name, type, ... }]) or a JSON Schema ({ type: object, properties, required })");
+}
+
+/**
+ * Requirements in the tool's own files: requirements.txt and package.json at a directory tool's
+ * top, and PEP 723 metadata in its Python entry point. They are tool files, so the lock already pins
+ * their bytes; kiwi resolves and pins the packages themselves (a package-lock.json is not read).
+ */
+function readFileRequirements(form: ManifestForm, files: readonly ToolFile[], entrypoint: string | undefined, rootRel: string): PackageFileRequirements | undefined {
+  const out: PackageFileRequirements = { pypi: [], problems: [] };
+  const at = (path: string) => (rootRel ? `${rootRel}/${path}` : path);
+  const read = (file: ToolFile | undefined): string | undefined => {
+    if (!file || file.size > 1024 * 1024) return undefined;
+    try {
+      return readFileSync(file.abs, "utf8");
+    } catch {
+      return undefined;
+    }
+  };
+  const byPath = (path: string) => files.find((f) => f.path === path);
+  if (form === "directory") {
+    const requirements = read(byPath("requirements.txt"));
+    if (requirements !== undefined) parseRequirementsTxt(requirements, at("requirements.txt"), out);
+    const packageJson = read(byPath("package.json"));
+    if (packageJson !== undefined) parsePackageJson(packageJson, at("package.json"), out);
+  }
+  if (entrypoint?.endsWith(".py")) {
+    const script = read(byPath(entrypoint));
+    if (script?.includes("# /// script")) parseInlineScriptMetadata(script, at(entrypoint), out, (t) => Bun.TOML.parse(t));
+  }
+  return out.pypi.length > 0 || out.npm || out.problems.length > 0 ? out : undefined;
 }
 
 function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: Finding[]): ParsedManifest | "none" | undefined {

@@ -94,6 +94,16 @@ export interface Limits {
   fuel?: number;
 }
 
+/** Requirements a tool declares in files of its own (deps/package-files.ts reads them). */
+export interface PackageFileRequirements {
+  /** PEP 508 requirements from requirements.txt and PEP 723 inline metadata, with where each came from. */
+  pypi: { spec: string; source: string }[];
+  /** npm dependencies from package.json. */
+  npm?: { dependencies: Record<string, string>; source: string };
+  /** Lines kiwi cannot read, with why (reported by `kiwi check`). */
+  problems: { source: string; message: string }[];
+}
+
 /** One tool, however it was written. */
 export interface Tool {
   id: string;
@@ -133,6 +143,8 @@ export interface Tool {
   limits: Limits;
   /** Files that belong to the tool (excluding the manifest file of a directory tool). */
   files: ToolFile[];
+  /** Requirements in the tool's own requirements.txt, package.json or PEP 723 block (discovery). */
+  fileRequirements?: PackageFileRequirements;
   /** Maps a model field (`id`, `version`, `type`, `executor`, `entrypoint`, …) to its pointer in the file. */
   pointers: Record<string, string>;
   /** Source position of a JSON pointer in the manifest file (keys point at the key). */

@@ -109,6 +109,18 @@ describe("a node tool with npm packages", () => {
   });
 });
 
+test("a package.json in a directory tool declares its npm packages", async () => {
+  const root = makeProject({
+    ".ai/tools/pj/tool.yaml": "tool_id: pj\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\n",
+    ".ai/tools/pj/package.json": JSON.stringify({ name: "pj", private: true, dependencies: { "kiwi-pad": "~1.0.0" }, devDependencies: { "kiwi-big": "1.0.0" } }),
+    ".ai/tools/pj/main.js": "console.log(require('kiwi-pad')(5, 2));\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pj.npm.requires).toEqual({ "kiwi-pad": "~1.0.0" });
+  expect((await kiwi.run(["exec", "pj"])).stdout).toBe("05\n");
+});
+
 describe("what npm gets wrong is a coded error naming the tool and package", () => {
   test("a version that does not exist", async () => {
     const root = makeProject(padTool(["npm:kiwi-pad@^9.0.0"]));

@@ -92,3 +92,39 @@ describe("what pip gets wrong is a coded error naming the tool and requirement",
     expect(finding).toMatchObject({ pointer: "/requires/0", message: expect.stringContaining("is not a PEP 508 requirement") });
   });
 });
+
+describe("requirements in the tool's own files", () => {
+  test("a requirements.txt in a directory tool is locked, installed and imported", async () => {
+    const root = makeProject({
+      ".ai/tools/greet_txt/tool.yaml": "tool_id: greet_txt\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\n",
+      ".ai/tools/greet_txt/requirements.txt": "# what main.py imports\nkiwi-greeting==1.0.0  # pinned\n",
+      ".ai/tools/greet_txt/main.py": "from kiwi_greeting import greet\nprint(greet('txt'))\n",
+    });
+    const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.greet_txt.pypi.requires).toEqual(["kiwi-greeting==1.0.0"]);
+    expect((await kiwi.run(["exec", "greet_txt"])).stdout).toBe("hello, txt\n");
+  });
+
+  test("PEP 723 inline metadata in a script is read as uv reads it", async () => {
+    const root = makeProject({
+      ".ai/tools/greet_inline.py": "#!/usr/bin/env python3\n# ---\n# /// script\n# dependencies = [\n#   \"kiwi-greeting==1.0.0\",\n# ]\n# ///\n\"\"\"\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\n\"\"\"\nfrom kiwi_greeting import greet\nprint(greet('inline'))\n",
+    });
+    const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+    const install = await kiwi.run(["install"]);
+    expect([install.exitCode, install.stderr]).toEqual([0, expect.any(String)]);
+    expect((await kiwi.run(["exec", "greet_inline"])).stdout).toBe("hello, inline\n");
+  });
+
+  test("a pip option in requirements.txt is a check error naming the file and line", async () => {
+    const root = makeProject({
+      ".ai/tools/opt/tool.yaml": "tool_id: opt\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\n",
+      ".ai/tools/opt/requirements.txt": "kiwi-greeting==1.0.0\n-e ./local\n",
+      ".ai/tools/opt/main.py": "print(1)\n",
+    });
+    const r = await kiwiIn(root).run(["check", "--json"]);
+    expect(r.exitCode).not.toBe(0);
+    const finding = (JSON.parse(r.stdout).findings as { rule: string; message: string }[]).find((f) => f.rule === "deps/requirement");
+    expect(finding?.message).toContain(".ai/tools/opt/requirements.txt:2: \"-e ./local\" is a pip option, URL or path");
+  });
+});

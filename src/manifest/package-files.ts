@@ -1,0 +1,73 @@
+// Requirements a tool declares in files of its own rather than in its manifest, as their
+// ecosystems write them: a `requirements.txt` or a `package.json` in a directory tool, and PEP 723
+// inline metadata (`# /// script` … `# ///`) in a Python script. Pure: discovery reads the files.
+import type { PackageFileRequirements } from "./model.ts";
+
+/** What a tool's own files declare (the model's type). */
+export type FileRequirements = PackageFileRequirements;
+
+/**
+ * requirements.txt: one PEP 508 requirement per line; comments, blank lines and line continuations
+ * as pip reads them. Options (`-r`, `-e`, `--index-url`, URLs) are refused: a pinned tool names its
+ * requirements, and the index comes from the user's pip settings.
+ */
+export function parseRequirementsTxt(text: string, source: string, out: FileRequirements): void {
+  const lines = text.replace(/\\\r?\n/g, "").split(/\r?\n/);
+  lines.forEach((raw, i) => {
+    const line = raw.replace(/(^|\s)#.*$/, "").trim();
+    if (line === "") return;
+    if (line.startsWith("-") || /^[a-z+]+:\/\//i.test(line) || line.startsWith(".") || line.startsWith("/")) {
+      out.problems.push({ source: `${source}:${i + 1}`, message: `"${line}" is a pip option, URL or path; kiwi reads requirements only (the index comes from PIP_INDEX_URL)` });
+      return;
+    }
+    out.pypi.push({ spec: line, source: `${source}:${i + 1}` });
+  });
+}
+
+/** package.json: its `dependencies` (devDependencies are not the tool's run time). */
+export function parsePackageJson(text: string, source: string, out: FileRequirements): void {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    out.problems.push({ source, message: `it is not valid JSON (${(error as Error).message})` });
+    return;
+  }
+  const deps = typeof doc === "object" && doc !== null ? (doc as Record<string, unknown>).dependencies : undefined;
+  if (deps === undefined) return;
+  if (typeof deps !== "object" || deps === null || Array.isArray(deps) || Object.values(deps).some((v) => typeof v !== "string")) {
+    out.problems.push({ source, message: "dependencies must map package names to version ranges" });
+    return;
+  }
+  out.npm = { dependencies: deps as Record<string, string>, source };
+}
+
+/**
+ * PEP 723 inline script metadata: the `# /// script` block of a Python script, its lines without
+ * the leading `# `, read as TOML; `dependencies` is a list of PEP 508 strings.
+ */
+export function parseInlineScriptMetadata(text: string, source: string, out: FileRequirements, parseToml: (text: string) => unknown): void {
+  const lines = text.split(/\r?\n/);
+  const start = lines.findIndex((l) => /^# \/\/\/ script\s*$/.test(l));
+  if (start === -1) return;
+  const end = lines.findIndex((l, i) => i > start && /^# \/\/\/\s*$/.test(l));
+  if (end === -1) {
+    out.problems.push({ source: `${source}:${start + 1}`, message: "the `# /// script` block is never closed with `# ///`" });
+    return;
+  }
+  const body = lines.slice(start + 1, end).map((l) => (l.startsWith("# ") ? l.slice(2) : l === "#" ? "" : l)).join("\n");
+  let doc: unknown;
+  try {
+    doc = parseToml(body);
+  } catch (error) {
+    out.problems.push({ source: `${source}:${start + 1}`, message: `its inline script metadata is not valid TOML (${(error as Error).message})` });
+    return;
+  }
+  const deps = typeof doc === "object" && doc !== null ? (doc as Record<string, unknown>).dependencies : undefined;
+  if (deps === undefined) return;
+  if (!Array.isArray(deps) || deps.some((d) => typeof d !== "string")) {
+    out.problems.push({ source: `${source}:${start + 1}`, message: "dependencies in the inline script metadata must be a list of strings" });
+    return;
+  }
+  for (const spec of deps as string[]) out.pypi.push({ spec, source: `${source}:${start + 1}` });
+}

@@ -1,0 +1,65 @@
+// Requirements written where their ecosystems write them: requirements.txt, package.json, PEP 723.
+import { describe, expect, test } from "bun:test";
+import type { PackageFileRequirements } from "../../src/manifest/model.ts";
+import { parseInlineScriptMetadata, parsePackageJson, parseRequirementsTxt } from "../../src/manifest/package-files.ts";
+
+const fresh = (): PackageFileRequirements => ({ pypi: [], problems: [] });
+
+describe("requirements.txt", () => {
+  test("one requirement per line; comments, blank lines and continuations as pip reads them", () => {
+    const out = fresh();
+    parseRequirementsTxt("# tools\nhttpx>=0.24  # http\n\npydantic>=2.0,\\\n  <3\n", "t/requirements.txt", out);
+    expect(out.pypi).toEqual([
+      { spec: "httpx>=0.24", source: "t/requirements.txt:2" },
+      { spec: "pydantic>=2.0,  <3", source: "t/requirements.txt:4" },
+    ]);
+  });
+
+  test.each(["-e .", "--index-url https://x.test/simple", "-r other.txt", "https://x.test/a.whl", "./local", "/abs/pkg"])("%s is refused, with its line", (line) => {
+    const out = fresh();
+    parseRequirementsTxt(`ok==1\n${line}\n`, "r.txt", out);
+    expect(out.problems).toEqual([{ source: "r.txt:2", message: expect.stringContaining("is a pip option, URL or path") }]);
+  });
+});
+
+describe("package.json", () => {
+  test("dependencies are the tool's; devDependencies are not", () => {
+    const out = fresh();
+    parsePackageJson(JSON.stringify({ dependencies: { a: "^1" }, devDependencies: { b: "2" } }), "p.json", out);
+    expect(out.npm).toEqual({ dependencies: { a: "^1" }, source: "p.json" });
+  });
+
+  test.each([
+    ["{ nope", "it is not valid JSON"],
+    ['{"dependencies": ["a"]}', "dependencies must map package names to version ranges"],
+  ])("%s is refused", (text, message) => {
+    const out = fresh();
+    parsePackageJson(text, "p.json", out);
+    expect(out.problems[0]?.message).toContain(message);
+  });
+});
+
+describe("PEP 723 inline script metadata", () => {
+  const toml = (t: string) => Bun.TOML.parse(t);
+  test("the dependencies of the `# /// script` block", () => {
+    const out = fresh();
+    parseInlineScriptMetadata('#!/usr/bin/env python3\n# /// script\n# requires-python = ">=3.11"\n# dependencies = [\n#   "httpx>=0.24",\n#   "rich",\n# ]\n# ///\nprint(1)\n', "s.py", out, toml);
+    expect(out.pypi.map((p) => p.spec)).toEqual(["httpx>=0.24", "rich"]);
+  });
+
+  test.each([
+    ["# /// script\n# dependencies = ['a']\n", "is never closed"],
+    ["# /// script\n# dependencies = [\n# ///\n", "not valid TOML"],
+    ["# /// script\n# dependencies = 'a'\n# ///\n", "must be a list of strings"],
+  ])("%j is refused", (text, message) => {
+    const out = fresh();
+    parseInlineScriptMetadata(text, "s.py", out, toml);
+    expect(out.problems[0]?.message).toContain(message);
+  });
+
+  test("a script without the block declares nothing", () => {
+    const out = fresh();
+    parseInlineScriptMetadata("print(1)\n", "s.py", out, toml);
+    expect(out).toEqual(fresh());
+  });
+});
