@@ -87,8 +87,10 @@ export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | 
     else {
       const read = parseRequirement(tool.config.package, pointer, undefined);
       if ("message" in read) out.problems.push(read);
-      else if (read.ecosystem !== "npm") out.problems.push({ pointer, message: `config.package ${JSON.stringify(read.raw)}: only npm server packages are installed by kiwi so far`, hint: "use an npm package (npm:<name>@<version>), or start the server with config.command" });
-      else if (!isExactVersion(read.range)) out.problems.push({ pointer, message: `config.package ${JSON.stringify(read.raw)} names no exact version`, hint: `pin the server: npm:${read.name}@<version> (a range or latest would let the server change under the lock)` });
+      else if (read.ecosystem === "npm" ? !isExactVersion(read.range) : !/^==\s*\d[\w.+!-]*$/.test(read.range)) {
+        const pin = read.ecosystem === "npm" ? `npm:${read.name}@<version>` : `pypi:${read.name}==<version>`;
+        out.problems.push({ pointer, message: `config.package ${JSON.stringify(read.raw)} names no exact version`, hint: `pin the server: ${pin} (a range or latest would let the server change under the lock)` });
+      }
       else if (bin !== undefined && (typeof bin !== "string" || bin === "")) out.problems.push({ pointer: "/config/bin", message: "config.bin must be the name of one of the package's bins", hint: "omit it to run the package's only bin" });
       else out.server = { requirement: read, ...(typeof bin === "string" ? { bin } : {}) };
       if (typeof tool.config.command === "string" && out.server) out.problems.push({ pointer: "/config/command", message: "config.command and config.package both say how to start the server", hint: "keep config.package: kiwi runs the package's bin from its installed copy" });
@@ -137,7 +139,7 @@ export function isExactVersion(range: string): boolean {
  * A name declared twice with different ranges is a conflict the caller reports.
  */
 export function npmDependencies(declared: DeclaredPackages): { dependencies: Record<string, string>; conflicts: string[] } | undefined {
-  const npm = [...declared.requirements.filter((r) => r.ecosystem === "npm"), ...(declared.server ? [declared.server.requirement] : [])];
+  const npm = [...declared.requirements.filter((r) => r.ecosystem === "npm"), ...(declared.server?.requirement.ecosystem === "npm" ? [declared.server.requirement] : [])];
   if (npm.length === 0) return undefined;
   const dependencies: Record<string, string> = {};
   const conflicts: string[] = [];
@@ -152,6 +154,7 @@ export function npmDependencies(declared: DeclaredPackages): { dependencies: Rec
 /** The PEP 508 requirements a tool declares (without the `pypi:` prefix), or undefined for none. */
 export function pypiRequirements(declared: DeclaredPackages): string[] | undefined {
   // The same requirement written in two places (config.requires and requirements.txt) is one.
-  const specs = [...new Set(declared.requirements.filter((r) => r.ecosystem === "pypi").map((r) => r.raw.replace(/^pypi:/, "").trim()))];
+  const server = declared.server?.requirement.ecosystem === "pypi" ? [declared.server.requirement] : [];
+  const specs = [...new Set([...declared.requirements, ...server].filter((r) => r.ecosystem === "pypi").map((r) => r.raw.replace(/^pypi:/, "").trim()))];
   return specs.length > 0 ? specs : undefined;
 }

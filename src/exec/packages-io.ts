@@ -3,7 +3,8 @@
 // merged into the link's run directory, where node finds node_modules beside the tool's files and
 // python finds site-packages through PYTHONPATH; an mcp_server's `config.package` becomes
 // `node <its bin>` from that copy. Nothing is downloaded here: a missing tree is "run kiwi install".
-import { type Store, readTreeEntry } from "../cache/store-io.ts";
+import { readFileSync } from "node:fs";
+import { type Store, blobPath, readTreeEntry } from "../cache/store-io.ts";
 import { serverBin } from "../deps/npm-lock.ts";
 import { declaredPackages, npmDependencies, pypiRequirements } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
@@ -56,8 +57,34 @@ export function linkPackages(store: Store, link: Pick<VerifiedLink, "tool" | "pa
     keys.push(treeHex.slice(0, 16));
   }
   const result = { files, treeKey: keys.join("-"), python: packages?.pypi !== undefined };
-  if (!declared.server || !packages?.npm) return { tool, ...result };
-  const bin = serverBin(packages.npm, declared.server.requirement.name, declared.server.bin);
+  const server = declared.server;
+  if (!server) return { tool, ...result };
+  if (server.requirement.ecosystem === "pypi") {
+    // A Python server runs its console script the way the script's wrapper would: import, call, exit.
+    const script = consoleScript(store, files, server.requirement.name, server.bin);
+    if ("problem" in script) throw new KiwiError("E_DEPS", `${tool.id}: config.package: ${script.problem}`, { hint: "name the console script with config.bin", details: { tool: tool.id } });
+    const args = Array.isArray(tool.config.args) ? tool.config.args : [];
+    const call = `import sys; from ${script.module} import ${script.attr.split(".")[0]}; sys.argv[0] = ${JSON.stringify(script.name)}; sys.exit(${script.attr}())`;
+    return { tool: { ...tool, config: { ...tool.config, command: "python3", args: ["-c", call, ...args] } }, ...result };
+  }
+  if (!packages?.npm) return { tool, ...result };
+  const bin = serverBin(packages.npm, server.requirement.name, server.bin);
   if ("problem" in bin) throw new KiwiError("E_DEPS", `${tool.id}: config.package: ${bin.problem}`, { hint: "name the bin with config.bin", details: { tool: tool.id } });
   return { tool: { ...tool, entrypoint: bin.path, config: { ...tool.config, command: "node" } }, ...result };
+}
+
+/**
+ * A distribution's console script (`[console_scripts]` of its entry_points.txt in the installed
+ * tree): `name = module:attr`. The named one (config.bin), or the only one.
+ */
+function consoleScript(store: Store, files: readonly FileEntry[], project: string, bin: string | undefined): { name: string; module: string; attr: string } | { problem: string } {
+  const norm = (n: string) => n.toLowerCase().replace(/[-_.]+/g, "_");
+  const entry = files.find((f) => /^site-packages\/[^/]+\.dist-info\/entry_points\.txt$/.test(f.path) && norm(f.path.split("/")[1]!.replace(/-[^-]+\.dist-info$/, "")) === norm(project));
+  if (!entry) return { problem: `${project} installs no console script (no entry_points.txt)` };
+  const text = readFileSync(blobPath(store, entry.sha256), "utf8");
+  const section = /\[console_scripts\]([^[]*)/.exec(text)?.[1] ?? "";
+  const scripts = section.split("\n").map((l) => /^\s*([^=\s]+)\s*=\s*([\w.]+)\s*:\s*([\w.]+)\s*$/.exec(l)).filter((m): m is RegExpExecArray => m !== null).map((m) => ({ name: m[1]!, module: m[2]!, attr: m[3]! }));
+  const chosen = bin ? scripts.find((s) => s.name === bin) : scripts.length === 1 ? scripts[0] : undefined;
+  if (!chosen) return { problem: scripts.length === 0 ? `${project} has no console script` : bin ? `${project} has no console script named ${bin} (it has ${scripts.map((s) => s.name).join(", ")})` : `${project} has several console scripts (${scripts.map((s) => s.name).join(", ")}): name one with config.bin` };
+  return chosen;
 }

@@ -1,7 +1,7 @@
 // Which packages a tool declares, read from its manifest.
 import { describe, expect, test } from "bun:test";
 import type { CanonicalValue } from "../../src/integrity/value.ts";
-import { declaredPackages, isExactVersion, npmDependencies, parseRequirement } from "../../src/deps/requirements.ts";
+import { declaredPackages, isExactVersion, npmDependencies, parseRequirement, pypiRequirements } from "../../src/deps/requirements.ts";
 import { normalizeManifest } from "../../src/manifest/normalize.ts";
 
 const tool = (doc: Record<string, unknown>) => normalizeManifest({ tool_id: "t", version: "1.0.0", ...doc } as CanonicalValue, "t");
@@ -57,13 +57,20 @@ describe("a tool's packages", () => {
   test.each([
     [{ package: "npm:srv@^1.0.0" }, "names no exact version"],
     [{ package: "npm:srv@latest" }, "is not a version range"],
-    [{ package: "pypi:srv==1.0.0" }, "only npm server packages are installed by kiwi so far"],
+    [{ package: "pypi:srv>=1.0" }, "names no exact version"],
     [{ package: 42 }, "config.package must be a string"],
     [{ package: "npm:srv@1.0.0", bin: "" }, "config.bin must be the name of one of the package's bins"],
     [{ package: "npm:srv@1.0.0", command: "npx" }, "config.command and config.package both say how to start the server"],
   ])("config %o is a problem: %s", (config, message) => {
     const declared = declaredPackages(tool({ tool_type: "mcp_server", executor: "subprocess", config: { transport: "stdio", ...config } }));
     expect(declared.problems.map((p) => p.message).join("; ")).toContain(message);
+  });
+
+  test("a Python server package is a pinned PyPI requirement", () => {
+    const declared = declaredPackages(tool({ tool_type: "mcp_server", executor: "subprocess", config: { transport: "stdio", package: "pypi:mcp-server-fetch==2025.4.7" } }));
+    expect(declared.problems).toEqual([]);
+    expect(pypiRequirements(declared)).toEqual(["mcp-server-fetch==2025.4.7"]);
+    expect(npmDependencies(declared)).toBeUndefined();
   });
 
   test("one package with two ranges is a conflict", () => {

@@ -128,3 +128,45 @@ describe("requirements in the tool's own files", () => {
     expect(finding?.message).toContain(".ai/tools/opt/requirements.txt:2: \"-e ./local\" is a pip option, URL or path");
   });
 });
+
+/** A stdio MCP server in plain Python (newline-delimited JSON-RPC), published as a wheel with a console script. */
+const ECHO_SERVER = `import json, sys
+
+def main():
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if "id" not in msg:
+            continue
+        method = msg.get("method")
+        if method == "initialize":
+            result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "kiwi-echo-server", "version": "1.0.0"}}
+        elif method == "tools/list":
+            result = {"tools": [{"name": "echo", "description": "Echoes the message.", "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}}]}
+        elif method == "tools/call":
+            result = {"content": [{"type": "text", "text": "Echo: " + msg["params"]["arguments"]["message"]}]}
+        else:
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "unknown method"}}) + "\\n")
+            sys.stdout.flush()
+            continue
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\\n")
+        sys.stdout.flush()
+`;
+
+test("a Python MCP server runs from its installed package (config.package: pypi:…), in the sandbox with no network", async () => {
+  index.publish({
+    name: "kiwi-echo-server",
+    version: "1.0.0",
+    files: { "kiwi_echo_server/__init__.py": ECHO_SERVER, "kiwi_echo_server-1.0.0.dist-info/entry_points.txt": "[console_scripts]\nkiwi-echo-server = kiwi_echo_server:main\n" },
+  });
+  const root = makeProject({
+    ".ai/tools/echo_py.yaml":
+      "tool_id: echo_py\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: pypi:kiwi-echo-server==1.0.0\nvalidation:\n  child_schemas:\n    - match: { tool_type: mcp_tool }\n      schema: { type: object }\n",
+    ".ai/tools/say.yaml": "tool_id: say\ntool_type: mcp_tool\nversion: 1.0.0\nexecutor: echo_py\nconfig: { tool_name: echo }\nparameters:\n  - { name: message, type: string, required: true }\n",
+  });
+  const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+  const install = await kiwi.run(["install"]);
+  expect(install.exitCode).toBe(0);
+  expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).mcp_servers)).toEqual(["echo_py"]);
+  const r = await kiwi.run(["exec", "say", "--param", "message=hi", ...(probeSandbox(process.env).usable ? ["--sandbox=require"] : [])], { PIP_INDEX_URL: "http://127.0.0.1:9/simple/" });
+  expect([r.exitCode, r.stdout]).toEqual([0, "Echo: hi\n"]);
+});
