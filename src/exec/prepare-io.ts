@@ -12,6 +12,7 @@ import type { ParamSources } from "./params.ts";
 import { type LinkInput, type Plan, buildPlan } from "./plan.ts";
 import { RUNS_DIR, ensureRunDir } from "./rundir-io.ts";
 import { declaredPackages, npmDependencies, pypiRequirements } from "../deps/requirements.ts";
+import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { SandboxMode } from "./sandbox-plan.ts";
 import { makeRedactor } from "./template.ts";
@@ -66,6 +67,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const params = resolveCallParams(leaf.tool, { ...req.sources, ...(stdinText !== undefined ? { stdin: { text: stdinText } } : {}) }, (tool) => memoParametersSchema(ctx.cacheDir, tool));
   const store = openStore(ctx.cacheDir, ctx.env);
   const cleanups: (() => void)[] = [];
+  if (chain.links.filter((l) => l.packages).length > 1) assertNoPackageConflicts(chain.links);
   const links: LinkInput[] = chain.links.map((l, i) => {
     const hex = l.integrity.slice("sha256:".length);
     // A tool with npm packages runs beside their verified, installed copy (deps/ loads only then).
@@ -131,4 +133,26 @@ function memoParametersSchema(cacheDir: string, tool: ParamTool): ParametersSche
 function needsPackages(tool: Tool): boolean {
   const declared = declaredPackages(tool);
   return npmDependencies(declared) !== undefined || pypiRequirements(declared) !== undefined;
+}
+
+/**
+ * Two links of one chain that both bring packages must not bring one package at two versions:
+ * which one the tool would import depends on lookup order, so it is refused, naming both.
+ */
+function assertNoPackageConflicts(links: VerifiedChain["links"]): void {
+  const seen = new Map<string, { version: string; tool: string }>();
+  for (const link of links) {
+    const npm = Object.entries(link.packages?.npm?.packages ?? {}).map(([path, e]) => [`npm:${path.slice(path.lastIndexOf("node_modules/") + 13)}`, e.version] as const);
+    const pypi = Object.entries(link.packages?.pypi?.packages ?? {}).map(([name, e]) => [`pypi:${name}`, e.version] as const);
+    for (const [name, version] of [...npm, ...pypi]) {
+      const before = seen.get(name);
+      if (before && before.version !== version && before.tool !== link.tool.id) {
+        throw new KiwiError("E_DEPS", `the chain of ${links[0]!.tool.id} brings ${name.slice(name.indexOf(":") + 1)} twice: ${before.version} for ${before.tool} and ${version} for ${link.tool.id}`, {
+          hint: "make the two tools require compatible versions, so one resolution serves both",
+          details: { package: name, tools: [before.tool, link.tool.id] },
+        });
+      }
+      if (!before) seen.set(name, { version, tool: link.tool.id });
+    }
+  }
 }

@@ -121,6 +121,19 @@ test("a package.json in a directory tool declares its npm packages", async () =>
   expect((await kiwi.run(["exec", "pj"])).stdout).toBe("05\n");
 });
 
+test("two links of one chain that bring one package at two versions are refused, naming both", async () => {
+  const root = makeProject({
+    ".ai/tools/pad_runtime.yaml": "tool_id: pad_runtime\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: node }\nrequires: [npm:kiwi-pad@1.0.0]\nvalidation:\n  child_schemas:\n    - match: { tool_type: script }\n      schema: { type: object }\n",
+    ".ai/tools/pad2/tool.yaml": "tool_id: pad2\ntool_type: script\nversion: 1.0.0\nexecutor: pad_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-pad@1.1.0]\n",
+    ".ai/tools/pad2/main.js": "console.log(require('kiwi-pad')());\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const r = await kiwi.run(["exec", "pad2"]);
+  expect(r.exitCode).toBe(15);
+  expect(r.stderr).toContain("error[E_DEPS]: the chain of pad2 brings kiwi-pad twice: 1.1.0 for pad2 and 1.0.0 for pad_runtime");
+});
+
 describe("what npm gets wrong is a coded error naming the tool and package", () => {
   test("a version that does not exist", async () => {
     const root = makeProject(padTool(["npm:kiwi-pad@^9.0.0"]));
