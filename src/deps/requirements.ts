@@ -4,6 +4,7 @@
 import { isRecord } from "../integrity/value.ts";
 import type { Tool } from "../manifest/model.ts";
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
+import type { ToolDependencies } from "../schema/lockfile.ts";
 
 export type Ecosystem = "npm" | "pypi";
 
@@ -157,4 +158,40 @@ export function pypiRequirements(declared: DeclaredPackages): string[] | undefin
   const server = declared.server?.requirement.ecosystem === "pypi" ? [declared.server.requirement] : [];
   const specs = [...new Set([...declared.requirements, ...server].filter((r) => r.ecosystem === "pypi").map((r) => r.raw.replace(/^pypi:/, "").trim()))];
   return specs.length > 0 ? specs : undefined;
+}
+
+/** Whether a tool needs any npm or Python package (what lock, install and exec ask first). */
+export function declaresPackages(tool: Parameters<typeof declaredPackages>[0]): boolean {
+  const declared = declaredPackages(tool);
+  return npmDependencies(declared) !== undefined || pypiRequirements(declared) !== undefined;
+}
+
+/** What changed between a tool's locked requirements and its declared ones, per ecosystem. */
+export interface RequirementChange {
+  ecosystem: Ecosystem;
+  /** `+ a@^1`, `- b@2`, `~ c ^1 -> ^2` for npm; `+ spec`, `- spec` for PEP 508 requirements. */
+  changes: string[];
+}
+
+/**
+ * The requirements a tool declares that its lock entry does not record (or records differently):
+ * empty when the lock resolves exactly what the tool declares. Lock reuses a resolution only then,
+ * and a frozen install refuses anything else with these changes.
+ */
+export function requirementChanges(tool: Parameters<typeof declaredPackages>[0], locked: ToolDependencies | undefined): RequirementChange[] {
+  const declared = declaredPackages(tool);
+  const out: RequirementChange[] = [];
+  const npm = mapChanges(locked?.npm?.requires ?? {}, npmDependencies(declared)?.dependencies ?? {});
+  if (npm.length > 0) out.push({ ecosystem: "npm", changes: npm });
+  const lockedPy = locked?.pypi?.requires ?? [];
+  const declaredPy = pypiRequirements(declared) ?? [];
+  // A set, as npm's map is: the same requirements in another order resolve alike.
+  const pypi = [...declaredPy.filter((r) => !lockedPy.includes(r)).map((r) => `+ ${r}`), ...lockedPy.filter((r) => !declaredPy.includes(r)).map((r) => `- ${r}`)];
+  if (pypi.length > 0) out.push({ ecosystem: "pypi", changes: pypi });
+  return out;
+}
+
+function mapChanges(before: Record<string, string>, after: Record<string, string>): string[] {
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return names.flatMap((n) => (before[n] === after[n] ? [] : before[n] === undefined ? [`+ ${n}@${after[n]}`] : after[n] === undefined ? [`- ${n}@${before[n]}`] : [`~ ${n} ${before[n]} -> ${after[n]}`]));
 }

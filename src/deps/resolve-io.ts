@@ -8,7 +8,7 @@ import type { NpmDependencies, ToolDependencies } from "../schema/lockfile.ts";
 import { resolveNpm } from "./npm-io.ts";
 import { packagesWithInstallScripts } from "./npm-lock.ts";
 import { resolvePip } from "./pip-io.ts";
-import { declaredPackages, npmDependencies, pypiRequirements } from "./requirements.ts";
+import { declaredPackages, npmDependencies, pypiRequirements, requirementChanges } from "./requirements.ts";
 
 /** Resolutions run at once at most (npm is network- and CPU-bound). */
 const CONCURRENCY = 2;
@@ -21,10 +21,12 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
   const pendingPypi = new Map<string, { requires: string[]; tools: string[] }>();
   for (const tool of tools) {
     const declared = declaredPackages(tool);
+    // A tool whose requirements did not change keeps its resolution, per ecosystem.
+    const changed = new Set(requirementChanges(tool, previous[tool.id]).map((c) => c.ecosystem));
     const pypi = pypiRequirements(declared);
     if (pypi) {
       const locked = previous[tool.id]?.pypi;
-      if (locked && JSON.stringify(locked.requires) === JSON.stringify(pypi)) dependencies[tool.id] = { ...dependencies[tool.id], pypi: locked };
+      if (locked && !changed.has("pypi")) dependencies[tool.id] = { ...dependencies[tool.id], pypi: locked };
       else {
         const key = JSON.stringify(pypi);
         const group = pendingPypi.get(key) ?? { requires: pypi, tools: [] };
@@ -38,7 +40,7 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
       throw new KiwiError("E_DEPS", `${tool.id} (${tool.manifestFile}) declares conflicting requirements: ${npm.conflicts.join("; ")}`, { hint: "declare each package once", details: { tool: tool.id } });
     }
     const locked = previous[tool.id]?.npm;
-    if (locked && sameRequires(locked.requires, npm.dependencies)) {
+    if (locked && !changed.has("npm")) {
       dependencies[tool.id] = { ...dependencies[tool.id], npm: locked };
       continue;
     }
@@ -67,9 +69,4 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
     });
   }
   return { dependencies, warnings };
-}
-
-function sameRequires(a: Record<string, string>, b: Record<string, string>): boolean {
-  const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }

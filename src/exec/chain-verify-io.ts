@@ -11,7 +11,7 @@ import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import type { TreeTool } from "../lockfile/hash-tree-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
-import { declaredPackages, npmDependencies, pypiRequirements } from "../deps/requirements.ts";
+import { declaresPackages } from "../deps/requirements.ts";
 import type { LockedTool, Lockfile, ToolDependencies } from "../schema/lockfile.ts";
 import { type ChainIndex, readChainIndex, writeChainIndex } from "./chain-memo-io.ts";
 import { assertNoReadErrors, hashChainTools, readLockfileMemo, readToolAt } from "./chain-io.ts";
@@ -269,8 +269,3 @@ function renderIds(ids: string[]): string {
   return ids.join(" -> ");
 }
 
-/** Whether a tool declares packages (exec then needs the lockfile's installed copy). */
-function declaresPackages(tool: Tool): boolean {
-  const declared = declaredPackages(tool);
-  return npmDependencies(declared) !== undefined || pypiRequirements(declared) !== undefined;
-}

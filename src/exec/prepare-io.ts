@@ -11,7 +11,7 @@ import { mergeConfigs } from "./merge.ts";
 import type { ParamSources } from "./params.ts";
 import { type LinkInput, type Plan, buildPlan } from "./plan.ts";
 import { RUNS_DIR, ensureRunDir } from "./rundir-io.ts";
-import { declaredPackages, npmDependencies, pypiRequirements } from "../deps/requirements.ts";
+import { declaresPackages } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { SandboxMode } from "./sandbox-plan.ts";
@@ -71,7 +71,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const links: LinkInput[] = chain.links.map((l, i) => {
     const hex = l.integrity.slice("sha256:".length);
     // A tool with npm packages runs beside their verified, installed copy (deps/ loads only then).
-    const wanted = l.packages || needsPackages(l.tool);
+    const wanted = l.packages || declaresPackages(l.tool);
     const packages = wanted ? (require("./packages-io.ts") as typeof import("./packages-io.ts")).linkPackages(store, l) : undefined;
     let tool = packages?.tool ?? l.tool;
     const files = packages ? [...l.hashed.files, ...packages.files] : l.hashed.files;
@@ -127,12 +127,6 @@ function memoParametersSchema(cacheDir: string, tool: ParamTool): ParametersSche
   const built = buildParametersSchemaLazily(tool);
   if (built.ok) writeMemo(cacheDir, "params", key, JSON.stringify(built.schema));
   return built;
-}
-
-/** Whether a tool declares packages kiwi installs (then it runs beside their installed copy). */
-function needsPackages(tool: Tool): boolean {
-  const declared = declaredPackages(tool);
-  return npmDependencies(declared) !== undefined || pypiRequirements(declared) !== undefined;
 }
 
 /**

@@ -96,6 +96,8 @@ export interface ToolChangeSummary {
   after?: string;
   fields: { field: string; before: string | null; after: string | null }[];
   files: { path: string; change: FileChangeKind; before?: string; after?: string; executable?: boolean }[];
+  /** Declared packages the lock does not resolve (a frozen install names them), per ecosystem. */
+  packages?: { ecosystem: string; changes: string[] }[];
 }
 
 export interface DiffSummary {

@@ -9,6 +9,7 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
+import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { integrityText } from "./build.ts";
@@ -95,6 +96,14 @@ export function assertTreeMatches(lock: Lockfile, tree: TreeTool[], store: Store
     });
   }
   if (!isEmptyDiff(cmp.diff)) {
+    const summary = summarizeDiff(cmp.diff);
+    // A changed manifest or requirements file may change what the tool needs: name each package.
+    const tools = new Map(tree.map((t) => [t.tool.id, t.tool]));
+    for (const ch of summary.changed) {
+      const tool = tools.get(ch.id);
+      const packages = tool ? requirementChanges(tool, lock.dependencies?.[ch.id]) : [];
+      if (packages.length > 0) ch.packages = packages;
+    }
     const { added, removed, changed } = cmp.diff;
     const parts = [
       added.length ? `${added.length} added` : "",
@@ -103,7 +112,7 @@ export function assertTreeMatches(lock: Lockfile, tree: TreeTool[], store: Store
     ].filter(Boolean);
     throw new KiwiError("E_LOCK_STALE", `the tool tree differs from ${LOCKFILE_NAME} (${parts.join(", ")}: ${allChanges(cmp.diff).map((c) => c.id).join(", ")})`, {
       hint: 'run "kiwi lock" and commit tool.lock.json',
-      details: { diff: summarizeDiff(cmp.diff) },
+      details: { diff: summary },
     });
   }
 }
@@ -167,29 +176,15 @@ export function cacheWriteError(store: Store, error: unknown): unknown {
 async function installPackages(ctx: Context, root: string, store: Store, tree: readonly TreeTool[], frozen: boolean): Promise<{ installed: number; reused: number; written: boolean }> {
   const text = readLockfileText(root);
   const lock = text === undefined ? undefined : parseLockfile(text);
-  const declaring = tree.some((h) => h.tool.form !== "builtin" && (h.tool.fileRequirements !== undefined || h.tool.config.package !== undefined || Array.isArray(h.tool.doc.requires) || Array.isArray(h.tool.config.requires) || h.tool.doc.manifest !== undefined));
-  if (!lock?.dependencies && !declaring) return { installed: 0, reused: 0, written: false };
-  const { declaredPackages, npmDependencies, pypiRequirements } = await import("../deps/requirements.ts");
+  if (!lock?.dependencies && !tree.some((h) => h.tool.form !== "builtin" && declaresPackages(h.tool))) return { installed: 0, reused: 0, written: false };
   if (frozen) {
     for (const h of tree) {
-      const declaredAll = declaredPackages(h.tool);
-      const declared = npmDependencies(declaredAll)?.dependencies;
-      const locked = lock?.dependencies?.[h.tool.id]?.npm?.requires;
-      if (JSON.stringify(declared ?? null) !== JSON.stringify(locked ?? null)) {
-        throw new KiwiError("E_LOCK_STALE", `the npm requirements of ${h.tool.id} differ from ${LOCKFILE_NAME}: ${describeRequirementChange(locked ?? {}, declared ?? {})}`, {
-          hint: 'run "kiwi install" without --frozen-lockfile and commit tool.lock.json',
-          details: { tool: h.tool.id, locked: locked ?? null, declared: declared ?? null },
-        });
-      }
-      const declaredPy = pypiRequirements(declaredAll);
-      const lockedPy = lock?.dependencies?.[h.tool.id]?.pypi?.requires;
-      if (JSON.stringify(declaredPy ?? null) !== JSON.stringify(lockedPy ?? null)) {
-        const toMap = (list: string[] | undefined) => Object.fromEntries((list ?? []).map((r) => [r, ""]));
-        throw new KiwiError("E_LOCK_STALE", `the Python requirements of ${h.tool.id} differ from ${LOCKFILE_NAME}: ${describeRequirementChange(toMap(lockedPy), toMap(declaredPy)).replaceAll("@", "")}`, {
-          hint: 'run "kiwi install" without --frozen-lockfile and commit tool.lock.json',
-          details: { tool: h.tool.id, locked: lockedPy ?? null, declared: declaredPy ?? null },
-        });
-      }
+      const [change] = requirementChanges(h.tool, lock?.dependencies?.[h.tool.id]);
+      if (!change) continue;
+      throw new KiwiError("E_LOCK_STALE", `the ${change.ecosystem === "npm" ? "npm" : "Python"} requirements of ${h.tool.id} differ from ${LOCKFILE_NAME}: ${change.changes.join(", ")}`, {
+        hint: 'run "kiwi install" without --frozen-lockfile and commit tool.lock.json',
+        details: { tool: h.tool.id, ecosystem: change.ecosystem, changes: change.changes },
+      });
     }
   }
   if (!lock?.dependencies) return { installed: 0, reused: 0, written: false };
@@ -208,12 +203,4 @@ async function installPackages(ctx: Context, root: string, store: Store, tree: r
   }
   const { writeDependencyTrees } = await import("./fs.ts");
   return { ...done, written: await writeDependencyTrees(root, done.trees) };
-}
-
-/** `+ a@^1, - b@2, ~ c 1 -> 2`: what changed between two npm requirement maps. */
-function describeRequirementChange(before: Record<string, string>, after: Record<string, string>): string {
-  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  return names
-    .flatMap((n) => (before[n] === after[n] ? [] : before[n] === undefined ? [`+ ${n}@${after[n]}`] : after[n] === undefined ? [`- ${n}@${before[n]}`] : [`~ ${n} ${before[n]} -> ${after[n]}`]))
-    .join(", ");
 }

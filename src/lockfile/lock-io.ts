@@ -12,8 +12,8 @@ import type { Context } from "../context.ts";
 import type { Finding } from "../findings.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
-import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { TOOLS_DIR, findProjectRoot } from "../manifest/project-io.ts";
+import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import { type HashedTool, buildLockfile } from "./build.ts";
 import { compareTreeToLock } from "./compare.ts";
 import { type LockDiff, diffLockfiles } from "./diff.ts";
@@ -160,7 +160,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     if (!fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText), ...(rawMemo ? { raw: rawMemo } : {}) }, faults);
   };
   const quick = renderWithQuickPins(text, tree);
-  if (quick && quick.rendered === text && (await packagesLocked(tree, quick.lock))) {
+  if (quick && quick.rendered === text && packagesLocked(tree, quick.lock)) {
     const unchanged = confirmUnchanged(quick);
     remember(unchanged.rendered);
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, tree, findings, stats };
@@ -188,27 +188,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   return { ...base, written: result.written, diff: diffLockfiles(previous, lock), tree, findings, stats };
 }
 
-/** Whether a tool declares packages: a `requires` string that is no capability, or an mcp_server's config.package. */
-function declaresPackages(tool: Project["tools"][number]): boolean {
-  if (tool.fileRequirements) return true;
-  if (tool.type === "mcp_server" && tool.config.package !== undefined) return true;
-  const manifest = tool.doc.manifest;
-  const lists = [tool.doc.requires, typeof manifest === "object" && manifest !== null ? (manifest as Record<string, unknown>).requires : undefined, tool.config.requires];
-  return lists.some((requires) => Array.isArray(requires) && requires.some((r) => typeof r === "string" && !(CAPABILITY_NAMES as readonly string[]).includes(r) && !/^(fs|net|shell|env|proc)\./.test(r)));
-}
-
 /** Whether every tool that declares packages has them resolved in `lock` for its current requirements. */
-async function packagesLocked(tree: readonly TreeTool[], lock: Lockfile): Promise<boolean> {
-  const declaring = tree.filter((h) => h.tool.form !== "builtin" && declaresPackages(h.tool));
-  if (declaring.length === 0) return true;
-  const { declaredPackages, npmDependencies, pypiRequirements } = await import("../deps/requirements.ts");
-  return declaring.every((h) => {
-    const declared = declaredPackages(h.tool);
-    const npm = npmDependencies(declared);
-    const pypi = pypiRequirements(declared);
-    const locked = lock.dependencies?.[h.tool.id];
-    const npmOk = !npm || (locked?.npm !== undefined && JSON.stringify(locked.npm.requires) === JSON.stringify(npm.dependencies));
-    const pypiOk = !pypi || (locked?.pypi !== undefined && JSON.stringify(locked.pypi.requires) === JSON.stringify(pypi));
-    return npmOk && pypiOk;
-  });
+function packagesLocked(tree: readonly TreeTool[], lock: Lockfile): boolean {
+  return tree.every((h) => h.tool.form === "builtin" || !declaresPackages(h.tool) || requirementChanges(h.tool, lock.dependencies?.[h.tool.id]).length === 0);
 }

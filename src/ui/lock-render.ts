@@ -32,6 +32,7 @@ export function renderFileDiff(diff: DiffSummary, ctx: Pick<Context, "color">): 
     }
     const files = ch.change === "changed" || ch.files.length <= 20 ? ch.files : [];
     for (const f of files) out.push(`    ${renderFileChange(f, c)}\n`);
+    for (const p of ch.packages ?? []) out.push(`    ${c.yellow("~")} requires (${p.ecosystem}): ${p.changes.join(", ")}\n`);
     if (files.length < ch.files.length) out.push(`    ${ch.files.length} files\n`);
   }
   return out.join("");

@@ -1,7 +1,7 @@
 // Which packages a tool declares, read from its manifest.
 import { describe, expect, test } from "bun:test";
 import type { CanonicalValue } from "../../src/integrity/value.ts";
-import { declaredPackages, isExactVersion, npmDependencies, parseRequirement, pypiRequirements } from "../../src/deps/requirements.ts";
+import { declaredPackages, declaresPackages, isExactVersion, npmDependencies, parseRequirement, pypiRequirements, requirementChanges } from "../../src/deps/requirements.ts";
 import { normalizeManifest } from "../../src/manifest/normalize.ts";
 
 const tool = (doc: Record<string, unknown>) => normalizeManifest({ tool_id: "t", version: "1.0.0", ...doc } as CanonicalValue, "t");
@@ -75,5 +75,31 @@ describe("a tool's packages", () => {
 
   test("one package with two ranges is a conflict", () => {
     expect(npmDependencies(declaredPackages(tool({ tool_type: "script", executor: "node_runtime", requires: ["npm:a@^1", "npm:a@^2"] })))?.conflicts).toEqual(["a is required as ^1 and as ^2"]);
+  });
+});
+
+describe("a tool's requirements against its lock entry", () => {
+  const node = tool({ tool_type: "script", executor: "node_runtime", requires: ["npm:a@^1.0.0", "npm:b@2.0.0", "fs.read"] });
+  const python = tool({ tool_type: "script", executor: "python_runtime", requires: ["httpx>=0.24", "pydantic>=2.0"] });
+
+  test("capabilities are not packages; runtimes and servers decide what is", () => {
+    expect(declaresPackages(node)).toBe(true);
+    expect(declaresPackages(tool({ tool_type: "script", executor: "subprocess", requires: ["fs.read", "net.outbound"] }))).toBe(false);
+    expect(declaresPackages(tool({ tool_type: "mcp_server", executor: "subprocess", config: { transport: "stdio", package: "npm:@scope/server@1.2.3" } }))).toBe(true);
+  });
+
+  test("an unchanged set has no changes, in any order", () => {
+    expect(requirementChanges(node, { npm: { requires: { b: "2.0.0", a: "^1.0.0" }, packages: {} } })).toEqual([]);
+    expect(requirementChanges(python, { pypi: { requires: ["pydantic>=2.0", "httpx>=0.24"], packages: {} } })).toEqual([]);
+  });
+
+  test("an added, removed or changed requirement is named", () => {
+    expect(requirementChanges(node, { npm: { requires: { a: "^0.9.0", c: "1.0.0" }, packages: {} } })).toEqual([{ ecosystem: "npm", changes: ["~ a ^0.9.0 -> ^1.0.0", "+ b@2.0.0", "- c@1.0.0"] }]);
+    expect(requirementChanges(python, { pypi: { requires: ["httpx>=0.23"], packages: {} } })).toEqual([{ ecosystem: "pypi", changes: ["+ httpx>=0.24", "+ pydantic>=2.0", "- httpx>=0.23"] }]);
+  });
+
+  test("a lock entry for an ecosystem the tool no longer uses is a change; no entry at all, every requirement is one", () => {
+    expect(requirementChanges(python, { npm: { requires: { a: "1.0.0" }, packages: {} }, pypi: { requires: ["httpx>=0.24", "pydantic>=2.0"], packages: {} } })).toEqual([{ ecosystem: "npm", changes: ["- a@1.0.0"] }]);
+    expect(requirementChanges(node, undefined)).toEqual([{ ecosystem: "npm", changes: ["+ a@^1.0.0", "+ b@2.0.0"] }]);
   });
 });

@@ -106,6 +106,7 @@ describe("a node tool with npm packages", () => {
     const r = await k.run(["install", "--frozen-lockfile"]);
     expect(r.exitCode).toBe(3);
     expect(r.stderr).toContain("E_LOCK_STALE");
+    expect(r.stderr).toContain("~ requires (npm): ~ kiwi-pad ^1.0.0 <1.1.0 -> 1.1.0");
   });
 });
 

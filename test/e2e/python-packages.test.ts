@@ -54,6 +54,7 @@ describe("a Python tool with requirements", () => {
     const r = await kiwi.run(["install", "--frozen-lockfile"]);
     expect(r.exitCode).toBe(3);
     expect(r.stderr).toContain("E_LOCK_STALE");
+    expect(r.stderr).toContain("~ requires (pypi): + kiwi-greeting>=1.0, - kiwi-greeting==1.0.0");
   });
 });
 
