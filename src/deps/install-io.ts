@@ -1,14 +1,15 @@
 // `kiwi install`'s dependency step: every tool's locked packages installed by `npm ci` or
-// `pip install --require-hashes` (once per distinct package set), every installed file stored in the cache, and the tree's file list
-// stored as a content-addressed index entry whose digest the lock records. A tree already in the
-// cache with all its blobs is reused: a warm install never runs npm.
+// `pip install --require-hashes` (once per distinct package set), every installed file stored in
+// the cache, and the tree's file list stored as a content-addressed index entry whose digest the
+// lock records. A tree already in the cache with all its blobs is reused: a warm install never
+// runs npm or pip.
 import { type Store, checkBlob, ensureStore, readTreeEntry, writeToolEntry } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
-import { formatDigest, shortDigest } from "../integrity/digest.ts";
+import { formatDigest, sha256Hex, shortDigest } from "../integrity/digest.ts";
 import type { Lockfile, NpmDependencies, PypiDependencies } from "../schema/lockfile.ts";
 import { installNpm } from "./npm-io.ts";
-import { treeText } from "./npm-lock.ts";
+import { renderInstalledTree } from "./installed-tree.ts";
 import { installPip } from "./pip-io.ts";
 
 export interface DependencyInstall {
@@ -42,13 +43,15 @@ export async function installDependencies(ctx: Context, root: string, lock: Lock
     if (tree) result.reused++;
     else {
       ensureStore(store);
-      const npmCtx = { root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: subject };
-      const installed = group.ecosystem === "npm" ? await installNpm(npmCtx, store, group.locked as NpmDependencies) : await installPip(npmCtx, store, group.locked as PypiDependencies);
-      writeToolEntry(store, installed.tree, treeText(`${group.ecosystem}-tree`, installed.files));
-      tree = formatDigest(installed.tree);
+      const packageCtx = { root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: subject };
+      const files = group.ecosystem === "npm" ? await installNpm(packageCtx, store, group.locked as NpmDependencies) : await installPip(packageCtx, store, group.locked as PypiDependencies);
+      const text = renderInstalledTree(`${group.ecosystem}-tree`, files);
+      const installed = sha256Hex(text);
+      writeToolEntry(store, installed, text);
+      tree = formatDigest(installed);
       result.installed++;
       if (lockedTree !== undefined && lockedTree !== tree) {
-        throw new KiwiError("E_INTEGRITY_MISMATCH", `${subject}: the installed ${group.ecosystem} packages (tree ${shortDigest(installed.tree)}) are not the ones tool.lock.json records (${shortDigest(lockedTree.slice("sha256:".length))})`, {
+        throw new KiwiError("E_INTEGRITY_MISMATCH", `${subject}: the installed ${group.ecosystem} packages (tree ${shortDigest(installed)}) are not the ones tool.lock.json records (${shortDigest(lockedTree.slice("sha256:".length))})`, {
           hint: "every archive matched its locked hash, so something rewrote the installed files; run kiwi install again, or kiwi lock to resolve anew",
           details: { tools: group.tools },
         });

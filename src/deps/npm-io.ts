@@ -3,42 +3,22 @@
 // package-lock entries; `kiwi install` rebuilds that package-lock, runs `npm ci --ignore-scripts`
 // (npm checks every tarball against its sha512), and stores every installed file in kiwi's
 // content-addressed cache under one tree digest. Nothing here runs at `kiwi exec` time.
-import { copyFileSync, existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { putBlobFromFile, type Store } from "../cache/store-io.ts";
-import { hashFileHex } from "../cache/hash-io.ts";
+import type { Store } from "../cache/store-io.ts";
 import { removeTree } from "../cache/remove-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import type { NpmDependencies } from "../schema/lockfile.ts";
-import { npmTreeDigest, packageLockOf, parsePackageLock } from "./npm-lock.ts";
-
-/** Where npm runs and what it sees: the user's own npm settings, never kiwi's cache for npm's. */
-export interface NpmContext {
-  /** The project root (its .npmrc is honoured, as npm would in the project). */
-  root: string;
-  /** kiwi's cache directory. */
-  cacheDir: string;
-  env: Readonly<Record<string, string | undefined>>;
-  /** Names the tool in messages. */
-  toolId: string;
-}
-
-/** Bytes an installed tree may hold by default: past it the install is refused (a runaway or hostile package). */
-export const MAX_TREE_BYTES = 512 * 1024 * 1024;
-
-/** The cap in force: KIWI_MAX_PACKAGE_BYTES, else MAX_TREE_BYTES. */
-function maxTreeBytes(env: NpmContext["env"]): number {
-  const n = Number(env.KIWI_MAX_PACKAGE_BYTES);
-  return Number.isInteger(n) && n > 0 ? n : MAX_TREE_BYTES;
-}
+import { type PackageContext, hashInstalledTree } from "./installed-tree-io.ts";
+import { packageLockOf, parsePackageLock } from "./npm-lock.ts";
 
 /** How long one npm run may take before kiwi stops it. */
 const NPM_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** Resolves `dependencies` to npm's exact tree (no tarball is downloaded or unpacked). */
-export async function resolveNpm(ctx: NpmContext, dependencies: Record<string, string>): Promise<Omit<NpmDependencies, "tree">> {
+export async function resolveNpm(ctx: PackageContext, dependencies: Record<string, string>): Promise<Omit<NpmDependencies, "tree">> {
   const dir = staging(ctx, "resolve");
   try {
     writePackageJson(dir, dependencies);
@@ -52,10 +32,10 @@ export async function resolveNpm(ctx: NpmContext, dependencies: Record<string, s
 }
 
 /**
- * Installs exactly the locked tree and stores its files; returns the tree digest and its files
- * (paths under node_modules/). npm verifies each tarball against the locked integrity.
+ * Installs exactly the locked tree and stores its files; returns them (paths under
+ * node_modules/). npm verifies each tarball against the locked integrity.
  */
-export async function installNpm(ctx: NpmContext, store: Store, locked: NpmDependencies): Promise<{ tree: string; files: FileEntry[] }> {
+export async function installNpm(ctx: PackageContext, store: Store, locked: NpmDependencies): Promise<FileEntry[]> {
   const dir = staging(ctx, "install");
   try {
     writePackageJson(dir, locked.requires);
@@ -70,45 +50,10 @@ export async function installNpm(ctx: NpmContext, store: Store, locked: NpmDepen
         });
       }
     }
-    const files = hashInstalledTree(ctx, store, join(dir, "node_modules"), "node_modules");
-    return { tree: npmTreeDigest(files), files };
+    return hashInstalledTree(ctx, store, join(dir, "node_modules"), "node_modules");
   } finally {
     removeTree(dir);
   }
-}
-
-/**
- * Every regular file of an installed tree, stored, with paths under `prefix`: npm's hidden
- * lockfile and `.bin` links, and Python's `__pycache__` and `bin/` scripts, are the installers'
- * bookkeeping, not the packages' bytes, and are left out; so are symbolic links.
- */
-export function hashInstalledTree(ctx: NpmContext, store: Store, top: string, prefix: string): FileEntry[] {
-  const files: FileEntry[] = [];
-  const cap = maxTreeBytes(ctx.env);
-  let bytes = 0;
-  const walk = (abs: string, rel: string) => {
-    for (const name of readdirSync(abs).sort()) {
-      const childAbs = join(abs, name);
-      const childRel = `${rel}/${name}`;
-      if (childRel === "node_modules/.package-lock.json" || name === ".bin" || name === "__pycache__" || childRel === "site-packages/bin") continue;
-      const st = lstatSync(childAbs);
-      if (st.isDirectory()) walk(childAbs, childRel);
-      else if (st.isFile()) {
-        bytes += st.size;
-        if (bytes > cap) {
-          throw new KiwiError("E_DEPS", `${ctx.toolId}: its packages install more than ${cap} bytes (${childRel} passed the cap)`, {
-            hint: "check for an oversized dependency; KIWI_MAX_PACKAGE_BYTES raises the cap (default 512 MiB)",
-            details: { tool: ctx.toolId },
-          });
-        }
-        const sha256 = hashFileHex(childAbs);
-        putBlobFromFile(store, childAbs, sha256, `${ctx.toolId}: ${childRel}`);
-        files.push({ path: childRel, sha256, is_executable: (st.mode & 0o100) !== 0 });
-      }
-    }
-  };
-  if (existsSync(top)) walk(top, prefix);
-  return files;
 }
 
 function readInstalledVersion(path: string): string | undefined {
@@ -120,7 +65,7 @@ function readInstalledVersion(path: string): string | undefined {
   }
 }
 
-function staging(ctx: NpmContext, what: string): string {
+function staging(ctx: PackageContext, what: string): string {
   // The system's temp folder: a staging folder left by a killed install is never mistaken for cache content.
   const dir = mkdtempSync(join(tmpdir(), `kiwi-npm-${what}-`));
   // The project's registry settings, as npm would read them in the project itself.
@@ -134,7 +79,7 @@ function writePackageJson(dir: string, dependencies: Record<string, string>): vo
 }
 
 /** Runs npm; a failure is E_DEPS in npm's own words, naming the tool and the package when npm does. */
-async function runNpm(ctx: NpmContext, cwd: string, args: string[], dependencies: Record<string, string>, packages?: NpmDependencies["packages"]): Promise<void> {
+async function runNpm(ctx: PackageContext, cwd: string, args: string[], dependencies: Record<string, string>, packages?: NpmDependencies["packages"]): Promise<void> {
   const npm = Bun.which("npm", { PATH: ctx.env.PATH ?? "" });
   if (!npm) throw new KiwiError("E_DEPS", `${ctx.toolId} needs npm packages, but npm is not installed`, { hint: "install Node.js with npm; kiwi drives the real npm client", details: { tool: ctx.toolId } });
   // npm's default retry backoff (10 s to 60 s) makes a bad tarball cost over two minutes; kiwi

@@ -1,6 +1,5 @@
 // npm's package-lock.json as kiwi keeps it: the entries of every package (read from what npm
-// resolved), the package-lock rebuilt from them for `npm ci`, and the digest of an installed
-// tree's file list. Pure.
+// resolved), the package-lock rebuilt from them for `npm ci`, and the bin an MCP server runs. Pure.
 import { KiwiError } from "../errors.ts";
 import { compareCodePoints, renderCanonicalJson } from "../integrity/canonical.ts";
 import { sha256Hex } from "../integrity/digest.ts";
@@ -52,21 +51,6 @@ export function packageLockOf(locked: Pick<NpmDependencies, "requires" | "packag
   for (const path of Object.keys(locked.packages).sort(compareCodePoints)) packages[path] = locked.packages[path];
   return `${JSON.stringify({ name: ROOT_NAME, version: "0.0.0", lockfileVersion: 3, requires: true, packages }, null, 2)}\n`;
 }
-
-/** The canonical text of an installed tree's file list (`kind`: npm-tree, pypi-tree): what its digest is the sha256 of. */
-export function treeText(kind: string, files: readonly FileEntry[]): string {
-  const sorted = [...files].sort((a, b) => compareCodePoints(a.path, b.path)).map((f) => ({ path: f.path, sha256: f.sha256, is_executable: f.is_executable }));
-  return renderCanonicalJson({ kind, files: sorted } as unknown as CanonicalValue);
-}
-
-/** The tree digest (hex) of an installed tree's files. */
-export function treeDigest(kind: string, files: readonly FileEntry[]): string {
-  return sha256Hex(treeText(kind, files));
-}
-
-/** An installed npm tree's canonical text and digest. */
-export const npmTreeText = (files: readonly FileEntry[]): string => treeText("npm-tree", files);
-export const npmTreeDigest = (files: readonly FileEntry[]): string => treeDigest("npm-tree", files);
 
 /** Packages whose install scripts kiwi did not run (npm marks them hasInstallScript). */
 export function packagesWithInstallScripts(locked: Pick<NpmDependencies, "packages">): string[] {

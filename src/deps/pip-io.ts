@@ -13,8 +13,7 @@ import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import { isRecord } from "../integrity/value.ts";
 import type { PypiDependencies } from "../schema/lockfile.ts";
-import { type NpmContext, hashInstalledTree } from "./npm-io.ts";
-import { treeDigest } from "./npm-lock.ts";
+import { type PackageContext, hashInstalledTree } from "./installed-tree-io.ts";
 
 /** How long one pip run may take before kiwi stops it. */
 const PIP_TIMEOUT_MS = 5 * 60 * 1000;
@@ -25,7 +24,7 @@ export function normalizeName(name: string): string {
 }
 
 /** Resolves PEP 508 requirements to exact distributions with their sha256 (nothing is installed). */
-export async function resolvePip(ctx: NpmContext, requires: string[]): Promise<Omit<PypiDependencies, "tree">> {
+export async function resolvePip(ctx: PackageContext, requires: string[]): Promise<Omit<PypiDependencies, "tree">> {
   const dir = mkdtempSync(join(tmpdir(), "kiwi-pip-resolve-"));
   try {
     const python = await makeVenv(ctx, dir);
@@ -56,7 +55,7 @@ export async function resolvePip(ctx: NpmContext, requires: string[]): Promise<O
 }
 
 /** Installs exactly the locked distributions into a folder and stores its files (`site-packages/...`). */
-export async function installPip(ctx: NpmContext, store: Store, locked: PypiDependencies): Promise<{ tree: string; files: FileEntry[] }> {
+export async function installPip(ctx: PackageContext, store: Store, locked: PypiDependencies): Promise<FileEntry[]> {
   const dir = mkdtempSync(join(tmpdir(), "kiwi-pip-install-"));
   try {
     const python = await makeVenv(ctx, dir);
@@ -65,15 +64,14 @@ export async function installPip(ctx: NpmContext, store: Store, locked: PypiDepe
     const target = join(dir, "site-packages");
     // --no-compile: bytecode is not reproducible; python writes none at run time (-B).
     await runPip(ctx, python, ["install", "--require-hashes", "--no-deps", "--no-compile", "--target", target, "-r", join(dir, "requirements.txt")], locked.requires);
-    const files = hashInstalledTree(ctx, store, target, "site-packages");
-    return { tree: treeDigest("pypi-tree", files), files };
+    return hashInstalledTree(ctx, store, target, "site-packages");
   } finally {
     removeTree(dir);
   }
 }
 
 /** A venv for pip to run in; its python. */
-async function makeVenv(ctx: NpmContext, dir: string): Promise<string> {
+async function makeVenv(ctx: PackageContext, dir: string): Promise<string> {
   const python3 = Bun.which("python3", { PATH: ctx.env.PATH ?? "" });
   if (!python3) throw new KiwiError("E_DEPS", `${ctx.toolId} needs Python packages, but python3 is not installed`, { hint: "install python3 with venv support (Debian: python3-venv)", details: { tool: ctx.toolId } });
   const venv = join(dir, "venv");
@@ -86,11 +84,11 @@ async function makeVenv(ctx: NpmContext, dir: string): Promise<string> {
   return python;
 }
 
-function envOf(ctx: NpmContext): Record<string, string> {
+function envOf(ctx: PackageContext): Record<string, string> {
   return Object.fromEntries(Object.entries({ ...ctx.env, PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1", PIP_RETRIES: ctx.env.PIP_RETRIES ?? "1", PIP_TIMEOUT: ctx.env.PIP_TIMEOUT ?? "15" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
 }
 
-async function runPip(ctx: NpmContext, python: string, args: string[], requires: string[]): Promise<void> {
+async function runPip(ctx: PackageContext, python: string, args: string[], requires: string[]): Promise<void> {
   const proc = Bun.spawn([python, "-m", "pip", ...args], { cwd: tmpdir(), env: envOf(ctx), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), PIP_TIMEOUT_MS);
   const [, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);

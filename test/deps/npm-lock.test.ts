@@ -1,7 +1,8 @@
 // npm's package-lock as kiwi keeps it: entries read (and refused when not from a registry with an
 // integrity), the package-lock rebuilt for npm ci, an installed tree's digest, a server's bin.
 import { describe, expect, test } from "bun:test";
-import { npmTreeDigest, packageLockOf, parsePackageLock, serverBin } from "../../src/deps/npm-lock.ts";
+import { renderInstalledTree } from "../../src/deps/installed-tree.ts";
+import { packageLockOf, parsePackageLock, serverBin } from "../../src/deps/npm-lock.ts";
 import { thrownBy } from "../helpers/errors.ts";
 
 const lockText = (packages: Record<string, unknown>) => JSON.stringify({ name: "x", lockfileVersion: 3, packages: { "": { dependencies: { a: "^1" } }, ...packages } });
@@ -35,7 +36,7 @@ describe("npm's package-lock entries", () => {
 
 test("a tree's digest does not depend on the order files were found in", () => {
   const f = (path: string) => ({ path, sha256: "0".repeat(64), is_executable: false });
-  expect(npmTreeDigest([f("node_modules/b/x"), f("node_modules/a/y")])).toBe(npmTreeDigest([f("node_modules/a/y"), f("node_modules/b/x")]));
+  expect(renderInstalledTree("npm-tree", [f("node_modules/b/x"), f("node_modules/a/y")])).toBe(renderInstalledTree("npm-tree", [f("node_modules/a/y"), f("node_modules/b/x")]));
 });
 
 describe("an mcp_server package's bin", () => {
