@@ -7,6 +7,7 @@
 import type { Finding } from "../findings.ts";
 import { isRecord } from "../integrity/value.ts";
 import type { Tool } from "../manifest/model.ts";
+import { valueAt } from "../manifest/aliases.ts";
 import { TOOL_ID } from "../schema/manifest.ts";
 import { toolFinding } from "./finding.ts";
 import type { LayerContext } from "./layer.ts";
@@ -33,10 +34,9 @@ export function checkMagray(tool: Tool, ctx: LayerContext): Finding[] {
   if (tool.dialect !== "magray") return [];
   const out: Finding[] = [];
   const doc = tool.doc;
-  const valueAt = (pointer: string): unknown => pointer.split("/").slice(1).reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), doc);
   const parentOf = (pointer: string) => pointer.slice(0, pointer.lastIndexOf("/"));
   for (const [field, pointer] of REQUIRED) {
-    const value = valueAt(pointer);
+    const value = valueAt(doc, pointer);
     if (value === undefined || value === "") {
       const at = value === undefined ? parentOf(pointer) : pointer;
       out.push(toolFinding(tool, "magray/missing-field", at, `Missing required field: ${field}`, `set "${field}" (magray requires it${field.startsWith("metadata") ? "; metadata is {author, license, ...}" : ""})`));
