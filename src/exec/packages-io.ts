@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { type Store, blobPath, readTreeEntry } from "../cache/store-io.ts";
 import { serverBin } from "../deps/npm-lock.ts";
-import { declaredPackages, npmDependencies, pypiRequirements } from "../deps/requirements.ts";
+import { declaredPackages, requirementChanges } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import type { Tool } from "../manifest/model.ts";
@@ -27,17 +27,14 @@ export interface LinkPackages {
 export function linkPackages(store: Store, link: Pick<VerifiedLink, "tool" | "packages">): LinkPackages {
   const { tool, packages } = link;
   const declared = declaredPackages(tool);
-  const wantedNpm = npmDependencies(declared)?.dependencies;
-  const wantedPypi = pypiRequirements(declared);
-  const notLocked = (what: string) =>
-    new KiwiError("E_DEPS", `${tool.id} needs ${what} that tool.lock.json does not hold`, {
+  // The lock must resolve exactly what the tool declares now (a hand-edited or older lock may not).
+  const [change] = requirementChanges(tool, packages);
+  if (change) {
+    throw new KiwiError("E_DEPS", `${tool.id} needs ${change.ecosystem === "npm" ? "npm" : "Python"} packages that tool.lock.json does not hold (${change.changes.join(", ")})`, {
       hint: 'run "kiwi install": it resolves, installs and records them (kiwi never downloads at exec time)',
-      details: { tool: tool.id },
+      details: { tool: tool.id, ecosystem: change.ecosystem, changes: change.changes },
     });
-  if (JSON.stringify(packages?.npm?.requires ?? null) !== JSON.stringify(wantedNpm ?? null)) {
-    throw notLocked(`npm packages${wantedNpm ? ` (${Object.entries(wantedNpm).map(([n, r]) => `${n}@${r}`).join(", ")})` : ""}`);
   }
-  if (JSON.stringify(packages?.pypi?.requires ?? null) !== JSON.stringify(wantedPypi ?? null)) throw notLocked(`Python packages${wantedPypi ? ` (${wantedPypi.join(", ")})` : ""}`);
   const clash = tool.files.find((f) => /^(node_modules|site-packages)(\/|$)/.test(f.path));
   if (clash) {
     throw new KiwiError("E_DEPS", `${tool.id} has its own ${clash.path}, where its installed packages go`, { hint: "remove that folder from the tool: kiwi installs the declared packages", details: { tool: tool.id } });

@@ -58,6 +58,18 @@ describe("a Python tool with requirements", () => {
   });
 });
 
+test("the same requirements in another order keep their resolution: no pip run, and exec still runs", async () => {
+  const root = makeProject({ ...greetTool("kiwi-greeting==1.0.0"), ".ai/tools/greet/tool.yaml": "tool_id: greet\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nrequires: [kiwi-greeting==1.0.0, kiwi-words>=2]\n" });
+  const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const manifest = join(root, ".ai/tools/greet/tool.yaml");
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace("[kiwi-greeting==1.0.0, kiwi-words>=2]", "[kiwi-words>=2, kiwi-greeting==1.0.0]"));
+  const down = { PIP_INDEX_URL: "http://127.0.0.1:9/simple/" };
+  expect((await kiwi.run(["install"], down)).exitCode).toBe(0);
+  const r = await kiwi.run(["exec", "greet"], down);
+  expect([r.exitCode, r.stdout]).toEqual([0, "hello, Ada\n"]);
+});
+
 describe("what pip gets wrong is a coded error naming the tool and requirement", () => {
   test("a version that does not exist", async () => {
     const r = await kiwiIn(makeProject(greetTool("pypi:kiwi-greeting==9.0.0")), { PIP_INDEX_URL: index.url }).run(["lock"]);
