@@ -12,7 +12,7 @@ import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import type { NpmDependencies } from "../schema/lockfile.ts";
 import { type PackageContext, hashInstalledTree } from "./installed-tree-io.ts";
-import { packageLockOf, parsePackageLock } from "./npm-lock.ts";
+import { packageLockOf, packagesWithInstallScripts, parsePackageLock } from "./npm-lock.ts";
 
 /** How long one npm run may take before kiwi stops it. */
 const NPM_TIMEOUT_MS = 5 * 60 * 1000;
@@ -50,9 +50,30 @@ export async function installNpm(ctx: PackageContext, store: Store, locked: NpmD
         });
       }
     }
+    await runAllowedScripts(ctx, dir, locked);
     return hashInstalledTree(ctx, store, join(dir, "node_modules"), "node_modules");
   } finally {
     removeTree(dir);
+  }
+}
+
+/**
+ * The install scripts the tool allows (its allow_scripts, recorded in the lock), run by
+ * `npm rebuild <names>` after `npm ci --ignore-scripts` installed every package without any;
+ * what they build becomes part of the installed tree. Every other package's scripts never run.
+ */
+async function runAllowedScripts(ctx: PackageContext, dir: string, locked: NpmDependencies): Promise<void> {
+  const allowed = locked.allow_scripts ?? [];
+  const names = packagesWithInstallScripts(locked).filter((name) => allowed.includes(name));
+  if (names.length === 0) return;
+  try {
+    await runNpm(ctx, dir, ["rebuild", "--ignore-scripts=false", "--foreground-scripts", ...new Set(names)], locked.requires);
+  } catch (error) {
+    const npm = error instanceof KiwiError && Array.isArray(error.details?.npm) ? (error.details.npm as string[]) : [];
+    throw new KiwiError("E_DEPS", `${ctx.toolId}: the install script of ${[...new Set(names)].join(", ")} failed${npm.length > 0 ? `: ${npm[0]}` : ""}`, {
+      hint: "the tool's allow_scripts lets it run at kiwi install; fix what it needs, or remove it from allow_scripts",
+      details: { tool: ctx.toolId, packages: names, npm },
+    });
   }
 }
 

@@ -14,23 +14,29 @@ import type { FileEntry } from "../integrity/tool.ts";
 import { isRecord } from "../integrity/value.ts";
 import type { PypiDependencies } from "../schema/lockfile.ts";
 import { type PackageContext, hashInstalledTree } from "./installed-tree-io.ts";
+import { normalizeName } from "./requirements.ts";
 
 /** How long one pip run may take before kiwi stops it. */
 const PIP_TIMEOUT_MS = 5 * 60 * 1000;
 
-/** pip's normalised project name (PEP 503). */
-export function normalizeName(name: string): string {
-  return name.toLowerCase().replace(/[-_.]+/g, "-");
+/** Whether pip chose a source distribution (whose build runs its code) rather than a wheel. */
+export function isSourceDistribution(url: string): boolean {
+  return !/\.whl$/i.test(url.replace(/[#?].*$/, ""));
 }
 
-/** Resolves PEP 508 requirements to exact distributions with their sha256 (nothing is installed). */
-export async function resolvePip(ctx: PackageContext, requires: string[]): Promise<Omit<PypiDependencies, "tree">> {
+/**
+ * Resolves PEP 508 requirements to exact distributions with their sha256 (nothing is installed).
+ * Wheels only, so resolving runs no package's code, unless `allow` names distributions pip may
+ * build from source; a source distribution of any other is refused.
+ */
+export async function resolvePip(ctx: PackageContext, requires: string[], allow: readonly string[] = []): Promise<Omit<PypiDependencies, "tree">> {
   const dir = mkdtempSync(join(tmpdir(), "kiwi-pip-resolve-"));
   try {
     const python = await makeVenv(ctx, dir);
     writeFileSync(join(dir, "requirements.in"), `${requires.join("\n")}\n`);
     const report = join(dir, "report.json");
-    await runPip(ctx, python, ["install", "--dry-run", "--ignore-installed", "--report", report, "-r", join(dir, "requirements.in")], requires);
+    const formats = allow.length === 0 ? ["--only-binary", ":all:"] : ["--prefer-binary"];
+    await runPip(ctx, python, ["install", "--dry-run", "--ignore-installed", ...formats, "--report", report, "-r", join(dir, "requirements.in")], requires, allow.length === 0);
     const packages: PypiDependencies["packages"] = {};
     const doc = JSON.parse(readFileSync(report, "utf8")) as { install?: unknown[] };
     for (const item of doc.install ?? []) {
@@ -46,9 +52,16 @@ export async function resolvePip(ctx: PackageContext, requires: string[]): Promi
           details: { tool: ctx.toolId, package: name },
         });
       }
+      if (isSourceDistribution(info.url) && !allow.includes(name)) {
+        throw new KiwiError("E_DEPS", `${ctx.toolId}: ${name} ${String(item.metadata.version)} comes only as a source distribution (${info.url.split("/").pop()}), and building it runs its code`, {
+          hint: `allow the build with allow_scripts: [pypi:${name}] in the tool's manifest, or require a version published as a wheel`,
+          details: { tool: ctx.toolId, package: name },
+        });
+      }
       packages[name] = { version: String(item.metadata.version), url: info.url, sha256 };
     }
-    return { requires, packages: Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+    const sorted = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return { requires, packages: sorted, ...(allow.length > 0 ? { allow_scripts: [...allow] } : {}) };
   } finally {
     removeTree(dir);
   }
@@ -62,8 +75,18 @@ export async function installPip(ctx: PackageContext, store: Store, locked: Pypi
     const lines = Object.entries(locked.packages).map(([name, p]) => `${name}==${p.version} --hash=sha256:${p.sha256}`);
     writeFileSync(join(dir, "requirements.txt"), `${lines.join("\n")}\n`);
     const target = join(dir, "site-packages");
+    // Wheels only, but for the source distributions the lock chose because the tool allowed them.
+    const built = Object.entries(locked.packages).filter(([, p]) => isSourceDistribution(p.url)).map(([name]) => name);
+    const unallowed = built.find((name) => !(locked.allow_scripts ?? []).includes(name));
+    if (unallowed) {
+      throw new KiwiError("E_LOCK_INVALID", `${ctx.toolId}: the lock installs ${unallowed} from source, which its allow_scripts does not allow`, {
+        hint: 'run "kiwi lock" to resolve the requirements again (tool.lock.json may have been edited by hand)',
+        details: { tool: ctx.toolId, package: unallowed },
+      });
+    }
+    const formats = ["--only-binary", ":all:", ...(built.length > 0 ? ["--no-binary", built.join(",")] : [])];
     // --no-compile: bytecode is not reproducible; python writes none at run time (-B).
-    await runPip(ctx, python, ["install", "--require-hashes", "--no-deps", "--no-compile", "--target", target, "-r", join(dir, "requirements.txt")], locked.requires);
+    await runPip(ctx, python, ["install", "--require-hashes", "--no-deps", "--no-compile", ...formats, "--target", target, "-r", join(dir, "requirements.txt")], locked.requires, false);
     return hashInstalledTree(ctx, store, target, "site-packages");
   } finally {
     removeTree(dir);
@@ -88,24 +111,25 @@ function envOf(ctx: PackageContext): Record<string, string> {
   return Object.fromEntries(Object.entries({ ...ctx.env, PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1", PIP_RETRIES: ctx.env.PIP_RETRIES ?? "1", PIP_TIMEOUT: ctx.env.PIP_TIMEOUT ?? "15" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
 }
 
-async function runPip(ctx: PackageContext, python: string, args: string[], requires: string[]): Promise<void> {
+async function runPip(ctx: PackageContext, python: string, args: string[], requires: string[], wheelsOnly: boolean): Promise<void> {
   const proc = Bun.spawn([python, "-m", "pip", ...args], { cwd: tmpdir(), env: envOf(ctx), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), PIP_TIMEOUT_MS);
   const [, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
   if (code === 0) return;
-  throw pipError(ctx.toolId, stderr, code, requires);
+  throw pipError(ctx.toolId, stderr, code, requires, wheelsOnly);
 }
 
 /** pip's failure as a coded error naming the tool and, when pip says, the requirement. */
-export function pipError(toolId: string, stderr: string, code: number | null, requires: string[]): KiwiError {
+export function pipError(toolId: string, stderr: string, code: number | null, requires: string[], wheelsOnly = false): KiwiError {
   const text = stderr.replace(/\r/g, "");
   const hashMismatch = /THESE PACKAGES DO NOT MATCH THE HASHES/.test(text);
   const named = requires.find((r) => text.toLowerCase().includes(normalizeName(r.split(/[<>=!~ ;[]/)[0]!).replace(/-/g, "")) || text.includes(r.split(/[<>=!~ ;[]/)[0]!)) ?? (requires.length === 1 ? requires[0] : undefined);
   const what = named ?? "its packages";
+  const noMatch = /No matching distribution found|Could not find a version that satisfies/.test(text);
   const reason = hashMismatch
     ? "a distribution does not match the sha256 in the lock (the index served other bytes)"
-    : /No matching distribution found|Could not find a version that satisfies/.test(text)
+    : noMatch
       ? `no version of ${what} matches`
       : /ResolutionImpossible|conflict/i.test(text)
         ? "the requirements conflict"
@@ -119,7 +143,9 @@ export function pipError(toolId: string, stderr: string, code: number | null, re
       ? "the lock pins each distribution's sha256; check which index served it (PIP_INDEX_URL, PIP_FIND_LINKS)"
       : /cannot be reached/.test(reason)
         ? "check the index (PIP_INDEX_URL) and the network; kiwi never downloads at exec time"
-        : "fix the requirement in the tool's manifest",
+        : noMatch && wheelsOnly
+          ? "fix the requirement in the tool's manifest; kiwi takes wheels only, so a distribution published only as source needs allow_scripts: [pypi:<name>] (its build runs its code)"
+          : "fix the requirement in the tool's manifest",
     details: { tool: toolId, pip: text.split("\n").filter(Boolean).slice(-5) },
   });
 }

@@ -27,10 +27,20 @@ export interface ServerPackage {
   bin?: string;
 }
 
+/** A package whose install scripts (npm) or source build (pip) the tool allows to run at `kiwi install`. */
+export interface ScriptAllowance {
+  ecosystem: Ecosystem;
+  /** npm: the name with its scope; PyPI: the normalised name (PEP 503). */
+  name: string;
+  pointer: string;
+}
+
 /** A tool's declared packages, and the declarations kiwi could not read. */
 export interface DeclaredPackages {
   requirements: Requirement[];
   server?: ServerPackage;
+  /** The tool's `allow_scripts` (and package.json's `allowScripts`): who may run code at install. */
+  allowScripts: ScriptAllowance[];
   problems: { pointer: string; message: string; hint: string }[];
 }
 
@@ -49,7 +59,7 @@ const NPM_RANGE = /^[0-9A-Za-z.^~<>=|*xX +-]*$/;
  * block (discovery reads those into `fileRequirements`).
  */
 export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | "config" | "dialect" | "fileRequirements">): DeclaredPackages {
-  const out: DeclaredPackages = { requirements: [], problems: [] };
+  const out: DeclaredPackages = { requirements: [], allowScripts: [], problems: [] };
   const files = tool.fileRequirements;
   if (files) {
     for (const p of files.problems) out.problems.push({ pointer: "", message: `${p.source}: ${p.message}`, hint: "write one requirement per line, or move the option to your pip settings" });
@@ -63,9 +73,18 @@ export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | 
       if ("message" in read) out.problems.push({ ...read, message: `${files.npm!.source}: ${read.message}` });
       else out.requirements.push(read);
     }
+    // npm's own allowScripts: `name` or `name@version` keys, true to allow.
+    for (const [key, allowed] of Object.entries(files.npm?.allowScripts ?? {})) {
+      if (allowed !== true) continue;
+      const at = key.indexOf("@", key.startsWith("@") ? 1 : 0);
+      const name = at === -1 ? key : key.slice(0, at);
+      if (NPM_NAME.test(name)) out.allowScripts.push({ ecosystem: "npm", name, pointer: "" });
+      else out.problems.push({ pointer: "", message: `${files.npm!.source}: allowScripts names ${JSON.stringify(key)}, which is not an npm package name`, hint: "key allowScripts by package name" });
+    }
   }
   if (tool.dialect !== "kiwi") return out;
   const fallback = tool.executor ? RUNTIME_ECOSYSTEM[tool.executor.id] : undefined;
+  if (tool.doc.allow_scripts !== undefined) readAllowScripts(tool.doc.allow_scripts, fallback, out);
   // kiwi's `requires`, and kiwi_mcp's package lists (`manifest.requires`, `config.requires`).
   const lists: [unknown, string][] = [
     [tool.doc.requires, "/requires"],
@@ -98,6 +117,38 @@ export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | 
     }
   }
   return out;
+}
+
+/** `allow_scripts: [npm:esbuild, pypi:legacy-pkg, name]`: names only, the runtime's ecosystem when unprefixed. */
+function readAllowScripts(list: unknown, fallback: Ecosystem | undefined, out: DeclaredPackages): void {
+  const hint = "list package names, npm:<name> or pypi:<name>, without versions";
+  if (!Array.isArray(list)) {
+    out.problems.push({ pointer: "/allow_scripts", message: "allow_scripts must be a list of package names", hint });
+    return;
+  }
+  list.forEach((item, i) => {
+    const pointer = `/allow_scripts/${i}`;
+    const m = typeof item === "string" ? /^(?:(npm|pypi):)?(.+)$/.exec(item.trim()) : null;
+    const ecosystem = (m?.[1] as Ecosystem | undefined) ?? fallback;
+    const name = m?.[2]?.trim() ?? "";
+    if (!m) out.problems.push({ pointer, message: "an allow_scripts entry must be a package name", hint });
+    else if (!ecosystem) out.problems.push({ pointer, message: `allow_scripts entry ${JSON.stringify(item)} names no ecosystem, and the tool's runtime does not imply one`, hint: "write npm:<name> or pypi:<name>" });
+    else if (ecosystem === "npm" ? !NPM_NAME.test(name) : !PYPI_NAME.test(name)) out.problems.push({ pointer, message: `allow_scripts entry ${JSON.stringify(item)} is not ${ecosystem === "npm" ? "an npm" : "a PyPI"} package name`, hint });
+    else out.allowScripts.push({ ecosystem, name: ecosystem === "pypi" ? normalizeName(name) : name, pointer });
+  });
+}
+
+/** A PyPI project name (PEP 508), without extras or specifiers. */
+const PYPI_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
+
+/** pip's normalised project name (PEP 503). */
+export function normalizeName(name: string): string {
+  return name.toLowerCase().replace(/[-_.]+/g, "-");
+}
+
+/** The names of one ecosystem's packages the tool allows to run code at install, sorted, once each. */
+export function allowedScripts(declared: DeclaredPackages, ecosystem: Ecosystem): string[] {
+  return [...new Set(declared.allowScripts.filter((a) => a.ecosystem === ecosystem).map((a) => a.name))].sort();
 }
 
 /**
@@ -181,14 +232,21 @@ export interface RequirementChange {
 export function requirementChanges(tool: Parameters<typeof declaredPackages>[0], locked: ToolDependencies | undefined): RequirementChange[] {
   const declared = declaredPackages(tool);
   const out: RequirementChange[] = [];
-  const npm = mapChanges(locked?.npm?.requires ?? {}, npmDependencies(declared)?.dependencies ?? {});
+  const npmDeclared = npmDependencies(declared)?.dependencies;
+  const npm = mapChanges(locked?.npm?.requires ?? {}, npmDeclared ?? {});
+  // Who may run install scripts is part of what the lock pins: it changes the installed tree.
+  if (npmDeclared || locked?.npm) npm.push(...setChanges(locked?.npm?.allow_scripts ?? [], npmDeclared ? allowedScripts(declared, "npm") : [], "allow_scripts "));
   if (npm.length > 0) out.push({ ecosystem: "npm", changes: npm });
-  const lockedPy = locked?.pypi?.requires ?? [];
-  const declaredPy = pypiRequirements(declared) ?? [];
+  const pypiDeclared = pypiRequirements(declared);
   // A set, as npm's map is: the same requirements in another order resolve alike.
-  const pypi = [...declaredPy.filter((r) => !lockedPy.includes(r)).map((r) => `+ ${r}`), ...lockedPy.filter((r) => !declaredPy.includes(r)).map((r) => `- ${r}`)];
+  const pypi = setChanges(locked?.pypi?.requires ?? [], pypiDeclared ?? [], "");
+  if (pypiDeclared || locked?.pypi) pypi.push(...setChanges(locked?.pypi?.allow_scripts ?? [], pypiDeclared ? allowedScripts(declared, "pypi") : [], "allow_scripts "));
   if (pypi.length > 0) out.push({ ecosystem: "pypi", changes: pypi });
   return out;
+}
+
+function setChanges(before: readonly string[], after: readonly string[], label: string): string[] {
+  return [...after.filter((r) => !before.includes(r)).map((r) => `+ ${label}${r}`), ...before.filter((r) => !after.includes(r)).map((r) => `- ${label}${r}`)];
 }
 
 function mapChanges(before: Record<string, string>, after: Record<string, string>): string[] {

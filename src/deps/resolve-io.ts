@@ -7,18 +7,18 @@ import type { Tool } from "../manifest/model.ts";
 import type { NpmDependencies, ToolDependencies } from "../schema/lockfile.ts";
 import { resolveNpm } from "./npm-io.ts";
 import { packagesWithInstallScripts } from "./npm-lock.ts";
-import { resolvePip } from "./pip-io.ts";
-import { declaredPackages, npmDependencies, pypiRequirements, requirementChanges } from "./requirements.ts";
+import { isSourceDistribution, resolvePip } from "./pip-io.ts";
+import { allowedScripts, declaredPackages, npmDependencies, pypiRequirements, requirementChanges } from "./requirements.ts";
 
 /** Resolutions run at once at most (npm is network- and CPU-bound). */
 const CONCURRENCY = 2;
 
-/** The `dependencies` section for `tools`, and warnings (install scripts kiwi will not run). */
+/** The `dependencies` section for `tools`, and warnings (install scripts kiwi will not run, allowances that allow nothing). */
 export async function resolveDependencies(ctx: Context, root: string, tools: readonly Tool[], previous: Record<string, ToolDependencies>): Promise<{ dependencies: Record<string, ToolDependencies>; warnings: string[] }> {
   const dependencies: Record<string, ToolDependencies> = {};
   const warnings: string[] = [];
-  const pending = new Map<string, { requires: Record<string, string>; tools: string[] }>();
-  const pendingPypi = new Map<string, { requires: string[]; tools: string[] }>();
+  const pending = new Map<string, { requires: Record<string, string>; allow: string[]; tools: string[] }>();
+  const pendingPypi = new Map<string, { requires: string[]; allow: string[]; tools: string[] }>();
   for (const tool of tools) {
     const declared = declaredPackages(tool);
     // A tool whose requirements did not change keeps its resolution, per ecosystem.
@@ -28,8 +28,9 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
       const locked = previous[tool.id]?.pypi;
       if (locked && !changed.has("pypi")) dependencies[tool.id] = { ...dependencies[tool.id], pypi: locked };
       else {
-        const key = JSON.stringify(pypi);
-        const group = pendingPypi.get(key) ?? { requires: pypi, tools: [] };
+        const allow = allowedScripts(declared, "pypi");
+        const key = JSON.stringify([pypi, allow]);
+        const group = pendingPypi.get(key) ?? { requires: pypi, allow, tools: [] };
         group.tools.push(tool.id);
         pendingPypi.set(key, group);
       }
@@ -44,8 +45,9 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
       dependencies[tool.id] = { ...dependencies[tool.id], npm: locked };
       continue;
     }
-    const key = JSON.stringify(npm.dependencies);
-    const group = pending.get(key) ?? { requires: npm.dependencies, tools: [] };
+    const allow = allowedScripts(declared, "npm");
+    const key = JSON.stringify([npm.dependencies, allow]);
+    const group = pending.get(key) ?? { requires: npm.dependencies, allow, tools: [] };
     group.tools.push(tool.id);
     pending.set(key, group);
   }
@@ -54,18 +56,24 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
     const batch = groups.slice(i, i + CONCURRENCY);
     const resolved = await Promise.all(batch.map((g) => resolveNpm({ root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: g.tools.join(", ") }, g.requires)));
     batch.forEach((g, j) => {
-      const npm: NpmDependencies = resolved[j]!;
+      const npm: NpmDependencies = { ...resolved[j]!, ...(g.allow.length > 0 ? { allow_scripts: g.allow } : {}) };
       for (const id of g.tools) dependencies[id] = { ...dependencies[id], npm };
       const scripts = packagesWithInstallScripts(npm);
-      if (scripts.length > 0) warnings.push(`${g.tools.join(", ")}: ${scripts.join(", ")} ${scripts.length === 1 ? "has an install script" : "have install scripts"}, which kiwi does not run`);
+      const blocked = scripts.filter((name) => !g.allow.includes(name));
+      if (blocked.length > 0) warnings.push(`${g.tools.join(", ")}: ${blocked.join(", ")} ${blocked.length === 1 ? "has an install script" : "have install scripts"}, which kiwi does not run (allow_scripts: [${blocked.join(", ")}] would run ${blocked.length === 1 ? "it" : "them"} at kiwi install)`);
+      const idle = g.allow.filter((name) => !scripts.includes(name));
+      if (idle.length > 0) warnings.push(`${g.tools.join(", ")}: allow_scripts names ${idle.join(", ")}, which ${idle.length === 1 ? "has" : "have"} no install script in the resolved packages`);
     });
   }
   const pypiGroups = [...pendingPypi.values()];
   for (let i = 0; i < pypiGroups.length; i += CONCURRENCY) {
     const batch = pypiGroups.slice(i, i + CONCURRENCY);
-    const resolved = await Promise.all(batch.map((g) => resolvePip({ root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: g.tools.join(", ") }, g.requires)));
+    const resolved = await Promise.all(batch.map((g) => resolvePip({ root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: g.tools.join(", ") }, g.requires, g.allow)));
     batch.forEach((g, j) => {
       for (const id of g.tools) dependencies[id] = { ...dependencies[id], pypi: resolved[j]! };
+      const built = Object.entries(resolved[j]!.packages).filter(([, p]) => isSourceDistribution(p.url)).map(([name]) => name);
+      const idle = g.allow.filter((name) => !built.includes(name));
+      if (idle.length > 0) warnings.push(`${g.tools.join(", ")}: allow_scripts names ${idle.join(", ")}, which pip installs from ${idle.length === 1 ? "a wheel" : "wheels"} (nothing is built)`);
     });
   }
   return { dependencies, warnings };

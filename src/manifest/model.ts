@@ -98,8 +98,8 @@ export interface Limits {
 export interface PackageFileRequirements {
   /** PEP 508 requirements from requirements.txt and PEP 723 inline metadata, with where each came from. */
   pypi: { spec: string; source: string }[];
-  /** npm dependencies from package.json. */
-  npm?: { dependencies: Record<string, string>; source: string };
+  /** npm dependencies from package.json, and its `allowScripts` (npm 11: which packages may run install scripts). */
+  npm?: { dependencies: Record<string, string>; allowScripts?: Record<string, unknown>; source: string };
   /** Lines kiwi cannot read, with why (reported by `kiwi check`). */
   problems: { source: string; message: string }[];
 }

@@ -24,7 +24,7 @@ export function parseRequirementsTxt(text: string, source: string, out: FileRequ
   });
 }
 
-/** package.json: its `dependencies` (devDependencies are not the tool's run time). */
+/** package.json: its `dependencies` (devDependencies are not the tool's run time) and `allowScripts`. */
 export function parsePackageJson(text: string, source: string, out: FileRequirements): void {
   let doc: unknown;
   try {
@@ -39,7 +39,12 @@ export function parsePackageJson(text: string, source: string, out: FileRequirem
     out.problems.push({ source, message: "dependencies must map package names to version ranges" });
     return;
   }
-  out.npm = { dependencies: deps as Record<string, string>, source };
+  const allowScripts = (doc as Record<string, unknown>).allowScripts;
+  if (allowScripts !== undefined && (typeof allowScripts !== "object" || allowScripts === null || Array.isArray(allowScripts))) {
+    out.problems.push({ source, message: "allowScripts must map package names to true or false" });
+    return;
+  }
+  out.npm = { dependencies: deps as Record<string, string>, ...(allowScripts ? { allowScripts: allowScripts as Record<string, unknown> } : {}), source };
 }
 
 /**

@@ -97,6 +97,7 @@ export const KiwiManifestSchema = Type.Object(
     ),
     validation: Type.Optional(Type.Object({ child_schemas: Type.Optional(Type.Array(ChildSchemaEntrySchema)) }, { additionalProperties: false })),
     requires: Type.Optional(Type.Array(RequirementSchema)),
+    allow_scripts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: "packages that may run code at kiwi install: npm install scripts, pip source builds (npm:<name>, pypi:<name>, or a name in the runtime's ecosystem)" })),
     limits: Type.Optional(LimitsSchema),
     entrypoint: Type.Optional(Type.String({ minLength: 1, description: "kiwi_mcp spelling of config.entrypoint (read when config.entrypoint is absent)" })),
     language: Type.Optional(Type.String({ minLength: 1, description: "the script's language (python, bash, javascript, typescript, ...); must agree with the entry point's extension" })),

@@ -1,7 +1,7 @@
 // Which packages a tool declares, read from its manifest.
 import { describe, expect, test } from "bun:test";
 import type { CanonicalValue } from "../../src/integrity/value.ts";
-import { declaredPackages, declaresPackages, isExactVersion, npmDependencies, parseRequirement, pypiRequirements, requirementChanges } from "../../src/deps/requirements.ts";
+import { allowedScripts, declaredPackages, declaresPackages, isExactVersion, npmDependencies, parseRequirement, pypiRequirements, requirementChanges } from "../../src/deps/requirements.ts";
 import { normalizeManifest } from "../../src/manifest/normalize.ts";
 
 const tool = (doc: Record<string, unknown>) => normalizeManifest({ tool_id: "t", version: "1.0.0", ...doc } as CanonicalValue, "t");
@@ -101,5 +101,35 @@ describe("a tool's requirements against its lock entry", () => {
   test("a lock entry for an ecosystem the tool no longer uses is a change; no entry at all, every requirement is one", () => {
     expect(requirementChanges(python, { npm: { requires: { a: "1.0.0" }, packages: {} }, pypi: { requires: ["httpx>=0.24", "pydantic>=2.0"], packages: {} } })).toEqual([{ ecosystem: "npm", changes: ["- a@1.0.0"] }]);
     expect(requirementChanges(node, undefined)).toEqual([{ ecosystem: "npm", changes: ["+ a@^1.0.0", "+ b@2.0.0"] }]);
+  });
+});
+
+describe("who may run code at install (allow_scripts)", () => {
+  test("names in the runtime's ecosystem or prefixed, PyPI names normalised, once each", () => {
+    const declared = declaredPackages(tool({ tool_type: "script", executor: "python_runtime", requires: ["a>=1"], allow_scripts: ["Legacy_Pkg", "npm:esbuild", "pypi:legacy-pkg"] }));
+    expect(declared.problems).toEqual([]);
+    expect(allowedScripts(declared, "pypi")).toEqual(["legacy-pkg"]);
+    expect(allowedScripts(declared, "npm")).toEqual(["esbuild"]);
+  });
+
+  test("package.json's allowScripts allows the names set to true, with or without a version", () => {
+    const t = { ...tool({ tool_type: "script", executor: "node_runtime" }), fileRequirements: { pypi: [], problems: [], npm: { dependencies: { esbuild: "^0.25.0" }, allowScripts: { "esbuild@0.25.1": true, telemetry: false }, source: "t/package.json" } } };
+    expect(allowedScripts(declaredPackages(t), "npm")).toEqual(["esbuild"]);
+  });
+
+  test.each([
+    [["Not A Name"], "names no ecosystem"],
+    [["npm:Not A Name"], "is not an npm package name"],
+    [[42], "must be a package name"],
+    ["esbuild", "must be a list"],
+  ] as const)("%o is refused: %s", (allow, message) => {
+    const declared = declaredPackages(tool({ tool_type: "script", executor: "subprocess", allow_scripts: allow }));
+    expect(declared.problems.map((p) => p.message).join("\n")).toContain(message);
+  });
+
+  test("a changed allowance is a change the lock must record", () => {
+    const t = tool({ tool_type: "script", executor: "node_runtime", requires: ["npm:a@1.0.0"], allow_scripts: ["a"] });
+    expect(requirementChanges(t, { npm: { requires: { a: "1.0.0" }, packages: {} } })).toEqual([{ ecosystem: "npm", changes: ["+ allow_scripts a"] }]);
+    expect(requirementChanges(t, { npm: { requires: { a: "1.0.0" }, allow_scripts: ["a"], packages: {} } })).toEqual([]);
   });
 });

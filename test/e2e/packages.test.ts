@@ -17,6 +17,8 @@ const registry: NpmRegistry = startNpmRegistry();
   registry.publish({ name: "kiwi-pad", version: "1.1.0", json: { main: "index.js", dependencies: { "kiwi-digits": "^2.0.0" } }, files: { "index.js": "module.exports = () => 'v1.1';\n" } });
   registry.publish({ name: "kiwi-digits", version: "2.0.0", json: { main: "index.js" }, files: { "index.js": "exports.zeros = (n) => '0'.repeat(Math.max(0, n));\n" } });
   registry.publish({ name: "kiwi-scripted", version: "1.0.0", json: { main: "index.js", scripts: { postinstall: "node -e \"require('fs').writeFileSync(process.env.HOME + '/postinstall-ran', '')\"" } }, files: { "index.js": "module.exports = 1;\n" } });
+  registry.publish({ name: "kiwi-built", version: "1.0.0", json: { main: "index.js", scripts: { postinstall: "node -e \"require('fs').writeFileSync('built.js', 'module.exports = \\'built at install\\';')\"" } }, files: { "index.js": "module.exports = require('./built.js');\n" } });
+  registry.publish({ name: "kiwi-failing", version: "1.0.0", json: { main: "index.js", scripts: { install: "node -e \"console.error('no compiler here'); process.exit(3)\"" } }, files: { "index.js": "module.exports = 1;\n" } });
   registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
 }
 // npm resolves and installs for real: seconds, not milliseconds.
@@ -180,6 +182,50 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
     expect((await kiwi.run(["install"])).exitCode).toBe(0);
     expect(existsSync(join(kiwi.env.HOME!, "postinstall-ran"))).toBe(false);
     expect((await kiwi.run(["exec", "scripted"])).stdout).toBe("1\n");
+  });
+
+  test("allow_scripts runs the named package's install script at kiwi install, and only that one", async () => {
+    const tool = (allow: string) => `tool_id: built\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-built@1.0.0, npm:kiwi-scripted@1.0.0]\n${allow}`;
+    const root = makeProject({ ".ai/tools/built/tool.yaml": tool("allow_scripts: [kiwi-built]\n"), ".ai/tools/built/main.js": "console.log(require('kiwi-built'));\n" });
+    const kiwi = kiwiIn(root, withRegistry());
+    const lock = await kiwi.run(["lock"]);
+    expect(lock.exitCode).toBe(0);
+    expect(lock.stderr).toContain("warning: built: kiwi-scripted has an install script, which kiwi does not run (allow_scripts: [kiwi-scripted] would run it at kiwi install)");
+    expect(lock.stderr).not.toContain("kiwi-built has");
+    expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.built.npm.allow_scripts).toEqual(["kiwi-built"]);
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    expect(existsSync(join(kiwi.env.HOME!, "postinstall-ran"))).toBe(false);
+    const r = await kiwi.run(["exec", "built"], { npm_config_registry: "http://127.0.0.1:9/" });
+    expect([r.exitCode, r.stdout]).toEqual([0, "built at install\n"]);
+    expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+    // Who may run code at install is pinned like a requirement.
+    writeFileSync(join(root, ".ai/tools/built/tool.yaml"), tool(""));
+    const frozen = await kiwi.run(["install", "--frozen-lockfile"]);
+    expect(frozen.exitCode).toBe(3);
+    expect(frozen.stderr).toContain("~ requires (npm): - allow_scripts kiwi-built");
+  });
+
+  test("an allowed install script that fails is E_DEPS naming it; an allowance with no script is a warning", async () => {
+    const root = makeProject({
+      ".ai/tools/failing/tool.yaml": "tool_id: failing\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-failing@1.0.0, npm:kiwi-digits@2.0.0]\nallow_scripts: [kiwi-failing, kiwi-digits]\n",
+      ".ai/tools/failing/main.js": "console.log(require('kiwi-failing'));\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry());
+    const lock = await kiwi.run(["lock"]);
+    expect(lock.stderr).toContain("warning: failing: allow_scripts names kiwi-digits, which has no install script in the resolved packages");
+    const r = await kiwi.run(["install"]);
+    expect(r.exitCode).toBe(15);
+    expect(r.stderr).toContain("error[E_DEPS]: failing: the install script of kiwi-failing failed");
+    expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.failing.npm.tree).toBeUndefined();
+    expect((await kiwi.run(["exec", "failing"])).exitCode).toBe(15);
+  });
+
+  test("an allow_scripts entry that is not a package name is a check error at the field", async () => {
+    const root = makeProject({ ".ai/tools/bad/tool.yaml": "tool_id: bad\ntool_type: script\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: true }\nallow_scripts: [\"Not A Name\", esbuild]\n" });
+    const r = await kiwiIn(root).run(["check"]);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stdout + r.stderr).toContain("deps/requirement");
+    expect(r.stdout + r.stderr).toContain("allow_scripts entry \"Not A Name\" names no ecosystem");
   });
 
   test("a package tree past the size cap is refused and nothing is recorded", async () => {

@@ -3,7 +3,7 @@
 // imported at exec from the verified copy with no network. PyPI is not reachable here: a PEP 503
 // index on 127.0.0.1 serves wheels the test builds.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { type PypiIndex, startPypiIndex } from "../helpers/pypi-index.ts";
@@ -16,6 +16,7 @@ setDefaultTimeout(90_000);
 const index: PypiIndex = startPypiIndex();
 index.publish({ name: "kiwi-greeting", version: "1.0.0", dependencies: ["kiwi-words>=2"], files: { "kiwi_greeting/__init__.py": "from kiwi_words import hello\ndef greet(name):\n    return hello() + ', ' + name\n" } });
 index.publish({ name: "kiwi-words", version: "2.0.0", files: { "kiwi_words/__init__.py": "def hello():\n    return 'hello'\n" } });
+index.publish({ name: "kiwi-legacy", version: "1.0.0", files: { "kiwi_legacy/__init__.py": "from .built import BUILT\n" } }, { sdist: true });
 afterAll(() => {
   index.stop();
   cleanupTemps();
@@ -68,6 +69,40 @@ test("the same requirements in another order keep their resolution: no pip run, 
   expect((await kiwi.run(["install"], down)).exitCode).toBe(0);
   const r = await kiwi.run(["exec", "greet"], down);
   expect([r.exitCode, r.stdout]).toEqual([0, "hello, Ada\n"]);
+});
+
+describe("a distribution published only as source (its build runs code)", () => {
+  const legacyTool = (allow: string) => ({
+    ".ai/tools/legacy/tool.yaml": `tool_id: legacy\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nrequires: [kiwi-legacy==1.0.0]\n${allow}`,
+    ".ai/tools/legacy/main.py": "from kiwi_legacy import BUILT\nprint(BUILT)\n",
+  });
+
+  test("is refused by default, naming it and how to allow the build", async () => {
+    const root = makeProject(legacyTool(""));
+    const r = await kiwiIn(root, { PIP_INDEX_URL: index.url }).run(["lock"]);
+    expect(r.exitCode).toBe(15);
+    expect(r.stderr).toContain("error[E_DEPS]: legacy: cannot get kiwi-legacy==1.0.0: no version of kiwi-legacy==1.0.0 matches");
+    expect(r.stderr).toContain("allow_scripts: [pypi:<name>]");
+    expect(existsSync(join(root, "tool.lock.json"))).toBe(false);
+  });
+
+  test("with allow_scripts it is built from source at install, pinned by its sdist's sha256, and imported", async () => {
+    const root = makeProject(legacyTool("allow_scripts: [pypi:kiwi-legacy]\n"));
+    const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const pypi = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.legacy.pypi;
+    expect(pypi.allow_scripts).toEqual(["kiwi-legacy"]);
+    expect(pypi.packages["kiwi-legacy"].url).toEndWith("kiwi_legacy-1.0.0.tar.gz");
+    const r = await kiwi.run(["exec", "legacy"], { PIP_INDEX_URL: "http://127.0.0.1:9/simple/" });
+    expect([r.exitCode, r.stdout]).toEqual([0, "by the backend\n"]);
+  });
+
+  test("allowing a distribution that comes as a wheel is a warning: nothing is built", async () => {
+    const root = makeProject({ ...greetTool("kiwi-greeting==1.0.0"), ".ai/tools/greet/tool.yaml": "tool_id: greet\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nrequires: [kiwi-greeting==1.0.0]\nallow_scripts: [kiwi-greeting]\n" });
+    const r = await kiwiIn(root, { PIP_INDEX_URL: index.url }).run(["lock"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain("warning: greet: allow_scripts names kiwi-greeting, which pip installs from a wheel (nothing is built)");
+  });
 });
 
 describe("what pip gets wrong is a coded error naming the tool and requirement", () => {
