@@ -6,7 +6,7 @@ import { type DiffSummary, summarizeDiff } from "../lockfile/diff.ts";
 import { installProject } from "../lockfile/install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";
-import { renderFileDiff, renderToolSummary } from "../ui/lock-render.ts";
+import { renderFileDiff, renderResolution, renderToolSummary } from "../ui/lock-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 import { showGateFindings } from "./lock.ts";
@@ -45,13 +45,14 @@ export default defineCommand({
     }
     progress.end();
     for (const w of result.warnings) showNote(`warning: ${w}`);
+    if (!args.json) for (const r of result.resolutions ?? []) showNote(renderResolution(r));
     if (remote.placed > 0 && !args.json) showNote(`placed ${remote.placed} remote tools (${remote.fetched} files downloaded)`);
     // Only a project with MCP servers pays for loading the MCP step.
     const mcpPins = result.mcpServers.length > 0 ? await (await import("./_mcp-lock.ts")).pinServersAfterLock(ctx, { strict: args.strict === true, json: args.json === true }) : [];
     for (const e of result.evicted) showNote(`warning: evicted a corrupt cached ${e.kind} sha256:${e.expected.slice(0, 12)} (it held sha256:${e.actual.slice(0, 12)}) to ${e.quarantined}; restored from the tree`);
     const { stats } = result;
     if (args.json) {
-      showJson({ ok: true, remote, lockfile: result.lockfile, frozen: result.frozen, written: result.written, ...summarizeDiff(result.diff), stats, evicted: result.evicted, ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
+      showJson({ ok: true, remote, lockfile: result.lockfile, frozen: result.frozen, written: result.written, ...summarizeDiff(result.diff), stats, evicted: result.evicted, ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
       return 0;
     }
     const lockLine = result.frozen ? `${LOCKFILE_NAME} matches the tree (frozen)` : result.written ? `wrote ${LOCKFILE_NAME}` : `${LOCKFILE_NAME} is up to date`;

@@ -8,7 +8,7 @@ import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";
 import { summarizeDiff } from "../lockfile/diff.ts";
 import { renderFindingsHuman } from "../ui/findings.ts";
-import { renderToolSummary } from "../ui/lock-render.ts";
+import { renderResolution, renderToolSummary } from "../ui/lock-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 
@@ -38,13 +38,14 @@ export default defineCommand({
     }
     progress.end();
     for (const w of result.warnings) showNote(`warning: ${w}`);
+    if (!args.json) for (const r of result.resolutions ?? []) showNote(renderResolution(r));
     // Only a project with MCP servers pays for loading the MCP step.
     const hasServers = result.mcpServers.length > 0;
     const mcpPins = hasServers ? await (await import("./_mcp-lock.ts")).pinServersAfterLock(ctx, { strict: args.strict === true, json: args.json === true }) : [];
     const { added, removed, changed } = result.diff;
     const summary = summarizeDiff(result.diff);
     if (args.json) {
-      showJson({ ok: true, lockfile: result.lockfile, written: result.written, ...summary, stats: result.stats, ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
+      showJson({ ok: true, lockfile: result.lockfile, written: result.written, ...summary, stats: result.stats, ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
       return 0;
     }
     const counts = `${added.length} added, ${removed.length} removed, ${changed.length} changed`;

@@ -1,6 +1,8 @@
 // `kiwi lock`'s dependency step: each tool's npm and Python requirements resolved to exact packages
 // by the real npm and pip clients, reusing the locked resolution while a tool's requirements are unchanged (a warm
 // lock never reaches the registry). Tools with the same requirements share one resolution.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
@@ -13,10 +15,25 @@ import { allowedScripts, declaredPackages, npmDependencies, pypiRequirements, re
 /** Resolutions run at once at most (npm is network- and CPU-bound). */
 const CONCURRENCY = 2;
 
-/** The `dependencies` section for `tools`, and warnings (install scripts kiwi will not run, allowances that allow nothing). */
-export async function resolveDependencies(ctx: Context, root: string, tools: readonly Tool[], previous: Record<string, ToolDependencies>): Promise<{ dependencies: Record<string, ToolDependencies>; warnings: string[] }> {
+/** One resolution kiwi ran (not one it kept): whose, how many packages, and where they came from. */
+export interface Resolution {
+  tools: string[];
+  ecosystem: "npm" | "pypi";
+  packages: number;
+  /** The registries or indexes (scheme://host[:port]) the packages' archives come from. */
+  sources: string[];
+  /** The setting that chose them (npm_config_registry, .npmrc, PIP_INDEX_URL, ...). */
+  setting: string;
+}
+
+/**
+ * The `dependencies` section for `tools`, warnings (install scripts kiwi will not run, allowances
+ * that allow nothing), and the resolutions that ran, with where their packages came from.
+ */
+export async function resolveDependencies(ctx: Context, root: string, tools: readonly Tool[], previous: Record<string, ToolDependencies>): Promise<{ dependencies: Record<string, ToolDependencies>; warnings: string[]; resolutions: Resolution[] }> {
   const dependencies: Record<string, ToolDependencies> = {};
   const warnings: string[] = [];
+  const resolutions: Resolution[] = [];
   const pending = new Map<string, { requires: Record<string, string>; allow: string[]; tools: string[] }>();
   const pendingPypi = new Map<string, { requires: string[]; allow: string[]; tools: string[] }>();
   for (const tool of tools) {
@@ -58,6 +75,9 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
     batch.forEach((g, j) => {
       const npm: NpmDependencies = { ...resolved[j]!, ...(g.allow.length > 0 ? { allow_scripts: g.allow } : {}) };
       for (const id of g.tools) dependencies[id] = { ...dependencies[id], npm };
+      // npm leaves `resolved` out only for its configured registry.
+      const urls = Object.values(npm.packages).map((p) => p.resolved);
+      resolutions.push({ tools: g.tools, ecosystem: "npm", packages: urls.length, sources: originsOf(urls), setting: npmSetting(ctx.env, root) });
       const scripts = packagesWithInstallScripts(npm);
       const blocked = scripts.filter((name) => !g.allow.includes(name));
       if (blocked.length > 0) warnings.push(`${g.tools.join(", ")}: ${blocked.join(", ")} ${blocked.length === 1 ? "has an install script" : "have install scripts"}, which kiwi does not run (allow_scripts: [${blocked.join(", ")}] would run ${blocked.length === 1 ? "it" : "them"} at kiwi install)`);
@@ -71,10 +91,43 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
     const resolved = await Promise.all(batch.map((g) => resolvePip({ root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: g.tools.join(", ") }, g.requires, g.allow)));
     batch.forEach((g, j) => {
       for (const id of g.tools) dependencies[id] = { ...dependencies[id], pypi: resolved[j]! };
+      const urls = Object.values(resolved[j]!.packages).map((p) => p.url);
+      resolutions.push({ tools: g.tools, ecosystem: "pypi", packages: urls.length, sources: originsOf(urls), setting: pipSetting(ctx.env) });
       const built = Object.entries(resolved[j]!.packages).filter(([, p]) => isSourceDistribution(p.url)).map(([name]) => name);
       const idle = g.allow.filter((name) => !built.includes(name));
       if (idle.length > 0) warnings.push(`${g.tools.join(", ")}: allow_scripts names ${idle.join(", ")}, which pip installs from ${idle.length === 1 ? "a wheel" : "wheels"} (nothing is built)`);
     });
   }
-  return { dependencies, warnings };
+  return { dependencies, warnings, resolutions };
+}
+
+/** The distinct origins of archive URLs; an absent URL is npm's configured registry. */
+function originsOf(urls: readonly (string | undefined)[]): string[] {
+  const origins = new Set<string>();
+  for (const url of urls) {
+    try {
+      origins.add(url === undefined ? "the configured registry" : new URL(url).origin);
+    } catch {
+      origins.add(url!);
+    }
+  }
+  return [...origins].sort();
+}
+
+/** Which of the user's settings chose npm's registry, in npm's order of precedence. */
+function npmSetting(env: Context["env"], root: string): string {
+  const named = Object.keys(env).find((k) => k.toLowerCase() === "npm_config_registry" && env[k]);
+  if (named) return named;
+  try {
+    if (/^\s*registry\s*=/m.test(readFileSync(join(root, ".npmrc"), "utf8"))) return "the project's .npmrc";
+  } catch {
+    // No project .npmrc.
+  }
+  return "npm's configuration (npm config get registry)";
+}
+
+/** Which of the user's settings chose pip's index. */
+function pipSetting(env: Context["env"]): string {
+  const set = ["PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS"].filter((k) => env[k]);
+  return set.length > 0 ? set.join(", ") : "pip's configuration (pip config list)";
 }

@@ -10,6 +10,7 @@ import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
+import type { Resolution } from "../deps/resolve-io.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { integrityText } from "./build.ts";
@@ -45,6 +46,8 @@ export interface InstallResult {
   mcpServers: string[];
   /** npm package sets installed now, and found in the cache. */
   packages?: { installed: number; reused: number };
+  /** Package resolutions the lock step ran, with the registries and indexes they used. */
+  resolutions?: Resolution[];
 }
 
 /** Locks (or checks the frozen lockfile), then fills the cache. */
@@ -73,7 +76,7 @@ export async function installProject(ctx: Context, options: InstallOptions): Pro
   } else {
     const locked = await lockProject(ctx, { strict: options.strict, onProgress: onHash, needTree: true });
     tree = locked.tree!;
-    base = { root: locked.root, lockfile: locked.lockfile, frozen: false, written: locked.written, diff: locked.diff, findings: locked.findings, warnings: locked.warnings, mcpServers: locked.mcpServers };
+    base = { root: locked.root, lockfile: locked.lockfile, frozen: false, written: locked.written, diff: locked.diff, findings: locked.findings, warnings: locked.warnings, mcpServers: locked.mcpServers, ...(locked.resolutions ? { resolutions: locked.resolutions } : {}) };
   }
   const filled = fillStore(store, tree, options.onProgress);
   const packages = await installPackages(ctx, base.root, store, tree, options.frozen === true);

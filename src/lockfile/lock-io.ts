@@ -14,6 +14,7 @@ import { sha256Hex } from "../integrity/digest.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
 import { TOOLS_DIR, findProjectRoot } from "../manifest/project-io.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
+import type { Resolution } from "../deps/resolve-io.ts";
 import { type HashedTool, buildLockfile } from "./build.ts";
 import { compareTreeToLock } from "./compare.ts";
 import { type LockDiff, diffLockfiles } from "./diff.ts";
@@ -44,6 +45,8 @@ export interface LockResult {
   findings: Finding[];
   /** Non-fatal problems (stat cache not saved, hand-edited entries rewritten). */
   warnings: string[];
+  /** Package resolutions this lock ran, with the registries and indexes they used (none when kept). */
+  resolutions?: Resolution[];
   /** `memo`: the stat fingerprint and the lockfile matched the last run, so nothing was hashed. */
   stats: { tools: number; files: number; hashed: number; reused: number; memo: boolean };
 }
@@ -171,11 +174,13 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   // Packages load only for a project whose tools declare some (deps/ is npm's driver).
   const declaring = project.tools.filter((t) => t.form !== "builtin" && declaresPackages(t));
   let dependencies = previous?.dependencies ?? {};
+  let resolutions: Resolution[] = [];
   if (declaring.length > 0) {
     const { resolveDependencies } = await import("../deps/resolve-io.ts");
     const resolved = await resolveDependencies(ctx, project.root, declaring, dependencies);
     dependencies = resolved.dependencies;
     warnings.push(...resolved.warnings);
+    resolutions = resolved.resolutions;
   } else dependencies = {};
   const lock = buildLockfile(tree, pins, previous?.remote, dependencies);
   if (previous) {
@@ -185,7 +190,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const reuse = quick && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 && !previous?.remote && !lock.dependencies && !previous?.dependencies ? quick.rendered : undefined;
   const result = writeLockfile(project.root, lock, text, faults, reuse);
   remember(result.text);
-  return { ...base, written: result.written, diff: diffLockfiles(previous, lock), tree, findings, stats };
+  return { ...base, written: result.written, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}) };
 }
 
 /** Whether every tool that declares packages has them resolved in `lock` for its current requirements. */

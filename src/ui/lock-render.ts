@@ -92,3 +92,9 @@ function whatChanged(ch: ToolChangeSummary): string {
 function paint(c: Colors, kind: ToolChangeSummary["change"], text: string): string {
   return kind === "added" ? c.green(text) : kind === "removed" ? c.red(text) : c.yellow(text);
 }
+
+/** `resolved pad: 2 npm packages from https://registry.npmjs.org (npm_config_registry)`: where a lock's packages came from. */
+export function renderResolution(r: { tools: string[]; ecosystem: string; packages: number; sources: string[]; setting: string }): string {
+  const what = `${r.packages} ${r.ecosystem === "npm" ? "npm" : "Python"} ${r.packages === 1 ? "package" : "packages"}`;
+  return `resolved ${r.tools.join(", ")}: ${what} from ${r.sources.join(", ") || "nowhere"} (${r.setting})`;
+}

@@ -43,6 +43,7 @@ describe("a node tool with npm packages", () => {
   test("kiwi lock records npm's resolution: every package with its version and sha512 integrity", async () => {
     const r = await kiwi.run(["lock"]);
     expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain(`resolved pad: 2 npm packages from ${new URL(registry.url).origin} (npm_config_registry)`);
     const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
     const npm = lock.dependencies.pad.npm;
     expect(npm.requires).toEqual({ "kiwi-pad": "^1.0.0 <1.1.0" });
@@ -73,6 +74,7 @@ describe("a node tool with npm packages", () => {
     const before = registry.requests.length;
     const r = await kiwi.run(["install", "--frozen-lockfile"], { npm_config_registry: "http://127.0.0.1:9/" });
     expect(r.exitCode).toBe(0);
+    expect(r.stderr).not.toContain("resolved pad");
     expect(registry.requests.length).toBe(before);
   });
 

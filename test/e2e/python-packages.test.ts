@@ -31,8 +31,10 @@ describe("a Python tool with requirements", () => {
   const root = makeProject(greetTool("pypi:kiwi-greeting==1.0.0"));
   const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
 
-  test("kiwi lock records every distribution with its exact version and sha256", async () => {
-    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+  test("kiwi lock records every distribution with its exact version and sha256, and says which index it used", async () => {
+    const r = await kiwi.run(["lock", "--json"]);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).resolutions).toEqual([{ tools: ["greet"], ecosystem: "pypi", packages: 2, sources: [new URL(index.url).origin], setting: "PIP_INDEX_URL" }]);
     const pypi = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.greet.pypi;
     expect(pypi.requires).toEqual(["kiwi-greeting==1.0.0"]);
     expect(Object.keys(pypi.packages)).toEqual(["kiwi-greeting", "kiwi-words"]);
