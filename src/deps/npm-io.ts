@@ -17,11 +17,16 @@ import { packageLockOf, packagesWithInstallScripts, parsePackageLock } from "./n
 /** How long one npm run may take before kiwi stops it. */
 const NPM_TIMEOUT_MS = 5 * 60 * 1000;
 
-/** Resolves `dependencies` to npm's exact tree (no tarball is downloaded or unpacked). */
-export async function resolveNpm(ctx: PackageContext, dependencies: Record<string, string>): Promise<Omit<NpmDependencies, "tree">> {
+/**
+ * Resolves `dependencies` to npm's exact tree (no tarball is downloaded or unpacked), starting
+ * from `seed` (a package-lock's entries) when the tool has one.
+ */
+export async function resolveNpm(ctx: PackageContext, dependencies: Record<string, string>, seed?: NpmDependencies["packages"]): Promise<Omit<NpmDependencies, "tree">> {
   const dir = staging(ctx, "resolve");
   try {
     writePackageJson(dir, dependencies);
+    // The tool's own package-lock: npm keeps every version it pins that still satisfies the ranges.
+    if (seed) writeFileSync(join(dir, "package-lock.json"), packageLockOf({ requires: dependencies, packages: seed }));
     await runNpm(ctx, dir, ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], dependencies);
     const text = readFileSync(join(dir, "package-lock.json"), "utf8");
     const packages = parsePackageLock(text, ctx.toolId);

@@ -8,7 +8,7 @@ import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { NpmDependencies, ToolDependencies } from "../schema/lockfile.ts";
 import { resolveNpm } from "./npm-io.ts";
-import { packagesWithInstallScripts } from "./npm-lock.ts";
+import { packagesWithInstallScripts, parsePackageLock } from "./npm-lock.ts";
 import { isSourceDistribution, resolvePip } from "./pip-io.ts";
 import { allowedScripts, declaredPackages, npmDependencies, pypiRequirements, requirementChanges } from "./requirements.ts";
 
@@ -34,7 +34,7 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
   const dependencies: Record<string, ToolDependencies> = {};
   const warnings: string[] = [];
   const resolutions: Resolution[] = [];
-  const pending = new Map<string, { requires: Record<string, string>; allow: string[]; tools: string[] }>();
+  const pending = new Map<string, { requires: Record<string, string>; allow: string[]; seed: NpmDependencies["packages"] | undefined; tools: string[] }>();
   const pendingPypi = new Map<string, { requires: string[]; allow: string[]; tools: string[] }>();
   for (const tool of tools) {
     const declared = declaredPackages(tool);
@@ -57,27 +57,30 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
     if (npm.conflicts.length > 0) {
       throw new KiwiError("E_DEPS", `${tool.id} (${tool.manifestFile}) declares conflicting requirements: ${npm.conflicts.join("; ")}`, { hint: "declare each package once", details: { tool: tool.id } });
     }
+    const seed = readToolPackageLock(tool);
     const locked = previous[tool.id]?.npm;
-    if (locked && !changed.has("npm")) {
+    if (locked && !changed.has("npm") && (!seed || seedDropped(seed, locked.packages).length === 0)) {
       dependencies[tool.id] = { ...dependencies[tool.id], npm: locked };
       continue;
     }
     const allow = allowedScripts(declared, "npm");
-    const key = JSON.stringify([npm.dependencies, allow]);
-    const group = pending.get(key) ?? { requires: npm.dependencies, allow, tools: [] };
+    const key = JSON.stringify([npm.dependencies, allow, seed ?? null]);
+    const group = pending.get(key) ?? { requires: npm.dependencies, allow, seed, tools: [] };
     group.tools.push(tool.id);
     pending.set(key, group);
   }
   const groups = [...pending.values()];
   for (let i = 0; i < groups.length; i += CONCURRENCY) {
     const batch = groups.slice(i, i + CONCURRENCY);
-    const resolved = await Promise.all(batch.map((g) => resolveNpm({ root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: g.tools.join(", ") }, g.requires)));
+    const resolved = await Promise.all(batch.map((g) => resolveNpm({ root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: g.tools.join(", ") }, g.requires, g.seed)));
     batch.forEach((g, j) => {
       const npm: NpmDependencies = { ...resolved[j]!, ...(g.allow.length > 0 ? { allow_scripts: g.allow } : {}) };
       for (const id of g.tools) dependencies[id] = { ...dependencies[id], npm };
       // npm leaves `resolved` out only for its configured registry.
       const urls = Object.values(npm.packages).map((p) => p.resolved);
       resolutions.push({ tools: g.tools, ecosystem: "npm", packages: urls.length, sources: originsOf(urls), setting: npmSetting(ctx.env, root) });
+      const moved = g.seed ? seedDropped(g.seed, npm.packages) : [];
+      if (moved.length > 0) warnings.push(`${g.tools.join(", ")}: package-lock.json pins ${moved.join(", ")}, which its requirements no longer allow; kiwi resolved ${moved.length === 1 ? "it" : "them"} anew (run npm install in the tool to update its package-lock.json)`);
       const scripts = packagesWithInstallScripts(npm);
       const blocked = scripts.filter((name) => !g.allow.includes(name));
       if (blocked.length > 0) warnings.push(`${g.tools.join(", ")}: ${blocked.join(", ")} ${blocked.length === 1 ? "has an install script" : "have install scripts"}, which kiwi does not run (allow_scripts: [${blocked.join(", ")}] would run ${blocked.length === 1 ? "it" : "them"} at kiwi install)`);
@@ -99,6 +102,33 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
     });
   }
   return { dependencies, warnings, resolutions };
+}
+
+/**
+ * A directory tool's package-lock.json beside its package.json: the versions its author tested,
+ * which kiwi resolves from, as `npm install` would. Git, file and link entries are refused.
+ */
+function readToolPackageLock(tool: Tool): NpmDependencies["packages"] | undefined {
+  if (!tool.fileRequirements?.npm) return undefined;
+  const file = tool.files.find((f) => f.path === "package-lock.json");
+  if (!file) return undefined;
+  const source = `${tool.root ? `${tool.root}/` : ""}package-lock.json`;
+  let text: string;
+  try {
+    text = readFileSync(file.abs, "utf8");
+  } catch (error) {
+    throw new KiwiError("E_IO", `${tool.id}: cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { hint: "check the file's permissions", details: { tool: tool.id } });
+  }
+  // devDependencies are not the tool's run time (package.json's are not read either).
+  const packages = parsePackageLock(text, `${tool.id} (${source})`);
+  return Object.fromEntries(Object.entries(packages).filter(([, e]) => (e as Record<string, unknown>).dev !== true));
+}
+
+/** The seed's packages the resolution did not keep at their pinned version: `name version`. */
+function seedDropped(seed: NpmDependencies["packages"], resolved: NpmDependencies["packages"]): string[] {
+  return Object.entries(seed)
+    .filter(([path, entry]) => resolved[path]?.version !== entry.version)
+    .map(([path, entry]) => `${path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length)} ${entry.version}`);
 }
 
 /** The distinct origins of archive URLs; an absent URL is npm's configured registry. */

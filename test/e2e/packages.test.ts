@@ -126,6 +126,53 @@ test("a package.json in a directory tool declares its npm packages", async () =>
   expect((await kiwi.run(["exec", "pj"])).stdout).toBe("05\n");
 });
 
+test("a package-lock.json beside the tool's package.json is honoured: kiwi resolves from the versions it pins", async () => {
+  // The tool's author ran the real npm: package-lock.json pins kiwi-pad 1.0.0 under a ^1.0.0 range (1.1.0 exists).
+  const author = makeTemp("kiwi-npm-author-");
+  writeFileSync(join(author, "package.json"), JSON.stringify({ name: "pl", version: "1.0.0", private: true, dependencies: { "kiwi-pad": "1.0.0" } }));
+  // Async: the registry answers from this process.
+  const npm = (args: string[]) => Bun.spawn(["npm", ...args, "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: author, env: { ...process.env, ...withRegistry() }, stdout: "ignore", stderr: "ignore" }).exited;
+  expect(await npm(["install"])).toBe(0);
+  const pinned = readFileSync(join(author, "package-lock.json"), "utf8").replace('"kiwi-pad": "1.0.0"', '"kiwi-pad": "^1.0.0"');
+  const root = makeProject({
+    ".ai/tools/pl/tool.yaml": "tool_id: pl\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\n",
+    ".ai/tools/pl/package.json": JSON.stringify({ name: "pl", version: "1.0.0", private: true, dependencies: { "kiwi-pad": "^1.0.0" } }),
+    ".ai/tools/pl/package-lock.json": pinned,
+    ".ai/tools/pl/main.js": "console.log(require('kiwi-pad')(7, 3));\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const lockOf = () => JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pl.npm;
+  expect(lockOf().packages["node_modules/kiwi-pad"].version).toBe("1.0.0");
+  expect((await kiwi.run(["exec", "pl"])).stdout).toBe("007\n");
+  // The author moves to 1.1.0 with npm: the next lock follows the tool's package-lock, not its old resolution.
+  expect(await npm(["install", "kiwi-pad@1.1.0"])).toBe(0);
+  writeFileSync(join(root, ".ai/tools/pl/package-lock.json"), readFileSync(join(author, "package-lock.json"), "utf8").replace('"kiwi-pad": "^1.1.0"', '"kiwi-pad": "^1.0.0"'));
+  const relock = await kiwi.run(["install"]);
+  expect(relock.exitCode).toBe(0);
+  expect(lockOf().packages["node_modules/kiwi-pad"].version).toBe("1.1.0");
+  expect((await kiwi.run(["exec", "pl"])).stdout).toBe("v1.1\n");
+  // A package-lock that package.json's range no longer allows is resolved anew, with a warning.
+  writeFileSync(join(root, ".ai/tools/pl/package.json"), JSON.stringify({ name: "pl", version: "1.0.0", private: true, dependencies: { "kiwi-pad": "~1.0.0" } }));
+  const drifted = await kiwi.run(["lock"]);
+  expect(drifted.exitCode).toBe(0);
+  expect(drifted.stderr).toContain("warning: pl: package-lock.json pins kiwi-pad 1.1.0, which its requirements no longer allow");
+  expect(lockOf().packages["node_modules/kiwi-pad"].version).toBe("1.0.0");
+});
+
+test("a package-lock.json with a git or file dependency is refused: it cannot be pinned by digest", async () => {
+  const root = makeProject({
+    ".ai/tools/gl/tool.yaml": "tool_id: gl\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\n",
+    ".ai/tools/gl/package.json": JSON.stringify({ name: "gl", private: true, dependencies: { x: "^1.0.0" } }),
+    ".ai/tools/gl/package-lock.json": JSON.stringify({ name: "gl", lockfileVersion: 3, requires: true, packages: { "": { name: "gl", dependencies: { x: "^1.0.0" } }, "node_modules/x": { version: "1.0.0", resolved: "git+ssh://git@example.com/x.git#abc" } } }),
+    ".ai/tools/gl/main.js": "console.log(1);\n",
+  });
+  const r = await kiwiIn(root, withRegistry()).run(["lock"]);
+  expect(r.exitCode).toBe(15);
+  expect(r.stderr).toContain("error[E_DEPS]: gl (.ai/tools/gl/package-lock.json): x does not come from a registry tarball with an integrity (git+ssh://git@example.com/x.git#abc)");
+  expect(existsSync(join(root, "tool.lock.json"))).toBe(false);
+});
+
 test("two links of one chain that bring one package at two versions are refused, naming both", async () => {
   const root = makeProject({
     ".ai/tools/pad_runtime.yaml": "tool_id: pad_runtime\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: node }\nrequires: [npm:kiwi-pad@1.0.0]\nvalidation:\n  child_schemas:\n    - match: { tool_type: script }\n      schema: { type: object }\n",
