@@ -7,6 +7,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
+import { KIWI_BIN } from "../helpers/kiwi.ts";
 import { type NpmRegistry, startNpmRegistry } from "../helpers/npm-registry.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
@@ -112,6 +113,29 @@ describe("a node tool with npm packages", () => {
     expect(r.stderr).toContain("E_LOCK_STALE");
     expect(r.stderr).toContain("~ requires (npm): ~ kiwi-pad ^1.0.0 <1.1.0 -> 1.1.0");
   });
+});
+
+test("kill -9 at any point of an install with packages: the lock parses, exec runs a verified tree or refuses, a rerun completes", async () => {
+  const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const manifest = join(root, ".ai/tools/pad/tool.yaml");
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace("^1.0.0 <1.1.0", "1.1.0"));
+  for (const delay of [150, 400, 800, 1500, 2500]) {
+    const proc = Bun.spawn([KIWI_BIN, "install"], { cwd: root, env: kiwi.env, stdout: "ignore", stderr: "ignore" });
+    await Bun.sleep(delay);
+    proc.kill(9);
+    await proc.exited;
+    JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    const r = await kiwi.run(["exec", "pad"]);
+    // The old lock no longer matches the manifest (6); a new one without its tree is not installed (15).
+    if (r.exitCode === 0) expect(r.stdout).toBe("v1.1\n");
+    else expect([6, 15]).toContain(r.exitCode);
+  }
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const r = await kiwi.run(["exec", "pad"], { npm_config_registry: "http://127.0.0.1:9/" });
+  expect([r.exitCode, r.stdout]).toEqual([0, "v1.1\n"]);
+  expect((await kiwi.run(["verify"])).exitCode).toBe(0);
 });
 
 test("a package.json in a directory tool declares its npm packages", async () => {
