@@ -13,10 +13,14 @@ export class LosslessCapture {
   /** Only results of these methods are kept (everything else is parsed by the SDK alone). */
   constructor(private readonly methods: ReadonlySet<string>) {}
 
+  /** The method of the latest request sent (what a failed handshake was waiting for). */
+  lastSent?: string;
+
   /** Notes an outgoing message: requests for captured methods remember their id. */
   noteOutgoing(message: unknown): void {
     if (!message || typeof message !== "object") return;
     const m = message as { method?: unknown; id?: unknown };
+    if (typeof m.method === "string" && m.id !== undefined) this.lastSent = m.method;
     if (typeof m.method === "string" && this.methods.has(m.method) && (typeof m.id === "number" || typeof m.id === "string")) {
       this.lastIdByMethod.set(m.method, keyOf(m.id));
     }
