@@ -59,6 +59,12 @@ export class LosslessCapture {
     return value;
   }
 
+  /** The lossless result of the latest `method` request if one arrived (left in place). */
+  peekResult(method: string): CanonicalValue | undefined {
+    const key = this.lastIdByMethod.get(method);
+    return key === undefined ? undefined : this.results.get(key);
+  }
+
   /** The lossless result of the latest `method` request; fails closed when it was not captured. */
   takeResult(method: string): CanonicalValue {
     const key = this.lastIdByMethod.get(method);

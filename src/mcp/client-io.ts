@@ -3,6 +3,8 @@
 // interface (discover plus every list, every page, losslessly), call a tool, and always close,
 // which shuts a started server down and reaps it.
 import { Client, SdkError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client";
+import { DiscoverResultSchema } from "@modelcontextprotocol/core";
+import { toPlain } from "../integrity/value.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { KiwiError } from "../errors.ts";
 import { LosslessCapture } from "./capture.ts";
@@ -285,10 +287,16 @@ async function connectOnce(target: McpTarget, options: SessionOptions, negotiati
       if (!isWireObject(discover)) throw new KiwiError("E_MCP", `${options.label} sent a server/discover result that is not an object`);
       session.discoverResult = discover;
     } else {
+      assertNoBrokenDiscover(capture, options.label);
       const init = capture.takeResult("initialize");
       session.initResult = isWireObject(init) ? init : {};
     }
   } catch (error) {
+    const broken = error instanceof KiwiError ? undefined : brokenDiscover(capture, options.label);
+    if (broken) {
+      await session.close();
+      throw broken;
+    }
     if (negotiation === "auto" && target.kind === "stdio" && closedDuringProbe(error)) {
       await session.close();
       throw new ProbeClosed();
@@ -299,6 +307,30 @@ async function connectOnce(target: McpTarget, options: SessionOptions, negotiati
     throw options.sandbox?.mode === "bubblewrap" ? withSandboxHint(mapped, options.sandbox.network) : mapped;
   }
   return session;
+}
+
+/**
+ * A server/discover answer that claims the stateless revision (it has supportedVersions or a
+ * resultType) but does not follow its schema. The SDK reads any unusable answer as "legacy" and
+ * falls back to initialize; a server that answered discover with a result is broken, not legacy,
+ * and kiwi says so rather than pinning whatever initialize gives.
+ */
+function brokenDiscover(capture: LosslessCapture, label: string): KiwiError | undefined {
+  const result = capture.peekResult("server/discover");
+  if (!isWireObject(result) || (result.supportedVersions === undefined && result.resultType === undefined)) return undefined;
+  const parsed = DiscoverResultSchema.safeParse(toPlain(result));
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length ? `/${issue.path.join("/")}: ` : "";
+  return new KiwiError("E_MCP", `${label} sent a malformed server/discover result: ${where}${issue?.message ?? "invalid"}`, {
+    hint: "the server claims revision 2026-07-28 but its discover answer does not follow the schema (supportedVersions: an array of revisions, capabilities: an object); report it to the server's author",
+    details: { method: "server/discover", issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.map(String), message: i.message })) },
+  });
+}
+
+function assertNoBrokenDiscover(capture: LosslessCapture, label: string): void {
+  const broken = brokenDiscover(capture, label);
+  if (broken) throw broken;
 }
 
 /** The SDK's verdict for a stdio server that closed its pipe while the probe was pending. */

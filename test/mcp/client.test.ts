@@ -11,7 +11,7 @@ import { hashInterface } from "../../src/mcp/interface.ts";
 import type { ListingLimits } from "../../src/mcp/limits.ts";
 import { liveGroups } from "../../src/mcp/reaper-io.ts";
 import { parseJsonLossless } from "../../src/manifest/json.ts";
-import { EVERYTHING, FILESYSTEM, FIXTURE, RAW, eventually, isAlive, marker, processesMatching, startHttpFixture, stdioTarget } from "./servers.ts";
+import { EVERYTHING, FILESYSTEM, FIXTURE, MODERN, NODE, RAW, eventually, isAlive, marker, processesMatching, startHttpFixture, stdioTarget } from "./servers.ts";
 
 const temp = mkdtempSync(join(tmpdir(), "kiwi-mcp-client-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -100,6 +100,40 @@ describe("the SDK-built fixture", () => {
   test("drains a 64 MiB stderr flood and keeps working", async () => {
     const listing = await leavesNoProcess((mark) => list(stdioTarget(FIXTURE, [mark], { FIXTURE_MODE: "stderr-flood" })));
     expect(listing.tools.length).toBe(3);
+  });
+});
+
+describe("picking a revision", () => {
+  test("a legacy stdio server that exits on the server/discover probe is started again and spoken to with initialize", async () => {
+    const listing = await leavesNoProcess((mark) => list(stdioTarget(RAW, [mark], { RAW_MODE: "exit-on-probe" })));
+    expect(listing.protocolVersion).toBe("2025-11-25");
+    expect(listing.discover).toBeUndefined();
+    expect(listing.tools.map((t) => t.name)).toEqual(["get_forecast"]);
+  });
+
+  test("the v2 fixture speaking only 2026-07-28 gives the same interface over stdio and streamable HTTP", async () => {
+    const stdio = await leavesNoProcess((mark) => list(stdioTarget(MODERN, [mark])));
+    expect(stdio.protocolVersion).toBe("2026-07-28");
+    expect(stdio.discover).toEqual({ supportedVersions: ["2026-07-28"], capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } } });
+    const proc = Bun.spawn([NODE, MODERN], { env: { PATH: process.env.PATH ?? "", MODERN_TRANSPORT: "http" }, stdout: "pipe", stderr: "ignore" });
+    try {
+      const reader = proc.stdout.getReader();
+      let text = "";
+      while (!/LISTENING (\d+)/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+      const http = await list({ kind: "http", url: `http://127.0.0.1:${/LISTENING (\d+)/.exec(text)![1]}/mcp`, headers: {}, transport: "streamable-http" });
+      expect(hashInterface(http)).toEqual(hashInterface(stdio));
+    } finally {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    }
+  });
+
+  test("a server pinned under a handshake revision is spoken to with initialize, without a probe", async () => {
+    const listing = await leavesNoProcess((mark) =>
+      withSession(stdioTarget(RAW, [mark], { RAW_MODE: "banner" }), { ...options(), negotiation: "handshake" }, async (s) => [await s.extractListing(), s.warnings()] as const),
+    );
+    expect(listing[0].protocolVersion).toBe("2025-11-25");
+    expect(listing[1][0]).toContain('"handling initialize", "handling tools/list"');
   });
 });
 

@@ -11,6 +11,8 @@ export const EVERYTHING = join(REPO, "node_modules", "@modelcontextprotocol", "s
 export const FILESYSTEM = join(REPO, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
 export const FIXTURE = join(FIXTURES, "fixture-server.mjs");
 export const RAW = join(FIXTURES, "raw-server.mjs");
+/** The v2-SDK fixture: speaks only 2026-07-28 (or only 2025-06-18 with MODERN_ERA). */
+export const MODERN = join(FIXTURES, "modern-server.mjs");
 
 let counter = 0;
 
