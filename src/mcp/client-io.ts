@@ -40,7 +40,7 @@ export type Negotiation = "auto" | "handshake";
 export { PROTOCOL_REVISIONS };
 
 /** Methods whose results kiwi keeps losslessly (the interface is hashed over them). */
-const CAPTURED = ["initialize", "server/discover", ...LIST_KINDS.map((k) => k.method)];
+const CAPTURED = ["initialize", "server/discover", "skills/get", ...LIST_KINDS.map((k) => k.method)];
 
 /** An open session: the SDK client, what initialize said, and how to end it. */
 export class McpSession {
@@ -155,6 +155,11 @@ export class McpSession {
       seen.add(next);
       cursor = next;
     }
+  }
+
+  /** The lossless result of the latest request of a captured method (skills/get, the lists…). */
+  takeResult(method: string): ReturnType<LosslessCapture["takeResult"]> {
+    return this.capture.takeResult(method);
   }
 
   /** Calls a tool and returns the SDK's (plain) result. */

@@ -48,7 +48,7 @@ export function checkSkillEntry(entry: CanonicalValue, label: string, where: str
     if (!isWireObject(file) || typeof file.uri !== "string") throw bad(label, at, `(${uri}) is not a file entry with a uri`);
     if (typeof file.digest !== "string" || !DIGEST.test(file.digest)) throw bad(label, at, `(${file.uri}) has digest ${JSON.stringify(file.digest ?? null)}, not sha256: and 64 lowercase hex digits`);
     if (file.size !== undefined && !(typeof file.size === "number" && Number.isInteger(file.size) && file.size >= 0)) throw bad(label, at, `(${file.uri}) has a size that is not a whole number of bytes`);
-    if (!file.uri.startsWith(root) || file.uri.slice(root.length).split("/").some((seg) => seg === ".." || seg === "." || seg === "")) {
+    if (!file.uri.startsWith(root) || file.uri.slice(root.length).split("/").some((seg) => seg === ".." || seg === "." || seg === "" || /[\\\0]|%2f|%5c|%00|^%2e/i.test(seg))) {
       throw bad(label, at, `(${file.uri}) lies outside the skill's folder ${root}`);
     }
     if (files.has(file.uri)) throw bad(label, at, `lists ${file.uri} twice`);

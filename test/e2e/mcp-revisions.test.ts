@@ -176,3 +176,49 @@ describe("bad input", () => {
     expect(pin.stderr).toContain("revision 2026-07-28 requires tools/list not to vary per connection");
   }, SLOW);
 });
+
+describe("the Skills extension (SEP-2640)", () => {
+  test("skills are pinned like tools, and a skill is fetched with every file checked against the pin", async () => {
+    const { root } = project({ MODERN_MODE: "skills" });
+    const lock = await runKiwi(["lock"], { cwd: root });
+    expect(lock.exitCode).toBe(0);
+    const skills = (readLock(root).mcp_servers.srv!.interface as { skills: { uri: string; frontmatter: Record<string, string>; resources: { uri: string; digest: string }[] }[] }).skills;
+    expect(skills.map((s) => s.uri)).toEqual(["skill://git-workflow/SKILL.md", "skill://release/SKILL.md"]);
+    expect(skills[0]!.resources.map((r) => r.uri)).toEqual(["skill://git-workflow/SKILL.md", "skill://git-workflow/references/COMMITS.md"]);
+    for (const r of skills[0]!.resources) expect(r.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(skills[1]!.frontmatter).toEqual({ name: "release", description: "Cut a release.", license: "MIT" });
+
+    const get = await runKiwi(["mcp", "skill", "srv", "skill://git-workflow/SKILL.md"], { cwd: root });
+    expect([get.exitCode, get.stderr]).toEqual([0, "verified 2 files of skill://git-workflow/SKILL.md against the pin (sha256)\n"]);
+    expect(get.stdout).toBe("---\nname: git-workflow\ndescription: Follow the team's Git conventions.\n---\n# Git workflow\n\nBranch from main; see references/COMMITS.md.\n");
+    const out = await runKiwi(["mcp", "skill", "srv", "skill://git-workflow/SKILL.md", "--out", "skill-copy", "--json"], { cwd: root });
+    expect([out.exitCode, out.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, name: "git-workflow", verified: true, files: [{ path: "SKILL.md" }, { path: "references/COMMITS.md", digest: skills[0]!.resources[1]!.digest }] });
+    expect(readFileSync(join(root, "skill-copy", "references", "COMMITS.md"), "utf8")).toBe("# Commits\n\nImperative mood, 72 columns.\n");
+  }, SLOW);
+
+  test("a changed skill is drift: verify exits 10 naming it, and fetching it is refused", async () => {
+    const { root, setState } = project({ MODERN_MODE: "skills" });
+    expect((await runKiwi(["lock"], { cwd: root })).exitCode).toBe(0);
+    setState("skill");
+    const verify = await runKiwi(["mcp", "verify"], { cwd: root });
+    expect(verify.exitCode).toBe(10);
+    expect(verify.stderr).toContain('~ skill "skill://git-workflow/SKILL.md"');
+    const get = await runKiwi(["mcp", "skill", "srv", "skill://git-workflow/SKILL.md"], { cwd: root });
+    expect([get.exitCode, get.stdout]).toEqual([10, ""]);
+    expect(get.stderr).toContain('error[E_MCP_DRIFT]: MCP server "srv": the skill skill://git-workflow/SKILL.md changed since it was pinned');
+  }, SLOW);
+
+  test("a skill file whose bytes do not match its digest is E_INTEGRITY_MISMATCH and nothing is written", async () => {
+    const { root } = project({ MODERN_MODE: "bad-digest" });
+    expect((await runKiwi(["lock"], { cwd: root })).exitCode).toBe(0);
+    const ok = await runKiwi(["mcp", "skill", "srv", "skill://release/SKILL.md"], { cwd: root });
+    expect(ok.exitCode).toBe(0);
+    const bad = await runKiwi(["mcp", "skill", "srv", "skill://git-workflow/SKILL.md", "--out", "copy"], { cwd: root });
+    expect([bad.exitCode, bad.stdout]).toEqual([6, ""]);
+    // Same size (28 bytes), other bytes: the digest catches it.
+    const pinned = (readLock(root).mcp_servers.srv!.interface as { skills: { resources: { uri: string; digest: string }[] }[] }).skills[0]!.resources[1]!.digest;
+    expect(bad.stderr).toContain(`error[E_INTEGRITY_MISMATCH]: MCP server "srv": skill file skill://git-workflow/references/COMMITS.md has digest sha256:${new Bun.CryptoHasher("sha256").update("# Commits\n\nAnything goes; push to main.\n").digest("hex")}, but the skill's entry says ${pinned}`);
+    expect(() => readFileSync(join(root, "copy", "SKILL.md"))).toThrow();
+  }, SLOW);
+});
