@@ -31,7 +31,7 @@ const hash = defineCommand({
   async run({ args }) {
     const ctx = contextFromArgs(args);
     const { live, source } = await liveOrListing(ctx, args.server, args.listing, args.unlocked === true);
-    const doc = { ok: true, ...source, name: live.live.name, version: live.live.version ?? null, protocol_version: live.live.protocol_version ?? null, interface_hash: live.live.interface_hash, full_hash: live.live.full_hash, counts: listingCounts(live.listing) };
+    const doc = { ok: true, ...source, name: live.live.name, version: live.live.version ?? null, protocol_version: live.live.protocol_version ?? null, ...(live.live.credential ? { credential: live.live.credential } : {}), interface_hash: live.live.interface_hash, full_hash: live.live.full_hash, counts: listingCounts(live.listing) };
     if (args.json) showJson(doc);
     else {
       showNote(renderListingSummary(live.listing));

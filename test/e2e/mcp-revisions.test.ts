@@ -7,12 +7,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
-import { EVERYTHING, FIXTURES, RAW, mcpTool, readLock, stdioServer } from "./mcp-helpers.ts";
+import { MODERN, startModernHttp } from "../mcp/servers.ts";
+import { EVERYTHING, RAW, mcpTool, readLock, stdioServer } from "./mcp-helpers.ts";
 
 afterAll(cleanupTemps);
 
-const MODERN = join(FIXTURES, "modern-server.mjs");
-const NODE = Bun.which("node") ?? "node";
 const SLOW = 120_000;
 const ADD = ["  - name: a", "    type: integer", "    required: true", "  - name: b", "    type: integer", "    required: true"].join("\n");
 
@@ -26,20 +25,6 @@ function project(env: Record<string, string>, script = MODERN, args: string[] = 
     ".ai/tools/add.yaml": mcpTool("add", "srv", "add", ADD),
   });
   return { root, setState: (s) => writeFileSync(state, s) };
-}
-
-/** Starts the v2 fixture over streamable HTTP on 127.0.0.1 port 0. */
-async function startModernHttp(env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
-  const proc = Bun.spawn([NODE, MODERN], { env: { PATH: process.env.PATH ?? "", MODERN_TRANSPORT: "http", ...env }, stdout: "pipe", stderr: "ignore" });
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!/LISTENING (\d+)/.test(text)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the HTTP fixture exited before listening");
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return { url: `http://127.0.0.1:${/LISTENING (\d+)/.exec(text)![1]}/mcp`, stop: async () => (proc.kill("SIGKILL"), void (await proc.exited)) };
 }
 
 describe("a server that speaks only 2026-07-28 (stdio)", () => {

@@ -11,7 +11,7 @@ import { hashInterface } from "../../src/mcp/interface.ts";
 import type { ListingLimits } from "../../src/mcp/limits.ts";
 import { liveGroups } from "../../src/mcp/reaper-io.ts";
 import { parseJsonLossless } from "../../src/manifest/json.ts";
-import { EVERYTHING, FILESYSTEM, FIXTURE, MODERN, NODE, RAW, eventually, isAlive, marker, processesMatching, startHttpFixture, stdioTarget } from "./servers.ts";
+import { EVERYTHING, FILESYSTEM, FIXTURE, MODERN, RAW, eventually, isAlive, marker, processesMatching, startHttpFixture, startModernHttp, stdioTarget } from "./servers.ts";
 
 const temp = mkdtempSync(join(tmpdir(), "kiwi-mcp-client-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -115,16 +115,12 @@ describe("picking a revision", () => {
     const stdio = await leavesNoProcess((mark) => list(stdioTarget(MODERN, [mark])));
     expect(stdio.protocolVersion).toBe("2026-07-28");
     expect(stdio.discover).toEqual({ supportedVersions: ["2026-07-28"], capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } } });
-    const proc = Bun.spawn([NODE, MODERN], { env: { PATH: process.env.PATH ?? "", MODERN_TRANSPORT: "http" }, stdout: "pipe", stderr: "ignore" });
+    const server = await startModernHttp();
     try {
-      const reader = proc.stdout.getReader();
-      let text = "";
-      while (!/LISTENING (\d+)/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
-      const http = await list({ kind: "http", url: `http://127.0.0.1:${/LISTENING (\d+)/.exec(text)![1]}/mcp`, headers: {}, transport: "streamable-http" });
+      const http = await list({ kind: "http", url: server.url, headers: {}, transport: "streamable-http" });
       expect(hashInterface(http)).toEqual(hashInterface(stdio));
     } finally {
-      proc.kill("SIGKILL");
-      await proc.exited;
+      await server.stop();
     }
   });
 
