@@ -162,9 +162,26 @@ export class McpSession {
     return this.capture.takeResult(method);
   }
 
-  /** Calls a tool and returns the SDK's (plain) result. */
-  async callTool(name: string, args: Record<string, unknown>, timeoutMs?: number): Promise<Record<string, unknown>> {
-    return (await this.request("tools/call", { name, arguments: args }, timeoutMs)) as Record<string, unknown>;
+  /**
+   * Calls a tool and returns the SDK's (plain) result. On a 2026-07-28 connection the call goes
+   * through the SDK's callTool with the listed definition, so the `Mcp-Param-*` headers a tool
+   * declares (SEP-2243) are sent over HTTP; the definition's outputSchema is left out, because
+   * kiwi never lets the SDK compile a server's schema (its own safe compiler checks schemas).
+   */
+  async callTool(name: string, args: Record<string, unknown>, timeoutMs?: number, definition?: WireObject): Promise<Record<string, unknown>> {
+    if (!this.stateless || definition === undefined) return (await this.request("tools/call", { name, arguments: args }, timeoutMs)) as Record<string, unknown>;
+    const { outputSchema: _unused, ...tool } = toPlain(withoutMeta(definition)) as Record<string, unknown>;
+    const left = this.deadline - Date.now();
+    if (left <= 0) throw this.timeoutError("tools/call", this.limits.sessionTimeoutMs, "session");
+    const timeout = Math.min(timeoutMs ?? this.limits.requestTimeoutMs, left);
+    try {
+      const result = await this.client.callTool({ name, arguments: args }, { timeout, maxTotalTimeout: timeout, toolDefinition: tool as never });
+      const failure = this.failure();
+      if (failure) throw failure;
+      return result as Record<string, unknown>;
+    } catch (error) {
+      throw this.mapError(error, "tools/call", timeout);
+    }
   }
 
   /**

@@ -54,7 +54,7 @@ export async function runMcpTool(ctx: Context, prepared: PreparedExec, gate: Omi
         });
       }
       assertLiveSchemaAccepts(leaf, server, tool, prepared.plan.params);
-      const result = await session.callTool(name, prepared.plan.params, leaf.limits.timeoutMs);
+      const result = await session.callTool(name, prepared.plan.params, leaf.limits.timeoutMs, tool);
       return { server: server.id, tool: leaf.id, name, result, gate: outcome };
     }, undefined, negotiationFor(project.pins[server.id]));
   } finally {

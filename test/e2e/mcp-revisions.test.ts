@@ -113,13 +113,17 @@ describe("the npm reference server (server-everything, a 2025-11-25 handshake se
 
 describe("a server that speaks only 2026-07-28 over streamable HTTP", () => {
   const manifest = (url: string) =>
-    ["tool_id: web", "tool_type: mcp_server", "version: 1.0.0", "executor: http_client", "config:", "  transport: streamable-http", `  url: ${url}`, '  headers: { authorization: "Bearer ${MCP_TOKEN}" }', "requires:", '  - net.outbound: ["127.0.0.1"]', ""].join("\n");
+    ["tool_id: web", "tool_type: mcp_server", "version: 1.0.0", "executor: http_client", "config:", "  transport: streamable-http", `  url: ${url}`, '  headers: { authorization: "Bearer ${MCP_TOKEN}" }', "requires:", '  - net.outbound: ["127.0.0.1"]', "validation:", "  child_schemas:", "    - match: { tool_type: mcp_tool }", "      schema: { type: object }", ""].join("\n");
 
   test("is pinned with the credential it was listed under; another credential's tools are drift, and the diff says why", async () => {
-    const server = await startModernHttp();
+    const server = await startModernHttp({ MODERN_PARAM_HEADERS: "1" });
     try {
       const root = makeTemp("kiwi-mcp-rev-");
-      writeTree(root, { ".ai/tools/web.yaml": manifest(server.url), ".ai/tools/add.yaml": mcpTool("add", "web", "add", ADD) });
+      writeTree(root, {
+        ".ai/tools/web.yaml": manifest(server.url),
+        ".ai/tools/add.yaml": mcpTool("add", "web", "add", ADD),
+        ".ai/tools/forecast.yaml": mcpTool("forecast", "web", "forecast", ["  - name: region", "    type: string", "    required: true"].join("\n")),
+      });
       const user = hermeticEnv({ MCP_TOKEN: "user-7f3a" });
       expect((await runKiwi(["lock"], { cwd: root, env: user })).exitCode).toBe(0);
       const pin = readLock(root).mcp_servers.web!;
@@ -127,8 +131,11 @@ describe("a server that speaks only 2026-07-28 over streamable HTTP", () => {
       expect(pin.credential).toMatch(/^scrypt:[0-9a-f]{32}$/);
       expect(readFileSync(join(root, "tool.lock.json"), "utf8")).not.toContain("user-7f3a");
       const call = await runKiwi(["exec", "add", "--param", "a=5", "--param", "b=6"], { cwd: root, env: user });
-      expect([call.exitCode, call.stdout]).toEqual([0, "11\n"]);
+      expect([call.exitCode, call.stdout, call.stderr]).toEqual([0, "11\n", ""]);
       expect((await runKiwi(["mcp", "verify"], { cwd: root, env: user })).exitCode).toBe(0);
+      // The tool declares x-mcp-header on region (SEP-2243): the call mirrors it into Mcp-Param-Region.
+      const forecast = await runKiwi(["exec", "forecast", "--param", "region=eu-west"], { cwd: root, env: user });
+      expect([forecast.exitCode, forecast.stdout, forecast.stderr]).toEqual([0, "sunny in eu-west\n", ""]);
 
       const admin = await runKiwi(["mcp", "diff", "web"], { cwd: root, env: hermeticEnv({ MCP_TOKEN: "admin" }) });
       expect(admin.exitCode).toBe(0);

@@ -6,6 +6,7 @@ import { diffListings } from "../../src/mcp/diff.ts";
 import { hashInterface } from "../../src/mcp/interface.ts";
 import { parseWireListing } from "../../src/mcp/listing.ts";
 import { parsePin, pinFromListing } from "../../src/mcp/pin.ts";
+import { negotiationFor } from "../../src/mcp/inspect-io.ts";
 import { parseJsonLossless } from "../../src/manifest/json.ts";
 
 const tools = [{ name: "add", description: "Adds.", inputSchema: { type: "object" } }];
@@ -60,5 +61,17 @@ describe("credentialIdentity", () => {
     expect(credentialIdentity("https://a.example/mcp", { Authorization: "Bearer s3cret-two" })).not.toBe(one);
     expect(credentialIdentity("https://b.example/mcp", { Authorization: "Bearer s3cret-one" })).not.toBe(one);
     expect(credentialIdentity("https://a.example/mcp", { "X-API-Key": "k" })).not.toBe(credentialIdentity("https://a.example/mcp", { "X-API-Key": "l" }));
+  });
+});
+
+describe("negotiationFor", () => {
+  test.each([
+    [undefined, "auto"],
+    [{}, "auto"],
+    [{ protocol_version: "2026-07-28" }, "auto"],
+    [{ protocol_version: "2025-11-25" }, "handshake"],
+    [{ protocol_version: "2024-11-05" }, "handshake"],
+  ] as const)("a pin %j is spoken to with %s", (pin, expected) => {
+    expect(negotiationFor(pin)).toBe(expected);
   });
 });
