@@ -3,15 +3,14 @@
 // interface (discover plus every list, every page, losslessly), call a tool, and always close,
 // which shuts a started server down and reaps it.
 import { Client, SdkError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client";
-import { DiscoverResultSchema } from "@modelcontextprotocol/core";
 import { toPlain } from "../integrity/value.ts";
-import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { KiwiError } from "../errors.ts";
 import { LosslessCapture } from "./capture.ts";
 import { credentialIdentity } from "./credential.ts";
+import { assertSameList, checkDiscoverAnswer, discoverServerInfo } from "./discover.ts";
 import { createHttpTransport, type HttpSpec } from "./http-io.ts";
 import { DEFAULT_LISTING_LIMITS, DEFAULT_TRANSPORT_LIMITS, type ListingLimits, type TransportLimits } from "./limits.ts";
-import { LIST_KINDS, type ListKey, type WireListing, type WireObject, advertises, emptyListing, isWireObject, withoutMeta, withoutVolatile } from "./listing.ts";
+import { LIST_KINDS, type ListKey, type WireListing, type WireObject, advertises, discoverComponent, emptyListing, isWireObject, withoutMeta } from "./listing.ts";
 import { PROTOCOL_REVISIONS, mapSessionError, sessionTimeoutError } from "./session-errors.ts";
 import { checkSkillEntries } from "./skills.ts";
 import { type StdioSpec, StdioProcessTransport } from "./stdio-io.ts";
@@ -309,12 +308,13 @@ async function connectOnce(target: McpTarget, options: SessionOptions, negotiati
       if (!isWireObject(discover)) throw new KiwiError("E_MCP", `${options.label} sent a server/discover result that is not an object`);
       session.discoverResult = discover;
     } else {
-      assertNoBrokenDiscover(capture, options.label);
+      const broken = checkDiscoverAnswer(capture.peekResult("server/discover"), options.label);
+      if (broken) throw broken;
       const init = capture.takeResult("initialize");
       session.initResult = isWireObject(init) ? init : {};
     }
   } catch (error) {
-    const broken = error instanceof KiwiError ? undefined : brokenDiscover(capture, options.label);
+    const broken = error instanceof KiwiError ? undefined : checkDiscoverAnswer(capture.peekResult("server/discover"), options.label);
     if (broken) {
       await session.close();
       throw broken;
@@ -331,67 +331,9 @@ async function connectOnce(target: McpTarget, options: SessionOptions, negotiati
   return session;
 }
 
-/**
- * A server/discover answer that claims the stateless revision (it has supportedVersions or a
- * resultType) but does not follow its schema. The SDK reads any unusable answer as "legacy" and
- * falls back to initialize; a server that answered discover with a result is broken, not legacy,
- * and kiwi says so rather than pinning whatever initialize gives.
- */
-function brokenDiscover(capture: LosslessCapture, label: string): KiwiError | undefined {
-  const result = capture.peekResult("server/discover");
-  if (!isWireObject(result) || (result.supportedVersions === undefined && result.resultType === undefined)) return undefined;
-  const parsed = DiscoverResultSchema.safeParse(toPlain(result));
-  if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length ? `/${issue.path.join("/")}: ` : "";
-  return new KiwiError("E_MCP", `${label} sent a malformed server/discover result: ${where}${issue?.message ?? "invalid"}`, {
-    hint: "the server claims revision 2026-07-28 but its discover answer does not follow the schema (supportedVersions: an array of revisions, capabilities: an object); report it to the server's author",
-    details: { method: "server/discover", issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.map(String), message: i.message })) },
-  });
-}
-
-function assertNoBrokenDiscover(capture: LosslessCapture, label: string): void {
-  const broken = brokenDiscover(capture, label);
-  if (broken) throw broken;
-}
-
 /** The SDK's verdict for a stdio server that closed its pipe while the probe was pending. */
 function closedDuringProbe(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /closed during the server\/discover probe/.test(error.message);
-}
-
-/** serverInfo of a discover result: top level (the spec's example) or in `_meta` (the SDK's place). */
-function discoverServerInfo(discover: WireObject): WireObject | undefined {
-  if (isWireObject(discover.serverInfo)) return discover.serverInfo;
-  const meta = discover._meta;
-  const info = isWireObject(meta) ? meta["io.modelcontextprotocol/serverInfo"] : undefined;
-  return isWireObject(info) ? info : undefined;
-}
-
-/** What of a discover result is interface: all but the volatile fields, instructions and serverInfo. */
-function discoverComponent(discover: WireObject): WireObject {
-  const out = withoutVolatile(discover);
-  delete out.instructions;
-  delete out.serverInfo;
-  return out;
-}
-
-/** A 2026-07-28 server must answer tools/list alike within one connection; two answers are compared. */
-function assertSameList(label: string, first: WireObject[], second: WireObject[]): void {
-  const text = (items: WireObject[]) => items.map((i) => renderCanonicalJson(withoutMeta(i))).sort();
-  const a = text(first);
-  const b = text(second);
-  if (a.length === b.length && a.every((t, i) => t === b[i])) return;
-  const names = (items: WireObject[]) => new Set(items.map((i) => String(i.name)));
-  const before = names(first);
-  const after = names(second);
-  const added = [...after].filter((n) => !before.has(n));
-  const removed = [...before].filter((n) => !after.has(n));
-  const what = [added.length ? `added ${added.join(", ")}` : "", removed.length ? `removed ${removed.join(", ")}` : ""].filter(Boolean).join("; ") || "changed a tool's definition";
-  throw new KiwiError("E_MCP", `${label} answered tools/list differently twice in one connection (${what}); revision 2026-07-28 requires tools/list not to vary per connection, so its interface cannot be pinned`, {
-    hint: "the server changes its tools between calls (a rug pull, or state leaking between requests); report it to the server's author and do not trust it",
-    details: { reason: "unstable-listing", added, removed },
-  });
 }
 
 /** A result schema that accepts any value: extension results are checked by kiwi itself. */

@@ -4,7 +4,7 @@ import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import { KiwiError } from "../errors.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
-import { isWireObject, type WireListing, type WireObject, withoutMeta, withoutVolatile } from "./listing.ts";
+import { discoverComponent, isWireObject, type WireListing, type WireObject, withoutMeta } from "./listing.ts";
 
 /** One component with its canonical text and that text's SHA-256. */
 export interface HashedComponent {
@@ -142,12 +142,7 @@ export function fullComponents(listing: WireListing): WireObject[] {
     out.push({ type: "server_instructions", instructions: listing.instructions });
   }
   // Only a 2026-07-28 listing has one; its volatile fields are dropped here too, whatever the source.
-  if (listing.discover) {
-    const discover = withoutVolatile(listing.discover);
-    delete discover.instructions;
-    delete discover.serverInfo;
-    out.push({ type: "server_discover", server_discover: discover });
-  }
+  if (listing.discover) out.push({ type: "server_discover", server_discover: discoverComponent(listing.discover) });
   return out;
 }
 

@@ -40,6 +40,18 @@ export function withoutVolatile(object: WireObject): WireObject {
   return out;
 }
 
+/**
+ * What of a discover result is interface: all but the volatile fields (ttlMs, cacheScope,
+ * resultType, _meta), instructions (a component of its own) and serverInfo (the pin's name and
+ * version). Applied when listing and again when hashing, whatever the listing's source.
+ */
+export function discoverComponent(discover: WireObject): WireObject {
+  const out = withoutVolatile(discover);
+  delete out.instructions;
+  delete out.serverInfo;
+  return out;
+}
+
 /** True when the capabilities advertise the list kind (skills: the Skills extension). */
 export function advertises(capabilities: WireObject, kind: (typeof LIST_KINDS)[number]): boolean {
   const value = capabilities[kind.capability];
