@@ -2,6 +2,8 @@
 //   1. `kiwi mcp verify` on server-everything (spawn, handshake, every list, both hashes, compare,
 //      scan) vs a bare SDK client doing connect + the same lists with no kiwi at all, and vs Node's
 //      own start-up (`node -e 0`), the floor any stdio server pays;
+//   1b. the same against a v2-SDK server that speaks only 2026-07-28 (server/discover, then the
+//      lists; kiwi also lists tools/list a second time), vs a bare v2 client doing discover + lists;
 //   2. hashing a generated 1,000-tool listing (both hashes, lossless parse included) vs JSON.parse
 //      plus one SHA-256 of the same text, the cheapest digest of those bytes.
 //   bun run scripts/bench-mcp.ts [--runs 7] [--hash-runs 30]
@@ -49,17 +51,24 @@ function report(title: string, medians: Record<string, number>, subject: string)
   }
 }
 
-/** The baseline client: the SDK's own stdio transport, connect and every list, nothing else. */
-const RAW_CLIENT = `
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-const client = new Client({ name: "bench", version: "0" });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(everything)}, "stdio"], stderr: "ignore" }));
+/**
+ * The baseline client: the v2 SDK's own stdio transport, connect (server/discover, then initialize
+ * for a handshake server) and every advertised list, nothing else. The transport is a trivial
+ * subclass so the SDK probes on the session's own process, as kiwi does, instead of spawning a
+ * second, throw-away server for the probe (which the base class does and would flatter kiwi).
+ */
+const bareClient = (script: string, args: string[]) => `
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+class InPlace extends StdioClientTransport {}
+const client = new Client({ name: "bench", version: "0" }, { versionNegotiation: { mode: "auto" } });
+await client.connect(new InPlace({ command: process.execPath, args: [${JSON.stringify(script)}, ...${JSON.stringify(args)}], stderr: "ignore" }));
 for (const [cap, list] of [["tools", () => client.listTools()], ["prompts", () => client.listPrompts()], ["resources", () => client.listResources()], ["resources", () => client.listResourceTemplates()]]) {
   if (client.getServerCapabilities()?.[cap]) await list();
 }
 await client.close();
 `;
+const modern = join(root, "test", "fixtures", "mcp", "modern-server.mjs");
 
 /** A listing of `n` tools shaped like real ones: a description, a schema with a few properties, annotations. */
 function generateListing(n: number): string {
@@ -87,8 +96,17 @@ try {
     `tool_id: everything_mcp\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: node\n  args: [${JSON.stringify(everything)}, stdio]\nrequires:\n  - fs.read: [${JSON.stringify(root)}]\n`,
   );
   await timeProcess([kiwi, "lock"], project, env);
+  const modernProject = join(dir, "modern");
+  mkdirSync(join(modernProject, ".ai", "tools"), { recursive: true });
+  writeFileSync(
+    join(modernProject, ".ai", "tools", "modern_mcp.yaml"),
+    `tool_id: modern_mcp\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: node\n  args: [${JSON.stringify(modern)}]\nrequires:\n  - fs.read: [${JSON.stringify(root)}]\n`,
+  );
+  await timeProcess([kiwi, "lock"], modernProject, env);
   const rawScript = join(root, "node_modules", ".kiwi-bench-mcp-client.mjs");
-  writeFileSync(rawScript, RAW_CLIENT);
+  const modernScript = join(root, "node_modules", ".kiwi-bench-mcp-modern-client.mjs");
+  writeFileSync(rawScript, bareClient(everything, ["stdio"]));
+  writeFileSync(modernScript, bareClient(modern, []));
   try {
     const variants: Record<string, () => Promise<number>> = {
       "kiwi mcp verify (server-everything)": () => timeProcess([kiwi, "mcp", "verify"], project, env),
@@ -98,8 +116,14 @@ try {
     };
     if (argv.includes("--sandbox")) variants["kiwi mcp verify, sandboxed (auto)"] = () => timeProcess([kiwi, "mcp", "verify"], project, { ...env, KIWI_SANDBOX: "auto" });
     report(`1. verify against server-everything: ${runs} runs each, medians`, await measure(runs, variants), "kiwi mcp verify (server-everything)");
+    const modernVariants: Record<string, () => Promise<number>> = {
+      "kiwi mcp verify (2026-07-28 server)": () => timeProcess([kiwi, "mcp", "verify"], modernProject, env),
+      "bare v2 client: discover + lists": () => timeProcess([node, modernScript], root, env),
+    };
+    report(`1b. verify against a server speaking only 2026-07-28 (stdio): ${runs} runs each, medians`, await measure(runs, modernVariants), "kiwi mcp verify (2026-07-28 server)");
   } finally {
     rmSync(rawScript, { force: true });
+    rmSync(modernScript, { force: true });
   }
 
   const text = generateListing(1000);

@@ -99,6 +99,10 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["What changed in a server's interface since its pin", "kiwi mcp diff everything"],
     ["Against a saved listing instead of the live server", "kiwi mcp diff everything --listing listing.json"],
   ],
+  "mcp skill": [
+    ["Print a server's skill, every file checked against the pin's digests", "kiwi mcp skill docs skill://git-workflow/SKILL.md"],
+    ["Write the verified files into a folder", "kiwi mcp skill docs skill://git-workflow/SKILL.md --out skills/git-workflow"],
+  ],
   "mcp scan": [
     ["Scan every server's interface for poisoning", "kiwi mcp scan"],
     ["Scan a saved listing", "kiwi mcp scan --listing listing.json"],

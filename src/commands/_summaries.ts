@@ -16,7 +16,7 @@ export const COMMAND_SUMMARIES: Record<string, string> = {
   init: "Create .ai/tools/ with an example of each tool type, and tool.lock.json; never overwrites",
   hook: "Install or remove the git pre-commit hook that checks staged tools",
   completion: "Print a shell completion script for kiwi's commands, flags and tool ids",
-  mcp: "MCP server interfaces: hashes, pins, drift diffs and the poisoning scan",
+  mcp: "MCP server interfaces: hashes, pins, drift diffs, the poisoning scan and skills",
   publish: "Push a tool (which must pass kiwi check --strict) to an OCI registry, optionally signed",
   add: "Add a tool from an OCI registry: verify every digest and the integrity, validate, lock",
   outdated: "List remote tools whose tag now points to a different artifact (exit 1 if any)",

@@ -1,11 +1,13 @@
 // `kiwi mcp hash|verify|pin|approve|diff|scan`: MCP server interfaces, their pins in
 // tool.lock.json, drift diffs and the poisoning scan. Flags -> core (src/mcp/) -> ui/mcp.ts.
+import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type GateOutcome, assertScanPasses, gateServer, scanFor } from "../mcp/gate-io.ts";
-import { type LiveInterface, inspectServer, liveInterfaceOf } from "../mcp/inspect-io.ts";
+import type { Negotiation } from "../mcp/client-io.ts";
+import { type LiveInterface, inspectServer, liveInterfaceOf, negotiationFor } from "../mcp/inspect-io.ts";
 import { readWireListing } from "../mcp/listing-io.ts";
 import { diffFromPin, pinMatches } from "../mcp/pin.ts";
 import { type McpProject, readMcpProject, selectServers } from "../mcp/mcp-project-io.ts";
@@ -29,7 +31,7 @@ const hash = defineCommand({
   async run({ args }) {
     const ctx = contextFromArgs(args);
     const { live, source } = await liveOrListing(ctx, args.server, args.listing, args.unlocked === true);
-    const doc = { ok: true, ...source, name: live.live.name, version: live.live.version ?? null, protocol_version: live.live.protocol_version ?? null, interface_hash: live.live.interface_hash, full_hash: live.live.full_hash, counts: listingCounts(live.listing) };
+    const doc = { ok: true, ...source, name: live.live.name, version: live.live.version ?? null, protocol_version: live.live.protocol_version ?? null, ...(live.live.credential ? { credential: live.live.credential } : {}), interface_hash: live.live.interface_hash, full_hash: live.live.full_hash, counts: listingCounts(live.listing) };
     if (args.json) showJson(doc);
     else {
       showNote(renderListingSummary(live.listing));
@@ -139,7 +141,7 @@ const diff = defineCommand({
     if (!pinned) {
       throw new KiwiError("E_MCP_UNPINNED", `MCP server "${server.id}" has no pin in tool.lock.json, so there is nothing to compare with`, { hint: `pin it with "kiwi mcp pin ${server.id}"` });
     }
-    const { live } = await liveOrListing(ctx, server.id, args.listing, args.unlocked === true, server);
+    const { live } = await liveOrListing(ctx, server.id, args.listing, args.unlocked === true, server, negotiationFor(pinned));
     const result = diffFromPin(pinned, live.live, live.listing, server.id);
     if (args.json) showJson({ ok: true, server: server.id, changed: result.changes.length > 0, severity: result.severity, pinned: hashesOf(pinned), live: hashesOf(live.live), changes: result.changes });
     else showResult(renderDiff(server.id, result, ctx));
@@ -178,13 +180,40 @@ const scan = defineCommand({
   },
 });
 
+const skill = defineCommand({
+  meta: { name: "skill", description: "Fetch one of a server's skills (SEP-2640): its entry must match the pin, every file its sha256 digest" },
+  args: {
+    server: { type: "positional", required: true, description: "mcp_server tool id" },
+    uri: { type: "positional", required: true, description: "the skill's SKILL.md URI, e.g. skill://git-workflow/SKILL.md" },
+    out: { type: "string", description: "Write the skill's verified files into this folder (else SKILL.md goes to stdout)", valueHint: "dir" },
+    unlocked: { type: "boolean", description: "Fetch from a server that has no pin (the live entry alone is checked)" },
+    ...projectFlags,
+  },
+  async run({ args }) {
+    const ctx = contextFromArgs(args);
+    const { fetchSkill, writeSkillFiles } = await import("../mcp/skill-get-io.ts");
+    const fetched = await fetchSkill(ctx, args.server, args.uri, { unlocked: args.unlocked === true });
+    const written = args.out ? writeSkillFiles(resolve(ctx.cwd, args.out), fetched) : undefined;
+    const files = fetched.files.map((f) => ({ uri: f.uri, path: f.uri.slice(fetched.root.length), size: f.size, digest: f.digest }));
+    if (fetched.unpinned) showNote(`warning: MCP server "${fetched.server}" has no pin; the skill was checked against its live entry only`);
+    if (args.json) {
+      showJson({ ok: true, server: fetched.server, skill: args.uri, name: (fetched.entry.frontmatter as { name: string }).name, verified: true, files, ...(written ? { out: args.out } : {}) });
+      return 0;
+    }
+    showNote(`verified ${files.length} file${files.length === 1 ? "" : "s"} of ${args.uri} against ${fetched.unpinned ? "its live entry" : "the pin"} (sha256)`);
+    if (written) showResult(written.map((p) => join(args.out!, p)).join("\n"));
+    else showResult(new TextDecoder().decode(fetched.files.find((f) => f.uri === args.uri)!.bytes).replace(/\n$/, ""));
+    return 0;
+  },
+});
+
 export default defineCommand({
-  meta: { name: "mcp", description: "MCP server interfaces: hashes, pins, drift diffs and the poisoning scan" },
-  subCommands: { hash, verify, pin, approve, diff, scan },
+  meta: { name: "mcp", description: "MCP server interfaces: hashes, pins, drift diffs, the poisoning scan and skills" },
+  subCommands: { hash, verify, pin, approve, diff, scan, skill },
 });
 
 /** A live server (by id) or an offline listing file, as a LiveInterface. */
-async function liveOrListing(ctx: Context, serverId: string | undefined, listingFile: string | undefined, unlocked: boolean, known?: Tool): Promise<{ live: LiveInterface; source: Record<string, string> }> {
+async function liveOrListing(ctx: Context, serverId: string | undefined, listingFile: string | undefined, unlocked: boolean, known?: Tool, negotiation?: Negotiation): Promise<{ live: LiveInterface; source: Record<string, string> }> {
   if (listingFile) {
     const { listing, source } = readWireListing(ctx.cwd, listingFile);
     const pseudo = known ?? ({ id: source, manifestFile: source } as Tool);
@@ -192,7 +221,7 @@ async function liveOrListing(ctx: Context, serverId: string | undefined, listing
   }
   if (!serverId) throw new KiwiError("E_USAGE", "name an mcp_server tool id, or pass --listing FILE", { hint: 'e.g. "kiwi mcp hash github_mcp" or "kiwi mcp hash --listing tools.json"' });
   if (!known) selectServers(readMcpProject(ctx), [serverId]);
-  const live = await inspectServer(ctx, serverId, { unlocked });
+  const live = await inspectServer(ctx, serverId, { unlocked, ...(negotiation ? { negotiation } : {}) });
   for (const w of live.warnings) showNote(`warning: ${w}`);
   return { live, source: { server: serverId } };
 }

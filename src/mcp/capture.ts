@@ -13,10 +13,14 @@ export class LosslessCapture {
   /** Only results of these methods are kept (everything else is parsed by the SDK alone). */
   constructor(private readonly methods: ReadonlySet<string>) {}
 
+  /** The method of the latest request sent (what a failed handshake was waiting for). */
+  lastSent?: string;
+
   /** Notes an outgoing message: requests for captured methods remember their id. */
   noteOutgoing(message: unknown): void {
     if (!message || typeof message !== "object") return;
     const m = message as { method?: unknown; id?: unknown };
+    if (typeof m.method === "string" && m.id !== undefined) this.lastSent = m.method;
     if (typeof m.method === "string" && this.methods.has(m.method) && (typeof m.id === "number" || typeof m.id === "string")) {
       this.lastIdByMethod.set(m.method, keyOf(m.id));
     }
@@ -53,6 +57,12 @@ export class LosslessCapture {
       for (const wanted of this.lastIdByMethod.values()) if (wanted === key) this.results.set(key, message.result);
     }
     return value;
+  }
+
+  /** The lossless result of the latest `method` request if one arrived (left in place). */
+  peekResult(method: string): CanonicalValue | undefined {
+    const key = this.lastIdByMethod.get(method);
+    return key === undefined ? undefined : this.results.get(key);
   }
 
   /** The lossless result of the latest `method` request; fails closed when it was not captured. */

@@ -1,23 +1,18 @@
-// Talks to one MCP server through the official SDK Client over kiwi's transports: connect
-// (initialize), extract the interface (every list, every page, losslessly), call a tool, and
-// always close, which shuts a started server down and reaps it.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  CallToolResultSchema,
-  ErrorCode,
-  ListPromptsResultSchema,
-  ListResourcesResultSchema,
-  ListResourceTemplatesResultSchema,
-  ListToolsResultSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
+// Talks to one MCP server through the official SDK Client (v2, @modelcontextprotocol/client) over
+// kiwi's transports: pick a revision (server/discover first, else initialize), extract the
+// interface (discover plus every list, every page, losslessly), call a tool, and always close,
+// which shuts a started server down and reaps it.
+import { Client, SdkError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client";
+import { toPlain } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
 import { LosslessCapture } from "./capture.ts";
+import { credentialIdentity } from "./credential.ts";
+import { assertSameList, checkDiscoverAnswer, discoverServerInfo } from "./discover.ts";
 import { createHttpTransport, type HttpSpec } from "./http-io.ts";
 import { DEFAULT_LISTING_LIMITS, DEFAULT_TRANSPORT_LIMITS, type ListingLimits, type TransportLimits } from "./limits.ts";
-import { LIST_KINDS, type WireListing, type WireObject, emptyListing, isWireObject } from "./listing.ts";
+import { LIST_KINDS, type ListKey, type WireListing, type WireObject, advertises, discoverComponent, emptyListing, isWireObject, withoutMeta } from "./listing.ts";
 import { PROTOCOL_REVISIONS, mapSessionError, sessionTimeoutError } from "./session-errors.ts";
+import { checkSkillEntries } from "./skills.ts";
 import { type StdioSpec, StdioProcessTransport } from "./stdio-io.ts";
 
 /** How to reach a server: a process to start, or a URL. */
@@ -31,16 +26,20 @@ export interface SessionOptions {
   transportLimits?: Partial<TransportLimits>;
   /** How a stdio server runs: recorded in pins, and named when it fails to start. */
   sandbox?: { mode: "bubblewrap" | "none"; network: "none" | "filtered" | "host" };
+  /**
+   * How the revision is picked. `auto` (the default): `server/discover` first, and the initialize
+   * handshake when the server shows no 2026-07-28 support. `handshake`: initialize straight away,
+   * for a server pinned under a handshake revision (its pin stays comparable) and for legacy SSE.
+   */
+  negotiation?: Negotiation;
 }
+
+export type Negotiation = "auto" | "handshake";
 
 export { PROTOCOL_REVISIONS };
 
-const SCHEMAS = {
-  "tools/list": ListToolsResultSchema,
-  "prompts/list": ListPromptsResultSchema,
-  "resources/list": ListResourcesResultSchema,
-  "resources/templates/list": ListResourceTemplatesResultSchema,
-} as const;
+/** Methods whose results kiwi keeps losslessly (the interface is hashed over them). */
+const CAPTURED = ["initialize", "server/discover", "skills/get", ...LIST_KINDS.map((k) => k.method)];
 
 /** An open session: the SDK client, what initialize said, and how to end it. */
 export class McpSession {
@@ -63,6 +62,15 @@ export class McpSession {
   /** The initialize result as sent (lossless): serverInfo, protocolVersion, capabilities, instructions. */
   initResult: WireObject = {};
 
+  /** The `server/discover` result as sent (lossless), on a 2026-07-28 connection. */
+  discoverResult?: WireObject;
+
+  /** The revision agreed on: a handshake revision, or 2026-07-28 through server/discover. */
+  protocolVersion?: string;
+
+  /** For an HTTP server, which credential the requests presented ("none", or a fingerprint). */
+  credential?: string;
+
   /** How the server runs ("bubblewrap" or "none" for stdio), recorded in the pins taken from this session. */
   sandbox?: "bubblewrap" | "none";
 
@@ -74,25 +82,43 @@ export class McpSession {
     return this.noticeSource();
   }
 
-  /** The whole interface: initialize data plus every list the server advertises, every page. */
+  /** True on a 2026-07-28 connection (no session; every request carries its revision in `_meta`). */
+  get stateless(): boolean {
+    return this.discoverResult !== undefined;
+  }
+
+  /**
+   * The whole interface: what initialize (or server/discover) said plus every list the server
+   * advertises, every page. On a 2026-07-28 connection tools/list is listed twice: the revision
+   * requires it not to vary per connection, and a server whose tools change between two listings
+   * cannot be pinned (E_MCP).
+   */
   async extractListing(): Promise<WireListing> {
-    const init = this.initResult;
     const listing = emptyListing();
-    if (isWireObject(init.serverInfo)) listing.serverInfo = init.serverInfo;
-    if (typeof init.protocolVersion === "string") listing.protocolVersion = init.protocolVersion;
-    if (isWireObject(init.capabilities)) listing.capabilities = init.capabilities;
-    if (typeof init.instructions === "string") listing.instructions = init.instructions;
-    const caps = isWireObject(init.capabilities) ? init.capabilities : {};
-    for (const { key, method, capability } of LIST_KINDS) {
+    const source = this.discoverResult ?? this.initResult;
+    const serverInfo = this.discoverResult ? discoverServerInfo(this.discoverResult) : source.serverInfo;
+    if (isWireObject(serverInfo)) listing.serverInfo = serverInfo;
+    if (this.protocolVersion) listing.protocolVersion = this.protocolVersion;
+    else if (typeof source.protocolVersion === "string") listing.protocolVersion = source.protocolVersion;
+    if (isWireObject(source.capabilities)) listing.capabilities = source.capabilities;
+    if (typeof source.instructions === "string") listing.instructions = source.instructions;
+    if (this.discoverResult) listing.discover = discoverComponent(this.discoverResult);
+    const caps = isWireObject(source.capabilities) ? source.capabilities : {};
+    for (const kind of LIST_KINDS) {
       // Only advertised capabilities are listed (a server may answer others with an error).
-      if (caps[capability] === undefined || caps[capability] === null) continue;
-      listing[key] = await this.listAll(method, key);
+      if (!advertises(caps, kind)) continue;
+      listing[kind.key] = await this.listAll(kind.method, kind.key);
+    }
+    if (listing.skills.length > 0) checkSkillEntries(listing.skills, this.label);
+    if (this.stateless && advertises(caps, LIST_KINDS[0])) {
+      const again = await this.listAll("tools/list", "tools");
+      assertSameList(this.label, listing.tools, again);
     }
     return listing;
   }
 
   /** Follows nextCursor to the end; refuses cursor loops and listings past the limits. */
-  private async listAll(method: keyof typeof SCHEMAS, key: string): Promise<WireObject[]> {
+  private async listAll(method: string, key: ListKey): Promise<WireObject[]> {
     const items: WireObject[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
@@ -102,7 +128,7 @@ export class McpSession {
           hint: "the server's pagination never ends; report it to the server's author",
         });
       }
-      await this.request(method, cursor === undefined ? {} : { cursor }, SCHEMAS[method]);
+      await this.request(method, cursor === undefined ? {} : { cursor });
       const result = this.capture.takeResult(method);
       const list = isWireObject(result) ? result[key] : undefined;
       if (!Array.isArray(list)) throw new KiwiError("E_MCP", `${this.label} answered ${method} without a "${key}" array`);
@@ -130,19 +156,48 @@ export class McpSession {
     }
   }
 
-  /** Calls a tool and returns the SDK's (plain) result. */
-  async callTool(name: string, args: Record<string, unknown>, timeoutMs?: number): Promise<Record<string, unknown>> {
-    return (await this.request("tools/call", { name, arguments: args }, CallToolResultSchema, timeoutMs)) as Record<string, unknown>;
+  /** The lossless result of the latest request of a captured method (skills/get, the lists…). */
+  takeResult(method: string): ReturnType<LosslessCapture["takeResult"]> {
+    return this.capture.takeResult(method);
   }
 
-  /** One request with the per-request and session timeouts, errors mapped to KiwiError. */
-  async request(method: string, params: Record<string, unknown>, schema: Parameters<Client["request"]>[1], timeoutMs?: number): Promise<unknown> {
+  /**
+   * Calls a tool and returns the SDK's (plain) result. On a 2026-07-28 connection the call goes
+   * through the SDK's callTool with the listed definition, so the `Mcp-Param-*` headers a tool
+   * declares (SEP-2243) are sent over HTTP; the definition's outputSchema is left out, because
+   * kiwi never lets the SDK compile a server's schema (its own safe compiler checks schemas).
+   */
+  async callTool(name: string, args: Record<string, unknown>, timeoutMs?: number, definition?: WireObject): Promise<Record<string, unknown>> {
+    if (!this.stateless || definition === undefined) return (await this.request("tools/call", { name, arguments: args }, timeoutMs)) as Record<string, unknown>;
+    const { outputSchema: _unused, ...tool } = toPlain(withoutMeta(definition)) as Record<string, unknown>;
+    const left = this.deadline - Date.now();
+    if (left <= 0) throw this.timeoutError("tools/call", this.limits.sessionTimeoutMs, "session");
+    const timeout = Math.min(timeoutMs ?? this.limits.requestTimeoutMs, left);
+    try {
+      const result = await this.client.callTool({ name, arguments: args }, { timeout, maxTotalTimeout: timeout, toolDefinition: tool as never });
+      const failure = this.failure();
+      if (failure) throw failure;
+      return result as Record<string, unknown>;
+    } catch (error) {
+      throw this.mapError(error, "tools/call", timeout);
+    }
+  }
+
+  /**
+   * One request with the per-request and session timeouts, errors mapped to KiwiError. Spec
+   * methods are checked by the SDK against the agreed revision's schema; extension methods
+   * (skills/…) pass through and are checked by kiwi. On a 2026-07-28 connection the SDK adds the
+   * revision, client info and capabilities to every request's `_meta`.
+   */
+  async request(method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<unknown> {
     const left = this.deadline - Date.now();
     if (left <= 0) throw this.timeoutError(method, this.limits.sessionTimeoutMs, "session");
     const timeout = Math.min(timeoutMs ?? this.limits.requestTimeoutMs, left);
     let result: unknown;
     try {
-      result = await this.client.request({ method, params } as never, schema, { timeout, maxTotalTimeout: timeout });
+      result = method.startsWith("skills/")
+        ? await this.client.request({ method, params }, PASSTHROUGH, { timeout, maxTotalTimeout: timeout })
+        : await this.client.request({ method, params } as never, { timeout, maxTotalTimeout: timeout });
     } catch (error) {
       throw this.mapError(error, method, timeout);
     }
@@ -176,11 +231,30 @@ export class McpSession {
   }
 }
 
-/** Starts or reaches a server and runs initialize; on failure everything started is stopped. */
+/**
+ * Starts or reaches a server and agrees on a revision: `server/discover` first (2026-07-28), the
+ * initialize handshake when the server shows no support for it. A stdio server that exits on the
+ * probe (SDKs that end the process on any request before initialize do) is started again and
+ * spoken to with initialize. On failure everything started is stopped.
+ */
 export async function openSession(target: McpTarget, options: SessionOptions): Promise<McpSession> {
+  // Legacy HTTP+SSE is a 2024-11-05 transport: no 2026-07-28 server speaks it.
+  const negotiation = options.negotiation ?? (target.kind === "http" && target.transport === "sse" ? "handshake" : "auto");
+  try {
+    return await connectOnce(target, options, negotiation);
+  } catch (error) {
+    if (negotiation === "auto" && target.kind === "stdio" && error instanceof ProbeClosed) return connectOnce(target, options, "handshake");
+    throw error;
+  }
+}
+
+/** A stdio server closed its pipe while answering the server/discover probe: a legacy server. */
+class ProbeClosed extends Error {}
+
+async function connectOnce(target: McpTarget, options: SessionOptions, negotiation: Negotiation): Promise<McpSession> {
   const limits = { ...DEFAULT_LISTING_LIMITS, ...options.limits };
   const transportLimits = { ...DEFAULT_TRANSPORT_LIMITS, ...options.transportLimits };
-  const capture = new LosslessCapture(new Set(["initialize", ...Object.keys(SCHEMAS)]));
+  const capture = new LosslessCapture(new Set(CAPTURED));
   let transport: Transport;
   let failure: () => KiwiError | undefined;
   let whenFailed: Promise<KiwiError> = new Promise(() => {});
@@ -196,10 +270,16 @@ export async function openSession(target: McpTarget, options: SessionOptions): P
     failure = http.failure;
     whenFailed = http.whenFailed;
   }
-  // Hostile outputSchemas are never compiled by the SDK: kiwi validates through its own safe compiler.
-  const client = new Client({ name: "kiwi", version: options.clientVersion }, { capabilities: {} });
+  const startMs = limits.startTimeoutMs ?? limits.requestTimeoutMs;
+  // Hostile outputSchemas are never compiled by the SDK (kiwi calls tools with plain requests and
+  // never lists through the SDK's cache): kiwi validates through its own safe compiler.
+  const client = new Client(
+    { name: "kiwi", version: options.clientVersion },
+    { capabilities: {}, ...(negotiation === "auto" ? { versionNegotiation: { mode: "auto", probe: { timeoutMs: startMs } } } : {}) },
+  );
   const session = new McpSession(client, transport, capture, failure, options.label, limits, stderrSummary);
   session.sandbox = options.sandbox?.mode;
+  if (target.kind === "http") session.credential = credentialIdentity(target.url, target.headers);
   if (transport instanceof StdioProcessTransport) {
     const stdio = transport;
     session.noticeSource = () => {
@@ -207,31 +287,57 @@ export async function openSession(target: McpTarget, options: SessionOptions): P
       return warning === undefined ? [] : [warning];
     };
   }
-  const startMs = limits.startTimeoutMs ?? limits.requestTimeoutMs;
   try {
-    // The SDK bounds initialize, not the transport's start (an SSE stream that never opens):
+    // The SDK bounds the handshake, not the transport's start (an SSE stream that never opens):
     // a fatal tap failure or the request timeout ends the wait either way.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const guard = new Promise<never>((_, reject) => {
       void whenFailed.then(reject);
-      timer = setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, "start timed out")), startMs + 1_000);
+      timer = setTimeout(() => reject(new SdkError(SdkErrorCode.RequestTimeout, "start timed out")), startMs * (negotiation === "auto" ? 2 : 1) + 1_000);
     });
     try {
-      await Promise.race([client.connect(transport, { timeout: startMs, maxTotalTimeout: startMs }), guard]);
+      await Promise.race([client.connect(transport, { timeout: startMs, maxTotalTimeout: startMs, ...(negotiation === "handshake" ? { prior: { kind: "legacy" as const } } : {}) }), guard]);
     } finally {
       clearTimeout(timer);
     }
     const failed = failure();
     if (failed) throw failed;
-    const init = capture.takeResult("initialize");
-    session.initResult = isWireObject(init) ? init : {};
+    session.protocolVersion = client.getNegotiatedProtocolVersion();
+    if (client.getProtocolEra() === "modern") {
+      const discover = capture.takeResult("server/discover");
+      if (!isWireObject(discover)) throw new KiwiError("E_MCP", `${options.label} sent a server/discover result that is not an object`);
+      session.discoverResult = discover;
+    } else {
+      const broken = checkDiscoverAnswer(capture.peekResult("server/discover"), options.label);
+      if (broken) throw broken;
+      const init = capture.takeResult("initialize");
+      session.initResult = isWireObject(init) ? init : {};
+    }
   } catch (error) {
-    const mapped = session.mapError(error, "initialize", startMs);
+    const broken = error instanceof KiwiError ? undefined : checkDiscoverAnswer(capture.peekResult("server/discover"), options.label);
+    if (broken) {
+      await session.close();
+      throw broken;
+    }
+    if (negotiation === "auto" && target.kind === "stdio" && closedDuringProbe(error)) {
+      await session.close();
+      throw new ProbeClosed();
+    }
+    const method = capture.lastSent ?? (negotiation === "auto" ? "server/discover" : "initialize");
+    const mapped = session.mapError(error, method, startMs);
     await session.close();
     throw options.sandbox?.mode === "bubblewrap" ? withSandboxHint(mapped, options.sandbox.network) : mapped;
   }
   return session;
 }
+
+/** The SDK's verdict for a stdio server that closed its pipe while the probe was pending. */
+function closedDuringProbe(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /closed during the server\/discover probe/.test(error.message);
+}
+
+/** A result schema that accepts any value: extension results are checked by kiwi itself. */
+const PASSTHROUGH = { "~standard": { version: 1 as const, vendor: "kiwi", validate: (value: unknown) => ({ value }) } };
 
 /**
  * A server that fails to start inside kiwi's sandbox most often lacks what the sandbox withholds:

@@ -10,7 +10,7 @@ import { renderVisible } from "./visible.ts";
 export type DiffSeverity = "security" | "notice" | "info";
 export const SEVERITY_ORDER: readonly DiffSeverity[] = ["info", "notice", "security"];
 
-export type ComponentKind = "server" | "instructions" | "tool" | "prompt" | "resource" | "resource_template";
+export type ComponentKind = "server" | "instructions" | "tool" | "prompt" | "resource" | "resource_template" | "skill";
 
 export interface FieldChange {
   field: string;
@@ -34,6 +34,8 @@ export interface InterfaceDiff {
   severity: DiffSeverity | null;
   /** Set when the pin was taken under another sandbox mode than this run (a likely cause of the change). */
   sandbox?: { pinned: string; live: string };
+  /** Set when an HTTP server was pinned under another credential than this run presented (lists may differ by authorization). */
+  credential?: { pinned: string; live: string };
 }
 
 /**
@@ -51,10 +53,13 @@ const SECURITY_FIELDS: ReadonlySet<string> = new Set([
   "name",
   "uri",
   "uriTemplate",
+  // Skills: what the model is told (frontmatter) and the files an approval binds to.
+  "frontmatter",
+  "resources",
 ]);
 
-const KIND_OF: Record<ListKey, ComponentKind> = { tools: "tool", prompts: "prompt", resources: "resource", resourceTemplates: "resource_template" };
-const ID_OF: Record<ListKey, string> = { tools: "name", prompts: "name", resources: "uri", resourceTemplates: "uriTemplate" };
+const KIND_OF: Record<ListKey, ComponentKind> = { tools: "tool", prompts: "prompt", resources: "resource", resourceTemplates: "resource_template", skills: "skill" };
+const ID_OF = Object.fromEntries(LIST_KINDS.map((k) => [k.key, k.id])) as Record<ListKey, string>;
 
 /** A diff larger than this many characters per side is summarised instead of computed. */
 const MAX_DIFF_CHARS = 1_000_000;
@@ -87,6 +92,21 @@ function diffServer(pinned: WireListing, live: WireListing): ComponentChange | u
   // A server that now calls itself something else must not pass as the pinned one.
   if (name(pinned) !== name(live)) fields.push({ field: "serverInfo.name", severity: "security", patch: patchOf("serverInfo.name", name(pinned), name(live)) });
   if (version(pinned) !== version(live)) fields.push({ field: "serverInfo.version", severity: "info", patch: patchOf("serverInfo.version", version(pinned), version(live)) });
+  // A 2026-07-28 server's discover result: supported revisions are informational, capabilities a notice.
+  const before = pinned.discover ?? {};
+  const after = live.discover ?? {};
+  if (pinned.discover !== undefined || live.discover !== undefined) {
+    for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+      const a = before[key];
+      const b = after[key];
+      if (a !== undefined && b !== undefined && renderCanonicalJson(a) === renderCanonicalJson(b)) continue;
+      fields.push({
+        field: `discover.${key}`,
+        severity: key === "supportedVersions" ? "info" : "notice",
+        patch: patchOf(`server/discover/${key}`, a === undefined ? "" : renderFieldText(a), b === undefined ? "" : renderFieldText(b)),
+      });
+    }
+  }
   if (fields.length === 0) return undefined;
   return { kind: "server", name: "", change: "changed", severity: maxSeverity(fields), fields };
 }

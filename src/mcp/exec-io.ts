@@ -9,7 +9,7 @@ import { assertNoViolations, toViolations } from "../exec/params.ts";
 import type { PreparedExec } from "../exec/prepare-io.ts";
 import { compileUntrustedSchema } from "../validate/json-schema.ts";
 import { type GateOptions, type GateOutcome, gateServer } from "./gate-io.ts";
-import { liveInterfaceOf, withSessionFor } from "./inspect-io.ts";
+import { liveInterfaceOf, negotiationFor, withSessionFor } from "./inspect-io.ts";
 import type { WireObject } from "./listing.ts";
 import { readMcpProject } from "./mcp-project-io.ts";
 import { suggest } from "../resolve/suggest.ts";
@@ -43,7 +43,7 @@ export async function runMcpTool(ctx: Context, prepared: PreparedExec, gate: Omi
   try {
     return await withSessionFor(prepared, server, async (session) => {
       const listing = await session.extractListing();
-      const live = liveInterfaceOf(server, listing, session.warnings(), session.sandbox);
+      const live = liveInterfaceOf(server, listing, session.warnings(), session.sandbox, session.credential);
       const outcome = await gateServer(project, live, gate);
       onGate?.(outcome);
       const tool = listing.tools.find((t) => t.name === name);
@@ -54,9 +54,9 @@ export async function runMcpTool(ctx: Context, prepared: PreparedExec, gate: Omi
         });
       }
       assertLiveSchemaAccepts(leaf, server, tool, prepared.plan.params);
-      const result = await session.callTool(name, prepared.plan.params, leaf.limits.timeoutMs);
+      const result = await session.callTool(name, prepared.plan.params, leaf.limits.timeoutMs, tool);
       return { server: server.id, tool: leaf.id, name, result, gate: outcome };
-    });
+    }, undefined, negotiationFor(project.pins[server.id]));
   } finally {
     prepared.cleanup();
   }

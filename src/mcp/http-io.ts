@@ -1,9 +1,7 @@
 // The HTTP transports (streamable HTTP and legacy SSE) the SDK Client talks through. They are the
 // SDK's own transports, given a fetch (the http_client primitive's path) that taps every response:
 // JSON bodies and SSE events are bounded in size and fed to the lossless capture for hashing.
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
 import { createParser } from "eventsource-parser";
 import { KiwiError } from "../errors.ts";
 import type { LosslessCapture } from "./capture.ts";

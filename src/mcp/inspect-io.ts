@@ -8,11 +8,12 @@ import { withPlanProxy } from "../exec/run-io.ts";
 import { type Refusal, renderRefusals } from "../exec/net-proxy.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import type { Tool } from "../manifest/model.ts";
-import { type McpSession, withSession } from "./client-io.ts";
+import { type McpSession, type Negotiation, withSession } from "./client-io.ts";
 import { type InterfaceHashes, hashInterface } from "./interface.ts";
 import type { ListingLimits } from "./limits.ts";
 import type { WireListing } from "./listing.ts";
-import { type McpPin, pinFromListing, withSandbox } from "./pin.ts";
+import { type McpPin, pinFromListing, withCredential, withSandbox } from "./pin.ts";
+import { isModernRevision } from "./session-errors.ts";
 import { type PlanLike, limitsFor, serverLabel, targetFromPlan } from "./target.ts";
 
 export interface LiveInterface {
@@ -37,6 +38,18 @@ export interface InspectOptions {
   limits?: Partial<ListingLimits>;
   /** Hears what kiwi's proxy refused a host-filtered server, once the session is over. */
   onRefusals?: (refusals: Refusal[]) => void;
+  /** How to pick the revision (default auto); `negotiationFor(pin)` keeps a pinned server on its revision. */
+  negotiation?: Negotiation;
+}
+
+/**
+ * How to speak to a server given its pin: one pinned under a handshake revision is spoken to with
+ * initialize straight away (its pin stays comparable, and a server that dies on an unknown first
+ * request is started once); an unpinned server, or one pinned under 2026-07-28, is probed with
+ * server/discover first. `kiwi mcp pin`, `approve` and `hash` always probe.
+ */
+export function negotiationFor(pin: Pick<McpPin, "protocol_version"> | undefined): Negotiation {
+  return pin?.protocol_version !== undefined && !isModernRevision(pin.protocol_version) ? "handshake" : "auto";
 }
 
 /** Opens a session on a project server (tool id), runs `fn`, and always shuts the server down. */
@@ -46,7 +59,7 @@ export async function withServerSession<T>(ctx: Context, serverId: string, optio
   const prepared = prepareExec(ctx, { toolId: serverId, unlocked: options.unlocked, sources: {}, dryRun: false, sandbox });
   try {
     const server = prepared.chain.links[0]!.tool;
-    return await withSessionFor(prepared, server, (session) => fn(session, server), options.limits);
+    return await withSessionFor(prepared, server, (session) => fn(session, server), options.limits, options.negotiation);
   } finally {
     prepared.cleanup();
     if (prepared.refusals.length > 0) options.onRefusals?.(prepared.refusals);
@@ -57,23 +70,25 @@ export async function withServerSession<T>(ctx: Context, serverId: string, optio
 export type PreparedLike = Pick<PreparedExec, "plan" | "checkUrl" | "netPolicy" | "refusals">;
 
 /** A session on the server an already verified plan describes (exec of an mcp_tool uses this). */
-export function withSessionFor<T>(prepared: PreparedLike, server: Tool, fn: (session: McpSession) => Promise<T>, limits?: Partial<ListingLimits>): Promise<T> {
+export function withSessionFor<T>(prepared: PreparedLike, server: Tool, fn: (session: McpSession) => Promise<T>, limits?: Partial<ListingLimits>, negotiation?: Negotiation): Promise<T> {
   const target = targetFromPlan(prepared.plan as PlanLike, server, prepared.checkUrl);
   const mode = sandboxOf(prepared.plan);
   const network = (prepared.plan as { sandbox?: { network?: "none" | "filtered" | "host" } }).sandbox?.network ?? "host";
   // A host-filtered stdio server reaches the network only through kiwi's proxy, which lives as long as the session.
-  return withPlanProxy(prepared, () => withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits }, ...(mode ? { sandbox: { mode, network } } : {}) }, fn));
+  return withPlanProxy(prepared, () => withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits }, ...(mode ? { sandbox: { mode, network } } : {}), ...(negotiation ? { negotiation } : {}) }, fn));
 }
 
 /** Extracts a project server's live interface with both hashes and the pin it would get. */
 export async function inspectServer(ctx: Context, serverId: string, options: InspectOptions): Promise<LiveInterface> {
   let refused: Refusal[] = [];
-  const live = await withServerSession(ctx, serverId, { ...options, onRefusals: (r) => (refused = r) }, async (session, server) => liveInterfaceOf(server, await session.extractListing(), session.warnings(), session.sandbox));
+  const live = await withServerSession(ctx, serverId, { ...options, onRefusals: (r) => (refused = r) }, async (session, server) => liveInterfaceOf(server, await session.extractListing(), session.warnings(), session.sandbox, session.credential));
   return refused.length > 0 ? { ...live, warnings: [...live.warnings, ...renderRefusals(serverId, refused)] } : live;
 }
 
 /** The live interface record of an extracted listing. */
-export function liveInterfaceOf(server: Tool, listing: WireListing, warnings: string[] = [], sandbox?: McpPin["sandbox"]): LiveInterface {
-  const live = pinFromListing(listing);
-  return { server, listing, live: sandbox === undefined ? live : withSandbox(live, sandbox), hashes: hashInterface(listing), warnings };
+export function liveInterfaceOf(server: Tool, listing: WireListing, warnings: string[] = [], sandbox?: McpPin["sandbox"], credential?: string): LiveInterface {
+  let live = pinFromListing(listing);
+  if (sandbox !== undefined) live = withSandbox(live, sandbox);
+  if (credential !== undefined) live = withCredential(live, credential);
+  return { server, listing, live, hashes: hashInterface(listing), warnings };
 }

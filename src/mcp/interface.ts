@@ -4,7 +4,7 @@ import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import { KiwiError } from "../errors.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
-import { isWireObject, type WireListing, type WireObject, withoutMeta } from "./listing.ts";
+import { discoverComponent, isWireObject, type WireListing, type WireObject, withoutMeta } from "./listing.ts";
 
 /** One component with its canonical text and that text's SHA-256. */
 export interface HashedComponent {
@@ -120,14 +120,18 @@ export const FULL_COMPONENT_KINDS = {
   prompts: "prompt",
   resources: "resource",
   resourceTemplates: "resource_template",
+  skills: "skill",
 } as const;
 
 /**
  * §2 components (kiwi's full hash). Each wire object is kept whole except its top-level `_meta`,
  * nested under a key named after its kind, so no wire field can collide with `type`:
  * `{"type":"tool","tool":{…}}`, `{"type":"prompt","prompt":{…}}`, `{"type":"resource","resource":{…}}`,
- * `{"type":"resource_template","resource_template":{…}}`, and, when non-empty,
- * `{"type":"server_instructions","instructions":"…"}`. URIs are kept as sent (no normalisation).
+ * `{"type":"resource_template","resource_template":{…}}`, `{"type":"skill","skill":{…}}` (SEP-2640
+ * entries, file digests included), when non-empty `{"type":"server_instructions","instructions":"…"}`,
+ * and for a 2026-07-28 server `{"type":"server_discover","server_discover":{…}}` (the discover
+ * result without ttlMs, cacheScope, resultType, _meta, instructions and serverInfo). URIs are kept
+ * as sent (no normalisation). A listing without skills or discover hashes exactly as before them.
  */
 export function fullComponents(listing: WireListing): WireObject[] {
   const out: WireObject[] = [];
@@ -137,6 +141,8 @@ export function fullComponents(listing: WireListing): WireObject[] {
   if (typeof listing.instructions === "string" && listing.instructions !== "") {
     out.push({ type: "server_instructions", instructions: listing.instructions });
   }
+  // Only a 2026-07-28 listing has one; its volatile fields are dropped here too, whatever the source.
+  if (listing.discover) out.push({ type: "server_discover", server_discover: discoverComponent(listing.discover) });
   return out;
 }
 

@@ -7,14 +7,57 @@ import { JsonSyntaxError, parseJsonLossless } from "../manifest/json.ts";
 /** A JSON object as the lossless parser yields it. */
 export type WireObject = { [key: string]: CanonicalValue };
 
-/** The four list kinds, with their wire key, list method and the capability that gates them. */
+/**
+ * The list kinds, with their wire key, list method, the capability that gates them and the field
+ * that identifies an item. Skills (SEP-2640) are gated by `capabilities.extensions` instead.
+ */
 export const LIST_KINDS = [
-  { key: "tools", method: "tools/list", capability: "tools", item: "tool" },
-  { key: "prompts", method: "prompts/list", capability: "prompts", item: "prompt" },
-  { key: "resources", method: "resources/list", capability: "resources", item: "resource" },
-  { key: "resourceTemplates", method: "resources/templates/list", capability: "resources", item: "resource template" },
+  { key: "tools", method: "tools/list", capability: "tools", item: "tool", id: "name" },
+  { key: "prompts", method: "prompts/list", capability: "prompts", item: "prompt", id: "name" },
+  { key: "resources", method: "resources/list", capability: "resources", item: "resource", id: "uri" },
+  { key: "resourceTemplates", method: "resources/templates/list", capability: "resources", item: "resource template", id: "uriTemplate" },
+  { key: "skills", method: "skills/list", capability: "extensions", item: "skill", id: "uri" },
 ] as const;
 export type ListKey = (typeof LIST_KINDS)[number]["key"];
+
+/** The Skills extension's id in `capabilities.extensions` (SEP-2640). */
+export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+
+/**
+ * Result fields of the 2026-07-28 revision that describe one answer, not the interface: cache
+ * hints (`ttlMs`, `cacheScope`), the `resultType` every result carries, and `_meta`. They never
+ * enter a pin or a hash, so two answers of an unchanged server always hash alike.
+ */
+export const VOLATILE_RESULT_FIELDS: ReadonlySet<string> = new Set(["ttlMs", "cacheScope", "resultType", "_meta"]);
+
+/** A copy of a result object without its volatile fields (and without `nextCursor`). */
+export function withoutVolatile(object: WireObject): WireObject {
+  const out: WireObject = {};
+  for (const key of Object.keys(object)) {
+    if (VOLATILE_RESULT_FIELDS.has(key) || key === "nextCursor") continue;
+    Object.defineProperty(out, key, { value: object[key], enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/**
+ * What of a discover result is interface: all but the volatile fields (ttlMs, cacheScope,
+ * resultType, _meta), instructions (a component of its own) and serverInfo (the pin's name and
+ * version). Applied when listing and again when hashing, whatever the listing's source.
+ */
+export function discoverComponent(discover: WireObject): WireObject {
+  const out = withoutVolatile(discover);
+  delete out.instructions;
+  delete out.serverInfo;
+  return out;
+}
+
+/** True when the capabilities advertise the list kind (skills: the Skills extension). */
+export function advertises(capabilities: WireObject, kind: (typeof LIST_KINDS)[number]): boolean {
+  const value = capabilities[kind.capability];
+  if (value === undefined || value === null) return false;
+  return kind.key !== "skills" || (isWireObject(value) && value[SKILLS_EXTENSION] !== undefined && value[SKILLS_EXTENSION] !== null);
+}
 
 /**
  * A server's interface in MCP wire terms (shared/specs/mcp-interface.md §3). Everything but the
@@ -25,15 +68,22 @@ export interface WireListing {
   protocolVersion?: string;
   capabilities?: WireObject;
   instructions?: CanonicalValue;
+  /**
+   * A 2026-07-28 server's `server/discover` result without its volatile fields, `instructions`
+   * (a component of its own) and `serverInfo` (compared by name, its version informational).
+   */
+  discover?: WireObject;
   tools: WireObject[];
   prompts: WireObject[];
   resources: WireObject[];
   resourceTemplates: WireObject[];
+  /** Skill entries (SEP-2640 `skills/list`): `{uri, frontmatter, resources: [{uri, digest, size}]}`. */
+  skills: WireObject[];
 }
 
 /** An empty listing (a server that advertises nothing). */
 export function emptyListing(): WireListing {
-  return { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+  return { tools: [], prompts: [], resources: [], resourceTemplates: [], skills: [] };
 }
 
 /** Parses a wire listing file (§3 shape) losslessly; `source` names the file in errors. */
@@ -56,16 +106,19 @@ export function parseWireListing(text: string, source: string): WireListing {
 export function checkWireListing(value: CanonicalValue, source: string): WireListing {
   if (!isWireObject(value)) throw shapeError(source, "", "the listing must be a JSON object");
   const listing = emptyListing();
-  for (const { key, item } of LIST_KINDS) {
+  for (const { key, item, id } of LIST_KINDS) {
     const list = value[key];
     if (list === undefined || list === null) continue;
     if (!Array.isArray(list)) throw shapeError(source, `/${key}`, `"${key}" must be an array`);
     list.forEach((entry, i) => {
       if (!isWireObject(entry)) throw shapeError(source, `/${key}/${i}`, `each ${item} must be an object`);
-      const idKey = key === "resources" ? "uri" : key === "resourceTemplates" ? "uriTemplate" : "name";
-      if (typeof entry[idKey] !== "string") throw shapeError(source, `/${key}/${i}/${idKey}`, `the ${item} has no string "${idKey}"`);
+      if (typeof entry[id] !== "string") throw shapeError(source, `/${key}/${i}/${id}`, `the ${item} has no string "${id}"`);
     });
     listing[key] = list as WireObject[];
+  }
+  if (value.discover !== undefined && value.discover !== null) {
+    if (!isWireObject(value.discover)) throw shapeError(source, "/discover", '"discover" must be an object');
+    listing.discover = value.discover;
   }
   if (value.serverInfo !== undefined && value.serverInfo !== null) {
     if (!isWireObject(value.serverInfo)) throw shapeError(source, "/serverInfo", '"serverInfo" must be an object');

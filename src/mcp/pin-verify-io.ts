@@ -5,7 +5,7 @@ import { ERROR_CODES, KiwiError, toKiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { InterfaceDiff } from "./diff.ts";
 import { scanFor } from "./gate-io.ts";
-import { inspectServer } from "./inspect-io.ts";
+import { inspectServer, negotiationFor } from "./inspect-io.ts";
 import { driftError, unpinnedError } from "./modes.ts";
 import { type McpPin, diffFromPin, pinMatches } from "./pin.ts";
 import type { McpProject } from "./mcp-project-io.ts";
@@ -35,7 +35,7 @@ export async function verifyServers(ctx: Context, project: McpProject, servers: 
       continue;
     }
     try {
-      const live = await inspectServer(ctx, server.id, { unlocked: false });
+      const live = await inspectServer(ctx, server.id, { unlocked: false, negotiation: negotiationFor(pin) });
       const scan = scanFor(project, live, options.strict);
       if (pinMatches(pin, live.live)) {
         rows.push({ server: server.id, status: "ok", pin, live: live.live, scan, warnings: live.warnings });

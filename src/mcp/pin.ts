@@ -19,6 +19,11 @@ export interface McpPin {
   protocol_version?: string;
   /** How a stdio server ran when pinned: "bubblewrap" or "none" (informational, never part of a hash). */
   sandbox?: "bubblewrap" | "none";
+  /**
+   * For an HTTP server, the credential the listing was taken with: "none", or a scrypt fingerprint
+   * of the credential headers (never the secret). Lists may differ by authorization (2026-07-28).
+   */
+  credential?: string;
   /** `sha256:<hex>`, kiji-safeguard compatible (shared/specs/mcp-interface.md §1). */
   interface_hash: string;
   /** `sha256:<hex>`, kiwi's full hash (§2). */
@@ -48,6 +53,7 @@ export function pinFromListing(listing: WireListing): McpPin {
 export function snapshotListing(listing: WireListing): WireObject {
   const out: WireObject = {};
   if (typeof listing.instructions === "string" && listing.instructions !== "") out.instructions = listing.instructions;
+  if (listing.discover) out.discover = listing.discover;
   for (const { key } of LIST_KINDS) {
     if (listing[key].length === 0) continue;
     out[key] = sortItems(key, listing[key].map(withoutMeta));
@@ -65,12 +71,20 @@ export function diffFromPin(pin: McpPin, live: McpPin, liveListing: WireListing,
   if (diff.changes.length > 0 && pin.sandbox !== undefined && live.sandbox !== undefined && pin.sandbox !== live.sandbox) {
     diff.sandbox = { pinned: pin.sandbox, live: live.sandbox };
   }
+  if (diff.changes.length > 0 && pin.credential !== undefined && live.credential !== undefined && pin.credential !== live.credential) {
+    diff.credential = { pinned: pin.credential, live: live.credential };
+  }
   return diff;
 }
 
 /** The pin with the sandbox mode it was taken under, keys in display order. */
 export function withSandbox(pin: McpPin, sandbox: NonNullable<McpPin["sandbox"]>): McpPin {
   return reorder({ ...pin, sandbox });
+}
+
+/** The pin with the credential identity an HTTP server was listed under, keys in display order. */
+export function withCredential(pin: McpPin, credential: string): McpPin {
+  return reorder({ ...pin, credential });
 }
 
 /** The listing a pin describes (serverInfo from the pin's name and version). */
@@ -88,7 +102,7 @@ export function listingFromPin(pin: McpPin, subject: string): WireListing {
 export function parsePin(value: CanonicalValue, server: string): McpPin {
   const subject = `tool.lock.json mcp_servers.${server}`;
   if (!isWireObject(value)) throw invalid(subject, "is not an object");
-  const { name, version, protocol_version, sandbox, interface_hash, full_hash } = value;
+  const { name, version, protocol_version, sandbox, credential, interface_hash, full_hash } = value;
   if (typeof name !== "string") throw invalid(subject, 'has no string "name"');
   if (typeof interface_hash !== "string" || typeof full_hash !== "string") throw invalid(subject, "has no interface_hash/full_hash");
   if (!isWireObject(value.interface)) throw invalid(subject, 'has no "interface" snapshot');
@@ -96,6 +110,7 @@ export function parsePin(value: CanonicalValue, server: string): McpPin {
   if (typeof version === "string") pin.version = version;
   if (typeof protocol_version === "string") pin.protocol_version = protocol_version;
   if (sandbox === "bubblewrap" || sandbox === "none") pin.sandbox = sandbox;
+  if (typeof credential === "string") pin.credential = credential;
   const recomputed = hashInterface(listingFromPin(pin, subject));
   if (formatDigest(recomputed.interface_hash) !== interface_hash || formatDigest(recomputed.full_hash) !== full_hash) {
     throw new KiwiError("E_LOCK_INVALID", `${subject}: the stored hashes do not match the stored interface snapshot`, {
@@ -115,7 +130,7 @@ export function pinMatches(pin: McpPin, live: McpPin): boolean {
   return pin.name === live.name && pin.interface_hash === live.interface_hash && pin.full_hash === live.full_hash;
 }
 
-const SORT_KEY: Record<ListKey, string> = { tools: "name", prompts: "name", resources: "uri", resourceTemplates: "uriTemplate" };
+const SORT_KEY = Object.fromEntries(LIST_KINDS.map((k) => [k.key, k.id])) as Record<ListKey, string>;
 
 function sortItems(key: ListKey, items: WireObject[]): WireObject[] {
   const id = SORT_KEY[key];
@@ -129,6 +144,7 @@ function reorder(pin: McpPin): McpPin {
   if (pin.version !== undefined) out.version = pin.version;
   if (pin.protocol_version !== undefined) out.protocol_version = pin.protocol_version;
   if (pin.sandbox !== undefined) out.sandbox = pin.sandbox;
+  if (pin.credential !== undefined) out.credential = pin.credential;
   out.interface_hash = pin.interface_hash;
   out.full_hash = pin.full_hash;
   out.interface = pin.interface;

@@ -1,10 +1,21 @@
 // What a failed MCP request means, as one KiwiError naming the server, the method and the fix:
 // timeouts, a closed connection, a JSON-RPC error answer, an unsupported revision, an invalid result.
-import { ErrorCode, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/client";
 import { KiwiError } from "../errors.ts";
 
-/** Protocol revisions kiwi's client speaks (the SDK's list: newest first). */
-export const PROTOCOL_REVISIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+/** The stateless revision, reached through `server/discover` (no initialize handshake). */
+export const MODERN_REVISION = "2026-07-28";
+
+/** Revisions spoken over the initialize handshake (the SDK's list, newest first). */
+export const HANDSHAKE_REVISIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+
+/** Every protocol revision kiwi's client speaks, newest first. */
+export const PROTOCOL_REVISIONS: readonly string[] = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
+
+/** True for a revision of the stateless era (2026-07-28 and later; revisions are ISO dates). */
+export function isModernRevision(revision: string | undefined): boolean {
+  return revision !== undefined && revision >= MODERN_REVISION;
+}
 
 export interface SessionFacts {
   /** `MCP server "github_mcp"`. */
@@ -19,11 +30,31 @@ export function mapSessionError(error: unknown, facts: SessionFacts, method: str
   const { label } = facts;
   if (facts.failure) return facts.failure;
   if (error instanceof KiwiError) return error;
-  if (error instanceof McpError) {
-    if (error.code === ErrorCode.RequestTimeout) return sessionTimeoutError(label, method, timeoutMs, "request", facts.stderrSummary);
-    if (error.code === ErrorCode.ConnectionClosed) {
+  if (error instanceof SdkError) {
+    if (error.code === SdkErrorCode.RequestTimeout) return sessionTimeoutError(label, method, timeoutMs, "request", facts.stderrSummary);
+    if (error.code === SdkErrorCode.ConnectionClosed) {
       return new KiwiError("E_MCP", `${label} closed the connection during ${method}${facts.stderrSummary()}`, {
         hint: "run the server's command by hand to see why it stops",
+      });
+    }
+    if (error.code === SdkErrorCode.InvalidResult || error.code === SdkErrorCode.UnsupportedResultType) {
+      return new KiwiError("E_MCP", `${label} sent an invalid ${method} result: ${error.message}`, {
+        hint: "the server's answer does not follow the MCP schema; report it to the server's author",
+        details: { method },
+      });
+    }
+    if (error.code === SdkErrorCode.EraNegotiationFailed) {
+      return new KiwiError("E_MCP", `${label} could not agree on a protocol revision: ${error.message}`, {
+        hint: `kiwi speaks MCP protocol revisions ${PROTOCOL_REVISIONS.join(", ")}; check the server's documentation`,
+        details: { method },
+      });
+    }
+  }
+  if (error instanceof ProtocolError) {
+    if (error.code === ProtocolErrorCode.UnsupportedProtocolVersion) {
+      return new KiwiError("E_MCP", `${label} does not speak the protocol revision kiwi asked for: ${error.message}`, {
+        hint: `kiwi speaks MCP protocol revisions ${PROTOCOL_REVISIONS.join(", ")}; if the server was pinned under an older revision, re-pin it with "kiwi mcp pin"`,
+        details: { method, code: error.code },
       });
     }
     return new KiwiError("E_MCP", `${label} answered ${method} with error ${error.code}: ${error.message.replace(/^MCP error -?\d+: /, "")}`, {

@@ -2,8 +2,8 @@
 // subprocess primitive's spawning path) in its own process group, frames newline-delimited
 // JSON-RPC, bounds every message and the stderr it keeps, and always shuts the group down and
 // reaps it on close, on error and on Ctrl-C (reaper-io.ts).
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import type { Subprocess } from "bun";
 import { KiwiError } from "../errors.ts";
 import { toPlain } from "../integrity/value.ts";
@@ -41,6 +41,14 @@ export class StdioProcessTransport implements Transport {
     readonly label: string,
   ) {
     this.stderr = new TailBuffer(limits.stderrTailBytes);
+  }
+
+  /**
+   * The server's pid once started. With `stderr` it marks this transport as stdio to the SDK's
+   * version negotiation: a silent `server/discover` probe then means a legacy server, not an outage.
+   */
+  get pid(): number | undefined {
+    return this.proc?.pid;
   }
 
   async start(): Promise<void> {

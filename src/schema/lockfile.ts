@@ -48,21 +48,26 @@ export const McpPinSchema = Type.Object(
   {
     name: Type.String({ description: "serverInfo.name when pinned" }),
     version: Type.Optional(Type.String({ description: "serverInfo.version when pinned (informational)" })),
-    protocol_version: Type.Optional(Type.String({ description: "negotiated protocol revision (informational)" })),
+    protocol_version: Type.Optional(Type.String({ description: "the protocol revision agreed on when pinned; kiwi speaks a server pinned under a handshake revision with initialize, so the pin stays comparable" })),
     sandbox: Type.Optional(
       Type.Union([Type.Literal("bubblewrap"), Type.Literal("none")], {
         description: "how a stdio server ran when pinned (informational): some servers describe themselves differently inside and outside a sandbox",
       }),
     ),
+    credential: Type.Optional(
+      Type.String({
+        description: 'for an HTTP server, the credential it was listed with: "none", or a scrypt fingerprint of the credential headers (never the secret); a 2026-07-28 server may list differently per authorization',
+      }),
+    ),
     interface_hash: DigestSchema,
     full_hash: DigestSchema,
-    interface: Type.Record(Type.String(), Type.Unknown(), { description: "wire-listing snapshot both hashes are recomputed from" }),
+    interface: Type.Record(Type.String(), Type.Unknown(), { description: "wire-listing snapshot both hashes are recomputed from (a 2026-07-28 server's also has discover; a server with the Skills extension, skills)" }),
   },
   { additionalProperties: false },
 );
 
 /** Pin keys in the order they are written; anything nested is written with sorted keys. */
-export const MCP_PIN_KEYS = ["name", "version", "protocol_version", "sandbox", "interface_hash", "full_hash", "interface"] as const;
+export const MCP_PIN_KEYS = ["name", "version", "protocol_version", "sandbox", "credential", "interface_hash", "full_hash", "interface"] as const;
 
 /** The signature a remote tool was accepted with (src/trust/), re-verified offline from the cache. */
 export const RemoteSignatureSchema = Type.Object(

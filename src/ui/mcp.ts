@@ -22,12 +22,12 @@ export function renderListingSummary(listing: WireListing): string {
   const version = typeof listing.serverInfo?.version === "string" ? ` ${listing.serverInfo.version}` : "";
   const protocol = listing.protocolVersion ? `, protocol ${listing.protocolVersion}` : "";
   const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
-  return `${name}${version}${protocol}: ${n(listing.tools.length, "tool")}, ${n(listing.prompts.length, "prompt")}, ${n(listing.resources.length, "resource")}, ${n(listing.resourceTemplates.length, "resource template")}${listing.instructions ? ", instructions" : ""}`;
+  return `${name}${version}${protocol}: ${n(listing.tools.length, "tool")}, ${n(listing.prompts.length, "prompt")}, ${n(listing.resources.length, "resource")}, ${n(listing.resourceTemplates.length, "resource template")}${listing.skills.length ? `, ${n(listing.skills.length, "skill")}` : ""}${listing.instructions ? ", instructions" : ""}`;
 }
 
 /** The counts a JSON document reports for a listing. */
 export function listingCounts(listing: WireListing): Record<string, number> {
-  return { tools: listing.tools.length, prompts: listing.prompts.length, resources: listing.resources.length, resourceTemplates: listing.resourceTemplates.length };
+  return { tools: listing.tools.length, prompts: listing.prompts.length, resources: listing.resources.length, resourceTemplates: listing.resourceTemplates.length, ...(listing.skills.length ? { skills: listing.skills.length } : {}) };
 }
 
 /** A drift diff: one block per changed component, unified diffs indented below. */
@@ -41,6 +41,9 @@ export function renderDiff(server: string, diff: InterfaceDiff, ctx: Pick<Contex
       if (field.field !== "*") lines.push(`      ${field.field} ${c.dim("[")}${severityText(field.severity, c)}${c.dim("]")}`);
       for (const line of field.patch.replace(/\n$/, "").split("\n")) lines.push(`        ${colorPatchLine(line, c)}`);
     }
+  }
+  if (diff.credential) {
+    lines.push(`  note: pinned with credential ${diff.credential.pinned}, listed now with ${diff.credential.live}: a server may list different tools for different authorizations; pin it with the credential you run it with`);
   }
   if (diff.sandbox) {
     lines.push(`  note: pinned with sandbox "${diff.sandbox.pinned}", running now with sandbox "${diff.sandbox.live}": some servers describe themselves differently inside and outside a sandbox; if that is all that changed, pin it under the mode you run it with`);

@@ -11,7 +11,7 @@ import { hashInterface } from "../../src/mcp/interface.ts";
 import type { ListingLimits } from "../../src/mcp/limits.ts";
 import { liveGroups } from "../../src/mcp/reaper-io.ts";
 import { parseJsonLossless } from "../../src/manifest/json.ts";
-import { EVERYTHING, FILESYSTEM, FIXTURE, RAW, eventually, isAlive, marker, processesMatching, startHttpFixture, stdioTarget } from "./servers.ts";
+import { EVERYTHING, FILESYSTEM, FIXTURE, MODERN, RAW, eventually, isAlive, marker, processesMatching, startHttpFixture, startModernHttp, stdioTarget } from "./servers.ts";
 
 const temp = mkdtempSync(join(tmpdir(), "kiwi-mcp-client-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -103,6 +103,36 @@ describe("the SDK-built fixture", () => {
   });
 });
 
+describe("picking a revision", () => {
+  test("a legacy stdio server that exits on the server/discover probe is started again and spoken to with initialize", async () => {
+    const listing = await leavesNoProcess((mark) => list(stdioTarget(RAW, [mark], { RAW_MODE: "exit-on-probe" })));
+    expect(listing.protocolVersion).toBe("2025-11-25");
+    expect(listing.discover).toBeUndefined();
+    expect(listing.tools.map((t) => t.name)).toEqual(["get_forecast"]);
+  });
+
+  test("the v2 fixture speaking only 2026-07-28 gives the same interface over stdio and streamable HTTP", async () => {
+    const stdio = await leavesNoProcess((mark) => list(stdioTarget(MODERN, [mark])));
+    expect(stdio.protocolVersion).toBe("2026-07-28");
+    expect(stdio.discover).toEqual({ supportedVersions: ["2026-07-28"], capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } } });
+    const server = await startModernHttp();
+    try {
+      const http = await list({ kind: "http", url: server.url, headers: {}, transport: "streamable-http" });
+      expect(hashInterface(http)).toEqual(hashInterface(stdio));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("a server pinned under a handshake revision is spoken to with initialize, without a probe", async () => {
+    const listing = await leavesNoProcess((mark) =>
+      withSession(stdioTarget(RAW, [mark], { RAW_MODE: "banner" }), { ...options(), negotiation: "handshake" }, async (s) => [await s.extractListing(), s.warnings()] as const),
+    );
+    expect(listing[0].protocolVersion).toBe("2025-11-25");
+    expect(listing[1][0]).toContain('"handling initialize", "handling tools/list"');
+  });
+});
+
 describe("wire text is captured losslessly", () => {
   test("a live default of 3.0 hashes exactly like the int_vs_float_default vector", async () => {
     const vectors = parseJsonLossless(readFileSync(join(import.meta.dir, "..", "fixtures", "vectors", "mcp-interface.json"), "utf8")).value as {
@@ -121,7 +151,8 @@ describe("wire text is captured losslessly", () => {
       }),
     );
     expect(warnings).toEqual([
-      'MCP server "test" wrote 3 lines on stdout that are not JSON-RPC, skipped: "Starting raw MCP server...", "handling initialize", "handling tools/list"; MCP stdio servers should log to stderr',
+      // kiwi probes with server/discover first; this server answers it with an error, so it gets initialize.
+      'MCP server "test" wrote 4 lines on stdout that are not JSON-RPC, skipped: "Starting raw MCP server...", "handling server/discover", "handling initialize" (and 1 more); MCP stdio servers should log to stderr',
     ]);
   });
 

@@ -11,6 +11,8 @@ export const EVERYTHING = join(REPO, "node_modules", "@modelcontextprotocol", "s
 export const FILESYSTEM = join(REPO, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
 export const FIXTURE = join(FIXTURES, "fixture-server.mjs");
 export const RAW = join(FIXTURES, "raw-server.mjs");
+/** The v2-SDK fixture: speaks only 2026-07-28 (or only 2025-06-18 with MODERN_ERA). */
+export const MODERN = join(FIXTURES, "modern-server.mjs");
 
 let counter = 0;
 
@@ -59,29 +61,36 @@ export async function eventually(check: () => boolean, ms = 15_000): Promise<boo
   return check();
 }
 
-/** Starts an HTTP fixture (streamable-http or sse) and resolves with its URL once it listens. */
-export async function startHttpFixture(kind: "http" | "sse", env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
-  const proc = Bun.spawn([NODE, FIXTURE, marker()], {
-    env: { PATH: process.env.PATH ?? "", FIXTURE_TRANSPORT: kind, ...env },
-    stdout: "pipe",
-    stderr: "ignore",
-  });
+/** Starts a fixture process that prints "LISTENING <port>" and resolves once it listens. */
+async function startListening(argv: string[], env: Record<string, string>, what: string): Promise<{ port: string; stop: () => Promise<void> }> {
+  const proc = Bun.spawn(argv, { env: { PATH: process.env.PATH ?? "", ...env }, stdout: "pipe", stderr: "ignore" });
   const reader = proc.stdout.getReader();
   let text = "";
   while (!/LISTENING (\d+)/.test(text)) {
     const { value, done } = await reader.read();
-    if (done) throw new Error(`the ${kind} fixture exited before listening`);
+    if (done) throw new Error(`the ${what} fixture exited before listening`);
     text += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  const port = /LISTENING (\d+)/.exec(text)![1];
   return {
-    url: `http://127.0.0.1:${port}/${kind === "http" ? "mcp" : "sse"}`,
+    port: /LISTENING (\d+)/.exec(text)![1]!,
     stop: async () => {
       proc.kill("SIGKILL");
       await proc.exited;
     },
   };
+}
+
+/** Starts an HTTP fixture (streamable-http or sse) and resolves with its URL once it listens. */
+export async function startHttpFixture(kind: "http" | "sse", env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+  const { port, stop } = await startListening([NODE, FIXTURE, marker()], { FIXTURE_TRANSPORT: kind, ...env }, kind);
+  return { url: `http://127.0.0.1:${port}/${kind === "http" ? "mcp" : "sse"}`, stop };
+}
+
+/** Starts the v2-SDK fixture (only 2026-07-28 unless MODERN_ERA says otherwise) over streamable HTTP. */
+export async function startModernHttp(env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+  const { port, stop } = await startListening([NODE, MODERN, marker()], { MODERN_TRANSPORT: "http", ...env }, "2026-07-28 HTTP");
+  return { url: `http://127.0.0.1:${port}/mcp`, stop };
 }
 
 export function fixturesExist(): boolean {

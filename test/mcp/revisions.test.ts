@@ -1,0 +1,77 @@
+// What a 2026-07-28 listing adds to a pin, in pure terms: the discover result (volatile fields never
+// hashed), the credential fingerprint of an HTTP server, and the Skills extension's entries.
+import { describe, expect, test } from "bun:test";
+import { credentialIdentity } from "../../src/mcp/credential.ts";
+import { diffListings } from "../../src/mcp/diff.ts";
+import { hashInterface } from "../../src/mcp/interface.ts";
+import { parseWireListing } from "../../src/mcp/listing.ts";
+import { parsePin, pinFromListing } from "../../src/mcp/pin.ts";
+import { negotiationFor } from "../../src/mcp/inspect-io.ts";
+import { parseJsonLossless } from "../../src/manifest/json.ts";
+
+const tools = [{ name: "add", description: "Adds.", inputSchema: { type: "object" } }];
+const discover = (extra: Record<string, unknown>) => ({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ...extra });
+
+describe("the discover component", () => {
+  test("ttlMs, cacheScope, resultType and _meta change neither hash", () => {
+    const a = parseWireListing(JSON.stringify({ tools, discover: discover({ ttlMs: 0, cacheScope: "private", resultType: "complete" }) }), "a");
+    const b = parseWireListing(JSON.stringify({ tools, discover: discover({ ttlMs: 3_600_000, cacheScope: "public", _meta: { "io.modelcontextprotocol/serverInfo": { name: "x", version: "9" } } }) }), "b");
+    expect(hashInterface(a)).toEqual(hashInterface(b));
+  });
+
+  test("is in the full hash only: the kiji-compatible hash of the same tools is the handshake server's", () => {
+    const stateless = parseWireListing(JSON.stringify({ tools, discover: discover({}) }), "a");
+    const handshake = parseWireListing(JSON.stringify({ tools }), "b");
+    expect(hashInterface(stateless).interface_hash).toBe(hashInterface(handshake).interface_hash);
+    expect(hashInterface(stateless).full_hash).not.toBe(hashInterface(handshake).full_hash);
+  });
+
+  test("a changed capability is a notice, a new supported revision is info", () => {
+    const before = parseWireListing(JSON.stringify({ tools, discover: discover({}) }), "a");
+    const after = parseWireListing(JSON.stringify({ tools, discover: { supportedVersions: ["2026-07-28", "2026-12-01"], capabilities: { tools: {}, prompts: {} } } }), "b");
+    const diff = diffListings(before, after);
+    expect(diff.changes).toHaveLength(1);
+    expect(diff.changes[0]!.fields.map((f) => [f.field, f.severity])).toEqual([
+      ["discover.capabilities", "notice"],
+      ["discover.supportedVersions", "info"],
+    ]);
+  });
+
+  test("a pin keeps it, and a hand-edited one is rejected", () => {
+    const pin = pinFromListing(parseWireListing(JSON.stringify({ serverInfo: { name: "m" }, protocolVersion: "2026-07-28", tools, discover: discover({}) }), "a"));
+    expect(pin.protocol_version).toBe("2026-07-28");
+    const stored = parseJsonLossless(JSON.stringify(pin), { positions: false }).value;
+    expect(parsePin(stored, "m")).toEqual(pin);
+    const edited = parseJsonLossless(JSON.stringify({ ...pin, interface: { ...pin.interface, discover: discover({ capabilities: {} }) } }), { positions: false }).value;
+    expect(() => parsePin(edited, "m")).toThrow("the stored hashes do not match the stored interface snapshot");
+  });
+});
+
+describe("credentialIdentity", () => {
+  test("is none without a credential header", () => {
+    expect(credentialIdentity("https://a.example/mcp", { accept: "application/json" })).toBe("none");
+    expect(credentialIdentity("https://a.example/mcp", { authorization: "" })).toBe("none");
+  });
+
+  test("tells credentials apart, never contains the secret, and is salted with the origin", () => {
+    const one = credentialIdentity("https://a.example/mcp", { Authorization: "Bearer s3cret-one" });
+    expect(one).toMatch(/^scrypt:[0-9a-f]{32}$/);
+    expect(one).not.toContain("s3cret");
+    expect(credentialIdentity("https://a.example/other", { authorization: "Bearer s3cret-one" })).toBe(one);
+    expect(credentialIdentity("https://a.example/mcp", { Authorization: "Bearer s3cret-two" })).not.toBe(one);
+    expect(credentialIdentity("https://b.example/mcp", { Authorization: "Bearer s3cret-one" })).not.toBe(one);
+    expect(credentialIdentity("https://a.example/mcp", { "X-API-Key": "k" })).not.toBe(credentialIdentity("https://a.example/mcp", { "X-API-Key": "l" }));
+  });
+});
+
+describe("negotiationFor", () => {
+  test.each([
+    [undefined, "auto"],
+    [{}, "auto"],
+    [{ protocol_version: "2026-07-28" }, "auto"],
+    [{ protocol_version: "2025-11-25" }, "handshake"],
+    [{ protocol_version: "2024-11-05" }, "handshake"],
+  ] as const)("a pin %j is spoken to with %s", (pin, expected) => {
+    expect(negotiationFor(pin)).toBe(expected);
+  });
+});
