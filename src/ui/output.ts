@@ -3,14 +3,14 @@
 import { writeSync } from "node:fs";
 import type { ConsolaInstance } from "consola";
 import type { Context } from "../context.ts";
-import { Float } from "../integrity/value.ts";
+import { renderLosslessJson } from "../integrity/canonical.ts";
 
 /** Writes result text to stdout. */
 export function showResult(text: string): void {
   writeFully(1, text.endsWith("\n") || text === "" ? text : `${text}\n`);
 }
 
-/** Writes exactly one JSON document to stdout (bigints and Floats as JSON numbers). */
+/** Writes exactly one JSON document to stdout (integers past 2^53 and 1.0 exactly as written). */
 export function showJson(value: unknown): void {
   writeFully(1, `${renderJson(value)}\n`);
 }
@@ -38,13 +38,9 @@ export function writeFully(fd: 1 | 2, text: string): void {
   }
 }
 
-/** Pretty JSON for humans and machines; lossless numbers are written as their values. */
+/** Pretty JSON for humans and machines; lossless numbers keep every digit and their `.0`. */
 export function renderJson(value: unknown): string {
-  return JSON.stringify(
-    value,
-    (_key, v) => (typeof v === "bigint" ? Number(v) : v instanceof Float ? v.value : v),
-    2,
-  );
+  return renderLosslessJson(value, 2);
 }
 
 type Colors = ReturnType<typeof import("picocolors").createColors>;
