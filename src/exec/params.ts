@@ -6,16 +6,9 @@ import { escapePointer } from "../integrity/canonical.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { isRecord } from "../integrity/value.ts";
 
-/** A JSON Schema object as compiled from a tool's `parameters` list. */
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema, SchemaError } from "../schema/check-value.ts";
 
-/** The subset of an ajv ErrorObject kiwi reads (any validator producing this shape works). */
-export interface SchemaError {
-  instancePath: string;
-  keyword: string;
-  params: Record<string, any>;
-  message?: string;
-}
+export type { JsonSchema, SchemaError } from "../schema/check-value.ts";
 
 /** One violation: where (JSON pointer below the params object), which rule, what was given. */
 export interface ParamViolation {

@@ -9,8 +9,8 @@ import { UnsupportedPattern, linearRegExp } from "../validate/linear-regex.ts";
 import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { RuleId } from "../validate/rules.ts";
 import { type JsonSchema, PARAMETER_FORMATS, PARAMETER_TYPES, type ParameterType, checkValue } from "./check-value.ts";
-import { isRecord } from "../integrity/value.ts";
-import { escapePointer } from "../integrity/canonical.ts";
+import { type CanonicalValue, isRecord } from "../integrity/value.ts";
+import { escapePointer, renderCanonicalJson } from "../integrity/canonical.ts";
 
 export { checkValue, type JsonSchema, PARAMETER_FORMATS, PARAMETER_TYPES, type ParameterType } from "./check-value.ts";
 
@@ -182,14 +182,16 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
       report("parameters/enum", `${at}/enum`, `enum of "${name}" must be a non-empty list`);
       return undefined;
     }
+    // Members compare as JSON Schema (and checkValue) compare them: key order does not matter.
     const seen = new Set<string>();
     for (const [i, v] of entry.enum.entries()) {
       const key = JSON.stringify(v);
-      if (seen.has(key)) {
+      const canonical = renderCanonicalJson(v as CanonicalValue);
+      if (seen.has(canonical)) {
         report("parameters/enum", `${at}/enum/${i}`, `enum of "${name}" lists ${key} twice`);
         return undefined;
       }
-      seen.add(key);
+      seen.add(canonical);
       const problem = checkValue(contract, v);
       if (problem) {
         report("parameters/enum", `${at}/enum/${i}`, `enum value ${key} of "${name}" is not a valid ${t} (${problem})`);
