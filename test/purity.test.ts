@@ -141,6 +141,15 @@ describe("no import circles", () => {
   });
 });
 
+describe("dependencies", () => {
+  test("every runtime dependency in package.json is loaded by some module of src/ (consola was declared and never used)", () => {
+    const pkg = JSON.parse(readFileSync(join(SRC, "..", "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const loaded = new Set([...graph.values()].flat().filter((spec) => !spec.startsWith("/") && !spec.startsWith("node:")));
+    const used = (name: string) => [...loaded].some((spec) => spec === name || spec.startsWith(`${name}/`));
+    expect(Object.keys(pkg.dependencies).filter((name) => !used(name))).toEqual([]);
+  });
+});
+
 describe("entry points", () => {
   test("no module outside the entry points (cli.ts, bin.ts, programs kiwi runs in a sandbox from a checkout) calls process.exit", () => {
     // A sandbox helper (exec/net-bridge-io.ts) is its own entry point when a checkout runs it with

@@ -1,7 +1,6 @@
 // The only place that writes to the terminal. stdout carries results; stderr carries logs,
 // progress, warnings and rendered errors.
 import { writeSync } from "node:fs";
-import type { ConsolaInstance } from "consola";
 import type { Context } from "../context.ts";
 import { renderLosslessJson } from "../integrity/canonical.ts";
 
@@ -53,19 +52,6 @@ let picocolors: typeof import("picocolors") | undefined;
 export function colors(ctx: Pick<Context, "color">): Colors {
   picocolors ??= require("picocolors") as typeof import("picocolors");
   return picocolors.createColors(ctx.color);
-}
-
-/**
- * A consola logger bound to stderr, colour only when allowed. Loaded on demand: consola costs
- * milliseconds at start-up, and most commands print through showNote.
- */
-export async function createLogger(ctx: Pick<Context, "color">): Promise<ConsolaInstance> {
-  const { createConsola } = await import("consola");
-  return createConsola({
-    stdout: process.stderr,
-    stderr: process.stderr,
-    formatOptions: { colors: ctx.color, date: false, compact: true },
-  });
 }
 
 /** Writes a line to stderr (warnings, summaries that are not results). */
