@@ -1,5 +1,8 @@
 // Why a manifest could not be parsed: one error type for every syntax (YAML, JSON, embedded
-// metadata), with the rule id (validate/rules.ts), the position and a hint. Pure.
+// metadata), with the rule id (validate/rules.ts, which also says how severe it is), the position
+// and a hint. Pure.
+import type { Severity } from "../findings.ts";
+import { ruleInfo } from "../validate/rules.ts";
 import type { Position } from "./model.ts";
 
 export class ManifestProblem extends Error {
@@ -8,9 +11,12 @@ export class ManifestProblem extends Error {
     message: string,
     readonly position?: Position,
     readonly hint?: string,
-    /** How the finding is reported; parse problems are errors unless they say otherwise. */
-    readonly severity: "error" | "warning" = "error",
   ) {
     super(message);
+  }
+
+  /** How the finding is reported: the rule table says, as for every finding. */
+  get severity(): Severity {
+    return ruleInfo(this.rule).severity;
   }
 }

@@ -7,6 +7,20 @@ import { type RuleId, ruleInfo } from "./rules.ts";
 /** The subset of a Tool a finding needs (tests and other checks can pass a stand-in). */
 export type FindingSubject = Pick<Tool, "id" | "manifestFile" | "locate">;
 
+/**
+ * A finding about a file (discovery, parsing: there is no tool yet), with the severity from the rule
+ * table, at a line and column when the problem has one.
+ */
+export function fileFinding(rule: RuleId, file: string, message: string, hint?: string, position?: { line: number; column: number }): Finding {
+  const finding: Finding = { rule, severity: ruleInfo(rule).severity, file, message };
+  if (position) {
+    finding.line = position.line;
+    finding.column = position.column;
+  }
+  if (hint !== undefined) finding.hint = hint;
+  return finding;
+}
+
 /** A finding at `pointer` in the tool's manifest; severity defaults to the rule's. */
 export function toolFinding(
   tool: FindingSubject,
