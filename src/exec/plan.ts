@@ -1,7 +1,7 @@
 // Builds the fully resolved plan of one call: the verified chain, the merged config, and either the
 // argv/env/cwd/limits of a subprocess or the HTTP request. Pure: the host (PATH lookup)
 // is injected; the primitives in subprocess.ts and http.ts only run what this returns.
-import { isAbsolute, join, normalize, sep } from "node:path";
+import { isAbsolute, join, normalize } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Limits, Tool } from "../manifest/model.ts";
 import { type HttpRequestPlan, buildHttpRequest } from "./http-plan.ts";
@@ -14,6 +14,7 @@ import { type ParamViolation, assertNoViolations } from "./params.ts";
 import { referencedEnv } from "../schema/placeholders.ts";
 import { type TemplateScope, assertEnvPresent, expandString } from "./template.ts";
 import { WASI_COMMAND } from "../wasm/module-info.ts";
+import { toolPathProblem } from "../manifest/tool-path.ts";
 
 /** Variables a subprocess inherits from kiwi's environment; everything else must be declared. */
 export const ENV_ALLOWLIST = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ"] as const;
@@ -286,18 +287,18 @@ function resolveCommand(link: LinkInput, scope: TemplateScope, path: string | un
   return found;
 }
 
-/** A path inside a link's run directory; refuses absolute paths and `..` escapes. */
+/** A path inside a link's run directory; refuses what kiwi check refuses (manifest/tool-path.ts, as written). */
 function resolveInRunDir(link: LinkInput, rel: string, field: string): string {
   if (!link.runDir) {
     throw new KiwiError("E_EXEC_FAILED", `${link.tool.id}: ${field} ${JSON.stringify(rel)} names a file, but the tool has no materialised files`, {
       hint: 'run "kiwi lock" so the tool\'s files are locked and cached',
     });
   }
-  const n = normalize(rel);
-  if (isAbsolute(rel) || n === ".." || n.startsWith(`..${sep}`) || rel.includes("\0")) {
-    throw new KiwiError("E_EXEC_FAILED", `${link.tool.id}: ${field} ${JSON.stringify(rel)} leaves the tool directory`, { hint: `make ${field} a relative path inside the tool` });
+  const problem = toolPathProblem(rel, "written");
+  if (problem) {
+    throw new KiwiError("E_EXEC_FAILED", `${link.tool.id}: ${field} ${JSON.stringify(rel)} leaves the tool directory (it ${problem})`, { hint: `make ${field} a relative path inside the tool, without '..'` });
   }
-  return join(link.runDir, n);
+  return join(link.runDir, normalize(rel));
 }
 
 function resolveCwd(leaf: LinkInput, config: Record<string, unknown>): string {

@@ -106,6 +106,12 @@ describe("subprocess plans", () => {
     expect(() => subprocessPlan(script({ entrypoint: entry }))).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining("leaves the tool directory") }));
   });
 
+  // One rule with kiwi check (manifest/tool-path.ts): exec used to accept a `..` that normalises
+  // back inside, and a home-relative path, which check refuses as security/path.
+  test.each([["lib/../main.py", "contains '..'"], ["~/main.py", "is relative to a home directory"], ["main.py\0", "contains a NUL byte"]])("refuses the entry point %p as kiwi check does (it %s)", (entry, reason) => {
+    expect(() => subprocessPlan(script({ entrypoint: entry }))).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining(`leaves the tool directory (it ${reason})`) }));
+  });
+
   test("a native tool straight on subprocess runs its entry point as the program", () => {
     const native: PlanTool = { id: "nat", version: "1.0.0", type: "native", config: { args: ["-v"] }, limits: {}, entrypoint: "bin/run", manifestFile: ".ai/tools/nat/tool.json" };
     const plan = buildPlan({ chain: [{ tool: native, integrity: "sha256:aa", runDir: "/r" }, { tool: builtin("subprocess"), integrity: "sha256:cc", runDir: null }], params: {}, env, host, mode: "locked" }) as SubprocessPlan;
