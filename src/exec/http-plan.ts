@@ -7,7 +7,7 @@ import { renderLosslessJson } from "../integrity/canonical.ts";
 import type { ParamViolation } from "./params.ts";
 import type { PlanLimits } from "./limits.ts";
 import { referencedParams, wholeParam } from "../schema/placeholders.ts";
-import { type TemplateScope, expandString, expandValue, stringifyParam } from "./template.ts";
+import { type TemplateScope, expandString, expandValue, renderConfigText, stringifyParam } from "./template.ts";
 
 export interface HttpRequestPlan {
   method: string;
@@ -60,7 +60,7 @@ export function buildHttpRequest(input: HttpPlanInput): HttpRequestPlan {
   const url = buildUrl(toolId, template, scope, violations);
   if (url && isMapping(exact.query as CanonicalValue)) {
     for (const [key, raw] of Object.entries(exact.query as Record<string, unknown>)) {
-      const text = typeof raw === "string" ? raw : renderLosslessJson(raw);
+      const text = renderConfigText(raw);
       const whole = wholeParam(text);
       const value = whole !== undefined ? scope.params[whole] : undefined;
       if (whole !== undefined && Array.isArray(value)) {
@@ -78,7 +78,7 @@ export function buildHttpRequest(input: HttpPlanInput): HttpRequestPlan {
       if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
         throw new KiwiError("E_EXEC_FAILED", `${toolId}: header name ${JSON.stringify(name)} is not a valid HTTP token`, { hint: "fix the header name in the manifest" });
       }
-      const e = expandString(typeof raw === "string" ? raw : renderLosslessJson(raw), scope);
+      const e = expandString(renderConfigText(raw), scope);
       if (e.absent) continue;
       if (/[\r\n\0]/.test(e.value)) {
         if (e.params.length === 0) throw new KiwiError("E_EXEC_FAILED", `${toolId}: header ${name} contains a line break or NUL (from the environment)`, { hint: "fix the environment variable the header reads" });

@@ -9,10 +9,9 @@ import type { PlanLimits } from "./limits.ts";
 import { mergeLimits, resolveLimits } from "./limits.ts";
 import { mergeConfigs } from "./merge.ts";
 import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
-import { renderLosslessJson } from "../integrity/canonical.ts";
 import { type ParamViolation, assertNoViolations } from "./params.ts";
 import { referencedEnv } from "../schema/placeholders.ts";
-import { type TemplateScope, assertEnvPresent, expandString } from "./template.ts";
+import { type TemplateScope, assertEnvPresent, expandString, renderConfigText } from "./template.ts";
 import { WASI_COMMAND } from "../wasm/module-info.ts";
 import { toolPathProblem } from "../manifest/tool-path.ts";
 
@@ -177,11 +176,6 @@ function toPlanLink(l: LinkInput): PlanLink {
 /** A link's config as written (lossless); a tool built without it (tests, built-ins) has only the plain one. */
 function exactConfig(tool: PlanTool): Record<string, unknown> {
   return tool.configLossless ?? tool.config;
-}
-
-/** A config value as one string: a string as it is, anything else as lossless JSON (`1.0` stays `1.0`). */
-export function renderConfigText(value: unknown): string {
-  return typeof value === "string" ? value : renderLosslessJson(value);
 }
 
 /** Names declared in `config.secrets` plus every referenced `${VAR}` whose name looks secret. */
