@@ -2,7 +2,6 @@
 // metadata), with the rule id (validate/rules.ts, which also says how severe it is), the position
 // and a hint. Pure.
 import type { Severity } from "../findings.ts";
-import { ruleInfo } from "../validate/rules.ts";
 import type { Position } from "./model.ts";
 
 export class ManifestProblem extends Error {
@@ -15,8 +14,11 @@ export class ManifestProblem extends Error {
     super(message);
   }
 
-  /** How the finding is reported: the rule table says, as for every finding. */
+  /**
+   * How the finding is reported: the rule table says, as for every finding. Loaded when asked: a
+   * warm kiwi exec parses no manifest and should not pay for the table.
+   */
   get severity(): Severity {
-    return ruleInfo(this.rule).severity;
+    return (require("../validate/rules.ts") as typeof import("../validate/rules.ts")).ruleInfo(this.rule).severity;
   }
 }

@@ -2,7 +2,10 @@
 // key and the severity from the rule table. Pure.
 import type { Finding, Severity } from "../findings.ts";
 import type { Tool } from "../manifest/model.ts";
-import { type RuleId, ruleInfo } from "./rules.ts";
+import type { RuleId } from "./rules.ts";
+
+/** The rule table, loaded on the first finding: discovery sits on kiwi exec's path, findings do not. */
+const ruleInfo = (id: string) => (require("./rules.ts") as typeof import("./rules.ts")).ruleInfo(id);
 
 /** The subset of a Tool a finding needs (tests and other checks can pass a stand-in). */
 export type FindingSubject = Pick<Tool, "id" | "manifestFile" | "locate">;
