@@ -177,6 +177,10 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
     if (lo > hi || (lo === hi && strict)) fail("parameters/constraint", entry.minimum !== undefined ? "minimum" : "exclusiveMinimum", `the bounds of "${name}" leave no allowed value (${lo} .. ${hi})`);
   }
   if (broken) return undefined;
+  // Parameters travel as JSON numbers: an integer past 2^53 would be passed on rounded (what runs
+  // would not be what was hashed), and --param refuses one for the same reason.
+  const pastExact = (v: unknown) => t === "integer" && typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v);
+  const PAST_EXACT_HINT = "keep integer parameters within ±9007199254740991, or make the parameter a string";
   if (entry.enum !== undefined) {
     if (!Array.isArray(entry.enum) || entry.enum.length === 0) {
       report("parameters/enum", `${at}/enum`, `enum of "${name}" must be a non-empty list`);
@@ -192,6 +196,10 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
         return undefined;
       }
       seen.add(canonical);
+      if (pastExact(v)) {
+        report("parameters/enum", `${at}/enum/${i}`, `enum value ${i} of "${name}" is an integer past 2^53, which a parameter cannot carry exactly (it would be passed as ${key})`, PAST_EXACT_HINT);
+        return undefined;
+      }
       const problem = checkValue(contract, v);
       if (problem) {
         report("parameters/enum", `${at}/enum/${i}`, `enum value ${key} of "${name}" is not a valid ${t} (${problem})`);
@@ -202,6 +210,10 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
   const property: JsonSchema = { ...contract };
   if (entry.enum !== undefined) property.enum = entry.enum;
   if (entry.default !== undefined) {
+    if (pastExact(entry.default)) {
+      report("parameters/default", `${at}/default`, `default of "${name}" is an integer past 2^53, which a parameter cannot carry exactly (it would be passed as ${JSON.stringify(entry.default)})`, PAST_EXACT_HINT);
+      return undefined;
+    }
     const problem = checkValue(property, entry.default);
     if (problem) {
       report("parameters/default", `${at}/default`, `default ${JSON.stringify(entry.default)} of "${name}" does not satisfy its own declaration (${problem})`, "change the default or the contract");
