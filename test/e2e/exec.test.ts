@@ -295,6 +295,20 @@ describe("kiwi exec: untrusted patterns", () => {
     expect(r.exitCode).toBe(7);
     expect(r.stderr).toContain('params/s: must match the pattern "^[a-z]+[a-z0-9]+[a-z]+$"');
   });
+
+  test("^a*a*a*$ against 20,001 characters gives its verdict, and a value that matches runs (30 s or more on 5,001 with RegExp)", async () => {
+    const { root, k } = await lockedProject({
+      ".ai/tools/aaa/tool.yaml": "tool_id: aaa\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\nparameters:\n  - { name: s, type: string, required: true, pattern: '^a*a*a*$' }\n",
+      ".ai/tools/aaa/main.sh": "echo ok\n",
+    });
+    writeFileSync(join(root, "bad.json"), JSON.stringify({ s: `${"a".repeat(20_000)}b` }));
+    writeFileSync(join(root, "good.json"), JSON.stringify({ s: "a".repeat(20_000) }));
+    const bad = await k.run(["exec", "aaa", "--params-file", "bad.json"]);
+    expect([bad.exitCode, bad.stdout]).toEqual([7, ""]);
+    expect(bad.stderr).toContain('params/s: must match the pattern "^a*a*a*$"');
+    const good = await k.run(["exec", "aaa", "--sandbox=off", "--params-file", "good.json"]);
+    expect([good.exitCode, good.stdout, good.stderr]).toEqual([0, "ok\n", ""]);
+  }, 60_000);
 });
 
 describe("kiwi exec: injection", () => {
