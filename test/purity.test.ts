@@ -30,13 +30,15 @@ function listTs(dir: string): string[] {
   return entries.filter((e) => e.isFile() && e.name.endsWith(".ts")).map((e) => join(e.parentPath, e.name));
 }
 
+/** Source text without comments: what runs. */
+const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+
 const SPECIFIER = /(?:^|[^\w.$])(?:import|export)\s+(type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?["']([^"']+)["']|(?:^|[^\w.$])(?:import|require)\s*\(\s*["']([^"']+)["']\s*\)/g;
 
 /** The modules a source text loads at run time (or, with `types`, names at all): relative ones resolved against `file`. */
 export function runtimeImports(file: string, text: string, types = false): string[] {
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
   const out: string[] = [];
-  for (const m of code.matchAll(SPECIFIER)) {
+  for (const m of code(text).matchAll(SPECIFIER)) {
     if (m[1] && !types) continue; // `import type` / `export type`: erased before run time
     const spec = m[2] ?? m[3];
     if (spec) out.push(spec.startsWith(".") ? resolve(dirname(file), spec) : spec);
@@ -44,9 +46,15 @@ export function runtimeImports(file: string, text: string, types = false): strin
   return out;
 }
 
+/** Calls that reach the disk, processes or the network without importing a node module. */
+const IO_CALLS = /Bun\.(spawn|spawnSync|file|write|connect|listen|serve|udpSocket|\$)\b|(^|[^.\w])fetch\s*\(/;
+
+
 const files = listTs(SRC);
-const graph = new Map(files.map((f) => [f, runtimeImports(f, readFileSync(f, "utf8"))]));
-const isIoFile = (path: string) => /(-io|\/fs)\.ts$/.test(path);
+const texts = new Map(files.map((f) => [f, readFileSync(f, "utf8")]));
+const graph = new Map(files.map((f) => [f, runtimeImports(f, texts.get(f)!)]));
+/** I/O by name (`*-io.ts`, `fs.ts`) or by what the file calls (exec/http.ts fetches, exec/subprocess.ts spawns). */
+const isIoFile = (path: string) => /(-io|\/fs)\.ts$/.test(path) || IO_CALLS.test(code(texts.get(path) ?? ""));
 const isPure = (path: string) =>
   !isIoFile(path) && !path.endsWith("/index.ts") && (PURE_DIRS.some((d) => path.startsWith(join(SRC, d) + "/")) || /(^|\/|-)plan\.ts$/.test(path));
 const pureFiles = files.filter(isPure);
@@ -88,6 +96,18 @@ describe("the import graph", () => {
     expect(pureFiles.length).toBeGreaterThan(5);
   });
 
+  test("every require() and import() in src/ names its module as a string, so the graph sees it", () => {
+    // A computed specifier would load a module this test cannot follow.
+    const hidden = files.filter((f) => /(^|[^\w.$])(require|import)\(\s*[^"'\s)]/m.test(code(texts.get(f)!))).map((f) => f.slice(SRC.length + 1));
+    expect(hidden).toEqual([]);
+  });
+
+  test("a file that fetches or spawns is an I/O file whatever its name", () => {
+    expect(isIoFile(join(SRC, "exec", "http.ts"))).toBe(true);
+    expect(isIoFile(join(SRC, "exec", "subprocess.ts"))).toBe(true);
+    expect(isIoFile(join(SRC, "integrity", "digest.ts"))).toBe(false);
+  });
+
   test.each(pureFiles.map((p) => [p.slice(SRC.length + 1), p]))("%s reaches no disk, process or network module", (_name, path) => {
     expect(ioChain(path)).toBeUndefined();
   });
@@ -118,6 +138,15 @@ describe("no import circles", () => {
     };
     for (const f of files) if (!state.has(f)) visit(f);
     expect(circles).toEqual([]);
+  });
+});
+
+describe("dependencies", () => {
+  test("every runtime dependency in package.json is loaded by some module of src/ (consola was declared and never used)", () => {
+    const pkg = JSON.parse(readFileSync(join(SRC, "..", "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const loaded = new Set([...graph.values()].flat().filter((spec) => !spec.startsWith("/") && !spec.startsWith("node:")));
+    const used = (name: string) => [...loaded].some((spec) => spec === name || spec.startsWith(`${name}/`));
+    expect(Object.keys(pkg.dependencies).filter((name) => !used(name))).toEqual([]);
   });
 });
 

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import type { FileEntry } from "../integrity/tool.ts";
-import { pathProblem } from "../lockfile/parse.ts";
+import { toolPathProblem } from "../manifest/tool-path.ts";
 import { hashFileHex } from "./hash-io.ts";
 import { type Store, blobPath, checkBlob, corruptError, missingBlob } from "./store-io.ts";
 
@@ -36,7 +36,7 @@ export function materializeTool(store: Store, files: readonly FileEntry[], destD
   const result: MaterializeResult = { dir: destDir, linked: 0, copied: 0 };
   const dirs = new Set<string>();
   for (const file of files) {
-    const problem = pathProblem(file.path);
+    const problem = toolPathProblem(file.path, "locked");
     if (problem) {
       throw new KiwiError("E_LOCK_INVALID", `file path ${JSON.stringify(file.path)} ${problem}; refusing to place it in a run directory`, {
         hint: 'run "kiwi lock" to rewrite the lockfile from the tool tree',

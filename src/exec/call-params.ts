@@ -3,7 +3,7 @@
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { ParametersSchema } from "../schema/parameters.ts";
-import { compileParamSchema } from "./param-check.ts";
+import { compileParamSchema } from "../schema/check-value.ts";
 import { type ParamSources, applyParamDefaults, assertNoViolations, mergeParamSources, toViolations } from "./params.ts";
 import { compileLockedSchema } from "./schema.ts";
 

@@ -1,13 +1,13 @@
 // The HTTP request of an http_client plan: method, URL with every parameter encoded as one URL
 // component, query, headers, JSON body, timeout, retries and caps. Pure.
 import { KiwiError } from "../errors.ts";
-import { renderLosslessJson } from "../manifest/json.ts";
 import { parseJsonPath } from "./jsonpath.ts";
-import { type CanonicalValue, isRecord } from "../integrity/value.ts";
+import { type CanonicalValue, isMapping } from "../integrity/value.ts";
+import { renderLosslessJson } from "../integrity/canonical.ts";
 import type { ParamViolation } from "./params.ts";
 import type { PlanLimits } from "./limits.ts";
 import { referencedParams, wholeParam } from "../schema/placeholders.ts";
-import { type TemplateScope, expandString, expandValue, stringifyParam } from "./template.ts";
+import { type TemplateScope, expandString, expandValue, renderConfigText, stringifyParam } from "./template.ts";
 
 export interface HttpRequestPlan {
   method: string;
@@ -37,9 +37,10 @@ const MAX_REDIRECTS = 5;
 
 export interface HttpPlanInput {
   toolId: string;
+  /** The merged config as plain values: what decides (method, retries, redirects). */
   config: Record<string, unknown>;
-  /** config.body as written (lossless), when the chain has one: what is sent. */
-  body?: CanonicalValue;
+  /** The same config as written (lossless): what query, headers and body are rendered from. Default: config. */
+  exact?: Record<string, unknown>;
   scope: TemplateScope;
   limits: PlanLimits;
   userAgent: string;
@@ -49,6 +50,7 @@ export interface HttpPlanInput {
 /** Builds the request; parameter misuse (dot segments, line breaks in headers) lands in `violations`. */
 export function buildHttpRequest(input: HttpPlanInput): HttpRequestPlan {
   const { toolId, config, scope, violations } = input;
+  const exact = input.exact ?? config;
   const method = typeof config.method === "string" ? config.method.toUpperCase() : "GET";
   if (!(HTTP_METHODS as readonly string[]).includes(method)) {
     throw new KiwiError("E_EXEC_FAILED", `${toolId}: config.method ${JSON.stringify(config.method)} is not one of ${HTTP_METHODS.join(", ")}`, { hint: "fix the method in the manifest" });
@@ -56,9 +58,9 @@ export function buildHttpRequest(input: HttpPlanInput): HttpRequestPlan {
   const template = typeof config.url_template === "string" ? config.url_template : typeof config.url === "string" ? config.url : undefined;
   if (template === undefined) throw new KiwiError("E_EXEC_FAILED", `${toolId} has neither config.url nor config.url_template`, { hint: "declare the URL to call" });
   const url = buildUrl(toolId, template, scope, violations);
-  if (url && isRecord(config.query)) {
-    for (const [key, raw] of Object.entries(config.query)) {
-      const text = typeof raw === "string" ? raw : JSON.stringify(raw);
+  if (url && isMapping(exact.query as CanonicalValue)) {
+    for (const [key, raw] of Object.entries(exact.query as Record<string, unknown>)) {
+      const text = renderConfigText(raw);
       const whole = wholeParam(text);
       const value = whole !== undefined ? scope.params[whole] : undefined;
       if (whole !== undefined && Array.isArray(value)) {
@@ -71,12 +73,12 @@ export function buildHttpRequest(input: HttpPlanInput): HttpRequestPlan {
     }
   }
   const headers: Record<string, string> = {};
-  if (isRecord(config.headers)) {
-    for (const [name, raw] of Object.entries(config.headers)) {
+  if (isMapping(exact.headers as CanonicalValue)) {
+    for (const [name, raw] of Object.entries(exact.headers as Record<string, unknown>)) {
       if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
         throw new KiwiError("E_EXEC_FAILED", `${toolId}: header name ${JSON.stringify(name)} is not a valid HTTP token`, { hint: "fix the header name in the manifest" });
       }
-      const e = expandString(typeof raw === "string" ? raw : JSON.stringify(raw), scope);
+      const e = expandString(renderConfigText(raw), scope);
       if (e.absent) continue;
       if (/[\r\n\0]/.test(e.value)) {
         if (e.params.length === 0) throw new KiwiError("E_EXEC_FAILED", `${toolId}: header ${name} contains a line break or NUL (from the environment)`, { hint: "fix the environment variable the header reads" });
@@ -91,10 +93,9 @@ export function buildHttpRequest(input: HttpPlanInput): HttpRequestPlan {
   headers["user-agent"] ??= input.userAgent;
   headers.accept ??= "application/json, */*;q=0.5";
   let body: string | undefined;
-  // The body is rendered from the lossless config: 12345678901234567890 and 1.0 arrive as written.
-  if (input.body !== undefined && method !== "GET" && method !== "HEAD") body = renderLosslessJson(expandValue(input.body, scope).value as CanonicalValue);
-  else if (config.body !== undefined && method !== "GET" && method !== "HEAD") body = JSON.stringify(expandValue(config.body, scope).value);
-  else if (config.body === undefined && (method === "POST" || method === "PUT" || method === "PATCH")) body = JSON.stringify(scope.params);
+  // The body is rendered from the config as written: 12345678901234567890 and 1.0 arrive as written.
+  if (exact.body !== undefined && method !== "GET" && method !== "HEAD") body = renderLosslessJson(expandValue(exact.body, scope).value);
+  else if (exact.body === undefined && (method === "POST" || method === "PUT" || method === "PATCH")) body = renderLosslessJson(scope.params);
   if (body !== undefined) headers["content-type"] ??= "application/json";
   const transform = typeof config.response_transform === "string" ? config.response_transform : undefined;
   if (transform !== undefined) parseJsonPath(transform);

@@ -2,7 +2,7 @@
 // limits.ts.
 // Root (the primitive) first, then each executor, then the tool: the child overrides the parent.
 // Pure.
-import { isRecord } from "../integrity/value.ts";
+import { Float, isRecord, setOwn } from "../integrity/value.ts";
 
 /** Keys whose lists accumulate down the chain instead of being replaced. */
 const CONCAT_KEYS = new Set(["args"]);
@@ -14,7 +14,7 @@ const OPAQUE_KEYS = new Set(["body"]);
 /**
  * Merges configs given root-first. Rules: a scalar or list in the child replaces the parent's;
  * maps merge key by key, recursively; `null` in the child removes the key; `args` concatenates
- * (parent first); `secrets` is a union; `body` is replaced whole.
+ * (parent first); `secrets` is a union; `body` is replaced whole. Takes plain or lossless configs.
  */
 export function mergeConfigs(configs: readonly Record<string, unknown>[]): Record<string, unknown> {
   let merged: Record<string, unknown> = {};
@@ -33,7 +33,7 @@ function mergeMap(parent: Record<string, unknown>, child: Record<string, unknown
       setOwn(out, key, [...(Array.isArray(prev) ? prev : []), ...value]);
     } else if (top && UNION_KEYS.has(key) && Array.isArray(value)) {
       setOwn(out, key, [...new Set([...(Array.isArray(prev) ? prev : []), ...value])]);
-    } else if (!(top && OPAQUE_KEYS.has(key)) && isRecord(value) && isRecord(prev)) {
+    } else if (!(top && OPAQUE_KEYS.has(key)) && isMap(value) && isMap(prev)) {
       setOwn(out, key, mergeMap(prev, value, false));
     } else {
       setOwn(out, key, value);
@@ -42,6 +42,7 @@ function mergeMap(parent: Record<string, unknown>, child: Record<string, unknown
   return out;
 }
 
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+/** A map to merge into: a lossless Float (1.0) is a number, not a map. */
+function isMap(v: unknown): v is Record<string, unknown> {
+  return isRecord(v) && !(v instanceof Float);
 }

@@ -9,7 +9,7 @@ import { serverBin } from "../deps/npm-lock.ts";
 import { declaredPackages, requirementChanges } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
-import type { Tool } from "../manifest/model.ts";
+import { type Tool, withConfig } from "../manifest/model.ts";
 import type { VerifiedLink } from "./chain-verify-io.ts";
 
 export interface LinkPackages {
@@ -60,14 +60,13 @@ export function linkPackages(store: Store, link: Pick<VerifiedLink, "tool" | "pa
     // A Python server runs its console script the way the script's wrapper would: import, call, exit.
     const script = consoleScript(store, files, server.requirement.name, server.bin);
     if ("problem" in script) throw new KiwiError("E_DEPS", `${tool.id}: config.package: ${script.problem}`, { hint: "name the console script with config.bin", details: { tool: tool.id } });
-    const args = Array.isArray(tool.config.args) ? tool.config.args : [];
     const call = `import sys; from ${script.module} import ${script.attr.split(".")[0]}; sys.argv[0] = ${JSON.stringify(script.name)}; sys.exit(${script.attr}())`;
-    return { tool: { ...tool, config: { ...tool.config, command: "python3", args: ["-c", call, ...args] } }, ...result };
+    return { tool: withConfig(tool, (config) => ({ ...config, command: "python3", args: ["-c", call, ...(Array.isArray(config.args) ? config.args : [])] })), ...result };
   }
   if (!packages?.npm) return { tool, ...result };
   const bin = serverBin(packages.npm, server.requirement.name, server.bin);
   if ("problem" in bin) throw new KiwiError("E_DEPS", `${tool.id}: config.package: ${bin.problem}`, { hint: "name the bin with config.bin", details: { tool: tool.id } });
-  return { tool: { ...tool, entrypoint: bin.path, config: { ...tool.config, command: "node" } }, ...result };
+  return { tool: { ...withConfig(tool, (config) => ({ ...config, command: "node" })), entrypoint: bin.path }, ...result };
 }
 
 /**

@@ -6,16 +6,9 @@ import { escapePointer } from "../integrity/canonical.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { isRecord } from "../integrity/value.ts";
 
-/** A JSON Schema object as compiled from a tool's `parameters` list. */
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema, SchemaError } from "../schema/check-value.ts";
 
-/** The subset of an ajv ErrorObject kiwi reads (any validator producing this shape works). */
-export interface SchemaError {
-  instancePath: string;
-  keyword: string;
-  params: Record<string, any>;
-  message?: string;
-}
+export type { JsonSchema, SchemaError } from "../schema/check-value.ts";
 
 /** One violation: where (JSON pointer below the params object), which rule, what was given. */
 export interface ParamViolation {
@@ -62,26 +55,43 @@ export function mergeParamSources(sources: ParamSources, schema: JsonSchema | un
     const prop = propertyOf(schema, name);
     if (typesOf(prop)[0] === "array" && !raw.trimStart().startsWith("[")) {
       // Repeating an array parameter appends: --param tag=a --param tag=b gives ["a","b"].
-      const item = coerceParam(raw, isRecord(prop?.items) ? prop.items : undefined);
+      const item = coerceParam(raw, isRecord(prop?.items) ? prop.items : undefined, name);
       const prev = seen.has(name) && Array.isArray(out[name]) ? (out[name] as unknown[]) : [];
       setOwn(out, name, [...prev, item]);
     } else {
       if (seen.has(name)) {
         throw new KiwiError("E_USAGE", `--param ${name} is given more than once`, { hint: `give ${name} once, or pass a JSON array if it is a list` });
       }
-      setOwn(out, name, coerceParam(raw, prop));
+      setOwn(out, name, coerceParam(raw, prop, name));
     }
     seen.add(name);
   }
   return out;
 }
 
+/**
+ * JSON.parse, refusing an integer past 2^53: JavaScript would round 12345678901234567890 to
+ * 12345678901234567000 and kiwi would pass that on in its place. (The reviver's third argument
+ * gives each number's source text, ES2025.)
+ */
+function parseExactJson(text: string, source: string): unknown {
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) => {
+    if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined && /^-?\d+$/.test(context.source)) {
+      throw new KiwiError("E_INPUT_INVALID", `${source} holds the integer ${context.source}, which is past 2^53: it would be passed on as ${value}`, {
+        hint: "pass it as a string, or as an integer between -9007199254740991 and 9007199254740991",
+      });
+    }
+    return value;
+  });
+}
+
 /** Parses one JSON params source; it must be an object. */
 export function parseParamsJson(text: string, source: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseExactJson(text, source);
   } catch (error) {
+    if (error instanceof KiwiError) throw error;
     throw new KiwiError("E_INPUT_INVALID", `${source} is not valid JSON: ${(error as Error).message}`, {
       hint: `pass a JSON object such as '{"city": "Paris"}'`,
     });
@@ -98,7 +108,7 @@ export function parseParamsJson(text: string, source: string): Record<string, un
  * Turns `--param` text into the declared type: the first type in the property's `type` that accepts
  * the text wins; text no type accepts stays a string so validation reports it with the value.
  */
-export function coerceParam(raw: string, prop: JsonSchema | undefined): unknown {
+export function coerceParam(raw: string, prop: JsonSchema | undefined, name?: string): unknown {
   const types = typesOf(prop);
   if (types.length === 0 && Array.isArray(prop?.enum)) {
     const hit = (prop.enum as unknown[]).find((v) => typeof v !== "object" && String(v) === raw);
@@ -127,8 +137,9 @@ export function coerceParam(raw: string, prop: JsonSchema | undefined): unknown 
         const t = raw.trim();
         if (t.startsWith(type === "array" ? "[" : "{")) {
           try {
-            return JSON.parse(t);
-          } catch {
+            return parseExactJson(t, name === undefined ? "--param" : `--param ${name}`);
+          } catch (error) {
+            if (error instanceof KiwiError) throw error;
             /* stays a string: validation names the type it should have been */
           }
         }

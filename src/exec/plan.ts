@@ -1,18 +1,19 @@
 // Builds the fully resolved plan of one call: the verified chain, the merged config, and either the
 // argv/env/cwd/limits of a subprocess or the HTTP request. Pure: the host (PATH lookup)
 // is injected; the primitives in subprocess.ts and http.ts only run what this returns.
-import { isAbsolute, join, normalize, sep } from "node:path";
+import { isAbsolute, join, normalize } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Limits, Tool } from "../manifest/model.ts";
 import { type HttpRequestPlan, buildHttpRequest } from "./http-plan.ts";
 import type { PlanLimits } from "./limits.ts";
 import { mergeLimits, resolveLimits } from "./limits.ts";
 import { mergeConfigs } from "./merge.ts";
-import { type CanonicalValue, isRecord } from "../integrity/value.ts";
+import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
 import { type ParamViolation, assertNoViolations } from "./params.ts";
 import { referencedEnv } from "../schema/placeholders.ts";
-import { type TemplateScope, assertEnvPresent, expandString } from "./template.ts";
+import { type TemplateScope, assertEnvPresent, expandString, renderConfigText } from "./template.ts";
 import { WASI_COMMAND } from "../wasm/module-info.ts";
+import { toolPathProblem } from "../manifest/tool-path.ts";
 
 /** Variables a subprocess inherits from kiwi's environment; everything else must be declared. */
 export const ENV_ALLOWLIST = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ"] as const;
@@ -73,7 +74,7 @@ interface PlanCommon {
   mode: "locked" | "unlocked";
   chain: PlanLink[];
   params: Record<string, unknown>;
-  /** Merged config of the chain (templates unexpanded). */
+  /** Merged config of the chain as written (templates unexpanded; 12345678901234567890 and 1.0 exact). */
   config: Record<string, unknown>;
   /** Environment variable names whose values are never shown. */
   secrets: string[];
@@ -136,7 +137,10 @@ export function buildPlan(input: PlanInput): Plan {
     });
   }
   const rootFirst = [...chain].reverse();
-  const config = mergeConfigs(rootFirst.map((l) => l.tool.config));
+  // Values are rendered from the config as written, so what runs is what the lock hashed; the
+  // plain view (numbers as JavaScript numbers) only decides (method, retries, cwd, stdin).
+  const exact = mergeConfigs(rootFirst.map((l) => exactConfig(l.tool)));
+  const config = toPlain(exact as CanonicalValue) as Record<string, unknown>;
   const declared = mergeLimits(rootFirst.map((l) => l.tool.limits));
   const secrets = secretNames(config);
   const scope: TemplateScope = { params: input.params, env: input.env, secrets: new Set(secrets), redact: input.redact === true, missingEnv: new Set() };
@@ -147,17 +151,17 @@ export function buildPlan(input: PlanInput): Plan {
     mode: input.mode,
     chain: chain.map(toPlanLink),
     params: input.params,
-    config,
+    config: exact,
     secrets,
   };
   let plan: Plan;
   if (root.tool.id === "subprocess") {
     const limits = resolvePlanLimits(declared, true);
-    const spec = buildSubprocessSpec(rootFirst, config, scope, input, violations);
+    const spec = buildSubprocessSpec(rootFirst, config, exact, scope, input, violations);
     plan = { ...common, primitive: "subprocess", limits, subprocess: spec };
   } else {
     const limits = resolvePlanLimits(declared, false);
-    const http = buildHttpRequest({ toolId: leaf.tool.id, config, body: losslessBody(rootFirst), scope, limits, userAgent: input.host.userAgent, violations });
+    const http = buildHttpRequest({ toolId: leaf.tool.id, config, exact, scope, limits, userAgent: input.host.userAgent, violations });
     plan = { ...common, primitive: "http_client", limits, http };
   }
   assertNoViolations(violations, leaf.tool.id);
@@ -169,22 +173,9 @@ function toPlanLink(l: LinkInput): PlanLink {
   return { id: l.tool.id, version: l.tool.version, type: l.tool.type, integrity: l.integrity, source: l.tool.manifestFile, runDir: l.runDir };
 }
 
-/**
- * `config.body` as the chain declares it (the nearest link that sets it; `null` removes it, as
- * mergeConfigs does), lossless, so the request carries the numbers the lock hashed. Undefined when
- * no link sets a body or a link was built without its lossless config.
- */
-function losslessBody(rootFirst: readonly LinkInput[]): CanonicalValue | undefined {
-  let body: CanonicalValue | undefined;
-  for (const l of rootFirst) {
-    const config = l.tool.configLossless;
-    if (!config) {
-      if (Object.hasOwn(l.tool.config, "body")) return undefined;
-      continue;
-    }
-    if (Object.hasOwn(config, "body")) body = config.body === null ? undefined : config.body;
-  }
-  return body;
+/** A link's config as written (lossless); a tool built without it (tests, built-ins) has only the plain one. */
+function exactConfig(tool: PlanTool): Record<string, unknown> {
+  return tool.configLossless ?? tool.config;
 }
 
 /** Names declared in `config.secrets` plus every referenced `${VAR}` whose name looks secret. */
@@ -203,7 +194,7 @@ export function secretNames(config: Record<string, unknown>): string[] {
 
 type ArgPart = { text: string; literal: boolean };
 
-function buildSubprocessSpec(rootFirst: LinkInput[], config: Record<string, unknown>, scope: TemplateScope, input: PlanInput, violations: ParamViolation[]): SubprocessSpec {
+function buildSubprocessSpec(rootFirst: LinkInput[], config: Record<string, unknown>, exact: Record<string, unknown>, scope: TemplateScope, input: PlanInput, violations: ParamViolation[]): SubprocessSpec {
   const leaf = rootFirst[rootFirst.length - 1]!;
   // The command comes from the link nearest the tool that declares one (the child overrides).
   let commandLink: LinkInput | undefined;
@@ -217,10 +208,10 @@ function buildSubprocessSpec(rootFirst: LinkInput[], config: Record<string, unkn
       if (!commandLink && command === undefined) command = entry;
       else parts.push({ text: entry, literal: true });
     }
-    const args = link.tool.config.args;
-    if (Array.isArray(args)) for (const a of args) parts.push({ text: String(a), literal: false });
+    const args = exactConfig(link.tool).args;
+    if (Array.isArray(args)) for (const a of args) parts.push({ text: renderConfigText(a), literal: false });
   }
-  const env = buildEnv(config, scope, input.env, leaf.tool.id);
+  const env = buildEnv(exact, scope, input.env, leaf.tool.id);
   if (commandLink) command = resolveCommand(commandLink, scope, env.PATH, input.host);
   if (command === undefined) {
     throw new KiwiError("E_EXEC_FAILED", `nothing to run for ${leaf.tool.id}: no link of its chain declares a command or an entrypoint`, {
@@ -251,12 +242,12 @@ function buildEnv(config: Record<string, unknown>, scope: TemplateScope, kiwiEnv
     const v = kiwiEnv[name];
     if (v !== undefined) env[name] = v;
   }
-  if (isRecord(config.env)) {
-    for (const [name, raw] of Object.entries(config.env)) {
+  if (isMapping(config.env as CanonicalValue)) {
+    for (const [name, raw] of Object.entries(config.env as Record<string, unknown>)) {
       if (name === "" || name.includes("=") || name.includes("\0")) {
         throw new KiwiError("E_EXEC_FAILED", `${toolId}: config.env has an invalid variable name ${JSON.stringify(name)}`, { hint: "environment names cannot be empty or contain '=' or NUL" });
       }
-      const e = expandString(typeof raw === "string" ? raw : JSON.stringify(raw), scope);
+      const e = expandString(renderConfigText(raw), scope);
       if (e.absent) continue;
       if (e.value.includes("\0")) {
         throw new KiwiError("E_PARAMS_INVALID", `${toolId}: the value of env ${name} contains a NUL byte`, { hint: "parameters placed in the environment cannot contain NUL bytes" });
@@ -290,18 +281,18 @@ function resolveCommand(link: LinkInput, scope: TemplateScope, path: string | un
   return found;
 }
 
-/** A path inside a link's run directory; refuses absolute paths and `..` escapes. */
+/** A path inside a link's run directory; refuses what kiwi check refuses (manifest/tool-path.ts, as written). */
 function resolveInRunDir(link: LinkInput, rel: string, field: string): string {
   if (!link.runDir) {
     throw new KiwiError("E_EXEC_FAILED", `${link.tool.id}: ${field} ${JSON.stringify(rel)} names a file, but the tool has no materialised files`, {
       hint: 'run "kiwi lock" so the tool\'s files are locked and cached',
     });
   }
-  const n = normalize(rel);
-  if (isAbsolute(rel) || n === ".." || n.startsWith(`..${sep}`) || rel.includes("\0")) {
-    throw new KiwiError("E_EXEC_FAILED", `${link.tool.id}: ${field} ${JSON.stringify(rel)} leaves the tool directory`, { hint: `make ${field} a relative path inside the tool` });
+  const problem = toolPathProblem(rel, "written");
+  if (problem) {
+    throw new KiwiError("E_EXEC_FAILED", `${link.tool.id}: ${field} ${JSON.stringify(rel)} leaves the tool directory (it ${problem})`, { hint: `make ${field} a relative path inside the tool, without '..'` });
   }
-  return join(link.runDir, n);
+  return join(link.runDir, normalize(rel));
 }
 
 function resolveCwd(leaf: LinkInput, config: Record<string, unknown>): string {

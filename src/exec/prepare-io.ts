@@ -13,7 +13,7 @@ import { type LinkInput, type Plan, buildPlan } from "./plan.ts";
 import { RUNS_DIR, ensureRunDir } from "./rundir-io.ts";
 import { declaresPackages } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
-import type { Tool } from "../manifest/model.ts";
+import { type Tool, withConfig } from "../manifest/model.ts";
 import type { SandboxMode } from "./sandbox-plan.ts";
 import { makeRedactor } from "./template.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
@@ -87,9 +87,11 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     }
     // Python imports the installed distributions from the run directory's site-packages.
     if (packages?.python) {
-      const env = typeof tool.config.env === "object" && tool.config.env !== null ? (tool.config.env as Record<string, unknown>) : {};
       const site = join(runDir, "site-packages");
-      tool = { ...tool, config: { ...tool.config, env: { ...env, PYTHONPATH: typeof env.PYTHONPATH === "string" && env.PYTHONPATH !== "" ? `${site}:${env.PYTHONPATH}` : site } } };
+      tool = withConfig(tool, (config) => {
+        const env = typeof config.env === "object" && config.env !== null ? (config.env as Record<string, unknown>) : {};
+        return { ...config, env: { ...env, PYTHONPATH: typeof env.PYTHONPATH === "string" && env.PYTHONPATH !== "" ? `${site}:${env.PYTHONPATH}` : site } };
+      });
     }
     return { tool, integrity: l.integrity, runDir };
   });

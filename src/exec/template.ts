@@ -4,6 +4,7 @@
 import { KiwiError } from "../errors.ts";
 import { PLACEHOLDER, wholeParam } from "../schema/placeholders.ts";
 import { Float } from "../integrity/value.ts";
+import { renderLosslessJson } from "../integrity/canonical.ts";
 
 /** What expansion reads: the validated parameters, the environment and which variables are secret. */
 export interface TemplateScope {
@@ -78,6 +79,11 @@ export function expandValue(value: unknown, scope: TemplateScope): { present: bo
   return { present: true, value };
 }
 
+
+/** A config value as one string: a string as it is, anything else as lossless JSON (`1.0` stays `1.0`). */
+export function renderConfigText(value: unknown): string {
+  return typeof value === "string" ? value : renderLosslessJson(value);
+}
 
 /** How a parameter value becomes text: strings as they are, everything else as JSON. */
 export function stringifyParam(value: unknown): string {

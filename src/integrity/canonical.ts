@@ -115,6 +115,25 @@ function adjust(unit: number): number {
   return unit;
 }
 
+/** JSON.rawJSON (ES2025, in Bun): a JSON text JSON.stringify inserts as it is. */
+const rawJson = (JSON as unknown as { rawJSON: (text: string) => unknown }).rawJSON;
+
+function exactReplacer(_key: string, v: unknown): unknown {
+  if (typeof v === "bigint") return rawJson(v.toString());
+  if (v instanceof Float) return rawJson(renderFloat(v.value));
+  return v;
+}
+
+/**
+ * JSON text of a value as JSON.stringify writes it (key order kept, `indent` for people), but
+ * lossless: an integer past 2^53 (bigint) keeps every digit and an integral float (Float) keeps its
+ * `.0`, so what kiwi prints or sends is what the lock hashed. The one renderer for output; never
+ * feeds a digest (renderCanonicalJson does).
+ */
+export function renderLosslessJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, exactReplacer, indent);
+}
+
 /** RFC 6901 escaping of one pointer segment. */
 export function escapePointer(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");

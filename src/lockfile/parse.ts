@@ -6,6 +6,7 @@ import { KiwiError } from "../errors.ts";
 import { parseDigest } from "../integrity/digest.ts";
 import { type CanonicalValue, isMapping, toPlain } from "../integrity/value.ts";
 import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../manifest/json.ts";
+import { toolPathProblem } from "../manifest/tool-path.ts";
 import { LOCKFILE_VERSION, type Lockfile, LockfileSchema, type McpPin } from "../schema/lockfile.ts";
 import { renderLockfile } from "./render.ts";
 
@@ -175,7 +176,7 @@ function assertSemantics(lock: Lockfile, invalid: (m: string, h?: string) => Kiw
   for (const [id, tool] of Object.entries(lock.tools)) {
     const seen = new Set<string>();
     for (const f of tool.files) {
-      const problem = pathProblem(f.path);
+      const problem = toolPathProblem(f.path, "locked");
       if (problem) throw invalid(`tool "${id}" file ${JSON.stringify(f.path)} ${problem}`);
       if (seen.has(f.path)) throw invalid(`tool "${id}" lists the file ${JSON.stringify(f.path)} twice`);
       seen.add(f.path);
@@ -190,13 +191,3 @@ function assertSemantics(lock: Lockfile, invalid: (m: string, h?: string) => Kiw
   }
 }
 
-/** Why a locked file path is unsafe, or undefined when it is a clean relative path. */
-export function pathProblem(path: string): string | undefined {
-  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "is absolute";
-  if (path.includes("\\")) return "contains a backslash";
-  if (path.includes("\0")) return "contains a NUL byte";
-  const segments = path.split("/");
-  if (segments.some((s) => s === "." || s === "..")) return "has a . or .. segment";
-  if (segments.some((s) => s === "")) return "has an empty segment";
-  return undefined;
-}

@@ -1,7 +1,7 @@
 // The fast path for the common case: the lockfile on disk is byte for byte what kiwi would write
 // for the tree now. Then it is valid by construction (kiwi rendered it from validated data), so
 // the slow lossless parse, the schema check and the hand-edit comparison can all be skipped. Pure.
-import type { CanonicalValue } from "../integrity/value.ts";
+import { type CanonicalValue, isRecord } from "../integrity/value.ts";
 import { parseJsonLossless } from "../manifest/json.ts";
 import { LOCKFILE_VERSION, type Lockfile, type McpPin, type RemoteTool, type ToolDependencies } from "../schema/lockfile.ts";
 import { type HashedTool, buildLockfile } from "./build.ts";
@@ -28,13 +28,13 @@ export function matchUnchangedLockfile(text: string | undefined, tree: readonly 
 export function renderWithQuickPins(text: string | undefined, tree: readonly HashedTool[]): { lock: Lockfile; rendered: string; quick: unknown } | undefined {
   if (text === undefined) return undefined;
   const peek = peekLockfile(text);
-  if (!peek || peek.version !== LOCKFILE_VERSION || !isPlainObject(peek.pins)) return undefined;
+  if (!peek || peek.version !== LOCKFILE_VERSION || !isRecord(peek.pins)) return undefined;
   let lock: Lockfile;
   try {
     // Remote records are plain strings; a quick look that renders back to the same bytes lost nothing.
-    const remote = isPlainObject(peek.value) && isPlainObject(peek.value.remote) ? (peek.value.remote as Record<string, RemoteTool>) : undefined;
+    const remote = isRecord(peek.value) && isRecord(peek.value.remote) ? (peek.value.remote as Record<string, RemoteTool>) : undefined;
     // Dependencies are what npm resolved, not derived from the tree: kept as the file has them.
-    const dependencies = isPlainObject(peek.value) && isPlainObject(peek.value.dependencies) ? (peek.value.dependencies as Record<string, ToolDependencies>) : undefined;
+    const dependencies = isRecord(peek.value) && isRecord(peek.value.dependencies) ? (peek.value.dependencies as Record<string, ToolDependencies>) : undefined;
     lock = buildLockfile(tree, peek.pins as Record<string, McpPin>, remote, dependencies);
   } catch {
     return undefined;
@@ -59,8 +59,4 @@ export function confirmUnchanged(view: { lock: Lockfile; rendered: string }): { 
   const pins = parseJsonLossless(pinsText, { positions: false }).value as CanonicalValue;
   const checked = checkLockfileValue({ lockfileVersion: LOCKFILE_VERSION, tools: {}, mcp_servers: pins });
   return { lock: { ...lock, mcp_servers: checked.mcp_servers }, rendered: text };
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

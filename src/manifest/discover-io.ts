@@ -11,6 +11,8 @@ import { normalizeManifest } from "./normalize.ts";
 import { parametersFromFile } from "./parameters-file.ts";
 import { parseInlineScriptMetadata, parsePackageJson, parseRequirementsTxt } from "./package-files.ts";
 import { isRecord } from "../integrity/value.ts";
+import { fileFinding } from "../validate/finding.ts";
+import type { RuleId } from "../validate/rules.ts";
 import { ManifestCache } from "./parse-cache-io.ts";
 
 /** The parse cache of the readProject call in progress (discovery is synchronous). */
@@ -66,13 +68,14 @@ function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Findin
     .sort((a, b) => precedence.indexOf(a.name) - precedence.indexOf(b.name));
   if (manifests.length > 0 && dir !== join(root, TOOLS_DIR)) {
     if (manifests.length > 1) {
-      findings.push({
-        rule: "discover/ambiguous-manifest",
-        severity: "error",
-        file: toProjectPath(root, join(dir, manifests[1]!.name)),
-        message: `the folder has ${manifests.map((m) => m.name).join(" and ")}; a directory tool has exactly one manifest`,
-        hint: `delete all but ${manifests[0]!.name}`,
-      });
+      findings.push(
+        fileFinding(
+          "discover/ambiguous-manifest",
+          toProjectPath(root, join(dir, manifests[1]!.name)),
+          `the folder has ${manifests.map((m) => m.name).join(" and ")}; a directory tool has exactly one manifest`,
+          `delete all but ${manifests[0]!.name}`,
+        ),
+      );
     }
     readDirectoryTool(root, dir, manifests[0]!.name, tools, findings);
     return;
@@ -82,13 +85,7 @@ function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Findin
     const abs = join(dir, entry.name);
     if (entry.isDirectory()) walkToolsDir(root, abs, tools, findings);
     else if (entry.isSymbolicLink()) {
-      findings.push({
-        rule: "security/symlink",
-        severity: "warning",
-        file: toProjectPath(root, abs),
-        message: "symbolic links outside a directory tool are not followed",
-        hint: "move the file into .ai/tools/ or inside a directory tool",
-      });
+      findings.push(fileFinding("security/symlink", toProjectPath(root, abs), "symbolic links outside a directory tool are not followed", "move the file into .ai/tools/ or inside a directory tool"));
     } else if (entry.isFile()) {
       const syntax = syntaxOf(entry.name);
       if (syntax) readFileTool(root, abs, syntax, tools, findings);
@@ -111,13 +108,8 @@ function readFileTool(root: string, abs: string, syntax: ManifestSyntax, tools: 
     return;
   }
   if (form === "file") return;
-  findings.push({
-    rule: "discover/no-metadata",
-    severity: "info",
-    file: toProjectPath(root, abs),
-    message: "no embedded tool metadata, so this file is not a tool",
-    hint: syntax === "shell" ? "add a `# ---` comment block with the manifest" : syntax === "python" ? "to make it a tool, put the manifest as YAML in the leading docstring, with tool_type (a docstring without it is prose), or set kiwi_mcp's module variables with __executor_id__" : "add YAML front matter",
-  });
+  const hint = syntax === "shell" ? "add a `# ---` comment block with the manifest" : syntax === "python" ? "to make it a tool, put the manifest as YAML in the leading docstring, with tool_type (a docstring without it is prose), or set kiwi_mcp's module variables with __executor_id__" : "add YAML front matter";
+  findings.push(fileFinding("discover/no-metadata", toProjectPath(root, abs), "no embedded tool metadata, so this file is not a tool", hint));
 }
 
 /** Parses one manifest file: discovery goes through its parse cache, exec through its content memo. */
@@ -141,7 +133,7 @@ export function readToolAt(root: string, source: string, parse: ManifestFilePars
     parsed = parse(abs, syntax);
   } catch (error) {
     if (!(error instanceof ManifestProblem)) throw error;
-    findings.push(problemFinding(source, error, "error"));
+    findings.push(problemFinding(source, error));
     return { findings };
   }
   return holdsTool(form, parsed) ? { tool: assembleTool(root, abs, form, parsed, findings), findings } : { findings };
@@ -193,7 +185,7 @@ function assembleTool(root: string, manifestAbs: string, form: ManifestForm, par
  */
 function loadParametersFile(root: string, dir: string, form: ManifestForm, files: readonly ToolFile[], written: string, manifestFile: string, findings: Finding[]): unknown {
   const problem = (message: string, hint: string) => {
-    findings.push({ rule: "parameters/file", severity: "error", file: manifestFile, message: `parameters names the file "${written}", but ${message}`, hint });
+    findings.push(fileFinding("parameters/file", manifestFile, `parameters names the file "${written}", but ${message}`, hint));
     return undefined;
   };
   if (form !== "directory") return problem("a single-file tool has no files of its own", "make it a directory tool (<name>/tool.yaml beside the parameters file), or list the parameters in the manifest");
@@ -259,24 +251,17 @@ function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: 
     const parsed = parseManifestBytes(readFileSync(abs), syntax);
     if (parsed === "none") parseCache?.set(file, stat, null);
     else if (parsed.warnings.length === 0) parseCache?.set(file, stat, parsed.value);
-    else for (const w of parsed.warnings) findings.push(problemFinding(file, w, w.severity));
+    else for (const w of parsed.warnings) findings.push(problemFinding(file, w));
     return parsed;
   } catch (error) {
-    if (error instanceof ManifestProblem) findings.push(problemFinding(file, error, "error"));
+    if (error instanceof ManifestProblem) findings.push(problemFinding(file, error));
     else findings.push(ioFinding(root, abs, error));
     return undefined;
   }
 }
 
 
-function problemFinding(file: string, problem: ManifestProblem, severity: "error" | "warning"): Finding {
-  return {
-    rule: problem.rule,
-    severity,
-    file,
-    line: problem.position?.line,
-    column: problem.position?.column,
-    message: problem.message,
-    hint: problem.hint,
-  };
+/** A parse problem as a finding; how severe it is comes from the rule table, like every finding's. */
+function problemFinding(file: string, problem: ManifestProblem): Finding {
+  return fileFinding(problem.rule as RuleId, file, problem.message, problem.hint, problem.position);
 }

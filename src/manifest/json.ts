@@ -1,7 +1,7 @@
 // A strict, lossless JSON parser: integer/float identity, big integers, duplicate-key and depth
 // checks, and source offsets per JSON pointer. JSON.parse cannot do the first three (spec:
 // shared/specs/canonical-json.md), and no maintained library does all of them, hence this file.
-import { escapePointer, renderFloat, renderString } from "../integrity/canonical.ts";
+import { escapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, Float, numberFromLexeme, setOwn } from "../integrity/value.ts";
 
 /** Deepest nesting accepted; deeper documents are rejected rather than risking the stack. */
@@ -247,20 +247,4 @@ export function computeLineStarts(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
-}
-
-/**
- * Lossless JSON text that keeps key order (unlike canonical JSON, which sorts): for storing parsed
- * manifests so that parseJsonLossless gives back the same value. Never feeds a digest.
- */
-export function renderLosslessJson(value: CanonicalValue): string {
-  if (value === null || typeof value === "boolean") return String(value);
-  if (typeof value === "string") return renderString(value);
-  if (typeof value === "bigint") return value.toString();
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : renderFloat(value);
-  if (value instanceof Float) return renderFloat(value.value);
-  if (Array.isArray(value)) return `[${value.map(renderLosslessJson).join(",")}]`;
-  return `{${Object.keys(value)
-    .map((k) => `${renderString(k)}:${renderLosslessJson(value[k]!)}`)
-    .join(",")}}`;
 }

@@ -159,3 +159,12 @@ export interface BrokenManifest {
   hint?: string;
   position?: Position;
 }
+
+/**
+ * The tool with `change` applied to both views of its config (plain and as written), so a config
+ * kiwi adjusts before a run (an installed package's command, PYTHONPATH) is not lost from either.
+ */
+export function withConfig<T extends Pick<Tool, "config" | "configLossless">>(tool: T, change: (config: Record<string, unknown>) => Record<string, unknown>): T {
+  const lossless = tool.configLossless ? { configLossless: change(tool.configLossless) as { [key: string]: CanonicalValue } } : {};
+  return { ...tool, config: change(tool.config), ...lossless };
+}

@@ -1,5 +1,7 @@
 // Why a manifest could not be parsed: one error type for every syntax (YAML, JSON, embedded
-// metadata), with the rule id (validate/rules.ts), the position and a hint. Pure.
+// metadata), with the rule id (validate/rules.ts, which also says how severe it is), the position
+// and a hint. Pure.
+import type { Severity } from "../findings.ts";
 import type { Position } from "./model.ts";
 
 export class ManifestProblem extends Error {
@@ -8,9 +10,15 @@ export class ManifestProblem extends Error {
     message: string,
     readonly position?: Position,
     readonly hint?: string,
-    /** How the finding is reported; parse problems are errors unless they say otherwise. */
-    readonly severity: "error" | "warning" = "error",
   ) {
     super(message);
+  }
+
+  /**
+   * How the finding is reported: the rule table says, as for every finding. Loaded when asked: a
+   * warm kiwi exec parses no manifest and should not pay for the table.
+   */
+  get severity(): Severity {
+    return (require("../validate/rules.ts") as typeof import("../validate/rules.ts")).ruleInfo(this.rule).severity;
   }
 }

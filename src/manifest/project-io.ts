@@ -6,6 +6,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
 import { IGNORED_NAMES, type ToolFile } from "./model.ts";
+import { fileFinding } from "../validate/finding.ts";
 
 /** Where tools live, relative to the project root. */
 export const TOOLS_DIR = join(".ai", "tools");
@@ -62,24 +63,14 @@ export function listToolFiles(root: string, toolDir: string, findings: Finding[]
           target = realpathSync(abs);
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code;
-          findings.push({
-            rule: code === "ELOOP" ? "security/symlink-loop" : "security/symlink-broken",
-            severity: "error",
-            file: toProjectPath(root, abs),
-            message: code === "ELOOP" ? "the symbolic link loops" : "the symbolic link points at nothing",
-            hint: "replace the link with the file it should point at",
-          });
+          findings.push(
+            fileFinding(code === "ELOOP" ? "security/symlink-loop" : "security/symlink-broken", toProjectPath(root, abs), code === "ELOOP" ? "the symbolic link loops" : "the symbolic link points at nothing", "replace the link with the file it should point at"),
+          );
           continue;
         }
         const inside = realRootOf();
         if (target !== inside && !target.startsWith(inside + sep)) {
-          findings.push({
-            rule: "security/symlink-escape",
-            severity: "error",
-            file: toProjectPath(root, abs),
-            message: `the symbolic link resolves outside the tool directory (to ${target})`,
-            hint: "copy the file into the tool instead of linking to it",
-          });
+          findings.push(fileFinding("security/symlink-escape", toProjectPath(root, abs), `the symbolic link resolves outside the tool directory (to ${target})`, "copy the file into the tool instead of linking to it"));
           continue;
         }
         const stat = statSync(target);
@@ -123,11 +114,5 @@ function fileOf(path: string, abs: string, stat: Stats): ToolFile {
 
 export function ioFinding(root: string, abs: string, error: unknown): Finding {
   const code = (error as NodeJS.ErrnoException)?.code ?? "EIO";
-  return {
-    rule: "discover/unreadable",
-    severity: "error",
-    file: toProjectPath(root, abs),
-    message: `cannot read: ${code}`,
-    hint: code === "EACCES" ? "make the file readable by the user running kiwi" : "check the path",
-  };
+  return fileFinding("discover/unreadable", toProjectPath(root, abs), `cannot read: ${code}`, code === "EACCES" ? "make the file readable by the user running kiwi" : "check the path");
 }

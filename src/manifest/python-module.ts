@@ -130,7 +130,7 @@ function checkSignature(text: string): ManifestProblem | undefined {
   const m = SIGNATURE.exec(line);
   const stored = m?.[2] ?? "";
   if (!m || !/^([0-9a-f]{12}|[0-9a-f]{64})$/.test(stored)) {
-    return new ManifestProblem("kiwi_mcp/signature-invalid", `the kiwi-mcp:validated line has no valid hash (${JSON.stringify(stored)}): expected 12 or 64 lowercase hex digits`, position, "re-sign the file with kiwi_mcp, or delete the line (kiwi's lock pins the file either way)", "warning");
+    return new ManifestProblem("kiwi_mcp/signature-invalid", `the kiwi-mcp:validated line has no valid hash (${JSON.stringify(stored)}): expected 12 or 64 lowercase hex digits`, position, "re-sign the file with kiwi_mcp, or delete the line (kiwi's lock pins the file either way)");
   }
   const current = sha256Hex(lines.slice(index + 1).join("\n"));
   if (current.startsWith(stored)) return undefined;
@@ -139,6 +139,5 @@ function checkSignature(text: string): ManifestProblem | undefined {
     `the file changed after it was signed on ${m[1]}: its kiwi-mcp:validated hash is ${stored}, the file now hashes to ${current.slice(0, stored.length)}`,
     position,
     "review the change, then re-sign it with kiwi_mcp or delete the line (kiwi's lock pins the file either way)",
-    "warning",
   );
 }

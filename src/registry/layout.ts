@@ -7,7 +7,7 @@ import { compareCodePoints, renderCanonicalJson } from "../integrity/canonical.t
 import { formatDigest, hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type FileEntry, hashToolIntegrity } from "../integrity/tool.ts";
 import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
-import { pathProblem } from "../lockfile/parse.ts";
+import { toolPathProblem } from "../manifest/tool-path.ts";
 import { parseJsonLossless } from "../manifest/json.ts";
 
 export const MEDIA = {
@@ -223,13 +223,13 @@ export function checkToolConfig(bytes: Uint8Array, manifest: ImageManifest, subj
     if (!isRecord(f) || typeof f.path !== "string" || typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256) || typeof f.is_executable !== "boolean") {
       throw invalid(subject, `config file entry #${i} is malformed`);
     }
-    const problem = pathProblem(f.path);
+    const problem = toolPathProblem(f.path, "locked");
     if (problem) throw invalid(subject, `config file ${JSON.stringify(f.path)} ${problem}`);
     return { path: f.path, sha256: f.sha256, is_executable: f.is_executable };
   });
   if (new Set(entries.map((f) => f.path)).size !== entries.length) throw invalid(subject, "the config lists a file path twice");
   const manifestFile = str("manifest_file");
-  if (pathProblem(manifestFile)) throw invalid(subject, `manifest_file ${JSON.stringify(manifestFile)} is not a clean relative path`);
+  if (toolPathProblem(manifestFile, "locked")) throw invalid(subject, `manifest_file ${JSON.stringify(manifestFile)} is not a clean relative path`);
   const manifestSha256 = str("manifest_sha256");
   if (!/^[0-9a-f]{64}$/.test(manifestSha256)) throw invalid(subject, "manifest_sha256 is not 64 lowercase hex digits");
   if (!manifest.layers.some((l) => l.digest === formatDigest(manifestSha256))) throw invalid(subject, `the manifest file ${manifestFile} has no layer`);

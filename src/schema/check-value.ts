@@ -1,70 +1,222 @@
-// Checks a value against the small property contracts buildParametersSchema makes (type, enum,
-// lengths, bounds, pattern, format), without compiling a schema per parameter. Pure.
+// kiwi's one hand-written checker of parameter values: the closed JSON Schema subset that
+// schema/parameters.ts builds (an object of typed properties with the documented contracts).
+// `kiwi check` judges declared defaults and enum members with it (checkValue) and `kiwi exec`
+// judges a call's parameters with it (compileParamSchema). Why not ajv on these paths: a fresh kiwi
+// process pays ~20-40 ms to load ajv and generate code for one schema, more than the whole exec
+// overhead budget (issue 4: <= 15 ms), and compiling one schema per parameter dominated `kiwi check`
+// on large trees. ajv still judges untrusted schemas (child_schemas, MCP schemas) and any schema
+// outside this subset; test/schema/check-value.test.ts and test/schema/parameters.test.ts require the
+// same verdicts as ajv. Formats come from ajv-formats itself, patterns run on the linear-time engine.
+// Pure.
 import { fullFormats } from "ajv-formats/dist/formats";
+import { escapePointer } from "../integrity/canonical.ts";
 import { isRecord, jsonEqual } from "../integrity/value.ts";
 import { linearRegExp } from "../validate/linear-regex.ts";
+import { checkRegexSafety } from "../validate/regex-safety.ts";
 
 /** Parameter types, as JSON Schema names them. */
 export const PARAMETER_TYPES = ["string", "integer", "number", "boolean", "array", "object"] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
 
-/** String formats a parameter may declare (checked as ajv-formats checks them, here and in exec/param-check.ts). */
+/** String formats a parameter may declare (checked as ajv-formats checks them). */
 export const PARAMETER_FORMATS = ["uuid", "email", "uri", "date-time"] as const;
 
 /** A JSON Schema object as kiwi builds it. */
 export type JsonSchema = Record<string, unknown>;
 
+/** The subset of an ajv ErrorObject kiwi reads (any validator producing this shape works). */
+export interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, any>;
+  message?: string;
+}
+
+const ROOT_KEYS = new Set(["$schema", "type", "additionalProperties", "properties", "required"]);
+const PROPERTY_KEYS = new Set(["type", "enum", "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems", "default", "description"]);
+const TYPES = new Set(["string", "integer", "number", "boolean", "array", "object", "null"]);
+
+type Check = (value: unknown, at: string, errors: SchemaError[]) => void;
+
+/** A validator for a parameter schema, or undefined when the schema is outside the subset (use ajv). */
+export function compileParamSchema(schema: Record<string, unknown>): ((value: unknown) => SchemaError[]) | undefined {
+  if (Object.keys(schema).some((k) => !ROOT_KEYS.has(k))) return undefined;
+  if (schema.type !== "object" || schema.additionalProperties !== false) return undefined;
+  const props = schema.properties ?? {};
+  if (!isRecord(props)) return undefined;
+  const required = schema.required ?? [];
+  if (!Array.isArray(required) || !required.every((r) => typeof r === "string")) return undefined;
+  const checks = new Map<string, Check[]>();
+  for (const [name, prop] of Object.entries(props)) {
+    const compiled = isRecord(prop) ? compileProperty(prop, true) : undefined;
+    if (!compiled) return undefined;
+    checks.set(name, compiled);
+  }
+  return (value) => {
+    const errors: SchemaError[] = [];
+    if (!isRecord(value)) {
+      errors.push({ instancePath: "", keyword: "type", params: { type: "object" }, message: "must be object" });
+      return errors;
+    }
+    for (const name of required as string[]) {
+      if (!Object.hasOwn(value, name)) errors.push({ instancePath: "", keyword: "required", params: { missingProperty: name }, message: `must have required property '${name}'` });
+    }
+    for (const key of Object.keys(value)) {
+      const own = checks.get(key);
+      if (!own) {
+        errors.push({ instancePath: "", keyword: "additionalProperties", params: { additionalProperty: key }, message: "must NOT have additional properties" });
+        continue;
+      }
+      const at = `/${escapePointer(key)}`;
+      for (const check of own) check(value[key], at, errors);
+    }
+    return errors;
+  };
+}
+
 /**
- * Why a value breaks a property contract built above, or undefined when it satisfies it. The
- * contracts are small and known, so this direct check replaces an ajv compile per parameter (which
- * dominated \`kiwi check\` on large trees); test/schema/parameters.test.ts compares it with ajv.
+ * Why a value breaks a property contract buildParametersSchema made, or undefined when it satisfies
+ * it: the first of the checker's errors, worded for a finding about the declaration.
  */
 export function checkValue(contract: JsonSchema, value: unknown): string | undefined {
-  const type = contract.type as ParameterType;
-  const ok =
-    type === "string" ? typeof value === "string"
-    : type === "integer" ? typeof value === "number" && Number.isInteger(value)
-    : type === "number" ? typeof value === "number" && Number.isFinite(value)
-    : type === "boolean" ? typeof value === "boolean"
-    : type === "array" ? Array.isArray(value)
-    : isRecord(value);
-  if (!ok) return `must be ${type === "integer" || type === "array" || type === "object" ? "an" : "a"} ${type}`;
-  if (Array.isArray(contract.enum) && !contract.enum.some((e) => jsonEqual(e, value))) return `must be one of ${JSON.stringify(contract.enum)}`;
-  const n = (k: string) => (typeof contract[k] === "number" ? (contract[k] as number) : undefined);
-  if (typeof value === "string") {
-    const length = [...value].length;
-    if (n("minLength") !== undefined && length < n("minLength")!) return `must have at least ${n("minLength")} characters`;
-    if (n("maxLength") !== undefined && length > n("maxLength")!) return `must have at most ${n("maxLength")} characters`;
-    if (typeof contract.pattern === "string" && !matches(contract.pattern, value)) return `must match pattern "${contract.pattern}"`;
-    if (typeof contract.format === "string" && !matchesFormat(contract.format, value)) return `must match format "${contract.format}"`;
+  const checks = compileProperty(contract, false);
+  if (!checks) throw new Error(`checkValue got a contract outside the parameter subset: ${JSON.stringify(contract)}`);
+  const errors: SchemaError[] = [];
+  for (const check of checks) check(value, "", errors);
+  return errors[0] && findingText(errors[0]);
+}
+
+/** The declaration-finding wording of one checker error (ajv's wording where it reads well). */
+function findingText(e: SchemaError): string {
+  const p = e.params;
+  switch (e.keyword) {
+    case "type":
+      return `must be ${p.type === "integer" || p.type === "array" || p.type === "object" ? "an" : "a"} ${p.type}`;
+    case "enum":
+      return `must be one of ${JSON.stringify(p.allowedValues)}`;
+    case "minLength":
+      return `must have at least ${p.limit} characters`;
+    case "maxLength":
+      return `must have at most ${p.limit} characters`;
+    case "minItems":
+      return `must have at least ${p.limit} items`;
+    case "maxItems":
+      return `must have at most ${p.limit} items`;
+    default:
+      return e.message ?? e.keyword;
   }
-  if (typeof value === "number") {
-    if (n("minimum") !== undefined && value < n("minimum")!) return `must be >= ${n("minimum")}`;
-    if (n("maximum") !== undefined && value > n("maximum")!) return `must be <= ${n("maximum")}`;
-    if (n("exclusiveMinimum") !== undefined && value <= n("exclusiveMinimum")!) return `must be > ${n("exclusiveMinimum")}`;
-    if (n("exclusiveMaximum") !== undefined && value >= n("exclusiveMaximum")!) return `must be < ${n("exclusiveMaximum")}`;
+}
+
+/**
+ * The checks of one property, or undefined when it is outside the subset. With `screen`, a pattern
+ * the regex screen refuses or the linear-time engine cannot run is outside it (exec then uses ajv,
+ * which reports it); without, such a pattern fails every value, as a finding about it is made
+ * where the declaration is judged.
+ */
+function compileProperty(prop: Record<string, unknown>, screen: boolean): Check[] | undefined {
+  if (Object.keys(prop).some((k) => !PROPERTY_KEYS.has(k))) return undefined;
+  const checks: Check[] = [];
+  const type = prop.type;
+  if (type !== undefined) {
+    if (typeof type !== "string" || !TYPES.has(type)) return undefined;
+    checks.push((v, at, errors) => {
+      if (!hasType(v, type)) errors.push({ instancePath: at, keyword: "type", params: { type }, message: `must be ${type}` });
+    });
   }
-  if (Array.isArray(value)) {
-    if (n("minItems") !== undefined && value.length < n("minItems")!) return `must have at least ${n("minItems")} items`;
-    if (n("maxItems") !== undefined && value.length > n("maxItems")!) return `must have at most ${n("maxItems")} items`;
+  if (prop.enum !== undefined) {
+    if (!Array.isArray(prop.enum)) return undefined;
+    const allowed = prop.enum;
+    checks.push((v, at, errors) => {
+      if (!allowed.some((a) => jsonEqual(a, v))) errors.push({ instancePath: at, keyword: "enum", params: { allowedValues: allowed }, message: "must be equal to one of the allowed values" });
+    });
   }
+  const limit = (key: string, applies: (v: unknown) => boolean, measure: (v: never) => number, fails: (n: number, lim: number) => boolean, message: (lim: number) => string, params: (lim: number) => Record<string, unknown>) => {
+    const lim = prop[key];
+    if (lim === undefined) return true;
+    if (typeof lim !== "number" || !Number.isFinite(lim)) return false;
+    checks.push((v, at, errors) => {
+      if (applies(v) && fails(measure(v as never), lim)) errors.push({ instancePath: at, keyword: key, params: params(lim), message: message(lim) });
+    });
+    return true;
+  };
+  const isStr = (v: unknown) => typeof v === "string";
+  const isNum = (v: unknown) => typeof v === "number";
+  const length = (s: string) => codePoints(s);
+  const ok = [
+    limit("minLength", isStr, length, (n, l) => n < l, (l) => `must NOT have fewer than ${l} characters`, (l) => ({ limit: l })),
+    limit("maxLength", isStr, length, (n, l) => n > l, (l) => `must NOT have more than ${l} characters`, (l) => ({ limit: l })),
+    limit("minItems", Array.isArray, (a: unknown[]) => a.length, (n, l) => n < l, (l) => `must NOT have fewer than ${l} items`, (l) => ({ limit: l })),
+    limit("maxItems", Array.isArray, (a: unknown[]) => a.length, (n, l) => n > l, (l) => `must NOT have more than ${l} items`, (l) => ({ limit: l })),
+    limit("minimum", isNum, (n: number) => n, (n, l) => !(n >= l), (l) => `must be >= ${l}`, (l) => ({ comparison: ">=", limit: l })),
+    limit("maximum", isNum, (n: number) => n, (n, l) => !(n <= l), (l) => `must be <= ${l}`, (l) => ({ comparison: "<=", limit: l })),
+    limit("exclusiveMinimum", isNum, (n: number) => n, (n, l) => !(n > l), (l) => `must be > ${l}`, (l) => ({ comparison: ">", limit: l })),
+    limit("exclusiveMaximum", isNum, (n: number) => n, (n, l) => !(n < l), (l) => `must be < ${l}`, (l) => ({ comparison: "<", limit: l })),
+  ];
+  if (ok.includes(false)) return undefined;
+  if (prop.pattern !== undefined) {
+    if (typeof prop.pattern !== "string" || (screen && !checkRegexSafety(prop.pattern).ok)) return undefined;
+    const pattern = prop.pattern;
+    let re: { test: (s: string) => boolean };
+    try {
+      re = linearRegExp(pattern);
+    } catch {
+      if (screen) return undefined;
+      re = { test: () => false };
+    }
+    checks.push((v, at, errors) => {
+      if (typeof v === "string" && !re.test(v)) errors.push({ instancePath: at, keyword: "pattern", params: { pattern }, message: `must match pattern "${pattern}"` });
+    });
+  }
+  if (prop.format !== undefined) {
+    const format = prop.format;
+    const test = typeof format === "string" ? formatTest(format) : undefined;
+    if (!test) return undefined;
+    checks.push((v, at, errors) => {
+      if (typeof v === "string" && !test(v)) errors.push({ instancePath: at, keyword: "format", params: { format }, message: `must match format "${format}"` });
+    });
+  }
+  return checks;
+}
+
+/** The string test of an ajv-formats "full" format, as addFormats(ajv) installs it. */
+function formatTest(name: string): ((s: string) => boolean) | undefined {
+  if (!(PARAMETER_FORMATS as readonly string[]).includes(name)) return undefined;
+  const def = (fullFormats as Record<string, unknown>)[name];
+  const validate = isRecord(def) && "validate" in def ? (def as { validate: unknown }).validate : def;
+  if (validate instanceof RegExp) return (s) => validate.test(s);
+  if (typeof validate === "function") return (s) => Boolean((validate as (s: string) => boolean)(s));
   return undefined;
 }
 
-/** A pattern test on the linear-time engine; a pattern it cannot run fails the value (buildParametersSchema reports the pattern itself). */
-function matches(pattern: string, value: string): boolean {
-  try {
-    return linearRegExp(pattern).test(value);
-  } catch {
-    return false;
+/** JSON Schema type membership, as ajv decides it. */
+function hasType(v: unknown, type: string): boolean {
+  switch (type) {
+    case "string":
+      return typeof v === "string";
+    case "number":
+      return typeof v === "number" && Number.isFinite(v);
+    case "integer":
+      return typeof v === "number" && Number.isFinite(v) && v % 1 === 0;
+    case "boolean":
+      return typeof v === "boolean";
+    case "array":
+      return Array.isArray(v);
+    case "object":
+      return isRecord(v);
+    default:
+      return v === null;
   }
 }
 
-/** The same format checks ajv-formats applies at run time. */
-function matchesFormat(format: string, value: string): boolean {
-  const f = (fullFormats as Record<string, unknown>)[format];
-  if (f instanceof RegExp) return f.test(value);
-  if (typeof f === "function") return (f as (v: string) => boolean)(value);
-  if (f && typeof f === "object" && typeof (f as { validate?: unknown }).validate === "function") return (f as { validate: (v: string) => boolean }).validate(value);
-  return true;
+/** Length in Unicode code points (ajv's ucs2length: a surrogate pair counts once). */
+function codePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++, n++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return n;
 }

@@ -9,8 +9,8 @@ import { UnsupportedPattern, linearRegExp } from "../validate/linear-regex.ts";
 import { checkRegexSafety } from "../validate/regex-safety.ts";
 import type { RuleId } from "../validate/rules.ts";
 import { type JsonSchema, PARAMETER_FORMATS, PARAMETER_TYPES, type ParameterType, checkValue } from "./check-value.ts";
-import { isRecord } from "../integrity/value.ts";
-import { escapePointer } from "../integrity/canonical.ts";
+import { type CanonicalValue, isRecord } from "../integrity/value.ts";
+import { escapePointer, renderCanonicalJson } from "../integrity/canonical.ts";
 
 export { checkValue, type JsonSchema, PARAMETER_FORMATS, PARAMETER_TYPES, type ParameterType } from "./check-value.ts";
 
@@ -177,19 +177,29 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
     if (lo > hi || (lo === hi && strict)) fail("parameters/constraint", entry.minimum !== undefined ? "minimum" : "exclusiveMinimum", `the bounds of "${name}" leave no allowed value (${lo} .. ${hi})`);
   }
   if (broken) return undefined;
+  // Parameters travel as JSON numbers: an integer past 2^53 would be passed on rounded (what runs
+  // would not be what was hashed), and --param refuses one for the same reason.
+  const pastExact = (v: unknown) => t === "integer" && typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v);
+  const PAST_EXACT_HINT = "keep integer parameters within ±9007199254740991, or make the parameter a string";
   if (entry.enum !== undefined) {
     if (!Array.isArray(entry.enum) || entry.enum.length === 0) {
       report("parameters/enum", `${at}/enum`, `enum of "${name}" must be a non-empty list`);
       return undefined;
     }
+    // Members compare as JSON Schema (and checkValue) compare them: key order does not matter.
     const seen = new Set<string>();
     for (const [i, v] of entry.enum.entries()) {
       const key = JSON.stringify(v);
-      if (seen.has(key)) {
+      const canonical = renderCanonicalJson(v as CanonicalValue);
+      if (seen.has(canonical)) {
         report("parameters/enum", `${at}/enum/${i}`, `enum of "${name}" lists ${key} twice`);
         return undefined;
       }
-      seen.add(key);
+      seen.add(canonical);
+      if (pastExact(v)) {
+        report("parameters/enum", `${at}/enum/${i}`, `enum value ${i} of "${name}" is an integer past 2^53, which a parameter cannot carry exactly (it would be passed as ${key})`, PAST_EXACT_HINT);
+        return undefined;
+      }
       const problem = checkValue(contract, v);
       if (problem) {
         report("parameters/enum", `${at}/enum/${i}`, `enum value ${key} of "${name}" is not a valid ${t} (${problem})`);
@@ -200,6 +210,10 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
   const property: JsonSchema = { ...contract };
   if (entry.enum !== undefined) property.enum = entry.enum;
   if (entry.default !== undefined) {
+    if (pastExact(entry.default)) {
+      report("parameters/default", `${at}/default`, `default of "${name}" is an integer past 2^53, which a parameter cannot carry exactly (it would be passed as ${JSON.stringify(entry.default)})`, PAST_EXACT_HINT);
+      return undefined;
+    }
     const problem = checkValue(property, entry.default);
     if (problem) {
       report("parameters/default", `${at}/default`, `default ${JSON.stringify(entry.default)} of "${name}" does not satisfy its own declaration (${problem})`, "change the default or the contract");

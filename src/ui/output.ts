@@ -1,16 +1,15 @@
 // The only place that writes to the terminal. stdout carries results; stderr carries logs,
 // progress, warnings and rendered errors.
 import { writeSync } from "node:fs";
-import type { ConsolaInstance } from "consola";
 import type { Context } from "../context.ts";
-import { Float } from "../integrity/value.ts";
+import { renderLosslessJson } from "../integrity/canonical.ts";
 
 /** Writes result text to stdout. */
 export function showResult(text: string): void {
   writeFully(1, text.endsWith("\n") || text === "" ? text : `${text}\n`);
 }
 
-/** Writes exactly one JSON document to stdout (bigints and Floats as JSON numbers). */
+/** Writes exactly one JSON document to stdout (integers past 2^53 and 1.0 exactly as written). */
 export function showJson(value: unknown): void {
   writeFully(1, `${renderJson(value)}\n`);
 }
@@ -38,13 +37,9 @@ export function writeFully(fd: 1 | 2, text: string): void {
   }
 }
 
-/** Pretty JSON for humans and machines; lossless numbers are written as their values. */
+/** Pretty JSON for humans and machines; lossless numbers keep every digit and their `.0`. */
 export function renderJson(value: unknown): string {
-  return JSON.stringify(
-    value,
-    (_key, v) => (typeof v === "bigint" ? Number(v) : v instanceof Float ? v.value : v),
-    2,
-  );
+  return renderLosslessJson(value, 2);
 }
 
 type Colors = ReturnType<typeof import("picocolors").createColors>;
@@ -57,19 +52,6 @@ let picocolors: typeof import("picocolors") | undefined;
 export function colors(ctx: Pick<Context, "color">): Colors {
   picocolors ??= require("picocolors") as typeof import("picocolors");
   return picocolors.createColors(ctx.color);
-}
-
-/**
- * A consola logger bound to stderr, colour only when allowed. Loaded on demand: consola costs
- * milliseconds at start-up, and most commands print through showNote.
- */
-export async function createLogger(ctx: Pick<Context, "color">): Promise<ConsolaInstance> {
-  const { createConsola } = await import("consola");
-  return createConsola({
-    stdout: process.stderr,
-    stderr: process.stderr,
-    formatOptions: { colors: ctx.color, date: false, compact: true },
-  });
 }
 
 /** Writes a line to stderr (warnings, summaries that are not results). */

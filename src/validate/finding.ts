@@ -2,10 +2,27 @@
 // key and the severity from the rule table. Pure.
 import type { Finding, Severity } from "../findings.ts";
 import type { Tool } from "../manifest/model.ts";
-import { type RuleId, ruleInfo } from "./rules.ts";
+import type { RuleId } from "./rules.ts";
+
+/** The rule table, loaded on the first finding: discovery sits on kiwi exec's path, findings do not. */
+const ruleInfo = (id: string) => (require("./rules.ts") as typeof import("./rules.ts")).ruleInfo(id);
 
 /** The subset of a Tool a finding needs (tests and other checks can pass a stand-in). */
 export type FindingSubject = Pick<Tool, "id" | "manifestFile" | "locate">;
+
+/**
+ * A finding about a file (discovery, parsing: there is no tool yet), with the severity from the rule
+ * table, at a line and column when the problem has one.
+ */
+export function fileFinding(rule: RuleId, file: string, message: string, hint?: string, position?: { line: number; column: number }): Finding {
+  const finding: Finding = { rule, severity: ruleInfo(rule).severity, file, message };
+  if (position) {
+    finding.line = position.line;
+    finding.column = position.column;
+  }
+  if (hint !== undefined) finding.hint = hint;
+  return finding;
+}
 
 /** A finding at `pointer` in the tool's manifest; severity defaults to the rule's. */
 export function toolFinding(

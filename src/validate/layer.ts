@@ -35,11 +35,3 @@ export function normalizeRel(path: string): string {
     .join("/");
 }
 
-/** Why a manifest path is unsafe (absolute, `..`, NUL, home-relative), or undefined when it is fine. */
-export function unsafePathReason(path: string): string | undefined {
-  if (path.includes("\0")) return "contains a NUL byte";
-  if (/^[\\/]/.test(path) || /^[A-Za-z]:/.test(path)) return "is absolute";
-  if (path.startsWith("~")) return "is relative to a home directory";
-  if (path.split(/[\\/]/).includes("..")) return "contains '..'";
-  return undefined;
-}

@@ -7,7 +7,8 @@ import { coversEverything, hostEntryProblem, parseHostRule } from "../manifest/h
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { MAGRAY_CAPABILITY_WORDS } from "../schema/manifest.ts";
 import { toolFinding } from "./finding.ts";
-import { type LayerContext, normalizeRel, seg, toolPath, unsafePathReason } from "./layer.ts";
+import { type LayerContext, normalizeRel, seg, toolPath } from "./layer.ts";
+import { toolPathProblem } from "../manifest/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
@@ -175,7 +176,7 @@ function paths(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   }
   for (const [pointer, value] of candidates) {
     if (typeof value !== "string") continue;
-    const reason = unsafePathReason(value);
+    const reason = toolPathProblem(value, "written");
     if (reason) {
       out.push(toolFinding(tool, "security/path", pointer, `${fieldName(pointer)} "${value}" ${reason}; paths must stay inside the tool directory`, "use a path relative to the tool folder, without '..'"));
     } else if (ctx.escapedPaths.has(toolPath(tool, normalizeRel(value)))) {

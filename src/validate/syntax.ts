@@ -3,7 +3,8 @@
 import type { Finding } from "../findings.ts";
 import type { Tool } from "../manifest/model.ts";
 import { toolFinding } from "./finding.ts";
-import { normalizeRel, toolPath, unsafePathReason } from "./layer.ts";
+import { normalizeRel, toolPath } from "./layer.ts";
+import { toolPathProblem } from "../manifest/tool-path.ts";
 import { ruleInfo } from "./rules.ts";
 
 export type SyntaxLanguage = "python" | "bash";
@@ -33,7 +34,7 @@ const LANGUAGE_BY_EXTENSION: Record<string, SyntaxLanguage> = { ".py": "python",
 export function planSyntaxChecks(tools: readonly Tool[]): SyntaxRequest[] {
   const out: SyntaxRequest[] = [];
   for (const tool of tools) {
-    if (tool.type !== "script" || !tool.entrypoint || unsafePathReason(tool.entrypoint)) continue;
+    if (tool.type !== "script" || !tool.entrypoint || toolPathProblem(tool.entrypoint, "written")) continue;
     const rel = normalizeRel(tool.entrypoint);
     const dot = rel.lastIndexOf(".");
     const language = dot === -1 ? undefined : LANGUAGE_BY_EXTENSION[rel.slice(dot).toLowerCase()];

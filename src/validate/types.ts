@@ -5,7 +5,8 @@ import type { Finding } from "../findings.ts";
 import { PRIMITIVES, type Tool } from "../manifest/model.ts";
 import { SCRIPT_RUNTIMES } from "../manifest/normalize.ts";
 import { toolFinding } from "./finding.ts";
-import { type LayerContext, executorOf, normalizeRel, seg, toolPath, unsafePathReason } from "./layer.ts";
+import { type LayerContext, executorOf, normalizeRel, seg, toolPath } from "./layer.ts";
+import { toolPathProblem } from "../manifest/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { PLACEHOLDER, referencedParams } from "../schema/placeholders.ts";
 
@@ -132,7 +133,7 @@ function entrypoint(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   if (!magray && tool.type === "native" && entry.toLowerCase().endsWith(".wasm")) {
     out.push(toolFinding(tool, "entrypoint/extension", at, `the entry point "${entry}" of a native tool must not be a .wasm module`, 'use type "wasm" for WebAssembly modules'));
   }
-  if (unsafePathReason(entry)) return;
+  if (toolPathProblem(entry, "written")) return;
   const rel = normalizeRel(entry);
   if (ctx.escapedPaths.has(toolPath(tool, rel))) return; // security.ts reports it as a path escape
   if (!tool.files.some((f) => f.path === rel)) {

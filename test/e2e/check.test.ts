@@ -167,3 +167,50 @@ describe("kiwi check: one notion of JSON equality", () => {
     expect([r.exitCode, JSON.parse(r.stdout).findings]).toEqual([0, []]);
   });
 });
+
+describe("kiwi check: untrusted patterns", () => {
+  // Each pattern took 30 s or more on 5,001 characters with the backtracking RegExp engine; on the
+  // linear-time one the verdict arrives long before the generous bound below (no speed is asserted).
+  test("a polynomial pattern is judged on 20,001 characters, in a parameter default and in a child schema; lookaround is refused with file and pointer", async () => {
+    const long = "a".repeat(20_000);
+    const root = makeProject({
+      ".ai/tools/rt.yaml": [
+        "tool_id: rt",
+        "tool_type: runtime",
+        "version: 1.0.0",
+        "executor: subprocess",
+        "config: { command: bash }",
+        "validation:",
+        "  child_schemas:",
+        "    - match: { tool_type: script }",
+        "      schema: { type: object, properties: { config: { type: object, properties: { label: { type: string, pattern: '^[a-z]+[a-z0-9]+[a-z]+$' } } } } }",
+        "",
+      ].join("\n"),
+      ".ai/tools/slug/tool.yaml": [
+        "tool_id: slug",
+        "tool_type: script",
+        "version: 1.0.0",
+        "executor: rt",
+        "config:",
+        "  entrypoint: main.sh",
+        `  label: "${long}!"`,
+        "parameters:",
+        `  - { name: s, type: string, pattern: '^a*a*a*$', default: "${long}b" }`,
+        "  - { name: t, type: string, pattern: '^(?=a)a$' }",
+        "",
+      ].join("\n"),
+      ".ai/tools/slug/main.sh": "echo ok\n",
+    });
+    const r = await runKiwi(["check", "--json"], { cwd: root, timeoutMs: 110_000 });
+    expect(r.exitCode).toBe(1);
+    const findings = JSON.parse(r.stdout).findings as { rule: string; file: string; pointer: string; message: string }[];
+    expect(findings.map((f) => [f.rule, f.file, f.pointer])).toEqual([
+      ["child-schema/mismatch", ".ai/tools/slug/tool.yaml", "/config/label"],
+      ["parameters/default", ".ai/tools/slug/tool.yaml", "/parameters/0/default"],
+      ["parameters/pattern", ".ai/tools/slug/tool.yaml", "/parameters/1/pattern"],
+    ]);
+    expect(findings[0]!.message).toContain('must match pattern "^[a-z]+[a-z0-9]+[a-z]+$"');
+    expect(findings[1]!.message).toContain('must match pattern "^a*a*a*$"');
+    expect(findings[2]!.message).toContain("linear-time engine, which has no lookaround or backreferences");
+  }, 120_000);
+});

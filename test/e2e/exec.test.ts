@@ -295,6 +295,20 @@ describe("kiwi exec: untrusted patterns", () => {
     expect(r.exitCode).toBe(7);
     expect(r.stderr).toContain('params/s: must match the pattern "^[a-z]+[a-z0-9]+[a-z]+$"');
   });
+
+  test("^a*a*a*$ against 20,001 characters gives its verdict, and a value that matches runs (30 s or more on 5,001 with RegExp)", async () => {
+    const { root, k } = await lockedProject({
+      ".ai/tools/aaa/tool.yaml": "tool_id: aaa\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\nparameters:\n  - { name: s, type: string, required: true, pattern: '^a*a*a*$' }\n",
+      ".ai/tools/aaa/main.sh": "echo ok\n",
+    });
+    writeFileSync(join(root, "bad.json"), JSON.stringify({ s: `${"a".repeat(20_000)}b` }));
+    writeFileSync(join(root, "good.json"), JSON.stringify({ s: "a".repeat(20_000) }));
+    const bad = await k.run(["exec", "aaa", "--params-file", "bad.json"]);
+    expect([bad.exitCode, bad.stdout]).toEqual([7, ""]);
+    expect(bad.stderr).toContain('params/s: must match the pattern "^a*a*a*$"');
+    const good = await k.run(["exec", "aaa", "--sandbox=off", "--params-file", "good.json"]);
+    expect([good.exitCode, good.stdout, good.stderr]).toEqual([0, "ok\n", ""]);
+  }, 60_000);
 });
 
 describe("kiwi exec: injection", () => {
@@ -336,9 +350,17 @@ describe("kiwi exec: an api tool against a real server", () => {
     };
   }
 
-  test("a JSON body is sent as the manifest wrote it: integers past 2^53 and 1.0 stay exact (what runs is what was hashed)", async () => {
-    const bodies: string[] = [];
-    const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (bodies.push(await req.text()), Response.json({ ok: true })) });
+  test("a JSON body, query and headers are sent as the manifest wrote them: integers past 2^53 and 1.0 stay exact (what runs is what was hashed)", async () => {
+    const seen: { body: string; url: string; id: string | null; ratio: string | null }[] = [];
+    const s = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: async (req) => {
+        const body = new TextDecoder().decode(await req.arrayBuffer());
+        seen.push({ body, url: req.url.slice(req.url.indexOf("/orders")), id: req.headers.get("x-id"), ratio: req.headers.get("x-ratio") });
+        return Response.json({ ok: true });
+      },
+    });
     servers.push(s);
     const { k } = await lockedProject({
       ".ai/tools/order.yaml": [
@@ -351,6 +373,8 @@ describe("kiwi exec: an api tool against a real server", () => {
         "config:",
         "  method: POST",
         `  url_template: "http://127.0.0.1:${s.port}/orders"`,
+        "  query: { id: 12345678901234567890, ratio: 1.0 }",
+        "  headers: { x-id: 12345678901234567890, x-ratio: 1.0 }",
         '  body: { id: 12345678901234567890, ratio: 1.0, who: "{name}", tags: [a, 2.5] }',
         "  retries: 0",
         "parameters:",
@@ -360,9 +384,15 @@ describe("kiwi exec: an api tool against a real server", () => {
     });
     const expected = '{"id":12345678901234567890,"ratio":1.0,"who":"Ada","tags":["a",2.5]}';
     const dry = await k.run(["exec", "order", "--param", "name=Ada", "--dry-run"]);
+    expect(dry.exitCode).toBe(0);
     expect(JSON.parse(dry.stdout).http.body).toBe(expected);
-    expect((await k.run(["exec", "order", "--param", "name=Ada"])).exitCode).toBe(0);
-    expect(bodies).toEqual([expected]);
+    expect(JSON.parse(dry.stdout).http.url).toEndWith("/orders?id=12345678901234567890&ratio=1.0");
+    // The shown config is the one written, not its nearest doubles.
+    expect(dry.stdout).toContain('"id": 12345678901234567890,\n      "ratio": 1.0,');
+    expect(dry.stdout).not.toContain("12345678901234567000");
+    const run = await k.run(["exec", "order", "--param", "name=Ada"]);
+    expect([run.exitCode, run.stderr]).toEqual([0, ""]);
+    expect(seen).toEqual([{ body: expected, url: "/orders?id=12345678901234567890&ratio=1.0", id: "12345678901234567890", ratio: "1.0" }]);
   });
 
   test("calls the URL with encoded parameters and prints the transformed response", async () => {

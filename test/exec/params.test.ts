@@ -91,6 +91,24 @@ describe("merging parameter sources", () => {
     expect(() => mergeParamSources({ json }, schema)).toThrow(expect.objectContaining({ code: "E_INPUT_INVALID", message: expect.stringContaining(message) }));
   });
 
+  // JSON.parse would round these to 12345678901234567000 and kiwi would pass that on.
+  test.each([
+    ['{"days": 12345678901234567890}', "--params holds the integer 12345678901234567890, which is past 2^53"],
+    ['{"opts": {"a": [-12345678901234567890]}}', "--params holds the integer -12345678901234567890, which is past 2^53"],
+  ])("refuses --params %s rather than round an integer past 2^53", (json, message) => {
+    expect(() => mergeParamSources({ json }, schema)).toThrow(expect.objectContaining({ code: "E_INPUT_INVALID", message: expect.stringContaining(message) }));
+  });
+
+  test("accepts what JSON numbers carry exactly: 2^53 - 1, 1e20 written as a float, 2.5", () => {
+    expect(mergeParamSources({ json: '{"days": 9007199254740991, "ratio": 1e20, "opts": {"x": 2.5}}' }, schema)).toEqual({ days: 9007199254740991, ratio: 1e20, opts: { x: 2.5 } });
+  });
+
+  test("refuses an integer past 2^53 inside a --param JSON value, naming the parameter", () => {
+    expect(() => mergeParamSources({ pairs: ['opts={"id": 12345678901234567890}'] }, schema)).toThrow(
+      expect.objectContaining({ code: "E_INPUT_INVALID", message: expect.stringContaining("--param opts holds the integer 12345678901234567890") }),
+    );
+  });
+
   test("a __proto__ key stays an own parameter and never reaches the prototype", () => {
     const merged = mergeParamSources({ json: '{"__proto__": {"polluted": true}}' }, schema);
     expect(Object.hasOwn(merged, "__proto__")).toBe(true);

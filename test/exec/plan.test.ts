@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { type HttpPlan, type LinkInput, type PlanHost, type PlanTool, type SubprocessPlan, buildPlan } from "../../src/exec/plan.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
+import { withConfig } from "../../src/manifest/model.ts";
+import { mergeConfigs } from "../../src/exec/merge.ts";
+import { type CanonicalValue, Float, toPlain } from "../../src/integrity/value.ts";
+import { renderJson } from "../../src/ui/output.ts";
 
 const builtin = (id: string): PlanTool => builtinTools().find((t) => t.id === id)!;
 const host: PlanHost = { which: (cmd) => `/usr/bin/${cmd}`, userAgent: "kiwi/test" };
@@ -100,6 +104,12 @@ describe("subprocess plans", () => {
 
   test.each([["../outside.py"], ["/etc/passwd"]])("refuses the entry point %s outside the run directory", (entry) => {
     expect(() => subprocessPlan(script({ entrypoint: entry }))).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining("leaves the tool directory") }));
+  });
+
+  // One rule with kiwi check (manifest/tool-path.ts): exec used to accept a `..` that normalises
+  // back inside, and a home-relative path, which check refuses as security/path.
+  test.each([["lib/../main.py", "contains '..'"], ["~/main.py", "is relative to a home directory"], ["main.py\0", "contains a NUL byte"]])("refuses the entry point %p as kiwi check does (it %s)", (entry, reason) => {
+    expect(() => subprocessPlan(script({ entrypoint: entry }))).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining(`leaves the tool directory (it ${reason})`) }));
   });
 
   test("a native tool straight on subprocess runs its entry point as the program", () => {
@@ -211,5 +221,44 @@ describe("http_client plans", () => {
 
   test.each([["ftp://h.example/x"], ["relative/path"]])("refuses the URL %s", (url) => {
     expect(() => httpPlan({ method: "GET", url })).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED" }));
+  });
+});
+
+describe("plans render the config as written", () => {
+  // What the manifest parser makes of `12345678901234567890` and `1.0`: the plain view loses both.
+  const exact = { big: 12345678901234567890n, one: new Float(1) };
+  const withExact = (tool: PlanTool, lossless: Record<string, CanonicalValue>): PlanTool => ({ ...tool, configLossless: lossless });
+
+  test("args and env keep integers past 2^53 and the .0 of 1.0", () => {
+    const lossless = { entrypoint: "main.py", args: [exact.big, exact.one, "{q}"], env: { BIG: exact.big, ONE: exact.one } };
+    const plan = subprocessPlan(withExact(script(toPlain(lossless) as Record<string, unknown>), lossless), { q: "x" });
+    expect(plan.subprocess.argv.slice(4)).toEqual(["12345678901234567890", "1.0", "x"]);
+    expect([plan.subprocess.env.BIG, plan.subprocess.env.ONE]).toEqual(["12345678901234567890", "1.0"]);
+    expect(renderJson(plan.config)).toContain('"BIG": 12345678901234567890');
+  });
+
+  test("query, headers and body keep them too, and the shown config is the one written", () => {
+    const lossless = { method: "POST", url: "https://api.example.com/v1", query: { id: exact.big, r: exact.one }, headers: { "x-id": exact.big }, body: { id: exact.big, ratio: exact.one } };
+    const chain: LinkInput[] = [
+      { tool: withExact(api(toPlain(lossless) as Record<string, unknown>), lossless), integrity: "sha256:aa", runDir: null },
+      { tool: builtin("http_client"), integrity: "sha256:cc", runDir: null },
+    ];
+    const plan = buildPlan({ chain, params: {}, env, host, mode: "locked" }) as HttpPlan;
+    expect(plan.http.url).toBe("https://api.example.com/v1?id=12345678901234567890&r=1.0");
+    expect(plan.http.headers["x-id"]).toBe("12345678901234567890");
+    expect(plan.http.body).toBe('{"id":12345678901234567890,"ratio":1.0}');
+    expect(renderJson(plan.config)).toContain('"ratio": 1.0');
+  });
+
+  test("a config kiwi adjusts before the run (withConfig) changes both views", () => {
+    const lossless = { entrypoint: "main.py", args: [exact.one] };
+    const tool = withConfig(withExact(script(toPlain(lossless) as Record<string, unknown>), lossless), (c) => ({ ...c, args: ["--first", ...(c.args as unknown[])] }));
+    expect(subprocessPlan(tool).subprocess.argv.slice(4)).toEqual(["--first", "1.0"]);
+  });
+
+  test("a lossless 1.0 in a map is a value, not a map to merge into", () => {
+    const parent = { env: { A: new Float(1) } };
+    const child = { env: { A: new Float(2) } };
+    expect(mergeConfigs([parent, child])).toEqual({ env: { A: new Float(2) } });
   });
 });

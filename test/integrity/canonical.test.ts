@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { compareCodePoints, renderCanonicalJson, renderFloat } from "../../src/integrity/canonical.ts";
+import { compareCodePoints, renderCanonicalJson, renderFloat, renderLosslessJson } from "../../src/integrity/canonical.ts";
 import { Float, type CanonicalValue } from "../../src/integrity/value.ts";
 import { parseJsonLossless } from "../../src/manifest/json.ts";
 
@@ -65,5 +65,26 @@ describe("canonical JSON text (shared/specs/canonical-json.md)", () => {
 
   test("does not normalise Unicode: NFC and NFD differ", () => {
     expect(renderCanonicalJson("\u00e9")).not.toBe(renderCanonicalJson("e\u0301"));
+  });
+});
+
+describe("renderLosslessJson: the one renderer for output", () => {
+  const value = JSON.parse('{"z": 1, "a": [true, null, "é"]}') as Record<string, CanonicalValue>;
+  Object.defineProperty(value, "__proto__", { value: { big: 12345678901234567890n }, enumerable: true });
+  value.one = new Float(1);
+  value.negZero = new Float(-0);
+  value.half = 0.5;
+
+  test("keeps key order, integers past 2^53, the .0 of integral floats and __proto__ as a key", () => {
+    expect(renderLosslessJson(value)).toBe('{"z":1,"a":[true,null,"é"],"__proto__":{"big":12345678901234567890},"one":1.0,"negZero":-0.0,"half":0.5}');
+  });
+
+  test("parseJsonLossless gives the same value back", () => {
+    const back = parseJsonLossless(renderLosslessJson(value)).value;
+    expect(renderCanonicalJson(back)).toBe(renderCanonicalJson(value));
+  });
+
+  test("indents like JSON.stringify for people", () => {
+    expect(renderLosslessJson({ n: 12345678901234567890n, f: new Float(2) }, 2)).toBe('{\n  "n": 12345678901234567890,\n  "f": 2.0\n}');
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Float } from "../../src/integrity/value.ts";
-import { parseLockfile, pathProblem } from "../../src/lockfile/parse.ts";
+import { parseLockfile } from "../../src/lockfile/parse.ts";
+import { toolPathProblem } from "../../src/manifest/tool-path.ts";
 import { renderLockfile } from "../../src/lockfile/render.ts";
 import { entry, file, lockOf } from "./helpers.ts";
 
@@ -90,6 +91,6 @@ describe("locked file paths", () => {
     ["a\\b", "contains a backslash"],
     ["a/", "has an empty segment"],
   ])("%s -> %s", (path, problem) => {
-    expect(pathProblem(path)).toBe(problem);
+    expect(toolPathProblem(path, "locked")).toBe(problem);
   });
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Float } from "../../src/integrity/value.ts";
 import { readProject } from "../../src/manifest/discover-io.ts";
 import { findProjectRoot } from "../../src/manifest/project-io.ts";
+import { RULES } from "../../src/validate/rules.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
@@ -102,5 +103,26 @@ describe("reading a project", () => {
       [".ai/tools/t/loop-a", "security/symlink-loop"],
       [".ai/tools/t/loop-b", "security/symlink-loop"],
     ]);
+  });
+});
+
+describe("discovery findings take their severity from the rule table", () => {
+  // RULES is the one place a rule's severity is written (validate/rules.ts); discovery used to
+  // hard-code its own. Changing the table for a moment must change what discovery reports.
+  test.each([
+    ["discover/no-metadata", { ".ai/tools/helper.py": "import os\n" }, ".ai/tools/helper.py"],
+    ["discover/ambiguous-manifest", { ".ai/tools/both/tool.yaml": script("both"), ".ai/tools/both/tool.json": "{}" }, ".ai/tools/both/tool.json"],
+    ["parse/duplicate-key", { ".ai/tools/dup.yaml": "tool_id: dup\ntool_id: dup2\n" }, ".ai/tools/dup.yaml"],
+    ["parse/empty", { ".ai/tools/empty.yaml": "" }, ".ai/tools/empty.yaml"],
+  ] as const)("%s", (rule, tree, file) => {
+    const root = makeProject(tree);
+    const info = (RULES as Record<string, { severity: string }>)[rule]!;
+    const written = info.severity;
+    try {
+      info.severity = written === "warning" ? "info" : "warning";
+      expect(readProject(root).findings.filter((f) => f.rule === rule).map((f) => [f.file, f.severity])).toEqual([[file, info.severity]]);
+    } finally {
+      info.severity = written;
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { renderLosslessJson } from "../../src/manifest/json.ts";
+import { renderLosslessJson } from "../../src/integrity/canonical.ts";
 import { parseYamlFast } from "../../src/manifest/yaml-fast.ts";
 import { parseYamlReference } from "../../src/manifest/yaml.ts";
 import { generateTree } from "../../scripts/gen-tree.ts";

@@ -61,6 +61,11 @@ describe("buildParametersSchema", () => {
     ["an empty enum", "  - { name: a, type: string, enum: [] }\n", "parameters/enum", "/parameters/0/enum", 6],
     ["an enum of the wrong type", "  - { name: a, type: integer, enum: [a, b] }\n", "parameters/enum", "/parameters/0/enum/0", 6],
     ["a duplicate enum value", "  - { name: a, type: string, enum: [x, x] }\n", "parameters/enum", "/parameters/0/enum/1", 6],
+    // It would be passed on as 12345678901234567000: what runs would not be what was hashed.
+    ["an integer default past 2^53", "  - { name: a, type: integer, default: 12345678901234567890 }\n", "parameters/default", "/parameters/0/default", 6],
+    ["an integer enum member past 2^53", "  - { name: a, type: integer, enum: [1, -12345678901234567890] }\n", "parameters/enum", "/parameters/0/enum/1", 6],
+    // The same member with its keys in another order: JSON Schema (and checkValue) call them equal.
+    ["a duplicate enum member in another key order", "  - { name: a, type: object, enum: [{ a: 1, b: 2 }, { b: 2, a: 1 }] }\n", "parameters/enum", "/parameters/0/enum/1", 6],
     ["minLength above maxLength", "  - { name: a, type: string, minLength: 5, maxLength: 2 }\n", "parameters/constraint", "/parameters/0/minLength", 6],
     ["minimum above maximum", "  - { name: a, type: number, minimum: 5, maximum: 2 }\n", "parameters/constraint", "/parameters/0/minimum", 6],
     ["an empty exclusive range", "  - { name: a, type: number, exclusiveMinimum: 2, maximum: 2 }\n", "parameters/constraint", "/parameters/0/exclusiveMinimum", 6],

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { checkValue } from "../../src/schema/check-value.ts";
 import { buildParametersSchema } from "../../src/schema/parameters.ts";
-import { compileParamSchema } from "../../src/exec/param-check.ts";
+import { compileParamSchema } from "../../src/schema/check-value.ts";
 import { compileUntrustedSchema } from "../../src/validate/json-schema.ts";
 import { UnsupportedPattern, linearRegExp } from "../../src/validate/linear-regex.ts";
 import { toolFromYaml } from "./_tools.ts";

@@ -1,8 +1,8 @@
 // The direct parameter validator must give ajv's verdicts on every schema schema/parameters.ts
 // builds: same errors (pointer and keyword) for the same values.
 import { describe, expect, test } from "bun:test";
-import { compileParamSchema } from "../../src/exec/param-check.ts";
-import type { SchemaError } from "../../src/exec/params.ts";
+import { checkValue, compileParamSchema } from "../../src/schema/check-value.ts";
+import type { SchemaError } from "../../src/schema/check-value.ts";
 import { compileLockedSchema } from "../../src/exec/schema.ts";
 import { buildParametersSchema } from "../../src/schema/parameters.ts";
 
@@ -98,5 +98,18 @@ describe("the direct parameter validator agrees with ajv", () => {
     [{ type: "object", additionalProperties: false, properties: { a: { type: "string", pattern: "^(a+)+$" } } }],
   ])("declines a schema outside the subset: %p", (schema) => {
     expect(compileParamSchema(schema)).toBeUndefined();
+  });
+});
+
+describe("one checker for kiwi check and kiwi exec", () => {
+  // checkValue (declared defaults and enum members) and compileParamSchema (a call's parameters)
+  // are one checker: whatever one accepts, the other accepts.
+  const built = buildParametersSchema(tool(PARAMETERS));
+  const direct = compileParamSchema(built.schema)!;
+  const properties = built.schema.properties as Record<string, Record<string, unknown>>;
+  const samples: unknown[] = ["", "ok", "AB1", "x@y.test", 0, 5, 0.5, 11, true, null, [], [1, 2], ["x"], {}, { b: 2, a: 1 }];
+  test.each(Object.keys(properties).map((name) => [name]))("%s", (name) => {
+    const { default: _default, description: _description, ...contract } = properties[name]!;
+    for (const value of samples) expect([value, checkValue(contract, value) === undefined]).toEqual([value, direct({ [name]: value }).filter((e) => e.instancePath !== "").length === 0]);
   });
 });

@@ -1,0 +1,29 @@
+// The one rule for a path that names a file inside a tool, at the two strictnesses its callers
+// need. Pure.
+
+/**
+ * - `written`: a path as a manifest's author wrote it (entrypoint, cwd, files, a command with a
+ *   slash): kiwi normalises `./a//b` and `a\b` itself, but no shell expands `~`, so a home-relative
+ *   path is refused. kiwi check judges it (security/path) and kiwi exec refuses it again before
+ *   running, so an unchecked tree cannot run what check would refuse.
+ * - `locked`: kiwi's own canonical form (the lock, a registry artifact, the store's run
+ *   directories), compared byte for byte, so `/` separators only and no `.` or empty segment; a
+ *   file may well be named `~notes`.
+ */
+export type ToolPathForm = "written" | "locked";
+
+/** Why `path` cannot name a file inside a tool (NUL, absolute, a `..` segment, ...), or undefined. */
+export function toolPathProblem(path: string, form: ToolPathForm): string | undefined {
+  if (path.includes("\0")) return "contains a NUL byte";
+  if (/^[\\/]/.test(path) || /^[A-Za-z]:/.test(path)) return "is absolute";
+  if (form === "locked") {
+    if (path.includes("\\")) return "contains a backslash";
+    const segments = path.split("/");
+    if (segments.some((s) => s === "." || s === "..")) return "has a . or .. segment";
+    if (segments.includes("")) return "has an empty segment";
+    return undefined;
+  }
+  if (path.startsWith("~")) return "is relative to a home directory";
+  if (path.split(/[\\/]/).includes("..")) return "contains '..'";
+  return undefined;
+}
