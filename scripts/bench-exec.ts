@@ -3,14 +3,15 @@
 // flags) and starting the tool itself. (1) warm three-link chains (a python and a bash script ->
 // their runtime -> subprocess) with --sandbox=off against hello world + the script run directly;
 // the sandboxed call against hello world + the very launch kiwi plans (bwrap with the same mounts,
-// setpriv, prlimit, the tool) run directly; `kiwi --version` and `--help` against hello world.
+// setpriv, prlimit, the tool) run directly, and against the issue's floor: hello world + the script
+// + a bare `bwrap … true` with the same mounts; `kiwi --version` and `--help` against hello world.
 // (2) a warm api tool against a local Bun.serve vs a plain fetch of the same URL.
-// Prints medians, overheads and ratios.
+// Prints medians, overheads, ratios and the peak memory of each warm call.
 // Usage: bun run build && bun run scripts/bench-exec.ts [runs=40] [path/to/kiwi (default dist/kiwi)]
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { median } from "./bench-lib.ts";
+import { helloWorldBinary, median } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
 const kiwi = process.argv[3] ?? join(root, "dist", "kiwi");
@@ -40,11 +41,7 @@ writeFileSync(join(project, ".ai/tools/counter/tool.yaml"), "tool_id: counter\nt
 writeFileSync(join(project, ".ai/tools/counter/main.sh"), BASH);
 writeFileSync(join(work, "script.sh"), BASH);
 
-// The hello world, compiled as kiwi is (scripts/build.ts).
-writeFileSync(join(work, "hello.ts"), 'console.log("hi");\n');
-const helloBuild = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", join(work, "hello.ts"), "--outfile", join(work, "hello")], { stdout: "pipe", stderr: "pipe" });
-if (helloBuild.exitCode !== 0) throw new Error(`compiling the hello-world binary failed: ${helloBuild.stderr.toString()}`);
-const hello = join(work, "hello");
+const hello = helloWorldBinary(work);
 
 // The HTTP server lives in its own process: spawnSync below blocks this one.
 const server = Bun.spawn([process.execPath, "-e", "const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ forecast: { daily: [1,2,3,4,5,6,7,8,9] } }) }); console.log(s.port);"], { stdout: "pipe" });
@@ -56,11 +53,15 @@ writeFileSync(
   `tool_id: weather\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nrequires:\n  - net.outbound: ["127.0.0.1"]\nconfig:\n  method: GET\n  url_template: "http://127.0.0.1:${port}/v1/{city}"\n  response_transform: "$.forecast.daily[0:7]"\nparameters:\n  - { name: city, type: string, required: true }\n`,
 );
 
+/** Peak resident memory per command line, in bytes (the largest seen). */
+const peaks = new Map<string, number>();
 function time(argv: string[], stdin?: string, extraEnv: Record<string, string> = {}): number {
   const t = performance.now();
   const r = Bun.spawnSync(argv, { cwd: project, env: { ...env, ...extraEnv }, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
   const ms = performance.now() - t;
   if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed (${r.exitCode}): ${r.stderr.toString()}`);
+  const key = argv.join(" ");
+  peaks.set(key, Math.max(peaks.get(key) ?? 0, r.resourceUsage?.maxRSS ?? 0));
   return ms;
 }
 
@@ -87,11 +88,20 @@ const launchDirect = () => {
   if (r.exitCode !== 0) throw new Error(`the planned launch failed (${r.exitCode}): ${r.stderr.toString()}`);
   return performance.now() - t;
 };
+// The issue's sandbox floor: bwrap with exactly the planned mounts and namespaces, running `true`.
+const bwrapTrue = [...launch.launch.slice(0, launch.launch.indexOf("--")), "--", "/usr/bin/true"];
+const bwrapTrueDirect = () => {
+  const t = performance.now();
+  const r = Bun.spawnSync(bwrapTrue, { cwd: launch.cwd, env: launch.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`bwrap … true failed (${r.exitCode}): ${r.stderr.toString()}`);
+  return performance.now() - t;
+};
 const chain = compare({
   "hello-world binary": () => time([hello]),
   "python3 script.py": () => time([py, join(work, "script.py")], INPUT),
   "bash script.sh": () => time([bash, join(work, "script.sh")], INPUT),
   "planned launch, direct": launchDirect,
+  ...(planned.sandbox?.active ? { "bwrap (same mounts) true": bwrapTrueDirect } : {}),
   "kiwi exec py --sandbox=off": () => time([kiwi, "exec", "summer", "--sandbox=off"], INPUT),
   "kiwi exec sh --sandbox=off": () => time([kiwi, "exec", "counter", "--sandbox=off"], INPUT),
   "kiwi exec py (sandbox auto)": () => time([kiwi, "exec", "summer"], INPUT),
@@ -127,7 +137,10 @@ const floor = (label: string, subject: string, parts: string[], target: number) 
 floor("floor", "kiwi exec py --sandbox=off", ["hello-world binary", "python3 script.py"], 1.15);
 floor("floor", "kiwi exec sh --sandbox=off", ["hello-world binary", "bash script.sh"], 1.15);
 floor(`sandboxed floor${planned.sandbox?.active ? "" : " (NO SANDBOX HERE)"}`, "kiwi exec py (sandbox auto)", ["hello-world binary", "planned launch, direct"], 1.15);
+if (planned.sandbox?.active) floor("issue floor", "kiwi exec py (sandbox auto)", ["hello-world binary", "python3 script.py", "bwrap (same mounts) true"], 1.15);
 floor("floor", "kiwi --version", ["hello-world binary"], 1.2);
 floor("floor", "kiwi --help", ["hello-world binary"], 1.2);
+console.log("  peak memory (max RSS):");
+for (const [argv, bytes] of peaks) if (argv.startsWith(kiwi)) console.log(`    ${argv.slice(kiwi.length + 1).padEnd(34)} ${(bytes / 1024 / 1024).toFixed(1)} MB`);
 report("2. api tool against a local Bun.serve, warm", api, curl ? "curl -s URL" : "bun -e fetch(URL)", ["kiwi exec weather"]);
 if (curl) console.log(`  kiwi exec weather vs bun -e fetch(URL): overhead ${fmt(api["kiwi exec weather"]! - api["bun -e fetch(URL)"]!)}`);

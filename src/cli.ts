@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // The root command: lazy subcommands, --help/--version, unknown-flag checks, and the single place
 // that renders errors and sets the exit code. Commands return an exit code or throw KiwiError.
-import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
+import { type ArgsDef, type CommandDef, defineCommand, parseArgs, renderUsage, runCommand } from "citty";
 import pkg from "../package.json" with { type: "json" };
 import { createContext } from "./context.ts";
 import { KiwiError, toKiwiError } from "./errors.ts";
@@ -68,7 +68,7 @@ export async function main(given: string[]): Promise<number> {
     }
     await assertKnownFlags(cmd, rawArgs.slice(path.length), path);
     // Run the resolved command itself: citty drops a subcommand's return value, and it is the exit code.
-    const { result } = await runCommand(cmd, { rawArgs: rawArgs.slice(path.length) });
+    const result = await runLeaf(cmd, rawArgs.slice(path.length));
     return typeof result === "number" ? result : 0;
   } catch (thrown) {
     const error = isCittyError(thrown)
@@ -79,6 +79,20 @@ export async function main(given: string[]): Promise<number> {
     showNote(renderError(error, ctx, process.env.KIWI_DEBUG === "1"));
     return error.exitCode;
   }
+}
+
+/**
+ * Runs a resolved command. citty's parsed arguments are a Proxy that re-derives the camelCase and
+ * kebab-case spelling (scule, character by character) on every read of an unset flag, ~1 ms of a
+ * warm `kiwi exec`; the command gets a plain copy instead, with the same values (citty already
+ * stores each flag under all its spellings). Commands with setup, cleanup, plugins or
+ * subcommands go through citty's runCommand as they are.
+ */
+async function runLeaf(cmd: CommandDef<any>, rawArgs: string[]): Promise<unknown> {
+  if (typeof cmd.run !== "function" || cmd.setup || cmd.cleanup || cmd.plugins || cmd.subCommands) return (await runCommand(cmd, { rawArgs })).result;
+  const defs: ArgsDef = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
+  const args = { ...parseArgs(rawArgs, defs) };
+  return cmd.run({ rawArgs, args: args as never, cmd, data: undefined });
 }
 
 /** Removes ANSI colour codes (citty colours help text whatever the terminal is). */
