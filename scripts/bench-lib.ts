@@ -110,7 +110,7 @@ export function helloWorldBinary(dir: string): string {
   const source = join(dir, "hello.ts");
   const out = join(dir, "hello");
   writeFileSync(source, 'console.log("hi");\n');
-  const build = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", source, "--outfile", out], { stdout: "pipe", stderr: "pipe" });
+  const build = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", source, "--outfile", out], { stdout: "pipe", stderr: "pipe" });
   if (build.exitCode !== 0) throw new Error(`compiling the hello-world binary failed: ${build.stderr.toString()}`);
   return out;
 }

@@ -2,7 +2,11 @@
 // --bytecode (which needs --format=esm for top-level await) precompiles the JavaScript, cutting
 // start-up from ~40 ms to ~10 ms: most of a warm `kiwi exec` is start-up. --splitting keeps lazily
 // imported commands (the MCP SDK, ajv, the validator) in chunks that load only when used: merely
-// carrying ~750 modules in one chunk cost every run ~4 ms.
+// carrying ~750 modules in one chunk cost every run ~4 ms. --compile-jit-policy=10 keeps run-once
+// start-up code in the interpreter (JIT compiling it cost a warm exec ~3 ms of CPU); kiwi restores
+// the normal policy where work runs long (src/self.ts jitAtFullSpeed). No .env or bunfig.toml is
+// loaded from the working directory: a project's .env would otherwise set kiwi's own environment
+// (KIWI_SANDBOX=off in a cloned repository turned the sandbox off), and bunfig.toml could preload code.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
@@ -11,7 +15,7 @@ const root = join(import.meta.dir, "..");
 rmSync(join(root, "dist"), { recursive: true, force: true });
 mkdirSync(join(root, "dist"), { recursive: true });
 const proc = Bun.spawnSync(
-  [process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--splitting", join(root, "src/bin.ts"), "--outfile", join(root, "dist/kiwi")],
+  [process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--splitting", "--compile-jit-policy=10", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", join(root, "src/bin.ts"), "--outfile", join(root, "dist/kiwi")],
   { cwd: root, stdout: "inherit", stderr: "inherit" },
 );
 process.exit(proc.exitCode ?? 1);

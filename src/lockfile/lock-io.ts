@@ -186,7 +186,8 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     warnings.push(...resolved.warnings);
   } else dependencies = {};
   const lock = buildLockfile(tree, pins, previous?.remote, dependencies);
-  if (previous) {
+  // Bytes this kiwi wrote hold no hand edit: each entry was rendered from the tree it hashed.
+  if (previous && !wroteItself) {
     for (const edit of compareTreeToLock(previous, tree as HashedTool[]).handEdited) warnings.push(`${edit.message}; rewritten from the tool tree`);
   }
   // Without pins the quick rendering is already the final text (pins are the only lossy part).
