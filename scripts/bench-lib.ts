@@ -10,9 +10,10 @@ export function numberFlag(args: readonly string[], name: string, fallback: numb
   return Number.isFinite(value) ? value : fallback;
 }
 
-/** dist/kiwi, or exit with the hint to build it. */
-export function kiwiBinary(): string {
-  const kiwi = join(import.meta.dir, "..", "dist", "kiwi");
+/** The binary named by `--kiwi <path>` (an older build, to compare), else dist/kiwi; exits with the hint to build it when missing. */
+export function kiwiBinary(args: readonly string[] = process.argv): string {
+  const i = args.indexOf("--kiwi");
+  const kiwi = i === -1 ? join(import.meta.dir, "..", "dist", "kiwi") : args[i + 1]!;
   if (!existsSync(kiwi)) {
     process.stderr.write(`${kiwi} is missing: run "bun run build" first\n`);
     process.exit(2);

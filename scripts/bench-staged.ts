@@ -16,7 +16,7 @@ const args = process.argv.slice(2);
 const count = numberFlag(args, "--count", 1000);
 const runs = numberFlag(args, "--runs", 21);
 const keep = args.includes("--keep");
-const kiwi = args.includes("--kiwi") ? args[args.indexOf("--kiwi") + 1]! : kiwiBinary();
+const kiwi = kiwiBinary();
 
 function sh(argv: string[], cwd: string, env: Record<string, string>): void {
   const proc = Bun.spawnSync(argv, { cwd, env, stdout: "ignore", stderr: "pipe" });
