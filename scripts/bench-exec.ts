@@ -140,7 +140,7 @@ floor(`sandboxed floor${planned.sandbox?.active ? "" : " (NO SANDBOX HERE)"}`, "
 if (planned.sandbox?.active) floor("issue floor", "kiwi exec py (sandbox auto)", ["hello-world binary", "python3 script.py", "bwrap (same mounts) true"], 1.15);
 floor("floor", "kiwi --version", ["hello-world binary"], 1.2);
 floor("floor", "kiwi --help", ["hello-world binary"], 1.2);
-console.log("  peak memory (max RSS):");
+console.log(`  peak memory (max RSS): hello-world binary ${((peaks.get(hello) ?? 0) / 1024 / 1024).toFixed(1)} MB`);
 for (const [argv, bytes] of peaks) if (argv.startsWith(kiwi)) console.log(`    ${argv.slice(kiwi.length + 1).padEnd(34)} ${(bytes / 1024 / 1024).toFixed(1)} MB`);
 report("2. api tool against a local Bun.serve, warm", api, curl ? "curl -s URL" : "bun -e fetch(URL)", ["kiwi exec weather"]);
 if (curl) console.log(`  kiwi exec weather vs bun -e fetch(URL): overhead ${fmt(api["kiwi exec weather"]! - api["bun -e fetch(URL)"]!)}`);

@@ -69,6 +69,8 @@ export default defineCommand({
       showJson(planDocument(prepared.shown, prepared.warnings));
       return 0;
     }
+    // The tool starts now: what kiwi still does (speak MCP, pump output) may run long enough to want the JIT.
+    jitAtFullSpeed();
     if (prepared.chain.links[0]?.tool.type === "mcp_tool") {
       // MCP calls speak JSON-RPC to the server the plan launches; the SDK loads only here.
       const { execMcpToolCommand } = await import("./_mcp-exec.ts");
@@ -77,8 +79,6 @@ export default defineCommand({
     // --json: the tool's output goes into the one document instead of straight to the terminal.
     const collected = args.json ? collectingSinks() : undefined;
     const started = performance.now();
-    // The tool starts now: what kiwi still does (pump its output) may run long enough to want the JIT.
-    jitAtFullSpeed();
     let exitCode: number;
     try {
       exitCode = await runPrepared(prepared, collected?.sinks ?? terminalSinks());
