@@ -21,6 +21,7 @@ import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "
 import { lockfileFromCheckedValue, parseLockfile } from "./parse.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { type RawFingerprint, rawTreeFingerprint } from "./raw-tree-io.ts";
+import { rememberWrittenLockfile } from "../exec/chain-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "./hash-tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "./unchanged.ts";
 
@@ -156,7 +157,8 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     saveStats();
   }
   const stats = { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits, memo: false };
-  const remember = (finalText: string) => {
+  const remember = (finalText: string, finalLock: Lockfile) => {
+    rememberWrittenLockfile(ctx.cacheDir, finalText, finalLock);
     // A racy tree is never vouched for (an empty fingerprint matches nothing), but the digest of
     // the bytes this run wrote is kept: the next relock then knows it wrote them (see `previous`).
     if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: sha256Hex(finalText) }, faults);
@@ -165,7 +167,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const quick = renderWithQuickPins(text, tree);
   if (quick && quick.rendered === text && (await packagesLocked(tree, quick.lock))) {
     const unchanged = confirmUnchanged(quick);
-    remember(unchanged.rendered);
+    remember(unchanged.rendered, unchanged.lock);
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, tree, findings, stats };
   }
   // Parse fully before writing: a lockfile from a newer kiwi or an unreadable one is never overwritten.
@@ -193,7 +195,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   // Without pins the quick rendering is already the final text (pins are the only lossy part).
   const reuse = quick && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 && !previous?.remote && !lock.dependencies && !previous?.dependencies ? quick.rendered : undefined;
   const result = writeLockfile(project.root, lock, text, faults, reuse);
-  remember(result.text);
+  remember(result.text, lock);
   return { ...base, written: result.written, diff: diffLockfiles(previous, lock), tree, findings, stats };
 }
 
