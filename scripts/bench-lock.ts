@@ -10,7 +10,7 @@
 // the machine's load hits all of them alike. --kiwi names another binary (an older build, say),
 // which skips the build. The tree is generated here (not by scripts/gen-tree.ts) because that
 // tree includes mcp_server tools, whose first lock starts every server to pin it: a different cost.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -77,6 +77,8 @@ const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin",
 
 interface Sample {
   ms: number;
+  /** User + system CPU time: steadier than wall time on a machine others share. */
+  cpuMs: number;
   rssMb: number;
 }
 
@@ -88,12 +90,13 @@ function run(argv: string[]): Sample {
     log(`${argv.join(" ")} failed (${proc.exitCode}):\n${proc.stderr.toString()}`);
     process.exit(1);
   }
-  return { ms, rssMb: proc.resourceUsage.maxRSS / 1024 / 1024 };
+  const cpu = proc.resourceUsage.cpuTime;
+  return { ms, cpuMs: Number(cpu.user + cpu.system) / 1000, rssMb: proc.resourceUsage.maxRSS / 1024 / 1024 };
 }
 
 function median(samples: Sample[]): Sample {
   const by = (k: keyof Sample) => [...samples].sort((a, b) => a[k] - b[k])[Math.floor(samples.length / 2)]![k];
-  return { ms: by("ms"), rssMb: by("rssMb") };
+  return { ms: by("ms"), cpuMs: by("cpuMs"), rssMb: by("rssMb") };
 }
 
 // git's index over the same tree.
@@ -146,14 +149,15 @@ const verdicts = {
 const summary = {
   command: `bun run scripts/bench-lock.ts --tools ${TOOLS} --files ${FILES} --size ${SIZE} --runs ${RUNS}`,
   tree: { tools: TOOLS, files: files.length, bytes: totalBytes },
-  results: Object.fromEntries(rows.map((r) => [r.name, { ms: Math.round(r.ms), peakRssMb: Math.round(r.rssMb) }])),
+  results: Object.fromEntries(rows.map((r) => [r.name, { ms: Math.round(r.ms), cpuMs: Math.round(r.cpuMs), peakRssMb: Math.round(r.rssMb) }])),
   ratios: { coldVsSha256sum: cold.ms / sha.ms, warmVsGitStatus: warm.ms / gitStatus.ms, changedVsGitStatus: changed.ms / gitStatus.ms, warmVsCold: warm.ms / cold.ms },
   targetsMet: verdicts,
 };
 if (json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 else {
   process.stdout.write(`kiwi lock: ${TOOLS} tools, ${files.length} files, ${(totalBytes / 1e6).toFixed(1)} MB, median of ${RUNS} interleaved runs\n\n`);
-  for (const r of rows) process.stdout.write(`${r.name.padEnd(34)} ${`${r.ms.toFixed(0)} ms`.padStart(9)} ${`${r.rssMb.toFixed(0)} MB`.padStart(8)}  ${r.target}\n`);
+  for (const r of rows) process.stdout.write(`${r.name.padEnd(34)} ${`${r.ms.toFixed(0)} ms`.padStart(9)} ${`cpu ${r.cpuMs.toFixed(0)} ms`.padStart(12)} ${`${r.rssMb.toFixed(0)} MB`.padStart(8)}  ${r.target}\n`);
   process.stdout.write(`\ntargets met: ${Object.entries(verdicts).map(([k, v]) => `${k} ${v ? "yes" : "NO"}`).join(", ")}\n`);
-  process.stdout.write(`reproduce: ${summary.command}\n`);
+  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  process.stdout.write(`reproduce: ${summary.command}\nload average: ${load} (wall times on a busy machine overstate; cpu is steadier)\n`);
 }
