@@ -55,22 +55,38 @@ writeFileSync(
 
 /** Peak resident memory per command line, in bytes (the largest seen). */
 const peaks = new Map<string, number>();
+/** CPU time (user + system, the process and the children it waited for) of the last timed run. */
+let lastCpu = 0;
+function noteCpu(r: { resourceUsage?: { cpuTime: { user: number | bigint; system: number | bigint } } }): void {
+  lastCpu = r.resourceUsage ? Number(r.resourceUsage.cpuTime.user) / 1000 + Number(r.resourceUsage.cpuTime.system) / 1000 : 0;
+}
 function time(argv: string[], stdin?: string, extraEnv: Record<string, string> = {}): number {
   const t = performance.now();
   const r = Bun.spawnSync(argv, { cwd: project, env: { ...env, ...extraEnv }, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
   const ms = performance.now() - t;
   if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed (${r.exitCode}): ${r.stderr.toString()}`);
+  noteCpu(r);
   const key = argv.join(" ");
   peaks.set(key, Math.max(peaks.get(key) ?? 0, r.resourceUsage?.maxRSS ?? 0));
   return ms;
 }
 
 
+/** Median CPU time per case of the last compare(). */
+const cpuMedians: Record<string, number> = {};
+
 /** Runs the cases interleaved (so drift in machine load hits all of them alike) and returns medians. */
 function compare(cases: Record<string, () => number>): Record<string, number> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   for (const fn of Object.values(cases)) fn(); // warm: run dirs, stat cache, page cache
-  for (let i = 0; i < runs; i++) for (const [k, fn] of Object.entries(cases)) samples[k]!.push(fn());
+  for (let i = 0; i < runs; i++) {
+    for (const [k, fn] of Object.entries(cases)) {
+      samples[k]!.push(fn());
+      cpu[k]!.push(lastCpu);
+    }
+  }
+  for (const [k, v] of Object.entries(cpu)) cpuMedians[k] = median(v);
   return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 }
 
@@ -86,6 +102,7 @@ const launchDirect = () => {
   const t = performance.now();
   const r = Bun.spawnSync(launch.launch, { cwd: launch.cwd, env: launch.env, stdin: new TextEncoder().encode(INPUT), stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`the planned launch failed (${r.exitCode}): ${r.stderr.toString()}`);
+  noteCpu(r);
   return performance.now() - t;
 };
 // The issue's sandbox floor: bwrap with exactly the planned mounts and namespaces, running `true`.
@@ -94,6 +111,7 @@ const bwrapTrueDirect = () => {
   const t = performance.now();
   const r = Bun.spawnSync(bwrapTrue, { cwd: launch.cwd, env: launch.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`bwrap … true failed (${r.exitCode}): ${r.stderr.toString()}`);
+  noteCpu(r);
   return performance.now() - t;
 };
 const chain = compare({
@@ -128,11 +146,13 @@ const report = (title: string, medians: Record<string, number>, baseline: string
   }
 };
 console.log(`\n1. three-link chains, warm (median of ${runs} runs each, interleaved)`);
-for (const [k, v] of Object.entries(chain)) console.log(`  ${k.padEnd(30)} ${fmt(v)}`);
+const chainCpu = { ...cpuMedians };
+for (const [k, v] of Object.entries(chain)) console.log(`  ${k.padEnd(30)} ${fmt(v).padStart(9)}   cpu ${fmt(chainCpu[k]!).padStart(9)}`);
 const floor = (label: string, subject: string, parts: string[], target: number) => {
   const base = parts.reduce((sum, p) => sum + chain[p]!, 0);
   const m = chain[subject]!;
-  console.log(`  ${subject} vs ${label} (${parts.join(" + ")} = ${fmt(base)}): overhead ${fmt(m - base)}, ratio ${(m / base).toFixed(2)} (target <= ${target})`);
+  const cpuBase = parts.reduce((sum, p) => sum + chainCpu[p]!, 0);
+  console.log(`  ${subject} vs ${label} (${parts.join(" + ")} = ${fmt(base)}): overhead ${fmt(m - base)}, ratio ${(m / base).toFixed(2)} (target <= ${target}); cpu ratio ${(chainCpu[subject]! / cpuBase).toFixed(2)}`);
 };
 floor("floor", "kiwi exec py --sandbox=off", ["hello-world binary", "python3 script.py"], 1.15);
 floor("floor", "kiwi exec sh --sandbox=off", ["hello-world binary", "bash script.sh"], 1.15);
