@@ -42,7 +42,17 @@ export interface ContextOptions {
   isTTY?: boolean;
 }
 
+/**
+ * Whether stderr is a terminal. A pipe or a file (anything but a character device) is not, which
+ * fstat answers without loading node:tty (whose streams cost ~5 ms of start-up); a character
+ * device may be /dev/null, so only then is isatty asked.
+ */
 function stderrIsTerminal(): boolean {
+  try {
+    if (!(require("node:fs") as typeof import("node:fs")).fstatSync(2).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
   const { isatty } = require("node:tty") as typeof import("node:tty");
   return isatty(2);
 }
