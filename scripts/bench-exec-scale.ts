@@ -1,7 +1,7 @@
 // Does the size of a project slow a single call? The same three-link chain (python script ->
 // python_runtime -> subprocess) is run warm in a project of 100 tools and in one of 10,000
 // (scripts/gen-tree.ts, MCP pinning off), interleaved, with peak memory; the ratio is the figure
-// (target <= 1.1). Usage: bun run build && bun run scripts/bench-exec-scale.ts [--runs 20] [--large 10000]
+// (target <= 1.1). Usage: bun run build && bun run scripts/bench-exec-scale.ts [--runs 20] [--large 10000] [--kiwi path]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

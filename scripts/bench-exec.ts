@@ -3,14 +3,15 @@
 // flags) and starting the tool itself. (1) warm three-link chains (a python and a bash script ->
 // their runtime -> subprocess) with --sandbox=off against hello world + the script run directly;
 // the sandboxed call against hello world + the very launch kiwi plans (bwrap with the same mounts,
-// setpriv, prlimit, the tool) run directly; `kiwi --version` and `--help` against hello world.
+// setpriv, prlimit, the tool) run directly, and against the issue's floor: hello world + the script
+// + a bare `bwrap … true` with the same mounts; `kiwi --version` and `--help` against hello world.
 // (2) a warm api tool against a local Bun.serve vs a plain fetch of the same URL.
-// Prints medians, overheads and ratios.
+// Prints medians, overheads, ratios and the peak memory of each warm call.
 // Usage: bun run build && bun run scripts/bench-exec.ts [runs=40] [path/to/kiwi (default dist/kiwi)]
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { median } from "./bench-lib.ts";
+import { helloWorldBinary, median } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
 const kiwi = process.argv[3] ?? join(root, "dist", "kiwi");
@@ -40,11 +41,7 @@ writeFileSync(join(project, ".ai/tools/counter/tool.yaml"), "tool_id: counter\nt
 writeFileSync(join(project, ".ai/tools/counter/main.sh"), BASH);
 writeFileSync(join(work, "script.sh"), BASH);
 
-// The hello world, compiled as kiwi is (scripts/build.ts).
-writeFileSync(join(work, "hello.ts"), 'console.log("hi");\n');
-const helloBuild = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", join(work, "hello.ts"), "--outfile", join(work, "hello")], { stdout: "pipe", stderr: "pipe" });
-if (helloBuild.exitCode !== 0) throw new Error(`compiling the hello-world binary failed: ${helloBuild.stderr.toString()}`);
-const hello = join(work, "hello");
+const hello = helloWorldBinary(work);
 
 // The HTTP server lives in its own process: spawnSync below blocks this one.
 const server = Bun.spawn([process.execPath, "-e", "const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ forecast: { daily: [1,2,3,4,5,6,7,8,9] } }) }); console.log(s.port);"], { stdout: "pipe" });
@@ -56,20 +53,40 @@ writeFileSync(
   `tool_id: weather\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nrequires:\n  - net.outbound: ["127.0.0.1"]\nconfig:\n  method: GET\n  url_template: "http://127.0.0.1:${port}/v1/{city}"\n  response_transform: "$.forecast.daily[0:7]"\nparameters:\n  - { name: city, type: string, required: true }\n`,
 );
 
+/** Peak resident memory per command line, in bytes (the largest seen). */
+const peaks = new Map<string, number>();
+/** CPU time (user + system, the process and the children it waited for) of the last timed run. */
+let lastCpu = 0;
+function noteCpu(r: { resourceUsage?: { cpuTime: { user: number | bigint; system: number | bigint } } }): void {
+  lastCpu = r.resourceUsage ? Number(r.resourceUsage.cpuTime.user) / 1000 + Number(r.resourceUsage.cpuTime.system) / 1000 : 0;
+}
 function time(argv: string[], stdin?: string, extraEnv: Record<string, string> = {}): number {
   const t = performance.now();
   const r = Bun.spawnSync(argv, { cwd: project, env: { ...env, ...extraEnv }, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
   const ms = performance.now() - t;
   if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} failed (${r.exitCode}): ${r.stderr.toString()}`);
+  noteCpu(r);
+  const key = argv.join(" ");
+  peaks.set(key, Math.max(peaks.get(key) ?? 0, r.resourceUsage?.maxRSS ?? 0));
   return ms;
 }
 
 
+/** Median CPU time per case of the last compare(). */
+const cpuMedians: Record<string, number> = {};
+
 /** Runs the cases interleaved (so drift in machine load hits all of them alike) and returns medians. */
 function compare(cases: Record<string, () => number>): Record<string, number> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   for (const fn of Object.values(cases)) fn(); // warm: run dirs, stat cache, page cache
-  for (let i = 0; i < runs; i++) for (const [k, fn] of Object.entries(cases)) samples[k]!.push(fn());
+  for (let i = 0; i < runs; i++) {
+    for (const [k, fn] of Object.entries(cases)) {
+      samples[k]!.push(fn());
+      cpu[k]!.push(lastCpu);
+    }
+  }
+  for (const [k, v] of Object.entries(cpu)) cpuMedians[k] = median(v);
   return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 }
 
@@ -85,6 +102,16 @@ const launchDirect = () => {
   const t = performance.now();
   const r = Bun.spawnSync(launch.launch, { cwd: launch.cwd, env: launch.env, stdin: new TextEncoder().encode(INPUT), stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`the planned launch failed (${r.exitCode}): ${r.stderr.toString()}`);
+  noteCpu(r);
+  return performance.now() - t;
+};
+// The issue's sandbox floor: bwrap with exactly the planned mounts and namespaces, running `true`.
+const bwrapTrue = [...launch.launch.slice(0, launch.launch.indexOf("--")), "--", "/usr/bin/true"];
+const bwrapTrueDirect = () => {
+  const t = performance.now();
+  const r = Bun.spawnSync(bwrapTrue, { cwd: launch.cwd, env: launch.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`bwrap … true failed (${r.exitCode}): ${r.stderr.toString()}`);
+  noteCpu(r);
   return performance.now() - t;
 };
 const chain = compare({
@@ -92,6 +119,7 @@ const chain = compare({
   "python3 script.py": () => time([py, join(work, "script.py")], INPUT),
   "bash script.sh": () => time([bash, join(work, "script.sh")], INPUT),
   "planned launch, direct": launchDirect,
+  ...(planned.sandbox?.active ? { "bwrap (same mounts) true": bwrapTrueDirect } : {}),
   "kiwi exec py --sandbox=off": () => time([kiwi, "exec", "summer", "--sandbox=off"], INPUT),
   "kiwi exec sh --sandbox=off": () => time([kiwi, "exec", "counter", "--sandbox=off"], INPUT),
   "kiwi exec py (sandbox auto)": () => time([kiwi, "exec", "summer"], INPUT),
@@ -118,16 +146,24 @@ const report = (title: string, medians: Record<string, number>, baseline: string
   }
 };
 console.log(`\n1. three-link chains, warm (median of ${runs} runs each, interleaved)`);
-for (const [k, v] of Object.entries(chain)) console.log(`  ${k.padEnd(30)} ${fmt(v)}`);
+const chainCpu = { ...cpuMedians };
+for (const [k, v] of Object.entries(chain)) console.log(`  ${k.padEnd(30)} ${fmt(v).padStart(9)}   cpu ${fmt(chainCpu[k]!).padStart(9)}`);
 const floor = (label: string, subject: string, parts: string[], target: number) => {
   const base = parts.reduce((sum, p) => sum + chain[p]!, 0);
   const m = chain[subject]!;
-  console.log(`  ${subject} vs ${label} (${parts.join(" + ")} = ${fmt(base)}): overhead ${fmt(m - base)}, ratio ${(m / base).toFixed(2)} (target <= ${target})`);
+  const cpuBase = parts.reduce((sum, p) => sum + chainCpu[p]!, 0);
+  // A sandboxed tool is reaped inside bwrap's PID namespace: its CPU time never reaches this process.
+  const sandboxed = parts.some((p) => p.startsWith("planned launch") || p.startsWith("bwrap")) || subject.includes("sandbox auto");
+  const cpuRatio = sandboxed ? "cpu n/a (sandboxed children are not counted)" : `cpu ratio ${(chainCpu[subject]! / cpuBase).toFixed(2)}`;
+  console.log(`  ${subject} vs ${label} (${parts.join(" + ")} = ${fmt(base)}): overhead ${fmt(m - base)}, ratio ${(m / base).toFixed(2)} (target <= ${target}); ${cpuRatio}`);
 };
 floor("floor", "kiwi exec py --sandbox=off", ["hello-world binary", "python3 script.py"], 1.15);
 floor("floor", "kiwi exec sh --sandbox=off", ["hello-world binary", "bash script.sh"], 1.15);
 floor(`sandboxed floor${planned.sandbox?.active ? "" : " (NO SANDBOX HERE)"}`, "kiwi exec py (sandbox auto)", ["hello-world binary", "planned launch, direct"], 1.15);
+if (planned.sandbox?.active) floor("issue floor", "kiwi exec py (sandbox auto)", ["hello-world binary", "python3 script.py", "bwrap (same mounts) true"], 1.15);
 floor("floor", "kiwi --version", ["hello-world binary"], 1.2);
 floor("floor", "kiwi --help", ["hello-world binary"], 1.2);
+console.log(`  peak memory (max RSS): hello-world binary ${((peaks.get(hello) ?? 0) / 1024 / 1024).toFixed(1)} MB`);
+for (const [argv, bytes] of peaks) if (argv.startsWith(kiwi)) console.log(`    ${argv.slice(kiwi.length + 1).padEnd(34)} ${(bytes / 1024 / 1024).toFixed(1)} MB`);
 report("2. api tool against a local Bun.serve, warm", api, curl ? "curl -s URL" : "bun -e fetch(URL)", ["kiwi exec weather"]);
 if (curl) console.log(`  kiwi exec weather vs bun -e fetch(URL): overhead ${fmt(api["kiwi exec weather"]! - api["bun -e fetch(URL)"]!)}`);

@@ -1,6 +1,6 @@
 // What every benchmark script shares: flags, the compiled binary, timing one process (wall, CPU
 // and peak memory), medians and a printed series. Benchmarks measure; tests never assert on time.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** A numeric `--name value` flag, or the fallback. */
@@ -10,9 +10,10 @@ export function numberFlag(args: readonly string[], name: string, fallback: numb
   return Number.isFinite(value) ? value : fallback;
 }
 
-/** dist/kiwi, or exit with the hint to build it. */
-export function kiwiBinary(): string {
-  const kiwi = join(import.meta.dir, "..", "dist", "kiwi");
+/** The binary named by `--kiwi <path>` (an older build, to compare), else dist/kiwi; exits with the hint to build it when missing. */
+export function kiwiBinary(args: readonly string[] = process.argv): string {
+  const i = args.indexOf("--kiwi");
+  const kiwi = i === -1 ? join(import.meta.dir, "..", "dist", "kiwi") : args[i + 1]!;
   if (!existsSync(kiwi)) {
     process.stderr.write(`${kiwi} is missing: run "bun run build" first\n`);
     process.exit(2);
@@ -73,6 +74,21 @@ export interface SeriesRow {
 export async function runSeries(name: string, times: number, argv: string[], env: () => Record<string, string>, cwd: string): Promise<SeriesRow> {
   const samples: Sample[] = [];
   for (let i = 0; i < times; i++) samples.push(await measureProcess(argv, env(), cwd));
+  return printRow(name, samples);
+}
+
+/**
+ * Runs several commands `times` times each, interleaved round by round (one untimed warm-up each),
+ * so a change in the machine's load hits all alike; prints one line per command, in order.
+ */
+export async function runInterleaved(cases: { name: string; argv: string[] }[], times: number, env: () => Record<string, string>, cwd: string): Promise<SeriesRow[]> {
+  for (const c of cases) await measureProcess(c.argv, env(), cwd);
+  const samples = cases.map(() => [] as Sample[]);
+  for (let i = 0; i < times; i++) for (const [j, c] of cases.entries()) samples[j]!.push(await measureProcess(c.argv, env(), cwd));
+  return cases.map((c, j) => printRow(c.name, samples[j]!));
+}
+
+function printRow(name: string, samples: Sample[]): SeriesRow {
   const row: SeriesRow = {
     name,
     median: median(samples.map((s) => s.ms)),
@@ -85,6 +101,19 @@ export async function runSeries(name: string, times: number, argv: string[], env
   const peak = row.peakMb === undefined ? "" : `  peak ${row.peakMb.toFixed(1)} MB`;
   process.stdout.write(`${name.padEnd(46)} median ${row.median.toFixed(0).padStart(5)} ms  min ${row.min.toFixed(0).padStart(5)} ms${cpu}${peak}  exit ${row.exitCodes.join(",")}\n`);
   return row;
+}
+
+/**
+ * A hello-world program compiled the way kiwi is (scripts/build.ts): the floor of any compiled Bun
+ * CLI, which every per-call benchmark reports its ratio against. Written into `dir`.
+ */
+export function helloWorldBinary(dir: string): string {
+  const source = join(dir, "hello.ts");
+  const out = join(dir, "hello");
+  writeFileSync(source, 'console.log("hi");\n');
+  const build = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", source, "--outfile", out], { stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`compiling the hello-world binary failed: ${build.stderr.toString()}`);
+  return out;
 }
 
 /** Runs a command to completion and returns its wall time in ms; a failing run stops the benchmark. */

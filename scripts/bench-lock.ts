@@ -1,17 +1,20 @@
 // Benchmarks `kiwi lock` from the compiled binary on a generated tree (default 1,000 tools x 10
 // files x 10 KiB, about 100 MB) against `sha256sum` over the same files in the same run:
-//   bun run scripts/bench-lock.ts [--tools 1000] [--files 10] [--size 10240] [--runs 5] [--no-build] [--json] [--keep]
+//   bun run scripts/bench-lock.ts [--tools 1000] [--files 10] [--size 10240] [--runs 21] [--no-build] [--json] [--keep] [--kiwi path]
 // Reports the median wall time and peak RSS of: sha256sum, `git status --porcelain` on the same
 // tree committed to a git repository (git's index is the reference stat cache), cold lock (no
 // lockfile, empty cache), warm lock with nothing changed, and warm lock after one file changed;
-// then the ratios against those baselines and the targets from the issues. The tree is generated here (not by scripts/gen-tree.ts) because that
+// then the ratios against those baselines and the targets from the issues. The five are run
+// interleaved, round by round (one file changed, sha256sum, git status, cold, warm; the last two past the racy
+// margin of the change), so a change in
+// the machine's load hits all of them alike. --kiwi names another binary (an older build, say),
+// which skips the build. The tree is generated here (not by scripts/gen-tree.ts) because that
 // tree includes mcp_server tools, whose first lock starts every server to pin it: a different cost.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const repo = join(import.meta.dir, "..");
-const kiwi = join(repo, "dist", "kiwi");
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -20,11 +23,13 @@ function option(name: string, fallback: number): number {
 const TOOLS = option("tools", 1000);
 const FILES = option("files", 10);
 const SIZE = option("size", 10240);
-const RUNS = option("runs", 5);
+const RUNS = option("runs", 21);
 const json = process.argv.includes("--json");
 const log = (text: string) => process.stderr.write(`${text}\n`);
+const kiwiFlag = process.argv.indexOf("--kiwi");
+const kiwi = kiwiFlag === -1 ? join(repo, "dist", "kiwi") : process.argv[kiwiFlag + 1]!;
 
-if (!process.argv.includes("--no-build")) {
+if (!process.argv.includes("--no-build") && kiwiFlag === -1) {
   log("building dist/kiwi …");
   const build = Bun.spawnSync([process.execPath, "run", join(repo, "scripts/build.ts")], { cwd: repo, stdout: "ignore", stderr: "inherit" });
   if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
@@ -72,6 +77,8 @@ const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin",
 
 interface Sample {
   ms: number;
+  /** User + system CPU time: steadier than wall time on a machine others share. */
+  cpuMs: number;
   rssMb: number;
 }
 
@@ -83,39 +90,46 @@ function run(argv: string[]): Sample {
     log(`${argv.join(" ")} failed (${proc.exitCode}):\n${proc.stderr.toString()}`);
     process.exit(1);
   }
-  return { ms, rssMb: proc.resourceUsage.maxRSS / 1024 / 1024 };
+  const cpu = proc.resourceUsage.cpuTime;
+  return { ms, cpuMs: Number(cpu.user + cpu.system) / 1000, rssMb: proc.resourceUsage.maxRSS / 1024 / 1024 };
 }
 
 function median(samples: Sample[]): Sample {
   const by = (k: keyof Sample) => [...samples].sort((a, b) => a[k] - b[k])[Math.floor(samples.length / 2)]![k];
-  return { ms: by("ms"), rssMb: by("rssMb") };
+  return { ms: by("ms"), cpuMs: by("cpuMs"), rssMb: by("rssMb") };
 }
 
-// One untimed pass so both contenders read from the page cache.
-run(["sha256sum", ...files]);
-const sha = median(Array.from({ length: RUNS }, () => run(["sha256sum", ...files])));
-// git's index over the same tree; tool.lock.json is committed too once it exists (below).
+// git's index over the same tree.
 const gitEnv = ["-c", "user.name=bench", "-c", "user.email=bench@example.com", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"];
 run(["git", "init", "-q"]);
 run(["git", ...gitEnv, "add", "-A"]);
 run(["git", ...gitEnv, "commit", "-qm", "tree"]);
-run(["git", "status", "--porcelain"]);
-const gitStatus = median(Array.from({ length: RUNS }, () => run(["git", ...gitEnv, "status", "--porcelain"])));
+// One untimed pass of each so every contender reads from the page cache.
+run(["sha256sum", ...files]);
+run(["git", ...gitEnv, "status", "--porcelain"]);
+run([kiwi, "lock"]);
+run([kiwi, "lock"]);
 
-const cold = median(
-  Array.from({ length: RUNS }, () => {
-    rmSync(cache, { recursive: true, force: true });
-    rmSync(join(root, "tool.lock.json"), { force: true });
-    return run([kiwi, "lock"]);
-  }),
-);
-const warm = median(Array.from({ length: RUNS }, () => run([kiwi, "lock"])));
-const changed = median(
-  Array.from({ length: RUNS }, (_, i) => {
-    writeFileSync(join(root, files[(i * 7919) % files.length]!), bytes(SIZE, 999_000 + i));
-    return run([kiwi, "lock"]);
-  }),
-);
+const series = { sha: [] as Sample[], gitStatus: [] as Sample[], cold: [] as Sample[], warm: [] as Sample[], changed: [] as Sample[] };
+for (let i = 0; i < RUNS; i++) {
+  // One file changed (the lockfile and cache are warm from the round before).
+  writeFileSync(join(root, files[(i * 7919) % files.length]!), bytes(SIZE, 999_000 + i));
+  const changedAt = Date.now();
+  series.changed.push(run([kiwi, "lock"]));
+  series.sha.push(run(["sha256sum", ...files]));
+  series.gitStatus.push(run(["git", ...gitEnv, "status", "--porcelain"]));
+  // Past the racy margin, as a real tree is: a cold lock then remembers the tree for the warm one.
+  await Bun.sleep(Math.max(0, changedAt + 2100 - Date.now()));
+  rmSync(cache, { recursive: true, force: true });
+  rmSync(join(root, "tool.lock.json"), { force: true });
+  series.cold.push(run([kiwi, "lock"]));
+  series.warm.push(run([kiwi, "lock"]));
+}
+const sha = median(series.sha);
+const gitStatus = median(series.gitStatus);
+const cold = median(series.cold);
+const warm = median(series.warm);
+const changed = median(series.changed);
 
 if (process.argv.includes("--keep")) log(`kept the tree: ${root} (cache ${cache})`);
 else rmSync(base, { recursive: true, force: true });
@@ -135,14 +149,15 @@ const verdicts = {
 const summary = {
   command: `bun run scripts/bench-lock.ts --tools ${TOOLS} --files ${FILES} --size ${SIZE} --runs ${RUNS}`,
   tree: { tools: TOOLS, files: files.length, bytes: totalBytes },
-  results: Object.fromEntries(rows.map((r) => [r.name, { ms: Math.round(r.ms), peakRssMb: Math.round(r.rssMb) }])),
+  results: Object.fromEntries(rows.map((r) => [r.name, { ms: Math.round(r.ms), cpuMs: Math.round(r.cpuMs), peakRssMb: Math.round(r.rssMb) }])),
   ratios: { coldVsSha256sum: cold.ms / sha.ms, warmVsGitStatus: warm.ms / gitStatus.ms, changedVsGitStatus: changed.ms / gitStatus.ms, warmVsCold: warm.ms / cold.ms },
   targetsMet: verdicts,
 };
 if (json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 else {
-  process.stdout.write(`kiwi lock: ${TOOLS} tools, ${files.length} files, ${(totalBytes / 1e6).toFixed(1)} MB, median of ${RUNS} runs\n\n`);
-  for (const r of rows) process.stdout.write(`${r.name.padEnd(34)} ${`${r.ms.toFixed(0)} ms`.padStart(9)} ${`${r.rssMb.toFixed(0)} MB`.padStart(8)}  ${r.target}\n`);
+  process.stdout.write(`kiwi lock: ${TOOLS} tools, ${files.length} files, ${(totalBytes / 1e6).toFixed(1)} MB, median of ${RUNS} interleaved runs\n\n`);
+  for (const r of rows) process.stdout.write(`${r.name.padEnd(34)} ${`${r.ms.toFixed(0)} ms`.padStart(9)} ${`cpu ${r.cpuMs.toFixed(0)} ms`.padStart(12)} ${`${r.rssMb.toFixed(0)} MB`.padStart(8)}  ${r.target}\n`);
   process.stdout.write(`\ntargets met: ${Object.entries(verdicts).map(([k, v]) => `${k} ${v ? "yes" : "NO"}`).join(", ")}\n`);
-  process.stdout.write(`reproduce: ${summary.command}\n`);
+  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  process.stdout.write(`reproduce: ${summary.command}\nload average: ${load} (wall times on a busy machine overstate; cpu is steadier)\n`);
 }

@@ -1,6 +1,6 @@
 // What the sandbox costs: a sandboxed run of a Python tool against the same run unsandboxed, measured
 // in the same process, median of N runs each, printed as a difference and a ratio.
-//   bun run scripts/bench-sandbox.ts [--runs 15]
+//   bun run scripts/bench-sandbox.ts [--runs 21] [--kiwi path]
 // With dist/kiwi built (and `kiwi exec` present) it times `kiwi exec` of the three-link chain
 // (python script -> python_runtime -> subprocess) with --sandbox=require vs --sandbox=off; with
 // --launcher (or no usable binary) it times the launcher alone: bwrap+setpriv+prlimit vs a plain spawn.
@@ -11,9 +11,8 @@ import { prepareSandbox } from "../src/exec/sandbox-io.ts";
 import { compareAlternating, timeCommand } from "./bench-lib.ts";
 
 const argv = process.argv.slice(2);
-const runs = Number(argv[argv.indexOf("--runs") + 1]) || 15;
-const root = join(import.meta.dir, "..");
-const kiwi = join(root, "dist", "kiwi");
+const runs = Number(argv[argv.indexOf("--runs") + 1]) || 21;
+const kiwi = argv.includes("--kiwi") ? argv[argv.indexOf("--kiwi") + 1]! : join(import.meta.dir, "..", "dist", "kiwi");
 const SCRIPT = `import json, sys\nparams = json.load(sys.stdin)\nprint(json.dumps({"sum": sum(params.get("values", []))}))\n`;
 
 

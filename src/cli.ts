@@ -1,13 +1,16 @@
 #!/usr/bin/env bun
 // The root command: lazy subcommands, --help/--version, unknown-flag checks, and the single place
 // that renders errors and sets the exit code. Commands return an exit code or throw KiwiError.
-import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
+import type { ArgsDef, CommandDef } from "citty";
+import { parseCommandArgs } from "./commands/_args.ts";
+import { defineCommand } from "./commands/_define.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createContext } from "./context.ts";
 import { KiwiError, toKiwiError } from "./errors.ts";
 import { errorDocument, renderError } from "./ui/error.ts";
 import { registerRoot } from "./commands/_root.ts";
 import { COMMAND_SUMMARIES } from "./commands/_summaries.ts";
+import { jitAtFullSpeed } from "./self.ts";
 import { suggest } from "./resolve/suggest.ts";
 import { showJson, showNote, showResult } from "./ui/output.ts";
 
@@ -62,13 +65,16 @@ export async function main(given: string[]): Promise<number> {
       // citty pads its columns; trailing blanks are noise in terminals and snapshots.
       // citty names only the direct parent in USAGE ("mcp pin"): name the whole path from kiwi.
       const named = parent && path.length > 1 ? { ...parent, meta: { ...(await resolveMeta(parent)), name: ["kiwi", ...path.slice(0, -1)].join(" ") } } : parent;
+      const { renderUsage } = await import("citty");
       const usage = (await renderUsage(await withKebabFlags(cmd === root ? rootForHelp() : cmd), named)).replace(/[ \t]+$/gm, "").trimEnd() + (await import("./commands/_examples.ts")).renderExamples(path);
       showResult(`${createContext().color ? usage : stripAnsi(usage)}\n`);
       return 0;
     }
     await assertKnownFlags(cmd, rawArgs.slice(path.length), path);
+    // Start-up is over for every command but exec, which says so itself once the tool runs.
+    if (path[0] !== "exec") jitAtFullSpeed();
     // Run the resolved command itself: citty drops a subcommand's return value, and it is the exit code.
-    const { result } = await runCommand(cmd, { rawArgs: rawArgs.slice(path.length) });
+    const result = await runLeaf(cmd, rawArgs.slice(path.length));
     return typeof result === "number" ? result : 0;
   } catch (thrown) {
     const error = isCittyError(thrown)
@@ -79,6 +85,21 @@ export async function main(given: string[]): Promise<number> {
     showNote(renderError(error, ctx, process.env.KIWI_DEBUG === "1"));
     return error.exitCode;
   }
+}
+
+/**
+ * Runs a resolved command with its flags parsed by commands/_args.ts, citty's parser without
+ * citty (whose module, with node:util and its flag re-spelling, costs a warm `kiwi exec` ~2 ms).
+ * The command gets a plain object (citty hands it a Proxy that re-spells every unset flag it is
+ * asked for). Commands with setup, cleanup, plugins or subcommands go through citty's runCommand.
+ */
+async function runLeaf(cmd: CommandDef<any>, rawArgs: string[]): Promise<unknown> {
+  if (typeof cmd.run !== "function" || cmd.setup || cmd.cleanup || cmd.plugins || cmd.subCommands) {
+    const { runCommand } = await import("citty");
+    return (await runCommand(cmd, { rawArgs })).result;
+  }
+  const defs: ArgsDef = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
+  return cmd.run({ rawArgs, args: parseCommandArgs(rawArgs, defs) as never, cmd, data: undefined });
 }
 
 /** Removes ANSI colour codes (citty colours help text whatever the terminal is). */

@@ -10,3 +10,13 @@ export function isCompiled(): boolean {
 export function kiwiInvocation(): string[] {
   return isCompiled() ? [process.execPath] : [process.execPath, Bun.main];
 }
+
+/**
+ * Back to JavaScriptCore's normal JIT tier-up. The binary starts with thresholds scaled up
+ * (scripts/build.ts, --compile-jit-policy): kiwi's start-up code runs once, and compiling it on
+ * the second core cost a warm `kiwi exec` ~3 ms of CPU. Work that runs long (hashing a tree,
+ * validating a thousand tools, pumping a tool's output, serving MCP) calls this first.
+ */
+export function jitAtFullSpeed(): void {
+  (Bun as { unsafe?: { setJITPolicy?: (scale: number) => void } }).unsafe?.setJITPolicy?.(1);
+}

@@ -1,6 +1,6 @@
 // `kiwi add <registry>/<repository>:<tag>|@sha256:<digest>`: pull, verify, validate, place in
 // .ai/tools/.remote/<id>/ and lock with its oci:// source.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { addRemoteTool } from "../registry/pull-io.ts";
 import { showJson, showResult } from "../ui/output.ts";

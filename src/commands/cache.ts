@@ -1,6 +1,6 @@
 // `kiwi cache dir|verify|prune|clean`: where the cache is, re-verify all of it, drop what no
 // known lockfile references, or remove everything kiwi put there.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import { cleanCache, pruneCache, verifyCache } from "../cache/maintain-io.ts";
 import { corruptError, openStore } from "../cache/store-io.ts";
 import { KiwiError } from "../errors.ts";

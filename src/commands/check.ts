@@ -1,6 +1,6 @@
 // `kiwi check [paths...]`: validates every tool (or the given ones; chain rules still see the whole
 // tree) and prints findings as human text, JSON or SARIF. Exit 0 without errors, 1 with errors.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { KiwiError } from "../errors.ts";
 import { FINDING_FORMATS, type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings.ts";

@@ -1,6 +1,6 @@
 // `kiwi completion bash|zsh|fish`: prints a completion script generated from the command table.
 // `kiwi completion --tools` lists the project's tool ids for those scripts.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { renderBash } from "../completion/bash.ts";
 import { renderFish } from "../completion/fish.ts";

@@ -1,7 +1,8 @@
 // `kiwi exec <tool>`: verify the locked chain, validate the parameters, then run the verified copy
 // through its primitive (or, with --dry-run, print the resolved plan and run nothing).
 import { fstatSync, readFileSync } from "node:fs";
-import { type ArgsDef, defineCommand } from "citty";
+import type { ArgsDef } from "citty";
+import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
 import { type ExecRequest, type PreparedExec, prepareExec } from "../exec/prepare-io.ts";
@@ -13,6 +14,7 @@ import { reportRefusals } from "../ui/refusals.ts";
 import { showJson, showNote } from "../ui/output.ts";
 import { collectingSinks, terminalSinks } from "../ui/stream.ts";
 import { contextFromArgs, mcpFlags, projectFlags, strictFlag } from "./_flags.ts";
+import { jitAtFullSpeed } from "../self.ts";
 
 const EXEC_ARGS = {
   tool: { type: "positional", required: true, description: "Id of the tool to run", valueHint: "tool" },
@@ -67,6 +69,8 @@ export default defineCommand({
       showJson(planDocument(prepared.shown, prepared.warnings));
       return 0;
     }
+    // The tool starts now: what kiwi still does (speak MCP, pump output) may run long enough to want the JIT.
+    jitAtFullSpeed();
     if (prepared.chain.links[0]?.tool.type === "mcp_tool") {
       // MCP calls speak JSON-RPC to the server the plan launches; the SDK loads only here.
       const { execMcpToolCommand } = await import("./_mcp-exec.ts");

@@ -1,6 +1,6 @@
 // `kiwi hash json|integrity|tool`: the interop and debugging surface over canonical JSON and tool
 // integrity. Input is parsed losslessly, so what is hashed is exactly what was written.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import { formatDigest, hashCanonical } from "../integrity/digest.ts";
 import { hashReferenceIntegrity } from "../integrity/tool.ts";
 import { integrityText } from "../lockfile/build.ts";

@@ -1,6 +1,6 @@
 // `kiwi init`: scaffolds .ai/tools/ with a working example of each everyday tool type and locks it.
 // It never overwrites: in a tree that already has some of it, only what is missing is added.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import type { Finding } from "../findings.ts";
 import { initProject } from "../init/init-io.ts";
 import { TEMPLATES } from "../init/templates.ts";

@@ -1,6 +1,6 @@
 // `kiwi install`: lock (or, with --frozen-lockfile / CI=true, require the lockfile to match the
 // tree and never write it), then put every tool file into the content-addressed cache.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { type DiffSummary, summarizeDiff } from "../lockfile/diff.ts";
 import { installProject } from "../lockfile/install-io.ts";

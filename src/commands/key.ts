@@ -1,5 +1,5 @@
 // `kiwi key generate <file>`: an ed25519 key pair for signing published tools.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import { resolve } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { generateKeyPair } from "../trust/keys-io.ts";

@@ -1,6 +1,6 @@
 // `kiwi lock`: validate, hash every tool, write tool.lock.json only if it changed, and say which
 // tools were added, removed or changed.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
 import { lockProject } from "../lockfile/lock-io.ts";

@@ -1,7 +1,7 @@
 // `kiwi mcp hash|verify|pin|approve|diff|scan`: MCP server interfaces, their pins in
 // tool.lock.json, drift diffs and the poisoning scan. Flags -> core (src/mcp/) -> ui/mcp.ts.
 import { join, resolve } from "node:path";
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";

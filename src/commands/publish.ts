@@ -1,5 +1,5 @@
 // `kiwi publish <tool> <registry>/<repository>:<tag>`: one tool version as an OCI artifact.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { publishTool } from "../registry/publish-io.ts";
 import { showJson, showResult } from "../ui/output.ts";

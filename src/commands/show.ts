@@ -1,6 +1,6 @@
 // `kiwi show <tool>`: one tool's parameters (with contracts and defaults), permissions, chain and
 // MCP pin: what an agent or a person needs to call it.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import { showTool } from "../exec/inventory-io.ts";
 import { renderShow } from "../ui/inventory.ts";
 import { colors, showJson, showResult } from "../ui/output.ts";

@@ -1,5 +1,5 @@
 // `kiwi update <tool>`: moves a remote tool's lock to what its tag points to now, showing what changed.
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { updateRemoteTool } from "../registry/pull-io.ts";
 import { showJson, showResult } from "../ui/output.ts";

@@ -1,6 +1,6 @@
 // `kiwi verify`: the tree and the cache against tool.lock.json, re-reading every byte. Exit codes:
 // 5 lockfile invalid, 4 cache corrupted (or missing entries), 3 tree differs (README "Exit codes").
-import { defineCommand } from "citty";
+import { defineCommand } from "./_define.ts";
 import { verifyOutcomeError, verifyProject } from "../lockfile/verify-io.ts";
 import { createProgress } from "../ui/lock-progress.ts";
 import { summarizeDiff } from "../lockfile/diff.ts";

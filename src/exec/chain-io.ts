@@ -14,6 +14,7 @@ import { renderLosslessJson } from "../integrity/canonical.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { type ReadLockfile, readLockfileText } from "../lockfile/fs.ts";
+import type { Lockfile } from "../schema/lockfile.ts";
 import { lockfileFromCheckedText, parseLockfile, parseRenderedLockfile } from "../lockfile/parse.ts";
 import { type TreeTool, hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
@@ -64,13 +65,28 @@ const LOSSLESS = "L";
  */
 export function readLockfileMemo(root: string, cacheDir: string): ReadLockfile | undefined {
   const text = readLockfileText(root);
-  if (text === undefined) return undefined;
+  return text === undefined ? undefined : { lock: parseLockfileMemo(text, cacheDir), text };
+}
+
+/** Lockfile text parsed through the same memo (text from git's index, say); refusals as parseLockfile's. */
+export function parseLockfileMemo(text: string, cacheDir: string): Lockfile {
   const key = memoKey("lockfiles", text);
-  if (readMemo(cacheDir, "lockfiles", key) === "checked") return { lock: lockfileFromCheckedText(text), text };
+  if (readMemo(cacheDir, "lockfiles", key) === "checked") return lockfileFromCheckedText(text);
   const rendered = parseRenderedLockfile(text);
-  if (!rendered) return { lock: parseLockfile(text), text };
+  if (!rendered) return parseLockfile(text);
   writeMemo(cacheDir, "lockfiles", key, "checked");
-  return { lock: rendered, text };
+  return rendered;
+}
+
+/**
+ * Records bytes `kiwi lock` wrote (or confirmed) as checked: they were rendered from the checked
+ * tree, so the next reader (the pre-commit check, exec) only JSON.parses them. Only a lockfile of
+ * tools alone (strings and integers, which JSON.parse keeps as written); one with MCP pins,
+ * remote records or packages is left to the first reader's full check.
+ */
+export function rememberWrittenLockfile(cacheDir: string, text: string, lock: Lockfile): void {
+  if (Object.keys(lock.mcp_servers).length > 0 || lock.remote !== undefined || lock.dependencies !== undefined) return;
+  writeMemo(cacheDir, "lockfiles", memoKey("lockfiles", text), "checked");
 }
 
 /** Hashes the given tools (file bytes through the stat cache) into integrities and file entries. */

@@ -5,8 +5,6 @@ import { KiwiError } from "../errors.ts";
 import type { Capability, Limits } from "../manifest/model.ts";
 import { mergeLimits } from "./limits.ts";
 import type { LinkInput, SubprocessPlan } from "./plan.ts";
-import { fileURLToPath } from "node:url";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isCompiled } from "../self.ts";
 import type { HostPolicy } from "./net-policy.ts";
@@ -124,7 +122,7 @@ function wasmLaunch(plan: SubprocessPlan, capabilities: Capability[], limits: Li
 function proxyLaunch(policy: HostPolicy, dryRun: boolean): { launch: ProxyLaunch; socket: string; cleanup: () => void } {
   let socketDir: string;
   let cleanup = () => {};
-  if (dryRun) socketDir = join(tmpdir(), "kiwi-net-XXXXXX");
+  if (dryRun) socketDir = join((require("node:os") as typeof import("node:os")).tmpdir(), "kiwi-net-XXXXXX");
   else {
     const { makeProxySocketDir } = require("./net-proxy-io.ts") as typeof import("./net-proxy-io.ts");
     const made = makeProxySocketDir();
@@ -132,7 +130,7 @@ function proxyLaunch(policy: HostPolicy, dryRun: boolean): { launch: ProxyLaunch
     cleanup = made.cleanup;
   }
   // The compiled kiwi is its own bridge; a checkout runs the bridge file with bun.
-  const program = isCompiled() ? { binary: process.execPath } : { binary: process.execPath, script: fileURLToPath(new URL("./net-bridge-io.ts", import.meta.url)) };
+  const program = isCompiled() ? { binary: process.execPath } : { binary: process.execPath, script: Bun.fileURLToPath(new URL("./net-bridge-io.ts", import.meta.url)) };
   return { launch: { socketDir, ...program, hosts: policy.rules.map((r) => r.raw), pointers: policy.pointers }, socket: join(socketDir, "proxy.sock"), cleanup };
 }
 

@@ -1,6 +1,5 @@
 // Turns a subprocess run into a sandboxed launch: the bubblewrap + setpriv + prlimit argv that enforces
 // a tool's declared permissions, plus a plain account of what is and is not enforced. Pure.
-import { constants } from "node:os";
 import { KiwiError } from "../errors.ts";
 import { type ResolvedLimits, resolveLimits } from "./limits.ts";
 import { type Mount, planMounts } from "./sandbox-mounts.ts";
@@ -185,5 +184,7 @@ function sandboxEnv(env: Readonly<Record<string, string>>): Record<string, strin
 export function signalFromSandboxExit(exitCode: number): string | null {
   const n = exitCode - 128;
   if (n < 1 || n > 64) return null;
+  // node:os is read only here, for a run that ended by a signal (its module costs every call start-up).
+  const { constants } = require("node:os") as typeof import("node:os");
   return Object.entries(constants.signals).find(([, v]) => v === n)?.[0] ?? null;
 }

@@ -2,7 +2,6 @@
 // leads its own process group (a new session), so a timeout, an output flood or kiwi's own
 // interruption stops the whole group, grandchildren included: SIGTERM first, SIGKILL after a grace.
 import { readFileSync, readdirSync } from "node:fs";
-import { constants } from "node:os";
 import { KiwiError } from "../errors.ts";
 import { type SubprocessPlan, renderStdinParams } from "./plan.ts";
 import { signalFromSandboxExit } from "./sandbox-plan.ts";
@@ -174,7 +173,7 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
   }
   if (outcome.interruptedBy) {
     // Interrupted by the user (or a supervisor): the tool's own outcome is beside the point.
-    const number = (constants.signals as Record<string, number>)[outcome.interruptedBy] ?? 2;
+    const number = signalNumbers()[outcome.interruptedBy] ?? 2;
     throw new KiwiError("E_INTERRUPTED", `${tool} was interrupted: kiwi received ${outcome.interruptedBy} and passed it on to the tool${outcome.escalated || outcome.signal === "SIGKILL" ? ", which had to be killed" : ""}`, {
       hint: "nothing to fix; run it again when you want it",
       exitCode: 128 + number,
@@ -194,7 +193,7 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
     );
   }
   if (outcome.signal) {
-    const number = (constants.signals as Record<string, number>)[outcome.signal] ?? 0;
+    const number = signalNumbers()[outcome.signal] ?? 0;
     const exitCode = 128 + number;
     const why = outcome.interruptedBy ? ` after kiwi passed on ${outcome.interruptedBy}` : "";
     throw new KiwiError("E_EXEC_FAILED", `${tool} was killed by ${outcome.signal} (signal ${number})${why}`, {
@@ -300,4 +299,12 @@ async function raceTimeout(promise: Promise<unknown>, ms: number): Promise<void>
 async function waitGroupGone(pgid: number, maxMs: number): Promise<void> {
   const deadline = Date.now() + maxMs;
   for (let wait = 5; groupAlive(pgid) && Date.now() < deadline; wait = Math.min(wait * 2, 100)) await Bun.sleep(wait);
+}
+
+/**
+ * Signal names to numbers, read only when a run ended by a signal: evaluating node:os costs every
+ * call ~0.3 ms of start-up, and almost no run needs it.
+ */
+function signalNumbers(): Record<string, number> {
+  return (require("node:os") as typeof import("node:os")).constants.signals as Record<string, number>;
 }

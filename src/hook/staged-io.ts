@@ -10,8 +10,8 @@ import { TOOLS_DIR } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/build.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/diff.ts";
-import { readLockfile } from "../lockfile/fs.ts";
-import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
+import { parseLockfileMemo, readLockfileMemo } from "../exec/chain-io.ts";
+import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/index.ts";
@@ -80,7 +80,7 @@ function lazyUnstaged(top: string, env: GitEnv): () => ReadonlySet<string> {
 async function checkProjectChanges(root: string, paths: string[], repo: Repo | undefined, options: StagedOptions): Promise<StagedProject> {
   const top = repo?.top;
   const project = readProject(root, { cacheDir: options.cacheDir });
-  const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env);
+  const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const affected = selectAffected(project.tools, paths, lock);
   const judged = [...affected.changed, ...affected.dependents];
   const check = await validate(project, judged, paths, options);
@@ -180,17 +180,18 @@ interface CommittedLock {
 }
 
 /** The lockfile the commit will carry: the staged copy when the working copy differs, else the file. */
-function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv): CommittedLock {
+function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv, cacheDir: string): CommittedLock {
   try {
     if (repo !== undefined) {
       const rel = relative(repo.top, join(root, LOCKFILE_NAME)).split(sep).join("/");
       if (!rel.startsWith("..") && !isAbsolute(rel) && repo.unstaged().has(rel)) {
         const text = tryGit(root, ["show", `:${rel}`], env);
         if (text === undefined) return { status: "missing", message: `${LOCKFILE_NAME} exists but is not staged`, fromIndex: true };
-        return { lock: parseLockfile(text), text, status: "fresh", fromIndex: true };
+        return { lock: parseLockfileMemo(text, cacheDir), text, status: "fresh", fromIndex: true };
       }
     }
-    const read = readLockfile(root);
+    // Through exec's lockfile memo: bytes kiwi lock wrote, or one check already took, are JSON.parsed.
+    const read = readLockfileMemo(root, cacheDir);
     return read ? { lock: read.lock, text: read.text, status: "fresh", fromIndex: false } : { status: "missing", message: `${LOCKFILE_NAME} does not exist`, fromIndex: false };
   } catch (error) {
     if (error instanceof KiwiError && error.code === "E_LOCK_INVALID") return { status: "invalid", message: error.message, fromIndex: false };

@@ -7,41 +7,62 @@ import { Float, type CanonicalValue } from "./value.ts";
 /** Renders a canonical value as its canonical JSON text (ASCII only). */
 export function renderCanonicalJson(value: CanonicalValue): string {
   const parts: string[] = [];
-  write(value, parts, "");
+  write(value, parts, []);
   return parts.join("");
 }
 
-function write(value: CanonicalValue | undefined, out: string[], pointer: string): void {
+/**
+ * `at` is the path to `value`, kept as a stack of keys and indexes: the JSON pointer is only
+ * spelled out for an error (building it for every value was a quarter of hashing a manifest).
+ */
+function write(value: CanonicalValue | undefined, out: string[], at: (string | number)[]): void {
   if (value === null) out.push("null");
   else if (value === true) out.push("true");
   else if (value === false) out.push("false");
   else if (typeof value === "string") out.push(renderString(value));
   else if (typeof value === "bigint") out.push(value.toString());
   // A plain number is an integer when integral (floats that look integral arrive as Float).
-  else if (typeof value === "number") out.push(Number.isInteger(value) ? renderInteger(value) : renderFloat(value, pointer));
-  else if (value instanceof Float) out.push(renderFloat(value.value, pointer));
+  else if (typeof value === "number") out.push(Number.isInteger(value) ? renderInteger(value) : renderFloat(value, pointerOf(at)));
+  else if (value instanceof Float) out.push(renderFloat(value.value, pointerOf(at)));
   else if (Array.isArray(value)) {
     out.push("[");
     for (let i = 0; i < value.length; i++) {
       if (i > 0) out.push(",");
-      write(value[i], out, `${pointer}/${i}`);
+      at.push(i);
+      write(value[i], out, at);
+      at.pop();
     }
     out.push("]");
   } else if (typeof value === "object") {
-    const keys = Object.keys(value).sort(compareCodePoints);
+    const keys = sortedKeys(value);
     out.push("{");
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       if (i > 0) out.push(",");
       out.push(renderString(key), ":");
-      write(value[key], out, `${pointer}/${escapePointer(key)}`);
+      at.push(key);
+      write(value[key], out, at);
+      at.pop();
     }
     out.push("}");
   } else {
-    throw new KiwiError("E_INPUT_INVALID", `value at "${pointer || "/"}" is not JSON (${typeof value})`, {
+    throw new KiwiError("E_INPUT_INVALID", `value at "${pointerOf(at) || "/"}" is not JSON (${typeof value})`, {
       hint: "only null, booleans, numbers, strings, arrays and objects can be hashed",
     });
   }
+}
+
+function pointerOf(at: readonly (string | number)[]): string {
+  return at.map((segment) => `/${typeof segment === "number" ? segment : escapePointer(segment)}`).join("");
+}
+
+/** No UTF-16 unit at or past U+D800: code-unit order is code-point order (nearly every key). */
+const BELOW_SURROGATES = /^[\u0000-\ud7ff]*$/;
+
+/** The object's keys in code-point order: the native sort when no key can tell the orders apart. */
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  return keys.every((k) => BELOW_SURROGATES.test(k)) ? keys.sort() : keys.sort(compareCodePoints);
 }
 
 function renderInteger(value: number): string {

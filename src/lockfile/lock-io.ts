@@ -19,9 +19,10 @@ import { type HashedTool, buildLockfile } from "./build.ts";
 import { compareTreeToLock } from "./compare.ts";
 import { type LockDiff, diffLockfiles } from "./diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "./fs.ts";
-import { parseLockfile } from "./parse.ts";
+import { lockfileFromCheckedValue, parseLockfile } from "./parse.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { type RawFingerprint, rawTreeFingerprint } from "./raw-tree-io.ts";
+import { rememberWrittenLockfile } from "../exec/chain-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "./hash-tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "./unchanged.ts";
 
@@ -159,17 +160,26 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     saveStats();
   }
   const stats = { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits, memo: false };
-  const remember = (finalText: string) => {
-    if (!fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText), ...(rawMemo ? { raw: rawMemo } : {}) }, faults);
+  const remember = (finalText: string, finalLock: Lockfile) => {
+    rememberWrittenLockfile(ctx.cacheDir, finalText, finalLock);
+    // A racy tree is never vouched for (an empty fingerprint matches nothing), but the digest of
+    // the bytes this run wrote is kept: the next relock then knows it wrote them (see `previous`).
+    if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: sha256Hex(finalText) }, faults);
+    else saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText), ...(rawMemo ? { raw: rawMemo } : {}) }, faults);
   };
   const quick = renderWithQuickPins(text, tree);
   if (quick && quick.rendered === text && packagesLocked(tree, quick.lock)) {
     const unchanged = confirmUnchanged(quick);
-    remember(unchanged.rendered);
+    remember(unchanged.rendered, unchanged.lock);
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, tree, findings, stats };
   }
   // Parse fully before writing: a lockfile from a newer kiwi or an unreadable one is never overwritten.
-  const previous = text === undefined ? undefined : parseLockfile(text, undefined, quick?.quick);
+  // Bytes this kiwi wrote itself (the tree memo holds their digest) were rendered from checked data,
+  // so the quick look already is that lockfile: no second render, no schema walk (~60 ms of a
+  // thousand-tool relock). Only when it holds tools alone (strings and integers, which JSON.parse
+  // keeps as written); pins, remote records, packages and any other text are parsed in full.
+  const wroteItself = quick !== undefined && memo?.lockfile === textDigest && toolsOnly(quick.quick);
+  const previous = text === undefined ? undefined : wroteItself ? lockfileFromCheckedValue(quick!.quick) : parseLockfile(text, undefined, quick?.quick);
   const pins = previous?.mcp_servers ?? {};
   // Packages load only for a project whose tools declare some (deps/ is npm's driver).
   const declaring = project.tools.filter((t) => t.form !== "builtin" && declaresPackages(t));
@@ -183,14 +193,22 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     resolutions = resolved.resolutions;
   } else dependencies = {};
   const lock = buildLockfile(tree, pins, previous?.remote, dependencies);
-  if (previous) {
+  // Bytes this kiwi wrote hold no hand edit: each entry was rendered from the tree it hashed.
+  if (previous && !wroteItself) {
     for (const edit of compareTreeToLock(previous, tree as HashedTool[]).handEdited) warnings.push(`${edit.message}; rewritten from the tool tree`);
   }
   // Without pins the quick rendering is already the final text (pins are the only lossy part).
   const reuse = quick && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 && !previous?.remote && !lock.dependencies && !previous?.dependencies ? quick.rendered : undefined;
   const result = writeLockfile(project.root, lock, text, faults, reuse);
-  remember(result.text);
+  remember(result.text, lock);
   return { ...base, written: result.written, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}) };
+}
+
+/** A quick look at a lockfile with tools only: no MCP pins, remote records or packages. */
+function toolsOnly(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const { mcp_servers: pins, remote, dependencies } = value as Record<string, unknown>;
+  return remote === undefined && dependencies === undefined && typeof pins === "object" && pins !== null && Object.keys(pins).length === 0;
 }
 
 /** Whether every tool that declares packages has them resolved in `lock` for its current requirements. */

@@ -5,7 +5,6 @@
 // needs a refresh timer, so a killed kiwi would block the next one for its whole stale period,
 // while a pid check frees the lock at once.
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
-import { hostname } from "node:os";
 import { KiwiError } from "../errors.ts";
 
 export interface LockOptions {
@@ -143,4 +142,13 @@ function stealIfStill(path: string, stale: Owner | undefined, me: Owner): void {
 function releaseIfOwned(path: string, nonce: string): void {
   const owner = readOwner(path);
   if (owner !== "gone" && owner !== undefined && owner.nonce === nonce) rmSync(path, { force: true });
+}
+
+/**
+ * This machine's name, read when a lock is taken or judged: node:os is loaded then and not by the
+ * modules that merely import this one (kiwi exec reads lockfiles through lockfile/fs.ts, and
+ * evaluating node:os would cost each call ~0.3 ms).
+ */
+function hostname(): string {
+  return (require("node:os") as typeof import("node:os")).hostname();
 }

@@ -88,7 +88,12 @@ export function parseRenderedLockfile(text: string, file: string = LOCKFILE_NAME
 
 /** The Lockfile of text parseRenderedLockfile accepted before (the caller keys that fact by the bytes). */
 export function lockfileFromCheckedText(text: string): Lockfile {
-  const plain = JSON.parse(text) as Lockfile;
+  return lockfileFromCheckedValue(JSON.parse(text));
+}
+
+/** The same from the JSON.parse value of such text (a quick look the caller already took). */
+export function lockfileFromCheckedValue(value: unknown): Lockfile {
+  const plain = value as Lockfile;
   return lockfileOf(plain, plain.mcp_servers as unknown as Record<string, CanonicalValue>);
 }
 

@@ -32,7 +32,8 @@ export function rawTreeFingerprint(root: string, extra: unknown, startedAt: numb
     }
     for (const entry of entries) {
       if (entry.isSymbolicLink()) return false;
-      const abs = join(dir, entry.name);
+      // dir is already a clean absolute path: concatenation, not join()'s normalisation (a third of the walk).
+      const abs = `${dir}/${entry.name}`;
       const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) {
         names.push(`${path}/`);

@@ -147,6 +147,20 @@ describe("kiwi exec: refusals", () => {
     expect(r.stderr).toContain('hint: run "kiwi lock"');
   });
 
+  test("a project's .env and bunfig.toml never reach kiwi itself: KIWI_UNLOCKED=1 there runs nothing unlocked", async () => {
+    const root = makeProject({
+      ...SUM,
+      ".env": "KIWI_UNLOCKED=1\nKIWI_SANDBOX=off\n",
+      "bunfig.toml": '[run]\npreload = ["./pre.ts"]\n',
+      "pre.ts": 'console.error("preloaded project code ran");\n',
+    });
+    const r = await kiwiIn(root).run(["exec", "summer", "--param", "numbers=[1]"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("error[E_LOCK_MISSING]");
+    expect(r.stderr).not.toContain("preloaded project code ran");
+  });
+
   test("an integrity mismatch names the link, the file and both hashes, and runs nothing (exit 6)", async () => {
     const { root, k } = await lockedProject(SUM);
     const locked = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).tools.summer.integrity;

@@ -6,7 +6,7 @@ import { COMMANDS, root } from "../../src/cli.ts";
 import { COMMAND_SUMMARIES } from "../../src/commands/_summaries.ts";
 import { EXAMPLES } from "../../src/commands/_examples.ts";
 import { flattenTree, resolveCompletionTree } from "../../src/completion/model.ts";
-import { KIWI_BIN, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
+import { KIWI_BIN, REPO_ROOT, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { needs } from "../helpers/needs.ts";
 
 const tree = await resolveCompletionTree(root);
@@ -33,6 +33,17 @@ describe("kiwi --help", () => {
   test("the root help's summary table says what each command's own description says", async () => {
     const described = Object.fromEntries(await Promise.all(Object.entries(COMMANDS).map(async ([name, load]) => [name, ((await load()).meta as { description?: string } | undefined)?.description] as const)));
     expect(COMMAND_SUMMARIES).toEqual(described as Record<string, string>);
+  });
+
+  test("the root help baked into the binary is what the CLI renders, for kiwi, kiwi help, --help and -h", async () => {
+    const source = Bun.spawnSync([process.execPath, "src/cli.ts", "--help"], { cwd: REPO_ROOT, env: hermeticEnv({ NO_COLOR: "1" }), stdout: "pipe", stderr: "pipe" });
+    expect(source.exitCode).toBe(0);
+    const fromSource = source.stdout.toString();
+    expect(fromSource).toContain("USAGE");
+    for (const args of [[], ["help"], ["--help"], ["-h"]]) {
+      const r = await runKiwi(args);
+      expect({ args, ...r }).toEqual({ args, exitCode: 0, stdout: fromSource, stderr: "" });
+    }
   });
 
   test("-h is --help", async () => {

@@ -2,11 +2,11 @@
 // valid lockfile by the next; anything else (new bytes, hand-formatted text, a bad memo, an invalid
 // lockfile) goes through the full check every time.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
-import { readLockfileMemo } from "../../src/exec/chain-io.ts";
+import { readLockfileMemo, rememberWrittenLockfile } from "../../src/exec/chain-io.ts";
 import { parseLockfile } from "../../src/lockfile/parse.ts";
 import { lockProject } from "../../src/lockfile/lock-io.ts";
 import { thrownBy } from "../helpers/errors.ts";
@@ -28,8 +28,17 @@ async function lockedProject() {
 }
 
 describe("readLockfileMemo", () => {
+  test("the bytes kiwi lock wrote are remembered by the lock itself, and read back as the same Lockfile", async () => {
+    const p = await lockedProject();
+    const text = readFileSync(p.lockPath, "utf8");
+    expect(p.memos()).toHaveLength(1);
+    expect(readLockfileMemo(p.root, p.cacheDir)!.lock).toEqual(parseLockfile(text));
+    expect(p.memos()).toHaveLength(1);
+  });
+
   test("a lockfile kiwi wrote is checked once, then rebuilt from the memo as the same Lockfile", async () => {
     const p = await lockedProject();
+    rmSync(join(p.cacheDir, "exec", "lockfiles"), { recursive: true, force: true });
     const first = readLockfileMemo(p.root, p.cacheDir)!;
     expect(p.memos()).toHaveLength(1);
     const second = readLockfileMemo(p.root, p.cacheDir)!;
@@ -48,18 +57,32 @@ describe("readLockfileMemo", () => {
 
   test("an invalid lockfile is refused every time and never remembered", async () => {
     const p = await lockedProject();
+    const before = p.memos();
     writeFileSync(p.lockPath, readFileSync(p.lockPath, "utf8").replace('"lockfileVersion": 1', '"lockfileVersion": 99'));
     for (let i = 0; i < 2; i++) expect(thrownBy(() => readLockfileMemo(p.root, p.cacheDir)).code).toBe("E_LOCK_INVALID");
-    expect(p.memos()).toEqual([]);
+    expect(p.memos()).toEqual(before);
   });
 
   test("text kiwi did not render (reformatted by hand) is parsed losslessly and not remembered", async () => {
     const p = await lockedProject();
+    const before = p.memos();
     const compact = JSON.stringify(JSON.parse(readFileSync(p.lockPath, "utf8")));
     writeFileSync(p.lockPath, compact);
     const read = readLockfileMemo(p.root, p.cacheDir)!;
     expect(read.lock).toEqual(parseLockfile(compact));
+    expect(p.memos()).toEqual(before);
+  });
+
+  test("kiwi lock leaves a lockfile with MCP pins or remote records to its first reader's full check", async () => {
+    const p = await lockedProject();
+    rmSync(join(p.cacheDir, "exec", "lockfiles"), { recursive: true, force: true });
+    const text = readFileSync(p.lockPath, "utf8");
+    const lock = parseLockfile(text);
+    rememberWrittenLockfile(p.cacheDir, text, { ...lock, mcp_servers: { srv: {} as never } });
+    rememberWrittenLockfile(p.cacheDir, text, { ...lock, remote: {} });
     expect(p.memos()).toEqual([]);
+    rememberWrittenLockfile(p.cacheDir, text, lock);
+    expect(p.memos()).toHaveLength(1);
   });
 
   test("a damaged memo is ignored: the lockfile is checked in full and the memo written again", async () => {

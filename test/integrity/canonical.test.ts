@@ -63,6 +63,14 @@ describe("canonical JSON text (shared/specs/canonical-json.md)", () => {
     expect(() => renderCanonicalJson({ n })).toThrow(expect.objectContaining({ code: "E_INPUT_INVALID" }));
   });
 
+  test("names where a non-canonical number sits, as an escaped JSON pointer", () => {
+    expect(() => renderCanonicalJson({ a: [1, { "x/y~": Number.NaN }] })).toThrow('value at "/a/1/x~1y~0" is NaN');
+  });
+
+  test("sorts keys of plain ASCII and of BMP text alike by code point", () => {
+    expect(renderCanonicalJson({ b: 1, B: 2, "\u00e9": 3, a: 4, "\ud7ff": 5 })).toBe('{"B":2,"a":4,"b":1,"\\u00e9":3,"\\ud7ff":5}');
+  });
+
   test("does not normalise Unicode: NFC and NFD differ", () => {
     expect(renderCanonicalJson("\u00e9")).not.toBe(renderCanonicalJson("e\u0301"));
   });

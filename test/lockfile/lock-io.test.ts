@@ -52,6 +52,41 @@ describe("lockProject and its tree memo", () => {
     expect(readFileSync(lockPath, "utf8")).toBe(good);
   });
 
+  test("a lockfile hand-edited while a file changed is still read in full, named and rewritten", async () => {
+    const { root, ctx, lockPath } = setup();
+    await lockProject(ctx);
+    writeFileSync(join(root, ".ai/tools/dp/main.py"), "print(2)\n");
+    const bad = readFileSync(lockPath, "utf8").replace('"version": "1.0.0"', '"version": "9.9.9"');
+    writeFileSync(lockPath, bad);
+    const r = await lockProject(ctx);
+    expect(r.written).toBe(true);
+    expect(r.warnings.join("\n")).toContain("rewritten from the tool tree");
+    expect(readFileSync(lockPath, "utf8")).toContain('"version": "1.0.0"');
+  });
+
+  test("a lockfile made invalid by hand while a file changed is refused, not trusted as kiwi's own", async () => {
+    const { root, ctx, lockPath } = setup();
+    await lockProject(ctx);
+    writeFileSync(join(root, ".ai/tools/dp/main.py"), "print(2)\n");
+    writeFileSync(lockPath, readFileSync(lockPath, "utf8").replace(/"integrity": "sha256:[0-9a-f]+"/, '"integrity": "sha256:not-hex"'));
+    await expect(lockProject(ctx)).rejects.toMatchObject({ code: "E_LOCK_INVALID" });
+  });
+
+  test("after a racy relock the memo keeps only the digest of the bytes written, vouching for no tree", async () => {
+    const { root, ctx, lockPath } = setup();
+    const racyCtx = { ...ctx, now: () => Date.now() };
+    await lockProject(ctx);
+    writeFileSync(join(root, ".ai/tools/dp/main.py"), "print(3)\n");
+    expect((await lockProject(racyCtx)).written).toBe(true);
+    const memo = loadTreeMemo(ctx.cacheDir, root);
+    expect(memo?.fingerprint).toBe("");
+    expect(memo?.raw).toBeUndefined();
+    expect(memo?.lockfile).toBe(sha256Hex(readFileSync(lockPath, "utf8")));
+    // The next lock still checks the tree (no memo answer) and finds nothing to write.
+    const next = await lockProject(ctx);
+    expect([next.written, next.stats.memo]).toEqual([false, false]);
+  });
+
   test("a deleted lockfile is written again", async () => {
     const { ctx, lockPath } = setup();
     await lockProject(ctx);

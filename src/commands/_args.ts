@@ -1,0 +1,231 @@
+// A command's flags parsed exactly as citty 0.2 parses them (its parseArgs over node:util's
+// parseArgs, strict: false), without loading either: citty evaluates node:util and re-spells every
+// flag name character by character (scule), ~2 ms of every warm `kiwi exec`, a fifth of what kiwi
+// adds to a call. citty still renders help and runs commands with subcommands; the two parsers are
+// held equal by test/commands/args.test.ts, which runs both over every command's flags. Pure.
+import type { ArgDef, ArgsDef } from "citty";
+import { KiwiError } from "../errors.ts";
+
+type Values = Record<string, unknown>;
+
+/** The parsed arguments of `rawArgs` for `defs`: every flag under each of its spellings, positionals by name, `_` the rest. */
+export function parseCommandArgs(rawArgs: readonly string[], defs: ArgsDef): Values {
+  const booleans = new Set<string>();
+  const strings = new Set<string>();
+  const defaults: Values = {};
+  const aliasMap: Record<string, string[]> = {};
+  const args = Object.entries(defs).map(([name, def]) => ({ ...(def as ArgDef), name, alias: toArray((def as { alias?: string | string[] }).alias) }));
+  for (const arg of args) {
+    if (arg.type === "positional") continue;
+    if (arg.type === "string" || arg.type === "enum") strings.add(arg.name);
+    else if (arg.type === "boolean") booleans.add(arg.name);
+    if (arg.default !== undefined) defaults[arg.name] = arg.default;
+    const aliases = [...arg.alias];
+    for (const spelling of [camelCase(arg.name), kebabCase(arg.name)]) if (spelling !== arg.name && !aliases.includes(spelling)) aliases.push(spelling);
+    aliasMap[arg.name] = aliases;
+  }
+  const parsed = parseRaw(rawArgs, booleans, strings, aliasMap, defaults);
+  const positionals = [...(parsed._ as string[])];
+  for (const arg of args) {
+    if (arg.type === "positional") {
+      const next = positionals.shift();
+      if (next !== undefined) parsed[arg.name] = next;
+      else if (arg.default === undefined && arg.required !== false) throw usage(`Missing required positional argument: ${arg.name.toUpperCase()}`);
+      else parsed[arg.name] = arg.default;
+    } else if (arg.type === "enum") {
+      const value = lookup(parsed, arg.name);
+      const options = (arg as { options?: string[] }).options ?? [];
+      if (value !== undefined && options.length > 0 && !options.includes(value as string)) {
+        throw usage(`Invalid value for argument: --${arg.name} (${value}). Expected one of: ${options.join(", ")}.`);
+      }
+    } else if (arg.required && lookup(parsed, arg.name) === undefined) throw usage(`Missing required argument: --${arg.name}`);
+  }
+  return parsed;
+}
+
+/** citty's read of a flag: the name as given, else its camelCase, else its kebab-case spelling. */
+function lookup(values: Values, name: string): unknown {
+  return values[name] ?? values[camelCase(name)] ?? values[kebabCase(name)];
+}
+
+function usage(message: string): KiwiError {
+  return new KiwiError("E_USAGE", message, { hint: 'run "kiwi --help" for the commands and flags' });
+}
+
+/** citty's parseRawArgs: --no-<flag>, type coercion and every spelling of a flag kept equal. */
+function parseRaw(args: readonly string[], booleans: Set<string>, strings: Set<string>, aliasMap: Record<string, string[]>, defaults: Values): Values {
+  const aliasToMain = new Map<string, string>();
+  const mainToAliases = new Map<string, string[]>();
+  for (const [key, targets] of Object.entries(aliasMap)) {
+    for (const target of targets) {
+      aliasToMain.set(key, target);
+      if (!mainToAliases.has(target)) mainToAliases.set(target, []);
+      mainToAliases.get(target)!.push(key);
+      aliasToMain.set(target, key);
+      if (!mainToAliases.has(key)) mainToAliases.set(key, []);
+      mainToAliases.get(key)!.push(target);
+    }
+  }
+  const getType = (name: string) => (booleans.has(name) || (mainToAliases.get(name) ?? []).some((a) => booleans.has(a)) ? "boolean" : "string");
+  const isStringType = (name: string) => strings.has(name) || (mainToAliases.get(name) ?? []).some((a) => strings.has(a));
+  const options = new Map<string, { type: "boolean" | "string"; default: unknown; short?: string }>();
+  for (const name of new Set([...booleans, ...strings, ...Object.keys(aliasMap), ...Object.values(aliasMap).flat(), ...Object.keys(defaults)])) {
+    if (!options.has(name)) options.set(name, { type: getType(name), default: defaults[name] });
+  }
+  for (const [alias, main] of aliasToMain) {
+    const option = options.get(main);
+    if (alias.length === 1 && option && !option.short) option.short = alias;
+  }
+  const processed: string[] = [];
+  const negated: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      processed.push(...args.slice(i));
+      break;
+    }
+    if (arg.startsWith("--no-")) {
+      if (!negated.includes(arg.slice(5))) negated.push(arg.slice(5));
+      continue;
+    }
+    processed.push(arg);
+  }
+  const { values, positionals } = parseNodeStyle(processed, options);
+  const out: Values = { _: positionals };
+  for (const [key, value] of Object.entries(values)) {
+    let coerced = value;
+    if (getType(key) === "boolean" && typeof value === "string") coerced = value !== "false";
+    else if (isStringType(key) && typeof value === "boolean") coerced = "";
+    out[key] = coerced;
+  }
+  for (const name of negated) {
+    out[name] = false;
+    const main = aliasToMain.get(name);
+    if (main) out[main] = false;
+    for (const alias of mainToAliases.get(name) ?? []) out[alias] = false;
+  }
+  for (const [alias, main] of aliasToMain) {
+    if (out[alias] !== undefined && out[main] === undefined) out[main] = out[alias];
+    if (out[main] !== undefined && out[alias] === undefined) out[alias] = out[main];
+    if (out[alias] !== out[main] && defaults[main] === out[main]) out[main] = out[alias];
+  }
+  return out;
+}
+
+/**
+ * node:util parseArgs with strict: false and positionals allowed, as Bun implements it: a string
+ * option takes the next argument whatever it looks like; -abc is -a -b -c; unknown options are
+ * kept (true, or their =value); defaults fill what was not given.
+ */
+function parseNodeStyle(args: readonly string[], options: Map<string, { type: "boolean" | "string"; default: unknown; short?: string }>): { values: Values; positionals: string[] } {
+  const values: Values = {};
+  const positionals: string[] = [];
+  const longFor = (short: string) => {
+    for (const [name, option] of options) if (option.short === short) return name;
+    return short;
+  };
+  const typeOf = (name: string) => options.get(name)?.type;
+  const store = (name: string, value: string | undefined) => {
+    if (name === "__proto__") return;
+    values[name] = value ?? true;
+  };
+  const remaining = [...args];
+  while (remaining.length > 0) {
+    const arg = remaining.shift()!;
+    const next = remaining[0];
+    if (arg === "--") {
+      positionals.push(...remaining);
+      break;
+    }
+    if (arg.length === 2 && arg[0] === "-" && arg[1] !== "-") {
+      const name = longFor(arg[1]!);
+      store(name, typeOf(name) === "string" && next !== undefined ? remaining.shift() : undefined);
+      continue;
+    }
+    if (arg.length > 2 && arg[0] === "-" && arg[1] !== "-") {
+      if (typeOf(longFor(arg[1]!)) !== "string") {
+        // A group of short flags: each becomes its own argument; a string flag takes the rest.
+        const expanded: string[] = [];
+        for (let i = 1; i < arg.length; i++) {
+          const short = arg[i]!;
+          if (typeOf(longFor(short)) !== "string" || i === arg.length - 1) expanded.push(`-${short}`);
+          else {
+            expanded.push(`-${short}`, arg.slice(i + 1));
+            break;
+          }
+        }
+        remaining.unshift(...expanded);
+      } else store(longFor(arg[1]!), arg.slice(2));
+      continue;
+    }
+    if (arg.length > 2 && arg.startsWith("--")) {
+      const eq = arg.indexOf("=", 3);
+      if (eq === -1) {
+        const name = arg.slice(2);
+        store(name, typeOf(name) === "string" && next !== undefined ? remaining.shift() : undefined);
+      } else store(arg.slice(2, eq), arg.slice(eq + 1));
+      continue;
+    }
+    positionals.push(arg);
+  }
+  for (const [name, option] of options) if (option.default !== undefined && values[name] === undefined) values[name] = option.default;
+  return { values, positionals };
+}
+
+function toArray(value: string | string[] | undefined): string[] {
+  return Array.isArray(value) ? value : value === undefined ? [] : [value];
+}
+
+/** `dry-run` -> `dryRun`, as scule 1.3 (citty's) spells it. */
+export function camelCase(name: string): string {
+  const pascal = splitByCase(name)
+    .map((p) => (p ? p[0]!.toUpperCase() + p.slice(1) : ""))
+    .join("");
+  return pascal ? pascal[0]!.toLowerCase() + pascal.slice(1) : "";
+}
+
+/** `dryRun` -> `dry-run`, as scule 1.3 spells it. */
+export function kebabCase(name: string): string {
+  return splitByCase(name)
+    .map((p) => p.toLowerCase())
+    .join("-");
+}
+
+/** scule 1.3's splitByCase: at - _ / . and where the case turns (digits have none). */
+function splitByCase(str: string): string[] {
+  const parts: string[] = [];
+  if (!str) return parts;
+  let buff = "";
+  let previousUpper: boolean | undefined;
+  let previousSplitter: boolean | undefined;
+  for (const char of str) {
+    const isSplitter = char === "-" || char === "_" || char === "/" || char === ".";
+    if (isSplitter) {
+      parts.push(buff);
+      buff = "";
+      previousUpper = undefined;
+      continue;
+    }
+    const isUpper = char >= "0" && char <= "9" ? undefined : char !== char.toLowerCase();
+    if (previousSplitter === false) {
+      if (previousUpper === false && isUpper === true) {
+        parts.push(buff);
+        buff = char;
+        previousUpper = isUpper;
+        continue;
+      }
+      if (previousUpper === true && isUpper === false && buff.length > 1) {
+        const lastChar = buff.at(-1)!;
+        parts.push(buff.slice(0, Math.max(0, buff.length - 1)));
+        buff = lastChar + char;
+        previousUpper = isUpper;
+        continue;
+      }
+    }
+    buff += char;
+    previousUpper = isUpper;
+    previousSplitter = isSplitter;
+  }
+  parts.push(buff);
+  return parts;
+}
