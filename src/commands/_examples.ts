@@ -120,6 +120,8 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["Add a published tool: the tag is resolved once, the lock records the digest", "kiwi add ghcr.io/acme/tools/word_count:1.0.0"],
     ["Add exactly one artifact by digest", "kiwi add ghcr.io/acme/tools/word_count@sha256:4f1c0e4d5b8a2f7e9c3d6b1a0e8f7c6d5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e"],
     ["From a plain-HTTP registry on the office network", "kiwi add registry.lan:5000/tools/greet:latest --insecure-registry registry.lan:5000"],
+    ["Import an MCP server from the official registry's server.json", "kiwi add --from server.json"],
+    ["Import its remote endpoint instead of its package, under another id", "kiwi add --from server.json --pick remote --id weather"],
   ],
   outdated: [
     ["List remote tools whose tag now points elsewhere (exit 1 if any)", "kiwi outdated"],
