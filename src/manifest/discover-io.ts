@@ -12,6 +12,7 @@ import { parametersFromFile } from "./parameters-file.ts";
 import { parseInlineScriptMetadata, parsePackageJson, parseRequirementsTxt } from "./package-files.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ManifestCache } from "./parse-cache-io.ts";
+import { SKILL_FILE, skillManifest } from "./skill.ts";
 
 /** The parse cache of the readProject call in progress (discovery is synchronous). */
 let parseCache: ManifestCache | undefined;
@@ -77,6 +78,10 @@ function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Findin
     readDirectoryTool(root, dir, manifests[0]!.name, tools, findings);
     return;
   }
+  if (dir !== join(root, TOOLS_DIR) && entries.some((e) => e.name === SKILL_FILE && e.isFile())) {
+    readSkillTool(root, dir, tools, findings);
+    return;
+  }
   for (const entry of entries) {
     if (IGNORED_NAMES.has(entry.name)) continue;
     const abs = join(dir, entry.name);
@@ -120,6 +125,57 @@ function readFileTool(root: string, abs: string, syntax: ManifestSyntax, tools: 
   });
 }
 
+/** A folder with SKILL.md (and no tool.yaml): an Agent Skill, read as a knowledge tool (skill.ts). */
+function readSkillTool(root: string, dir: string, tools: Tool[], findings: Finding[]): void {
+  const parsed = parseFile(root, join(dir, SKILL_FILE), "markdown", findings);
+  if (parsed === undefined) return;
+  const tool = assembleSkillTool(root, dir, parsed, findings);
+  if (tool) tools.push(tool);
+}
+
+/**
+ * The knowledge tool a skill folder stands for: its manifest made from the front matter, and every
+ * file of the folder (SKILL.md included: its body is the skill) as the tool's files.
+ */
+function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "none", findings: Finding[]): Tool | undefined {
+  const abs = join(dir, SKILL_FILE);
+  const file = toProjectPath(root, abs);
+  if (parsed === "none" || !isRecord(parsed.value)) {
+    findings.push({ rule: "skill/front-matter", severity: "error", file, line: 1, column: 1, message: "SKILL.md does not open with YAML front matter (a mapping between two `---` lines)", hint: "start the file with ---, name: <folder name>, description: <what it does and when to use it>, ---" });
+    return undefined;
+  }
+  let text = "";
+  try {
+    text = readFileSync(abs, "utf8");
+  } catch (error) {
+    findings.push(ioFinding(root, abs, error));
+    return undefined;
+  }
+  const lines = text.split("\n");
+  const close = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
+  const read = skillManifest(parsed.value, basename(dir), lines.slice(close + 1).join("\n"), close + 2);
+  const locate = (pointer: string) => {
+    const mapped = Object.entries(read.pointers).find(([from]) => pointer === from || pointer.startsWith(`${from}/`));
+    return parsed.locate(mapped ? mapped[1] + pointer.slice(mapped[0].length) : pointer);
+  };
+  for (const p of read.problems) {
+    const at = p.line !== undefined ? { line: p.line, column: 1 } : parsed.locate(p.pointer);
+    findings.push({ rule: p.rule, severity: p.severity, file, line: at?.line, column: at?.column, message: p.message, hint: p.hint });
+  }
+  const toolsDir = join(root, TOOLS_DIR);
+  const fields = normalizeManifest(read.manifest, basename(dir), relative(toolsDir, dir).split(sep).join("/"));
+  return {
+    ...fields,
+    entrypoint: SKILL_FILE,
+    form: "directory",
+    root: toProjectPath(root, dir),
+    rootAbs: dir,
+    manifestFile: file,
+    files: listToolFiles(root, dir, findings),
+    locate,
+  };
+}
+
 /** Parses one manifest file: discovery goes through its parse cache, exec through its content memo. */
 export type ManifestFileParser = (abs: string, syntax: ManifestSyntax) => ParsedManifest | "none";
 
@@ -134,6 +190,18 @@ export function readToolAt(root: string, source: string, parse: ManifestFilePars
   const name = basename(abs);
   const syntax = syntaxOf(name);
   if (!syntax || !existsSync(abs)) return { findings };
+  if (name === SKILL_FILE && dirname(abs) !== join(root, TOOLS_DIR)) {
+    let parsed: ParsedManifest | "none";
+    try {
+      parsed = parse(abs, syntax);
+    } catch (error) {
+      if (!(error instanceof ManifestProblem)) throw error;
+      findings.push(problemFinding(source, error, "error"));
+      return { findings };
+    }
+    const tool = assembleSkillTool(root, dirname(abs), parsed, findings);
+    return tool ? { tool, findings } : { findings };
+  }
   // A manifest-named file directly in .ai/tools/ is a single-file tool (see walkToolsDir).
   const form = (DIRECTORY_MANIFESTS as readonly string[]).includes(name) && dirname(abs) !== join(root, TOOLS_DIR) ? "directory" : fileFormOf(syntax);
   let parsed: ParsedManifest | "none";

@@ -1,0 +1,53 @@
+// Agent Skills and Agent Plugins read as kiwi tools, through the compiled binary: the real files
+// from anthropics/skills and the Agent Plugins spec are checked, locked, installed and verified
+// like any tool, and a changed byte anywhere in a skill's folder is caught.
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, cpSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+import { kiwiIn } from "./lock-helpers.ts";
+
+afterAll(cleanupTemps);
+const REAL = join(import.meta.dir, "..", "fixtures", "real");
+
+describe("Agent Skills", () => {
+  const root = makeProject({ ".ai/tools/brand-guidelines/LICENSE.txt": "terms\n" });
+  for (const name of ["template-skill", "brand-guidelines"]) cpSync(join(REAL, "skills", name), join(root, ".ai/tools", name), { recursive: true });
+  const kiwi = kiwiIn(root);
+
+  test("check, lock, install and verify treat each skill folder as a tool, SKILL.md and every other file hashed", async () => {
+    const check = await kiwi.run(["check"]);
+    expect([check.exitCode, check.stdout]).toEqual([0, ""]);
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    expect(lock.tools["brand-guidelines"]).toMatchObject({ type: "knowledge", source: ".ai/tools/brand-guidelines/SKILL.md", executor: null });
+    expect(lock.tools["brand-guidelines"].files.map((f: { path: string }) => f.path)).toEqual(["LICENSE.txt", "SKILL.md"]);
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const verify = await kiwi.run(["verify"]);
+    expect([verify.exitCode, verify.stderr]).toEqual([0, ""]);
+  });
+
+  test("kiwi show reads a skill like any tool", async () => {
+    const r = await kiwi.run(["show", "template-skill", "--json"]);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).chain.links).toEqual([expect.objectContaining({ id: "template-skill", type: "knowledge", status: "verified", source: ".ai/tools/template-skill/SKILL.md" })]);
+  });
+
+  test("an edit to a skill's file after the lock fails verify, naming the file", async () => {
+    appendFileSync(join(root, ".ai/tools/brand-guidelines/LICENSE.txt"), "changed\n");
+    const r = await kiwi.run(["verify"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toContain("~ LICENSE.txt");
+    expect(r.stderr).toContain("error[E_LOCK_STALE]");
+  });
+
+  test("a bad skill is a check error at the file and line, and lock refuses it", async () => {
+    const bad = makeProject({ ".ai/tools/my-skill/SKILL.md": "---\nname: other-name\ndescription: d\n---\nSee [x](../../secret.md)\n" });
+    const r = await kiwiIn(bad).run(["check"]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain('.ai/tools/my-skill/SKILL.md:2:1  error  skill/name  name "other-name" does not match the skill\'s folder "my-skill"\n    hint: rename the folder to other-name, or set name: my-skill');
+    expect(r.stdout).toContain('.ai/tools/my-skill/SKILL.md:5:1  error  skill/path-escape  the link "../../secret.md" points outside the skill\'s folder');
+    const lock = await kiwiIn(bad).run(["lock"]);
+    expect(lock.exitCode).not.toBe(0);
+  });
+});
