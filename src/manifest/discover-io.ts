@@ -190,20 +190,6 @@ export function readToolAt(root: string, source: string, parse: ManifestFilePars
   const name = basename(abs);
   const syntax = syntaxOf(name);
   if (!syntax || !existsSync(abs)) return { findings };
-  if (name === SKILL_FILE && dirname(abs) !== join(root, TOOLS_DIR)) {
-    let parsed: ParsedManifest | "none";
-    try {
-      parsed = parse(abs, syntax);
-    } catch (error) {
-      if (!(error instanceof ManifestProblem)) throw error;
-      findings.push(problemFinding(source, error, "error"));
-      return { findings };
-    }
-    const tool = assembleSkillTool(root, dirname(abs), parsed, findings);
-    return tool ? { tool, findings } : { findings };
-  }
-  // A manifest-named file directly in .ai/tools/ is a single-file tool (see walkToolsDir).
-  const form = (DIRECTORY_MANIFESTS as readonly string[]).includes(name) && dirname(abs) !== join(root, TOOLS_DIR) ? "directory" : fileFormOf(syntax);
   let parsed: ParsedManifest | "none";
   try {
     parsed = parse(abs, syntax);
@@ -212,6 +198,13 @@ export function readToolAt(root: string, source: string, parse: ManifestFilePars
     findings.push(problemFinding(source, error, "error"));
     return { findings };
   }
+  const nested = dirname(abs) !== join(root, TOOLS_DIR);
+  if (name === SKILL_FILE && nested) {
+    const tool = assembleSkillTool(root, dirname(abs), parsed, findings);
+    return tool ? { tool, findings } : { findings };
+  }
+  // A manifest-named file directly in .ai/tools/ is a single-file tool (see walkToolsDir).
+  const form = (DIRECTORY_MANIFESTS as readonly string[]).includes(name) && nested ? "directory" : fileFormOf(syntax);
   return holdsTool(form, parsed) ? { tool: assembleTool(root, abs, form, parsed, findings), findings } : { findings };
 }
 
