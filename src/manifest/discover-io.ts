@@ -13,6 +13,7 @@ import { parseInlineScriptMetadata, parsePackageJson, parseRequirementsTxt } fro
 import { isRecord } from "../integrity/value.ts";
 import { ManifestCache } from "./parse-cache-io.ts";
 import { SKILL_FILE, skillManifest } from "./skill.ts";
+import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginProblem, checkPluginManifest, pluginServers } from "./plugin.ts";
 
 /** The parse cache of the readProject call in progress (discovery is synchronous). */
 let parseCache: ManifestCache | undefined;
@@ -80,6 +81,10 @@ function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Findin
   }
   if (dir !== join(root, TOOLS_DIR) && entries.some((e) => e.name === SKILL_FILE && e.isFile())) {
     readSkillTool(root, dir, tools, findings);
+    return;
+  }
+  if (dir !== join(root, TOOLS_DIR) && entries.some((e) => e.name === PLUGIN_FILE && e.isFile())) {
+    tools.push(...pluginTools(root, dir, (abs, syntax) => parseFile(root, abs, syntax, findings), findings));
     return;
   }
   for (const entry of entries) {
@@ -176,6 +181,58 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
   };
 }
 
+/**
+ * The tools of an Agent Plugin folder (plugin.ts): each skill under skills/, and each server of
+ * mcp.json as an mcp_server whose files are the plugin's (skills/ aside) and whose source is
+ * `<plugin>/mcp.json#<server>`. A plugin.json that violates the spec yields no tools.
+ */
+function pluginTools(root: string, dir: string, parse: (abs: string, syntax: ManifestSyntax) => ParsedManifest | "none" | undefined, findings: Finding[], options: { skills: boolean } = { skills: true }): Tool[] {
+  const report = (problems: PluginProblem[], parsed: ParsedManifest) => {
+    for (const p of problems) {
+      const at = parsed.locate(p.pointer);
+      findings.push({ rule: p.rule, severity: p.severity, file: toProjectPath(root, join(dir, p.file)), line: at?.line, column: at?.column, message: p.message, hint: p.hint });
+    }
+  };
+  const manifest = parse(join(dir, PLUGIN_FILE), "json");
+  if (manifest === undefined || manifest === "none") return [];
+  const plugin = checkPluginManifest(manifest.value);
+  report(plugin.problems, manifest);
+  if (!plugin.ok) return [];
+  const tools: Tool[] = [];
+  const skillsDir = join(dir, PLUGIN_SKILLS_DIR);
+  if (options.skills && existsSync(skillsDir)) {
+    let entries: Dirent[] = [];
+    try {
+      entries = statSync(skillsDir).isDirectory() ? readdirSync(skillsDir, { withFileTypes: true }) : [];
+    } catch (error) {
+      findings.push(ioFinding(root, skillsDir, error));
+    }
+    if (!statSync(skillsDir).isDirectory()) findings.push({ rule: "plugin/field", severity: "warning", file: toProjectPath(root, skillsDir), message: "skills is not a folder, so the plugin's skills are not read", hint: "make skills/ a folder of skill folders" });
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const skillDir = join(skillsDir, entry.name);
+      if (!entry.isDirectory() || !existsSync(join(skillDir, SKILL_FILE))) continue;
+      const parsed = parse(join(skillDir, SKILL_FILE), "markdown");
+      const tool = parsed === undefined ? undefined : assembleSkillTool(root, skillDir, parsed, findings);
+      if (tool) tools.push(tool);
+    }
+  }
+  const mcpAbs = join(dir, PLUGIN_MCP_FILE);
+  if (!existsSync(mcpAbs)) return tools;
+  const mcp = parse(mcpAbs, "json");
+  if (mcp === undefined || mcp === "none") return tools;
+  const read = pluginServers(mcp.value, plugin);
+  report(read.problems, mcp);
+  if (read.servers.length === 0) return tools;
+  const files = listToolFiles(root, dir, findings).filter((f) => !f.path.startsWith(`${PLUGIN_SKILLS_DIR}/`));
+  const toolsDir = join(root, TOOLS_DIR);
+  for (const server of read.servers) {
+    const fields = normalizeManifest(server.manifest, server.name, relative(toolsDir, dir).split(sep).join("/"));
+    const at = `/mcpServers/${server.name}`;
+    tools.push({ ...fields, form: "directory", root: toProjectPath(root, dir), rootAbs: dir, manifestFile: `${toProjectPath(root, mcpAbs)}#${server.name}`, files, locate: () => mcp.locate(at) });
+  }
+  return tools;
+}
+
 /** Parses one manifest file: discovery goes through its parse cache, exec through its content memo. */
 export type ManifestFileParser = (abs: string, syntax: ManifestSyntax) => ParsedManifest | "none";
 
@@ -186,6 +243,23 @@ export type ManifestFileParser = (abs: string, syntax: ManifestSyntax) => Parsed
  */
 export function readToolAt(root: string, source: string, parse: ManifestFileParser): { tool?: Tool; findings: Finding[] } {
   const findings: Finding[] = [];
+  const hash = source.indexOf("#");
+  if (hash !== -1) {
+    // An Agent Plugin's MCP server: <plugin>/mcp.json#<server> (pluginTools).
+    const dir = dirname(join(root, ...source.slice(0, hash).split("/")));
+    const guarded = (abs: string, syntax: ManifestSyntax) => {
+      try {
+        return parse(abs, syntax);
+      } catch (error) {
+        if (!(error instanceof ManifestProblem)) throw error;
+        findings.push(problemFinding(toProjectPath(root, abs), error, "error"));
+        return undefined;
+      }
+    };
+    if (!existsSync(join(dir, PLUGIN_FILE))) return { findings };
+    const tool = pluginTools(root, dir, guarded, findings, { skills: false }).find((t) => t.manifestFile === source);
+    return tool ? { tool, findings } : { findings };
+  }
   const abs = join(root, ...source.split("/"));
   const name = basename(abs);
   const syntax = syntaxOf(name);

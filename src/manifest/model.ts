@@ -159,3 +159,12 @@ export interface BrokenManifest {
   hint?: string;
   position?: Position;
 }
+
+/**
+ * The file a tool's manifestFile names: an Agent Plugin's MCP server is `<plugin>/mcp.json#<server>`
+ * (one file, several tools), every other tool its manifest's path.
+ */
+export function manifestPathOf(manifestFile: string): string {
+  const hash = manifestFile.indexOf("#");
+  return hash === -1 ? manifestFile : manifestFile.slice(0, hash);
+}

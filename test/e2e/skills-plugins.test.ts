@@ -2,7 +2,7 @@
 // from anthropics/skills and the Agent Plugins spec are checked, locked, installed and verified
 // like any tool, and a changed byte anywhere in a skill's folder is caught.
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, cpSync, readFileSync } from "node:fs";
+import { appendFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
@@ -49,5 +49,49 @@ describe("Agent Skills", () => {
     expect(r.stdout).toContain('.ai/tools/my-skill/SKILL.md:5:1  error  skill/path-escape  the link "../../secret.md" points outside the skill\'s folder');
     const lock = await kiwiIn(bad).run(["lock"]);
     expect(lock.exitCode).not.toBe(0);
+  });
+});
+
+/** A hand-framed MCP stdio server (no SDK): one tool, whoami, answering with PLUGIN_ROOT and its working directory. */
+const PLUGIN_SERVER = `const readline = require("node:readline");
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined) return;
+  if (msg.method === "initialize") return send({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "notes", version: "1.0.0" } } });
+  if (msg.method === "tools/list") return send({ jsonrpc: "2.0", id: msg.id, result: { tools: [{ name: "whoami", description: "Says where it runs.", inputSchema: { type: "object", properties: {} } }] } });
+  if (msg.method === "tools/call") return send({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: "root=" + process.env.PLUGIN_ROOT + " config=" + require("node:fs").readFileSync(process.env.CONFIG, "utf8").trim() } ] } });
+  send({ jsonrpc: "2.0", id: msg.id, result: {} });
+});
+`;
+
+describe("Agent Plugins", () => {
+  test("a plugin's skill and its stdio server are tools: checked, locked, installed, verified, and the server is called", async () => {
+    const root = makeProject({
+      ".ai/tools/notes-plugin/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "notes-plugin", version: "1.0.0" }),
+      ".ai/tools/notes-plugin/mcp.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { notes: { type: "stdio", command: "node", args: ["${PLUGIN_ROOT}/server.js"], env: { CONFIG: "${PLUGIN_ROOT}/config.txt" } } } }),
+      ".ai/tools/notes-plugin/server.js": PLUGIN_SERVER,
+      ".ai/tools/notes-plugin/config.txt": "v1\n",
+      ".ai/tools/whoami.yaml": "tool_id: whoami\ntool_type: mcp_tool\nversion: 1.0.0\nexecutor: notes\nconfig: { tool_name: whoami }\nparameters: []\n",
+    });
+    cpSync(join(REAL, "plugins", "hello-plugin", "skills"), join(root, ".ai/tools/notes-plugin/skills"), { recursive: true });
+    const kiwi = kiwiIn(root);
+    const check = await kiwi.run(["check"]);
+    expect(check.stdout.includes(" error ")).toBe(false);
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    expect(lock.tools.notes).toMatchObject({ type: "mcp_server", source: ".ai/tools/notes-plugin/mcp.json#notes" });
+    expect(lock.tools.notes.files.map((f: { path: string }) => f.path)).toEqual(["config.txt", "mcp.json", "plugin.json", "server.js"]);
+    expect(lock.tools.greet).toMatchObject({ type: "knowledge", source: ".ai/tools/notes-plugin/skills/greet/SKILL.md" });
+    expect(Object.keys(lock.mcp_servers)).toEqual(["notes"]);
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const verify = await kiwi.run(["verify"]);
+    expect([verify.exitCode, verify.stderr]).toEqual([0, ""]);
+    const r = await kiwi.run(["exec", "whoami", "--sandbox=off"]);
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, "root=. config=v1\n", "warning: notes declares no validation.child_schemas, so whoami is not checked against it\n"]);
+    writeFileSync(join(root, ".ai/tools/notes-plugin/config.txt"), "v2\n");
+    const tampered = await kiwi.run(["exec", "whoami", "--sandbox=off"]);
+    expect(tampered.exitCode).not.toBe(0);
+    expect(tampered.stderr).toContain("notes");
   });
 });
