@@ -122,6 +122,7 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["From a plain-HTTP registry on the office network", "kiwi add registry.lan:5000/tools/greet:latest --insecure-registry registry.lan:5000"],
     ["Import an MCP server from the official registry's server.json", "kiwi add --from server.json"],
     ["Import its remote endpoint instead of its package, under another id", "kiwi add --from server.json --pick remote --id weather"],
+    ["Import an MCP bundle: its signature is verified and its files locked as the tool's", "kiwi add --from hello.mcpb"],
   ],
   outdated: [
     ["List remote tools whose tag now points elsewhere (exit 1 if any)", "kiwi outdated"],
