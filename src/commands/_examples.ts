@@ -124,6 +124,11 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["Import its remote endpoint instead of its package, under another id", "kiwi add --from server.json --pick remote --id weather"],
     ["Import an MCP bundle: its signature is verified and its files locked as the tool's", "kiwi add --from hello.mcpb"],
   ],
+  export: [
+    ["A knowledge tool as an Agent Skill folder", "kiwi export style-guide --format skill --out dist"],
+    ["Skills and MCP servers as one Agent Plugin", "kiwi export style-guide github_mcp --format plugin --name acme-tools --out dist"],
+    ["An MCP server's pinned package as a registry server.json", "kiwi export weather --format server.json --name io.github.acme/weather --out ."],
+  ],
   outdated: [
     ["List remote tools whose tag now points elsewhere (exit 1 if any)", "kiwi outdated"],
   ],
