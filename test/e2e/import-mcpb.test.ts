@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { zipSync } from "fflate";
+import { rawMcpServer } from "../helpers/raw-mcp.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn, listFiles } from "./lock-helpers.ts";
 
@@ -15,17 +16,7 @@ setDefaultTimeout(60_000);
 afterAll(cleanupTemps);
 
 const MANIFEST = readFileSync(join(import.meta.dir, "..", "fixtures", "real", "mcpb", "hello-world-node", "manifest.json"), "utf8");
-const SERVER = `const readline = require("node:readline");
-const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
-readline.createInterface({ input: process.stdin }).on("line", (line) => {
-  const msg = JSON.parse(line);
-  if (msg.id === undefined) return;
-  if (msg.method === "initialize") return send({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "hello-world-node", version: "0.1.0" } } });
-  if (msg.method === "tools/list") return send({ jsonrpc: "2.0", id: msg.id, result: { tools: [{ name: "get_current_time", description: "Get the current computer time in various formats", inputSchema: { type: "object", properties: {} } }] } });
-  if (msg.method === "tools/call") return send({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: "args " + process.argv.slice(2).join(" ") + "; key " + process.env.API_KEY + "; debug " + process.env.DEBUG }] } });
-  send({ jsonrpc: "2.0", id: msg.id, result: {} });
-});
-`;
+const SERVER = rawMcpServer({ name: "hello-world-node", tool: "get_current_time", description: "Get the current computer time in various formats", textExpression: '"args " + process.argv.slice(2).join(" ") + "; key " + process.env.API_KEY + "; debug " + process.env.DEBUG' });
 const enc = (s: string) => new TextEncoder().encode(s);
 const bundleZip = (files: Record<string, string> = {}) => zipSync({ "manifest.json": enc(MANIFEST), "server/index.js": enc(SERVER), "icon.png": new Uint8Array([137, 80, 78, 71]), ...Object.fromEntries(Object.entries(files).map(([k, v]) => [k, enc(v)])) });
 

@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startHttpFixture } from "../mcp/servers.ts";
 import { type NpmRegistry, startNpmRegistry } from "../helpers/npm-registry.ts";
+import { rawMcpServer } from "../helpers/raw-mcp.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn, listFiles } from "./lock-helpers.ts";
 import { mcpTool } from "./mcp-helpers.ts";
@@ -14,22 +15,14 @@ import { mcpTool } from "./mcp-helpers.ts";
 setDefaultTimeout(120_000);
 const FIXTURES = join(import.meta.dir, "..", "fixtures", "real", "server-json");
 
-/** An MCP stdio server written by hand (no SDK, so the package has no dependencies): one tool, forecast. */
-const SERVER_JS = `#!/usr/bin/env node
-const readline = require("node:readline");
-const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
-readline.createInterface({ input: process.stdin }).on("line", (line) => {
-  const msg = JSON.parse(line);
-  if (msg.id === undefined) return;
-  if (msg.method === "initialize") return send({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "weather", version: "1.0.0" } } });
-  if (msg.method === "tools/list") return send({ jsonrpc: "2.0", id: msg.id, result: { tools: [{ name: "forecast", description: "The forecast for a city.", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }] } });
-  if (msg.method === "tools/call") {
-    const units = process.env.UNITS, key = process.env.WEATHER_KEY ? "set" : "unset", argv = process.argv.slice(2).join(" ");
-    return send({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: "sunny in " + msg.params.arguments.city + " (" + units + ", key " + key + ", argv " + argv + ")" }] } });
-  }
-  send({ jsonrpc: "2.0", id: msg.id, result: {} });
-});
-`;
+/** The package's bin: a hand-framed MCP stdio server with one tool, forecast, reporting what it was given. */
+const SERVER_JS = `#!/usr/bin/env node\n${rawMcpServer({
+  name: "weather",
+  tool: "forecast",
+  description: "The forecast for a city.",
+  inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  textExpression: '"sunny in " + msg.params.arguments.city + " (" + process.env.UNITS + ", key " + (process.env.WEATHER_KEY ? "set" : "unset") + ", argv " + process.argv.slice(2).join(" ") + ")"',
+})}`;
 
 const registry: NpmRegistry = startNpmRegistry();
 registry.publish({ name: "kiwi-weather-mcp", version: "1.0.0", json: { bin: { "kiwi-weather-mcp": "server.js" } }, files: { "server.js": SERVER_JS } });

@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { rawMcpServer } from "../helpers/raw-mcp.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
 
@@ -52,18 +53,8 @@ describe("Agent Skills", () => {
   });
 });
 
-/** A hand-framed MCP stdio server (no SDK): one tool, whoami, answering with PLUGIN_ROOT and its working directory. */
-const PLUGIN_SERVER = `const readline = require("node:readline");
-const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
-readline.createInterface({ input: process.stdin }).on("line", (line) => {
-  const msg = JSON.parse(line);
-  if (msg.id === undefined) return;
-  if (msg.method === "initialize") return send({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "notes", version: "1.0.0" } } });
-  if (msg.method === "tools/list") return send({ jsonrpc: "2.0", id: msg.id, result: { tools: [{ name: "whoami", description: "Says where it runs.", inputSchema: { type: "object", properties: {} } }] } });
-  if (msg.method === "tools/call") return send({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: "root=" + process.env.PLUGIN_ROOT + " config=" + require("node:fs").readFileSync(process.env.CONFIG, "utf8").trim() } ] } });
-  send({ jsonrpc: "2.0", id: msg.id, result: {} });
-});
-`;
+/** The plugin's server: one tool, whoami, answering with PLUGIN_ROOT and the config file it reads. */
+const PLUGIN_SERVER = rawMcpServer({ name: "notes", tool: "whoami", description: "Says where it runs.", textExpression: '"root=" + process.env.PLUGIN_ROOT + " config=" + require("node:fs").readFileSync(process.env.CONFIG, "utf8").trim()' });
 
 describe("Agent Plugins", () => {
   test("a plugin's skill and its stdio server are tools: checked, locked, installed, verified, and the server is called", async () => {
