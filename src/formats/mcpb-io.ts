@@ -57,7 +57,7 @@ export function checkBundleSignature(bytes: Uint8Array, file: string, env: Reado
   try {
     verdict = verifyDetachedSignature(signature, zip);
   } catch (error) {
-    if (!(error instanceof Pkcs7Error) && !(error instanceof Error && /certificate|asn1|DER/i.test(error.message))) throw error;
+    if (!(error instanceof Pkcs7Error)) throw error;
     throw new KiwiError("E_TRUST", `${file}: the bundle's signature does not verify: ${(error as Error).message}`, { hint: "do not use this bundle; ask its publisher for one signed with mcpb sign", details: { file } });
   }
   const one = (s: string) => s.replace(/\n/g, ", ");

@@ -74,6 +74,16 @@ export interface SignatureVerdict {
  * malformed DER, an unsupported algorithm, a digest or a signature that does not match.
  */
 export function verifyDetachedSignature(der: Uint8Array, content: Uint8Array): SignatureVerdict {
+  try {
+    return verifySignedData(der, content);
+  } catch (error) {
+    if (error instanceof Pkcs7Error) throw error;
+    // A structure that parses as DER but not as SignedData (a missing field, a bad certificate).
+    throw new Pkcs7Error(`malformed SignedData (${(error as Error).message})`);
+  }
+}
+
+function verifySignedData(der: Uint8Array, content: Uint8Array): SignatureVerdict {
   const info = readTlv(der, 0);
   const [type, explicit] = children(info);
   if (!type || oid(type) !== SIGNED_DATA || !explicit || explicit.tag !== 0xa0) throw new Pkcs7Error("the signature is not PKCS#7 SignedData");
