@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startHttpFixture } from "../mcp/servers.ts";
 import { type NpmRegistry, startNpmRegistry } from "../helpers/npm-registry.ts";
+import { type PypiIndex, startPypiIndex } from "../helpers/pypi-index.ts";
 import { rawMcpServer } from "../helpers/raw-mcp.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn, listFiles } from "./lock-helpers.ts";
@@ -26,7 +27,30 @@ const SERVER_JS = `#!/usr/bin/env node\n${rawMcpServer({
 
 const registry: NpmRegistry = startNpmRegistry();
 registry.publish({ name: "kiwi-weather-mcp", version: "1.0.0", json: { bin: { "kiwi-weather-mcp": "server.js" } }, files: { "server.js": SERVER_JS } });
+/** A stdio MCP server in plain Python, published as a wheel whose console script starts it. */
+const PY_SERVER = `import json, os, sys
+
+def main():
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if "id" not in msg:
+            continue
+        m = msg.get("method")
+        if m == "initialize":
+            result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "kiwi-py-weather", "version": "2.0.1"}}
+        elif m == "tools/list":
+            result = {"tools": [{"name": "forecast", "description": "The forecast.", "inputSchema": {"type": "object", "properties": {}}}]}
+        elif m == "tools/call":
+            result = {"content": [{"type": "text", "text": "py " + " ".join(sys.argv[1:]) + " units=" + os.environ.get("UNITS", "?")}]}
+        else:
+            result = {}
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\\n")
+        sys.stdout.flush()
+`;
+const index: PypiIndex = startPypiIndex();
+index.publish({ name: "kiwi-py-weather", version: "2.0.1", files: { "kiwi_py_weather/__init__.py": PY_SERVER, "kiwi_py_weather-2.0.1.dist-info/entry_points.txt": "[console_scripts]\nkiwi-py-weather = kiwi_py_weather:main\n" } });
 afterAll(() => {
+  index.stop();
   registry.stop();
   cleanupTemps();
 });
@@ -110,6 +134,30 @@ describe("an npm package from server.json", () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("error[E_USAGE]: a tool named weather already exists (.ai/tools/weather.yaml)");
     expect(r.stderr).toContain("--id");
+  });
+});
+
+describe("a PyPI package from server.json", () => {
+  test("is pinned with ==, resolved and installed by the real pip from a loopback index, and called", async () => {
+    const root = makeProject({ ".ai/tools/forecast.yaml": mcpTool("forecast", "py-weather", "forecast", "  []") });
+    writeFileSync(
+      join(root, "server.json"),
+      JSON.stringify({
+        name: "io.github.acme/py-weather",
+        description: "Weather in Python",
+        version: "2.0.1",
+        packages: [{ registryType: "pypi", identifier: "kiwi-py-weather", version: "2.0.1", runtimeHint: "uvx", transport: { type: "stdio" }, packageArguments: [{ type: "positional", value: "serve" }], environmentVariables: [{ name: "UNITS", default: "kelvin" }] }],
+      }),
+    );
+    const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+    const add = await kiwi.run(["add", "--from", "server.json"]);
+    expect([add.exitCode, add.stdout.split("\n")[0]]).toEqual([0, "imported py-weather@2.0.1 from server.json (pypi:kiwi-py-weather==2.0.1)"]);
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    expect(JSON.stringify(lock.dependencies["py-weather"])).toContain("kiwi-py-weather");
+    expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+    const r = await kiwi.run(["exec", "forecast", "--sandbox=off"], { PIP_INDEX_URL: "http://127.0.0.1:9/simple/" });
+    expect([r.exitCode, r.stdout]).toEqual([0, "py serve units=kelvin\n"]);
   });
 });
 
