@@ -83,7 +83,7 @@ function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Findin
     readSkillTool(root, dir, tools, findings);
     return;
   }
-  if (dir !== join(root, TOOLS_DIR) && entries.some((e) => e.name === PLUGIN_FILE && e.isFile())) {
+  if (dir !== join(root, TOOLS_DIR) && entries.some((e) => e.name === PLUGIN_FILE && e.isFile()) && isAgentPlugin(dir, entries)) {
     tools.push(...pluginTools(root, dir, (abs, syntax) => parseFile(root, abs, syntax, findings), findings));
     return;
   }
@@ -179,6 +179,19 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
     files: listToolFiles(root, dir, findings),
     locate,
   };
+}
+
+/**
+ * A folder with plugin.json is an Agent Plugin when it has the plugin's components or names the
+ * spec's schema; Claude Code's `.claude-plugin/plugin.json` (another format) is read as before.
+ */
+function isAgentPlugin(dir: string, entries: readonly Dirent[]): boolean {
+  if (entries.some((e) => e.name === PLUGIN_MCP_FILE || e.name === PLUGIN_SKILLS_DIR)) return true;
+  try {
+    return readFileSync(join(dir, PLUGIN_FILE), "utf8").slice(0, 4096).includes("agent-plugins.org/schemas/");
+  } catch {
+    return false;
+  }
 }
 
 /**

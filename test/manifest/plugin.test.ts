@@ -96,3 +96,8 @@ describe("bad plugins", () => {
     expect(project.tools.filter((t) => t.root.startsWith(".ai/tools/p")).map((t) => t.id)).toEqual(["s"]);
   });
 });
+
+test("a plugin.json with no components and no Agent Plugins schema (Claude Code's .claude-plugin/plugin.json) is not taken for an Agent Plugin", () => {
+  const root = makeProject({ ".ai/tools/cc/.claude-plugin/plugin.json": JSON.stringify({ name: "cc", version: "1.0.0" }) });
+  expect(readProject(root).findings.some((f) => f.rule.startsWith("plugin/"))).toBe(false);
+});
