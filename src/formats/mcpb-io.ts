@@ -9,7 +9,7 @@ import { unzipSync } from "fflate";
 import YAML from "yaml";
 import { KiwiError } from "../errors.ts";
 import { importError } from "./errors.ts";
-import { type BundleSignature, describeSignature, importMcpbManifest, splitSignature, unsafeEntryName } from "./mcpb.ts";
+import { type BundleSignature, describeSignature, importMcpbManifest, splitSignature, unsafeEntryName, zipUnixModes } from "./mcpb.ts";
 import { Pkcs7Error, classifySigner, verifyDetachedSignature } from "./pkcs7.ts";
 
 export type { BundleSignature };
@@ -69,6 +69,10 @@ export function placeBundle(root: string, toolsDir: string, bytes: Uint8Array, f
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   const { zip, signature } = checkBundleSignature(bytes, file, options.env);
   const files = unzip(zip, file);
+  const modes = zipUnixModes(zip);
+  for (const [name, mode] of modes) {
+    if ((mode & 0o170000) === 0o120000) throw importError(file, "", `the zip entry ${JSON.stringify(name)} is a symbolic link`, "a bundle carries files, not links: repack it with the files themselves");
+  }
   const manifestBytes = files.get("manifest.json");
   if (!manifestBytes) throw importError(file, "", "the bundle has no manifest.json at its top", "an .mcpb is a zip with manifest.json at its root (mcpb pack writes it)");
   let doc: unknown;
@@ -91,6 +95,8 @@ export function placeBundle(root: string, toolsDir: string, bytes: Uint8Array, f
       const target = join(stage, ...name.split("/"));
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, data);
+      // Executable bits as the zip records them (a bundled shell script, a prebuilt binary).
+      if (((modes.get(name) ?? 0) & 0o111) !== 0) chmodSync(target, 0o755);
     }
     if (mapped.binary) chmodSync(join(stage, ...mapped.entryPoint.split("/")), 0o755);
     const header = `# Imported by kiwi add --from ${file.split("/").pop()}: MCP bundle ${mapped.id} ${mapped.version}, sha256 ${sha256}, ${describeSignature(signature)}\n`;

@@ -140,3 +140,33 @@ function leaves(path: string): boolean {
 export function unsafeEntryName(name: string): boolean {
   return name === "" || leaves(name) || /(^|\/)\.\.?(\/|$)/.test(name.replace(/\/$/, "")) || /^[A-Za-z]:/.test(name);
 }
+
+/**
+ * The Unix mode of each entry a zip's central directory records (fflate does not expose it): for
+ * executable bits and to refuse symbolic links. Entries made elsewhere than Unix have none.
+ */
+export function zipUnixModes(zip: Uint8Array): Map<string, number> {
+  const modes = new Map<string, number>();
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  // The end-of-central-directory record: within the last 64 KiB + 22 bytes (its comment is at most 65535).
+  let eocd = -1;
+  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 65_557); i--) {
+    if (view.getUint32(i, true) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd === -1) return modes;
+  const count = view.getUint16(eocd + 10, true);
+  let at = view.getUint32(eocd + 16, true);
+  const decoder = new TextDecoder();
+  for (let n = 0; n < count && at + 46 <= zip.length && view.getUint32(at, true) === 0x02014b50; n++) {
+    const madeBy = view.getUint16(at + 4, true) >> 8;
+    const nameLength = view.getUint16(at + 28, true);
+    const skip = nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    const external = view.getUint32(at + 38, true);
+    if (madeBy === 3) modes.set(decoder.decode(zip.subarray(at + 46, at + 46 + nameLength)), external >>> 16);
+    at += 46 + skip;
+  }
+  return modes;
+}

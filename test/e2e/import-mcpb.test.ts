@@ -5,7 +5,7 @@
 // escaping zip entries and a server.json whose fileSha256 lies are refused with nothing written.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { zipSync } from "fflate";
 import { rawMcpServer } from "../helpers/raw-mcp.ts";
@@ -18,7 +18,14 @@ afterAll(cleanupTemps);
 const MANIFEST = readFileSync(join(import.meta.dir, "..", "fixtures", "real", "mcpb", "hello-world-node", "manifest.json"), "utf8");
 const SERVER = rawMcpServer({ name: "hello-world-node", tool: "get_current_time", description: "Get the current computer time in various formats", textExpression: '"args " + process.argv.slice(2).join(" ") + "; key " + process.env.API_KEY + "; debug " + process.env.DEBUG' });
 const enc = (s: string) => new TextEncoder().encode(s);
-const bundleZip = (files: Record<string, string> = {}) => zipSync({ "manifest.json": enc(MANIFEST), "server/index.js": enc(SERVER), "icon.png": new Uint8Array([137, 80, 78, 71]), ...Object.fromEntries(Object.entries(files).map(([k, v]) => [k, enc(v)])) });
+const bundleZip = (files: Record<string, string> = {}) =>
+  zipSync({
+    "manifest.json": enc(MANIFEST),
+    "server/index.js": enc(SERVER),
+    "server/setup.sh": [enc("#!/bin/sh\n"), { os: 3, attrs: (0o100755 << 16) >>> 0 }],
+    "icon.png": new Uint8Array([137, 80, 78, 71]),
+    ...Object.fromEntries(Object.entries(files).map(([k, v]) => [k, enc(v)])),
+  });
 
 const pki = makeTemp("kiwi-mcpb-pki-");
 function openssl(args: string[]): void {
@@ -53,10 +60,12 @@ describe("an .mcpb bundle", () => {
     expect(add.stderr).toContain("note: user_config.config_file is optional and has no default");
     const manifest = readFileSync(join(root, ".ai/tools/hello-world-node/tool.yaml"), "utf8");
     expect(manifest).toContain("  command: node\n  args:\n    - ./server/index.js\n    - --verbose=false\n    - --max-results=10\n    - --config=\n    - --workspace=${HOME}/Documents\n  env:\n    API_KEY: ${API_KEY}\n    DEBUG: info\n  secrets:\n    - API_KEY\n");
-    expect(listFiles(join(root, ".ai/tools/hello-world-node"))).toEqual(["icon.png", "manifest.json", "server/index.js", "tool.yaml"]);
+    expect(listFiles(join(root, ".ai/tools/hello-world-node"))).toEqual(["icon.png", "manifest.json", "server/index.js", "server/setup.sh", "tool.yaml"]);
+    // Executable bits come from the zip's Unix modes.
+    expect([statSync(join(root, ".ai/tools/hello-world-node/server/setup.sh")).mode & 0o111, statSync(join(root, ".ai/tools/hello-world-node/server/index.js")).mode & 0o111]).toEqual([0o111, 0]);
     expect((await kiwi.run(["lock"])).exitCode).toBe(0);
     const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
-    expect(lock.tools["hello-world-node"].files.map((f: { path: string }) => f.path)).toEqual(["icon.png", "manifest.json", "server/index.js"]);
+    expect(lock.tools["hello-world-node"].files.map((f: { path: string; is_executable: boolean }) => [f.path, f.is_executable])).toEqual([["icon.png", false], ["manifest.json", false], ["server/index.js", false], ["server/setup.sh", true]]);
     expect((await kiwi.run(["install"])).exitCode).toBe(0);
     const verify = await kiwi.run(["verify"]);
     expect([verify.exitCode, verify.stderr]).toEqual([0, ""]);
@@ -101,6 +110,7 @@ describe("bad bundles: a coded error, nothing written", () => {
     ["a signature that does not verify (the bundle changed after signing)", signedThenChanged, 13, "error[E_TRUST]: hello.mcpb: the bundle's signature does not verify: the bundle's digest differs from the one that was signed"],
     ["a truncated signature block", () => new Uint8Array(Buffer.concat([bundleZip(), enc("MCPB_SIG_V1\u0005\u0000\u0000\u0000abMCPB_SIG_END")])), 2, "error[E_INPUT_INVALID]: hello.mcpb: the bundle ends with MCPB_SIG_END but its signature block is malformed"],
     ["a zip entry escaping the folder", () => bundleZip({ "../../evil.sh": "x" }), 2, 'error[E_INPUT_INVALID]: hello.mcpb: the zip entry "../../evil.sh" would land outside the bundle\'s folder'],
+    ["a symbolic link entry", () => zipSync({ "manifest.json": enc(MANIFEST), "server/index.js": enc(SERVER), "server/secrets": [enc("/etc/shadow"), { os: 3, attrs: (0o120777 << 16) >>> 0 }] }), 2, 'error[E_INPUT_INVALID]: hello.mcpb: the zip entry "server/secrets" is a symbolic link'],
     ["no manifest.json", () => zipSync({ "server/index.js": enc(SERVER) }), 2, "error[E_INPUT_INVALID]: hello.mcpb: the bundle has no manifest.json at its top"],
     ["a manifest_version kiwi does not read", () => zipSync({ "manifest.json": enc(MANIFEST.replace('"0.1"', '"0.9"')), "server/index.js": enc(SERVER) }), 2, 'error[E_INPUT_INVALID]: hello.mcpb!manifest.json at /manifest_version: manifest_version "0.9" is not one kiwi reads'],
     ["an entry point missing from the zip", () => zipSync({ "manifest.json": enc(MANIFEST) }), 2, "error[E_INPUT_INVALID]: hello.mcpb!manifest.json at /server/entry_point: entry_point server/index.js is not in the bundle"],

@@ -4,7 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
-import { importMcpbManifest, splitSignature, unsafeEntryName } from "../../src/formats/mcpb.ts";
+import { zipSync } from "fflate";
+import { importMcpbManifest, splitSignature, unsafeEntryName, zipUnixModes } from "../../src/formats/mcpb.ts";
 
 const REAL = JSON.parse(readFileSync(join(import.meta.dir, "..", "fixtures", "real", "mcpb", "hello-world-node", "manifest.json"), "utf8"));
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -76,4 +77,15 @@ test.each([
   ["a\\..\\x", true],
 ])("zip entry %p unsafe: %p", (name, unsafe) => {
   expect(unsafeEntryName(name)).toBe(unsafe);
+});
+
+test("the central directory's Unix modes are read: executables and symbolic links", () => {
+  const zip = zipSync({
+    "run.sh": [enc("#!/bin/sh\n"), { os: 3, attrs: (0o100755 << 16) >>> 0 }],
+    "link": [enc("/etc/passwd"), { os: 3, attrs: (0o120777 << 16) >>> 0 }],
+    "plain.txt": [enc("x"), { os: 3, attrs: (0o100644 << 16) >>> 0 }],
+    "dos.txt": [enc("x"), { os: 0 }],
+  });
+  const modes = zipUnixModes(zip);
+  expect([modes.get("run.sh"), modes.get("link"), modes.get("plain.txt"), modes.has("dos.txt")]).toEqual([0o100755, 0o120777, 0o100644, false]);
 });
