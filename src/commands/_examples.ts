@@ -123,6 +123,7 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["Import an MCP server from the official registry's server.json", "kiwi add --from server.json"],
     ["Import its remote endpoint instead of its package, under another id", "kiwi add --from server.json --pick remote --id weather"],
     ["Import an MCP bundle: its signature is verified and its files locked as the tool's", "kiwi add --from hello.mcpb"],
+    ["Copy an Agent Skill folder in and check it", "kiwi add --from ~/skills/pdf-tools"],
   ],
   export: [
     ["A knowledge tool as an Agent Skill folder", "kiwi export style-guide --format skill --out dist"],

@@ -15,7 +15,7 @@ export default defineCommand({
   meta: { name: "add", description: "Add a tool from an OCI registry (verify every digest and the integrity, validate, lock), or import one with --from" },
   args: {
     reference: { type: "positional", required: false, description: "registry/repository:tag or registry/repository@sha256:<digest>", valueHint: "reference" },
-    from: { type: "string", description: "Import a tool from a file instead: an MCP registry server.json or an .mcpb bundle", valueHint: "file" },
+    from: { type: "string", description: "Import a tool instead: an MCP registry server.json, an .mcpb bundle, or a skill or Agent Plugin folder", valueHint: "file" },
     id: { type: "string", description: "With --from: the tool id to write (default: from the server's or bundle's name)", valueHint: "tool_id" },
     pick: { type: "string", description: "With --from: which entry of a server.json to import (npm, pypi, mcpb, remote; default: the first kiwi can run)", valueHint: "entry" },
     ...registryFlags,

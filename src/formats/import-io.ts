@@ -2,7 +2,8 @@
 // kiwi tool it maps to under .ai/tools/, and checks it with its chain. Nothing of the OCI path is
 // used. If the new tool does not pass `kiwi check`, what was written is removed again.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { basename, join, resolve } from "node:path";
 import YAML from "yaml";
 import { writeFileAtomic } from "../cache/atomic-io.ts";
@@ -10,6 +11,9 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
 import { readProject, toProjectPath } from "../manifest/index.ts";
+import { IGNORED_NAMES } from "../manifest/model.ts";
+import { PLUGIN_FILE } from "../manifest/plugin.ts";
+import { SKILL_FILE } from "../manifest/skill.ts";
 import { checkProject } from "../validate/index.ts";
 import { importError } from "./errors.ts";
 import { type BundleSignature, type PlacedBundle, placeBundle } from "./mcpb-io.ts";
@@ -19,11 +23,13 @@ export interface ImportResult {
   tool: string;
   version: string;
   /** What was imported: an MCP registry server.json or an MCP bundle. */
-  format: "server.json" | "mcpb";
+  format: "server.json" | "mcpb" | "skill" | "plugin";
   /** The entry it came from: `npm:<name>@<version>`, `pypi:<name>==<version>`, a remote URL, `mcpb:<url or file>`. */
   source: string;
-  /** Project-relative path of the written manifest. */
+  /** Project-relative path of the written manifest (or folder). */
   path: string;
+  /** For a plugin folder: the tools it holds (its skills and MCP servers). */
+  tools?: string[];
   /** For a bundle: whether it is signed, self-signed or unsigned, and by whom; and its sha256. */
   signature?: BundleSignature;
   sha256?: string;
@@ -41,6 +47,7 @@ export async function importFromFile(ctx: Context, file: string, options: Server
   if (!existsSync(abs)) throw new KiwiError("E_INPUT_INVALID", `${file} does not exist`, { hint: "pass the path of a server.json or an .mcpb bundle", details: { file } });
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
   const taken = new Set(project.tools.filter((t) => t.form !== "builtin").map((t) => t.id));
+  if (statSync(abs).isDirectory()) return importFolder(ctx, project.root, project.toolsDir, abs, file, options, taken);
   const head = readFileSync(abs).subarray(0, 4);
   if (file.toLowerCase().endsWith(".mcpb") || ZIP_MAGIC.every((b, i) => head[i] === b)) {
     if (options.pick !== undefined) throw new KiwiError("E_USAGE", "--pick goes with a server.json, not a bundle", { hint: `kiwi add --from ${file}` });
@@ -65,6 +72,32 @@ export async function importFromFile(ctx: Context, file: string, options: Server
   const path = toProjectPath(project.root, target);
   const findings = checkOrRemove(ctx, path, file, () => rmSync(target, { force: true }));
   return { tool: imported.id, version: String(imported.manifest.version), format: "server.json", source: imported.source, path, notes: imported.notes, findings };
+}
+
+/**
+ * A skill folder (SKILL.md) or an Agent Plugin folder (plugin.json) copied into .ai/tools/ as it
+ * is: discovery reads it (manifest/skill.ts, plugin.ts), and kiwi check judges it before it stays.
+ */
+function importFolder(ctx: Context, root: string, toolsDir: string, abs: string, file: string, options: ServerJsonImportOptions, taken: ReadonlySet<string>): ImportResult {
+  const kind = existsSync(join(abs, SKILL_FILE)) ? "skill" : existsSync(join(abs, PLUGIN_FILE)) ? "plugin" : undefined;
+  if (!kind) throw new KiwiError("E_INPUT_INVALID", `${file} is a folder with neither SKILL.md nor plugin.json`, { hint: "pass a skill folder, an Agent Plugin folder, a server.json or an .mcpb bundle", details: { file } });
+  if (options.pick !== undefined || options.id !== undefined) throw new KiwiError("E_USAGE", `--pick and --id do not apply to a ${kind} folder`, { hint: kind === "skill" ? "a skill's id is its name, which must be its folder's name" : "a plugin's tools are named by its skills and servers" });
+  const name = basename(abs);
+  const dir = join(toolsDir, name);
+  if (existsSync(dir) || (kind === "skill" && taken.has(name))) throw new KiwiError("E_USAGE", `.ai/tools/${name} already exists`, { hint: "remove the existing tool first", details: { tool: name } });
+  const stage = join(root, ".ai", ".kiwi-tmp", `folder-${randomBytes(6).toString("hex")}`);
+  try {
+    // Links are copied as links: discovery refuses one that leaves the tool (security/symlink-escape).
+    cpSync(abs, stage, { recursive: true, verbatimSymlinks: true, filter: (src) => !IGNORED_NAMES.has(basename(src)) });
+    renameSync(stage, dir);
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+  const path = toProjectPath(root, dir);
+  const findings = checkOrRemove(ctx, path, file, () => rmSync(dir, { recursive: true, force: true }));
+  const tools = readProject(ctx.cwd, { cacheDir: ctx.cacheDir }).tools.filter((t) => t.root === path || t.root.startsWith(`${path}/`));
+  const version = tools[0]?.version ?? "0.0.0";
+  return { tool: kind === "plugin" ? name : (tools[0]?.id ?? name), version, format: kind, source: file, path, tools: tools.map((t) => t.id), notes: [], findings };
 }
 
 function checkPlaced(ctx: Context, root: string, placed: PlacedBundle, source: string, notes: string[]): ImportResult {

@@ -6,6 +6,7 @@ import { describeSignature } from "../formats/mcpb.ts";
 export function renderImported(r: ImportResult): string {
   const lines = [`imported ${r.tool}@${r.version} from ${r.format} (${r.source})`, `wrote ${r.path}`];
   if (r.signature) lines.push(`signature: ${describeSignature(r.signature)}`);
+  if (r.tools && r.format === "plugin") lines.push(`tools: ${r.tools.join(", ") || "none"}`);
   lines.push('next: run "kiwi lock" (and "kiwi install" for its packages)');
   return lines.join("\n");
 }

@@ -2,7 +2,7 @@
 // from anthropics/skills and the Agent Plugins spec are checked, locked, installed and verified
 // like any tool, and a changed byte anywhere in a skill's folder is caught.
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rawMcpServer } from "../helpers/raw-mcp.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
@@ -84,5 +84,35 @@ describe("Agent Plugins", () => {
     const tampered = await kiwi.run(["exec", "whoami", "--sandbox=off"]);
     expect(tampered.exitCode).not.toBe(0);
     expect(tampered.stderr).toContain("notes");
+  });
+});
+
+describe("kiwi add --from <folder>", () => {
+  test("a skill folder is copied into .ai/tools/ and checked; a plugin folder too, with its tools listed", async () => {
+    const root = makeProject({});
+    const kiwi = kiwiIn(root);
+    const skill = await kiwi.run(["add", "--from", join(REAL, "skills", "template-skill")]);
+    expect([skill.exitCode, skill.stdout.split("\n")[0]]).toEqual([0, `imported template-skill@0.0.0 from skill (${join(REAL, "skills", "template-skill")})`]);
+    expect(readFileSync(join(root, ".ai/tools/template-skill/SKILL.md"))).toEqual(readFileSync(join(REAL, "skills/template-skill/SKILL.md")));
+    const plugin = await kiwi.run(["add", "--from", join(REAL, "plugins", "hello-plugin"), "--json"]);
+    expect(plugin.exitCode).toBe(0);
+    expect(JSON.parse(plugin.stdout)).toMatchObject({ tool: "hello-plugin", format: "plugin", path: ".ai/tools/hello-plugin", tools: ["greet"] });
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+  });
+
+  test("a skill that fails kiwi check is refused and nothing stays behind", async () => {
+    const src = makeProject({ "my-skill/SKILL.md": "---\nname: other\ndescription: d\n---\n" });
+    const root = makeProject({});
+    const r = await kiwiIn(root).run(["add", "--from", join(src, "my-skill")]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('error[E_CHECK_FAILED]: the tool imported from');
+    expect(r.stderr).toContain('skill/name: name "other" does not match the skill\'s folder "my-skill"');
+    expect(existsSync(join(root, ".ai/tools/my-skill"))).toBe(false);
+  });
+
+  test("a folder that is neither is E_INPUT_INVALID", async () => {
+    const src = makeProject({ "stuff/readme.txt": "x" });
+    const r = await kiwiIn(makeProject({})).run(["add", "--from", join(src, "stuff")]);
+    expect([r.exitCode, r.stderr.includes("is a folder with neither SKILL.md nor plugin.json")]).toEqual([2, true]);
   });
 });
