@@ -31,6 +31,7 @@ export const ENV_VARS = {
   KIWI_BWRAP: "path of the bubblewrap binary the sandbox uses (default: bwrap on PATH; empty: none)",
   KIWI_DEBUG: "when '1', internal errors print their stack trace",
   SSL_CERT_FILE: "a PEM CA bundle that replaces the system CAs for HTTPS to OCI registries",
+  NODE_EXTRA_CA_CERTS: "a PEM file of CA certificates a signed MCP bundle may also chain to (besides Node's bundled roots)",
   DOCKER_CONFIG: "folder of the docker config.json whose credentials and helpers kiwi uses for registries (default ~/.docker)",
   KIWI_TEST_FAULT: "tests only: inject a fault at a named write point (e.g. blob-write=ENOSPC@2, lockfile-rename=pause); see src/cache/faults-io.ts",
   KIWI_TEST_FAULT_MARKER: "tests only: a file kiwi writes when it reaches a KIWI_TEST_FAULT pause",

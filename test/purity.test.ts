@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 const SRC = join(import.meta.dir, "..", "src");
-const PURE_DIRS = ["integrity", "schema", "resolve", "validate", "manifest", "registry", "trust", "deps"];
+const PURE_DIRS = ["integrity", "schema", "resolve", "validate", "manifest", "registry", "trust", "deps", "formats"];
 /** Node modules that reach the disk, processes or the network. */
 const IO_MODULES = /^(node:)?(fs|fs\/promises|child_process|net|http|https|http2|dgram|dns|tls|worker_threads)$/;
 /** What a pure module must not do in its own text, whatever it imports. */

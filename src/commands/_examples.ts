@@ -124,6 +124,15 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["Add a published tool: the tag is resolved once, the lock records the digest", "kiwi add ghcr.io/acme/tools/word_count:1.0.0"],
     ["Add exactly one artifact by digest", "kiwi add ghcr.io/acme/tools/word_count@sha256:4f1c0e4d5b8a2f7e9c3d6b1a0e8f7c6d5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e"],
     ["From a plain-HTTP registry on the office network", "kiwi add registry.lan:5000/tools/greet:latest --insecure-registry registry.lan:5000"],
+    ["Import an MCP server from the official registry's server.json", "kiwi add --from server.json"],
+    ["Import its remote endpoint instead of its package, under another id", "kiwi add --from server.json --pick remote --id weather"],
+    ["Import an MCP bundle: its signature is verified and its files locked as the tool's", "kiwi add --from hello.mcpb"],
+    ["Copy an Agent Skill folder in and check it", "kiwi add --from ~/skills/pdf-tools"],
+  ],
+  export: [
+    ["A knowledge tool as an Agent Skill folder", "kiwi export style-guide --format skill --out dist"],
+    ["Skills and MCP servers as one Agent Plugin", "kiwi export style-guide github_mcp --format plugin --name acme-tools --out dist"],
+    ["An MCP server's pinned package as a registry server.json", "kiwi export weather --format server.json --name io.github.acme/weather --out ."],
   ],
   outdated: [
     ["List remote tools whose tag now points elsewhere (exit 1 if any)", "kiwi outdated"],

@@ -233,7 +233,12 @@ function buildSubprocessSpec(rootFirst: LinkInput[], config: Record<string, unkn
     argv.push(e.value);
   }
   const stdin = config.stdin === "none" || config.stdin === "inherit" ? config.stdin : "json";
-  return { argv, launch: argv, cwd: resolveCwd(leaf, config), env, stdin };
+  // An mcp_tool is a call into its server, and the server process runs among the server's own files
+  // (at lock the server is the leaf, so it starts in the same place at lock and at exec).
+  // A server without files of its own has no run directory: it keeps the leaf's, as before.
+  const server = leaf.tool.type === "mcp_tool" && rootFirst.length >= 2 ? rootFirst[rootFirst.length - 2]! : undefined;
+  const home = server?.runDir ? server : leaf;
+  return { argv, launch: argv, cwd: resolveCwd(home, config), env, stdin };
 }
 
 function buildEnv(config: Record<string, unknown>, scope: TemplateScope, kiwiEnv: PlanInput["env"], toolId: string): Record<string, string> {

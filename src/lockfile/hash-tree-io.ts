@@ -9,7 +9,7 @@ import type { FileEntry } from "../integrity/tool.ts";
 import { join, resolve } from "node:path";
 import type { Project } from "../manifest/discover-io.ts";
 import { suggest } from "../resolve/suggest.ts";
-import type { Tool, ToolFile } from "../manifest/model.ts";
+import { type Tool, type ToolFile, manifestPathOf } from "../manifest/model.ts";
 import { type HashedTool, hashTool } from "./build.ts";
 
 /** A hashed tool that still knows its files on disk. */
@@ -109,7 +109,7 @@ export function fingerprintTree(project: Project, extra: unknown, startedAt: num
     }
     let st;
     try {
-      st = lstatSync(join(project.root, tool.manifestFile));
+      st = lstatSync(join(project.root, manifestPathOf(tool.manifestFile)));
     } catch {
       return { digest: "", racy: true, manifests: new Map() };
     }

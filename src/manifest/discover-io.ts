@@ -14,6 +14,8 @@ import { isRecord } from "../integrity/value.ts";
 import { fileFinding } from "../validate/finding.ts";
 import type { RuleId } from "../validate/rules.ts";
 import { ManifestCache } from "./parse-cache-io.ts";
+import { SKILL_FILE, skillManifest } from "./skill.ts";
+import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginProblem, checkPluginManifest, pluginServers } from "./plugin.ts";
 
 /** The parse cache of the readProject call in progress (discovery is synchronous). */
 let parseCache: ManifestCache | undefined;
@@ -80,6 +82,14 @@ function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Findin
     readDirectoryTool(root, dir, manifests[0]!.name, tools, findings);
     return;
   }
+  if (dir !== join(root, TOOLS_DIR) && entries.some((e) => e.name === SKILL_FILE && e.isFile())) {
+    readSkillTool(root, dir, tools, findings);
+    return;
+  }
+  if (dir !== join(root, TOOLS_DIR) && entries.some((e) => e.name === PLUGIN_FILE && e.isFile()) && isAgentPlugin(dir, entries)) {
+    tools.push(...pluginTools(root, dir, (abs, syntax) => parseFile(root, abs, syntax, findings), findings));
+    return;
+  }
   for (const entry of entries) {
     if (IGNORED_NAMES.has(entry.name)) continue;
     const abs = join(dir, entry.name);
@@ -112,6 +122,122 @@ function readFileTool(root: string, abs: string, syntax: ManifestSyntax, tools: 
   findings.push(fileFinding("discover/no-metadata", toProjectPath(root, abs), "no embedded tool metadata, so this file is not a tool", hint));
 }
 
+/** A folder with SKILL.md (and no tool.yaml): an Agent Skill, read as a knowledge tool (skill.ts). */
+function readSkillTool(root: string, dir: string, tools: Tool[], findings: Finding[]): void {
+  const parsed = parseFile(root, join(dir, SKILL_FILE), "markdown", findings);
+  if (parsed === undefined) return;
+  const tool = assembleSkillTool(root, dir, parsed, findings);
+  if (tool) tools.push(tool);
+}
+
+/**
+ * The knowledge tool a skill folder stands for: its manifest made from the front matter, and every
+ * file of the folder (SKILL.md included: its body is the skill) as the tool's files.
+ */
+function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "none", findings: Finding[]): Tool | undefined {
+  const abs = join(dir, SKILL_FILE);
+  const file = toProjectPath(root, abs);
+  if (parsed === "none" || !isRecord(parsed.value)) {
+    findings.push({ rule: "skill/front-matter", severity: "error", file, line: 1, column: 1, message: "SKILL.md does not open with YAML front matter (a mapping between two `---` lines)", hint: "start the file with ---, name: <folder name>, description: <what it does and when to use it>, ---" });
+    return undefined;
+  }
+  let text = "";
+  try {
+    text = readFileSync(abs, "utf8");
+  } catch (error) {
+    findings.push(ioFinding(root, abs, error));
+    return undefined;
+  }
+  const lines = text.split("\n");
+  const close = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
+  const read = skillManifest(parsed.value, basename(dir), lines.slice(close + 1).join("\n"), close + 2);
+  const locate = (pointer: string) => {
+    const mapped = Object.entries(read.pointers).find(([from]) => pointer === from || pointer.startsWith(`${from}/`));
+    return parsed.locate(mapped ? mapped[1] + pointer.slice(mapped[0].length) : pointer);
+  };
+  for (const p of read.problems) {
+    const at = p.line !== undefined ? { line: p.line, column: 1 } : parsed.locate(p.pointer);
+    findings.push({ rule: p.rule, severity: p.severity, file, line: at?.line, column: at?.column, message: p.message, hint: p.hint });
+  }
+  const toolsDir = join(root, TOOLS_DIR);
+  const fields = normalizeManifest(read.manifest, basename(dir), relative(toolsDir, dir).split(sep).join("/"));
+  return {
+    ...fields,
+    entrypoint: SKILL_FILE,
+    form: "directory",
+    root: toProjectPath(root, dir),
+    rootAbs: dir,
+    manifestFile: file,
+    files: listToolFiles(root, dir, findings),
+    locate,
+  };
+}
+
+/**
+ * A folder with plugin.json is an Agent Plugin when it has the plugin's components or names the
+ * spec's schema; Claude Code's `.claude-plugin/plugin.json` (another format) is read as before.
+ */
+function isAgentPlugin(dir: string, entries: readonly Dirent[]): boolean {
+  if (entries.some((e) => e.name === PLUGIN_MCP_FILE || e.name === PLUGIN_SKILLS_DIR)) return true;
+  try {
+    return readFileSync(join(dir, PLUGIN_FILE), "utf8").slice(0, 4096).includes("agent-plugins.org/schemas/");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The tools of an Agent Plugin folder (plugin.ts): each skill under skills/, and each server of
+ * mcp.json as an mcp_server whose files are the plugin's (skills/ aside) and whose source is
+ * `<plugin>/mcp.json#<server>`. A plugin.json that violates the spec yields no tools.
+ */
+function pluginTools(root: string, dir: string, parse: (abs: string, syntax: ManifestSyntax) => ParsedManifest | "none" | undefined, findings: Finding[], options: { skills: boolean } = { skills: true }): Tool[] {
+  const report = (problems: PluginProblem[], parsed: ParsedManifest) => {
+    for (const p of problems) {
+      const at = parsed.locate(p.pointer);
+      findings.push({ rule: p.rule, severity: p.severity, file: toProjectPath(root, join(dir, p.file)), line: at?.line, column: at?.column, message: p.message, hint: p.hint });
+    }
+  };
+  const manifest = parse(join(dir, PLUGIN_FILE), "json");
+  if (manifest === undefined || manifest === "none") return [];
+  const plugin = checkPluginManifest(manifest.value);
+  report(plugin.problems, manifest);
+  if (!plugin.ok) return [];
+  const tools: Tool[] = [];
+  const skillsDir = join(dir, PLUGIN_SKILLS_DIR);
+  if (options.skills && existsSync(skillsDir)) {
+    let entries: Dirent[] = [];
+    try {
+      entries = statSync(skillsDir).isDirectory() ? readdirSync(skillsDir, { withFileTypes: true }) : [];
+    } catch (error) {
+      findings.push(ioFinding(root, skillsDir, error));
+    }
+    if (!statSync(skillsDir).isDirectory()) findings.push({ rule: "plugin/field", severity: "warning", file: toProjectPath(root, skillsDir), message: "skills is not a folder, so the plugin's skills are not read", hint: "make skills/ a folder of skill folders" });
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const skillDir = join(skillsDir, entry.name);
+      if (!entry.isDirectory() || !existsSync(join(skillDir, SKILL_FILE))) continue;
+      const parsed = parse(join(skillDir, SKILL_FILE), "markdown");
+      const tool = parsed === undefined ? undefined : assembleSkillTool(root, skillDir, parsed, findings);
+      if (tool) tools.push(tool);
+    }
+  }
+  const mcpAbs = join(dir, PLUGIN_MCP_FILE);
+  if (!existsSync(mcpAbs)) return tools;
+  const mcp = parse(mcpAbs, "json");
+  if (mcp === undefined || mcp === "none") return tools;
+  const read = pluginServers(mcp.value, plugin);
+  report(read.problems, mcp);
+  if (read.servers.length === 0) return tools;
+  const files = listToolFiles(root, dir, findings).filter((f) => !f.path.startsWith(`${PLUGIN_SKILLS_DIR}/`));
+  const toolsDir = join(root, TOOLS_DIR);
+  for (const server of read.servers) {
+    const fields = normalizeManifest(server.manifest, server.name, relative(toolsDir, dir).split(sep).join("/"));
+    const at = `/mcpServers/${server.name}`;
+    tools.push({ ...fields, form: "directory", root: toProjectPath(root, dir), rootAbs: dir, manifestFile: `${toProjectPath(root, mcpAbs)}#${server.name}`, files, locate: () => mcp.locate(at) });
+  }
+  return tools;
+}
+
 /** Parses one manifest file: discovery goes through its parse cache, exec through its content memo. */
 export type ManifestFileParser = (abs: string, syntax: ManifestSyntax) => ParsedManifest | "none";
 
@@ -122,12 +248,27 @@ export type ManifestFileParser = (abs: string, syntax: ManifestSyntax) => Parsed
  */
 export function readToolAt(root: string, source: string, parse: ManifestFileParser): { tool?: Tool; findings: Finding[] } {
   const findings: Finding[] = [];
+  const hash = source.indexOf("#");
+  if (hash !== -1) {
+    // An Agent Plugin's MCP server: <plugin>/mcp.json#<server> (pluginTools).
+    const dir = dirname(join(root, ...source.slice(0, hash).split("/")));
+    const guarded = (abs: string, syntax: ManifestSyntax) => {
+      try {
+        return parse(abs, syntax);
+      } catch (error) {
+        if (!(error instanceof ManifestProblem)) throw error;
+        findings.push(problemFinding(toProjectPath(root, abs), error));
+        return undefined;
+      }
+    };
+    if (!existsSync(join(dir, PLUGIN_FILE))) return { findings };
+    const tool = pluginTools(root, dir, guarded, findings, { skills: false }).find((t) => t.manifestFile === source);
+    return tool ? { tool, findings } : { findings };
+  }
   const abs = join(root, ...source.split("/"));
   const name = basename(abs);
   const syntax = syntaxOf(name);
   if (!syntax || !existsSync(abs)) return { findings };
-  // A manifest-named file directly in .ai/tools/ is a single-file tool (see walkToolsDir).
-  const form = (DIRECTORY_MANIFESTS as readonly string[]).includes(name) && dirname(abs) !== join(root, TOOLS_DIR) ? "directory" : fileFormOf(syntax);
   let parsed: ParsedManifest | "none";
   try {
     parsed = parse(abs, syntax);
@@ -136,6 +277,13 @@ export function readToolAt(root: string, source: string, parse: ManifestFilePars
     findings.push(problemFinding(source, error));
     return { findings };
   }
+  const nested = dirname(abs) !== join(root, TOOLS_DIR);
+  if (name === SKILL_FILE && nested) {
+    const tool = assembleSkillTool(root, dirname(abs), parsed, findings);
+    return tool ? { tool, findings } : { findings };
+  }
+  // A manifest-named file directly in .ai/tools/ is a single-file tool (see walkToolsDir).
+  const form = (DIRECTORY_MANIFESTS as readonly string[]).includes(name) && nested ? "directory" : fileFormOf(syntax);
   return holdsTool(form, parsed) ? { tool: assembleTool(root, abs, form, parsed, findings), findings } : { findings };
 }
 

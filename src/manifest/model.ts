@@ -168,3 +168,12 @@ export function withConfig<T extends Pick<Tool, "config" | "configLossless">>(to
   const lossless = tool.configLossless ? { configLossless: change(tool.configLossless) as { [key: string]: CanonicalValue } } : {};
   return { ...tool, config: change(tool.config), ...lossless };
 }
+
+/**
+ * The file a tool's manifestFile names: an Agent Plugin's MCP server is `<plugin>/mcp.json#<server>`
+ * (one file, several tools), every other tool its manifest's path.
+ */
+export function manifestPathOf(manifestFile: string): string {
+  const hash = manifestFile.indexOf("#");
+  return hash === -1 ? manifestFile : manifestFile.slice(0, hash);
+}

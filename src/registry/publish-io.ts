@@ -11,7 +11,7 @@ import type { CanonicalValue } from "../integrity/value.ts";
 import { readLockfile } from "../lockfile/fs.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { readProject } from "../manifest/discover-io.ts";
-import type { Tool } from "../manifest/model.ts";
+import { type Tool, manifestPathOf } from "../manifest/model.ts";
 import { readPrivateKey } from "../trust/keys-io.ts";
 import { signArtifact } from "../trust/signature.ts";
 import { checkTree } from "../validate/check-io.ts";
@@ -72,7 +72,7 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
     contents.set(hex, bytes);
     sizes.set(hex, bytes.length);
   }
-  const manifestBytes = new Uint8Array(readFileSync(join(project.root, tool.manifestFile)));
+  const manifestBytes = new Uint8Array(readFileSync(join(project.root, manifestPathOf(tool.manifestFile))));
   const manifestSha256 = sha256Hex(manifestBytes);
   contents.set(manifestSha256, manifestBytes);
   sizes.set(manifestSha256, manifestBytes.length);
@@ -82,7 +82,7 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
     toolId,
     version: tool.version,
     type: tool.type,
-    manifestFile: relative(tool.rootAbs, join(project.root, tool.manifestFile)).split(sep).join("/"),
+    manifestFile: relative(tool.rootAbs, join(project.root, manifestPathOf(tool.manifestFile))).split(sep).join("/"),
     manifestSha256,
     manifest: tool.manifest,
     files: hashed!.files,

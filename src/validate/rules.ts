@@ -25,6 +25,15 @@ export const RULES = {
   "parse/encoding": { severity: "error", description: "The manifest is not valid UTF-8.", example: "(a Latin-1 file with byte 0xE9)" },
   // Discovery (src/manifest/discover-io.ts)
   "discover/ambiguous-manifest": { severity: "error", description: "A directory holds more than one of tool.yaml, tool.yml and tool.json.", example: "fetch/tool.yaml + fetch/tool.json" },
+  // Agent Skills and Agent Plugins (src/manifest/skill.ts, plugin.ts)
+  "skill/front-matter": { severity: "error", description: "A SKILL.md does not open with YAML front matter.", example: "# My skill (no --- block)" },
+  "skill/name": { severity: "error", description: "A skill's name is missing, is not 1-64 lower-case letters, digits and hyphens, or differs from its folder's name.", example: "pdf-tools/SKILL.md with name: pdf" },
+  "skill/description": { severity: "error", description: "A skill's description is missing, empty or longer than 1024 characters.", example: "name: pdf-tools (no description)" },
+  "skill/field": { severity: "error", description: "A front-matter field has the wrong type (metadata not a string map, allowed-tools not a string); an unknown field is a warning.", example: "metadata: { version: 1.0 }" },
+  "skill/path-escape": { severity: "error", description: "A relative link in SKILL.md points outside the skill's folder, where kiwi locks nothing.", example: "[config](../../shared/config.md)" },
+  "plugin/manifest": { severity: "error", description: "An Agent Plugin's plugin.json violates the spec ($schema, name, a field of the wrong type): the plugin is rejected and none of its components read.", example: "{ \"name\": \"My Plugin\" }" },
+  "plugin/field": { severity: "warning", description: "plugin.json has a field the spec does not define (reported and ignored), or a component location of the wrong kind.", example: "{ \"$schema\": \"…/1.0.0/plugin.schema.json\", \"name\": \"p\", \"hooks\": {} }" },
+  "plugin/mcp": { severity: "warning", description: "A plugin's mcp.json is invalid (its servers are not read) or one server entry is (that server is skipped), as the spec says.", example: "\"srv\": { \"type\": \"stdio\", \"command\": \"node server.js\" }" },
   "discover/unreadable": { severity: "error", description: "A file or folder under .ai/tools/ cannot be read.", example: "(a FIFO or a file without read permission)" },
   "kiwi_mcp/non-literal": { severity: "error", description: "A kiwi_mcp Python tool's metadata variable (__version__, __tool_type__, CONFIG_SCHEMA, ...) is not a literal; kiwi reads the file, it never runs it.", example: "__version__ = get_version()" },
   "kiwi_mcp/signature-stale": { severity: "warning", description: "A kiwi_mcp Python tool's `# kiwi-mcp:validated:` hash no longer matches the file: it changed after it was signed.", example: "# kiwi-mcp:validated:2026-01-26T04:13:30Z:<hash of an older body>" },

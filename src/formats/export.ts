@@ -1,0 +1,216 @@
+// A kiwi tool written back out in the ecosystem's formats: an Agent Skill folder, an Agent Plugin
+// (skills/ and mcp.json), or an MCP registry server.json. Pure: tools and file texts in, a plan of
+// files out (export-io.ts writes it).
+import { KiwiError } from "../errors.ts";
+import type { Tool } from "../manifest/model.ts";
+import { PLUGIN_MCP_SCHEMA, PLUGIN_SCHEMA } from "../manifest/plugin.ts";
+import { SKILL_FILE } from "../manifest/skill.ts";
+import { SERVER_JSON_SCHEMA } from "./server-json.ts";
+
+export const EXPORT_FORMATS = ["skill", "plugin", "server.json"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** One file of an export: copied from a tool file, or written from text. */
+export interface ExportFile {
+  path: string;
+  from?: string;
+  text?: string;
+  executable?: boolean;
+}
+
+export interface ExportPlan {
+  /** The folder (or, for server.json, the file) created under --out. */
+  name: string;
+  files: ExportFile[];
+  notes: string[];
+}
+
+type ReadText = (abs: string) => string;
+const SKILL_NAME = /^[a-z0-9](?:[a-z0-9]|-(?!-))*$/;
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_KEY|APIKEY|PRIVATE_KEY|CREDENTIAL/i;
+
+function refuse(tool: Tool, message: string, hint: string): KiwiError {
+  return new KiwiError("E_USAGE", `${tool.id} (${tool.manifestFile}): ${message}`, { hint, details: { tool: tool.id } });
+}
+
+/** A knowledge tool as an Agent Skill folder: SKILL.md (front matter + the document) and its other files. */
+export function exportSkill(tool: Tool, read: ReadText, notes: string[] = []): ExportPlan {
+  if (tool.type !== "knowledge") throw refuse(tool, `a ${tool.type} tool is not a skill`, "export knowledge tools as skills; MCP servers as --format plugin or server.json");
+  const name = tool.id.replace(/_/g, "-");
+  if (name !== tool.id) notes.push(`${tool.id} is exported as the skill ${name} (skill names have no underscores)`);
+  if (!SKILL_NAME.test(name) || name.length > 64) throw refuse(tool, `${JSON.stringify(name)} is not a skill name`, "skill names are 1-64 lower-case letters, digits and single hyphens");
+  if (!tool.description) throw refuse(tool, "the tool has no description, which a skill must have", "add description: what it is and when to use it");
+  const entry = tool.form === "markdown" ? undefined : tool.entrypoint;
+  const entryFile = entry ? tool.files.find((f) => f.path === entry) : tool.files[0];
+  if (!entryFile) throw refuse(tool, "the tool has no Markdown document", "point config.entrypoint at a .md file of the tool");
+  const text = read(entryFile.abs);
+  const files: ExportFile[] = [];
+  if (tool.manifestFile.endsWith(`/${SKILL_FILE}`) && name === tool.id) {
+    files.push({ path: SKILL_FILE, from: entryFile.abs });
+  } else {
+    const skill = (tool.config.skill ?? {}) as Record<string, unknown>;
+    const front: Record<string, unknown> = { name, description: tool.description };
+    for (const key of ["license", "compatibility", "allowed-tools"]) if (typeof skill[key] === "string") front[key] = skill[key];
+    const metadata = { ...((skill.metadata as Record<string, string> | undefined) ?? {}), ...(tool.version !== "0.0.0" ? { version: tool.version } : {}) };
+    if (Object.keys(metadata).length > 0) front.metadata = metadata;
+    files.push({ path: SKILL_FILE, text: `---\n${yamlFront(front)}---\n${stripFrontMatter(text)}` });
+  }
+  for (const f of tool.files) if (f !== entryFile) files.push({ path: f.path, from: f.abs, executable: f.isExecutable });
+  return { name, files, notes };
+}
+
+/** An mcp_server tool as a registry server.json: its package (npm, PyPI) or its remote. */
+export function exportServerJson(tool: Tool, registryName: string, notes: string[] = []): ExportPlan {
+  if (tool.type !== "mcp_server") throw refuse(tool, `a ${tool.type} tool is not an MCP server`, "server.json describes MCP servers");
+  if (!/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/.test(registryName)) throw new KiwiError("E_USAGE", `--name ${JSON.stringify(registryName)} is not a registry name`, { hint: "write it as io.github.<owner>/<server>" });
+  const c = tool.config;
+  const secrets = new Set(Array.isArray(c.secrets) ? (c.secrets as string[]) : []);
+  const doc: Record<string, unknown> = { $schema: `https://static.modelcontextprotocol.io/schemas/${SERVER_JSON_SCHEMA}/server.schema.json`, name: registryName };
+  let description = tool.description ?? tool.id;
+  if (description.length > 100) {
+    description = `${description.slice(0, 99)}…`;
+    notes.push("the description was cut to the registry's 100 characters");
+  }
+  Object.assign(doc, { description, version: tool.version });
+  if (typeof c.package === "string") {
+    const m = /^(npm|pypi):(.+?)(?:@|==)([^@=]+)$/.exec(c.package);
+    if (!m) throw refuse(tool, `config.package ${JSON.stringify(c.package)} names no exact version`, "pin it: npm:<name>@<version> or pypi:<name>==<version>");
+    const pkg: Record<string, unknown> = { registryType: m[1], identifier: m[2], version: m[3], transport: { type: "stdio" } };
+    const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map((a) => argumentOf(String(a), secrets));
+    if (args.length > 0) pkg.packageArguments = args;
+    const env = keyValues(c.env, secrets);
+    if (env.length > 0) pkg.environmentVariables = env;
+    doc.packages = [pkg];
+  } else if (tool.executor?.id === "http_client" && typeof c.url === "string") {
+    const remote: Record<string, unknown> = { type: c.transport === "sse" ? "sse" : "streamable-http", url: unescape(c.url) };
+    const headers = keyValues(c.headers, secrets);
+    if (headers.length > 0) remote.headers = headers;
+    doc.remotes = [remote];
+  } else {
+    throw refuse(tool, "it runs a local command, which a server.json cannot describe (it names published packages and remotes)", "publish the server to npm or PyPI and name it in config.package, or export --format plugin");
+  }
+  return { name: "server.json", files: [{ path: "server.json", text: `${JSON.stringify(doc, null, 2)}\n` }], notes };
+}
+
+/** Tools as one Agent Plugin: knowledge tools under skills/, MCP servers in mcp.json with their files at the root. */
+export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, notes: string[] = []): ExportPlan {
+  if (!/^[a-z0-9](?:[a-z0-9]|-(?!-)|\.(?!\.))*$/.test(pluginName) || !/[a-z0-9]$/.test(pluginName) || pluginName.length > 64) {
+    throw new KiwiError("E_USAGE", `${JSON.stringify(pluginName)} is not a plugin name`, { hint: "pass --name with lower-case letters, digits, hyphens and periods" });
+  }
+  const files: ExportFile[] = [];
+  const servers: Record<string, unknown> = {};
+  const owner = new Map<string, string>();
+  const place = (file: ExportFile, tool: Tool) => {
+    const other = owner.get(file.path);
+    if (other !== undefined && other !== tool.id) throw refuse(tool, `its file ${file.path} is also ${other}'s, and a plugin has one root`, "export the two servers as two plugins");
+    owner.set(file.path, tool.id);
+    if (other === undefined) files.push(file);
+  };
+  for (const tool of tools) {
+    if (tool.type === "knowledge") {
+      const skill = exportSkill(tool, read, notes);
+      for (const f of skill.files) place({ ...f, path: `skills/${skill.name}/${f.path}` }, tool);
+    } else if (tool.type === "mcp_server") {
+      servers[tool.id] = pluginServer(tool, notes);
+      for (const f of tool.files) place({ path: f.path, from: f.abs, executable: f.isExecutable }, tool);
+    } else {
+      throw refuse(tool, `a ${tool.type} tool has no place in an Agent Plugin (skills and MCP servers only)`, "export knowledge tools and mcp_server tools");
+    }
+  }
+  const first = tools[0]!;
+  const manifest: Record<string, unknown> = { $schema: PLUGIN_SCHEMA, name: pluginName, version: first.version };
+  if (tools.length === 1 && first.description) manifest.description = first.description;
+  files.push({ path: "plugin.json", text: `${JSON.stringify(manifest, null, 2)}\n` });
+  if (Object.keys(servers).length > 0) files.push({ path: "mcp.json", text: `${JSON.stringify({ $schema: PLUGIN_MCP_SCHEMA, mcpServers: servers }, null, 2)}\n` });
+  return { name: pluginName, files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), notes };
+}
+
+function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
+  const c = tool.config;
+  const literal = (what: string, value: string): string | undefined => {
+    if (/\$\{[A-Za-z_]\w*\}/.test(value.replace(/\$\{PLUGIN_ROOT\}/g, ""))) {
+      notes.push(`${tool.id}: ${what} reads ${value.match(/\$\{[A-Za-z_]\w*\}/)![0]} from the environment, which Agent Plugins cannot express (no expansion, no secrets in mcp.json): left out; set it in the client`);
+      return undefined;
+    }
+    return unescape(value);
+  };
+  if (tool.executor?.id === "http_client" && typeof c.url === "string") {
+    const url = literal("its url", c.url);
+    if (url === undefined) throw refuse(tool, "its URL depends on the environment", "write the URL literally to export it");
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries((c.headers as Record<string, unknown>) ?? {})) {
+      const value = literal(`header ${k}`, String(v));
+      if (value !== undefined) headers[k] = value;
+    }
+    return { type: c.transport === "sse" ? "sse" : "streamable-http", url, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+  }
+  const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map(String);
+  let command = typeof c.command === "string" ? c.command : undefined;
+  let launcher: string[] = [];
+  if (typeof c.package === "string") {
+    const m = /^(npm|pypi):(.+?)(?:@|==)([^@=]+)$/.exec(c.package);
+    if (!m) throw refuse(tool, `config.package ${JSON.stringify(c.package)} names no exact version`, "pin it");
+    command = m[1] === "npm" ? "npx" : "uvx";
+    launcher = m[1] === "npm" ? ["-y", `${m[2]}@${m[3]}`] : [`${m[2]}==${m[3]}`];
+    notes.push(`${tool.id}: runs its package through ${command} (${launcher.join(" ")}), which fetches it at start; kiwi ran the locked copy`);
+  }
+  if (command === undefined) throw refuse(tool, "it names no command or package", "set config.command or config.package");
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries((c.env as Record<string, unknown>) ?? {})) {
+    if (k === "PLUGIN_ROOT" || k === "PLUGIN_DATA") continue;
+    const value = literal(`env ${k}`, String(v));
+    if (value !== undefined) env[k] = value;
+  }
+  const mappedArgs = [...launcher, ...args.flatMap((a) => literal(`argument ${JSON.stringify(a)}`, a) ?? [])];
+  return { type: "stdio", command: command.startsWith("./") || !command.includes("/") ? command : `./${command}`, ...(mappedArgs.length > 0 ? { args: mappedArgs } : {}), ...(Object.keys(env).length > 0 ? { env } : {}), ...(typeof c.cwd === "string" ? { cwd: `./${c.cwd}` } : {}) };
+}
+
+/** kiwi config text back to literal text: `{{x}}` is a literal `{x}`. */
+function unescape(text: string): string {
+  return text.replace(/\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g, "{$1}");
+}
+
+/** A kiwi argument as a server.json positional: `${X}` is a required user input, anything else a fixed value. */
+function argumentOf(arg: string, secrets: ReadonlySet<string>): Record<string, unknown> {
+  const whole = /^\$\{([A-Za-z_]\w*)\}$/.exec(arg);
+  if (whole) return { type: "positional", valueHint: whole[1]!.toLowerCase(), isRequired: true, ...(isSecret(whole[1]!, secrets) ? { isSecret: true } : {}) };
+  return withVariables({ type: "positional" }, arg, secrets);
+}
+
+function keyValues(map: unknown, secrets: ReadonlySet<string>): Record<string, unknown>[] {
+  if (typeof map !== "object" || map === null) return [];
+  return Object.entries(map as Record<string, unknown>).map(([name, raw]) => {
+    const value = String(raw);
+    const whole = /^\$\{([A-Za-z_]\w*)\}$/.exec(value);
+    if (whole && whole[1] === name) return { name, isRequired: true, ...(isSecret(name, secrets) ? { isSecret: true } : {}) };
+    return withVariables({ name }, value, secrets);
+  });
+}
+
+/** A fixed value, with each `${X}` it reads as a `{x}` variable the user supplies. */
+function withVariables(base: Record<string, unknown>, value: string, secrets: ReadonlySet<string>): Record<string, unknown> {
+  const variables: Record<string, unknown> = {};
+  const text = unescape(value).replace(/\$\{([A-Za-z_]\w*)\}/g, (_m, name: string) => {
+    variables[name.toLowerCase()] = { isRequired: true, ...(isSecret(name, secrets) ? { isSecret: true } : {}) };
+    return `{${name.toLowerCase()}}`;
+  });
+  return { ...base, value: text, ...(Object.keys(variables).length > 0 ? { variables } : {}) };
+}
+
+function isSecret(name: string, secrets: ReadonlySet<string>): boolean {
+  return secrets.has(name) || SECRET_NAME.test(name);
+}
+
+function stripFrontMatter(text: string): string {
+  const lines = text.split("\n");
+  if (lines[0]?.trim() !== "---") return text;
+  const end = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
+  return end === -1 ? text : lines.slice(end + 1).join("\n");
+}
+
+/** Front matter as YAML with every string quoted as JSON (valid YAML, no surprises with `:` or `#`). */
+function yamlFront(front: Record<string, unknown>): string {
+  return Object.entries(front)
+    .map(([k, v]) => (typeof v === "object" && v !== null ? `${k}:\n${Object.entries(v as Record<string, string>).map(([mk, mv]) => `  ${mk}: ${JSON.stringify(mv)}\n`).join("")}` : `${k}: ${JSON.stringify(v)}\n`))
+    .join("");
+}

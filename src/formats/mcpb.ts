@@ -1,0 +1,172 @@
+// MCP Bundles (.mcpb, manifest_version 0.1-0.4; github.com/anthropics/mcpb): the signature block the
+// mcpb CLI appends (MCPB_SIG_V1, u32 LE length, DER PKCS#7, MCPB_SIG_END) and manifest.json mapped
+// to a kiwi mcp_server whose files are the bundle's. Pure.
+import { child, importError, isObject } from "./errors.ts";
+import { escapeLiteral } from "./inputs.ts";
+import type { SignatureStatus } from "./pkcs7.ts";
+
+/** What a bundle's signature block says, once verified. */
+export interface BundleSignature {
+  status: SignatureStatus | "unsigned";
+  /** The signer's subject and issuer, and its certificate's SHA-256 fingerprint. */
+  publisher?: string;
+  issuer?: string;
+  fingerprint?: string;
+}
+
+/** One line: unsigned, or the status with who signed and with which certificate. */
+export function describeSignature(s: BundleSignature): string {
+  return s.status === "unsigned" ? "unsigned" : `${s.status} by ${s.publisher} (issuer ${s.issuer}, sha256 ${s.fingerprint})`;
+}
+
+const HEADER = new TextEncoder().encode("MCPB_SIG_V1");
+const FOOTER = new TextEncoder().encode("MCPB_SIG_END");
+/** manifest_version values kiwi reads (dxt_version is the deprecated spelling). */
+export const MCPB_VERSIONS = ["0.1", "0.2", "0.3", "0.4"];
+
+/** The zip and, when the bundle is signed, the DER signature; throws when a block is present but malformed. */
+export function splitSignature(bytes: Uint8Array, file: string): { zip: Uint8Array; signature?: Uint8Array } {
+  if (!endsWith(bytes, FOOTER)) return { zip: bytes };
+  const footerAt = bytes.length - FOOTER.length;
+  for (let at = footerAt - HEADER.length - 4; at >= 0; at--) {
+    if (!HEADER.every((b, i) => bytes[at + i] === b)) continue;
+    const lengthAt = at + HEADER.length;
+    const length = bytes[lengthAt]! | (bytes[lengthAt + 1]! << 8) | (bytes[lengthAt + 2]! << 16) | (bytes[lengthAt + 3]! * 0x1000000);
+    if (lengthAt + 4 + length !== footerAt) break;
+    return { zip: bytes.subarray(0, at), signature: bytes.subarray(lengthAt + 4, footerAt) };
+  }
+  throw importError(file, "", "the bundle ends with MCPB_SIG_END but its signature block is malformed (no MCPB_SIG_V1 header with a matching length)", "re-sign it with mcpb sign, or remove the block with mcpb unsign");
+}
+
+function endsWith(bytes: Uint8Array, suffix: Uint8Array): boolean {
+  if (bytes.length < suffix.length) return false;
+  const at = bytes.length - suffix.length;
+  return suffix.every((b, i) => bytes[at + i] === b);
+}
+
+export interface McpbImport {
+  id: string;
+  version: string;
+  /** The kiwi manifest to write as tool.yaml beside the bundle's files. */
+  manifest: Record<string, unknown>;
+  /** The bundle's entry point, made executable for a binary server. */
+  entryPoint: string;
+  binary: boolean;
+  notes: string[];
+}
+
+const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+const TOOL_ID = /^[a-z][a-z0-9_-]{0,63}$/;
+/** MCPB's own path variables, for the host they run on. */
+const HOST_PATHS: Record<string, string> = { HOME: "${HOME}", DESKTOP: "${HOME}/Desktop", DOCUMENTS: "${HOME}/Documents", DOWNLOADS: "${HOME}/Downloads", "/": "/", pathSeparator: "/" };
+
+/**
+ * Maps a bundle's manifest.json to a kiwi manifest. `${__dirname}` is the bundle folder, which is
+ * the server's working directory in kiwi (its run directory), so it becomes `.`; `${user_config.x}`
+ * becomes its default, or `${X}` read from the environment (secret when `sensitive`).
+ */
+export function importMcpbManifest(doc: unknown, file: string, options: { id?: string; platform: string }): McpbImport {
+  const at = `${file}!manifest.json`;
+  if (!isObject(doc)) throw importError(at, "", "manifest.json is not a JSON object", "pack the bundle with mcpb pack");
+  const version = doc.manifest_version ?? doc.dxt_version;
+  if (typeof version !== "string") throw importError(at, "/manifest_version", "manifest_version is missing", `set manifest_version to one of ${MCPB_VERSIONS.join(", ")}`);
+  if (!MCPB_VERSIONS.includes(version)) throw importError(at, doc.manifest_version !== undefined ? "/manifest_version" : "/dxt_version", `manifest_version ${JSON.stringify(version)} is not one kiwi reads (${MCPB_VERSIONS.join(", ")})`, "repack the bundle with an mcpb CLI of the 0.x line");
+  for (const key of ["name", "version", "description"]) if (typeof doc[key] !== "string" || doc[key] === "") throw importError(at, `/${key}`, `${key} is missing`, `add "${key}"`);
+  const name = doc.name as string;
+  const id = options.id ?? name.toLowerCase().replace(/[^a-z0-9_-]+/g, "_").replace(/^[^a-z]+/, "").slice(0, 64);
+  if (!TOOL_ID.test(id)) throw importError(at, "/name", `no tool id can be made from ${JSON.stringify(name)}`, "pass --id <tool_id>");
+  if (!SEMVER.test(doc.version as string)) throw importError(at, "/version", `version ${JSON.stringify(doc.version)} is not a semantic version`, "bundles use MAJOR.MINOR.PATCH");
+  const server = doc.server;
+  if (!isObject(server)) throw importError(at, "/server", "server is missing", "describe the server: { type, entry_point, mcp_config }");
+  if (!["node", "python", "binary", "uv"].includes(String(server.type))) throw importError(at, "/server/type", `server type ${JSON.stringify(server.type)} is not node, python, binary or uv`, "set server.type");
+  if (typeof server.entry_point !== "string" || server.entry_point === "" || leaves(server.entry_point)) throw importError(at, "/server/entry_point", "entry_point is missing or leaves the bundle", "name the server's file inside the bundle");
+  const notes: string[] = [];
+  const given = server.mcp_config;
+  if (!isObject(given)) {
+    throw importError(at, "/server/mcp_config", server.type === "uv" ? "a uv server without mcp_config is started by uv, which resolves and downloads packages when it starts" : "mcp_config is missing", server.type === "uv" ? "kiwi runs only what it locked: give the bundle an mcp_config (command, args) that runs its bundled code" : "add mcp_config: { command, args, env }");
+  }
+  let mcp: Record<string, unknown> = given;
+  const override = isObject(mcp.platform_overrides) ? mcp.platform_overrides[options.platform] : undefined;
+  if (isObject(override)) {
+    mcp = { ...mcp, ...override };
+    notes.push(`used server.mcp_config.platform_overrides.${options.platform}: the tool is written for this platform`);
+  }
+  if (typeof mcp.command !== "string" || mcp.command === "") throw importError(at, "/server/mcp_config/command", "command is missing", "name the program that starts the server");
+  const userConfig = isObject(doc.user_config) ? doc.user_config : {};
+  const secrets = new Set<string>();
+  const expand = (text: string, pointer: string): string =>
+    escapeLiteral(text).replace(/\$\{\{?([^{}]+)\}?\}/g, (whole, name: string) => {
+      if (name === "__dirname") return ".";
+      if (Object.hasOwn(HOST_PATHS, name)) return HOST_PATHS[name]!;
+      const m = /^user_config\.(.+)$/.exec(name);
+      if (!m) return whole;
+      const option = userConfig[m[1]!];
+      if (!isObject(option)) throw importError(at, pointer, `${whole} names no user_config option`, `declare user_config.${m[1]} or fix the reference`);
+      const envName = m[1]!.toUpperCase().replace(/[^A-Z0-9_]+/g, "_").replace(/^(?=[0-9])/, "_");
+      if (option.sensitive === true) {
+        secrets.add(envName);
+        return `\${${envName}}`;
+      }
+      if (option.default !== undefined) return Array.isArray(option.default) ? option.default.map(String).join(",") : expand(String(option.default), child(child("/user_config", m[1]!), "default"));
+      if (option.required === true) return `\${${envName}}`;
+      notes.push(`user_config.${m[1]} is optional and has no default: it is passed as an empty string; set it in the manifest if the server needs it`);
+      return "";
+    });
+  const args = mcp.args === undefined ? [] : mcp.args;
+  if (!Array.isArray(args) || args.some((a) => typeof a !== "string")) throw importError(at, "/server/mcp_config/args", "args is not an array of strings", 'write "args": ["…"]');
+  const env = mcp.env === undefined ? {} : mcp.env;
+  if (!isObject(env) || Object.values(env).some((v) => typeof v !== "string")) throw importError(at, "/server/mcp_config/env", "env is not an object of strings", 'write "env": { "NAME": "value" }');
+  const config: Record<string, unknown> = { transport: "stdio", command: expand(mcp.command as string, "/server/mcp_config/command") };
+  const mappedArgs = (args as string[]).map((a, i) => expand(a, `/server/mcp_config/args/${i}`));
+  if (mappedArgs.length > 0) config.args = mappedArgs;
+  const mappedEnv = Object.fromEntries(Object.entries(env as Record<string, string>).map(([k, v]) => [k, expand(v, child("/server/mcp_config/env", k))]));
+  if (Object.keys(mappedEnv).length > 0) config.env = mappedEnv;
+  if (secrets.size > 0) config.secrets = [...secrets].sort();
+  const manifest = { tool_id: id, tool_type: "mcp_server", version: doc.version, description: doc.description, executor: "subprocess", config };
+  return { id, version: doc.version as string, manifest, entryPoint: server.entry_point, binary: server.type === "binary", notes };
+}
+
+function leaves(path: string): boolean {
+  if (path.startsWith("/") || path.includes("\\") || path.includes("\0")) return true;
+  let depth = 0;
+  for (const s of path.split("/")) {
+    depth += s === ".." ? -1 : s === "." || s === "" ? 0 : 1;
+    if (depth < 0) return true;
+  }
+  return false;
+}
+
+/** A zip entry name that would land outside the folder it is unpacked into, or is not a plain path. */
+export function unsafeEntryName(name: string): boolean {
+  return name === "" || leaves(name) || /(^|\/)\.\.?(\/|$)/.test(name.replace(/\/$/, "")) || /^[A-Za-z]:/.test(name);
+}
+
+/**
+ * The Unix mode of each entry a zip's central directory records (fflate does not expose it): for
+ * executable bits and to refuse symbolic links. Entries made elsewhere than Unix have none.
+ */
+export function zipUnixModes(zip: Uint8Array): Map<string, number> {
+  const modes = new Map<string, number>();
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  // The end-of-central-directory record: within the last 64 KiB + 22 bytes (its comment is at most 65535).
+  let eocd = -1;
+  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 65_557); i--) {
+    if (view.getUint32(i, true) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd === -1) return modes;
+  const count = view.getUint16(eocd + 10, true);
+  let at = view.getUint32(eocd + 16, true);
+  const decoder = new TextDecoder();
+  for (let n = 0; n < count && at + 46 <= zip.length && view.getUint32(at, true) === 0x02014b50; n++) {
+    const madeBy = view.getUint16(at + 4, true) >> 8;
+    const nameLength = view.getUint16(at + 28, true);
+    const skip = nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    const external = view.getUint32(at + 38, true);
+    if (madeBy === 3) modes.set(decoder.decode(zip.subarray(at + 46, at + 46 + nameLength)), external >>> 16);
+    at += 46 + skip;
+  }
+  return modes;
+}

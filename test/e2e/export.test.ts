@@ -1,0 +1,129 @@
+// `kiwi export` through the compiled binary: tools written back out as an Agent Skill, an Agent
+// Plugin and a server.json, each read back by kiwi (or compared byte for byte) to show the round
+// trip holds; what a format cannot say is refused with a coded error or named in a note.
+import { afterAll, describe, expect, test } from "bun:test";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
+import { kiwiIn, listFiles } from "./lock-helpers.ts";
+
+afterAll(cleanupTemps);
+const REAL = join(import.meta.dir, "..", "fixtures", "real");
+
+describe("--format skill", () => {
+  test("a skill exports as the same bytes; a Markdown knowledge tool gains skill front matter", async () => {
+    const root = makeProject({
+      ".ai/tools/style_notes.md": "---\ntool_id: style_notes\ntool_type: knowledge\nversion: 1.2.0\nexecutor: null\ndescription: \"How we write: short sentences.\"\n---\n# Style\n\nShort sentences.\n",
+    });
+    cpSync(join(REAL, "skills", "brand-guidelines"), join(root, ".ai/tools/brand-guidelines"), { recursive: true });
+    const out = makeTemp("kiwi-export-");
+    const kiwi = kiwiIn(root);
+    const skill = await kiwi.run(["export", "brand-guidelines", "--format", "skill", "--out", out]);
+    expect([skill.exitCode, skill.stdout]).toEqual([0, `exported brand-guidelines as skill to ${out}/brand-guidelines (1 files)\n`]);
+    expect(readFileSync(join(out, "brand-guidelines/SKILL.md"))).toEqual(readFileSync(join(REAL, "skills/brand-guidelines/SKILL.md")));
+    const notes = await kiwi.run(["export", "style_notes", "--format", "skill", "--out", out]);
+    expect(notes.exitCode).toBe(0);
+    expect(notes.stderr).toContain("note: style_notes is exported as the skill style-notes");
+    expect(readFileSync(join(out, "style-notes/SKILL.md"), "utf8")).toBe('---\nname: "style-notes"\ndescription: "How we write: short sentences."\nmetadata:\n  version: "1.2.0"\n---\n# Style\n\nShort sentences.\n');
+    // The exported folder is a skill kiwi reads clean.
+    const back = makeProject({});
+    cpSync(join(out, "style-notes"), join(back, ".ai/tools/style-notes"), { recursive: true });
+    const check = await kiwiIn(back).run(["check"]);
+    expect([check.exitCode, check.stdout]).toEqual([0, ""]);
+  });
+});
+
+describe("--format server.json", () => {
+  test("an imported server.json exports back with its package, arguments and secret inputs", async () => {
+    const root = makeProject({});
+    cpSync(join(REAL, "server-json", "with-package.json"), join(root, "server.json"));
+    const kiwi = kiwiIn(root);
+    expect((await kiwi.run(["add", "--from", "server.json"])).exitCode).toBe(0);
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwi.run(["export", "local-weather", "--format", "server.json", "--name", "io.github.user/local-weather", "--out", out]);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, "server.json"), "utf8"))).toEqual({
+      $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+      name: "io.github.user/local-weather",
+      description: "Local MCP server distributed as an npm package.",
+      version: "1.0.0",
+      packages: [
+        {
+          registryType: "npm",
+          identifier: "@modelcontextprotocol/server-weather",
+          version: "1.0.0",
+          transport: { type: "stdio" },
+          packageArguments: [{ type: "positional", value: "--port" }, { type: "positional", value: "8080" }],
+          environmentVariables: [{ name: "API_KEY", isRequired: true, isSecret: true }],
+        },
+      ],
+    });
+    // ...and imports again to the same kiwi config.
+    const again = makeProject({});
+    cpSync(join(out, "server.json"), join(again, "server.json"));
+    expect((await kiwiIn(again).run(["add", "--from", "server.json"])).exitCode).toBe(0);
+    const strip = (t: string) => t.split("\n").slice(1).join("\n");
+    expect(strip(readFileSync(join(again, ".ai/tools/local-weather.yaml"), "utf8"))).toBe(strip(readFileSync(join(root, ".ai/tools/local-weather.yaml"), "utf8")));
+  });
+
+  test("a server that runs a local command cannot be a server.json", async () => {
+    const root = makeProject({ ".ai/tools/local.yaml": "tool_id: local\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig: { transport: stdio, command: node, args: [/srv/x.js] }\n" });
+    const r = await kiwiIn(root).run(["export", "local", "--format", "server.json", "--out", makeTemp("kiwi-export-")]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("error[E_USAGE]: local (.ai/tools/local.yaml): it runs a local command, which a server.json cannot describe");
+  });
+});
+
+describe("--format plugin", () => {
+  test("a skill and a stdio server with its files become one plugin that kiwi reads back as the same tools", async () => {
+    const root = makeProject({
+      ".ai/tools/notes/tool.yaml": "tool_id: notes\ntool_type: mcp_server\nversion: 1.0.0\ndescription: Notes server\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: node\n  args: [./server.js]\n  env: { MODE: fast, TOKEN: \"${NOTES_TOKEN}\" }\n",
+      ".ai/tools/notes/server.js": "// server\n",
+    });
+    cpSync(join(REAL, "skills", "template-skill"), join(root, ".ai/tools/template-skill"), { recursive: true });
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", "notes", "template-skill", "--format", "plugin", "--name", "notes-kit", "--out", out, "--json"]);
+    expect(r.exitCode).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result.files).toEqual(["mcp.json", "plugin.json", "server.js", "skills/template-skill/SKILL.md"]);
+    expect(result.notes).toEqual([expect.stringContaining("env TOKEN reads ${NOTES_TOKEN} from the environment, which Agent Plugins cannot express")]);
+    expect(JSON.parse(readFileSync(join(out, "notes-kit/mcp.json"), "utf8"))).toEqual({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { notes: { type: "stdio", command: "node", args: ["./server.js"], env: { MODE: "fast" } } } });
+    const back = makeProject({});
+    cpSync(join(out, "notes-kit"), join(back, ".ai/tools/notes-kit"), { recursive: true });
+    const list = await kiwiIn(back).run(["check", "--json"]);
+    expect(JSON.parse(list.stdout).findings.filter((f: { severity: string }) => f.severity === "error")).toEqual([]);
+    expect((await kiwiIn(back).run(["lock"])).exitCode).toBe(0);
+    const lock = JSON.parse(readFileSync(join(back, "tool.lock.json"), "utf8"));
+    expect([lock.tools.notes.source, lock.tools["template-skill"].source]).toEqual([".ai/tools/notes-kit/mcp.json#notes", ".ai/tools/notes-kit/skills/template-skill/SKILL.md"]);
+  });
+});
+
+describe("bad requests", () => {
+  test.each([
+    [["export", "nope", "--format", "skill", "--out", "x"], 2, 'error[E_TOOL_NOT_FOUND]: no project tool has the id "nope"'],
+    [["export", "doc", "--format", "zip", "--out", "x"], 2, 'error[E_USAGE]: --format "zip" is not one of skill, plugin, server.json'],
+    [["export", "doc", "--format", "server.json", "--out", "x"], 2, "error[E_USAGE]: doc (.ai/tools/doc.md): a knowledge tool is not an MCP server"],
+    [["export", "run", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: run (.ai/tools/run.yaml): a script tool is not a skill"],
+    [["export", "doc", "--format", "skill"], 2, "error[E_USAGE]: kiwi export needs a tool, --format and --out"],
+  ])("%p", async (args, exitCode, message) => {
+    const root = makeProject({
+      ".ai/tools/doc.md": "---\ntool_id: doc\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: d\n---\n# Doc\n",
+      ".ai/tools/run.yaml": "tool_id: run\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig: { entrypoint: run.sh }\n",
+    });
+    const r = await kiwiIn(root).run(args as string[]);
+    expect([r.exitCode, r.stdout]).toEqual([exitCode, ""]);
+    expect(r.stderr).toContain(message);
+    expect(existsSync(join(root, "x"))).toBe(false);
+  });
+
+  test("an existing target is never overwritten", async () => {
+    const root = makeProject({ ".ai/tools/doc.md": "---\ntool_id: doc\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: d\n---\n# Doc\n" });
+    const out = makeTemp("kiwi-export-");
+    writeFileSync(join(out, "marker"), "");
+    expect((await kiwiIn(root).run(["export", "doc", "--format", "skill", "--out", out])).exitCode).toBe(0);
+    const again = await kiwiIn(root).run(["export", "doc", "--format", "skill", "--out", out]);
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toContain(`${out}/doc already exists`);
+    expect(listFiles(out)).toEqual(["doc/SKILL.md", "marker"]);
+  });
+});

@@ -1,0 +1,118 @@
+// Agent Skills and Agent Plugins read as kiwi tools, through the compiled binary: the real files
+// from anthropics/skills and the Agent Plugins spec are checked, locked, installed and verified
+// like any tool, and a changed byte anywhere in a skill's folder is caught.
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { rawMcpServer } from "../helpers/raw-mcp.ts";
+import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+import { kiwiIn } from "./lock-helpers.ts";
+
+afterAll(cleanupTemps);
+const REAL = join(import.meta.dir, "..", "fixtures", "real");
+
+describe("Agent Skills", () => {
+  const root = makeProject({ ".ai/tools/brand-guidelines/LICENSE.txt": "terms\n" });
+  for (const name of ["template-skill", "brand-guidelines"]) cpSync(join(REAL, "skills", name), join(root, ".ai/tools", name), { recursive: true });
+  const kiwi = kiwiIn(root);
+
+  test("check, lock, install and verify treat each skill folder as a tool, SKILL.md and every other file hashed", async () => {
+    const check = await kiwi.run(["check"]);
+    expect([check.exitCode, check.stdout]).toEqual([0, ""]);
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    expect(lock.tools["brand-guidelines"]).toMatchObject({ type: "knowledge", source: ".ai/tools/brand-guidelines/SKILL.md", executor: null });
+    expect(lock.tools["brand-guidelines"].files.map((f: { path: string }) => f.path)).toEqual(["LICENSE.txt", "SKILL.md"]);
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const verify = await kiwi.run(["verify"]);
+    expect([verify.exitCode, verify.stderr]).toEqual([0, ""]);
+  });
+
+  test("kiwi show reads a skill like any tool", async () => {
+    const r = await kiwi.run(["show", "template-skill", "--json"]);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).chain.links).toEqual([expect.objectContaining({ id: "template-skill", type: "knowledge", status: "verified", source: ".ai/tools/template-skill/SKILL.md" })]);
+  });
+
+  test("an edit to a skill's file after the lock fails verify, naming the file", async () => {
+    appendFileSync(join(root, ".ai/tools/brand-guidelines/LICENSE.txt"), "changed\n");
+    const r = await kiwi.run(["verify"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toContain("~ LICENSE.txt");
+    expect(r.stderr).toContain("error[E_LOCK_STALE]");
+  });
+
+  test("a bad skill is a check error at the file and line, and lock refuses it", async () => {
+    const bad = makeProject({ ".ai/tools/my-skill/SKILL.md": "---\nname: other-name\ndescription: d\n---\nSee [x](../../secret.md)\n" });
+    const r = await kiwiIn(bad).run(["check"]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain('.ai/tools/my-skill/SKILL.md:2:1  error  skill/name  name "other-name" does not match the skill\'s folder "my-skill"\n    hint: rename the folder to other-name, or set name: my-skill');
+    expect(r.stdout).toContain('.ai/tools/my-skill/SKILL.md:5:1  error  skill/path-escape  the link "../../secret.md" points outside the skill\'s folder');
+    const lock = await kiwiIn(bad).run(["lock"]);
+    expect(lock.exitCode).not.toBe(0);
+  });
+});
+
+/** The plugin's server: one tool, whoami, answering with PLUGIN_ROOT and the config file it reads. */
+const PLUGIN_SERVER = rawMcpServer({ name: "notes", tool: "whoami", description: "Says where it runs.", textExpression: '"root=" + process.env.PLUGIN_ROOT + " config=" + require("node:fs").readFileSync(process.env.CONFIG, "utf8").trim()' });
+
+describe("Agent Plugins", () => {
+  test("a plugin's skill and its stdio server are tools: checked, locked, installed, verified, and the server is called", async () => {
+    const root = makeProject({
+      ".ai/tools/notes-plugin/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "notes-plugin", version: "1.0.0" }),
+      ".ai/tools/notes-plugin/mcp.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { notes: { type: "stdio", command: "node", args: ["${PLUGIN_ROOT}/server.js"], env: { CONFIG: "${PLUGIN_ROOT}/config.txt" } } } }),
+      ".ai/tools/notes-plugin/server.js": PLUGIN_SERVER,
+      ".ai/tools/notes-plugin/config.txt": "v1\n",
+      ".ai/tools/whoami.yaml": "tool_id: whoami\ntool_type: mcp_tool\nversion: 1.0.0\nexecutor: notes\nconfig: { tool_name: whoami }\nparameters: []\n",
+    });
+    cpSync(join(REAL, "plugins", "hello-plugin", "skills"), join(root, ".ai/tools/notes-plugin/skills"), { recursive: true });
+    const kiwi = kiwiIn(root);
+    const check = await kiwi.run(["check"]);
+    expect(check.stdout.includes(" error ")).toBe(false);
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    expect(lock.tools.notes).toMatchObject({ type: "mcp_server", source: ".ai/tools/notes-plugin/mcp.json#notes" });
+    expect(lock.tools.notes.files.map((f: { path: string }) => f.path)).toEqual(["config.txt", "mcp.json", "plugin.json", "server.js"]);
+    expect(lock.tools.greet).toMatchObject({ type: "knowledge", source: ".ai/tools/notes-plugin/skills/greet/SKILL.md" });
+    expect(Object.keys(lock.mcp_servers)).toEqual(["notes"]);
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const verify = await kiwi.run(["verify"]);
+    expect([verify.exitCode, verify.stderr]).toEqual([0, ""]);
+    const r = await kiwi.run(["exec", "whoami", "--sandbox=off"]);
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, "root=. config=v1\n", "warning: notes declares no validation.child_schemas, so whoami is not checked against it\n"]);
+    writeFileSync(join(root, ".ai/tools/notes-plugin/config.txt"), "v2\n");
+    const tampered = await kiwi.run(["exec", "whoami", "--sandbox=off"]);
+    expect(tampered.exitCode).not.toBe(0);
+    expect(tampered.stderr).toContain("notes");
+  });
+});
+
+describe("kiwi add --from <folder>", () => {
+  test("a skill folder is copied into .ai/tools/ and checked; a plugin folder too, with its tools listed", async () => {
+    const root = makeProject({});
+    const kiwi = kiwiIn(root);
+    const skill = await kiwi.run(["add", "--from", join(REAL, "skills", "template-skill")]);
+    expect([skill.exitCode, skill.stdout.split("\n")[0]]).toEqual([0, `imported template-skill@0.0.0 from skill (${join(REAL, "skills", "template-skill")})`]);
+    expect(readFileSync(join(root, ".ai/tools/template-skill/SKILL.md"))).toEqual(readFileSync(join(REAL, "skills/template-skill/SKILL.md")));
+    const plugin = await kiwi.run(["add", "--from", join(REAL, "plugins", "hello-plugin"), "--json"]);
+    expect(plugin.exitCode).toBe(0);
+    expect(JSON.parse(plugin.stdout)).toMatchObject({ tool: "hello-plugin", format: "plugin", path: ".ai/tools/hello-plugin", tools: ["greet"] });
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+  });
+
+  test("a skill that fails kiwi check is refused and nothing stays behind", async () => {
+    const src = makeProject({ "my-skill/SKILL.md": "---\nname: other\ndescription: d\n---\n" });
+    const root = makeProject({});
+    const r = await kiwiIn(root).run(["add", "--from", join(src, "my-skill")]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('error[E_CHECK_FAILED]: the tool imported from');
+    expect(r.stderr).toContain('skill/name: name "other" does not match the skill\'s folder "my-skill"');
+    expect(existsSync(join(root, ".ai/tools/my-skill"))).toBe(false);
+  });
+
+  test("a folder that is neither is E_INPUT_INVALID", async () => {
+    const src = makeProject({ "stuff/readme.txt": "x" });
+    const r = await kiwiIn(makeProject({})).run(["add", "--from", join(src, "stuff")]);
+    expect([r.exitCode, r.stderr.includes("is a folder with neither SKILL.md nor plugin.json")]).toEqual([2, true]);
+  });
+});

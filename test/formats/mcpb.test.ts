@@ -1,0 +1,91 @@
+// The pure halves of MCPB: the signature block's framing, manifest.json mapped to a kiwi manifest,
+// zip entry names judged. (Signing and verifying with real certificates: test/e2e/import-mcpb.test.ts.)
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { KiwiError } from "../../src/errors.ts";
+import { zipSync } from "fflate";
+import { importMcpbManifest, splitSignature, unsafeEntryName, zipUnixModes } from "../../src/formats/mcpb.ts";
+
+const REAL = JSON.parse(readFileSync(join(import.meta.dir, "..", "fixtures", "real", "mcpb", "hello-world-node", "manifest.json"), "utf8"));
+const enc = (s: string) => new TextEncoder().encode(s);
+
+describe("the signature block", () => {
+  test("a bundle without one is unsigned; one with one splits into zip and DER", () => {
+    expect(splitSignature(enc("PKzip"), "b.mcpb")).toEqual({ zip: enc("PKzip") });
+    const block = new Uint8Array([...enc("PKzip"), ...enc("MCPB_SIG_V1"), 3, 0, 0, 0, 1, 2, 3, ...enc("MCPB_SIG_END")]);
+    const split = splitSignature(block, "b.mcpb");
+    expect([Buffer.from(split.zip).toString(), [...split.signature!]]).toEqual(["PKzip", [1, 2, 3]]);
+  });
+
+  test("a footer without a matching header and length is refused", () => {
+    expect(() => splitSignature(new Uint8Array([...enc("PKzip"), ...enc("MCPB_SIG_V1"), 9, 0, 0, 0, 1, ...enc("MCPB_SIG_END")]), "b.mcpb")).toThrow("signature block is malformed");
+  });
+});
+
+describe("manifest.json", () => {
+  test("the real hello-world-node manifest: ${__dirname} is the run directory, user_config becomes defaults or ${VAR}", () => {
+    const r = importMcpbManifest(REAL, "h.mcpb", { platform: "linux" });
+    expect(r.manifest).toEqual({
+      tool_id: "hello-world-node",
+      tool_type: "mcp_server",
+      version: "0.1.0",
+      description: "A reference MCP extension demonstrating best practices and all available features",
+      executor: "subprocess",
+      config: {
+        transport: "stdio",
+        command: "node",
+        args: ["./server/index.js", "--verbose=false", "--max-results=10", "--config=", "--workspace=${HOME}/Documents"],
+        env: { API_KEY: "${API_KEY}", DEBUG: "info" },
+        secrets: ["API_KEY"],
+      },
+    });
+    expect(r.entryPoint).toBe("server/index.js");
+  });
+
+  test("platform_overrides for the host platform apply", () => {
+    const doc = { ...REAL, server: { ...REAL.server, mcp_config: { ...REAL.server.mcp_config, platform_overrides: { linux: { command: "nodejs" } } } } };
+    const r = importMcpbManifest(doc, "h.mcpb", { platform: "linux" });
+    expect((r.manifest.config as { command: string }).command).toBe("nodejs");
+    expect(r.notes[0]).toContain("platform_overrides.linux");
+  });
+
+  test.each([
+    ["manifest_version 1.0", { ...REAL, manifest_version: "1.0" }, "/manifest_version"],
+    ["no version at all", { ...REAL, manifest_version: undefined }, "/manifest_version"],
+    ["a uv server without mcp_config", { ...REAL, server: { type: "uv", entry_point: "main.py" } }, "/server/mcp_config"],
+    ["an entry point leaving the bundle", { ...REAL, server: { ...REAL.server, entry_point: "../x.js" } }, "/server/entry_point"],
+    ["an unknown server type", { ...REAL, server: { ...REAL.server, type: "deno" } }, "/server/type"],
+    ["a non-semver version", { ...REAL, version: "1.0" }, "/version"],
+  ])("%s is refused naming the field", (_what, doc, field) => {
+    try {
+      importMcpbManifest(doc, "h.mcpb", { platform: "linux" });
+      throw new Error("not refused");
+    } catch (error) {
+      expect(error).toBeInstanceOf(KiwiError);
+      expect((error as KiwiError).details).toEqual({ file: "h.mcpb!manifest.json", field });
+    }
+  });
+});
+
+test.each([
+  ["server/index.js", false],
+  ["../x", true],
+  ["a/../../x", true],
+  ["/etc/passwd", true],
+  ["C:/x", true],
+  ["a\\..\\x", true],
+])("zip entry %p unsafe: %p", (name, unsafe) => {
+  expect(unsafeEntryName(name)).toBe(unsafe);
+});
+
+test("the central directory's Unix modes are read: executables and symbolic links", () => {
+  const zip = zipSync({
+    "run.sh": [enc("#!/bin/sh\n"), { os: 3, attrs: (0o100755 << 16) >>> 0 }],
+    "link": [enc("/etc/passwd"), { os: 3, attrs: (0o120777 << 16) >>> 0 }],
+    "plain.txt": [enc("x"), { os: 3, attrs: (0o100644 << 16) >>> 0 }],
+    "dos.txt": [enc("x"), { os: 0 }],
+  });
+  const modes = zipUnixModes(zip);
+  expect([modes.get("run.sh"), modes.get("link"), modes.get("plain.txt"), modes.has("dos.txt")]).toEqual([0o100755, 0o120777, 0o100644, false]);
+});
