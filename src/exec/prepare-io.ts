@@ -8,55 +8,22 @@ import { type ParamTool, buildParametersSchemaLazily, resolveCallParams } from "
 import { planHost } from "./host-io.ts";
 import { applyLauncher, chainDeclarations } from "./launch-io.ts";
 import { mergeConfigs } from "./merge.ts";
-import type { ParamSources } from "./params.ts";
 import { type LinkInput, type Plan, buildPlan } from "./plan.ts";
 import { RUNS_DIR, ensureRunDir } from "./rundir-io.ts";
 import { declaresPackages } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
 import { type Tool, withConfig } from "../manifest/model.ts";
-import type { SandboxMode } from "./sandbox-plan.ts";
+import type { ExecRequest, PreparedExec } from "./prepared.ts";
 import { makeRedactor } from "./template.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 import type { ParametersSchema } from "../schema/parameters.ts";
 import { type VerifiedChain, verifyChain } from "./chain-verify-io.ts";
 import type { HostPolicy } from "./net-policy.ts";
-import type { Refusal } from "./net-proxy.ts";
 
-export interface ExecRequest {
-  toolId: string;
-  unlocked: boolean;
-  strict?: boolean;
-  /** Flag sources; `stdin` is read lazily, only when no flag gave parameters and the tool does not inherit stdin. */
-  sources: Omit<ParamSources, "stdin">;
-  readStdin?: () => string | undefined;
-  /** Resolve everything but materialise nothing (the plan names the run directories it would use). */
-  dryRun: boolean;
-  /** How subprocess tools are contained (sandbox-plan.ts). */
-  sandbox: SandboxMode;
-  /** Run a tool whose declared hosts admit every host (--allow-any-host). */
-  allowAnyHost?: boolean;
-}
-
-export interface PreparedExec {
-  /** The plan as run (secret values in place). Never print it: print `shown`. */
-  plan: Plan;
-  /** The same plan with secret values as `***`. */
-  shown: Plan;
-  /** Removes secret values from any text (error messages, response excerpts). */
-  redact: (text: string) => string;
-  /** Refuses URLs an http_client tool may not contact (declared net.outbound hosts, SSRF rule). */
-  checkUrl: (url: URL) => Promise<void>;
-  chain: VerifiedChain;
-  warnings: string[];
-  /** Host filtering of a subprocess tool: the policy kiwi's proxy enforces on `plan.subprocess.proxy.socket`. */
-  netPolicy?: HostPolicy;
-  /** Connections kiwi's proxy refused during the run (filled by run-io.ts), to report after it. */
-  refusals: Refusal[];
-  /** Removes one-off run directories; call after the run. */
-  cleanup: () => void;
-}
 
 /** Verifies, validates and plans one call of `toolId`. */
+export type { ExecRequest, PreparedExec };
+
 export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const chain = verifyChain(ctx, req.toolId, { unlocked: req.unlocked, strict: req.strict });
   const leaf = chain.links[0]!;

@@ -1,7 +1,7 @@
 // Runs a prepared plan through its primitive and turns the outcome into kiwi's exit code. Errors
 // leave here with every secret value redacted.
 import { KiwiError, toKiwiError } from "../errors.ts";
-import type { PreparedExec } from "./prepare-io.ts";
+import type { PreparedExec } from "./prepared.ts";
 import type { OutputSinks } from "./subprocess.ts";
 import type { Refusal } from "./net-proxy.ts";
 
