@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createContext } from "../src/context.ts";
 import { writeScaffold } from "../src/init/scaffold-io.ts";
 import { lockfilePath } from "../src/lockfile/fs.ts";
-import { lockProject } from "../src/lockfile/lock-io.ts";
+import { lockProject } from "../src/ops/lock-io.ts";
 
 export const EXAMPLE_PATH = join(import.meta.dir, "..", "tool.lock.example.json");
 

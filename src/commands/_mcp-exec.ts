@@ -1,12 +1,12 @@
-// The mcp_tool branch of `kiwi exec`: flags -> runMcpTool (src/mcp/exec-io.ts) -> output. Kept
+// The mcp_tool branch of `kiwi exec`: flags -> runMcpTool (src/ops/mcp-exec-io.ts) -> output. Kept
 // here so exec.ts needs one line (a lazy import keeps the MCP SDK out of every other exec).
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
-import type { PreparedExec } from "../exec/prepare-io.ts";
+import type { PreparedExec } from "../ops/prepare-exec-io.ts";
 import { redactError } from "../exec/run-io.ts";
 import { reportRefusals } from "../ui/refusals.ts";
-import { runMcpTool } from "../mcp/exec-io.ts";
-import type { GateOutcome } from "../mcp/gate-io.ts";
+import { runMcpTool } from "../ops/mcp-exec-io.ts";
+import type { GateOutcome } from "../ops/mcp-gate-io.ts";
 import { resolveMcpMode } from "../mcp/modes.ts";
 import { renderDiff, renderFindings, renderToolResult } from "../ui/mcp.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";

@@ -9,7 +9,7 @@ import { showNote } from "../ui/output.ts";
  * mcp_server); returns what the JSON document reports.
  */
 export async function pinServersAfterLock(ctx: Context, options: { strict: boolean; json: boolean }): Promise<{ server: string; result: string; reason?: string; interface_hash?: string; full_hash?: string }[]> {
-  const { pinUnpinnedServers } = await import("../mcp/lock-pins-io.ts");
+  const { pinUnpinnedServers } = await import("../ops/mcp-lock-io.ts");
   // Starting a server can take a while (npx may download it): say what kiwi is waiting for.
   const onStart = options.json ? undefined : (server: string) => showNote(`starting MCP server "${server}" to pin its interface…`);
   const reports = await pinUnpinnedServers(ctx, { strict: options.strict, onStart });

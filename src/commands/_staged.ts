@@ -1,12 +1,12 @@
 // `kiwi check --staged [files…]`: the pre-commit form of check. Loaded lazily by check.ts; the
-// selection and lock logic live in src/hook/staged-io.ts, this file only renders and sets the code.
+// selection and lock logic live in src/ops/staged-io.ts, this file only renders and sets the code.
 import { realpathSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
-import { type StagedProject, checkStaged } from "../hook/staged-io.ts";
+import { type StagedProject, checkStaged } from "../ops/staged-io.ts";
 import { summarizeDiff } from "../lockfile/diff.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings.ts";

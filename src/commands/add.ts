@@ -3,8 +3,8 @@
 // `kiwi add --from <file>`: import a tool from a format users already have (formats/), no registry.
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
-import { importFromFile } from "../formats/import-io.ts";
-import { addRemoteTool } from "../registry/pull-io.ts";
+import { importFromFile } from "../ops/import-io.ts";
+import { addRemoteTool } from "../ops/registry-add-io.ts";
 import { renderImportNotes, renderImported } from "../ui/import-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { renderAdded } from "../ui/registry-render.ts";

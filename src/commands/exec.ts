@@ -5,7 +5,7 @@ import type { ArgsDef } from "citty";
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
-import { type ExecRequest, type PreparedExec, prepareExec } from "../exec/prepare-io.ts";
+import { type ExecRequest, type PreparedExec, prepareExec } from "../ops/prepare-exec-io.ts";
 import { redactError, runPrepared } from "../exec/run-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import { planDocument } from "../ui/plan.ts";

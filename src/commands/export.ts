@@ -2,7 +2,7 @@
 // the ecosystem's formats (formats/export.ts).
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
-import { exportTools } from "../formats/export-io.ts";
+import { exportTools } from "../ops/export-io.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 

@@ -2,7 +2,7 @@
 // It never overwrites: in a tree that already has some of it, only what is missing is added.
 import { defineCommand } from "./_define.ts";
 import type { Finding } from "../findings.ts";
-import { initProject } from "../init/init-io.ts";
+import { initProject } from "../ops/init-io.ts";
 import { TEMPLATES } from "../init/templates.ts";
 import { errorDocument, renderError } from "../ui/error.ts";
 import { renderFindingsHuman } from "../ui/findings.ts";

@@ -3,14 +3,14 @@
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { type DiffSummary, summarizeDiff } from "../lockfile/diff.ts";
-import { installProject } from "../lockfile/install-io.ts";
+import { installProject } from "../ops/install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";
 import { renderFileDiff, renderResolution, renderToolSummary } from "../ui/lock-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 import { showGateFindings } from "./lock.ts";
-import { syncRemoteTools } from "../registry/remote-install-io.ts";
+import { syncRemoteTools } from "../ops/remote-install-io.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 
 export default defineCommand({

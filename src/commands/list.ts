@@ -1,7 +1,7 @@
 // `kiwi list`: every tool of the project (then kiwi's built-ins): id, type, version, whether
 // tool.lock.json holds it, description.
 import { defineCommand } from "./_define.ts";
-import { listTools } from "../exec/inventory-io.ts";
+import { listTools } from "../ops/inventory-io.ts";
 import { renderList } from "../ui/inventory.ts";
 import { colors, showJson, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";

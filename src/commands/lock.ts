@@ -3,7 +3,7 @@
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
-import { lockProject } from "../lockfile/lock-io.ts";
+import { lockProject } from "../ops/lock-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";
 import { summarizeDiff } from "../lockfile/diff.ts";
@@ -23,7 +23,7 @@ export default defineCommand({
     const ctx = contextFromArgs(args);
     if (args.from !== undefined) {
       // Nothing is written unless every chain the kiwi_mcp lockfile pins still hashes the same.
-      const { checkKiwiMcpLockfiles, kiwiMcpIssuesError } = await import("../lockfile/kiwi-mcp-io.ts");
+      const { checkKiwiMcpLockfiles, kiwiMcpIssuesError } = await import("../ops/kiwi-mcp-verify-io.ts");
       const mismatch = kiwiMcpIssuesError(checkKiwiMcpLockfiles(ctx, args.from), `kiwi lock --from ${args.from} wrote nothing`);
       if (mismatch) throw mismatch;
     }

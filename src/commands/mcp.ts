@@ -5,14 +5,14 @@ import { defineCommand } from "./_define.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
-import { type GateOutcome, assertScanPasses, gateServer, scanFor } from "../mcp/gate-io.ts";
+import { type GateOutcome, assertScanPasses, gateServer, scanFor } from "../ops/mcp-gate-io.ts";
 import type { Negotiation } from "../mcp/client-io.ts";
-import { type LiveInterface, inspectServer, liveInterfaceOf, negotiationFor } from "../mcp/inspect-io.ts";
+import { type LiveInterface, inspectServer, liveInterfaceOf, negotiationFor } from "../ops/mcp-inspect-io.ts";
 import { readWireListing } from "../mcp/listing-io.ts";
 import { diffFromPin, pinMatches } from "../mcp/pin.ts";
 import { type McpProject, readMcpProject, selectServers } from "../mcp/mcp-project-io.ts";
 import { scanListing } from "../mcp/scan.ts";
-import { verifyExitCode, verifyServers } from "../mcp/pin-verify-io.ts";
+import { verifyExitCode, verifyServers } from "../ops/mcp-verify-io.ts";
 import { renderDiff, renderFindings, renderHashes, renderListingSummary, renderVerifyLine, listingCounts } from "../ui/mcp.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
@@ -191,7 +191,7 @@ const skill = defineCommand({
   },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { fetchSkill, writeSkillFiles } = await import("../mcp/skill-get-io.ts");
+    const { fetchSkill, writeSkillFiles } = await import("../ops/mcp-skill-get-io.ts");
     const fetched = await fetchSkill(ctx, args.server, args.uri, { unlocked: args.unlocked === true });
     const written = args.out ? writeSkillFiles(resolve(ctx.cwd, args.out), fetched) : undefined;
     const files = fetched.files.map((f) => ({ uri: f.uri, path: f.uri.slice(fetched.root.length), size: f.size, digest: f.digest }));

@@ -1,6 +1,6 @@
 // `kiwi outdated`: remote tools whose tag now points to another artifact. Exit 1 when any does.
 import { defineCommand } from "./_define.ts";
-import { listOutdated } from "../registry/pull-io.ts";
+import { listOutdated } from "../ops/registry-add-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
 import { renderOutdated } from "../ui/registry-render.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";

@@ -1,7 +1,7 @@
 // `kiwi publish <tool> <registry>/<repository>:<tag>`: one tool version as an OCI artifact.
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
-import { publishTool } from "../registry/publish-io.ts";
+import { publishTool } from "../ops/publish-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
 import { renderPublished } from "../ui/registry-render.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";

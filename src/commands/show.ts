@@ -1,7 +1,7 @@
 // `kiwi show <tool>`: one tool's parameters (with contracts and defaults), permissions, chain and
 // MCP pin: what an agent or a person needs to call it.
 import { defineCommand } from "./_define.ts";
-import { showTool } from "../exec/inventory-io.ts";
+import { showTool } from "../ops/inventory-io.ts";
 import { renderShow } from "../ui/inventory.ts";
 import { colors, showJson, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";

@@ -1,6 +1,6 @@
 // `kiwi tree <tool>`: the executor chain with versions, integrities, sources and lock status.
 import { defineCommand } from "./_define.ts";
-import { resolveTree } from "../exec/tree-io.ts";
+import { resolveTree } from "../ops/tree-io.ts";
 import { colors, showJson, showResult } from "../ui/output.ts";
 import { renderTree, treeDocument, treeExitCode } from "../ui/plan.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";

@@ -1,7 +1,7 @@
 // `kiwi update <tool>`: moves a remote tool's lock to what its tag points to now, showing what changed.
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
-import { updateRemoteTool } from "../registry/pull-io.ts";
+import { updateRemoteTool } from "../ops/registry-add-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
 import { renderUpdateDiff, short } from "../ui/registry-render.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";

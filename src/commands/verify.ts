@@ -1,7 +1,7 @@
 // `kiwi verify`: the tree and the cache against tool.lock.json, re-reading every byte. Exit codes:
 // 5 lockfile invalid, 4 cache corrupted (or missing entries), 3 tree differs (README "Exit codes").
 import { defineCommand } from "./_define.ts";
-import { verifyOutcomeError, verifyProject } from "../lockfile/verify-io.ts";
+import { verifyOutcomeError, verifyProject } from "../ops/verify-io.ts";
 import { createProgress } from "../ui/lock-progress.ts";
 import { summarizeDiff } from "../lockfile/diff.ts";
 import { renderVerifyReport } from "../ui/lock-render.ts";
@@ -44,7 +44,7 @@ export default defineCommand({
 
 /** `kiwi verify <kiwi_mcp lockfile>`: kiwi_mcp's verdicts, per lockfile; exit 3 when one fails. */
 async function verifyKiwiMcp(ctx: Context, target: string, json: boolean): Promise<number> {
-  const { checkKiwiMcpLockfiles, kiwiMcpIssuesError } = await import("../lockfile/kiwi-mcp-io.ts");
+  const { checkKiwiMcpLockfiles, kiwiMcpIssuesError } = await import("../ops/kiwi-mcp-verify-io.ts");
   const reports = checkKiwiMcpLockfiles(ctx, target);
   const error = kiwiMcpIssuesError(reports, "kiwi verify");
   if (!json) showResult(reports.map((r) => (r.issues.length ? [`${r.file}  FAILED  ${r.root}`, ...r.issues.map((i) => `    ${i}`)] : [`${r.file}  ok  ${r.root} (${r.links} links)`]).join("\n")).join("\n"));

@@ -3,9 +3,6 @@
 // lockfile itself (lockfile/fs.ts does) and starts or reaches servers only through exec's plans.
 export { PROTOCOL_REVISIONS, McpSession, openSession, withSession, type McpTarget } from "./client-io.ts";
 export { diffListings, type InterfaceDiff } from "./diff.ts";
-export { isMcpToolCall, runMcpTool } from "./exec-io.ts";
-export { gateServer } from "./gate-io.ts";
-export { inspectServer, withServerSession } from "./inspect-io.ts";
 export { fullComponents, hashComponents, hashInterface, interfaceComponents } from "./interface.ts";
 export { checkWireListing, parseWireListing, type WireListing } from "./listing.ts";
 export { MCP_MODES, decidePin, resolveMcpMode, type McpMode } from "./modes.ts";

@@ -3,9 +3,6 @@
 // It must not write tool.lock.json itself (lockfile/fs.ts does) nor decide trust (trust/ does).
 export { RegistryClient, readCapped, referrersTag } from "./client-io.ts";
 export { ANNOTATIONS, MEDIA, buildArtifact, checkToolConfig, parseToolManifest } from "./layout.ts";
-export { type PublishResult, publishTool } from "./publish-io.ts";
 export { type PullOptions, pullArtifact } from "./fetch-io.ts";
-export { type SyncResult, syncRemoteTools } from "./remote-install-io.ts";
 export { REMOTE_DIR, placeTool } from "./place-io.ts";
-export { type AddResult, addRemoteTool, listOutdated, updateRemoteTool } from "./pull-io.ts";
 export { type OciReference, formatReference, isLoopbackHost, ociSource, parseReference } from "./reference.ts";

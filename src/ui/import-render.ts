@@ -1,5 +1,5 @@
 // Human text for `kiwi add --from`: what was written, from what, and what to run next.
-import type { ImportResult } from "../formats/import-io.ts";
+import type { ImportResult } from "../ops/import-io.ts";
 import { describeSignature } from "../formats/mcpb.ts";
 
 /** The result lines of an import; notes and warnings go to stderr (renderImportNotes). */

@@ -1,6 +1,6 @@
 // `kiwi list` and `kiwi show` as text: a table of tools, and one tool's parameters, permissions,
-// chain and pin. The JSON documents are the reports themselves (src/exec/inventory-io.ts).
-import type { ListReport, ShowReport } from "../exec/inventory-io.ts";
+// chain and pin. The JSON documents are the reports themselves (src/ops/inventory-io.ts).
+import type { ListReport, ShowReport } from "../ops/inventory-io.ts";
 import type { colors } from "./output.ts";
 
 type Colors = ReturnType<typeof colors>;

@@ -2,7 +2,7 @@
 // on stderr, then one y/N answer read from the terminal. Only ever called on a TTY.
 import { createInterface } from "node:readline";
 import type { Context } from "../context.ts";
-import type { AskInput } from "../mcp/gate-io.ts";
+import type { AskInput } from "../ops/mcp-gate-io.ts";
 import { renderDiff, renderFindings } from "./mcp.ts";
 
 /** Shows what changed and asks whether to (re-)pin; anything but y/yes is no. */

@@ -1,7 +1,7 @@
 // Renders exec plans and `kiwi tree` chains for humans and as JSON documents. Pure: value in,
 // string out; the commands print through ui/output.ts.
 import type { Plan } from "../exec/plan.ts";
-import type { TreeReport } from "../exec/tree-io.ts";
+import type { TreeReport } from "../ops/tree-io.ts";
 import { ERROR_CODES } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import type { colors } from "./output.ts";

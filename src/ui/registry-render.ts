@@ -2,8 +2,8 @@
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import { type CanonicalValue, isRecord } from "../integrity/value.ts";
-import type { AddResult, OutdatedEntry } from "../registry/pull-io.ts";
-import type { PublishResult } from "../registry/publish-io.ts";
+import type { AddResult, OutdatedEntry } from "../ops/registry-add-io.ts";
+import type { PublishResult } from "../ops/publish-io.ts";
 
 /** A short digest for tables: `sha256:` + 12 hex digits. */
 export function short(digest: string): string {

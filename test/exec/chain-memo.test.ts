@@ -6,9 +6,9 @@ import { chmodSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Context, createContext } from "../../src/context.ts";
 import { readChainIndex } from "../../src/exec/chain-memo-io.ts";
-import { type ExecRequest, prepareExec } from "../../src/exec/prepare-io.ts";
+import { type ExecRequest, prepareExec } from "../../src/ops/prepare-exec-io.ts";
 import { runPrepared } from "../../src/exec/run-io.ts";
-import { lockProject } from "../../src/lockfile/lock-io.ts";
+import { lockProject } from "../../src/ops/lock-io.ts";
 import { thrownBy } from "../helpers/errors.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 

@@ -8,7 +8,7 @@ import { createContext } from "../../src/context.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
 import { readLockfileMemo, rememberWrittenLockfile } from "../../src/exec/chain-io.ts";
 import { parseLockfile } from "../../src/lockfile/parse.ts";
-import { lockProject } from "../../src/lockfile/lock-io.ts";
+import { lockProject } from "../../src/ops/lock-io.ts";
 import { thrownBy } from "../helpers/errors.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 

@@ -6,7 +6,7 @@ import { diffListings } from "../../src/mcp/diff.ts";
 import { hashInterface } from "../../src/mcp/interface.ts";
 import { parseWireListing } from "../../src/mcp/listing.ts";
 import { parsePin, pinFromListing } from "../../src/mcp/pin.ts";
-import { negotiationFor } from "../../src/mcp/inspect-io.ts";
+import { negotiationFor } from "../../src/ops/mcp-inspect-io.ts";
 import { parseJsonLossless } from "../../src/manifest/json.ts";
 
 const tools = [{ name: "add", description: "Adds.", inputSchema: { type: "object" } }];

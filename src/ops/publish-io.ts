@@ -14,11 +14,11 @@ import { readProject } from "../manifest/discover-io.ts";
 import { type Tool, manifestPathOf } from "../manifest/model.ts";
 import { readPrivateKey } from "../trust/keys-io.ts";
 import { signArtifact } from "../trust/signature.ts";
-import { checkTree } from "../validate/check-io.ts";
-import { RegistryClient, referrersTag } from "./client-io.ts";
-import { type Dependency, MEDIA, buildArtifact } from "./layout.ts";
-import { mapLimit } from "./pool.ts";
-import { formatReference, parseReference } from "./reference.ts";
+import { checkTree } from "./check-io.ts";
+import { RegistryClient, referrersTag } from "../registry/client-io.ts";
+import { type Dependency, MEDIA, buildArtifact } from "../registry/layout.ts";
+import { mapLimit } from "../registry/pool.ts";
+import { formatReference, parseReference } from "../registry/reference.ts";
 
 export interface PublishOptions {
   insecure?: readonly string[];

@@ -3,13 +3,13 @@
 import type { Context } from "../context.ts";
 import { ERROR_CODES, KiwiError, toKiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
-import type { InterfaceDiff } from "./diff.ts";
-import { scanFor } from "./gate-io.ts";
-import { inspectServer, negotiationFor } from "./inspect-io.ts";
-import { driftError, unpinnedError } from "./modes.ts";
-import { type McpPin, diffFromPin, pinMatches } from "./pin.ts";
-import type { McpProject } from "./mcp-project-io.ts";
-import type { ScanResult } from "./scan.ts";
+import type { InterfaceDiff } from "../mcp/diff.ts";
+import { scanFor } from "./mcp-gate-io.ts";
+import { inspectServer, negotiationFor } from "./mcp-inspect-io.ts";
+import { driftError, unpinnedError } from "../mcp/modes.ts";
+import { type McpPin, diffFromPin, pinMatches } from "../mcp/pin.ts";
+import type { McpProject } from "../mcp/mcp-project-io.ts";
+import type { ScanResult } from "../mcp/scan.ts";
 
 export type VerifyStatus = "ok" | "drift" | "unpinned" | "error";
 

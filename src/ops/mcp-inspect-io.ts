@@ -1,20 +1,20 @@
 // Connects to one project server through exec's verified plan and extracts its live interface.
 // The plan (chain verified against tool.lock.json, ${VAR}s expanded, command found) comes from
-// exec/prepare-io.ts; this module only turns it into an MCP session and always closes it.
+// ops/prepare-exec-io.ts; this module only turns it into an MCP session and always closes it.
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
-import { type PreparedExec, prepareExec } from "../exec/prepare-io.ts";
+import { type PreparedExec, prepareExec } from "./prepare-exec-io.ts";
 import { withPlanProxy } from "../exec/run-io.ts";
 import { type Refusal, renderRefusals } from "../exec/net-proxy.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import type { Tool } from "../manifest/model.ts";
-import { type McpSession, type Negotiation, withSession } from "./client-io.ts";
-import { type InterfaceHashes, hashInterface } from "./interface.ts";
-import type { ListingLimits } from "./limits.ts";
-import type { WireListing } from "./listing.ts";
-import { type McpPin, pinFromListing, withCredential, withSandbox } from "./pin.ts";
-import { isModernRevision } from "./session-errors.ts";
-import { type PlanLike, limitsFor, serverLabel, targetFromPlan } from "./target.ts";
+import { type McpSession, type Negotiation, withSession } from "../mcp/client-io.ts";
+import { type InterfaceHashes, hashInterface } from "../mcp/interface.ts";
+import type { ListingLimits } from "../mcp/limits.ts";
+import type { WireListing } from "../mcp/listing.ts";
+import { type McpPin, pinFromListing, withCredential, withSandbox } from "../mcp/pin.ts";
+import { isModernRevision } from "../mcp/session-errors.ts";
+import { type PlanLike, limitsFor, serverLabel, targetFromPlan } from "../mcp/target.ts";
 
 export interface LiveInterface {
   server: Tool;

@@ -1,7 +1,7 @@
 // kiwi_mcp lockfiles against the tool tree: `kiwi verify <file|.ai/lockfiles>` and the check
 // `kiwi lock --from` runs before it writes tool.lock.json. Each lockfile's root chain is resolved
 // from the tree and hashed as kiwi hashes tools (the same digest as kiwi_mcp's content_hash), then
-// judged with kiwi_mcp's verdicts (kiwi-mcp.ts). The store's `.index.json` must name files that
+// judged with kiwi_mcp's verdicts (lockfile/kiwi-mcp.ts). The store's `.index.json` must name files that
 // exist and record each lockfile's chain hash.
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -10,8 +10,8 @@ import { KiwiError } from "../errors.ts";
 import { isRecord } from "../integrity/value.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { indexTools, resolveChain } from "../resolve/chain.ts";
-import { hashProjectTools } from "./hash-tree-io.ts";
-import { type KiwiMcpLockfile, type ResolvedLink, kiwiMcpChainHash, kiwiMcpVerdicts, parseKiwiMcpLockfile, parseStoreFileName } from "./kiwi-mcp.ts";
+import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
+import { type KiwiMcpLockfile, type ResolvedLink, kiwiMcpChainHash, kiwiMcpVerdicts, parseKiwiMcpLockfile, parseStoreFileName } from "../lockfile/kiwi-mcp.ts";
 
 /** One kiwi_mcp lockfile's verdict. */
 export interface KiwiMcpReport {

@@ -3,11 +3,11 @@
 // through lockfile/fs.ts (the only writer of tool.lock.json).
 import { KiwiError } from "../errors.ts";
 import { writeMcpPin } from "../lockfile/fs.ts";
-import type { InterfaceDiff } from "./diff.ts";
-import type { LiveInterface } from "./inspect-io.ts";
-import { type McpMode, type PinDecision, decidePin } from "./modes.ts";
-import { type McpProject, otherServersOf } from "./mcp-project-io.ts";
-import { type ScanResult, scanListing } from "./scan.ts";
+import type { InterfaceDiff } from "../mcp/diff.ts";
+import type { LiveInterface } from "./mcp-inspect-io.ts";
+import { type McpMode, type PinDecision, decidePin } from "../mcp/modes.ts";
+import { type McpProject, otherServersOf } from "../mcp/mcp-project-io.ts";
+import { type ScanResult, scanListing } from "../mcp/scan.ts";
 
 export interface GateOptions {
   mode: McpMode;

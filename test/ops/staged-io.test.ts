@@ -2,10 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
-import { checkStaged } from "../../src/hook/staged-io.ts";
-import { lockProject } from "../../src/lockfile/lock-io.ts";
+import { checkStaged } from "../../src/ops/staged-io.ts";
+import { lockProject } from "../../src/ops/lock-io.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
-import { git, gitEnv } from "./git.ts";
+import { git, gitEnv } from "../hook/git.ts";
 
 afterAll(cleanupTemps);
 

@@ -15,16 +15,16 @@ import { type Project, readProject } from "../manifest/discover-io.ts";
 import { TOOLS_DIR, findProjectRoot } from "../manifest/project-io.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import type { Resolution } from "../deps/resolve-io.ts";
-import { type HashedTool, buildLockfile } from "./build.ts";
-import { compareTreeToLock } from "./compare.ts";
-import { type LockDiff, diffLockfiles } from "./diff.ts";
-import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "./fs.ts";
-import { lockfileFromCheckedValue, parseLockfile } from "./parse.ts";
+import { type HashedTool, buildLockfile } from "../lockfile/build.ts";
+import { compareTreeToLock } from "../lockfile/compare.ts";
+import { type LockDiff, diffLockfiles } from "../lockfile/diff.ts";
+import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "../lockfile/fs.ts";
+import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
-import { type RawFingerprint, rawTreeFingerprint } from "./raw-tree-io.ts";
+import { type RawFingerprint, rawTreeFingerprint } from "../lockfile/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
-import { type TreeTool, fingerprintTree, hashProjectTools } from "./hash-tree-io.ts";
-import { confirmUnchanged, renderWithQuickPins } from "./unchanged.ts";
+import { type TreeTool, fingerprintTree, hashProjectTools } from "../lockfile/hash-tree-io.ts";
+import { confirmUnchanged, renderWithQuickPins } from "../lockfile/unchanged.ts";
 
 export interface LockOptions {
   strict?: boolean;
@@ -88,7 +88,7 @@ export async function hashAndCheck(
   const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
   const passed = statCache.checked;
   // Loaded on demand: an unchanged tree (the tree memo) never pays for the validator's start-up.
-  const { assertGatePassed, checkBeforeLock, checkChangedSince } = await import("./gate.ts");
+  const { assertGatePassed, checkBeforeLock, checkChangedSince } = await import("../lockfile/gate.ts");
   const verdict =
     passed?.context === context && integrity.size === tree.length
       ? checkChangedSince(project, passed.tools, integrity, { strict: options.strict })

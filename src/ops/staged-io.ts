@@ -16,8 +16,8 @@ import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/index.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
-import { type GitEnv, listStagedDeletions, listStagedPaths, listUnstagedPaths, resolveWorkTree, runGit } from "./git-io.ts";
-import { type AffectedTools, groupByProject, selectAffected } from "./staged.ts";
+import { type GitEnv, listStagedDeletions, listStagedPaths, listUnstagedPaths, resolveWorkTree, runGit } from "../hook/git-io.ts";
+import { type AffectedTools, groupByProject, selectAffected } from "../hook/staged.ts";
 
 export interface StagedOptions {
   cwd: string;

@@ -5,9 +5,9 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "no
 import { statRelPath } from "../../src/cache/layout.ts";
 import { join } from "node:path";
 import { type Context, createContext } from "../../src/context.ts";
-import { type ExecRequest, prepareExec } from "../../src/exec/prepare-io.ts";
+import { type ExecRequest, prepareExec } from "../../src/ops/prepare-exec-io.ts";
 import { runPrepared } from "../../src/exec/run-io.ts";
-import { lockProject } from "../../src/lockfile/lock-io.ts";
+import { lockProject } from "../../src/ops/lock-io.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);

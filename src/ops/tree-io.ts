@@ -10,8 +10,8 @@ import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { MAX_CHAIN_DEPTH, indexTools, resolveChain } from "../resolve/chain.ts";
 import type { LockedTool } from "../schema/lockfile.ts";
-import { hashChainTools, readToolAt } from "./chain-io.ts";
-import { readOnlyStatCache, unknownTool } from "./chain-verify-io.ts";
+import { hashChainTools, readToolAt } from "../exec/chain-io.ts";
+import { readOnlyStatCache, unknownTool } from "../exec/chain-verify-io.ts";
 
 export type LinkStatus = "verified" | "changed" | "missing" | "unlocked";
 

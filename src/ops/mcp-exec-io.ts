@@ -6,12 +6,12 @@ import { KiwiError } from "../errors.ts";
 import { toPlain } from "../integrity/value.ts";
 import type { Tool } from "../manifest/model.ts";
 import { assertNoViolations, toViolations } from "../exec/params.ts";
-import type { PreparedExec } from "../exec/prepare-io.ts";
+import type { PreparedExec } from "./prepare-exec-io.ts";
 import { compileUntrustedSchema } from "../validate/json-schema.ts";
-import { type GateOptions, type GateOutcome, gateServer } from "./gate-io.ts";
-import { liveInterfaceOf, negotiationFor, withSessionFor } from "./inspect-io.ts";
-import type { WireObject } from "./listing.ts";
-import { readMcpProject } from "./mcp-project-io.ts";
+import { type GateOptions, type GateOutcome, gateServer } from "./mcp-gate-io.ts";
+import { liveInterfaceOf, negotiationFor, withSessionFor } from "./mcp-inspect-io.ts";
+import type { WireObject } from "../mcp/listing.ts";
+import { readMcpProject } from "../mcp/mcp-project-io.ts";
 import { suggest } from "../resolve/suggest.ts";
 
 export interface McpCall {

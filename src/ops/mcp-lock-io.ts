@@ -5,13 +5,13 @@
 // reported, not fatal, because the tool hashes in the lockfile are still right.
 import type { Context } from "../context.ts";
 import { type KiwiError, toKiwiError } from "../errors.ts";
-import { assertScanPasses, scanFor, writePin } from "./gate-io.ts";
-import { inspectServer } from "./inspect-io.ts";
-import { resolveMcpMode } from "./modes.ts";
-import type { McpPin } from "./pin.ts";
-import { readMcpProject } from "./mcp-project-io.ts";
-import type { ScanResult } from "./scan.ts";
-import { limitsFor } from "./target.ts";
+import { assertScanPasses, scanFor, writePin } from "./mcp-gate-io.ts";
+import { inspectServer } from "./mcp-inspect-io.ts";
+import { resolveMcpMode } from "../mcp/modes.ts";
+import type { McpPin } from "../mcp/pin.ts";
+import { readMcpProject } from "../mcp/mcp-project-io.ts";
+import type { ScanResult } from "../mcp/scan.ts";
+import { limitsFor } from "../mcp/target.ts";
 import { probeSandbox } from "../exec/sandbox-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import { FETCHING_LAUNCHERS } from "../validate/types.ts";

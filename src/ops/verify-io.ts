@@ -6,12 +6,12 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import { readProject } from "../manifest/discover-io.ts";
-import { type HandEdit, compareTreeToLock } from "./compare.ts";
-import { type LockDiff, allChanges, isEmptyDiff } from "./diff.ts";
-import { lockfilePath, readLockfileOrFail } from "./fs.ts";
+import { type HandEdit, compareTreeToLock } from "../lockfile/compare.ts";
+import { type LockDiff, allChanges, isEmptyDiff } from "../lockfile/diff.ts";
+import { lockfilePath, readLockfileOrFail } from "../lockfile/fs.ts";
 import { cachedManifest } from "./install-io.ts";
-import { LOCKFILE_NAME } from "./parse.ts";
-import { hashProjectTools } from "./hash-tree-io.ts";
+import { LOCKFILE_NAME } from "../lockfile/parse.ts";
+import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 
 export interface CacheProblem {
   tool: string;

@@ -4,21 +4,21 @@
 import { join } from "node:path";
 import { openStore } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
-import { type ParamTool, buildParametersSchemaLazily, resolveCallParams } from "./call-params.ts";
-import { planHost } from "./host-io.ts";
-import { applyLauncher, chainDeclarations } from "./launch-io.ts";
-import { mergeConfigs } from "./merge.ts";
-import { type LinkInput, type Plan, buildPlan } from "./plan.ts";
-import { RUNS_DIR, ensureRunDir } from "./rundir-io.ts";
+import { type ParamTool, buildParametersSchemaLazily, resolveCallParams } from "../exec/call-params.ts";
+import { planHost } from "../exec/host-io.ts";
+import { applyLauncher, chainDeclarations } from "../exec/launch-io.ts";
+import { mergeConfigs } from "../exec/merge.ts";
+import { type LinkInput, type Plan, buildPlan } from "../exec/plan.ts";
+import { RUNS_DIR, ensureRunDir } from "../exec/rundir-io.ts";
 import { declaresPackages } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
 import { type Tool, withConfig } from "../manifest/model.ts";
-import type { ExecRequest, PreparedExec } from "./prepared.ts";
-import { makeRedactor } from "./template.ts";
-import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
+import type { ExecRequest, PreparedExec } from "../exec/prepared.ts";
+import { makeRedactor } from "../exec/template.ts";
+import { memoKey, readMemo, writeMemo } from "../exec/memo-io.ts";
 import type { ParametersSchema } from "../schema/parameters.ts";
-import { type VerifiedChain, verifyChain } from "./chain-verify-io.ts";
-import type { HostPolicy } from "./net-policy.ts";
+import { type VerifiedChain, verifyChain } from "../exec/chain-verify-io.ts";
+import type { HostPolicy } from "../exec/net-policy.ts";
 
 
 /** Verifies, validates and plans one call of `toolId`. */
@@ -39,7 +39,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     const hex = l.integrity.slice("sha256:".length);
     // A tool with npm packages runs beside their verified, installed copy (deps/ loads only then).
     const wanted = l.packages || declaresPackages(l.tool);
-    const packages = wanted ? (require("./packages-io.ts") as typeof import("./packages-io.ts")).linkPackages(store, l) : undefined;
+    const packages = wanted ? (require("../exec/packages-io.ts") as typeof import("../exec/packages-io.ts")).linkPackages(store, l) : undefined;
     let tool = packages?.tool ?? l.tool;
     const files = packages ? [...l.hashed.files, ...packages.files] : l.hashed.files;
     const needsDir = files.length > 0 || (i === 0 && primitive === "subprocess");
@@ -76,8 +76,8 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     netPolicy = launched.proxy?.policy;
   } else if (plan.primitive === "http_client" && shown.primitive === "http_client") {
     // The host policy (and its DNS and IP libraries) load only for HTTP tools.
-    const { assertPolicyUsable, describeHostPolicy, parseHostPolicy } = require("./net-policy.ts") as typeof import("./net-policy.ts");
-    const { assertUrlAllowedIo } = require("./net-policy-io.ts") as typeof import("./net-policy-io.ts");
+    const { assertPolicyUsable, describeHostPolicy, parseHostPolicy } = require("../exec/net-policy.ts") as typeof import("../exec/net-policy.ts");
+    const { assertUrlAllowedIo } = require("../exec/net-policy-io.ts") as typeof import("../exec/net-policy-io.ts");
     const policy = parseHostPolicy(req.toolId, chainDeclarations(chain.links).capabilities, req.sandbox !== "off");
     assertPolicyUsable(policy, { allowAnyHost: req.allowAnyHost });
     plan.network = shown.network = { enforced: policy.enforced, policy: describeHostPolicy(policy) };

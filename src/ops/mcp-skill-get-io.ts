@@ -8,11 +8,11 @@ import type { Context } from "../context.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
-import type { McpSession } from "./client-io.ts";
-import { negotiationFor, withServerSession } from "./inspect-io.ts";
-import { SKILLS_EXTENSION, isWireObject, type WireObject, withoutMeta } from "./listing.ts";
-import { readMcpProject, selectServers } from "./mcp-project-io.ts";
-import { type VerifiedFile, assertFrontmatterMatches, checkSkillEntry, skillFiles, verifySkillFile } from "./skills.ts";
+import type { McpSession } from "../mcp/client-io.ts";
+import { negotiationFor, withServerSession } from "./mcp-inspect-io.ts";
+import { SKILLS_EXTENSION, isWireObject, type WireObject, withoutMeta } from "../mcp/listing.ts";
+import { readMcpProject, selectServers } from "../mcp/mcp-project-io.ts";
+import { type VerifiedFile, assertFrontmatterMatches, checkSkillEntry, skillFiles, verifySkillFile } from "../mcp/skills.ts";
 
 export interface FetchedSkill {
   server: string;

@@ -8,9 +8,9 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest, sha256Hex, shortDigest } from "../integrity/digest.ts";
 import type { Lockfile, NpmDependencies, PypiDependencies } from "../schema/lockfile.ts";
-import { installNpm } from "./npm-io.ts";
-import { renderInstalledTree } from "./installed-tree.ts";
-import { installPip } from "./pip-io.ts";
+import { installNpm } from "../deps/npm-io.ts";
+import { renderInstalledTree } from "../deps/installed-tree.ts";
+import { installPip } from "../deps/pip-io.ts";
 
 export interface DependencyInstall {
   /** `sha256:` tree digests of each tool's installed packages, by ecosystem. */

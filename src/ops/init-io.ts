@@ -4,10 +4,10 @@
 import { existsSync } from "node:fs";
 import type { Context } from "../context.ts";
 import { KiwiError, toKiwiError } from "../errors.ts";
-import { lockProject } from "../lockfile/lock-io.ts";
+import { lockProject } from "./lock-io.ts";
 import { lockfilePath } from "../lockfile/fs.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
-import { type ScaffoldResult, writeScaffold } from "./scaffold-io.ts";
+import { type ScaffoldResult, writeScaffold } from "../init/scaffold-io.ts";
 
 export type LockStatus = "written" | "kept" | "skipped" | "failed";
 

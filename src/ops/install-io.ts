@@ -13,14 +13,14 @@ import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import type { Resolution } from "../deps/resolve-io.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
-import { integrityText } from "./build.ts";
-import { compareTreeToLock } from "./compare.ts";
-import { type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "./diff.ts";
-import { lockfilePath, readLockfileText } from "./fs.ts";
+import { integrityText } from "../lockfile/build.ts";
+import { compareTreeToLock } from "../lockfile/compare.ts";
+import { type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "../lockfile/diff.ts";
+import { lockfilePath, readLockfileText } from "../lockfile/fs.ts";
 import { hashAndCheck, lockProject } from "./lock-io.ts";
-import { LOCKFILE_NAME, parseLockfile } from "./parse.ts";
-import { matchUnchangedLockfile } from "./unchanged.ts";
-import type { TreeTool } from "./hash-tree-io.ts";
+import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
+import { matchUnchangedLockfile } from "../lockfile/unchanged.ts";
+import type { TreeTool } from "../lockfile/hash-tree-io.ts";
 
 export type InstallPhase = "hashing" | "storing";
 
@@ -191,7 +191,7 @@ async function installPackages(ctx: Context, root: string, store: Store, tree: r
     }
   }
   if (!lock?.dependencies) return { installed: 0, reused: 0, written: false };
-  const { installDependencies } = await import("../deps/install-io.ts");
+  const { installDependencies } = await import("./dependency-install-io.ts");
   const done = await installDependencies(ctx, root, lock, store);
   if (frozen) {
     for (const [id, byEcosystem] of Object.entries(done.trees)) {
@@ -204,6 +204,6 @@ async function installPackages(ctx: Context, root: string, store: Store, tree: r
     }
     return { ...done, written: false };
   }
-  const { writeDependencyTrees } = await import("./fs.ts");
+  const { writeDependencyTrees } = await import("../lockfile/fs.ts");
   return { ...done, written: await writeDependencyTrees(root, done.trees) };
 }

@@ -1,5 +1,5 @@
-// `kiwi add`, `kiwi outdated` and `kiwi update`: tag -> digest, pull and verify (fetch-io.ts),
-// check the chain, place (place-io.ts), validate and lock. Nothing reaches .ai/tools/.remote/
+// `kiwi add`, `kiwi outdated` and `kiwi update`: tag -> digest, pull and verify (registry/fetch-io.ts),
+// check the chain, place (registry/place-io.ts), validate and lock. Nothing reaches .ai/tools/.remote/
 // before every byte matched its digest; on any failure the project is put back as it was.
 import { removeTree } from "../cache/remove-io.ts";
 import { type Store, openStore } from "../cache/store-io.ts";
@@ -8,17 +8,17 @@ import { KiwiError } from "../errors.ts";
 import { formatDigest } from "../integrity/digest.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import { readLockfile, readLockfileOrFail, writeRemoteEntry } from "../lockfile/fs.ts";
-import { lockProject } from "../lockfile/lock-io.ts";
+import { lockProject } from "./lock-io.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { McpPin, RemoteTool } from "../schema/lockfile.ts";
 import { readTrustPolicy } from "../trust/keys-io.ts";
-import { RegistryClient } from "./client-io.ts";
-import { type PullOptions, type Pulled, pullArtifact } from "./fetch-io.ts";
-import { type ToolConfig, placedFiles } from "./layout.ts";
-import { REMOTE_DIR, placeTool } from "./place-io.ts";
-import { formatReference, ociSource, parseReference } from "./reference.ts";
+import { RegistryClient } from "../registry/client-io.ts";
+import { type PullOptions, type Pulled, pullArtifact } from "../registry/fetch-io.ts";
+import { type ToolConfig, placedFiles } from "../registry/layout.ts";
+import { REMOTE_DIR, placeTool } from "../registry/place-io.ts";
+import { formatReference, ociSource, parseReference } from "../registry/reference.ts";
 
 export interface AddResult {
   tool: string;

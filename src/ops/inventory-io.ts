@@ -7,7 +7,7 @@ import type { Capability, Tool } from "../manifest/model.ts";
 import { buildParametersSchema } from "../schema/parameters.ts";
 import type { Lockfile, McpPin } from "../schema/lockfile.ts";
 import { type TreeReport, resolveTree } from "./tree-io.ts";
-import { unknownTool } from "./chain-verify-io.ts";
+import { unknownTool } from "../exec/chain-verify-io.ts";
 
 export interface ListedTool {
   id: string;

@@ -1,0 +1,35 @@
+// ops/ holds kiwi's use cases, one file per use case: what one command does, end to end, over the
+// domain folders (manifest, lockfile, exec, mcp, registry, formats, deps, cache, ...). A command
+// parses its flags, makes one call here and hands the result to ui/; a use case never prints and
+// never reads flags. Domain folders never import ops/ (test/purity.test.ts holds the folder
+// graph), and ui/ only names the result types of ops/.
+//
+// Every file here does I/O, so every name ends in `-io.ts`: the purity rules read the same as in
+// the domain folders, and a pure helper a use case needs belongs in its domain folder instead.
+//
+//   lock-io.ts              kiwi lock: hash, validate, compare and write tool.lock.json
+//   install-io.ts           kiwi install: lock (or --frozen proof), fill the cache, register the project
+//   dependency-install-io.ts  kiwi install's npm/pip dependency step
+//   remote-install-io.ts    kiwi install's remote (registry) tools, placed by digest
+//   verify-io.ts            kiwi verify: lockfile, tree and cache re-read against each other
+//   kiwi-mcp-verify-io.ts   kiwi verify <kiwi_mcp lockfile>, kiwi lock --from's check
+//   check-io.ts             kiwi check: discovery, the pure layers and the syntax checks
+//   staged-io.ts            kiwi check --staged: the projects and tools a commit touches
+//   prepare-exec-io.ts      kiwi exec: from a tool id and parameters to a verified plan (nothing runs)
+//   tree-io.ts              kiwi tree: a tool's chain against tool.lock.json
+//   inventory-io.ts         kiwi list / kiwi show
+//   init-io.ts              kiwi init: scaffold, then lock a new tree
+//   import-io.ts            kiwi add --from <server.json|.mcpb>
+//   export-io.ts            kiwi export
+//   registry-add-io.ts      kiwi add <oci ref>, kiwi outdated, kiwi update
+//   publish-io.ts           kiwi publish
+//   mcp-inspect-io.ts       an MCP session over exec's verified plan (the step every mcp use case shares)
+//   mcp-gate-io.ts          kiwi mcp pin/approve and every pin decision: compare, scan, ask, write
+//   mcp-verify-io.ts        kiwi mcp verify
+//   mcp-lock-io.ts          kiwi lock / install: pin every unpinned server
+//   mcp-exec-io.ts          kiwi exec <mcp_tool>
+//   mcp-skill-get-io.ts     kiwi mcp skill
+//
+// No barrel on purpose: a command imports only the file of its own use case, so loading one
+// command never loads another's modules (kiwi exec and --version stay small; see src/cli.ts).
+export {};
