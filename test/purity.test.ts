@@ -56,7 +56,7 @@ const graph = new Map(files.map((f) => [f, runtimeImports(f, texts.get(f)!)]));
 /** I/O by name (`*-io.ts`, `fs.ts`) or by what the file calls (exec/http.ts fetches, exec/subprocess.ts spawns). */
 const isIoFile = (path: string) => /(-io|\/fs)\.ts$/.test(path) || IO_CALLS.test(code(texts.get(path) ?? ""));
 const isPure = (path: string) =>
-  !isIoFile(path) && !path.endsWith("/index.ts") && (PURE_DIRS.some((d) => path.startsWith(join(SRC, d) + "/")) || /(^|\/|-)plan\.ts$/.test(path));
+  !isIoFile(path) && !path.endsWith("/index.ts") && (PURE_DIRS.some((d) => path.startsWith(join(SRC, d) + "/")) || /(^|\/|-)plan(-render)?\.ts$/.test(path));
 const pureFiles = files.filter(isPure);
 
 /** The first chain from `start` to an I/O module or file, or undefined. */

@@ -5,7 +5,7 @@ import { basename, dirname, join } from "node:path";
 import { CHUNK_BYTES } from "./hash-io.ts";
 import type { FaultPoint, Faults } from "./faults-io.ts";
 import { NO_FAULTS } from "./faults-io.ts";
-import { tempName } from "./layout.ts";
+import { tempName } from "./cache-layout.ts";
 
 export interface AtomicWriteOptions {
   faults?: Faults;

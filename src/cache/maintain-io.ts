@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parseDigest } from "../integrity/digest.ts";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
 import { writeFileAtomic } from "./atomic-io.ts";
-import { CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, tempOwner } from "./layout.ts";
+import { CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, tempOwner } from "./cache-layout.ts";
 import { type Eviction, type Store, checkBlob, checkIndexEntry, readTreeEntry } from "./store-io.ts";
 import { removeTree } from "./remove-io.ts";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { ToolFile } from "../manifest/model.ts";
 import { writeFileAtomic } from "./atomic-io.ts";
 import type { Faults } from "./faults-io.ts";
-import { statRelPath } from "./layout.ts";
+import { statRelPath } from "./cache-layout.ts";
 
 /**
  * A file whose mtime or ctime is this close to the start of hashing is "racy": a second write in

@@ -11,7 +11,7 @@ import { parseJsonLossless } from "../manifest/json.ts";
 import { copyFileHashedAtomic, writeFileAtomic } from "./atomic-io.ts";
 import { type Faults, NO_FAULTS, faultsFromEnv } from "./faults-io.ts";
 import { hashFileHex } from "./hash-io.ts";
-import { CACHEDIR_TAG, blobRelPath, indexRelPath, isHexDigest } from "./layout.ts";
+import { CACHEDIR_TAG, blobRelPath, indexRelPath, isHexDigest } from "./cache-layout.ts";
 
 /** An opened cache directory (nothing is created until the first write). */
 export interface Store {

@@ -8,7 +8,7 @@ import { reportRefusals } from "../ui/refusals.ts";
 import { runMcpTool } from "../ops/mcp-exec-io.ts";
 import type { GateOutcome } from "../ops/mcp-gate-io.ts";
 import { resolveMcpMode } from "../mcp/modes.ts";
-import { renderDiff, renderFindings, renderToolResult } from "../ui/mcp.ts";
+import { renderDiff, renderFindings, renderToolResult } from "../ui/mcp-render.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 

@@ -1,7 +1,7 @@
 // The MCP step of `kiwi lock` and `kiwi install`: pin servers that have no pin yet, and report it
 // on stderr. Loaded lazily (only projects with mcp_server tools pay for the MCP SDK).
 import type { Context } from "../context.ts";
-import { renderFindings } from "../ui/mcp.ts";
+import { renderFindings } from "../ui/mcp-render.ts";
 import { showNote } from "../ui/output.ts";
 
 /**

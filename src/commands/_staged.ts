@@ -7,9 +7,9 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings.ts";
 import { type StagedProject, checkStaged } from "../ops/staged-io.ts";
-import { summarizeDiff } from "../lockfile/diff.ts";
+import { summarizeDiff } from "../lockfile/lock-diff.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
-import { type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings.ts";
+import { type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings-render.ts";
 import { renderFileDiff } from "../ui/lock-render.ts";
 import { colors, showJson, showNote, showResult } from "../ui/output.ts";
 

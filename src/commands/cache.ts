@@ -5,7 +5,7 @@ import { cleanCache, pruneCache, verifyCache } from "../cache/maintain-io.ts";
 import { corruptError, openStore } from "../cache/store-io.ts";
 import { KiwiError } from "../errors.ts";
 import { createProgress } from "../ui/lock-progress.ts";
-import { plural } from "../ui/findings.ts";
+import { plural } from "../ui/findings-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 

@@ -3,7 +3,7 @@
 import { defineCommand } from "./_define.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { KiwiError } from "../errors.ts";
-import { FINDING_FORMATS, type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings.ts";
+import { FINDING_FORMATS, type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { checkTree } from "../ops/check-io.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";

@@ -4,7 +4,7 @@ import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { renderBash } from "../completion/bash.ts";
 import { renderFish } from "../completion/fish.ts";
-import { resolveCompletionTree } from "../completion/model.ts";
+import { resolveCompletionTree } from "../completion/command-tree.ts";
 import { renderZsh } from "../completion/zsh.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { TOOL_TYPES } from "../manifest/model.ts";

@@ -8,7 +8,7 @@ import type { Finding } from "../findings.ts";
 import { type ExecRequest, type PreparedExec, prepareExec } from "../ops/prepare-exec-io.ts";
 import { redactError, runPrepared } from "../exec/run-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
-import { planDocument } from "../ui/plan.ts";
+import { planDocument } from "../ui/plan-render.ts";
 import { summarizeRefusals } from "../exec/net-proxy.ts";
 import { reportRefusals } from "../ui/refusals.ts";
 import { showJson, showNote } from "../ui/output.ts";
@@ -58,7 +58,7 @@ export default defineCommand({
     } catch (error) {
       // Unlocked mode validates the project first; show what stopped it before the error itself.
       if (!args.json && error instanceof KiwiError && error.code === "E_CHECK_FAILED" && Array.isArray(error.details?.findings)) {
-        const { renderFindingsHuman } = await import("../ui/findings.ts");
+        const { renderFindingsHuman } = await import("../ui/findings-render.ts");
         showNote(renderFindingsHuman(error.details.findings as Finding[], ctx));
       }
       throw error;

@@ -1,5 +1,5 @@
 // `kiwi export <tool>… --format skill|plugin|server.json --out <dir>`: a tool written back out in
-// the ecosystem's formats (formats/export.ts).
+// the ecosystem's formats (formats/export-plan.ts).
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { exportTools } from "../ops/export-io.ts";

@@ -5,7 +5,7 @@ import type { Finding } from "../findings.ts";
 import { initProject } from "../ops/init-io.ts";
 import { TEMPLATES } from "../init/templates.ts";
 import { errorDocument, renderError } from "../ui/error.ts";
-import { renderFindingsHuman } from "../ui/findings.ts";
+import { renderFindingsHuman } from "../ui/findings-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 

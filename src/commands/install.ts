@@ -2,7 +2,7 @@
 // tree and never write it), then put every tool file into the content-addressed cache.
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
-import { type DiffSummary, summarizeDiff } from "../lockfile/diff.ts";
+import { type DiffSummary, summarizeDiff } from "../lockfile/lock-diff.ts";
 import { installProject } from "../ops/install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";

@@ -1,19 +1,19 @@
 // `kiwi mcp hash|verify|pin|approve|diff|scan`: MCP server interfaces, their pins in
-// tool.lock.json, drift diffs and the poisoning scan. Flags -> core (src/mcp/) -> ui/mcp.ts.
+// tool.lock.json, drift diffs and the poisoning scan. Flags -> core (src/mcp/) -> ui/mcp-render.ts.
 import { join, resolve } from "node:path";
 import { defineCommand } from "./_define.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type GateOutcome, assertScanPasses, gateServer, scanFor } from "../ops/mcp-gate-io.ts";
-import type { Negotiation } from "../mcp/client-io.ts";
+import type { Negotiation } from "../mcp/mcp-client-io.ts";
 import { type LiveInterface, inspectServer, liveInterfaceOf, negotiationFor } from "../ops/mcp-inspect-io.ts";
 import { readWireListing } from "../mcp/listing-io.ts";
 import { diffFromPin, pinMatches } from "../mcp/pin.ts";
 import { type McpProject, readMcpProject, selectServers } from "../mcp/mcp-project-io.ts";
 import { scanListing } from "../mcp/scan.ts";
 import { verifyExitCode, verifyServers } from "../ops/mcp-verify-io.ts";
-import { renderDiff, renderFindings, renderHashes, renderListingSummary, renderVerifyLine, listingCounts } from "../ui/mcp.ts";
+import { renderDiff, renderFindings, renderHashes, renderListingSummary, renderVerifyLine, listingCounts } from "../ui/mcp-render.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";

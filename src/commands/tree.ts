@@ -2,7 +2,7 @@
 import { defineCommand } from "./_define.ts";
 import { resolveTree } from "../ops/tree-io.ts";
 import { colors, showJson, showResult } from "../ui/output.ts";
-import { renderTree, treeDocument, treeExitCode } from "../ui/plan.ts";
+import { renderTree, treeDocument, treeExitCode } from "../ui/plan-render.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 
 export default defineCommand({

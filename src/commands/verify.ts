@@ -3,7 +3,7 @@
 import { defineCommand } from "./_define.ts";
 import { verifyOutcomeError, verifyProject } from "../ops/verify-io.ts";
 import { createProgress } from "../ui/lock-progress.ts";
-import { summarizeDiff } from "../lockfile/diff.ts";
+import { summarizeDiff } from "../lockfile/lock-diff.ts";
 import { renderVerifyReport } from "../ui/lock-render.ts";
 import { showJson, showResult } from "../ui/output.ts";
 import type { Context } from "../context.ts";

@@ -1,5 +1,5 @@
 // Renders the bash completion script from the command tree. Pure: tree in, script text out.
-import { type CompletionNode, type ValueKind, flattenTree } from "./model.ts";
+import { type CompletionNode, type ValueKind, flattenTree } from "./command-tree.ts";
 import { flagWords, isSafeWord, quoteSingle } from "./words.ts";
 
 /** The bash completion script: `source <(kiwi completion bash)`. */

@@ -1,5 +1,5 @@
 // Renders the fish completion script from the command tree, with descriptions. Pure.
-import { type CompletionFlag, type CompletionNode, flattenTree } from "./model.ts";
+import { type CompletionFlag, type CompletionNode, flattenTree } from "./command-tree.ts";
 import { flagWords, isSafeWord, oneLine } from "./words.ts";
 
 /** The fish completion script: `kiwi completion fish | source`. */

@@ -3,4 +3,4 @@
 export { renderBash } from "./bash.ts";
 export { renderFish } from "./fish.ts";
 export { renderZsh } from "./zsh.ts";
-export { resolveCompletionTree } from "./model.ts";
+export { resolveCompletionTree } from "./command-tree.ts";

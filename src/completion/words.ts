@@ -1,5 +1,5 @@
 // Small helpers shared by the shell renderers: quoting and the words a flag is typed as. Pure.
-import type { CompletionFlag } from "./model.ts";
+import type { CompletionFlag } from "./command-tree.ts";
 
 /** A word that is safe to paste into any shell's word list unquoted. */
 export function isSafeWord(word: string): boolean {

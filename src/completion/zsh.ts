@@ -1,5 +1,5 @@
 // Renders the zsh completion script from the command tree, with descriptions. Pure.
-import { type CompletionNode, type ValueKind, flattenTree } from "./model.ts";
+import { type CompletionNode, type ValueKind, flattenTree } from "./command-tree.ts";
 import { flagWords, isSafeWord, oneLine, quoteSingle } from "./words.ts";
 
 /** The zsh completion script: `source <(kiwi completion zsh)` or saved as `_kiwi` on $fpath. */

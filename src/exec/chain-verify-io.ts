@@ -5,8 +5,8 @@ import { type StatCache, loadStatCache } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest, shortDigest } from "../integrity/digest.ts";
-import { resolveLockedChain } from "../lockfile/chain.ts";
-import type { FileChange } from "../lockfile/diff.ts";
+import { resolveLockedChain } from "../lockfile/locked-chain.ts";
+import type { FileChange } from "../lockfile/lock-diff.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import type { TreeTool } from "../lockfile/hash-tree-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
@@ -22,7 +22,7 @@ import { checkChildSchemas } from "./schema.ts";
 // should not pay for evaluating them (README "kiwi exec", start-up).
 const load = {
   build: () => require("../lockfile/build.ts") as typeof import("../lockfile/build.ts"),
-  diff: () => require("../lockfile/diff.ts") as typeof import("../lockfile/diff.ts"),
+  diff: () => require("../lockfile/lock-diff.ts") as typeof import("../lockfile/lock-diff.ts"),
   gate: () => require("../lockfile/gate.ts") as typeof import("../lockfile/gate.ts"),
   discover: () => require("../manifest/discover-io.ts") as typeof import("../manifest/discover-io.ts"),
   chain: () => require("../resolve/chain.ts") as typeof import("../resolve/chain.ts"),

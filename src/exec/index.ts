@@ -4,4 +4,4 @@
 export { buildPlan } from "./plan.ts";
 export { redactError, runPrepared } from "./run-io.ts";
 export { prepareSandbox, probeSandbox } from "./sandbox-io.ts";
-export { DEFAULT_LIMITS, mergeLimits, resolveLimits } from "./limits.ts";
+export { DEFAULT_LIMITS, mergeLimits, resolveLimits } from "./run-limits.ts";

@@ -1,7 +1,7 @@
 // server.json inputs (arguments, environment variables, headers, URL variables) -> kiwi config
 // strings. A value the user supplies becomes `${VAR}` (read from kiwi's environment at exec); a
 // secret is never written as a value, only referenced and listed in config.secrets. Pure.
-import { child, importError, isObject } from "./errors.ts";
+import { child, importError, isObject } from "./import-errors.ts";
 
 export interface InputScope {
   /** Environment variables referenced for secret inputs (config.secrets). */

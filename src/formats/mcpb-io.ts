@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { unzipSync } from "fflate";
 import YAML from "yaml";
 import { KiwiError } from "../errors.ts";
-import { importError } from "./errors.ts";
+import { importError } from "./import-errors.ts";
 import { type BundleSignature, describeSignature, importMcpbManifest, splitSignature, unsafeEntryName, zipUnixModes } from "./mcpb.ts";
 import { Pkcs7Error, classifySigner, verifyDetachedSignature } from "./pkcs7.ts";
 

@@ -1,7 +1,7 @@
 // MCP Bundles (.mcpb, manifest_version 0.1-0.4; github.com/anthropics/mcpb): the signature block the
 // mcpb CLI appends (MCPB_SIG_V1, u32 LE length, DER PKCS#7, MCPB_SIG_END) and manifest.json mapped
 // to a kiwi mcp_server whose files are the bundle's. Pure.
-import { child, importError, isObject } from "./errors.ts";
+import { child, importError, isObject } from "./import-errors.ts";
 import { escapeLiteral } from "./inputs.ts";
 import type { SignatureStatus } from "./pkcs7.ts";
 

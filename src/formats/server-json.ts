@@ -3,7 +3,7 @@
 // cannot pin or run, naming the field. Pure: a parsed value in, a manifest value out.
 import { isExactVersion } from "../deps/requirements.ts";
 import { TOOL_ID } from "../schema/manifest.ts";
-import { child, importError, isObject } from "./errors.ts";
+import { child, importError, isObject } from "./import-errors.ts";
 import { type InputScope, envNameOf, escapeLiteral, mapArguments, mapKeyValues, resolveTemplate } from "./inputs.ts";
 
 /** The schema revision kiwi reads; later revisions are read as this one, with a note. */

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, rmSync, writeFil
 import { dirname, join } from "node:path";
 import { readProject } from "../manifest/discover-io.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
-import { type ExistingTree, type ScaffoldPlan, planScaffold } from "./plan.ts";
+import { type ExistingTree, type ScaffoldPlan, planScaffold } from "./scaffold-plan.ts";
 import { TEMPLATES, type Template } from "./templates.ts";
 
 export interface ScaffoldResult extends ScaffoldPlan {

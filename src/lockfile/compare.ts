@@ -4,7 +4,7 @@ import type { CanonicalValue } from "../integrity/value.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type HashedTool, buildLockfile } from "./build.ts";
 import { checkEntryConsistency } from "./consistency.ts";
-import { type LockDiff, diffLockfiles } from "./diff.ts";
+import { type LockDiff, diffLockfiles } from "./lock-diff.ts";
 
 export interface HandEdit {
   id: string;

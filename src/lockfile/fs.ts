@@ -4,7 +4,7 @@ import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { type Faults, NO_FAULTS } from "../cache/faults-io.ts";
-import { tempOwner, tempTarget } from "../cache/layout.ts";
+import { tempOwner, tempTarget } from "../cache/cache-layout.ts";
 import { isAlive } from "../cache/maintain-io.ts";
 import { KiwiError } from "../errors.ts";
 import { parseDigest } from "../integrity/digest.ts";

@@ -5,7 +5,7 @@ import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } fro
 import { createParser } from "eventsource-parser";
 import { KiwiError } from "../errors.ts";
 import type { LosslessCapture } from "./capture.ts";
-import { type TransportLimits, describeBytes } from "./limits.ts";
+import { type TransportLimits, describeBytes } from "./server-limits.ts";
 
 export interface HttpSpec {
   url: string;

@@ -2,7 +2,7 @@
 // interface, accept, pin, ask, or refuse. Pure: the caller connects, prompts and writes.
 import { KiwiError } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
-import type { InterfaceDiff } from "./diff.ts";
+import type { InterfaceDiff } from "./interface-diff.ts";
 import type { WireListing } from "./listing.ts";
 import { type McpPin, diffFromPin, pinMatches } from "./pin.ts";
 

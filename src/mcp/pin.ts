@@ -5,7 +5,7 @@ import { compareCodePoints, renderCanonicalJson } from "../integrity/canonical.t
 import { formatDigest } from "../integrity/digest.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
-import { type InterfaceDiff, diffListings } from "./diff.ts";
+import { type InterfaceDiff, diffListings } from "./interface-diff.ts";
 import { hashInterface } from "./interface.ts";
 import { LIST_KINDS, type ListKey, type WireListing, type WireObject, checkWireListing, isWireObject, withoutMeta } from "./listing.ts";
 

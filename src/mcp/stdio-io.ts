@@ -9,7 +9,7 @@ import { KiwiError } from "../errors.ts";
 import { toPlain } from "../integrity/value.ts";
 import type { LosslessCapture } from "./capture.ts";
 import { signalGroup, trackGroup, untrackGroup } from "./reaper-io.ts";
-import { type TransportLimits, TailBuffer, describeBytes } from "./limits.ts";
+import { type TransportLimits, TailBuffer, describeBytes } from "./server-limits.ts";
 
 /** What to start: a resolved argv, working directory and complete environment. */
 export interface StdioSpec {

@@ -3,8 +3,8 @@
 // Pure: the plan was built (chain verified, ${VAR}s expanded, command found on PATH) by exec.
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
-import type { McpTarget } from "./client-io.ts";
-import { DEFAULT_LISTING_LIMITS, type ListingLimits } from "./limits.ts";
+import type { McpTarget } from "./mcp-client-io.ts";
+import { DEFAULT_LISTING_LIMITS, type ListingLimits } from "./server-limits.ts";
 
 /** The transports an mcp_server manifest may name in `config.transport`. */
 export const MCP_TRANSPORTS = ["stdio", "streamable-http", "sse"] as const;

@@ -1,4 +1,4 @@
-// `kiwi export`: finds the tools, plans the files (formats/export.ts) and writes them under --out, staged
+// `kiwi export`: finds the tools, plans the files (formats/export-plan.ts) and writes them under --out, staged
 // beside the target and moved into place with one rename, never over something that exists.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -7,7 +7,7 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { readProject } from "../manifest/index.ts";
 import { suggest } from "../resolve/suggest.ts";
-import { EXPORT_FORMATS, type ExportFormat, exportPlugin, exportServerJson, exportSkill } from "../formats/export.ts";
+import { EXPORT_FORMATS, type ExportFormat, exportPlugin, exportServerJson, exportSkill } from "../formats/export-plan.ts";
 
 export interface ExportResult {
   format: ExportFormat;

@@ -15,7 +15,7 @@ import { IGNORED_NAMES } from "../manifest/model.ts";
 import { PLUGIN_FILE } from "../manifest/plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { checkProject } from "../validate/index.ts";
-import { importError } from "../formats/errors.ts";
+import { importError } from "../formats/import-errors.ts";
 import { type BundleSignature, type PlacedBundle, placeBundle } from "../formats/mcpb-io.ts";
 import { type McpbFetch, importServerJson, type ServerJsonImportOptions } from "../formats/server-json.ts";
 

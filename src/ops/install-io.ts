@@ -15,7 +15,7 @@ import { readProject } from "../manifest/discover-io.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { integrityText } from "../lockfile/build.ts";
 import { compareTreeToLock } from "../lockfile/compare.ts";
-import { type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "../lockfile/diff.ts";
+import { type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText } from "../lockfile/fs.ts";
 import { hashAndCheck, lockProject } from "./lock-io.ts";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";

@@ -3,7 +3,7 @@
 // through lockfile/fs.ts (the only writer of tool.lock.json).
 import { KiwiError } from "../errors.ts";
 import { writeMcpPin } from "../lockfile/fs.ts";
-import type { InterfaceDiff } from "../mcp/diff.ts";
+import type { InterfaceDiff } from "../mcp/interface-diff.ts";
 import type { LiveInterface } from "./mcp-inspect-io.ts";
 import { type McpMode, type PinDecision, decidePin } from "../mcp/modes.ts";
 import { type McpProject, otherServersOf } from "../mcp/mcp-project-io.ts";

@@ -8,7 +8,7 @@ import type { Context } from "../context.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
-import type { McpSession } from "../mcp/client-io.ts";
+import type { McpSession } from "../mcp/mcp-client-io.ts";
 import { negotiationFor, withServerSession } from "./mcp-inspect-io.ts";
 import { SKILLS_EXTENSION, isWireObject, type WireObject, withoutMeta } from "../mcp/listing.ts";
 import { readMcpProject, selectServers } from "../mcp/mcp-project-io.ts";

@@ -3,7 +3,7 @@
 import type { Context } from "../context.ts";
 import { ERROR_CODES, KiwiError, toKiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
-import type { InterfaceDiff } from "../mcp/diff.ts";
+import type { InterfaceDiff } from "../mcp/interface-diff.ts";
 import { scanFor } from "./mcp-gate-io.ts";
 import { inspectServer, negotiationFor } from "./mcp-inspect-io.ts";
 import { driftError, unpinnedError } from "../mcp/modes.ts";

@@ -15,8 +15,8 @@ import { type Tool, manifestPathOf } from "../manifest/model.ts";
 import { readPrivateKey } from "../trust/keys-io.ts";
 import { signArtifact } from "../trust/signature.ts";
 import { checkTree } from "./check-io.ts";
-import { RegistryClient, referrersTag } from "../registry/client-io.ts";
-import { type Dependency, MEDIA, buildArtifact } from "../registry/layout.ts";
+import { RegistryClient, referrersTag } from "../registry/oci-client-io.ts";
+import { type Dependency, MEDIA, buildArtifact } from "../registry/artifact-layout.ts";
 import { mapLimit } from "../registry/pool.ts";
 import { formatReference, parseReference } from "../registry/reference.ts";
 

@@ -14,9 +14,9 @@ import { readProject } from "../manifest/discover-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { McpPin, RemoteTool } from "../schema/lockfile.ts";
 import { readTrustPolicy } from "../trust/keys-io.ts";
-import { RegistryClient } from "../registry/client-io.ts";
+import { RegistryClient } from "../registry/oci-client-io.ts";
 import { type PullOptions, type Pulled, pullArtifact } from "../registry/fetch-io.ts";
-import { type ToolConfig, placedFiles } from "../registry/layout.ts";
+import { type ToolConfig, placedFiles } from "../registry/artifact-layout.ts";
 import { REMOTE_DIR, placeTool } from "../registry/place-io.ts";
 import { formatReference, ociSource, parseReference } from "../registry/reference.ts";
 

@@ -10,9 +10,9 @@ import { findProjectRoot } from "../manifest/project-io.ts";
 import type { RemoteTool } from "../schema/lockfile.ts";
 import { type TrustPolicy, readTrustPolicy } from "../trust/keys-io.ts";
 import { verifySignature } from "../trust/signature.ts";
-import { RegistryClient } from "../registry/client-io.ts";
+import { RegistryClient } from "../registry/oci-client-io.ts";
 import { type PullOptions, pullArtifact } from "../registry/fetch-io.ts";
-import { placedFiles } from "../registry/layout.ts";
+import { placedFiles } from "../registry/artifact-layout.ts";
 import { REMOTE_DIR, folderMatches, placeTool } from "../registry/place-io.ts";
 import { parseReference } from "../registry/reference.ts";
 

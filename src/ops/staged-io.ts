@@ -9,7 +9,7 @@ import { type Project, readProject } from "../manifest/discover-io.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/build.ts";
-import { type LockDiff, diffLockfiles } from "../lockfile/diff.ts";
+import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { parseLockfileMemo, readLockfileMemo } from "../exec/chain-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";

@@ -7,7 +7,7 @@ import { KiwiError } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { type HandEdit, compareTreeToLock } from "../lockfile/compare.ts";
-import { type LockDiff, allChanges, isEmptyDiff } from "../lockfile/diff.ts";
+import { type LockDiff, allChanges, isEmptyDiff } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileOrFail } from "../lockfile/fs.ts";
 import { cachedManifest } from "./install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";

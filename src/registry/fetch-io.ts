@@ -7,8 +7,8 @@ import type { FileEntry } from "../integrity/tool.ts";
 import type { RemoteTool } from "../schema/lockfile.ts";
 import type { TrustPolicy } from "../trust/keys-io.ts";
 import { verifySignature } from "../trust/signature.ts";
-import type { RegistryClient } from "./client-io.ts";
-import { type ImageManifest, MAX_MANIFEST_BYTES, MEDIA, type ToolConfig, checkToolConfig, parseImageManifest, parseToolManifest, placedFiles } from "./layout.ts";
+import type { RegistryClient } from "./oci-client-io.ts";
+import { type ImageManifest, MAX_MANIFEST_BYTES, MEDIA, type ToolConfig, checkToolConfig, parseImageManifest, parseToolManifest, placedFiles } from "./artifact-layout.ts";
 import { mapLimit } from "./pool.ts";
 import type { OciReference } from "./reference.ts";
 

@@ -4,7 +4,7 @@ import type { ListReport, ShowReport } from "../ops/inventory-io.ts";
 import type { colors } from "./output.ts";
 
 type Colors = ReturnType<typeof colors>;
-import { renderTree } from "./plan.ts";
+import { renderTree } from "./plan-render.ts";
 
 /** One line per tool: id, type, version, lock status, description (built-ins after the project's). */
 export function renderList(report: ListReport, c: Colors): string {

@@ -3,7 +3,7 @@
 import type { Context } from "../context.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import { compareCodePoints } from "../integrity/canonical.ts";
-import { type DiffSummary, type ToolChangeSummary, summarizeDiff } from "../lockfile/diff.ts";
+import { type DiffSummary, type ToolChangeSummary, summarizeDiff } from "../lockfile/lock-diff.ts";
 import type { VerifyReport } from "../ops/verify-io.ts";
 import { colors } from "./output.ts";
 

@@ -3,7 +3,7 @@
 import { createInterface } from "node:readline";
 import type { Context } from "../context.ts";
 import type { AskInput } from "../ops/mcp-gate-io.ts";
-import { renderDiff, renderFindings } from "./mcp.ts";
+import { renderDiff, renderFindings } from "./mcp-render.ts";
 
 /** Shows what changed and asks whether to (re-)pin; anything but y/yes is no. */
 export async function askApproval(question: AskInput, ctx: Pick<Context, "color">): Promise<boolean> {

@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { KiwiError } from "../errors.ts";
-import { DEFAULT_LIMITS } from "../exec/limits.ts";
+import { DEFAULT_LIMITS } from "../exec/run-limits.ts";
 import { expandDeclaredPath } from "../exec/sandbox-mounts.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import type { Capability, Limits } from "../manifest/model.ts";

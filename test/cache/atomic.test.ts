@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { copyFileHashedAtomic, writeFileAtomic } from "../../src/cache/atomic-io.ts";
 import { faultsFromEnv } from "../../src/cache/faults-io.ts";
-import { tempOwner, tempTarget } from "../../src/cache/layout.ts";
+import { tempOwner, tempTarget } from "../../src/cache/cache-layout.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 

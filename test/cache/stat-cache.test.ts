@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { statRelPath } from "../../src/cache/layout.ts";
+import { statRelPath } from "../../src/cache/cache-layout.ts";
 import { RACY_MARGIN_MS, loadStatCache } from "../../src/cache/stat-cache-io.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { root } from "../../src/cli.ts";
 import { EXAMPLES } from "../../src/commands/_examples.ts";
-import { type CompletionNode, flattenTree, resolveCompletionTree } from "../../src/completion/model.ts";
+import { type CompletionNode, flattenTree, resolveCompletionTree } from "../../src/completion/command-tree.ts";
 
 const tree = await resolveCompletionTree(root);
 const nodes = new Map(flattenTree(tree).map((n) => [n.path.join(" "), n]));

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { root } from "../../src/cli.ts";
 import { renderBash } from "../../src/completion/bash.ts";
 import { renderFish } from "../../src/completion/fish.ts";
-import { resolveCompletionTree } from "../../src/completion/model.ts";
+import { resolveCompletionTree } from "../../src/completion/command-tree.ts";
 import { renderZsh } from "../../src/completion/zsh.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 import { needs } from "../helpers/needs.ts";

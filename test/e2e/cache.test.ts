@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { blobRelPath } from "../../src/cache/layout.ts";
+import { blobRelPath } from "../../src/cache/cache-layout.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
 import { parseLockfile } from "../../src/lockfile/parse.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";

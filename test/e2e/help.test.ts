@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { COMMANDS, root } from "../../src/cli.ts";
 import { COMMAND_SUMMARIES } from "../../src/commands/_summaries.ts";
 import { EXAMPLES } from "../../src/commands/_examples.ts";
-import { flattenTree, resolveCompletionTree } from "../../src/completion/model.ts";
+import { flattenTree, resolveCompletionTree } from "../../src/completion/command-tree.ts";
 import { KIWI_BIN, REPO_ROOT, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { needs } from "../helpers/needs.ts";
 

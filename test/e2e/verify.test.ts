@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { blobRelPath } from "../../src/cache/layout.ts";
+import { blobRelPath } from "../../src/cache/cache-layout.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
 import { cleanupTemps } from "../helpers/tree.ts";
 import { demoProject, kiwiIn } from "./lock-helpers.ts";

@@ -2,7 +2,7 @@
 // hashed), the credential fingerprint of an HTTP server, and the Skills extension's entries.
 import { describe, expect, test } from "bun:test";
 import { credentialIdentity } from "../../src/mcp/credential.ts";
-import { diffListings } from "../../src/mcp/diff.ts";
+import { diffListings } from "../../src/mcp/interface-diff.ts";
 import { hashInterface } from "../../src/mcp/interface.ts";
 import { parseWireListing } from "../../src/mcp/listing.ts";
 import { parsePin, pinFromListing } from "../../src/mcp/pin.ts";

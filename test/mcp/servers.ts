@@ -2,7 +2,7 @@
 // fixtures, started with node (no network), plus checks that no server process outlives a test.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { McpTarget } from "../../src/mcp/client-io.ts";
+import type { McpTarget } from "../../src/mcp/mcp-client-io.ts";
 
 export const REPO = join(import.meta.dir, "..", "..");
 export const FIXTURES = join(REPO, "test", "fixtures", "mcp");

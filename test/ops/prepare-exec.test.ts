@@ -2,7 +2,7 @@
 // refusals, integrity mismatches at a named link, and "what runs is what was verified".
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { statRelPath } from "../../src/cache/layout.ts";
+import { statRelPath } from "../../src/cache/cache-layout.ts";
 import { join } from "node:path";
 import { type Context, createContext } from "../../src/context.ts";
 import { type ExecRequest, prepareExec } from "../../src/ops/prepare-exec-io.ts";

@@ -4,7 +4,7 @@ import { renderCanonicalJson } from "../../src/integrity/canonical.ts";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { Float } from "../../src/integrity/value.ts";
 import { parseJsonLossless } from "../../src/manifest/json.ts";
-import { ANNOTATIONS, MEDIA, type PublishInput, buildArtifact, checkToolConfig, parseToolManifest, placedFiles } from "../../src/registry/layout.ts";
+import { ANNOTATIONS, MEDIA, type PublishInput, buildArtifact, checkToolConfig, parseToolManifest, placedFiles } from "../../src/registry/artifact-layout.ts";
 
 const MAIN = "print(1)\n";
 const YAML = "tool_id: dp\n";

@@ -9,7 +9,7 @@ import { readBodyCapped } from "../exec/body-io.ts";
 import { formatDigest, sha256Hex } from "../integrity/digest.ts";
 import { isRecord } from "../integrity/value.ts";
 import { type Credentials, findCredentials } from "./auth-io.ts";
-import { MAX_MANIFEST_BYTES, MEDIA } from "./layout.ts";
+import { MAX_MANIFEST_BYTES, MEDIA } from "./artifact-layout.ts";
 import { type OciReference, isLoopbackHost } from "./reference.ts";
 
 export interface ClientOptions {

@@ -47,7 +47,7 @@ export function mergeLimits(chain: readonly Limits[]): Limits {
   return out;
 }
 
-/** The limits of a run: declared along the chain (a child overrides its parent) or kiwi's defaults (exec/limits.ts). */
+/** The limits of a run: declared along the chain (a child overrides its parent) or kiwi's defaults (exec/run-limits.ts). */
 export interface PlanLimits {
   timeoutMs: number;
   /** SIGTERM to SIGKILL (subprocess only; 0 for http_client). */

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { rejectionOf } from "../helpers/errors.ts";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
-import { RegistryClient } from "../../src/registry/client-io.ts";
+import { RegistryClient } from "../../src/registry/oci-client-io.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
 const servers: { stop(force?: boolean): void }[] = [];

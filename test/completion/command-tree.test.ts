@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { type ArgDef, defineCommand } from "citty";
 import { COMMANDS, root } from "../../src/cli.ts";
-import { type ValueKind, flattenTree, resolveCompletionTree, valueKindOf } from "../../src/completion/model.ts";
+import { type ValueKind, flattenTree, resolveCompletionTree, valueKindOf } from "../../src/completion/command-tree.ts";
 
 const sample = defineCommand({
   meta: { name: "tool" },

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { resolveLockedChain } from "../../src/lockfile/chain.ts";
+import { resolveLockedChain } from "../../src/lockfile/locked-chain.ts";
 import { entry, lockOf } from "./helpers.ts";
 
 const lock = lockOf({

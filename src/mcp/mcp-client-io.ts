@@ -9,7 +9,7 @@ import { LosslessCapture } from "./capture.ts";
 import { credentialIdentity } from "./credential.ts";
 import { assertSameList, checkDiscoverAnswer, discoverServerInfo } from "./discover.ts";
 import { createHttpTransport, type HttpSpec } from "./http-io.ts";
-import { DEFAULT_LISTING_LIMITS, DEFAULT_TRANSPORT_LIMITS, type ListingLimits, type TransportLimits } from "./limits.ts";
+import { DEFAULT_LISTING_LIMITS, DEFAULT_TRANSPORT_LIMITS, type ListingLimits, type TransportLimits } from "./server-limits.ts";
 import { LIST_KINDS, type ListKey, type WireListing, type WireObject, advertises, discoverComponent, emptyListing, isWireObject, withoutMeta } from "./listing.ts";
 import { PROTOCOL_REVISIONS, mapSessionError, sessionTimeoutError } from "./session-errors.ts";
 import { checkSkillEntries } from "./skills.ts";

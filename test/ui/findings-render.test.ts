@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Finding } from "../../src/findings.ts";
-import { findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../../src/ui/findings.ts";
+import { findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../../src/ui/findings-render.ts";
 import { RULES } from "../../src/validate/rules.ts";
 
 const findings: Finding[] = [

@@ -1,6 +1,6 @@
 // Drift diffs between a pinned and a live listing: what changed, where, how it reads, how severe.
 import { describe, expect, test } from "bun:test";
-import { diffListings, patchOf, renderPretty } from "../../src/mcp/diff.ts";
+import { diffListings, patchOf, renderPretty } from "../../src/mcp/interface-diff.ts";
 import { parseWireListing } from "../../src/mcp/listing.ts";
 import { parseJsonLossless } from "../../src/manifest/json.ts";
 

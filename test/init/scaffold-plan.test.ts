@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { planScaffold } from "../../src/init/plan.ts";
+import { planScaffold } from "../../src/init/scaffold-plan.ts";
 import { TEMPLATES } from "../../src/init/templates.ts";
 
 const paths = (list: { path: string }[]) => list.map((t) => t.path);

@@ -2,7 +2,7 @@
 // renderers (value -> string); the commands print them through ui/output.ts.
 import type { Context } from "../context.ts";
 import { shortDigest } from "../integrity/digest.ts";
-import type { ComponentChange, DiffSeverity, InterfaceDiff } from "../mcp/diff.ts";
+import type { ComponentChange, DiffSeverity, InterfaceDiff } from "../mcp/interface-diff.ts";
 import type { WireListing } from "../mcp/listing.ts";
 import type { McpPin } from "../mcp/pin.ts";
 import type { ScanFinding, ScanResult } from "../mcp/scan.ts";

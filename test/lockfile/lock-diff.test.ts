@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { diffFiles, diffLockfiles, isEmptyDiff, summarizeDiff } from "../../src/lockfile/diff.ts";
+import { diffFiles, diffLockfiles, isEmptyDiff, summarizeDiff } from "../../src/lockfile/lock-diff.ts";
 import { entry, file, lockOf } from "./helpers.ts";
 
 const base = lockOf({
