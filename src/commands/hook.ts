@@ -1,7 +1,7 @@
 // `kiwi hook install|uninstall`: a plain git pre-commit hook that runs `kiwi check --staged`.
 import { defineCommand } from "./_define.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
-import { displayPath, installHook, uninstallHook } from "../hook/hook-install-io.ts";
+import { displayPath, installHook, uninstallHook } from "../ops/hook-install-io.ts";
 import { kiwiInvocation } from "../self.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 

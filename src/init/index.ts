@@ -1,5 +1,5 @@
-// init/ owns `kiwi init`: the example tools as data and writing them without overwriting anything.
-// It must not validate or lock by itself; it calls the lockfile code for the first lock.
+// init/ owns what `kiwi init` writes: the example tools as data, the plan (never overwrite) and
+// writing it. It must not validate or lock; the use case (ops/init-io.ts) locks a new tree.
 export { planScaffold } from "./scaffold-plan.ts";
 export { writeScaffold } from "./scaffold-io.ts";
 export { TEMPLATES } from "./templates.ts";

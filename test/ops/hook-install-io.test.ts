@@ -2,10 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
-import { installHook, uninstallHook } from "../../src/hook/hook-install-io.ts";
+import { installHook, uninstallHook } from "../../src/ops/hook-install-io.ts";
 import { isKiwiHook } from "../../src/hook/script.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
-import { git, gitEnv, makeRepo } from "./git.ts";
+import { git, gitEnv, makeRepo } from "../hook/git.ts";
 
 afterAll(cleanupTemps);
 

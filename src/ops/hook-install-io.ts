@@ -3,8 +3,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { KiwiError } from "../errors.ts";
-import { type GitEnv, resolveHooksDir, resolveWorkTree } from "./git-io.ts";
-import { BACKUP_SUFFIX, isKiwiHook, parseReplacedHook, renderHookScript } from "./script.ts";
+import { type GitEnv, resolveHooksDir, resolveWorkTree } from "../hook/git-io.ts";
+import { BACKUP_SUFFIX, isKiwiHook, parseReplacedHook, renderHookScript } from "../hook/script.ts";
 
 export type InstallStatus = "installed" | "updated" | "unchanged";
 export type UninstallStatus = "removed" | "absent" | "foreign";
