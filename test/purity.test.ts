@@ -141,6 +141,102 @@ describe("no import circles", () => {
   });
 });
 
+describe("the folder graph", () => {
+  // Who may import whom, one row per folder of src/ (a top-level file is its own row). Drawn in
+  // README "Developing kiwi". Layers, top down:
+  //   entry (cli, bin) -> commands -> ops -> domain folders -> base (context, self, findings, integrity, errors)
+  // with ui/ beside ops/: commands hand ops/ results to ui/, so ui/ may name ops/ types but never
+  // loads ops/. Domain folders never reach ops/, ui/ or commands/. A row lists every folder the
+  // folder may import, type-only imports included (a type is still a dependency); an edge the
+  // table lacks fails below, naming the file. Add a row entry only when the new edge keeps the layers.
+  const BASE = ["context", "self", "findings", "integrity", "errors"];
+  const ALLOWED: Record<string, string[]> = {
+    bin: ["cli", "exec", "wasm"],
+    cli: ["commands", "ui", "resolve", ...BASE],
+    commands: ["ops", "ui", "cache", "completion", "exec", "init", "lockfile", "manifest", "mcp", "trust", ...BASE],
+    ops: ["cache", "deps", "exec", "formats", "hook", "init", "lockfile", "manifest", "mcp", "registry", "resolve", "schema", "trust", "validate", ...BASE],
+    ui: ["exec", "formats", "lockfile", "mcp", "validate", ...BASE],
+    // domain
+    cache: ["lockfile", "manifest", "integrity", "errors"],
+    completion: [],
+    deps: ["cache", "manifest", "schema", "context", "integrity", "errors"],
+    exec: ["cache", "deps", "lockfile", "manifest", "resolve", "schema", "validate", "wasm", ...BASE],
+    formats: ["deps", "manifest", "schema", "errors"],
+    hook: ["lockfile", "manifest", "schema", "errors"],
+    init: ["manifest"],
+    lockfile: ["cache", "manifest", "resolve", "schema", "validate", "findings", "integrity", "errors"],
+    manifest: ["cache", "schema", "validate", "findings", "integrity", "errors"],
+    mcp: ["lockfile", "manifest", "resolve", "context", "findings", "integrity", "errors"],
+    registry: ["cache", "exec", "manifest", "schema", "trust", "integrity", "errors"],
+    resolve: ["manifest", "schema", "validate", "findings"],
+    schema: ["manifest", "validate", "findings", "integrity"],
+    trust: ["cache", "integrity", "errors"],
+    validate: ["cache", "deps", "manifest", "resolve", "schema", "findings", "integrity"],
+    wasm: ["cache", "exec", "manifest", "self", "integrity", "errors"],
+    // base
+    context: [],
+    self: [],
+    findings: [],
+    integrity: ["errors"],
+    errors: [],
+  };
+  /** Folders whose types another folder may name without loading them. */
+  const TYPES_ONLY: Record<string, string[]> = { ui: ["ops"] };
+  const DOMAIN = ["cache", "completion", "deps", "exec", "formats", "hook", "init", "lockfile", "manifest", "mcp", "registry", "resolve", "schema", "trust", "validate", "wasm"];
+
+  const folderOf = (path: string) => {
+    const rel = path.slice(SRC.length + 1);
+    return rel.includes("/") ? rel.slice(0, rel.indexOf("/")) : rel.replace(/\.ts$/, "");
+  };
+  const typeOnly = new Map(files.map((f) => [f, new Set(runtimeImports(f, texts.get(f)!, true))]));
+  /** Every import crossing a folder boundary: [file, target, type-only?]. */
+  const crossings = files.flatMap((f) => {
+    const runtime = new Set(graph.get(f));
+    return [...typeOnly.get(f)!]
+      .filter((t) => t.startsWith(`${SRC}/`) && folderOf(t) !== folderOf(f))
+      .map((t) => [f, t, !runtime.has(t)] as const);
+  });
+  /** Why an import from folder `from` to folder `to` is not allowed, or undefined. */
+  function wrongEdge(from: string, to: string, types: boolean): string | undefined {
+    if (!(from in ALLOWED)) return `${from}/ has no row in the folder table`;
+    if (ALLOWED[from]!.includes(to)) return undefined;
+    if (types && TYPES_ONLY[from]?.includes(to)) return undefined;
+    if (TYPES_ONLY[from]?.includes(to)) return `${from} -> ${to} loads ${to}/ at run time; ${from}/ may only name its types`;
+    return `${from} -> ${to} is not an edge of the folder graph`;
+  }
+
+  test("the table keeps the layers: no domain or base folder reaches ops/, ui/, commands/ or the entry points", () => {
+    const upward = ["ops", "ui", "commands", "cli", "bin"];
+    const bad = [...DOMAIN, ...BASE].flatMap((f) => (ALLOWED[f] ?? []).filter((to) => upward.includes(to)).map((to) => `${f} -> ${to}`));
+    expect(bad).toEqual([]);
+    expect(ALLOWED.ops!.filter((to) => ["ui", "commands", "cli", "bin"].includes(to))).toEqual([]);
+    expect(ALLOWED.ui!.filter((to) => ["ops", "commands", "cli", "bin"].includes(to))).toEqual([]);
+    expect(BASE.flatMap((b) => ALLOWED[b]!.filter((to) => !BASE.includes(to)))).toEqual([]);
+  });
+
+  test("a wrong edge is caught: domain -> ops, ui loading ops, an unknown folder", () => {
+    expect(wrongEdge("lockfile", "ops", false)).toBe("lockfile -> ops is not an edge of the folder graph");
+    expect(wrongEdge("lockfile", "ops", true)).toBe("lockfile -> ops is not an edge of the folder graph");
+    expect(wrongEdge("ui", "ops", true)).toBeUndefined();
+    expect(wrongEdge("ui", "ops", false)).toContain("may only name its types");
+    expect(wrongEdge("newfolder", "errors", false)).toContain("no row");
+    expect(wrongEdge("commands", "ops", false)).toBeUndefined();
+  });
+
+  test("every folder of src/ has a row", () => {
+    // Declaration files (env.d.ts) load nothing and import nothing.
+    expect([...new Set(files.filter((f) => !f.endsWith(".d.ts")).map(folderOf))].filter((f) => !(f in ALLOWED)).sort()).toEqual([]);
+  });
+
+  test("every import across folders is an edge of the table", () => {
+    const wrong = crossings.flatMap(([f, t, types]) => {
+      const why = wrongEdge(folderOf(f), folderOf(t), types);
+      return why ? [`${f.slice(SRC.length + 1)} imports ${t.slice(SRC.length + 1)}: ${why}`] : [];
+    });
+    expect(wrong).toEqual([]);
+  });
+});
+
 describe("dependencies", () => {
   test("every runtime dependency in package.json is loaded by some module of src/ (consola was declared and never used)", () => {
     const pkg = JSON.parse(readFileSync(join(SRC, "..", "package.json"), "utf8")) as { dependencies: Record<string, string> };
