@@ -1,13 +1,8 @@
 // `kiwi hash json|integrity|tool`: the interop and debugging surface over canonical JSON and tool
 // integrity. Input is parsed losslessly, so what is hashed is exactly what was written.
 import { defineCommand } from "./_define.ts";
-import { formatDigest, hashCanonical } from "../integrity/digest.ts";
-import { hashReferenceIntegrity } from "../integrity/tool.ts";
-import { integrityText } from "../lockfile/build.ts";
-import { checkIntegrityInput, parseHashInput } from "../lockfile/hash-inputs.ts";
-import { readInputText } from "../lockfile/input-io.ts";
-import { findTool, hashProjectTools } from "../lockfile/hash-tree-io.ts";
-import { readProject } from "../manifest/discover-io.ts";
+import { formatDigest } from "../integrity/digest.ts";
+import { hashIntegrityInput, hashJsonInput, hashTool } from "../ops/hash-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 
@@ -18,10 +13,9 @@ const json = defineCommand({
   args: { input, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { text, subject } = await readInputText(args.input, ctx.cwd);
-    const { canonical, hex } = hashCanonical(parseHashInput(text, subject));
-    if (args.json) showJson({ canonical, digest: formatDigest(hex) });
-    else showResult(`${canonical}\n${formatDigest(hex)}`);
+    const { canonical, digest } = await hashJsonInput(ctx, args.input);
+    if (args.json) showJson({ canonical, digest });
+    else showResult(`${canonical}\n${digest}`);
     return 0;
   },
 });
@@ -31,10 +25,9 @@ const integrity = defineCommand({
   args: { input, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { text, subject } = await readInputText(args.input, ctx.cwd);
-    const { canonical, hex } = hashReferenceIntegrity(checkIntegrityInput(parseHashInput(text, subject), subject));
-    if (args.json) showJson({ integrity: formatDigest(hex), canonical });
-    else showResult(formatDigest(hex));
+    const { canonical, integrity } = await hashIntegrityInput(ctx, args.input);
+    if (args.json) showJson({ integrity, canonical });
+    else showResult(integrity);
     return 0;
   },
 });
@@ -44,10 +37,7 @@ const tool = defineCommand({
   args: { tool: { type: "positional", required: true, description: "A tool id, or the path of its manifest or folder", valueHint: "tool-id|path" }, ...projectFlags },
   run({ args }) {
     const ctx = contextFromArgs(args);
-    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
-    const found = findTool(project, args.tool, ctx.cwd);
-    const [hashed] = hashProjectTools({ ...project, tools: [found] });
-    const h = hashed!;
+    const { tool: found, hashed: h, canonical } = hashTool(ctx, args.tool);
     if (args.json) {
       showJson({
         tool_id: found.id,
@@ -56,7 +46,7 @@ const tool = defineCommand({
         integrity: formatDigest(h.integrity),
         manifest_digest: formatDigest(h.manifestDigest),
         files: h.files,
-        canonical: integrityText(h),
+        canonical,
       });
     } else {
       const lines = [`${formatDigest(h.integrity)}  ${found.id}@${found.version}  ${found.manifestFile}`];
