@@ -1,17 +1,14 @@
 // `kiwi mcp hash|verify|pin|approve|diff|scan`: MCP server interfaces, their pins in
-// tool.lock.json, drift diffs and the poisoning scan. Flags -> core (src/mcp/) -> ui/mcp-render.ts.
+// tool.lock.json, drift diffs and the poisoning scan. Flags -> ops/mcp-*-io.ts -> ui/mcp-render.ts.
 import { join, resolve } from "node:path";
 import { defineCommand } from "./_define.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
-import type { Tool } from "../manifest/model.ts";
-import { type GateOutcome, assertScanPasses, gateServer, scanFor } from "../ops/mcp-gate-io.ts";
-import type { Negotiation } from "../mcp/mcp-client-io.ts";
-import { type LiveInterface, inspectServer, liveInterfaceOf, negotiationFor } from "../ops/mcp-inspect-io.ts";
-import { readWireListing } from "../mcp/listing-io.ts";
 import { diffFromPin, pinMatches } from "../mcp/pin.ts";
-import { type McpProject, readMcpProject, selectServers } from "../mcp/mcp-project-io.ts";
-import { scanListing } from "../mcp/scan.ts";
+import { type GateOutcome, assertScanPasses, gateServer, scanFor } from "../ops/mcp-gate-io.ts";
+import type { LiveInterface } from "../ops/mcp-inspect-io.ts";
+import { diffServer, liveOrListing, scanServers } from "../ops/mcp-interface-io.ts";
+import { inspectForApproval, pinServers } from "../ops/mcp-pin-io.ts";
 import { verifyExitCode, verifyServers } from "../ops/mcp-verify-io.ts";
 import { renderDiff, renderFindings, renderHashes, renderListingSummary, renderVerifyLine, listingCounts } from "../ui/mcp-render.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
@@ -31,6 +28,7 @@ const hash = defineCommand({
   async run({ args }) {
     const ctx = contextFromArgs(args);
     const { live, source } = await liveOrListing(ctx, args.server, args.listing, args.unlocked === true);
+    showWarnings(live.warnings);
     const doc = { ok: true, ...source, name: live.live.name, version: live.live.version ?? null, protocol_version: live.live.protocol_version ?? null, ...(live.live.credential ? { credential: live.live.credential } : {}), interface_hash: live.live.interface_hash, full_hash: live.live.full_hash, counts: listingCounts(live.listing) };
     if (args.json) showJson(doc);
     else {
@@ -46,9 +44,7 @@ const verify = defineCommand({
   args: { servers: { type: "positional", required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const project = readMcpProject(ctx);
-    const servers = selectServers(project, args._);
-    const rows = await verifyServers(ctx, project, servers, { strict: args.strict === true });
+    const rows = await verifyServers(ctx, args._, { strict: args.strict === true });
     const doc = rows.map((r) => ({ server: r.server, status: r.status, pinned: r.pin ? hashesOf(r.pin) : null, live: r.live ? hashesOf(r.live) : null, severity: r.diff?.severity ?? null, changes: r.diff?.changes ?? [], findings: r.scan?.findings ?? [], ...(r.error ? { error: { code: r.error.code, message: r.error.message, hint: r.error.hint } } : {}) }));
     const code = verifyExitCode(rows);
     if (!args.json) {
@@ -78,14 +74,7 @@ const pin = defineCommand({
   args: { servers: { type: "positional", required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const project = requireLockfile(readMcpProject(ctx));
-    const outcomes: GateOutcome[] = [];
-    for (const server of selectServers(project, args._)) {
-      const live = await inspectServer(ctx, server.id, { unlocked: false });
-      const outcome = await gateServer(project, live, { mode: "pin", warnOnly: false, strict: args.strict === true, interactive: false });
-      outcomes.push(outcome);
-      reportOutcome(ctx, outcome, live, args.json === true);
-    }
+    const { project, outcomes } = await pinServers(ctx, args._, args.strict === true, (outcome, live) => reportOutcome(ctx, outcome, live, args.json === true));
     if (args.json) showJson({ ok: true, servers: outcomes.map((o) => ({ server: o.server, result: o.result, ...hashesOf(project.pins[o.server]!), findings: o.scan?.findings ?? [], changes: o.diff?.changes ?? [] })) });
     return 0;
   },
@@ -96,9 +85,7 @@ const approve = defineCommand({
   args: { server: { type: "positional", required: true, description: "mcp_server tool id" }, yes: { type: "boolean", description: "Approve without asking (the diff is still printed)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const project = requireLockfile(readMcpProject(ctx));
-    const [server] = selectServers(project, [args.server]) as [Tool];
-    const live = await inspectServer(ctx, server.id, { unlocked: false });
+    const { project, server, live } = await inspectForApproval(ctx, args.server);
     const pinned = project.pins[server.id];
     if (pinned && pinMatches(pinned, live.live)) {
       if (args.json) showJson({ ok: true, server: server.id, result: "matches", ...hashesOf(pinned) });
@@ -135,14 +122,8 @@ const diff = defineCommand({
   args: { server: { type: "positional", required: true, description: "mcp_server tool id" }, ...listingFlag, ...unlockedFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const project = readMcpProject(ctx);
-    const [server] = selectServers(project, [args.server]) as [Tool];
-    const pinned = project.pins[server.id];
-    if (!pinned) {
-      throw new KiwiError("E_MCP_UNPINNED", `MCP server "${server.id}" has no pin in tool.lock.json, so there is nothing to compare with`, { hint: `pin it with "kiwi mcp pin ${server.id}"` });
-    }
-    const { live } = await liveOrListing(ctx, server.id, args.listing, args.unlocked === true, server, negotiationFor(pinned));
-    const result = diffFromPin(pinned, live.live, live.listing, server.id);
+    const { server, pinned, live, diff: result } = await diffServer(ctx, args.server, { ...(args.listing ? { listing: args.listing } : {}), unlocked: args.unlocked === true });
+    showWarnings(live.warnings);
     if (args.json) showJson({ ok: true, server: server.id, changed: result.changes.length > 0, severity: result.severity, pinned: hashesOf(pinned), live: hashesOf(live.live), changes: result.changes });
     else showResult(renderDiff(server.id, result, ctx));
     return 0;
@@ -154,19 +135,8 @@ const scan = defineCommand({
   args: { server: { type: "positional", required: false, description: "mcp_server tool id (default: all)" }, ...listingFlag, ...unlockedFlag, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const strict = args.strict === true;
-    const results = [];
-    if (args.listing) {
-      const { listing, source } = readWireListing(ctx.cwd, args.listing);
-      results.push({ server: args.server ?? source, scan: scanListing(listing, { server: args.server ?? source, file: source, strict }) });
-    } else {
-      const project = readMcpProject(ctx);
-      for (const server of selectServers(project, args.server ? [args.server] : [])) {
-        const live = await inspectServer(ctx, server.id, { unlocked: args.unlocked === true });
-        if (!args.json) for (const w of live.warnings) showNote(`warning: ${w}`);
-        results.push({ server: server.id, scan: scanFor(project, live, strict) });
-      }
-    }
+    const results = await scanServers(ctx, { ...(args.server ? { server: args.server } : {}), ...(args.listing ? { listing: args.listing } : {}), unlocked: args.unlocked === true, strict: args.strict === true });
+    if (!args.json) for (const r of results) showWarnings(r.warnings);
     const failed = results.filter((r) => !r.scan.ok);
     if (!args.json) {
       for (const r of results) showResult(r.scan.findings.length ? renderFindings(r.scan, ctx) : `MCP server "${r.server}": no findings`);
@@ -212,23 +182,9 @@ export default defineCommand({
   subCommands: { hash, verify, pin, approve, diff, scan, skill },
 });
 
-/** A live server (by id) or an offline listing file, as a LiveInterface. */
-async function liveOrListing(ctx: Context, serverId: string | undefined, listingFile: string | undefined, unlocked: boolean, known?: Tool, negotiation?: Negotiation): Promise<{ live: LiveInterface; source: Record<string, string> }> {
-  if (listingFile) {
-    const { listing, source } = readWireListing(ctx.cwd, listingFile);
-    const pseudo = known ?? ({ id: source, manifestFile: source } as Tool);
-    return { live: liveInterfaceOf(pseudo, listing), source: { listing: source } };
-  }
-  if (!serverId) throw new KiwiError("E_USAGE", "name an mcp_server tool id, or pass --listing FILE", { hint: 'e.g. "kiwi mcp hash github_mcp" or "kiwi mcp hash --listing tools.json"' });
-  if (!known) selectServers(readMcpProject(ctx), [serverId]);
-  const live = await inspectServer(ctx, serverId, { unlocked, ...(negotiation ? { negotiation } : {}) });
-  for (const w of live.warnings) showNote(`warning: ${w}`);
-  return { live, source: { server: serverId } };
-}
-
-function requireLockfile(project: McpProject): McpProject {
-  if (!project.hasLockfile) throw new KiwiError("E_LOCK_MISSING", `tool.lock.json does not exist in ${project.root}; pins are kept there`, { hint: 'run "kiwi lock" first' });
-  return project;
+/** What a server session tolerated, on stderr. */
+function showWarnings(warnings: readonly string[]): void {
+  for (const w of warnings) showNote(`warning: ${w}`);
 }
 
 function hashesOf(p: { name: string; interface_hash: string; full_hash: string }) {

@@ -2,13 +2,12 @@
 // with its pin, and scanned. Returns one row per server; the command turns rows into exit codes.
 import type { Context } from "../context.ts";
 import { ERROR_CODES, KiwiError, toKiwiError } from "../errors.ts";
-import type { Tool } from "../manifest/model.ts";
 import type { InterfaceDiff } from "../mcp/interface-diff.ts";
 import { scanFor } from "./mcp-gate-io.ts";
 import { inspectServer, negotiationFor } from "./mcp-inspect-io.ts";
 import { driftError, unpinnedError } from "../mcp/modes.ts";
 import { type McpPin, diffFromPin, pinMatches } from "../mcp/pin.ts";
-import type { McpProject } from "../mcp/mcp-project-io.ts";
+import { readMcpProject, selectServers } from "../mcp/mcp-project-io.ts";
 import type { ScanResult } from "../mcp/scan.ts";
 
 export type VerifyStatus = "ok" | "drift" | "unpinned" | "error";
@@ -25,10 +24,11 @@ export interface VerifyRow {
   warnings?: string[];
 }
 
-/** Verifies each server against its pin; never throws for one server's failure (it becomes a row). */
-export async function verifyServers(ctx: Context, project: McpProject, servers: readonly Tool[], options: { strict: boolean }): Promise<VerifyRow[]> {
+/** Verifies each named server (default: all) against its pin; never throws for one server's failure (it becomes a row). */
+export async function verifyServers(ctx: Context, ids: readonly string[], options: { strict: boolean }): Promise<VerifyRow[]> {
+  const project = readMcpProject(ctx);
   const rows: VerifyRow[] = [];
-  for (const server of servers) {
+  for (const server of selectServers(project, ids)) {
     const pin = project.pins[server.id];
     if (!pin) {
       rows.push({ server: server.id, status: "unpinned", error: unpinnedError(server.id, "verify") });
