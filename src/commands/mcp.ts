@@ -4,11 +4,10 @@ import { join, resolve } from "node:path";
 import { defineCommand } from "./_define.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
-import { diffFromPin, pinMatches } from "../mcp/pin.ts";
-import { type GateOutcome, assertScanPasses, gateServer, scanFor } from "../ops/mcp-gate-io.ts";
+import type { GateOutcome } from "../ops/mcp-gate-io.ts";
 import type { LiveInterface } from "../ops/mcp-inspect-io.ts";
 import { diffServer, liveOrListing, scanServers } from "../ops/mcp-interface-io.ts";
-import { inspectForApproval, pinServers } from "../ops/mcp-pin-io.ts";
+import { approveServer, pinServers } from "../ops/mcp-pin-io.ts";
 import { verifyExitCode, verifyServers } from "../ops/mcp-verify-io.ts";
 import { renderDiff, renderFindings, renderHashes, renderListingSummary, renderVerifyLine, listingCounts } from "../ui/mcp-render.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
@@ -85,33 +84,28 @@ const approve = defineCommand({
   args: { server: { type: "positional", required: true, description: "mcp_server tool id" }, yes: { type: "boolean", description: "Approve without asking (the diff is still printed)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { project, server, live } = await inspectForApproval(ctx, args.server);
-    const pinned = project.pins[server.id];
-    if (pinned && pinMatches(pinned, live.live)) {
-      if (args.json) showJson({ ok: true, server: server.id, result: "matches", ...hashesOf(pinned) });
-      else showResult(`MCP server "${server.id}" already matches its pin; nothing to approve`);
+    const outcome = await approveServer(ctx, args.server, {
+      strict: args.strict === true,
+      review: async (change) => {
+        if (args.yes !== true && canAsk(ctx)) return askApproval(change, ctx);
+        if (args.yes !== true || !args.json) {
+          if (change.diff) showNote(renderDiff(change.server, change.diff, ctx));
+          noteIf(renderFindings(change.scan, ctx));
+        }
+        if (args.yes === true) return true;
+        throw new KiwiError(change.reason === "changed" ? "E_MCP_DRIFT" : "E_MCP_UNPINNED", `MCP server "${change.server}" was not approved: there is no terminal to ask on`, {
+          hint: `review the diff above, then run "kiwi mcp approve ${change.server} --yes"`,
+          details: { server: change.server, changes: change.diff?.changes ?? [], findings: change.scan.findings },
+        });
+      },
+    });
+    if (outcome.result === "matches") {
+      if (args.json) showJson({ ok: true, server: outcome.server, result: "matches", ...hashesOf(outcome.pinned) });
+      else showResult(`MCP server "${outcome.server}" already matches its pin; nothing to approve`);
       return 0;
     }
-    const scan = scanFor(project, live, args.strict === true);
-    const diff = pinned ? diffFromPin(pinned, live.live, live.listing, server.id) : undefined;
-    let approved = args.yes === true;
-    if (!approved && canAsk(ctx)) approved = await askApproval({ server: server.id, reason: pinned ? "changed" : "unpinned", diff, scan }, ctx);
-    else if (!approved) {
-      if (diff) showNote(renderDiff(server.id, diff, ctx));
-      noteIf(renderFindings(scan, ctx));
-      throw new KiwiError(pinned ? "E_MCP_DRIFT" : "E_MCP_UNPINNED", `MCP server "${server.id}" was not approved: there is no terminal to ask on`, {
-        hint: `review the diff above, then run "kiwi mcp approve ${server.id} --yes"`,
-        details: { server: server.id, changes: diff?.changes ?? [], findings: scan.findings },
-      });
-    } else if (!args.json) {
-      if (diff) showNote(renderDiff(server.id, diff, ctx));
-      noteIf(renderFindings(scan, ctx));
-    }
-    if (!approved) throw new KiwiError(pinned ? "E_MCP_DRIFT" : "E_MCP_UNPINNED", `MCP server "${server.id}" was not approved; its pin is unchanged`, { hint: "nothing was written" });
-    if (args.strict) assertScanPasses(server.id, scan);
-    const outcome = await gateServer(project, live, { mode: "pin", warnOnly: false, strict: false, interactive: false });
-    if (args.json) showJson({ ok: true, server: server.id, result: pinned ? "approved" : "pinned", ...hashesOf(live.live), changes: diff?.changes ?? [], findings: scan.findings });
-    else showResult(`approved: pinned MCP server "${server.id}" (interface ${live.live.interface_hash})`);
+    if (args.json) showJson({ ok: true, server: outcome.server, result: outcome.result, ...hashesOf(outcome.pinned), changes: outcome.review?.diff?.changes ?? [], findings: outcome.review?.scan.findings ?? [] });
+    else showResult(`approved: pinned MCP server "${outcome.server}" (interface ${outcome.pinned.interface_hash})`);
     for (const w of outcome.warnings) showNote(`warning: ${w}`);
     return 0;
   },

@@ -28,7 +28,7 @@
 //   mcp-gate-io.ts          kiwi mcp pin/approve and every pin decision: compare, scan, ask, write
 //   mcp-verify-io.ts        kiwi mcp verify
 //   mcp-interface-io.ts     kiwi mcp hash, diff, scan (read-only)
-//   mcp-pin-io.ts           kiwi mcp pin, and approve's reading step
+//   mcp-pin-io.ts           kiwi mcp pin, kiwi mcp approve
 //   mcp-lock-io.ts          kiwi lock / install: pin every unpinned server
 //   mcp-exec-io.ts          kiwi exec <mcp_tool>
 //   mcp-skill-get-io.ts     kiwi mcp skill

@@ -1,10 +1,10 @@
-// `kiwi mcp pin` and the reading half of `kiwi mcp approve`: servers started, listed, scanned and
-// (re-)pinned in tool.lock.json through the gate (ops/mcp-gate-io.ts), which writes the pin.
+// `kiwi mcp pin` and `kiwi mcp approve`: servers started, listed, scanned and in tool.lock.json through the gate (ops/mcp-gate-io.ts), which writes the pin.
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type McpProject, readMcpProject, selectServers } from "../mcp/mcp-project-io.ts";
-import { type GateOutcome, gateServer } from "./mcp-gate-io.ts";
+import { type AskInput, type GateOutcome, assertScanPasses, gateServer, scanFor } from "./mcp-gate-io.ts";
+import { diffFromPin, pinMatches } from "../mcp/pin.ts";
 import { type LiveInterface, inspectServer } from "./mcp-inspect-io.ts";
 
 /** The project's MCP servers and pins; pins live in tool.lock.json, so it must exist. */
@@ -27,9 +27,31 @@ export async function pinServers(ctx: Context, ids: readonly string[], strict: b
   return { project, outcomes };
 }
 
-/** `kiwi mcp approve`'s first step: the one server, its pin (if any) and its live interface. */
-export async function inspectForApproval(ctx: Context, serverId: string): Promise<{ project: McpProject; server: Tool; live: LiveInterface }> {
+export interface ApproveOutcome {
+  server: string;
+  /** "matches": the live interface equals the pin, nothing was written. */
+  result: "matches" | "approved" | "pinned";
+  /** The hashes now pinned (the old pin when it matched). */
+  pinned: { name: string; interface_hash: string; full_hash: string };
+  review?: AskInput;
+  warnings: string[];
+}
+
+/**
+ * `kiwi mcp approve`: one server's change (diff from its pin, poisoning scan) handed to `review`,
+ * which shows it and says yes or no (or throws); approved, it is re-pinned through the gate.
+ */
+export async function approveServer(ctx: Context, serverId: string, options: { strict: boolean; review: (change: AskInput) => Promise<boolean> }): Promise<ApproveOutcome> {
   const project = readPinnableProject(ctx);
   const [server] = selectServers(project, [serverId]) as [Tool];
-  return { project, server, live: await inspectServer(ctx, server.id, { unlocked: false }) };
+  const live = await inspectServer(ctx, server.id, { unlocked: false });
+  const pinned = project.pins[server.id];
+  if (pinned && pinMatches(pinned, live.live)) return { server: server.id, result: "matches", pinned, warnings: [] };
+  const scan = scanFor(project, live, options.strict);
+  const diff = pinned ? diffFromPin(pinned, live.live, live.listing, server.id) : undefined;
+  const review: AskInput = { server: server.id, reason: pinned ? "changed" : "unpinned", ...(diff ? { diff } : {}), scan };
+  if (!(await options.review(review))) throw new KiwiError(pinned ? "E_MCP_DRIFT" : "E_MCP_UNPINNED", `MCP server "${server.id}" was not approved; its pin is unchanged`, { hint: "nothing was written" });
+  if (options.strict) assertScanPasses(server.id, scan);
+  const outcome = await gateServer(project, live, { mode: "pin", warnOnly: false, strict: false, interactive: false });
+  return { server: server.id, result: pinned ? "approved" : "pinned", pinned: live.live, review, warnings: outcome.warnings };
 }
