@@ -157,7 +157,7 @@ describe("the folder graph", () => {
     ops: ["cache", "deps", "exec", "formats", "hook", "init", "lockfile", "manifest", "mcp", "registry", "resolve", "schema", "trust", "validate", ...BASE],
     ui: ["exec", "formats", "lockfile", "mcp", "validate", ...BASE],
     // domain
-    cache: ["lockfile", "manifest", "integrity", "errors"],
+    cache: ["manifest", "integrity", "errors"],
     completion: [],
     deps: ["cache", "manifest", "schema", "context", "integrity", "errors"],
     exec: ["cache", "deps", "lockfile", "manifest", "resolve", "schema", "validate", "wasm", ...BASE],

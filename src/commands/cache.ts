@@ -1,7 +1,7 @@
 // `kiwi cache dir|verify|prune|clean`: where the cache is, re-verify all of it, drop what no
 // known lockfile references, or remove everything kiwi put there.
 import { defineCommand } from "./_define.ts";
-import { cleanCache, pruneCache, verifyCache } from "../cache/maintain-io.ts";
+import { cleanCache, pruneCache, verifyCache } from "../ops/cache-maintain-io.ts";
 import { corruptError, openStore } from "../cache/store-io.ts";
 import { KiwiError } from "../errors.ts";
 import { createProgress } from "../ui/lock-progress.ts";

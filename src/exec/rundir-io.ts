@@ -8,7 +8,7 @@
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { materializeTool } from "../cache/materialize-io.ts";
-import { isAlive } from "../cache/maintain-io.ts";
+import { isAlive } from "../cache/projects-io.ts";
 import { removeTree } from "../cache/remove-io.ts";
 import { type Store, ensureStore, putBlobFromFile } from "../cache/store-io.ts";
 import type { FileEntry } from "../integrity/tool.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { type Faults, NO_FAULTS } from "../cache/faults-io.ts";
 import { tempOwner, tempTarget } from "../cache/cache-layout.ts";
-import { isAlive } from "../cache/maintain-io.ts";
+import { isAlive } from "../cache/projects-io.ts";
 import { KiwiError } from "../errors.ts";
 import { parseDigest } from "../integrity/digest.ts";
 import type { Lockfile, McpPin, RemoteTool } from "../schema/lockfile.ts";

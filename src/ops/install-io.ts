@@ -2,7 +2,7 @@
 // without writing it), then put every file of every tool and every tool index entry into the
 // content-addressed cache, and register the project for `kiwi cache prune`.
 import { faultsFromEnv } from "../cache/faults-io.ts";
-import { registerProject } from "../cache/maintain-io.ts";
+import { registerProject } from "../cache/projects-io.ts";
 import { loadStatCache } from "../cache/stat-cache-io.ts";
 import { type Eviction, type Store, ensureStore, openStore, putBlobFromFile, readToolEntry, writeToolEntry } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";

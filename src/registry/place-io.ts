@@ -3,7 +3,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { hashFileHex } from "../cache/hash-io.ts";
-import { isAlive } from "../cache/maintain-io.ts";
+import { isAlive } from "../cache/projects-io.ts";
 import { materializeTool } from "../cache/materialize-io.ts";
 import { removeTree } from "../cache/remove-io.ts";
 import type { Store } from "../cache/store-io.ts";

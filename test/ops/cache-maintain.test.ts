@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanCache, pruneCache, registerProject, verifyCache } from "../../src/cache/maintain-io.ts";
+import { cleanCache, pruneCache, verifyCache } from "../../src/ops/cache-maintain-io.ts";
+import { registerProject } from "../../src/cache/projects-io.ts";
 import { blobPath, ensureStore, indexPath, openStore, putBlobBytes, writeToolEntry } from "../../src/cache/store-io.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
 import { hashToolIntegrity } from "../../src/integrity/tool.ts";

@@ -1,20 +1,14 @@
-// Whole-cache maintenance: verify every entry, prune what no known lockfile references, clean
-// everything kiwi put there, and the registry of projects that prune consults.
+// `kiwi cache verify|prune|clean`: verify every entry, prune what no known lockfile references
+// (the projects cache/projects-io.ts registered), clean everything kiwi put there.
 import { type Dirent, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseDigest } from "../integrity/digest.ts";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
-import { writeFileAtomic } from "./atomic-io.ts";
-import { CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, tempOwner } from "./cache-layout.ts";
-import { type Eviction, type Store, checkBlob, checkIndexEntry, readTreeEntry } from "./store-io.ts";
-import { removeTree } from "./remove-io.ts";
-
-/** Records that `root` uses this cache, so prune keeps what its lockfile references. */
-export function registerProject(store: Store, root: string): void {
-  const path = join(store.dir, projectRelPath(root));
-  if (existsSync(path)) return;
-  writeFileAtomic(path, `${JSON.stringify({ root })}\n`, { faults: store.faults });
-}
+import { writeFileAtomic } from "../cache/atomic-io.ts";
+import { CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, tempOwner } from "../cache/cache-layout.ts";
+import { type Eviction, type Store, checkBlob, checkIndexEntry, readTreeEntry } from "../cache/store-io.ts";
+import { removeTree } from "../cache/remove-io.ts";
+import { isAlive } from "../cache/projects-io.ts";
 
 export interface CacheVerifyReport {
   blobs: number;
@@ -199,16 +193,6 @@ function removeIfDead(path: string, pid: number): boolean {
   if (pid === process.pid || isAlive(pid)) return false;
   rmSync(path, { force: true });
   return true;
-}
-
-/** True when a process with this pid exists on this machine. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function safeReaddir(dir: string): string[] {
