@@ -153,7 +153,7 @@ describe("the folder graph", () => {
   const ALLOWED: Record<string, string[]> = {
     bin: ["cli", "exec", "wasm"],
     cli: ["commands", "ui", "resolve", ...BASE],
-    commands: ["ops", "ui", "cache", "completion", "exec", "init", "lockfile", "manifest", "mcp", "trust", ...BASE],
+    commands: ["ops", "ui", "cache", "completion", "exec", "init", "lockfile", "manifest", "mcp", ...BASE],
     ops: ["cache", "deps", "exec", "formats", "hook", "init", "lockfile", "manifest", "mcp", "registry", "resolve", "schema", "trust", "validate", ...BASE],
     ui: ["exec", "formats", "lockfile", "mcp", "validate", ...BASE],
     // domain
@@ -170,7 +170,7 @@ describe("the folder graph", () => {
     registry: ["cache", "exec", "manifest", "schema", "trust", "integrity", "errors"],
     resolve: ["manifest", "schema", "validate", "findings"],
     schema: ["manifest", "validate", "findings", "integrity"],
-    trust: ["cache", "integrity", "errors"],
+    trust: ["integrity", "errors"],
     validate: ["cache", "deps", "manifest", "resolve", "schema", "findings", "integrity"],
     wasm: ["cache", "exec", "manifest", "self", "integrity", "errors"],
     // base

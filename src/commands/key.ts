@@ -2,7 +2,7 @@
 import { defineCommand } from "./_define.ts";
 import { resolve } from "node:path";
 import { KiwiError } from "../errors.ts";
-import { generateKeyPair } from "../trust/keys-io.ts";
+import { generateKeyPair } from "../ops/key-generate-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 

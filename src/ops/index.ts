@@ -18,6 +18,7 @@
 //   prepare-exec-io.ts      kiwi exec: from a tool id and parameters to a verified plan (nothing runs)
 //   hash-io.ts              kiwi hash json|integrity|tool
 //   cache-maintain-io.ts    kiwi cache verify|prune|clean
+//   key-generate-io.ts      kiwi key generate
 //   tree-io.ts              kiwi tree: a tool's chain against tool.lock.json
 //   inventory-io.ts         kiwi list / kiwi show
 //   init-io.ts              kiwi init: scaffold, then lock a new tree

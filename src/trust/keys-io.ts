@@ -1,10 +1,8 @@
 // Key files and the project's trust policy: `kiwi key generate` writes an ed25519 key pair
 // (PKCS#8 private key, mode 0600; SPKI public key), and .ai/trust.yaml names the trusted keys.
-import { generateKeyPairSync } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseYamlText } from "yaml";
-import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { KiwiError } from "../errors.ts";
 import { isRecord } from "../integrity/value.ts";
 import { type TrustedKey, keyIdOf, parsePrivateKey, parsePublicKey } from "./signature.ts";
@@ -19,18 +17,6 @@ export interface TrustPolicy {
   keys: TrustedKey[];
   /** Project-relative path of the file, or undefined when there is none (nothing required). */
   file?: string;
-}
-
-/** Writes `<path>` (private) and `<path>.pub`; refuses to overwrite an existing key. */
-export function generateKeyPair(path: string): { privatePath: string; publicPath: string; keyId: string } {
-  const pubPath = `${path}.pub`;
-  for (const p of [path, pubPath]) {
-    if (existsSync(p)) throw new KiwiError("E_USAGE", `${p} already exists; kiwi never overwrites a key`, { hint: "choose another file name, or delete the old key first" });
-  }
-  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
-  writeFileAtomic(path, privateKey.export({ type: "pkcs8", format: "pem" }) as string, { mode: 0o600 });
-  writeFileAtomic(pubPath, publicKey.export({ type: "spki", format: "pem" }) as string, { mode: 0o644 });
-  return { privatePath: path, publicPath: pubPath, keyId: keyIdOf(publicKey) };
 }
 
 /** Reads a private key file for signing. */
