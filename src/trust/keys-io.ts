@@ -1,5 +1,5 @@
-// Key files and the project's trust policy: `kiwi key generate` writes an ed25519 key pair
-// (PKCS#8 private key, mode 0600; SPKI public key), and .ai/trust.yaml names the trusted keys.
+// Key files and the project's trust policy: the ed25519 private key `kiwi publish` signs with
+// (PKCS#8; ops/key-generate-io.ts writes the pair), and .ai/trust.yaml, which names the trusted keys.
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseYamlText } from "yaml";
