@@ -223,6 +223,21 @@ describe("the folder graph", () => {
     expect(wrongEdge("commands", "ops", false)).toBeUndefined();
   });
 
+  test("every use case in ops/ is named as the I/O it does (*-io.ts), so the purity rules read the same there", () => {
+    const ops = files.filter((f) => f.startsWith(join(SRC, "ops") + "/") && !f.endsWith("/index.ts"));
+    expect(ops.length).toBeGreaterThan(10);
+    expect(ops.filter((f) => !f.endsWith("-io.ts")).map((f) => f.slice(SRC.length + 1))).toEqual([]);
+  });
+
+  test("no two modules of src/ share a file name (index.ts aside): one name, one meaning", () => {
+    const seen = new Map<string, string[]>();
+    for (const f of files) {
+      const name = f.slice(f.lastIndexOf("/") + 1);
+      if (name !== "index.ts") seen.set(name, [...(seen.get(name) ?? []), f.slice(SRC.length + 1)]);
+    }
+    expect([...seen.values()].filter((paths) => paths.length > 1)).toEqual([]);
+  });
+
   test("every folder of src/ has a row", () => {
     // Declaration files (env.d.ts) load nothing and import nothing.
     expect([...new Set(files.filter((f) => !f.endsWith(".d.ts")).map(folderOf))].filter((f) => !(f in ALLOWED)).sort()).toEqual([]);

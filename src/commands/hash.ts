@@ -2,7 +2,7 @@
 // integrity. Input is parsed losslessly, so what is hashed is exactly what was written.
 import { defineCommand } from "./_define.ts";
 import { formatDigest } from "../integrity/digest.ts";
-import { hashIntegrityInput, hashJsonInput, hashTool } from "../ops/hash-io.ts";
+import { hashIntegrityInput, hashJsonInput, hashTool } from "../ops/integrity-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 

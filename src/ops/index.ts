@@ -16,7 +16,7 @@
 //   check-io.ts             kiwi check: discovery, the pure layers and the syntax checks
 //   staged-io.ts            kiwi check --staged: the projects and tools a commit touches
 //   prepare-exec-io.ts      kiwi exec: from a tool id and parameters to a verified plan (nothing runs)
-//   hash-io.ts              kiwi hash json|integrity|tool
+//   integrity-io.ts         kiwi hash json|integrity|tool
 //   cache-maintain-io.ts    kiwi cache verify|prune|clean
 //   key-generate-io.ts      kiwi key generate
 //   tree-io.ts              kiwi tree: a tool's chain against tool.lock.json
