@@ -5,7 +5,7 @@ import { join, relative, sep } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { type StagedProject, checkStaged } from "../ops/staged-io.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";

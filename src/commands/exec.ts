@@ -4,7 +4,7 @@ import { fstatSync, readFileSync } from "node:fs";
 import type { ArgsDef } from "citty";
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { type ExecRequest, type PreparedExec, prepareExec } from "../ops/prepare-exec-io.ts";
 import { redactError, runPrepared } from "../exec/run-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";

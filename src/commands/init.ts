@@ -1,7 +1,7 @@
 // `kiwi init`: scaffolds .ai/tools/ with a working example of each everyday tool type and locks it.
 // It never overwrites: in a tree that already has some of it, only what is missing is added.
 import { defineCommand } from "./_define.ts";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { initProject } from "../ops/init-io.ts";
 import { TEMPLATES } from "../init/templates.ts";
 import { errorDocument, renderError } from "../ui/error.ts";

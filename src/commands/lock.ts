@@ -2,7 +2,7 @@
 // tools were added, removed or changed.
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { lockProject } from "../ops/lock-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StatCache } from "../cache/stat-cache-io.ts";
 import { KiwiError } from "../errors.ts";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { type CanonicalValue, survivesJsonParse } from "../integrity/value.ts";
 import { BUILTIN_ROOT, builtinTool } from "../manifest/builtins.ts";
 import { type Project, readToolAt as readManifestAt } from "../manifest/discover-io.ts";

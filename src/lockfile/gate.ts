@@ -1,7 +1,7 @@
 // The check that runs before anything is locked or installed: a project with validation errors
 // is never hashed into a lockfile. Pure: a project in, a verdict out; callers decide what is fatal.
 import { KiwiError } from "../errors.ts";
-import type { Verdict } from "../findings.ts";
+import type { Verdict } from "../findings/verdict.ts";
 import type { Project } from "../manifest/discover-io.ts";
 import { checkProject } from "../validate/index.ts";
 

@@ -2,7 +2,7 @@
 // Disk access lives here; parsing and mapping are the pure siblings (forms.ts, normalize.ts).
 import { type Dirent, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, relative, sep } from "node:path";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { builtinTools } from "./builtins.ts";
 import { ManifestProblem, type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
 import { DIRECTORY_MANIFESTS, IGNORED_NAMES, type ManifestForm, type PackageFileRequirements, type Tool, type ToolFile } from "./model.ts";
@@ -11,8 +11,8 @@ import { normalizeManifest } from "./normalize.ts";
 import { parametersFromFile } from "./parameters-file.ts";
 import { parseInlineScriptMetadata, parsePackageJson, parseRequirementsTxt } from "./package-files.ts";
 import { isRecord } from "../integrity/value.ts";
-import { fileFinding } from "../validate/finding.ts";
-import type { RuleId } from "../validate/rules.ts";
+import { fileFinding } from "../findings/finding.ts";
+import type { RuleId } from "../findings/rules.ts";
 import { ManifestCache } from "./parse-cache-io.ts";
 import { SKILL_FILE, skillManifest } from "./skill.ts";
 import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginProblem, checkPluginManifest, pluginServers } from "./plugin.ts";

@@ -1,7 +1,7 @@
 // Why a manifest could not be parsed: one error type for every syntax (YAML, JSON, embedded
-// metadata), with the rule id (validate/rules.ts, which also says how severe it is), the position
+// metadata), with the rule id (findings/rules.ts, which also says how severe it is), the position
 // and a hint. Pure.
-import type { Severity } from "../findings.ts";
+import type { Severity } from "../findings/verdict.ts";
 import type { Position } from "./model.ts";
 
 export class ManifestProblem extends Error {
@@ -19,6 +19,6 @@ export class ManifestProblem extends Error {
    * warm kiwi exec parses no manifest and should not pay for the table.
    */
   get severity(): Severity {
-    return (require("../validate/rules.ts") as typeof import("../validate/rules.ts")).ruleInfo(this.rule).severity;
+    return (require("../findings/rules.ts") as typeof import("../findings/rules.ts")).ruleInfo(this.rule).severity;
   }
 }

@@ -4,9 +4,9 @@
 import { type Dirent, type Stats, existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { KiwiError } from "../errors.ts";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { IGNORED_NAMES, type ToolFile } from "./model.ts";
-import { fileFinding } from "../validate/finding.ts";
+import { fileFinding } from "../findings/finding.ts";
 
 /** Where tools live, relative to the project root. */
 export const TOOLS_DIR = join(".ai", "tools");

@@ -3,7 +3,7 @@
 // Pure: a listing in, findings out. The rule ids live in SCAN_RULES below and nowhere else.
 import { escapePointer } from "../integrity/canonical.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
-import { type Finding, verdictOf } from "../findings.ts";
+import { type Finding, verdictOf } from "../findings/verdict.ts";
 import { LIST_KINDS, isWireObject, type WireListing } from "./listing.ts";
 import { renderVisible } from "./visible.ts";
 

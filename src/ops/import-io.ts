@@ -9,7 +9,7 @@ import YAML from "yaml";
 import { writeFileAtomic } from "../cache/atomic-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { readProject, toProjectPath } from "../manifest/index.ts";
 import { IGNORED_NAMES } from "../manifest/model.ts";
 import { PLUGIN_FILE } from "../manifest/plugin.ts";

@@ -7,7 +7,7 @@ import { loadStatCache } from "../cache/stat-cache-io.ts";
 import { type Eviction, type Store, ensureStore, openStore, putBlobFromFile, readToolEntry, writeToolEntry } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import type { Resolution } from "../deps/resolve-io.ts";

@@ -9,7 +9,7 @@ import { statRelPath } from "../cache/cache-layout.ts";
 import { type Prehashed, type PrehashRun, startPrehash } from "../cache/prehash-io.ts";
 import { type StatCache, loadStatCache, loadTreeMemo, saveTreeMemo } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
 import { TOOLS_DIR, findProjectRoot } from "../manifest/project-io.ts";

@@ -1,9 +1,9 @@
 // Executor chains: tool -> executor -> ... -> primitive, over an index of tools. Missing executors,
 // version ranges, cycles (with their path) and depth are verdicts, not exceptions. Pure.
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
 import { SEMVER_PATTERN } from "../schema/manifest.ts";
-import { toolFinding } from "../validate/finding.ts";
+import { toolFinding } from "../findings/finding.ts";
 import { suggest } from "./suggest.ts";
 
 /** Longest chain accepted, counting the tool itself (data_processor -> python_runtime -> subprocess is 3). */

@@ -1,13 +1,13 @@
 // A tool's `parameters` list -> ONE JSON Schema (2020-12) for its call arguments: unknown
 // arguments rejected, defaults included. Malformed declarations are findings pointing into the
 // manifest. Pure. `kiwi check` reports the findings; exec validates calls with `compileParameters`.
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
-import { type FindingSubject, toolFinding } from "../validate/finding.ts";
+import { type FindingSubject, toolFinding } from "../findings/finding.ts";
 import { compileUntrustedSchema, type SchemaError } from "../validate/json-schema.ts";
 import { UnsupportedPattern, linearRegExp } from "../validate/linear-regex.ts";
 import { checkRegexSafety } from "../validate/regex-safety.ts";
-import type { RuleId } from "../validate/rules.ts";
+import type { RuleId } from "../findings/rules.ts";
 import { type JsonSchema, PARAMETER_FORMATS, PARAMETER_TYPES, type ParameterType, checkValue } from "./check-value.ts";
 import { type CanonicalValue, isRecord } from "../integrity/value.ts";
 import { escapePointer, renderCanonicalJson } from "../integrity/canonical.ts";

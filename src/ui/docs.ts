@@ -3,7 +3,7 @@
 // test/ui/docs.test.ts fails when the committed README differs.
 import { ENV_VARS } from "../context.ts";
 import { ERROR_CODES } from "../errors.ts";
-import { renderRulesMarkdown } from "../validate/rules.ts";
+import { renderRulesMarkdown } from "../findings/rules.ts";
 
 /** Markdown table of exit codes and the error codes that map to each. */
 export function renderExitCodeTable(): string {

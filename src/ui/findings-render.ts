@@ -1,8 +1,8 @@
 // Renders findings three ways: human text grouped by file, kiwi's stable JSON document, and SARIF
 // 2.1.0 with stable rule ids and repository-relative URIs. Pure string builders; callers print.
 import type { Context } from "../context.ts";
-import type { Finding, Severity } from "../findings.ts";
-import { RULES, type RuleInfo } from "../validate/rules.ts";
+import type { Finding, Severity } from "../findings/verdict.ts";
+import { RULES, type RuleInfo } from "../findings/rules.ts";
 import { colors } from "./output.ts";
 
 /** Output formats of `kiwi check`. */

@@ -2,12 +2,12 @@
 // chain ends in a primitive, and every parent -> child pair satisfies the parent's
 // validation.child_schemas (first entry whose `match` equals the child's values; its schema judges
 // the child's link document, link-document.ts). Pure.
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
 import { resolveChain } from "../resolve/chain.ts";
 import { findChildSchemaEntry } from "./child-match.ts";
 import { linkDocument, linkPointerInFile } from "./link-document.ts";
-import { toolFinding } from "./finding.ts";
+import { toolFinding } from "../findings/finding.ts";
 import { type CompiledSchema, compileTrustedSchema, compileUntrustedSchema, renderSchemaError } from "./json-schema.ts";
 import { type LayerContext, executorOf } from "./layer.ts";
 import { isRecord } from "../integrity/value.ts";

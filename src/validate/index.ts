@@ -1,15 +1,15 @@
 // validate/ owns the layered rules behind `kiwi check` (universal, per type, security, chain,
 // child_schemas, parameters) and returns findings; it must not read disk, spawn or print.
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import type { Project } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOL_TYPES } from "../manifest/model.ts";
 import { indexTools } from "../resolve/chain.ts";
 import { buildParametersSchema } from "../schema/parameters.ts";
 import { checkChains, checkChildSchemas, checkOwnChildSchemas } from "./chain-layer.ts";
-import { toolFinding } from "./finding.ts";
+import { toolFinding } from "../findings/finding.ts";
 import type { LayerContext } from "./layer.ts";
-import { ruleInfo } from "./rules.ts";
+import { ruleInfo } from "../findings/rules.ts";
 import { checkMagray } from "./magray.ts";
 import { checkPackages } from "./packages.ts";
 import { checkSecurity } from "./security.ts";

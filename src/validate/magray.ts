@@ -4,12 +4,12 @@
 // rules, and its warnings, in magray's words. kiwi's other layers leave these fields to this one
 // for magray manifests, so a verdict is said once. Where kiwi cannot follow magray (a name that is
 // no kiwi tool id) the finding says why. Pure.
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { isRecord } from "../integrity/value.ts";
 import type { Tool } from "../manifest/model.ts";
 import { valueAt } from "../manifest/aliases.ts";
 import { TOOL_ID } from "../schema/manifest.ts";
-import { toolFinding } from "./finding.ts";
+import { toolFinding } from "../findings/finding.ts";
 import type { LayerContext } from "./layer.ts";
 
 /** magray's required strings: absent or empty is "Missing required field". */

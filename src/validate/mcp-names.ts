@@ -1,9 +1,9 @@
 // An mcp_tool's config.tool_name against its server's pinned interface: a typo (read_grpah) passed
 // every check and failed only when the server was asked. Pure: the pins come from tool.lock.json.
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
 import { suggest } from "../resolve/suggest.ts";
-import { toolFinding } from "./finding.ts";
+import { toolFinding } from "../findings/finding.ts";
 
 /** The tool names each pinned server listed, by server tool id. */
 export type PinnedToolNames = ReadonlyMap<string, readonly string[]>;

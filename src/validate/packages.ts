@@ -1,9 +1,9 @@
 // The packages a tool declares (deps/requirements.ts): a requirement kiwi cannot read, and
 // conflicting ranges for one package. Pure.
 import { declaredPackages, npmDependencies } from "../deps/requirements.ts";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
-import { toolFinding } from "./finding.ts";
+import { toolFinding } from "../findings/finding.ts";
 
 /** Package findings for one tool. */
 export function checkPackages(tool: Tool): Finding[] {

@@ -1,12 +1,12 @@
 // Layer 3, security and consistency, following magray's rules: capabilities need permissions,
 // resource limits stay within documented bounds, shell+network+filesystem is a warning (an error
 // with --strict), and entry points and file paths never leave the tool directory. Pure.
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import type { Limits, Tool } from "../manifest/model.ts";
 import { coversEverything, hostEntryProblem, parseHostRule } from "../manifest/host-rule.ts";
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { MAGRAY_CAPABILITY_WORDS } from "../schema/manifest.ts";
-import { toolFinding } from "./finding.ts";
+import { toolFinding } from "../findings/finding.ts";
 import { type LayerContext, normalizeRel, seg, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../manifest/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";

@@ -1,11 +1,11 @@
 // Script syntax checks, the pure half: which entry points need which interpreter, and how the
 // interpreter's verdicts become findings. syntax-io.ts runs the interpreters. Pure.
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
-import { toolFinding } from "./finding.ts";
+import { toolFinding } from "../findings/finding.ts";
 import { normalizeRel, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../manifest/tool-path.ts";
-import { ruleInfo } from "./rules.ts";
+import { ruleInfo } from "../findings/rules.ts";
 
 export type SyntaxLanguage = "python" | "bash";
 

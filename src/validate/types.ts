@@ -1,10 +1,10 @@
 // Layer 2, per-type rules: entry points, executors by kind, HTTP method/URL/placeholders, MCP
 // transports, runtimes, knowledge form, wasm/native extensions. Script syntax checks are I/O and
 // live in syntax.ts / syntax-io.ts. Pure.
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { PRIMITIVES, type Tool } from "../manifest/model.ts";
 import { SCRIPT_RUNTIMES } from "../manifest/normalize.ts";
-import { toolFinding } from "./finding.ts";
+import { toolFinding } from "../findings/finding.ts";
 import { type LayerContext, executorOf, normalizeRel, seg, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../manifest/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";

@@ -3,7 +3,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType } from "@sinclair/typebox/errors";
-import type { Finding } from "../findings.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
 import { aliasConflicts } from "../manifest/aliases.ts";
@@ -12,7 +12,7 @@ import { parseExecutorRef, ryeExecutorRef } from "../manifest/normalize.ts";
 import { isSemver } from "../resolve/chain.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { OWNED_POINTERS, TOOL_ID, manifestSchemaOf } from "../schema/manifest.ts";
-import { toolFinding } from "./finding.ts";
+import { toolFinding } from "../findings/finding.ts";
 import { seg } from "./layer.ts";
 import { isRecord } from "../integrity/value.ts";
 

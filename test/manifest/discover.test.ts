@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Float } from "../../src/integrity/value.ts";
 import { readProject } from "../../src/manifest/discover-io.ts";
 import { findProjectRoot } from "../../src/manifest/project-io.ts";
-import { RULES } from "../../src/validate/rules.ts";
+import { RULES } from "../../src/findings/rules.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
@@ -107,7 +107,7 @@ describe("reading a project", () => {
 });
 
 describe("discovery findings take their severity from the rule table", () => {
-  // RULES is the one place a rule's severity is written (validate/rules.ts); discovery used to
+  // RULES is the one place a rule's severity is written (findings/rules.ts); discovery used to
   // hard-code its own. Changing the table for a moment must change what discovery reports.
   test.each([
     ["discover/no-metadata", { ".ai/tools/helper.py": "import os\n" }, ".ai/tools/helper.py"],

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import type { Finding } from "../../src/findings.ts";
+import type { Finding } from "../../src/findings/verdict.ts";
 import { findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../../src/ui/findings-render.ts";
-import { RULES } from "../../src/validate/rules.ts";
+import { RULES } from "../../src/findings/rules.ts";
 
 const findings: Finding[] = [
   { rule: "api/method", severity: "error", file: ".ai/tools/w.yaml", line: 6, column: 3, pointer: "/config/method", tool: "w", message: 'method "FETCH" is not one of GET', hint: "use GET" },

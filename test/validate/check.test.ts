@@ -1,12 +1,12 @@
 // Every validation rule through the library: a manifest that passes it and one that trips it,
 // located on the right file and line. Tools are built through the real parsers (see _tools.ts).
 import { describe, expect, test } from "bun:test";
-import type { Finding } from "../../src/findings.ts";
+import type { Finding } from "../../src/findings/verdict.ts";
 import type { Project } from "../../src/manifest/discover-io.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
 import type { Tool } from "../../src/manifest/model.ts";
 import { checkProject } from "../../src/validate/index.ts";
-import { RULES } from "../../src/validate/rules.ts";
+import { RULES } from "../../src/findings/rules.ts";
 import { syntaxFindings, planSyntaxChecks } from "../../src/validate/syntax.ts";
 import { toolFromJson, toolFromYaml } from "./_tools.ts";
 

@@ -1,14 +1,21 @@
 // Builds findings about a tool at a JSON pointer of its manifest, with the source position of the
 // key and the severity from the rule table. Pure.
-import type { Finding, Severity } from "../findings.ts";
-import type { Tool } from "../manifest/model.ts";
+import type { Finding, Severity } from "./verdict.ts";
 import type { RuleId } from "./rules.ts";
 
 /** The rule table, loaded on the first finding: discovery sits on kiwi exec's path, findings do not. */
 const ruleInfo = (id: string) => (require("./rules.ts") as typeof import("./rules.ts")).ruleInfo(id);
 
-/** The subset of a Tool a finding needs (tests and other checks can pass a stand-in). */
-export type FindingSubject = Pick<Tool, "id" | "manifestFile" | "locate">;
+/**
+ * The part of a tool (manifest/model.ts `Tool`) a finding needs, written out so findings/ depends on
+ * nothing; tests and other checks can pass a stand-in.
+ */
+export interface FindingSubject {
+  id: string;
+  manifestFile: string;
+  /** The 1-based position of a JSON pointer in the manifest, when known. */
+  locate: (pointer: string) => { line: number; column: number } | undefined;
+}
 
 /**
  * A finding about a file (discovery, parsing: there is no tool yet), with the severity from the rule

@@ -1,11 +1,11 @@
 // Findings: the data every check returns (validation, lockfile, MCP scan). Checks return verdicts;
-// only the caller decides what is fatal. Rule ids themselves are listed once, in src/validate/rules.ts.
+// only the caller decides what is fatal. Rule ids themselves are listed once, in ./rules.ts.
 
 export type Severity = "error" | "warning" | "info";
 
 /** One verdict about one place: a rule id, where, what, and how to fix it. */
 export interface Finding {
-  /** Stable rule id, e.g. `universal/version-semver`; listed in src/validate/rules.ts. */
+  /** Stable rule id, e.g. `universal/version-semver`; listed in ./rules.ts. */
   rule: string;
   severity: Severity;
   /** Project-relative path with `/` separators (or a virtual path such as `<builtin>/subprocess`). */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { RULES, renderRulesMarkdown, ruleInfo } from "../../src/validate/rules.ts";
+import { RULES, renderRulesMarkdown, ruleInfo } from "../../src/findings/rules.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 

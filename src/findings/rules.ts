@@ -1,6 +1,6 @@
 // THE table of every rule id kiwi reports (discovery, parsing, validation), with its default
 // severity, a one-line description and an example. SARIF rule metadata and the README list read it.
-import type { Severity } from "../findings.ts";
+import type { Severity } from "./verdict.ts";
 
 export interface RuleInfo {
   severity: Severity;
