@@ -7,7 +7,7 @@ import { KiwiError } from "../errors.ts";
 import { shortDigest, sha256Hex } from "../integrity/digest.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
-import { parseJsonLossless } from "../manifest/json.ts";
+import { parseJsonLossless } from "../integrity/json-lossless.ts";
 import { copyFileHashedAtomic, writeFileAtomic } from "./atomic-io.ts";
 import { type Faults, NO_FAULTS, faultsFromEnv } from "./faults-io.ts";
 import { hashFileHex } from "./hash-io.ts";

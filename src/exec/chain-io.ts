@@ -9,7 +9,7 @@ import { type CanonicalValue, survivesJsonParse } from "../integrity/value.ts";
 import { BUILTIN_ROOT, builtinTool } from "../manifest/builtins.ts";
 import { type Project, readToolAt as readManifestAt } from "../manifest/discover-io.ts";
 import { type ManifestSyntax, type ParsedManifest, parseManifestBytes } from "../manifest/forms.ts";
-import { parseJsonLossless } from "../manifest/json.ts";
+import { parseJsonLossless } from "../integrity/json-lossless.ts";
 import { renderLosslessJson } from "../integrity/canonical.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";

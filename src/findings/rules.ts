@@ -13,7 +13,7 @@ export interface RuleInfo {
 
 /** Every rule id, grouped by layer. Ids are stable: they appear in SARIF and users' CI filters. */
 export const RULES = {
-  // Parsing (src/manifest/forms.ts, yaml.ts, json.ts)
+  // Parsing (src/manifest/forms.ts, yaml.ts; src/integrity/json-lossless.ts)
   "parse/syntax": { severity: "error", description: "The manifest is not valid YAML or JSON (or an embedded block is never closed).", example: "tool_id: [unclosed" },
   "parse/duplicate-key": { severity: "error", description: "A key appears twice in one mapping.", example: "version: 1.0.0\nversion: 1.0.1" },
   "parse/alias-bomb": { severity: "error", description: "YAML aliases expand the document past 100,000 nodes (billion laughs).", example: "a: &a [x, x]\nb: &b [*a, *a]\n# ...nine more levels" },

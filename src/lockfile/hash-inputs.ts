@@ -3,7 +3,7 @@
 import { KiwiError } from "../errors.ts";
 import type { ReferenceIntegrityInput } from "../integrity/tool.ts";
 import { type CanonicalValue, isMapping } from "../integrity/value.ts";
-import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../manifest/json.ts";
+import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
 
 /** Parses JSON text for hashing; duplicate keys are refused since they make the value ambiguous. */
 export function parseHashInput(text: string, subject: string): CanonicalValue {

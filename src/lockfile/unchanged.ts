@@ -2,7 +2,7 @@
 // for the tree now. Then it is valid by construction (kiwi rendered it from validated data), so
 // the slow lossless parse, the schema check and the hand-edit comparison can all be skipped. Pure.
 import { type CanonicalValue, isRecord } from "../integrity/value.ts";
-import { parseJsonLossless } from "../manifest/json.ts";
+import { parseJsonLossless } from "../integrity/json-lossless.ts";
 import { LOCKFILE_VERSION, type Lockfile, type McpPin, type RemoteTool, type ToolDependencies } from "../schema/lockfile.ts";
 import { type HashedTool, buildLockfile } from "./build.ts";
 import { checkLockfileValue, peekLockfile } from "./parse.ts";

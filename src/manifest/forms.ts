@@ -1,7 +1,7 @@
 // Text of a manifest file -> lossless document with positions, for every form: YAML, JSON, a
 // Python docstring, a shell `# ---` block, Markdown front matter. Pure: text in, value out.
 import { type CanonicalValue } from "../integrity/value.ts";
-import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "./json.ts";
+import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
 import type { Position } from "./model.ts";
 import { ManifestProblem } from "./problem.ts";
 import { parsePythonModuleMetadata } from "./python-module.ts";

@@ -3,7 +3,6 @@
 export { BUILTIN_ROOT, builtinTools } from "./builtins.ts";
 export { type Project, type ReadProjectOptions, readProject } from "./discover-io.ts";
 export { ManifestProblem, decodeManifest, parseManifestText, syntaxOf } from "./forms.ts";
-export { parseJsonLossless } from "./json.ts";
 export { EXECUTORLESS_TYPES, PRIMITIVES, TOOL_TYPES, type Tool, type ToolFile, type ToolType } from "./model.ts";
 export { normalizeManifest, parseExecutorRef } from "./normalize.ts";
 export { TOOLS_DIR, findProjectRoot, listToolFiles, toProjectPath } from "./project-io.ts";

@@ -3,7 +3,7 @@
 // whose `properties` and `required` become that list, the form kiwi_mcp's CONFIG_SCHEMA takes
 // too. Pure: the caller reads the file (discover-io.ts).
 import { type CanonicalValue, isMapping, toPlain } from "../integrity/value.ts";
-import { parseJsonLossless } from "./json.ts";
+import { parseJsonLossless } from "../integrity/json-lossless.ts";
 import { parseYaml } from "./yaml.ts";
 
 /** Parameter fields a JSON Schema property carries over (schema/parameters.ts knows them all). */

@@ -7,7 +7,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
-import { parseJsonLossless } from "./json.ts";
+import { parseJsonLossless } from "../integrity/json-lossless.ts";
 import { renderLosslessJson } from "../integrity/canonical.ts";
 
 /** How recent a change must be for its parse not to be remembered (the stat cache's rule too). */

@@ -16,7 +16,7 @@
 // manifest. Pure.
 import { sha256Hex } from "../integrity/digest.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
-import { computeLineStarts, lineColumn } from "./json.ts";
+import { computeLineStarts, lineColumn } from "../integrity/json-lossless.ts";
 import type { Position } from "./model.ts";
 import { parametersFromJsonSchema } from "./parameters-file.ts";
 import { ManifestProblem } from "./problem.ts";

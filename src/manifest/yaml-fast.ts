@@ -4,7 +4,7 @@
 // goes to the reference path in yaml.ts. Pure; test/manifest/yaml-fast.test.ts holds the two
 // parsers to the same values over every manifest the tests know.
 import { type CanonicalValue, setOwn } from "../integrity/value.ts";
-import { MAX_DEPTH } from "./json.ts";
+import { MAX_DEPTH } from "../integrity/json-lossless.ts";
 
 /**
  * Text the fast path leaves to the reference parser. Bun's parser is YAML 1.2 like the yaml library,

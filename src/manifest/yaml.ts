@@ -4,7 +4,7 @@
 import type { Alias, Document, Node } from "yaml";
 import { escapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, numberFromLexeme, setOwn } from "../integrity/value.ts";
-import { MAX_DEPTH } from "./json.ts";
+import { MAX_DEPTH } from "../integrity/json-lossless.ts";
 import type { Position } from "./model.ts";
 import { parseYamlFast } from "./yaml-fast.ts";
 import { ManifestProblem } from "./problem.ts";

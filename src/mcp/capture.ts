@@ -3,7 +3,7 @@
 // lossless parser and each response's `result` kept by request id until the caller takes it. Pure.
 import { KiwiError } from "../errors.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
-import { JsonSyntaxError, parseJsonLossless } from "../manifest/json.ts";
+import { JsonSyntaxError, parseJsonLossless } from "../integrity/json-lossless.ts";
 import { isWireObject } from "./listing.ts";
 
 /** Keeps lossless results by JSON-RPC id and the id of the latest request per method. */

@@ -2,7 +2,7 @@
 // losslessly (3 and 3.0 differ) because hashes are computed over it. Pure: text in, values out.
 import { KiwiError } from "../errors.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
-import { JsonSyntaxError, parseJsonLossless } from "../manifest/json.ts";
+import { JsonSyntaxError, parseJsonLossless } from "../integrity/json-lossless.ts";
 
 /** A JSON object as the lossless parser yields it. */
 export type WireObject = { [key: string]: CanonicalValue };

@@ -8,7 +8,7 @@ import { formatDigest, hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type FileEntry, hashToolIntegrity } from "../integrity/tool.ts";
 import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
 import { toolPathProblem } from "../manifest/tool-path.ts";
-import { parseJsonLossless } from "../manifest/json.ts";
+import { parseJsonLossless } from "../integrity/json-lossless.ts";
 
 export const MEDIA = {
   manifest: "application/vnd.oci.image.manifest.v1+json",

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { renderCanonicalJson } from "../../src/integrity/canonical.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
 import type { CanonicalValue } from "../../src/integrity/value.ts";
-import { parseJsonLossless } from "../../src/manifest/json.ts";
+import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 import { REPO_ROOT } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 import { demoProject, kiwiIn } from "./lock-helpers.ts";

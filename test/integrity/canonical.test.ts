@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { compareCodePoints, renderCanonicalJson, renderFloat, renderLosslessJson } from "../../src/integrity/canonical.ts";
 import { Float, type CanonicalValue } from "../../src/integrity/value.ts";
-import { parseJsonLossless } from "../../src/manifest/json.ts";
+import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 
 const canon = (json: string) => renderCanonicalJson(parseJsonLossless(json).value);
 

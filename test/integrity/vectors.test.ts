@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { hashReferenceIntegrity, hashToolIntegrity, type IntegrityInput } from "../../src/integrity/tool.ts";
 import { type CanonicalValue, Float } from "../../src/integrity/value.ts";
 import { checkIntegrityInput } from "../../src/lockfile/hash-inputs.ts";
-import { parseJsonLossless } from "../../src/manifest/json.ts";
+import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "vectors", "integrity.json");
 const SHARED = join(import.meta.dir, "..", "..", "..", "shared", "vectors", "integrity.json");

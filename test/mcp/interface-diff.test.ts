@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { diffListings, patchOf, renderPretty } from "../../src/mcp/interface-diff.ts";
 import { parseWireListing } from "../../src/mcp/listing.ts";
-import { parseJsonLossless } from "../../src/manifest/json.ts";
+import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 
 const listing = (value: object) => parseWireListing(JSON.stringify(value), "l.json");
 const tool = { name: "delete_file", description: "Deletes a file.", inputSchema: { type: "object", properties: { path: { type: "string" } } }, annotations: { destructiveHint: true } };

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderCanonicalJson } from "../../src/integrity/canonical.ts";
 import type { CanonicalValue } from "../../src/integrity/value.ts";
-import { parseJsonLossless } from "../../src/manifest/json.ts";
+import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 import { Float } from "../../src/integrity/value.ts";
 import { fullComponents, hashComponents, hashInterface, interfaceComponents, normalizeUri, requiredFlag } from "../../src/mcp/interface.ts";
 import { checkWireListing, parseWireListing } from "../../src/mcp/listing.ts";

@@ -10,7 +10,7 @@ import { type McpTarget, PROTOCOL_REVISIONS, withSession } from "../../src/mcp/m
 import { hashInterface } from "../../src/mcp/interface.ts";
 import type { ListingLimits } from "../../src/mcp/server-limits.ts";
 import { liveGroups } from "../../src/mcp/reaper-io.ts";
-import { parseJsonLossless } from "../../src/manifest/json.ts";
+import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 import { EVERYTHING, FILESYSTEM, FIXTURE, MODERN, RAW, eventually, isAlive, marker, processesMatching, startHttpFixture, startModernHttp, stdioTarget } from "./servers.ts";
 
 const temp = mkdtempSync(join(tmpdir(), "kiwi-mcp-client-"));

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { hashInterface } from "../../src/mcp/interface.ts";
 import { parseWireListing } from "../../src/mcp/listing.ts";
 import { listingFromPin, parsePin, pinFromListing, pinMatches } from "../../src/mcp/pin.ts";
-import { parseJsonLossless } from "../../src/manifest/json.ts";
+import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 import { renderCanonicalJson } from "../../src/integrity/canonical.ts";
 
 const text = JSON.stringify({

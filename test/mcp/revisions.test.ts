@@ -7,7 +7,7 @@ import { hashInterface } from "../../src/mcp/interface.ts";
 import { parseWireListing } from "../../src/mcp/listing.ts";
 import { parsePin, pinFromListing } from "../../src/mcp/pin.ts";
 import { negotiationFor } from "../../src/ops/mcp-inspect-io.ts";
-import { parseJsonLossless } from "../../src/manifest/json.ts";
+import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 
 const tools = [{ name: "add", description: "Adds.", inputSchema: { type: "object" } }];
 const discover = (extra: Record<string, unknown>) => ({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ...extra });

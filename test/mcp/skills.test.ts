@@ -2,7 +2,7 @@
 // file must match its size and sha256 digest, and SKILL.md's frontmatter must equal the entry's.
 import { describe, expect, test } from "bun:test";
 import { KiwiError } from "../../src/errors.ts";
-import { parseJsonLossless } from "../../src/manifest/json.ts";
+import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 import type { WireObject } from "../../src/mcp/listing.ts";
 import { assertFrontmatterMatches, checkSkillEntries, verifySkillFile } from "../../src/mcp/skills.ts";
 

@@ -3,7 +3,7 @@ import { thrownBy } from "../helpers/errors.ts";
 import { renderCanonicalJson } from "../../src/integrity/canonical.ts";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { Float } from "../../src/integrity/value.ts";
-import { parseJsonLossless } from "../../src/manifest/json.ts";
+import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 import { ANNOTATIONS, MEDIA, type PublishInput, buildArtifact, checkToolConfig, parseToolManifest, placedFiles } from "../../src/registry/artifact-layout.ts";
 
 const MAIN = "print(1)\n";

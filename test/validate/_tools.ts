@@ -1,6 +1,6 @@
 // Builds real Tool values from manifest text (through the real parsers), for validator tests.
-import { parseJsonLossless } from "../../src/manifest/json.ts";
-import { computeLineStarts, lineColumn } from "../../src/manifest/json.ts";
+import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
+import { computeLineStarts, lineColumn } from "../../src/integrity/json-lossless.ts";
 import type { ManifestForm, Tool, ToolFile } from "../../src/manifest/model.ts";
 import { normalizeManifest } from "../../src/manifest/normalize.ts";
 import { parseYaml } from "../../src/manifest/yaml.ts";

@@ -1,8 +1,8 @@
 // A strict, lossless JSON parser: integer/float identity, big integers, duplicate-key and depth
 // checks, and source offsets per JSON pointer. JSON.parse cannot do the first three (spec:
 // shared/specs/canonical-json.md), and no maintained library does all of them, hence this file.
-import { escapePointer } from "../integrity/canonical.ts";
-import { type CanonicalValue, Float, numberFromLexeme, setOwn } from "../integrity/value.ts";
+import { escapePointer } from "./canonical.ts";
+import { type CanonicalValue, Float, numberFromLexeme, setOwn } from "./value.ts";
 
 /** Deepest nesting accepted; deeper documents are rejected rather than risking the stack. */
 export const MAX_DEPTH = 256;

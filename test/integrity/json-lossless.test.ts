@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Float } from "../../src/integrity/value.ts";
-import { JsonSyntaxError, MAX_DEPTH, parseJsonLossless } from "../../src/manifest/json.ts";
+import { JsonSyntaxError, MAX_DEPTH, parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 
 describe("lossless JSON parsing", () => {
   test("keeps 1.0 a float and 1 an integer", () => {
