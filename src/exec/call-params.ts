@@ -2,16 +2,16 @@
 // defaulted and validated, with every violation reported at once. Pure.
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
-import type { ParametersSchema } from "../schema/parameters.ts";
-import { compileParamSchema } from "../schema/check-value.ts";
+import type { ParametersSchema } from "../validate/parameters.ts";
+import { compileParamSchema } from "../validate/check-value.ts";
 import { type ParamSources, applyParamDefaults, assertNoViolations, mergeParamSources, toViolations } from "./params.ts";
 import { compileLockedSchema } from "./schema.ts";
 
 export type ParamTool = Pick<Tool, "id" | "manifestFile" | "locate" | "parameters" | "pointers">;
 
-/** schema/parameters.ts, loaded on first use: it pulls in ajv, which a memoised warm run never needs. */
+/** validate/parameters.ts, loaded on first use: it pulls in ajv, which a memoised warm run never needs. */
 export function buildParametersSchemaLazily(tool: ParamTool): ParametersSchema {
-  return (require("../schema/parameters.ts") as typeof import("../schema/parameters.ts")).buildParametersSchema(tool);
+  return (require("../validate/parameters.ts") as typeof import("../validate/parameters.ts")).buildParametersSchema(tool);
 }
 
 /** Merges, coerces, defaults and validates the call's parameters; throws E_PARAMS_INVALID listing all violations. */

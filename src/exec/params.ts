@@ -6,9 +6,9 @@ import { escapePointer } from "../integrity/canonical.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { isRecord } from "../integrity/value.ts";
 
-import type { JsonSchema, SchemaError } from "../schema/check-value.ts";
+import type { JsonSchema, SchemaError } from "../validate/check-value.ts";
 
-export type { JsonSchema, SchemaError } from "../schema/check-value.ts";
+export type { JsonSchema, SchemaError } from "../validate/check-value.ts";
 
 /** One violation: where (JSON pointer below the params object), which rule, what was given. */
 export interface ParamViolation {

@@ -6,7 +6,7 @@ import { type CanonicalValue, isMapping, toPlain } from "../integrity/value.ts";
 import { parseJsonLossless } from "../integrity/json-lossless.ts";
 import { parseYaml } from "./yaml.ts";
 
-/** Parameter fields a JSON Schema property carries over (schema/parameters.ts knows them all). */
+/** Parameter fields a JSON Schema property carries over (validate/parameters.ts knows them all). */
 const PARAMETER_FIELDS = ["type", "description", "default", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems"];
 
 /**

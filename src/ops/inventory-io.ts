@@ -4,7 +4,7 @@ import type { Context } from "../context.ts";
 import { readLockfile } from "../lockfile/fs.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import type { Capability, Tool } from "../manifest/model.ts";
-import { buildParametersSchema } from "../schema/parameters.ts";
+import { buildParametersSchema } from "../validate/parameters.ts";
 import type { Lockfile, McpPin } from "../schema/lockfile.ts";
 import { type TreeReport, resolveTree } from "./tree-io.ts";
 import { unknownTool } from "../exec/chain-verify-io.ts";

@@ -16,7 +16,7 @@ import { type Tool, withConfig } from "../manifest/model.ts";
 import type { ExecRequest, PreparedExec } from "../exec/prepared.ts";
 import { makeRedactor } from "../exec/template.ts";
 import { memoKey, readMemo, writeMemo } from "../exec/memo-io.ts";
-import type { ParametersSchema } from "../schema/parameters.ts";
+import type { ParametersSchema } from "../validate/parameters.ts";
 import { type VerifiedChain, verifyChain } from "../exec/chain-verify-io.ts";
 import type { HostPolicy } from "../exec/net-policy.ts";
 

@@ -3,7 +3,7 @@
 // editors, and `kiwi check` judges every manifest's shape against them.
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { TOOL_TYPES } from "../manifest/model.ts";
-import { PARAMETER_FORMATS, PARAMETER_NAME, PARAMETER_TYPES } from "./parameters.ts";
+import { PARAMETER_FORMATS, PARAMETER_NAME, PARAMETER_TYPES } from "./parameter-fields.ts";
 
 /** THE tool id format: 1-64 of a-z, 0-9, '_' and '-', starting with a letter. */
 export const TOOL_ID_PATTERN = "^[a-z][a-z0-9_-]{0,63}$";

@@ -5,7 +5,7 @@ import type { Project } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOL_TYPES } from "../manifest/model.ts";
 import { indexTools } from "../resolve/chain.ts";
-import { buildParametersSchema } from "../schema/parameters.ts";
+import { buildParametersSchema } from "./parameters.ts";
 import { checkChains, checkChildSchemas, checkOwnChildSchemas } from "./chain-layer.ts";
 import { toolFinding } from "../findings/finding.ts";
 import type { LayerContext } from "./layer.ts";

@@ -2,9 +2,9 @@
 // backtracking) on the RegExp engine before; none asserts a time, but each would exceed the test
 // timeout if a backtracking engine were used again.
 import { describe, expect, test } from "bun:test";
-import { checkValue } from "../../src/schema/check-value.ts";
-import { buildParametersSchema } from "../../src/schema/parameters.ts";
-import { compileParamSchema } from "../../src/schema/check-value.ts";
+import { checkValue } from "../../src/validate/check-value.ts";
+import { buildParametersSchema } from "../../src/validate/parameters.ts";
+import { compileParamSchema } from "../../src/validate/check-value.ts";
 import { compileUntrustedSchema } from "../../src/validate/json-schema.ts";
 import { UnsupportedPattern, linearRegExp } from "../../src/validate/linear-regex.ts";
 import { toolFromYaml } from "./_tools.ts";

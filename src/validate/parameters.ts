@@ -4,20 +4,16 @@
 import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type FindingSubject, toolFinding } from "../findings/finding.ts";
-import { compileUntrustedSchema, type SchemaError } from "../validate/json-schema.ts";
-import { UnsupportedPattern, linearRegExp } from "../validate/linear-regex.ts";
-import { checkRegexSafety } from "../validate/regex-safety.ts";
+import { compileUntrustedSchema, type SchemaError } from "./json-schema.ts";
+import { UnsupportedPattern, linearRegExp } from "./linear-regex.ts";
+import { checkRegexSafety } from "./regex-safety.ts";
 import type { RuleId } from "../findings/rules.ts";
-import { type JsonSchema, PARAMETER_FORMATS, PARAMETER_TYPES, type ParameterType, checkValue } from "./check-value.ts";
+import { type JsonSchema, checkValue } from "./check-value.ts";
+import { PARAMETER_FORMATS, PARAMETER_NAME, PARAMETER_TYPES, type ParameterType } from "../schema/parameter-fields.ts";
 import { type CanonicalValue, isRecord } from "../integrity/value.ts";
 import { escapePointer, renderCanonicalJson } from "../integrity/canonical.ts";
 
-export { checkValue, type JsonSchema, PARAMETER_FORMATS, PARAMETER_TYPES, type ParameterType } from "./check-value.ts";
-
-
-
-/** A parameter name: what can be a JSON key and a `{placeholder}` (exec/template.ts) alike. */
-export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+export { checkValue, type JsonSchema } from "./check-value.ts";
 
 /** Which contracts apply to which types. */
 const CONTRACTS: Record<string, readonly ParameterType[]> = {

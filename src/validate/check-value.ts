@@ -1,25 +1,19 @@
 // kiwi's one hand-written checker of parameter values: the closed JSON Schema subset that
-// schema/parameters.ts builds (an object of typed properties with the documented contracts).
+// validate/parameters.ts builds (an object of typed properties with the documented contracts).
 // `kiwi check` judges declared defaults and enum members with it (checkValue) and `kiwi exec`
 // judges a call's parameters with it (compileParamSchema). Why not ajv on these paths: a fresh kiwi
 // process pays ~20-40 ms to load ajv and generate code for one schema, more than the whole exec
 // overhead budget (issue 4: <= 15 ms), and compiling one schema per parameter dominated `kiwi check`
 // on large trees. ajv still judges untrusted schemas (child_schemas, MCP schemas) and any schema
-// outside this subset; test/schema/check-value.test.ts and test/schema/parameters.test.ts require the
+// outside this subset; test/validate/check-value.test.ts and test/validate/parameters.test.ts require the
 // same verdicts as ajv. Formats come from ajv-formats itself, patterns run on the linear-time engine.
 // Pure.
 import { fullFormats } from "ajv-formats/dist/formats";
 import { escapePointer } from "../integrity/canonical.ts";
 import { isRecord, jsonEqual } from "../integrity/value.ts";
-import { linearRegExp } from "../validate/linear-regex.ts";
-import { checkRegexSafety } from "../validate/regex-safety.ts";
-
-/** Parameter types, as JSON Schema names them. */
-export const PARAMETER_TYPES = ["string", "integer", "number", "boolean", "array", "object"] as const;
-export type ParameterType = (typeof PARAMETER_TYPES)[number];
-
-/** String formats a parameter may declare (checked as ajv-formats checks them). */
-export const PARAMETER_FORMATS = ["uuid", "email", "uri", "date-time"] as const;
+import { linearRegExp } from "./linear-regex.ts";
+import { checkRegexSafety } from "./regex-safety.ts";
+import { PARAMETER_FORMATS } from "../schema/parameter-fields.ts";
 
 /** A JSON Schema object as kiwi builds it. */
 export type JsonSchema = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { buildParametersSchema, compileParameters } from "../../src/schema/parameters.ts";
-import { toolFromJson, toolFromYaml } from "../validate/_tools.ts";
+import { buildParametersSchema, compileParameters } from "../../src/validate/parameters.ts";
+import { toolFromJson, toolFromYaml } from "./_tools.ts";
 
 const withParams = (yaml: string) => toolFromYaml(`tool_id: t\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nparameters:\n${yaml}`);
 
@@ -94,7 +94,7 @@ describe("buildParametersSchema", () => {
 });
 
 describe("checkValue agrees with ajv on the contracts it checks", () => {
-  const { checkValue } = require("../../src/schema/parameters.ts") as typeof import("../../src/schema/parameters.ts");
+  const { checkValue } = require("../../src/validate/parameters.ts") as typeof import("../../src/validate/parameters.ts");
   const { compileUntrustedSchema } = require("../../src/validate/json-schema.ts") as typeof import("../../src/validate/json-schema.ts");
   const contracts = [
     { type: "string", minLength: 2, maxLength: 4 },

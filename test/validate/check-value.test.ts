@@ -1,10 +1,10 @@
-// The direct parameter validator must give ajv's verdicts on every schema schema/parameters.ts
+// The direct parameter validator must give ajv's verdicts on every schema validate/parameters.ts
 // builds: same errors (pointer and keyword) for the same values.
 import { describe, expect, test } from "bun:test";
-import { checkValue, compileParamSchema } from "../../src/schema/check-value.ts";
-import type { SchemaError } from "../../src/schema/check-value.ts";
+import { checkValue, compileParamSchema } from "../../src/validate/check-value.ts";
+import type { SchemaError } from "../../src/validate/check-value.ts";
 import { compileLockedSchema } from "../../src/exec/schema.ts";
-import { buildParametersSchema } from "../../src/schema/parameters.ts";
+import { buildParametersSchema } from "../../src/validate/parameters.ts";
 
 const tool = (parameters: unknown[]) => ({ id: "t", manifestFile: "t.yaml", parameters, pointers: { parameters: "/parameters" }, locate: () => undefined });
 
