@@ -1,5 +1,6 @@
-// Wraps a subprocess plan in its launcher: bubblewrap and/or prlimit from sandbox-io.ts, chosen by
-// --sandbox / KIWI_SANDBOX. The plan as run and the plan as shown get the same launch.
+// The I/O around a subprocess plan's launcher (chosen by --sandbox / KIWI_SANDBOX): gathers what
+// launch-plan.ts needs from the machine before the plan is built, and afterwards does what the
+// built launch asks for (create declared fs.write folders, keep or drop the proxy's socket folder).
 import { accessSync, constants, statSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
 import type { Capability, Limits } from "../manifest/model.ts";
@@ -9,8 +10,9 @@ import { join } from "node:path";
 import { isCompiled } from "../self.ts";
 import type { HostPolicy } from "./net-policy.ts";
 import { WASI_COMMAND } from "../wasm/module-info.ts";
-import { prepareSandbox } from "./sandbox-io.ts";
+import { createWritableFolders, findCommand, firstUnavailableWarning, probeFor, realCommandPath } from "./sandbox-io.ts";
 import type { ProxyLaunch, SandboxMode } from "./sandbox-plan.ts";
+import type { LaunchFacts, LaunchNotes, ProgramFacts } from "./launch-plan.ts";
 
 export interface LaunchContext {
   mode: SandboxMode;
@@ -26,7 +28,7 @@ export interface LaunchContext {
   allowAnyHost?: boolean;
 }
 
-/** What applyLauncher decided besides the launch: warnings, and the host filter it set up. */
+/** What the launch left to do, done: warnings, and the host filter it set up. */
 export interface Launched {
   warnings: string[];
   /** Set when the tool's only way out is kiwi's proxy: the policy it enforces and where it listens. */
@@ -44,13 +46,14 @@ export function chainDeclarations(links: readonly { tool: { capabilities?: Capab
 }
 
 /**
- * Sets `launch`, the launch environment and the sandbox account on the plan (and on its shown
- * twin, whose environment has secrets as ***). Returns the launcher's warnings for the caller to print.
+ * Gathers what the launch of `bare` (the call's plans built without a launch, as run and as shown)
+ * needs from the machine: the sandbox probe, the host policy and the proxy's socket folder, the
+ * WebAssembly module, and each program's real path. Call `cleanup` if the plan is not used.
  */
-export function applyLauncher(plans: SubprocessPlan[], links: readonly (LinkInput & { tool: { capabilities?: Capability[] } })[], ctx: LaunchContext): Launched {
+export function gatherLaunchFacts(bare: readonly SubprocessPlan[], links: readonly (LinkInput & { tool: { capabilities?: Capability[] } })[], ctx: LaunchContext): { facts: LaunchFacts; cleanup: () => void } {
   const { capabilities, limits } = chainDeclarations(links);
   const runDirs = links.map((l) => l.runDir).filter((d): d is string => d !== null);
-  const toolId = plans[0]!.tool;
+  const toolId = bare[0]!.tool;
   // The host policy (and its IP library) loads only for tools that declare the network.
   let policy: HostPolicy | undefined;
   if (capabilities.some((c) => c.name === "net.outbound")) {
@@ -59,55 +62,58 @@ export function applyLauncher(plans: SubprocessPlan[], links: readonly (LinkInpu
     assertPolicyUsable(policy, { allowAnyHost: ctx.allowAnyHost });
   }
   const filter = policy?.enforced && policy.restricted ? proxyLaunch(policy, ctx.dryRun === true) : undefined;
-  let warnings: string[] = [];
-  let filtered = false;
-  for (const plan of plans) {
-    const spec = plan.subprocess;
-    const wasm = spec.argv[0] === WASI_COMMAND ? wasmLaunch(plan, capabilities, limits, ctx) : undefined;
-    const argv = wasm?.argv ?? spec.argv;
-    assertStartable(plan.tool, argv[0]!);
-    const sandbox = prepareSandbox(
-      {
-        toolId: plan.tool,
-        argv,
-        runDirs,
-        cwd: spec.cwd,
-        env: spec.env,
-        capabilities,
-        // The host process holds the module's linear memory plus its own heap and compiled code.
-        limits: wasm ? { ...limits, memoryMb: wasm.limits.memoryMb + WASI_HOST_MB } : limits,
-        home: ctx.home,
-        projectRoot: ctx.projectRoot,
-        ...(filter ? { proxy: filter.launch } : {}),
-        ...(wasm ? { readOnly: wasm.readOnly, wasm: { ...wasm.limits, dirs: wasm.dirs } } : {}),
-      },
-      ctx.mode,
-      ctx.env,
-      ctx.cacheDir,
-      { createWritable: ctx.dryRun !== true },
-    );
-    spec.launch = sandbox.argv;
-    spec.env = sandbox.env;
-    plan.sandbox = { mode: sandbox.mode, active: sandbox.active, network: sandbox.network, enforcement: sandbox.enforcement };
-    if (wasm) spec.wasm = wasm.run;
-    if (sandbox.network === "filtered" && filter && policy) {
-      plan.sandbox.hosts = policy.rules.map((r) => r.raw);
-      spec.proxy = { socket: filter.socket, ...(sandbox.uid !== undefined ? { uid: sandbox.uid } : {}) };
-      filtered = true;
+  try {
+    const first = bare[0]!.subprocess;
+    const wasm = first.argv[0] === WASI_COMMAND ? wasmLaunch(bare[0]!, capabilities, limits, ctx) : undefined;
+    const programs: Record<string, ProgramFacts> = {};
+    for (const plan of bare) {
+      const spec = plan.subprocess;
+      const program = spec.argv[0] === WASI_COMMAND && wasm ? wasm.argv[0]! : spec.argv[0]!;
+      if (program in programs) continue;
+      const resolved = findCommand(program, spec.env.PATH ?? ctx.env.PATH ?? "/usr/bin:/bin", spec.cwd) ?? program;
+      const realPath = realCommandPath(resolved);
+      const problem = startProblem(program);
+      programs[program] = { resolved, ...(realPath !== undefined ? { realPath } : {}), ...(problem !== undefined ? { problem } : {}) };
     }
-    if (warnings.length === 0) warnings = sandbox.warnings;
+    const facts: LaunchFacts = {
+      mode: ctx.mode,
+      probe: probeFor(ctx.mode, ctx.env, ctx.cacheDir),
+      home: ctx.home,
+      projectRoot: ctx.projectRoot,
+      capabilities,
+      limits,
+      runDirs,
+      ...(policy ? { policy } : {}),
+      ...(filter ? { proxy: { launch: filter.launch, socket: filter.socket } } : {}),
+      ...(wasm ? { wasm: { readOnly: wasm.readOnly, limits: wasm.limits, dirs: wasm.dirs, run: wasm.run, prefix: wasm.argv.slice(0, wasm.argv.length - (first.argv.length - 2)) } } : {}),
+      programs,
+    };
+    return { facts, cleanup: filter?.cleanup ?? (() => {}) };
+  } catch (error) {
+    filter?.cleanup();
+    throw error;
   }
-  if (filter && !filtered) {
-    filter.cleanup();
-    if (policy && plans[0]?.sandbox?.active === false) {
-      warnings = [...warnings, `${toolId}'s declared hosts (${policy.rules.map((r) => r.raw).join(", ")}) are not enforced without the sandbox: it can reach any host`];
-    }
-  }
-  return { warnings, ...(filter && filtered && policy ? { proxy: { policy, socket: filter.socket } } : {}), cleanup: filtered && filter ? filter.cleanup : () => {} };
 }
 
-/** Memory the WASI host process needs besides the module's linear memory (JS heap, compiled code). */
-const WASI_HOST_MB = 512;
+/**
+ * Does what the launch of the built `plan` leaves to kiwi: creates the declared fs.write folders
+ * the sandbox mounts (not in a dry run), keeps the proxy's socket folder only when the tool is
+ * filtered through it, and returns the warnings to print (the "no sandbox" one once per process).
+ */
+export function settleLaunch(plan: SubprocessPlan, facts: LaunchFacts, notes: LaunchNotes, cleanup: () => void, ctx: LaunchContext): Launched {
+  let warnings = [...notes.warnings];
+  if (ctx.dryRun !== true) warnings.push(...createWritableFolders(notes.writable));
+  if (warnings.length > 0 && plan.sandbox?.active === false && ctx.mode === "auto" && !firstUnavailableWarning()) warnings = [];
+  const filtered = plan.sandbox?.network === "filtered" && facts.proxy !== undefined;
+  const { policy } = facts;
+  if (facts.proxy && !filtered) {
+    cleanup();
+    if (policy && plan.sandbox?.active === false) {
+      warnings = [...warnings, `${plan.tool}'s declared hosts (${policy.rules.map((r) => r.raw).join(", ")}) are not enforced without the sandbox: it can reach any host`];
+    }
+  }
+  return { warnings, ...(facts.proxy && filtered && policy ? { proxy: { policy, socket: facts.proxy.socket } } : {}), cleanup: filtered ? cleanup : () => {} };
+}
 
 function wasmLaunch(plan: SubprocessPlan, capabilities: Capability[], limits: Limits, ctx: LaunchContext) {
   if (ctx.cacheDir === undefined) throw new KiwiError("E_INTERNAL", `${plan.tool}: a WebAssembly launch needs kiwi's cache folder`);
@@ -134,21 +140,13 @@ function proxyLaunch(policy: HostPolicy, dryRun: boolean): { launch: ProxyLaunch
   return { launch: { socketDir, ...program, hosts: policy.rules.map((r) => r.raw), pointers: policy.pointers }, socket: join(socketDir, "proxy.sock"), cleanup };
 }
 
-/**
- * The program must be an executable file before any launcher wraps it: behind prlimit or bwrap a
- * missing program would surface as the launcher's own exit code instead of a clear refusal.
- */
-function assertStartable(toolId: string, program: string): void {
-  let problem: string | undefined;
+/** Why `program` cannot be started (launch-plan.ts refuses it before any launcher wraps it), or undefined. */
+function startProblem(program: string): string | undefined {
   try {
-    if (!statSync(program).isFile()) problem = "it is not a file";
-    else accessSync(program, constants.X_OK);
+    if (!statSync(program).isFile()) return "it is not a file";
+    accessSync(program, constants.X_OK);
+    return undefined;
   } catch (error) {
-    problem = (error as NodeJS.ErrnoException).code === "EACCES" ? "it is not executable" : "it does not exist";
+    return (error as NodeJS.ErrnoException).code === "EACCES" ? "it is not executable" : "it does not exist";
   }
-  if (problem === undefined) return;
-  throw new KiwiError("E_EXEC_FAILED", `cannot start ${program} for ${toolId}: ${problem}`, {
-    hint: problem === "it is not executable" ? 'set the file\'s execute bit in the tool and run "kiwi lock"' : "check the command and the entry point of the tool's chain",
-    details: { tool: toolId, program },
-  });
 }

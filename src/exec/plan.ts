@@ -1,6 +1,8 @@
 // Builds the fully resolved plan of one call: the verified chain, the merged config, and either the
-// argv/env/cwd/limits of a subprocess or the HTTP request. Pure: the host (PATH lookup)
-// is injected; the primitives in subprocess.ts and http.ts only run what this returns.
+// argv/env/cwd/limits of a subprocess (wrapped in its launcher) or the HTTP request. Pure: the host
+// (PATH lookup) is injected, and what the launch needs from the machine (the sandbox probe, the
+// program's real path, the host policy) comes in as input; the primitives in subprocess.ts and
+// http.ts only run what this returns, unchanged.
 import { isAbsolute, join, normalize } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Limits, Tool } from "../manifest/model.ts";
@@ -14,6 +16,7 @@ import { referencedEnv } from "../schema/placeholders.ts";
 import { type TemplateScope, assertEnvPresent, expandString, renderConfigText } from "./template.ts";
 import { WASI_COMMAND } from "../wasm/module-info.ts";
 import { toolPathProblem } from "../manifest/tool-path.ts";
+import type { LaunchFacts, LaunchNotes, SandboxSummary } from "./launch-plan.ts";
 
 /** Variables a subprocess inherits from kiwi's environment; everything else must be declared. */
 export const ENV_ALLOWLIST = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ"] as const;
@@ -51,6 +54,10 @@ export interface PlanInput {
   mode: "locked" | "unlocked";
   /** Build the plan as shown: secret values become `***`. */
   redact?: boolean;
+  /** A subprocess plan's launcher (launch-io.ts gathers it); without it the plan is bare (`launch` is `argv`). */
+  launch?: LaunchFacts;
+  /** An http_client plan's host policy, described (net-policy.ts, loaded by the caller only for HTTP tools). */
+  network?: { enforced: boolean; policy: string };
 }
 
 export interface PlanLink {
@@ -85,8 +92,8 @@ export interface SubprocessSpec {
   /** The command and its arguments; each element is one argument, never shell-parsed. */
   argv: string[];
   /**
-   * What is spawned: `argv` as built here; exec wraps it in the launcher (sandbox-io.ts: bubblewrap
-   * and/or prlimit) before running, and replaces `env` with the launcher's.
+   * What is spawned: `argv` wrapped in the launcher (launch-plan.ts: bubblewrap and/or prlimit) when
+   * the plan was built with launch facts, with `env` the launcher's; else `argv` itself.
    */
   launch: string[];
   cwd: string;
@@ -102,31 +109,44 @@ export interface SubprocessSpec {
 export interface SubprocessPlan extends PlanCommon {
   primitive: "subprocess";
   subprocess: SubprocessSpec;
-  /** How the launch is contained (set by exec from sandbox-io.ts; absent in a bare plan). */
+  /** How the launch is contained (from the launch facts; absent in a bare plan). */
   sandbox?: SandboxSummary;
 }
 
-/** The sandbox account shown in a plan. */
-export interface SandboxSummary {
-  mode: string;
-  active: boolean;
-  network: string;
-  /** The only hosts a host-filtered tool may reach (network "filtered"). */
-  hosts?: string[];
-  enforcement: { area: string; enforced: boolean; detail: string }[];
-}
+export type { SandboxSummary } from "./launch-plan.ts";
 
 export interface HttpPlan extends PlanCommon {
   primitive: "http_client";
   http: HttpRequestPlan;
-  /** Which hosts the request may reach (set by exec from net-policy.ts; absent in a bare plan). */
+  /** Which hosts the request may reach (from the input's `network`; absent in a bare plan). */
   network?: { enforced: boolean; policy: string };
 }
 
 export type Plan = SubprocessPlan | HttpPlan;
 
-/** Builds the plan; throws E_CHAIN, E_PARAMS_INVALID (placement violations) or E_EXEC_FAILED. */
-export function buildPlan(input: PlanInput): Plan {
+/** The plan as run and as shown, final, and what their launch leaves to the caller. */
+export interface Plans {
+  plan: Plan;
+  shown: Plan;
+  notes: LaunchNotes;
+}
+
+/**
+ * Builds the plan of a call as run and as shown (secret values as `***`), each wrapped in its
+ * launcher when `launch` is given. Both are final: nothing edits them afterwards.
+ */
+export function buildPlans(input: PlanInput): Plans {
+  const notes: LaunchNotes = { warnings: [], writable: [] };
+  const plan = buildPlan({ ...input, redact: false }, notes);
+  const shown = buildPlan({ ...input, redact: true });
+  return { plan, shown, notes };
+}
+
+/**
+ * Builds the plan; throws E_CHAIN, E_PARAMS_INVALID (placement violations), E_EXEC_FAILED or
+ * E_SANDBOX. The launch's warnings and folders to create go into `notes` when given.
+ */
+export function buildPlan(input: PlanInput, notes?: LaunchNotes): Plan {
   const { chain } = input;
   const leaf = chain[0];
   const root = chain[chain.length - 1];
@@ -162,11 +182,21 @@ export function buildPlan(input: PlanInput): Plan {
   } else {
     const limits = resolvePlanLimits(declared, false);
     const http = buildHttpRequest({ toolId: leaf.tool.id, config, exact, scope, limits, userAgent: input.host.userAgent, violations });
-    plan = { ...common, primitive: "http_client", limits, http };
+    plan = { ...common, primitive: "http_client", limits, http, ...(input.network ? { network: { ...input.network } } : {}) };
   }
   assertNoViolations(violations, leaf.tool.id);
   assertEnvPresent(scope, leaf.tool.id);
-  return plan;
+  return plan.primitive === "subprocess" && input.launch ? launched(plan, input.launch, notes) : plan;
+}
+
+/** The subprocess plan wrapped in its launcher; its warnings and folders to create go to `notes`. */
+function launched(plan: SubprocessPlan, facts: LaunchFacts, notes: LaunchNotes | undefined): SubprocessPlan {
+  // The sandbox planner loads only for a launched plan (kiwi's own checks build bare ones).
+  const { planLaunch } = require("./launch-plan.ts") as typeof import("./launch-plan.ts");
+  const spec = plan.subprocess;
+  const l = planLaunch(plan.tool, spec, facts);
+  if (notes) Object.assign(notes, l.notes);
+  return { ...plan, subprocess: { ...spec, launch: l.launch, env: l.env, ...(l.wasm ? { wasm: l.wasm } : {}), ...(l.proxy ? { proxy: l.proxy } : {}) }, sandbox: l.sandbox };
 }
 
 function toPlanLink(l: LinkInput): PlanLink {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
 import { isAbsolute, resolve } from "node:path";
 import { rememberProbe, rememberedProbe } from "./sandbox-probe-io.ts";
-import { namespaceArgs, planSandbox, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-plan.ts";
+import { declaredWritable, namespaceArgs, planSandbox, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-plan.ts";
 
 const probes = new Map<string, SandboxProbe>();
 let warnedUnavailable = false;
@@ -80,37 +80,48 @@ export type SandboxInput = Omit<SandboxRequest, "commandRealPath">;
  * builds the plan. The "no sandbox" warning is returned only the first time in a process.
  */
 export function prepareSandbox(input: SandboxInput, mode: SandboxMode, env: Readonly<Record<string, string | undefined>>, cacheDir?: string, options: { createWritable?: boolean } = {}): SandboxPlan {
-  const probe = mode === "off" ? offProbe(env) : probeSandbox(env, cacheDir);
+  const probe = probeFor(mode, env, cacheDir);
   const command = input.argv[0] ?? "";
   const resolved = findCommand(command, input.env.PATH ?? env.PATH ?? "/usr/bin:/bin", input.cwd) ?? command;
   const req: SandboxRequest = { ...input, argv: [resolved, ...input.argv.slice(1)], commandRealPath: realCommandPath(resolved) };
   const plan = planSandbox(req, probe, mode);
-  if (plan.active && options.createWritable !== false) createMissingWritable(plan);
-  if (plan.warnings.length > 0 && !plan.active && mode === "auto") {
-    if (warnedUnavailable) plan.warnings = [];
-    warnedUnavailable = true;
-  }
+  if (plan.active && options.createWritable !== false) plan.warnings.push(...createWritableFolders(declaredWritable(plan)));
+  if (plan.warnings.length > 0 && !plan.active && mode === "auto" && !firstUnavailableWarning()) plan.warnings = [];
   return plan;
+}
+
+/** The probe a launch under `mode` uses: none with the sandbox off (prlimit is still looked up). */
+export function probeFor(mode: SandboxMode, env: Readonly<Record<string, string | undefined>>, cacheDir?: string): SandboxProbe {
+  return mode === "off" ? offProbe(env) : probeSandbox(env, cacheDir);
+}
+
+/** True the first time in a process: the "no sandbox" warning is shown once, later calls drop it. */
+export function firstUnavailableWarning(): boolean {
+  const first = !warnedUnavailable;
+  warnedUnavailable = true;
+  return first;
 }
 
 /**
  * A declared fs.write folder that does not exist would be left out of the sandbox (bwrap's
  * --bind-try), so the tool could write nowhere there, and a cache such as ~/.npm was re-filled on
- * every call. It is created (mode 0700) before the launch, and the plan says so once.
+ * every call. The missing ones are created (mode 0700) before the launch; the warnings say so.
  */
-function createMissingWritable(plan: SandboxPlan): void {
-  for (const m of plan.mounts) {
-    if (m.kind !== "rw" || !m.why.startsWith("declared fs.write") || existsSync(m.source ?? m.path)) continue;
+export function createWritableFolders(folders: readonly string[]): string[] {
+  const warnings: string[] = [];
+  for (const folder of folders) {
+    if (existsSync(folder)) continue;
     try {
-      mkdirSync(m.source ?? m.path, { recursive: true, mode: 0o700 });
-      plan.warnings.push(`created ${m.source ?? m.path}, declared in fs.write but missing (a missing folder cannot be mounted writable)`);
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      warnings.push(`created ${folder}, declared in fs.write but missing (a missing folder cannot be mounted writable)`);
     } catch (error) {
-      throw new KiwiError("E_SANDBOX", `the declared fs.write folder ${m.source ?? m.path} does not exist and cannot be created (${(error as NodeJS.ErrnoException).code ?? error})`, {
+      throw new KiwiError("E_SANDBOX", `the declared fs.write folder ${folder} does not exist and cannot be created (${(error as NodeJS.ErrnoException).code ?? error})`, {
         hint: "create it yourself, or declare a folder kiwi can create",
-        details: { path: m.source ?? m.path },
+        details: { path: folder },
       });
     }
   }
+  return warnings;
 }
 
 /** With the sandbox off nothing is probed (no bwrap run), but prlimit still applies limits. */

@@ -34,6 +34,11 @@ export function namespaceArgs(uid: number, network: boolean): string[] {
   return ["--unshare-all", ...(network ? ["--share-net"] : [])];
 }
 
+/** The declared fs.write folders a sandbox mounts writable (the caller creates the missing ones). */
+export function declaredWritable(plan: SandboxPlan): string[] {
+  return plan.mounts.filter((m) => m.kind === "rw" && m.why.startsWith("declared fs.write")).map((m) => m.source ?? m.path);
+}
+
 /** Builds the launch for one run: sandboxed when the mode and the machine allow, else plain. */
 export function planSandbox(req: SandboxRequest, probe: SandboxProbe, mode: SandboxMode): SandboxPlan {
   const limits = resolveLimits(req.limits);

@@ -6,9 +6,9 @@ import { openStore } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { type ParamTool, buildParametersSchemaLazily, resolveCallParams } from "../exec/call-params.ts";
 import { planHost } from "../exec/host-io.ts";
-import { applyLauncher, chainDeclarations } from "../exec/launch-io.ts";
+import { chainDeclarations, gatherLaunchFacts, settleLaunch } from "../exec/launch-io.ts";
 import { mergeConfigs } from "../exec/merge.ts";
-import { type LinkInput, type Plan, buildPlan } from "../exec/plan.ts";
+import { type LinkInput, type PlanInput, type Plans, type SubprocessPlan, buildPlan, buildPlans } from "../exec/plan.ts";
 import { RUNS_DIR, ensureRunDir } from "../exec/rundir-io.ts";
 import { declaresPackages } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
@@ -62,28 +62,40 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     }
     return { tool, integrity: l.integrity, runDir };
   });
-  const input = { chain: links, params, env: ctx.env, host: planHost(), mode: chain.mode };
-  const plan = buildPlan(input);
-  const shown = buildPlan({ ...input, redact: true });
+  const input: PlanInput = { chain: links, params, env: ctx.env, host: planHost(), mode: chain.mode };
   const warnings = [...chain.warnings];
   let checkUrl = async (_url: URL) => {};
   let netPolicy: HostPolicy | undefined;
-  if (plan.primitive === "subprocess" && shown.primitive === "subprocess") {
+  // The plans are built once the machine's facts are in: a bare plan names the programs the launch
+  // looks up (and the module it instruments); the final plans are built with what was found.
+  const bare = buildPlan(input);
+  let built: Plans;
+  if (bare.primitive === "subprocess") {
     const launchLinks = chain.links.map((l, i) => ({ ...links[i]!, tool: { ...links[i]!.tool, capabilities: l.tool.capabilities } }));
-    const launched = applyLauncher([plan, shown], launchLinks, { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun, allowAnyHost: req.allowAnyHost });
+    const launchCtx = { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun, allowAnyHost: req.allowAnyHost };
+    const shownBare = buildPlan({ ...input, redact: true }) as SubprocessPlan;
+    const { facts, cleanup } = gatherLaunchFacts([bare, shownBare], launchLinks, launchCtx);
+    try {
+      built = buildPlans({ ...input, launch: facts });
+    } catch (error) {
+      cleanup();
+      throw error;
+    }
+    const launched = settleLaunch(built.plan as SubprocessPlan, facts, built.notes, cleanup, launchCtx);
     warnings.push(...launched.warnings);
     cleanups.push(launched.cleanup);
     netPolicy = launched.proxy?.policy;
-  } else if (plan.primitive === "http_client" && shown.primitive === "http_client") {
+  } else {
     // The host policy (and its DNS and IP libraries) load only for HTTP tools.
     const { assertPolicyUsable, describeHostPolicy, parseHostPolicy } = require("../exec/net-policy.ts") as typeof import("../exec/net-policy.ts");
     const { assertUrlAllowedIo } = require("../exec/net-policy-io.ts") as typeof import("../exec/net-policy-io.ts");
     const policy = parseHostPolicy(req.toolId, chainDeclarations(chain.links).capabilities, req.sandbox !== "off");
     assertPolicyUsable(policy, { allowAnyHost: req.allowAnyHost });
-    plan.network = shown.network = { enforced: policy.enforced, policy: describeHostPolicy(policy) };
+    built = buildPlans({ ...input, network: { enforced: policy.enforced, policy: describeHostPolicy(policy) } });
     checkUrl = (url: URL) => assertUrlAllowedIo(url, policy);
     netPolicy = policy.enforced ? policy : undefined;
   }
+  const { plan, shown } = built;
   const redact = makeRedactor(plan.secrets.map((n) => ctx.env[n] ?? ""));
   return { plan, shown, redact, checkUrl, chain, warnings, ...(netPolicy ? { netPolicy } : {}), refusals: [], cleanup: () => cleanups.forEach((c) => c()) };
 }

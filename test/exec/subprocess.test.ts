@@ -2,9 +2,9 @@
 // process-group kill that reaches grandchildren ignoring SIGTERM.
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { type PlanTool, type SubprocessPlan, buildPlan } from "../../src/exec/plan.ts";
+import { type PlanTool, type SubprocessPlan, buildPlan, buildPlans } from "../../src/exec/plan.ts";
 import { planHost } from "../../src/exec/host-io.ts";
-import { applyLauncher } from "../../src/exec/launch-io.ts";
+import { gatherLaunchFacts } from "../../src/exec/launch-io.ts";
 import { resolveOutcome, runSubprocess } from "../../src/exec/subprocess.ts";
 import type { Limits } from "../../src/manifest/model.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
@@ -19,10 +19,10 @@ function plan(command: string, args: string[], limits: Limits = {}, params: Reco
   const tool: PlanTool = { id: "t", version: "1.0.0", type: "native", config: { command, args, ...config }, limits, manifestFile: ".ai/tools/t.yaml" };
   const runDir = makeTemp("kiwi-run-");
   const chain = [{ tool, integrity: null, runDir }, { tool: subprocess, integrity: null, runDir: null }];
-  const p = buildPlan({ chain, params, env: { PATH: process.env.PATH, HOME: "/nonexistent-home", SECRET: "leak" }, host: planHost(), mode: "unlocked" }) as SubprocessPlan;
+  const input = { chain, params, env: { PATH: process.env.PATH, HOME: "/nonexistent-home", SECRET: "leak" }, host: planHost(), mode: "unlocked" as const };
   // Sandbox off: these tests are about the primitive; prlimit still applies the limits.
-  applyLauncher([p], chain, { mode: "off", env: process.env, home: "/nonexistent-home", projectRoot: runDir });
-  return p;
+  const { facts } = gatherLaunchFacts([buildPlan(input) as SubprocessPlan], chain, { mode: "off", env: process.env, home: "/nonexistent-home", projectRoot: runDir });
+  return buildPlans({ ...input, launch: facts }).plan as SubprocessPlan;
 }
 
 function collect() {
