@@ -168,7 +168,7 @@ describe("the folder graph", () => {
     completion: [],
     deps: ["cache", "manifest", "schema", "context", "integrity", "errors"],
     exec: ["cache", "deps", "lockfile", "manifest", "resolve", "schema", "validate", "wasm", ...BASE],
-    formats: ["deps", "manifest", "schema", "errors"],
+    formats: ["deps", "manifest", "schema", "integrity", "errors"],
     hook: ["lockfile", "manifest", "schema", "errors"],
     init: ["manifest"],
     lockfile: ["cache", "manifest", "resolve", "schema", "validate", "integrity", "errors"],

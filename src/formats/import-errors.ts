@@ -1,6 +1,7 @@
 // The one error shape of every import: the file and the field (a JSON pointer) named, with a hint.
 // Pure.
 import { KiwiError } from "../errors.ts";
+import { escapePointer } from "../integrity/canonical.ts";
 
 /** A coded refusal of a file given to `kiwi add --from`: names the file and the field. */
 export function importError(file: string, pointer: string, message: string, hint: string): KiwiError {
@@ -10,9 +11,5 @@ export function importError(file: string, pointer: string, message: string, hint
 
 /** A JSON pointer with one more segment (RFC 6901 escaping). */
 export function child(pointer: string, key: string | number): string {
-  return `${pointer}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return `${pointer}/${escapePointer(String(key))}`;
 }

@@ -1,7 +1,8 @@
 // server.json inputs (arguments, environment variables, headers, URL variables) -> kiwi config
 // strings. A value the user supplies becomes `${VAR}` (read from kiwi's environment at exec); a
 // secret is never written as a value, only referenced and listed in config.secrets. Pure.
-import { child, importError, isObject } from "./import-errors.ts";
+import { isRecord } from "../integrity/value.ts";
+import { child, importError } from "./import-errors.ts";
 
 export interface InputScope {
   /** Environment variables referenced for secret inputs (config.secrets). */
@@ -32,7 +33,7 @@ function inputValue(input: Record<string, unknown>, envName: string, pointer: st
       scope.secrets.add(envName);
       return `\${${envName}}`;
     }
-    return resolveTemplate(input.value, isObject(input.variables) ? input.variables : undefined, child(pointer, "value"), scope, what);
+    return resolveTemplate(input.value, isRecord(input.variables) ? input.variables : undefined, child(pointer, "value"), scope, what);
   }
   if (typeof input.default === "string" && !secret) return escapeLiteral(input.default);
   if (input.isRequired === true || (secret && typeof input.default === "string")) {
@@ -54,7 +55,7 @@ export function resolveTemplate(template: string, variables: Record<string, unkn
     out += escapeLiteral(template.slice(last, m.index));
     last = m.index + m[0].length;
     const variable = variables?.[m[1]!];
-    if (!isObject(variable)) {
+    if (!isRecord(variable)) {
       out += `{{${m[1]}}}`;
       continue;
     }
@@ -70,7 +71,7 @@ export function mapKeyValues(items: unknown[], pointer: string, scope: InputScop
   const out: Record<string, string> = {};
   items.forEach((item, i) => {
     const at = child(pointer, i);
-    if (!isObject(item) || typeof item.name !== "string" || item.name === "") throw importError(scope.file, at, "the entry has no name", 'write { "name": "API_KEY", … }');
+    if (!isRecord(item) || typeof item.name !== "string" || item.name === "") throw importError(scope.file, at, "the entry has no name", 'write { "name": "API_KEY", … }');
     if (Object.hasOwn(out, item.name)) throw importError(scope.file, child(at, "name"), `${item.name} is declared twice`, "declare each variable or header once");
     const value = inputValue(item, envName(item.name), at, scope, item.name);
     if (value !== undefined) out[item.name] = value;
@@ -83,7 +84,7 @@ export function mapArguments(items: unknown[], pointer: string, scope: InputScop
   const out: string[] = [];
   items.forEach((item, i) => {
     const at = child(pointer, i);
-    if (!isObject(item)) throw importError(scope.file, at, "an argument is an object", 'write { "type": "positional", "value": "…" } or { "type": "named", "name": "--flag", … }');
+    if (!isRecord(item)) throw importError(scope.file, at, "an argument is an object", 'write { "type": "positional", "value": "…" } or { "type": "named", "name": "--flag", … }');
     if (item.type === "positional") {
       const label = typeof item.valueHint === "string" ? item.valueHint : undefined;
       if (item.value === undefined && label === undefined) throw importError(scope.file, at, "a positional argument has neither value nor valueHint", "add the value, or a valueHint naming what the user supplies");

@@ -1,7 +1,8 @@
 // MCP Bundles (.mcpb, manifest_version 0.1-0.4; github.com/anthropics/mcpb): the signature block the
 // mcpb CLI appends (MCPB_SIG_V1, u32 LE length, DER PKCS#7, MCPB_SIG_END) and manifest.json mapped
 // to a kiwi mcp_server whose files are the bundle's. Pure.
-import { child, importError, isObject } from "./import-errors.ts";
+import { isRecord } from "../integrity/value.ts";
+import { child, importError } from "./import-errors.ts";
 import { escapeLiteral } from "./inputs.ts";
 import type { SignatureStatus } from "./pkcs7.ts";
 
@@ -67,7 +68,7 @@ const HOST_PATHS: Record<string, string> = { HOME: "${HOME}", DESKTOP: "${HOME}/
  */
 export function importMcpbManifest(doc: unknown, file: string, options: { id?: string; platform: string }): McpbImport {
   const at = `${file}!manifest.json`;
-  if (!isObject(doc)) throw importError(at, "", "manifest.json is not a JSON object", "pack the bundle with mcpb pack");
+  if (!isRecord(doc)) throw importError(at, "", "manifest.json is not a JSON object", "pack the bundle with mcpb pack");
   const version = doc.manifest_version ?? doc.dxt_version;
   if (typeof version !== "string") throw importError(at, "/manifest_version", "manifest_version is missing", `set manifest_version to one of ${MCPB_VERSIONS.join(", ")}`);
   if (!MCPB_VERSIONS.includes(version)) throw importError(at, doc.manifest_version !== undefined ? "/manifest_version" : "/dxt_version", `manifest_version ${JSON.stringify(version)} is not one kiwi reads (${MCPB_VERSIONS.join(", ")})`, "repack the bundle with an mcpb CLI of the 0.x line");
@@ -77,22 +78,22 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
   if (!TOOL_ID.test(id)) throw importError(at, "/name", `no tool id can be made from ${JSON.stringify(name)}`, "pass --id <tool_id>");
   if (!SEMVER.test(doc.version as string)) throw importError(at, "/version", `version ${JSON.stringify(doc.version)} is not a semantic version`, "bundles use MAJOR.MINOR.PATCH");
   const server = doc.server;
-  if (!isObject(server)) throw importError(at, "/server", "server is missing", "describe the server: { type, entry_point, mcp_config }");
+  if (!isRecord(server)) throw importError(at, "/server", "server is missing", "describe the server: { type, entry_point, mcp_config }");
   if (!["node", "python", "binary", "uv"].includes(String(server.type))) throw importError(at, "/server/type", `server type ${JSON.stringify(server.type)} is not node, python, binary or uv`, "set server.type");
   if (typeof server.entry_point !== "string" || server.entry_point === "" || leaves(server.entry_point)) throw importError(at, "/server/entry_point", "entry_point is missing or leaves the bundle", "name the server's file inside the bundle");
   const notes: string[] = [];
   const given = server.mcp_config;
-  if (!isObject(given)) {
+  if (!isRecord(given)) {
     throw importError(at, "/server/mcp_config", server.type === "uv" ? "a uv server without mcp_config is started by uv, which resolves and downloads packages when it starts" : "mcp_config is missing", server.type === "uv" ? "kiwi runs only what it locked: give the bundle an mcp_config (command, args) that runs its bundled code" : "add mcp_config: { command, args, env }");
   }
   let mcp: Record<string, unknown> = given;
-  const override = isObject(mcp.platform_overrides) ? mcp.platform_overrides[options.platform] : undefined;
-  if (isObject(override)) {
+  const override = isRecord(mcp.platform_overrides) ? mcp.platform_overrides[options.platform] : undefined;
+  if (isRecord(override)) {
     mcp = { ...mcp, ...override };
     notes.push(`used server.mcp_config.platform_overrides.${options.platform}: the tool is written for this platform`);
   }
   if (typeof mcp.command !== "string" || mcp.command === "") throw importError(at, "/server/mcp_config/command", "command is missing", "name the program that starts the server");
-  const userConfig = isObject(doc.user_config) ? doc.user_config : {};
+  const userConfig = isRecord(doc.user_config) ? doc.user_config : {};
   const secrets = new Set<string>();
   const expand = (text: string, pointer: string): string =>
     escapeLiteral(text).replace(/\$\{\{?([^{}]+)\}?\}/g, (whole, name: string) => {
@@ -101,7 +102,7 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
       const m = /^user_config\.(.+)$/.exec(name);
       if (!m) return whole;
       const option = userConfig[m[1]!];
-      if (!isObject(option)) throw importError(at, pointer, `${whole} names no user_config option`, `declare user_config.${m[1]} or fix the reference`);
+      if (!isRecord(option)) throw importError(at, pointer, `${whole} names no user_config option`, `declare user_config.${m[1]} or fix the reference`);
       const envName = m[1]!.toUpperCase().replace(/[^A-Z0-9_]+/g, "_").replace(/^(?=[0-9])/, "_");
       if (option.sensitive === true) {
         secrets.add(envName);
@@ -115,7 +116,7 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
   const args = mcp.args === undefined ? [] : mcp.args;
   if (!Array.isArray(args) || args.some((a) => typeof a !== "string")) throw importError(at, "/server/mcp_config/args", "args is not an array of strings", 'write "args": ["…"]');
   const env = mcp.env === undefined ? {} : mcp.env;
-  if (!isObject(env) || Object.values(env).some((v) => typeof v !== "string")) throw importError(at, "/server/mcp_config/env", "env is not an object of strings", 'write "env": { "NAME": "value" }');
+  if (!isRecord(env) || Object.values(env).some((v) => typeof v !== "string")) throw importError(at, "/server/mcp_config/env", "env is not an object of strings", 'write "env": { "NAME": "value" }');
   const config: Record<string, unknown> = { transport: "stdio", command: expand(mcp.command as string, "/server/mcp_config/command") };
   const mappedArgs = (args as string[]).map((a, i) => expand(a, `/server/mcp_config/args/${i}`));
   if (mappedArgs.length > 0) config.args = mappedArgs;

@@ -1,9 +1,10 @@
 // The official MCP registry's server.json (schema 2025-12-11) -> one kiwi mcp_server manifest.
 // Refuses what the registry refuses (ranges, `latest`, unknown registry types) and what kiwi
 // cannot pin or run, naming the field. Pure: a parsed value in, a manifest value out.
+import { isRecord } from "../integrity/value.ts";
 import { isExactVersion } from "../deps/requirements.ts";
 import { TOOL_ID } from "../schema/manifest.ts";
-import { child, importError, isObject } from "./import-errors.ts";
+import { child, importError } from "./import-errors.ts";
 import { type InputScope, envNameOf, escapeLiteral, mapArguments, mapKeyValues, resolveTemplate } from "./inputs.ts";
 
 /** The schema revision kiwi reads; later revisions are read as this one, with a note. */
@@ -51,7 +52,7 @@ const PEP440 = /^(?:\d+!)?\d+(?:\.\d+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|previ
 
 /** Maps a parsed server.json to a kiwi mcp_server manifest. Throws E_INPUT_INVALID naming the field. */
 export function importServerJson(doc: unknown, file: string, options: ServerJsonImportOptions = {}): ServerJsonImport {
-  if (!isObject(doc)) throw importError(file, "", "a server.json is a JSON object", "export it from the registry (GET /v0/servers/<name>/versions/<version>) or write it with mcp-publisher init");
+  if (!isRecord(doc)) throw importError(file, "", "a server.json is a JSON object", "export it from the registry (GET /v0/servers/<name>/versions/<version>) or write it with mcp-publisher init");
   const old = findSnakeCase(doc, "");
   if (old) throw importError(file, old, "this is the pre-2025-09 snake_case server.json", `re-publish or convert it to the ${SERVER_JSON_SCHEMA} schema (camelCase: registryType, packageArguments, environmentVariables)`);
   const notes: string[] = [];
@@ -111,7 +112,7 @@ export function importServerJson(doc: unknown, file: string, options: ServerJson
 }
 
 function remoteManifest(base: Record<string, unknown>, remote: Record<string, unknown>, pointer: string, scope: InputScope): Record<string, unknown> {
-  const variables = isObject(remote.variables) ? remote.variables : undefined;
+  const variables = isRecord(remote.variables) ? remote.variables : undefined;
   const url = resolveTemplate(remote.url as string, variables, child(pointer, "url"), scope, "url");
   const host = hostOf(url);
   if (host === undefined) {
@@ -137,7 +138,7 @@ function hostOf(url: string): string | undefined {
 }
 
 function checkPackage(pkg: unknown, pointer: string, file: string): void {
-  if (!isObject(pkg)) throw importError(file, pointer, "a package entry is an object", "write { registryType, identifier, version, transport }");
+  if (!isRecord(pkg)) throw importError(file, pointer, "a package entry is an object", "write { registryType, identifier, version, transport }");
   const registryType = requireString(pkg, "registryType", pointer, file, `one of ${REGISTRY_TYPES.join(", ")}`);
   if (!(REGISTRY_TYPES as readonly string[]).includes(registryType)) {
     throw importError(file, child(pointer, "registryType"), `unknown registryType ${JSON.stringify(registryType)}`, `the registry takes ${REGISTRY_TYPES.join(", ")}`);
@@ -153,7 +154,7 @@ function checkPackage(pkg: unknown, pointer: string, file: string): void {
     throw importError(file, child(pointer, "fileSha256"), "fileSha256 is not 64 lower-case hex digits", "write the SHA-256 of the package file (sha256sum <file>)");
   }
   const transport = pkg.transport;
-  if (!isObject(transport) || typeof transport.type !== "string") throw importError(file, child(pointer, "transport"), "transport is missing or has no type", 'write "transport": { "type": "stdio" }');
+  if (!isRecord(transport) || typeof transport.type !== "string") throw importError(file, child(pointer, "transport"), "transport is missing or has no type", 'write "transport": { "type": "stdio" }');
   if (registryType === "npm") {
     if (!NPM_NAME.test(identifier) || identifier.length > 214) throw importError(file, child(pointer, "identifier"), `${JSON.stringify(identifier)} is not an npm package name`, "npm names are lower case, URL-safe, optionally @scope/name");
     if (version === undefined) throw importError(file, pointer, "the npm package names no version", "add \"version\": the exact version to install (kiwi pins the package by it)");
@@ -169,7 +170,7 @@ function checkPackage(pkg: unknown, pointer: string, file: string): void {
 }
 
 function checkRemote(remote: unknown, pointer: string, file: string): void {
-  if (!isObject(remote)) throw importError(file, pointer, "a remote entry is an object", 'write { "type": "streamable-http", "url": "https://…" }');
+  if (!isRecord(remote)) throw importError(file, pointer, "a remote entry is an object", 'write { "type": "streamable-http", "url": "https://…" }');
   const type = requireString(remote, "type", pointer, file, "streamable-http or sse");
   if (type !== "streamable-http" && type !== "sse") throw importError(file, child(pointer, "type"), `remote type ${JSON.stringify(type)} is not streamable-http or sse`, "MCP remotes are streamable-http or sse");
   const url = requireString(remote, "url", pointer, file, "the server's https URL");
@@ -225,7 +226,7 @@ function findSnakeCase(value: unknown, pointer: string): string | undefined {
       const found = findSnakeCase(value[i], child(pointer, i));
       if (found) return found;
     }
-  } else if (isObject(value)) {
+  } else if (isRecord(value)) {
     for (const [k, v] of Object.entries(value)) {
       if (k === "_meta") continue;
       if (SNAKE_CASE.includes(k)) return child(pointer, k);
