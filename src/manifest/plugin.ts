@@ -1,6 +1,7 @@
 // Agent Plugins 1.0.0 (agent-plugins.org): a folder with plugin.json, skills in skills/<name>/SKILL.md
 // and MCP servers in mcp.json. The manifest is checked here and each mcp.json server becomes a kiwi
 // mcp_server manifest; skills are read by skill.ts. Pure: parsed values in, manifests and problems out.
+import { escapePointer } from "../integrity/canonical.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { isRecord, toPlain } from "../integrity/value.ts";
 import { TOOL_ID } from "../schema/manifest.ts";
@@ -87,7 +88,7 @@ export function pluginServers(value: CanonicalValue, plugin: PluginManifest): { 
   }
   const servers: PluginServer[] = [];
   for (const [name, entry] of Object.entries(doc.mcpServers)) {
-    const pointer = `/mcpServers/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    const pointer = `/mcpServers/${escapePointer(name)}`;
     const skip = (message: string, hint: string) => warn(pointer, `server ${JSON.stringify(name)} is skipped: ${message}`, hint);
     if (!TOOL_ID.test(name)) {
       skip("its name is not a kiwi tool id", "name servers with lower-case letters, digits, - and _, starting with a letter");
