@@ -69,13 +69,14 @@ export async function installNpm(ctx: PackageContext, store: Store, locked: NpmD
  */
 async function runAllowedScripts(ctx: PackageContext, dir: string, locked: NpmDependencies): Promise<void> {
   const allowed = locked.allow_scripts ?? [];
-  const names = packagesWithInstallScripts(locked).filter((name) => allowed.includes(name));
+  // A package nested at two paths is one name: npm rebuild finds every copy.
+  const names = [...new Set(packagesWithInstallScripts(locked).filter((name) => allowed.includes(name)))];
   if (names.length === 0) return;
   try {
-    await runNpm(ctx, dir, ["rebuild", "--ignore-scripts=false", "--foreground-scripts", ...new Set(names)], locked.requires);
+    await runNpm(ctx, dir, ["rebuild", "--ignore-scripts=false", "--foreground-scripts", ...names], locked.requires);
   } catch (error) {
     const npm = error instanceof KiwiError && Array.isArray(error.details?.npm) ? (error.details.npm as string[]) : [];
-    throw new KiwiError("E_DEPS", `${ctx.toolId}: the install script of ${[...new Set(names)].join(", ")} failed${npm.length > 0 ? `: ${npm[0]}` : ""}`, {
+    throw new KiwiError("E_DEPS", `${ctx.toolId}: the install script of ${names.join(", ")} failed${npm.length > 0 ? `: ${npm[0]}` : ""}`, {
       hint: "the tool's allow_scripts lets it run at kiwi install; fix what it needs, or remove it from allow_scripts",
       details: { tool: ctx.toolId, packages: names, npm },
     });

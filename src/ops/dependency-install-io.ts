@@ -50,15 +50,16 @@ export async function installDependencies(ctx: Context, root: string, lock: Lock
       writeToolEntry(store, installed, text);
       tree = formatDigest(installed);
       result.installed++;
-      if (lockedTree !== undefined && lockedTree !== tree && (group.locked.allow_scripts ?? []).length > 0) {
-        throw new KiwiError("E_INTEGRITY_MISMATCH", `${subject}: the installed ${group.ecosystem} packages (tree ${shortDigest(installed)}) are not the ones tool.lock.json records (${shortDigest(lockedTree.slice("sha256:".length))}); the build that allow_scripts runs (${group.locked.allow_scripts!.join(", ")}) made other files here`, {
-          hint: "every archive matched its locked hash, so the build is not reproducible on this machine (timestamps, paths, a download); remove the tree from the lock's entry and run kiwi install to record this build, after checking why it differs",
-          details: { tools: group.tools },
-        });
-      }
       if (lockedTree !== undefined && lockedTree !== tree) {
-        throw new KiwiError("E_INTEGRITY_MISMATCH", `${subject}: the installed ${group.ecosystem} packages (tree ${shortDigest(installed)}) are not the ones tool.lock.json records (${shortDigest(lockedTree.slice("sha256:".length))})`, {
-          hint: "every archive matched its locked hash, so something rewrote the installed files; run kiwi install again, or kiwi lock to resolve anew",
+        // Every archive matched its locked hash, so the files changed after unpacking: a build
+        // the tool allowed, or something that rewrote them.
+        const built = group.locked.allow_scripts ?? [];
+        const why = built.length > 0 ? `; the build that allow_scripts runs (${built.join(", ")}) made other files here` : "";
+        throw new KiwiError("E_INTEGRITY_MISMATCH", `${subject}: the installed ${group.ecosystem} packages (tree ${shortDigest(installed)}) are not the ones tool.lock.json records (${shortDigest(lockedTree.slice("sha256:".length))})${why}`, {
+          hint:
+            built.length > 0
+              ? "every archive matched its locked hash, so the build is not reproducible on this machine (timestamps, paths, a download); remove the tree from the lock's entry and run kiwi install to record this build, after checking why it differs"
+              : "every archive matched its locked hash, so something rewrote the installed files; run kiwi install again, or kiwi lock to resolve anew",
           details: { tools: group.tools },
         });
       }
