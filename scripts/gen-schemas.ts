@@ -1,5 +1,5 @@
 // Writes every generated schema artefact (stable bytes; a test fails on drift):
-//  - schemas/*.schema.json from the TypeBox table in src/schema/index.ts, for editors;
+//  - schemas/*.schema.json from the TypeBox table in src/schema/published.ts, for editors;
 //  - src/validate/meta/*.generated.ts: ajv's meta-schema validators (2020-12, draft-07) as
 //    standalone code, so checking an untrusted schema does not compile the 2020-12 meta-schema
 //    at run time (about 100 ms of every `kiwi check`).
@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020";
 import standaloneCode from "ajv/dist/standalone";
-import { PUBLISHED_SCHEMAS, renderPublishedSchema } from "../src/schema/index.ts";
+import { PUBLISHED_SCHEMAS, renderPublishedSchema } from "../src/schema/published.ts";
 
 const ROOT = join(import.meta.dir, "..");
 

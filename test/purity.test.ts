@@ -1,8 +1,8 @@
 // Pure modules never touch disk, processes or network (shared/STYLE.md, "Pure by default"), and
 // neither does anything they load: this test resolves the import graph of src/ (static imports,
 // re-exports, `import()` and `require()`; type-only imports load nothing) and follows every chain
-// from each pure module. I/O lives in files whose names say so (`*-io.ts`, `fs.ts`); a folder's
-// `index.ts` may re-export both halves, so it is an entry point, not a pure module.
+// from each pure module. I/O lives in files whose names say so (`*-io.ts`, `fs.ts`). A folder's
+// `index.ts` is its header and nothing else: no barrels (see "no barrels" below).
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -258,6 +258,38 @@ describe("the folder graph", () => {
       const why = wrongEdge(folderOf(f), folderOf(t), types);
       return why ? [`${f.slice(SRC.length + 1)} imports ${t.slice(SRC.length + 1)}: ${why}`] : [];
     });
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe("no barrels", () => {
+  // A barrel loads every module of its folder for whoever imports one name from it, which costs
+  // start-up time on every call (issue 14), and a second entry point lets two importers see a
+  // folder differently. So each folder's index.ts only says, in its opening comment, what the
+  // folder owns and must not touch; importers name the module file itself.
+  const ROOT = join(SRC, "..");
+  const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+
+  test("every folder of src/ has an index.ts that opens with at least two comment lines", () => {
+    const bad = folders.filter((d) => {
+      const text = texts.get(join(SRC, d, "index.ts"));
+      return text === undefined || !/^\/\/ \S.*\n\/\/ \S/.test(text);
+    });
+    expect(bad).toEqual([]);
+  });
+
+  test("no index.ts exports, imports or declares anything: it is comments only", () => {
+    const barrels = files.filter((f) => f.endsWith("/index.ts") && code(texts.get(f)!).trim() !== "").map((f) => f.slice(SRC.length + 1));
+    expect(barrels).toEqual([]);
+  });
+
+  test("nothing in src/, test/ or scripts/ imports an index.ts", () => {
+    const importers = ["src", "test", "scripts"].flatMap((d) => listTs(join(ROOT, d)));
+    const wrong = importers.flatMap((f) =>
+      runtimeImports(f, readFileSync(f, "utf8"), true)
+        .filter((spec) => /(^|\/)index(\.ts)?$/.test(spec) || existsSync(join(spec, "index.ts")))
+        .map((spec) => `${f.slice(ROOT.length + 1)} imports ${spec.replace(`${ROOT}/`, "")}`),
+    );
     expect(wrong).toEqual([]);
   });
 });

@@ -5,6 +5,3 @@
 // ops/dependency-install-io.ts over installed-tree-io.ts; the tree's digest from installed-tree.ts)
 // -> linked beside the run directory by exec/packages-io.ts. Nothing here runs at `kiwi exec` time
 // but the pure parts.
-export { type DeclaredPackages, type Requirement, type RequirementChange, type ServerPackage, declaredPackages, declaresPackages, npmDependencies, parseRequirement, pypiRequirements, requirementChanges } from "./requirements.ts";
-export { packageLockOf, parsePackageLock, serverBin } from "./npm-lock.ts";
-export { renderInstalledTree } from "./installed-tree.ts";

@@ -2,7 +2,3 @@
 // plans), chain verification, run directories and the run itself, and the two primitives that only
 // run plans (subprocess.ts, http.ts). Preparing a run is the use case ops/prepare-exec-io.ts. It
 // must not print (ui/ does) or write the lockfile.
-export { buildPlan } from "./plan.ts";
-export { redactError, runPrepared } from "./run-io.ts";
-export { prepareSandbox, probeSandbox } from "./sandbox-io.ts";
-export { DEFAULT_LIMITS, mergeLimits, resolveLimits } from "./run-limits.ts";

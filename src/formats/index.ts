@@ -4,8 +4,3 @@
 // are *read* where every manifest form is read (manifest/skill.ts, manifest/plugin.ts). It must not
 // touch the OCI path (registry/), package resolution (deps/) or the MCP client (mcp/). Parsers are
 // pure; disk and network are `*-io.ts`.
-export { EXPORT_FORMATS, type ExportFormat, exportPlugin, exportServerJson, exportSkill } from "./export-plan.ts";
-export { type BundleSignature, MCPB_VERSIONS, describeSignature, importMcpbManifest, splitSignature } from "./mcpb.ts";
-export { MCPB_LIMITS, checkBundleSignature, placeBundle } from "./mcpb-io.ts";
-export { classifySigner, verifyDetachedSignature } from "./pkcs7.ts";
-export { REGISTRY_TYPES, SERVER_JSON_SCHEMA, importServerJson, type ServerJsonImport, type ServerJsonImportOptions } from "./server-json.ts";

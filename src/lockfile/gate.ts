@@ -3,7 +3,7 @@
 import { KiwiError } from "../errors.ts";
 import type { Verdict } from "../findings/verdict.ts";
 import type { Project } from "../manifest/discover-io.ts";
-import { checkProject } from "../validate/index.ts";
+import { checkProject } from "../validate/check-project.ts";
 
 export interface GateOptions {
   strict?: boolean;

@@ -1,7 +1,3 @@
 // tool.lock.json: build, render, parse (fail closed), diff, the gate and the tree hashes the
 // lock/install/verify use cases (ops/) are made of. It must not print (ui/ does) and only fs.ts
 // writes the lockfile.
-export { resolveLockedChain } from "./locked-chain.ts";
-export { lockfilePath, readLockfile, readLockfileOrFail, withProjectLock, writeMcpPin } from "./fs.ts";
-export { LOCKFILE_NAME, parseLockfile } from "./parse.ts";
-export { renderLockfile } from "./render.ts";

@@ -1,11 +1,11 @@
 // `kiwi check` end to end: read the project, start the interpreters on script entry points, run
-// the pure layers meanwhile, then merge the syntax verdicts. The I/O wrapper around validate/index.ts.
+// the pure layers meanwhile, then merge the syntax verdicts. The I/O wrapper around validate/check-project.ts.
 import { existsSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
 import { suggest } from "../resolve/suggest.ts";
-import { type CheckResult, checkProject, planSyntaxChecks, resolveScope, syntaxFindings, withFindings } from "../validate/index.ts";
+import { type CheckResult, checkProject, planSyntaxChecks, resolveScope, syntaxFindings, withFindings } from "../validate/check-project.ts";
 import { readLockfile } from "../lockfile/fs.ts";
 import { checkMcpToolNames, pinnedToolNames } from "../validate/mcp-names.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";

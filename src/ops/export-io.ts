@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { dirname, join, resolve } from "node:path";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
-import { readProject } from "../manifest/index.ts";
+import { readProject } from "../manifest/discover-io.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportPlugin, exportServerJson, exportSkill } from "../formats/export-plan.ts";
 

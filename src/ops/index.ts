@@ -37,4 +37,3 @@
 //
 // No barrel on purpose: a command imports only the file of its own use case, so loading one
 // command never loads another's modules (kiwi exec and --version stay small; see src/cli.ts).
-export {};

@@ -14,7 +14,7 @@ import { parseLockfileMemo, readLockfileMemo } from "../exec/chain-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
-import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/index.ts";
+import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/check-project.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
 import { type GitEnv, listStagedDeletions, listStagedPaths, listUnstagedPaths, resolveWorkTree, runGit } from "../hook/git-io.ts";
 import { type AffectedTools, groupByProject, selectAffected } from "../hook/staged.ts";

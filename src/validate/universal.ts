@@ -1,5 +1,5 @@
 // Layer 1, universal rules: the manifest's shape (TypeBox schema of its dialect), tool id, type,
-// version, executor presence, reserved keys. Duplicate ids are a tree-level rule in index.ts. Pure.
+// version, executor presence, reserved keys. Duplicate ids are a tree-level rule in check-project.ts. Pure.
 import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType } from "@sinclair/typebox/errors";

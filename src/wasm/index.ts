@@ -3,5 +3,3 @@
 // (instrument.ts), caching the instrumented module by the digest of the published one
 // (prepare-io.ts), and the WASI host program kiwi starts inside the sandbox (wasi-host-io.ts).
 // It never decides what a tool may do: limits and paths come from the chain, the sandbox from exec/.
-export { WASI_COMMAND, WASM_EXIT, type WasmLimits } from "./module-info.ts";
-export { prepareWasmLaunch } from "./prepare-io.ts";

@@ -7,7 +7,7 @@ import { parseManifestText, syntaxOf } from "../../src/manifest/forms.ts";
 import { readProject } from "../../src/manifest/discover-io.ts";
 import { TOOL_TYPES } from "../../src/manifest/model.ts";
 import { normalizeManifest } from "../../src/manifest/normalize.ts";
-import { checkProject } from "../../src/validate/index.ts";
+import { checkProject } from "../../src/validate/check-project.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);

@@ -5,7 +5,7 @@ import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readProject } from "../../src/manifest/discover-io.ts";
 import { leavesFolder, skillManifest } from "../../src/manifest/skill.ts";
-import { checkProject } from "../../src/validate/index.ts";
+import { checkProject } from "../../src/validate/check-project.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { PUBLISHED_SCHEMAS, renderPublishedSchema } from "../../src/schema/index.ts";
+import { PUBLISHED_SCHEMAS, renderPublishedSchema } from "../../src/schema/published.ts";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 

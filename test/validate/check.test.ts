@@ -5,7 +5,7 @@ import type { Finding } from "../../src/findings/verdict.ts";
 import type { Project } from "../../src/manifest/discover-io.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
 import type { Tool } from "../../src/manifest/model.ts";
-import { checkProject } from "../../src/validate/index.ts";
+import { checkProject } from "../../src/validate/check-project.ts";
 import { RULES } from "../../src/findings/rules.ts";
 import { syntaxFindings, planSyntaxChecks } from "../../src/validate/syntax.ts";
 import { toolFromJson, toolFromYaml } from "./_tools.ts";

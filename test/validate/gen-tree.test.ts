@@ -3,7 +3,7 @@ import { afterAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readProject } from "../../src/manifest/discover-io.ts";
-import { checkProject } from "../../src/validate/index.ts";
+import { checkProject } from "../../src/validate/check-project.ts";
 import { generateTree } from "../../scripts/gen-tree.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 

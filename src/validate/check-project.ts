@@ -1,0 +1,170 @@
+// Runs every validation layer over a project (checkProject), resolves `--only` to a scope and
+// orders, escalates and counts the findings; the layers themselves are the other files of validate/.
+import type { Finding } from "../findings/verdict.ts";
+import type { Project } from "../manifest/discover-io.ts";
+import type { Tool } from "../manifest/model.ts";
+import { TOOL_TYPES } from "../manifest/model.ts";
+import { indexTools } from "../resolve/chain.ts";
+import { buildParametersSchema } from "./parameters.ts";
+import { checkChains, checkChildSchemas, checkOwnChildSchemas } from "./chain-layer.ts";
+import { toolFinding } from "../findings/finding.ts";
+import type { LayerContext } from "./layer.ts";
+import { ruleInfo } from "../findings/rules.ts";
+import { checkMagray } from "./magray.ts";
+import { checkPackages } from "./packages.ts";
+import { checkSecurity } from "./security.ts";
+import { type SyntaxResults, planSyntaxChecks, syntaxFindings } from "./syntax.ts";
+import { checkType } from "./types.ts";
+import { checkUniversal } from "./universal.ts";
+
+export { planSyntaxChecks, syntaxFindings } from "./syntax.ts";
+export type { SyntaxRequest, SyntaxResults } from "./syntax.ts";
+
+export interface CheckOptions {
+  /** Security warnings that --strict escalates become errors. */
+  strict?: boolean;
+  /** Tool ids or project-relative paths to report on; chain rules still see the whole tree. */
+  only?: readonly string[];
+  /** Interpreter verdicts for script entry points (from syntax-io.ts), when already known. */
+  syntax?: SyntaxResults;
+}
+
+export interface CheckResult {
+  ok: boolean;
+  findings: Finding[];
+  /** Project tools reported on (built-ins are checked but not counted). */
+  toolsChecked: number;
+  /** Entries of `only` that matched no tool and no file. */
+  unmatched: string[];
+  counts: { error: number; warning: number; info: number };
+}
+
+/** What `only` selects: tools, and discovery findings on files. */
+export interface Scope {
+  tools: Tool[];
+  has(tool: Tool): boolean;
+  hasFile(file: string): boolean;
+  unmatched: string[];
+}
+
+/** Resolves `only` (ids or project-relative paths) against the project; no `only` means everything. */
+export function resolveScope(project: Project, only?: readonly string[]): Scope {
+  if (!only || only.length === 0) {
+    return { tools: [...project.tools], has: () => true, hasFile: () => true, unmatched: [] };
+  }
+  const wanted = only.map((p) => p.replace(/\\/g, "/").replace(/^\.\/+/, "").replace(/\/+$/, ""));
+  const under = (path: string, dir: string) => dir === "" || dir === "." || path === dir || path.startsWith(`${dir}/`);
+  const matches = (tool: Tool, w: string) => {
+    if (tool.id === w) return true;
+    if (tool.form === "builtin") return false;
+    if (under(tool.manifestFile, w)) return true;
+    // A path inside a directory tool selects the tool.
+    return tool.form === "directory" && tool.root !== "" && under(w, tool.root);
+  };
+  const selected = new Set<Tool>();
+  const used = new Set<string>();
+  for (const tool of project.tools) {
+    for (const w of wanted) {
+      if (matches(tool, w)) {
+        selected.add(tool);
+        used.add(w);
+      }
+    }
+  }
+  const roots = [...selected].filter((t) => t.form === "directory").map((t) => t.root);
+  const hasFile = (file: string) => wanted.some((w) => under(file, w)) || roots.some((r) => under(file, r)) || [...selected].some((t) => t.manifestFile === file);
+  for (const w of wanted) if (!used.has(w) && project.findings.some((f) => under(f.file, w))) used.add(w);
+  return {
+    tools: project.tools.filter((t) => selected.has(t)),
+    has: (tool) => selected.has(tool),
+    hasFile,
+    unmatched: only.filter((_, i) => !used.has(wanted[i]!)),
+  };
+}
+
+/** Runs every layer over the project (synchronously; syntax verdicts only when given). */
+export function checkProject(project: Project, options: CheckOptions = {}): CheckResult {
+  const scope = resolveScope(project, options.only);
+  const ctx: LayerContext = {
+    index: indexTools(project.tools),
+    strict: options.strict === true,
+    escapedPaths: new Set(project.findings.filter((f) => f.rule === "security/symlink-escape").map((f) => f.file)),
+  };
+  const findings: Finding[] = project.findings.filter((f) => scope.hasFile(f.file));
+  for (const tool of scope.tools) {
+    const universal = checkUniversal(tool);
+    findings.push(...universal);
+    if (universal.some((f) => f.rule === "universal/not-a-mapping")) continue;
+    if ((TOOL_TYPES as readonly string[]).includes(tool.type)) findings.push(...checkType(tool, ctx));
+    findings.push(...checkSecurity(tool, ctx));
+    findings.push(...checkPackages(tool));
+    findings.push(...checkMagray(tool, ctx));
+    findings.push(...buildParametersSchema(tool).findings);
+    findings.push(...checkOwnChildSchemas(tool));
+  }
+  findings.push(...duplicateIds(project.tools, scope));
+  findings.push(...checkChains(scope.tools, scope.has, ctx));
+  findings.push(...checkChildSchemas(project.tools, scope.has, ctx));
+  if (options.syntax) findings.push(...syntaxFindings(planSyntaxChecks(scope.tools), options.syntax));
+  return finish(findings, scope, options);
+}
+
+/** Adds findings computed later (syntax verdicts) to a result, keeping order and counts right. */
+export function withFindings(result: CheckResult, extra: readonly Finding[], options: CheckOptions = {}): CheckResult {
+  const merged = finish([...result.findings, ...extra], undefined, options);
+  return { ...merged, toolsChecked: result.toolsChecked, unmatched: result.unmatched };
+}
+
+function duplicateIds(tools: readonly Tool[], scope: Scope): Finding[] {
+  const byId = new Map<string, Tool[]>();
+  for (const tool of tools) {
+    if (tool.form === "builtin") continue;
+    const list = byId.get(tool.id) ?? [];
+    list.push(tool);
+    byId.set(tool.id, list);
+  }
+  const out: Finding[] = [];
+  for (const [id, list] of byId) {
+    if (list.length < 2) continue;
+    for (const tool of list) {
+      if (!scope.has(tool)) continue;
+      const others = list.filter((t) => t !== tool).map((t) => t.manifestFile);
+      out.push(toolFinding(tool, "universal/duplicate-id", tool.pointers.id ?? "", `tool id "${id}" is also used by ${others.join(", ")}`, "give each tool its own id"));
+    }
+  }
+  return out;
+}
+
+const SEVERITY_ORDER = { error: 0, warning: 1, info: 2 } as const;
+
+/** Escalates --strict rules, drops built-ins' non-errors, dedupes and sorts by file and position. */
+function finish(findings: Finding[], scope: Scope | undefined, options: CheckOptions): CheckResult {
+  const seen = new Set<string>();
+  const out: Finding[] = [];
+  for (const f of findings) {
+    if (options.strict && f.severity === "warning" && ruleInfo(f.rule).strict) f.severity = "error";
+    // Built-ins are checked like any tool, but only a real error about one is worth a user's time.
+    if (f.file.startsWith("<builtin>/") && f.severity !== "error") continue;
+    const key = `${f.rule}\0${f.file}\0${f.line}\0${f.column}\0${f.pointer}\0${f.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(f);
+  }
+  out.sort(
+    (a, b) =>
+      cmp(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0) || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || cmp(a.rule, b.rule) || cmp(a.message, b.message),
+  );
+  const counts = { error: 0, warning: 0, info: 0 };
+  for (const f of out) counts[f.severity]++;
+  return {
+    ok: counts.error === 0,
+    findings: out,
+    toolsChecked: scope ? scope.tools.filter((t) => t.form !== "builtin").length : 0,
+    unmatched: scope?.unmatched ?? [],
+    counts,
+  };
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
