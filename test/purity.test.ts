@@ -160,7 +160,7 @@ describe("the folder graph", () => {
   const ALLOWED: Record<string, string[]> = {
     bin: ["cli", "exec", "wasm"],
     cli: ["commands", "ui", "resolve", ...BASE],
-    commands: ["ops", "ui", "cache", "completion", "exec", "init", "lockfile", "manifest", "mcp", ...BASE],
+    commands: ["ops", "ui", "cache", "completion", "exec", "init", "lockfile", "manifest", "mcp", "schema", ...BASE],
     ops: ["cache", "deps", "exec", "formats", "hook", "init", "lockfile", "manifest", "mcp", "registry", "resolve", "schema", "trust", "validate", ...BASE],
     ui: ["exec", "formats", "lockfile", "mcp", ...BASE],
     // domain
@@ -176,7 +176,7 @@ describe("the folder graph", () => {
     mcp: ["lockfile", "manifest", "resolve", "context", "integrity", "errors"],
     registry: ["cache", "exec", "manifest", "schema", "trust", "integrity", "errors"],
     resolve: ["manifest", "schema"],
-    schema: ["manifest"],
+    schema: [],
     trust: ["integrity", "errors"],
     validate: ["cache", "deps", "manifest", "resolve", "schema", "integrity"],
     wasm: ["cache", "exec", "manifest", "self", "integrity", "errors"],

@@ -1,21 +1,7 @@
 // The tool model: every manifest form and both dialects (kiwi tool.yaml, magray tool.json) end up
 // as this one shape. Pure types and tables; parsing lives in the sibling files.
 import type { CanonicalValue } from "../integrity/value.ts";
-
-/** Every tool type kiwi knows; the one list everything else reads. */
-export const TOOL_TYPES = [
-  "primitive",
-  "runtime",
-  "script",
-  "api",
-  "mcp_server",
-  "mcp_tool",
-  "knowledge",
-  "directive",
-  "wasm",
-  "native",
-] as const;
-export type ToolType = (typeof TOOL_TYPES)[number];
+import type { ToolType } from "../schema/manifest.ts";
 
 /** Tool types whose executor must be null (everything else requires one). */
 export const EXECUTORLESS_TYPES: readonly ToolType[] = ["primitive", "knowledge"];

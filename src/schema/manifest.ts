@@ -2,8 +2,23 @@
 // front-matter manifests) and magray's tool.json. Pure. They generate schemas/*.schema.json for
 // editors, and `kiwi check` judges every manifest's shape against them.
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
-import { TOOL_TYPES } from "../manifest/model.ts";
 import { PARAMETER_FORMATS, PARAMETER_NAME, PARAMETER_TYPES } from "./parameter-fields.ts";
+
+/** Every tool type kiwi knows; the one list everything else reads (manifest/model.ts and
+ * validate/ included: the format owns its vocabulary, so schema/ needs nothing from manifest/). */
+export const TOOL_TYPES = [
+  "primitive",
+  "runtime",
+  "script",
+  "api",
+  "mcp_server",
+  "mcp_tool",
+  "knowledge",
+  "directive",
+  "wasm",
+  "native",
+] as const;
+export type ToolType = (typeof TOOL_TYPES)[number];
 
 /** THE tool id format: 1-64 of a-z, 0-9, '_' and '-', starting with a letter. */
 export const TOOL_ID_PATTERN = "^[a-z][a-z0-9_-]{0,63}$";
