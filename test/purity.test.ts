@@ -164,7 +164,7 @@ describe("the folder graph", () => {
     ops: ["cache", "deps", "exec", "formats", "hook", "init", "lockfile", "manifest", "mcp", "registry", "resolve", "schema", "trust", "validate", ...BASE],
     ui: ["exec", "formats", "lockfile", "mcp", ...BASE],
     // domain
-    cache: ["manifest", "integrity", "errors"],
+    cache: ["integrity", "errors"],
     completion: [],
     deps: ["cache", "manifest", "schema", "context", "integrity", "errors"],
     exec: ["cache", "deps", "lockfile", "manifest", "resolve", "schema", "validate", "wasm", ...BASE],

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import type { FileEntry } from "../integrity/tool.ts";
-import { toolPathProblem } from "../manifest/tool-path.ts";
+import { toolPathProblem } from "../integrity/tool-path.ts";
 import { hashFileHex } from "./hash-io.ts";
 import { type Store, blobPath, checkBlob, corruptError, missingBlob } from "./store-io.ts";
 

@@ -2,7 +2,7 @@
 // bulk of a cold lock), a worker walks .ai/tools/ and hashes every regular file. Each result
 // carries the stat taken before reading, re-checked with fstat after, and the main thread uses it
 // only for a file whose discovery stat is identical, exactly like a stat cache entry.
-import { IGNORED_NAMES } from "../manifest/model.ts";
+import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 
 /** One file hashed by the worker, with the identity it had while being read. */
 export interface Prehashed {

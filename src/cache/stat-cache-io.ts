@@ -4,7 +4,6 @@
 // installs re-read bytes, and an unreadable or foreign stat cache is simply ignored.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ToolFile } from "../manifest/model.ts";
 import { writeFileAtomic } from "./atomic-io.ts";
 import type { Faults } from "./faults-io.ts";
 import { statRelPath } from "./cache-layout.ts";
@@ -15,6 +14,14 @@ import { statRelPath } from "./cache-layout.ts";
  * than remembered (git's racy-clean rule, with a margin that covers 1-2 s file systems).
  */
 export const RACY_MARGIN_MS = 2000;
+
+/** What the stat cache compares to decide a file is unchanged (discovery's ToolFile carries it). */
+export interface FileIdentity {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
 
 const FORMAT = 2;
 
@@ -93,7 +100,7 @@ export class StatCache {
   }
 
   /** The remembered digest of a file whose stat is unchanged, else undefined. */
-  lookup(key: string, file: Pick<ToolFile, "size" | "mtimeMs" | "ctimeMs" | "ino">): string | undefined {
+  lookup(key: string, file: FileIdentity): string | undefined {
     const row = this.previous.get(key);
     if (row && row[0] === file.size && row[1] === file.mtimeMs && row[2] === file.ctimeMs && row[3] === file.ino) {
       this.next.set(key, row);
@@ -105,7 +112,7 @@ export class StatCache {
   }
 
   /** Remembers a digest read from disk with the stat taken before reading (racy files are skipped). */
-  record(key: string, file: Pick<ToolFile, "size" | "mtimeMs" | "ctimeMs" | "ino">, hex: string): void {
+  record(key: string, file: FileIdentity, hex: string): void {
     this.dirty = true;
     if (Math.max(file.mtimeMs, file.ctimeMs) >= this.startedAt - RACY_MARGIN_MS) return;
     this.next.set(key, [file.size, file.mtimeMs, file.ctimeMs, file.ino, hex]);

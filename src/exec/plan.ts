@@ -15,7 +15,7 @@ import { type ParamViolation, assertNoViolations } from "./params.ts";
 import { referencedEnv } from "../schema/placeholders.ts";
 import { type TemplateScope, assertEnvPresent, expandString, renderConfigText } from "./template.ts";
 import { WASI_COMMAND } from "../wasm/module-info.ts";
-import { toolPathProblem } from "../manifest/tool-path.ts";
+import { toolPathProblem } from "../integrity/tool-path.ts";
 import type { LaunchFacts, LaunchNotes, SandboxSummary } from "./launch-plan.ts";
 
 /** Variables a subprocess inherits from kiwi's environment; everything else must be declared. */
@@ -316,7 +316,7 @@ function resolveCommand(link: LinkInput, scope: TemplateScope, path: string | un
   return found;
 }
 
-/** A path inside a link's run directory; refuses what kiwi check refuses (manifest/tool-path.ts, as written). */
+/** A path inside a link's run directory; refuses what kiwi check refuses (integrity/tool-path.ts, as written). */
 function resolveInRunDir(link: LinkInput, rel: string, field: string): string {
   if (!link.runDir) {
     throw new KiwiError("E_EXEC_FAILED", `${link.tool.id}: ${field} ${JSON.stringify(rel)} names a file, but the tool has no materialised files`, {

@@ -6,7 +6,7 @@ import { KiwiError } from "../errors.ts";
 import { parseDigest } from "../integrity/digest.ts";
 import { type CanonicalValue, isMapping, toPlain } from "../integrity/value.ts";
 import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
-import { toolPathProblem } from "../manifest/tool-path.ts";
+import { toolPathProblem } from "../integrity/tool-path.ts";
 import { LOCKFILE_VERSION, type Lockfile, LockfileSchema, type McpPin } from "../schema/lockfile.ts";
 import { renderLockfile } from "./render.ts";
 

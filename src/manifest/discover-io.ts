@@ -5,7 +5,7 @@ import { basename, dirname, extname, join, relative, sep } from "node:path";
 import type { Finding } from "../findings/verdict.ts";
 import { builtinTools } from "./builtins.ts";
 import { ManifestProblem, type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
-import { DIRECTORY_MANIFESTS, IGNORED_NAMES, type ManifestForm, type PackageFileRequirements, type Tool, type ToolFile } from "./model.ts";
+import { DIRECTORY_MANIFESTS, type ManifestForm, type PackageFileRequirements, type Tool, type ToolFile } from "./model.ts";
 import { TOOLS_DIR, findProjectRoot, ioFinding, listToolFiles, statToolFile, toProjectPath } from "./project-io.ts";
 import { normalizeManifest } from "./normalize.ts";
 import { parametersFromFile } from "./parameters-file.ts";
@@ -14,6 +14,7 @@ import { isRecord } from "../integrity/value.ts";
 import { fileFinding } from "../findings/finding.ts";
 import type { RuleId } from "../findings/rules.ts";
 import { ManifestCache } from "./parse-cache-io.ts";
+import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 import { SKILL_FILE, skillManifest } from "./skill.ts";
 import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginProblem, checkPluginManifest, pluginServers } from "./plugin.ts";
 

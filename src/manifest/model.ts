@@ -19,18 +19,6 @@ export type Dialect = "kiwi" | "magray";
 /** Manifest file names that make a directory a directory tool, in precedence order. */
 export const DIRECTORY_MANIFESTS = ["tool.yaml", "tool.yml", "tool.json"] as const;
 
-/** Paths never counted as a tool's files (shared/specs/integrity.md: "documented as ignored"). */
-export const IGNORED_NAMES: ReadonlySet<string> = new Set([
-  ".git",
-  ".hg",
-  ".svn",
-  "__pycache__",
-  ".pytest_cache",
-  ".mypy_cache",
-  ".ruff_cache",
-  ".DS_Store",
-]);
-
 /** `executor: python_runtime@^1.4` parsed. */
 export interface ExecutorRef {
   id: string;

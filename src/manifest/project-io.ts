@@ -5,7 +5,8 @@ import { type Dirent, type Stats, existsSync, lstatSync, readdirSync, realpathSy
 import { dirname, join, relative, sep } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
-import { IGNORED_NAMES, type ToolFile } from "./model.ts";
+import { IGNORED_NAMES } from "../integrity/tool-path.ts";
+import type { ToolFile } from "./model.ts";
 import { fileFinding } from "../findings/finding.ts";
 
 /** Where tools live, relative to the project root. */

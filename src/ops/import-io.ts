@@ -12,7 +12,7 @@ import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { toProjectPath } from "../manifest/project-io.ts";
-import { IGNORED_NAMES } from "../manifest/model.ts";
+import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 import { PLUGIN_FILE } from "../manifest/plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { checkProject } from "../validate/check-project.ts";

@@ -7,7 +7,7 @@ import { compareCodePoints, renderCanonicalJson } from "../integrity/canonical.t
 import { formatDigest, hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type FileEntry, hashToolIntegrity } from "../integrity/tool.ts";
 import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
-import { toolPathProblem } from "../manifest/tool-path.ts";
+import { toolPathProblem } from "../integrity/tool-path.ts";
 import { parseJsonLossless } from "../integrity/json-lossless.ts";
 
 export const MEDIA = {

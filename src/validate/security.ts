@@ -8,7 +8,7 @@ import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { MAGRAY_CAPABILITY_WORDS } from "../schema/manifest.ts";
 import { toolFinding } from "../findings/finding.ts";
 import { type LayerContext, normalizeRel, seg, toolPath } from "./layer.ts";
-import { toolPathProblem } from "../manifest/tool-path.ts";
+import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */

@@ -4,7 +4,7 @@ import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
 import { toolFinding } from "../findings/finding.ts";
 import { normalizeRel, toolPath } from "./layer.ts";
-import { toolPathProblem } from "../manifest/tool-path.ts";
+import { toolPathProblem } from "../integrity/tool-path.ts";
 import { ruleInfo } from "../findings/rules.ts";
 
 export type SyntaxLanguage = "python" | "bash";

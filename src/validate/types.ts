@@ -6,7 +6,7 @@ import { PRIMITIVES, type Tool } from "../manifest/model.ts";
 import { SCRIPT_RUNTIMES } from "../manifest/normalize.ts";
 import { toolFinding } from "../findings/finding.ts";
 import { type LayerContext, executorOf, normalizeRel, seg, toolPath } from "./layer.ts";
-import { toolPathProblem } from "../manifest/tool-path.ts";
+import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { PLACEHOLDER, referencedParams } from "../schema/placeholders.ts";
 

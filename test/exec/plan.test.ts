@@ -106,7 +106,7 @@ describe("subprocess plans", () => {
     expect(() => subprocessPlan(script({ entrypoint: entry }))).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining("leaves the tool directory") }));
   });
 
-  // One rule with kiwi check (manifest/tool-path.ts): exec used to accept a `..` that normalises
+  // One rule with kiwi check (integrity/tool-path.ts): exec used to accept a `..` that normalises
   // back inside, and a home-relative path, which check refuses as security/path.
   test.each([["lib/../main.py", "contains '..'"], ["~/main.py", "is relative to a home directory"], ["main.py\0", "contains a NUL byte"]])("refuses the entry point %p as kiwi check does (it %s)", (entry, reason) => {
     expect(() => subprocessPlan(script({ entrypoint: entry }))).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining(`leaves the tool directory (it ${reason})`) }));

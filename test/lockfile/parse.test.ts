@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Float } from "../../src/integrity/value.ts";
 import { parseLockfile } from "../../src/lockfile/parse.ts";
-import { toolPathProblem } from "../../src/manifest/tool-path.ts";
+import { toolPathProblem } from "../../src/integrity/tool-path.ts";
 import { renderLockfile } from "../../src/lockfile/render.ts";
 import { entry, file, lockOf } from "./helpers.ts";
 

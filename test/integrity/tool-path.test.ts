@@ -2,7 +2,7 @@
 // manifest's author wrote (kiwi check and kiwi exec), "locked" for kiwi's canonical form (the lock,
 // registry artifacts, the store).
 import { describe, expect, test } from "bun:test";
-import { toolPathProblem } from "../../src/manifest/tool-path.ts";
+import { toolPathProblem } from "../../src/integrity/tool-path.ts";
 
 describe("toolPathProblem", () => {
   test.each([

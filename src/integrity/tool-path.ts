@@ -1,5 +1,17 @@
-// The one rule for a path that names a file inside a tool, at the two strictnesses its callers
-// need. Pure.
+// Which paths name a file of a tool (shared/specs/integrity.md: the names a tool's file set ignores,
+// and the one rule for a path inside a tool, at the two strictnesses its callers need). Pure.
+
+/** Paths never counted as a tool's files (shared/specs/integrity.md: "documented as ignored"). */
+export const IGNORED_NAMES: ReadonlySet<string> = new Set([
+  ".git",
+  ".hg",
+  ".svn",
+  "__pycache__",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".ruff_cache",
+  ".DS_Store",
+]);
 
 /**
  * - `written`: a path as a manifest's author wrote it (entrypoint, cwd, files, a command with a
