@@ -179,7 +179,7 @@ describe("the folder graph", () => {
     schema: [],
     trust: ["integrity", "errors"],
     validate: ["cache", "deps", "manifest", "resolve", "schema", "integrity"],
-    wasm: ["cache", "exec", "manifest", "self", "integrity", "errors"],
+    wasm: ["cache", "manifest", "self", "integrity", "errors"],
     // base
     context: [],
     self: [],

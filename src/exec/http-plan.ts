@@ -5,7 +5,7 @@ import { parseJsonPath } from "./jsonpath.ts";
 import { type CanonicalValue, isMapping } from "../integrity/value.ts";
 import { renderLosslessJson } from "../integrity/canonical.ts";
 import type { ParamViolation } from "./params.ts";
-import type { PlanLimits } from "./run-limits.ts";
+import type { PlanLimits } from "../manifest/run-limits.ts";
 import { referencedParams, wholeParam } from "../schema/placeholders.ts";
 import { type TemplateScope, expandString, expandValue, renderConfigText, stringifyParam } from "./template.ts";
 

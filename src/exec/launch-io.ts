@@ -4,7 +4,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
 import type { Capability, Limits } from "../manifest/model.ts";
-import { mergeLimits } from "./run-limits.ts";
+import { mergeLimits } from "../manifest/run-limits.ts";
 import type { LinkInput, SubprocessPlan } from "./plan.ts";
 import { join } from "node:path";
 import { isCompiled } from "../self.ts";

@@ -1,5 +1,5 @@
 // Config merged down an executor chain (README "kiwi exec", "How config merges"); limits merge in
-// run-limits.ts.
+// manifest/run-limits.ts.
 // Root (the primitive) first, then each executor, then the tool: the child overrides the parent.
 // Pure.
 import { Float, isRecord, setOwn } from "../integrity/value.ts";

@@ -7,8 +7,8 @@ import { isAbsolute, join, normalize } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Limits, Tool } from "../manifest/model.ts";
 import { type HttpRequestPlan, buildHttpRequest } from "./http-plan.ts";
-import type { PlanLimits } from "./run-limits.ts";
-import { mergeLimits, resolveLimits } from "./run-limits.ts";
+import type { PlanLimits } from "../manifest/run-limits.ts";
+import { mergeLimits, resolveLimits } from "../manifest/run-limits.ts";
 import { mergeConfigs } from "./merge.ts";
 import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
 import { type ParamViolation, assertNoViolations } from "./params.ts";
@@ -69,7 +69,7 @@ export interface PlanLink {
   runDir: string | null;
 }
 
-export type { PlanLimits } from "./run-limits.ts";
+export type { PlanLimits } from "../manifest/run-limits.ts";
 
 /** Between SIGTERM and SIGKILL when a run is stopped. */
 export const KILL_GRACE_MS = 2_000;

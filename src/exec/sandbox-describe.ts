@@ -1,6 +1,6 @@
 // The plain account of a launch that `kiwi exec --dry-run` shows: each area (filesystem, network,
 // environment, each limit) with what is enforced and what is not. Says so where kiwi cannot. Pure.
-import type { ResolvedLimit } from "./run-limits.ts";
+import type { ResolvedLimit } from "../manifest/run-limits.ts";
 import { PROXY_LISTEN } from "./sandbox-types.ts";
 import type { EnforcementEntry, SandboxPlan, SandboxProbe, SandboxRequest } from "./sandbox-types.ts";
 

@@ -3,6 +3,7 @@
 import { posix } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Capability } from "../manifest/model.ts";
+import { expandDeclaredPath } from "../manifest/capability-path.ts";
 
 export interface Mount {
   kind: "ro" | "rw" | "tmpfs" | "proc" | "dev";
@@ -95,16 +96,6 @@ function declaredMounts(req: MountInput): Mount[] {
     }
   }
   return out;
-}
-
-/** `~` and `~/x` are the home folder, relative paths the project root; the result is normalised. */
-export function expandDeclaredPath(raw: string, home: string, projectRoot: string): string {
-  const p = raw.trim();
-  if (p === "~") return posix.normalize(home);
-  if (p.startsWith("~/")) return posix.normalize(posix.join(home, p.slice(2)));
-  const abs = posix.isAbsolute(p) ? p : posix.join(projectRoot, p);
-  const norm = posix.normalize(abs);
-  return norm.length > 1 && norm.endsWith("/") ? norm.slice(0, -1) : norm;
 }
 
 /**

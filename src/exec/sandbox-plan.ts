@@ -1,7 +1,7 @@
 // Turns a subprocess run into a sandboxed launch: the bubblewrap + setpriv + prlimit argv that enforces
 // a tool's declared permissions, plus a plain account of what is and is not enforced. Pure.
 import { KiwiError } from "../errors.ts";
-import { type ResolvedLimits, resolveLimits } from "./run-limits.ts";
+import { type ResolvedLimits, resolveLimits } from "../manifest/run-limits.ts";
 import { type Mount, planMounts } from "./sandbox-mounts.ts";
 import { describeSandbox } from "./sandbox-describe.ts";
 import { PROXY_LISTEN, type ProxyLaunch, SANDBOX_MODES, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-types.ts";

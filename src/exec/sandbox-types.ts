@@ -1,7 +1,7 @@
 // The sandbox's data shapes, shared by sandbox-plan.ts (which builds a plan) and
 // sandbox-describe.ts (which says what a plan enforces), so neither imports the other. Pure.
 import type { Capability, Limits } from "../manifest/model.ts";
-import type { ResolvedLimits } from "./run-limits.ts";
+import type { ResolvedLimits } from "../manifest/run-limits.ts";
 import type { Mount } from "./sandbox-mounts.ts";
 
 /** One line of the account: an area, whether kiwi enforces it, and what exactly. */

@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { KiwiError } from "../../src/errors.ts";
 import { renderEnforcement } from "../../src/exec/sandbox-describe.ts";
-import { expandDeclaredPath, runtimePrefixes } from "../../src/exec/sandbox-mounts.ts";
+import { expandDeclaredPath } from "../../src/manifest/capability-path.ts";
+import { runtimePrefixes } from "../../src/exec/sandbox-mounts.ts";
 import { planSandbox, resolveSandboxMode, SANDBOX_UID_BASE, signalFromSandboxExit, type SandboxProbe, type SandboxRequest } from "../../src/exec/sandbox-plan.ts";
 import type { Capability } from "../../src/manifest/model.ts";
 

@@ -1,6 +1,6 @@
 // Resource limits for a tool run: kiwi's documented defaults and the merge with what the manifest
 // declares (tool.yaml `limits`, magray `runtime_config`). Pure; the one table of defaults.
-import type { Limits } from "../manifest/model.ts";
+import type { Limits } from "./model.ts";
 
 /** The limits every run gets when its manifest says nothing; the README's "Sandbox" table lists these. */
 export const DEFAULT_LIMITS = {
@@ -47,7 +47,7 @@ export function mergeLimits(chain: readonly Limits[]): Limits {
   return out;
 }
 
-/** The limits of a run: declared along the chain (a child overrides its parent) or kiwi's defaults (exec/run-limits.ts). */
+/** The limits of a run: declared along the chain (a child overrides its parent) or kiwi's defaults (DEFAULT_LIMITS above). */
 export interface PlanLimits {
   timeoutMs: number;
   /** SIGTERM to SIGKILL (subprocess only; 0 for http_client). */
