@@ -253,6 +253,61 @@ describe("the folder graph", () => {
     expect([...new Set(files.filter((f) => !f.endsWith(".d.ts")).map(folderOf))].filter((f) => !(f in ALLOWED)).sort()).toEqual([]);
   });
 
+  /** The first folder cycle in `edges` as a chain `a -> b -> ... -> a`, or undefined. */
+  function folderCycle(edges: Record<string, readonly string[]>): string | undefined {
+    const state = new Map<string, "open" | "done">();
+    const stack: string[] = [];
+    const visit = (f: string): string | undefined => {
+      state.set(f, "open");
+      stack.push(f);
+      for (const next of edges[f] ?? []) {
+        if (state.get(next) === "open") return [...stack.slice(stack.indexOf(next)), next].join(" -> ");
+        if (!state.has(next)) {
+          const found = visit(next);
+          if (found) return found;
+        }
+      }
+      stack.pop();
+      state.set(f, "done");
+      return undefined;
+    };
+    for (const f of Object.keys(edges).sort()) {
+      if (state.has(f)) continue;
+      const found = visit(f);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  /** The folder edges the code has, type-only imports included: from -> [to, one importing file]. */
+  const used = new Map<string, Map<string, string>>();
+  for (const [f, t] of crossings) {
+    const row = used.get(folderOf(f)) ?? new Map<string, string>();
+    if (!row.has(folderOf(t))) row.set(folderOf(t), f.slice(SRC.length + 1));
+    used.set(folderOf(f), row);
+  }
+
+  test("a folder cycle is found and printed as a chain", () => {
+    expect(folderCycle({ a: ["b"], b: ["c"], c: ["a"], d: [] })).toBe("a -> b -> c -> a");
+    expect(folderCycle({ cache: ["manifest"], manifest: ["cache"] })).toBe("cache -> manifest -> cache");
+    expect(folderCycle({ a: ["b", "c"], b: ["c"], c: [] })).toBeUndefined();
+  });
+
+  test("the folder graph has no cycle: two folders never need each other, however indirectly", () => {
+    // Module cycles are caught above; this is the coarser rule that keeps the folders in layers
+    // (cache <-> manifest, exec <-> wasm and manifest <-> schema once were such cycles).
+    const actual = Object.fromEntries([...used].map(([from, row]) => [from, [...row.keys()]]));
+    const chain = folderCycle(actual)?.split(" -> ") ?? [];
+    // Each step of the chain with one file that makes it, so the failure says where to cut.
+    expect(chain.slice(1).map((to, i) => `${chain[i]} -> ${to} (${used.get(chain[i]!)!.get(to)})`)).toEqual([]);
+    expect(folderCycle({ ...ALLOWED, ui: [...ALLOWED.ui!, ...(TYPES_ONLY.ui ?? [])] })).toBeUndefined();
+  });
+
+  test("every edge of the table between non-base folders is one the code has, so the table (and the README's graph) is the real graph", () => {
+    // Rows spread BASE for brevity; any folder may use the base, so only the other entries must be real.
+    const unused = Object.entries(ALLOWED).flatMap(([from, tos]) => tos.filter((to) => !BASE.includes(to) && !used.get(from)?.has(to)).map((to) => `${from} -> ${to}`));
+    expect(unused).toEqual([]);
+  });
+
   test("every import across folders is an edge of the table", () => {
     const wrong = crossings.flatMap(([f, t, types]) => {
       const why = wrongEdge(folderOf(f), folderOf(t), types);
