@@ -1,5 +1,5 @@
-// `kiwi install`: lock (or, with --frozen-lockfile / CI=true, require the lockfile to match the
-// tree and never write it), then put every tool file into the content-addressed cache.
+// `kiwi install`: flags -> ops/install-io.ts (remote tools, lock or --frozen-lockfile / CI=true
+// proof, the cache, MCP pins) -> ui/. The command only renders what the use case reports.
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { type DiffSummary, summarizeDiff } from "../lockfile/lock-diff.ts";
@@ -7,10 +7,10 @@ import { installProject } from "../ops/install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";
 import { renderFileDiff, renderResolution, renderToolSummary } from "../ui/lock-render.ts";
+import { lockPinsDocument, renderLockPins, renderPinStart } from "../ui/mcp-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 import { showGateFindings } from "./lock.ts";
-import { syncRemoteTools } from "../ops/remote-install-io.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 
 export default defineCommand({
@@ -30,11 +30,23 @@ export default defineCommand({
     const flag = args["frozen-lockfile"];
     const frozen = typeof flag === "boolean" ? flag : ctx.ci;
     const progress = createProgress(ctx, !args.json);
-    // Remote tools first: their folders must hold the locked bytes before the tree is hashed.
-    const remote = await syncRemoteTools(ctx, { insecure: insecureList(args.insecureRegistry) });
     let result;
     try {
-      result = await installProject(ctx, { frozen, strict: args.strict, onProgress: (phase, d, t) => progress.update(phase, d, t) });
+      result = await installProject(ctx, {
+        frozen,
+        strict: args.strict,
+        insecure: insecureList(args.insecureRegistry),
+        onProgress: (phase, d, t) => progress.update(phase, d, t),
+        // What the lock step says comes before the MCP step starts any server.
+        onInstalled: (installed) => {
+          progress.end();
+          for (const w of installed.warnings) showNote(`warning: ${w}`);
+          if (args.json) return;
+          for (const r of installed.resolutions ?? []) showNote(renderResolution(r));
+          if (installed.remote.placed > 0) showNote(`placed ${installed.remote.placed} remote tools (${installed.remote.fetched} files downloaded)`);
+        },
+        onMcpStart: args.json ? undefined : (server) => showNote(renderPinStart(server)),
+      });
     } catch (error) {
       progress.end();
       if (!args.json) {
@@ -43,14 +55,10 @@ export default defineCommand({
       }
       throw error;
     }
-    progress.end();
-    for (const w of result.warnings) showNote(`warning: ${w}`);
-    if (!args.json) for (const r of result.resolutions ?? []) showNote(renderResolution(r));
-    if (remote.placed > 0 && !args.json) showNote(`placed ${remote.placed} remote tools (${remote.fetched} files downloaded)`);
-    // Only a project with MCP servers pays for loading the MCP step.
-    const mcpPins = result.mcpServers.length > 0 ? await (await import("./_mcp-lock.ts")).pinServersAfterLock(ctx, { strict: args.strict === true, json: args.json === true }) : [];
+    if (!args.json) for (const note of renderLockPins(result.mcpPins, ctx)) showNote(note);
     for (const e of result.evicted) showNote(`warning: evicted a corrupt cached ${e.kind} sha256:${e.expected.slice(0, 12)} (it held sha256:${e.actual.slice(0, 12)}) to ${e.quarantined}; restored from the tree`);
-    const { stats } = result;
+    const { stats, remote } = result;
+    const mcpPins = lockPinsDocument(result.mcpPins);
     if (args.json) {
       showJson({ ok: true, remote, lockfile: result.lockfile, frozen: result.frozen, written: result.written, ...summarizeDiff(result.diff), stats, evicted: result.evicted, ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
       return 0;

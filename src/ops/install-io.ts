@@ -1,6 +1,7 @@
-// `kiwi install` as a core operation: lock (or, frozen, prove the tree matches the lockfile
-// without writing it), then put every file of every tool and every tool index entry into the
-// content-addressed cache, and register the project for `kiwi cache prune`.
+// `kiwi install` end to end: place the remote tools, lock (or, frozen, prove the tree matches the
+// lockfile without writing it), put every file of every tool and every tool index entry into the
+// content-addressed cache, register the project for `kiwi cache prune`, then pin the MCP servers
+// that have no pin yet (that step, and the MCP SDK, load only for a project with mcp_server tools).
 import { faultsFromEnv } from "../cache/faults-io.ts";
 import { registerProject } from "../cache/projects-io.ts";
 import { loadStatCache } from "../cache/stat-cache-io.ts";
@@ -21,6 +22,9 @@ import { hashAndCheck, lockProject } from "./lock-io.ts";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
 import { matchUnchangedLockfile } from "../lockfile/unchanged.ts";
 import type { TreeTool } from "../lockfile/hash-tree-io.ts";
+import type { PullOptions } from "../registry/fetch-io.ts";
+import type { LockPinReport } from "./mcp-lock-io.ts";
+import { type SyncResult, syncRemoteTools } from "./remote-install-io.ts";
 
 export type InstallPhase = "hashing" | "storing";
 
@@ -28,7 +32,13 @@ export interface InstallOptions {
   /** Never write the lockfile; fail if the tree differs from it. */
   frozen: boolean;
   strict?: boolean;
+  /** Registries reached over plain HTTP when remote tools are pulled (`--insecure-registry`). */
+  insecure?: PullOptions["insecure"];
   onProgress?: (phase: InstallPhase, done: number, total: number) => void;
+  /** Called once the tree is locked and cached, before any MCP server is started to be pinned. */
+  onInstalled?: (result: Omit<InstallResult, "mcpPins">) => void;
+  /** Called as each unpinned MCP server is started (it may take a while: npx may download it). */
+  onMcpStart?: (server: string) => void;
 }
 
 export interface InstallResult {
@@ -48,14 +58,28 @@ export interface InstallResult {
   packages?: { installed: number; reused: number };
   /** Package resolutions the lock step ran, with the registries and indexes they used. */
   resolutions?: Resolution[];
+  /** The remote (registry) tools placed before the tree was hashed. */
+  remote: SyncResult;
+  /** What the MCP step did for each unpinned server (empty without mcp_server tools, or frozen). */
+  mcpPins: LockPinReport[];
+}
+
+/** `kiwi install`: remote tools, then the lock (or the frozen proof) and the cache, then MCP pins. */
+export async function installProject(ctx: Context, options: InstallOptions): Promise<InstallResult> {
+  // Remote tools first: their folders must hold the locked bytes before the tree is hashed.
+  const remote = await syncRemoteTools(ctx, { insecure: options.insecure });
+  const installed = { ...(await installTree(ctx, options)), remote };
+  options.onInstalled?.(installed);
+  const mcpPins = installed.mcpServers.length > 0 ? await (await import("./mcp-lock-io.ts")).pinUnpinnedServers(ctx, { strict: options.strict === true, onStart: options.onMcpStart }) : [];
+  return { ...installed, mcpPins };
 }
 
 /** Locks (or checks the frozen lockfile), then fills the cache. */
-export async function installProject(ctx: Context, options: InstallOptions): Promise<InstallResult> {
+async function installTree(ctx: Context, options: InstallOptions): Promise<Omit<InstallResult, "remote" | "mcpPins">> {
   const store = openStore(ctx.cacheDir, ctx.env);
   const onHash = options.onProgress && ((d: number, t: number) => options.onProgress!("hashing", d, t));
   let tree: TreeTool[];
-  let base: Omit<InstallResult, "evicted" | "stats">;
+  let base: Omit<InstallResult, "evicted" | "stats" | "remote" | "mcpPins">;
   // A frozen install never pins MCP servers, so it reports none.
   if (options.frozen) {
     const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });

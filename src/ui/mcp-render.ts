@@ -5,6 +5,7 @@ import { shortDigest } from "../integrity/digest.ts";
 import type { ComponentChange, DiffSeverity, InterfaceDiff } from "../mcp/interface-diff.ts";
 import type { WireListing } from "../mcp/listing.ts";
 import type { McpPin } from "../mcp/pin.ts";
+import type { LockPinReport } from "../ops/mcp-lock-io.ts";
 import type { ScanFinding, ScanResult } from "../mcp/scan.ts";
 import { renderVisible } from "../mcp/visible.ts";
 import { colors } from "./output.ts";
@@ -114,4 +115,28 @@ export function renderToolResult(result: Record<string, unknown>): string {
   });
   if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent, null, 2);
   return parts.join("\n");
+}
+
+/** The note `kiwi lock` and `kiwi install` show while an unpinned MCP server starts. */
+export function renderPinStart(server: string): string {
+  return `starting MCP server "${server}" to pin its interface…`;
+}
+
+/** The notes of the MCP step of `kiwi lock` / `kiwi install`, one string per note, in order. */
+export function renderLockPins(reports: readonly LockPinReport[], ctx: Pick<Context, "color">): string[] {
+  const notes: string[] = [];
+  for (const r of reports) {
+    for (const w of r.warnings ?? []) notes.push(`warning: ${w}`);
+    if (r.result === "pinned") {
+      if (r.scan?.findings.length) notes.push(renderFindings(r.scan, ctx).trimEnd());
+      notes.push(`pinned MCP server "${r.server}" (${r.pin!.name}): interface ${r.pin!.interface_hash}`);
+    } else if (r.result === "failed") notes.push(`warning: MCP server "${r.server}" was not pinned: ${r.reason}\n  hint: fix it, then run "kiwi mcp pin ${r.server}"`);
+    else notes.push(`note: MCP server "${r.server}" was not pinned (${r.reason})`);
+  }
+  return notes;
+}
+
+/** The `mcp_pins` rows of the `--json` document of `kiwi lock` / `kiwi install`. */
+export function lockPinsDocument(reports: readonly LockPinReport[]): { server: string; result: string; reason?: string; interface_hash?: string; full_hash?: string }[] {
+  return reports.map((r) => ({ server: r.server, result: r.result, ...(r.reason ? { reason: r.reason } : {}), ...(r.pin ? { interface_hash: r.pin.interface_hash, full_hash: r.pin.full_hash } : {}) }));
 }
