@@ -1,14 +1,15 @@
-// `kiwi lock`: validate, hash every tool, write tool.lock.json only if it changed, and say which
-// tools were added, removed or changed.
+// `kiwi lock`: flags -> ops/lock-tools-io.ts (the --from check, validate, hash, write tool.lock.json
+// only if it changed, pin new MCP servers) -> ui/: which tools were added, removed or changed.
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
-import { lockProject } from "../ops/lock-io.ts";
+import { lockTools } from "../ops/lock-tools-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
 import { renderFindingsHuman } from "../ui/findings-render.ts";
 import { renderResolution, renderToolSummary } from "../ui/lock-render.ts";
+import { lockPinsDocument, renderLockPins, renderPinStart } from "../ui/mcp-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 
@@ -21,27 +22,28 @@ export default defineCommand({
   },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    if (args.from !== undefined) {
-      // Nothing is written unless every chain the kiwi_mcp lockfile pins still hashes the same.
-      const { checkKiwiMcpLockfiles, kiwiMcpIssuesError } = await import("../ops/kiwi-mcp-verify-io.ts");
-      const mismatch = kiwiMcpIssuesError(checkKiwiMcpLockfiles(ctx, args.from), `kiwi lock --from ${args.from} wrote nothing`);
-      if (mismatch) throw mismatch;
-    }
     const progress = createProgress(ctx, !args.json);
     let result;
     try {
-      result = await lockProject(ctx, { strict: args.strict, onProgress: (d, t) => progress.update("hashing", d, t) });
+      result = await lockTools(ctx, {
+        from: args.from,
+        strict: args.strict,
+        onProgress: (d, t) => progress.update("hashing", d, t),
+        // What the lock step says comes before the MCP step starts any server.
+        onLocked: (locked) => {
+          progress.end();
+          for (const w of locked.warnings) showNote(`warning: ${w}`);
+          if (!args.json) for (const r of locked.resolutions ?? []) showNote(renderResolution(r));
+        },
+        onMcpStart: args.json ? undefined : (server) => showNote(renderPinStart(server)),
+      });
     } catch (error) {
       progress.end();
       if (!args.json) showGateFindings(error, ctx);
       throw error;
     }
-    progress.end();
-    for (const w of result.warnings) showNote(`warning: ${w}`);
-    if (!args.json) for (const r of result.resolutions ?? []) showNote(renderResolution(r));
-    // Only a project with MCP servers pays for loading the MCP step.
-    const hasServers = result.mcpServers.length > 0;
-    const mcpPins = hasServers ? await (await import("./_mcp-lock.ts")).pinServersAfterLock(ctx, { strict: args.strict === true, json: args.json === true }) : [];
+    if (!args.json) for (const note of renderLockPins(result.mcpPins, ctx)) showNote(note);
+    const mcpPins = lockPinsDocument(result.mcpPins);
     const { added, removed, changed } = result.diff;
     const summary = summarizeDiff(result.diff);
     if (args.json) {
