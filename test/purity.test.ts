@@ -349,6 +349,16 @@ describe("no barrels", () => {
   });
 });
 
+describe("error classes", () => {
+  test("one exported class per kind of error: KiwiError, ParseProblem for every text kiwi parses, and two engine verdicts", () => {
+    // manifest/'s ManifestProblem and integrity/'s JsonSyntaxError were two classes for one concept
+    // (issue 18); a new parse error is a ParseProblem with a rule id, not a new class. Classes a
+    // module keeps to itself (control flow that never leaves it) are not counted.
+    const classes = files.flatMap((f) => [...code(texts.get(f)!).matchAll(/\bexport\s+class\s+(\w+)\s+extends\s+(?:\w+\.)?(\w*Error)\b/g)].map((m) => `${f.slice(SRC.length + 1)}: ${m[1]}`));
+    expect(classes.sort()).toEqual(["errors.ts: KiwiError", "formats/pkcs7.ts: Pkcs7Error", "integrity/parse-problem.ts: ParseProblem", "validate/linear-regex.ts: UnsupportedPattern"]);
+  });
+});
+
 describe("dependencies", () => {
   test("every runtime dependency in package.json is loaded by some module of src/ (consola was declared and never used)", () => {
     const pkg = JSON.parse(readFileSync(join(SRC, "..", "package.json"), "utf8")) as { dependencies: Record<string, string> };

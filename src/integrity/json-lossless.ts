@@ -2,12 +2,14 @@
 // checks, and source offsets per JSON pointer. JSON.parse cannot do the first three (spec:
 // shared/specs/canonical-json.md), and no maintained library does all of them, hence this file.
 import { escapePointer } from "./canonical.ts";
+import { ParseProblem, type Position } from "./parse-problem.ts";
 import { type CanonicalValue, Float, numberFromLexeme, setOwn } from "./value.ts";
 
 /** Deepest nesting accepted; deeper documents are rejected rather than risking the stack. */
 export const MAX_DEPTH = 256;
 
-export interface ParseProblem {
+/** A problem that does not stop the parse (a duplicate key: the last one wins, as in JSON.parse). */
+export interface JsonWarning {
   message: string;
   offset: number;
   /** JSON pointer of the member the problem is about, when there is one. */
@@ -19,16 +21,10 @@ export interface JsonParseResult {
   /** Offset of each member's key (objects) or element (arrays), by JSON pointer. */
   offsets: Map<string, number>;
   /** Non-fatal problems such as duplicate keys (the last one wins, as in JSON.parse). */
-  warnings: ParseProblem[];
+  warnings: JsonWarning[];
 }
 
-export class JsonSyntaxError extends Error {
-  constructor(readonly problem: ParseProblem) {
-    super(problem.message);
-  }
-}
-
-/** Parses JSON text losslessly; throws JsonSyntaxError with an offset on malformed input. */
+/** Parses JSON text losslessly; throws ParseProblem (parse/syntax, parse/too-deep) with an offset on malformed input. */
 export function parseJsonLossless(text: string, options: { positions?: boolean } = {}): JsonParseResult {
   return new Parser(text, options.positions ?? true).parseDocument();
 }
@@ -38,7 +34,7 @@ const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 class Parser {
   private i = 0;
   readonly offsets = new Map<string, number>();
-  readonly warnings: ParseProblem[] = [];
+  readonly warnings: JsonWarning[] = [];
 
   constructor(
     private readonly s: string,
@@ -57,7 +53,7 @@ class Parser {
   }
 
   private fail(message: string, offset = this.i): never {
-    throw new JsonSyntaxError({ message, offset });
+    throw new ParseProblem("parse/syntax", message, undefined, undefined, offset);
   }
 
   private describe(): string {
@@ -78,7 +74,7 @@ class Parser {
   }
 
   private value(pointer: string, depth: number): CanonicalValue {
-    if (depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH} levels`);
+    if (depth > MAX_DEPTH) throw new ParseProblem("parse/too-deep", `nesting deeper than ${MAX_DEPTH} levels`, undefined, undefined, this.i);
     const c = this.s[this.i];
     switch (c) {
       case "{":
@@ -231,7 +227,7 @@ class Parser {
 }
 
 /** 1-based line and column of an offset, via a precomputed table of line starts. */
-export function lineColumn(lineStarts: readonly number[], offset: number): { line: number; column: number } {
+export function lineColumn(lineStarts: readonly number[], offset: number): Position {
   let lo = 0;
   let hi = lineStarts.length - 1;
   while (lo < hi) {

@@ -3,7 +3,8 @@
 import { KiwiError } from "../errors.ts";
 import type { ReferenceIntegrityInput } from "../integrity/tool.ts";
 import { type CanonicalValue, isMapping } from "../integrity/value.ts";
-import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
+import { computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
+import { ParseProblem } from "../integrity/parse-problem.ts";
 
 /** Parses JSON text for hashing; duplicate keys are refused since they make the value ambiguous. */
 export function parseHashInput(text: string, subject: string): CanonicalValue {
@@ -16,8 +17,8 @@ export function parseHashInput(text: string, subject: string): CanonicalValue {
     }
     return parsed.value;
   } catch (error) {
-    if (!(error instanceof JsonSyntaxError)) throw error;
-    const at = lineColumn(computeLineStarts(text), error.problem.offset);
+    if (!(error instanceof ParseProblem) || error.offset === undefined) throw error;
+    const at = lineColumn(computeLineStarts(text), error.offset);
     throw new KiwiError("E_INPUT_INVALID", `${subject}:${at.line}:${at.column}: invalid JSON: ${error.message}`, { hint: "pass a JSON document (a file path, or - for stdin)" });
   }
 }

@@ -5,7 +5,8 @@ import { Value } from "@sinclair/typebox/value";
 import { KiwiError } from "../errors.ts";
 import { parseDigest } from "../integrity/digest.ts";
 import { type CanonicalValue, isMapping, toPlain } from "../integrity/value.ts";
-import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
+import { computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
+import { ParseProblem } from "../integrity/parse-problem.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { LOCKFILE_VERSION, type Lockfile, LockfileSchema, type McpPin } from "../schema/lockfile.ts";
 import { renderLockfile } from "./render.ts";
@@ -36,8 +37,8 @@ export function parseLockfile(text: string, file: string = LOCKFILE_NAME, quick?
     }
     value = parsed.value;
   } catch (error) {
-    if (!(error instanceof JsonSyntaxError)) throw error;
-    const at = lineColumn(computeLineStarts(text), error.problem.offset);
+    if (!(error instanceof ParseProblem) || error.offset === undefined) throw error;
+    const at = lineColumn(computeLineStarts(text), error.offset);
     // kiwi always ends the file with "}\n"; a parse error in a file that does not is a cut-off write or copy.
     const truncated = !text.trimEnd().endsWith("}");
     throw invalid(`${truncated ? "the file is truncated" : "invalid JSON"}: ${error.message} (line ${at.line}, column ${at.column})`);

@@ -4,7 +4,7 @@ import { type Dirent, existsSync, readFileSync, readdirSync, statSync } from "no
 import { basename, dirname, extname, join, relative, sep } from "node:path";
 import type { Finding } from "../findings/verdict.ts";
 import { builtinTools } from "./builtins.ts";
-import { ManifestProblem, type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
+import { type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
 import { DIRECTORY_MANIFESTS, type ManifestForm, type PackageFileRequirements, type Tool, type ToolFile } from "./model.ts";
 import { TOOLS_DIR, findProjectRoot, ioFinding, listToolFiles, statToolFile, toProjectPath } from "./project-io.ts";
 import { normalizeManifest } from "./normalize.ts";
@@ -15,6 +15,7 @@ import { fileFinding } from "../findings/finding.ts";
 import type { RuleId } from "../findings/rules.ts";
 import { ManifestCache } from "./parse-cache-io.ts";
 import { IGNORED_NAMES } from "../integrity/tool-path.ts";
+import { ParseProblem } from "../integrity/parse-problem.ts";
 import { SKILL_FILE, skillManifest } from "./skill.ts";
 import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginProblem, checkPluginManifest, pluginServers } from "./plugin.ts";
 
@@ -257,7 +258,7 @@ export function readToolAt(root: string, source: string, parse: ManifestFilePars
       try {
         return parse(abs, syntax);
       } catch (error) {
-        if (!(error instanceof ManifestProblem)) throw error;
+        if (!(error instanceof ParseProblem)) throw error;
         findings.push(problemFinding(toProjectPath(root, abs), error));
         return undefined;
       }
@@ -274,7 +275,7 @@ export function readToolAt(root: string, source: string, parse: ManifestFilePars
   try {
     parsed = parse(abs, syntax);
   } catch (error) {
-    if (!(error instanceof ManifestProblem)) throw error;
+    if (!(error instanceof ParseProblem)) throw error;
     findings.push(problemFinding(source, error));
     return { findings };
   }
@@ -403,7 +404,7 @@ function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: 
     else for (const w of parsed.warnings) findings.push(problemFinding(file, w));
     return parsed;
   } catch (error) {
-    if (error instanceof ManifestProblem) findings.push(problemFinding(file, error));
+    if (error instanceof ParseProblem) findings.push(problemFinding(file, error));
     else findings.push(ioFinding(root, abs, error));
     return undefined;
   }
@@ -411,6 +412,6 @@ function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: 
 
 
 /** A parse problem as a finding; how severe it is comes from the rule table, like every finding's. */
-function problemFinding(file: string, problem: ManifestProblem): Finding {
+function problemFinding(file: string, problem: ParseProblem): Finding {
   return fileFinding(problem.rule as RuleId, file, problem.message, problem.hint, problem.position);
 }

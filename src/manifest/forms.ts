@@ -1,9 +1,8 @@
 // Text of a manifest file -> lossless document with positions, for every form: YAML, JSON, a
 // Python docstring, a shell `# ---` block, Markdown front matter. Pure: text in, value out.
 import { type CanonicalValue } from "../integrity/value.ts";
-import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
-import type { Position } from "./model.ts";
-import { ManifestProblem } from "./problem.ts";
+import { computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
+import { ParseProblem, type Position } from "../integrity/parse-problem.ts";
 import { parsePythonModuleMetadata } from "./python-module.ts";
 import { parseYaml } from "./yaml.ts";
 
@@ -16,10 +15,9 @@ export interface ParsedManifest {
   value: CanonicalValue;
   locate: (pointer: string) => Position | undefined;
   /** Non-fatal problems (duplicate JSON keys). */
-  warnings: ManifestProblem[];
+  warnings: ParseProblem[];
 }
 
-export { ManifestProblem } from "./problem.ts";
 
 /** Which syntax a file name implies, or undefined when the file is not a manifest candidate. */
 export function syntaxOf(fileName: string): ManifestSyntax | undefined {
@@ -34,24 +32,24 @@ export function syntaxOf(fileName: string): ManifestSyntax | undefined {
 
 /**
  * Decodes manifest bytes, refusing what is not a text manifest: empty, oversized, binary, or not
- * UTF-8. Returns the text or throws ManifestProblem.
+ * UTF-8. Returns the text or throws ParseProblem.
  */
 export function decodeManifest(bytes: Uint8Array): string {
-  if (bytes.length === 0) throw new ManifestProblem("parse/empty", "the file is empty", undefined, "write a manifest or delete the file");
+  if (bytes.length === 0) throw new ParseProblem("parse/empty", "the file is empty", undefined, "write a manifest or delete the file");
   if (bytes.length > MAX_MANIFEST_BYTES) {
-    throw new ManifestProblem(
+    throw new ParseProblem(
       "parse/too-large",
       `the file is ${bytes.length} bytes; manifests are capped at ${MAX_MANIFEST_BYTES} bytes`,
       undefined,
       "move large data into the tool's files and reference it from the manifest",
     );
   }
-  if (bytes.indexOf(0) !== -1) throw new ManifestProblem("parse/binary", "the file contains NUL bytes (binary data)", undefined, "a manifest must be UTF-8 text");
+  if (bytes.indexOf(0) !== -1) throw new ParseProblem("parse/binary", "the file contains NUL bytes (binary data)", undefined, "a manifest must be UTF-8 text");
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     const bad = firstInvalidUtf8(bytes);
-    throw new ManifestProblem("parse/encoding", `the file is not valid UTF-8 (first bad byte at offset ${bad})`, undefined, "save the file as UTF-8");
+    throw new ParseProblem("parse/encoding", `the file is not valid UTF-8 (first bad byte at offset ${bad})`, undefined, "save the file as UTF-8");
   }
 }
 
@@ -76,7 +74,7 @@ export function parseManifestBytes(bytes: Uint8Array, syntax: ManifestSyntax): P
   return parseManifestText(decodeManifest(bytes), syntax);
 }
 
-/** Parses manifest text of the given syntax. Throws ManifestProblem; `none` for scripts without metadata. */
+/** Parses manifest text of the given syntax. Throws ParseProblem; `none` for scripts without metadata. */
 export function parseManifestText(text: string, syntax: ManifestSyntax): ParsedManifest | "none" {
   switch (syntax) {
     case "json":
@@ -105,14 +103,11 @@ function parseJsonManifest(text: string): ParsedManifest {
       }
     };
     const warnings = result.warnings.map(
-      (w) => new ManifestProblem("parse/duplicate-key", w.message, lineColumn(starts, w.offset), "remove one of the two keys; the last one wins"),
+      (w) => new ParseProblem("parse/duplicate-key", w.message, lineColumn(starts, w.offset), "remove one of the two keys; the last one wins"),
     );
     return { value: result.value, locate, warnings };
   } catch (error) {
-    if (error instanceof JsonSyntaxError) {
-      const rule = /nesting deeper/.test(error.message) ? "parse/too-deep" : "parse/syntax";
-      throw new ManifestProblem(rule, `invalid JSON: ${error.message}`, lineColumn(starts, error.problem.offset));
-    }
+    if (error instanceof ParseProblem && error.offset !== undefined) throw new ParseProblem(error.rule, `invalid JSON: ${error.message}`, lineColumn(starts, error.offset));
     throw error;
   }
 }
@@ -122,7 +117,7 @@ function parseYamlManifest(text: string, lineOffset: number, columnOffset: numbe
     const result = parseYaml(text, lineOffset, columnOffset);
     return { value: result.value, locate: result.locate, warnings: [] };
   } catch (error) {
-    if (error instanceof RangeError) throw new ManifestProblem("parse/too-deep", "invalid YAML: the document is nested too deeply");
+    if (error instanceof RangeError) throw new ParseProblem("parse/too-deep", "invalid YAML: the document is nested too deeply");
     throw error;
   }
 }
@@ -162,7 +157,7 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
   // A docstring is a manifest only when it declares tool_type; anything else is prose (a helper's
   // "Usage: python helper.py --url URL", "helper2.py: shared utilities") and the file is no tool.
   if (!body.some((line) => DECLARES_TOOL_TYPE.test(line))) return parsePythonModuleMetadata(text);
-  if (!closed) throw new ManifestProblem("parse/syntax", "the leading docstring is never closed", { line: startLine + 1, column: 1 });
+  if (!closed) throw new ParseProblem("parse/syntax", "the leading docstring is never closed", { line: startLine + 1, column: 1 });
   // Line numbers: body[0] is on startLine+2 unless text followed the opening quotes.
   const firstBodyLine = firstRest.trim() !== "" ? startLine : startLine + 1;
   return fencedYaml(body, firstBodyLine, 0);
@@ -185,11 +180,11 @@ function parseShellMetadata(text: string): ParsedManifest | "none" {
     if (line.trim() === "# ---") return parseYamlManifest(body.join("\n"), start, 2);
     if (line === "" && i === lines.length - 1) break;
     if (!line.startsWith("#")) {
-      throw new ManifestProblem("parse/syntax", "the `# ---` metadata block is interrupted by a non-comment line", { line: i + 1, column: 1 }, "close the block with a `# ---` line");
+      throw new ParseProblem("parse/syntax", "the `# ---` metadata block is interrupted by a non-comment line", { line: i + 1, column: 1 }, "close the block with a `# ---` line");
     }
     body.push(line.startsWith("# ") ? line.slice(2) : line.slice(1));
   }
-  throw new ManifestProblem("parse/syntax", "the `# ---` metadata block is never closed", { line: start, column: 1 }, "close the block with a `# ---` line");
+  throw new ParseProblem("parse/syntax", "the `# ---` metadata block is never closed", { line: start, column: 1 }, "close the block with a `# ---` line");
 }
 
 /** Markdown front matter: the YAML between a leading `---` line and the next `---` line. */
@@ -197,7 +192,7 @@ function parseFrontMatter(text: string): ParsedManifest | "none" {
   const lines = text.split("\n");
   if (lines[0]?.trim() !== "---") return "none";
   const end = lines.findIndex((l, idx) => idx > 0 && l.trim() === "---");
-  if (end === -1) throw new ManifestProblem("parse/syntax", "the front matter is never closed", { line: 1, column: 1 }, "close it with a `---` line");
+  if (end === -1) throw new ParseProblem("parse/syntax", "the front matter is never closed", { line: 1, column: 1 }, "close it with a `---` line");
   return parseYamlManifest(lines.slice(1, end).join("\n"), 1, 0);
 }
 

@@ -2,6 +2,7 @@
 // as this one shape. Pure types and tables; parsing lives in the sibling files.
 import type { CanonicalValue } from "../integrity/value.ts";
 import type { ToolType } from "../schema/manifest.ts";
+import type { Position } from "../integrity/parse-problem.ts";
 
 /** Tool types whose executor must be null (everything else requires one). */
 export const EXECUTORLESS_TYPES: readonly ToolType[] = ["primitive", "knowledge"];
@@ -26,12 +27,6 @@ export interface ExecutorRef {
   range: string | null;
   /** As written. */
   raw: string;
-}
-
-/** A 1-based source position. */
-export interface Position {
-  line: number;
-  column: number;
 }
 
 /** A file that belongs to a tool, as listed at discovery (bytes are read only when hashing). */

@@ -17,9 +17,8 @@
 import { sha256Hex } from "../integrity/digest.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { computeLineStarts, lineColumn } from "../integrity/json-lossless.ts";
-import type { Position } from "./model.ts";
 import { parametersFromJsonSchema } from "./parameters-file.ts";
-import { ManifestProblem } from "./problem.ts";
+import { ParseProblem, type Position } from "../integrity/parse-problem.ts";
 import { moduleStatements, readLiteral } from "./python-literals.ts";
 
 /** Module variables kiwi reads, and the manifest field each fills. */
@@ -48,7 +47,7 @@ const SIGNATURE = /^# kiwi-mcp:validated:(.*):([^:\s]*)[ \t]*$/;
 interface ModuleManifest {
   value: CanonicalValue;
   locate: (pointer: string) => Position | undefined;
-  warnings: ManifestProblem[];
+  warnings: ParseProblem[];
 }
 
 /** The module-variable metadata of a Python file, or `none` when it declares none. */
@@ -59,7 +58,7 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
   const positionOf = (offset: number): Position => lineColumn(starts, offset);
   const doc: { [key: string]: CanonicalValue } = {};
   const at = new Map<string, Position>();
-  const warnings: ManifestProblem[] = [];
+  const warnings: ParseProblem[] = [];
   let docstring: string | undefined;
   for (const s of statements) {
     if (s.target === undefined) {
@@ -73,7 +72,7 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
     if (field === undefined || (field === "description" && doc.description !== undefined)) continue;
     const read = readLiteral(text, s.exprOffset);
     if (!read.ok) {
-      warnings.push(new ManifestProblem("kiwi_mcp/non-literal", `${s.target} is not a literal value: ${read.reason}`, positionOf(s.offset), `write ${s.target} as a literal (a string, number, list or dict); kiwi never runs the file to read it`));
+      warnings.push(new ParseProblem("kiwi_mcp/non-literal", `${s.target} is not a literal value: ${read.reason}`, positionOf(s.offset), `write ${s.target} as a literal (a string, number, list or dict); kiwi never runs the file to read it`));
       continue;
     }
     doc[field] = fieldValue(field, read.value);
@@ -120,7 +119,7 @@ function firstParagraph(docstring: string): string {
  * full (64 hex) or as its first 12 hex digits. A mismatch means the file changed after it was
  * signed: a warning, since kiwi's own integrity (the lock) is what gates execution.
  */
-function checkSignature(text: string): ManifestProblem | undefined {
+function checkSignature(text: string): ParseProblem | undefined {
   const lines = text.split("\n");
   const shebang = lines[0]?.startsWith("#!/") ?? false;
   const index = shebang ? 1 : 0;
@@ -130,11 +129,11 @@ function checkSignature(text: string): ManifestProblem | undefined {
   const m = SIGNATURE.exec(line);
   const stored = m?.[2] ?? "";
   if (!m || !/^([0-9a-f]{12}|[0-9a-f]{64})$/.test(stored)) {
-    return new ManifestProblem("kiwi_mcp/signature-invalid", `the kiwi-mcp:validated line has no valid hash (${JSON.stringify(stored)}): expected 12 or 64 lowercase hex digits`, position, "re-sign the file with kiwi_mcp, or delete the line (kiwi's lock pins the file either way)");
+    return new ParseProblem("kiwi_mcp/signature-invalid", `the kiwi-mcp:validated line has no valid hash (${JSON.stringify(stored)}): expected 12 or 64 lowercase hex digits`, position, "re-sign the file with kiwi_mcp, or delete the line (kiwi's lock pins the file either way)");
   }
   const current = sha256Hex(lines.slice(index + 1).join("\n"));
   if (current.startsWith(stored)) return undefined;
-  return new ManifestProblem(
+  return new ParseProblem(
     "kiwi_mcp/signature-stale",
     `the file changed after it was signed on ${m[1]}: its kiwi-mcp:validated hash is ${stored}, the file now hashes to ${current.slice(0, stored.length)}`,
     position,

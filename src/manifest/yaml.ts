@@ -5,9 +5,8 @@ import type { Alias, Document, Node } from "yaml";
 import { escapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, numberFromLexeme, setOwn } from "../integrity/value.ts";
 import { MAX_DEPTH } from "../integrity/json-lossless.ts";
-import type { Position } from "./model.ts";
 import { parseYamlFast } from "./yaml-fast.ts";
-import { ManifestProblem } from "./problem.ts";
+import { ParseProblem, type Position } from "../integrity/parse-problem.ts";
 
 // The library is loaded on first use: evaluating it costs milliseconds that a warm `kiwi exec`,
 // which reads parsed manifests from its memo, should not pay.
@@ -103,8 +102,8 @@ export function parseYamlReference(text: string, lineOffset = 0, columnOffset = 
     const message = first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
     const where = at(first.pos[0]);
     const indent = rule === "parse/syntax" && where ? badIndentation(text, message, where.line - lineOffset, lineOffset) : undefined;
-    if (indent) throw new ManifestProblem(rule, `invalid YAML: ${indent.message}`, { line: indent.line + lineOffset, column: indent.column + columnOffset }, indent.hint);
-    throw new ManifestProblem(rule, `invalid YAML: ${message}`, where, rule === "parse/duplicate-key" ? "remove one of the two keys" : undefined);
+    if (indent) throw new ParseProblem(rule, `invalid YAML: ${indent.message}`, { line: indent.line + lineOffset, column: indent.column + columnOffset }, indent.hint);
+    throw new ParseProblem(rule, `invalid YAML: ${message}`, where, rule === "parse/duplicate-key" ? "remove one of the two keys" : undefined);
   }
   const budget = { nodes: 0 };
   const value = convert(doc, doc.contents as Node | null, "", 0, budget, at);
@@ -120,9 +119,9 @@ function convert(
   at: (offset: number | undefined) => Position | undefined,
 ): CanonicalValue {
   if (++budget.nodes > MAX_YAML_NODES) {
-    throw new ManifestProblem("parse/alias-bomb", `invalid YAML: the document expands to more than ${MAX_YAML_NODES} nodes (alias bomb?)`, at(node?.range?.[0]), "YAML aliases may not expand the document past the cap; write the data out");
+    throw new ParseProblem("parse/alias-bomb", `invalid YAML: the document expands to more than ${MAX_YAML_NODES} nodes (alias bomb?)`, at(node?.range?.[0]), "YAML aliases may not expand the document past the cap; write the data out");
   }
-  if (depth > MAX_DEPTH) throw new ManifestProblem("parse/too-deep", `invalid YAML: nesting deeper than ${MAX_DEPTH} levels`, at(node?.range?.[0]));
+  if (depth > MAX_DEPTH) throw new ParseProblem("parse/too-deep", `invalid YAML: nesting deeper than ${MAX_DEPTH} levels`, at(node?.range?.[0]));
   if (node === null || node === undefined) return null;
   if (yaml().isAlias(node)) {
     const target = (node as Alias).resolve(doc);
@@ -133,7 +132,7 @@ function convert(
     if (typeof v === "bigint") return numberFromLexeme(false, v);
     if (typeof v === "number") {
       if (!Number.isFinite(v)) {
-        throw new ManifestProblem("parse/non-finite", `invalid YAML: ${pointer || "the document"} is ${v}, which is not a JSON number`, at(node.range?.[0]));
+        throw new ParseProblem("parse/non-finite", `invalid YAML: ${pointer || "the document"} is ${v}, which is not a JSON number`, at(node.range?.[0]));
       }
       return numberFromLexeme(true, v);
     }

@@ -3,7 +3,8 @@
 // lossless parser and each response's `result` kept by request id until the caller takes it. Pure.
 import { KiwiError } from "../errors.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
-import { JsonSyntaxError, parseJsonLossless } from "../integrity/json-lossless.ts";
+import { parseJsonLossless } from "../integrity/json-lossless.ts";
+import { ParseProblem } from "../integrity/parse-problem.ts";
 import { isWireObject } from "./listing.ts";
 
 /** Keeps lossless results by JSON-RPC id and the id of the latest request per method. */
@@ -40,8 +41,8 @@ export class LosslessCapture {
     try {
       value = parseJsonLossless(text, { positions: false }).value;
     } catch (error) {
-      if (error instanceof JsonSyntaxError) {
-        throw new KiwiError("E_MCP", `the server sent a message kiwi cannot parse as JSON: ${error.problem.message} (offset ${error.problem.offset})`, {
+      if (error instanceof ParseProblem) {
+        throw new KiwiError("E_MCP", `the server sent a message kiwi cannot parse as JSON: ${error.message} (offset ${error.offset})`, {
           hint: "the server is broken, hostile, or writes logs to stdout (MCP stdio servers must log to stderr)",
           details: { excerpt: text.slice(0, 200) },
         });

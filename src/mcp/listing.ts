@@ -2,7 +2,8 @@
 // losslessly (3 and 3.0 differ) because hashes are computed over it. Pure: text in, values out.
 import { KiwiError } from "../errors.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
-import { JsonSyntaxError, parseJsonLossless } from "../integrity/json-lossless.ts";
+import { parseJsonLossless } from "../integrity/json-lossless.ts";
+import { ParseProblem } from "../integrity/parse-problem.ts";
 
 /** A JSON object as the lossless parser yields it. */
 export type WireObject = { [key: string]: CanonicalValue };
@@ -92,8 +93,8 @@ export function parseWireListing(text: string, source: string): WireListing {
   try {
     value = parseJsonLossless(text, { positions: false }).value;
   } catch (error) {
-    if (error instanceof JsonSyntaxError) {
-      throw new KiwiError("E_INPUT_INVALID", `${source} is not valid JSON: ${error.problem.message} (offset ${error.problem.offset})`, {
+    if (error instanceof ParseProblem) {
+      throw new KiwiError("E_INPUT_INVALID", `${source} is not valid JSON: ${error.message} (offset ${error.offset})`, {
         hint: "a listing file is one JSON object with the MCP wire keys tools, prompts, resources, resourceTemplates, instructions",
       });
     }

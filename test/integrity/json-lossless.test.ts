@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Float } from "../../src/integrity/value.ts";
-import { JsonSyntaxError, MAX_DEPTH, parseJsonLossless } from "../../src/integrity/json-lossless.ts";
+import { MAX_DEPTH, parseJsonLossless } from "../../src/integrity/json-lossless.ts";
+import { ParseProblem } from "../../src/integrity/parse-problem.ts";
 
 describe("lossless JSON parsing", () => {
   test("keeps 1.0 a float and 1 an integer", () => {
@@ -44,9 +45,23 @@ describe("lossless JSON parsing", () => {
     expect(() => parseJsonLossless(text)).toThrow(message);
   });
 
+  test.each([
+    ["{\n  \"a\": tru\n}", "parse/syntax", 9],
+    ["[".repeat(MAX_DEPTH + 2), "parse/too-deep", MAX_DEPTH + 1],
+  ])("a syntax error is a ParseProblem with its rule and offset: %p", (text, rule, offset) => {
+    let thrown: unknown;
+    try {
+      parseJsonLossless(text);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ParseProblem);
+    expect([(thrown as ParseProblem).rule, (thrown as ParseProblem).offset]).toEqual([rule, offset]);
+  });
+
   test("rejects nesting deeper than the cap without overflowing the stack", () => {
     const deep = "[".repeat(10_000) + "]".repeat(10_000);
-    expect(() => parseJsonLossless(deep)).toThrow(JsonSyntaxError);
+    expect(() => parseJsonLossless(deep)).toThrow(ParseProblem);
     expect(() => parseJsonLossless(deep)).toThrow(`nesting deeper than ${MAX_DEPTH} levels`);
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Float } from "../../src/integrity/value.ts";
-import { ManifestProblem, type ParsedManifest, decodeManifest, parseManifestBytes, parseManifestText } from "../../src/manifest/forms.ts";
+import { type ParsedManifest, decodeManifest, parseManifestBytes, parseManifestText } from "../../src/manifest/forms.ts";
+import { ParseProblem } from "../../src/integrity/parse-problem.ts";
 
 function parsed(text: string, syntax: Parameters<typeof parseManifestText>[1]): ParsedManifest {
   const result = parseManifestText(text, syntax);
@@ -8,14 +9,14 @@ function parsed(text: string, syntax: Parameters<typeof parseManifestText>[1]): 
   return result;
 }
 
-function problem(fn: () => unknown): ManifestProblem {
+function problem(fn: () => unknown): ParseProblem {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ManifestProblem) return error;
+    if (error instanceof ParseProblem) return error;
     throw error;
   }
-  throw new Error("expected a ManifestProblem");
+  throw new Error("expected a ParseProblem");
 }
 
 describe("YAML manifests", () => {
@@ -75,7 +76,7 @@ describe("embedded metadata", () => {
   });
 
   test("a docstring that declares tool_type is a manifest, and its YAML errors are reported", () => {
-    expect(() => parseManifestText('"""\ntool_type: script\n  bad: [\n"""\n', "python")).toThrow(ManifestProblem);
+    expect(() => parseManifestText('"""\ntool_type: script\n  bad: [\n"""\n', "python")).toThrow(ParseProblem);
   });
 
   test.each(["python", "shell", "markdown"] as const)("an empty %s file (an __init__.py) is no tool", (syntax) => {

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { toPlain } from "../../src/integrity/value.ts";
 import { parseManifestText } from "../../src/manifest/forms.ts";
-import type { ManifestProblem } from "../../src/manifest/problem.ts";
+import type { ParseProblem } from "../../src/integrity/parse-problem.ts";
 
 const BODY = `__tool_type__ = "python"
 __version__ = "1.0.0"
@@ -34,7 +34,7 @@ const signed = (hash: string, shebang = false) => `${shebang ? "#!/usr/bin/env p
 function read(text: string) {
   const parsed = parseManifestText(text, "python");
   if (parsed === "none") throw new Error("no metadata");
-  return { doc: toPlain(parsed.value) as Record<string, unknown>, warnings: parsed.warnings.map((w: ManifestProblem) => [w.rule, w.severity, w.position?.line]), locate: parsed.locate };
+  return { doc: toPlain(parsed.value) as Record<string, unknown>, warnings: parsed.warnings.map((w: ParseProblem) => [w.rule, w.severity, w.position?.line]), locate: parsed.locate };
 }
 
 describe("module variables as a manifest", () => {
