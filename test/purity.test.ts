@@ -359,6 +359,19 @@ describe("error classes", () => {
   });
 });
 
+describe("severities", () => {
+  test("a finding's severity comes from the rule table (findings/rules.ts), not from a literal where it is made", () => {
+    // Discovery once wrote severity: "error" beside the rule id (issue 18). The exceptions: the
+    // one finding deliberately milder than its rule (an unknown SKILL.md field) and interface
+    // diffs, whose severity grades a change, not a finding.
+    const literal = /\bseverity:\s*"(error|warning|info)"/;
+    const found = files
+      .filter((f) => !f.endsWith("/findings/rules.ts") && !f.includes("/validate/meta/"))
+      .flatMap((f) => code(texts.get(f)!).split("\n").flatMap((line, i) => (literal.test(line) ? [`${f.slice(SRC.length + 1)}:${i + 1}`] : [])));
+    expect(found.map((at) => at.replace(/:\d+$/, ""))).toEqual(["manifest/skill.ts", "mcp/interface-diff.ts"]);
+  });
+});
+
 describe("dependencies", () => {
   test("every runtime dependency in package.json is loaded by some module of src/ (consola was declared and never used)", () => {
     const pkg = JSON.parse(readFileSync(join(SRC, "..", "package.json"), "utf8")) as { dependencies: Record<string, string> };

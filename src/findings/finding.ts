@@ -17,6 +17,11 @@ export interface FindingSubject {
   locate: (pointer: string) => { line: number; column: number } | undefined;
 }
 
+/** A finding's severity: the rule table's, unless this finding is deliberately milder (`override`). */
+export function severityOf(rule: RuleId, override?: Severity): Severity {
+  return override ?? ruleInfo(rule).severity;
+}
+
 /**
  * A finding about a file (discovery, parsing: there is no tool yet), with the severity from the rule
  * table, at a line and column when the problem has one.

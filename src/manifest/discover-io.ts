@@ -11,7 +11,7 @@ import { normalizeManifest } from "./normalize.ts";
 import { parametersFromFile } from "./parameters-file.ts";
 import { parseInlineScriptMetadata, parsePackageJson, parseRequirementsTxt } from "./package-files.ts";
 import { isRecord } from "../integrity/value.ts";
-import { fileFinding } from "../findings/finding.ts";
+import { fileFinding, severityOf } from "../findings/finding.ts";
 import type { RuleId } from "../findings/rules.ts";
 import { ManifestCache } from "./parse-cache-io.ts";
 import { IGNORED_NAMES } from "../integrity/tool-path.ts";
@@ -140,7 +140,7 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
   const abs = join(dir, SKILL_FILE);
   const file = toProjectPath(root, abs);
   if (parsed === "none" || !isRecord(parsed.value)) {
-    findings.push({ rule: "skill/front-matter", severity: "error", file, line: 1, column: 1, message: "SKILL.md does not open with YAML front matter (a mapping between two `---` lines)", hint: "start the file with ---, name: <folder name>, description: <what it does and when to use it>, ---" });
+    findings.push({ rule: "skill/front-matter", severity: severityOf("skill/front-matter"), file, line: 1, column: 1, message: "SKILL.md does not open with YAML front matter (a mapping between two `---` lines)", hint: "start the file with ---, name: <folder name>, description: <what it does and when to use it>, ---" });
     return undefined;
   }
   let text = "";
@@ -159,7 +159,7 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
   };
   for (const p of read.problems) {
     const at = p.line !== undefined ? { line: p.line, column: 1 } : parsed.locate(p.pointer);
-    findings.push({ rule: p.rule, severity: p.severity, file, line: at?.line, column: at?.column, message: p.message, hint: p.hint });
+    findings.push({ rule: p.rule, severity: severityOf(p.rule, p.severity), file, line: at?.line, column: at?.column, message: p.message, hint: p.hint });
   }
   const toolsDir = join(root, TOOLS_DIR);
   const fields = normalizeManifest(read.manifest, basename(dir), relative(toolsDir, dir).split(sep).join("/"));
@@ -197,7 +197,7 @@ function pluginTools(root: string, dir: string, parse: (abs: string, syntax: Man
   const report = (problems: PluginProblem[], parsed: ParsedManifest) => {
     for (const p of problems) {
       const at = parsed.locate(p.pointer);
-      findings.push({ rule: p.rule, severity: p.severity, file: toProjectPath(root, join(dir, p.file)), line: at?.line, column: at?.column, message: p.message, hint: p.hint });
+      findings.push({ rule: p.rule, severity: severityOf(p.rule), file: toProjectPath(root, join(dir, p.file)), line: at?.line, column: at?.column, message: p.message, hint: p.hint });
     }
   };
   const manifest = parse(join(dir, PLUGIN_FILE), "json");
@@ -214,7 +214,7 @@ function pluginTools(root: string, dir: string, parse: (abs: string, syntax: Man
     } catch (error) {
       findings.push(ioFinding(root, skillsDir, error));
     }
-    if (!statSync(skillsDir).isDirectory()) findings.push({ rule: "plugin/field", severity: "warning", file: toProjectPath(root, skillsDir), message: "skills is not a folder, so the plugin's skills are not read", hint: "make skills/ a folder of skill folders" });
+    if (!statSync(skillsDir).isDirectory()) findings.push({ rule: "plugin/field", severity: severityOf("plugin/field"), file: toProjectPath(root, skillsDir), message: "skills is not a folder, so the plugin's skills are not read", hint: "make skills/ a folder of skill folders" });
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const skillDir = join(skillsDir, entry.name);
       if (!entry.isDirectory() || !existsSync(join(skillDir, SKILL_FILE))) continue;

@@ -2,6 +2,7 @@
 // and MCP servers in mcp.json. The manifest is checked here and each mcp.json server becomes a kiwi
 // mcp_server manifest; skills are read by skill.ts. Pure: parsed values in, manifests and problems out.
 import { escapePointer } from "../integrity/canonical.ts";
+import { severityOf } from "../findings/finding.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { isRecord, toPlain } from "../integrity/value.ts";
 import { TOOL_ID } from "../schema/manifest.ts";
@@ -18,8 +19,8 @@ const PLUGIN_NAME = /^[a-z0-9](?:[a-z0-9]|-(?!-)|\.(?!\.))*$/;
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 export interface PluginProblem {
+  /** plugin/manifest rejects the plugin; the severity of each rule is the rule table's. */
   rule: "plugin/manifest" | "plugin/field" | "plugin/mcp";
-  severity: "error" | "warning";
   /** Which file of the plugin: plugin.json or mcp.json. */
   file: typeof PLUGIN_FILE | typeof PLUGIN_MCP_FILE;
   pointer: string;
@@ -38,7 +39,7 @@ export interface PluginManifest {
 /** Checks plugin.json (§5): a fatal violation rejects the plugin; an unknown field is reported and ignored. */
 export function checkPluginManifest(value: CanonicalValue): PluginManifest {
   const problems: PluginProblem[] = [];
-  const fatal = (pointer: string, message: string, hint: string) => problems.push({ rule: "plugin/manifest", severity: "error", file: PLUGIN_FILE, pointer, message, hint });
+  const fatal = (pointer: string, message: string, hint: string) => problems.push({ rule: "plugin/manifest", file: PLUGIN_FILE, pointer, message, hint });
   const doc = toPlain(value);
   if (!isRecord(doc)) {
     fatal("", "plugin.json is not a JSON object", `write { "$schema": "${PLUGIN_SCHEMA}", "name": "<plugin>" }`);
@@ -58,12 +59,12 @@ export function checkPluginManifest(value: CanonicalValue): PluginManifest {
     fatal("/author", "author is not an object of string name, email and url", 'write "author": { "name": "…", "email": "…", "url": "…" }');
   }
   if (doc.keywords !== undefined && (!Array.isArray(doc.keywords) || doc.keywords.some((k) => typeof k !== "string"))) fatal("/keywords", "keywords is not an array of strings", 'write "keywords": ["…"]');
-  if (doc.extensions !== undefined && !isRecord(doc.extensions)) problems.push({ rule: "plugin/field", severity: "warning", file: PLUGIN_FILE, pointer: "/extensions", message: "extensions is not an object, so it is ignored", hint: "key client data by reverse-domain namespace: { \"com.example.client\": { … } }" });
+  if (doc.extensions !== undefined && !isRecord(doc.extensions)) problems.push({ rule: "plugin/field", file: PLUGIN_FILE, pointer: "/extensions", message: "extensions is not an object, so it is ignored", hint: "key client data by reverse-domain namespace: { \"com.example.client\": { … } }" });
   for (const key of Object.keys(doc)) {
-    if (!PLUGIN_FIELDS.has(key)) problems.push({ rule: "plugin/field", severity: "warning", file: PLUGIN_FILE, pointer: `/${key}`, message: `${key} is not an Agent Plugins manifest field, so it is ignored`, hint: "put client data under extensions.<namespace>" });
+    if (!PLUGIN_FIELDS.has(key)) problems.push({ rule: "plugin/field", file: PLUGIN_FILE, pointer: `/${key}`, message: `${key} is not an Agent Plugins manifest field, so it is ignored`, hint: "put client data under extensions.<namespace>" });
   }
   const version = typeof doc.version === "string" && SEMVER.test(doc.version) ? doc.version : "0.0.0";
-  return { ok: !problems.some((p) => p.severity === "error"), ...(typeof name === "string" ? { name } : {}), version, problems };
+  return { ok: !problems.some((p) => severityOf(p.rule) === "error"), ...(typeof name === "string" ? { name } : {}), version, problems };
 }
 
 export interface PluginServer {
@@ -79,7 +80,7 @@ export interface PluginServer {
  */
 export function pluginServers(value: CanonicalValue, plugin: PluginManifest): { servers: PluginServer[]; problems: PluginProblem[] } {
   const problems: PluginProblem[] = [];
-  const warn = (pointer: string, message: string, hint: string) => problems.push({ rule: "plugin/mcp", severity: "warning", file: PLUGIN_MCP_FILE, pointer, message, hint });
+  const warn = (pointer: string, message: string, hint: string) => problems.push({ rule: "plugin/mcp", file: PLUGIN_MCP_FILE, pointer, message, hint });
   const doc = toPlain(value);
   if (!isRecord(doc) || !isRecord(doc.mcpServers) || doc.$schema !== PLUGIN_MCP_SCHEMA || Object.keys(doc).some((k) => k !== "$schema" && k !== "mcpServers")) {
     const why = !isRecord(doc) ? "is not a JSON object" : doc.$schema !== PLUGIN_MCP_SCHEMA ? `has $schema ${JSON.stringify(doc.$schema)}, not ${PLUGIN_MCP_SCHEMA}` : !isRecord(doc.mcpServers) ? "has no mcpServers object" : "has top-level fields other than $schema and mcpServers";

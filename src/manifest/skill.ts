@@ -16,7 +16,8 @@ const KNOWN_FIELDS = new Set(["name", "description", "license", "compatibility",
 /** A problem with a skill, at a JSON pointer of its front matter ("" for the file). */
 export interface SkillProblem {
   rule: "skill/name" | "skill/description" | "skill/field" | "skill/path-escape";
-  severity: "error" | "warning";
+  /** Only where this problem is milder than its rule says (an unknown field); else the rule table's. */
+  severity?: "warning";
   pointer: string;
   message: string;
   hint: string;
@@ -41,26 +42,26 @@ export function skillManifest(frontMatter: CanonicalValue, folder: string, body:
   const doc = toPlain(frontMatter);
   const fm: Record<string, unknown> = isRecord(doc) ? doc : {};
   const name = fm.name;
-  if (name === undefined) problems.push({ rule: "skill/name", severity: "error", pointer: "", message: "the front matter has no name", hint: `add name: ${folder} (a skill's name is its folder's name)` });
+  if (name === undefined) problems.push({ rule: "skill/name", pointer: "", message: "the front matter has no name", hint: `add name: ${folder} (a skill's name is its folder's name)` });
   else if (typeof name !== "string" || name.length === 0 || name.length > 64 || !SKILL_NAME.test(name)) {
-    problems.push({ rule: "skill/name", severity: "error", pointer: "/name", message: `name ${JSON.stringify(name)} is not a skill name`, hint: "1-64 lower-case letters, digits and hyphens, no hyphen at either end or twice in a row" });
+    problems.push({ rule: "skill/name", pointer: "/name", message: `name ${JSON.stringify(name)} is not a skill name`, hint: "1-64 lower-case letters, digits and hyphens, no hyphen at either end or twice in a row" });
   } else if (name !== folder) {
-    problems.push({ rule: "skill/name", severity: "error", pointer: "/name", message: `name "${name}" does not match the skill's folder "${folder}"`, hint: `rename the folder to ${name}, or set name: ${folder}` });
+    problems.push({ rule: "skill/name", pointer: "/name", message: `name "${name}" does not match the skill's folder "${folder}"`, hint: `rename the folder to ${name}, or set name: ${folder}` });
   }
   const description = fm.description;
   if (typeof description !== "string" || description.trim() === "") {
-    problems.push({ rule: "skill/description", severity: "error", pointer: description === undefined ? "" : "/description", message: description === undefined ? "the front matter has no description" : "description is not a non-empty string", hint: "say what the skill does and when to use it, in at most 1024 characters" });
+    problems.push({ rule: "skill/description", pointer: description === undefined ? "" : "/description", message: description === undefined ? "the front matter has no description" : "description is not a non-empty string", hint: "say what the skill does and when to use it, in at most 1024 characters" });
   } else if (description.length > 1024) {
-    problems.push({ rule: "skill/description", severity: "error", pointer: "/description", message: `description is ${description.length} characters; the spec allows 1024`, hint: "shorten it; put the detail in the body of SKILL.md" });
+    problems.push({ rule: "skill/description", pointer: "/description", message: `description is ${description.length} characters; the spec allows 1024`, hint: "shorten it; put the detail in the body of SKILL.md" });
   }
   const metadata = fm.metadata;
   if (metadata !== undefined && (!isRecord(metadata) || Object.values(metadata).some((v) => typeof v !== "string"))) {
-    problems.push({ rule: "skill/field", severity: "error", pointer: "/metadata", message: "metadata is not a mapping of strings to strings", hint: 'quote the values: version: "1.0"' });
+    problems.push({ rule: "skill/field", pointer: "/metadata", message: "metadata is not a mapping of strings to strings", hint: 'quote the values: version: "1.0"' });
   }
   for (const key of ["license", "compatibility", "allowed-tools"]) {
-    if (fm[key] !== undefined && typeof fm[key] !== "string") problems.push({ rule: "skill/field", severity: "error", pointer: `/${key}`, message: `${key} is not a string`, hint: key === "allowed-tools" ? "list the tools space-separated in one string: Bash(git:*) Read" : `write ${key} as one string` });
+    if (fm[key] !== undefined && typeof fm[key] !== "string") problems.push({ rule: "skill/field", pointer: `/${key}`, message: `${key} is not a string`, hint: key === "allowed-tools" ? "list the tools space-separated in one string: Bash(git:*) Read" : `write ${key} as one string` });
   }
-  if (typeof fm.compatibility === "string" && fm.compatibility.length > 500) problems.push({ rule: "skill/field", severity: "error", pointer: "/compatibility", message: `compatibility is ${fm.compatibility.length} characters; the spec allows 500`, hint: "shorten it" });
+  if (typeof fm.compatibility === "string" && fm.compatibility.length > 500) problems.push({ rule: "skill/field", pointer: "/compatibility", message: `compatibility is ${fm.compatibility.length} characters; the spec allows 500`, hint: "shorten it" });
   for (const key of Object.keys(fm)) if (!KNOWN_FIELDS.has(key)) problems.push({ rule: "skill/field", severity: "warning", pointer: `/${key}`, message: `${key} is not an Agent Skills field`, hint: "put your own fields under metadata" });
   problems.push(...escapingLinks(body, bodyFirstLine));
 
@@ -90,7 +91,7 @@ export function escapingLinks(body: string, firstLine: number): SkillProblem[] {
       const target = m[1]!.split("#")[0]!.split("?")[0]!;
       if (target === "" || /^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
       if (leavesFolder(target)) {
-        out.push({ rule: "skill/path-escape", severity: "error", pointer: "", line: firstLine + i, message: `the link ${JSON.stringify(m[1])} points outside the skill's folder`, hint: "copy the file into the skill (scripts/, references/, assets/) and link it with a relative path" });
+        out.push({ rule: "skill/path-escape", pointer: "", line: firstLine + i, message: `the link ${JSON.stringify(m[1])} points outside the skill's folder`, hint: "copy the file into the skill (scripts/, references/, assets/) and link it with a relative path" });
       }
     }
   });

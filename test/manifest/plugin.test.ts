@@ -43,7 +43,7 @@ describe("a plugin folder", () => {
     const read = pluginServers(real("spec-mcp.json"), { ok: true, version: "0.0.0", problems: [], name: "p" });
     expect(read.servers.map((s) => s.name)).toEqual(["deployment-api", "legacy-events"]);
     expect(read.servers[0]!.manifest).toMatchObject({ executor: "http_client", config: { transport: "streamable-http", url: "https://deploy.example.com/mcp", headers: { "X-Tenant": "public-tenant" } }, requires: [{ "net.outbound": ["deploy.example.com"] }] });
-    expect(read.problems).toEqual([expect.objectContaining({ rule: "plugin/mcp", severity: "warning", pointer: "/mcpServers/local-validator", message: expect.stringContaining("${PLUGIN_DATA}") })]);
+    expect(read.problems).toEqual([expect.objectContaining({ rule: "plugin/mcp", pointer: "/mcpServers/local-validator", message: expect.stringContaining("${PLUGIN_DATA}") })]);
   });
 
   test("the spec's full manifest is valid", () => {
