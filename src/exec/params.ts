@@ -2,7 +2,7 @@
 // applied, and every schema violation reported at once as `params/<pointer>: <rule text> (got <v>)`.
 // Pure: sources arrive as text; reading stdin and files is the command's job (params-io.ts).
 import { KiwiError } from "../errors.ts";
-import { escapePointer } from "../integrity/canonical.ts";
+import { escapePointer, unescapePointer } from "../integrity/canonical.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { isRecord } from "../integrity/value.ts";
 
@@ -249,7 +249,7 @@ export function valueAt(root: unknown, pointer: string): unknown {
   if (pointer === "") return root;
   let node: unknown = root;
   for (const raw of pointer.slice(1).split("/")) {
-    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    const key = unescapePointer(raw);
     if (Array.isArray(node)) node = node[Number(key)];
     else if (isRecord(node) && Object.hasOwn(node, key)) node = node[key];
     else return undefined;

@@ -159,3 +159,8 @@ export function renderLosslessJson(value: unknown, indent?: number): string {
 export function escapePointer(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
+
+/** RFC 6901 unescaping of one pointer segment (`~1` before `~0`, so `~01` stays `~1`). */
+export function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
+}

@@ -2,7 +2,7 @@
 // AST itself because toJS() cannot tell `1.0` from `1` and mis-resolves `!!float 3`, and because
 // alias expansion must be capped by the number of nodes produced (billion laughs), not of aliases.
 import type { Alias, Document, Node } from "yaml";
-import { escapePointer } from "../integrity/canonical.ts";
+import { escapePointer, unescapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, numberFromLexeme, setOwn } from "../integrity/value.ts";
 import { MAX_DEPTH } from "../integrity/json-lossless.ts";
 import { parseYamlFast } from "./yaml-fast.ts";
@@ -174,7 +174,7 @@ function locateYaml(doc: Document, pointer: string, at: (offset: number | undefi
   const segments = pointer
     .slice(1)
     .split("/")
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+    .map(unescapePointer);
   let node = doc.contents as Node | null | undefined;
   let found: number | undefined;
   for (const seg of segments) {

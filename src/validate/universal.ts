@@ -4,7 +4,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType } from "@sinclair/typebox/errors";
 import type { Finding } from "../findings/verdict.ts";
-import { renderCanonicalJson } from "../integrity/canonical.ts";
+import { renderCanonicalJson, unescapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
 import { aliasConflicts } from "../manifest/aliases.ts";
 import { EXECUTORLESS_TYPES, PRIMITIVES, type Tool } from "../manifest/model.ts";
@@ -88,7 +88,7 @@ function shape(tool: Tool, out: Finding[]): void {
     if (isOwned(at) || reported.has(at)) continue;
     reported.add(at);
     const parent = at.slice(0, at.lastIndexOf("/"));
-    const key = unescape(at.slice(at.lastIndexOf("/") + 1));
+    const key = unescapePointer(at.slice(at.lastIndexOf("/") + 1));
     if (error.type === ValueErrorType.ObjectAdditionalProperties) {
       if (RESERVED_KEYS.has(key)) continue;
       // Knowledge and directive front matter often carries the author's own fields.
@@ -128,16 +128,12 @@ function describe(schema: TSchema): string {
   return "valid";
 }
 
-function unescape(segment: string): string {
-  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
-}
-
 /** The property names the manifest schema allows at an instance path (for "did you mean"). */
 function knownKeys(schema: unknown, instancePath: string): string[] {
   let node = schema as Record<string, unknown> | undefined;
   for (const part of instancePath.split("/").slice(1)) {
     const props = objectSchema(node)?.properties as Record<string, unknown> | undefined;
-    node = props?.[part.replace(/~1/g, "/").replace(/~0/g, "~")] as Record<string, unknown> | undefined;
+    node = props?.[unescapePointer(part)] as Record<string, unknown> | undefined;
   }
   return Object.keys((objectSchema(node)?.properties as object | undefined) ?? {});
 }
