@@ -6,6 +6,7 @@
 // while a pid check frees the lock at once.
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
+import { isAlive } from "../cache/projects-io.ts";
 
 export interface LockOptions {
   /** Give up after this long (ms) while a live process holds the lock. */
@@ -108,13 +109,7 @@ function readOwner(path: string): Owner | undefined | "gone" {
 
 /** A lock is stale when its owner ran on this host and that process no longer exists. */
 function isStale(owner: Owner): boolean {
-  if (owner.host !== hostname()) return false;
-  try {
-    process.kill(owner.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
+  return owner.host === hostname() && Number.isSafeInteger(owner.pid) && owner.pid > 0 && !isAlive(owner.pid);
 }
 
 /**
