@@ -7,8 +7,9 @@
 // Every file here does I/O, so every name ends in `-io.ts`: the purity rules read the same as in
 // the domain folders, and a pure helper a use case needs belongs in its domain folder instead.
 //
-//   lock-io.ts              kiwi lock: hash, validate, compare and write tool.lock.json
-//   install-io.ts           kiwi install: lock (or --frozen proof), fill the cache, register the project
+//   lock-tools-io.ts        kiwi lock: the --from check, the lock step, then pins for new MCP servers
+//   lock-io.ts              the lock step (lock, install, init, add, update): hash, validate, write tool.lock.json
+//   install-io.ts           kiwi install: remote tools, lock (or --frozen proof), fill the cache, register, MCP pins
 //   dependency-install-io.ts  kiwi install's npm/pip dependency step
 //   remote-install-io.ts    kiwi install's remote (registry) tools, placed by digest
 //   verify-io.ts            kiwi verify: lockfile, tree and cache re-read against each other
