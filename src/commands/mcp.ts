@@ -1,6 +1,6 @@
 // `kiwi mcp hash|verify|pin|approve|diff|scan`: MCP server interfaces, their pins in
 // tool.lock.json, drift diffs and the poisoning scan. Flags -> ops/mcp-*-io.ts -> ui/mcp-render.ts.
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { defineCommand } from "./_define.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
@@ -8,7 +8,7 @@ import type { GateOutcome } from "../ops/mcp-gate-io.ts";
 import type { LiveInterface } from "../ops/mcp-inspect-io.ts";
 import { diffServer, liveOrListing, scanServers } from "../ops/mcp-interface-io.ts";
 import { approveServer, pinServers } from "../ops/mcp-pin-io.ts";
-import { verifyExitCode, verifyServers } from "../ops/mcp-verify-io.ts";
+import { verifyMcpServers } from "../ops/mcp-verify-io.ts";
 import { renderDiff, renderFindings, renderHashes, renderListingSummary, renderVerifyLine, listingCounts } from "../ui/mcp-render.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
@@ -43,9 +43,8 @@ const verify = defineCommand({
   args: { servers: { type: "positional", required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const rows = await verifyServers(ctx, args._, { strict: args.strict === true });
+    const { rows, exitCode: code } = await verifyMcpServers(ctx, args._, { strict: args.strict === true });
     const doc = rows.map((r) => ({ server: r.server, status: r.status, pinned: r.pin ? hashesOf(r.pin) : null, live: r.live ? hashesOf(r.live) : null, severity: r.diff?.severity ?? null, changes: r.diff?.changes ?? [], findings: r.scan?.findings ?? [], ...(r.error ? { error: { code: r.error.code, message: r.error.message, hint: r.error.hint } } : {}) }));
-    const code = verifyExitCode(rows);
     if (!args.json) {
       const lines = rows.map((r) => renderVerifyLine({ server: r.server, status: r.status, pin: r.pin, live: r.live, message: r.status === "ok" ? "matches its pin" : r.error?.message }, ctx));
       showResult(lines.join("\n") || "no MCP servers in this project");
@@ -155,9 +154,9 @@ const skill = defineCommand({
   },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { fetchSkill, writeSkillFiles } = await import("../ops/mcp-skill-get-io.ts");
-    const fetched = await fetchSkill(ctx, args.server, args.uri, { unlocked: args.unlocked === true });
-    const written = args.out ? writeSkillFiles(resolve(ctx.cwd, args.out), fetched) : undefined;
+    const { getSkill } = await import("../ops/mcp-skill-get-io.ts");
+    const fetched = await getSkill(ctx, args.server, args.uri, { unlocked: args.unlocked === true, ...(args.out ? { out: args.out } : {}) });
+    const written = fetched.written;
     const files = fetched.files.map((f) => ({ uri: f.uri, path: f.uri.slice(fetched.root.length), size: f.size, digest: f.digest }));
     if (fetched.unpinned) showNote(`warning: MCP server "${fetched.server}" has no pin; the skill was checked against its live entry only`);
     if (args.json) {

@@ -3,7 +3,7 @@
 // tool.lock.json, then every listed file through resources/read, each checked against its size and
 // sha256 digest, and SKILL.md's frontmatter against the entry's. Nothing unverified is returned.
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Context } from "../context.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
@@ -23,6 +23,12 @@ export interface FetchedSkill {
   root: string;
   /** Set when the server has no pin and `unlocked` let the fetch go ahead. */
   unpinned?: boolean;
+}
+
+/** `kiwi mcp skill`: fetches and verifies one skill, then (with `out`, relative to the project's cwd) writes its files. */
+export async function getSkill(ctx: Context, serverId: string, uri: string, options: { unlocked: boolean; out?: string }): Promise<FetchedSkill & { written?: string[] }> {
+  const fetched = await fetchSkill(ctx, serverId, uri, options);
+  return options.out === undefined ? fetched : { ...fetched, written: writeSkillFiles(resolve(ctx.cwd, options.out), fetched) };
 }
 
 /** Fetches and verifies one skill; throws E_MCP_DRIFT, E_MCP_UNPINNED or E_INTEGRITY_MISMATCH. */

@@ -24,6 +24,12 @@ export interface VerifyRow {
   warnings?: string[];
 }
 
+/** `kiwi mcp verify`: a row per server and the exit code the rows add up to (verifyExitCode). */
+export async function verifyMcpServers(ctx: Context, ids: readonly string[], options: { strict: boolean }): Promise<{ rows: VerifyRow[]; exitCode: number }> {
+  const rows = await verifyServers(ctx, ids, options);
+  return { rows, exitCode: verifyExitCode(rows) };
+}
+
 /** Verifies each named server (default: all) against its pin; never throws for one server's failure (it becomes a row). */
 export async function verifyServers(ctx: Context, ids: readonly string[], options: { strict: boolean }): Promise<VerifyRow[]> {
   const project = readMcpProject(ctx);
