@@ -1,7 +1,7 @@
 // `kiwi hook install|uninstall`: a plain git pre-commit hook that runs `kiwi check --staged`.
 import { defineCommand } from "./_define.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
-import { displayPath, installHook, uninstallHook } from "../ops/hook-install-io.ts";
+import { applyHook } from "../ops/hook-install-io.ts";
 import { kiwiInvocation } from "../self.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 
@@ -13,11 +13,10 @@ const install = defineCommand({
   },
   run({ args }) {
     const ctx = contextFromArgs(args);
-    const outcome = installHook({ cwd: ctx.cwd, env: ctx.env, force: args.force, command: kiwiInvocation() });
-    const shown = displayPath(ctx.cwd, outcome.hook, ctx.env);
+    const { outcome, shown } = applyHook({ cwd: ctx.cwd, env: ctx.env, force: args.force, command: kiwiInvocation() });
     if (args.json) showJson({ ok: true, ...outcome });
-    else showResult(`${outcome.status} ${shown}`);
-    if (outcome.backup) showNote(`kept the previous hook as ${displayPath(ctx.cwd, outcome.backup, ctx.env)}; "kiwi hook uninstall" puts it back`);
+    else showResult(`${outcome.status} ${shown.hook}`);
+    if (shown.backup) showNote(`kept the previous hook as ${shown.backup}; "kiwi hook uninstall" puts it back`);
     return 0;
   },
 });
@@ -27,12 +26,11 @@ const uninstall = defineCommand({
   args: { ...projectFlags },
   run({ args }) {
     const ctx = contextFromArgs(args);
-    const outcome = uninstallHook({ cwd: ctx.cwd, env: ctx.env });
-    const shown = displayPath(ctx.cwd, outcome.hook, ctx.env);
+    const { outcome, shown } = applyHook({ cwd: ctx.cwd, env: ctx.env });
     if (args.json) showJson({ ok: true, ...outcome });
-    else showResult(`${outcome.status} ${shown}`);
-    if (outcome.status === "foreign") showNote(`${shown} was not written by kiwi, so it was left alone`);
-    if (outcome.backup) showNote(`restored the hook kiwi had replaced from ${displayPath(ctx.cwd, outcome.backup, ctx.env)}`);
+    else showResult(`${outcome.status} ${shown.hook}`);
+    if (outcome.status === "foreign") showNote(`${shown.hook} was not written by kiwi, so it was left alone`);
+    if (shown.backup) showNote(`restored the hook kiwi had replaced from ${shown.backup}`);
     return 0;
   },
 });

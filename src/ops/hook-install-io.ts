@@ -17,6 +17,21 @@ export interface HookOutcome<S> {
   backup?: string;
 }
 
+/** What `kiwi hook install|uninstall` reports: the outcome, and its paths as the user would type them. */
+export interface HookReport<S> {
+  outcome: HookOutcome<S>;
+  shown: { hook: string; backup?: string };
+}
+
+/** `kiwi hook install` (with `command`) or `kiwi hook uninstall`, with the paths to show. */
+export function applyHook(options: { cwd: string; env?: GitEnv; force?: boolean; command: readonly string[] }): HookReport<InstallStatus>;
+export function applyHook(options: { cwd: string; env?: GitEnv }): HookReport<UninstallStatus>;
+export function applyHook(options: { cwd: string; env?: GitEnv; force?: boolean; command?: readonly string[] }): HookReport<InstallStatus | UninstallStatus> {
+  const outcome: HookOutcome<InstallStatus | UninstallStatus> = options.command ? installHook({ ...options, command: options.command }) : uninstallHook(options);
+  const show = (abs: string) => displayPath(options.cwd, abs, options.env);
+  return { outcome, shown: { hook: show(outcome.hook), ...(outcome.backup ? { backup: show(outcome.backup) } : {}) } };
+}
+
 /** Writes kiwi's pre-commit hook into the folder git runs hooks from. */
 export function installHook(options: { cwd: string; env?: GitEnv; force?: boolean; command: readonly string[] }): HookOutcome<InstallStatus> {
   const dir = resolveHooksDir(options.cwd, options.env);
