@@ -6,7 +6,9 @@ import { parseDigest } from "../integrity/digest.ts";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
 import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, tempOwner } from "../cache/cache-layout.ts";
-import { type Eviction, type Store, checkBlob, checkIndexEntry, readTreeEntry } from "../cache/store-io.ts";
+import { type Eviction, type Store, checkBlob, checkIndexEntry, corruptError, openStore, readTreeEntry } from "../cache/store-io.ts";
+import type { Context } from "../context.ts";
+import { KiwiError } from "../errors.ts";
 import { removeTree } from "../cache/remove-io.ts";
 import { isAlive } from "../cache/projects-io.ts";
 
@@ -201,4 +203,26 @@ function safeReaddir(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** `kiwi cache verify` over the context's cache: the report, one message per evicted entry, and the error to raise when any failed. */
+export function verifyCacheDir(ctx: Pick<Context, "cacheDir" | "env">, onProgress?: (done: number, total: number) => void): { report: CacheVerifyReport; evictions: string[]; error?: KiwiError } {
+  const report = verifyCache(openStore(ctx.cacheDir, ctx.env), onProgress);
+  const evictions = report.evicted.map((e) => corruptError(e).message);
+  if (evictions.length === 0) return { report, evictions };
+  const error = new KiwiError("E_CACHE_CORRUPT", `${report.evicted.length} of ${report.blobs + report.index} cache entries failed verification and were evicted (first: ${evictions[0]})`, {
+    hint: 'run "kiwi install" in the affected projects to restore them, and check what is writing to the cache',
+    details: { ...report },
+  });
+  return { report, evictions, error };
+}
+
+/** `kiwi cache prune` over the context's cache. */
+export function pruneCacheDir(ctx: Pick<Context, "cacheDir" | "env">, options: PruneOptions): PruneReport {
+  return pruneCache(openStore(ctx.cacheDir, ctx.env), options);
+}
+
+/** `kiwi cache clean` over the context's cache: the top-level entries removed. */
+export function cleanCacheDir(ctx: Pick<Context, "cacheDir" | "env">): string[] {
+  return cleanCache(openStore(ctx.cacheDir, ctx.env));
 }
