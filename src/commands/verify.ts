@@ -1,9 +1,8 @@
 // `kiwi verify`: the tree and the cache against tool.lock.json, re-reading every byte. Exit codes:
 // 5 lockfile invalid, 4 cache corrupted (or missing entries), 3 tree differs (README "Exit codes").
 import { defineCommand } from "./_define.ts";
-import { verifyOutcomeError, verifyProject } from "../ops/verify-io.ts";
+import { verifyTree } from "../ops/verify-io.ts";
 import { createProgress } from "../ui/lock-progress.ts";
-import { summarizeDiff } from "../lockfile/lock-diff.ts";
 import { renderVerifyReport } from "../ui/lock-render.ts";
 import { showJson, showResult } from "../ui/output.ts";
 import type { Context } from "../context.ts";
@@ -19,22 +18,13 @@ export default defineCommand({
     const ctx = contextFromArgs(args);
     if (args.lockfile !== undefined) return verifyKiwiMcp(ctx, args.lockfile, args.json === true);
     const progress = createProgress(ctx, !args.json);
-    let report;
+    let verified;
     try {
-      report = verifyProject(ctx, (d, t) => progress.update("verifying", d, t));
+      verified = verifyTree(ctx, (d, t) => progress.update("verifying", d, t));
     } finally {
       progress.end();
     }
-    const document = {
-      outcome: report.outcome,
-      lockfile: report.lockfile,
-      tools: report.tools,
-      files: report.files,
-      handEdited: report.handEdited,
-      tree: summarizeDiff(report.tree),
-      cache: report.cache,
-    };
-    const error = verifyOutcomeError(report, document);
+    const { report, document, error } = verified;
     if (!args.json) showResult(renderVerifyReport(report, ctx));
     if (error) throw error;
     if (args.json) showJson({ ok: true, ...document });
@@ -44,9 +34,8 @@ export default defineCommand({
 
 /** `kiwi verify <kiwi_mcp lockfile>`: kiwi_mcp's verdicts, per lockfile; exit 3 when one fails. */
 async function verifyKiwiMcp(ctx: Context, target: string, json: boolean): Promise<number> {
-  const { checkKiwiMcpLockfiles, kiwiMcpIssuesError } = await import("../ops/kiwi-mcp-verify-io.ts");
-  const reports = checkKiwiMcpLockfiles(ctx, target);
-  const error = kiwiMcpIssuesError(reports, "kiwi verify");
+  const { verifyKiwiMcpLockfiles } = await import("../ops/kiwi-mcp-verify-io.ts");
+  const { reports, error } = verifyKiwiMcpLockfiles(ctx, target, "kiwi verify");
   if (!json) showResult(reports.map((r) => (r.issues.length ? [`${r.file}  FAILED  ${r.root}`, ...r.issues.map((i) => `    ${i}`)] : [`${r.file}  ok  ${r.root} (${r.links} links)`]).join("\n")).join("\n"));
   if (error) throw error;
   if (json) showJson({ ok: true, lockfiles: reports });

@@ -108,3 +108,10 @@ function readJson(abs: string, shown: string): unknown {
     throw new KiwiError("E_LOCK_INVALID", `${shown}: invalid JSON: ${(error as Error).message}`, { hint: "kiwi_mcp writes its lockfiles as JSON", details: { file: shown } });
   }
 }
+
+/** `kiwi verify <kiwi_mcp lockfile>`: a report per lockfile, and the error to raise when one does not hold. */
+export function verifyKiwiMcpLockfiles(ctx: Context, target: string, action: string): { reports: KiwiMcpReport[]; error?: KiwiError } {
+  const reports = checkKiwiMcpLockfiles(ctx, target);
+  const error = kiwiMcpIssuesError(reports, action);
+  return { reports, ...(error ? { error } : {}) };
+}

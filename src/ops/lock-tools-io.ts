@@ -23,9 +23,9 @@ export interface LockToolsResult extends LockResult {
 export async function lockTools(ctx: Context, options: LockToolsOptions = {}): Promise<LockToolsResult> {
   if (options.from !== undefined) {
     // Nothing is written unless every chain the kiwi_mcp lockfile pins still hashes the same.
-    const { checkKiwiMcpLockfiles, kiwiMcpIssuesError } = await import("./kiwi-mcp-verify-io.ts");
-    const mismatch = kiwiMcpIssuesError(checkKiwiMcpLockfiles(ctx, options.from), `kiwi lock --from ${options.from} wrote nothing`);
-    if (mismatch) throw mismatch;
+    const { verifyKiwiMcpLockfiles } = await import("./kiwi-mcp-verify-io.ts");
+    const { error } = verifyKiwiMcpLockfiles(ctx, options.from, `kiwi lock --from ${options.from} wrote nothing`);
+    if (error) throw error;
   }
   const result = await lockProject(ctx, { strict: options.strict, onProgress: options.onProgress });
   options.onLocked?.(result);

@@ -7,7 +7,7 @@ import { KiwiError } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { type HandEdit, compareTreeToLock } from "../lockfile/compare.ts";
-import { type LockDiff, allChanges, isEmptyDiff } from "../lockfile/lock-diff.ts";
+import { type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileOrFail } from "../lockfile/fs.ts";
 import { cachedManifest } from "./install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
@@ -114,4 +114,12 @@ export function verifyOutcomeError(report: VerifyReport, details: Record<string,
 function describe(p: CacheProblem): string {
   const what = p.kind === "index" ? `tool index entry of "${p.tool}"` : `"${p.tool}" file ${p.path}`;
   return `${what}, sha256:${shortDigest(p.sha256)}${p.evicted ? ` held sha256:${shortDigest(p.evicted.actual)}` : ""}`;
+}
+
+/** `kiwi verify`: the report, its `--json` document, and the error to raise when the outcome is not ok. */
+export function verifyTree(ctx: Context, onProgress?: (done: number, total: number) => void): { report: VerifyReport; document: Record<string, unknown>; error?: KiwiError } {
+  const report = verifyProject(ctx, onProgress);
+  const document = { outcome: report.outcome, lockfile: report.lockfile, tools: report.tools, files: report.files, handEdited: report.handEdited, tree: summarizeDiff(report.tree), cache: report.cache };
+  const error = verifyOutcomeError(report, document);
+  return { report, document, ...(error ? { error } : {}) };
 }
