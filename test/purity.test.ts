@@ -160,7 +160,7 @@ describe("the folder graph", () => {
   const ALLOWED: Record<string, string[]> = {
     bin: ["cli", "exec", "wasm"],
     cli: ["commands", "ui", "resolve", ...BASE],
-    commands: ["ops", "ui", "completion", "exec", "init", "lockfile", "manifest", "mcp", "schema", ...BASE],
+    commands: ["ops", "ui", "completion", "exec", "init", "lockfile", "mcp", "schema", ...BASE],
     ops: ["cache", "deps", "exec", "formats", "hook", "init", "lockfile", "manifest", "mcp", "registry", "resolve", "schema", "trust", "validate", ...BASE],
     ui: ["exec", "formats", "lockfile", "mcp", ...BASE],
     // domain

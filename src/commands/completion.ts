@@ -6,7 +6,7 @@ import { renderBash } from "../completion/bash.ts";
 import { renderFish } from "../completion/fish.ts";
 import { resolveCompletionTree } from "../completion/command-tree.ts";
 import { renderZsh } from "../completion/zsh.ts";
-import { readProject } from "../manifest/discover-io.ts";
+import { toolIds } from "../ops/tool-ids-io.ts";
 import { TOOL_TYPES } from "../schema/manifest.ts";
 import { showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
@@ -38,16 +38,7 @@ export default defineCommand({
 
 /** Tool ids of the project around --cwd; nothing (and exit 0) outside a project, so a TAB never prints errors. */
 function listTools(args: { cwd?: string; "tool-type"?: string }): number {
-  const ctx = contextFromArgs(args);
-  let ids: string[];
-  try {
-    ids = readProject(ctx.cwd, { cacheDir: ctx.cacheDir })
-      .tools.filter((t) => !args["tool-type"] || t.type === args["tool-type"])
-      .map((t) => t.id);
-  } catch (error) {
-    if (error instanceof KiwiError && error.code === "E_NO_PROJECT") return 0;
-    throw error;
-  }
-  if (ids.length > 0) showResult([...new Set(ids)].sort().join("\n"));
+  const ids = toolIds(contextFromArgs(args), args["tool-type"]);
+  if (ids.length > 0) showResult(ids.join("\n"));
   return 0;
 }

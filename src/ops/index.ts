@@ -22,6 +22,7 @@
 //   key-generate-io.ts      kiwi key generate
 //   tree-io.ts              kiwi tree: a tool's chain against tool.lock.json
 //   inventory-io.ts         kiwi list / kiwi show
+//   tool-ids-io.ts          kiwi completion --tools (discovery alone, for a fast TAB)
 //   init-io.ts              kiwi init: scaffold, then lock a new tree
 //   import-io.ts            kiwi add --from <server.json|.mcpb>
 //   export-io.ts            kiwi export
