@@ -109,7 +109,11 @@ export function readChainIndex(cacheDir: string, root: string, toolId: string, n
     ...(memo.dependencies ? { dependencies: memo.dependencies } : {}),
     mcp_servers: {},
   };
-  return { lockStat, hit: { lock, statCache: statCacheOf(root, memo.stats, now), ...(isVerifiedRecord(memo.verified) ? { verified: memo.verified } : {}) } };
+  // The stat rows are checked and indexed only when the chain is not replayed (they serve the slow path).
+  let statCache: StatCache | undefined;
+  const stats = memo.stats;
+  const hit = { lock, get statCache() { return (statCache ??= statCacheOf(root, stats, now)); }, ...(isVerifiedRecord(memo.verified) ? { verified: memo.verified } : {}) };
+  return { lockStat, hit };
 }
 
 /**

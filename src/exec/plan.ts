@@ -138,8 +138,16 @@ export interface Plans {
 export function buildPlans(input: PlanInput): Plans {
   const notes: LaunchNotes = { warnings: [], writable: [] };
   const plan = buildPlan({ ...input, redact: false }, notes);
-  const shown = buildPlan({ ...input, redact: true });
-  return { plan, shown, notes };
+  return { plan, shown: shownTwin(plan, input), notes };
+}
+
+/**
+ * The plan as shown: built again with secret values redacted, or, when the plan names no secret
+ * (redaction replaces only the values of secret names), the plan itself, which is then never
+ * changed (a warm exec builds one plan instead of two).
+ */
+export function shownTwin(plan: Plan, input: PlanInput): Plan {
+  return plan.secrets.length === 0 ? plan : buildPlan({ ...input, redact: true });
 }
 
 /**

@@ -8,7 +8,7 @@ import { type ParamTool, buildParametersSchemaLazily, resolveCallParams } from "
 import { planHost } from "../exec/host-io.ts";
 import { chainDeclarations, gatherLaunchFacts, settleLaunch } from "../exec/launch-io.ts";
 import { mergeConfigs } from "../exec/merge.ts";
-import { type LinkInput, type PlanInput, type Plans, type SubprocessPlan, buildPlan, buildPlans } from "../exec/plan.ts";
+import { type LinkInput, type PlanInput, type Plans, type SubprocessPlan, buildPlan, buildPlans, shownTwin } from "../exec/plan.ts";
 import { RUNS_DIR, ensureRunDir } from "../exec/rundir-io.ts";
 import { declaresPackages } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
@@ -73,7 +73,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   if (bare.primitive === "subprocess") {
     const launchLinks = chain.links.map((l, i) => ({ ...links[i]!, tool: { ...links[i]!.tool, capabilities: l.tool.capabilities } }));
     const launchCtx = { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun, allowAnyHost: req.allowAnyHost };
-    const shownBare = buildPlan({ ...input, redact: true }) as SubprocessPlan;
+    const shownBare = shownTwin(bare, input) as SubprocessPlan;
     const { facts, cleanup } = gatherLaunchFacts([bare, shownBare], launchLinks, launchCtx);
     try {
       built = buildPlans({ ...input, launch: facts });

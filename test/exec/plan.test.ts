@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type HttpPlan, type LinkInput, type PlanHost, type PlanTool, type SubprocessPlan, buildPlan } from "../../src/exec/plan.ts";
+import { type HttpPlan, type LinkInput, type PlanHost, type PlanTool, type SubprocessPlan, buildPlan, buildPlans } from "../../src/exec/plan.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
 import { withConfig } from "../../src/manifest/model.ts";
 import { mergeConfigs } from "../../src/exec/merge.ts";
@@ -91,6 +91,17 @@ describe("subprocess plans", () => {
     expect(JSON.stringify(shown)).not.toContain("hunter2");
     expect(shown.subprocess.argv).toContain("--token=***");
     expect(shown.subprocess.env.K).toBe("***");
+  });
+
+  test("buildPlans redacts a plan naming a secret into a twin; a plan naming none is shown as it is", () => {
+    const chainOf = (leaf: PlanTool): LinkInput[] => [{ tool: leaf, integrity: "sha256:aa", runDir: "/r" }, { tool: builtin("python_runtime"), integrity: null, runDir: null }, { tool: builtin("subprocess"), integrity: null, runDir: null }];
+    const input = (leaf: PlanTool) => ({ chain: chainOf(leaf), params: {}, env: { ...env, MY_KEY: "hunter2" }, host, mode: "locked" as const });
+    const secret = buildPlans(input(script({ entrypoint: "main.py", env: { K: "${MY_KEY}" }, secrets: ["MY_KEY"] })));
+    expect([(secret.plan as SubprocessPlan).subprocess.env.K, (secret.shown as SubprocessPlan).subprocess.env.K]).toEqual(["hunter2", "***"]);
+    // MY_KEY is not declared secret here (nor named like one), so nothing would be redacted.
+    const plain = buildPlans(input(script({ entrypoint: "main.py", env: { K: "${MY_KEY}" } })));
+    expect(plain.shown).toBe(plain.plan);
+    expect(JSON.stringify(plain.shown)).toBe(JSON.stringify(buildPlan({ ...input(script({ entrypoint: "main.py", env: { K: "${MY_KEY}" } })), redact: true })));
   });
 
   test("an unset ${VAR} refuses the plan, naming it", () => {
