@@ -78,7 +78,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     const shownBare = shownTwin(bare, input) as SubprocessPlan;
     const { facts, cleanup } = gatherLaunchFacts([bare, shownBare], launchLinks, launchCtx);
     try {
-      built = buildPlans({ ...input, launch: facts });
+      built = buildPlans({ ...input, launch: facts }, { plan: bare, shown: shownBare });
     } catch (error) {
       cleanup();
       throw error;

@@ -104,6 +104,21 @@ describe("subprocess plans", () => {
     expect(JSON.stringify(plain.shown)).toBe(JSON.stringify(buildPlan({ ...input(script({ entrypoint: "main.py", env: { K: "${MY_KEY}" } })), redact: true })));
   });
 
+  test("plans completed from their bare twins equal plans built with the launch from the start", () => {
+    const chain: LinkInput[] = [{ tool: script({ entrypoint: "main.py", env: { K: "${MY_KEY}" }, secrets: ["MY_KEY"] }), integrity: "sha256:aa", runDir: "/r" }, { tool: builtin("python_runtime"), integrity: null, runDir: null }, { tool: builtin("subprocess"), integrity: null, runDir: null }];
+    const input = { chain, params: {}, env: { ...env, MY_KEY: "hunter2" }, host, mode: "locked" as const };
+    const probe = { bwrap: null, usable: false, prlimit: "/usr/bin/prlimit", setpriv: null, uid: 1000, pid: 1, reason: "off" };
+    const launch = { mode: "off" as const, probe, home: "/home/u", projectRoot: "/p", capabilities: [], limits: {}, runDirs: ["/r"], programs: { "/usr/bin/python3": { resolved: "/usr/bin/python3" } } };
+    const bare = { plan: buildPlan(input), shown: buildPlan({ ...input, redact: true }) };
+    const completed = buildPlans({ ...input, launch }, bare);
+    const fresh = buildPlans({ ...input, launch });
+    expect(JSON.stringify(completed.plan)).toBe(JSON.stringify(fresh.plan));
+    expect(JSON.stringify(completed.shown)).toBe(JSON.stringify(fresh.shown));
+    expect(completed.notes).toEqual(fresh.notes);
+    expect((completed.plan as SubprocessPlan).subprocess.launch.slice(0, 2)).toEqual(["/usr/bin/prlimit", "--data=2147483648"]);
+    expect(JSON.stringify(completed.shown)).not.toContain("hunter2");
+  });
+
   test("an unset ${VAR} refuses the plan, naming it", () => {
     expect(() => subprocessPlan(script({ entrypoint: "main.py", env: { X: "${NOT_SET_ANYWHERE}" } }))).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining("${NOT_SET_ANYWHERE}") }));
   });
