@@ -24,6 +24,7 @@ import { type CanonicalValue, survivesJsonParse } from "../integrity/value.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { IGNORED_NAMES, type Tool } from "../manifest/model.ts";
 import type { Lockfile, LockedTool, ToolDependencies } from "../schema/lockfile.ts";
+import { isCompiled } from "../self.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 
 type StatId = [size: number, mtimeMs: number, ctimeMs: number, ino: number];
@@ -158,9 +159,11 @@ function sameIdentity(path: string, id: readonly number[]): boolean {
 export function recordVerifiedChain(links: readonly { tool: Tool; hashed: { files: FileEntry[]; integrity: string; manifestDigest: string }; integrity: string }[], now: number): VerifiedRecord | undefined {
   const limit = now - RACY_MARGIN_MS;
   const watch: VerifiedRecord["watch"] = [];
+  const watched = new Set<string>();
   const watchPath = (path: string, st: Stats): boolean => {
     if (st.mtimeMs >= limit || st.ctimeMs >= limit) return false;
-    watch.push([path, st.size, st.mtimeMs, st.ctimeMs, st.ino]);
+    if (!watched.has(path)) watch.push([path, st.size, st.mtimeMs, st.ctimeMs, st.ino]);
+    watched.add(path);
     return true;
   };
   const records: LinkRecord[] = [];
@@ -168,7 +171,16 @@ export function recordVerifiedChain(links: readonly { tool: Tool; hashed: { file
     const { locate: _, ...plain } = tool;
     if (!survivesJsonParse(plain as unknown as CanonicalValue)) return undefined;
     records.push({ tool: plain, files: hashed.files, integrity, integrityHex: hashed.integrity, manifestDigest: hashed.manifestDigest });
-    if (tool.form === "builtin") continue;
+    if (tool.form === "builtin") {
+      // A built-in comes from kiwi itself: another build of the same version may ship another one.
+      const source = builtinSource(tool.id);
+      try {
+        if (!watchPath(source, lstatSync(source))) return undefined;
+      } catch {
+        return undefined;
+      }
+      continue;
+    }
     if (!["directory", "file", "script", "markdown"].includes(tool.form) || tool.manifestFile.includes("#") || basename(tool.manifestFile) === "SKILL.md") return undefined;
     for (const f of tool.files) if (f.mtimeMs >= limit || f.ctimeMs >= limit) return undefined;
     try {
@@ -181,6 +193,11 @@ export function recordVerifiedChain(links: readonly { tool: Tool; hashed: { file
     }
   }
   return { format: RECORD_FORMAT, links: records, watch };
+}
+
+/** Where a built-in manifest comes from: the compiled kiwi itself, or its YAML file in a checkout. */
+function builtinSource(id: string): string {
+  return isCompiled() ? process.execPath : Bun.fileURLToPath(new URL(`../manifest/builtin/${id}.yaml`, import.meta.url));
 }
 
 /** Watches `dir` and every folder below it that listing a tool's files descends into; false on a symbolic link. */

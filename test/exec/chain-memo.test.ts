@@ -130,6 +130,13 @@ describe("the verified chain in the index (a warm call stats its inputs and read
     expect([error.code, error.details?.tool, error.details?.file]).toEqual(["E_INTEGRITY_MISMATCH", "greet", file]);
   });
 
+  test("the record watches where each built-in link came from (another build of kiwi may ship another one)", async () => {
+    const p = await replayed();
+    const watched = p.index().hit!.verified!.watch.map((w) => w[0]);
+    expect(watched.some((path) => path.endsWith("/manifest/builtin/bash_runtime.yaml"))).toBe(true);
+    expect(watched.some((path) => path.endsWith("/manifest/builtin/subprocess.yaml"))).toBe(true);
+  });
+
   test("a tool folder holding a symbolic link is never replayed (its target is not watched)", async () => {
     const p = await project(undefined, { ...TOOL, ".ai/tools/greet/data/a.txt": "a\n" });
     symlinkSync("a.txt", join(p.root, ".ai/tools/greet/data/b.txt"));
