@@ -200,9 +200,13 @@ function builtinSource(id: string): string {
   return isCompiled() ? process.execPath : Bun.fileURLToPath(new URL(`../manifest/builtin/${id}.yaml`, import.meta.url));
 }
 
-/** Watches `dir` and every folder below it that listing a tool's files descends into; false on a symbolic link. */
+/**
+ * Watches `dir` and every folder below it that listing a tool's files descends into; false on a
+ * symbolic link, the tool folder's own included (a link's stat says nothing of what it points at).
+ */
 function watchFolders(dir: string, watchPath: (path: string, st: Stats) => boolean): boolean {
-  if (!watchPath(dir, lstatSync(dir))) return false;
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || !watchPath(dir, st)) return false;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (IGNORED_NAMES.has(entry.name)) continue;
     if (entry.isSymbolicLink()) return false;
