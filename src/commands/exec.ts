@@ -2,6 +2,7 @@
 // parameters, run the verified copy through its primitive, or with --dry-run only plan) -> ui/.
 import { fstatSync, readFileSync } from "node:fs";
 import type { ArgsDef } from "citty";
+import type { Context } from "../context.ts";
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
@@ -87,7 +88,7 @@ export default defineCommand({
  * What a refusal shows before its error: the findings that stopped an unlocked call's validation,
  * and the per-field changes of a refused MCP drift.
  */
-async function showBeforeError(error: unknown, ctx: ReturnType<typeof contextFromArgs>, json: boolean): Promise<void> {
+async function showBeforeError(error: unknown, ctx: Context, json: boolean): Promise<void> {
   if (json || !(error instanceof KiwiError)) return;
   if (error.code === "E_CHECK_FAILED" && Array.isArray(error.details?.findings)) {
     const { renderFindingsHuman } = await import("../ui/findings-render.ts");
