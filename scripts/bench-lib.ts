@@ -116,6 +116,29 @@ export function helloWorldBinary(dir: string): string {
   return out;
 }
 
+/**
+ * A compiled Bun binary (kiwi's build flags) that does nothing but run its arguments as a child the
+ * way kiwi runs a tool: stdin passed on, stdout and stderr piped and forwarded, its own session,
+ * its exit code returned. The least any Bun-built wrapper pays to run a tool.
+ */
+export function spawnerBinary(dir: string): string {
+  const source = join(dir, "spawner.ts");
+  const out = join(dir, "spawner");
+  writeFileSync(
+    source,
+    [
+      'const p = Bun.spawn(process.argv.slice(2), { stdin: "inherit", stdout: "pipe", stderr: "pipe", detached: true });',
+      "const pump = async (s: ReadableStream<Uint8Array>, to: typeof Bun.stdout) => { for await (const c of s) await Bun.write(to, c); };",
+      "await Promise.all([pump(p.stdout, Bun.stdout), pump(p.stderr, Bun.stderr), p.exited]);",
+      "process.exit(p.exitCode ?? 1);",
+      "",
+    ].join("\n"),
+  );
+  const build = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--compile-jit-policy=10", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", source, "--outfile", out], { stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`compiling the spawner binary failed: ${build.stderr.toString()}`);
+  return out;
+}
+
 /** Runs a command to completion and returns its wall time in ms; a failing run stops the benchmark. */
 export async function timeCommand(cmd: string[], opts: { cwd: string; env: Record<string, string>; stdin?: string }): Promise<number> {
   const started = performance.now();

@@ -178,6 +178,7 @@ function toArray(value: string | string[] | undefined): string[] {
 
 /** `dry-run` -> `dryRun`, as scule 1.3 (citty's) spells it. */
 export function camelCase(name: string): string {
+  if (ONE_WORD.test(name)) return name;
   const pascal = splitByCase(name)
     .map((p) => (p ? p[0]!.toUpperCase() + p.slice(1) : ""))
     .join("");
@@ -186,10 +187,17 @@ export function camelCase(name: string): string {
 
 /** `dryRun` -> `dry-run`, as scule 1.3 spells it. */
 export function kebabCase(name: string): string {
+  if (ONE_WORD.test(name)) return name;
   return splitByCase(name)
     .map((p) => p.toLowerCase())
     .join("-");
 }
+
+/**
+ * Lower-case letters and digits only: one part whatever the splitter, spelled the same in camel and
+ * kebab case. Most flags are (`json`, `cwd`, `param`), and start-up runs in the interpreter.
+ */
+const ONE_WORD = /^[a-z0-9]*$/;
 
 /** scule 1.3's splitByCase: at - _ / . and where the case turns (digits have none). */
 function splitByCase(str: string): string[] {

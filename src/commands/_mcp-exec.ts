@@ -1,11 +1,9 @@
-// The mcp_tool branch of `kiwi exec`: flags -> runMcpTool (src/ops/mcp-exec-io.ts) -> output. Kept
-// here so exec.ts needs one line (a lazy import keeps the MCP SDK out of every other exec).
+// The mcp_tool side of `kiwi exec`, loaded only for one (the prompt and the MCP renderers): the
+// gate hooks handed to ops/exec-io.ts, and the call's result, drift and gate outcome as shown.
 import type { Context } from "../context.ts";
-import { KiwiError } from "../errors.ts";
-import type { PreparedExec } from "../ops/prepare-exec-io.ts";
-import { redactError } from "../exec/run-io.ts";
-import { reportRefusals } from "../ui/refusals.ts";
-import { runMcpTool } from "../ops/mcp-exec-io.ts";
+import type { KiwiError } from "../errors.ts";
+import type { McpGateHooks } from "../ops/exec-io.ts";
+import type { McpCall } from "../ops/mcp-exec-io.ts";
 import type { GateOutcome } from "../ops/mcp-gate-io.ts";
 import { resolveMcpMode } from "../mcp/modes.ts";
 import { renderDiff, renderFindings, renderToolResult } from "../ui/mcp-render.ts";
@@ -19,24 +17,17 @@ export interface McpExecArgs {
   warnOnly?: boolean;
 }
 
-/** Runs an mcp_tool call and prints its result; returns the exit code (1 when the result has isError). */
-export async function execMcpToolCommand(ctx: Context, prepared: PreparedExec, args: McpExecArgs): Promise<number> {
-  const mode = resolveMcpMode(args.mcpMode, ctx.env);
+/** How the call is gated against its server's pin (mode, prompt) and how the gate's outcome is reported. */
+export function mcpGateHooks(ctx: Context, args: McpExecArgs): McpGateHooks {
   const interactive = canAsk(ctx);
-  let call;
-  try {
-    call = await runMcpTool(
-      ctx,
-      prepared,
-      { mode, warnOnly: args.warnOnly === true, strict: args.strict === true, interactive, ask: interactive ? (q) => askApproval(q, ctx) : undefined },
-      (outcome) => reportGate(ctx, outcome),
-    );
-  } catch (error) {
-    if (error instanceof KiwiError && error.code === "E_MCP_DRIFT" && !args.json) showDriftDetails(ctx, error);
-    throw error instanceof KiwiError ? redactError(error, prepared.redact) : error;
-  } finally {
-    reportRefusals(prepared);
-  }
+  return {
+    gate: { mode: resolveMcpMode(args.mcpMode, ctx.env), warnOnly: args.warnOnly === true, strict: args.strict === true, interactive, ask: interactive ? (q) => askApproval(q, ctx) : undefined },
+    onGate: (outcome) => reportGate(ctx, outcome),
+  };
+}
+
+/** Prints an mcp_tool call's result; returns the exit code (1 when the result has isError). */
+export function showMcpCall(call: McpCall, args: McpExecArgs): number {
   const isError = call.result.isError === true;
   if (args.json) showJson({ ok: !isError, tool: call.tool, server: call.server, name: call.name, pin: call.gate?.result ?? null, result: call.result });
   else showResult(renderToolResult(call.result));
@@ -53,7 +44,7 @@ function reportGate(ctx: Context, outcome: GateOutcome): void {
 }
 
 /** A refused drift shows the per-field changes, so the user sees why before reading the hint. */
-function showDriftDetails(ctx: Context, error: KiwiError): void {
+export function showDriftDetails(error: KiwiError): void {
   const changes = error.details?.changes as { kind: string; name: string; change: string; severity: string; fields: string[] }[] | undefined;
   if (!changes?.length) return;
   const lines = changes.map((c) => `  ${c.change === "added" ? "+" : c.change === "removed" ? "-" : "~"} ${c.kind}${c.name ? ` ${JSON.stringify(c.name)}` : ""} [${c.severity}]${c.fields.length && c.fields[0] !== "*" ? `: ${c.fields.join(", ")}` : ""}`);

@@ -1,20 +1,17 @@
-// `kiwi exec <tool>`: verify the locked chain, validate the parameters, then run the verified copy
-// through its primitive (or, with --dry-run, print the resolved plan and run nothing).
+// `kiwi exec <tool>`: flags -> one ops/ call (ops/exec-io.ts: verify the locked chain, validate the
+// parameters, run the verified copy through its primitive, or with --dry-run only plan) -> ui/.
 import { fstatSync, readFileSync } from "node:fs";
 import type { ArgsDef } from "citty";
+import type { Context } from "../context.ts";
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
-import { type ExecRequest, type PreparedExec, prepareExec } from "../ops/prepare-exec-io.ts";
-import { redactError, runPrepared } from "../exec/run-io.ts";
+import { type ExecRequest, execTool } from "../ops/exec-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
-import { planDocument } from "../ui/plan-render.ts";
-import { summarizeRefusals } from "../exec/net-proxy.ts";
 import { reportRefusals } from "../ui/refusals.ts";
 import { showJson, showNote } from "../ui/output.ts";
 import { collectingSinks, terminalSinks } from "../ui/stream.ts";
 import { contextFromArgs, mcpFlags, projectFlags, strictFlag } from "./_flags.ts";
-import { jitAtFullSpeed } from "../self.ts";
 
 const EXEC_ARGS = {
   tool: { type: "positional", required: true, description: "Id of the tool to run", valueHint: "tool" },
@@ -52,48 +49,53 @@ export default defineCommand({
       },
       readStdin: () => (stdinCarriesData() ? readAll(0, "stdin") : undefined),
     };
-    let prepared: PreparedExec;
+    // --json: the tool's output goes into the one document instead of straight to the terminal.
+    const collected = args.json && !args.dryRun ? collectingSinks() : undefined;
+    let outcome: Awaited<ReturnType<typeof execTool>>;
     try {
-      prepared = prepareExec(ctx, request);
+      outcome = await execTool(ctx, request, {
+        warn: (warning) => showNote(`warning: ${warning}`),
+        sinks: () => collected?.sinks ?? terminalSinks(),
+        refused: reportRefusals,
+        // The MCP prompt and renderers load only for an mcp_tool call.
+        mcpGate: async () => (await import("./_mcp-exec.ts")).mcpGateHooks(ctx, args),
+      });
     } catch (error) {
-      // Unlocked mode validates the project first; show what stopped it before the error itself.
-      if (!args.json && error instanceof KiwiError && error.code === "E_CHECK_FAILED" && Array.isArray(error.details?.findings)) {
-        const { renderFindingsHuman } = await import("../ui/findings-render.ts");
-        showNote(renderFindingsHuman(error.details.findings as Finding[], ctx));
-      }
+      await showBeforeError(error, ctx, args.json === true);
       throw error;
     }
-    for (const warning of prepared.warnings) showNote(`warning: ${warning}`);
-    if (args.dryRun) {
-      prepared.cleanup();
-      showJson(planDocument(prepared.shown, prepared.warnings));
-      return 0;
+    switch (outcome.kind) {
+      case "plan": {
+        const { planDocument } = await import("../ui/plan-render.ts");
+        showJson(planDocument(outcome.shown, outcome.warnings));
+        return 0;
+      }
+      case "mcp":
+        return (await import("./_mcp-exec.ts")).showMcpCall(outcome.call, args);
+      case "ran": {
+        if (collected) {
+          const { summarizeRefusals } = await import("../exec/net-proxy.ts");
+          const refusals = summarizeRefusals(outcome.refusals);
+          showJson({ ok: outcome.exitCode === 0, tool: args.tool, exitCode: outcome.exitCode, ...collected.text(), durationMs: outcome.durationMs, ...(refusals.length ? { refusals } : {}) });
+        }
+        return outcome.exitCode;
+      }
     }
-    // The tool starts now: what kiwi still does (speak MCP, pump output) may run long enough to want the JIT.
-    jitAtFullSpeed();
-    if (prepared.chain.links[0]?.tool.type === "mcp_tool") {
-      // MCP calls speak JSON-RPC to the server the plan launches; the SDK loads only here.
-      const { execMcpToolCommand } = await import("./_mcp-exec.ts");
-      return execMcpToolCommand(ctx, prepared, args);
-    }
-    // --json: the tool's output goes into the one document instead of straight to the terminal.
-    const collected = args.json ? collectingSinks() : undefined;
-    const started = performance.now();
-    let exitCode: number;
-    try {
-      exitCode = await runPrepared(prepared, collected?.sinks ?? terminalSinks());
-    } catch (error) {
-      throw error instanceof KiwiError ? redactError(error, prepared.redact) : error;
-    } finally {
-      reportRefusals(prepared);
-    }
-    if (collected) {
-      const refusals = summarizeRefusals(prepared.refusals);
-      showJson({ ok: exitCode === 0, tool: args.tool, exitCode, ...collected.text(), durationMs: Math.round(performance.now() - started), ...(refusals.length ? { refusals } : {}) });
-    }
-    return exitCode;
   },
 });
+
+/**
+ * What a refusal shows before its error: the findings that stopped an unlocked call's validation,
+ * and the per-field changes of a refused MCP drift.
+ */
+async function showBeforeError(error: unknown, ctx: Context, json: boolean): Promise<void> {
+  if (json || !(error instanceof KiwiError)) return;
+  if (error.code === "E_CHECK_FAILED" && Array.isArray(error.details?.findings)) {
+    const { renderFindingsHuman } = await import("../ui/findings-render.ts");
+    showNote(renderFindingsHuman(error.details.findings as Finding[], ctx));
+  }
+  if (error.code === "E_MCP_DRIFT") (await import("./_mcp-exec.ts")).showDriftDetails(error);
+}
 
 /** Flags of exec that take a value (the word after them is that value, not a stray positional). */
 const VALUE_FLAGS = new Set(

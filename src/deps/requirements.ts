@@ -3,7 +3,6 @@
 // an mcp_server's `config.package` (the server itself, run from its installed copy). Pure.
 import { isRecord } from "../integrity/value.ts";
 import type { Tool } from "../manifest/model.ts";
-import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import type { ToolDependencies } from "../schema/lockfile.ts";
 
 export type Ecosystem = "npm" | "pypi";
@@ -94,7 +93,9 @@ export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | 
   for (const [list, base] of lists) {
     if (!Array.isArray(list)) continue;
     list.forEach((item, i) => {
-      if (typeof item !== "string" || (CAPABILITY_NAMES as readonly string[]).includes(item) || /^(fs|net|shell|env|proc)\./.test(item)) return;
+      // A capability word (manifest/normalize.ts CAPABILITY_NAMES, all in these namespaces) is no
+      // package; the pattern alone decides, so a warm exec need not load the manifest normaliser.
+      if (typeof item !== "string" || /^(fs|net|shell|env|proc)\./.test(item)) return;
       const read = parseRequirement(item, `${base}/${i}`, fallback);
       if ("message" in read) out.problems.push(read);
       else out.requirements.push(read);

@@ -7,19 +7,17 @@ import { KiwiError } from "../errors.ts";
 import { formatDigest, shortDigest } from "../integrity/digest.ts";
 import { resolveLockedChain } from "../lockfile/locked-chain.ts";
 import type { FileChange } from "../lockfile/lock-diff.ts";
-import { LOCKFILE_NAME } from "../lockfile/parse.ts";
+import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import type { TreeTool } from "../lockfile/hash-tree-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
-import { declaresPackages } from "../deps/requirements.ts";
 import type { LockedTool, Lockfile, ToolDependencies } from "../schema/lockfile.ts";
-import { type ChainIndex, readChainIndex, writeChainIndex } from "./chain-memo-io.ts";
-import { assertNoReadErrors, hashChainTools, readLockfileMemo, readToolAt } from "./chain-io.ts";
+import { type ChainIndex, readChainIndex, recordVerifiedChain, replayVerifiedChain, writeChainIndex } from "./chain-memo-io.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
-import { checkChildSchemas } from "./schema.ts";
 
-// Loaded on first use: only refusals and the unlocked mode need them, and a warm locked run
-// should not pay for evaluating them (README "kiwi exec", start-up).
+// Loaded on first use: a warm locked run replays its chain from the chain index and should not
+// pay for evaluating what reads, parses and hashes manifests, nor what only refusals and the
+// unlocked mode need (README "kiwi exec", start-up).
 const load = {
   build: () => require("../lockfile/build.ts") as typeof import("../lockfile/build.ts"),
   diff: () => require("../lockfile/lock-diff.ts") as typeof import("../lockfile/lock-diff.ts"),
@@ -27,6 +25,9 @@ const load = {
   discover: () => require("../manifest/discover-io.ts") as typeof import("../manifest/discover-io.ts"),
   chain: () => require("../resolve/chain.ts") as typeof import("../resolve/chain.ts"),
   suggest: () => require("../resolve/suggest.ts") as typeof import("../resolve/suggest.ts"),
+  read: () => require("./chain-io.ts") as typeof import("./chain-io.ts"),
+  schema: () => require("./schema.ts") as typeof import("./schema.ts"),
+  requirements: () => require("../deps/requirements.ts") as typeof import("../deps/requirements.ts"),
 };
 
 /** One link as verified: the tree's tool, its hashed files and integrity, and its lock entry. */
@@ -58,43 +59,53 @@ export interface VerifyOptions {
 /** Resolves and verifies the chain of `toolId`; throws a coded error naming the failing link. */
 export function verifyChain(ctx: Context, toolId: string, options: VerifyOptions): VerifiedChain {
   const root = findProjectRoot(ctx.cwd);
-  const chain = options.unlocked ? resolveUnlocked(ctx, root, toolId) : verifyLocked(ctx, root, toolId);
-  const warnings = options.unlocked ? [`running ${toolId} unlocked: ${LOCKFILE_NAME} is not compared (development mode; --unlocked or KIWI_UNLOCKED=1)`, ...chain.warnings] : chain.warnings;
-  assertChildSchemas(chain.links, options.strict === true, warnings, ctx.cacheDir);
-  return { ...chain, warnings };
+  if (options.unlocked) {
+    const chain = resolveUnlocked(ctx, root, toolId);
+    const warnings = [`running ${toolId} unlocked: ${LOCKFILE_NAME} is not compared (development mode; --unlocked or KIWI_UNLOCKED=1)`, ...chain.warnings];
+    assertChildSchemas(chain.links, options.strict === true, warnings, ctx.cacheDir);
+    return { ...chain, warnings };
+  }
+  const index = readChainIndex(ctx.cacheDir, root, toolId, ctx.now());
+  // Warm: the chain exactly as a previous call verified it, while every input keeps its stat identity.
+  const replayed = index.hit ? replayVerifiedChain(index.hit, chainIds(index.hit.lock, toolId)) : undefined;
+  if (replayed) return { root, mode: "locked", links: replayed, warnings: [] };
+  const { chain, statCache, lock } = verifyLocked(ctx, root, toolId, index);
+  assertChildSchemas(chain.links, options.strict === true, chain.warnings, ctx.cacheDir);
+  // Only a chain that passed every check without a warning is replayed (a warning shows on every call).
+  const verified = chain.warnings.length === 0 ? recordVerifiedChain(chain.links, ctx.now()) : undefined;
+  if (!index.hit || statCache.misses > 0 || verified) {
+    writeChainIndex(ctx.cacheDir, root, toolId, { lockStat: index.lockStat!, lock, ids: chain.links.map((l) => l.tool.id), seen: statCache.seen(), ...(verified ? { verified } : {}) }, ctx.now());
+  }
+  return chain;
+}
+
+/** The chain's tool ids, tool first, as the lockfile links them (none when the tool is not locked). */
+function chainIds(lock: Lockfile, toolId: string): string[] {
+  if (!lock.tools[toolId]) return [];
+  return resolveLockedChain(lock, toolId).map((ref) => ref.slice(0, ref.lastIndexOf("@")));
 }
 
 /**
- * The locked chain through exec's chain index when tool.lock.json is unchanged since the index was
- * written (no lockfile parse, no project-wide stat cache), else from the lockfile and the project's
- * stat cache; a chain verified the slow way, or whose files had to be re-hashed, is indexed.
+ * The locked chain read and hashed: through exec's chain index when tool.lock.json is unchanged
+ * since the index was written (no lockfile parse, no project-wide stat cache), else from the
+ * lockfile and the project's stat cache.
  */
-function verifyLocked(ctx: Context, root: string, toolId: string): VerifiedChain {
-  const index = readChainIndex(ctx.cacheDir, root, toolId, ctx.now());
-  if (index.hit) {
-    const chain = resolveLocked(ctx, root, index.hit.lock, toolId, index.hit.statCache);
-    if (index.hit.statCache.misses > 0) rememberChain(ctx, root, toolId, index.lockStat!, index.hit.lock, chain, index.hit.statCache);
-    return chain;
-  }
-  const read = index.lockStat === undefined ? undefined : readLockfileMemo(root, ctx.cacheDir);
+function verifyLocked(ctx: Context, root: string, toolId: string, index: ChainIndex): { chain: VerifiedChain; statCache: StatCache; lock: Lockfile } {
+  if (index.hit) return { chain: resolveLocked(ctx, root, index.hit.lock, toolId, index.hit.statCache), statCache: index.hit.statCache, lock: index.hit.lock };
+  const read = index.lockStat === undefined ? undefined : load.read().readLockfileMemo(root, ctx.cacheDir);
   if (!read) {
     throw new KiwiError("E_LOCK_MISSING", `${LOCKFILE_NAME} does not exist in ${root}; kiwi exec runs only locked tools`, {
       hint: 'run "kiwi lock" (or pass --unlocked while developing)',
     });
   }
   const statCache = readOnlyStatCache(ctx, root);
-  const chain = resolveLocked(ctx, root, read.lock, toolId, statCache);
-  rememberChain(ctx, root, toolId, index.lockStat!, read.lock, chain, statCache);
-  return chain;
-}
-
-function rememberChain(ctx: Context, root: string, toolId: string, lockStat: NonNullable<ChainIndex["lockStat"]>, lock: Lockfile, chain: VerifiedChain, statCache: StatCache): void {
-  writeChainIndex(ctx.cacheDir, root, toolId, { lockStat, lock, ids: chain.links.map((l) => l.tool.id), seen: statCache.seen() }, ctx.now());
+  return { chain: resolveLocked(ctx, root, read.lock, toolId, statCache), statCache, lock: read.lock };
 }
 
 function resolveLocked(ctx: Context, root: string, lock: Lockfile, toolId: string, statCache: StatCache): VerifiedChain {
   if (!lock.tools[toolId]) throw notLocked(root, toolId, Object.keys(lock.tools));
-  const ids = resolveLockedChain(lock, toolId).map((ref) => ref.slice(0, ref.lastIndexOf("@")));
+  const ids = chainIds(lock, toolId);
+  const { assertNoReadErrors, hashChainTools, readToolAt } = load.read();
   const tools: Tool[] = ids.map((id, i) => {
     const entry = lock.tools[id]!;
     const { tool, findings } = readToolAt(root, entry.source, ctx.cacheDir);
@@ -222,10 +233,11 @@ function resolveUnlocked(ctx: Context, root: string, toolId: string): VerifiedCh
     });
   }
   assertGatePassed(checkBeforeLock(project), `kiwi exec --unlocked ${toolId}`);
+  const { hashChainTools, readLockfileMemo } = load.read();
   const hashed = hashChainTools(root, resolved.chain, readOnlyStatCache(ctx, root));
   const warnings: string[] = [];
   // Packages are never fetched at exec time, unlocked or not: the lockfile's installed ones are used.
-  const dependencies = resolved.chain.some((t) => declaresPackages(t)) ? (readLockfileMemo(root, ctx.cacheDir)?.lock.dependencies ?? {}) : {};
+  const dependencies = resolved.chain.some((t) => load.requirements().declaresPackages(t)) ? (readLockfileMemo(root, ctx.cacheDir)?.lock.dependencies ?? {}) : {};
   const links = hashed.map((h, i) => {
     const tool = resolved.chain[i]!;
     const packages = dependencies[tool.id];
@@ -241,7 +253,7 @@ function assertChildSchemas(links: VerifiedLink[], strict: boolean, warnings: st
     // A verdict is a pure function of both manifests, which their integrities pin: a pass is memoised.
     const key = memoKey("verdicts", parent.integrity, child.integrity);
     if (readMemo(cacheDir, "verdicts", key) === "ok") continue;
-    const verdict = checkChildSchemas(parent.tool, child.tool);
+    const verdict = load.schema().checkChildSchemas(parent.tool, child.tool);
     if (verdict.ok) {
       writeMemo(cacheDir, "verdicts", key, "ok");
       continue;

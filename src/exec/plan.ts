@@ -133,13 +133,27 @@ export interface Plans {
 
 /**
  * Builds the plan of a call as run and as shown (secret values as `***`), each wrapped in its
- * launcher when `launch` is given. Both are final: nothing edits them afterwards.
+ * launcher when `launch` is given. Both are final: nothing edits them afterwards. `bare`, the
+ * same input's plans built without `launch` (exec gathers the launch facts from them), are
+ * wrapped instead of built again: a plan with a launch is its bare plan wrapped (buildPlan).
  */
-export function buildPlans(input: PlanInput): Plans {
+export function buildPlans(input: PlanInput, bare?: { plan: Plan; shown: Plan }): Plans {
   const notes: LaunchNotes = { warnings: [], writable: [] };
+  if (bare && input.launch && bare.plan.primitive === "subprocess" && bare.shown.primitive === "subprocess") {
+    const plan = launched(bare.plan, input.launch, notes);
+    return { plan, shown: bare.shown === bare.plan ? plan : launched(bare.shown, input.launch, undefined), notes };
+  }
   const plan = buildPlan({ ...input, redact: false }, notes);
-  const shown = buildPlan({ ...input, redact: true });
-  return { plan, shown, notes };
+  return { plan, shown: shownTwin(plan, input), notes };
+}
+
+/**
+ * The plan as shown: built again with secret values redacted, or, when the plan names no secret
+ * (redaction replaces only the values of secret names), the plan itself, which is then never
+ * changed (a warm exec builds one plan instead of two).
+ */
+export function shownTwin(plan: Plan, input: PlanInput): Plan {
+  return plan.secrets.length === 0 ? plan : buildPlan({ ...input, redact: true });
 }
 
 /**

@@ -7,11 +7,18 @@
 // nothing; one found tampered is renamed aside (never deleted under a running tool).
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { materializeTool } from "../cache/materialize-io.ts";
-import { isAlive } from "../cache/projects-io.ts";
-import { removeTree } from "../cache/remove-io.ts";
-import { type Store, ensureStore, putBlobFromFile } from "../cache/store-io.ts";
+import type { Store } from "../cache/store-io.ts";
 import type { FileEntry } from "../integrity/tool.ts";
+
+// Loaded only to build or replace a run directory: a warm call reuses an intact one and should not
+// pay for evaluating the store, its JSON reader and the copy code at start-up.
+const load = {
+  store: () => require("../cache/store-io.ts") as typeof import("../cache/store-io.ts"),
+  materialize: () => require("../cache/materialize-io.ts") as typeof import("../cache/materialize-io.ts"),
+  remove: () => require("../cache/remove-io.ts") as typeof import("../cache/remove-io.ts"),
+  projects: () => require("../cache/projects-io.ts") as typeof import("../cache/projects-io.ts"),
+};
+const removeTree = (path: string) => load.remove().removeTree(path);
 
 /** Folder of run directories inside the cache. */
 export const RUNS_DIR = "runs";
@@ -28,7 +35,10 @@ interface Marker {
 }
 
 export interface RunDirRequest {
-  store: Store;
+  /** kiwi's cache folder (the store's): run directories live in its runs/. */
+  cacheDir: string;
+  /** The content-addressed store, opened only when a run directory must be built. */
+  store: () => Store;
   /** Hex integrity of the tool version (the run directory's name). */
   integrityHex: string;
   /** The locked file entries (paths, digests, modes). */
@@ -49,21 +59,23 @@ export interface RunDir {
 
 /** The run directory of a tool version: reused when its marker still matches, else rebuilt. */
 export function ensureRunDir(req: RunDirRequest): RunDir {
-  const runs = join(req.store.dir, RUNS_DIR);
+  const runs = join(req.cacheDir, RUNS_DIR);
   const container = join(runs, req.integrityHex);
   if (containerIntact(container, req)) return { dir: join(container, "files"), reused: true };
-  ensureStore(req.store);
+  const store = req.store();
+  const { ensureStore, putBlobFromFile } = load.store();
+  ensureStore(store);
   for (const f of req.files) {
     const src = req.sourceOf(f.path);
     // putBlobFromFile re-verifies a present blob and refuses a source whose bytes are not the locked ones.
-    if (src !== undefined) putBlobFromFile(req.store, src, f.sha256, `${req.subject}: ${f.path}`);
+    if (src !== undefined) putBlobFromFile(store, src, f.sha256, `${req.subject}: ${f.path}`);
   }
   sweep(runs);
   const tmp = join(runs, `.run-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
   mkdirSync(tmp, { recursive: true });
   // Copies, not links: a run directory shares no inode with the store, so its stats stay stable
   // and a tool that chmods its own files cannot reach the blobs.
-  materializeTool(req.store, req.files, join(tmp, "files"), { link: false });
+  load.materialize().materializeTool(store, req.files, join(tmp, "files"), { link: false });
   const rows: Row[] = req.files.map((f) => {
     const st = lstatSync(join(tmp, "files", ...f.path.split("/")));
     return [f.path, st.ino, st.size, st.mtimeMs, st.ctimeMs];
@@ -164,7 +176,7 @@ function sweep(runs: string): void {
   for (const name of names) {
     const stale = /^\.stale-(\d+)-/.exec(name);
     const temp = /^\.run-(\d+)-/.exec(name);
-    if ((stale && now - Number(stale[1]) > STALE_AFTER_MS) || (temp && !isAlive(Number(temp[1])))) removeTree(join(runs, name));
+    if ((stale && now - Number(stale[1]) > STALE_AFTER_MS) || (temp && !load.projects().isAlive(Number(temp[1])))) removeTree(join(runs, name));
   }
 }
 

@@ -10,9 +10,9 @@ import { ParseProblem } from "../integrity/parse-problem.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { LOCKFILE_VERSION, type Lockfile, LockfileSchema, type McpPin } from "../schema/lockfile.ts";
 import { renderLockfile } from "./render.ts";
+import { LOCKFILE_NAME } from "./name.ts";
 
-/** The lockfile's name at the project root. */
-export const LOCKFILE_NAME = "tool.lock.json";
+export { LOCKFILE_NAME };
 
 const RESTORE_HINT = `restore ${LOCKFILE_NAME} from version control, or delete it and run "kiwi lock"`;
 const HEX = /^[0-9a-f]{64}$/;

@@ -16,7 +16,8 @@
 //   kiwi-mcp-verify-io.ts   kiwi verify <kiwi_mcp lockfile>, kiwi lock --from's check
 //   check-io.ts             kiwi check: discovery, the pure layers and the syntax checks
 //   staged-io.ts            kiwi check --staged: the projects and tools a commit touches
-//   prepare-exec-io.ts      kiwi exec: from a tool id and parameters to a verified plan (nothing runs)
+//   exec-io.ts              kiwi exec: prepare, then run the plan (or call the mcp_tool); --dry-run plans only
+//   prepare-exec-io.ts      kiwi exec's first step: from a tool id and parameters to a verified plan (nothing runs)
 //   integrity-io.ts         kiwi hash json|integrity|tool
 //   cache-maintain-io.ts    kiwi cache verify|prune|clean
 //   key-generate-io.ts      kiwi key generate
@@ -34,7 +35,7 @@
 //   mcp-interface-io.ts     kiwi mcp hash, diff, scan (read-only)
 //   mcp-pin-io.ts           kiwi mcp pin, kiwi mcp approve
 //   mcp-lock-io.ts          kiwi lock / install: pin every unpinned server
-//   mcp-exec-io.ts          kiwi exec <mcp_tool>
+//   mcp-exec-io.ts          kiwi exec <mcp_tool>: the call on its server, after exec-io.ts prepared it
 //   mcp-skill-get-io.ts     kiwi mcp skill
 //
 // No barrel on purpose: a command imports only the file of its own use case, so loading one

@@ -2,13 +2,13 @@
 // chain, validate the parameters, materialise the verified files into run directories and build
 // the plan (as run, and as shown with secrets redacted). Nothing runs here.
 import { join } from "node:path";
-import { openStore } from "../cache/store-io.ts";
+import type { Store } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { type ParamTool, buildParametersSchemaLazily, resolveCallParams } from "../exec/call-params.ts";
 import { planHost } from "../exec/host-io.ts";
 import { chainDeclarations, gatherLaunchFacts, settleLaunch } from "../exec/launch-io.ts";
 import { mergeConfigs } from "../exec/merge.ts";
-import { type LinkInput, type PlanInput, type Plans, type SubprocessPlan, buildPlan, buildPlans } from "../exec/plan.ts";
+import { type LinkInput, type PlanInput, type Plans, type SubprocessPlan, buildPlan, buildPlans, shownTwin } from "../exec/plan.ts";
 import { RUNS_DIR, ensureRunDir } from "../exec/rundir-io.ts";
 import { declaresPackages } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
@@ -32,14 +32,16 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const flagsGiven = req.sources.json !== undefined || req.sources.file !== undefined || (req.sources.pairs?.length ?? 0) > 0;
   const stdinText = !flagsGiven && mergedStdin !== "inherit" ? req.readStdin?.() : undefined;
   const params = resolveCallParams(leaf.tool, { ...req.sources, ...(stdinText !== undefined ? { stdin: { text: stdinText } } : {}) }, (tool) => memoParametersSchema(ctx.cacheDir, tool));
-  const store = openStore(ctx.cacheDir, ctx.env);
+  // The store is opened only when a run directory must be built or packages linked (its modules then load).
+  let opened: Store | undefined;
+  const store = () => (opened ??= (require("../cache/store-io.ts") as typeof import("../cache/store-io.ts")).openStore(ctx.cacheDir, ctx.env));
   const cleanups: (() => void)[] = [];
   if (chain.links.filter((l) => l.packages).length > 1) assertNoPackageConflicts(chain.links);
   const links: LinkInput[] = chain.links.map((l, i) => {
     const hex = l.integrity.slice("sha256:".length);
     // A tool with npm packages runs beside their verified, installed copy (deps/ loads only then).
     const wanted = l.packages || declaresPackages(l.tool);
-    const packages = wanted ? (require("../exec/packages-io.ts") as typeof import("../exec/packages-io.ts")).linkPackages(store, l) : undefined;
+    const packages = wanted ? (require("../exec/packages-io.ts") as typeof import("../exec/packages-io.ts")).linkPackages(store(), l) : undefined;
     let tool = packages?.tool ?? l.tool;
     const files = packages ? [...l.hashed.files, ...packages.files] : l.hashed.files;
     const needsDir = files.length > 0 || (i === 0 && primitive === "subprocess");
@@ -48,7 +50,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     let runDir = join(ctx.cacheDir, RUNS_DIR, dirName, "files");
     if (!req.dryRun) {
       const byPath = new Map(l.tool.files.map((f) => [f.path, f.abs]));
-      const run = ensureRunDir({ store, integrityHex: dirName, files, sourceOf: (p) => byPath.get(p), subject: l.tool.id });
+      const run = ensureRunDir({ cacheDir: ctx.cacheDir, store, integrityHex: dirName, files, sourceOf: (p) => byPath.get(p), subject: l.tool.id });
       if (run.cleanup) cleanups.push(run.cleanup);
       runDir = run.dir;
     }
@@ -73,10 +75,10 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   if (bare.primitive === "subprocess") {
     const launchLinks = chain.links.map((l, i) => ({ ...links[i]!, tool: { ...links[i]!.tool, capabilities: l.tool.capabilities } }));
     const launchCtx = { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun, allowAnyHost: req.allowAnyHost };
-    const shownBare = buildPlan({ ...input, redact: true }) as SubprocessPlan;
+    const shownBare = shownTwin(bare, input) as SubprocessPlan;
     const { facts, cleanup } = gatherLaunchFacts([bare, shownBare], launchLinks, launchCtx);
     try {
-      built = buildPlans({ ...input, launch: facts });
+      built = buildPlans({ ...input, launch: facts }, { plan: bare, shown: shownBare });
     } catch (error) {
       cleanup();
       throw error;

@@ -8,11 +8,8 @@
 // outside this subset; test/validate/check-value.test.ts and test/validate/parameters.test.ts require the
 // same verdicts as ajv. Formats come from ajv-formats itself, patterns run on the linear-time engine.
 // Pure.
-import { fullFormats } from "ajv-formats/dist/formats";
 import { escapePointer } from "../integrity/canonical.ts";
 import { isRecord, jsonEqual } from "../integrity/value.ts";
-import { linearRegExp } from "./linear-regex.ts";
-import { checkRegexSafety } from "./regex-safety.ts";
 import { PARAMETER_FORMATS } from "../schema/parameter-fields.ts";
 
 /** A JSON Schema object as kiwi builds it. */
@@ -148,6 +145,10 @@ function compileProperty(prop: Record<string, unknown>, screen: boolean): Check[
   ];
   if (ok.includes(false)) return undefined;
   if (prop.pattern !== undefined) {
+    // The screen and the linear-time engine (re2js) load only for a schema with a pattern: a call
+    // of a tool without one (nearly all) should not pay for evaluating them at start-up.
+    const { checkRegexSafety } = require("./regex-safety.ts") as typeof import("./regex-safety.ts");
+    const { linearRegExp } = require("./linear-regex.ts") as typeof import("./linear-regex.ts");
     if (typeof prop.pattern !== "string" || (screen && !checkRegexSafety(prop.pattern).ok)) return undefined;
     const pattern = prop.pattern;
     let re: { test: (s: string) => boolean };
@@ -175,6 +176,8 @@ function compileProperty(prop: Record<string, unknown>, screen: boolean): Check[
 /** The string test of an ajv-formats "full" format, as addFormats(ajv) installs it. */
 function formatTest(name: string): ((s: string) => boolean) | undefined {
   if (!(PARAMETER_FORMATS as readonly string[]).includes(name)) return undefined;
+  // ajv-formats builds its regular expressions when evaluated: loaded for a schema with a format only.
+  const { fullFormats } = require("ajv-formats/dist/formats") as typeof import("ajv-formats/dist/formats");
   const def = (fullFormats as Record<string, unknown>)[name];
   const validate = isRecord(def) && "validate" in def ? (def as { validate: unknown }).validate : def;
   if (validate instanceof RegExp) return (s) => validate.test(s);

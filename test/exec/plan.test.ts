@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type HttpPlan, type LinkInput, type PlanHost, type PlanTool, type SubprocessPlan, buildPlan } from "../../src/exec/plan.ts";
+import { type HttpPlan, type LinkInput, type PlanHost, type PlanTool, type SubprocessPlan, buildPlan, buildPlans } from "../../src/exec/plan.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
 import { withConfig } from "../../src/manifest/model.ts";
 import { mergeConfigs } from "../../src/exec/merge.ts";
@@ -91,6 +91,32 @@ describe("subprocess plans", () => {
     expect(JSON.stringify(shown)).not.toContain("hunter2");
     expect(shown.subprocess.argv).toContain("--token=***");
     expect(shown.subprocess.env.K).toBe("***");
+  });
+
+  test("buildPlans redacts a plan naming a secret into a twin; a plan naming none is shown as it is", () => {
+    const chainOf = (leaf: PlanTool): LinkInput[] => [{ tool: leaf, integrity: "sha256:aa", runDir: "/r" }, { tool: builtin("python_runtime"), integrity: null, runDir: null }, { tool: builtin("subprocess"), integrity: null, runDir: null }];
+    const input = (leaf: PlanTool) => ({ chain: chainOf(leaf), params: {}, env: { ...env, MY_KEY: "hunter2" }, host, mode: "locked" as const });
+    const secret = buildPlans(input(script({ entrypoint: "main.py", env: { K: "${MY_KEY}" }, secrets: ["MY_KEY"] })));
+    expect([(secret.plan as SubprocessPlan).subprocess.env.K, (secret.shown as SubprocessPlan).subprocess.env.K]).toEqual(["hunter2", "***"]);
+    // MY_KEY is not declared secret here (nor named like one), so nothing would be redacted.
+    const plain = buildPlans(input(script({ entrypoint: "main.py", env: { K: "${MY_KEY}" } })));
+    expect(plain.shown).toBe(plain.plan);
+    expect(JSON.stringify(plain.shown)).toBe(JSON.stringify(buildPlan({ ...input(script({ entrypoint: "main.py", env: { K: "${MY_KEY}" } })), redact: true })));
+  });
+
+  test("plans completed from their bare twins equal plans built with the launch from the start", () => {
+    const chain: LinkInput[] = [{ tool: script({ entrypoint: "main.py", env: { K: "${MY_KEY}" }, secrets: ["MY_KEY"] }), integrity: "sha256:aa", runDir: "/r" }, { tool: builtin("python_runtime"), integrity: null, runDir: null }, { tool: builtin("subprocess"), integrity: null, runDir: null }];
+    const input = { chain, params: {}, env: { ...env, MY_KEY: "hunter2" }, host, mode: "locked" as const };
+    const probe = { bwrap: null, usable: false, prlimit: "/usr/bin/prlimit", setpriv: null, uid: 1000, pid: 1, reason: "off" };
+    const launch = { mode: "off" as const, probe, home: "/home/u", projectRoot: "/p", capabilities: [], limits: {}, runDirs: ["/r"], programs: { "/usr/bin/python3": { resolved: "/usr/bin/python3" } } };
+    const bare = { plan: buildPlan(input), shown: buildPlan({ ...input, redact: true }) };
+    const completed = buildPlans({ ...input, launch }, bare);
+    const fresh = buildPlans({ ...input, launch });
+    expect(JSON.stringify(completed.plan)).toBe(JSON.stringify(fresh.plan));
+    expect(JSON.stringify(completed.shown)).toBe(JSON.stringify(fresh.shown));
+    expect(completed.notes).toEqual(fresh.notes);
+    expect((completed.plan as SubprocessPlan).subprocess.launch.slice(0, 2)).toEqual(["/usr/bin/prlimit", "--data=2147483648"]);
+    expect(JSON.stringify(completed.shown)).not.toContain("hunter2");
   });
 
   test("an unset ${VAR} refuses the plan, naming it", () => {
