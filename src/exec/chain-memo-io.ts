@@ -22,7 +22,8 @@ import { RACY_MARGIN_MS, type StatCache, type StatSubset, statCacheOf } from "..
 import type { FileEntry } from "../integrity/tool.ts";
 import { type CanonicalValue, survivesJsonParse } from "../integrity/value.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
-import { IGNORED_NAMES, type Tool } from "../manifest/model.ts";
+import { IGNORED_NAMES } from "../integrity/tool-path.ts";
+import type { Tool } from "../manifest/model.ts";
 import type { Lockfile, LockedTool, ToolDependencies } from "../schema/lockfile.ts";
 import { isCompiled } from "../self.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
