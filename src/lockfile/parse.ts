@@ -9,9 +9,10 @@ import { JsonSyntaxError, computeLineStarts, lineColumn, parseJsonLossless } fro
 import { toolPathProblem } from "../manifest/tool-path.ts";
 import { LOCKFILE_VERSION, type Lockfile, LockfileSchema, type McpPin } from "../schema/lockfile.ts";
 import { renderLockfile } from "./render.ts";
+import { LOCKFILE_NAME } from "./name.ts";
 
-/** The lockfile's name at the project root. */
-export const LOCKFILE_NAME = "tool.lock.json";
+/** The lockfile's name at the project root (name.ts holds it for code that needs nothing else). */
+export { LOCKFILE_NAME };
 
 const RESTORE_HINT = `restore ${LOCKFILE_NAME} from version control, or delete it and run "kiwi lock"`;
 const HEX = /^[0-9a-f]{64}$/;
