@@ -69,11 +69,37 @@ export function findWorkTree(cwd: string, env: GitEnv = process.env): string | u
     if (!st.isDirectory()) return undefined; // a gitfile: a linked work tree or a submodule
     try {
       if (!statSync(join(dotGit, "HEAD")).isFile()) return undefined;
-      return /worktree|bare|include/i.test(readFileSync(join(dotGit, "config"), "utf8")) ? undefined : dir;
+      return movesWorkTree(readFileSync(join(dotGit, "config"), "utf8")) ? undefined : dir;
     } catch {
       return undefined;
     }
   }
+}
+
+/**
+ * True when a repository config could put the work tree elsewhere or make the repository bare:
+ * `core.worktree`, a true `core.bare`, or an include (whose file is not read here). Anything this
+ * line reader does not follow (a key after a section header on one line) counts as true.
+ */
+export function movesWorkTree(config: string): boolean {
+  let section = "";
+  for (const raw of config.split("\n")) {
+    const line = raw.replace(/[#;].*$/, "").trim();
+    if (line.startsWith("[")) {
+      const close = line.indexOf("]");
+      if (close === -1 || line.slice(close + 1).trim() !== "") return true;
+      section = line.slice(1, close).trim().toLowerCase();
+      if (section.startsWith("include")) return true;
+      continue;
+    }
+    if (section !== "core") continue;
+    const m = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+    if (!m) continue;
+    const key = m[1]!.toLowerCase();
+    // A key without "=" is true in git config.
+    if (key === "worktree" || (key === "bare" && !/^(false|no|off|0)$/i.test((m[2] ?? "true").trim()))) return true;
+  }
+  return false;
 }
 
 /**
