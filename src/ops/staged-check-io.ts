@@ -15,7 +15,7 @@ import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/index.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
-import { type GitEnv, runGit } from "../hook/git-io.ts";
+import { type GitEnv, runGit, runGitAsync } from "../hook/git-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
 import { selectAffected } from "../hook/staged.ts";
 
@@ -54,6 +54,8 @@ export interface Repo {
  */
 export async function checkProjectChanges(root: string, paths: string[], repo: Repo | undefined, options: FreshOptions): Promise<{ verdict: StagedVerdict; memorable: boolean }> {
   const top = repo?.top;
+  // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read.
+  const headLock = paths.includes(LOCKFILE_NAME) && top !== undefined ? readHeadLockfile(root, top, options.env) : undefined;
   const project = readProject(root, { cacheDir: options.cacheDir });
   const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, lock);
@@ -66,7 +68,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
     return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), fromIndex }, unstaged }, memorable };
   }
   // A staged lockfile is judged where it changed since HEAD (or everywhere without history).
-  const edited = selected.lockfileChanged ? editedEntries(root, top, text!, options.env) : [];
+  const edited = selected.lockfileChanged ? editedEntries(text!, await headLock) : [];
   const scope = edited === "all" ? project.tools : [...new Set([...judged, ...project.tools.filter((t) => edited.includes(t.id))])];
   const extra = edited === "all" ? Object.keys(lock.tools) : [...selected.gone, ...edited];
   const diff = compareEntries(project, scope, lock, extra, options);
@@ -83,10 +85,12 @@ async function validate(project: Project, judged: Tool[], paths: readonly string
   const selectors = [...judged.map((t) => (t.form === "builtin" ? t.id : t.manifestFile)), ...paths.filter((p) => p !== LOCKFILE_NAME)];
   // An empty `only` would mean "everything"; a commit that touches no tool checks none.
   const only = selectors.length > 0 ? [...new Set(selectors)] : ["\0none"];
-  const base = checkProject(project, { strict: options.strict, only });
   const requests = planSyntaxChecks(judged);
-  if (requests.length === 0) return { check: { ...base, unmatched: [] }, memorable: true };
-  const verdicts = await runSyntaxChecks(requests, { env: options.env, cacheDir: options.cacheDir });
+  // The interpreters start first and parse while the pure layers run (as kiwi check does).
+  const pending = requests.length > 0 ? runSyntaxChecks(requests, { env: options.env, cacheDir: options.cacheDir }) : undefined;
+  const base = checkProject(project, { strict: options.strict, only });
+  if (pending === undefined) return { check: { ...base, unmatched: [] }, memorable: true };
+  const verdicts = await pending;
   // A verdict that is not the parser's (a timeout, a crashed interpreter) may differ next time.
   const memorable = [...verdicts.verdicts.values()].every((v) => v.ok || v.line !== undefined);
   return { check: { ...withFindings(base, syntaxFindings(requests, verdicts), { strict: options.strict }), unmatched: [] }, memorable };
@@ -127,14 +131,23 @@ function compareEntries(project: Project, scope: readonly Tool[], lock: Lockfile
   return diffLockfiles({ ...lock, tools: before }, { ...lock, tools: after });
 }
 
+/** HEAD's copy of the project's lockfile; undefined when HEAD has none (or there is no HEAD yet). */
+function readHeadLockfile(root: string, top: string, env: GitEnv): Promise<string | undefined> {
+  const rel = relative(top, join(root, LOCKFILE_NAME)).split(sep).join("/");
+  const text = runGitAsync(root, ["show", `HEAD:${rel}`], env).catch((error) => {
+    if (error instanceof KiwiError && error.code === "E_GIT") return undefined;
+    throw error;
+  });
+  text.catch(() => undefined); // awaited only when the lockfile could be read; judged there
+  return text;
+}
+
 /**
  * Ids whose lockfile entry differs between HEAD and the lockfile being committed: what a relock
- * (or a hand edit, or a merge) touched. "all" when there is no HEAD copy to compare with.
+ * (or a hand edit, or a merge) touched. "all" when there is no HEAD copy to compare with (no
+ * repository, no HEAD, or none in it).
  */
-function editedEntries(root: string, top: string | undefined, committed: string, env: GitEnv): string[] | "all" {
-  if (top === undefined) return "all";
-  const rel = relative(top, join(root, LOCKFILE_NAME)).split(sep).join("/");
-  const head = tryGit(root, ["show", `HEAD:${rel}`], env);
+function editedEntries(committed: string, head: string | undefined): string[] | "all" {
   if (head === undefined) return "all";
   // Entry identity only, so plain JSON is enough here; the committed copy was fully parsed already.
   let before: Record<string, unknown>;
