@@ -8,7 +8,7 @@ import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { type StagedProject, checkStaged } from "../ops/staged-io.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
-import { LOCKFILE_NAME } from "../lockfile/parse.ts";
+import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings-render.ts";
 import { renderFileDiff } from "../ui/lock-render.ts";
 import { colors, showJson, showNote, showResult } from "../ui/output.ts";
@@ -80,8 +80,8 @@ function scopeNote(projects: StagedProject[]): string {
 function projectDocument(p: StagedProject, cwd: string): Record<string, unknown> {
   return {
     project: display(p.root, cwd) || ".",
-    changed: p.affected.changed.map((t) => t.id),
-    dependents: p.affected.dependents.map((t) => t.id),
+    changed: p.affected.changed,
+    dependents: p.affected.dependents,
     gone: p.affected.gone,
     lockfile: { status: p.lock.status, from_index: p.lock.fromIndex, ...(p.lock.message ? { message: p.lock.message } : {}), ...(p.lock.diff ? { diff: summarizeDiff(p.lock.diff) } : {}) },
     unstaged: p.unstaged,

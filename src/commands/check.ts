@@ -5,7 +5,6 @@ import pkg from "../../package.json" with { type: "json" };
 import { KiwiError } from "../errors.ts";
 import { FINDING_FORMATS, type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
-import { checkTree } from "../ops/check-io.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 
 export default defineCommand({
@@ -23,6 +22,8 @@ export default defineCommand({
     const format = formatOf(args.format, args.json);
     const targets = (args._ ?? []).map(String);
     if (args.staged) return (await import("./_staged.ts")).runStagedCheck(ctx, { files: targets, strict: args.strict, format });
+    // Loaded here, not at the top: the staged check's remembered verdict needs none of the validator.
+    const { checkTree } = await import("../ops/check-io.ts");
     const { result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, strict: args.strict, targets });
     const summary = { toolsChecked: result.toolsChecked, counts: result.counts, elapsedMs: ctx.now() - started };
     if (format === "json") showJson(findingsDocument(result.findings, summary));

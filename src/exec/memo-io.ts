@@ -14,7 +14,7 @@ export const EXEC_DIR = "exec";
 /** Bumped whenever what a memo holds, or how its input is parsed, changes. */
 const MEMO_FORMAT = 3;
 
-export type MemoKind = "manifests" | "verdicts" | "params" | "probes" | "lockfiles" | "chains";
+export type MemoKind = "manifests" | "verdicts" | "params" | "probes" | "lockfiles" | "chains" | "staged";
 
 /** The memo key for an input (bytes or text). */
 export function memoKey(kind: MemoKind, ...parts: (string | Uint8Array)[]): string {
@@ -33,8 +33,18 @@ function memoPath(cacheDir: string, kind: MemoKind, key: string): string {
 
 /** The memo's text, or undefined when absent or unreadable. */
 export function readMemo(cacheDir: string, kind: MemoKind, key: string): string | undefined {
+  return readMemoFile(memoPath(cacheDir, kind, key));
+}
+
+/** Writes a memo (best effort: a read-only or full cache only costs the next run some time). */
+export function writeMemo(cacheDir: string, kind: MemoKind, key: string, text: string): void {
+  writeMemoFile(memoPath(cacheDir, kind, key), text);
+}
+
+/** A self-verifying memo file's text (readMemo's format, anywhere in the cache), or undefined. */
+export function readMemoFile(path: string): string | undefined {
   try {
-    const text = readFileSync(memoPath(cacheDir, kind, key), "utf8");
+    const text = readFileSync(path, "utf8");
     // The entry carries its own digest so a truncated or damaged file reads as absent.
     const nl = text.indexOf("\n");
     return nl === 64 && sha256Hex(text.slice(nl + 1)) === text.slice(0, nl) ? text.slice(nl + 1) : undefined;
@@ -43,10 +53,10 @@ export function readMemo(cacheDir: string, kind: MemoKind, key: string): string 
   }
 }
 
-/** Writes a memo (best effort: a read-only or full cache only costs the next run some time). */
-export function writeMemo(cacheDir: string, kind: MemoKind, key: string, text: string): void {
+/** Writes a self-verifying memo file, best effort. */
+export function writeMemoFile(path: string, text: string): void {
   try {
-    writeFileAtomic(memoPath(cacheDir, kind, key), `${sha256Hex(text)}\n${text}`, { mode: 0o444 });
+    writeFileAtomic(path, `${sha256Hex(text)}\n${text}`, { mode: 0o444 });
   } catch {
     // Nothing to do: memos are an optimisation.
   }

@@ -1,7 +1,9 @@
 // Asks git (the real binary) where things are and what is staged. Every git call in kiwi goes
 // through runGit so a missing git or a non-repository gives one clear error.
-import { isAbsolute, resolve } from "node:path";
+import { lstatSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { KiwiError } from "../errors.ts";
+import { type GitStatus, parseGitStatus } from "./git-status.ts";
 
 /** The environment git runs with (GIT_DIR, GIT_INDEX_FILE from a hook pass through it). */
 export type GitEnv = Readonly<Record<string, string | undefined>>;
@@ -14,13 +16,7 @@ export function runGit(cwd: string, args: string[], env?: GitEnv): string {
   } catch (error) {
     throw new KiwiError("E_GIT", `could not run git in ${cwd}`, { hint: "install git and make sure it is on PATH", cause: error });
   }
-  if (proc.exitCode !== 0) {
-    const stderr = proc.stderr.toString().trim();
-    const notRepo = /not a git repository/i.test(stderr);
-    throw new KiwiError("E_GIT", notRepo ? `${cwd} is not inside a git repository` : `git ${args.join(" ")} failed: ${stderr || `exit ${proc.exitCode}`}`, {
-      hint: notRepo ? 'run "git init" first, or pass --cwd <repository>' : "run the git command by hand to see what is wrong",
-    });
-  }
+  if (proc.exitCode !== 0) throw gitFailure(cwd, args, proc.stderr.toString(), proc.exitCode);
   return proc.stdout.toString();
 }
 
@@ -32,25 +28,105 @@ export function resolveHooksDir(cwd: string, env?: GitEnv): string {
 
 /** The repository's top-level folder, absolute. */
 export function resolveWorkTree(cwd: string, env?: GitEnv): string {
-  return runGit(cwd, ["rev-parse", "--show-toplevel"], env).trim();
+  return runGit(cwd, WORK_TREE_ARGS, env).trim();
 }
 
-/** Paths (relative to the work tree, `/`-separated) added, copied, modified, renamed or deleted in the index. */
-export function listStagedPaths(cwd: string, env?: GitEnv): string[] {
-  // -z: paths with spaces or non-ASCII bytes come through unquoted.
-  return splitZ(runGit(cwd, ["diff", "--cached", "--no-relative", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRTD"], env));
+/** resolveWorkTree without blocking. */
+export async function resolveWorkTreeAsync(cwd: string, env?: GitEnv): Promise<string> {
+  return (await runGitAsync(cwd, WORK_TREE_ARGS, env)).trim();
 }
 
-/** Paths (relative to the work tree) deleted in the index: what pre-commit never passes to hooks. */
-export function listStagedDeletions(cwd: string, env?: GitEnv): string[] {
-  return splitZ(runGit(cwd, ["diff", "--cached", "--no-relative", "--name-only", "-z", "--no-renames", "--diff-filter=D"], env));
+const WORK_TREE_ARGS = ["rev-parse", "--show-toplevel"];
+
+/** Environment that changes where git looks for the repository or its work tree. */
+const DISCOVERY_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_COUNT"];
+
+/**
+ * The work tree around `cwd` found as git finds it, without starting git (the staged check asks
+ * git one question instead of two), but only where the answer is certain: a plain `.git` folder on
+ * the same file system, no environment that moves the repository, no `core.worktree`, `core.bare`
+ * or config include. Undefined means "ask git" (resolveWorkTree), never "not a repository".
+ */
+export function findWorkTree(cwd: string, env: GitEnv = process.env): string | undefined {
+  if (DISCOVERY_ENV.some((name) => env[name] !== undefined) || /worktree|bare|include/i.test(env.GIT_CONFIG_PARAMETERS ?? "")) return undefined;
+  if (/(^|\/)\.git(\/|$)/.test(cwd)) return undefined;
+  let device: number;
+  try {
+    device = statSync(cwd).dev;
+  } catch {
+    return undefined;
+  }
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const dotGit = join(dir, ".git");
+    let st;
+    try {
+      st = lstatSync(dotGit);
+    } catch {
+      // git stops at a file system boundary; so does this search (and then git is asked).
+      if (dirname(dir) === dir || statSync(dirname(dir)).dev !== device) return undefined;
+      continue;
+    }
+    if (!st.isDirectory()) return undefined; // a gitfile: a linked work tree or a submodule
+    try {
+      if (!statSync(join(dotGit, "HEAD")).isFile()) return undefined;
+      return movesWorkTree(readFileSync(join(dotGit, "config"), "utf8")) ? undefined : dir;
+    } catch {
+      return undefined;
+    }
+  }
 }
 
-/** Paths (relative to the work tree) whose working copy differs from the index. */
-export function listUnstagedPaths(cwd: string, env?: GitEnv): string[] {
-  return splitZ(runGit(cwd, ["diff", "--no-relative", "--name-only", "-z", "--no-renames"], env));
+/**
+ * True when a repository config could put the work tree elsewhere or make the repository bare:
+ * `core.worktree`, a true `core.bare`, or an include (whose file is not read here). Anything this
+ * line reader does not follow (a key after a section header on one line) counts as true.
+ */
+export function movesWorkTree(config: string): boolean {
+  let section = "";
+  for (const raw of config.split("\n")) {
+    const line = raw.replace(/[#;].*$/, "").trim();
+    if (line.startsWith("[")) {
+      const close = line.indexOf("]");
+      if (close === -1 || line.slice(close + 1).trim() !== "") return true;
+      section = line.slice(1, close).trim().toLowerCase();
+      if (section.startsWith("include")) return true;
+      continue;
+    }
+    if (section !== "core") continue;
+    const m = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+    if (!m) continue;
+    const key = m[1]!.toLowerCase();
+    // A key without "=" is true in git config.
+    if (key === "worktree" || (key === "bare" && !/^(false|no|off|0)$/i.test((m[2] ?? "true").trim()))) return true;
+  }
+  return false;
 }
 
-function splitZ(text: string): string[] {
-  return text.split("\0").filter((p) => p !== "");
+/**
+ * What differs, staged and not, in one process (see git-status.ts). Optional locks are off: status
+ * would otherwise refresh and rewrite the index, and inside a pre-commit hook the index is git's.
+ */
+export async function readGitStatus(cwd: string, env?: GitEnv): Promise<GitStatus> {
+  return parseGitStatus(await runGitAsync(cwd, ["--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames"], env));
+}
+
+/** runGit without blocking: several git questions (or git and kiwi's own work) run at once. */
+export async function runGitAsync(cwd: string, args: string[], env?: GitEnv): Promise<string> {
+  let proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  try {
+    proc = Bun.spawn(["git", ...args], { cwd, env: { ...(env ?? process.env), LC_ALL: "C" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  } catch (error) {
+    throw new KiwiError("E_GIT", `could not run git in ${cwd}`, { hint: "install git and make sure it is on PATH", cause: error });
+  }
+  const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (exitCode !== 0) throw gitFailure(cwd, args, stderr, exitCode);
+  return stdout;
+}
+
+function gitFailure(cwd: string, args: string[], stderrText: string, exitCode: number | null): KiwiError {
+  const stderr = stderrText.trim();
+  const notRepo = /not a git repository/i.test(stderr);
+  return new KiwiError("E_GIT", notRepo ? `${cwd} is not inside a git repository` : `git ${args.join(" ")} failed: ${stderr || `exit ${exitCode}`}`, {
+    hint: notRepo ? 'run "git init" first, or pass --cwd <repository>' : "run the git command by hand to see what is wrong",
+  });
 }

@@ -2,7 +2,7 @@
 // commit affects: the tools whose manifest or files changed, every tool whose chain runs through
 // one of them, and the locked tools whose source went away. Pure.
 import type { Tool } from "../manifest/model.ts";
-import { LOCKFILE_NAME } from "../lockfile/parse.ts";
+import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 
 const TOOLS_SEGMENT = ".ai/tools/";

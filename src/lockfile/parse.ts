@@ -12,6 +12,7 @@ import { LOCKFILE_VERSION, type Lockfile, LockfileSchema, type McpPin } from "..
 import { renderLockfile } from "./render.ts";
 import { LOCKFILE_NAME } from "./name.ts";
 
+/** The lockfile's name at the project root (name.ts holds it for code that needs nothing else). */
 export { LOCKFILE_NAME };
 
 const RESTORE_HINT = `restore ${LOCKFILE_NAME} from version control, or delete it and run "kiwi lock"`;

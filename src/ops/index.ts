@@ -16,6 +16,8 @@
 //   kiwi-mcp-verify-io.ts   kiwi verify <kiwi_mcp lockfile>, kiwi lock --from's check
 //   check-io.ts             kiwi check: discovery, the pure layers and the syntax checks
 //   staged-io.ts            kiwi check --staged: the projects and tools a commit touches
+//   staged-memo-io.ts       kiwi check --staged: the verdict memo keyed by every input's identity
+//   staged-check-io.ts      kiwi check --staged: the fresh check of one project (memo miss)
 //   exec-io.ts              kiwi exec: prepare, then run the plan (or call the mcp_tool); --dry-run plans only
 //   prepare-exec-io.ts      kiwi exec's first step: from a tool id and parameters to a verified plan (nothing runs)
 //   integrity-io.ts         kiwi hash json|integrity|tool

@@ -45,7 +45,7 @@ describe("kiwi check --staged (library)", () => {
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
     git(root, ["add", ".ai/tools/hi.sh"], env);
     const [p] = await staged(root);
-    expect(p!.affected.changed.map((t) => t.id)).toEqual(["hi"]);
+    expect(p!.affected.changed).toEqual(["hi"]);
     expect(p!.check.ok).toBe(true);
     expect(p!.lock.status).toBe("stale");
     expect(p!.lock.diff!.changed.map((c) => [c.id, c.files.map((f) => [f.path, f.kind])])).toEqual([["hi", [["hi.sh", "changed"]]]]);
@@ -75,7 +75,7 @@ describe("kiwi check --staged (library)", () => {
     writeFileSync(rt, readFileSync(rt, "utf8").replace("version: 1.0.0", "version: 1.1.0"));
     git(root, ["add", ".ai/tools/rt.yaml"], env);
     const [p] = await staged(root);
-    expect(p!.affected.dependents.map((t) => t.id)).toEqual(["hi"]);
+    expect(p!.affected.dependents).toEqual(["hi"]);
     const changed = p!.lock.diff!.changed.map((c) => [c.id, c.fields]);
     expect(changed).toEqual([["hi", ["executor"]], ["rt", ["version", "manifest_digest"]]]);
   });
@@ -121,7 +121,7 @@ describe("kiwi check --staged (library)", () => {
     await relock(root);
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
     const [p] = await staged(root, [".ai/tools/hi.sh", "NOTES.md"]);
-    expect([p!.affected.changed.map((t) => t.id), p!.lock.status, p!.unstaged]).toEqual([["hi"], "stale", []]);
+    expect([p!.affected.changed, p!.lock.status, p!.unstaged]).toEqual([["hi"], "stale", []]);
   });
 
   test("adds git's staged deletions to the files it is given (pre-commit never passes them)", async () => {

@@ -1,0 +1,208 @@
+// The fresh half of `kiwi check --staged` for one project, loaded only when the staged memo has no
+// verdict: read the tree, validate the changed tools and every tool whose chain runs through them
+// (with the interpreter syntax checks), and judge their lockfile entries against the tree. The
+// lockfile is read as it will be committed (git's index) when its working copy differs.
+import { isAbsolute, join, relative, sep } from "node:path";
+import { loadStatCache } from "../cache/stat-cache-io.ts";
+import { KiwiError } from "../errors.ts";
+import { type Project, readProject } from "../manifest/discover-io.ts";
+import type { Tool } from "../manifest/model.ts";
+import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/build.ts";
+import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
+import { parseLockfileMemo, readLockfileMemo } from "../exec/chain-io.ts";
+import { LOCKFILE_NAME } from "../lockfile/parse.ts";
+import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
+import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
+import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/check-project.ts";
+import { runSyntaxChecks } from "../validate/syntax-io.ts";
+import { type GitEnv, runGit, runGitAsync } from "../hook/git-io.ts";
+import type { GitStatus } from "../hook/git-status.ts";
+import { selectAffected } from "../hook/staged.ts";
+
+export type LockStatus = "fresh" | "stale" | "missing" | "invalid" | "unchecked";
+
+/**
+ * The staged check's verdict on one project, as plain data (tool ids, findings, the lock diff), so
+ * a warm check can replay it from its memo (staged-memo-io.ts) exactly as a fresh one renders it.
+ */
+export interface StagedVerdict {
+  /** The changed tools, those whose chain includes them and the locked tools that went away, by id. */
+  affected: { changed: string[]; dependents: string[]; gone: string[]; lockfileChanged: boolean };
+  check: CheckResult;
+  lock: { status: LockStatus; diff?: LockDiff; message?: string; fromIndex: boolean };
+  /** Project-relative files of changed tools whose working copy differs from what is staged. */
+  unstaged: string[];
+}
+
+/** What the fresh check needs of the staged check's options. */
+export interface FreshOptions {
+  env: GitEnv;
+  cacheDir: string;
+  now: () => number;
+  strict?: boolean;
+}
+
+/** The repository around the project: its top folder and what git says differs in it. */
+export interface Repo {
+  top: string;
+  status: GitStatus;
+}
+
+/**
+ * Checks one project's changes from scratch. `memorable` is false when the verdict rests on
+ * something that may differ next time with the same inputs (an interpreter that timed out).
+ */
+export async function checkProjectChanges(root: string, paths: string[], repo: Repo | undefined, options: FreshOptions): Promise<{ verdict: StagedVerdict; memorable: boolean }> {
+  const top = repo?.top;
+  // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read.
+  const headLock = paths.includes(LOCKFILE_NAME) && top !== undefined ? readHeadLockfile(root, top, options.env) : undefined;
+  const project = readProject(root, { cacheDir: options.cacheDir });
+  const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
+  const selected = selectAffected(project.tools, paths, lock);
+  const judged = [...selected.changed, ...selected.dependents];
+  const { check, memorable } = await validate(project, judged, paths, options);
+  const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed);
+  const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged };
+  if (!lock) {
+    const touched = judged.length > 0 || selected.gone.length > 0 || selected.lockfileChanged;
+    return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), fromIndex }, unstaged }, memorable };
+  }
+  // A staged lockfile is judged where it changed since HEAD (or everywhere without history).
+  const edited = selected.lockfileChanged ? editedEntries(text!, await headLock) : [];
+  const scope = edited === "all" ? project.tools : [...new Set([...judged, ...project.tools.filter((t) => edited.includes(t.id))])];
+  const extra = edited === "all" ? Object.keys(lock.tools) : [...selected.gone, ...edited];
+  const diff = compareEntries(project, scope, lock, extra, options);
+  const stale = diff.added.length + diff.removed.length + diff.changed.length > 0;
+  return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged }, memorable };
+}
+
+/**
+ * Validates the judged tools (chain rules see the whole tree) with the interpreter syntax checks,
+ * plus whatever discovery found wrong with the changed paths themselves (a manifest that no longer
+ * parses is no tool at all, only a finding on its file).
+ */
+async function validate(project: Project, judged: Tool[], paths: readonly string[], options: FreshOptions): Promise<{ check: CheckResult; memorable: boolean }> {
+  const selectors = [...judged.map((t) => (t.form === "builtin" ? t.id : t.manifestFile)), ...paths.filter((p) => p !== LOCKFILE_NAME)];
+  // An empty `only` would mean "everything"; a commit that touches no tool checks none.
+  const only = selectors.length > 0 ? [...new Set(selectors)] : ["\0none"];
+  const requests = planSyntaxChecks(judged);
+  // The interpreters start first and parse while the pure layers run (as kiwi check does).
+  const pending = requests.length > 0 ? runSyntaxChecks(requests, { env: options.env, cacheDir: options.cacheDir }) : undefined;
+  const base = checkProject(project, { strict: options.strict, only });
+  if (pending === undefined) return { check: { ...base, unmatched: [] }, memorable: true };
+  const verdicts = await pending;
+  // A verdict that is not the parser's (a timeout, a crashed interpreter) may differ next time.
+  const memorable = [...verdicts.verdicts.values()].every((v) => v.ok || v.line !== undefined);
+  return { check: { ...withFindings(base, syntaxFindings(requests, verdicts), { strict: options.strict }), unmatched: [] }, memorable };
+}
+
+/**
+ * The entries the tree would give the scope's tools, against the lockfile's entries for them (and
+ * for `extra` ids, such as tools whose source was deleted). Only those tools are hashed, through
+ * the stat cache, which is read but never saved here (a partial run must not shrink it).
+ */
+function compareEntries(project: Project, scope: readonly Tool[], lock: Lockfile, extra: readonly string[], options: FreshOptions): LockDiff {
+  const executors = new Map<string, Tool>();
+  for (const tool of project.tools) if (!executors.has(tool.id)) executors.set(tool.id, tool);
+  const wanted = new Set<Tool>(scope);
+  for (const tool of scope) {
+    const executor = tool.executor ? executors.get(tool.executor.id) : undefined;
+    if (executor) wanted.add(executor);
+  }
+  const statCache = loadStatCache(options.cacheDir, project.root, options.now());
+  const hashed = hashProjectTools({ ...project, tools: project.tools.filter((t) => wanted.has(t)) }, { statCache });
+  const byId = new Map<string, HashedTool>();
+  for (const h of hashed) if (!byId.has(h.tool.id)) byId.set(h.tool.id, h);
+  const after: Record<string, LockedTool> = {};
+  for (const tool of scope) {
+    const h = byId.get(tool.id);
+    if (!h || h.tool !== tool) continue; // a duplicate id: the validator reports it
+    try {
+      after[tool.id] = lockedToolOf(h, resolveExecutor(h.tool, byId));
+    } catch (error) {
+      if (!(error instanceof KiwiError)) throw error; // a missing executor: the validator reports it
+    }
+  }
+  const before: Record<string, LockedTool> = {};
+  for (const id of [...Object.keys(after), ...extra, ...scope.map((t) => t.id)]) {
+    const entry = lock.tools[id];
+    if (entry) before[id] = entry;
+  }
+  return diffLockfiles({ ...lock, tools: before }, { ...lock, tools: after });
+}
+
+/** HEAD's copy of the project's lockfile; undefined when HEAD has none (or there is no HEAD yet). */
+function readHeadLockfile(root: string, top: string, env: GitEnv): Promise<string | undefined> {
+  const rel = relative(top, join(root, LOCKFILE_NAME)).split(sep).join("/");
+  const text = runGitAsync(root, ["show", `HEAD:${rel}`], env).catch((error) => {
+    if (error instanceof KiwiError && error.code === "E_GIT") return undefined;
+    throw error;
+  });
+  text.catch(() => undefined); // awaited only when the lockfile could be read; judged there
+  return text;
+}
+
+/**
+ * Ids whose lockfile entry differs between HEAD and the lockfile being committed: what a relock
+ * (or a hand edit, or a merge) touched. "all" when there is no HEAD copy to compare with (no
+ * repository, no HEAD, or none in it).
+ */
+function editedEntries(committed: string, head: string | undefined): string[] | "all" {
+  if (head === undefined) return "all";
+  // Entry identity only, so plain JSON is enough here; the committed copy was fully parsed already.
+  let before: Record<string, unknown>;
+  try {
+    before = (JSON.parse(head) as { tools?: Record<string, unknown> }).tools ?? {};
+  } catch {
+    return "all";
+  }
+  const after = (JSON.parse(committed) as { tools?: Record<string, unknown> }).tools ?? {};
+  const ids = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...ids].filter((id) => JSON.stringify(before[id]) !== JSON.stringify(after[id])).sort();
+}
+
+interface CommittedLock {
+  lock?: Lockfile;
+  /** The lockfile's text as committed. */
+  text?: string;
+  status: LockStatus;
+  message?: string;
+  fromIndex: boolean;
+}
+
+/** The lockfile the commit will carry: the staged copy when the working copy differs, else the file. */
+function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv, cacheDir: string): CommittedLock {
+  try {
+    if (repo !== undefined) {
+      const rel = relative(repo.top, join(root, LOCKFILE_NAME)).split(sep).join("/");
+      if (!rel.startsWith("..") && !isAbsolute(rel) && repo.status.unstaged.has(rel)) {
+        const text = tryGit(root, ["show", `:${rel}`], env);
+        if (text === undefined) return { status: "missing", message: `${LOCKFILE_NAME} exists but is not staged`, fromIndex: true };
+        return { lock: parseLockfileMemo(text, cacheDir), text, status: "fresh", fromIndex: true };
+      }
+    }
+    // Through exec's lockfile memo: bytes kiwi lock wrote, or one check already took, are JSON.parsed.
+    const read = readLockfileMemo(root, cacheDir);
+    return read ? { lock: read.lock, text: read.text, status: "fresh", fromIndex: false } : { status: "missing", message: `${LOCKFILE_NAME} does not exist`, fromIndex: false };
+  } catch (error) {
+    if (error instanceof KiwiError && error.code === "E_LOCK_INVALID") return { status: "invalid", message: error.message, fromIndex: false };
+    throw error;
+  }
+}
+
+/** Files of the changed tools whose working copy differs from the index (they were checked as on disk). */
+function unstagedFiles(root: string, repo: Repo, changed: readonly Tool[]): string[] {
+  const files = changed.flatMap((t) => [t.manifestFile, ...(t.form === "directory" ? t.files.map((f) => `${t.root}/${f.path}`) : [])]);
+  const toTop = (p: string) => relative(repo.top, join(root, p)).split(sep).join("/");
+  const unstaged = repo.status.unstaged;
+  return [...new Set(files)].filter((f) => unstaged.has(toTop(f)));
+}
+
+function tryGit(cwd: string, args: string[], env: GitEnv): string | undefined {
+  try {
+    return runGit(cwd, args, env);
+  } catch (error) {
+    if (error instanceof KiwiError && error.code === "E_GIT") return undefined;
+    throw error;
+  }
+}

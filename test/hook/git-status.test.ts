@@ -1,0 +1,52 @@
+import { describe, expect, test } from "bun:test";
+import { parseGitStatus } from "../../src/hook/git-status.ts";
+import { git, makeRepo } from "./git.ts";
+import { appendFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const H = (c: string) => c.repeat(40);
+const Z = H("0");
+
+describe("reading git status --porcelain=v2 -z", () => {
+  test.each([
+    ["a staged modification", `1 M. N... 100644 100644 100644 ${H("a")} ${H("b")} x.yaml\0`, { staged: ["x.yaml"], deleted: [], unstaged: [] }],
+    ["a modification staged and changed again", `1 MM N... 100644 100644 100644 ${H("a")} ${H("b")} x.yaml\0`, { staged: ["x.yaml"], deleted: [], unstaged: ["x.yaml"] }],
+    ["an unstaged modification only", `1 .M N... 100644 100644 100644 ${H("a")} ${H("a")} x.yaml\0`, { staged: [], deleted: [], unstaged: ["x.yaml"] }],
+    ["a new file", `1 A. N... 000000 100644 100644 ${Z} ${H("b")} new.sh\0`, { staged: ["new.sh"], deleted: [], unstaged: [] }],
+    ["a staged deletion", `1 D. N... 100644 000000 000000 ${H("a")} ${Z} gone.py\0`, { staged: ["gone.py"], deleted: ["gone.py"], unstaged: [] }],
+    ["a type change", `1 T. N... 100644 120000 120000 ${H("a")} ${H("b")} link\0`, { staged: ["link"], deleted: [], unstaged: [] }],
+    ["a path with spaces", `1 M. N... 100644 100644 100644 ${H("a")} ${H("b")} a dir/my tool.yaml\0`, { staged: ["a dir/my tool.yaml"], deleted: [], unstaged: [] }],
+    ["an unmerged path (never staged; unstaged, as git diff lists it)", `u UU N... 100644 100644 100644 100644 ${H("a")} ${H("b")} ${H("c")} c.yaml\0`, { staged: [], deleted: [], unstaged: ["c.yaml"] }],
+    ["a rename record and its original path", `2 R. N... 100644 100644 100644 ${H("a")} ${H("a")} R100 new.yaml\0old.yaml\0`, { staged: ["new.yaml"], deleted: [], unstaged: [] }],
+    ["untracked and ignored lines", "? u.txt\0! i.txt\0", { staged: [], deleted: [], unstaged: [] }],
+    ["nothing", "", { staged: [], deleted: [], unstaged: [] }],
+  ])("%s", (_, text, want) => {
+    const status = parseGitStatus(text);
+    expect({ staged: status.staged, deleted: status.deleted, unstaged: [...status.unstaged] }).toEqual(want);
+  });
+
+  test("keeps the HEAD and index blob ids of each path", () => {
+    const status = parseGitStatus(`1 MM N... 100644 100644 100644 ${H("a")} ${H("b")} tool.lock.json\0u UU N... 100644 100644 100644 100644 ${H("a")} ${H("b")} ${H("c")} c.yaml\0`);
+    expect(status.entries.get("tool.lock.json")).toEqual({ x: "M", y: "M", head: H("a"), index: H("b") });
+    expect(status.entries.get("c.yaml")).toEqual({ x: "U", y: "U" });
+  });
+
+  test("lists what git diff --cached and git diff list, in a real repository", () => {
+    const repo = makeRepo();
+    for (const name of ["a b.txt", "x", "y"]) writeFileSync(join(repo, name), `${name}\n`);
+    git(repo, ["add", "."]);
+    git(repo, ["commit", "-q", "-m", "init"]);
+    appendFileSync(join(repo, "x"), "1\n");
+    git(repo, ["add", "x"]);
+    appendFileSync(join(repo, "x"), "2\n");
+    git(repo, ["rm", "-q", "--cached", "y"]);
+    writeFileSync(join(repo, "new"), "n\n");
+    git(repo, ["add", "new"]);
+    appendFileSync(join(repo, "a b.txt"), "m\n");
+    const status = parseGitStatus(git(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames"]));
+    const z = (text: string) => text.split("\0").filter((p) => p !== "");
+    expect(status.staged).toEqual(z(git(repo, ["diff", "--cached", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRTD"])));
+    expect([...status.unstaged]).toEqual(z(git(repo, ["diff", "--name-only", "-z", "--no-renames"])));
+    expect(status.deleted).toEqual(["y"]);
+  });
+});

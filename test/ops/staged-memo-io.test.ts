@@ -1,0 +1,225 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createContext } from "../../src/context.ts";
+import { type StagedProject, checkStaged } from "../../src/ops/staged-io.ts";
+import { lockProject } from "../../src/ops/lock-io.ts";
+import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
+import { STAGED_TOOLS } from "../helpers/staged-tools.ts";
+import { git, gitEnv } from "../hook/git.ts";
+
+afterAll(cleanupTemps);
+
+const home = makeTemp("kiwi-home-");
+const env = { ...gitEnv(home), KIWI_CACHE_DIR: join(home, "cache"), KIWI_MCP_MODE: "off" };
+
+/** A committed, locked repository. */
+async function lockedRepo(): Promise<string> {
+  const root = makeTemp("kiwi-memo-");
+  writeTree(root, STAGED_TOOLS);
+  await relock(root);
+  git(root, ["init", "-q", "-b", "main", "."], env);
+  git(root, ["add", "-A"], env);
+  git(root, ["commit", "-q", "-m", "init"], env);
+  return root;
+}
+
+const relock = (root: string) => lockProject(createContext({ cwd: root, env }));
+// Files written by a test are seconds old at most: the check runs "later" so they are not racy.
+const later = () => Date.now() + 10_000;
+const staged = (root: string, options: { strict?: boolean; files?: string[]; cacheDir?: string; now?: () => number } = {}) =>
+  checkStaged({ cwd: root, env, cacheDir: options.cacheDir ?? env.KIWI_CACHE_DIR, now: options.now ?? later, strict: options.strict, files: options.files });
+/** The same check with an empty cache: what a fresh check says of the tree now. */
+const cold = (root: string, options: { strict?: boolean; files?: string[] } = {}) => staged(root, { ...options, cacheDir: makeTemp("kiwi-cold-cache-") });
+const verdicts = (projects: StagedProject[]) => projects.map(({ remembered: _, ...p }) => p);
+
+/** Runs the check twice: the second must come from the memo and equal the first. */
+async function primed(root: string, options: { strict?: boolean; files?: string[] } = {}): Promise<StagedProject[]> {
+  const first = await staged(root, options);
+  const second = await staged(root, options);
+  expect(first.map((p) => p.remembered)).toEqual(first.map(() => false));
+  expect(second.map((p) => p.remembered)).toEqual(second.map(() => true));
+  expect(verdicts(second)).toEqual(verdicts(first));
+  return second;
+}
+
+/** True when the check answers from the memo (and then as a fresh check would). */
+async function remembered(root: string, options: { strict?: boolean; files?: string[] } = {}): Promise<boolean> {
+  const again = await staged(root, options);
+  expect(verdicts(again)).toEqual(verdicts(await cold(root, options)));
+  return again.every((p) => p.remembered);
+}
+
+/** After a change, the memo must not answer, and the answer must be a fresh check's. */
+async function expectFresh(root: string, options: { strict?: boolean; files?: string[] } = {}): Promise<StagedProject[]> {
+  const after = await staged(root, options);
+  expect(after.map((p) => p.remembered)).toEqual(after.map(() => false));
+  expect(verdicts(after)).toEqual(verdicts(await cold(root, options)));
+  return after;
+}
+
+describe("the staged check's memo", () => {
+  test("replays a verdict with findings and a stale lock diff exactly as the check computed it", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    writeFileSync(join(root, ".ai/tools/web.yaml"), readFileSync(join(root, ".ai/tools/web.yaml"), "utf8").replace("version: 1.0.0", "version: 1.0.0\nunknown_field: 1"));
+    git(root, ["add", "-A"], env);
+    const [p] = await primed(root);
+    expect(p!.lock.status).toBe("stale");
+    expect(p!.check.findings.length).toBeGreaterThan(0);
+    expect(verdicts([p!])).toEqual(verdicts(await cold(root)));
+  });
+
+  test("is not trusted once a staged tool's file is edited again", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/py/main.py"), "print('again')\n");
+    git(root, ["add", "-A"], env);
+    await primed(root);
+    appendFileSync(join(root, ".ai/tools/py/main.py"), "def broken(:\n");
+    const [p] = await expectFresh(root);
+    expect(p!.check.findings.map((f) => f.rule)).toContain("script/syntax");
+    expect(p!.unstaged).toEqual([".ai/tools/py/main.py"]);
+    expect(await remembered(root)).toBe(true);
+    // Edited once more: git's unstaged list is the same, only the file's stat tells.
+    writeFileSync(join(root, ".ai/tools/py/main.py"), "print('fixed')\n");
+    expect((await expectFresh(root))[0]!.check.findings.map((f) => f.rule)).not.toContain("script/syntax");
+  });
+
+  test("is not trusted once a staged manifest is edited", async () => {
+    const root = await lockedRepo();
+    const web = join(root, ".ai/tools/web.yaml");
+    writeFileSync(web, readFileSync(web, "utf8").replace("1.0.0", "1.0.1"));
+    git(root, ["add", "-A"], env);
+    await primed(root);
+    writeFileSync(web, readFileSync(web, "utf8").replace("1.0.1", "not-a-version"));
+    const [p] = await expectFresh(root);
+    expect(p!.check.ok).toBe(false);
+  });
+
+  test("is not trusted once the executor of a staged tool is edited, staged or not", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    await relock(root);
+    git(root, ["add", "-A"], env);
+    expect((await primed(root))[0]!.lock.status).toBe("fresh");
+    const rt = join(root, ".ai/tools/rt.yaml");
+    writeFileSync(rt, readFileSync(rt, "utf8").replace("{ type: object }", "{ type: object, required: [limits] }"));
+    const [p] = await expectFresh(root);
+    expect(p!.check.findings.map((f) => [f.file, f.rule])).toEqual([[".ai/tools/hi.sh", "child-schema/mismatch"]]);
+  });
+
+  test("is not trusted once a new, unstaged tool reuses a judged tool's id", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    git(root, ["add", "-A"], env);
+    await primed(root);
+    writeFileSync(join(root, ".ai/tools/hi2.yaml"), "tool_id: hi\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: GET, url: https://x.test/ }\n");
+    const [p] = await expectFresh(root);
+    expect(p!.check.findings.map((f) => f.rule)).toContain("universal/duplicate-id");
+  });
+
+  test("is not trusted once the lockfile to be committed differs: relocked, then staged", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    git(root, ["add", "-A"], env);
+    expect((await primed(root))[0]!.lock.status).toBe("stale");
+    await relock(root); // the working copy changes, the index still holds the old lockfile
+    expect((await expectFresh(root))[0]!.lock).toMatchObject({ status: "stale", fromIndex: true });
+    expect(await remembered(root)).toBe(true);
+    git(root, ["add", "tool.lock.json"], env);
+    expect((await expectFresh(root))[0]!.lock).toMatchObject({ status: "fresh", fromIndex: false });
+  });
+
+  test("is not trusted once a staged lockfile differs from HEAD's in another way", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    await relock(root);
+    git(root, ["add", "-A"], env);
+    expect((await primed(root))[0]!.lock.status).toBe("fresh");
+    // HEAD moves (the lockfile in it changes) while the tree and the index stay as they are.
+    git(root, ["commit", "-q", "-m", "relocked"], env);
+    git(root, ["reset", "-q", "--soft", "HEAD~1"], env);
+    const lock = join(root, "tool.lock.json");
+    const edited = readFileSync(lock, "utf8").replace(/"version": "1\.0\.0"/, '"version": "9.9.9"');
+    writeFileSync(lock, edited);
+    git(root, ["add", "tool.lock.json"], env);
+    expect((await expectFresh(root))[0]!.lock.status).toBe("stale");
+  });
+
+  test("keeps --strict and the plain check apart", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/web.yaml"), "# touched\n");
+    git(root, ["add", "-A"], env);
+    const plain = await primed(root);
+    const strict = await expectFresh(root, { strict: true });
+    expect(plain[0]!.check.counts.warning).toBeGreaterThan(0);
+    expect(strict[0]!.check.counts.error).toBeGreaterThan(plain[0]!.check.counts.error);
+    expect(await remembered(root, { strict: true })).toBe(true);
+    expect(await remembered(root)).toBe(true);
+  });
+
+  test("is not trusted once what is staged changes though the tree does not", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    appendFileSync(join(root, ".ai/tools/py/main.py"), "print('again')\n");
+    git(root, ["add", ".ai/tools/hi.sh"], env);
+    expect((await primed(root))[0]!.affected.changed).toEqual(["hi"]);
+    git(root, ["add", ".ai/tools/py/main.py"], env);
+    expect((await expectFresh(root))[0]!.affected.changed).toEqual(["hi", "py"]);
+  });
+
+  test("answers pre-commit's file list and git's staged list alike, each from its own paths", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    git(root, ["add", "-A"], env);
+    await primed(root, { files: [".ai/tools/hi.sh"] });
+    expect(await remembered(root)).toBe(true);
+    expect((await expectFresh(root, { files: [".ai/tools/hi.sh", ".ai/tools/web.yaml"] }))[0]!.affected.changed).toEqual(["hi", "web"]);
+  });
+
+  test("is not trusted under another PATH, where the syntax checkers may differ", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/py/main.py"), "print('again')\n");
+    git(root, ["add", "-A"], env);
+    await primed(root);
+    const bin = makeTemp("kiwi-bin-");
+    for (const name of ["git", "bash"]) symlinkSync(Bun.which(name)!, join(bin, name));
+    const noPython = { ...env, PATH: bin };
+    const [p] = await checkStaged({ cwd: root, env: noPython, cacheDir: env.KIWI_CACHE_DIR, now: later });
+    expect(p!.remembered).toBe(false);
+    expect(p!.check.findings.map((f) => f.rule)).toEqual(["script/interpreter-missing"]);
+  });
+
+  test("remembers nothing while a file is within the racy margin", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    git(root, ["add", "-A"], env);
+    await staged(root, { now: Date.now });
+    expect((await staged(root, { now: Date.now }))[0]!.remembered).toBe(false);
+    expect(await remembered(root)).toBe(false); // and nothing was stored for later either
+  });
+
+  test("remembers nothing for a tree with a symbolic link (its stat says nothing of the target)", async () => {
+    const root = await lockedRepo();
+    symlinkSync("main.py", join(root, ".ai/tools/py/link.py"));
+    git(root, ["add", "-A"], env);
+    await staged(root);
+    expect(await remembered(root)).toBe(false);
+  });
+
+  test("reads a damaged memo as absent", async () => {
+    const cacheDir = makeTemp("kiwi-cache-");
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    git(root, ["add", "-A"], env);
+    const first = await staged(root, { cacheDir });
+    const dir = join(cacheDir, "check/staged");
+    for (const name of readdirSync(dir)) {
+      rmSync(join(dir, name));
+      writeFileSync(join(dir, name), `${"0".repeat(64)}\n{"digest":"x"}`);
+    }
+    const again = await staged(root, { cacheDir });
+    expect(again[0]!.remembered).toBe(false);
+    expect(verdicts(again)).toEqual(verdicts(first));
+  });
+});
