@@ -60,6 +60,14 @@ export function writeLockfile(root: string, lock: Lockfile, previous: string | u
   return { written: true, text };
 }
 
+/** Writes lockfile bytes kiwi rendered (an incremental relock's splice); same rules as writeLockfile. */
+export function writeLockfileText(root: string, text: string, previous: string | undefined, faults: Faults = NO_FAULTS): boolean {
+  if (text === previous) return false;
+  removeDeadTemps(root);
+  writeFileAtomic(lockfilePath(root), text, { faults, writePoint: "lockfile-write", renamePoint: "lockfile-rename", fsync: true });
+  return true;
+}
+
 /** Runs `fn` holding the project's lockfile lock (tool.lock.json.lock next to it). */
 export function withProjectLock<T>(root: string, fn: () => T | Promise<T>): Promise<T> {
   return withFileLock(`${lockfilePath(root)}.lock`, { subject: LOCKFILE_NAME }, fn);

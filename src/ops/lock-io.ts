@@ -20,7 +20,9 @@ import { compareTreeToLock } from "../lockfile/compare.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "../lockfile/fs.ts";
 import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
-import type { Lockfile } from "../schema/lockfile.ts";
+import { LOCKFILE_VERSION, type Lockfile } from "../schema/lockfile.ts";
+import { lockFromIndex } from "./lock-incremental-io.ts";
+import { buildLockIndex, saveLockIndex } from "../lockfile/lock-index-io.ts";
 import { type RawFingerprint, rawTreeFingerprint } from "../lockfile/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "../lockfile/hash-tree-io.ts";
@@ -56,10 +58,19 @@ export interface LockResult {
 export async function lockProject(ctx: Context, options: LockOptions = {}): Promise<LockResult> {
   // Cold (no stat cache yet): hash on a second core while discovery parses every manifest.
   const root = findProjectRoot(ctx.cwd);
+  if (!options.needTree) {
+    // The lock index: an unchanged tree, or files changed inside tools it can pin, answered without discovery.
+    const indexed = await lockFromIndex(ctx.cacheDir, root, options.strict === true, ctx.now(), faultsFromEnv(ctx.env));
+    if (indexed) {
+      const { text, ...rest } = indexed;
+      if (text !== undefined && text.endsWith('  "mcp_servers": {}\n}\n') && !/\n {2}"(remote|dependencies)": /.test(text)) {
+        rememberWrittenLockfile(ctx.cacheDir, text, { lockfileVersion: LOCKFILE_VERSION, tools: {}, mcp_servers: {} });
+      }
+      return { root, lockfile: lockfilePath(root), warnings: [], findings: [], ...rest };
+    }
+  }
   // Taken before anything is read, so a file changed while this run reads it differs next time.
   const raw = options.needTree ? undefined : rawTreeFingerprint(root, [pkg.version, options.strict === true], ctx.now());
-  const unchanged = raw && !raw.racy ? unchangedTree(ctx, root, raw.digest) : undefined;
-  if (unchanged) return unchanged;
   const prehash = existsSync(join(ctx.cacheDir, statRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
   try {
     const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
@@ -98,29 +109,6 @@ export async function hashAndCheck(
   return { tree, findings: verdict.findings };
 }
 
-/**
- * The result of a lock that has nothing to do, when the raw fingerprint of .ai/tools and the
- * lockfile's bytes are what the last run that wrote or confirmed the lockfile left: no discovery,
- * no hashing, no check.
- */
-function unchangedTree(ctx: Context, root: string, rawDigest: string): LockResult | undefined {
-  const memo = loadTreeMemo(ctx.cacheDir, root);
-  if (memo?.raw?.digest !== rawDigest) return undefined;
-  const text = readLockfileText(root);
-  if (text === undefined || sha256Hex(text) !== memo.lockfile) return undefined;
-  const { tools, files, mcpServers } = memo.raw;
-  return {
-    root,
-    lockfile: lockfilePath(root),
-    mcpServers,
-    warnings: [],
-    written: false,
-    diff: { added: [], removed: [], changed: [] },
-    findings: [],
-    stats: { tools, files, hashed: 0, reused: files, memo: true },
-  };
-}
-
 async function lockLocked(ctx: Context, project: Project, options: LockOptions, prehash?: PrehashRun, raw?: RawFingerprint): Promise<LockResult> {
   const faults = faultsFromEnv(ctx.env);
   const startedAt = ctx.now();
@@ -138,10 +126,17 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const fingerprint = fingerprintTree(project, [pkg.version, options.strict === true], startedAt);
   const memo = text === undefined ? undefined : loadTreeMemo(ctx.cacheDir, project.root);
   const textDigest = text === undefined ? "" : sha256Hex(text);
+  // The lock index of this tree, once its lockfile is what this run wrote or confirmed (the check passed).
+  const saveIndex = (finalText: string) => {
+    if (!raw) return;
+    const pinned = /\n {2}"(remote|dependencies)": /.test(finalText);
+    saveLockIndex(ctx.cacheDir, buildLockIndex({ root: project.root, strict: options.strict === true, raw: raw.tree, tools: project.tools, findings: project.findings, pinned, lockfileText: finalText, startedAt }), faults);
+  };
   const rawMemo = raw && !raw.racy ? { digest: raw.digest, tools: project.tools.length, files: fileCount, mcpServers: base.mcpServers } : undefined;
   if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
     // The raw fingerprint may be new (the first run of a kiwi that has it, a touched file with the same content).
     if (rawMemo && memo.raw?.digest !== rawMemo.digest) saveTreeMemo(ctx.cacheDir, project.root, { ...memo, raw: rawMemo }, faults);
+    saveIndex(text!);
     const stats = { tools: project.tools.length, files: fileCount, hashed: 0, reused: fileCount, memo: true };
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
   }
@@ -162,6 +157,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const stats = { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits, memo: false };
   const remember = (finalText: string, finalLock: Lockfile) => {
     rememberWrittenLockfile(ctx.cacheDir, finalText, finalLock);
+    saveIndex(finalText);
     // A racy tree is never vouched for (an empty fingerprint matches nothing), but the digest of
     // the bytes this run wrote is kept: the next relock then knows it wrote them (see `previous`).
     if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: sha256Hex(finalText) }, faults);
