@@ -14,7 +14,7 @@ import type { Faults } from "../cache/faults-io.ts";
 import { statRelPath } from "../cache/cache-layout.ts";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { renderLosslessJson } from "../integrity/canonical.ts";
-import { sha256Hex } from "../integrity/digest.ts";
+import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
@@ -68,12 +68,20 @@ function indexPath(cacheDir: string, root: string): string {
 /**
  * A key of everything the validator and the lock entry read from a tool, apart from file bytes
  * (the validator never sees them; integrity covers them) and stat identities: two tools with the
- * same key get the same verdict in the same tree. Lossless JSON keeps 1.0, 1 and big integers
- * apart. A cache key, never published.
+ * same key get the same verdict in the same tree. The manifest as written enters through its
+ * canonical digest (exact: 1.0, 1 and big integers differ); every field derived from it and the
+ * tool's place, in plain JSON. A cache key, never published.
  */
-export function modelKey(tool: Tool): string {
-  const { locate: _locate, files, ...rest } = tool;
-  return sha256Hex(renderLosslessJson([rest, files.map((f) => [f.path, f.abs, f.isExecutable])]));
+export function modelKey(tool: Tool, manifestDigest: string): string {
+  const { locate: _locate, files, manifest: _manifest, configLossless: _lossless, ...rest } = tool;
+  let plain: string;
+  try {
+    plain = JSON.stringify([rest, files.map((f) => [f.path, f.abs, f.isExecutable])]);
+  } catch {
+    // A big integer in a derived field: the lossless rendering keeps it (slower, rare).
+    plain = renderLosslessJson([rest, files.map((f) => [f.path, f.abs, f.isExecutable])]);
+  }
+  return sha256Hex(`${manifestDigest}\0${plain}`);
 }
 
 /** Builds the index of a locked tree: `raw` was walked before discovery read anything. */
@@ -82,6 +90,8 @@ export function buildLockIndex(input: {
   strict: boolean;
   raw: RawTree;
   tools: readonly Tool[];
+  /** Each tool's manifest digest (hex) when the run computed it; else it is computed here. */
+  manifestDigests?: ReadonlyMap<Tool, string>;
   findings: readonly Finding[];
   /** The lockfile holds remote records or packages (data beyond the tree): no tool is locked alone. */
   pinned: boolean;
@@ -112,7 +122,7 @@ export function buildLockIndex(input: {
     for (const f of tool.files) claim(owners, rel(`${tool.root ? `${tool.root}/` : ""}${f.path}`), owner);
     const about = (file: string) => file === tool.manifestFile || (tool.form === "directory" && file.startsWith(`${tool.root}/`));
     const alone = !input.pinned && !input.findings.some((f) => about(f.file));
-    return { id: tool.id, source: tool.manifestFile, model: modelKey(tool), alone };
+    return { id: tool.id, source: tool.manifestFile, model: modelKey(tool, input.manifestDigests?.get(tool) ?? hashCanonical(tool.manifest).hex), alone };
   });
   // A folder inside a directory tool belongs to it; so does a file no tool names there (an ignored name).
   for (let i = 0; i < n; i++) {

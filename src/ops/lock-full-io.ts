@@ -114,10 +114,11 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const memo = text === undefined ? undefined : loadTreeMemo(ctx.cacheDir, project.root);
   const textDigest = text === undefined ? "" : sha256Hex(text);
   // The lock index of this tree, once its lockfile is what this run wrote or confirmed (the check passed).
-  const saveIndex = (finalText: string) => {
+  const saveIndex = (finalText: string, tree?: readonly TreeTool[]) => {
     if (!raw) return;
+    const manifestDigests = tree ? new Map(tree.map((h) => [h.tool, h.manifestDigest])) : undefined;
     const pinned = /\n {2}"(remote|dependencies)": /.test(finalText);
-    saveLockIndex(ctx.cacheDir, buildLockIndex({ root: project.root, strict: options.strict === true, raw: raw.tree, tools: project.tools, findings: project.findings, pinned, lockfileText: finalText, startedAt }), faults);
+    saveLockIndex(ctx.cacheDir, buildLockIndex({ root: project.root, strict: options.strict === true, raw: raw.tree, tools: project.tools, manifestDigests, findings: project.findings, pinned, lockfileText: finalText, startedAt }), faults);
   };
   const rawMemo = raw && !raw.racy ? { digest: raw.digest, tools: project.tools.length, files: fileCount, mcpServers: base.mcpServers } : undefined;
   if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
@@ -144,7 +145,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const stats = { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits, memo: false };
   const remember = (finalText: string, finalLock: Lockfile) => {
     rememberWrittenLockfile(ctx.cacheDir, finalText, finalLock);
-    saveIndex(finalText);
+    saveIndex(finalText, tree);
     // A racy tree is never vouched for (an empty fingerprint matches nothing), but the digest of
     // the bytes this run wrote is kept: the next relock then knows it wrote them (see `previous`).
     if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: sha256Hex(finalText) }, faults);

@@ -41,7 +41,9 @@ export async function lockFromIndex(cacheDir: string, root: string, strict: bool
     const lock = lockfileMatches(index, () => readLockfileText(root));
     if (!lock.ok) return undefined;
     // Folders whose stat changed but whose names did not (a file saved by rename): remember their new stat.
-    if (scan.fresh.size > 0 || lock.text !== undefined) saveLockIndex(cacheDir, refreshed(index, scan, startedAt, lock.text), faults);
+    // Likewise a lockfile whose stat was racy when recorded and no longer is (never while it still is).
+    const next = refreshed(index, scan, startedAt, lock.text);
+    if (scan.fresh.size > 0 || (lock.text !== undefined && next.lockfile.stat !== null)) saveLockIndex(cacheDir, next, faults);
     return { ...base, written: false, stats: { tools: index.tools.length, files: index.files, hashed: 0, reused: index.files, memo: true } };
   }
   for (const t of scan.tools.keys()) if (!index.tools[t]!.alone) return undefined;
@@ -78,7 +80,7 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
     }
     const tool = read.tool;
     // A tool whose model changed may change verdicts and entries beyond its own: the full lock decides.
-    if (!tool || warned || read.findings.length > 0 || tool.id !== known.id || modelKey(tool) !== known.model) return undefined;
+    if (!tool || warned || read.findings.length > 0 || tool.id !== known.id) return undefined;
     const changed = new Set(entries.map((i) => index.paths[i]!));
     const old = replaceToolEntry(text, tool.id, { version: "", type: "", source: "", executor: null, integrity: "", manifest_digest: "", files: [] });
     if (!old) return undefined;
@@ -98,6 +100,7 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
       files.push({ path: f.path, sha256: sha, is_executable: f.isExecutable });
     }
     const h: HashedTool = hashTool(tool, files);
+    if (modelKey(tool, h.manifestDigest) !== known.model) return undefined;
     const entry = lockedToolOf(h, old.before.executor);
     const next = replaceToolEntry(text, tool.id, entry);
     if (!next) return undefined;
