@@ -19,6 +19,7 @@ import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { ROW_WIDTH, type RawTree } from "./raw-tree-io.ts";
+import type { StatAt } from "./statx-io.ts";
 
 const MAGIC = "KIWIIX01";
 const FORMAT = 1;
@@ -54,6 +55,8 @@ export interface LockIndex {
   tools: IndexTool[];
   /** Entries below .ai/tools (see RawTree); a racy entry has NaN for its mtime. */
   paths: string[];
+  /** The same paths as UTF-8, each ended by a NUL byte (what statx takes). */
+  names?: Uint8Array;
   parents: Int32Array;
   stats: Float64Array;
   owners: Int32Array;
@@ -219,6 +222,8 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean): 
       tools.push({ id: row[0], source: row[1], model: row[2], alone: row[3] === 1 });
     }
     const paths = n === 0 ? [] : bytes.toString("utf8", head + hl + tl, head + hl + tl + pl).split("\0");
+    const names = new Uint8Array(pl + 1);
+    names.set(bytes.subarray(head + hl + tl, head + hl + tl + pl));
     if (paths.length !== n) return undefined;
     // Copied out: the file's bytes need not sit at an 8-byte boundary in memory.
     const numbers = bytes.buffer.slice(bytes.byteOffset + numbersAt, bytes.byteOffset + bytes.length);
@@ -229,7 +234,7 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean): 
       if (parents[i]! < -1 || parents[i]! >= i || owners[i]! < MANY_TOOLS || owners[i]! >= tools.length) return undefined;
     }
     const top = (header.top as (number | null)[]).map((x) => (x === null ? Number.NaN : x));
-    return { root, kiwi: header.kiwi, strict, lockfile, mcpServers: header.mcpServers, files: header.files, tools, paths, parents, stats, owners, top };
+    return { root, kiwi: header.kiwi, strict, lockfile, mcpServers: header.mcpServers, files: header.files, tools, paths, names, parents, stats, owners, top };
   } catch {
     return undefined;
   }
@@ -249,7 +254,7 @@ export interface IndexScan {
  * Lstats every recorded entry (one syscall each; no readdir unless a folder's own stat changed,
  * and then only that folder, to see whether it still holds the same names).
  */
-export function scanLockIndex(index: LockIndex): IndexScan {
+export function scanLockIndex(index: LockIndex, statAt?: StatAt): IndexScan {
   const base = join(index.root, TOOLS_DIR);
   const { paths, stats, owners } = index;
   const scan: IndexScan = { structural: false, tools: new Map(), fresh: new Map() };
@@ -260,16 +265,26 @@ export function scanLockIndex(index: LockIndex): IndexScan {
     if (!top || folderChanged(-1, base)) return { ...scan, structural: true };
     scan.fresh.set(-1, top);
   }
+  const names = index.names;
+  const row = new Float64Array(ROW_WIDTH);
+  let at = 0;
   for (let i = 0; i < n; i++) {
     const o = i * ROW_WIDTH;
     const abs = `${base}/${paths[i]}`;
-    let st;
-    try {
-      st = lstatSync(abs);
-    } catch {
-      return { ...scan, structural: true };
+    let st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number };
+    if (statAt && names) {
+      if (!statAt(at, row)) return { ...scan, structural: true };
+      at = names.indexOf(0, at) + 1;
+      if (row[0] === stats[o] && row[1] === stats[o + 1] && row[2] === stats[o + 2] && row[3] === stats[o + 3] && row[4] === stats[o + 4]) continue;
+      st = { size: row[0]!, mtimeMs: row[1]!, ctimeMs: row[2]!, ino: row[3]!, mode: row[4]! };
+    } else {
+      try {
+        st = lstatSync(abs);
+      } catch {
+        return { ...scan, structural: true };
+      }
+      if (st.size === stats[o] && st.mtimeMs === stats[o + 1] && st.ctimeMs === stats[o + 2] && st.ino === stats[o + 3] && st.mode === stats[o + 4]) continue;
     }
-    if (st.size === stats[o] && st.mtimeMs === stats[o + 1] && st.ctimeMs === stats[o + 2] && st.ino === stats[o + 3] && st.mode === stats[o + 4]) continue;
     const mode = stats[o + 4]!;
     // Retyped (a file became a folder or a link), or a folder that now holds other names.
     if ((st.mode & 0o170000) !== (mode & 0o170000)) return { ...scan, structural: true };
@@ -325,9 +340,21 @@ export interface ToolsSinceIndex {
 }
 
 /** The project's tools with a "changed since the last lock" set, or undefined without a usable index. */
-export function toolsChangedSinceIndex(cacheDir: string, root: string, strict = false): ToolsSinceIndex | undefined {
+export async function toolsChangedSinceIndex(cacheDir: string, root: string, strict = false): Promise<ToolsSinceIndex | undefined> {
   const index = loadLockIndex(cacheDir, root, strict);
   if (!index) return undefined;
-  const scan = scanLockIndex(index);
+  const scan = await scanLockIndexFast(index);
   return { tools: index.tools, changed: scan.structural ? undefined : new Set([...scan.tools.keys()].map((t) => index.tools[t]!.id)) };
+}
+
+/** scanLockIndex with statx when the platform has it (statx-io.ts), else with lstatSync. */
+export async function scanLockIndexFast(index: LockIndex): Promise<IndexScan> {
+  if (!index.names || index.paths.length === 0) return scanLockIndex(index);
+  const { openStatx } = await import("./statx-io.ts");
+  const native = await openStatx(join(index.root, TOOLS_DIR), index.names, index.paths[0]!, 0);
+  try {
+    return scanLockIndex(index, native?.statAt);
+  } finally {
+    native?.close();
+  }
 }

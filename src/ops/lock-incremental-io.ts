@@ -15,7 +15,7 @@ import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { type HashedTool, hashTool, lockedToolOf } from "../lockfile/build.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
-import { type IndexScan, type LockIndex, loadLockIndex, lockfileMatches, modelKey, saveLockIndex, scanLockIndex } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type LockIndex, loadLockIndex, lockfileMatches, modelKey, saveLockIndex, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { ROW_WIDTH } from "../lockfile/raw-tree-io.ts";
 import { replaceToolEntry } from "../lockfile/render.ts";
 import { LOCKFILE_VERSION } from "../schema/lockfile.ts";
@@ -34,7 +34,7 @@ export interface IndexedLock {
 export async function lockFromIndex(cacheDir: string, root: string, strict: boolean, startedAt: number, faults: Faults): Promise<IndexedLock | undefined> {
   const index = loadLockIndex(cacheDir, root, strict);
   if (!index) return undefined;
-  const scan = scanLockIndex(index);
+  const scan = await scanLockIndexFast(index);
   if (scan.structural) return undefined;
   const base = { mcpServers: index.mcpServers, diff: { added: [], removed: [], changed: [] } };
   if (scan.tools.size === 0) {
@@ -54,6 +54,7 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
   const root = index.root;
   const previous = readLockfileText(root);
   if (previous === undefined || sha256Hex(previous) !== index.lockfile.sha256) return undefined;
+  const unchanged = index.lockfile.sha256;
   // Loaded only now: an unchanged tree never pays for the manifest parsers.
   const { readToolAt } = await import("../manifest/discover-io.ts");
   const { parseManifestBytes } = await import("../manifest/forms.ts");
@@ -109,10 +110,11 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
     after[tool.id] = entry;
   }
   const written = writeLockfileText(root, text, previous, faults);
-  saveLockIndex(cacheDir, refreshed(index, scan, startedAt, text), faults);
+  const next = refreshed(index, scan, startedAt, text, written ? undefined : unchanged);
+  saveLockIndex(cacheDir, next, faults);
   if (written) {
     // The full lock's memo of the bytes it wrote itself now names these bytes (see lock-io.ts `wroteItself`).
-    saveTreeMemo(cacheDir, root, { fingerprint: "", lockfile: sha256Hex(text) }, faults);
+    saveTreeMemo(cacheDir, root, { fingerprint: "", lockfile: next.lockfile.sha256 }, faults);
   }
   const lockOf = (tools: Record<string, LockedTool>): Lockfile => ({ lockfileVersion: LOCKFILE_VERSION, tools, mcp_servers: {} });
   return {
@@ -125,7 +127,7 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
 }
 
 /** The index with the scan's new stats (racy ones unknown) and, when given, the lockfile now on disk. */
-function refreshed(index: LockIndex, scan: IndexScan, startedAt: number, text?: string): LockIndex {
+function refreshed(index: LockIndex, scan: IndexScan, startedAt: number, text?: string, textSha?: string): LockIndex {
   const limit = startedAt - RACY_MARGIN_MS;
   const stats = index.stats.slice();
   const top = [...index.top];
@@ -147,7 +149,7 @@ function refreshed(index: LockIndex, scan: IndexScan, startedAt: number, text?: 
     } catch {
       stat = null;
     }
-    lockfile = { sha256: sha256Hex(text), stat };
+    lockfile = { sha256: textSha ?? sha256Hex(text), stat };
   }
   return { ...index, stats, top, lockfile };
 }

@@ -193,12 +193,12 @@ describe("toolsChangedSinceIndex (for callers that need no discovery)", () => {
   test("names the tools whose files changed, and no set for a structural change", async () => {
     const s = setup();
     await lockProject(s.ctx);
-    expect(toolsChangedSinceIndex(s.ctx.cacheDir, s.root)?.changed).toEqual(new Set());
+    expect((await toolsChangedSinceIndex(s.ctx.cacheDir, s.root))?.changed).toEqual(new Set());
     writeFileSync(join(s.root, ".ai/tools/b/main.py"), "print('B')\n");
-    const since = toolsChangedSinceIndex(s.ctx.cacheDir, s.root)!;
+    const since = (await toolsChangedSinceIndex(s.ctx.cacheDir, s.root))!;
     expect(since.changed).toEqual(new Set(["b"]));
     expect(since.tools.map((t) => t.id)).toContain("rt");
     writeFileSync(join(s.root, ".ai/tools/b/new.txt"), "x");
-    expect(toolsChangedSinceIndex(s.ctx.cacheDir, s.root)?.changed).toBeUndefined();
+    expect((await toolsChangedSinceIndex(s.ctx.cacheDir, s.root))?.changed).toBeUndefined();
   });
 });
