@@ -53,6 +53,7 @@ export interface LockIndex {
   files: number;
   /** Tools (built-ins included) in project order. */
   tools: IndexTool[];
+  toolCount: number;
   /** Entries below .ai/tools (see RawTree); a racy entry has NaN for its mtime. */
   paths: string[];
   /** The same paths as UTF-8, each ended by a NUL byte (what statx takes). */
@@ -145,6 +146,7 @@ export function buildLockIndex(input: {
     mcpServers: tools.filter((t) => t.type === "mcp_server").map((t) => t.id),
     files: tools.reduce((k, t) => k + t.files.length, 0),
     tools: indexTools,
+    toolCount: indexTools.length,
     paths: raw.paths,
     parents: Int32Array.from(raw.parents),
     stats,
@@ -168,7 +170,7 @@ function statOf(abs: string): number[] | undefined {
 
 /** Writes the index atomically; a cache that cannot be written only costs speed. */
 export function saveLockIndex(cacheDir: string, index: LockIndex, faults?: Faults): void {
-  const header = Buffer.from(JSON.stringify({ format: FORMAT, root: index.root, kiwi: index.kiwi, strict: index.strict, lockfile: index.lockfile, mcpServers: index.mcpServers, files: index.files, top: index.top.map(nanToNull) }));
+  const header = Buffer.from(JSON.stringify({ format: FORMAT, root: index.root, kiwi: index.kiwi, strict: index.strict, lockfile: index.lockfile, mcpServers: index.mcpServers, files: index.files, toolCount: index.tools.length, top: index.top.map(nanToNull) }));
   const tools = Buffer.from(JSON.stringify(index.tools.map((t) => [t.id, t.source, t.model, t.alone ? 1 : 0])));
   const paths = Buffer.from(index.paths.join("\0"));
   const n = index.paths.length;
@@ -214,27 +216,43 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean): 
     const lockfile = header.lockfile;
     if (typeof lockfile?.sha256 !== "string" || !(lockfile.stat === null || (Array.isArray(lockfile.stat) && lockfile.stat.length === ROW_WIDTH))) return undefined;
     if (!Array.isArray(header.mcpServers) || typeof header.files !== "number" || !Array.isArray(header.top) || header.top.length !== ROW_WIDTH) return undefined;
-    const toolRows = JSON.parse(bytes.toString("utf8", head + hl, head + hl + tl)) as unknown[];
-    if (!Array.isArray(toolRows)) return undefined;
-    const tools: IndexTool[] = [];
-    for (const row of toolRows) {
-      if (!Array.isArray(row) || row.length !== 4 || typeof row[0] !== "string" || typeof row[1] !== "string" || typeof row[2] !== "string") return undefined;
-      tools.push({ id: row[0], source: row[1], model: row[2], alone: row[3] === 1 });
-    }
-    const paths = n === 0 ? [] : bytes.toString("utf8", head + hl + tl, head + hl + tl + pl).split("\0");
+    if (typeof header.toolCount !== "number") return undefined;
+    // Tools and paths as strings are decoded on first use: an unchanged tree needs neither.
+    let tools: IndexTool[] | undefined;
+    const readTools = (): IndexTool[] => {
+      if (tools) return tools;
+      const rows = JSON.parse(bytes.toString("utf8", head + hl, head + hl + tl)) as unknown[];
+      const out: IndexTool[] = [];
+      for (const row of Array.isArray(rows) ? rows : []) {
+        if (!Array.isArray(row) || row.length !== 4 || typeof row[0] !== "string" || typeof row[1] !== "string" || typeof row[2] !== "string") break;
+        out.push({ id: row[0], source: row[1], model: row[2], alone: row[3] === 1 });
+      }
+      // A damaged tools section reads as no tool alone: every change takes the full lock.
+      tools = out.length === header.toolCount ? out : Array.from({ length: header.toolCount }, () => ({ id: "", source: "", model: "", alone: false }));
+      return tools;
+    };
+    let paths: string[] | undefined;
+    const readPaths = (): string[] => (paths ??= n === 0 ? [] : bytes.toString("utf8", head + hl + tl, head + hl + tl + pl).split("\0"));
     const names = new Uint8Array(pl + 1);
     names.set(bytes.subarray(head + hl + tl, head + hl + tl + pl));
-    if (paths.length !== n) return undefined;
+    // n paths joined by NUL plus the NUL added above: n NULs (one for an empty tree).
+    let ends = 0;
+    for (let at = names.indexOf(0); at !== -1; at = names.indexOf(0, at + 1)) ends++;
+    if (ends !== Math.max(n, 1)) return undefined;
     // Copied out: the file's bytes need not sit at an 8-byte boundary in memory.
     const numbers = bytes.buffer.slice(bytes.byteOffset + numbersAt, bytes.byteOffset + bytes.length);
     const stats = new Float64Array(numbers, 0, n * ROW_WIDTH);
     const parents = new Int32Array(numbers, n * ROW_WIDTH * 8, n);
     const owners = new Int32Array(numbers, n * ROW_WIDTH * 8 + n * 4, n);
     for (let i = 0; i < n; i++) {
-      if (parents[i]! < -1 || parents[i]! >= i || owners[i]! < MANY_TOOLS || owners[i]! >= tools.length) return undefined;
+      if (parents[i]! < -1 || parents[i]! >= i || owners[i]! < MANY_TOOLS || owners[i]! >= header.toolCount) return undefined;
     }
     const top = (header.top as (number | null)[]).map((x) => (x === null ? Number.NaN : x));
-    return { root, kiwi: header.kiwi, strict, lockfile, mcpServers: header.mcpServers, files: header.files, tools, paths, names, parents, stats, owners, top };
+    const index = { root, kiwi: header.kiwi, strict, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, parents, stats, owners, top };
+    return Object.defineProperties(index, {
+      tools: { get: readTools, enumerable: true },
+      paths: { get: readPaths, enumerable: true },
+    }) as LockIndex;
   } catch {
     return undefined;
   }
@@ -256,9 +274,9 @@ export interface IndexScan {
  */
 export function scanLockIndex(index: LockIndex, statAt?: StatAt): IndexScan {
   const base = join(index.root, TOOLS_DIR);
-  const { paths, stats, owners } = index;
+  const { stats, owners } = index;
   const scan: IndexScan = { structural: false, tools: new Map(), fresh: new Map() };
-  const n = paths.length;
+  const n = stats.length / ROW_WIDTH;
   const folderChanged = (i: number, abs: string): boolean => !sameNames(index, i, abs);
   const top = statOf(base);
   if (!sameRow(top, index.top, 0)) {
@@ -270,7 +288,6 @@ export function scanLockIndex(index: LockIndex, statAt?: StatAt): IndexScan {
   let at = 0;
   for (let i = 0; i < n; i++) {
     const o = i * ROW_WIDTH;
-    const abs = `${base}/${paths[i]}`;
     let st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number };
     if (statAt && names) {
       if (!statAt(at, row)) return { ...scan, structural: true };
@@ -279,7 +296,7 @@ export function scanLockIndex(index: LockIndex, statAt?: StatAt): IndexScan {
       st = { size: row[0]!, mtimeMs: row[1]!, ctimeMs: row[2]!, ino: row[3]!, mode: row[4]! };
     } else {
       try {
-        st = lstatSync(abs);
+        st = lstatSync(`${base}/${index.paths[i]}`);
       } catch {
         return { ...scan, structural: true };
       }
@@ -290,7 +307,7 @@ export function scanLockIndex(index: LockIndex, statAt?: StatAt): IndexScan {
     if ((st.mode & 0o170000) !== (mode & 0o170000)) return { ...scan, structural: true };
     scan.fresh.set(i, [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode]);
     if (isFolder(mode)) {
-      if (folderChanged(i, abs)) return { ...scan, structural: true };
+      if (folderChanged(i, `${base}/${index.paths[i]}`)) return { ...scan, structural: true };
       continue;
     }
     const owner = owners[i]!;
@@ -349,9 +366,10 @@ export async function toolsChangedSinceIndex(cacheDir: string, root: string, str
 
 /** scanLockIndex with statx when the platform has it (statx-io.ts), else with lstatSync. */
 export async function scanLockIndexFast(index: LockIndex): Promise<IndexScan> {
-  if (!index.names || index.paths.length === 0) return scanLockIndex(index);
+  const names = index.names;
+  if (!names || names.length <= 1) return scanLockIndex(index);
   const { openStatx } = await import("./statx-io.ts");
-  const native = await openStatx(join(index.root, TOOLS_DIR), index.names, index.paths[0]!, 0);
+  const native = await openStatx(join(index.root, TOOLS_DIR), names, Buffer.from(names.buffer, names.byteOffset, names.indexOf(0)).toString("utf8"), 0);
   try {
     return scanLockIndex(index, native?.statAt);
   } finally {

@@ -44,7 +44,7 @@ export async function lockFromIndex(cacheDir: string, root: string, strict: bool
     // Likewise a lockfile whose stat was racy when recorded and no longer is (never while it still is).
     const next = refreshed(index, scan, startedAt, lock.text);
     if (scan.fresh.size > 0 || (lock.text !== undefined && next.lockfile.stat !== null)) saveLockIndex(cacheDir, next, faults);
-    return { ...base, written: false, stats: { tools: index.tools.length, files: index.files, hashed: 0, reused: index.files, memo: true } };
+    return { ...base, written: false, stats: { tools: index.toolCount, files: index.files, hashed: 0, reused: index.files, memo: true } };
   }
   for (const t of scan.tools.keys()) if (!index.tools[t]!.alone) return undefined;
   return withProjectLock(root, () => relock(cacheDir, index, scan, startedAt, faults));
@@ -121,7 +121,7 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
     written,
     diff: diffLockfiles(lockOf(before), lockOf(after)),
     mcpServers: index.mcpServers,
-    stats: { tools: index.tools.length, files: index.files, hashed, reused: index.files - hashed, memo: false },
+    stats: { tools: index.toolCount, files: index.files, hashed, reused: index.files - hashed, memo: false },
     ...(written ? { text } : {}),
   };
 }
