@@ -58,6 +58,8 @@ export interface LockIndex {
   paths: string[];
   /** The same paths as UTF-8, each ended by a NUL byte (what statx takes). */
   names?: Uint8Array;
+  /** The tools section as read (written back as is when the tools did not change). */
+  toolsBytes?: Uint8Array;
   parents: Int32Array;
   stats: Float64Array;
   owners: Int32Array;
@@ -170,10 +172,11 @@ function statOf(abs: string): number[] | undefined {
 
 /** Writes the index atomically; a cache that cannot be written only costs speed. */
 export function saveLockIndex(cacheDir: string, index: LockIndex, faults?: Faults): void {
-  const header = Buffer.from(JSON.stringify({ format: FORMAT, root: index.root, kiwi: index.kiwi, strict: index.strict, lockfile: index.lockfile, mcpServers: index.mcpServers, files: index.files, toolCount: index.tools.length, top: index.top.map(nanToNull) }));
-  const tools = Buffer.from(JSON.stringify(index.tools.map((t) => [t.id, t.source, t.model, t.alone ? 1 : 0])));
-  const paths = Buffer.from(index.paths.join("\0"));
-  const n = index.paths.length;
+  const header = Buffer.from(JSON.stringify({ format: FORMAT, root: index.root, kiwi: index.kiwi, strict: index.strict, lockfile: index.lockfile, mcpServers: index.mcpServers, files: index.files, toolCount: index.toolCount, top: index.top.map(nanToNull) }));
+  // Sections read from disk go back as they were read (decoding and encoding them again is most of a save).
+  const tools = index.toolsBytes ?? Buffer.from(JSON.stringify(index.tools.map((t) => [t.id, t.source, t.model, t.alone ? 1 : 0])));
+  const paths = index.names ? index.names.subarray(0, index.names.length - 1) : Buffer.from(index.paths.join("\0"));
+  const n = index.parents.length;
   const head = 8 + 16;
   const textEnd = head + header.length + tools.length + paths.length;
   const numbersAt = Math.ceil(textEnd / 8) * 8;
@@ -248,14 +251,24 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean): 
       if (parents[i]! < -1 || parents[i]! >= i || owners[i]! < MANY_TOOLS || owners[i]! >= header.toolCount) return undefined;
     }
     const top = (header.top as (number | null)[]).map((x) => (x === null ? Number.NaN : x));
-    const index = { root, kiwi: header.kiwi, strict, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, parents, stats, owners, top };
+    const toolsBytes = bytes.subarray(head + hl, head + hl + tl);
+    const index = { root, kiwi: header.kiwi, strict, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, toolsBytes, parents, stats, owners, top };
     return Object.defineProperties(index, {
       tools: { get: readTools, enumerable: true },
       paths: { get: readPaths, enumerable: true },
-    }) as LockIndex;
+    }) as unknown as LockIndex;
   } catch {
     return undefined;
   }
+}
+
+/** The path of entry `i`, decoding only that one (for a few entries; index.paths decodes them all). */
+export function pathAt(index: LockIndex, i: number): string {
+  const names = index.names;
+  if (!names) return index.paths[i]!;
+  let at = 0;
+  for (let k = 0; k < i; k++) at = names.indexOf(0, at) + 1;
+  return Buffer.from(names.buffer, names.byteOffset + at, names.indexOf(0, at) - at).toString("utf8");
 }
 
 /** What changed below .ai/tools since the index was written. */
@@ -307,7 +320,7 @@ export function scanLockIndex(index: LockIndex, statAt?: StatAt): IndexScan {
     if ((st.mode & 0o170000) !== (mode & 0o170000)) return { ...scan, structural: true };
     scan.fresh.set(i, [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode]);
     if (isFolder(mode)) {
-      if (folderChanged(i, `${base}/${index.paths[i]}`)) return { ...scan, structural: true };
+      if (folderChanged(i, `${base}/${pathAt(index, i)}`)) return { ...scan, structural: true };
       continue;
     }
     const owner = owners[i]!;

@@ -117,7 +117,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const saveIndex = (finalText: string, tree?: readonly TreeTool[]) => {
     if (!raw) return;
     const manifestDigests = tree ? new Map(tree.map((h) => [h.tool, h.manifestDigest])) : undefined;
-    const pinned = /\n {2}"(remote|dependencies)": /.test(finalText);
+    const pinned = finalText.includes('\n  "remote": ') || finalText.includes('\n  "dependencies": ');
     saveLockIndex(ctx.cacheDir, buildLockIndex({ root: project.root, strict: options.strict === true, raw: raw.tree, tools: project.tools, manifestDigests, findings: project.findings, pinned, lockfileText: finalText, startedAt }), faults);
   };
   const rawMemo = raw && !raw.racy ? { digest: raw.digest, tools: project.tools.length, files: fileCount, mcpServers: base.mcpServers } : undefined;

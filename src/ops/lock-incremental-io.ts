@@ -15,7 +15,7 @@ import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { type HashedTool, hashTool, lockedToolOf } from "../lockfile/build.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
-import { type IndexScan, type LockIndex, loadLockIndex, lockfileMatches, modelKey, saveLockIndex, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type LockIndex, loadLockIndex, lockfileMatches, modelKey, pathAt, saveLockIndex, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { ROW_WIDTH } from "../lockfile/raw-tree-io.ts";
 import { replaceToolEntry } from "../lockfile/render.ts";
 import { LOCKFILE_VERSION } from "../schema/lockfile.ts";
@@ -52,8 +52,10 @@ export async function lockFromIndex(cacheDir: string, root: string, strict: bool
 
 async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, startedAt: number, faults: Faults): Promise<IndexedLock | undefined> {
   const root = index.root;
+  // Read for the splice, then vouched for by its stat (taken after the read: any write since the
+  // index was recorded shows there) or else by its digest.
   const previous = readLockfileText(root);
-  if (previous === undefined || sha256Hex(previous) !== index.lockfile.sha256) return undefined;
+  if (previous === undefined || !lockfileMatches(index, () => previous).ok) return undefined;
   const unchanged = index.lockfile.sha256;
   // Loaded only now: an unchanged tree never pays for the manifest parsers.
   const { readToolAt } = await import("../manifest/discover-io.ts");
@@ -82,7 +84,7 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
     const tool = read.tool;
     // A tool whose model changed may change verdicts and entries beyond its own: the full lock decides.
     if (!tool || warned || read.findings.length > 0 || tool.id !== known.id) return undefined;
-    const changed = new Set(entries.map((i) => index.paths[i]!));
+    const changed = new Set(entries.map((i) => (entries.length > 8 ? index.paths[i]! : pathAt(index, i))));
     const old = replaceToolEntry(text, tool.id, { version: "", type: "", source: "", executor: null, integrity: "", manifest_digest: "", files: [] });
     if (!old) return undefined;
     const shaOf = new Map(old.before.files.map((f) => [f.path, f.sha256.replace(/^sha256:/, "")]));
@@ -126,11 +128,10 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
   };
 }
 
-/** The index with the scan's new stats (racy ones unknown) and, when given, the lockfile now on disk. */
+/** The index with the scan's new stats (racy ones unknown) and, when given, the lockfile now on disk (updated in place). */
 function refreshed(index: LockIndex, scan: IndexScan, startedAt: number, text?: string, textSha?: string): LockIndex {
   const limit = startedAt - RACY_MARGIN_MS;
-  const stats = index.stats.slice();
-  const top = [...index.top];
+  const { stats, top } = index;
   for (const [i, row] of scan.fresh) {
     if (i === -1) {
       top.splice(0, ROW_WIDTH, ...row);
@@ -151,5 +152,6 @@ function refreshed(index: LockIndex, scan: IndexScan, startedAt: number, text?: 
     }
     lockfile = { sha256: textSha ?? sha256Hex(text), stat };
   }
-  return { ...index, stats, top, lockfile };
+  index.lockfile = lockfile;
+  return index;
 }

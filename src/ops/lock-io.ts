@@ -19,7 +19,7 @@ export async function lockProject(ctx: Context, options: LockOptions = {}): Prom
     const indexed = await lockFromIndex(ctx.cacheDir, root, options.strict === true, ctx.now(), faultsFromEnv(ctx.env));
     if (indexed) {
       const { text, ...rest } = indexed;
-      if (text !== undefined && text.endsWith('  "mcp_servers": {}\n}\n') && !/\n {2}"(remote|dependencies)": /.test(text)) {
+      if (text !== undefined && text.endsWith('  "mcp_servers": {}\n}\n') && !text.includes('\n  "remote": ') && !text.includes('\n  "dependencies": ')) {
         // Tells kiwi exec these bytes are kiwi's own (no pins, remote records or packages to check).
         const { rememberWrittenLockfile } = await import("../exec/chain-io.ts");
         rememberWrittenLockfile(ctx.cacheDir, text, { lockfileVersion: LOCKFILE_VERSION, tools: {}, mcp_servers: {} });
