@@ -111,12 +111,21 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
     before[tool.id] = old.before;
     after[tool.id] = entry;
   }
-  const written = writeLockfileText(root, text, previous, faults);
-  const next = refreshed(index, scan, startedAt, text, written ? undefined : unchanged);
+  const pending = writeLockfileText(root, text, previous, faults);
+  const written = pending !== undefined;
+  // While the lockfile is flushed: the index and memo (a crash before the rename leaves an index
+  // naming bytes that are not there, which only sends the next run down the full lock).
+  const next = refreshed(index, scan, startedAt, written ? undefined : text, unchanged);
+  if (written) next.lockfile = { sha256: sha256Hex(text), stat: null };
   saveLockIndex(cacheDir, next, faults);
-  if (written) {
-    // The full lock's memo of the bytes it wrote itself now names these bytes (see lock-io.ts `wroteItself`).
-    saveTreeMemo(cacheDir, root, { fingerprint: "", lockfile: next.lockfile.sha256 }, faults);
+  // The full lock's memo of the bytes it wrote itself now names these bytes (see lock-full-io.ts `wroteItself`).
+  if (written) saveTreeMemo(cacheDir, root, { fingerprint: "", lockfile: next.lockfile.sha256 }, faults);
+  try {
+    await pending;
+  } catch (error) {
+    // Not written: the index must not name bytes that are not there.
+    saveLockIndex(cacheDir, { ...next, lockfile: { sha256: "", stat: null } }, faults);
+    throw error;
   }
   const lockOf = (tools: Record<string, LockedTool>): Lockfile => ({ lockfileVersion: LOCKFILE_VERSION, tools, mcp_servers: {} });
   return {
