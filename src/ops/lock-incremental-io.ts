@@ -87,7 +87,7 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
     const changed = new Set(entries.map((i) => (entries.length > 8 ? index.paths[i]! : pathAt(index, i))));
     const old = replaceToolEntry(text, tool.id, { version: "", type: "", source: "", executor: null, integrity: "", manifest_digest: "", files: [] });
     if (!old) return undefined;
-    const shaOf = new Map(old.before.files.map((f) => [f.path, f.sha256.replace(/^sha256:/, "")]));
+    const shaOf = new Map(old.before.files.map((f) => [f.path, f.sha256]));
     const files = [];
     for (const f of tool.files) {
       const rel = f.abs.startsWith(toolsPrefix) ? f.abs.slice(toolsPrefix.length) : undefined;
