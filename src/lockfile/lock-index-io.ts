@@ -76,7 +76,9 @@ function indexPath(cacheDir: string, root: string): string {
  * (the validator never sees them; integrity covers them) and stat identities: two tools with the
  * same key get the same verdict in the same tree. The manifest as written enters through its
  * canonical digest (exact: 1.0, 1 and big integers differ); every field derived from it and the
- * tool's place, in plain JSON. A cache key, never published.
+ * tool's place, in plain JSON. A cache key, never published. Files enter by path, absolute path
+ * and mode bit only: no rule of validate/ reads a file's size or stat (it is pure and sees no
+ * bytes); one that did would have to be added here, or a change would keep a stale verdict.
  */
 export function modelKey(tool: Tool, manifestDigest: string): string {
   const { locate: _locate, files, manifest: _manifest, configLossless: _lossless, ...rest } = tool;
