@@ -17,7 +17,7 @@ import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
 import { type IndexScan, type LockIndex, loadLockIndex, lockfileMatches, modelKey, pathAt, saveLockIndex, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { ROW_WIDTH } from "../lockfile/raw-tree-io.ts";
-import { replaceToolEntry } from "../lockfile/render.ts";
+import { findToolEntry, replaceToolEntry } from "../lockfile/render.ts";
 import { LOCKFILE_VERSION } from "../schema/lockfile.ts";
 
 /** What lock-io.ts needs back from an incremental lock. */
@@ -85,9 +85,9 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
     // A tool whose model changed may change verdicts and entries beyond its own: the full lock decides.
     if (!tool || warned || read.findings.length > 0 || tool.id !== known.id) return undefined;
     const changed = new Set(entries.map((i) => (entries.length > 8 ? index.paths[i]! : pathAt(index, i))));
-    const old = replaceToolEntry(text, tool.id, { version: "", type: "", source: "", executor: null, integrity: "", manifest_digest: "", files: [] });
+    const old = findToolEntry(text, tool.id);
     if (!old) return undefined;
-    const shaOf = new Map(old.before.files.map((f) => [f.path, f.sha256]));
+    const shaOf = new Map(old.entry.files.map((f) => [f.path, f.sha256]));
     const files = [];
     for (const f of tool.files) {
       const rel = f.abs.startsWith(toolsPrefix) ? f.abs.slice(toolsPrefix.length) : undefined;
@@ -104,11 +104,11 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
     }
     const h: HashedTool = hashTool(tool, files);
     if (modelKey(tool, h.manifestDigest) !== known.model) return undefined;
-    const entry = lockedToolOf(h, old.before.executor);
+    const entry = lockedToolOf(h, old.entry.executor);
     const next = replaceToolEntry(text, tool.id, entry);
     if (!next) return undefined;
     text = next.text;
-    before[tool.id] = old.before;
+    before[tool.id] = old.entry;
     after[tool.id] = entry;
   }
   const pending = writeLockfileText(root, text, previous, faults);
