@@ -75,19 +75,23 @@ function indexPath(cacheDir: string, root: string): string {
  * A key of everything the validator and the lock entry read from a tool, apart from file bytes
  * (the validator never sees them; integrity covers them) and stat identities: two tools with the
  * same key get the same verdict in the same tree. The manifest as written enters through its
- * canonical digest (exact: 1.0, 1 and big integers differ); every field derived from it and the
- * tool's place, in plain JSON. A cache key, never published. Files enter by path, absolute path
- * and mode bit only: no rule of validate/ reads a file's size or stat (it is pure and sees no
- * bytes); one that did would have to be added here, or a change would keep a stale verdict.
+ * canonical digest (exact: 1.0, 1 and big integers differ); `doc`, `config`, `configLossless` and
+ * `pointers` are left out because normalizeManifest (pure) derives them from that manifest, the
+ * fallback id and the tree path, which the key holds (form, root, manifest file); every other
+ * field, those discovery adds (parameters read from a file, file requirements, entry point), in
+ * plain JSON. Files enter by path, absolute path and mode bit only: no rule of validate/ reads a
+ * file's size or stat (it is pure and sees no bytes); one that did would have to be added here, or
+ * a change would keep a stale verdict. A cache key, never published.
  */
 export function modelKey(tool: Tool, manifestDigest: string): string {
-  const { locate: _locate, files, manifest: _manifest, configLossless: _lossless, ...rest } = tool;
+  const { locate: _locate, files, manifest: _manifest, doc: _doc, config: _config, configLossless: _lossless, pointers: _pointers, ...rest } = tool;
+  const parts = [rest, files.map((f) => [f.path, f.abs, f.isExecutable])];
   let plain: string;
   try {
-    plain = JSON.stringify([rest, files.map((f) => [f.path, f.abs, f.isExecutable])]);
+    plain = JSON.stringify(parts);
   } catch {
-    // A big integer in a derived field: the lossless rendering keeps it (slower, rare).
-    plain = renderLosslessJson([rest, files.map((f) => [f.path, f.abs, f.isExecutable])]);
+    // A big integer in a field read from elsewhere (a parameters file): the lossless rendering keeps it.
+    plain = renderLosslessJson(parts);
   }
   return sha256Hex(`${manifestDigest}\0${plain}`);
 }
@@ -113,31 +117,37 @@ export function buildLockIndex(input: {
   for (let i = 0; i < n; i++) if (stats[i * ROW_WIDTH + 1]! >= limit || stats[i * ROW_WIDTH + 2]! >= limit) stats[i * ROW_WIDTH + 1] = Number.NaN;
   const owners = new Int32Array(n).fill(NO_TOOL);
   const rootOwner = new Int32Array(n).fill(NO_TOOL);
-  const at = new Map<string, number>();
-  for (let i = 0; i < n; i++) at.set(raw.paths[i]!, i);
+  // Tool roots and manifest files by path under .ai/tools (a few per tool); every other entry of a
+  // directory tool belongs to the tool of the nearest root above it.
   const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
-  const rel = (projectPath: string) => (projectPath.startsWith(prefix) ? at.get(projectPath.slice(prefix.length)) : undefined);
-  const claim = (list: Int32Array, i: number | undefined, t: number) => {
-    if (i === undefined) return;
-    list[i] = list[i] === NO_TOOL || list[i] === t ? t : MANY_TOOLS;
+  const under = (projectPath: string) => (projectPath.startsWith(prefix) ? projectPath.slice(prefix.length) : undefined);
+  const roots = new Map<string, number>();
+  const manifests = new Map<string, number>();
+  const claim = (map: Map<string, number>, path: string | undefined, t: number) => {
+    if (path === undefined) return;
+    const had = map.get(path);
+    map.set(path, had === undefined || had === t ? t : MANY_TOOLS);
   };
   const indexTools: IndexTool[] = tools.map((tool, t) => {
     if (tool.form === "builtin") return { id: tool.id, source: tool.manifestFile, model: "", alone: false };
     // An Agent Plugin's servers share the plugin's files: a change there is never pinned on one tool.
     const owner = tool.manifestFile.includes("#") ? MANY_TOOLS : t;
-    if (tool.form === "directory") claim(rootOwner, rel(tool.root), owner);
-    claim(owners, rel(tool.manifestFile.split("#")[0]!), owner);
-    for (const f of tool.files) claim(owners, rel(`${tool.root ? `${tool.root}/` : ""}${f.path}`), owner);
+    if (tool.form === "directory") claim(roots, under(tool.root), owner);
+    claim(manifests, under(tool.manifestFile.split("#")[0]!), owner);
     const about = (file: string) => file === tool.manifestFile || (tool.form === "directory" && file.startsWith(`${tool.root}/`));
     const alone = !input.pinned && !input.findings.some((f) => about(f.file));
     return { id: tool.id, source: tool.manifestFile, model: modelKey(tool, input.manifestDigests?.get(tool) ?? hashCanonical(tool.manifest).hex), alone };
   });
-  // A folder inside a directory tool belongs to it; so does a file no tool names there (an ignored name).
   for (let i = 0; i < n; i++) {
     const parent = raw.parents[i]!;
     const inherited = parent === -1 ? NO_TOOL : rootOwner[parent]!;
-    if (isFolder(raw.stats[i * ROW_WIDTH + 4]!)) rootOwner[i] = rootOwner[i] !== NO_TOOL ? rootOwner[i]! : inherited;
-    if (owners[i] === NO_TOOL) owners[i] = isFolder(raw.stats[i * ROW_WIDTH + 4]!) ? rootOwner[i]! : inherited;
+    if (isFolder(raw.stats[i * ROW_WIDTH + 4]!)) {
+      rootOwner[i] = roots.get(raw.paths[i]!) ?? inherited;
+      owners[i] = rootOwner[i]!;
+    } else {
+      const own = manifests.get(raw.paths[i]!);
+      owners[i] = own === undefined ? inherited : inherited === NO_TOOL || inherited === own ? own : MANY_TOOLS;
+    }
   }
   const lockStat = statOf(join(input.root, "tool.lock.json"));
   const top = [...raw.top];

@@ -21,6 +21,8 @@ function setup() {
     ".ai/tools/a/data/one.txt": "one\n",
     ".ai/tools/b/tool.yaml": "tool_id: b\ntool_type: script\nversion: 1.0.0\nexecutor: rt@^1\nconfig:\n  entrypoint: main.py\n",
     ".ai/tools/b/main.py": "print('b')\n",
+    ".ai/tools/helper/SKILL.md": "---\nname: helper\ndescription: Helps with things when asked to help.\n---\nRead ref.md.\n",
+    ".ai/tools/helper/ref.md": "reference\n",
     ".ai/tools/group/c.py": '"""\ntool_id: c\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\n"""\nprint("c")\n',
   });
   const ctx = { ...createContext({ cwd: root, env: { KIWI_CACHE_DIR: makeTemp() } }), now: () => Date.now() + 60_000 };
@@ -57,6 +59,7 @@ describe("files changed inside tools are locked from the index alone", () => {
       writeFileSync(join(root, ".ai/tools/b/main.py"), "print('B')\n");
     }, ["a", "b"]],
     ["a single-file tool's code below its manifest", (root: string) => writeFileSync(join(root, ".ai/tools/group/c.py"), '"""\ntool_id: c\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\n"""\nprint("C")\n'), ["c"]],
+    ["a file of an Agent Skill", (root: string) => writeFileSync(join(root, ".ai/tools/helper/ref.md"), "more reference\n"), ["helper"]],
     ["a file saved by rename (its folder's stat changes, its names do not)", (root: string) => {
       writeFileSync(join(root, ".ai/tools/a/data/one.tmp"), "eins\n");
       renameSync(join(root, ".ai/tools/a/data/one.tmp"), join(root, ".ai/tools/a/data/one.txt"));
@@ -98,6 +101,7 @@ describe("anything else takes the full lock, with exactly its result", () => {
     ["an executor's version bumped (its dependents' entries change)", (root: string) => writeFileSync(join(root, ".ai/tools/rt/tool.yaml"), "tool_id: rt\ntool_type: runtime\nversion: 1.2.0\nexecutor: subprocess\nconfig:\n  command: python3\n")],
     ["a tool's executor changed", (root: string) => writeFileSync(join(root, ".ai/tools/a/tool.yaml"), yaml("a").replace("python_runtime@^1", "rt@^1"))],
     ["a single-file tool's manifest changed", (root: string) => writeFileSync(join(root, ".ai/tools/group/c.py"), '"""\ntool_id: c\ntool_type: script\nversion: 2.0.0\nexecutor: python_runtime@^1\n"""\nprint("c")\n')],
+    ["an Agent Skill's body (its manifest holds it)", (root: string) => writeFileSync(join(root, ".ai/tools/helper/SKILL.md"), "---\nname: helper\ndescription: Helps with things when asked to help.\n---\nRead ref.md twice.\n")],
     ["a file made executable", (root: string) => {
       const p = join(root, ".ai/tools/a/data/one.txt");
       require("node:fs").chmodSync(p, 0o755);
