@@ -1,6 +1,6 @@
 // Benchmarks `kiwi lock` from the compiled binary on a generated tree (default 1,000 tools x 10
 // files x 10 KiB, about 100 MB) against `sha256sum` over the same files in the same run:
-//   bun run scripts/bench-lock.ts [--tools 1000] [--files 10] [--size 10240] [--runs 21] [--no-build] [--json] [--keep] [--kiwi path]
+//   bun run scripts/bench-lock.ts [--tools 1000] [--files 10] [--size 10240] [--runs 21] [--no-build] [--json] [--keep] [--kiwi path] [--base path]
 // Reports the median wall time and peak RSS of: sha256sum, `git status --porcelain` on the same
 // tree committed to a git repository (git's index is the reference stat cache), cold lock (no
 // lockfile, empty cache), warm lock with nothing changed, and warm lock after one file changed;
@@ -8,9 +8,11 @@
 // interleaved, round by round (one file changed, sha256sum, git status, cold, warm; the last two past the racy
 // margin of the change), so a change in
 // the machine's load hits all of them alike. --kiwi names another binary (an older build, say),
-// which skips the build. The tree is generated here (not by scripts/gen-tree.ts) because that
+// which skips the build. --base names a second binary (the build before a change) timed in the same
+// rounds on its own copy of the tree and cache, so the before/after ratios share the machine's load.
+// The tree is generated here (not by scripts/gen-tree.ts) because that
 // tree includes mcp_server tools, whose first lock starts every server to pin it: a different cost.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -28,6 +30,8 @@ const json = process.argv.includes("--json");
 const log = (text: string) => process.stderr.write(`${text}\n`);
 const kiwiFlag = process.argv.indexOf("--kiwi");
 const kiwi = kiwiFlag === -1 ? join(repo, "dist", "kiwi") : process.argv[kiwiFlag + 1]!;
+const baseFlag = process.argv.indexOf("--base");
+const baseKiwi = baseFlag === -1 ? undefined : process.argv[baseFlag + 1]!;
 
 if (!process.argv.includes("--no-build") && kiwiFlag === -1) {
   log("building dist/kiwi …");
@@ -69,6 +73,10 @@ for (let t = 0; t < TOOLS; t++) {
   }
 }
 const totalBytes = files.length * SIZE;
+// The base binary's copy: the same bytes under another root, with its own cache.
+const baseRoot = join(base, "project-base");
+const baseCache = join(base, "cache-base");
+if (baseKiwi) cpSync(root, baseRoot, { recursive: true, preserveTimestamps: true });
 // The stat cache does not trust files modified within 2 s of hashing (the racy-clean rule), so a
 // tree written a moment ago would be re-hashed by the first warm run; real trees are older.
 await Bun.sleep(2100);
@@ -82,9 +90,9 @@ interface Sample {
   rssMb: number;
 }
 
-function run(argv: string[]): Sample {
+function run(argv: string[], at = root, environment = env): Sample {
   const start = performance.now();
-  const proc = Bun.spawnSync(argv, { cwd: root, env, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawnSync(argv, { cwd: at, env: environment, stdout: "pipe", stderr: "pipe" });
   const ms = performance.now() - start;
   if (proc.exitCode !== 0) {
     log(`${argv.join(" ")} failed (${proc.exitCode}):\n${proc.stderr.toString()}`);
@@ -109,13 +117,21 @@ run(["sha256sum", ...files]);
 run(["git", ...gitEnv, "status", "--porcelain"]);
 run([kiwi, "lock"]);
 run([kiwi, "lock"]);
+const baseEnv = { ...env, KIWI_CACHE_DIR: baseCache };
+if (baseKiwi) {
+  run([baseKiwi, "lock"], baseRoot, baseEnv);
+  run([baseKiwi, "lock"], baseRoot, baseEnv);
+}
 
 const series = { sha: [] as Sample[], gitStatus: [] as Sample[], cold: [] as Sample[], warm: [] as Sample[], changed: [] as Sample[] };
+const baseSeries = { cold: [] as Sample[], warm: [] as Sample[], changed: [] as Sample[] };
 for (let i = 0; i < RUNS; i++) {
   // One file changed (the lockfile and cache are warm from the round before).
   writeFileSync(join(root, files[(i * 7919) % files.length]!), bytes(SIZE, 999_000 + i));
+  if (baseKiwi) writeFileSync(join(baseRoot, files[(i * 7919) % files.length]!), bytes(SIZE, 999_000 + i));
   const changedAt = Date.now();
   series.changed.push(run([kiwi, "lock"]));
+  if (baseKiwi) baseSeries.changed.push(run([baseKiwi, "lock"], baseRoot, baseEnv));
   series.sha.push(run(["sha256sum", ...files]));
   series.gitStatus.push(run(["git", ...gitEnv, "status", "--porcelain"]));
   // Past the racy margin, as a real tree is: a cold lock then remembers the tree for the warm one.
@@ -124,6 +140,12 @@ for (let i = 0; i < RUNS; i++) {
   rmSync(join(root, "tool.lock.json"), { force: true });
   series.cold.push(run([kiwi, "lock"]));
   series.warm.push(run([kiwi, "lock"]));
+  if (baseKiwi) {
+    rmSync(baseCache, { recursive: true, force: true });
+    rmSync(join(baseRoot, "tool.lock.json"), { force: true });
+    baseSeries.cold.push(run([baseKiwi, "lock"], baseRoot, baseEnv));
+    baseSeries.warm.push(run([baseKiwi, "lock"], baseRoot, baseEnv));
+  }
 }
 const sha = median(series.sha);
 const gitStatus = median(series.gitStatus);
@@ -134,12 +156,21 @@ const changed = median(series.changed);
 if (process.argv.includes("--keep")) log(`kept the tree: ${root} (cache ${cache})`);
 else rmSync(base, { recursive: true, force: true });
 
+const baseRows = baseKiwi
+  ? (["cold", "warm", "changed"] as const).map((k) => {
+      const b = median(baseSeries[k]);
+      const after = { cold, warm, changed }[k];
+      const vs = k === "cold" ? sha : gitStatus;
+      return { name: `base: ${{ cold: "cold kiwi lock", warm: "warm lock, no change", changed: "warm lock, 1 file changed" }[k]}`, ...b, target: `x${(b.ms / vs.ms).toFixed(2)} ${k === "cold" ? "sha256sum" : "git status"}; after/base x${(after.ms / b.ms).toFixed(2)} (cpu x${(after.cpuMs / b.cpuMs).toFixed(2)})` };
+    })
+  : [];
 const rows = [
   { name: "sha256sum (baseline)", ...sha, target: "" },
   { name: "git status --porcelain (baseline)", ...gitStatus, target: "" },
   { name: "cold kiwi lock", ...cold, target: `x${(cold.ms / sha.ms).toFixed(2)} sha256sum (target <= 1.0)` },
   { name: "warm lock, no change", ...warm, target: `x${(warm.ms / gitStatus.ms).toFixed(2)} git status (target <= 1.0); ${((warm.ms / cold.ms) * 100).toFixed(1)}% of cold` },
   { name: "warm lock, 1 file changed", ...changed, target: `x${(changed.ms / gitStatus.ms).toFixed(2)} git status (target <= 1.5)` },
+  ...baseRows,
 ];
 const verdicts = {
   coldVsSha256sum: cold.ms / sha.ms <= 1.0,
@@ -147,10 +178,16 @@ const verdicts = {
   changedVsGitStatus: changed.ms / gitStatus.ms <= 1.5,
 };
 const summary = {
-  command: `bun run scripts/bench-lock.ts --tools ${TOOLS} --files ${FILES} --size ${SIZE} --runs ${RUNS}`,
+  command: `bun run scripts/bench-lock.ts --tools ${TOOLS} --files ${FILES} --size ${SIZE} --runs ${RUNS}${baseKiwi ? ` --base ${baseKiwi}` : ""}`,
   tree: { tools: TOOLS, files: files.length, bytes: totalBytes },
   results: Object.fromEntries(rows.map((r) => [r.name, { ms: Math.round(r.ms), cpuMs: Math.round(r.cpuMs), peakRssMb: Math.round(r.rssMb) }])),
-  ratios: { coldVsSha256sum: cold.ms / sha.ms, warmVsGitStatus: warm.ms / gitStatus.ms, changedVsGitStatus: changed.ms / gitStatus.ms, warmVsCold: warm.ms / cold.ms },
+  ratios: {
+    coldVsSha256sum: cold.ms / sha.ms,
+    warmVsGitStatus: warm.ms / gitStatus.ms,
+    changedVsGitStatus: changed.ms / gitStatus.ms,
+    warmVsCold: warm.ms / cold.ms,
+    ...(baseKiwi ? { coldVsBase: cold.ms / median(baseSeries.cold).ms, warmVsBase: warm.ms / median(baseSeries.warm).ms, changedVsBase: changed.ms / median(baseSeries.changed).ms } : {}),
+  },
   targetsMet: verdicts,
 };
 if (json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

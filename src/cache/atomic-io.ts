@@ -1,6 +1,6 @@
 // Atomic writes: a temp file in the destination's folder, then a rename, so a reader (or a run
 // killed with -9) only ever sees the old file or the complete new one under the final name.
-import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, fsync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { CHUNK_BYTES } from "./hash-io.ts";
 import type { FaultPoint, Faults } from "./faults-io.ts";
@@ -39,6 +39,35 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
     } else writeAll(fd, bytes);
     if (options.mode !== undefined) fchmodSync(fd, options.mode);
     if (options.fsync) fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    if (options.renamePoint) faults.hit(options.renamePoint, path);
+    renameSync(tmp, path);
+  } catch (error) {
+    if (fd !== undefined) safeClose(fd);
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * writeFileAtomic with fsync (always) on Bun's thread pool: the bytes are written now, and the
+ * returned promise renames once they are on disk, so the caller's own work overlaps the flush.
+ * Nothing is under `path` until the promise resolves; on any error the temp file is removed.
+ */
+export async function writeFileAtomicSynced(path: string, data: string | Uint8Array, options: Omit<AtomicWriteOptions, "fsync" | "mode"> = {}): Promise<void> {
+  const faults = options.faults ?? NO_FAULTS;
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = tempPathFor(path);
+  let fd: number | undefined = openSync(tmp, "wx", 0o644);
+  try {
+    const bytes = typeof data === "string" ? Buffer.from(data) : data;
+    const half = bytes.subarray(0, Math.floor(bytes.length / 2));
+    writeAll(fd, half);
+    if (options.writePoint) faults.hit(options.writePoint, path);
+    writeAll(fd, bytes.subarray(half.length));
+    const open = fd;
+    await new Promise<void>((resolve, reject) => fsync(open, (error) => (error ? reject(error) : resolve())));
     closeSync(fd);
     fd = undefined;
     if (options.renamePoint) faults.hit(options.renamePoint, path);

@@ -6,7 +6,7 @@ import { sha256Hex } from "../integrity/digest.ts";
 export const CACHE_ENTRIES = {
   blobs: "file contents keyed by sha256: blobs/<2 hex>/<62 hex>, read-only",
   index: "tool index entries keyed by integrity: index/<2 hex>/<62 hex>.json, the canonical integrity text (and installed npm package trees, keyed by tree digest)",
-  stat: "per-project stat caches: stat/<project key>.json, (size, mtime, ctime, inode) -> sha256",
+  stat: "per-project stat caches: stat/<project key>.json, (size, mtime, ctime, inode) -> sha256; stat/<project key>.index, the lock index",
   manifests: "per-project parsed-manifest caches: manifests/<project key>.json (discovery)",
   check: "remembered interpreter syntax verdicts by script digest (kiwi check) and staged verdicts per project (kiwi check --staged)",
   runs: "read-only run directories materialized from verified blobs: runs/<integrity>/ (kiwi exec)",

@@ -2,7 +2,7 @@
 // change, atomically and under a cross-process lock, and the typed API MCP pins go through.
 import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../cache/atomic-io.ts";
+import { writeFileAtomic, writeFileAtomicSynced } from "../cache/atomic-io.ts";
 import { type Faults, NO_FAULTS } from "../cache/faults-io.ts";
 import { tempOwner, tempTarget } from "../cache/cache-layout.ts";
 import { isAlive } from "../cache/projects-io.ts";
@@ -58,6 +58,17 @@ export function writeLockfile(root: string, lock: Lockfile, previous: string | u
   removeDeadTemps(root);
   writeFileAtomic(lockfilePath(root), text, { faults, writePoint: "lockfile-write", renamePoint: "lockfile-rename", fsync: true });
   return { written: true, text };
+}
+
+/**
+ * Writes lockfile bytes kiwi rendered (an incremental relock's splice), same rules as writeLockfile;
+ * the write starts now and the promise settles once the file is flushed and in place, so the
+ * caller can do its own work meanwhile. Undefined when the bytes are already there.
+ */
+export function writeLockfileText(root: string, text: string, previous: string | undefined, faults: Faults = NO_FAULTS): Promise<void> | undefined {
+  if (text === previous) return undefined;
+  removeDeadTemps(root);
+  return writeFileAtomicSynced(lockfilePath(root), text, { faults, writePoint: "lockfile-write", renamePoint: "lockfile-rename" });
 }
 
 /** Runs `fn` holding the project's lockfile lock (tool.lock.json.lock next to it). */

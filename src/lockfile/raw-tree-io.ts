@@ -1,29 +1,48 @@
-// The raw tree fingerprint: every entry under .ai/tools, by path, with the stat identity (size,
-// mtime, ctime, inode, mode) of every file, read with one readdir per folder and one lstat per
-// file and nothing else: no manifest is opened, parsed or normalised. It covers a superset of
-// what discovery reads (all of .ai/tools), so when it matches the last run that wrote or confirmed
-// the lockfile, and the lockfile's bytes do too, `kiwi lock` has nothing to do, which it can then
-// say at about the cost of `git status` (git's index answers the same question the same way).
-// A tree with a symbolic link gives no fingerprint (a link's own stat says nothing of its target),
-// and a file changed within the racy margin makes it unusable, as in the stat cache.
+// The raw tree of .ai/tools: every entry by path, with the stat identity (size, mtime, ctime,
+// inode, mode) of every file and folder, read with one readdir per folder and one lstat per
+// entry and nothing else: no manifest is opened, parsed or normalised. It covers a superset of
+// what discovery reads (all of .ai/tools). Its digest is the tree memo's raw fingerprint; its rows
+// are what the lock index (lock-index-io.ts) records, so the next run can check the tree with one
+// lstat per entry and no readdir at all (git's index answers the same question the same way).
+// A tree with a symbolic link gives nothing (a link's own stat says nothing of its target), and
+// an entry changed within the racy margin makes it racy, as in the stat cache.
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 
+/** Numbers kept per entry, in this order. */
+export const ROW_WIDTH = 5;
+
+/** Every entry below .ai/tools in walk order (a folder before what it holds). */
+export interface RawTree {
+  /** Paths relative to .ai/tools, `/`-separated. */
+  paths: string[];
+  /** Index of each entry's folder in `paths`, -1 for entries directly in .ai/tools. */
+  parents: number[];
+  /** size, mtimeMs, ctimeMs, ino, mode per entry (ROW_WIDTH numbers each); the mode tells folders from files. */
+  stats: number[];
+  /** The stat of .ai/tools itself (its entries added or removed change it). */
+  top: number[];
+  /** Something changed within the racy margin of `startedAt`. */
+  racy: boolean;
+}
+
 export interface RawFingerprint {
   digest: string;
   /** Something changed within the racy margin of `startedAt`: compare, but never remember. */
   racy: boolean;
+  tree: RawTree;
 }
 
-/** The fingerprint of `root`'s tool tree and `extra` (kiwi's version, options), or undefined when it cannot vouch for the tree. */
-export function rawTreeFingerprint(root: string, extra: unknown, startedAt: number): RawFingerprint | undefined {
+/** The raw tree of `root`, or undefined when it cannot vouch for it (a symbolic link, an unreadable entry). */
+export function walkRawTree(root: string, startedAt: number): RawTree | undefined {
   const limit = startedAt - RACY_MARGIN_MS;
-  const names: string[] = [JSON.stringify(extra), root];
-  const numbers: number[] = [];
+  const paths: string[] = [];
+  const parents: number[] = [];
+  const stats: number[] = [];
   let racy = false;
-  const walk = (dir: string, rel: string): boolean => {
+  const walk = (dir: string, rel: string, parent: number): boolean => {
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -35,11 +54,6 @@ export function rawTreeFingerprint(root: string, extra: unknown, startedAt: numb
       // dir is already a clean absolute path: concatenation, not join()'s normalisation (a third of the walk).
       const abs = `${dir}/${entry.name}`;
       const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory()) {
-        names.push(`${path}/`);
-        if (!walk(abs, path)) return false;
-        continue;
-      }
       let st;
       try {
         st = lstatSync(abs);
@@ -47,14 +61,44 @@ export function rawTreeFingerprint(root: string, extra: unknown, startedAt: numb
         return false;
       }
       if (st.mtimeMs >= limit || st.ctimeMs >= limit) racy = true;
-      names.push(path);
-      numbers.push(st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode);
+      const at = paths.length;
+      paths.push(path);
+      parents.push(parent);
+      stats.push(st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode);
+      if (st.isDirectory() && !walk(abs, path, at)) return false;
     }
     return true;
   };
-  if (!walk(join(root, TOOLS_DIR), "")) return undefined;
+  const toolsDir = join(root, TOOLS_DIR);
+  let top;
+  try {
+    top = lstatSync(toolsDir);
+  } catch {
+    return undefined;
+  }
+  if (!walk(toolsDir, "", -1)) return undefined;
+  if (top.mtimeMs >= limit || top.ctimeMs >= limit) racy = true;
+  return { paths, parents, stats, top: [top.size, top.mtimeMs, top.ctimeMs, top.ino, top.mode], racy };
+}
+
+/** The fingerprint of `root`'s tool tree and `extra` (kiwi's version, options), or undefined when it cannot vouch for the tree. */
+export function rawTreeFingerprint(root: string, extra: unknown, startedAt: number): RawFingerprint | undefined {
+  const tree = walkRawTree(root, startedAt);
+  if (!tree) return undefined;
   const hasher = new Bun.CryptoHasher("sha256");
+  // A folder's own stat is left out (as before the index kept it): its entries' paths say what it holds.
+  const names: string[] = [JSON.stringify(extra), root];
+  const numbers: number[] = [];
+  for (let i = 0; i < tree.paths.length; i++) {
+    const o = i * ROW_WIDTH;
+    if ((tree.stats[o + 4]! & 0o170000) === 0o040000) {
+      names.push(`${tree.paths[i]}/`);
+      continue;
+    }
+    names.push(tree.paths[i]!);
+    for (let k = 0; k < ROW_WIDTH; k++) numbers.push(tree.stats[o + k]!);
+  }
   hasher.update(names.join("\0"));
   hasher.update(new Uint8Array(Float64Array.from(numbers).buffer));
-  return { digest: hasher.digest("hex"), racy };
+  return { digest: hasher.digest("hex"), racy: tree.racy, tree };
 }

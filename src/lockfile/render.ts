@@ -36,6 +36,36 @@ function renderTools(tools: Record<string, LockedTool>): string {
   return `{\n${blocks.join(",\n")}\n  }`;
 }
 
+/** Where the entry of tool `id` sits in lockfile `text` (bytes renderLockfile wrote), and the entry as written; undefined when it has none. */
+export function findToolEntry(text: string, id: string): { start: number; end: number; entry: LockedTool } | undefined {
+  const open = `\n    ${str(id)}: {\n`;
+  const start = text.indexOf(open);
+  // Only inside "tools" (remote records and pins use the same indent further down).
+  const tools = text.indexOf('\n  "tools": ');
+  const after = tools === -1 ? -1 : text.indexOf('\n  "', tools + 1);
+  if (start === -1 || tools === -1 || start < tools || (after !== -1 && start > after)) return undefined;
+  const close = text.indexOf("\n    }", start + open.length);
+  if (close === -1) return undefined;
+  const end = close + "\n    }".length;
+  try {
+    const entry = (JSON.parse(`{${text.slice(start + 1, end)}}`) as Record<string, LockedTool>)[id];
+    return entry ? { start: start + 1, end, entry } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The lockfile `text` (bytes renderLockfile wrote) with the entry of tool `id` replaced by `tool`,
+ * byte for byte what renderLockfile gives for the lock with that one entry changed; undefined when
+ * `text` holds no entry for `id`. Also returns the entry it replaced, as written.
+ */
+export function replaceToolEntry(text: string, id: string, tool: LockedTool): { text: string; before: LockedTool } | undefined {
+  const found = findToolEntry(text, id);
+  if (!found) return undefined;
+  return { text: `${text.slice(0, found.start)}    ${str(id)}: ${renderTool(tool)}${text.slice(found.end)}`, before: found.entry };
+}
+
 function renderTool(tool: LockedTool): string {
   const lines = [
     `"version": ${str(tool.version)}`,

@@ -1,217 +1,32 @@
-// `kiwi lock` as a core operation: hash every tool (stat cache), validate (unless this exact tree
-// passed before), compare with the current lockfile and write it only if its bytes change, all
-// under the project's lockfile lock.
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import pkg from "../../package.json" with { type: "json" };
+// `kiwi lock` as a core operation: the lock index answers first (an unchanged tree, or files changed
+// inside tools it can pin: ops/lock-incremental-io.ts); otherwise the full lock runs
+// (ops/lock-full-io.ts, loaded only then, so an unchanged tree never loads discovery or the validator).
 import { faultsFromEnv } from "../cache/faults-io.ts";
-import { statRelPath } from "../cache/cache-layout.ts";
-import { type Prehashed, type PrehashRun, startPrehash } from "../cache/prehash-io.ts";
-import { type StatCache, loadStatCache, loadTreeMemo, saveTreeMemo } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
-import type { Finding } from "../findings/verdict.ts";
-import { sha256Hex } from "../integrity/digest.ts";
-import { type Project, readProject } from "../manifest/discover-io.ts";
-import { TOOLS_DIR, findProjectRoot } from "../manifest/project-io.ts";
-import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
-import type { Resolution } from "../deps/resolve-io.ts";
-import { type HashedTool, buildLockfile } from "../lockfile/build.ts";
-import { compareTreeToLock } from "../lockfile/compare.ts";
-import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
-import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "../lockfile/fs.ts";
-import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
-import type { Lockfile } from "../schema/lockfile.ts";
-import { type RawFingerprint, rawTreeFingerprint } from "../lockfile/raw-tree-io.ts";
-import { rememberWrittenLockfile } from "../exec/chain-io.ts";
-import { type TreeTool, fingerprintTree, hashProjectTools } from "../lockfile/hash-tree-io.ts";
-import { confirmUnchanged, renderWithQuickPins } from "../lockfile/unchanged.ts";
+import { findProjectRoot } from "../manifest/project-io.ts";
+import { lockfilePath } from "../lockfile/fs.ts";
+import { lockFromIndex } from "./lock-incremental-io.ts";
+import { LOCKFILE_VERSION } from "../schema/lockfile.ts";
+import type { LockOptions, LockResult } from "./lock-full-io.ts";
 
-export interface LockOptions {
-  strict?: boolean;
-  onProgress?: (done: number, total: number) => void;
-  /** Always hash the tree (install needs every file's digest), even when the tree memo matches. */
-  needTree?: boolean;
-}
-
-export interface LockResult {
-  root: string;
-  lockfile: string;
-  written: boolean;
-  diff: LockDiff;
-  /** The hashed tree; absent when the tree memo showed nothing changed (unless needTree). */
-  tree?: TreeTool[];
-  /** Ids of the project's mcp_server tools (the MCP step pins those). */
-  mcpServers: string[];
-  /** Warnings from validation that did not stop the lock (empty when the check was remembered). */
-  findings: Finding[];
-  /** Non-fatal problems (stat cache not saved, hand-edited entries rewritten). */
-  warnings: string[];
-  /** Package resolutions this lock ran, with the registries and indexes they used (none when kept). */
-  resolutions?: Resolution[];
-  /** `memo`: the stat fingerprint and the lockfile matched the last run, so nothing was hashed. */
-  stats: { tools: number; files: number; hashed: number; reused: number; memo: boolean };
-}
+export type { LockOptions, LockResult } from "./lock-full-io.ts";
 
 /** Hashes the project, validates it and writes tool.lock.json if anything changed. */
 export async function lockProject(ctx: Context, options: LockOptions = {}): Promise<LockResult> {
-  // Cold (no stat cache yet): hash on a second core while discovery parses every manifest.
   const root = findProjectRoot(ctx.cwd);
-  // Taken before anything is read, so a file changed while this run reads it differs next time.
-  const raw = options.needTree ? undefined : rawTreeFingerprint(root, [pkg.version, options.strict === true], ctx.now());
-  const unchanged = raw && !raw.racy ? unchangedTree(ctx, root, raw.digest) : undefined;
-  if (unchanged) return unchanged;
-  const prehash = existsSync(join(ctx.cacheDir, statRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
-  try {
-    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
-    return await withProjectLock(project.root, () => lockLocked(ctx, project, options, prehash, raw));
-  } finally {
-    prehash?.cancel();
+  if (!options.needTree) {
+    // The lock index: an unchanged tree, or files changed inside tools it can pin, answered without discovery.
+    const indexed = await lockFromIndex(ctx.cacheDir, root, options.strict === true, ctx.now(), faultsFromEnv(ctx.env));
+    if (indexed) {
+      const { text, ...rest } = indexed;
+      if (text !== undefined && text.endsWith('  "mcp_servers": {}\n}\n') && !text.includes('\n  "remote": ') && !text.includes('\n  "dependencies": ')) {
+        // Tells kiwi exec these bytes are kiwi's own (no pins, remote records or packages to check).
+        const { rememberWrittenLockfile } = await import("../exec/chain-io.ts");
+        rememberWrittenLockfile(ctx.cacheDir, text, { lockfileVersion: LOCKFILE_VERSION, tools: {}, mcp_servers: {} });
+      }
+      return { root, lockfile: lockfilePath(root), warnings: [], findings: [], ...rest };
+    }
   }
-}
-
-/**
- * Hashes the tree and runs the pre-lock check: in full the first time, then only for what changed
- * since the last tree that passed (see checkChangedSince); the check is a pure function of the
- * tree, kiwi's version, the options and the discovery findings. Saves nothing itself.
- */
-export async function hashAndCheck(
-  ctx: Context,
-  project: Project,
-  action: string,
-  options: LockOptions,
-  statCache: StatCache,
-  manifestIdentities?: ReadonlyMap<string, string>,
-  prehashed?: ReadonlyMap<string, Prehashed>,
-): Promise<{ tree: TreeTool[]; findings: Finding[] }> {
-  const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, prehashed });
-  const context = sha256Hex(JSON.stringify([pkg.version, options.strict === true, project.root, project.findings]));
-  const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
-  const passed = statCache.checked;
-  // Loaded on demand: an unchanged tree (the tree memo) never pays for the validator's start-up.
-  const { assertGatePassed, checkBeforeLock, checkChangedSince } = await import("../lockfile/gate.ts");
-  const verdict =
-    passed?.context === context && integrity.size === tree.length
-      ? checkChangedSince(project, passed.tools, integrity, { strict: options.strict })
-      : checkBeforeLock(project, { strict: options.strict });
-  assertGatePassed(verdict, action);
-  statCache.recordChecked({ context, tools: Object.fromEntries(integrity) });
-  return { tree, findings: verdict.findings };
-}
-
-/**
- * The result of a lock that has nothing to do, when the raw fingerprint of .ai/tools and the
- * lockfile's bytes are what the last run that wrote or confirmed the lockfile left: no discovery,
- * no hashing, no check.
- */
-function unchangedTree(ctx: Context, root: string, rawDigest: string): LockResult | undefined {
-  const memo = loadTreeMemo(ctx.cacheDir, root);
-  if (memo?.raw?.digest !== rawDigest) return undefined;
-  const text = readLockfileText(root);
-  if (text === undefined || sha256Hex(text) !== memo.lockfile) return undefined;
-  const { tools, files, mcpServers } = memo.raw;
-  return {
-    root,
-    lockfile: lockfilePath(root),
-    mcpServers,
-    warnings: [],
-    written: false,
-    diff: { added: [], removed: [], changed: [] },
-    findings: [],
-    stats: { tools, files, hashed: 0, reused: files, memo: true },
-  };
-}
-
-async function lockLocked(ctx: Context, project: Project, options: LockOptions, prehash?: PrehashRun, raw?: RawFingerprint): Promise<LockResult> {
-  const faults = faultsFromEnv(ctx.env);
-  const startedAt = ctx.now();
-  const warnings: string[] = [];
-  const text = readLockfileText(project.root);
-  const fileCount = project.tools.reduce((n, t) => n + t.files.length, 0);
-  const base = {
-    root: project.root,
-    lockfile: lockfilePath(project.root),
-    mcpServers: project.tools.filter((t) => t.type === "mcp_server").map((t) => t.id),
-    warnings,
-  };
-  // Everything a lock depends on, read from stat alone; if it and the lockfile's bytes are as
-  // the last run left them, the lockfile is already what this run would write.
-  const fingerprint = fingerprintTree(project, [pkg.version, options.strict === true], startedAt);
-  const memo = text === undefined ? undefined : loadTreeMemo(ctx.cacheDir, project.root);
-  const textDigest = text === undefined ? "" : sha256Hex(text);
-  const rawMemo = raw && !raw.racy ? { digest: raw.digest, tools: project.tools.length, files: fileCount, mcpServers: base.mcpServers } : undefined;
-  if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
-    // The raw fingerprint may be new (the first run of a kiwi that has it, a touched file with the same content).
-    if (rawMemo && memo.raw?.digest !== rawMemo.digest) saveTreeMemo(ctx.cacheDir, project.root, { ...memo, raw: rawMemo }, faults);
-    const stats = { tools: project.tools.length, files: fileCount, hashed: 0, reused: fileCount, memo: true };
-    return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
-  }
-  const statCache = loadStatCache(ctx.cacheDir, project.root, startedAt);
-  const prehashed = prehash ? await prehash.results() : undefined;
-  const saveStats = () => {
-    const warning = statCache.save(faults);
-    if (warning) warnings.push(warning);
-  };
-  let tree: TreeTool[];
-  let findings: Finding[];
-  try {
-    // Racy manifests must be parsed and digested for real, not recognised by their stat.
-    ({ tree, findings } = await hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests, prehashed));
-  } finally {
-    saveStats();
-  }
-  const stats = { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits, memo: false };
-  const remember = (finalText: string, finalLock: Lockfile) => {
-    rememberWrittenLockfile(ctx.cacheDir, finalText, finalLock);
-    // A racy tree is never vouched for (an empty fingerprint matches nothing), but the digest of
-    // the bytes this run wrote is kept: the next relock then knows it wrote them (see `previous`).
-    if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: sha256Hex(finalText) }, faults);
-    else saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText), ...(rawMemo ? { raw: rawMemo } : {}) }, faults);
-  };
-  const quick = renderWithQuickPins(text, tree);
-  if (quick && quick.rendered === text && packagesLocked(tree, quick.lock)) {
-    const unchanged = confirmUnchanged(quick);
-    remember(unchanged.rendered, unchanged.lock);
-    return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, tree, findings, stats };
-  }
-  // Parse fully before writing: a lockfile from a newer kiwi or an unreadable one is never overwritten.
-  // Bytes this kiwi wrote itself (the tree memo holds their digest) were rendered from checked data,
-  // so the quick look already is that lockfile: no second render, no schema walk (~60 ms of a
-  // thousand-tool relock). Only when it holds tools alone (strings and integers, which JSON.parse
-  // keeps as written); pins, remote records, packages and any other text are parsed in full.
-  const wroteItself = quick !== undefined && memo?.lockfile === textDigest && toolsOnly(quick.quick);
-  const previous = text === undefined ? undefined : wroteItself ? lockfileFromCheckedValue(quick!.quick) : parseLockfile(text, undefined, quick?.quick);
-  const pins = previous?.mcp_servers ?? {};
-  // Packages load only for a project whose tools declare some (deps/ is npm's driver).
-  const declaring = project.tools.filter((t) => t.form !== "builtin" && declaresPackages(t));
-  let dependencies = previous?.dependencies ?? {};
-  let resolutions: Resolution[] = [];
-  if (declaring.length > 0) {
-    const { resolveDependencies } = await import("../deps/resolve-io.ts");
-    const resolved = await resolveDependencies(ctx, project.root, declaring, dependencies);
-    dependencies = resolved.dependencies;
-    warnings.push(...resolved.warnings);
-    resolutions = resolved.resolutions;
-  } else dependencies = {};
-  const lock = buildLockfile(tree, pins, previous?.remote, dependencies);
-  // Bytes this kiwi wrote hold no hand edit: each entry was rendered from the tree it hashed.
-  if (previous && !wroteItself) {
-    for (const edit of compareTreeToLock(previous, tree as HashedTool[]).handEdited) warnings.push(`${edit.message}; rewritten from the tool tree`);
-  }
-  // Without pins the quick rendering is already the final text (pins are the only lossy part).
-  const reuse = quick && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 && !previous?.remote && !lock.dependencies && !previous?.dependencies ? quick.rendered : undefined;
-  const result = writeLockfile(project.root, lock, text, faults, reuse);
-  remember(result.text, lock);
-  return { ...base, written: result.written, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}) };
-}
-
-/** A quick look at a lockfile with tools only: no MCP pins, remote records or packages. */
-function toolsOnly(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  const { mcp_servers: pins, remote, dependencies } = value as Record<string, unknown>;
-  return remote === undefined && dependencies === undefined && typeof pins === "object" && pins !== null && Object.keys(pins).length === 0;
-}
-
-/** Whether every tool that declares packages has them resolved in `lock` for its current requirements. */
-function packagesLocked(tree: readonly TreeTool[], lock: Lockfile): boolean {
-  return tree.every((h) => h.tool.form === "builtin" || !declaresPackages(h.tool) || requirementChanges(h.tool, lock.dependencies?.[h.tool.id]).length === 0);
+  const { lockFull } = await import("./lock-full-io.ts");
+  return lockFull(ctx, root, options);
 }

@@ -45,11 +45,16 @@ export function renderJson(value: unknown): string {
 type Colors = ReturnType<typeof import("picocolors").createColors>;
 let picocolors: typeof import("picocolors") | undefined;
 
+/** What picocolors.createColors(false) gives: every colour is String (a no-op), built without loading it. */
+const NO_COLORS = new Proxy({} as Colors, { get: (_target, key) => (key === "isColorSupported" ? false : String) });
+
 /**
- * Colour functions that are no-ops unless the context allows colour. picocolors is loaded on first
- * use: at import it reads process.stdout.isTTY, which costs a warm kiwi exec ~9 ms of start-up.
+ * Colour functions that are no-ops unless the context allows colour. picocolors is loaded only for
+ * colour: at import it reads process.stdout.isTTY (loading node:tty and node:stream), which costs
+ * a warm kiwi exec ~9 ms of start-up and a warm kiwi lock ~2 ms.
  */
 export function colors(ctx: Pick<Context, "color">): Colors {
+  if (!ctx.color) return NO_COLORS;
   picocolors ??= require("picocolors") as typeof import("picocolors");
   return picocolors.createColors(ctx.color);
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { Float } from "../../src/integrity/value.ts";
 import { parseLockfile } from "../../src/lockfile/parse.ts";
-import { LOCKFILE_KEYS, TOOL_KEYS, renderLockfile } from "../../src/lockfile/render.ts";
+import { LOCKFILE_KEYS, TOOL_KEYS, renderLockfile, replaceToolEntry } from "../../src/lockfile/render.ts";
 import type { Lockfile, McpPin } from "../../src/schema/lockfile.ts";
 import { entry, file, lockOf } from "./helpers.ts";
 
@@ -90,5 +90,26 @@ describe("hidden characters in the lockfile", () => {
     const read = parseLockfile(text) as unknown as { mcp_servers: { add: { interface: { tools: { description: string }[] } } } };
     expect(read.mcp_servers.add.interface.tools[0]!.description).toBe(hidden);
     expect(renderLockfile(parseLockfile(text))).toBe(text);
+  });
+});
+
+describe("replacing one tool's entry in rendered text (the incremental lock's splice)", () => {
+  const changed = entry("zeta", { tool_id: "zeta", v: 2 }, [file("z.py", "new"), file("a/b.py", "b", true), file("c.txt", "c")], { executor: "python_runtime@1.0.0", source: ".ai/tools/zeta/tool.yaml" });
+
+  test.each(["zeta", "python_runtime", "subprocess", "é-tool"])("gives byte for byte the full rendering with %s changed, pins kept", (id) => {
+    const lock = sample();
+    const next = { ...changed, source: lock.tools[id]!.source };
+    const spliced = replaceToolEntry(renderLockfile(lock), id, next);
+    // As written: files in path order.
+    const was = lock.tools[id]!;
+    expect(spliced?.before).toEqual({ ...was, files: [...was.files].sort((a, b) => (a.path < b.path ? -1 : 1)) });
+    expect(spliced?.text).toBe(renderLockfile({ ...lock, tools: { ...lock.tools, [id]: next } }));
+  });
+
+  test("finds nothing for an id that is only a pin's, or not there at all", () => {
+    const lock = sample();
+    const text = renderLockfile({ ...lock, tools: { subprocess: lock.tools.subprocess! }, mcp_servers: { zeta: lock.mcp_servers.zeta! } });
+    expect(replaceToolEntry(text, "zeta", changed)).toBeUndefined();
+    expect(replaceToolEntry(text, "nope", changed)).toBeUndefined();
   });
 });

@@ -1,0 +1,403 @@
+// The lock index: git's index for `kiwi lock`. One file per project in kiwi's cache that records,
+// after a lock that passed its check and wrote or confirmed tool.lock.json, every entry below
+// .ai/tools (path, folder, stat identity) with the tool that owns it, and per tool a key of the
+// model discovery derived (what the validator and the lock entry are computed from). The next run
+// lstats each recorded entry (no readdir, no manifest read) and learns exactly which tools changed;
+// lock-io.ts then re-reads and re-hashes only those. A hint, never a source of truth: a missing,
+// damaged or foreign index is ignored (the full lock runs), a changed stat is never trusted, and
+// an entry changed within the racy margin is recorded as unknown (it always reads as changed).
+import { lstatSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { writeFileAtomic } from "../cache/atomic-io.ts";
+import type { Faults } from "../cache/faults-io.ts";
+import { statRelPath } from "../cache/cache-layout.ts";
+import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
+import { renderLosslessJson } from "../integrity/canonical.ts";
+import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
+import type { Finding } from "../findings/verdict.ts";
+import type { Tool } from "../manifest/model.ts";
+import { TOOLS_DIR } from "../manifest/project-io.ts";
+import { ROW_WIDTH, type RawTree } from "./raw-tree-io.ts";
+import type { StatAt } from "./statx-io.ts";
+
+const MAGIC = "KIWIIX01";
+const FORMAT = 1;
+
+/** Owner of an entry that belongs to no tool (a plain folder, a file no tool claims). */
+export const NO_TOOL = -1;
+/** Owner of an entry whose change the index cannot pin on one tool (shared, or an Agent Plugin's). */
+export const MANY_TOOLS = -2;
+
+/** One tool as the index knows it. */
+export interface IndexTool {
+  id: string;
+  /** Project-relative manifest file (the lock entry's `source`). */
+  source: string;
+  /** modelKey() of the tool as discovered. */
+  model: string;
+  /** A change to it can be locked alone: no discovery finding is about it, no remote record or packages pin it. */
+  alone: boolean;
+}
+
+/** The index of one project (see the file comment). */
+export interface LockIndex {
+  root: string;
+  kiwi: string;
+  strict: boolean;
+  /** sha256 of the lockfile the recorded run wrote or confirmed, and its stat when not racy. */
+  lockfile: { sha256: string; stat: number[] | null };
+  /** Ids of the project's mcp_server tools. */
+  mcpServers: string[];
+  /** Number of tool files (the lock's stats). */
+  files: number;
+  /** Tools (built-ins included) in project order. */
+  tools: IndexTool[];
+  toolCount: number;
+  /** Entries below .ai/tools (see RawTree); a racy entry has NaN for its mtime. */
+  paths: string[];
+  /** The same paths as UTF-8, each ended by a NUL byte (what statx takes). */
+  names?: Uint8Array;
+  /** The tools section as read (written back as is when the tools did not change). */
+  toolsBytes?: Uint8Array;
+  parents: Int32Array;
+  stats: Float64Array;
+  owners: Int32Array;
+  /** The stat of .ai/tools itself (NaN mtime when racy). */
+  top: number[];
+}
+
+function indexPath(cacheDir: string, root: string): string {
+  return join(cacheDir, statRelPath(root).replace(/\.json$/, ".index"));
+}
+
+/**
+ * A key of everything the validator and the lock entry read from a tool, apart from file bytes
+ * (the validator never sees them; integrity covers them) and stat identities: two tools with the
+ * same key get the same verdict in the same tree. The manifest as written enters through its
+ * canonical digest (exact: 1.0, 1 and big integers differ); `doc`, `config`, `configLossless` and
+ * `pointers` are left out because normalizeManifest (pure) derives them from that manifest, the
+ * fallback id and the tree path, which the key holds (form, root, manifest file); every other
+ * field, those discovery adds (parameters read from a file, file requirements, entry point), in
+ * plain JSON. Files enter by path, absolute path and mode bit only: no rule of validate/ reads a
+ * file's size or stat (it is pure and sees no bytes); one that did would have to be added here, or
+ * a change would keep a stale verdict. A cache key, never published.
+ */
+export function modelKey(tool: Tool, manifestDigest: string): string {
+  const { locate: _locate, files, manifest: _manifest, doc: _doc, config: _config, configLossless: _lossless, pointers: _pointers, ...rest } = tool;
+  const parts = [rest, files.map((f) => [f.path, f.abs, f.isExecutable])];
+  let plain: string;
+  try {
+    plain = JSON.stringify(parts);
+  } catch {
+    // A big integer in a field read from elsewhere (a parameters file): the lossless rendering keeps it.
+    plain = renderLosslessJson(parts);
+  }
+  return sha256Hex(`${manifestDigest}\0${plain}`);
+}
+
+/** Builds the index of a locked tree: `raw` was walked before discovery read anything. */
+export function buildLockIndex(input: {
+  root: string;
+  strict: boolean;
+  raw: RawTree;
+  tools: readonly Tool[];
+  /** Each tool's manifest digest (hex) when the run computed it; else it is computed here. */
+  manifestDigests?: ReadonlyMap<Tool, string>;
+  findings: readonly Finding[];
+  /** The lockfile holds remote records or packages (data beyond the tree): no tool is locked alone. */
+  pinned: boolean;
+  lockfileText: string;
+  startedAt: number;
+}): LockIndex {
+  const { raw, tools, startedAt } = input;
+  const limit = startedAt - RACY_MARGIN_MS;
+  const n = raw.paths.length;
+  const stats = Float64Array.from(raw.stats);
+  for (let i = 0; i < n; i++) if (stats[i * ROW_WIDTH + 1]! >= limit || stats[i * ROW_WIDTH + 2]! >= limit) stats[i * ROW_WIDTH + 1] = Number.NaN;
+  const owners = new Int32Array(n).fill(NO_TOOL);
+  const rootOwner = new Int32Array(n).fill(NO_TOOL);
+  // Tool roots and manifest files by path under .ai/tools (a few per tool); every other entry of a
+  // directory tool belongs to the tool of the nearest root above it.
+  const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
+  const under = (projectPath: string) => (projectPath.startsWith(prefix) ? projectPath.slice(prefix.length) : undefined);
+  const roots = new Map<string, number>();
+  const manifests = new Map<string, number>();
+  const claim = (map: Map<string, number>, path: string | undefined, t: number) => {
+    if (path === undefined) return;
+    const had = map.get(path);
+    map.set(path, had === undefined || had === t ? t : MANY_TOOLS);
+  };
+  const indexTools: IndexTool[] = tools.map((tool, t) => {
+    if (tool.form === "builtin") return { id: tool.id, source: tool.manifestFile, model: "", alone: false };
+    // An Agent Plugin's servers share the plugin's files: a change there is never pinned on one tool.
+    const owner = tool.manifestFile.includes("#") ? MANY_TOOLS : t;
+    if (tool.form === "directory") claim(roots, under(tool.root), owner);
+    claim(manifests, under(tool.manifestFile.split("#")[0]!), owner);
+    const about = (file: string) => file === tool.manifestFile || (tool.form === "directory" && file.startsWith(`${tool.root}/`));
+    const alone = !input.pinned && !input.findings.some((f) => about(f.file));
+    return { id: tool.id, source: tool.manifestFile, model: modelKey(tool, input.manifestDigests?.get(tool) ?? hashCanonical(tool.manifest).hex), alone };
+  });
+  for (let i = 0; i < n; i++) {
+    const parent = raw.parents[i]!;
+    const inherited = parent === -1 ? NO_TOOL : rootOwner[parent]!;
+    if (isFolder(raw.stats[i * ROW_WIDTH + 4]!)) {
+      rootOwner[i] = roots.get(raw.paths[i]!) ?? inherited;
+      owners[i] = rootOwner[i]!;
+    } else {
+      const own = manifests.get(raw.paths[i]!);
+      owners[i] = own === undefined ? inherited : inherited === NO_TOOL || inherited === own ? own : MANY_TOOLS;
+    }
+  }
+  const lockStat = statOf(join(input.root, "tool.lock.json"));
+  const top = [...raw.top];
+  if (top[1]! >= limit || top[2]! >= limit) top[1] = Number.NaN;
+  return {
+    root: input.root,
+    kiwi: pkg.version,
+    strict: input.strict,
+    lockfile: { sha256: sha256Hex(input.lockfileText), stat: lockStat && lockStat[1]! < limit && lockStat[2]! < limit ? lockStat : null },
+    mcpServers: tools.filter((t) => t.type === "mcp_server").map((t) => t.id),
+    files: tools.reduce((k, t) => k + t.files.length, 0),
+    tools: indexTools,
+    toolCount: indexTools.length,
+    paths: raw.paths,
+    parents: Int32Array.from(raw.parents),
+    stats,
+    owners,
+    top,
+  };
+}
+
+export function isFolder(mode: number): boolean {
+  return (mode & 0o170000) === 0o040000;
+}
+
+function statOf(abs: string): number[] | undefined {
+  try {
+    const st = lstatSync(abs);
+    return [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the index atomically; a cache that cannot be written only costs speed. */
+export function saveLockIndex(cacheDir: string, index: LockIndex, faults?: Faults): void {
+  const header = Buffer.from(JSON.stringify({ format: FORMAT, root: index.root, kiwi: index.kiwi, strict: index.strict, lockfile: index.lockfile, mcpServers: index.mcpServers, files: index.files, toolCount: index.toolCount, top: index.top.map(nanToNull) }));
+  // Sections read from disk go back as they were read (decoding and encoding them again is most of a save).
+  const tools = index.toolsBytes ?? Buffer.from(JSON.stringify(index.tools.map((t) => [t.id, t.source, t.model, t.alone ? 1 : 0])));
+  const paths = index.names ? index.names.subarray(0, index.names.length - 1) : Buffer.from(index.paths.join("\0"));
+  const n = index.parents.length;
+  const head = 8 + 16;
+  const textEnd = head + header.length + tools.length + paths.length;
+  const numbersAt = Math.ceil(textEnd / 8) * 8;
+  const out = new Uint8Array(numbersAt + n * ROW_WIDTH * 8 + n * 8);
+  out.set(Buffer.from(MAGIC), 0);
+  const view = new DataView(out.buffer);
+  view.setUint32(8, header.length, true);
+  view.setUint32(12, tools.length, true);
+  view.setUint32(16, paths.length, true);
+  view.setUint32(20, n, true);
+  out.set(header, head);
+  out.set(tools, head + header.length);
+  out.set(paths, head + header.length + tools.length);
+  out.set(new Uint8Array(index.stats.buffer, index.stats.byteOffset, n * ROW_WIDTH * 8), numbersAt);
+  out.set(new Uint8Array(index.parents.buffer, index.parents.byteOffset, n * 4), numbersAt + n * ROW_WIDTH * 8);
+  out.set(new Uint8Array(index.owners.buffer, index.owners.byteOffset, n * 4), numbersAt + n * ROW_WIDTH * 8 + n * 4);
+  try {
+    writeFileAtomic(indexPath(cacheDir, index.root), out, { faults, writePoint: "stat-write" });
+  } catch {
+    // Same as the stat cache: an unwritable cache only costs speed (the stat cache warns once).
+  }
+}
+
+function nanToNull(x: number): number | null {
+  return Number.isNaN(x) ? null : x;
+}
+
+/** The project's index, or undefined when it is missing, damaged, from another kiwi, or for other options. */
+export function loadLockIndex(cacheDir: string, root: string, strict: boolean): LockIndex | undefined {
+  try {
+    const bytes = readFileSync(indexPath(cacheDir, root));
+    if (bytes.length < 24 || bytes.toString("latin1", 0, 8) !== MAGIC) return undefined;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const [hl, tl, pl, n] = [view.getUint32(8, true), view.getUint32(12, true), view.getUint32(16, true), view.getUint32(20, true)];
+    const head = 24;
+    const numbersAt = Math.ceil((head + hl + tl + pl) / 8) * 8;
+    if (bytes.length !== numbersAt + n * ROW_WIDTH * 8 + n * 8) return undefined;
+    const header = JSON.parse(bytes.toString("utf8", head, head + hl));
+    if (header.format !== FORMAT || header.root !== root || header.kiwi !== pkg.version || header.strict !== strict) return undefined;
+    const lockfile = header.lockfile;
+    if (typeof lockfile?.sha256 !== "string" || !(lockfile.stat === null || (Array.isArray(lockfile.stat) && lockfile.stat.length === ROW_WIDTH))) return undefined;
+    if (!Array.isArray(header.mcpServers) || typeof header.files !== "number" || !Array.isArray(header.top) || header.top.length !== ROW_WIDTH) return undefined;
+    if (typeof header.toolCount !== "number") return undefined;
+    // Tools and paths as strings are decoded on first use: an unchanged tree needs neither.
+    let tools: IndexTool[] | undefined;
+    const readTools = (): IndexTool[] => {
+      if (tools) return tools;
+      const rows = JSON.parse(bytes.toString("utf8", head + hl, head + hl + tl)) as unknown[];
+      const out: IndexTool[] = [];
+      for (const row of Array.isArray(rows) ? rows : []) {
+        if (!Array.isArray(row) || row.length !== 4 || typeof row[0] !== "string" || typeof row[1] !== "string" || typeof row[2] !== "string") break;
+        out.push({ id: row[0], source: row[1], model: row[2], alone: row[3] === 1 });
+      }
+      // A damaged tools section reads as no tool alone: every change takes the full lock.
+      tools = out.length === header.toolCount ? out : Array.from({ length: header.toolCount }, () => ({ id: "", source: "", model: "", alone: false }));
+      return tools;
+    };
+    let paths: string[] | undefined;
+    const readPaths = (): string[] => (paths ??= n === 0 ? [] : bytes.toString("utf8", head + hl + tl, head + hl + tl + pl).split("\0"));
+    const names = new Uint8Array(pl + 1);
+    names.set(bytes.subarray(head + hl + tl, head + hl + tl + pl));
+    // n paths joined by NUL plus the NUL added above: n NULs (one for an empty tree).
+    let ends = 0;
+    for (let at = names.indexOf(0); at !== -1; at = names.indexOf(0, at + 1)) ends++;
+    if (ends !== Math.max(n, 1)) return undefined;
+    // Copied out: the file's bytes need not sit at an 8-byte boundary in memory.
+    const numbers = bytes.buffer.slice(bytes.byteOffset + numbersAt, bytes.byteOffset + bytes.length);
+    const stats = new Float64Array(numbers, 0, n * ROW_WIDTH);
+    const parents = new Int32Array(numbers, n * ROW_WIDTH * 8, n);
+    const owners = new Int32Array(numbers, n * ROW_WIDTH * 8 + n * 4, n);
+    for (let i = 0; i < n; i++) {
+      if (parents[i]! < -1 || parents[i]! >= i || owners[i]! < MANY_TOOLS || owners[i]! >= header.toolCount) return undefined;
+    }
+    const top = (header.top as (number | null)[]).map((x) => (x === null ? Number.NaN : x));
+    const toolsBytes = bytes.subarray(head + hl, head + hl + tl);
+    const index = { root, kiwi: header.kiwi, strict, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, toolsBytes, parents, stats, owners, top };
+    return Object.defineProperties(index, {
+      tools: { get: readTools, enumerable: true },
+      paths: { get: readPaths, enumerable: true },
+    }) as unknown as LockIndex;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The path of entry `i`, decoding only that one (for a few entries; index.paths decodes them all). */
+export function pathAt(index: LockIndex, i: number): string {
+  const names = index.names;
+  if (!names) return index.paths[i]!;
+  let at = 0;
+  for (let k = 0; k < i; k++) at = names.indexOf(0, at) + 1;
+  return Buffer.from(names.buffer, names.byteOffset + at, names.indexOf(0, at) - at).toString("utf8");
+}
+
+/** What changed below .ai/tools since the index was written. */
+export interface IndexScan {
+  /** Something the index cannot pin on single tools changed: an entry added, removed or retyped, or a file no tool owns. */
+  structural: boolean;
+  /** Tools (index positions) with a changed file, and those files' entry positions. */
+  tools: Map<number, number[]>;
+  /** The new stat of every changed entry, by entry position. */
+  fresh: Map<number, number[]>;
+}
+
+/**
+ * Lstats every recorded entry (one syscall each; no readdir unless a folder's own stat changed,
+ * and then only that folder, to see whether it still holds the same names).
+ */
+export function scanLockIndex(index: LockIndex, statAt?: StatAt): IndexScan {
+  const base = join(index.root, TOOLS_DIR);
+  const { stats, owners } = index;
+  const scan: IndexScan = { structural: false, tools: new Map(), fresh: new Map() };
+  const n = stats.length / ROW_WIDTH;
+  const folderChanged = (i: number, abs: string): boolean => !sameNames(index, i, abs);
+  const top = statOf(base);
+  if (!sameRow(top, index.top, 0)) {
+    if (!top || folderChanged(-1, base)) return { ...scan, structural: true };
+    scan.fresh.set(-1, top);
+  }
+  const names = index.names;
+  const row = new Float64Array(ROW_WIDTH);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const o = i * ROW_WIDTH;
+    let st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number };
+    if (statAt && names) {
+      if (!statAt(at, row)) return { ...scan, structural: true };
+      at = names.indexOf(0, at) + 1;
+      if (row[0] === stats[o] && row[1] === stats[o + 1] && row[2] === stats[o + 2] && row[3] === stats[o + 3] && row[4] === stats[o + 4]) continue;
+      st = { size: row[0]!, mtimeMs: row[1]!, ctimeMs: row[2]!, ino: row[3]!, mode: row[4]! };
+    } else {
+      try {
+        st = lstatSync(`${base}/${index.paths[i]}`);
+      } catch {
+        return { ...scan, structural: true };
+      }
+      if (st.size === stats[o] && st.mtimeMs === stats[o + 1] && st.ctimeMs === stats[o + 2] && st.ino === stats[o + 3] && st.mode === stats[o + 4]) continue;
+    }
+    const mode = stats[o + 4]!;
+    // Retyped (a file became a folder or a link), or a folder that now holds other names.
+    if ((st.mode & 0o170000) !== (mode & 0o170000)) return { ...scan, structural: true };
+    scan.fresh.set(i, [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode]);
+    if (isFolder(mode)) {
+      if (folderChanged(i, `${base}/${pathAt(index, i)}`)) return { ...scan, structural: true };
+      continue;
+    }
+    const owner = owners[i]!;
+    if (owner < 0) return { ...scan, structural: true };
+    const list = scan.tools.get(owner) ?? [];
+    list.push(i);
+    scan.tools.set(owner, list);
+  }
+  return scan;
+}
+
+function sameRow(now: number[] | undefined, row: ArrayLike<number>, o: number): boolean {
+  if (!now) return false;
+  for (let k = 0; k < ROW_WIDTH; k++) if (now[k] !== row[o + k]) return false;
+  return true;
+}
+
+/** Whether folder `i` (-1: .ai/tools) holds exactly the names the index recorded in it. */
+function sameNames(index: LockIndex, i: number, abs: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(abs);
+  } catch {
+    return false;
+  }
+  const prefix = i === -1 ? "" : `${index.paths[i]}/`;
+  const recorded: string[] = [];
+  for (let k = i + 1; k < index.paths.length; k++) if (index.parents[k] === i) recorded.push(index.paths[k]!.slice(prefix.length));
+  if (recorded.length !== names.length) return false;
+  const set = new Set(recorded);
+  return names.every((name) => set.has(name));
+}
+
+/** True when the lockfile is, by stat or else by its bytes, the one the index was written with; `text` is read when needed. */
+export function lockfileMatches(index: LockIndex, readText: () => string | undefined): { ok: boolean; text?: string } {
+  const now = statOf(join(index.root, "tool.lock.json"));
+  if (index.lockfile.stat && sameRow(now, index.lockfile.stat, 0)) return { ok: true };
+  const text = readText();
+  return { ok: text !== undefined && sha256Hex(text) === index.lockfile.sha256, text };
+}
+
+/** The tools of a project as the index last saw them, and which changed since: for callers (the staged check) that need no full discovery. */
+export interface ToolsSinceIndex {
+  tools: IndexTool[];
+  /** Ids of tools with a changed file; undefined when the change is structural (re-read the project). */
+  changed: Set<string> | undefined;
+}
+
+/** The project's tools with a "changed since the last lock" set, or undefined without a usable index. */
+export async function toolsChangedSinceIndex(cacheDir: string, root: string, strict = false): Promise<ToolsSinceIndex | undefined> {
+  const index = loadLockIndex(cacheDir, root, strict);
+  if (!index) return undefined;
+  const scan = await scanLockIndexFast(index);
+  return { tools: index.tools, changed: scan.structural ? undefined : new Set([...scan.tools.keys()].map((t) => index.tools[t]!.id)) };
+}
+
+/** scanLockIndex with statx when the platform has it (statx-io.ts), else with lstatSync. */
+export async function scanLockIndexFast(index: LockIndex): Promise<IndexScan> {
+  const names = index.names;
+  if (!names || names.length <= 1) return scanLockIndex(index);
+  const { openStatx } = await import("./statx-io.ts");
+  const native = await openStatx(join(index.root, TOOLS_DIR), names, Buffer.from(names.buffer, names.byteOffset, names.indexOf(0)).toString("utf8"), 0);
+  try {
+    return scanLockIndex(index, native?.statAt);
+  } finally {
+    native?.close();
+  }
+}

@@ -1,0 +1,65 @@
+// statx through bun:ffi (lockfile/statx-io.ts) must give lstatSync's numbers to the last bit, or
+// the lock index would see every entry as changed; and the index scan must find the same changes with it as without it.
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, lstatSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createContext } from "../../src/context.ts";
+import { lockProject } from "../../src/ops/lock-io.ts";
+import { loadLockIndex, scanLockIndex, scanLockIndexFast } from "../../src/lockfile/lock-index-io.ts";
+import { openStatx } from "../../src/lockfile/statx-io.ts";
+import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
+
+afterAll(cleanupTemps);
+
+describe("statx through bun:ffi", () => {
+  test.skipIf(process.platform !== "linux")("reads size, mtimeMs, ctimeMs, ino and mode exactly as lstatSync does, for files and folders, unicode names included", async () => {
+    const dir = makeTemp();
+    const names = ["plain.txt", "ünïcödé 名前.bin", "sub", "sub/inner.sh"];
+    mkdirSync(join(dir, "sub"));
+    writeFileSync(join(dir, names[0]!), "x".repeat(12345));
+    writeFileSync(join(dir, names[1]!), "y");
+    writeFileSync(join(dir, names[3]!), "#!/bin/sh\n");
+    chmodSync(join(dir, names[3]!), 0o755);
+    const bytes = new TextEncoder().encode(`${names.join("\0")}\0`);
+    const native = await openStatx(dir, bytes, names[0]!, 0);
+    expect(native).toBeDefined();
+    const row = new Float64Array(5);
+    let at = 0;
+    for (const name of names) {
+      expect(native!.statAt(at, row)).toBe(true);
+      const st = lstatSync(join(dir, name));
+      expect([...row]).toEqual([st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode]);
+      at = bytes.indexOf(0, at) + 1;
+    }
+    native!.close();
+  });
+
+  test("reports a missing entry as a failure, not as numbers", async () => {
+    const dir = makeTemp();
+    writeFileSync(join(dir, "a"), "a");
+    const bytes = new TextEncoder().encode("a\0gone\0");
+    const native = await openStatx(dir, bytes, "a", 0);
+    if (!native) return; // not Linux: nothing to check
+    expect(native.statAt(2, new Float64Array(5))).toBe(false);
+    native.close();
+  });
+
+  test("the index scan finds the same changes with statx as with lstatSync", async () => {
+    const root = makeProject({
+      ".ai/tools/a/tool.yaml": "tool_id: a\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\nconfig:\n  entrypoint: main.py\n",
+      ".ai/tools/a/main.py": "print(1)\n",
+      ".ai/tools/b/tool.yaml": "tool_id: b\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\nconfig:\n  entrypoint: main.py\n",
+      ".ai/tools/b/main.py": "print(2)\n",
+    });
+    const ctx = { ...createContext({ cwd: root, env: { KIWI_CACHE_DIR: makeTemp() } }), now: () => Date.now() + 60_000 };
+    await lockProject(ctx);
+    const index = loadLockIndex(ctx.cacheDir, root, false)!;
+    expect((await scanLockIndexFast(index)).tools.size).toBe(0);
+    writeFileSync(join(root, ".ai/tools/b/main.py"), "print(22)\n");
+    const fast = await scanLockIndexFast(index);
+    const slow = scanLockIndex(index);
+    expect([...fast.tools.keys()]).toEqual([...slow.tools.keys()]);
+    expect(fast.tools.size).toBe(1);
+    expect([...fast.fresh]).toEqual([...slow.fresh]);
+  });
+});
