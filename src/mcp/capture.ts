@@ -1,11 +1,11 @@
 // Lossless capture of JSON-RPC results. The SDK parses with JSON.parse, which turns 3.0 into 3;
 // hashes must see what the server sent, so every incoming message is also parsed here with the
 // lossless parser and each response's `result` kept by request id until the caller takes it. Pure.
+import { isMapping } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { parseJsonLossless } from "../integrity/json-lossless.ts";
 import { ParseProblem } from "../integrity/parse-problem.ts";
-import { isWireObject } from "./listing.ts";
 
 /** Keeps lossless results by JSON-RPC id and the id of the latest request per method. */
 export class LosslessCapture {
@@ -51,7 +51,7 @@ export class LosslessCapture {
     }
     const messages = Array.isArray(value) ? value : [value];
     for (const message of messages) {
-      if (!isWireObject(message) || message.result === undefined) continue;
+      if (!isMapping(message) || message.result === undefined) continue;
       const id = message.id;
       if (typeof id !== "number" && typeof id !== "string") continue;
       const key = keyOf(id);

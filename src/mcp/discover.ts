@@ -4,15 +4,15 @@
 import { DiscoverResultSchema } from "@modelcontextprotocol/core";
 import { KiwiError } from "../errors.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
-import { type CanonicalValue, toPlain } from "../integrity/value.ts";
-import { type WireObject, isWireObject, withoutMeta } from "./listing.ts";
+import { type CanonicalValue, toPlain, isMapping } from "../integrity/value.ts";
+import { type WireObject, withoutMeta } from "./listing.ts";
 
 /** serverInfo of a discover result: top level (the spec's example) or in `_meta` (the SDK's place). */
 export function discoverServerInfo(discover: WireObject): WireObject | undefined {
-  if (isWireObject(discover.serverInfo)) return discover.serverInfo;
+  if (isMapping(discover.serverInfo)) return discover.serverInfo;
   const meta = discover._meta;
-  const info = isWireObject(meta) ? meta["io.modelcontextprotocol/serverInfo"] : undefined;
-  return isWireObject(info) ? info : undefined;
+  const info = isMapping(meta) ? meta["io.modelcontextprotocol/serverInfo"] : undefined;
+  return isMapping(info) ? info : undefined;
 }
 
 /**
@@ -22,7 +22,7 @@ export function discoverServerInfo(discover: WireObject): WireObject | undefined
  * and kiwi says so rather than pinning whatever initialize gives. Undefined when all is well.
  */
 export function checkDiscoverAnswer(result: CanonicalValue | undefined, label: string): KiwiError | undefined {
-  if (!isWireObject(result) || (result.supportedVersions === undefined && result.resultType === undefined)) return undefined;
+  if (!isMapping(result) || (result.supportedVersions === undefined && result.resultType === undefined)) return undefined;
   const parsed = DiscoverResultSchema.safeParse(toPlain(result));
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];

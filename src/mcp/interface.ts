@@ -3,8 +3,8 @@
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import { KiwiError } from "../errors.ts";
-import { type CanonicalValue, Float } from "../integrity/value.ts";
-import { discoverComponent, isWireObject, type WireListing, type WireObject, withoutMeta } from "./listing.ts";
+import { type CanonicalValue, Float, isMapping } from "../integrity/value.ts";
+import { discoverComponent, type WireListing, type WireObject, withoutMeta } from "./listing.ts";
 
 /** One component with its canonical text and that text's SHA-256. */
 export interface HashedComponent {
@@ -63,7 +63,7 @@ export function interfaceComponents(listing: WireListing): WireObject[] {
       name: prompt.name ?? "",
       description: orEmptyString(prompt.description),
       arguments: args.map((arg) => {
-        const a: WireObject = isWireObject(arg) ? arg : {};
+        const a: WireObject = isMapping(arg) ? arg : {};
         return { name: a.name ?? "", description: orEmptyString(a.description), required: requiredFlag(a.required, prompt.name, a.name) };
       }),
     });
@@ -165,5 +165,5 @@ function orEmptyString(value: CanonicalValue | undefined): CanonicalValue {
 function isEmpty(value: CanonicalValue | undefined): boolean {
   if (value === undefined || value === null || value === "") return true;
   if (Array.isArray(value)) return value.length === 0;
-  return isWireObject(value) && Object.keys(value).length === 0;
+  return isMapping(value) && Object.keys(value).length === 0;
 }

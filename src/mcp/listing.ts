@@ -1,7 +1,7 @@
 // The wire listing: what an MCP server says about itself (initialize + the list calls), kept
 // losslessly (3 and 3.0 differ) because hashes are computed over it. Pure: text in, values out.
 import { KiwiError } from "../errors.ts";
-import type { CanonicalValue } from "../integrity/value.ts";
+import { type CanonicalValue, isMapping } from "../integrity/value.ts";
 import { parseJsonLossless } from "../integrity/json-lossless.ts";
 import { ParseProblem } from "../integrity/parse-problem.ts";
 
@@ -57,7 +57,7 @@ export function discoverComponent(discover: WireObject): WireObject {
 export function advertises(capabilities: WireObject, kind: (typeof LIST_KINDS)[number]): boolean {
   const value = capabilities[kind.capability];
   if (value === undefined || value === null) return false;
-  return kind.key !== "skills" || (isWireObject(value) && value[SKILLS_EXTENSION] !== undefined && value[SKILLS_EXTENSION] !== null);
+  return kind.key !== "skills" || (isMapping(value) && value[SKILLS_EXTENSION] !== undefined && value[SKILLS_EXTENSION] !== null);
 }
 
 /**
@@ -105,28 +105,28 @@ export function parseWireListing(text: string, source: string): WireListing {
 
 /** Checks a parsed value has the listing shape and returns it typed; errors name the JSON pointer. */
 export function checkWireListing(value: CanonicalValue, source: string): WireListing {
-  if (!isWireObject(value)) throw shapeError(source, "", "the listing must be a JSON object");
+  if (!isMapping(value)) throw shapeError(source, "", "the listing must be a JSON object");
   const listing = emptyListing();
   for (const { key, item, id } of LIST_KINDS) {
     const list = value[key];
     if (list === undefined || list === null) continue;
     if (!Array.isArray(list)) throw shapeError(source, `/${key}`, `"${key}" must be an array`);
     list.forEach((entry, i) => {
-      if (!isWireObject(entry)) throw shapeError(source, `/${key}/${i}`, `each ${item} must be an object`);
+      if (!isMapping(entry)) throw shapeError(source, `/${key}/${i}`, `each ${item} must be an object`);
       if (typeof entry[id] !== "string") throw shapeError(source, `/${key}/${i}/${id}`, `the ${item} has no string "${id}"`);
     });
     listing[key] = list as WireObject[];
   }
   if (value.discover !== undefined && value.discover !== null) {
-    if (!isWireObject(value.discover)) throw shapeError(source, "/discover", '"discover" must be an object');
+    if (!isMapping(value.discover)) throw shapeError(source, "/discover", '"discover" must be an object');
     listing.discover = value.discover;
   }
   if (value.serverInfo !== undefined && value.serverInfo !== null) {
-    if (!isWireObject(value.serverInfo)) throw shapeError(source, "/serverInfo", '"serverInfo" must be an object');
+    if (!isMapping(value.serverInfo)) throw shapeError(source, "/serverInfo", '"serverInfo" must be an object');
     listing.serverInfo = value.serverInfo;
   }
   if (value.capabilities !== undefined && value.capabilities !== null) {
-    if (!isWireObject(value.capabilities)) throw shapeError(source, "/capabilities", '"capabilities" must be an object');
+    if (!isMapping(value.capabilities)) throw shapeError(source, "/capabilities", '"capabilities" must be an object');
     listing.capabilities = value.capabilities;
   }
   if (typeof value.protocolVersion === "string") listing.protocolVersion = value.protocolVersion;
@@ -149,10 +149,6 @@ export function serverVersion(listing: WireListing): string | undefined {
   return typeof version === "string" ? version : undefined;
 }
 
-/** True for a JSON object (not an array, not a Float/bigint wrapper). */
-export function isWireObject(value: CanonicalValue | undefined): value is WireObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
-}
 
 /** A copy of a wire object without its top-level `_meta` (never part of any hash). */
 export function withoutMeta(object: WireObject): WireObject {

@@ -3,14 +3,14 @@
 // interface (discover plus every list, every page, losslessly), call a tool, and always close,
 // which shuts a started server down and reaps it.
 import { Client, SdkError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client";
-import { toPlain } from "../integrity/value.ts";
+import { toPlain, isMapping } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
 import { LosslessCapture } from "./capture.ts";
 import { credentialIdentity } from "./credential.ts";
 import { assertSameList, checkDiscoverAnswer, discoverServerInfo } from "./discover.ts";
 import { createHttpTransport, type HttpSpec } from "./http-io.ts";
 import { DEFAULT_LISTING_LIMITS, DEFAULT_TRANSPORT_LIMITS, type ListingLimits, type TransportLimits } from "./server-limits.ts";
-import { LIST_KINDS, type ListKey, type WireListing, type WireObject, advertises, discoverComponent, emptyListing, isWireObject, withoutMeta } from "./listing.ts";
+import { LIST_KINDS, type ListKey, type WireListing, type WireObject, advertises, discoverComponent, emptyListing, withoutMeta } from "./listing.ts";
 import { PROTOCOL_REVISIONS, mapSessionError, sessionTimeoutError } from "./session-errors.ts";
 import { checkSkillEntries } from "./skills.ts";
 import { type StdioSpec, StdioProcessTransport } from "./stdio-io.ts";
@@ -97,13 +97,13 @@ export class McpSession {
     const listing = emptyListing();
     const source = this.discoverResult ?? this.initResult;
     const serverInfo = this.discoverResult ? discoverServerInfo(this.discoverResult) : source.serverInfo;
-    if (isWireObject(serverInfo)) listing.serverInfo = serverInfo;
+    if (isMapping(serverInfo)) listing.serverInfo = serverInfo;
     if (this.protocolVersion) listing.protocolVersion = this.protocolVersion;
     else if (typeof source.protocolVersion === "string") listing.protocolVersion = source.protocolVersion;
-    if (isWireObject(source.capabilities)) listing.capabilities = source.capabilities;
+    if (isMapping(source.capabilities)) listing.capabilities = source.capabilities;
     if (typeof source.instructions === "string") listing.instructions = source.instructions;
     if (this.discoverResult) listing.discover = discoverComponent(this.discoverResult);
-    const caps = isWireObject(source.capabilities) ? source.capabilities : {};
+    const caps = isMapping(source.capabilities) ? source.capabilities : {};
     for (const kind of LIST_KINDS) {
       // Only advertised capabilities are listed (a server may answer others with an error).
       if (!advertises(caps, kind)) continue;
@@ -130,10 +130,10 @@ export class McpSession {
       }
       await this.request(method, cursor === undefined ? {} : { cursor });
       const result = this.capture.takeResult(method);
-      const list = isWireObject(result) ? result[key] : undefined;
+      const list = isMapping(result) ? result[key] : undefined;
       if (!Array.isArray(list)) throw new KiwiError("E_MCP", `${this.label} answered ${method} without a "${key}" array`);
       for (const item of list) {
-        if (!isWireObject(item)) throw new KiwiError("E_MCP", `${this.label} listed a ${key} entry that is not an object`);
+        if (!isMapping(item)) throw new KiwiError("E_MCP", `${this.label} listed a ${key} entry that is not an object`);
         items.push(item);
       }
       if (items.length > this.limits.maxItems) {
@@ -142,7 +142,7 @@ export class McpSession {
           details: { limit: this.limits.maxItems },
         });
       }
-      const next = isWireObject(result) ? result.nextCursor : undefined;
+      const next = isMapping(result) ? result.nextCursor : undefined;
       if (next === undefined || next === null) return items;
       if (typeof next !== "string") throw new KiwiError("E_MCP", `${this.label} sent a ${method} nextCursor that is not a string`);
       if (seen.has(next)) {
@@ -305,13 +305,13 @@ async function connectOnce(target: McpTarget, options: SessionOptions, negotiati
     session.protocolVersion = client.getNegotiatedProtocolVersion();
     if (client.getProtocolEra() === "modern") {
       const discover = capture.takeResult("server/discover");
-      if (!isWireObject(discover)) throw new KiwiError("E_MCP", `${options.label} sent a server/discover result that is not an object`);
+      if (!isMapping(discover)) throw new KiwiError("E_MCP", `${options.label} sent a server/discover result that is not an object`);
       session.discoverResult = discover;
     } else {
       const broken = checkDiscoverAnswer(capture.peekResult("server/discover"), options.label);
       if (broken) throw broken;
       const init = capture.takeResult("initialize");
-      session.initResult = isWireObject(init) ? init : {};
+      session.initResult = isMapping(init) ? init : {};
     }
   } catch (error) {
     const broken = error instanceof KiwiError ? undefined : checkDiscoverAnswer(capture.peekResult("server/discover"), options.label);

@@ -1,6 +1,7 @@
 // The MCP view of a project: its mcp_server and mcp_tool manifests, and the pins in
 // tool.lock.json (each re-verified against its own snapshot). Reads only; pins are written by
 // gate-io.ts through lockfile/fs.ts.
+import { isMapping } from "../integrity/value.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
@@ -8,7 +9,6 @@ import { readLockfile } from "../lockfile/fs.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { suggest } from "../resolve/suggest.ts";
-import { isWireObject } from "./listing.ts";
 import { type McpPin, parsePin } from "./pin.ts";
 import type { OtherServer } from "./scan.ts";
 
@@ -70,7 +70,7 @@ export function otherServersOf(project: McpProject, serverId: string): OtherServ
     const snapshot = pin?.interface.tools;
     if (Array.isArray(snapshot)) {
       for (const t of snapshot) {
-        const name = isWireObject(t) ? t.name : undefined;
+        const name = isMapping(t) ? t.name : undefined;
         if (typeof name === "string") tools.add(name);
       }
     }

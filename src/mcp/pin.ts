@@ -1,13 +1,14 @@
 // A pin: what kiwi records about an MCP server in tool.lock.json's `mcp_servers` section: its
 // self-reported name, both hashes and a canonical snapshot of its interface, so a fresh clone can
 // show a diff without the old server. Pure: listings in, pin records out (and back).
+import { isMapping } from "../integrity/value.ts";
 import { compareCodePoints, renderCanonicalJson } from "../integrity/canonical.ts";
 import { formatDigest } from "../integrity/digest.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
 import { type InterfaceDiff, diffListings } from "./interface-diff.ts";
 import { hashInterface } from "./interface.ts";
-import { LIST_KINDS, type ListKey, type WireListing, type WireObject, checkWireListing, isWireObject, withoutMeta } from "./listing.ts";
+import { LIST_KINDS, type ListKey, type WireListing, type WireObject, checkWireListing, withoutMeta } from "./listing.ts";
 
 /** One server's pin, as stored under `mcp_servers.<server tool id>`. Keys in display order. */
 export interface McpPin {
@@ -101,11 +102,11 @@ export function listingFromPin(pin: McpPin, subject: string): WireListing {
  */
 export function parsePin(value: CanonicalValue, server: string): McpPin {
   const subject = `tool.lock.json mcp_servers.${server}`;
-  if (!isWireObject(value)) throw invalid(subject, "is not an object");
+  if (!isMapping(value)) throw invalid(subject, "is not an object");
   const { name, version, protocol_version, sandbox, credential, interface_hash, full_hash } = value;
   if (typeof name !== "string") throw invalid(subject, 'has no string "name"');
   if (typeof interface_hash !== "string" || typeof full_hash !== "string") throw invalid(subject, "has no interface_hash/full_hash");
-  if (!isWireObject(value.interface)) throw invalid(subject, 'has no "interface" snapshot');
+  if (!isMapping(value.interface)) throw invalid(subject, 'has no "interface" snapshot');
   const pin: McpPin = { name, interface_hash, full_hash, interface: value.interface };
   if (typeof version === "string") pin.version = version;
   if (typeof protocol_version === "string") pin.protocol_version = protocol_version;

@@ -1,10 +1,11 @@
 // The poisoning scan: every string (and every object key) of a server's interface, checked for
 // hidden Unicode, injection markers, sensitive paths, cross-server references and base64 blobs.
 // Pure: a listing in, findings out. The rule ids live in SCAN_RULES below and nowhere else.
+import { isMapping } from "../integrity/value.ts";
 import { escapePointer } from "../integrity/canonical.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { type Finding, verdictOf } from "../findings/verdict.ts";
-import { LIST_KINDS, isWireObject, type WireListing } from "./listing.ts";
+import { LIST_KINDS, type WireListing } from "./listing.ts";
 import { renderVisible } from "./visible.ts";
 
 /** Every scan rule: id → what it catches and how to respond. */
@@ -134,7 +135,7 @@ type Visit = (text: string, pointer: string, component: string, field: string) =
 function walk(value: CanonicalValue, pointer: string, component: string, field: string | undefined, visit: Visit): void {
   if (typeof value === "string") visit(value, pointer, component, field ?? "value");
   else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${pointer}/${i}`, component, field, visit));
-  else if (isWireObject(value)) {
+  else if (isMapping(value)) {
     for (const key of Object.keys(value)) {
       const child = `${pointer}/${escapePointer(key)}`;
       // Object keys are strings the model reads too (schema property names above all).

@@ -4,9 +4,9 @@
 // entry's. Pins keep the entries like tools; this module checks entries and files. Pure.
 import { parse as parseYaml } from "yaml";
 import { sha256Hex } from "../integrity/digest.ts";
-import { type CanonicalValue, jsonEqual, toPlain } from "../integrity/value.ts";
+import { type CanonicalValue, jsonEqual, toPlain, isMapping } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
-import { isWireObject, type WireObject } from "./listing.ts";
+import { type WireObject } from "./listing.ts";
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
@@ -30,10 +30,10 @@ export function checkSkillEntries(entries: readonly WireObject[], label: string)
 
 /** Checks one skill entry's shape (uri, frontmatter name/description, complete file list). */
 export function checkSkillEntry(entry: CanonicalValue, label: string, where: string): asserts entry is WireObject {
-  if (!isWireObject(entry)) throw bad(label, where, "is not an object");
+  if (!isMapping(entry)) throw bad(label, where, "is not an object");
   const { uri, frontmatter, resources } = entry;
   if (typeof uri !== "string" || !uri.endsWith("/SKILL.md")) throw bad(label, where, `has a uri that does not name a SKILL.md: ${JSON.stringify(uri ?? null)}`);
-  if (!isWireObject(frontmatter) || typeof frontmatter.name !== "string" || typeof frontmatter.description !== "string") {
+  if (!isMapping(frontmatter) || typeof frontmatter.name !== "string" || typeof frontmatter.description !== "string") {
     throw bad(label, where, `(${uri}) has no frontmatter with a string name and description`);
   }
   const last = uri.slice(0, -"/SKILL.md".length).split("/").pop();
@@ -45,7 +45,7 @@ export function checkSkillEntry(entry: CanonicalValue, label: string, where: str
   const files = new Set<string>();
   resources.forEach((file, j) => {
     const at = `${where}.resources[${j}]`;
-    if (!isWireObject(file) || typeof file.uri !== "string") throw bad(label, at, `(${uri}) is not a file entry with a uri`);
+    if (!isMapping(file) || typeof file.uri !== "string") throw bad(label, at, `(${uri}) is not a file entry with a uri`);
     if (typeof file.digest !== "string" || !DIGEST.test(file.digest)) throw bad(label, at, `(${file.uri}) has digest ${JSON.stringify(file.digest ?? null)}, not sha256: and 64 lowercase hex digits`);
     if (file.size !== undefined && !(typeof file.size === "number" && Number.isInteger(file.size) && file.size >= 0)) throw bad(label, at, `(${file.uri}) has a size that is not a whole number of bytes`);
     if (!file.uri.startsWith(root) || file.uri.slice(root.length).split("/").some((seg) => seg === ".." || seg === "." || seg === "" || /[\\\0]|%2f|%5c|%00|^%2e/i.test(seg))) {

@@ -2,6 +2,7 @@
 // way a host loads it: skills/get for the entry, which must equal the entry pinned in
 // tool.lock.json, then every listed file through resources/read, each checked against its size and
 // sha256 digest, and SKILL.md's frontmatter against the entry's. Nothing unverified is returned.
+import { isMapping } from "../integrity/value.ts";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Context } from "../context.ts";
@@ -10,7 +11,7 @@ import type { CanonicalValue } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
 import type { McpSession } from "../mcp/mcp-client-io.ts";
 import { negotiationFor, withServerSession } from "./mcp-inspect-io.ts";
-import { SKILLS_EXTENSION, isWireObject, type WireObject, withoutMeta } from "../mcp/listing.ts";
+import { SKILLS_EXTENSION, type WireObject, withoutMeta } from "../mcp/listing.ts";
 import { readMcpProject, selectServers } from "../mcp/mcp-project-io.ts";
 import { type VerifiedFile, assertFrontmatterMatches, checkSkillEntry, skillFiles, verifySkillFile } from "../mcp/skills.ts";
 
@@ -36,7 +37,7 @@ export async function fetchSkill(ctx: Context, serverId: string, uri: string, op
   const project = readMcpProject(ctx);
   const [server] = selectServers(project, [serverId]);
   const pin = project.pins[server!.id];
-  const pinned = pin ? (Array.isArray(pin.interface.skills) ? pin.interface.skills : []).find((s) => isWireObject(s) && s.uri === uri) : undefined;
+  const pinned = pin ? (Array.isArray(pin.interface.skills) ? pin.interface.skills : []).find((s) => isMapping(s) && s.uri === uri) : undefined;
   if (!pin && !options.unlocked) {
     throw new KiwiError("E_MCP_UNPINNED", `MCP server "${serverId}" has no pin in tool.lock.json, so its skills have nothing to be checked against`, {
       hint: `pin it with "kiwi mcp pin ${serverId}" (or pass --unlocked to fetch against the live entry alone)`,
@@ -46,7 +47,7 @@ export async function fetchSkill(ctx: Context, serverId: string, uri: string, op
   return withServerSession(ctx, serverId, { unlocked: options.unlocked, negotiation: negotiationFor(pin) }, async (session) => {
     const entry = await getEntry(session, serverId, uri);
     if (pin) {
-      if (!isWireObject(pinned)) {
+      if (!isMapping(pinned)) {
         throw new KiwiError("E_MCP_DRIFT", `MCP server "${serverId}" serves the skill ${uri}, which its pin does not list`, {
           hint: `review it with "kiwi mcp diff ${serverId}", then "kiwi mcp approve ${serverId}"`,
           details: { server: serverId, skill: uri },
@@ -79,13 +80,13 @@ export async function fetchSkill(ctx: Context, serverId: string, uri: string, op
 
 async function getEntry(session: McpSession, serverId: string, uri: string): Promise<WireObject> {
   const caps = (session.discoverResult ?? session.initResult).capabilities;
-  const extensions = isWireObject(caps) ? caps.extensions : undefined;
-  if (!isWireObject(extensions) || extensions[SKILLS_EXTENSION] === undefined) {
+  const extensions = isMapping(caps) ? caps.extensions : undefined;
+  if (!isMapping(extensions) || extensions[SKILLS_EXTENSION] === undefined) {
     throw new KiwiError("E_MCP", `MCP server "${serverId}" does not declare the Skills extension (${SKILLS_EXTENSION})`, { hint: "the server serves no skills" });
   }
   await session.request("skills/get", { uri });
   const result = session.takeResult("skills/get");
-  const entry: CanonicalValue = (isWireObject(result) ? result.skill : undefined) ?? null;
+  const entry: CanonicalValue = (isMapping(result) ? result.skill : undefined) ?? null;
   checkSkillEntry(entry, session.label, "skills/get");
   if (entry.uri !== uri) throw new KiwiError("E_MCP", `${session.label} answered skills/get for ${uri} with the skill ${String(entry.uri)}`, { hint: "the server is broken or hostile" });
   return entry;
