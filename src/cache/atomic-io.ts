@@ -24,30 +24,15 @@ export function tempPathFor(path: string): string {
 
 /** Writes `data` to `path` atomically, creating the folder. On any error the temp file is removed. */
 export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
-  const faults = options.faults ?? NO_FAULTS;
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = tempPathFor(path);
-  let fd: number | undefined = openSync(tmp, "wx", options.mode ?? 0o644);
+  const { fd, tmp } = startTemp(path, data, options);
   try {
-    const bytes = typeof data === "string" ? Buffer.from(data) : data;
-    if (options.writePoint) {
-      // Half the bytes first, so a fault or a kill here leaves a genuinely partial temp file.
-      const half = bytes.subarray(0, Math.floor(bytes.length / 2));
-      writeAll(fd, half);
-      faults.hit(options.writePoint, path);
-      writeAll(fd, bytes.subarray(half.length));
-    } else writeAll(fd, bytes);
     if (options.mode !== undefined) fchmodSync(fd, options.mode);
     if (options.fsync) fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    if (options.renamePoint) faults.hit(options.renamePoint, path);
-    renameSync(tmp, path);
   } catch (error) {
-    if (fd !== undefined) safeClose(fd);
-    rmSync(tmp, { force: true });
+    discardTemp(fd, tmp);
     throw error;
   }
+  finishTemp(fd, tmp, path, options);
 }
 
 /**
@@ -56,27 +41,63 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
  * Nothing is under `path` until the promise resolves; on any error the temp file is removed.
  */
 export async function writeFileAtomicSynced(path: string, data: string | Uint8Array, options: Omit<AtomicWriteOptions, "fsync" | "mode"> = {}): Promise<void> {
-  const faults = options.faults ?? NO_FAULTS;
+  const { fd, tmp } = startTemp(path, data, options);
+  try {
+    await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+  } catch (error) {
+    discardTemp(fd, tmp);
+    throw error;
+  }
+  finishTemp(fd, tmp, path, options);
+}
+
+/**
+ * Creates the folder and a fresh temp file beside `path` holding `data`; with a write point, half
+ * the bytes first, so a fault (or a kill) there leaves a genuinely partial temp file. Removed on failure.
+ */
+function startTemp(path: string, data: string | Uint8Array, options: AtomicWriteOptions): { fd: number; tmp: string } {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = tempPathFor(path);
-  let fd: number | undefined = openSync(tmp, "wx", 0o644);
+  const fd = openSync(tmp, "wx", options.mode ?? 0o644);
   try {
     const bytes = typeof data === "string" ? Buffer.from(data) : data;
-    const half = bytes.subarray(0, Math.floor(bytes.length / 2));
-    writeAll(fd, half);
-    if (options.writePoint) faults.hit(options.writePoint, path);
-    writeAll(fd, bytes.subarray(half.length));
-    const open = fd;
-    await new Promise<void>((resolve, reject) => fsync(open, (error) => (error ? reject(error) : resolve())));
-    closeSync(fd);
-    fd = undefined;
-    if (options.renamePoint) faults.hit(options.renamePoint, path);
-    renameSync(tmp, path);
+    if (options.writePoint) {
+      const half = bytes.subarray(0, Math.floor(bytes.length / 2));
+      writeAll(fd, half);
+      (options.faults ?? NO_FAULTS).hit(options.writePoint, path);
+      writeAll(fd, bytes.subarray(half.length));
+    } else writeAll(fd, bytes);
+    return { fd, tmp };
   } catch (error) {
-    if (fd !== undefined) safeClose(fd);
+    discardTemp(fd, tmp);
+    throw error;
+  }
+}
+
+/**
+ * Closes the temp file and renames it into place; on failure the temp file is removed (the
+ * descriptor is never closed twice: its number may already belong to another file).
+ */
+function finishTemp(fd: number, tmp: string, path: string, options: AtomicWriteOptions): void {
+  try {
+    closeSync(fd);
+  } catch (error) {
     rmSync(tmp, { force: true });
     throw error;
   }
+  try {
+    if (options.renamePoint) (options.faults ?? NO_FAULTS).hit(options.renamePoint, path);
+    renameSync(tmp, path);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** Closes (if still open) and removes a temp file that will not be renamed. */
+function discardTemp(fd: number, tmp: string): void {
+  safeClose(fd);
+  rmSync(tmp, { force: true });
 }
 
 /**
