@@ -9,7 +9,6 @@
 // Backpressure is kept by hand: what a socket cannot take yet is queued and its peer stops reading
 // until it drains. Both sides allow half-open connections, so a client that shuts down its sending
 // side still gets the whole answer (the FIN is passed on once what came before it is written).
-import { lookup } from "node:dns/promises";
 import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import type { Socket, SocketHandler } from "bun";
 import ipaddr from "ipaddr.js";
 import { KiwiError } from "../errors.ts";
 import { type HostPolicy, type HostVerdict, checkHostAllowed } from "./net-policy.ts";
+import { lookupAll } from "./net-policy-io.ts";
 import { type ProxyTarget, type Refusal, SOCKS_REPLY, httpReply, isSocks5, parseHttpRequest, parseSocks5, socksReply } from "./net-proxy.ts";
 
 /** A running proxy. */
@@ -37,8 +37,6 @@ export type Resolver = (host: string) => Promise<string[]>;
 
 const CONNECT_TIMEOUT_MS = 30_000;
 const HEAD_TIMEOUT_MS = 30_000;
-
-const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** One end of a proxied connection. */
 interface End {
@@ -175,7 +173,7 @@ const upstreamHandlers = (shared: Shared): SocketHandler<End> => ({
 });
 
 /** Starts the proxy; resolves once it is listening. */
-export async function startNetProxy(listen: ProxyListen, policy: HostPolicy, resolve: Resolver = systemResolver): Promise<NetProxy> {
+export async function startNetProxy(listen: ProxyListen, policy: HostPolicy, resolve: Resolver = lookupAll): Promise<NetProxy> {
   const shared: Shared = { policy, resolve, refused: [], open: new Set(), pending: new Set(), stopped: false };
   const handlers: SocketHandler<End> = {
     open(client) {
