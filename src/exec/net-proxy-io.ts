@@ -145,6 +145,13 @@ function finished(socket: Socket<End>): void {
   if (peer && !peer.data.closed) finAfterQueue(peer);
 }
 
+/** Closes `s` outright once what it is owed is written (its peer is gone). */
+function closeAfterQueue(s: Socket<End>): void {
+  s.data.closeAfter = true;
+  s.data.shut = false; // a half-close already sent becomes a full close
+  finAfterQueue(s);
+}
+
 function closed(shared: Shared, socket: Socket<End>): void {
   if (socket.data.closed) return;
   socket.data.closed = true;
@@ -156,9 +163,7 @@ function closed(shared: Shared, socket: Socket<End>): void {
   // paused waiting for this socket to drain, it reads again (what it sends now is dropped).
   const peer = socket.data.peer;
   if (peer && !peer.data.closed) {
-    peer.data.closeAfter = true;
-    peer.data.shut = false;
-    finAfterQueue(peer);
+    closeAfterQueue(peer);
     peer.resume();
   }
 }
@@ -296,10 +301,12 @@ async function connectTarget(shared: Shared, client: Socket<End>, target: ProxyT
   if (target.forward) fits = send(upstream, target.forward) && fits;
   if (target.rest && target.rest.byteLength > 0) fits = send(upstream, target.rest) && fits;
   for (const chunk of client.data.held.splice(0)) fits = send(upstream, chunk) && fits;
-  // What the upstream answered before it was linked, and a FIN either side sent meanwhile.
+  // What the upstream answered before it was linked, and a FIN or close either side sent meanwhile
+  // (their handlers ran while there was no peer to pass it to).
   for (const chunk of upstream.data.held.splice(0)) send(client, chunk);
-  if (upstream.data.done || upstream.data.closed) finished(upstream);
-  if (client.data.done) finished(client);
+  if (upstream.data.closed) closeAfterQueue(client);
+  else if (upstream.data.done) finAfterQueue(client);
+  if (client.data.done) finAfterQueue(upstream);
   if (fits) client.resume();
 }
 

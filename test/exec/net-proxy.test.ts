@@ -287,6 +287,11 @@ describe("the proxy's sockets", () => {
         socket.end("ping");
         expect((await readAll(socket, early)).toString()).toBe("got 4 bytes: ping");
       }
+      // The request and the FIN sent at once, before the tunnel is up: both wait for the upstream.
+      const proxyPort = Number(proxy.address.split(":").at(-1));
+      const eager = createConnection({ host: "127.0.0.1", port: proxyPort, allowHalfOpen: true });
+      eager.end(`CONNECT 127.0.0.1:${target.port} HTTP/1.1\r\n\r\nping`);
+      expect((await readAll(eager, Buffer.alloc(0))).toString()).toBe("HTTP/1.1 200 Connection Established\r\n\r\ngot 4 bytes: ping");
     } finally {
       await proxy.close();
       target.close();
