@@ -5,10 +5,8 @@
 // to an address that was checked. Refusals are kept for the caller to report after the run.
 //
 // Bun's own sockets (Bun.listen / Bun.connect), as in net-bridge-io.ts, rather than node:net: the
-// proxy starts on every host-filtered call and loading node:net's streams cost ~3 ms of it.
-// Backpressure is kept by hand: what a socket cannot take yet is queued and its peer stops reading
-// until it drains. Both sides allow half-open connections, so a client that shuts down its sending
-// side still gets the whole answer (the FIN is passed on once what came before it is written).
+// proxy starts on every host-filtered call and loading node:net's streams cost ~3 ms of it. The
+// bytes are relayed by net-relay-io.ts (backpressure, half-close), shared with the bridge.
 import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +15,7 @@ import ipaddr from "ipaddr.js";
 import { KiwiError } from "../errors.ts";
 import { type HostPolicy, type HostVerdict, checkHostAllowed } from "./net-policy.ts";
 import { lookupAll } from "./net-policy-io.ts";
+import { type Relay, closed, finished, flush, forward, freshRelay, link, send, sendAndClose } from "./net-relay-io.ts";
 import { type ProxyTarget, type Refusal, SOCKS_REPLY, httpReply, isSocks5, parseHttpRequest, parseSocks5, socksReply } from "./net-proxy.ts";
 
 /** A running proxy. */
@@ -38,23 +37,8 @@ export type Resolver = (host: string) => Promise<string[]>;
 const CONNECT_TIMEOUT_MS = 30_000;
 const HEAD_TIMEOUT_MS = 30_000;
 
-/** One end of a proxied connection. */
-interface End {
-  /** The other end, once the upstream is connected. */
-  peer: Socket<End> | null;
-  /** Bytes waiting for this socket to drain (its peer is paused meanwhile). */
-  queue: Uint8Array[];
-  /** Send FIN here once the queue is written (the peer sent FIN, or a reply ends the connection). */
-  ending: boolean;
-  /** Close this socket outright after its last write (a reply, or a peer that closed) rather than half-close it. */
-  closeAfter: boolean;
-  /** What this end read before its peer existed (the client while the upstream connects). */
-  held: Uint8Array[];
-  /** This end sent FIN or closed: nothing more comes from it. */
-  done: boolean;
-  /** kiwi sent FIN here: nothing more goes to it. */
-  shut: boolean;
-  closed: boolean;
+/** One end of a proxied connection: a relay end, and for the client the request head being read. */
+interface End extends Relay {
   /** Client only: the request head read so far, until a target is parsed. */
   head: Uint8Array | null;
   socks?: boolean;
@@ -62,7 +46,7 @@ interface End {
   headTimer?: ReturnType<typeof setTimeout>;
 }
 
-const fresh = (peer: Socket<End> | null = null): End => ({ peer, queue: [], ending: false, closeAfter: false, held: [], done: false, shut: false, closed: false, head: null, greeted: false });
+const fresh = (): End => ({ ...freshRelay(), head: null, greeted: false });
 
 /** Everything the proxy of one call has open, so `close` can cut it. */
 interface Shared {
@@ -75,105 +59,18 @@ interface Shared {
   stopped: boolean;
 }
 
-/** Writes `bytes` to `to` now, or queues what does not fit; false when something had to wait. */
-function send(to: Socket<End>, bytes: Uint8Array): boolean {
-  if (to.data.closed) return true;
-  if (to.data.queue.length === 0) {
-    const written = to.write(bytes);
-    if (written >= bytes.length) return true;
-    bytes = bytes.subarray(Math.max(written, 0));
-  }
-  to.data.queue.push(new Uint8Array(bytes)); // copied: Bun reuses its read buffer
-  return false;
-}
-
-/**
- * Sends FIN to `s`. Bun's `end()` closes both ways, so a socket whose other side may still talk is
- * only shut down for writing; one that already sent its FIN (or is told to close) is ended.
- */
-function sendFin(s: Socket<End>): void {
-  if (s.data.closed || s.data.shut) return;
-  s.data.shut = true;
-  if (s.data.done || s.data.closeAfter) s.end();
-  else s.shutdown();
-}
-
-/** Sends FIN to `s` once its queue is written. */
-function finAfterQueue(s: Socket<End>): void {
-  if (s.data.queue.length === 0) sendFin(s);
-  else s.data.ending = true;
-}
-
-/** Sends `bytes`, then closes the connection (once they are written). */
-function sendAndEnd(to: Socket<End>, bytes: Uint8Array): void {
-  to.data.closeAfter = true;
-  send(to, bytes);
-  finAfterQueue(to);
-}
-
-/** Passes what `from` read to its peer; when the peer cannot take it all, `from` stops reading. */
-function forward(from: Socket<End>, chunk: Uint8Array): void {
-  const to = from.data.peer;
-  if (!to) {
-    from.data.held.push(new Uint8Array(chunk));
-    return;
-  }
-  if (!send(to, chunk)) from.pause();
-}
-
-function flush(socket: Socket<End>): void {
-  const queue = socket.data.queue;
-  while (queue.length > 0) {
-    const head = queue[0]!;
-    const written = socket.write(head);
-    if (written < head.length) {
-      queue[0] = head.subarray(Math.max(written, 0));
-      return;
-    }
-    queue.shift();
-  }
-  socket.data.peer?.resume();
-  if (socket.data.ending) sendFin(socket);
-}
-
-/** `socket` sent FIN: its peer gets FIN once what came before is written; done both ways, it closes. */
-function finished(socket: Socket<End>): void {
-  if (socket.data.done) return;
-  socket.data.done = true;
-  if (socket.data.shut && !socket.data.closed) socket.end();
-  const peer = socket.data.peer;
-  if (peer && !peer.data.closed) finAfterQueue(peer);
-}
-
-/** Closes `s` outright once what it is owed is written (its peer is gone). */
-function closeAfterQueue(s: Socket<End>): void {
-  s.data.closeAfter = true;
-  s.data.shut = false; // a half-close already sent becomes a full close
-  finAfterQueue(s);
-}
-
-function closed(shared: Shared, socket: Socket<End>): void {
-  if (socket.data.closed) return;
-  socket.data.closed = true;
-  socket.data.done = true;
-  socket.data.queue.length = 0;
+function onClose(shared: Shared, socket: Socket<End>): void {
   clearTimeout(socket.data.headTimer);
   shared.open.delete(socket);
-  // Nothing more can go either way here: the peer gets what it is owed, then is closed; if it was
-  // paused waiting for this socket to drain, it reads again (what it sends now is dropped).
-  const peer = socket.data.peer;
-  if (peer && !peer.data.closed) {
-    closeAfterQueue(peer);
-    peer.resume();
-  }
+  closed(socket);
 }
 
 const upstreamHandlers = (shared: Shared): SocketHandler<End> => ({
   data: forward,
   drain: flush,
   end: finished,
-  close: (s) => closed(shared, s),
-  error: (s) => closed(shared, s),
+  close: (s) => onClose(shared, s),
+  error: (s) => onClose(shared, s),
   connectError: () => {},
 });
 
@@ -192,9 +89,13 @@ export async function startNetProxy(listen: ProxyListen, policy: HostPolicy, res
       else forward(client, chunk);
     },
     drain: flush,
-    end: finished,
-    close: (s) => closed(shared, s),
-    error: (s) => closed(shared, s),
+    end(client) {
+      // A FIN before the request was whole: there is nothing to answer.
+      if (client.data.head) return void client.end();
+      finished(client);
+    },
+    close: (s) => onClose(shared, s),
+    error: (s) => onClose(shared, s),
   };
   let server: { stop(closeActiveConnections?: boolean): void };
   let port = 0;
@@ -253,7 +154,7 @@ function readHead(shared: Shared, client: Socket<End>, chunk: Uint8Array): void 
   }
   state.head = null;
   clearTimeout(state.headTimer);
-  if (r.kind === "bad") return sendAndEnd(client, r.reply);
+  if (r.kind === "bad") return sendAndClose(client, r.reply);
   client.pause();
   void connectTarget(shared, client, r.target);
 }
@@ -263,10 +164,10 @@ async function connectTarget(shared: Shared, client: Socket<End>, target: ProxyT
   const refuse = (v: Extract<HostVerdict, { ok: false }>) => {
     const rule = v.rule ?? "refused";
     shared.refused.push({ host: target.host, port: target.port, rule, reason: v.reason ?? v.message, hint: v.hint });
-    sendAndEnd(client, target.protocol === "socks5" ? socksReply(SOCKS_REPLY.notAllowed) : httpReply(403, "Forbidden", `kiwi: ${v.message}`, { "X-Kiwi-Refused": rule }));
+    sendAndClose(client, target.protocol === "socks5" ? socksReply(SOCKS_REPLY.notAllowed) : httpReply(403, "Forbidden", `kiwi: ${v.message}`, { "X-Kiwi-Refused": rule }));
   };
   const fail = (status: number, socksCode: number, why: string) => {
-    sendAndEnd(client, target.protocol === "socks5" ? socksReply(socksCode) : httpReply(status, status === 504 ? "Gateway Timeout" : "Bad Gateway", `kiwi proxy: ${why}`));
+    sendAndClose(client, target.protocol === "socks5" ? socksReply(socksCode) : httpReply(status, status === 504 ? "Gateway Timeout" : "Bad Gateway", `kiwi proxy: ${why}`));
   };
   // The name first (the allow-list), so an undeclared host is never even looked up.
   const byName = checkHostAllowed(target.host, target.port, policy);
@@ -293,20 +194,12 @@ async function connectTarget(shared: Shared, client: Socket<End>, target: ProxyT
   }
   if (client.data.closed || shared.stopped) return void upstream.terminate();
   shared.open.add(upstream);
-  upstream.data.peer = client;
-  client.data.peer = upstream;
   if (target.protocol === "connect") send(client, new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
   else if (target.protocol === "socks5") send(client, socksReply(SOCKS_REPLY.succeeded));
   let fits = true;
   if (target.forward) fits = send(upstream, target.forward) && fits;
   if (target.rest && target.rest.byteLength > 0) fits = send(upstream, target.rest) && fits;
-  for (const chunk of client.data.held.splice(0)) fits = send(upstream, chunk) && fits;
-  // What the upstream answered before it was linked, and a FIN or close either side sent meanwhile
-  // (their handlers ran while there was no peer to pass it to).
-  for (const chunk of upstream.data.held.splice(0)) send(client, chunk);
-  if (upstream.data.closed) closeAfterQueue(client);
-  else if (upstream.data.done) finAfterQueue(client);
-  if (client.data.done) finAfterQueue(upstream);
+  fits = link(client, upstream) && fits;
   if (fits) client.resume();
 }
 
