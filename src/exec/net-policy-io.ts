@@ -1,16 +1,31 @@
 // Resolves a URL's host (DNS, /etc/hosts) so net-policy.ts can check the addresses a name stands for,
 // not only the name: a public-looking name that resolves to 127.0.0.1 is still a request to loopback.
-import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 import { KiwiError } from "../errors.ts";
 import { assertUrlAllowed, type HostPolicy } from "./net-policy.ts";
+
+/**
+ * Every address `host` resolves to (/etc/hosts, then DNS), both families, in the resolver's order.
+ * Bun.dns.lookup is what node:dns/promises' `lookup(host, { all: true, verbatim: true })` calls
+ * underneath in Bun, and with `verbatim` it neither sorts nor filters: the same answers, without
+ * loading node:dns on every http_client call. Error codes are given node's names (ENOTFOUND, not
+ * Bun's DNS_ENOTFOUND), as kiwi's messages show them.
+ */
+export async function lookupAll(host: string): Promise<string[]> {
+  try {
+    return (await Bun.dns.lookup(host, {})).map((a) => a.address);
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    if (typeof e.code === "string" && e.code.startsWith("DNS_")) e.code = e.code.slice(4);
+    throw error;
+  }
+}
 
 /** Every address a host name resolves to (none for an IP literal). */
 export async function resolveHostAddresses(hostname: string): Promise<string[]> {
   const host = hostname.replace(/^\[(.*)\]$/, "$1");
   if (ipaddr.isValid(host)) return [];
-  const answers = await lookup(host, { all: true, verbatim: true });
-  return answers.map((a) => a.address);
+  return lookupAll(host);
 }
 
 /**

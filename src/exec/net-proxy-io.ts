@@ -3,14 +3,19 @@
 // is checked against the tool's declared hosts, the name is resolved here, every address it
 // resolves to is checked (so rebinding and loopback tricks are refused), and the connection goes
 // to an address that was checked. Refusals are kept for the caller to report after the run.
-import { lookup } from "node:dns/promises";
+//
+// Bun's own sockets (Bun.listen / Bun.connect), as in net-bridge-io.ts, rather than node:net: the
+// proxy starts on every host-filtered call and loading node:net's streams cost ~3 ms of it. The
+// bytes are relayed by net-relay-io.ts (backpressure, half-close), shared with the bridge.
 import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
-import { type Server, type Socket, createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Socket, SocketHandler } from "bun";
 import ipaddr from "ipaddr.js";
 import { KiwiError } from "../errors.ts";
 import { type HostPolicy, type HostVerdict, checkHostAllowed } from "./net-policy.ts";
+import { lookupAll } from "./net-policy-io.ts";
+import { type Relay, closed, finished, flush, forward, freshRelay, link, send, sendAndClose } from "./net-relay-io.ts";
 import { type ProxyTarget, type Refusal, SOCKS_REPLY, httpReply, isSocks5, parseHttpRequest, parseSocks5, socksReply } from "./net-proxy.ts";
 
 /** A running proxy. */
@@ -32,41 +37,95 @@ export type Resolver = (host: string) => Promise<string[]>;
 const CONNECT_TIMEOUT_MS = 30_000;
 const HEAD_TIMEOUT_MS = 30_000;
 
-const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+/** One end of a proxied connection: a relay end, and for the client the request head being read. */
+interface End extends Relay {
+  /** Client only: the request head read so far, until a target is parsed. */
+  head: Uint8Array | null;
+  socks?: boolean;
+  greeted: boolean;
+  headTimer?: ReturnType<typeof setTimeout>;
+}
+
+const fresh = (): End => ({ ...freshRelay(), head: null, greeted: false });
+
+/** Everything the proxy of one call has open, so `close` can cut it. */
+interface Shared {
+  policy: HostPolicy;
+  resolve: Resolver;
+  refused: Refusal[];
+  open: Set<Socket<End>>;
+  /** Upstream connections still being made: each cancels its attempt. */
+  pending: Set<() => void>;
+  stopped: boolean;
+}
+
+function onClose(shared: Shared, socket: Socket<End>): void {
+  clearTimeout(socket.data.headTimer);
+  shared.open.delete(socket);
+  closed(socket);
+}
+
+const upstreamHandlers = (shared: Shared): SocketHandler<End> => ({
+  data: forward,
+  drain: flush,
+  end: finished,
+  close: (s) => onClose(shared, s),
+  error: (s) => onClose(shared, s),
+  connectError: () => {},
+});
 
 /** Starts the proxy; resolves once it is listening. */
-export async function startNetProxy(listen: ProxyListen, policy: HostPolicy, resolve: Resolver = systemResolver): Promise<NetProxy> {
-  const refused: Refusal[] = [];
-  const open = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    open.add(client);
-    client.on("close", () => open.delete(client));
-    handle(client, policy, resolve, refused, open);
-  });
-  await new Promise<void>((done, fail) => {
-    server.once("error", fail);
-    if ("path" in listen) server.listen(listen.path, done);
-    else server.listen(0, "127.0.0.1", done);
-  }).catch((error: unknown) => {
+export async function startNetProxy(listen: ProxyListen, policy: HostPolicy, resolve: Resolver = lookupAll): Promise<NetProxy> {
+  const shared: Shared = { policy, resolve, refused: [], open: new Set(), pending: new Set(), stopped: false };
+  const handlers: SocketHandler<End> = {
+    open(client) {
+      client.data = fresh();
+      client.data.head = new Uint8Array(0);
+      shared.open.add(client);
+      client.data.headTimer = setTimeout(() => client.terminate(), HEAD_TIMEOUT_MS);
+    },
+    data(client, chunk) {
+      if (client.data.head) readHead(shared, client, chunk);
+      else forward(client, chunk);
+    },
+    drain: flush,
+    end(client) {
+      // A FIN before the request was whole: there is nothing to answer.
+      if (client.data.head) return void client.end();
+      finished(client);
+    },
+    close: (s) => onClose(shared, s),
+    error: (s) => onClose(shared, s),
+  };
+  let server: { stop(closeActiveConnections?: boolean): void };
+  let port = 0;
+  try {
+    if ("path" in listen) server = Bun.listen<End>({ unix: listen.path, allowHalfOpen: true, socket: handlers });
+    else {
+      const tcp = Bun.listen<End>({ hostname: "127.0.0.1", port: 0, allowHalfOpen: true, socket: handlers });
+      port = tcp.port;
+      server = tcp;
+    }
+  } catch (error) {
     throw new KiwiError("E_EXEC_FAILED", `kiwi's network proxy for ${policy.toolId} could not listen (${(error as NodeJS.ErrnoException).code ?? String(error)})`, {
       hint: "check that the temporary folder is writable",
       cause: error,
     });
-  });
+  }
   if ("path" in listen) {
     // Only the tool's uid may connect; the folder is kiwi's own (0700).
     if (listen.uid !== undefined) chownSync(listen.path, listen.uid, listen.uid);
     chmodSync(listen.path, 0o600);
   }
-  const addr = server.address();
   return {
-    address: "path" in listen ? `unix:${listen.path}` : `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`,
-    refusals: () => [...refused],
-    close: () =>
-      new Promise<void>((done) => {
-        for (const s of open) s.destroy();
-        server.close(() => done());
-      }),
+    address: "path" in listen ? `unix:${listen.path}` : `http://127.0.0.1:${port}`,
+    refusals: () => [...shared.refused],
+    close: async () => {
+      shared.stopped = true;
+      for (const cancel of shared.pending) cancel();
+      for (const s of shared.open) s.terminate();
+      server.stop(true);
+    },
   };
 }
 
@@ -76,46 +135,39 @@ export function makeProxySocketDir(): { dir: string; socket: string; cleanup: ()
   return { dir, socket: join(dir, "proxy.sock"), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-function handle(client: Socket, policy: HostPolicy, resolve: Resolver, refused: Refusal[], open: Set<Socket>): void {
-  let buf: Uint8Array = new Uint8Array(0);
-  let socks: boolean | undefined;
-  let greeted = false;
-  const headTimer = setTimeout(() => client.destroy(), HEAD_TIMEOUT_MS);
-  client.on("error", () => client.destroy());
-  const onData = (chunk: Uint8Array) => {
-    buf = concat(buf, chunk);
-    socks ??= isSocks5(buf[0]!);
-    let r = socks ? parseSocks5(buf, greeted) : parseHttpRequest(buf);
-    if (r.kind === "greeting") {
-      client.write(r.reply);
-      buf = buf.subarray(r.consumed);
-      greeted = true;
-      if (buf.byteLength === 0) return;
-      r = parseSocks5(buf, true);
-      if (r.kind === "greeting") return;
-    }
-    if (r.kind === "more") return;
-    client.off("data", onData);
-    client.pause();
-    clearTimeout(headTimer);
-    if (r.kind === "bad") {
-      client.end(r.reply);
-      return;
-    }
-    void connectTarget(client, r.target, policy, resolve, refused, open);
-  };
-  client.on("data", onData);
-  client.on("close", () => clearTimeout(headTimer));
+/** Reads the request head (HTTP or SOCKS5) until a target is known, then connects it. */
+function readHead(shared: Shared, client: Socket<End>, chunk: Uint8Array): void {
+  const state = client.data;
+  let buf = concat(state.head!, chunk);
+  state.socks ??= isSocks5(buf[0]!);
+  let r = state.socks ? parseSocks5(buf, state.greeted) : parseHttpRequest(buf);
+  if (r.kind === "greeting") {
+    send(client, r.reply);
+    buf = buf.subarray(r.consumed);
+    state.greeted = true;
+    r = buf.byteLength === 0 ? { kind: "more" } : parseSocks5(buf, true);
+    if (r.kind === "greeting") r = { kind: "more" };
+  }
+  if (r.kind === "more") {
+    state.head = new Uint8Array(buf); // copied: Bun reuses its read buffer
+    return;
+  }
+  state.head = null;
+  clearTimeout(state.headTimer);
+  if (r.kind === "bad") return sendAndClose(client, r.reply);
+  client.pause();
+  void connectTarget(shared, client, r.target);
 }
 
-async function connectTarget(client: Socket, target: ProxyTarget, policy: HostPolicy, resolve: Resolver, refused: Refusal[], open: Set<Socket>): Promise<void> {
+async function connectTarget(shared: Shared, client: Socket<End>, target: ProxyTarget): Promise<void> {
+  const { policy } = shared;
   const refuse = (v: Extract<HostVerdict, { ok: false }>) => {
     const rule = v.rule ?? "refused";
-    refused.push({ host: target.host, port: target.port, rule, reason: v.reason ?? v.message, hint: v.hint });
-    client.end(target.protocol === "socks5" ? socksReply(SOCKS_REPLY.notAllowed) : httpReply(403, "Forbidden", `kiwi: ${v.message}`, { "X-Kiwi-Refused": rule }));
+    shared.refused.push({ host: target.host, port: target.port, rule, reason: v.reason ?? v.message, hint: v.hint });
+    sendAndClose(client, target.protocol === "socks5" ? socksReply(SOCKS_REPLY.notAllowed) : httpReply(403, "Forbidden", `kiwi: ${v.message}`, { "X-Kiwi-Refused": rule }));
   };
   const fail = (status: number, socksCode: number, why: string) => {
-    client.end(target.protocol === "socks5" ? socksReply(socksCode) : httpReply(status, status === 504 ? "Gateway Timeout" : "Bad Gateway", `kiwi proxy: ${why}`));
+    sendAndClose(client, target.protocol === "socks5" ? socksReply(socksCode) : httpReply(status, status === 504 ? "Gateway Timeout" : "Bad Gateway", `kiwi proxy: ${why}`));
   };
   // The name first (the allow-list), so an undeclared host is never even looked up.
   const byName = checkHostAllowed(target.host, target.port, policy);
@@ -124,7 +176,7 @@ async function connectTarget(client: Socket, target: ProxyTarget, policy: HostPo
   if (ipaddr.isValid(target.host)) addresses = [ipaddr.process(target.host).toString()];
   else {
     try {
-      addresses = await resolve(target.host);
+      addresses = await shared.resolve(target.host);
     } catch (error) {
       return fail(502, SOCKS_REPLY.hostUnreachable, `cannot resolve ${target.host} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     }
@@ -132,60 +184,68 @@ async function connectTarget(client: Socket, target: ProxyTarget, policy: HostPo
   }
   const verdict = checkHostAllowed(target.host, target.port, policy, addresses);
   if (!verdict.ok) return refuse(verdict);
-  let upstream: Socket;
+  if (client.data.closed) return;
+  let upstream: Socket<End>;
   try {
-    upstream = await connectFirst(addresses, target.port);
+    upstream = await connectFirst(shared, addresses, target.port);
   } catch (error) {
     const timedOut = (error as Error).message === "timeout";
     return fail(timedOut ? 504 : 502, timedOut ? SOCKS_REPLY.ttlExpired : SOCKS_REPLY.refused, `cannot connect to ${target.host}:${target.port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  if (client.destroyed) {
-    upstream.destroy();
-    return;
-  }
-  open.add(upstream);
-  upstream.on("close", () => open.delete(upstream));
-  const cut = () => {
-    client.destroy();
-    upstream.destroy();
-  };
-  client.on("error", cut);
-  upstream.on("error", cut);
-  if (target.protocol === "connect") client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-  else if (target.protocol === "socks5") client.write(socksReply(SOCKS_REPLY.succeeded));
-  if (target.forward) upstream.write(target.forward);
-  if (target.rest && target.rest.byteLength > 0) upstream.write(target.rest);
-  client.pipe(upstream);
-  upstream.pipe(client);
-  client.resume();
+  if (client.data.closed || shared.stopped) return void upstream.terminate();
+  shared.open.add(upstream);
+  if (target.protocol === "connect") send(client, new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
+  else if (target.protocol === "socks5") send(client, socksReply(SOCKS_REPLY.succeeded));
+  let fits = true;
+  if (target.forward) fits = send(upstream, target.forward) && fits;
+  if (target.rest && target.rest.byteLength > 0) fits = send(upstream, target.rest) && fits;
+  fits = link(client, upstream) && fits;
+  if (fits) client.resume();
 }
 
 /** Connects to the first address that answers, in resolver order. */
-async function connectFirst(addresses: readonly string[], port: number): Promise<Socket> {
+async function connectFirst(shared: Shared, addresses: readonly string[], port: number): Promise<Socket<End>> {
   let last: unknown;
-  for (const host of addresses) {
+  for (const hostname of addresses) {
     try {
-      return await new Promise<Socket>((done, fail) => {
-        const s = createConnection({ host, port });
-        const timer = setTimeout(() => {
-          s.destroy();
-          fail(new Error("timeout"));
-        }, CONNECT_TIMEOUT_MS);
-        s.once("connect", () => {
-          clearTimeout(timer);
-          s.removeAllListeners("error");
-          done(s);
-        });
-        s.once("error", (e) => {
-          clearTimeout(timer);
-          fail(e);
-        });
-      });
+      return await connectOne(shared, hostname, port);
     } catch (error) {
       last = error;
+      if (shared.stopped) break;
     }
   }
   throw last;
+}
+
+function connectOne(shared: Shared, hostname: string, port: number): Promise<Socket<End>> {
+  return new Promise<Socket<End>>((done, fail) => {
+    let settled = false;
+    const settle = () => {
+      settled = true;
+      clearTimeout(timer);
+      shared.pending.delete(cancel);
+    };
+    const cancel = () => {
+      if (settled) return;
+      settle();
+      fail(new Error(shared.stopped ? "stopped" : "timeout"));
+    };
+    const timer = setTimeout(cancel, CONNECT_TIMEOUT_MS);
+    shared.pending.add(cancel);
+    Bun.connect<End>({ hostname, port, allowHalfOpen: true, data: fresh(), socket: upstreamHandlers(shared) }).then(
+      (s) => {
+        // Given up on meanwhile (timeout, or the call ended): this late connection is cut.
+        if (settled) return void s.terminate();
+        settle();
+        done(s);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settle();
+        fail(error);
+      },
+    );
+  });
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -4,6 +4,7 @@
 // each refusal is reported. Needs a working bubblewrap (CI installs it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
@@ -47,9 +48,20 @@ function listener(name: string) {
 
 const A = listener("A");
 const B = listener("B");
+/** A raw TCP listener that answers only once the client has half-closed: what it got, then it closes. */
+const HALF = await new Promise<{ port: number; stop(): void }>((done) => {
+  const server = createServer({ allowHalfOpen: true }, (s) => {
+    const parts: Buffer[] = [];
+    s.on("data", (d: Buffer) => parts.push(d));
+    s.on("end", () => s.end(`got ${Buffer.concat(parts).toString()} after FIN`));
+    s.on("error", () => {});
+  });
+  server.listen(0, "127.0.0.1", () => done({ port: (server.address() as AddressInfo).port, stop: () => server.close() }));
+});
 afterAll(() => {
   A.stop();
   B.stop();
+  HALF.stop();
   cleanupTemps();
 });
 
@@ -96,6 +108,28 @@ const root = makeProject({
     `    socket.create_connection(("127.0.0.1", ${A.port}), timeout=10)`,
     "except OSError as e:",
     "    print('raw', type(e).__name__)",
+    "",
+  ].join("\n"),
+  // A client that shuts down its sending side after the request, through the bridge and the proxy.
+  ".ai/tools/half_close/tool.yaml": `tool_id: half_close\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nrequires:\n  - net.outbound: ["127.0.0.1:${HALF.port}"]\n`,
+  ".ai/tools/half_close/main.py": [
+    "import os, socket",
+    "host, port = os.environ['HTTP_PROXY'].rsplit('/', 1)[-1].split(':')",
+    "s = socket.create_connection((host, int(port)), timeout=10)",
+    `s.sendall(b"CONNECT 127.0.0.1:${HALF.port} HTTP/1.1\\r\\n\\r\\n")`,
+    "head = b''",
+    "while b'\\r\\n\\r\\n' not in head:",
+    "    head += s.recv(1)",
+    "print(head.split(b'\\r\\n')[0].decode())",
+    "s.sendall(b'ping')",
+    "s.shutdown(socket.SHUT_WR)",
+    "out = b''",
+    "while True:",
+    "    chunk = s.recv(65536)",
+    "    if not chunk:",
+    "        break",
+    "    out += chunk",
+    "print(out.decode())",
     "",
   ].join("\n"),
   ".ai/tools/node24.yaml": `tool_id: node24\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: ${JSON.stringify(NODE24)} }\n`,
@@ -167,6 +201,11 @@ describe("a sandboxed tool declaring one host", () => {
     expect([r.exitCode, r.stdout]).toEqual([0, "A /fetch 200\nB refused\n"]);
     expect(r.stderr).toContain(`kiwi: refused via_node's connection to ${b}`);
     expect(B.hits).toEqual([]);
+  });
+
+  test("a tool that half-closes its connection after the request still gets the whole answer", async () => {
+    const r = await exec("half_close");
+    expect([r.exitCode, r.stdout]).toEqual([0, "HTTP/1.1 200 Connection Established\ngot ping after FIN\n"]);
   });
 
   test("a declared name is resolved by kiwi, and its loopback address is allowed because the declaration names it", async () => {

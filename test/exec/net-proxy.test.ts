@@ -2,7 +2,7 @@
 // listeners, with the resolver swapped to play DNS answers a test cannot get from real DNS
 // (a public name that resolves to loopback: rebinding).
 import { afterAll, describe, expect, test } from "bun:test";
-import { createConnection } from "node:net";
+import { type AddressInfo, type Socket, createConnection, createServer } from "node:net";
 import { parseHostPolicy } from "../../src/exec/net-policy.ts";
 import { isSocks5, parseHttpRequest, parseSocks5, renderRefusals, splitHostPort } from "../../src/exec/net-proxy.ts";
 import { startNetProxy } from "../../src/exec/net-proxy-io.ts";
@@ -203,4 +203,171 @@ describe("http_client through the proxy (DNS pinning)", () => {
       server.stop(true);
     }
   });
+});
+
+describe("the proxy's sockets", () => {
+  /** A raw TCP origin: reads until the client's FIN, then answers `answer(received)` and closes. */
+  function rawOrigin(answer: (received: Buffer) => Buffer): Promise<{ port: number; close(): void }> {
+    return new Promise((done) => {
+      const server = createServer({ allowHalfOpen: true }, (s) => {
+        const parts: Buffer[] = [];
+        s.on("data", (d: Buffer) => parts.push(d));
+        s.on("end", () => s.end(answer(Buffer.concat(parts))));
+        s.on("error", () => {});
+      });
+      server.listen(0, "127.0.0.1", () => done({ port: (server.address() as AddressInfo).port, close: () => server.close() }));
+    });
+  }
+
+  /** Opens a tunnel through the proxy (CONNECT or SOCKS5), hands the socket over once it is established. */
+  function tunnel(address: string, how: "connect" | "socks5", port: number): Promise<{ socket: Socket; early: Buffer }> {
+    const proxyPort = Number(address.split(":").at(-1));
+    return new Promise((done, fail) => {
+      const s = createConnection({ host: "127.0.0.1", port: proxyPort, allowHalfOpen: true });
+      s.on("error", fail);
+      s.once("connect", () => {
+        if (how === "connect") s.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+        else s.write(Uint8Array.of(5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, port >> 8, port & 255));
+      });
+      let got = Buffer.alloc(0);
+      const onData = (d: Buffer) => {
+        got = Buffer.concat([got, d]);
+        const head = how === "connect" ? got.indexOf("\r\n\r\n") + 4 : got.byteLength >= 12 ? 12 : 0;
+        if (head <= 3) return;
+        s.off("data", onData);
+        s.pause();
+        if (how === "connect") expect(got.subarray(0, head).toString()).toStartWith("HTTP/1.1 200 ");
+        else expect(Array.from(got.subarray(0, head))).toEqual([5, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+        done({ socket: s, early: got.subarray(head) });
+      };
+      s.on("data", onData);
+    });
+  }
+
+  const readAll = (s: Socket, early: Buffer): Promise<Buffer> =>
+    new Promise((done, fail) => {
+      const parts = [early];
+      s.on("data", (d: Buffer) => parts.push(d));
+      s.on("end", () => done(Buffer.concat(parts)));
+      s.on("error", fail);
+      s.resume();
+    });
+
+  const sha = (b: Uint8Array) => new Bun.CryptoHasher("sha256").update(b).digest("hex");
+
+  test("a large upload and download through CONNECT arrive whole while the client reads slowly (backpressure)", async () => {
+    const upload = Buffer.alloc(8 << 20);
+    for (let i = 0; i < upload.length; i++) upload[i] = (i * 7 + (i >> 12)) & 255;
+    const download = Buffer.alloc(24 << 20);
+    for (let i = 0; i < download.length; i++) download[i] = (i * 13 + (i >> 10)) & 255;
+    const target = await rawOrigin((got) => Buffer.concat([Buffer.from(`${sha(got)}\n`), download]));
+    const proxy = await startNetProxy({ loopback: true }, policy(`127.0.0.1:${target.port}`));
+    try {
+      const { socket, early } = await tunnel(proxy.address, "connect", target.port);
+      socket.end(upload);
+      // Not reading for a while: the proxy's writes to this client fill up and it must stop reading the origin.
+      await Bun.sleep(300);
+      const out = await readAll(socket, early);
+      const nl = out.indexOf("\n");
+      expect(out.subarray(0, nl).toString()).toBe(sha(upload));
+      expect(out.byteLength - nl - 1).toBe(download.byteLength);
+      expect(sha(out.subarray(nl + 1))).toBe(sha(download));
+    } finally {
+      await proxy.close();
+      target.close();
+    }
+  }, 30_000);
+
+  test("a client that half-closes after its request still gets the whole answer (SOCKS5 and CONNECT)", async () => {
+    const target = await rawOrigin((got) => Buffer.from(`got ${got.byteLength} bytes: ${got.toString()}`));
+    const proxy = await startNetProxy({ loopback: true }, policy(`127.0.0.1:${target.port}`));
+    try {
+      for (const how of ["socks5", "connect"] as const) {
+        const { socket, early } = await tunnel(proxy.address, how, target.port);
+        socket.end("ping");
+        expect((await readAll(socket, early)).toString()).toBe("got 4 bytes: ping");
+      }
+      // The request and the FIN sent at once, before the tunnel is up: both wait for the upstream.
+      const proxyPort = Number(proxy.address.split(":").at(-1));
+      const eager = createConnection({ host: "127.0.0.1", port: proxyPort, allowHalfOpen: true });
+      eager.end(`CONNECT 127.0.0.1:${target.port} HTTP/1.1\r\n\r\nping`);
+      expect((await readAll(eager, Buffer.alloc(0))).toString()).toBe("HTTP/1.1 200 Connection Established\r\n\r\ngot 4 bytes: ping");
+    } finally {
+      await proxy.close();
+      target.close();
+    }
+  });
+
+  test("a refused SOCKS5 request gets reply 2 (not allowed), is recorded with host, port and rule, and nothing is connected", async () => {
+    let connected = 0;
+    const target = await rawOrigin(() => (connected++, Buffer.from("x")));
+    const proxy = await startNetProxy({ loopback: true }, policy());
+    try {
+      const out = await exchange(proxy.address, Uint8Array.of(5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, target.port >> 8, target.port & 255));
+      expect(Array.from(enc(out))).toEqual([5, 0, 5, 2, 0, 1, 0, 0, 0, 0, 0, 0]);
+      expect(proxy.refusals()).toMatchObject([{ host: "127.0.0.1", port: target.port, rule: "loopback address" }]);
+      expect(connected).toBe(0);
+    } finally {
+      await proxy.close();
+      target.close();
+    }
+  });
+
+  test("a name whose DNS answer is a private address is refused after the lookup (CONNECT and plain HTTP)", async () => {
+    const proxy = await startNetProxy({ loopback: true }, policy(), async (h) => (h === "intranet.example.com" ? ["93.184.216.34", "10.1.2.3"] : []));
+    try {
+      const viaConnect = await exchange(proxy.address, enc("CONNECT intranet.example.com:443 HTTP/1.1\r\n\r\n"));
+      expect(viaConnect).toStartWith("HTTP/1.1 403 Forbidden\r\n");
+      expect(viaConnect).toContain("X-Kiwi-Refused: private address");
+      const viaHttp = await exchange(proxy.address, enc("GET http://intranet.example.com/admin HTTP/1.1\r\nHost: intranet.example.com\r\n\r\n"));
+      expect(viaHttp).toContain("X-Kiwi-Refused: private address");
+      expect(proxy.refusals()).toMatchObject([
+        { host: "intranet.example.com", port: 443, rule: "private address", reason: "intranet.example.com resolves to 10.1.2.3, a private address, refused unless declared" },
+        { host: "intranet.example.com", port: 80, rule: "private address" },
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test("an address nobody listens on is answered 502 (HTTP) and 5 (SOCKS5), not left hanging", async () => {
+    const closedPort = await new Promise<number>((done) => {
+      const s = createServer().listen(0, "127.0.0.1", () => {
+        const port = (s.address() as AddressInfo).port;
+        s.close(() => done(port));
+      });
+    });
+    const proxy = await startNetProxy({ loopback: true }, policy(`127.0.0.1:${closedPort}`));
+    try {
+      const viaHttp = await exchange(proxy.address, enc(`GET http://127.0.0.1:${closedPort}/ HTTP/1.1\r\n\r\n`));
+      expect(viaHttp).toStartWith("HTTP/1.1 502 Bad Gateway\r\n");
+      expect(viaHttp).toContain(`kiwi proxy: cannot connect to 127.0.0.1:${closedPort} (ECONNREFUSED)`);
+      const viaSocks = await exchange(proxy.address, Uint8Array.of(5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, closedPort >> 8, closedPort & 255));
+      expect(Array.from(enc(viaSocks))).toEqual([5, 0, 5, 5, 0, 1, 0, 0, 0, 0, 0, 0]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test("a process that ran a call through the proxy and closed it exits on its own: no socket or timer left behind", async () => {
+    const script = `
+      import { startNetProxy } from ${JSON.stringify(new URL("../../src/exec/net-proxy-io.ts", import.meta.url).pathname)};
+      import { parseHostPolicy } from ${JSON.stringify(new URL("../../src/exec/net-policy.ts", import.meta.url).pathname)};
+      const origin = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("hello") });
+      const proxy = await startNetProxy({ loopback: true }, parseHostPolicy("t", [{ name: "net.outbound", hosts: ["127.0.0.1"], pointer: "/requires/0" }]));
+      const res = await fetch("http://127.0.0.1:" + origin.port + "/", { proxy: proxy.address });
+      console.log(await res.text());
+      // A client that never finishes its head: the head timer must not outlive close().
+      await Bun.connect({ hostname: "127.0.0.1", port: Number(proxy.address.split(":").at(-1)), socket: { data() {} } });
+      await Bun.sleep(20);
+      await proxy.close();
+      origin.stop(true);
+    `;
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+    const killer = setTimeout(() => child.kill(), 10_000);
+    const code = await child.exited;
+    clearTimeout(killer);
+    expect(await new Response(child.stdout).text()).toBe("hello\n");
+    expect([code, child.signalCode]).toEqual([0, null]);
+  }, 15_000);
 });
