@@ -1,11 +1,11 @@
 // The only module that writes tool.lock.json: read (fail closed), write only when the bytes
 // change, atomically and under a cross-process lock, and the typed API MCP pins go through.
-import { readFileSync, readdirSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic, writeFileAtomicSynced } from "../cache/atomic-io.ts";
 import { type Faults, NO_FAULTS } from "../cache/faults-io.ts";
 import { tempOwner, tempTarget } from "../cache/cache-layout.ts";
-import { isAlive } from "../cache/projects-io.ts";
+import { removeDeadLeftovers } from "../cache/projects-io.ts";
 import { KiwiError } from "../errors.ts";
 import { parseDigest } from "../integrity/digest.ts";
 import type { Lockfile, McpPin, RemoteTool } from "../schema/lockfile.ts";
@@ -155,15 +155,5 @@ export async function writeDependencyTrees(root: string, trees: Record<string, {
 
 /** Temp files of lockfile writers that were killed before their rename. */
 function removeDeadTemps(root: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(root);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (tempTarget(name) !== LOCKFILE_NAME) continue;
-    const pid = tempOwner(name)!;
-    if (pid !== process.pid && !isAlive(pid)) rmSync(join(root, name), { force: true });
-  }
+  removeDeadLeftovers(root, (name) => (tempTarget(name) === LOCKFILE_NAME ? tempOwner(name) : undefined), (path) => rmSync(path, { force: true }));
 }

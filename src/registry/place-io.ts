@@ -3,7 +3,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { hashFileHex } from "../cache/hash-io.ts";
-import { isAlive } from "../cache/projects-io.ts";
+import { removeDeadLeftovers } from "../cache/projects-io.ts";
 import { materializeTool } from "../cache/materialize-io.ts";
 import { removeTree } from "../cache/remove-io.ts";
 import type { Store } from "../cache/store-io.ts";
@@ -39,18 +39,9 @@ export async function placeTool(root: string, store: Store, id: string, files: r
   return dest;
 }
 
-/** Temp folders of pulls that were killed (kill -9) before their rename. */
+/** Temp folders of pulls that were killed (kill -9) before their rename (named `<x>.<pid>…`). */
 function removeDeadTemps(tempRoot: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(tempRoot);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.split(".")[1]);
-    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) removeTree(join(tempRoot, name));
-  }
+  removeDeadLeftovers(tempRoot, (name) => Number(name.split(".")[1]), removeTree);
 }
 
 /** True when `dir` holds exactly the locked files (bytes and executable bits), nothing more. */
