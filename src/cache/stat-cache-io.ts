@@ -183,8 +183,6 @@ function isRow(row: unknown): row is Row {
 export interface TreeMemo {
   fingerprint: string;
   lockfile: string;
-  /** The raw fingerprint of all of .ai/tools (lockfile/raw-tree-io.ts) and what the run saw, so an unchanged tree is recognised before discovery. */
-  raw?: { digest: string; tools: number; files: number; mcpServers: string[] };
 }
 
 function treeMemoPath(cacheDir: string, root: string): string {

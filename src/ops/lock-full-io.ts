@@ -120,10 +120,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     const pinned = finalText.includes('\n  "remote": ') || finalText.includes('\n  "dependencies": ');
     saveLockIndex(ctx.cacheDir, buildLockIndex({ root: project.root, strict: options.strict === true, raw: raw.tree, tools: project.tools, manifestDigests, findings: project.findings, pinned, lockfileText: finalText, startedAt }), faults);
   };
-  const rawMemo = raw && !raw.racy ? { digest: raw.digest, tools: project.tools.length, files: fileCount, mcpServers: base.mcpServers } : undefined;
   if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
-    // The raw fingerprint may be new (the first run of a kiwi that has it, a touched file with the same content).
-    if (rawMemo && memo.raw?.digest !== rawMemo.digest) saveTreeMemo(ctx.cacheDir, project.root, { ...memo, raw: rawMemo }, faults);
     saveIndex(text!);
     const stats = { tools: project.tools.length, files: fileCount, hashed: 0, reused: fileCount, memo: true };
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
@@ -149,7 +146,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     // A racy tree is never vouched for (an empty fingerprint matches nothing), but the digest of
     // the bytes this run wrote is kept: the next relock then knows it wrote them (see `previous`).
     if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: sha256Hex(finalText) }, faults);
-    else saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText), ...(rawMemo ? { raw: rawMemo } : {}) }, faults);
+    else saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText) }, faults);
   };
   const quick = renderWithQuickPins(text, tree);
   if (quick && quick.rendered === text && packagesLocked(tree, quick.lock)) {
