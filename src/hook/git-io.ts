@@ -14,7 +14,7 @@ export function runGit(cwd: string, args: string[], env?: GitEnv): string {
   try {
     proc = Bun.spawnSync(["git", ...args], { cwd, env: { ...(env ?? process.env), LC_ALL: "C" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   } catch (error) {
-    throw new KiwiError("E_GIT", `could not run git in ${cwd}`, { hint: "install git and make sure it is on PATH", cause: error });
+    throw cannotRunGit(cwd, error);
   }
   if (proc.exitCode !== 0) throw gitFailure(cwd, args, proc.stderr.toString(), proc.exitCode);
   return proc.stdout.toString();
@@ -116,11 +116,15 @@ export async function runGitAsync(cwd: string, args: string[], env?: GitEnv): Pr
   try {
     proc = Bun.spawn(["git", ...args], { cwd, env: { ...(env ?? process.env), LC_ALL: "C" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   } catch (error) {
-    throw new KiwiError("E_GIT", `could not run git in ${cwd}`, { hint: "install git and make sure it is on PATH", cause: error });
+    throw cannotRunGit(cwd, error);
   }
   const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (exitCode !== 0) throw gitFailure(cwd, args, stderr, exitCode);
   return stdout;
+}
+
+function cannotRunGit(cwd: string, cause: unknown): KiwiError {
+  return new KiwiError("E_GIT", `could not run git in ${cwd}`, { hint: "install git and make sure it is on PATH", cause });
 }
 
 function gitFailure(cwd: string, args: string[], stderrText: string, exitCode: number | null): KiwiError {
