@@ -18,7 +18,7 @@ import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
-import { ROW_WIDTH, type RawTree } from "./raw-tree-io.ts";
+import { ROW_WIDTH, type RawTree, isFolder } from "./raw-tree-io.ts";
 import type { StatAt } from "./statx-io.ts";
 
 const MAGIC = "KIWIIX01";
@@ -167,10 +167,6 @@ export function buildLockIndex(input: {
     owners,
     top,
   };
-}
-
-export function isFolder(mode: number): boolean {
-  return (mode & 0o170000) === 0o040000;
 }
 
 function statOf(abs: string): number[] | undefined {

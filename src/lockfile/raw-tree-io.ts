@@ -1,7 +1,7 @@
 // The raw tree of .ai/tools: every entry by path, with the stat identity (size, mtime, ctime,
 // inode, mode) of every file and folder, read with one readdir per folder and one lstat per
 // entry and nothing else: no manifest is opened, parsed or normalised. It covers a superset of
-// what discovery reads (all of .ai/tools). Its digest is the tree memo's raw fingerprint; its rows
+// what discovery reads (all of .ai/tools). Its digest keys `kiwi check --staged`'s memo; its rows
 // are what the lock index (lock-index-io.ts) records, so the next run can check the tree with one
 // lstat per entry and no readdir at all (git's index answers the same question the same way).
 // A tree with a symbolic link gives nothing (a link's own stat says nothing of its target), and
@@ -10,6 +10,11 @@ import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
+
+/** True for a folder's mode (S_IFDIR). */
+export function isFolder(mode: number): boolean {
+  return (mode & 0o170000) === 0o040000;
+}
 
 /** Numbers kept per entry, in this order. */
 export const ROW_WIDTH = 5;
@@ -91,7 +96,7 @@ export function rawTreeFingerprint(root: string, extra: unknown, startedAt: numb
   const numbers: number[] = [];
   for (let i = 0; i < tree.paths.length; i++) {
     const o = i * ROW_WIDTH;
-    if ((tree.stats[o + 4]! & 0o170000) === 0o040000) {
+    if (isFolder(tree.stats[o + 4]!)) {
       names.push(`${tree.paths[i]}/`);
       continue;
     }

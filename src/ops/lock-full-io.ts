@@ -22,7 +22,7 @@ import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "
 import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { buildLockIndex, saveLockIndex } from "../lockfile/lock-index-io.ts";
-import { type RawFingerprint, rawTreeFingerprint } from "../lockfile/raw-tree-io.ts";
+import { type RawTree, walkRawTree } from "../lockfile/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "../lockfile/unchanged.ts";
@@ -30,7 +30,7 @@ import { confirmUnchanged, renderWithQuickPins } from "../lockfile/unchanged.ts"
 /** The full lock: discovery, hashing (stat cache), the check, and the lockfile written if its bytes change. */
 export async function lockFull(ctx: Context, root: string, options: LockOptions = {}): Promise<LockResult> {
   // Taken before anything is read, so a file changed while this run reads it differs next time.
-  const raw = options.needTree ? undefined : rawTreeFingerprint(root, [pkg.version, options.strict === true], ctx.now());
+  const raw = options.needTree ? undefined : walkRawTree(root, ctx.now());
   // Cold (no stat cache yet): hash on a second core while discovery parses every manifest.
   const prehash = existsSync(join(ctx.cacheDir, statRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
   try {
@@ -96,7 +96,7 @@ export async function hashAndCheck(
   return { tree, findings: verdict.findings };
 }
 
-async function lockLocked(ctx: Context, project: Project, options: LockOptions, prehash?: PrehashRun, raw?: RawFingerprint): Promise<LockResult> {
+async function lockLocked(ctx: Context, project: Project, options: LockOptions, prehash?: PrehashRun, raw?: RawTree): Promise<LockResult> {
   const faults = faultsFromEnv(ctx.env);
   const startedAt = ctx.now();
   const warnings: string[] = [];
@@ -118,7 +118,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     if (!raw) return;
     const manifestDigests = tree ? new Map(tree.map((h) => [h.tool, h.manifestDigest])) : undefined;
     const pinned = finalText.includes('\n  "remote": ') || finalText.includes('\n  "dependencies": ');
-    saveLockIndex(ctx.cacheDir, buildLockIndex({ root: project.root, strict: options.strict === true, raw: raw.tree, tools: project.tools, manifestDigests, findings: project.findings, pinned, lockfileText: finalText, startedAt }), faults);
+    saveLockIndex(ctx.cacheDir, buildLockIndex({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, pinned, lockfileText: finalText, startedAt }), faults);
   };
   if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
     saveIndex(text!);
