@@ -18,7 +18,7 @@ import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
-import { ROW_WIDTH, type RawTree, isFolder } from "./raw-tree-io.ts";
+import { ROW_WIDTH, type RawTree, isFolder } from "../manifest/raw-tree-io.ts";
 import type { StatAt } from "./statx-io.ts";
 
 const MAGIC = "KIWIIX01";

@@ -6,7 +6,8 @@ import type { Finding } from "../findings/verdict.ts";
 import { builtinTools } from "./builtins.ts";
 import { type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
 import { DIRECTORY_MANIFESTS, type ManifestForm, type PackageFileRequirements, type Tool, type ToolFile } from "./model.ts";
-import { TOOLS_DIR, findProjectRoot, ioFinding, listToolFiles, statToolFile, toProjectPath } from "./project-io.ts";
+import { type FolderEntry, type Listing, TOOLS_DIR, findProjectRoot, ioFinding, listToolFiles, statToolFile, toProjectPath } from "./project-io.ts";
+import { type RawTree, TreeListing } from "./raw-tree-io.ts";
 import { normalizeManifest } from "./normalize.ts";
 import { parametersFromFile } from "./parameters-file.ts";
 import { parseInlineScriptMetadata, parsePackageJson, parseRequirementsTxt } from "./package-files.ts";
@@ -21,6 +22,8 @@ import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginProblem, ch
 
 /** The parse cache of the readProject call in progress (discovery is synchronous). */
 let parseCache: ManifestCache | undefined;
+/** The listing of the tree the caller walked, for the readProject call in progress. */
+let listing: Listing | undefined;
 
 export interface Project {
   /** Absolute project root (the folder that holds .ai/tools/). */
@@ -36,6 +39,11 @@ export interface Project {
 export interface ReadProjectOptions {
   /** kiwi's cache directory: parsed manifests are remembered there by file identity. */
   cacheDir?: string;
+  /**
+   * The raw tree of the project at `root`, when the caller just walked it (walkRawTree): folders and
+   * stats are read from it instead of the disk. Used only when `root` is the project found.
+   */
+  raw?: { root: string; tree: RawTree };
 }
 
 /** Reads the whole project: every tool in every form, plus the built-ins. */
@@ -45,11 +53,13 @@ export function readProject(cwd: string, options: ReadProjectOptions = {}): Proj
   const findings: Finding[] = [];
   const tools: Tool[] = [];
   parseCache = ManifestCache.open(options.cacheDir, root);
+  listing = options.raw?.root === root ? new TreeListing(options.raw.tree, toolsDir) : undefined;
   try {
     walkToolsDir(root, toolsDir, tools, findings);
     parseCache.save();
   } finally {
     parseCache = undefined;
+    listing = undefined;
   }
   const ids = new Set(tools.map((t) => t.id));
   for (const builtin of builtinTools()) if (!ids.has(builtin.id)) tools.push(builtin);
@@ -58,9 +68,9 @@ export function readProject(cwd: string, options: ReadProjectOptions = {}): Proj
 }
 
 function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Finding[]): void {
-  let entries: Dirent[];
+  let entries: FolderEntry[];
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
+    entries = listing?.entries(dir) ?? readdirSync(dir, { withFileTypes: true });
   } catch (error) {
     findings.push(ioFinding(root, dir, error));
     return;
@@ -170,7 +180,7 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
     root: toProjectPath(root, dir),
     rootAbs: dir,
     manifestFile: file,
-    files: listToolFiles(root, dir, findings),
+    files: listToolFiles(root, dir, findings, listing),
     locate,
   };
 }
@@ -179,7 +189,7 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
  * A folder with plugin.json is an Agent Plugin when it has the plugin's components or names the
  * spec's schema; Claude Code's `.claude-plugin/plugin.json` (another format) is read as before.
  */
-function isAgentPlugin(dir: string, entries: readonly Dirent[]): boolean {
+function isAgentPlugin(dir: string, entries: readonly FolderEntry[]): boolean {
   if (entries.some((e) => e.name === PLUGIN_MCP_FILE || e.name === PLUGIN_SKILLS_DIR)) return true;
   try {
     return readFileSync(join(dir, PLUGIN_FILE), "utf8").slice(0, 4096).includes("agent-plugins.org/schemas/");
@@ -230,7 +240,7 @@ function pluginTools(root: string, dir: string, parse: (abs: string, syntax: Man
   const read = pluginServers(mcp.value, plugin);
   report(read.problems, mcp);
   if (read.servers.length === 0) return tools;
-  const files = listToolFiles(root, dir, findings).filter((f) => !f.path.startsWith(`${PLUGIN_SKILLS_DIR}/`));
+  const files = listToolFiles(root, dir, findings, listing).filter((f) => !f.path.startsWith(`${PLUGIN_SKILLS_DIR}/`));
   const toolsDir = join(root, TOOLS_DIR);
   for (const server of read.servers) {
     const fields = normalizeManifest(server.manifest, server.name, relative(toolsDir, dir).split(sep).join("/"));
@@ -305,10 +315,10 @@ function assembleTool(root: string, manifestAbs: string, form: ManifestForm, par
   const dir = dirname(manifestAbs);
   const files =
     form === "directory"
-      ? listToolFiles(root, dir, findings).filter((f) => f.path !== name)
+      ? listToolFiles(root, dir, findings, listing).filter((f) => f.path !== name)
       : form === "file"
         ? []
-        : [statToolFile(dir, manifestAbs, name)].filter((f): f is ToolFile => f !== undefined);
+        : [statToolFile(manifestAbs, name, undefined, undefined, listing)].filter((f): f is ToolFile => f !== undefined);
   const toolsDir = join(root, TOOLS_DIR);
   const treeAbs = form === "directory" ? dir : manifestAbs.slice(0, manifestAbs.length - extname(manifestAbs).length);
   const fields = normalizeManifest(parsed.value, form === "directory" ? basename(dir) : name.slice(0, name.lastIndexOf(".")), relative(toolsDir, treeAbs).split(sep).join("/"));
@@ -385,7 +395,7 @@ function readFileRequirements(form: ManifestForm, files: readonly ToolFile[], en
 function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: Finding[]): ParsedManifest | "none" | undefined {
   const file = toProjectPath(root, abs);
   try {
-    const stat = statSync(abs);
+    const stat = listing?.stat(abs) ?? statSync(abs);
     if (stat.size > 10 * 1024 * 1024 && syntax !== "json" && syntax !== "yaml") return "none";
     const cached = parseCache?.get(file, stat);
     if (cached === null) return "none";

@@ -12,6 +12,21 @@ import { fileFinding } from "../findings/finding.ts";
 /** Where tools live, relative to the project root. */
 export const TOOLS_DIR = join(".ai", "tools");
 
+/** A folder entry as discovery reads it: what `readdirSync(dir, { withFileTypes: true })` gives. */
+export type FolderEntry = Pick<Dirent, "name" | "isDirectory" | "isFile" | "isSymbolicLink">;
+
+/** The stat fields discovery reads (file identity for the parse cache and the tool's files). */
+export type EntryStat = Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino" | "mode">;
+
+/**
+ * Folder listings and stats a caller took before discovery (raw-tree-io.ts's TreeListing), read
+ * instead of the disk; undefined means the listing does not hold that path, and the disk answers.
+ */
+export interface Listing {
+  entries(abs: string): FolderEntry[] | undefined;
+  stat(abs: string): EntryStat | undefined;
+}
+
 /** The nearest ancestor of `cwd` (inclusive) that holds `.ai/tools/`. */
 export function findProjectRoot(cwd: string): string {
   for (let dir = cwd; ; dir = dirname(dir)) {
@@ -32,7 +47,7 @@ export function toProjectPath(root: string, abs: string): string {
  * Every regular file below a directory tool, sorted by path. A symlink is followed only when its
  * target stays inside the tool; one that leaves it, or loops, is a finding and never followed.
  */
-export function listToolFiles(root: string, toolDir: string, findings: Finding[]): ToolFile[] {
+export function listToolFiles(root: string, toolDir: string, findings: Finding[], listing?: Listing): ToolFile[] {
   const out: ToolFile[] = [];
   // The tool's real path is only needed to judge symlinks, which most tools do not have: asked on
   // the first one (a realpath per tool is ~6 ms of a 1,000-tool lock).
@@ -46,9 +61,9 @@ export function listToolFiles(root: string, toolDir: string, findings: Finding[]
     return realRoot;
   };
   const walk = (dirAbs: string, relDir: string) => {
-    let entries: Dirent[];
+    let entries: FolderEntry[];
     try {
-      entries = readdirSync(dirAbs, { withFileTypes: true });
+      entries = listing?.entries(dirAbs) ?? readdirSync(dirAbs, { withFileTypes: true });
     } catch (error) {
       findings.push(ioFinding(root, dirAbs, error));
       return;
@@ -83,7 +98,7 @@ export function listToolFiles(root: string, toolDir: string, findings: Finding[]
       } else if (entry.isDirectory()) {
         walk(abs, rel);
       } else if (entry.isFile()) {
-        const file = statToolFile(dirAbs, abs, rel, findings, root);
+        const file = statToolFile(abs, rel, findings, root, listing);
         if (file) out.push(file);
       }
     }
@@ -92,16 +107,16 @@ export function listToolFiles(root: string, toolDir: string, findings: Finding[]
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-export function statToolFile(_dir: string, abs: string, rel: string, findings?: Finding[], root?: string): ToolFile | undefined {
+export function statToolFile(abs: string, rel: string, findings?: Finding[], root?: string, listing?: Listing): ToolFile | undefined {
   try {
-    return fileOf(rel, abs, lstatSync(abs));
+    return fileOf(rel, abs, listing?.stat(abs) ?? lstatSync(abs));
   } catch (error) {
     if (findings && root) findings.push(ioFinding(root, abs, error));
     return undefined;
   }
 }
 
-function fileOf(path: string, abs: string, stat: Stats): ToolFile {
+function fileOf(path: string, abs: string, stat: EntryStat): ToolFile {
   return {
     path,
     abs,

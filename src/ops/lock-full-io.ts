@@ -22,7 +22,7 @@ import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "
 import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { buildLockIndex, saveLockIndex } from "../lockfile/lock-index-io.ts";
-import { type RawTree, walkRawTree } from "../lockfile/raw-tree-io.ts";
+import { type RawTree, walkRawTree } from "../manifest/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "../lockfile/unchanged.ts";
@@ -34,7 +34,8 @@ export async function lockFull(ctx: Context, root: string, options: LockOptions 
   // Cold (no stat cache yet): hash on a second core while discovery parses every manifest.
   const prehash = existsSync(join(ctx.cacheDir, statRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
   try {
-    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
+    // Discovery reads the walk just taken (folders and stats) instead of the disk a second time.
+    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir, ...(raw ? { raw: { root, tree: raw } } : {}) });
     return await withProjectLock(project.root, () => lockLocked(ctx, project, options, prehash, raw));
   } finally {
     prehash?.cancel();

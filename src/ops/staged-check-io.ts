@@ -5,7 +5,7 @@
 import { isAbsolute, join, relative, sep } from "node:path";
 import { loadStatCache } from "../cache/stat-cache-io.ts";
 import { KiwiError } from "../errors.ts";
-import { type Project, readProject } from "../manifest/discover-io.ts";
+import { type Project, type ReadProjectOptions, readProject } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/build.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
@@ -40,6 +40,8 @@ export interface FreshOptions {
   cacheDir: string;
   now: () => number;
   strict?: boolean;
+  /** The raw tree the memo key was taken from, for discovery to read instead of the disk. */
+  raw?: ReadProjectOptions["raw"];
 }
 
 /** The repository around the project: its top folder and what git says differs in it. */
@@ -56,7 +58,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const top = repo?.top;
   // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read.
   const headLock = paths.includes(LOCKFILE_NAME) && top !== undefined ? readHeadLockfile(root, top, options.env) : undefined;
-  const project = readProject(root, { cacheDir: options.cacheDir });
+  const project = readProject(root, { cacheDir: options.cacheDir, raw: options.raw });
   const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, lock);
   const judged = [...selected.changed, ...selected.dependents];

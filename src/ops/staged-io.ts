@@ -96,11 +96,14 @@ function treeAround(cwd: string, now: number): TreeIdentity | undefined {
 
 /** A project's verdict from the staged memo when its inputs are unchanged, else checked and remembered. */
 async function checkProjectRemembered(root: string, paths: string[], repo: Repo | undefined, options: StagedOptions & { started: number; early?: TreeIdentity }): Promise<StagedProject> {
-  const key = stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict: options.strict === true, repo, env: options.env, now: options.started }, options.early);
+  const tree = options.early?.root === root ? options.early : identifyTree(root, options.started);
+  const key = stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict: options.strict === true, repo, env: options.env, now: options.started }, tree);
   const known = key ? readStagedMemo(key) : undefined;
   if (known) return { root, ...known, remembered: true };
   const { checkProjectChanges } = await import("./staged-check-io.ts");
-  const { verdict, memorable } = await checkProjectChanges(root, paths, repo, options);
+  // Discovery reads the tree the key was taken from, not the disk a second time.
+  const raw = tree.fingerprint ? { root, tree: tree.fingerprint.tree } : undefined;
+  const { verdict, memorable } = await checkProjectChanges(root, paths, repo, { ...options, raw });
   if (key && memorable) writeStagedMemo(key, verdict);
   return { root, ...verdict, remembered: false };
 }

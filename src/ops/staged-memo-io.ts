@@ -5,7 +5,7 @@
 // covers, per project:
 //   - kiwi itself (version, memo format, the binary's stat identity: built-in tools and rules live there);
 //   - the options that change a verdict (--strict) and the project's changed paths;
-//   - the raw fingerprint of all of .ai/tools (lockfile/raw-tree-io.ts: every name and every file's
+//   - the raw fingerprint of all of .ai/tools (manifest/raw-tree-io.ts: every name and every file's
 //     stat identity, a superset of what discovery, the validator, hashing and syntax checks read);
 //   - the lockfile as committed: its index blob id when the working copy differs from the index,
 //     else the working copy's stat identity; and HEAD's blob id when the lockfile is staged;
@@ -20,7 +20,7 @@ import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { projectKey } from "../cache/cache-layout.ts";
 import { memoKey, readMemoFile, writeMemoFile } from "../exec/memo-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
-import { type RawFingerprint, rawTreeFingerprint } from "../lockfile/raw-tree-io.ts";
+import { type RawFingerprint, rawTreeFingerprint } from "../manifest/raw-tree-io.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import type { GitEnv } from "../hook/git-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";

@@ -8,7 +8,7 @@ import { sha256Hex } from "../../src/integrity/digest.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { loadTreeMemo } from "../../src/cache/stat-cache-io.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
-import { rawTreeFingerprint } from "../../src/lockfile/raw-tree-io.ts";
+import { rawTreeFingerprint } from "../../src/manifest/raw-tree-io.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);

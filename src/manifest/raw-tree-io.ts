@@ -4,12 +4,13 @@
 // what discovery reads (all of .ai/tools). Its digest keys `kiwi check --staged`'s memo; its rows
 // are what the lock index (lock-index-io.ts) records, so the next run can check the tree with one
 // lstat per entry and no readdir at all (git's index answers the same question the same way).
+// Discovery reads it too, as folder listings (TreeListing), when a caller walked it first.
 // A tree with a symbolic link gives nothing (a link's own stat says nothing of its target), and
 // an entry changed within the racy margin makes it racy, as in the stat cache.
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
-import { TOOLS_DIR } from "../manifest/project-io.ts";
+import { type EntryStat, type FolderEntry, type Listing, TOOLS_DIR } from "./project-io.ts";
 
 /** True for a folder's mode (S_IFDIR). */
 export function isFolder(mode: number): boolean {
@@ -106,4 +107,64 @@ export function rawTreeFingerprint(root: string, extra: unknown, startedAt: numb
   hasher.update(names.join("\0"));
   hasher.update(new Uint8Array(Float64Array.from(numbers).buffer));
   return { digest: hasher.digest("hex"), racy: tree.racy, tree };
+}
+
+class ListedEntry implements FolderEntry {
+  constructor(
+    readonly name: string,
+    private readonly mode: number,
+  ) {}
+  isDirectory(): boolean {
+    return isFolder(this.mode);
+  }
+  isFile(): boolean {
+    return (this.mode & 0o170000) === 0o100000;
+  }
+  isSymbolicLink(): boolean {
+    return false; // a raw tree never holds one (walkRawTree gives up on the first)
+  }
+}
+
+/**
+ * A raw tree as folder listings and stats by absolute path, so discovery reads the walk a caller
+ * has just taken (the staged check's memo key, the full lock's index) instead of a second readdir
+ * and lstat of every entry: half of discovery's system calls on a large tree. Covers exactly the
+ * tree's entries; anything else (a path outside .ai/tools) reads as unknown, and the disk answers.
+ */
+export class TreeListing implements Listing {
+  private readonly index = new Map<string, number>();
+  private readonly children = new Map<number, number[]>();
+
+  constructor(
+    private readonly tree: RawTree,
+    private readonly toolsDir: string,
+  ) {
+    const { paths, parents } = tree;
+    for (let i = 0; i < paths.length; i++) {
+      this.index.set(`${toolsDir}/${paths[i]}`, i);
+      const list = this.children.get(parents[i]!);
+      if (list) list.push(i);
+      else this.children.set(parents[i]!, [i]);
+    }
+  }
+
+  /** The entries of folder `abs` (unsorted, as readdir), or undefined when the tree does not hold that folder. */
+  entries(abs: string): FolderEntry[] | undefined {
+    const at = abs === this.toolsDir ? -1 : this.index.get(abs);
+    if (at === undefined || (at !== -1 && !isFolder(this.tree.stats[at * ROW_WIDTH + 4]!))) return undefined;
+    const { paths, stats } = this.tree;
+    return (this.children.get(at) ?? []).map((i) => {
+      const path = paths[i]!;
+      return new ListedEntry(path.slice(path.lastIndexOf("/") + 1), stats[i * ROW_WIDTH + 4]!);
+    });
+  }
+
+  /** The recorded stat of `abs`, or undefined when the tree does not hold it. */
+  stat(abs: string): EntryStat | undefined {
+    const i = this.index.get(abs);
+    if (i === undefined) return undefined;
+    const o = i * ROW_WIDTH;
+    const s = this.tree.stats;
+    return { size: s[o]!, mtimeMs: s[o + 1]!, ctimeMs: s[o + 2]!, ino: s[o + 3]!, mode: s[o + 4]! };
+  }
 }
