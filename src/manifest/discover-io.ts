@@ -386,8 +386,15 @@ function readFileRequirements(form: ManifestForm, files: readonly ToolFile[], en
     if (packageJson !== undefined) parsePackageJson(packageJson, at("package.json"), out);
   }
   if (entrypoint?.endsWith(".py")) {
-    const script = read(byPath(entrypoint));
-    if (script?.includes("# /// script")) parseInlineScriptMetadata(script, at(entrypoint), out, (t) => Bun.TOML.parse(t));
+    // Most scripts carry no PEP 723 block: that answer is remembered by the file's identity (in the
+    // parse cache, beside its manifests), so an unchanged tree opens no script at discovery.
+    const file = byPath(entrypoint);
+    const key = `${at(entrypoint)}\0pep723`;
+    if (!file || parseCache?.get(key, file) !== null) {
+      const script = read(file);
+      if (script?.includes("# /// script")) parseInlineScriptMetadata(script, at(entrypoint), out, (t) => Bun.TOML.parse(t));
+      else if (file && script !== undefined) parseCache?.set(key, file, null);
+    }
   }
   return out.pypi.length > 0 || out.npm || out.problems.length > 0 ? out : undefined;
 }

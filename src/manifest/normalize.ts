@@ -90,14 +90,16 @@ function losslessConfig(value: CanonicalValue): { [key: string]: CanonicalValue 
  */
 function withConfigAliases<T>(config: { [key: string]: T }): { [key: string]: T } {
   let out = config;
-  for (const group of ALIAS_GROUPS) {
-    const [canonical, ...aliases] = group.spellings.filter((p) => p.startsWith("/config/")).map((p) => p.slice("/config/".length));
-    if (canonical === undefined || Object.hasOwn(config, canonical)) continue;
+  for (const [canonical, ...aliases] of CONFIG_ALIASES) {
+    if (Object.hasOwn(config, canonical)) continue;
     const alias = aliases.find((a) => Object.hasOwn(config, a));
     if (alias !== undefined) out = { ...out, [canonical]: config[alias]! };
   }
   return out;
 }
+
+/** Per alias group with config spellings, its config keys (canonical first): worked out once, not per tool. */
+const CONFIG_ALIASES = ALIAS_GROUPS.map((group) => group.spellings.filter((p) => p.startsWith("/config/")).map((p) => p.slice("/config/".length))).filter((keys): keys is [string, ...string[]] => keys.length > 0);
 
 /** Pointer and string value of an aliased field, when it is written as a string. */
 function aliased(doc: Record<string, unknown>, field: string): { pointer: string; value: string } | undefined {

@@ -1,8 +1,12 @@
 // Remembers parsed manifests by file identity (size, mtime, ctime, inode), so an unchanged tree is
 // not parsed again: YAML parsing dominates `kiwi check` on large trees. Same trust model as the
 // file-hash stat cache; a changed ctime (which tools cannot set) always forces a fresh parse.
+// It also remembers, the same way, that a Python entry point has no PEP 723 block (discover-io.ts).
 import { readFileSync } from "node:fs";
 import type { EntryStat } from "./project-io.ts";
+
+/** The identity a cached entry is checked against. */
+type Identity = Pick<EntryStat, "size" | "mtimeMs" | "ctimeMs" | "ino">;
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { writeFileAtomic } from "../cache/atomic-io.ts";
@@ -79,7 +83,7 @@ export class ManifestCache {
   }
 
   /** The cached document for a file whose identity is unchanged, or undefined on a miss. */
-  get(path: string, stat: EntryStat): CanonicalValue | null | undefined {
+  get(path: string, stat: Identity): CanonicalValue | null | undefined {
     const hit = this.before.get(path);
     if (!hit || hit.size !== stat.size || hit.mtimeMs !== stat.mtimeMs || hit.ctimeMs !== stat.ctimeMs || hit.ino !== stat.ino) return undefined;
     this.after.set(path, hit);
@@ -90,7 +94,7 @@ export class ManifestCache {
    * Records a fresh parse. A file changed in the last two seconds is not remembered: a second write
    * within the file system's timestamp granularity could leave size and times unchanged.
    */
-  set(path: string, stat: EntryStat, value: CanonicalValue | null): void {
+  set(path: string, stat: Identity, value: CanonicalValue | null): void {
     if (Date.now() - stat.mtimeMs < RACY_MS) return;
     this.after.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, value });
     this.dirty = true;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { ManifestCache } from "../../src/manifest/parse-cache-io.ts";
 import { join } from "node:path";
 import { renderCanonicalJson } from "../../src/integrity/canonical.ts";
@@ -69,5 +69,33 @@ describe("the parsed-manifest cache", () => {
     writeFileSync(join(cache, "manifests", name!), "{ not json");
     expect(snapshot(root, cache)).toEqual(snapshot(root));
     expect(snapshot(root, cache)).toEqual(snapshot(root));
+  });
+});
+
+describe("remembered PEP 723 answers", () => {
+  const dirTool = ".ai/tools/py/tool.yaml";
+  const yaml = "tool_id: py\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n";
+  const backdate = (file: string) => utimesSync(file, new Date(2020, 0, 1), new Date(2020, 0, 1));
+
+  test("a script without a block is remembered as such, and read again once it changes", () => {
+    const root = makeProject({ [dirTool]: yaml, ".ai/tools/py/main.py": "print(1)\n" });
+    const script = join(root, ".ai/tools/py/main.py");
+    backdate(script);
+    const cache = makeTemp();
+    const first = readProject(root, { cacheDir: cache }).tools.find((t) => t.id === "py")!;
+    expect(first.fileRequirements).toBeUndefined();
+    const stored = JSON.parse(readFileSync(join(cache, "manifests", readdirSync(join(cache, "manifests"))[0]!), "utf8")) as { entries: Record<string, { value: unknown }> };
+    expect(stored.entries[".ai/tools/py/main.py\0pep723"]).toEqual(expect.objectContaining({ value: null }));
+    writeFileSync(script, '# /// script\n# dependencies = ["requests>=2"]\n# ///\nprint(1)\n');
+    backdate(script);
+    const after = readProject(root, { cacheDir: cache }).tools.find((t) => t.id === "py")!;
+    expect(after.fileRequirements?.pypi.map((r) => r.spec)).toEqual(["requests>=2"]);
+  });
+
+  test("a script with a block is never remembered as without one", () => {
+    const root = makeProject({ [dirTool]: yaml, ".ai/tools/py/main.py": '# /// script\n# dependencies = ["rich"]\n# ///\n' });
+    backdate(join(root, ".ai/tools/py/main.py"));
+    const cache = makeTemp();
+    for (let i = 0; i < 2; i++) expect(readProject(root, { cacheDir: cache }).tools.find((t) => t.id === "py")!.fileRequirements?.pypi.map((r) => r.spec)).toEqual(["rich"]);
   });
 });
