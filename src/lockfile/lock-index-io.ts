@@ -1,7 +1,8 @@
 // The lock index: git's index for `kiwi lock`. One file per project in kiwi's cache that records,
 // after a lock that passed its check and wrote or confirmed tool.lock.json, every entry below
 // .ai/tools (path, folder, stat identity) with the tool that owns it, and per tool a key of the
-// model discovery derived (what the validator and the lock entry are computed from). The next run
+// model discovery derived (what the validator and the lock entry are computed from), with the few
+// fields `kiwi check --staged` reads of tools it does not judge (ops/staged-project-io.ts). The next run
 // lstats each recorded entry (no readdir, no manifest read) and learns exactly which tools changed;
 // lock-io.ts then re-reads and re-hashes only those. A hint, never a source of truth: a missing,
 // damaged or foreign index is ignored (the full lock runs), a changed stat is never trusted, and
@@ -16,13 +17,13 @@ import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { renderLosslessJson } from "../integrity/canonical.ts";
 import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import type { Finding } from "../findings/verdict.ts";
-import type { Tool } from "../manifest/model.ts";
+import { type ExecutorRef, MANIFEST_FORMS, type ManifestForm, type Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { ROW_WIDTH, type RawTree, isFolder } from "../manifest/raw-tree-io.ts";
 import type { StatAt } from "./statx-io.ts";
 
 const MAGIC = "KIWIIX01";
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** Owner of an entry that belongs to no tool (a plain folder, a file no tool claims). */
 export const NO_TOOL = -1;
@@ -38,6 +39,15 @@ export interface IndexTool {
   model: string;
   /** A change to it can be locked alone: no discovery finding is about it, no remote record or packages pin it. */
   alone: boolean;
+  /** No discovery finding is about it (its manifest or a file of its folder). */
+  clean: boolean;
+  /**
+   * What the staged check reads of a tool it does not judge (ops/staged-project-io.ts): its
+   * executor reference, form and project-relative root, as discovery gave them.
+   */
+  executor: ExecutorRef | null;
+  form: ManifestForm;
+  root: string;
 }
 
 /** The index of one project (see the file comment). */
@@ -129,14 +139,15 @@ export function buildLockIndex(input: {
     map.set(path, had === undefined || had === t ? t : MANY_TOOLS);
   };
   const indexTools: IndexTool[] = tools.map((tool, t) => {
-    if (tool.form === "builtin") return { id: tool.id, source: tool.manifestFile, model: "", alone: false };
+    const summary = { executor: tool.executor, form: tool.form, root: tool.root };
+    if (tool.form === "builtin") return { id: tool.id, source: tool.manifestFile, model: "", alone: false, clean: true, ...summary };
     // An Agent Plugin's servers share the plugin's files: a change there is never pinned on one tool.
     const owner = tool.manifestFile.includes("#") ? MANY_TOOLS : t;
     if (tool.form === "directory") claim(roots, under(tool.root), owner);
     claim(manifests, under(tool.manifestFile.split("#")[0]!), owner);
     const about = (file: string) => file === tool.manifestFile || (tool.form === "directory" && file.startsWith(`${tool.root}/`));
-    const alone = !input.pinned && !input.findings.some((f) => about(f.file));
-    return { id: tool.id, source: tool.manifestFile, model: modelKey(tool, input.manifestDigests?.get(tool) ?? hashCanonical(tool.manifest).hex), alone };
+    const clean = !input.findings.some((f) => about(f.file));
+    return { id: tool.id, source: tool.manifestFile, model: modelKey(tool, input.manifestDigests?.get(tool) ?? hashCanonical(tool.manifest).hex), alone: clean && !input.pinned, clean, ...summary };
   });
   for (let i = 0; i < n; i++) {
     const parent = raw.parents[i]!;
@@ -182,7 +193,7 @@ function statOf(abs: string): number[] | undefined {
 export function saveLockIndex(cacheDir: string, index: LockIndex, faults?: Faults): void {
   const header = Buffer.from(JSON.stringify({ format: FORMAT, root: index.root, kiwi: index.kiwi, strict: index.strict, lockfile: index.lockfile, mcpServers: index.mcpServers, files: index.files, toolCount: index.toolCount, top: index.top.map(nanToNull) }));
   // Sections read from disk go back as they were read (decoding and encoding them again is most of a save).
-  const tools = index.toolsBytes ?? Buffer.from(JSON.stringify(index.tools.map((t) => [t.id, t.source, t.model, t.alone ? 1 : 0])));
+  const tools = index.toolsBytes ?? Buffer.from(JSON.stringify(index.tools.map((t) => [t.id, t.source, t.model, t.alone ? 1 : 0, t.clean ? 1 : 0, t.executor, t.form, t.root])));
   const paths = index.names ? index.names.subarray(0, index.names.length - 1) : Buffer.from(index.paths.join("\0"));
   const n = index.parents.length;
   const head = 8 + 16;
@@ -235,11 +246,13 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean): 
       const rows = JSON.parse(bytes.toString("utf8", head + hl, head + hl + tl)) as unknown[];
       const out: IndexTool[] = [];
       for (const row of Array.isArray(rows) ? rows : []) {
-        if (!Array.isArray(row) || row.length !== 4 || typeof row[0] !== "string" || typeof row[1] !== "string" || typeof row[2] !== "string") break;
-        out.push({ id: row[0], source: row[1], model: row[2], alone: row[3] === 1 });
+        if (!Array.isArray(row) || row.length !== 8 || typeof row[0] !== "string" || typeof row[1] !== "string" || typeof row[2] !== "string") break;
+        const [id, source, model, alone, clean, executor, form, root] = row as [string, string, string, unknown, unknown, unknown, unknown, unknown];
+        if (!isExecutorRef(executor) || typeof form !== "string" || !(MANIFEST_FORMS as readonly string[]).includes(form) || typeof root !== "string") break;
+        out.push({ id, source, model, alone: alone === 1, clean: clean === 1, executor, form: form as ManifestForm, root });
       }
-      // A damaged tools section reads as no tool alone: every change takes the full lock.
-      tools = out.length === header.toolCount ? out : Array.from({ length: header.toolCount }, () => ({ id: "", source: "", model: "", alone: false }));
+      // A damaged tools section reads as no tool alone or clean: every change takes the full lock, every staged check full discovery.
+      tools = out.length === header.toolCount ? out : Array.from({ length: header.toolCount }, () => ({ id: "", source: "", model: "", alone: false, clean: false, executor: null, form: "file" as const, root: "" }));
       return tools;
     };
     let paths: string[] | undefined;
@@ -396,4 +409,10 @@ export async function scanLockIndexFast(index: LockIndex): Promise<IndexScan> {
   } finally {
     native?.close();
   }
+}
+
+function isExecutorRef(value: unknown): value is ExecutorRef | null {
+  if (value === null) return true;
+  const ref = value as ExecutorRef;
+  return typeof value === "object" && typeof ref.id === "string" && typeof ref.raw === "string" && (ref.range === null || typeof ref.range === "string");
 }

@@ -26,6 +26,9 @@ const SOURCES: Record<string, string> = {
   wasm_runtime: wasmRuntime,
 };
 
+/** The built-ins' ids, in the order readProject appends them. */
+export const BUILTIN_IDS: readonly string[] = Object.keys(SOURCES);
+
 let cache: Tool[] | undefined;
 
 /** The built-in tools, parsed once per process. */

@@ -250,6 +250,28 @@ function pluginTools(root: string, dir: string, parse: (abs: string, syntax: Man
   return tools;
 }
 
+/**
+ * The tool whose manifest is `source`, read exactly as readProject reads it (parse warnings and
+ * unreadable files become findings, positions are kept) but alone, without walking the tree: the
+ * staged check reads the few tools its verdict looks at this way (ops/staged-project-io.ts).
+ */
+export function readToolAlone(root: string, source: string): { tool?: Tool; findings: Finding[] } {
+  const warnings: Finding[] = [];
+  try {
+    const read = readToolAt(root, source, (abs, syntax) => {
+      if (statSync(abs).size > 10 * 1024 * 1024 && syntax !== "json" && syntax !== "yaml") return "none";
+      const parsed = parseManifestBytes(readFileSync(abs), syntax);
+      if (parsed !== "none") for (const w of parsed.warnings) warnings.push(problemFinding(toProjectPath(root, abs), w));
+      return parsed;
+    });
+    return { ...read, findings: [...warnings, ...read.findings] };
+  } catch (error) {
+    // A file system error (it went away, became unreadable) is a finding, as discovery makes it.
+    if (!(error instanceof Error && "syscall" in error)) throw error;
+    return { findings: [...warnings, ioFinding(root, join(root, ...source.split("#")[0]!.split("/")), error)] };
+  }
+}
+
 /** Parses one manifest file: discovery goes through its parse cache, exec through its content memo. */
 export type ManifestFileParser = (abs: string, syntax: ManifestSyntax) => ParsedManifest | "none";
 

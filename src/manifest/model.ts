@@ -12,7 +12,8 @@ export const PRIMITIVES = ["subprocess", "http_client"] as const;
 export type PrimitiveId = (typeof PRIMITIVES)[number];
 
 /** How the manifest was written on disk. */
-export type ManifestForm = "directory" | "file" | "script" | "markdown" | "builtin";
+export const MANIFEST_FORMS = ["directory", "file", "script", "markdown", "builtin"] as const;
+export type ManifestForm = (typeof MANIFEST_FORMS)[number];
 
 /** Which manifest vocabulary the file uses; findings speak in its terms. */
 export type Dialect = "kiwi" | "magray";

@@ -1,11 +1,13 @@
 // The fresh half of `kiwi check --staged` for one project, loaded only when the staged memo has no
-// verdict: read the tree, validate the changed tools and every tool whose chain runs through them
+// verdict: read the tree (from the lock index where it vouches: staged-project-io.ts), validate the
+// changed tools and every tool whose chain runs through them
 // (with the interpreter syntax checks), and judge their lockfile entries against the tree. The
 // lockfile is read as it will be committed (git's index) when its working copy differs.
 import { isAbsolute, join, relative, sep } from "node:path";
 import { loadStatCache } from "../cache/stat-cache-io.ts";
 import { KiwiError } from "../errors.ts";
-import { type Project, type ReadProjectOptions, readProject } from "../manifest/discover-io.ts";
+import type { Project, ReadProjectOptions } from "../manifest/discover-io.ts";
+import { readStagedProject } from "./staged-project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/build.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
@@ -58,7 +60,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const top = repo?.top;
   // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read.
   const headLock = paths.includes(LOCKFILE_NAME) && top !== undefined ? readHeadLockfile(root, top, options.env) : undefined;
-  const project = readProject(root, { cacheDir: options.cacheDir, raw: options.raw });
+  const { project } = readStagedProject(root, paths, { cacheDir: options.cacheDir, strict: options.strict === true, raw: options.raw });
   const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, lock);
   const judged = [...selected.changed, ...selected.dependents];

@@ -1,0 +1,157 @@
+// The project as `kiwi check --staged` reads it. A commit usually touches one tool of many, and the
+// verdict only looks closely at a few: the changed tools, the tools whose chain runs through them,
+// their executors, tools sharing an id with those, and the tools whose lockfile entries are judged.
+// When the lock index (written by the last `kiwi lock`) vouches for the tree, every other tool is a
+// stub holding what the pure layers read of any tool (id, executor, form, root, manifest file),
+// taken from the index; the rest of it is read from disk, exactly as discovery reads it, the first
+// time anything asks (a getter), so what the verdict looks at is never a guess. The index vouches
+// when the tree walked for the memo key holds exactly the entries it recorded, every entry whose
+// stat differs (or whose path is staged) belongs to one tool, and no tool had a discovery finding;
+// those tools are read at once. Otherwise the whole tree is discovered as before.
+import { join } from "node:path";
+import { KiwiError } from "../errors.ts";
+import type { Finding } from "../findings/verdict.ts";
+import { type IndexTool, type LockIndex, loadLockIndex } from "../lockfile/lock-index-io.ts";
+import { LOCKFILE_NAME } from "../lockfile/name.ts";
+import { BUILTIN_IDS, builtinTool } from "../manifest/builtins.ts";
+import { type Project, type ReadProjectOptions, readProject, readToolAlone } from "../manifest/discover-io.ts";
+import type { Tool } from "../manifest/model.ts";
+import { TOOLS_DIR } from "../manifest/project-io.ts";
+import { ROW_WIDTH, type RawTree, isFolder } from "../manifest/raw-tree-io.ts";
+
+export interface StagedProjectOptions {
+  cacheDir: string;
+  strict: boolean;
+  /** The raw tree the memo key was taken from (the partial read compares it with the index). */
+  raw?: ReadProjectOptions["raw"];
+}
+
+/** The project for the staged check of `paths` (project-relative); `partial` says whether the index served it. */
+export function readStagedProject(root: string, paths: readonly string[], options: StagedProjectOptions): { project: Project; partial: boolean } {
+  const partial = options.raw?.root === root ? readPartial(root, paths, options.raw.tree, options) : undefined;
+  if (partial) return { project: partial, partial: true };
+  return { project: readProject(root, { cacheDir: options.cacheDir, raw: options.raw }), partial: false };
+}
+
+function readPartial(root: string, paths: readonly string[], tree: RawTree, options: StagedProjectOptions): Project | undefined {
+  const index = loadLockIndex(options.cacheDir, root, options.strict);
+  if (!index || index.tools.some((t) => !t.clean)) return undefined;
+  const positions = positionsOf(index);
+  const read = changedSince(index, positions, tree);
+  if (!read) return undefined;
+  const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
+  for (const path of paths) {
+    if (path === LOCKFILE_NAME) continue;
+    const at = path.startsWith(prefix) ? positions.get(path.slice(prefix.length)) : undefined;
+    // A staged path the index cannot pin on one tool (a deletion, a file no tool owns, a plugin's).
+    if (at === undefined || index.owners[at]! < 0) return undefined;
+    read.add(index.owners[at]!);
+  }
+  const tools: Tool[] = [];
+  const findings: Finding[] = [];
+  for (let t = 0; t < index.tools.length; t++) {
+    const known = index.tools[t]!;
+    if (!read.has(t)) {
+      tools.push(stub(root, known));
+      continue;
+    }
+    const fresh = readIndexedTool(root, known);
+    findings.push(...fresh.findings);
+    if (fresh.tool) tools.push(fresh.tool);
+    // A manifest file or folder that no longer parses is no tool, only its finding, as in discovery;
+    // a script or page without metadata (or a plugin's server gone) is a finding of discovery's walk.
+    else if (fresh.findings.length === 0 || (known.form !== "file" && known.form !== "directory") || known.source.includes("#")) return undefined;
+  }
+  // The built-ins are those no project tool overrides: a changed id may have moved that line.
+  const projectIds = new Set(tools.filter((t) => t.form !== "builtin").map((t) => t.id));
+  const builtins = tools.filter((t) => t.form === "builtin").map((t) => t.id);
+  if (builtins.join("\0") !== BUILTIN_IDS.filter((id) => !projectIds.has(id)).join("\0")) return undefined;
+  findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
+  return { root, toolsDir: join(root, TOOLS_DIR), tools, findings };
+}
+
+/** Index positions by path below .ai/tools. */
+function positionsOf(index: LockIndex): Map<string, number> {
+  const positions = new Map<string, number>();
+  index.paths.forEach((path, i) => positions.set(path, i));
+  return positions;
+}
+
+/**
+ * The tools (index positions) with an entry whose stat differs between the index and `tree`, or
+ * undefined when the two do not hold the same entries of the same kinds, or a changed file belongs
+ * to no single tool. A folder's own stat is not compared: the same entries below it are.
+ */
+function changedSince(index: LockIndex, positions: ReadonlyMap<string, number>, tree: RawTree): Set<number> | undefined {
+  const n = tree.paths.length;
+  if (n !== positions.size || n !== index.stats.length / ROW_WIDTH) return undefined;
+  const changed = new Set<number>();
+  for (let i = 0; i < n; i++) {
+    const at = positions.get(tree.paths[i]!);
+    if (at === undefined) return undefined;
+    const o = i * ROW_WIDTH;
+    const r = at * ROW_WIDTH;
+    const mode = tree.stats[o + 4]!;
+    if ((mode & 0o170000) !== (index.stats[r + 4]! & 0o170000)) return undefined;
+    if (isFolder(mode)) continue;
+    let same = true;
+    for (let k = 0; k < ROW_WIDTH; k++) if (tree.stats[o + k] !== index.stats[r + k]) same = false;
+    if (same) continue;
+    if (index.owners[at]! < 0) return undefined;
+    changed.add(index.owners[at]!);
+  }
+  return changed;
+}
+
+function readIndexedTool(root: string, known: IndexTool): { tool?: Tool; findings: Finding[] } {
+  if (known.form === "builtin") return { tool: builtinTool(known.id), findings: [] };
+  return readToolAlone(root, known.source);
+}
+
+/**
+ * A tool whose entries are unchanged since the index: the index's fields now, the rest read when
+ * first asked for. Getters in one object literal (not defineProperty: ten times the cost for a
+ * thousand tools), own and enumerable, so a spread or JSON copy of a stub reads the tool too;
+ * `satisfies` makes a field added to Tool a compile error here until it is placed.
+ */
+function stub(root: string, known: IndexTool): Tool {
+  let full: Tool | undefined;
+  const load = (): Tool => (full ??= readUnchanged(root, known));
+  return {
+    id: known.id,
+    executor: known.executor,
+    form: known.form,
+    root: known.root,
+    manifestFile: known.source,
+    get version() { return load().version; },
+    get type() { return load().type; },
+    get description() { return load().description; },
+    get dialect() { return load().dialect; },
+    get rootAbs() { return load().rootAbs; },
+    get manifest() { return load().manifest; },
+    get doc() { return load().doc; },
+    get config() { return load().config; },
+    get configLossless() { return load().configLossless; },
+    get parameters() { return load().parameters; },
+    get childSchemas() { return load().childSchemas; },
+    get entrypoint() { return load().entrypoint; },
+    get language() { return load().language; },
+    get capabilities() { return load().capabilities; },
+    get limits() { return load().limits; },
+    get files() { return load().files; },
+    get fileRequirements() { return load().fileRequirements; },
+    get pointers() { return load().pointers; },
+    get locate() { return load().locate; },
+  } satisfies Record<keyof Tool, unknown>;
+}
+
+/**
+ * Reads a tool the index vouched for. It was clean and unchanged when the tree was walked, so it
+ * must read back as the index recorded it; if not, the tree changed while the check ran.
+ */
+function readUnchanged(root: string, known: IndexTool): Tool {
+  const { tool, findings } = readIndexedTool(root, known);
+  const same = tool !== undefined && findings.length === 0 && tool.id === known.id && tool.form === known.form && tool.root === known.root && tool.manifestFile === known.source && JSON.stringify(tool.executor) === JSON.stringify(known.executor);
+  if (!same) throw new KiwiError("E_IO", `${known.source} changed while kiwi check --staged read the tool tree`, { hint: "run the check again once nothing is writing below .ai/tools" });
+  return tool;
+}

@@ -1,0 +1,161 @@
+// The staged check's partial read of a project from the lock index (staged-project-io.ts): the
+// project it gives is the one discovery gives, tool for tool, and every case it cannot vouch for
+// falls back to full discovery; verdicts are the same either way.
+import { afterAll, describe, expect, test } from "bun:test";
+import { appendFileSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createContext } from "../../src/context.ts";
+import { type Project, readProject } from "../../src/manifest/discover-io.ts";
+import { walkRawTree } from "../../src/manifest/raw-tree-io.ts";
+import { lockProject } from "../../src/ops/lock-io.ts";
+import { checkStaged } from "../../src/ops/staged-io.ts";
+import { readStagedProject } from "../../src/ops/staged-project-io.ts";
+import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
+import { git, gitEnv } from "../hook/git.ts";
+
+afterAll(cleanupTemps);
+
+const script = (id: string, executor = "rt", body = "echo hi") => ({ content: `#!/bin/bash\n# ---\n# tool_id: ${id}\n# tool_type: script\n# version: 1.0.0\n# executor: ${executor}\n# ---\n${body}\n`, mode: 0o755 });
+const TOOLS = {
+  ".ai/tools/rt.yaml": "tool_id: rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: bash }\nvalidation:\n  child_schemas:\n    - match: { tool_type: script }\n      schema: { type: object }\n",
+  ".ai/tools/hi.sh": script("hi"),
+  ".ai/tools/two.sh": script("two"),
+  ".ai/tools/web.yaml": "tool_id: web\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: GET, url: https://x.test/ }\n",
+  ".ai/tools/py/tool.yaml": "tool_id: py\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\nparameters: params.yaml\n",
+  ".ai/tools/py/params.yaml": "- name: city\n  type: string\n  required: true\n",
+  ".ai/tools/py/main.py": "print(1)\n",
+  ".ai/tools/py/lib/util.py": "X = 1\n",
+};
+
+interface Repo {
+  root: string;
+  env: Record<string, string>;
+  cacheDir: string;
+}
+
+/**
+ * A committed repository locked with a clock a minute ahead, so the lock index records every
+ * entry (none is within the racy margin of that lock) and the partial read has stubs to serve.
+ */
+async function lockedRepo(extra: Record<string, string | { content: string; mode: number }> = {}): Promise<Repo> {
+  const home = makeTemp("kiwi-home-");
+  const env = { ...gitEnv(home), KIWI_CACHE_DIR: join(home, "cache"), KIWI_MCP_MODE: "off" };
+  const root = makeTemp("kiwi-partial-");
+  writeTree(root, { ...TOOLS, ...extra });
+  await relock({ root, env, cacheDir: env.KIWI_CACHE_DIR });
+  git(root, ["init", "-q", "-b", "main", "."], env);
+  git(root, ["add", "-A"], env);
+  git(root, ["commit", "-q", "-m", "init"], env);
+  return { root, env, cacheDir: env.KIWI_CACHE_DIR };
+}
+
+const relock = (repo: Repo) => lockProject({ ...createContext({ cwd: repo.root, env: repo.env }), now: () => Date.now() + 60_000 });
+
+/** The project the staged check reads for `paths`, and whether the index served it. */
+function partialRead(repo: Repo, paths: string[]): { project: Project; partial: boolean } {
+  const tree = walkRawTree(repo.root, Date.now() + 60_000)!;
+  return readStagedProject(repo.root, paths, { cacheDir: repo.cacheDir, strict: false, raw: { root: repo.root, tree } });
+}
+
+/** A project as plain data: every field read (stubs included), keys sorted, `locate` left out. */
+function plain(project: Project): string {
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(sorted) : value !== null && typeof value === "object" ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])])) : value;
+  return JSON.stringify(sorted(JSON.parse(JSON.stringify(project, (key, value) => (key === "locate" ? undefined : value)))));
+}
+
+/** The staged verdicts with the index and then without it (index and memo removed): they must agree. */
+async function bothWays(repo: Repo): Promise<[unknown, unknown]> {
+  const run = async () => (await checkStaged({ cwd: repo.root, env: repo.env, cacheDir: repo.cacheDir, now: Date.now })).map(({ remembered: _, ...p }) => p);
+  rmSync(join(repo.cacheDir, "check", "staged"), { recursive: true, force: true });
+  const withIndex = await run();
+  rmSync(join(repo.cacheDir, "check", "staged"), { recursive: true, force: true });
+  for (const name of readdirSync(join(repo.cacheDir, "stat"))) if (name.endsWith(".index")) rmSync(join(repo.cacheDir, "stat", name));
+  return [withIndex, await run()];
+}
+
+describe("the staged check's partial read", () => {
+  test("gives the project discovery gives, tool for tool, when one tool changed", async () => {
+    const repo = await lockedRepo();
+    appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
+    const { project, partial } = partialRead(repo, [".ai/tools/hi.sh"]);
+    expect(partial).toBe(true);
+    expect(project.tools.map((t) => t.id)).toEqual(readProject(repo.root).tools.map((t) => t.id));
+    expect(plain(project)).toBe(plain(readProject(repo.root)));
+  });
+
+  test("reads an unchanged tool only when asked, and refuses one that changed since the tree was walked", async () => {
+    const repo = await lockedRepo();
+    appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
+    const { project, partial } = partialRead(repo, [".ai/tools/hi.sh"]);
+    expect(partial).toBe(true);
+    // Written after the walk: the stub of web, never read so far, reads the new file and notices.
+    writeFileSync(join(repo.root, ".ai/tools/web.yaml"), "tool_id: other\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\n");
+    const web = project.tools.find((t) => t.id === "web")!;
+    expect(() => web.version).toThrow(expect.objectContaining({ code: "E_IO", message: expect.stringContaining(".ai/tools/web.yaml changed while") }));
+  });
+
+  test("falls back to discovery whenever the index cannot vouch for the tree", async () => {
+    const fallsBack = async (change: (repo: Repo) => void, paths: string[]) => {
+      const repo = await lockedRepo({ ".ai/tools/NOTES.txt": "not a tool\n" });
+      change(repo);
+      return partialRead(repo, paths).partial;
+    };
+    // No index (another cache).
+    expect(await fallsBack((repo) => (repo.cacheDir = makeTemp("kiwi-cache-")), [".ai/tools/hi.sh"])).toBe(false);
+    // An entry added, or one removed.
+    expect(await fallsBack((repo) => writeFileSync(join(repo.root, ".ai/tools/py/extra.py"), "Y = 2\n"), [".ai/tools/py/extra.py"])).toBe(false);
+    expect(await fallsBack((repo) => rmSync(join(repo.root, ".ai/tools/py/lib/util.py")), [".ai/tools/py/lib/util.py"])).toBe(false);
+    // A staged path the index does not know, or that belongs to no tool.
+    expect(await fallsBack(() => undefined, [".ai/tools/gone.sh"])).toBe(false);
+    expect(await fallsBack(() => undefined, [".ai/tools/NOTES.txt"])).toBe(false);
+    // A script that lost its metadata is no tool: discovery's walk reports that.
+    expect(await fallsBack((repo) => writeFileSync(join(repo.root, ".ai/tools/two.sh"), "echo plain\n"), [".ai/tools/two.sh"])).toBe(false);
+    // A project tool that takes a built-in's id changes which built-ins the project has.
+    expect(await fallsBack((repo) => writeFileSync(join(repo.root, ".ai/tools/two.sh"), script("bash_runtime", "subprocess").content), [".ai/tools/two.sh"])).toBe(false);
+  });
+
+  test("falls back to discovery when a tool had a discovery finding at the last lock", async () => {
+    // A kiwi_mcp module edited after it was signed: a discovery warning about that tool.
+    const signed = '# kiwi-mcp:validated:2026-01-26T04:13:30Z:000000000000\n__tool_type__ = "script"\n__version__ = "1.0.0"\n__executor_id__ = "python_runtime"\n\nprint(1)\n';
+    const repo = await lockedRepo({ ".ai/tools/signed.py": signed });
+    expect(readProject(repo.root).findings.map((f) => f.rule)).toEqual(["kiwi_mcp/signature-stale"]);
+    appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
+    expect(partialRead(repo, [".ai/tools/hi.sh"]).partial).toBe(false);
+  });
+
+  const scenarios: [string, (repo: Repo) => string[]][] = [
+    ["a tool's file changed", (repo) => (appendFileSync(join(repo.root, ".ai/tools/py/main.py"), "print(2)\n"), [".ai/tools/py/main.py"])],
+    ["a runtime changed (its dependents are judged)", (repo) => {
+      const rt = join(repo.root, ".ai/tools/rt.yaml");
+      writeFileSync(rt, readFileSync(rt, "utf8").replace("version: 1.0.0", "version: 1.1.0").replace("{ type: object }", "{ type: object, required: [nothing] }"));
+      return [".ai/tools/rt.yaml"];
+    }],
+    ["a tool took another tool's id", (repo) => (writeFileSync(join(repo.root, ".ai/tools/two.sh"), script("hi").content), [".ai/tools/two.sh"])],
+    ["an executor that does not exist", (repo) => (writeFileSync(join(repo.root, ".ai/tools/two.sh"), script("two", "rtx").content), [".ai/tools/two.sh"])],
+    ["a manifest that no longer parses", (repo) => (writeFileSync(join(repo.root, ".ai/tools/web.yaml"), "tool_id: [web\n"), [".ai/tools/web.yaml"])],
+    ["a parameters file changed", (repo) => (writeFileSync(join(repo.root, ".ai/tools/py/params.yaml"), "- name: city\n  type: nope\n"), [".ai/tools/py/params.yaml"])],
+  ];
+  for (const [name, change] of scenarios) {
+    test(`judges the same with the index as without it: ${name}`, async () => {
+      const repo = await lockedRepo();
+      const paths = change(repo);
+      git(repo.root, ["add", "-A"], repo.env);
+      expect(partialRead(repo, paths).partial).toBe(true);
+      const [withIndex, without] = await bothWays(repo);
+      expect(withIndex).toEqual(without);
+      expect(JSON.stringify(withIndex)).toContain(paths[0]!.split("/").pop()!.split(".")[0]!);
+    });
+  }
+
+  test("judges the same with the index as without it once the relocked lockfile is staged", async () => {
+    const repo = await lockedRepo();
+    appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
+    await relock(repo);
+    git(repo.root, ["add", "-A"], repo.env);
+    expect(partialRead(repo, [".ai/tools/hi.sh", "tool.lock.json"]).partial).toBe(true);
+    const [withIndex, without] = await bothWays(repo);
+    expect(withIndex).toEqual(without);
+    expect((withIndex as { lock: { status: string } }[])[0]!.lock.status).toBe("fresh");
+  });
+});
