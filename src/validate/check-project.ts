@@ -8,7 +8,7 @@ import { indexTools } from "../resolve/chain.ts";
 import { buildParametersSchema } from "./parameters.ts";
 import { checkChains, checkChildSchemas, checkOwnChildSchemas } from "./chain-layer.ts";
 import { toolFinding } from "../findings/finding.ts";
-import type { LayerContext } from "./layer.ts";
+import type { ChildSchemaMemo, LayerContext } from "./layer.ts";
 import { ruleInfo } from "../findings/rules.ts";
 import { checkMagray } from "./magray.ts";
 import { checkPackages } from "./packages.ts";
@@ -27,6 +27,8 @@ export interface CheckOptions {
   only?: readonly string[];
   /** Interpreter verdicts for script entry points (from syntax-io.ts), when already known. */
   syntax?: SyntaxResults;
+  /** Remembered child_schemas verdicts (child-schema-memo-io.ts): pairs judged before never load ajv. */
+  childSchemaMemo?: ChildSchemaMemo;
 }
 
 export interface CheckResult {
@@ -89,6 +91,7 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
     index: indexTools(project.tools),
     strict: options.strict === true,
     escapedPaths: new Set(project.findings.filter((f) => f.rule === "security/symlink-escape").map((f) => f.file)),
+    childSchemaMemo: options.childSchemaMemo,
   };
   const findings: Finding[] = project.findings.filter((f) => scope.hasFile(f.file));
   for (const tool of scope.tools) {
@@ -100,7 +103,7 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
     findings.push(...checkPackages(tool));
     findings.push(...checkMagray(tool, ctx));
     findings.push(...buildParametersSchema(tool).findings);
-    findings.push(...checkOwnChildSchemas(tool));
+    findings.push(...checkOwnChildSchemas(tool, options.childSchemaMemo));
   }
   findings.push(...duplicateIds(project.tools, scope));
   findings.push(...checkChains(scope.tools, scope.has, ctx));
