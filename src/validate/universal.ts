@@ -30,7 +30,7 @@ export function checkUniversal(tool: Tool): Finding[] {
     return [toolFinding(tool, "universal/not-a-mapping", "", `the manifest is ${what}, not a mapping of fields`, "write the manifest as `key: value` lines (tool_id, tool_type, version, ...)")];
   }
   const out: Finding[] = [];
-  reservedKeys(tool, tool.doc, "", out, 0);
+  reservedKeys(tool, tool.doc, [], out, 0);
   shape(tool, out);
   identity(tool, out);
   if (tool.dialect === "kiwi") aliases(tool, out);
@@ -48,19 +48,30 @@ function aliases(tool: Tool, out: Finding[]): void {
   }
 }
 
-function reservedKeys(tool: Tool, value: unknown, pointer: string, out: Finding[], depth: number): void {
+/** Walks every key; `path` is the way down, spelled as a pointer only for a finding (nearly never). */
+function reservedKeys(tool: Tool, value: unknown, path: (string | number)[], out: Finding[], depth: number): void {
   if (depth > 300) return;
   if (Array.isArray(value)) {
-    value.forEach((v, i) => reservedKeys(tool, v, `${pointer}/${i}`, out, depth + 1));
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      if (typeof item !== "object" || item === null) continue;
+      path.push(i);
+      reservedKeys(tool, item, path, out, depth + 1);
+      path.pop();
+    }
     return;
   }
   if (!isRecord(value)) return;
   for (const key of Object.keys(value)) {
-    const at = `${pointer}/${seg(key)}`;
     if (RESERVED_KEYS.has(key)) {
+      const at = `${path.map((p) => `/${seg(p)}`).join("")}/${seg(key)}`;
       out.push(toolFinding(tool, "security/reserved-key", at, `the key "${key}" is reserved: it reaches JavaScript's prototype machinery`, "rename the key"));
     }
-    reservedKeys(tool, value[key], at, out, depth + 1);
+    const child = value[key];
+    if (typeof child !== "object" || child === null) continue;
+    path.push(key);
+    reservedKeys(tool, child, path, out, depth + 1);
+    path.pop();
   }
 }
 
