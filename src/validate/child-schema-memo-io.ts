@@ -3,8 +3,10 @@
 // are all known never loads or runs ajv (about 10 ms of a first `kiwi check --staged`, issue 14).
 // One file, <cache>/check/child-schemas-v1.json, read once and written once per run (atomically)
 // when something new was judged. Its first line is the digest of the rest: a damaged file reads as
-// empty. Keys are salted with kiwi's version and the running binary's stat identity (builds of one
-// version differ while kiwi is developed), so another kiwi's verdicts are never read.
+// empty. The file belongs to one kiwi: its version and the running binary's stat identity (builds
+// of one version differ while kiwi is developed) are its salt, written in the file and mixed into
+// every key. Another kiwi reads it as empty and replaces it, so it never grows past what this kiwi
+// judged (a staged check reads it whole); two kiwis taking turns on one cache only re-judge.
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
@@ -35,12 +37,13 @@ export interface ChildSchemaMemoOptions {
 export function openChildSchemaMemo(cacheDir: string | undefined, options: ChildSchemaMemoOptions = {}): StoredChildSchemaMemo | undefined {
   if (!cacheDir) return undefined;
   const path = join(cacheDir, CHILD_SCHEMA_MEMO_FILE);
+  const salt = `kiwi ${options.version ?? pkg.version} ${binaryIdentity()} child-schemas ${MEMO_FORMAT}`;
   let entries: Map<string, unknown> | undefined;
   const used = new Set<string>();
   let added = false;
-  const load = () => (entries ??= readEntries(path));
+  const load = () => (entries ??= readEntries(path, salt));
   return {
-    salt: `kiwi ${options.version ?? pkg.version} ${binaryIdentity()} child-schemas ${MEMO_FORMAT}`,
+    salt,
     get(key) {
       const value = load().get(key);
       if (!isSchemaErrors(value)) return undefined;
@@ -48,7 +51,8 @@ export function openChildSchemaMemo(cacheDir: string | undefined, options: Child
       return value;
     },
     set(key, errors) {
-      // Only what survives JSON comes back as it went in; anything else is judged afresh next time.
+      // Kept as JSON: what chain-layer.ts renders (instancePath, keyword, message and the params it
+      // names) survives it unchanged; errors JSON cannot hold are not remembered.
       let copy: unknown;
       try {
         copy = JSON.parse(JSON.stringify(errors));
@@ -72,7 +76,7 @@ export function openChildSchemaMemo(cacheDir: string | undefined, options: Child
       const keys = [...entries.keys()];
       const kept: Record<string, unknown> = {};
       for (const key of keys.slice(Math.max(0, keys.length - MEMO_LIMIT))) kept[key] = entries.get(key);
-      const body = `${JSON.stringify({ format: MEMO_FORMAT, entries: kept })}\n`;
+      const body = `${JSON.stringify({ format: MEMO_FORMAT, salt, entries: kept })}\n`;
       try {
         writeFileAtomic(path, `${sha256Hex(body)}\n${body}`);
       } catch {
@@ -93,16 +97,16 @@ function binaryIdentity(): string {
   }
 }
 
-/** The file's verdicts by key; empty when it is missing, unreadable, damaged or of another format. */
-function readEntries(path: string): Map<string, unknown> {
+/** The file's verdicts by key; empty when it is missing, unreadable, damaged, or another kiwi's. */
+function readEntries(path: string, salt: string): Map<string, unknown> {
   const entries = new Map<string, unknown>();
   try {
     const text = readFileSync(path, "utf8");
     const nl = text.indexOf("\n");
     const body = text.slice(nl + 1);
     if (nl !== 64 || sha256Hex(body) !== text.slice(0, nl)) return entries;
-    const parsed = JSON.parse(body) as { format?: unknown; entries?: unknown };
-    if (parsed.format !== MEMO_FORMAT || !isRecord(parsed.entries)) return entries;
+    const parsed = JSON.parse(body) as { format?: unknown; salt?: unknown; entries?: unknown };
+    if (parsed.format !== MEMO_FORMAT || parsed.salt !== salt || !isRecord(parsed.entries)) return entries;
     for (const [key, value] of Object.entries(parsed.entries)) entries.set(key, value);
   } catch {
     // Missing or unreadable: nothing remembered.
