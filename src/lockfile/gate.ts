@@ -4,9 +4,12 @@ import { KiwiError } from "../errors.ts";
 import type { Verdict } from "../findings/verdict.ts";
 import type { Project } from "../manifest/discover-io.ts";
 import { checkProject } from "../validate/check-project.ts";
+import type { ChildSchemaMemo } from "../validate/layer.ts";
 
 export interface GateOptions {
   strict?: boolean;
+  /** Remembered child_schemas verdicts (validate/child-schema-memo-io.ts), shared with kiwi check. */
+  childSchemaMemo?: ChildSchemaMemo;
 }
 
 /**
@@ -15,7 +18,7 @@ export interface GateOptions {
  * script, which a lock of a thousand tools cannot afford on every run.
  */
 export function checkBeforeLock(project: Project, options: GateOptions = {}): Verdict {
-  const result = checkProject(project, { strict: options.strict });
+  const result = checkProject(project, { strict: options.strict, childSchemaMemo: options.childSchemaMemo });
   return { ok: result.ok, findings: result.findings };
 }
 
@@ -49,7 +52,7 @@ export function checkChangedSince(project: Project, passed: Readonly<Record<stri
   }
   const only = [...touched].filter((id) => integrity.has(id));
   if (only.length === 0) return { ok: true, findings: [] };
-  const result = checkProject(project, { strict: options.strict, only });
+  const result = checkProject(project, { strict: options.strict, only, childSchemaMemo: options.childSchemaMemo });
   return { ok: result.ok, findings: result.findings };
 }
 

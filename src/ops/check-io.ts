@@ -9,6 +9,7 @@ import { type CheckResult, checkProject, planSyntaxChecks, resolveScope, syntaxF
 import { readLockfile } from "../lockfile/fs.ts";
 import { checkMcpToolNames, pinnedToolNames } from "../validate/mcp-names.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
+import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
 
 export interface CheckTreeOptions {
   cwd: string;
@@ -44,7 +45,9 @@ export async function checkTree(options: CheckTreeOptions): Promise<CheckTreeRes
   const requests = options.syntax === false ? [] : planSyntaxChecks(scope.tools);
   // The interpreters run while the pure layers use the CPU.
   const pending = requests.length > 0 ? runSyntaxChecks(requests, { env: options.env, cacheDir: options.cacheDir }) : undefined;
-  const checked = checkProject(project, { strict: options.strict, only });
+  const childSchemaMemo = openChildSchemaMemo(options.cacheDir);
+  const checked = checkProject(project, { strict: options.strict, only, childSchemaMemo });
+  childSchemaMemo?.save();
   const base = withFindings(checked, checkMcpToolNames(scope.tools, pinnedToolNames(lockedPins(project.root))), { strict: options.strict });
   if (!pending) return { project, result: base };
   const verdicts = await pending;

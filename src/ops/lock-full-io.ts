@@ -26,6 +26,7 @@ import { type RawTree, walkRawTree } from "../manifest/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "../lockfile/unchanged.ts";
+import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
 
 /** The full lock: discovery, hashing (stat cache), the check, and the lockfile written if its bytes change. */
 export async function lockFull(ctx: Context, root: string, options: LockOptions = {}): Promise<LockResult> {
@@ -88,10 +89,13 @@ export async function hashAndCheck(
   const passed = statCache.checked;
   // Loaded on demand: an unchanged tree (the tree memo) never pays for the validator's start-up.
   const { assertGatePassed, checkBeforeLock, checkChangedSince } = await import("../lockfile/gate.ts");
+  // The verdicts it judges are remembered for the check of the commit that follows (kiwi check --staged).
+  const childSchemaMemo = openChildSchemaMemo(ctx.cacheDir);
   const verdict =
     passed?.context === context && integrity.size === tree.length
-      ? checkChangedSince(project, passed.tools, integrity, { strict: options.strict })
-      : checkBeforeLock(project, { strict: options.strict });
+      ? checkChangedSince(project, passed.tools, integrity, { strict: options.strict, childSchemaMemo })
+      : checkBeforeLock(project, { strict: options.strict, childSchemaMemo });
+  childSchemaMemo?.save();
   assertGatePassed(verdict, action);
   statCache.recordChecked({ context, tools: Object.fromEntries(integrity) });
   return { tree, findings: verdict.findings };

@@ -17,6 +17,7 @@ import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/check-project.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
+import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
 import { type GitEnv, runGit, runGitAsync } from "../hook/git-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
 import { selectAffected } from "../hook/staged.ts";
@@ -92,7 +93,9 @@ async function validate(project: Project, judged: Tool[], paths: readonly string
   const requests = planSyntaxChecks(judged);
   // The interpreters start first and parse while the pure layers run (as kiwi check does).
   const pending = requests.length > 0 ? runSyntaxChecks(requests, { env: options.env, cacheDir: options.cacheDir }) : undefined;
-  const base = checkProject(project, { strict: options.strict, only });
+  const childSchemaMemo = openChildSchemaMemo(options.cacheDir);
+  const base = checkProject(project, { strict: options.strict, only, childSchemaMemo });
+  childSchemaMemo?.save();
   if (pending === undefined) return { check: { ...base, unmatched: [] }, memorable: true };
   const verdicts = await pending;
   // A verdict that is not the parser's (a timeout, a crashed interpreter) may differ next time.

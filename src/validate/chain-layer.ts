@@ -1,16 +1,18 @@
 // Layer 4, the chain: every executor exists and satisfies its range, no cycles, bounded depth, the
 // chain ends in a primitive, and every parent -> child pair satisfies the parent's
 // validation.child_schemas (first entry whose `match` equals the child's values; its schema judges
-// the child's link document, link-document.ts). Pure.
+// the child's link document, link-document.ts). Pure: remembered verdicts come through an injected
+// memo (layer.ts ChildSchemaMemo; child-schema-memo-io.ts keeps one in the cache).
 import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
 import { resolveChain } from "../resolve/chain.ts";
 import { findChildSchemaEntry } from "./child-match.ts";
 import { linkDocument, linkPointerInFile } from "./link-document.ts";
 import { toolFinding } from "../findings/finding.ts";
-import { type CompiledSchema, compileTrustedSchema, compileUntrustedSchema, renderSchemaError } from "./json-schema.ts";
-import { type LayerContext, executorOf } from "./layer.ts";
+import { type CompiledSchema, type SchemaError, compileTrustedSchema, compileUntrustedSchema, renderSchemaError } from "./json-schema.ts";
+import { type ChildSchemaMemo, type LayerContext, executorOf } from "./layer.ts";
 import { isRecord } from "../integrity/value.ts";
+import { sha256Hex } from "../integrity/digest.ts";
 
 /** Chain findings for the tools in scope (whose own links, or whose chains further down, break). */
 export function checkChains(scope: readonly Tool[], inScope: (tool: Tool) => boolean, ctx: LayerContext): Finding[] {
@@ -37,13 +39,16 @@ type ParentSchemas =
   | { kind: "invalid"; findings: Finding[] }
   | { kind: "ok"; entries: ChildEntry[] };
 
-/** One child_schemas entry; its schema compiles the first time a child matches it. */
+/** One child_schemas entry; its schema compiles the first time a child matches it (and the memo misses). */
 interface ChildEntry {
   match: Record<string, unknown>;
   raw: unknown;
   index: number;
   compiled?: CompiledSchema | { ok: false; finding: Finding };
+  /** Digest of the memo's salt, the trust the schema compiles with and its exact text; null when it has no text. */
+  memoKey?: string | null;
 }
+
 
 /** child_schemas findings for every parent -> child pair where either side is in scope. */
 export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) => boolean, ctx: LayerContext): Finding[] {
@@ -79,16 +84,16 @@ export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) =>
       out.push(toolFinding(child, "child-schema/no-match", at, `no child_schemas entry of executor ${parent.id} matches ${child.id} (it accepts ${options || "nothing"})`, `use an executor meant for ${child.type ? `${child.type} tools` : "this kind of tool"}, or add a matching entry to ${parent.id}`));
       continue;
     }
-    entry.compiled ??= compileEntry(parent, entry);
-    if (!entry.compiled.ok) {
+    const judged = judgeChild(parent, entry, child, ctx.childSchemaMemo);
+    if (!judged.ok) {
       if (!reported.has(parent) && inScope(parent)) {
         reported.add(parent);
-        out.push(entry.compiled.finding);
+        out.push(judged.finding);
       }
       continue;
     }
     const seen = new Set<string>();
-    for (const error of entry.compiled.validate(linkDocument(child))) {
+    for (const error of judged.errors) {
       const message = renderSchemaError(error);
       if (seen.has(message)) continue;
       seen.add(message);
@@ -98,18 +103,82 @@ export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) =>
   return out;
 }
 
+/**
+ * What the entry's schema says of the child's link document, or the entry's compile failure. A
+ * remembered verdict is served without compiling: a key can only hold one once the same schema,
+ * compiled the same way by the same kiwi, judged the same document. Failures are never remembered.
+ */
+function judgeChild(parent: Tool, entry: ChildEntry, child: Tool, memo: ChildSchemaMemo | undefined): { ok: true; errors: readonly SchemaError[] } | { ok: false; finding: Finding } {
+  const doc = linkDocument(child);
+  const key = memo ? pairKey(memo, parent, entry, doc) : undefined;
+  const known = key === undefined ? undefined : memo!.get(key);
+  if (known) return { ok: true, errors: known };
+  entry.compiled ??= compileEntry(parent, entry);
+  if (!entry.compiled.ok) return entry.compiled;
+  const errors = entry.compiled.validate(doc);
+  if (key !== undefined) memo!.set(key, errors);
+  return { ok: true, errors };
+}
+
 /** A project tool's own child_schemas, every entry compiled (children or not), for its invalid schemas. */
-export function checkOwnChildSchemas(tool: Tool): Finding[] {
+export function checkOwnChildSchemas(tool: Tool, memo?: ChildSchemaMemo): Finding[] {
   if (tool.form === "builtin" || tool.childSchemas === undefined || tool.childSchemas === null) return [];
   const schemas = compileParent(tool);
   if (schemas.kind === "invalid") return schemas.findings;
   if (schemas.kind !== "ok") return [];
   const out: Finding[] = [];
   for (const entry of schemas.entries) {
+    // A schema that compiled before compiles again; one that did not is compiled for its finding.
+    const key = memo ? entryKey(memo, tool, entry) : undefined;
+    if (key !== undefined && memo!.get(key)) continue;
     const compiled = compileEntry(tool, entry);
     if (!compiled.ok) out.push(compiled.finding);
+    else if (key !== undefined) memo!.set(key, []);
   }
   return out;
+}
+
+/** The memo key of an entry's schema (see ChildSchemaMemo), or undefined when it has no exact text. */
+function entryKey(memo: ChildSchemaMemo, parent: Tool, entry: ChildEntry): string | undefined {
+  if (entry.memoKey === undefined) {
+    const text = exactText(entry.raw);
+    entry.memoKey = text === undefined ? null : sha256Hex(`${memo.salt}\0${parent.form === "builtin" ? "trusted" : "untrusted"}\0${text}`);
+  }
+  return entry.memoKey ?? undefined;
+}
+
+function pairKey(memo: ChildSchemaMemo, parent: Tool, entry: ChildEntry, doc: unknown): string | undefined {
+  const schema = entryKey(memo, parent, entry);
+  const text = schema === undefined ? undefined : exactText(doc);
+  return text === undefined ? undefined : sha256Hex(`${schema}\0${text}`);
+}
+
+/** Most values one memo key text may hold; past it the pair is judged afresh (aliases can multiply a document). */
+const EXACT_TEXT_BUDGET = 200_000;
+
+/**
+ * The value's JSON text (key order kept: ajv reports errors in that order) when that text tells it
+ * apart from every other value ajv could see, else undefined: JSON.stringify folds -0 into 0,
+ * NaN and Infinity into null and drops undefined, and a class instance, a cycle or a huge value
+ * has no faithful text. Such values (never seen in practice) are simply judged afresh.
+ */
+export function exactText(value: unknown): string | undefined {
+  let budget = EXACT_TEXT_BUDGET;
+  const plain = (v: unknown, depth: number): boolean => {
+    if (--budget < 0 || depth > 512) return false;
+    if (v === null || typeof v === "string" || typeof v === "boolean") return true;
+    if (typeof v === "number") return Number.isFinite(v) && !Object.is(v, -0);
+    if (typeof v !== "object") return false;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) if (!(i in v) || !plain(v[i], depth + 1)) return false;
+      return true;
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return false;
+    for (const key in v) if (!plain((v as Record<string, unknown>)[key], depth + 1)) return false;
+    return true;
+  };
+  return plain(value, 0) ? JSON.stringify(value) : undefined;
 }
 
 /** Compiles an entry's schema: built-ins ship with kiwi (and are tested); a project's are untrusted. */

@@ -8,7 +8,7 @@ import { indexTools } from "../resolve/chain.ts";
 import { buildParametersSchema } from "./parameters.ts";
 import { checkChains, checkChildSchemas, checkOwnChildSchemas } from "./chain-layer.ts";
 import { toolFinding } from "../findings/finding.ts";
-import type { LayerContext } from "./layer.ts";
+import type { ChildSchemaMemo, LayerContext } from "./layer.ts";
 import { ruleInfo } from "../findings/rules.ts";
 import { checkMagray } from "./magray.ts";
 import { checkPackages } from "./packages.ts";
@@ -27,6 +27,8 @@ export interface CheckOptions {
   only?: readonly string[];
   /** Interpreter verdicts for script entry points (from syntax-io.ts), when already known. */
   syntax?: SyntaxResults;
+  /** Remembered child_schemas verdicts (child-schema-memo-io.ts): pairs judged before never load ajv. */
+  childSchemaMemo?: ChildSchemaMemo;
 }
 
 export interface CheckResult {
@@ -53,19 +55,17 @@ export function resolveScope(project: Project, only?: readonly string[]): Scope 
     return { tools: [...project.tools], has: () => true, hasFile: () => true, unmatched: [] };
   }
   const wanted = only.map((p) => p.replace(/\\/g, "/").replace(/^\.\/+/, "").replace(/\/+$/, ""));
-  const under = (path: string, dir: string) => dir === "" || dir === "." || path === dir || path.startsWith(`${dir}/`);
-  const matches = (tool: Tool, w: string) => {
-    if (tool.id === w) return true;
-    if (tool.form === "builtin") return false;
-    if (under(tool.manifestFile, w)) return true;
-    // A path inside a directory tool selects the tool.
-    return tool.form === "directory" && tool.root !== "" && under(w, tool.root);
-  };
   const selected = new Set<Tool>();
   const used = new Set<string>();
+  // Each tool's fields are read once, not once per target: this loop runs over every tool of the
+  // project for a staged check of one.
   for (const tool of project.tools) {
+    const builtin = tool.form === "builtin";
+    const manifest = tool.manifestFile;
+    // A path inside a directory tool selects the tool.
+    const root = tool.form === "directory" ? tool.root : "";
     for (const w of wanted) {
-      if (matches(tool, w)) {
+      if (tool.id === w || (!builtin && (under(manifest, w) || (root !== "" && under(w, root))))) {
         selected.add(tool);
         used.add(w);
       }
@@ -89,6 +89,7 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
     index: indexTools(project.tools),
     strict: options.strict === true,
     escapedPaths: new Set(project.findings.filter((f) => f.rule === "security/symlink-escape").map((f) => f.file)),
+    childSchemaMemo: options.childSchemaMemo,
   };
   const findings: Finding[] = project.findings.filter((f) => scope.hasFile(f.file));
   for (const tool of scope.tools) {
@@ -100,7 +101,7 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
     findings.push(...checkPackages(tool));
     findings.push(...checkMagray(tool, ctx));
     findings.push(...buildParametersSchema(tool).findings);
-    findings.push(...checkOwnChildSchemas(tool));
+    findings.push(...checkOwnChildSchemas(tool, options.childSchemaMemo));
   }
   findings.push(...duplicateIds(project.tools, scope));
   findings.push(...checkChains(scope.tools, scope.has, ctx));
@@ -115,13 +116,22 @@ export function withFindings(result: CheckResult, extra: readonly Finding[], opt
   return { ...merged, toolsChecked: result.toolsChecked, unmatched: result.unmatched };
 }
 
+/** `path` is `dir` or inside it ("" and "." hold everything); no string is built (it runs per tool and target). */
+function under(path: string, dir: string): boolean {
+  if (dir === "" || dir === ".") return true;
+  return path.startsWith(dir) && (path.length === dir.length || path.charCodeAt(dir.length) === 47 /* "/" */);
+}
+
 function duplicateIds(tools: readonly Tool[], scope: Scope): Finding[] {
+  // Only ids of tools in scope can be reported: a staged check of one tool groups one id, not all.
+  const ids = new Set<string>();
+  for (const tool of scope.tools) if (tool.form !== "builtin") ids.add(tool.id);
   const byId = new Map<string, Tool[]>();
   for (const tool of tools) {
-    if (tool.form === "builtin") continue;
-    const list = byId.get(tool.id) ?? [];
-    list.push(tool);
-    byId.set(tool.id, list);
+    if (tool.form === "builtin" || !ids.has(tool.id)) continue;
+    const list = byId.get(tool.id);
+    if (list) list.push(tool);
+    else byId.set(tool.id, [tool]);
   }
   const out: Finding[] = [];
   for (const [id, list] of byId) {

@@ -98,6 +98,28 @@ function findingText(e: SchemaError): string {
   }
 }
 
+const isStr = (v: unknown) => typeof v === "string";
+const isNum = (v: unknown) => typeof v === "number";
+
+/** The numeric contracts, in the order their checks run; one table, not closures built per property. */
+const LIMITS: readonly {
+  key: string;
+  applies: (v: unknown) => boolean;
+  measure: (v: never) => number;
+  fails: (n: number, lim: number) => boolean;
+  message: (lim: number) => string;
+  params: (lim: number) => Record<string, unknown>;
+}[] = [
+  { key: "minLength", applies: isStr, measure: (s: string) => codePoints(s), fails: (n, l) => n < l, message: (l) => `must NOT have fewer than ${l} characters`, params: (l) => ({ limit: l }) },
+  { key: "maxLength", applies: isStr, measure: (s: string) => codePoints(s), fails: (n, l) => n > l, message: (l) => `must NOT have more than ${l} characters`, params: (l) => ({ limit: l }) },
+  { key: "minItems", applies: Array.isArray, measure: (a: unknown[]) => a.length, fails: (n, l) => n < l, message: (l) => `must NOT have fewer than ${l} items`, params: (l) => ({ limit: l }) },
+  { key: "maxItems", applies: Array.isArray, measure: (a: unknown[]) => a.length, fails: (n, l) => n > l, message: (l) => `must NOT have more than ${l} items`, params: (l) => ({ limit: l }) },
+  { key: "minimum", applies: isNum, measure: (n: number) => n, fails: (n, l) => !(n >= l), message: (l) => `must be >= ${l}`, params: (l) => ({ comparison: ">=", limit: l }) },
+  { key: "maximum", applies: isNum, measure: (n: number) => n, fails: (n, l) => !(n <= l), message: (l) => `must be <= ${l}`, params: (l) => ({ comparison: "<=", limit: l }) },
+  { key: "exclusiveMinimum", applies: isNum, measure: (n: number) => n, fails: (n, l) => !(n > l), message: (l) => `must be > ${l}`, params: (l) => ({ comparison: ">", limit: l }) },
+  { key: "exclusiveMaximum", applies: isNum, measure: (n: number) => n, fails: (n, l) => !(n < l), message: (l) => `must be < ${l}`, params: (l) => ({ comparison: "<", limit: l }) },
+];
+
 /**
  * The checks of one property, or undefined when it is outside the subset. With `screen`, a pattern
  * the regex screen refuses or the linear-time engine cannot run is outside it (exec then uses ajv,
@@ -121,29 +143,14 @@ function compileProperty(prop: Record<string, unknown>, screen: boolean): Check[
       if (!allowed.some((a) => jsonEqual(a, v))) errors.push({ instancePath: at, keyword: "enum", params: { allowedValues: allowed }, message: "must be equal to one of the allowed values" });
     });
   }
-  const limit = (key: string, applies: (v: unknown) => boolean, measure: (v: never) => number, fails: (n: number, lim: number) => boolean, message: (lim: number) => string, params: (lim: number) => Record<string, unknown>) => {
+  for (const { key, applies, measure, fails, message, params } of LIMITS) {
     const lim = prop[key];
-    if (lim === undefined) return true;
-    if (typeof lim !== "number" || !Number.isFinite(lim)) return false;
+    if (lim === undefined) continue;
+    if (typeof lim !== "number" || !Number.isFinite(lim)) return undefined;
     checks.push((v, at, errors) => {
       if (applies(v) && fails(measure(v as never), lim)) errors.push({ instancePath: at, keyword: key, params: params(lim), message: message(lim) });
     });
-    return true;
-  };
-  const isStr = (v: unknown) => typeof v === "string";
-  const isNum = (v: unknown) => typeof v === "number";
-  const length = (s: string) => codePoints(s);
-  const ok = [
-    limit("minLength", isStr, length, (n, l) => n < l, (l) => `must NOT have fewer than ${l} characters`, (l) => ({ limit: l })),
-    limit("maxLength", isStr, length, (n, l) => n > l, (l) => `must NOT have more than ${l} characters`, (l) => ({ limit: l })),
-    limit("minItems", Array.isArray, (a: unknown[]) => a.length, (n, l) => n < l, (l) => `must NOT have fewer than ${l} items`, (l) => ({ limit: l })),
-    limit("maxItems", Array.isArray, (a: unknown[]) => a.length, (n, l) => n > l, (l) => `must NOT have more than ${l} items`, (l) => ({ limit: l })),
-    limit("minimum", isNum, (n: number) => n, (n, l) => !(n >= l), (l) => `must be >= ${l}`, (l) => ({ comparison: ">=", limit: l })),
-    limit("maximum", isNum, (n: number) => n, (n, l) => !(n <= l), (l) => `must be <= ${l}`, (l) => ({ comparison: "<=", limit: l })),
-    limit("exclusiveMinimum", isNum, (n: number) => n, (n, l) => !(n > l), (l) => `must be > ${l}`, (l) => ({ comparison: ">", limit: l })),
-    limit("exclusiveMaximum", isNum, (n: number) => n, (n, l) => !(n < l), (l) => `must be < ${l}`, (l) => ({ comparison: "<", limit: l })),
-  ];
-  if (ok.includes(false)) return undefined;
+  }
   if (prop.pattern !== undefined) {
     // The screen and the linear-time engine (re2js) load only for a schema with a pattern: a call
     // of a tool without one (nearly all) should not pay for evaluating them at start-up.

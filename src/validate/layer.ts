@@ -2,6 +2,7 @@
 // and small shared helpers. Pure.
 import type { Tool } from "../manifest/model.ts";
 import type { ToolIndex } from "../resolve/chain.ts";
+import type { SchemaError } from "./json-schema.ts";
 import { escapePointer } from "../integrity/canonical.ts";
 
 export interface LayerContext {
@@ -10,6 +11,8 @@ export interface LayerContext {
   strict: boolean;
   /** Project-relative paths discovery reported as symbolic links leaving their tool. */
   escapedPaths: ReadonlySet<string>;
+  /** child_schemas verdicts remembered across runs (injected; none means every pair is compiled and judged). */
+  childSchemaMemo?: ChildSchemaMemo;
 }
 
 /** The direct executor tool, when it exists. */
@@ -35,3 +38,15 @@ export function normalizeRel(path: string): string {
     .join("/");
 }
 
+/**
+ * Verdicts of child_schemas remembered across runs, so a check whose parent/child pairs were all
+ * judged before never loads ajv. Keys are digests of `salt` (kiwi's version and the memo format),
+ * whether the schema is kiwi's own, the schema's exact text and, for a pair, the child's link
+ * document; the value is what ajv returned. An entry's own key holds [] once its schema compiled.
+ */
+export interface ChildSchemaMemo {
+  readonly salt: string;
+  /** Remembered errors for a key (validated: anything malformed reads as absent). */
+  get(key: string): readonly SchemaError[] | undefined;
+  set(key: string, errors: readonly SchemaError[]): void;
+}

@@ -1,9 +1,9 @@
 // `kiwi check` through the compiled binary: the fixture tree of every tool type and form, the
 // three output formats, scoping to paths, --strict, and exit codes.
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT, runKiwi } from "../helpers/kiwi.ts";
+import { REPO_ROOT, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
@@ -213,4 +213,34 @@ describe("kiwi check: untrusted patterns", () => {
     expect(findings[1]!.message).toContain('must match pattern "^a*a*a*$"');
     expect(findings[2]!.message).toContain("linear-time engine, which has no lookaround or backreferences");
   }, 120_000);
+});
+
+describe("kiwi check: remembered child_schemas verdicts", () => {
+  test("a second run, served from the cache, prints exactly what the first did; a damaged memo is judged afresh", async () => {
+    const root = makeProject({
+      ".ai/tools/rt.yaml": "tool_id: rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: ruby }\nvalidation:\n  child_schemas:\n    - match: { tool_type: script }\n      schema: { type: object, properties: { config: { type: object, additionalProperties: false, properties: { entrypoint: { type: string }, label: { type: string, pattern: '^[a-z]+$' } } } } }\n    - match: { tool_type: api }\n      schema: { type: 12 }\n",
+      ".ai/tools/rb/tool.yaml": "tool_id: rb\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig:\n  entrypoint: main.rb\n  label: Not A Slug\n  extra: 1\n",
+      ".ai/tools/rb/main.rb": "puts 1\n",
+      ".ai/tools/py/tool.yaml": "tool_id: py\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.sh\n",
+      ".ai/tools/py/main.sh": "echo 1\n",
+    });
+    const env = hermeticEnv();
+    const memo = join(env.KIWI_CACHE_DIR!, "check", "child-schemas-v1.json");
+    const first = await runKiwi(["check", "--json"], { cwd: root, env });
+    expect(first.exitCode).toBe(1);
+    expect(first.stderr).toBe("");
+    expect(JSON.parse(first.stdout).findings.map((f: { rule: string; file: string; pointer: string }) => [f.rule, f.file, f.pointer])).toEqual([
+      ["child-schema/mismatch", ".ai/tools/py/tool.yaml", "/config/entrypoint"],
+      ["child-schema/mismatch", ".ai/tools/rb/tool.yaml", "/config"],
+      ["child-schema/mismatch", ".ai/tools/rb/tool.yaml", "/config/label"],
+      ["child-schema/invalid", ".ai/tools/rt.yaml", "/validation/child_schemas/1/schema/type"],
+    ]);
+    expect(existsSync(memo)).toBe(true);
+    expect(await runKiwi(["check", "--json"], { cwd: root, env })).toEqual(first);
+    const human = await runKiwi(["check"], { cwd: root, env: hermeticEnv() });
+    const warmHuman = await runKiwi(["check"], { cwd: root, env });
+    expect([warmHuman.exitCode, warmHuman.stdout]).toEqual([human.exitCode, human.stdout]);
+    writeFileSync(memo, readFileSync(memo, "utf8").replace('"message":"', '"message":"x'));
+    expect(await runKiwi(["check", "--json"], { cwd: root, env })).toEqual(first);
+  });
 });

@@ -75,6 +75,20 @@ describe("kiwi lock", () => {
     expect(listFiles(root).includes("tool.lock.json")).toBe(false);
   });
 
+  test("its check remembers child_schemas verdicts for the next check, and a remembered rejection stops it the same way", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    expect((await k.run(["lock"])).exitCode).toBe(0);
+    const memo = join(k.cache, "check", "child-schemas-v1.json");
+    expect(Object.keys(JSON.parse(readFileSync(memo, "utf8").split("\n")[1]!).entries).length).toBeGreaterThan(0);
+    const manifest = join(root, ".ai/tools/dp/tool.yaml");
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace("entrypoint: main.py", "entrypoint: main.rb"));
+    const fresh = await k.run(["lock"]);
+    expect([fresh.exitCode, fresh.stdout]).toEqual([1, ""]);
+    expect(fresh.stderr).toContain('.ai/tools/dp/tool.yaml:6:3  error  child-schema/mismatch  executor python_runtime rejects this manifest (child_schemas entry 0): /config/entrypoint must match pattern "\\.py$"');
+    expect(await k.run(["lock"])).toEqual(fresh);
+  });
+
   test.each([
     ["truncated", (t: string) => t.slice(0, 300), /tool\.lock\.json: the file is truncated/],
     ["from a newer kiwi", (t: string) => t.replace('"lockfileVersion": 1', '"lockfileVersion": 2'), /written by a newer kiwi/],
