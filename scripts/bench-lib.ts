@@ -81,10 +81,10 @@ export async function runSeries(name: string, times: number, argv: string[], env
  * Runs several commands `times` times each, interleaved round by round (one untimed warm-up each),
  * so a change in the machine's load hits all alike; prints one line per command, in order.
  */
-export async function runInterleaved(cases: { name: string; argv: string[] }[], times: number, env: () => Record<string, string>, cwd: string): Promise<SeriesRow[]> {
-  for (const c of cases) await measureProcess(c.argv, env(), cwd);
+export async function runInterleaved(cases: { name: string; argv: string[]; env?: Record<string, string> }[], times: number, env: () => Record<string, string>, cwd: string): Promise<SeriesRow[]> {
+  for (const c of cases) await measureProcess(c.argv, c.env ?? env(), cwd);
   const samples = cases.map(() => [] as Sample[]);
-  for (let i = 0; i < times; i++) for (const [j, c] of cases.entries()) samples[j]!.push(await measureProcess(c.argv, env(), cwd));
+  for (let i = 0; i < times; i++) for (const [j, c] of cases.entries()) samples[j]!.push(await measureProcess(c.argv, c.env ?? env(), cwd));
   return cases.map((c, j) => printRow(c.name, samples[j]!));
 }
 

@@ -8,7 +8,7 @@
 // Build first: `bun run build`.
 //   bun run scripts/bench-staged.ts [--count 1000] [--runs 21] [--keep] [--kiwi path] [--base path]
 // --base adds another kiwi binary's staged check (e.g. the commit before a change) to the same rounds.
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { RACY_MARGIN_MS } from "../src/cache/stat-cache-io.ts";
 import { relative } from "node:path";
 import { tmpdir } from "node:os";
@@ -74,6 +74,11 @@ try {
   const hello = helloWorldBinary(work);
   // The first check of a staged state: the memo removed before each run (by a shell, ~1 ms), all else warm.
   const memoDir = join(env.KIWI_CACHE_DIR!, "check", "staged");
+  // The base binary gets a copy of the warm cache: sharing one, the two would evict each other's
+  // staged memo (one slot per project) and every "warm" row would be a first check.
+  const baseEnv = { ...env, KIWI_CACHE_DIR: join(work, "cache-base") };
+  if (baseKiwi) cpSync(env.KIWI_CACHE_DIR!, baseEnv.KIWI_CACHE_DIR, { recursive: true });
+  const baseMemoDir = join(baseEnv.KIWI_CACHE_DIR, "check", "staged");
   const [floor, startup, gitList, full, staged, files, miss, ...before] = await runInterleaved(
     [
       { name: "baseline: hello-world compiled Bun binary", argv: [hello] },
@@ -85,9 +90,9 @@ try {
       { name: "kiwi check --staged (first check: memo removed)", argv: ["sh", "-c", 'rm -rf "$1" && exec "$2" check --staged', "sh", memoDir, kiwi] },
       ...(baseKiwi
         ? [
-            { name: "base: kiwi check --staged", argv: [baseKiwi, "check", "--staged"] },
-            { name: "base: kiwi check --staged <file>", argv: [baseKiwi, "check", "--staged", changed, "tool.lock.json"] },
-            { name: "base: first check (memo removed)", argv: ["sh", "-c", 'rm -rf "$1" && exec "$2" check --staged', "sh", memoDir, baseKiwi] },
+            { name: "base: kiwi check --staged", argv: [baseKiwi, "check", "--staged"], env: baseEnv },
+            { name: "base: kiwi check --staged <file>", argv: [baseKiwi, "check", "--staged", changed, "tool.lock.json"], env: baseEnv },
+            { name: "base: first check (memo removed)", argv: ["sh", "-c", 'rm -rf "$1" && exec "$2" check --staged', "sh", baseMemoDir, baseKiwi], env: baseEnv },
           ]
         : []),
     ],
