@@ -12,6 +12,7 @@ import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { parseLockfileMemo, readLockfileMemo } from "../exec/chain-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
+import { editedToolIds } from "../lockfile/tool-blocks.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/check-project.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
@@ -68,7 +69,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
     return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), fromIndex }, unstaged }, memorable };
   }
   // A staged lockfile is judged where it changed since HEAD (or everywhere without history).
-  const edited = selected.lockfileChanged ? editedEntries(text!, await headLock) : [];
+  const edited = selected.lockfileChanged ? editedToolIds(text!, await headLock) : [];
   const scope = edited === "all" ? project.tools : [...new Set([...judged, ...project.tools.filter((t) => edited.includes(t.id))])];
   const extra = edited === "all" ? Object.keys(lock.tools) : [...selected.gone, ...edited];
   const diff = compareEntries(project, scope, lock, extra, options);
@@ -140,25 +141,6 @@ function readHeadLockfile(root: string, top: string, env: GitEnv): Promise<strin
   });
   text.catch(() => undefined); // awaited only when the lockfile could be read; judged there
   return text;
-}
-
-/**
- * Ids whose lockfile entry differs between HEAD and the lockfile being committed: what a relock
- * (or a hand edit, or a merge) touched. "all" when there is no HEAD copy to compare with (no
- * repository, no HEAD, or none in it).
- */
-function editedEntries(committed: string, head: string | undefined): string[] | "all" {
-  if (head === undefined) return "all";
-  // Entry identity only, so plain JSON is enough here; the committed copy was fully parsed already.
-  let before: Record<string, unknown>;
-  try {
-    before = (JSON.parse(head) as { tools?: Record<string, unknown> }).tools ?? {};
-  } catch {
-    return "all";
-  }
-  const after = (JSON.parse(committed) as { tools?: Record<string, unknown> }).tools ?? {};
-  const ids = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...ids].filter((id) => JSON.stringify(before[id]) !== JSON.stringify(after[id])).sort();
 }
 
 interface CommittedLock {
