@@ -3,6 +3,7 @@
 // (with the interpreter syntax checks), and judge their lockfile entries against the tree. The
 // lockfile is read as it will be committed (git's index) when its working copy differs.
 import { isAbsolute, join, relative, sep } from "node:path";
+import { tempName } from "../cache/cache-layout.ts";
 import { loadStatCache } from "../cache/stat-cache-io.ts";
 import { KiwiError } from "../errors.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
@@ -16,7 +17,7 @@ import { editedToolIds } from "../lockfile/tool-blocks.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/check-project.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
-import { type GitEnv, runGit, runGitAsync } from "../hook/git-io.ts";
+import { type GitEnv, runGit, runGitLargeAsync } from "../hook/git-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
 import { selectAffected } from "../hook/staged.ts";
 
@@ -56,7 +57,7 @@ export interface Repo {
 export async function checkProjectChanges(root: string, paths: string[], repo: Repo | undefined, options: FreshOptions): Promise<{ verdict: StagedVerdict; memorable: boolean }> {
   const top = repo?.top;
   // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read.
-  const headLock = paths.includes(LOCKFILE_NAME) && top !== undefined ? readHeadLockfile(root, top, options.env) : undefined;
+  const headLock = paths.includes(LOCKFILE_NAME) && top !== undefined ? readHeadLockfile(root, top, options.env, options.cacheDir) : undefined;
   const project = readProject(root, { cacheDir: options.cacheDir });
   const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, lock);
@@ -132,10 +133,14 @@ function compareEntries(project: Project, scope: readonly Tool[], lock: Lockfile
   return diffLockfiles({ ...lock, tools: before }, { ...lock, tools: after });
 }
 
-/** HEAD's copy of the project's lockfile; undefined when HEAD has none (or there is no HEAD yet). */
-function readHeadLockfile(root: string, top: string, env: GitEnv): Promise<string | undefined> {
+/**
+ * HEAD's copy of the project's lockfile; undefined when HEAD has none (or there is no HEAD yet).
+ * Through a file in the cache: the staged check reads the tree synchronously for tens of ms, and
+ * through a pipe git would wait on it after the first 64 KB (~3.5 ms to drain at the await).
+ */
+function readHeadLockfile(root: string, top: string, env: GitEnv, cacheDir: string): Promise<string | undefined> {
   const rel = relative(top, join(root, LOCKFILE_NAME)).split(sep).join("/");
-  const text = runGitAsync(root, ["show", `HEAD:${rel}`], env).catch((error) => {
+  const text = runGitLargeAsync(root, ["show", `HEAD:${rel}`], env, join(cacheDir, "check", "staged", tempName("head-lock", process.pid, Math.random().toString(36).slice(2, 10)))).catch((error) => {
     if (error instanceof KiwiError && error.code === "E_GIT") return undefined;
     throw error;
   });

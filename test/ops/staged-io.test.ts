@@ -88,6 +88,20 @@ describe("kiwi check --staged (library)", () => {
     expect(p!.lock.diff!.removed.map((c) => c.id)).toEqual(["web"]);
   });
 
+  test("judges the entries a hand edit of the staged lockfile touched, beside the changed tool", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    await relock(root);
+    const lockPath = join(root, "tool.lock.json");
+    const relocked = readFileSync(lockPath, "utf8");
+    const web = /"web": \{[^}]*"integrity": "(sha256:[0-9a-f]{64})"/.exec(relocked)!;
+    writeFileSync(lockPath, relocked.replace(web[1]!, `sha256:${"0".repeat(64)}`));
+    git(root, ["add", "-A"], env);
+    const [p] = await staged(root);
+    expect(p!.lock.status).toBe("stale");
+    expect(p!.lock.diff!.changed.map((c) => c.id)).toEqual(["web"]);
+  });
+
   test("reports a staged manifest that no longer parses as an error on its file", async () => {
     const root = await lockedRepo();
     writeFileSync(join(root, ".ai/tools/web.yaml"), "tool_id: [web\n");
