@@ -98,10 +98,15 @@ async function validate(project: Project, judged: Tool[], paths: readonly string
   return { check: { ...withFindings(base, syntaxFindings(requests, verdicts), { strict: options.strict }), unmatched: [] }, memorable };
 }
 
+/** At most this many files (and bytes) of judged tools are hashed without the stat cache. */
+const DIRECT_HASH_FILES = 64;
+const DIRECT_HASH_BYTES = 1 << 20;
+
 /**
  * The entries the tree would give the scope's tools, against the lockfile's entries for them (and
  * for `extra` ids, such as tools whose source was deleted). Only those tools are hashed, through
- * the stat cache, which is read but never saved here (a partial run must not shrink it).
+ * the stat cache when they are many, which is read but never saved here (a partial run must not
+ * shrink it).
  */
 function compareEntries(project: Project, scope: readonly Tool[], lock: Lockfile, extra: readonly string[], options: FreshOptions): LockDiff {
   const executors = new Map<string, Tool>();
@@ -111,8 +116,13 @@ function compareEntries(project: Project, scope: readonly Tool[], lock: Lockfile
     const executor = tool.executor ? executors.get(tool.executor.id) : undefined;
     if (executor) wanted.add(executor);
   }
-  const statCache = loadStatCache(options.cacheDir, project.root, options.now());
-  const hashed = hashProjectTools({ ...project, tools: project.tools.filter((t) => wanted.has(t)) }, { statCache });
+  const tools = project.tools.filter((t) => wanted.has(t));
+  // The stat cache pays off over many files; a commit's few tools are cheaper to hash than the
+  // cache is to load (~330 KB of JSON for 1,000 tools), and hashing is always right.
+  const files = tools.reduce((n, t) => n + t.files.length, 0);
+  const bytes = tools.reduce((n, t) => t.files.reduce((m, f) => m + f.size, n), 0);
+  const statCache = files <= DIRECT_HASH_FILES && bytes <= DIRECT_HASH_BYTES ? undefined : loadStatCache(options.cacheDir, project.root, options.now());
+  const hashed = hashProjectTools({ ...project, tools }, { statCache });
   const byId = new Map<string, HashedTool>();
   for (const h of hashed) if (!byId.has(h.tool.id)) byId.set(h.tool.id, h);
   const after: Record<string, LockedTool> = {};

@@ -102,6 +102,24 @@ describe("kiwi check --staged (library)", () => {
     expect(p!.lock.diff!.changed.map((c) => c.id)).toEqual(["web"]);
   });
 
+  test("judges a tool of many files as a tool of few (through the stat cache, not around it)", async () => {
+    const root = await lockedRepo();
+    const files = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`.ai/tools/big/data/f${i}.txt`, `file ${i}\n`]));
+    writeTree(root, { ...files, ".ai/tools/big/tool.yaml": "tool_id: big\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig:\n  entrypoint: run.sh\n", ".ai/tools/big/run.sh": "echo big\n" });
+    await relock(root);
+    git(root, ["add", "-A"], env);
+    git(root, ["commit", "-q", "-m", "big"], env);
+    appendFileSync(join(root, ".ai/tools/big/data/f7.txt"), "more\n");
+    git(root, ["add", "-A"], env);
+    const [stale] = await staged(root);
+    expect(stale!.lock.status).toBe("stale");
+    expect(stale!.lock.diff!.changed.map((c) => [c.id, c.files.map((f) => [f.path, f.kind])])).toEqual([["big", [["data/f7.txt", "changed"]]]]);
+    await relock(root);
+    git(root, ["add", "-A"], env);
+    const [fresh] = await staged(root);
+    expect(fresh!.lock.status).toBe("fresh");
+  });
+
   test("reports a staged manifest that no longer parses as an error on its file", async () => {
     const root = await lockedRepo();
     writeFileSync(join(root, ".ai/tools/web.yaml"), "tool_id: [web\n");
