@@ -98,6 +98,8 @@ describe("running git for a large output through a file", () => {
     ["UTF-8 text", "é-tool ✓ \u{1F95D}\n"],
     ["a leading byte-order mark (dropped, as from a pipe)", new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d, 0x0a])],
     ["bytes that are not UTF-8", new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0xc3])],
+    ["overlong, surrogate and cut-off UTF-8 sequences", new Uint8Array([0xc0, 0x80, 0x41, 0xed, 0xa0, 0x80, 0x42, 0xe2, 0x82, 0x43, 0xf0, 0x9f, 0x98])],
+    ["a byte-order mark not at the start (kept)", new Uint8Array([0x41, 0xef, 0xbb, 0xbf, 0x42])],
   ])("gives what runGitAsync gives for %s, and leaves nothing in its folder", async (_, bytes) => {
     const repo = committed({ "f.txt": bytes });
     const dir = join(makeTemp("kiwi-spill-"), "check", "staged");
