@@ -1,6 +1,6 @@
 // Asks git (the real binary) where things are and what is staged. Every git call in kiwi goes
 // through runGit so a missing git or a non-repository gives one clear error.
-import { lstatSync, readFileSync, statSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, unlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { type GitStatus, parseGitStatus } from "./git-status.ts";
@@ -121,6 +121,50 @@ export async function runGitAsync(cwd: string, args: string[], env?: GitEnv): Pr
   const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (exitCode !== 0) throw gitFailure(cwd, args, stderr, exitCode);
   return stdout;
+}
+
+/**
+ * runGitAsync for a large output (HEAD's ~500 KB lockfile): git writes it into a file instead of a
+ * pipe, which holds 64 KB and would stall git until kiwi, busy with its own work, drained it. The
+ * file is created at `scratch`, a fresh temp path (exclusive, owner-only, its folder made), and
+ * unlinked before git starts, so nothing is left behind even if kiwi is killed; its text is read
+ * only after git exits 0. Where `scratch` cannot be created, this is runGitAsync.
+ */
+export async function runGitLargeAsync(cwd: string, args: string[], env: GitEnv | undefined, scratch: string): Promise<string> {
+  let fd: number;
+  try {
+    mkdirSync(dirname(scratch), { recursive: true });
+    fd = openSync(scratch, "wx+", 0o600);
+    try {
+      unlinkSync(scratch);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  } catch {
+    return runGitAsync(cwd, args, env);
+  }
+  try {
+    let proc: Bun.Subprocess<"ignore", number, "pipe">;
+    try {
+      proc = Bun.spawn(["git", ...args], { cwd, env: { ...(env ?? process.env), LC_ALL: "C" }, stdin: "ignore", stdout: fd, stderr: "pipe" });
+    } catch (error) {
+      throw cannotRunGit(cwd, error);
+    }
+    const [stderr, exitCode] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    if (exitCode !== 0) throw gitFailure(cwd, args, stderr, exitCode);
+    const bytes = new Uint8Array(fstatSync(fd).size);
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    // As Response.text() decodes runGitAsync's pipe: UTF-8, a leading BOM dropped, bad bytes as U+FFFD.
+    return new TextDecoder().decode(bytes.subarray(0, read));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function cannotRunGit(cwd: string, cause: unknown): KiwiError {

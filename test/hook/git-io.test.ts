@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, realpathSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { findWorkTree, movesWorkTree, resolveWorkTree } from "../../src/hook/git-io.ts";
+import { KiwiError } from "../../src/errors.ts";
+import { findWorkTree, movesWorkTree, resolveWorkTree, runGitAsync, runGitLargeAsync } from "../../src/hook/git-io.ts";
 import { makeTemp } from "../helpers/tree.ts";
 import { git, gitEnv, makeRepo } from "./git.ts";
 
@@ -67,5 +68,74 @@ describe("reading whether a repository config moves the work tree", () => {
     ["a comment", "[core]\n\t# worktree = /x\n\tbare = no ; not bare\n", false],
   ])("%s", (_, config, moves) => {
     expect(movesWorkTree(config)).toBe(moves);
+  });
+});
+
+/** What a promise settles to, as data: the text, or the error's code and message. */
+async function settled(run: Promise<string>): Promise<{ text: string } | { code: string; message: string }> {
+  try {
+    return { text: await run };
+  } catch (error) {
+    if (!(error instanceof KiwiError)) throw error;
+    return { code: error.code, message: error.message };
+  }
+}
+
+describe("running git for a large output through a file", () => {
+  /** A repository whose HEAD holds `files` (name -> bytes). */
+  function committed(files: Record<string, string | Uint8Array>): string {
+    const repo = realpathSync(makeRepo());
+    for (const [name, bytes] of Object.entries(files)) writeFileSync(join(repo, name), bytes);
+    git(repo, ["add", "-A"]);
+    git(repo, ["commit", "-q", "-m", "files"]);
+    return repo;
+  }
+  const big = `${"x".repeat(99)}\n`.repeat(6000); // 600 KB: far more than a pipe holds
+
+  test.each([
+    ["a 600 KB file", big],
+    ["an empty file", ""],
+    ["UTF-8 text", "é-tool ✓ \u{1F95D}\n"],
+    ["a leading byte-order mark (dropped, as from a pipe)", new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d, 0x0a])],
+    ["bytes that are not UTF-8", new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0xc3])],
+    ["overlong, surrogate and cut-off UTF-8 sequences", new Uint8Array([0xc0, 0x80, 0x41, 0xed, 0xa0, 0x80, 0x42, 0xe2, 0x82, 0x43, 0xf0, 0x9f, 0x98])],
+    ["a byte-order mark not at the start (kept)", new Uint8Array([0x41, 0xef, 0xbb, 0xbf, 0x42])],
+  ])("gives what runGitAsync gives for %s, and leaves nothing in its folder", async (_, bytes) => {
+    const repo = committed({ "f.txt": bytes });
+    const dir = join(makeTemp("kiwi-spill-"), "check", "staged");
+    const viaFile = await settled(runGitLargeAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo), join(dir, ".out.tmp")));
+    expect(viaFile).toEqual(await settled(runGitAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo))));
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test.each([
+    ["a path HEAD does not have", (repo: string) => repo, ["show", "HEAD:missing.txt"]],
+    ["a repository without commits", () => realpathSync(makeRepo()), ["show", "HEAD:f.txt"]],
+    ["a folder outside any repository", () => realpathSync(makeTemp("kiwi-norepo-")), ["show", "HEAD:f.txt"]],
+  ])("fails as runGitAsync fails for %s (E_GIT)", async (_, where, args) => {
+    const cwd = where(committed({ "f.txt": big }));
+    const env = { ...gitEnv(cwd), GIT_CEILING_DIRECTORIES: join(cwd, "..") };
+    const dir = join(makeTemp("kiwi-spill-"), "spill");
+    const viaFile = await settled(runGitLargeAsync(cwd, args, env, join(dir, ".out.tmp")));
+    expect(viaFile).toEqual(await settled(runGitAsync(cwd, args, env)));
+    expect(viaFile).toMatchObject({ code: "E_GIT" });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("fails as runGitAsync fails when git cannot be started", async () => {
+    const repo = committed({ "f.txt": "x" });
+    const env = { ...gitEnv(repo), PATH: makeTemp("kiwi-nogit-") };
+    const viaFile = await settled(runGitLargeAsync(repo, ["show", "HEAD:f.txt"], env, join(makeTemp("kiwi-spill-"), ".out.tmp")));
+    expect(viaFile).toEqual(await settled(runGitAsync(repo, ["show", "HEAD:f.txt"], env)));
+    expect(viaFile).toMatchObject({ code: "E_GIT" });
+  });
+
+  test("reads through a pipe when the file cannot be made: its folder is a file, or the path is taken", async () => {
+    const repo = committed({ "f.txt": big });
+    const taken = join(makeTemp("kiwi-spill-"), "file");
+    writeFileSync(taken, "not a folder");
+    expect(await runGitLargeAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo), join(taken, ".out.tmp"))).toBe(big);
+    expect(await runGitLargeAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo), taken)).toBe(big);
+    expect(readFileSync(taken, "utf8")).toBe("not a folder");
   });
 });

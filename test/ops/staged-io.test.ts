@@ -88,6 +88,38 @@ describe("kiwi check --staged (library)", () => {
     expect(p!.lock.diff!.removed.map((c) => c.id)).toEqual(["web"]);
   });
 
+  test("judges the entries a hand edit of the staged lockfile touched, beside the changed tool", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    await relock(root);
+    const lockPath = join(root, "tool.lock.json");
+    const relocked = readFileSync(lockPath, "utf8");
+    const web = /"web": \{[^}]*"integrity": "(sha256:[0-9a-f]{64})"/.exec(relocked)!;
+    writeFileSync(lockPath, relocked.replace(web[1]!, `sha256:${"0".repeat(64)}`));
+    git(root, ["add", "-A"], env);
+    const [p] = await staged(root);
+    expect(p!.lock.status).toBe("stale");
+    expect(p!.lock.diff!.changed.map((c) => c.id)).toEqual(["web"]);
+  });
+
+  test("judges a tool of many files as a tool of few (through the stat cache, not around it)", async () => {
+    const root = await lockedRepo();
+    const files = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`.ai/tools/big/data/f${i}.txt`, `file ${i}\n`]));
+    writeTree(root, { ...files, ".ai/tools/big/tool.yaml": "tool_id: big\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig:\n  entrypoint: run.sh\n", ".ai/tools/big/run.sh": "echo big\n" });
+    await relock(root);
+    git(root, ["add", "-A"], env);
+    git(root, ["commit", "-q", "-m", "big"], env);
+    appendFileSync(join(root, ".ai/tools/big/data/f7.txt"), "more\n");
+    git(root, ["add", "-A"], env);
+    const [stale] = await staged(root);
+    expect(stale!.lock.status).toBe("stale");
+    expect(stale!.lock.diff!.changed.map((c) => [c.id, c.files.map((f) => [f.path, f.kind])])).toEqual([["big", [["data/f7.txt", "changed"]]]]);
+    await relock(root);
+    git(root, ["add", "-A"], env);
+    const [fresh] = await staged(root);
+    expect(fresh!.lock.status).toBe("fresh");
+  });
+
   test("reports a staged manifest that no longer parses as an error on its file", async () => {
     const root = await lockedRepo();
     writeFileSync(join(root, ".ai/tools/web.yaml"), "tool_id: [web\n");

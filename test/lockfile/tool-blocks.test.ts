@@ -1,0 +1,267 @@
+import { describe, expect, test } from "bun:test";
+import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
+import { renderLockfile } from "../../src/lockfile/render.ts";
+import { type ToolBlocks, editedToolIds, splitToolBlocks } from "../../src/lockfile/tool-blocks.ts";
+import type { LockedTool, Lockfile, McpPin, RemoteTool } from "../../src/schema/lockfile.ts";
+import { entry, file, lockOf } from "./helpers.ts";
+
+/**
+ * The staged check's editedEntries before blocks (both files JSON.parsed whole), kept verbatim as
+ * the definition every answer must match.
+ */
+function parsedWhole(committed: string, head: string | undefined): string[] | "all" {
+  if (head === undefined) return "all";
+  let before: Record<string, unknown>;
+  try {
+    before = (JSON.parse(head) as { tools?: Record<string, unknown> }).tools ?? {};
+  } catch {
+    return "all";
+  }
+  const after = (JSON.parse(committed) as { tools?: Record<string, unknown> }).tools ?? {};
+  const ids = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...ids].filter((id) => JSON.stringify(before[id]) !== JSON.stringify(after[id])).sort();
+}
+
+const zeta = entry("zeta", { tool_id: "zeta" }, [file("z.py", "z"), file("a/b.py", "b", true)], { executor: "python_runtime@1.0.0" });
+const tools: Record<string, LockedTool> = {
+  subprocess: entry("subprocess", { tool_id: "subprocess" }, [], { type: "primitive", source: "<builtin>/subprocess.yaml" }),
+  python_runtime: entry("python_runtime", { tool_id: "python_runtime" }, [], { type: "runtime", executor: "subprocess@1.0.0", source: "<builtin>/python_runtime.yaml" }),
+  zeta,
+  "é-tool": entry("é-tool", { tool_id: "é-tool" }, [], { executor: "subprocess@1.0.0" }),
+  'we"ird\\id': entry('we"ird\\id', { tool_id: "weird" }, [file('a "quoted" {brace}.py', "q")], { executor: "subprocess@1.0.0" }),
+  "zw\u200bsp": entry("zw\u200bsp", { tool_id: "zwsp" }, [], { executor: "subprocess@1.0.0" }),
+};
+const pin = {
+  name: "weather",
+  interface_hash: formatDigest(sha256Hex("i")),
+  full_hash: formatDigest(sha256Hex("f")),
+  interface: { tools: [{ name: "forecast", inputSchema: { type: "object", properties: { days: { type: "integer" } } } }] },
+  version: "1.2.0",
+} as unknown as McpPin;
+const remoteDp: RemoteTool = {
+  source: `oci://127.0.0.1:5000/team/zeta@sha256:${"a".repeat(64)}`,
+  reference: "127.0.0.1:5000/team/zeta:1.0",
+  integrity: zeta.integrity,
+  manifest_file: "tool.yaml",
+  manifest_sha256: sha256Hex("tool_id: zeta\n"),
+};
+
+const base: Lockfile = { ...lockOf(tools, { weather: pin }), remote: { zeta: remoteDp } };
+const render = (change: (lock: Lockfile) => Lockfile = (l) => l) => renderLockfile(change(structuredClone(base)));
+const withTools = (edit: (t: Record<string, LockedTool>) => void) => (lock: Lockfile) => {
+  edit(lock.tools);
+  return lock;
+};
+const relocked = render(withTools((t) => (t.zeta = { ...t.zeta!, integrity: formatDigest(sha256Hex("new")), files: [file("z.py", "z2"), file("a/b.py", "b", true)] })));
+const canonical = render();
+
+const minify = (text: string) => JSON.stringify(JSON.parse(text));
+const fourSpaces = (text: string) => JSON.stringify(JSON.parse(text), null, 4);
+const crlf = (text: string) => text.replaceAll("\n", "\r\n");
+/** Replaces the first occurrence of `from`, failing the test when it is not there (a stale fixture). */
+const swap = (text: string, from: string, to: string) => {
+  if (!text.includes(from)) throw new Error(`fixture: ${JSON.stringify(from)} is not in the text`);
+  return text.replace(from, to);
+};
+const zetaOpen = '\n    "zeta": {\n';
+
+/** [name, committed, head, whether both texts are cut into blocks]. */
+const cases: [string, string, string | undefined, boolean][] = [
+  ["no HEAD copy", canonical, undefined, false],
+  ["the same bytes", canonical, canonical, true],
+  ["a relocked entry", relocked, canonical, true],
+  ["a tool added", render(withTools((t) => (t.added = entry("added", { tool_id: "added" })))), canonical, true],
+  ["a tool removed", render(withTools((t) => delete t.zeta)), canonical, true],
+  ["every tool removed (an empty tools section)", render(withTools((t) => Object.keys(t).forEach((id) => delete t[id]))), canonical, true],
+  ["both sections empty", render(withTools((t) => Object.keys(t).forEach((id) => delete t[id]))), render(withTools((t) => Object.keys(t).forEach((id) => delete t[id]))), true],
+  ["only an MCP pin changed", render((l) => ({ ...l, mcp_servers: { weather: { ...pin, version: "1.3.0" } } })), canonical, true],
+  ["only the remote record changed", render((l) => ({ ...l, remote: { zeta: { ...remoteDp, reference: "127.0.0.1:5000/team/zeta:2.0" } } })), canonical, true],
+  ["the remote section dropped", render((l) => ({ ...l, remote: undefined })), canonical, true],
+  ["HEAD hand-edited: spaces inside one entry, same values", canonical, swap(canonical, '"type": "script"', '"type" :  "script"'), true],
+  ["HEAD hand-edited: keys of one entry reordered", canonical, swap(canonical, '      "version": "1.0.0",\n      "type": "primitive",', '      "type": "primitive",\n      "version": "1.0.0",'), true],
+  ["HEAD hand-edited: a key written twice inside an entry (the last one counts)", canonical, swap(canonical, zetaOpen, `${zetaOpen}      "version": "9.9.9",\n`), true],
+  ["HEAD hand-edited: a value changed", canonical, swap(canonical, '"executor": "python_runtime@1.0.0"', '"executor": "subprocess@1.0.0"'), true],
+  ["HEAD hand-edited: a number where a string was", canonical, swap(canonical, '"type": "runtime"', '"type": 1.0'), true],
+  ["HEAD minified", relocked, minify(canonical), false],
+  ["HEAD minified, same values", canonical, minify(canonical), false],
+  ["committed minified", minify(relocked), canonical, false],
+  ["HEAD with 4-space indent", relocked, fourSpaces(canonical), false],
+  ["HEAD with CRLF line ends", relocked, crlf(canonical), false],
+  ["both with CRLF line ends", crlf(relocked), crlf(canonical), false],
+  ["HEAD with one tool id twice (the last one counts)", canonical, swap(canonical, zetaOpen, `\n    "zeta": {\n      "version": "0.0.1"\n    },${zetaOpen}`), false],
+  ["HEAD with a second top-level tools key (the last one counts)", canonical, swap(canonical, '\n  "mcp_servers"', '\n  "tools": {},\n  "mcp_servers"'), false],
+  ["HEAD with tools after the MCP pins", canonical, `{\n  "lockfileVersion": 1,\n  "mcp_servers": {},\n  "tools": ${JSON.stringify({ zeta }, null, 2).replaceAll("\n", "\n  ")}\n}\n`, true],
+  ["HEAD with tools nested in an MCP pin before its own", canonical, swap(canonical, '\n  "tools": {', '\n  "mcp_servers": {\n  "tools": {\n    "zeta": {\n      "files": []\n    }\n  }},\n  "tools": {'), false],
+  ["HEAD with an escaped id that names the same tool", canonical, swap(canonical, '"é-tool": {', '"\\u00e9-tool": {'), true],
+  ["HEAD with an escaped id that names another tool", canonical, swap(canonical, '"é-tool": {', '"\\u00e8-tool": {'), true],
+  ["HEAD with an id that is not a JSON string", canonical, swap(canonical, '"é-tool": {', '"é\ttool": {'), false],
+  ["HEAD not JSON: cut off", canonical, canonical.slice(0, 2000), false],
+  ["HEAD not JSON: a stray comma in the header", canonical, swap(canonical, '"lockfileVersion": 1,', '"lockfileVersion": 1,,'), false],
+  ["HEAD not JSON: inside one entry", canonical, swap(canonical, '"type": "script"', '"type": script'), true],
+  ["HEAD not JSON at all", canonical, "<<<<<<< HEAD\n", false],
+  ["HEAD is JSON but no object", canonical, "[]\n", false],
+  ["HEAD without a tools key", canonical, '{\n  "lockfileVersion": 1\n}\n', false],
+  ["HEAD with a null tools", canonical, '{\n  "lockfileVersion": 1,\n  "tools": null\n}\n', false],
+  ["an empty file in HEAD", canonical, "", false],
+];
+
+/** A cut as plain arrays, so that two cuts compare by content and order. */
+const plain = (cut: ToolBlocks | undefined) => cut && { blocks: [...cut.blocks], rendered: [...cut.rendered].sort() };
+
+/** Lockfile texts whose tools have ids an object lookup answers for: "__proto__" and Object.prototype's names. */
+function withIds(ids: [string, string][]): string {
+  const blocks = ids.map(([id, body]) => `    ${JSON.stringify(id)}: {\n${body}\n    }`);
+  return `{\n  "lockfileVersion": 1,\n  "tools": {\n${blocks.join(",\n")}\n  },\n  "mcp_servers": {}\n}\n`;
+}
+const ent = (version: string) => `      "version": ${JSON.stringify(version)}`;
+const prototypeCases: [string, string, string][] = [
+  ["__proto__ as an empty entry, in HEAD only", withIds([["a", ent("1")]]), withIds([["a", ent("1")], ["__proto__", ""]])],
+  ["__proto__ as an empty entry, committed only", withIds([["a", ent("1")], ["__proto__", ""]]), withIds([["a", ent("1")]])],
+  ["__proto__ as an entry, in HEAD only", withIds([["a", ent("1")]]), withIds([["a", ent("1")], ["__proto__", ent("1")]])],
+  ["__proto__ on both sides, changed", withIds([["__proto__", ent("2")]]), withIds([["__proto__", ent("1")]])],
+  ["toString in HEAD only", withIds([["a", ent("1")]]), withIds([["toString", ent("1")]])],
+  ["constructor committed only, empty", withIds([["constructor", ""]]), withIds([["a", ent("1")]])],
+  ["hasOwnProperty on both sides, the same", withIds([["hasOwnProperty", ent("1")]]), withIds([["hasOwnProperty", ent("1")]])],
+];
+
+/**
+ * Text that is JSON and cuts into blocks, but whose blocks are not whole members: "b" is written
+ * at the indent of a tool while it sits inside "a". A block comparison would blame "b"; "a" changed.
+ */
+const nested = (v: number) =>
+  `{\n  "lockfileVersion": 1,\n  "tools": {\n    "a": {\n      "x": {\n    },\n    "b": {\n      "v": ${v}\n    },\n    "c": {\n      "w": 1 }\n    }\n  },\n  "mcp_servers": {}\n}\n`;
+
+describe("edited tool entries between HEAD's lockfile and the committed one", () => {
+  test.each(cases)("%s: the same ids as parsing both files whole", (_name, committed, head, cut) => {
+    expect(editedToolIds(committed, head)).toEqual(parsedWhole(committed, head));
+    if (head === undefined) return;
+    expect(splitToolBlocks(committed) !== undefined && splitToolBlocks(head) !== undefined).toBe(cut);
+    // The other text's blocks are only a hint: the cut is the same with or without it.
+    const like = splitToolBlocks(committed);
+    if (like) expect(plain(splitToolBlocks(head, like))).toEqual(plain(splitToolBlocks(head)));
+  });
+
+  test("a relock names the relocked tool, and unchanged texts name none", () => {
+    expect(editedToolIds(relocked, canonical)).toEqual(["zeta"]);
+    expect(editedToolIds(canonical, canonical)).toEqual([]);
+    expect(editedToolIds(canonical, undefined)).toBe("all");
+    expect(editedToolIds(canonical, "not json")).toBe("all");
+  });
+
+  test.each(prototypeCases)("%s: the same ids as parsing both files whole", (_name, committed, head) => {
+    expect(splitToolBlocks(committed)).toBeDefined();
+    expect(splitToolBlocks(head)).toBeDefined();
+    expect(editedToolIds(committed, head)).toEqual(parsedWhole(committed, head));
+  });
+
+  test("blocks that are not whole JSON members are never taken as entries", () => {
+    expect(splitToolBlocks(nested(1))).toBeDefined();
+    expect(JSON.parse(nested(1)).tools.a.b).toEqual({ v: 1 });
+    expect(editedToolIds(nested(2), nested(1))).toEqual(parsedWhole(nested(2), nested(1)));
+    expect(editedToolIds(nested(2), nested(1))).toEqual(["a"]);
+  });
+
+  test("random damage to HEAD's copy (and to the committed one, while it stays JSON) never changes the answer", () => {
+    let seed = 14;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pieces = ["{", "}", "[", "]", ",", '"', ":", "\n", " ", "\\", '\n    }', '\n    "zeta": {\n', ',\n', "null", '"tools": '];
+    const damage = (text: string) => {
+      const at = next(text.length + 1);
+      switch (next(4)) {
+        case 0:
+          return text.slice(0, at) + text.slice(at + 1 + next(20));
+        case 1:
+          return text.slice(0, at) + pieces[next(pieces.length)]! + text.slice(at);
+        case 2: {
+          const lines = text.split("\n");
+          const i = next(lines.length);
+          lines.splice(next(lines.length), 0, lines[i]!);
+          return lines.join("\n");
+        }
+        default: {
+          const lines = text.split("\n");
+          const [i, j] = [next(lines.length), next(lines.length)];
+          [lines[i], lines[j]] = [lines[j]!, lines[i]!];
+          return lines.join("\n");
+        }
+      }
+    };
+    const isJson = (text: string) => {
+      try {
+        JSON.parse(text);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    let cutBoth = 0;
+    for (let i = 0; i < 3000; i++) {
+      let head = canonical;
+      for (let k = next(3); k >= 0; k--) head = damage(head);
+      let committed = next(2) === 0 ? relocked : canonical;
+      if (next(4) === 0) {
+        const damaged = damage(committed);
+        if (isJson(damaged)) committed = damaged;
+      }
+      const like = splitToolBlocks(committed);
+      const cut = splitToolBlocks(head, like);
+      if (JSON.stringify(plain(cut)) !== JSON.stringify(plain(splitToolBlocks(head)))) expect({ head, cut: plain(cut) }).toEqual({ head, cut: plain(splitToolBlocks(head)) });
+      if (like && cut) cutBoth++;
+      const want = parsedWhole(committed, head);
+      const got = editedToolIds(committed, head);
+      if (JSON.stringify(got) !== JSON.stringify(want)) expect({ committed, head, got }).toEqual({ committed, head, got: want });
+    }
+    // The comparison by blocks ran, not only the fallback.
+    expect(cutBoth).toBeGreaterThan(1000);
+  });
+});
+
+describe("cutting the tools section into blocks", () => {
+  test("gives one block per tool of a rendered lockfile, each the entry as rendered", () => {
+    const { blocks, rendered } = splitToolBlocks(canonical)!;
+    expect([...blocks.keys()].sort()).toEqual(Object.keys(tools).sort());
+    for (const [id, block] of blocks) expect(JSON.parse(`{${block}}`)).toEqual({ [id]: JSON.parse(canonical).tools[id] });
+    expect([...rendered].sort()).toEqual(Object.keys(tools).sort());
+  });
+
+  test("leaves out the remote records and MCP pins, which are written at the same indent", () => {
+    expect(canonical).toContain('"remote": {\n    "zeta": {\n');
+    expect(canonical).toContain('"mcp_servers": {\n    "weather": {\n');
+    const { blocks } = splitToolBlocks(canonical)!;
+    expect(blocks.get("zeta")).toContain('"integrity"');
+    expect(blocks.get("zeta")).not.toContain('"reference"');
+    expect(blocks.has("weather")).toBe(false);
+  });
+
+  test.each([
+    ["minified", minify(canonical)],
+    ["4-space indent", fourSpaces(canonical)],
+    ["CRLF line ends", crlf(canonical)],
+    ["an id twice", swap(canonical, zetaOpen, `${zetaOpen}      "files": []\n    },${zetaOpen}`)],
+    ["text after the last block", swap(canonical, '\n    }\n  },\n  "remote"', '\n    }, \n  },\n  "remote"')],
+    ["a later tools key", swap(canonical, '\n  "mcp_servers"', '\n  "tools": {},\n  "mcp_servers"')],
+    ["a broken header", swap(canonical, '"lockfileVersion": 1', '"lockfileVersion": ')],
+  ])("refuses text with %s", (_name, text) => {
+    expect(splitToolBlocks(text)).toBeUndefined();
+  });
+
+  test.each([
+    ["a space before a colon", '"type": "script"', '"type" : "script"'],
+    ["keys out of order", '      "version": "1.0.0",\n      "type": "script",', '      "type": "script",\n      "version": "1.0.0",'],
+    ["two files on one line", '"is_executable": true },\n        {', '"is_executable": true }, {'],
+    ["a number for a string", '"type": "script"', '"type": 1'],
+    ["an unbalanced brace", '"type": "script"', '"type": {'],
+  ])("takes a block as rendered only in the exact rendered shape: not with %s", (_name, from, to) => {
+    const zetaOnly = render(withTools((t) => Object.keys(t).forEach((id) => id !== "zeta" && delete t[id])));
+    expect(splitToolBlocks(zetaOnly)!.rendered.has("zeta")).toBe(true);
+    expect(splitToolBlocks(swap(zetaOnly, from, to))?.rendered.has("zeta") ?? false).toBe(false);
+  });
+
+  test("takes no block of text that is not in the rendered shape as rendered", () => {
+    expect(splitToolBlocks(nested(1))!.rendered.size).toBe(0);
+    expect(splitToolBlocks(swap(canonical, '"a/b.py"', '"a\tb.py"'))?.rendered.has("zeta") ?? false).toBe(false);
+  });
+});
