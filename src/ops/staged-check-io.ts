@@ -7,8 +7,8 @@ import { isAbsolute, join, relative, sep } from "node:path";
 import { tempName } from "../cache/cache-layout.ts";
 import { loadStatCache } from "../cache/stat-cache-io.ts";
 import { KiwiError } from "../errors.ts";
-import type { Project, ReadProjectOptions } from "../manifest/discover-io.ts";
-import { readStagedProject } from "./staged-project-io.ts";
+import type { Project } from "../manifest/discover-io.ts";
+import { type StagedProjectOptions, readStagedProject } from "./staged-project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/build.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
@@ -45,8 +45,9 @@ export interface FreshOptions {
   cacheDir: string;
   now: () => number;
   strict?: boolean;
-  /** The raw tree the memo key was taken from, for discovery to read instead of the disk. */
-  raw?: ReadProjectOptions["raw"];
+  /** The tree the memo key was taken from, read through the lock index or walked, so the project is read from it, not the disk again. */
+  indexed?: StagedProjectOptions["indexed"];
+  raw?: StagedProjectOptions["raw"];
 }
 
 /** The repository around the project: its top folder and what git says differs in it. */
@@ -63,7 +64,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const top = repo?.top;
   // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read.
   const headLock = paths.includes(LOCKFILE_NAME) && top !== undefined ? readHeadLockfile(root, top, options.env, options.cacheDir) : undefined;
-  const { project } = readStagedProject(root, paths, { cacheDir: options.cacheDir, strict: options.strict === true, raw: options.raw });
+  const { project } = readStagedProject(root, paths, { cacheDir: options.cacheDir, strict: options.strict === true, indexed: options.indexed, raw: options.raw });
   const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, lock);
   const judged = [...selected.changed, ...selected.dependents];

@@ -38,7 +38,7 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
   const now = options.now();
   const asked = askGit(options.cwd, options.env);
   // While git runs: the identity of the tree kiwi was started in, the project a hook usually commits to.
-  const early = treeAround(options.cwd, now);
+  const early = await treeAround(options.cwd, now, options);
   const repo = await asked;
   if (!options.files?.length && repo === undefined) {
     throw new KiwiError("E_GIT", `${options.cwd} is not inside a git repository, so nothing is staged`, {
@@ -85,25 +85,27 @@ async function askGit(cwd: string, env: GitEnv): Promise<Repo | undefined> {
 }
 
 /** The tree identity of the project around `cwd`, if there is one. */
-function treeAround(cwd: string, now: number): TreeIdentity | undefined {
+async function treeAround(cwd: string, now: number, options: StagedOptions): Promise<TreeIdentity | undefined> {
+  let root: string;
   try {
-    return identifyTree(findProjectRoot(cwd), now);
+    root = findProjectRoot(cwd);
   } catch (error) {
     if (error instanceof KiwiError && error.code === "E_NO_PROJECT") return undefined;
     throw error;
   }
+  return identifyTree(root, now, { cacheDir: options.cacheDir, strict: options.strict === true });
 }
 
 /** A project's verdict from the staged memo when its inputs are unchanged, else checked and remembered. */
 async function checkProjectRemembered(root: string, paths: string[], repo: Repo | undefined, options: StagedOptions & { started: number; early?: TreeIdentity }): Promise<StagedProject> {
-  const tree = options.early?.root === root ? options.early : identifyTree(root, options.started);
+  const tree = options.early?.root === root ? options.early : await identifyTree(root, options.started, { cacheDir: options.cacheDir, strict: options.strict === true });
   const key = stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict: options.strict === true, repo, env: options.env, now: options.started }, tree);
   const known = key ? readStagedMemo(key) : undefined;
   if (known) return { root, ...known, remembered: true };
   const { checkProjectChanges } = await import("./staged-check-io.ts");
-  // Discovery reads the tree the key was taken from, not the disk a second time.
-  const raw = tree.fingerprint ? { root, tree: tree.fingerprint.tree } : undefined;
-  const { verdict, memorable } = await checkProjectChanges(root, paths, repo, { ...options, raw });
+  // The project is read from the tree the key was taken from (the index's scan, or the walk), not the disk a second time.
+  const read = { indexed: tree.indexed, raw: tree.raw ? { root, tree: tree.raw } : undefined };
+  const { verdict, memorable } = await checkProjectChanges(root, paths, repo, { ...options, ...read });
   if (key && memorable) writeStagedMemo(key, verdict);
   return { root, ...verdict, remembered: false };
 }

@@ -5,8 +5,9 @@
 // covers, per project:
 //   - kiwi itself (version, memo format, the binary's stat identity: built-in tools and rules live there);
 //   - the options that change a verdict (--strict) and the project's changed paths;
-//   - the raw fingerprint of all of .ai/tools (manifest/raw-tree-io.ts: every name and every file's
-//     stat identity, a superset of what discovery, the validator, hashing and syntax checks read);
+//   - every name and stat below .ai/tools (a superset of what discovery, the validator, hashing and
+//     syntax checks read), read through the lock index when it still holds the tree's entries, else
+//     by walking the tree (manifest/raw-tree-io.ts);
 //   - the lockfile as committed: its index blob id when the working copy differs from the index,
 //     else the working copy's stat identity; and HEAD's blob id when the lockfile is staged;
 //   - git's view of the project: the repository's top and every unstaged path below the project;
@@ -20,7 +21,8 @@ import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { projectKey } from "../cache/cache-layout.ts";
 import { memoKey, readMemoFile, writeMemoFile } from "../exec/memo-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
-import { type RawFingerprint, rawTreeFingerprint } from "../manifest/raw-tree-io.ts";
+import { type RawTree, rawTreeFingerprint } from "../manifest/raw-tree-io.ts";
+import { type IndexScan, type LockIndex, loadLockIndex, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import type { GitEnv } from "../hook/git-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
@@ -54,26 +56,61 @@ export interface StagedMemoInputs {
 /** A project's tool tree as the memo sees it: every name and file stat below .ai/tools. */
 export interface TreeIdentity {
   root: string;
-  fingerprint?: RawFingerprint;
+  /** The digest of every name and stat, and whether one is within the racy margin; undefined when the tree cannot be vouched for. */
+  digest?: { value: string; racy: boolean };
+  /** Read through the lock index: its entries, and the stats that changed since it was written. */
+  indexed?: { index: LockIndex; scan: IndexScan };
+  /** Read by walking the tree (no usable index, or entries added or removed since). */
+  raw?: RawTree;
 }
 
 /**
- * The tree identity of `root` at `now` (one readdir per folder, one lstat per file). Taken on its
- * own so it can be computed while git answers: the two take about as long, on two cores.
+ * The tree identity of `root` at `now`. Through the lock index when there is one for these options
+ * and the tree still holds exactly its entries: one statx per recorded entry and no readdir (a
+ * folder is listed only when its own stat changed), git's way; else one readdir per folder and one
+ * lstat per entry. Taken on its own so it can be computed while git answers.
  */
-export function identifyTree(root: string, now: number): TreeIdentity {
-  return { root, fingerprint: rawTreeFingerprint(root, "kiwi check --staged", now) };
+export async function identifyTree(root: string, now: number, options: { cacheDir: string; strict: boolean }): Promise<TreeIdentity> {
+  const index = loadLockIndex(options.cacheDir, root, options.strict);
+  if (index) {
+    const scan = await scanLockIndexFast(index);
+    if (!scan.structural) return { root, digest: indexedDigest(root, index, scan, now), indexed: { index, scan } };
+  }
+  const raw = rawTreeFingerprint(root, "kiwi check --staged", now);
+  return raw ? { root, digest: { value: raw.digest, racy: raw.racy }, raw: raw.tree } : { root };
 }
 
-/** The memo key for a project's staged check, taken before anything is read (`tree` if already taken for this root). */
-export function stagedMemoKey(inputs: StagedMemoInputs, early?: TreeIdentity): StagedMemoKey | undefined {
+/**
+ * The digest of a tree read through the index: the index's names and stats, with each entry whose
+ * stat changed since at its new stat. A folder whose stat is unchanged holds the names recorded
+ * (its mtime moves with every name added, removed or renamed), and the scan listed every folder
+ * whose stat moved, so these are every name and stat below .ai/tools, as a walk would read them.
+ */
+function indexedDigest(root: string, index: LockIndex, scan: IndexScan, now: number): { value: string; racy: boolean } {
+  const limit = now - RACY_MARGIN_MS;
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(`kiwi check --staged\0indexed\0${root}\0`);
+  if (index.names) hasher.update(index.names);
+  else hasher.update(index.paths.join("\0"));
+  hasher.update(new Uint8Array(index.stats.buffer, index.stats.byteOffset, index.stats.byteLength));
+  hasher.update(new Uint8Array(Float64Array.from(index.top).buffer));
+  let racy = false;
+  for (const [at, row] of [...scan.fresh].sort((a, b) => a[0] - b[0])) {
+    if (row[1]! >= limit || row[2]! >= limit) racy = true;
+    hasher.update(new Uint8Array(Float64Array.from([at, ...row]).buffer));
+  }
+  return { value: hasher.digest("hex"), racy };
+}
+
+/** The memo key for a project's staged check, taken before anything is read, from the tree's identity. */
+export function stagedMemoKey(inputs: StagedMemoInputs, identity: TreeIdentity): StagedMemoKey | undefined {
   const limit = inputs.now - RACY_MARGIN_MS;
   let racy = false;
   const parts: string[] = [inputs.root, inputs.strict ? "strict" : "", inputs.paths.join("\0"), kiwiIdentity()];
-  const tree = (early?.root === inputs.root ? early : identifyTree(inputs.root, inputs.now)).fingerprint;
+  const tree = identity.root === inputs.root ? identity.digest : undefined;
   if (!tree) return undefined;
   racy ||= tree.racy;
-  parts.push(tree.digest);
+  parts.push(tree.value);
   const lock = lockfileIdentity(inputs, limit);
   if (!lock) return undefined;
   racy ||= lock.racy;

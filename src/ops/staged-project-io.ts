@@ -5,13 +5,14 @@
 // stub holding what the pure layers read of any tool (id, executor, form, root, manifest file),
 // taken from the index; the rest of it is read from disk, exactly as discovery reads it, the first
 // time anything asks (a getter), so what the verdict looks at is never a guess. The index vouches
-// when the tree walked for the memo key holds exactly the entries it recorded, every entry whose
-// stat differs (or whose path is staged) belongs to one tool, and no tool had a discovery finding;
-// those tools are read at once. Otherwise the whole tree is discovered as before.
+// when the tree, as the memo key read it (the index's own scan, or a walk compared with the index
+// entry by entry), holds exactly the entries it recorded, every entry whose stat differs (or whose
+// path is staged) belongs to one tool, and no tool had a discovery finding; those tools are read at
+// once. Otherwise the whole tree is discovered as before.
 import { join } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
-import { type IndexTool, type LockIndex, loadLockIndex } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type IndexTool, type LockIndex, loadLockIndex } from "../lockfile/lock-index-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { BUILTIN_IDS, builtinTool } from "../manifest/builtins.ts";
 import { type Project, type ReadProjectOptions, readProject, readToolAlone } from "../manifest/discover-io.ts";
@@ -22,23 +23,36 @@ import { ROW_WIDTH, type RawTree, isFolder } from "../manifest/raw-tree-io.ts";
 export interface StagedProjectOptions {
   cacheDir: string;
   strict: boolean;
-  /** The raw tree the memo key was taken from (the partial read compares it with the index). */
+  /** The tree as the memo key read it through the lock index: the index and what changed since. */
+  indexed?: { index: LockIndex; scan: IndexScan };
+  /** The tree as the memo key walked it (no usable index then, or entries added or removed since). */
   raw?: ReadProjectOptions["raw"];
 }
 
 /** The project for the staged check of `paths` (project-relative); `partial` says whether the index served it. */
 export function readStagedProject(root: string, paths: readonly string[], options: StagedProjectOptions): { project: Project; partial: boolean } {
-  const partial = options.raw?.root === root ? readPartial(root, paths, options.raw.tree, options) : undefined;
+  const partial = options.indexed?.index.root === root ? fromScan(root, paths, options.indexed) : options.raw?.root === root ? fromRawTree(root, paths, options.raw.tree, options) : undefined;
   if (partial) return { project: partial, partial: true };
   return { project: readProject(root, { cacheDir: options.cacheDir, raw: options.raw }), partial: false };
 }
 
-function readPartial(root: string, paths: readonly string[], tree: RawTree, options: StagedProjectOptions): Project | undefined {
+/** From the index's own scan: the tools with a changed file are those it names. */
+function fromScan(root: string, paths: readonly string[], { index, scan }: { index: LockIndex; scan: IndexScan }): Project | undefined {
+  if (scan.structural) return undefined;
+  return readPartial(root, paths, index, positionsOf(index), new Set(scan.tools.keys()));
+}
+
+/** From a walk of the tree: compared with the index entry by entry. */
+function fromRawTree(root: string, paths: readonly string[], tree: RawTree, options: StagedProjectOptions): Project | undefined {
   const index = loadLockIndex(options.cacheDir, root, options.strict);
-  if (!index || index.tools.some((t) => !t.clean)) return undefined;
+  if (!index) return undefined;
   const positions = positionsOf(index);
-  const read = changedSince(index, positions, tree);
-  if (!read) return undefined;
+  const changed = changedSince(index, positions, tree);
+  return changed && readPartial(root, paths, index, positions, changed);
+}
+
+function readPartial(root: string, paths: readonly string[], index: LockIndex, positions: ReadonlyMap<string, number>, read: Set<number>): Project | undefined {
+  if (index.tools.some((t) => !t.clean)) return undefined;
   const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
   for (const path of paths) {
     if (path === LOCKFILE_NAME) continue;

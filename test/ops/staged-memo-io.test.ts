@@ -3,6 +3,7 @@ import { appendFileSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFi
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { type StagedProject, checkStaged } from "../../src/ops/staged-io.ts";
+import { identifyTree } from "../../src/ops/staged-memo-io.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { STAGED_TOOLS } from "../helpers/staged-tools.ts";
@@ -68,6 +69,34 @@ describe("the staged check's memo", () => {
     expect(p!.lock.status).toBe("stale");
     expect(p!.check.findings.length).toBeGreaterThan(0);
     expect(verdicts([p!])).toEqual(verdicts(await cold(root)));
+  });
+
+  test("reads the tree through the lock index, and is not trusted past a stat changed, a file added or the index rewritten", async () => {
+    const root = await lockedRepo();
+    // Locked with the clock a minute ahead: the index records every entry's stat (none is racy).
+    await lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    git(root, ["add", "-A"], env);
+    const read = () => identifyTree(root, later(), { cacheDir: env.KIWI_CACHE_DIR, strict: false });
+    expect([(await read()).indexed?.scan.tools.size, (await read()).raw]).toEqual([1, undefined]);
+    await primed(root);
+    // The staged tool edited again (its stat), then an unrelated file edited (another stat).
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo not staged\n");
+    expect((await expectFresh(root))[0]!.unstaged).toEqual([".ai/tools/hi.sh"]);
+    expect(await remembered(root)).toBe(true);
+    appendFileSync(join(root, ".ai/tools/py/main.py"), "print('x')\n");
+    await expectFresh(root);
+    expect(await remembered(root)).toBe(true);
+    // A file added: the index no longer holds the tree, which is walked instead.
+    writeFileSync(join(root, ".ai/tools/py/extra.txt"), "x\n");
+    expect([(await read()).indexed, (await read()).raw !== undefined]).toEqual([undefined, true]);
+    await expectFresh(root);
+    expect(await remembered(root)).toBe(true);
+    // The index rewritten by a lock of the same tree: a new identity, so the memo does not answer.
+    rmSync(join(root, ".ai/tools/py/extra.txt"));
+    await lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
+    expect((await read()).indexed).toBeDefined();
+    await expectFresh(root);
   });
 
   test("is not trusted once a staged tool's file is edited again", async () => {

@@ -9,6 +9,7 @@ import { type Project, readProject } from "../../src/manifest/discover-io.ts";
 import { walkRawTree } from "../../src/manifest/raw-tree-io.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
 import { checkStaged } from "../../src/ops/staged-io.ts";
+import { identifyTree } from "../../src/ops/staged-memo-io.ts";
 import { readStagedProject } from "../../src/ops/staged-project-io.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { git, gitEnv } from "../hook/git.ts";
@@ -51,10 +52,21 @@ async function lockedRepo(extra: Record<string, string | { content: string; mode
 
 const relock = (repo: Repo) => lockProject({ ...createContext({ cwd: repo.root, env: repo.env }), now: () => Date.now() + 60_000 });
 
-/** The project the staged check reads for `paths`, and whether the index served it. */
-function partialRead(repo: Repo, paths: string[]): { project: Project; partial: boolean } {
+/**
+ * The project the staged check reads for `paths`, and whether the index served it: read as the
+ * memo key reads the tree (through the index's scan when it holds), and from a walk compared with
+ * the index, which must agree.
+ */
+async function partialRead(repo: Repo, paths: string[]): Promise<{ project: Project; partial: boolean }> {
+  const options = { cacheDir: repo.cacheDir, strict: false };
+  const identity = await identifyTree(repo.root, Date.now() + 60_000, options);
   const tree = walkRawTree(repo.root, Date.now() + 60_000)!;
-  return readStagedProject(repo.root, paths, { cacheDir: repo.cacheDir, strict: false, raw: { root: repo.root, tree } });
+  const walked = readStagedProject(repo.root, paths, { ...options, raw: { root: repo.root, tree } });
+  const read = () => readStagedProject(repo.root, paths, { ...options, indexed: identity.indexed, raw: identity.raw ? { root: repo.root, tree: identity.raw } : undefined });
+  const compared = read();
+  expect(compared.partial).toBe(walked.partial);
+  if (compared.partial) expect(plain(compared.project)).toBe(plain(walked.project));
+  return read(); // untouched: no stub of it has been read yet
 }
 
 /** A project as plain data: every field read (stubs included), keys sorted, `locate` left out. */
@@ -78,7 +90,7 @@ describe("the staged check's partial read", () => {
   test("gives the project discovery gives, tool for tool, when one tool changed", async () => {
     const repo = await lockedRepo();
     appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
-    const { project, partial } = partialRead(repo, [".ai/tools/hi.sh"]);
+    const { project, partial } = await partialRead(repo, [".ai/tools/hi.sh"]);
     expect(partial).toBe(true);
     expect(project.tools.map((t) => t.id)).toEqual(readProject(repo.root).tools.map((t) => t.id));
     expect(plain(project)).toBe(plain(readProject(repo.root)));
@@ -87,7 +99,7 @@ describe("the staged check's partial read", () => {
   test("reads an unchanged tool only when asked, and refuses one that changed since the tree was walked", async () => {
     const repo = await lockedRepo();
     appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
-    const { project, partial } = partialRead(repo, [".ai/tools/hi.sh"]);
+    const { project, partial } = await partialRead(repo, [".ai/tools/hi.sh"]);
     expect(partial).toBe(true);
     // Written after the walk: the stub of web, never read so far, reads the new file and notices.
     writeFileSync(join(repo.root, ".ai/tools/web.yaml"), "tool_id: other\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\n");
@@ -99,7 +111,7 @@ describe("the staged check's partial read", () => {
     const fallsBack = async (change: (repo: Repo) => void, paths: string[]) => {
       const repo = await lockedRepo({ ".ai/tools/NOTES.txt": "not a tool\n" });
       change(repo);
-      return partialRead(repo, paths).partial;
+      return (await partialRead(repo, paths)).partial;
     };
     // No index (another cache).
     expect(await fallsBack((repo) => (repo.cacheDir = makeTemp("kiwi-cache-")), [".ai/tools/hi.sh"])).toBe(false);
@@ -121,7 +133,7 @@ describe("the staged check's partial read", () => {
     const repo = await lockedRepo({ ".ai/tools/signed.py": signed });
     expect(readProject(repo.root).findings.map((f) => f.rule)).toEqual(["kiwi_mcp/signature-stale"]);
     appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
-    expect(partialRead(repo, [".ai/tools/hi.sh"]).partial).toBe(false);
+    expect((await partialRead(repo, [".ai/tools/hi.sh"])).partial).toBe(false);
   });
 
   const scenarios: [string, (repo: Repo) => string[]][] = [
@@ -141,7 +153,7 @@ describe("the staged check's partial read", () => {
       const repo = await lockedRepo();
       const paths = change(repo);
       git(repo.root, ["add", "-A"], repo.env);
-      expect(partialRead(repo, paths).partial).toBe(true);
+      expect((await partialRead(repo, paths)).partial).toBe(true);
       const [withIndex, without] = await bothWays(repo);
       expect(withIndex).toEqual(without);
       expect(JSON.stringify(withIndex)).toContain(paths[0]!.split("/").pop()!.split(".")[0]!);
@@ -153,7 +165,7 @@ describe("the staged check's partial read", () => {
     appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
     await relock(repo);
     git(repo.root, ["add", "-A"], repo.env);
-    expect(partialRead(repo, [".ai/tools/hi.sh", "tool.lock.json"]).partial).toBe(true);
+    expect((await partialRead(repo, [".ai/tools/hi.sh", "tool.lock.json"])).partial).toBe(true);
     const [withIndex, without] = await bothWays(repo);
     expect(withIndex).toEqual(without);
     expect((withIndex as { lock: { status: string } }[])[0]!.lock.status).toBe("fresh");
