@@ -49,11 +49,10 @@ export function readLockfileOrFail(root: string): ReadLockfile {
 
 /**
  * Writes the lockfile if its rendered bytes differ from `previous` (the text last read).
- * Call inside withProjectLock. `rendered`, when given, must be renderLockfile(lock) (saves a
- * second rendering). Returns whether it wrote, and the text now on disk.
+ * Call inside withProjectLock. Returns whether it wrote, and the text now on disk.
  */
-export function writeLockfile(root: string, lock: Lockfile, previous: string | undefined, faults: Faults = NO_FAULTS, rendered?: string): { written: boolean; text: string } {
-  const text = rendered ?? renderLockfile(lock);
+export function writeLockfile(root: string, lock: Lockfile, previous: string | undefined, faults: Faults = NO_FAULTS): { written: boolean; text: string } {
+  const text = renderLockfile(lock);
   if (text === previous) return { written: false, text };
   removeDeadTemps(root);
   writeFileAtomic(lockfilePath(root), text, { faults, writePoint: "lockfile-write", renamePoint: "lockfile-rename", fsync: true });
@@ -61,7 +60,7 @@ export function writeLockfile(root: string, lock: Lockfile, previous: string | u
 }
 
 /**
- * Writes lockfile bytes kiwi rendered (an incremental relock's splice), same rules as writeLockfile;
+ * Writes lockfile bytes kiwi rendered (a full lock's rendering, an incremental relock's splice), same rules as writeLockfile;
  * the write starts now and the promise settles once the file is flushed and in place, so the
  * caller can do its own work meanwhile. Undefined when the bytes are already there.
  */

@@ -118,6 +118,8 @@ export function buildLockIndex(input: {
   /** The lockfile holds remote records or packages (data beyond the tree): no tool is locked alone. */
   pinned: boolean;
   lockfileText: string;
+  /** The lockfile is being replaced by those bytes (flushed and renamed after this): its stat on disk is not theirs. */
+  lockfileReplaced?: boolean;
   startedAt: number;
 }): LockIndex {
   const { raw, tools, startedAt } = input;
@@ -160,14 +162,14 @@ export function buildLockIndex(input: {
       owners[i] = own === undefined ? inherited : inherited === NO_TOOL || inherited === own ? own : MANY_TOOLS;
     }
   }
-  const lockStat = statOf(join(input.root, "tool.lock.json"));
+  const lockStat = input.lockfileReplaced ? undefined : statOf(join(input.root, "tool.lock.json"));
   const top = [...raw.top];
   if (top[1]! >= limit || top[2]! >= limit) top[1] = Number.NaN;
   return {
     root: input.root,
     kiwi: pkg.version,
     strict: input.strict,
-    lockfile: { sha256: sha256Hex(input.lockfileText), stat: lockStat && lockStat[1]! < limit && lockStat[2]! < limit ? lockStat : null },
+    lockfile: { sha256: sha256Hex(input.lockfileText), stat: !input.lockfileReplaced && lockStat && lockStat[1]! < limit && lockStat[2]! < limit ? lockStat : null },
     mcpServers: tools.filter((t) => t.type === "mcp_server").map((t) => t.id),
     files: tools.reduce((k, t) => k + t.files.length, 0),
     tools: indexTools,

@@ -18,7 +18,7 @@ import type { Resolution } from "../deps/resolve-io.ts";
 import { type HashedTool, buildLockfile } from "../lockfile/build.ts";
 import { compareTreeToLock } from "../lockfile/compare.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
-import { lockfilePath, readLockfileText, withProjectLock, writeLockfile } from "../lockfile/fs.ts";
+import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
 import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { buildLockIndex, saveLockIndex } from "../lockfile/lock-index-io.ts";
@@ -26,15 +26,17 @@ import { type RawTree, walkRawTree } from "../manifest/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "../lockfile/unchanged.ts";
+import { renderLockfile } from "../lockfile/render.ts";
 import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
 
 /** The full lock: discovery, hashing (stat cache), the check, and the lockfile written if its bytes change. */
 export async function lockFull(ctx: Context, root: string, options: LockOptions = {}): Promise<LockResult> {
-  // Taken before anything is read, so a file changed while this run reads it differs next time.
-  const raw = options.needTree ? undefined : walkRawTree(root, ctx.now());
-  // Cold (no stat cache yet): hash on a second core while discovery parses every manifest.
+  // Cold (no stat cache yet): hash on a second core while this one walks the tree and discovery
+  // parses every manifest. Hashing is the longer of the two, so it starts first.
   const prehash = existsSync(join(ctx.cacheDir, statRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
   try {
+    // Taken before anything is read, so a file changed while this run reads it differs next time.
+    const raw = options.needTree ? undefined : walkRawTree(root, ctx.now());
     // Discovery reads the walk just taken (folders and stats) instead of the disk a second time.
     const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir, ...(raw ? { raw: { root, tree: raw } } : {}) });
     return await withProjectLock(project.root, () => lockLocked(ctx, project, options, prehash, raw));
@@ -81,20 +83,20 @@ export async function hashAndCheck(
   options: LockOptions,
   statCache: StatCache,
   manifestIdentities?: ReadonlyMap<string, string>,
-  prehashed?: ReadonlyMap<string, Prehashed>,
+  prehashed?: Promise<ReadonlyMap<string, Prehashed>>,
 ): Promise<{ tree: TreeTool[]; findings: Finding[] }> {
-  const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, prehashed });
   const context = sha256Hex(JSON.stringify([pkg.version, options.strict === true, project.root, project.findings]));
-  const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
-  const passed = statCache.checked;
+  const passed = statCache.checked?.context === context ? statCache.checked : undefined;
   // Loaded on demand: an unchanged tree (the tree memo) never pays for the validator's start-up.
   const { assertGatePassed, checkBeforeLock, checkChangedSince } = await import("../lockfile/gate.ts");
   // The verdicts it judges are remembered for the check of the commit that follows (kiwi check --staged).
   const childSchemaMemo = openChildSchemaMemo(ctx.cacheDir);
-  const verdict =
-    passed?.context === context && integrity.size === tree.length
-      ? checkChangedSince(project, passed.tools, integrity, { strict: options.strict, childSchemaMemo })
-      : checkBeforeLock(project, { strict: options.strict, childSchemaMemo });
+  const checkAll = () => checkBeforeLock(project, { strict: options.strict, childSchemaMemo });
+  // Without a check to start from, the check needs no hashes: it runs while the second core hashes.
+  const early = passed === undefined ? checkAll() : undefined;
+  const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, prehashed: await prehashed });
+  const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
+  const verdict = early ?? (integrity.size === tree.length ? checkChangedSince(project, passed!.tools, integrity, { strict: options.strict, childSchemaMemo }) : checkAll());
   childSchemaMemo?.save();
   assertGatePassed(verdict, action);
   statCache.recordChecked({ context, tools: Object.fromEntries(integrity) });
@@ -119,11 +121,11 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const memo = text === undefined ? undefined : loadTreeMemo(ctx.cacheDir, project.root);
   const textDigest = text === undefined ? "" : sha256Hex(text);
   // The lock index of this tree, once its lockfile is what this run wrote or confirmed (the check passed).
-  const saveIndex = (finalText: string, tree?: readonly TreeTool[]) => {
+  const saveIndex = (finalText: string, tree?: readonly TreeTool[], lockfileReplaced?: boolean) => {
     if (!raw) return;
     const manifestDigests = tree ? new Map(tree.map((h) => [h.tool, h.manifestDigest])) : undefined;
     const pinned = finalText.includes('\n  "remote": ') || finalText.includes('\n  "dependencies": ');
-    saveLockIndex(ctx.cacheDir, buildLockIndex({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, pinned, lockfileText: finalText, startedAt }), faults);
+    saveLockIndex(ctx.cacheDir, buildLockIndex({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, pinned, lockfileText: finalText, lockfileReplaced, startedAt }), faults);
   };
   if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
     saveIndex(text!);
@@ -131,7 +133,8 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
   }
   const statCache = loadStatCache(ctx.cacheDir, project.root, startedAt);
-  const prehashed = prehash ? await prehash.results() : undefined;
+  // Awaited inside, after the check: the check needs no hashes and runs while the worker hashes.
+  const prehashed = prehash?.results();
   const saveStats = () => {
     const warning = statCache.save(faults);
     if (warning) warnings.push(warning);
@@ -145,9 +148,9 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     saveStats();
   }
   const stats = { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits, memo: false };
-  const remember = (finalText: string, finalLock: Lockfile) => {
+  const remember = (finalText: string, finalLock: Lockfile, replacing = false) => {
     rememberWrittenLockfile(ctx.cacheDir, finalText, finalLock);
-    saveIndex(finalText, tree);
+    saveIndex(finalText, tree, replacing);
     // A racy tree is never vouched for (an empty fingerprint matches nothing), but the digest of
     // the bytes this run wrote is kept: the next relock then knows it wrote them (see `previous`).
     if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: sha256Hex(finalText) }, faults);
@@ -185,9 +188,14 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   }
   // Without pins the quick rendering is already the final text (pins are the only lossy part).
   const reuse = quick && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 && !previous?.remote && !lock.dependencies && !previous?.dependencies ? quick.rendered : undefined;
-  const result = writeLockfile(project.root, lock, text, faults, reuse);
-  remember(result.text, lock);
-  return { ...base, written: result.written, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}) };
+  const finalText = reuse ?? renderLockfile(lock);
+  // Flushed on Bun's thread pool while the memos and the index are saved. A crash before the
+  // rename leaves them naming bytes that are not there (the index records no stat for a lockfile
+  // being replaced), which only sends the next run down the full lock.
+  const pending = writeLockfileText(project.root, finalText, text, faults);
+  remember(finalText, lock, pending !== undefined);
+  await pending;
+  return { ...base, written: pending !== undefined, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}) };
 }
 
 /** A quick look at a lockfile with tools only: no MCP pins, remote records or packages. */
