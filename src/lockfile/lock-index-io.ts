@@ -225,8 +225,13 @@ function nanToNull(x: number): number | null {
   return Number.isNaN(x) ? null : x;
 }
 
-/** The project's index, or undefined when it is missing, damaged, from another kiwi, or for other options. */
-export function loadLockIndex(cacheDir: string, root: string, strict: boolean): LockIndex | undefined {
+/**
+ * The project's index, or undefined when it is missing, damaged, from another kiwi, or for other
+ * options. `strict` undefined takes an index written with or without --strict: what it records
+ * of the tree (entries, stats, owners, each tool's summary) does not depend on it, only the lock's
+ * own verdicts do.
+ */
+export function loadLockIndex(cacheDir: string, root: string, strict: boolean | undefined): LockIndex | undefined {
   try {
     const bytes = readFileSync(indexPath(cacheDir, root));
     if (bytes.length < 24 || bytes.toString("latin1", 0, 8) !== MAGIC) return undefined;
@@ -236,7 +241,7 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean): 
     const numbersAt = Math.ceil((head + hl + tl + pl) / 8) * 8;
     if (bytes.length !== numbersAt + n * ROW_WIDTH * 8 + n * 8) return undefined;
     const header = JSON.parse(bytes.toString("utf8", head, head + hl));
-    if (header.format !== FORMAT || header.root !== root || header.kiwi !== pkg.version || header.strict !== strict) return undefined;
+    if (header.format !== FORMAT || header.root !== root || header.kiwi !== pkg.version || (strict !== undefined && header.strict !== strict)) return undefined;
     const lockfile = header.lockfile;
     if (typeof lockfile?.sha256 !== "string" || !(lockfile.stat === null || (Array.isArray(lockfile.stat) && lockfile.stat.length === ROW_WIDTH))) return undefined;
     if (!Array.isArray(header.mcpServers) || typeof header.files !== "number" || !Array.isArray(header.top) || header.top.length !== ROW_WIDTH) return undefined;
@@ -275,7 +280,7 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean): 
     }
     const top = (header.top as (number | null)[]).map((x) => (x === null ? Number.NaN : x));
     const toolsBytes = bytes.subarray(head + hl, head + hl + tl);
-    const index = { root, kiwi: header.kiwi, strict, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, toolsBytes, parents, stats, owners, top };
+    const index = { root, kiwi: header.kiwi, strict: header.strict === true, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, toolsBytes, parents, stats, owners, top };
     return Object.defineProperties(index, {
       tools: { get: readTools, enumerable: true },
       paths: { get: readPaths, enumerable: true },

@@ -64,7 +64,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const top = repo?.top;
   // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read.
   const headLock = paths.includes(LOCKFILE_NAME) && top !== undefined ? readHeadLockfile(root, top, options.env, options.cacheDir) : undefined;
-  const { project } = readStagedProject(root, paths, { cacheDir: options.cacheDir, strict: options.strict === true, indexed: options.indexed, raw: options.raw });
+  const { project } = readStagedProject(root, paths, { cacheDir: options.cacheDir, indexed: options.indexed, raw: options.raw });
   const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, lock);
   const judged = [...selected.changed, ...selected.dependents];

@@ -93,12 +93,12 @@ async function treeAround(cwd: string, now: number, options: StagedOptions): Pro
     if (error instanceof KiwiError && error.code === "E_NO_PROJECT") return undefined;
     throw error;
   }
-  return identifyTree(root, now, { cacheDir: options.cacheDir, strict: options.strict === true });
+  return identifyTree(root, now, { cacheDir: options.cacheDir });
 }
 
 /** A project's verdict from the staged memo when its inputs are unchanged, else checked and remembered. */
 async function checkProjectRemembered(root: string, paths: string[], repo: Repo | undefined, options: StagedOptions & { started: number; early?: TreeIdentity }): Promise<StagedProject> {
-  const tree = options.early?.root === root ? options.early : await identifyTree(root, options.started, { cacheDir: options.cacheDir, strict: options.strict === true });
+  const tree = options.early?.root === root ? options.early : await identifyTree(root, options.started, { cacheDir: options.cacheDir });
   const key = stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict: options.strict === true, repo, env: options.env, now: options.started }, tree);
   const known = key ? readStagedMemo(key) : undefined;
   if (known) return { root, ...known, remembered: true };

@@ -65,13 +65,14 @@ export interface TreeIdentity {
 }
 
 /**
- * The tree identity of `root` at `now`. Through the lock index when there is one for these options
- * and the tree still holds exactly its entries: one statx per recorded entry and no readdir (a
+ * The tree identity of `root` at `now`. Through the lock index when there is one and the tree
+ * still holds exactly its entries: one statx per recorded entry and no readdir (a
  * folder is listed only when its own stat changed), git's way; else one readdir per folder and one
  * lstat per entry. Taken on its own so it can be computed while git answers.
  */
-export async function identifyTree(root: string, now: number, options: { cacheDir: string; strict: boolean }): Promise<TreeIdentity> {
-  const index = loadLockIndex(options.cacheDir, root, options.strict);
+export async function identifyTree(root: string, now: number, options: { cacheDir: string }): Promise<TreeIdentity> {
+  // Written by a plain or a --strict lock alike: what it records of the tree is the same.
+  const index = loadLockIndex(options.cacheDir, root, undefined);
   if (index) {
     const scan = await scanLockIndexFast(index);
     if (!scan.structural) return { root, digest: indexedDigest(root, index, scan, now), indexed: { index, scan } };

@@ -22,7 +22,6 @@ import { ROW_WIDTH, type RawTree, isFolder } from "../manifest/raw-tree-io.ts";
 
 export interface StagedProjectOptions {
   cacheDir: string;
-  strict: boolean;
   /** The tree as the memo key read it through the lock index: the index and what changed since. */
   indexed?: { index: LockIndex; scan: IndexScan };
   /** The tree as the memo key walked it (no usable index then, or entries added or removed since). */
@@ -44,7 +43,7 @@ function fromScan(root: string, paths: readonly string[], { index, scan }: { ind
 
 /** From a walk of the tree: compared with the index entry by entry. */
 function fromRawTree(root: string, paths: readonly string[], tree: RawTree, options: StagedProjectOptions): Project | undefined {
-  const index = loadLockIndex(options.cacheDir, root, options.strict);
+  const index = loadLockIndex(options.cacheDir, root, undefined);
   if (!index) return undefined;
   const positions = positionsOf(index);
   const changed = changedSince(index, positions, tree);

@@ -77,7 +77,7 @@ describe("the staged check's memo", () => {
     await lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
     git(root, ["add", "-A"], env);
-    const read = () => identifyTree(root, later(), { cacheDir: env.KIWI_CACHE_DIR, strict: false });
+    const read = () => identifyTree(root, later(), { cacheDir: env.KIWI_CACHE_DIR });
     expect([(await read()).indexed?.scan.tools.size, (await read()).raw]).toEqual([1, undefined]);
     await primed(root);
     // The staged tool edited again (its stat), then an unrelated file edited (another stat).

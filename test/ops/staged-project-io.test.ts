@@ -58,7 +58,7 @@ const relock = (repo: Repo) => lockProject({ ...createContext({ cwd: repo.root, 
  * the index, which must agree.
  */
 async function partialRead(repo: Repo, paths: string[]): Promise<{ project: Project; partial: boolean }> {
-  const options = { cacheDir: repo.cacheDir, strict: false };
+  const options = { cacheDir: repo.cacheDir };
   const identity = await identifyTree(repo.root, Date.now() + 60_000, options);
   const tree = walkRawTree(repo.root, Date.now() + 60_000)!;
   const walked = readStagedProject(repo.root, paths, { ...options, raw: { root: repo.root, tree } });
@@ -77,8 +77,8 @@ function plain(project: Project): string {
 }
 
 /** The staged verdicts with the index and then without it (index and memo removed): they must agree. */
-async function bothWays(repo: Repo): Promise<[unknown, unknown]> {
-  const run = async () => (await checkStaged({ cwd: repo.root, env: repo.env, cacheDir: repo.cacheDir, now: Date.now })).map(({ remembered: _, ...p }) => p);
+async function bothWays(repo: Repo, strict = false): Promise<[unknown, unknown]> {
+  const run = async () => (await checkStaged({ cwd: repo.root, env: repo.env, cacheDir: repo.cacheDir, now: Date.now, strict })).map(({ remembered: _, ...p }) => p);
   rmSync(join(repo.cacheDir, "check", "staged"), { recursive: true, force: true });
   const withIndex = await run();
   rmSync(join(repo.cacheDir, "check", "staged"), { recursive: true, force: true });
@@ -159,6 +159,17 @@ describe("the staged check's partial read", () => {
       expect(JSON.stringify(withIndex)).toContain(paths[0]!.split("/").pop()!.split(".")[0]!);
     });
   }
+
+  test("a --strict check reads the tree through the index a plain lock wrote, and judges as full discovery does", async () => {
+    const repo = await lockedRepo();
+    appendFileSync(join(repo.root, ".ai/tools/web.yaml"), "limits: { memory_mb: 4096 }\n");
+    git(repo.root, ["add", "-A"], repo.env);
+    expect((await identifyTree(repo.root, Date.now() + 60_000, { cacheDir: repo.cacheDir })).indexed).toBeDefined();
+    const [withIndex, without] = await bothWays(repo, true);
+    expect(withIndex).toEqual(without);
+    // The high memory limit is a warning that --strict makes an error.
+    expect((withIndex as { check: { ok: boolean } }[])[0]!.check.ok).toBe(false);
+  });
 
   test("judges the same with the index as without it once the relocked lockfile is staged", async () => {
     const repo = await lockedRepo();
