@@ -6,9 +6,9 @@
 // taken from the index; the rest of it is read from disk, exactly as discovery reads it, the first
 // time anything asks (a getter), so what the verdict looks at is never a guess. The index vouches
 // when the tree, as the memo key read it (the index's own scan, or a walk compared with the index
-// entry by entry), holds exactly the entries it recorded, every entry whose stat differs (or whose
-// path is staged) belongs to one tool, and no tool had a discovery finding; those tools are read at
-// once. Otherwise the whole tree is discovered as before.
+// entry by entry), holds exactly the entries it recorded, and every entry whose stat differs (or
+// whose path is staged) belongs to one tool; those tools, and any tool a discovery finding was
+// about at the last lock, are read at once. Otherwise the whole tree is discovered as before.
 import { join } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
@@ -51,7 +51,11 @@ function fromRawTree(root: string, paths: readonly string[], tree: RawTree, opti
 }
 
 function readPartial(root: string, paths: readonly string[], index: LockIndex, positions: ReadonlyMap<string, number>, read: Set<number>): Project | undefined {
-  if (index.tools.some((t) => !t.clean)) return undefined;
+  // A tool a discovery finding was about is read at once, so its findings are the project's too:
+  // a stub is only ever a tool discovery had nothing to say about.
+  index.tools.forEach((t, i) => {
+    if (!t.clean) read.add(i);
+  });
   const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
   for (const path of paths) {
     if (path === LOCKFILE_NAME) continue;

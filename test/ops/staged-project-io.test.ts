@@ -127,13 +127,22 @@ describe("the staged check's partial read", () => {
     expect(await fallsBack((repo) => writeFileSync(join(repo.root, ".ai/tools/two.sh"), script("bash_runtime", "subprocess").content), [".ai/tools/two.sh"])).toBe(false);
   });
 
-  test("falls back to discovery when a tool had a discovery finding at the last lock", async () => {
+  test("reads a tool a discovery finding was about at once, with its finding, as discovery does", async () => {
     // A kiwi_mcp module edited after it was signed: a discovery warning about that tool.
     const signed = '# kiwi-mcp:validated:2026-01-26T04:13:30Z:000000000000\n__tool_type__ = "script"\n__version__ = "1.0.0"\n__executor_id__ = "python_runtime"\n\nprint(1)\n';
     const repo = await lockedRepo({ ".ai/tools/signed.py": signed });
     expect(readProject(repo.root).findings.map((f) => f.rule)).toEqual(["kiwi_mcp/signature-stale"]);
+    // Unchanged and not staged, it is still read at once: a stub never hides a finding.
     appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
-    expect((await partialRead(repo, [".ai/tools/hi.sh"])).partial).toBe(false);
+    const first = await partialRead(repo, [".ai/tools/hi.sh"]);
+    expect([first.partial, first.project.findings.map((f) => [f.file, f.rule])]).toEqual([true, [[".ai/tools/signed.py", "kiwi_mcp/signature-stale"]]]);
+    // Staged itself: its finding is part of the verdict, as full discovery gives it.
+    appendFileSync(join(repo.root, ".ai/tools/signed.py"), "print(2)\n");
+    git(repo.root, ["add", "-A"], repo.env);
+    expect((await partialRead(repo, [".ai/tools/hi.sh", ".ai/tools/signed.py"])).partial).toBe(true);
+    const [withIndex, without] = await bothWays(repo);
+    expect(withIndex).toEqual(without);
+    expect(JSON.stringify(withIndex)).toContain("kiwi_mcp/signature-stale");
   });
 
   const scenarios: [string, (repo: Repo) => string[]][] = [
