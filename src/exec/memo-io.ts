@@ -3,11 +3,9 @@
 // parameters list -> its JSON Schema), so a warm `kiwi exec` parses no YAML and loads no ajv.
 // Keys hash kiwi's version, the memo format and the input; a damaged entry is ignored, never
 // trusted into a pass: the parsed manifest is still hashed and compared with the lockfile.
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { writeFileAtomic } from "../cache/atomic-io.ts";
-import { sha256Hex } from "../integrity/digest.ts";
+import { readMemoFile, writeMemoFile } from "../cache/memo-file-io.ts";
 
 /** Where exec keeps its state in the cache: run directories and memos (README "Cache layout"). */
 export const EXEC_DIR = "exec";
@@ -39,25 +37,4 @@ export function readMemo(cacheDir: string, kind: MemoKind, key: string): string 
 /** Writes a memo (best effort: a read-only or full cache only costs the next run some time). */
 export function writeMemo(cacheDir: string, kind: MemoKind, key: string, text: string): void {
   writeMemoFile(memoPath(cacheDir, kind, key), text);
-}
-
-/** A self-verifying memo file's text (readMemo's format, anywhere in the cache), or undefined. */
-export function readMemoFile(path: string): string | undefined {
-  try {
-    const text = readFileSync(path, "utf8");
-    // The entry carries its own digest so a truncated or damaged file reads as absent.
-    const nl = text.indexOf("\n");
-    return nl === 64 && sha256Hex(text.slice(nl + 1)) === text.slice(0, nl) ? text.slice(nl + 1) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Writes a self-verifying memo file, best effort. */
-export function writeMemoFile(path: string, text: string): void {
-  try {
-    writeFileAtomic(path, `${sha256Hex(text)}\n${text}`, { mode: 0o444 });
-  } catch {
-    // Nothing to do: memos are an optimisation.
-  }
 }

@@ -19,7 +19,8 @@ import { statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { projectKey } from "../cache/cache-layout.ts";
-import { memoKey, readMemoFile, writeMemoFile } from "../exec/memo-io.ts";
+import { memoKey } from "../exec/memo-io.ts";
+import { binaryIdentity, readMemoFile, statIdentity, writeMemoFile } from "../cache/memo-file-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { type RawTree, rawTreeFingerprint } from "../manifest/raw-tree-io.ts";
 import { type IndexScan, type LockIndex, loadLockIndex, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
@@ -107,7 +108,7 @@ function indexedDigest(root: string, index: LockIndex, scan: IndexScan, now: num
 export function stagedMemoKey(inputs: StagedMemoInputs, identity: TreeIdentity): StagedMemoKey | undefined {
   const limit = inputs.now - RACY_MARGIN_MS;
   let racy = false;
-  const parts: string[] = [inputs.root, inputs.strict ? "strict" : "", inputs.paths.join("\0"), kiwiIdentity()];
+  const parts: string[] = [inputs.root, inputs.strict ? "strict" : "", inputs.paths.join("\0"), binaryIdentity()];
   const tree = identity.root === inputs.root ? identity.digest : undefined;
   if (!tree) return undefined;
   racy ||= tree.racy;
@@ -167,20 +168,6 @@ function interpreterIdentities(env: GitEnv): string[] {
     out.push(found ? `${name} ${found} ${statIdentity(found)}` : `${name} none`);
   }
   return out;
-}
-
-/** kiwi's own binary: a rebuilt kiwi may judge differently even at the same version. */
-function kiwiIdentity(): string {
-  return `${process.execPath} ${statIdentity(process.execPath)}`;
-}
-
-function statIdentity(path: string): string {
-  try {
-    const st = statSync(path);
-    return `${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino}`;
-  } catch {
-    return "unreadable";
-  }
 }
 
 function toTop(top: string, abs: string): string {

@@ -1,17 +1,14 @@
 // child_schemas verdicts remembered in the cache, the I/O half of layer.ts ChildSchemaMemo: ajv's
 // errors for a (schema, child link document) pair that was judged before, so a check whose pairs
 // are all known never loads or runs ajv (about 10 ms of a first `kiwi check --staged`, issue 14).
-// One file, <cache>/check/child-schemas-v1.json, read once and written once per run (atomically)
-// when something new was judged. Its first line is the digest of the rest: a damaged file reads as
-// empty. The file belongs to one kiwi: its version and the running binary's stat identity (builds
+// One self-verifying memo file (cache/memo-file-io.ts), <cache>/check/child-schemas-v1.json, read
+// once and written once per run when something new was judged; a damaged file reads as empty. The file belongs to one kiwi: its version and the running binary's stat identity (builds
 // of one version differ while kiwi is developed) are its salt, written in the file and mixed into
 // every key. Another kiwi reads it as empty and replaces it, so it never grows past what this kiwi
 // judged (a staged check reads it whole); two kiwis taking turns on one cache only re-judge.
-import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { writeFileAtomic } from "../cache/atomic-io.ts";
-import { sha256Hex } from "../integrity/digest.ts";
+import { binaryIdentity, readMemoFile, writeMemoFile } from "../cache/memo-file-io.ts";
 import { isRecord } from "../integrity/value.ts";
 import type { SchemaError } from "./json-schema.ts";
 import type { ChildSchemaMemo } from "./layer.ts";
@@ -76,35 +73,18 @@ export function openChildSchemaMemo(cacheDir: string | undefined, options: Child
       const keys = [...entries.keys()];
       const kept: Record<string, unknown> = {};
       for (const key of keys.slice(Math.max(0, keys.length - MEMO_LIMIT))) kept[key] = entries.get(key);
-      const body = `${JSON.stringify({ format: MEMO_FORMAT, salt, entries: kept })}\n`;
-      try {
-        writeFileAtomic(path, `${sha256Hex(body)}\n${body}`);
-      } catch {
-        // A read-only or full cache directory: the check itself still worked.
-      }
+      writeMemoFile(path, `${JSON.stringify({ format: MEMO_FORMAT, salt, entries: kept })}\n`);
       added = false;
     },
   };
-}
-
-/** The running executable (kiwi's binary, or bun running the sources): path, size and mtime. */
-function binaryIdentity(): string {
-  try {
-    const st = statSync(process.execPath);
-    return `${process.execPath} ${st.size} ${st.mtimeMs}`;
-  } catch {
-    return process.execPath;
-  }
 }
 
 /** The file's verdicts by key; empty when it is missing, unreadable, damaged, or another kiwi's. */
 function readEntries(path: string, salt: string): Map<string, unknown> {
   const entries = new Map<string, unknown>();
   try {
-    const text = readFileSync(path, "utf8");
-    const nl = text.indexOf("\n");
-    const body = text.slice(nl + 1);
-    if (nl !== 64 || sha256Hex(body) !== text.slice(0, nl)) return entries;
+    const body = readMemoFile(path);
+    if (body === undefined) return entries;
     const parsed = JSON.parse(body) as { format?: unknown; salt?: unknown; entries?: unknown };
     if (parsed.format !== MEMO_FORMAT || parsed.salt !== salt || !isRecord(parsed.entries)) return entries;
     for (const [key, value] of Object.entries(parsed.entries)) entries.set(key, value);
