@@ -259,7 +259,7 @@ export function readToolAlone(root: string, source: string): { tool?: Tool; find
   const warnings: Finding[] = [];
   try {
     const read = readToolAt(root, source, (abs, syntax) => {
-      if (statSync(abs).size > 10 * 1024 * 1024 && syntax !== "json" && syntax !== "yaml") return "none";
+      if (tooLargeForMetadata(statSync(abs).size, syntax)) return "none";
       const parsed = parseManifestBytes(readFileSync(abs), syntax);
       if (parsed !== "none") for (const w of parsed.warnings) warnings.push(problemFinding(toProjectPath(root, abs), w));
       return parsed;
@@ -421,11 +421,16 @@ function readFileRequirements(form: ManifestForm, files: readonly ToolFile[], en
   return out.pypi.length > 0 || out.npm || out.problems.length > 0 ? out : undefined;
 }
 
+/** A script or page past 10 MiB is taken to hold no metadata, unread (a manifest file is always read: its size is a finding). */
+function tooLargeForMetadata(size: number, syntax: ManifestSyntax): boolean {
+  return size > 10 * 1024 * 1024 && syntax !== "json" && syntax !== "yaml";
+}
+
 function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: Finding[]): ParsedManifest | "none" | undefined {
   const file = toProjectPath(root, abs);
   try {
     const stat = listing?.stat(abs) ?? statSync(abs);
-    if (stat.size > 10 * 1024 * 1024 && syntax !== "json" && syntax !== "yaml") return "none";
+    if (tooLargeForMetadata(stat.size, syntax)) return "none";
     const cached = parseCache?.get(file, stat);
     if (cached === null) return "none";
     if (cached !== undefined) {

@@ -3,13 +3,12 @@
 // Everything else (a folder gained or lost an entry, a file no tool owns, a tool whose model
 // changed, a tool with discovery findings or pinned by remote records or packages) returns
 // undefined and the full lock runs, so its result is always exactly what a full lock writes.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Faults } from "../cache/faults-io.ts";
 import { hashFileHex } from "../cache/hash-io.ts";
 import { RACY_MARGIN_MS, saveTreeMemo } from "../cache/stat-cache-io.ts";
 import { sha256Hex } from "../integrity/digest.ts";
-import type { ParsedManifest } from "../manifest/forms.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { type HashedTool, hashTool, lockedToolOf } from "../lockfile/build.ts";
@@ -58,16 +57,7 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
   if (previous === undefined || !lockfileMatches(index, () => previous).ok) return undefined;
   const unchanged = index.lockfile.sha256;
   // Loaded only now: an unchanged tree never pays for the manifest parsers.
-  const { readToolAt } = await import("../manifest/discover-io.ts");
-  const { parseManifestBytes } = await import("../manifest/forms.ts");
-  let warned = false;
-  // As discovery's parseFile, minus its cache: a parse with warnings would add discovery findings.
-  const parse = (abs: string, syntax: Parameters<typeof parseManifestBytes>[1]): ParsedManifest | "none" => {
-    if (statSync(abs).size > 10 * 1024 * 1024 && syntax !== "json" && syntax !== "yaml") return "none";
-    const parsed = parseManifestBytes(readFileSync(abs), syntax);
-    if (parsed !== "none" && parsed.warnings.length > 0) warned = true;
-    return parsed;
-  };
+  const { readToolAlone } = await import("../manifest/discover-io.ts");
   const toolsPrefix = `${join(root, TOOLS_DIR)}/`;
   let text = previous;
   let hashed = 0;
@@ -77,13 +67,14 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
     const known = index.tools[t]!;
     let read;
     try {
-      read = readToolAt(root, known.source, parse);
+      read = readToolAlone(root, known.source);
     } catch {
       return undefined;
     }
     const tool = read.tool;
-    // A tool whose model changed may change verdicts and entries beyond its own: the full lock decides.
-    if (!tool || warned || read.findings.length > 0 || tool.id !== known.id) return undefined;
+    // Discovery findings (parse warnings, unreadable files) are the full lock's to report, and a
+    // tool whose model changed may change verdicts and entries beyond its own: the full lock decides.
+    if (!tool || read.findings.length > 0 || tool.id !== known.id) return undefined;
     const changed = new Set(entries.map((i) => (entries.length > 8 ? index.paths[i]! : pathAt(index, i))));
     const old = findToolEntry(text, tool.id);
     if (!old) return undefined;
