@@ -33,7 +33,7 @@ export const MANY_TOOLS = -2;
 /** One tool as the index knows it. */
 export interface IndexTool {
   id: string;
-  /** Project-relative manifest file (the lock entry's `source`). */
+  /** Project-relative manifest file (the lock entry's `source`); empty only in a damaged tools section's placeholder rows. */
   source: string;
   /** modelKey() of the tool as discovered. */
   model: string;
@@ -250,7 +250,12 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean | 
     let tools: IndexTool[] | undefined;
     const readTools = (): IndexTool[] => {
       if (tools) return tools;
-      const rows = JSON.parse(bytes.toString("utf8", head + hl, head + hl + tl)) as unknown[];
+      let rows: unknown;
+      try {
+        rows = JSON.parse(bytes.toString("utf8", head + hl, head + hl + tl));
+      } catch {
+        rows = []; // not JSON: damaged, read as below (decoded lazily, so outside the loader's own catch)
+      }
       const out: IndexTool[] = [];
       for (const row of Array.isArray(rows) ? rows : []) {
         if (!Array.isArray(row) || row.length !== 8 || typeof row[0] !== "string" || typeof row[1] !== "string" || typeof row[2] !== "string") break;

@@ -139,6 +139,11 @@ describe("a damaged or foreign index is ignored", () => {
     ["truncated", (bytes: Buffer) => bytes.subarray(0, bytes.length - 9)],
     ["garbage", () => Buffer.from("not an index at all")],
     ["empty", () => Buffer.alloc(0)],
+    ["a tools section that is not JSON", (bytes: Buffer) => {
+      const copy = Buffer.from(bytes);
+      copy.write("x", 24 + copy.readUInt32LE(8)); // the section's "[" (after the 24-byte head and the header)
+      return copy;
+    }],
     ["a flipped owner (points past the tools)", (bytes: Buffer) => {
       const copy = Buffer.from(bytes);
       copy.writeInt32LE(1 << 20, copy.length - 4);
