@@ -5,63 +5,51 @@
 // stub holding what the pure layers read of any tool (id, executor, form, root, manifest file),
 // taken from the index; the rest of it is read from disk, exactly as discovery reads it, the first
 // time anything asks (a getter), so what the verdict looks at is never a guess. The index vouches
-// when the tree, as the memo key read it (the index's own scan, or a walk compared with the index
-// entry by entry), holds exactly the entries it recorded, and every entry whose stat differs (or
-// whose path is staged) belongs to one tool; those tools, and any tool a discovery finding was
-// about at the last lock, are read at once. Otherwise the whole tree is discovered as before.
+// when the memo key read the tree through it (staged-memo-io.ts identifyTree: the tree holds
+// exactly the entries it recorded) and every staged path belongs to one tool; the tools with a
+// changed or staged entry, and any tool a discovery finding was about at the last lock, are read
+// at once. Otherwise (the key walked the tree) the whole tree is discovered, from that walk.
 import { join } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
-import { type IndexScan, type IndexTool, type LockIndex, loadLockIndex } from "../lockfile/lock-index-io.ts";
+import type { IndexScan, IndexTool, LockIndex } from "../lockfile/lock-index-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { BUILTIN_IDS, builtinTool } from "../manifest/builtins.ts";
 import { type Project, type ReadProjectOptions, readProject, readToolAlone } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
-import { ROW_WIDTH, type RawTree, isFolder } from "../manifest/raw-tree-io.ts";
 
 export interface StagedProjectOptions {
   cacheDir: string;
   /** The tree as the memo key read it through the lock index: the index and what changed since. */
   indexed?: { index: LockIndex; scan: IndexScan };
-  /** The tree as the memo key walked it (no usable index then, or entries added or removed since). */
+  /** The tree as the memo key walked it (no usable index then, or entries added or removed since): discovery reads it. */
   raw?: ReadProjectOptions["raw"];
 }
 
 /** The project for the staged check of `paths` (project-relative); `partial` says whether the index served it. */
 export function readStagedProject(root: string, paths: readonly string[], options: StagedProjectOptions): { project: Project; partial: boolean } {
-  const partial = options.indexed?.index.root === root ? fromScan(root, paths, options.indexed) : options.raw?.root === root ? fromRawTree(root, paths, options.raw.tree, options) : undefined;
+  const indexed = options.indexed?.index.root === root && !options.indexed.scan.structural ? options.indexed : undefined;
+  const partial = indexed && readPartial(root, paths, indexed.index, new Set(indexed.scan.tools.keys()));
   if (partial) return { project: partial, partial: true };
   return { project: readProject(root, { cacheDir: options.cacheDir, raw: options.raw }), partial: false };
 }
 
-/** From the index's own scan: the tools with a changed file are those it names. */
-function fromScan(root: string, paths: readonly string[], { index, scan }: { index: LockIndex; scan: IndexScan }): Project | undefined {
-  if (scan.structural) return undefined;
-  return readPartial(root, paths, index, positionsOf(index), new Set(scan.tools.keys()));
-}
-
-/** From a walk of the tree: compared with the index entry by entry. */
-function fromRawTree(root: string, paths: readonly string[], tree: RawTree, options: StagedProjectOptions): Project | undefined {
-  const index = loadLockIndex(options.cacheDir, root, undefined);
-  if (!index) return undefined;
-  const positions = positionsOf(index);
-  const changed = changedSince(index, positions, tree);
-  return changed && readPartial(root, paths, index, positions, changed);
-}
-
-function readPartial(root: string, paths: readonly string[], index: LockIndex, positions: ReadonlyMap<string, number>, read: Set<number>): Project | undefined {
-  // A tool a discovery finding was about is read at once, so its findings are the project's too:
-  // a stub is only ever a tool discovery had nothing to say about.
-  index.tools.forEach((t, i) => {
+/** The project with the tools in `read` (index positions: a changed entry) and those `paths` name read, every other one a stub. */
+function readPartial(root: string, paths: readonly string[], index: LockIndex, read: Set<number>): Project | undefined {
+  for (const [i, t] of index.tools.entries()) {
+    // A damaged tools section reads as placeholder rows, which vouch for nothing.
+    if (t.source === "") return undefined;
+    // A tool a discovery finding was about is read at once, so its findings are the project's too:
+    // a stub is only ever a tool discovery had nothing to say about.
     if (!t.clean) read.add(i);
-  });
+  }
   const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
   for (const path of paths) {
     if (path === LOCKFILE_NAME) continue;
-    const at = path.startsWith(prefix) ? positions.get(path.slice(prefix.length)) : undefined;
+    const at = path.startsWith(prefix) ? index.paths.indexOf(path.slice(prefix.length)) : -1;
     // A staged path the index cannot pin on one tool (a deletion, a file no tool owns, a plugin's).
-    if (at === undefined || index.owners[at]! < 0) return undefined;
+    if (at === -1 || index.owners[at]! < 0) return undefined;
     read.add(index.owners[at]!);
   }
   const tools: Tool[] = [];
@@ -85,39 +73,6 @@ function readPartial(root: string, paths: readonly string[], index: LockIndex, p
   if (builtins.join("\0") !== BUILTIN_IDS.filter((id) => !projectIds.has(id)).join("\0")) return undefined;
   findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
   return { root, toolsDir: join(root, TOOLS_DIR), tools, findings };
-}
-
-/** Index positions by path below .ai/tools. */
-function positionsOf(index: LockIndex): Map<string, number> {
-  const positions = new Map<string, number>();
-  index.paths.forEach((path, i) => positions.set(path, i));
-  return positions;
-}
-
-/**
- * The tools (index positions) with an entry whose stat differs between the index and `tree`, or
- * undefined when the two do not hold the same entries of the same kinds, or a changed file belongs
- * to no single tool. A folder's own stat is not compared: the same entries below it are.
- */
-function changedSince(index: LockIndex, positions: ReadonlyMap<string, number>, tree: RawTree): Set<number> | undefined {
-  const n = tree.paths.length;
-  if (n !== positions.size || n !== index.stats.length / ROW_WIDTH) return undefined;
-  const changed = new Set<number>();
-  for (let i = 0; i < n; i++) {
-    const at = positions.get(tree.paths[i]!);
-    if (at === undefined) return undefined;
-    const o = i * ROW_WIDTH;
-    const r = at * ROW_WIDTH;
-    const mode = tree.stats[o + 4]!;
-    if ((mode & 0o170000) !== (index.stats[r + 4]! & 0o170000)) return undefined;
-    if (isFolder(mode)) continue;
-    let same = true;
-    for (let k = 0; k < ROW_WIDTH; k++) if (tree.stats[o + k] !== index.stats[r + k]) same = false;
-    if (same) continue;
-    if (index.owners[at]! < 0) return undefined;
-    changed.add(index.owners[at]!);
-  }
-  return changed;
 }
 
 function readIndexedTool(root: string, known: IndexTool): { tool?: Tool; findings: Finding[] } {
