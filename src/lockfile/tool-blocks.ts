@@ -190,7 +190,7 @@ function absent(id: string): unknown {
 }
 
 /** editedToolIds by parsing both files whole: the definition the block comparison must agree with. */
-export function editedByParsing(committed: string, head: string): string[] | "all" {
+function editedByParsing(committed: string, head: string): string[] | "all" {
   let before: Record<string, unknown>;
   try {
     before = (JSON.parse(head) as { tools?: Record<string, unknown> }).tools ?? {};

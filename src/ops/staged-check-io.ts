@@ -1,8 +1,8 @@
 // The fresh half of `kiwi check --staged` for one project, loaded only when the staged memo has no
-// verdict: read the tree (from the lock index where it vouches: staged-project-io.ts), validate the
-// changed tools and every tool whose chain runs through them
-// (with the interpreter syntax checks), and judge their lockfile entries against the tree. The
-// lockfile is read as it will be committed (git's index) when its working copy differs.
+// verdict: read the tree (through the lock index where it vouches: staged-project-io.ts), validate
+// the changed tools and every tool whose chain runs through them (with the interpreter syntax
+// checks), and judge their lockfile entries against the tree. The lockfile is read as it will be
+// committed (git's index) when its working copy differs.
 import { isAbsolute, join, relative, sep } from "node:path";
 import { tempName } from "../cache/cache-layout.ts";
 import { loadStatCache } from "../cache/stat-cache-io.ts";

@@ -49,7 +49,6 @@ interface ChildEntry {
   memoKey?: string | null;
 }
 
-
 /** child_schemas findings for every parent -> child pair where either side is in scope. */
 export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) => boolean, ctx: LayerContext): Finding[] {
   const out: Finding[] = [];
