@@ -112,15 +112,24 @@ export async function readGitStatus(cwd: string, env?: GitEnv): Promise<GitStatu
 
 /** runGit without blocking: several git questions (or git and kiwi's own work) run at once. */
 export async function runGitAsync(cwd: string, args: string[], env?: GitEnv): Promise<string> {
-  let proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  const proc = spawnGit(cwd, args, env, "pipe");
+  const [stdout] = await Promise.all([new Response(proc.stdout).text(), gitExited(proc, cwd, args)]);
+  return stdout;
+}
+
+/** Starts git (C locale, no stdin) with its output to a pipe or an open file; a git that cannot start is E_GIT. */
+function spawnGit<Out extends "pipe" | number>(cwd: string, args: string[], env: GitEnv | undefined, stdout: Out): Bun.Subprocess<"ignore", Out, "pipe"> {
   try {
-    proc = Bun.spawn(["git", ...args], { cwd, env: { ...(env ?? process.env), LC_ALL: "C" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    return Bun.spawn(["git", ...args], { cwd, env: { ...(env ?? process.env), LC_ALL: "C" }, stdin: "ignore", stdout, stderr: "pipe" });
   } catch (error) {
     throw cannotRunGit(cwd, error);
   }
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+}
+
+/** Waits for git to exit; a failure is E_GIT with what it said. */
+async function gitExited(proc: Bun.Subprocess<"ignore", "pipe" | number, "pipe">, cwd: string, args: string[]): Promise<void> {
+  const [stderr, exitCode] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   if (exitCode !== 0) throw gitFailure(cwd, args, stderr, exitCode);
-  return stdout;
 }
 
 /**
@@ -145,14 +154,7 @@ export async function runGitLargeAsync(cwd: string, args: string[], env: GitEnv 
     return runGitAsync(cwd, args, env);
   }
   try {
-    let proc: Bun.Subprocess<"ignore", number, "pipe">;
-    try {
-      proc = Bun.spawn(["git", ...args], { cwd, env: { ...(env ?? process.env), LC_ALL: "C" }, stdin: "ignore", stdout: fd, stderr: "pipe" });
-    } catch (error) {
-      throw cannotRunGit(cwd, error);
-    }
-    const [stderr, exitCode] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
-    if (exitCode !== 0) throw gitFailure(cwd, args, stderr, exitCode);
+    await gitExited(spawnGit(cwd, args, env, fd), cwd, args);
     const bytes = new Uint8Array(fstatSync(fd).size);
     let read = 0;
     while (read < bytes.length) {
