@@ -81,40 +81,64 @@ function readIndexedTool(root: string, known: IndexTool): { tool?: Tool; finding
 }
 
 /**
- * A tool whose entries are unchanged since the index: the index's fields now, the rest read when
- * first asked for. Getters in one object literal (not defineProperty: ten times the cost for a
- * thousand tools), own and enumerable, so a spread or JSON copy of a stub reads the tool too;
- * `satisfies` makes a field added to Tool a compile error here until it is placed.
+ * A tool whose entries are unchanged since the index: the index's fields (own data), the rest read
+ * from disk, exactly as discovery reads it, the first time anything asks (getters on the class,
+ * shared by every stub: a thousand getter-laden object literals cost ~1.5 ms to build and are slow
+ * to read). `implements Tool` makes a field added to Tool a compile error here until it is placed.
+ * A JSON copy is the tool as read (toJSON); a spread copies only the index's fields, and nothing
+ * on the staged check's path spreads a tool.
  */
+class Stub implements Tool {
+  readonly id: string;
+  readonly executor: Tool["executor"];
+  readonly form: Tool["form"];
+  readonly root: string;
+  readonly manifestFile: string;
+  #at: string;
+  #known: IndexTool;
+  #full: Tool | undefined;
+
+  constructor(root: string, known: IndexTool) {
+    this.id = known.id;
+    this.executor = known.executor;
+    this.form = known.form;
+    this.root = known.root;
+    this.manifestFile = known.source;
+    this.#at = root;
+    this.#known = known;
+  }
+
+  #read(): Tool {
+    return (this.#full ??= readUnchanged(this.#at, this.#known));
+  }
+
+  get version() { return this.#read().version; }
+  get type() { return this.#read().type; }
+  get description() { return this.#read().description; }
+  get dialect() { return this.#read().dialect; }
+  get rootAbs() { return this.#read().rootAbs; }
+  get manifest() { return this.#read().manifest; }
+  get doc() { return this.#read().doc; }
+  get config() { return this.#read().config; }
+  get configLossless() { return this.#read().configLossless; }
+  get parameters() { return this.#read().parameters; }
+  get childSchemas() { return this.#read().childSchemas; }
+  get entrypoint() { return this.#read().entrypoint; }
+  get language() { return this.#read().language; }
+  get capabilities() { return this.#read().capabilities; }
+  get limits() { return this.#read().limits; }
+  get files() { return this.#read().files; }
+  get fileRequirements() { return this.#read().fileRequirements; }
+  get pointers() { return this.#read().pointers; }
+  get locate() { return this.#read().locate; }
+
+  toJSON(): Tool {
+    return this.#read();
+  }
+}
+
 function stub(root: string, known: IndexTool): Tool {
-  let full: Tool | undefined;
-  const load = (): Tool => (full ??= readUnchanged(root, known));
-  return {
-    id: known.id,
-    executor: known.executor,
-    form: known.form,
-    root: known.root,
-    manifestFile: known.source,
-    get version() { return load().version; },
-    get type() { return load().type; },
-    get description() { return load().description; },
-    get dialect() { return load().dialect; },
-    get rootAbs() { return load().rootAbs; },
-    get manifest() { return load().manifest; },
-    get doc() { return load().doc; },
-    get config() { return load().config; },
-    get configLossless() { return load().configLossless; },
-    get parameters() { return load().parameters; },
-    get childSchemas() { return load().childSchemas; },
-    get entrypoint() { return load().entrypoint; },
-    get language() { return load().language; },
-    get capabilities() { return load().capabilities; },
-    get limits() { return load().limits; },
-    get files() { return load().files; },
-    get fileRequirements() { return load().fileRequirements; },
-    get pointers() { return load().pointers; },
-    get locate() { return load().locate; },
-  } satisfies Record<keyof Tool, unknown>;
+  return new Stub(root, known);
 }
 
 /**

@@ -91,6 +91,21 @@ describe("the staged check's partial read", () => {
     expect(plain(project)).toBe(plain(readProject(repo.root)));
   });
 
+  test("a stub reads and JSON-copies as the tool discovery reads, and refuses writes to what it reads from disk", async () => {
+    const repo = await lockedRepo();
+    appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
+    const { project, partial } = await partialRead(repo, [".ai/tools/hi.sh"]);
+    expect(partial).toBe(true);
+    const web = project.tools.find((t) => t.id === "web")!;
+    const twin = readProject(repo.root).tools.find((t) => t.id === "web")!;
+    expect(JSON.stringify(web)).toBe(JSON.stringify(twin));
+    expect([web.version, web.type, web.description, web.config]).toEqual([twin.version, twin.type, twin.description, twin.config]);
+    expect(() => {
+      (web as { version: string }).version = "9.9.9";
+    }).toThrow(TypeError);
+    expect(web.version).toBe(twin.version);
+  });
+
   test("reads an unchanged tool only when asked, and refuses one that changed since the tree was walked", async () => {
     const repo = await lockedRepo();
     appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
