@@ -7,7 +7,7 @@ import { renderFish } from "../completion/fish.ts";
 import { resolveCompletionTree } from "../completion/command-tree.ts";
 import { renderZsh } from "../completion/zsh.ts";
 import { toolIds } from "../ops/tool-ids-io.ts";
-import { TOOL_TYPES } from "../schema/manifest.ts";
+import { TOOL_TYPES } from "../schema/vocabulary.ts";
 import { showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 import { currentRoot } from "./_root.ts";

@@ -2,6 +2,7 @@
 // mcpb CLI appends (MCPB_SIG_V1, u32 LE length, DER PKCS#7, MCPB_SIG_END) and manifest.json mapped
 // to a kiwi mcp_server whose files are the bundle's. Pure.
 import { isRecord } from "../integrity/value.ts";
+import { TOOL_ID } from "../schema/vocabulary.ts";
 import { child, importError } from "./import-errors.ts";
 import { escapeLiteral } from "./inputs.ts";
 import type { SignatureStatus } from "./pkcs7.ts";
@@ -57,7 +58,6 @@ export interface McpbImport {
 }
 
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
-const TOOL_ID = /^[a-z][a-z0-9_-]{0,63}$/;
 /** MCPB's own path variables, for the host they run on. */
 const HOST_PATHS: Record<string, string> = { HOME: "${HOME}", DESKTOP: "${HOME}/Desktop", DOCUMENTS: "${HOME}/Documents", DOWNLOADS: "${HOME}/Downloads", "/": "/", pathSeparator: "/" };
 

@@ -3,7 +3,7 @@
 // cannot pin or run, naming the field. Pure: a parsed value in, a manifest value out.
 import { isRecord } from "../integrity/value.ts";
 import { isExactVersion } from "../deps/requirements.ts";
-import { TOOL_ID } from "../schema/manifest.ts";
+import { TOOL_ID } from "../schema/vocabulary.ts";
 import { child, importError } from "./import-errors.ts";
 import { type InputScope, envNameOf, escapeLiteral, mapArguments, mapKeyValues, resolveTemplate } from "./inputs.ts";
 

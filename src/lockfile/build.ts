@@ -4,7 +4,8 @@ import { KiwiError } from "../errors.ts";
 import { formatDigest, hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type FileEntry, hashToolIntegrity, sortFileEntries } from "../integrity/tool.ts";
 import type { Tool } from "../manifest/model.ts";
-import { LOCKFILE_VERSION, type LockedTool, type Lockfile, type McpPin, type RemoteTool, type ToolDependencies } from "../schema/lockfile.ts";
+import { type LockedTool, type Lockfile, type McpPin, type RemoteTool, type ToolDependencies } from "../schema/lockfile.ts";
+import { LOCKFILE_VERSION } from "../schema/vocabulary.ts";
 
 /** The parts of a tool the lockfile records. */
 export type LockableTool = Pick<Tool, "id" | "version" | "type" | "manifestFile" | "manifest" | "executor">;

@@ -3,7 +3,8 @@
 // same bytes because nothing here depends on insertion order, the clock or the machine.
 import { compareCodePoints, renderCanonicalJson } from "../integrity/canonical.ts";
 import { Float, type CanonicalValue } from "../integrity/value.ts";
-import { type LockedFile, type LockedTool, type Lockfile, MCP_PIN_KEYS, type McpPin, REMOTE_KEYS, type RemoteTool } from "../schema/lockfile.ts";
+import { type LockedFile, type LockedTool, type Lockfile, type McpPin, type RemoteTool } from "../schema/lockfile.ts";
+import { MCP_PIN_KEYS, REMOTE_KEYS } from "../schema/vocabulary.ts";
 
 /** Top-level keys, in the order they are written (README: "Lockfile format"). */
 export const LOCKFILE_KEYS = ["lockfileVersion", "tools", "remote", "dependencies", "mcp_servers"] as const;

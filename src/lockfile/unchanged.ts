@@ -3,7 +3,8 @@
 // the slow lossless parse, the schema check and the hand-edit comparison can all be skipped. Pure.
 import { type CanonicalValue, isRecord } from "../integrity/value.ts";
 import { parseJsonLossless } from "../integrity/json-lossless.ts";
-import { LOCKFILE_VERSION, type Lockfile, type McpPin, type RemoteTool, type ToolDependencies } from "../schema/lockfile.ts";
+import { type Lockfile, type McpPin, type RemoteTool, type ToolDependencies } from "../schema/lockfile.ts";
+import { LOCKFILE_VERSION } from "../schema/vocabulary.ts";
 import { type HashedTool, buildLockfile } from "./build.ts";
 import { checkLockfileValue, peekLockfile } from "./parse.ts";
 import { renderLockfile } from "./render.ts";

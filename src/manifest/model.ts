@@ -1,7 +1,7 @@
 // The tool model: every manifest form and both dialects (kiwi tool.yaml, magray tool.json) end up
 // as this one shape. Pure types and tables; parsing lives in the sibling files.
 import type { CanonicalValue } from "../integrity/value.ts";
-import type { ToolType } from "../schema/manifest.ts";
+import type { ToolType } from "../schema/vocabulary.ts";
 import type { Position } from "../integrity/parse-problem.ts";
 
 /** Tool types whose executor must be null (everything else requires one). */

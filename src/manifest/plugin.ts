@@ -5,7 +5,7 @@ import { escapePointer } from "../integrity/canonical.ts";
 import { severityOf } from "../findings/finding.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { isRecord, toPlain } from "../integrity/value.ts";
-import { TOOL_ID } from "../schema/manifest.ts";
+import { TOOL_ID } from "../schema/vocabulary.ts";
 import { leavesFolder } from "./skill.ts";
 
 export const PLUGIN_FILE = "plugin.json";

@@ -17,7 +17,7 @@ import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } fr
 import { type IndexScan, type LockIndex, loadLockIndex, lockfileMatches, modelKey, pathAt, saveLockIndex, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { ROW_WIDTH } from "../manifest/raw-tree-io.ts";
 import { findToolEntry, replaceToolEntry } from "../lockfile/render.ts";
-import { LOCKFILE_VERSION } from "../schema/lockfile.ts";
+import { LOCKFILE_VERSION } from "../schema/vocabulary.ts";
 
 /** What lock-io.ts needs back from an incremental lock. */
 export interface IndexedLock {

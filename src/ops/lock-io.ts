@@ -6,7 +6,7 @@ import type { Context } from "../context.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import { lockfilePath } from "../lockfile/fs.ts";
 import { lockFromIndex } from "./lock-incremental-io.ts";
-import { LOCKFILE_VERSION } from "../schema/lockfile.ts";
+import { LOCKFILE_VERSION } from "../schema/vocabulary.ts";
 import type { LockOptions, LockResult } from "./lock-full-io.ts";
 
 export type { LockOptions, LockResult } from "./lock-full-io.ts";

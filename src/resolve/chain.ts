@@ -2,7 +2,7 @@
 // version ranges, cycles (with their path) and depth are verdicts, not exceptions. Pure.
 import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
-import { SEMVER_PATTERN } from "../schema/manifest.ts";
+import { SEMVER_PATTERN } from "../schema/vocabulary.ts";
 import { toolFinding } from "../findings/finding.ts";
 import { suggest } from "./suggest.ts";
 

@@ -1,9 +1,8 @@
 // TypeBox schema of tool.lock.json: the single source of its types and of
 // schemas/lockfile.schema.json. Pure. The display form (key order, indent) lives in lockfile/render.ts.
 import { type Static, Type } from "@sinclair/typebox";
+import { LOCKFILE_VERSION } from "./vocabulary.ts";
 
-/** The lockfile format this kiwi writes; a file with a larger number comes from a newer kiwi. */
-export const LOCKFILE_VERSION = 1;
 
 const DIGEST_PATTERN = "^sha256:[0-9a-f]{64}$";
 
@@ -66,8 +65,6 @@ export const McpPinSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Pin keys in the order they are written; anything nested is written with sorted keys. */
-export const MCP_PIN_KEYS = ["name", "version", "protocol_version", "sandbox", "credential", "interface_hash", "full_hash", "interface"] as const;
 
 /** The signature a remote tool was accepted with (src/trust/), re-verified offline from the cache. */
 export const RemoteSignatureSchema = Type.Object(
@@ -95,8 +92,6 @@ export const RemoteToolSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Remote entry keys in the order they are written. */
-export const REMOTE_KEYS = ["source", "reference", "integrity", "manifest_file", "manifest_sha256", "signature"] as const;
 
 /**
  * A tool's npm packages, resolved by npm (src/deps/): what the tool requires, npm's own

@@ -3,30 +3,7 @@
 // editors, and `kiwi check` judges every manifest's shape against them.
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { PARAMETER_FORMATS, PARAMETER_NAME, PARAMETER_TYPES } from "./parameter-fields.ts";
-
-/** Every tool type kiwi knows; the one list everything else reads (manifest/model.ts and
- * validate/ included: the format owns its vocabulary, so schema/ needs nothing from manifest/). */
-export const TOOL_TYPES = [
-  "primitive",
-  "runtime",
-  "script",
-  "api",
-  "mcp_server",
-  "mcp_tool",
-  "knowledge",
-  "directive",
-  "wasm",
-  "native",
-] as const;
-export type ToolType = (typeof TOOL_TYPES)[number];
-
-/** THE tool id format: 1-64 of a-z, 0-9, '_' and '-', starting with a letter. */
-export const TOOL_ID_PATTERN = "^[a-z][a-z0-9_-]{0,63}$";
-export const TOOL_ID = new RegExp(TOOL_ID_PATTERN);
-
-/** Semantic version 2.0.0, end-anchored (pre-release and build metadata allowed). */
-export const SEMVER_PATTERN =
-  "^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$";
+import { MAGRAY_CAPABILITY_WORDS, SEMVER_PATTERN, TOOL_ID_PATTERN, TOOL_TYPES } from "./vocabulary.ts";
 
 const AnyObject = Type.Object({}, { additionalProperties: true });
 const JsonSchemaValue = Type.Union([AnyObject, Type.Boolean()], { description: "a JSON Schema (2020-12, or draft-07 when $schema says so)" });
@@ -130,8 +107,6 @@ export const KiwiManifestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** magray's capability words. */
-export const MAGRAY_CAPABILITY_WORDS = ["filesystem", "network", "shell", "ui", "environment", "process"] as const;
 
 /** magray's tool.json, recognised by its shape. */
 export const MagrayManifestSchema = Type.Object(
@@ -187,11 +162,6 @@ export const MagrayManifestSchema = Type.Object(
 export type KiwiManifest = Static<typeof KiwiManifestSchema>;
 export type MagrayManifest = Static<typeof MagrayManifestSchema>;
 
-/** Fields whose problems a dedicated rule reports, so the shape check stays quiet about them. */
-export const OWNED_POINTERS: Record<"kiwi" | "magray", readonly string[]> = {
-  kiwi: ["/tool_id", "/tool_type", "/version", "/executor", "/parameters", "/validation/child_schemas"],
-  magray: ["/name", "/type", "/version", "/entry_point", "/config/parameters", "/capabilities/"],
-};
 
 /** The schema of a dialect. */
 export function manifestSchemaOf(dialect: "kiwi" | "magray"): TSchema {

@@ -3,7 +3,7 @@
 import type { Finding } from "../findings/verdict.ts";
 import type { Project } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
-import { TOOL_TYPES } from "../schema/manifest.ts";
+import { TOOL_TYPES } from "../schema/vocabulary.ts";
 import { indexTools } from "../resolve/chain.ts";
 import { buildParametersSchema } from "./parameters.ts";
 import { checkChains, checkChildSchemas, checkOwnChildSchemas } from "./chain-layer.ts";

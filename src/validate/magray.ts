@@ -8,7 +8,7 @@ import type { Finding } from "../findings/verdict.ts";
 import { isRecord } from "../integrity/value.ts";
 import type { Tool } from "../manifest/model.ts";
 import { valueAt } from "../manifest/aliases.ts";
-import { TOOL_ID } from "../schema/manifest.ts";
+import { TOOL_ID } from "../schema/vocabulary.ts";
 import { toolFinding } from "../findings/finding.ts";
 import type { LayerContext } from "./layer.ts";
 

@@ -1,17 +1,15 @@
 // Layer 1, universal rules: the manifest's shape (TypeBox schema of its dialect), tool id, type,
 // version, executor presence, reserved keys. Duplicate ids are a tree-level rule in check-project.ts. Pure.
 import type { TSchema } from "@sinclair/typebox";
-import { Errors, ValueErrorType } from "@sinclair/typebox/errors";
 import type { Finding } from "../findings/verdict.ts";
 import { renderCanonicalJson, unescapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
 import { aliasConflicts } from "../manifest/aliases.ts";
 import { EXECUTORLESS_TYPES, PRIMITIVES, type Tool } from "../manifest/model.ts";
-import { TOOL_TYPES } from "../schema/manifest.ts";
 import { parseExecutorRef, ryeExecutorRef } from "../manifest/normalize.ts";
 import { isSemver } from "../resolve/chain.ts";
 import { suggest } from "../resolve/suggest.ts";
-import { OWNED_POINTERS, TOOL_ID, manifestSchemaOf } from "../schema/manifest.ts";
+import { OWNED_POINTERS, TOOL_ID, TOOL_TYPES } from "../schema/vocabulary.ts";
 import { toolFinding } from "../findings/finding.ts";
 import { seg } from "./layer.ts";
 import { isRecord } from "../integrity/value.ts";
@@ -88,7 +86,10 @@ function shape(tool: Tool, out: Finding[]): void {
   const owned = OWNED_POINTERS[tool.dialect];
   const isOwned = (p: string) => owned.some((o) => (o.endsWith("/") ? p.startsWith(o) : p === o || p.startsWith(`${o}/`)));
   const reported = new Set<string>();
-  // The errors of a document that failed: TypeBox's interpreter, as TypeCheck.Errors runs it.
+  // The errors of a document that failed: TypeBox's interpreter, as TypeCheck.Errors runs it. It and
+  // the schemas load only for a manifest that failed (building the schemas costs ~0.7 ms of start-up).
+  const { Errors, ValueErrorType } = require("@sinclair/typebox/errors") as typeof import("@sinclair/typebox/errors");
+  const { manifestSchemaOf } = require("../schema/manifest.ts") as typeof import("../schema/manifest.ts");
   for (const error of Errors(manifestSchemaOf(tool.dialect), [], tool.doc)) {
     const at = error.path;
     if (isOwned(at) || reported.has(at)) continue;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { TEMPLATES } from "../../src/init/templates.ts";
 import { parseManifestText, syntaxOf } from "../../src/manifest/forms.ts";
 import { readProject } from "../../src/manifest/discover-io.ts";
-import { TOOL_TYPES } from "../../src/schema/manifest.ts";
+import { TOOL_TYPES } from "../../src/schema/vocabulary.ts";
 import { normalizeManifest } from "../../src/manifest/normalize.ts";
 import { checkProject } from "../../src/validate/check-project.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
