@@ -85,8 +85,9 @@ function readIndexedTool(root: string, known: IndexTool): { tool?: Tool; finding
  * from disk, exactly as discovery reads it, the first time anything asks (getters on the class,
  * shared by every stub: a thousand getter-laden object literals cost ~1.5 ms to build and are slow
  * to read). `implements Tool` makes a field added to Tool a compile error here until it is placed.
- * A JSON copy is the tool as read (toJSON); a spread copies only the index's fields, and nothing
- * on the staged check's path spreads a tool.
+ * A JSON copy is the tool as read (toJSON); a spread copies only the index's fields (and the
+ * stub's own state), and nothing on the staged check's path spreads a tool. The state is in plain
+ * fields: #private ones cost three times as much to set in a thousand constructors.
  */
 class Stub implements Tool {
   readonly id: string;
@@ -94,9 +95,9 @@ class Stub implements Tool {
   readonly form: Tool["form"];
   readonly root: string;
   readonly manifestFile: string;
-  #at: string;
-  #known: IndexTool;
-  #full: Tool | undefined;
+  private readonly at: string;
+  private readonly known: IndexTool;
+  private full: Tool | undefined = undefined;
 
   constructor(root: string, known: IndexTool) {
     this.id = known.id;
@@ -104,36 +105,36 @@ class Stub implements Tool {
     this.form = known.form;
     this.root = known.root;
     this.manifestFile = known.source;
-    this.#at = root;
-    this.#known = known;
+    this.at = root;
+    this.known = known;
   }
 
-  #read(): Tool {
-    return (this.#full ??= readUnchanged(this.#at, this.#known));
+  private read(): Tool {
+    return (this.full ??= readUnchanged(this.at, this.known));
   }
 
-  get version() { return this.#read().version; }
-  get type() { return this.#read().type; }
-  get description() { return this.#read().description; }
-  get dialect() { return this.#read().dialect; }
-  get rootAbs() { return this.#read().rootAbs; }
-  get manifest() { return this.#read().manifest; }
-  get doc() { return this.#read().doc; }
-  get config() { return this.#read().config; }
-  get configLossless() { return this.#read().configLossless; }
-  get parameters() { return this.#read().parameters; }
-  get childSchemas() { return this.#read().childSchemas; }
-  get entrypoint() { return this.#read().entrypoint; }
-  get language() { return this.#read().language; }
-  get capabilities() { return this.#read().capabilities; }
-  get limits() { return this.#read().limits; }
-  get files() { return this.#read().files; }
-  get fileRequirements() { return this.#read().fileRequirements; }
-  get pointers() { return this.#read().pointers; }
-  get locate() { return this.#read().locate; }
+  get version() { return this.read().version; }
+  get type() { return this.read().type; }
+  get description() { return this.read().description; }
+  get dialect() { return this.read().dialect; }
+  get rootAbs() { return this.read().rootAbs; }
+  get manifest() { return this.read().manifest; }
+  get doc() { return this.read().doc; }
+  get config() { return this.read().config; }
+  get configLossless() { return this.read().configLossless; }
+  get parameters() { return this.read().parameters; }
+  get childSchemas() { return this.read().childSchemas; }
+  get entrypoint() { return this.read().entrypoint; }
+  get language() { return this.read().language; }
+  get capabilities() { return this.read().capabilities; }
+  get limits() { return this.read().limits; }
+  get files() { return this.read().files; }
+  get fileRequirements() { return this.read().fileRequirements; }
+  get pointers() { return this.read().pointers; }
+  get locate() { return this.read().locate; }
 
   toJSON(): Tool {
-    return this.#read();
+    return this.read();
   }
 }
 
