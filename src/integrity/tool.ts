@@ -1,7 +1,7 @@
 // Tool integrity: one digest over a tool version's id, version, manifest and file entries.
 // Spec: shared/specs/integrity.md. Pure: file entries come in already hashed.
-import { compareCodePoints } from "./canonical.ts";
-import { hashCanonical } from "./digest.ts";
+import { compareCodePoints, renderCanonicalJson } from "./canonical.ts";
+import { hashCanonical, sha256Hex } from "./digest.ts";
 import type { CanonicalValue } from "./value.ts";
 
 /** One file of a tool, as the integrity and the lockfile record it. */
@@ -55,4 +55,16 @@ export function hashReferenceIntegrity(input: ReferenceIntegrityInput): { canoni
     .sort((a, b) => compareCodePoints(a.path, b.path))
     .map((f) => ({ path: f.path, sha256: f.sha256, is_executable: f.is_executable === undefined ? false : f.is_executable }));
   return hashCanonical({ tool_id: input.tool_id, version: input.version, manifest: input.manifest, files } as CanonicalValue);
+}
+
+/**
+ * hashToolIntegrity with the manifest's canonical text given (the text of its manifest digest): the
+ * same bytes, since canonical JSON renders a member's value on its own and "manifest" sorts between
+ * "files" and "tool_id". A cold `kiwi lock` renders every manifest while the file bytes are still
+ * being hashed on the other core, and only joins the texts once they are in.
+ */
+export function hashToolIntegrityAround(manifestCanonical: string, input: Omit<IntegrityInput, "manifest">): { canonical: string; hex: string } {
+  const files = sortFileEntries(input.files ?? []).map((f) => ({ path: f.path, sha256: f.sha256, is_executable: f.is_executable === undefined ? false : f.is_executable }));
+  const canonical = `{"files":${renderCanonicalJson(files)},"manifest":${manifestCanonical},"tool_id":${renderCanonicalJson(input.tool_id)},"version":${renderCanonicalJson(input.version)}}`;
+  return { canonical, hex: sha256Hex(canonical) };
 }

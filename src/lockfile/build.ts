@@ -2,7 +2,7 @@
 // and the MCP pins of servers that still exist. Pure; hashing of bytes happens in cache/hash-io.ts.
 import { KiwiError } from "../errors.ts";
 import { formatDigest, hashCanonical, sha256Hex } from "../integrity/digest.ts";
-import { type FileEntry, hashToolIntegrity, sortFileEntries } from "../integrity/tool.ts";
+import { type FileEntry, hashToolIntegrity, hashToolIntegrityAround, sortFileEntries } from "../integrity/tool.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type LockedTool, type Lockfile, type McpPin, type RemoteTool, type ToolDependencies } from "../schema/lockfile.ts";
 import { LOCKFILE_VERSION } from "../schema/vocabulary.ts";
@@ -39,16 +39,17 @@ export interface MemoOptions {
  * memo, an unchanged tool (same id, version, manifest and file entries) reuses both instead of
  * rebuilding canonical texts: they are pure functions of those inputs.
  */
-export function hashTool(tool: LockableTool, files: readonly FileEntry[], memo?: MemoOptions): HashedTool {
+export function hashTool(tool: LockableTool, files: readonly FileEntry[], memo?: MemoOptions, rendered?: { canonical: string; hex: string }): HashedTool {
   const sorted = sortFileEntries(files).map((f) => ({ path: f.path, sha256: f.sha256, is_executable: f.is_executable === true }));
-  let manifestDigest = memo?.manifestIdentity === undefined ? hashCanonical(tool.manifest).hex : undefined;
+  // `rendered`: the manifest's canonical text, when the caller rendered it already (a cold lock).
+  let manifestDigest = memo?.manifestIdentity === undefined ? (rendered?.hex ?? hashCanonical(tool.manifest).hex) : undefined;
   // A cache key only (never published): JSON.stringify is exact and injective for these values.
   const manifestKey = manifestDigest ?? `stat:${memo!.manifestIdentity}`;
   const inputDigest = memo ? sha256Hex(JSON.stringify([tool.id, tool.version, manifestKey, sorted.map((f) => [f.path, f.sha256, f.is_executable])])) : "";
   const known = memo?.memo.lookupTool(memo.key, inputDigest);
   if (known) return { tool, files: sorted, integrity: known.integrity, manifestDigest: known.manifestDigest };
-  manifestDigest ??= hashCanonical(tool.manifest).hex;
-  const integrity = hashToolIntegrity({ tool_id: tool.id, version: tool.version, manifest: tool.manifest, files: sorted }).hex;
+  manifestDigest ??= rendered?.hex ?? hashCanonical(tool.manifest).hex;
+  const integrity = (rendered ? hashToolIntegrityAround(rendered.canonical, { tool_id: tool.id, version: tool.version, files: sorted }) : hashToolIntegrity({ tool_id: tool.id, version: tool.version, manifest: tool.manifest, files: sorted })).hex;
   memo?.memo.recordTool(memo.key, inputDigest, integrity, manifestDigest);
   return { tool, files: sorted, integrity, manifestDigest };
 }

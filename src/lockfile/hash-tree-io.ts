@@ -24,6 +24,8 @@ export interface HashTreeOptions {
   prehashed?: ReadonlyMap<string, Prehashed>;
   /** Manifest stat identities by manifest file (from fingerprintTree), for the integrity memo. */
   manifestIdentities?: ReadonlyMap<string, string>;
+  /** Each tool's manifest canonical text and digest, when rendered already (a cold lock, see lock-full-io.ts). */
+  manifests?: ReadonlyMap<Tool, { canonical: string; hex: string }>;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -38,7 +40,7 @@ export function hashProjectTools(project: Project, options: HashTreeOptions = {}
       return { path: file.path, sha256, is_executable: file.isExecutable };
     });
     const memo = options.statCache ? { key: tool.manifestFile, memo: options.statCache, manifestIdentity: options.manifestIdentities?.get(tool.manifestFile) } : undefined;
-    return { ...hashTool(tool, entries, memo), tool };
+    return { ...hashTool(tool, entries, memo, options.manifests?.get(tool)), tool };
   });
 }
 

@@ -10,7 +10,7 @@ import { type Prehashed, type PrehashRun, startPrehash } from "../cache/prehash-
 import { type StatCache, loadStatCache, loadTreeMemo, saveTreeMemo } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
 import type { Finding } from "../findings/verdict.ts";
-import { sha256Hex } from "../integrity/digest.ts";
+import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
@@ -94,7 +94,11 @@ export async function hashAndCheck(
   const checkAll = () => checkBeforeLock(project, { strict: options.strict, childSchemaMemo });
   // Without a check to start from, the check needs no hashes: it runs while the second core hashes.
   const early = passed === undefined ? checkAll() : undefined;
-  const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, prehashed: await prehashed });
+  // Cold (a worker hashes the files): no stat cache can stand in for any manifest's canonical text,
+  // and rendering one needs no file hash, so every manifest is rendered before the hashes are
+  // awaited, while the worker may still be hashing.
+  const manifests = prehashed ? new Map(project.tools.map((t) => [t, hashCanonical(t.manifest)])) : undefined;
+  const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, manifests, prehashed: await prehashed });
   const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
   const verdict = early ?? (integrity.size === tree.length ? checkChangedSince(project, passed!.tools, integrity, { strict: options.strict, childSchemaMemo }) : checkAll());
   childSchemaMemo?.save();

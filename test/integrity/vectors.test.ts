@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { hashReferenceIntegrity, hashToolIntegrity, type IntegrityInput } from "../../src/integrity/tool.ts";
+import { hashReferenceIntegrity, hashToolIntegrity, hashToolIntegrityAround, type IntegrityInput } from "../../src/integrity/tool.ts";
+import { hashCanonical } from "../../src/integrity/digest.ts";
 import { type CanonicalValue, Float } from "../../src/integrity/value.ts";
 import { checkIntegrityInput } from "../../src/lockfile/hash-inputs.ts";
 import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
@@ -31,9 +32,25 @@ describe("tool integrity vectors (shared/vectors/integrity.json)", () => {
     expect(hex).toBe(v.integrity);
   });
 
+  test.each(doc.vectors.map((v) => [v.name, v] as const))("%s: joined around the manifest's own canonical text, the bytes are the same", (_name, v) => {
+    const input = v.input as unknown as IntegrityInput;
+    const { canonical, hex } = hashToolIntegrityAround(hashCanonical(input.manifest).canonical, input);
+    expect(canonical).toBe(v.canonical);
+    expect(hex).toBe(v.integrity);
+  });
+
   test.each(doc.vectors.map((v) => [v.name, v] as const))("%s: the checked CLI input shape hashes the same", (_name, v) => {
     const { hex } = hashReferenceIntegrity(checkIntegrityInput(v.input, v.name));
     expect(hex).toBe(v.integrity);
+  });
+
+  test("joining around the manifest's text equals rendering the whole, for keys that sort around the members", () => {
+    const manifests: CanonicalValue[] = [{}, { files: 1, tool_id: "x", version: [], "\u00e9": new Float(2.5), a: { b: null } }, { z: "\u2028", "": true }];
+    for (const manifest of manifests) {
+      const input = { tool_id: "t\u00fc", version: "1.0.0-\u00e9", manifest, files: [{ path: "b", sha256: "00", is_executable: true }, { path: "a/\u00e9", sha256: "ff", is_executable: false }] };
+      expect(hashToolIntegrityAround(hashCanonical(manifest).canonical, input)).toEqual(hashToolIntegrity(input));
+    }
+    expect(hashToolIntegrityAround("{}", { tool_id: "t", version: "1", files: null })).toEqual(hashToolIntegrity({ tool_id: "t", version: "1", manifest: {}, files: null }));
   });
 
   test("an integral float in a manifest stays a float (1.0 is not 1)", () => {
