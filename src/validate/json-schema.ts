@@ -92,10 +92,12 @@ export function compileTrustedSchema(schema: unknown): CompileResult {
   const key = `trusted\n${scan.key}`;
   let result = cache.get(key);
   if (!result) {
+    // The built-ins' child_schemas were compiled at build time (scripts/gen-schemas.ts, with these
+    // options): judging the children of a built-in runtime loads no ajv and compiles nothing.
+    const built = (require("./meta/builtin-child-schemas.generated.ts") as { BY_KEY: Map<string, MetaValidator> }).BY_KEY.get(scan.key);
     // Our own schemas are valid by construction: skipping meta-schema validation saves compiling
     // the 2020-12 meta-schema when no untrusted schema needs it.
-    const ajv = (ajvTrusted ??= newAjv2020({ ...ajvOptions(), code: {} }));
-    result = compileWith(ajv, schema as AnySchema, "2020-12");
+    result = built ? validatorResult(built, "2020-12") : compileWith((ajvTrusted ??= newAjv2020(trustedAjvOptions())), schema as AnySchema, "2020-12");
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(key, result);
   }
@@ -164,6 +166,11 @@ function compileWith(ajv: Ajv, schema: AnySchema, draft: "2020-12" | "draft-07")
     const kind = /unsafe pattern/.test(message) ? "unsafe-pattern" : /can't resolve reference|missing ref/i.test(message) ? "remote-ref" : "invalid";
     return { ok: false, problem: { kind, message: `the schema does not compile: ${message}`, pointer: "" } };
   }
+  return validatorResult(fn, draft);
+}
+
+/** A compiled schema around a validate function ajv compiled, now or at build time. */
+function validatorResult(fn: MetaValidator, draft: "2020-12" | "draft-07"): CompiledSchema {
   return {
     ok: true,
     draft,
@@ -172,6 +179,14 @@ function compileWith(ajv: Ajv, schema: AnySchema, draft: "2020-12" | "draft-07")
       return (fn.errors ?? []).map(toSchemaError);
     },
   };
+}
+
+/**
+ * The options kiwi's own schemas compile with: ajvOptions() with ajv's own RegExp (their patterns
+ * are ours, and the generated validators of the built-ins' child_schemas must use it too).
+ */
+export function trustedAjvOptions() {
+  return { ...ajvOptions(), code: {} };
 }
 
 function ajvOptions() {
