@@ -106,22 +106,41 @@ export function modelKey(tool: Tool, manifestDigest: string): string {
   return sha256Hex(`${manifestDigest}\0${plain}`);
 }
 
-/** Builds the index of a locked tree: `raw` was walked before discovery read anything. */
-export function buildLockIndex(input: {
+/** What the index records of the tree itself, before the lockfile it vouches for is known. */
+export interface TreeIndexInput {
   root: string;
   strict: boolean;
+  /** The tree as walked before discovery read anything. */
   raw: RawTree;
   tools: readonly Tool[];
   /** Each tool's manifest digest (hex) when the run computed it; else it is computed here. */
   manifestDigests?: ReadonlyMap<Tool, string>;
   findings: readonly Finding[];
+  startedAt: number;
+}
+
+/** The lockfile an index vouches for. */
+export interface LockfileOfIndex {
   /** The lockfile holds remote records or packages (data beyond the tree): no tool is locked alone. */
   pinned: boolean;
   lockfileText: string;
   /** The lockfile is being replaced by those bytes (flushed and renamed after this): its stat on disk is not theirs. */
   lockfileReplaced?: boolean;
-  startedAt: number;
-}): LockIndex {
+}
+
+/** The part of an index that needs no lockfile (completeLockIndex adds it). */
+export type TreeIndex = Omit<LockIndex, "lockfile"> & { startedAt: number };
+
+/** Builds the index of a locked tree. */
+export function buildLockIndex(input: TreeIndexInput & LockfileOfIndex): LockIndex {
+  return completeLockIndex(indexTree(input), input);
+}
+
+/**
+ * Everything the index records that needs no lockfile: the entries, their owners and each tool's
+ * model key. A cold lock builds it while the file hashes are still being computed.
+ */
+export function indexTree(input: TreeIndexInput): TreeIndex {
   const { raw, tools, startedAt } = input;
   const limit = startedAt - RACY_MARGIN_MS;
   const n = raw.paths.length;
@@ -149,7 +168,8 @@ export function buildLockIndex(input: {
     claim(manifests, under(tool.manifestFile.split("#")[0]!), owner);
     const about = (file: string) => file === tool.manifestFile || (tool.form === "directory" && file.startsWith(`${tool.root}/`));
     const clean = !input.findings.some((f) => about(f.file));
-    return { id: tool.id, source: tool.manifestFile, model: modelKey(tool, input.manifestDigests?.get(tool) ?? hashCanonical(tool.manifest).hex), alone: clean && !input.pinned, clean, ...summary };
+    // `alone` is settled with the lockfile (completeLockIndex): a pinned lockfile locks no tool alone.
+    return { id: tool.id, source: tool.manifestFile, model: modelKey(tool, input.manifestDigests?.get(tool) ?? hashCanonical(tool.manifest).hex), alone: clean, clean, ...summary };
   });
   for (let i = 0; i < n; i++) {
     const parent = raw.parents[i]!;
@@ -162,14 +182,12 @@ export function buildLockIndex(input: {
       owners[i] = own === undefined ? inherited : inherited === NO_TOOL || inherited === own ? own : MANY_TOOLS;
     }
   }
-  const lockStat = input.lockfileReplaced ? undefined : statOf(join(input.root, "tool.lock.json"));
   const top = [...raw.top];
   if (top[1]! >= limit || top[2]! >= limit) top[1] = Number.NaN;
   return {
     root: input.root,
     kiwi: pkg.version,
     strict: input.strict,
-    lockfile: { sha256: sha256Hex(input.lockfileText), stat: !input.lockfileReplaced && lockStat && lockStat[1]! < limit && lockStat[2]! < limit ? lockStat : null },
     mcpServers: tools.filter((t) => t.type === "mcp_server").map((t) => t.id),
     files: tools.reduce((k, t) => k + t.files.length, 0),
     tools: indexTools,
@@ -179,6 +197,19 @@ export function buildLockIndex(input: {
     stats,
     owners,
     top,
+    startedAt,
+  };
+}
+
+/** The index of a tree with the lockfile it vouches for: the lockfile's digest and stat, and which tools a change can be locked alone. */
+export function completeLockIndex(tree: TreeIndex, lockfile: LockfileOfIndex): LockIndex {
+  const { startedAt, ...index } = tree;
+  const limit = startedAt - RACY_MARGIN_MS;
+  const lockStat = lockfile.lockfileReplaced ? undefined : statOf(join(tree.root, "tool.lock.json"));
+  return {
+    ...index,
+    tools: lockfile.pinned ? tree.tools.map((t) => (t.alone ? { ...t, alone: false } : t)) : tree.tools,
+    lockfile: { sha256: sha256Hex(lockfile.lockfileText), stat: !lockfile.lockfileReplaced && lockStat && lockStat[1]! < limit && lockStat[2]! < limit ? lockStat : null },
   };
 }
 

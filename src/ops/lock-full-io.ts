@@ -12,6 +12,7 @@ import type { Context } from "../context.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
+import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import type { Resolution } from "../deps/resolve-io.ts";
@@ -21,7 +22,7 @@ import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
 import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
-import { buildLockIndex, saveLockIndex } from "../lockfile/lock-index-io.ts";
+import { type TreeIndex, buildLockIndex, completeLockIndex, indexTree, saveLockIndex } from "../lockfile/lock-index-io.ts";
 import { type RawTree, walkRawTree } from "../manifest/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "../lockfile/hash-tree-io.ts";
@@ -84,6 +85,7 @@ export async function hashAndCheck(
   statCache: StatCache,
   manifestIdentities?: ReadonlyMap<string, string>,
   prehashed?: Promise<ReadonlyMap<string, Prehashed>>,
+  manifests?: ReadonlyMap<Tool, { canonical: string; hex: string }>,
 ): Promise<{ tree: TreeTool[]; findings: Finding[] }> {
   const context = sha256Hex(JSON.stringify([pkg.version, options.strict === true, project.root, project.findings]));
   const passed = statCache.checked?.context === context ? statCache.checked : undefined;
@@ -94,10 +96,6 @@ export async function hashAndCheck(
   const checkAll = () => checkBeforeLock(project, { strict: options.strict, childSchemaMemo });
   // Without a check to start from, the check needs no hashes: it runs while the second core hashes.
   const early = passed === undefined ? checkAll() : undefined;
-  // Cold (a worker hashes the files): no stat cache can stand in for any manifest's canonical text,
-  // and rendering one needs no file hash, so every manifest is rendered before the hashes are
-  // awaited, while the worker may still be hashing.
-  const manifests = prehashed ? new Map(project.tools.map((t) => [t, hashCanonical(t.manifest)])) : undefined;
   const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, manifests, prehashed: await prehashed });
   const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
   const verdict = early ?? (integrity.size === tree.length ? checkChangedSince(project, passed!.tools, integrity, { strict: options.strict, childSchemaMemo }) : checkAll());
@@ -124,12 +122,16 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const fingerprint = fingerprintTree(project, [pkg.version, options.strict === true], startedAt);
   const memo = text === undefined ? undefined : loadTreeMemo(ctx.cacheDir, project.root);
   const textDigest = text === undefined ? "" : sha256Hex(text);
+  // The index's tree part, when a cold run built it while the worker hashed (below).
+  let treeIndex: TreeIndex | undefined;
   // The lock index of this tree, once its lockfile is what this run wrote or confirmed (the check passed).
   const saveIndex = (finalText: string, tree?: readonly TreeTool[], lockfileReplaced?: boolean) => {
     if (!raw) return;
-    const manifestDigests = tree ? new Map(tree.map((h) => [h.tool, h.manifestDigest])) : undefined;
     const pinned = finalText.includes('\n  "remote": ') || finalText.includes('\n  "dependencies": ');
-    saveLockIndex(ctx.cacheDir, buildLockIndex({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, pinned, lockfileText: finalText, lockfileReplaced, startedAt }), faults);
+    const lockfile = { pinned, lockfileText: finalText, lockfileReplaced };
+    const manifestDigests = tree ? new Map(tree.map((h) => [h.tool, h.manifestDigest])) : undefined;
+    const index = treeIndex ? completeLockIndex(treeIndex, lockfile) : buildLockIndex({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, startedAt, ...lockfile });
+    saveLockIndex(ctx.cacheDir, index, faults);
   };
   if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
     saveIndex(text!);
@@ -139,6 +141,14 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const statCache = loadStatCache(ctx.cacheDir, project.root, startedAt);
   // Awaited inside, after the check: the check needs no hashes and runs while the worker hashes.
   const prehashed = prehash?.results();
+  // Cold (a worker is hashing the files): no stat cache can stand in for any manifest's canonical
+  // text, and neither those texts nor the index's tree part need a file hash, so they are built
+  // now, on this core, while the worker hashes on the other; the merge then only joins them.
+  const manifests = prehash ? new Map(project.tools.map((t) => [t, hashCanonical(t.manifest)])) : undefined;
+  if (manifests && raw) {
+    const manifestDigests = new Map([...manifests].map(([t, m]) => [t, m.hex]));
+    treeIndex = indexTree({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, startedAt });
+  }
   const saveStats = () => {
     const warning = statCache.save(faults);
     if (warning) warnings.push(warning);
@@ -147,7 +157,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   let findings: Finding[];
   try {
     // Racy manifests must be parsed and digested for real, not recognised by their stat.
-    ({ tree, findings } = await hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests, prehashed));
+    ({ tree, findings } = await hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests, prehashed, manifests));
   } finally {
     saveStats();
   }
