@@ -109,7 +109,9 @@ export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) =>
  */
 function judgeChild(parent: Tool, entry: ChildEntry, child: Tool, memo: ChildSchemaMemo | undefined): { ok: true; errors: readonly SchemaError[] } | { ok: false; finding: Finding } {
   const doc = linkDocument(child);
-  const key = memo ? pairKey(memo, parent, entry, doc) : undefined;
+  // A built-in's schemas were compiled at build time: judging a child costs less than the memo's
+  // key (the document's text and a sha256), so only a project's own executors go through the memo.
+  const key = memo && parent.form !== "builtin" ? pairKey(memo, parent, entry, doc) : undefined;
   const known = key === undefined ? undefined : memo!.get(key);
   if (known) return { ok: true, errors: known };
   entry.compiled ??= compileEntry(parent, entry);

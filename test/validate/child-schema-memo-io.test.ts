@@ -1,6 +1,8 @@
 // The child_schemas memo: a remembered verdict gives exactly the findings a fresh compile gives,
 // a changed schema or child misses, a damaged file or another kiwi version is never trusted, bad
-// schemas are still reported, and a check whose pairs are all remembered never loads ajv.
+// schemas are still reported, and a check whose pairs are all remembered never loads ajv. Only a
+// project's own executors go through it: a built-in's schemas are compiled at build time, and
+// judging with them costs less than the memo's key.
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -61,8 +63,12 @@ function checkWith(cacheDir: string, tools: () => Tool[], options: CheckOptions 
 }
 
 const tools = () => [runtime(), rubyChild(), pyChild(), goodPy()];
-/** Parent/child pairs in `tools()`: rb, py and ok under their runtimes, rt and the built-in runtimes under subprocess. */
-const PAIRS = 4 + builtinTools().filter((t) => t.executor?.id === "subprocess").length;
+/**
+ * What `tools()` asks of the memo: rb's pair under the project runtime rt, and rt's own entry. The
+ * pairs under built-ins (py and ok under python_runtime, rt and the built-in runtimes under
+ * subprocess) are judged by the generated validators and never asked.
+ */
+const PAIRS = 1;
 
 describe("the child_schemas memo", () => {
   test("a remembered verdict gives the same findings as a fresh compile, with no memo at all", () => {
@@ -76,7 +82,7 @@ describe("the child_schemas memo", () => {
     const cacheDir = makeTemp("kiwi-cache-");
     const first = checkWith(cacheDir, tools);
     expect(first.result).toEqual(fresh);
-    // Every pair (the built-in runtimes' under subprocess too) and the project runtime's own entry.
+    // rb's pair and the project runtime's own entry; the built-ins' pairs never ask.
     expect(first.seen).toEqual({ hits: 0, misses: PAIRS + 1, sets: PAIRS + 1 });
     const second = checkWith(cacheDir, tools);
     expect(second.result).toEqual(fresh);
@@ -101,22 +107,24 @@ describe("the child_schemas memo", () => {
     expect(child.seen).toEqual({ hits: PAIRS, misses: 1, sets: 1 });
     expect(child.result).toEqual(checkProject(projectOf(changedChild())));
     expect(child.result.findings.filter((f) => f.file === ".ai/tools/rb/tool.yaml").map((f) => f.pointer)).toEqual(["/config"]);
-    // The same schema with one key more: its own entry, its child's pair and its own pair under
-    // subprocess (the runtime's link document holds the schema) miss.
+    // The same schema with one key more: its own entry and its child's pair miss (its own pair under
+    // subprocess, whose link document holds the schema, is judged by a built-in's validator).
     const changedSchema = () => [runtime(RUNTIME_SCHEMA.replace("type: object, required", "type: object, description: x, required")), rubyChild(), pyChild(), goodPy()];
     const schema = checkWith(cacheDir, changedSchema);
-    expect(schema.seen).toEqual({ hits: PAIRS - 2, misses: 3, sets: 3 });
+    expect(schema.seen).toEqual({ hits: 0, misses: 2, sets: 2 });
     expect(schema.result).toEqual(checkProject(projectOf(changedSchema())));
   });
 
-  test("a built-in's schema and a project copy of the same schema are remembered apart (trusted and untrusted compiles)", () => {
+  test("a built-in's schema is never remembered; a project copy of it is (an untrusted compile)", () => {
     const cacheDir = makeTemp("kiwi-cache-");
-    checkWith(cacheDir, () => [pyChild()]);
+    const builtinOnly = checkWith(cacheDir, () => [pyChild()]);
+    expect(builtinOnly.seen).toEqual({ hits: 0, misses: 0, sets: 0 });
+    expect(builtinOnly.result.findings.map((f) => f.rule)).toEqual(["child-schema/mismatch"]);
     const builtin = builtinTools().find((t) => t.id === "python_runtime")!;
     const copy = () => [yaml(".ai/tools/python_runtime.yaml", `tool_id: python_runtime\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: python3 }\nvalidation:\n  child_schemas: ${JSON.stringify(builtin.childSchemas)}\n`), pyChild()];
     const project = checkWith(cacheDir, copy);
-    // The copy's own entry, its child's pair and its own pair under subprocess: all new.
-    expect(project.seen).toEqual({ hits: PAIRS - 5, misses: 3, sets: 3 });
+    // The copy's own entry and its child's pair (its own pair under subprocess is a built-in's).
+    expect(project.seen).toEqual({ hits: 0, misses: 2, sets: 2 });
     expect(project.result).toEqual(checkProject(projectOf(copy())));
   });
 
@@ -171,9 +179,9 @@ describe("the child_schemas memo", () => {
       expect(result).toEqual(checkProject(projectOf(bad())));
       expect(result.findings.map((f) => [f.rule, f.file])).toEqual([["child-schema/invalid", ".ai/tools/rt.yaml"]]);
       expect(result.findings[0]!.pointer ?? "").toStartWith(pointer!);
-      // Its own entry and its child's pair are compiled on every run; the other pairs are remembered.
-      expect(seen.misses).toBe(run === 0 ? PAIRS - 1 : 2);
-      expect(seen.sets).toBe(run === 0 ? PAIRS - 3 : 0);
+      // Its own entry and its child's pair are compiled on every run (the others are built-ins').
+      expect(seen.misses).toBe(2);
+      expect(seen.sets).toBe(0);
     }
   });
 
@@ -201,21 +209,26 @@ import { openChildSchemaMemo } from ${JSON.stringify(join(src, "validate/child-s
 import { builtinTools } from ${JSON.stringify(join(src, "manifest/builtins.ts"))};
 import { toolFromYaml } from ${JSON.stringify(join(import.meta.dir, "_tools.ts"))};
 const child = toolFromYaml(${JSON.stringify("tool_id: py\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.rb\n")}, { file: ".ai/tools/py/tool.yaml", files: ["main.rb"], form: "directory" });
+const own = process.argv[2] === "own" ? [toolFromYaml(${JSON.stringify(`tool_id: rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: ruby }\nvalidation:\n  child_schemas:\n    - match: { tool_type: script }\n      schema: ${RUNTIME_SCHEMA}\n`)}, { file: ".ai/tools/rt.yaml", form: "file" }), toolFromYaml(${JSON.stringify('tool_id: rb\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig:\n  entrypoint: main.rb\n  label: "Bad Label"\n')}, { file: ".ai/tools/rb/tool.yaml", files: ["main.rb"], form: "directory" })] : [];
 const memo = openChildSchemaMemo(${JSON.stringify(cacheDir)});
-const result = checkProject({ root: "/p", toolsDir: "/p/.ai/tools", tools: [child, ...builtinTools()], findings: [] }, { childSchemaMemo: memo });
+const result = checkProject({ root: "/p", toolsDir: "/p/.ai/tools", tools: [child, ...own, ...builtinTools()], findings: [] }, { childSchemaMemo: memo });
 memo.save();
-const ajv = Object.keys(require.cache).some((k) => /[\\\\/]ajv[\\\\/]/.test(k));
+// ajv's compiler (its core); the generated validators use only its small runtime helpers.
+const ajv = Object.keys(require.cache).some((k) => /[\\\\/]ajv[\\\\/]dist[\\\\/]core\\.js$/.test(k));
 console.log(JSON.stringify({ rules: result.findings.map((f) => f.rule), ajv }));
 `,
     );
-    const run = () => {
-      const proc = Bun.spawnSync([process.execPath, script], { stdout: "pipe", stderr: "pipe" });
+    const run = (...args: string[]) => {
+      const proc = Bun.spawnSync([process.execPath, script, ...args], { stdout: "pipe", stderr: "pipe" });
       expect(proc.stderr.toString()).toBe("");
       expect(proc.exitCode).toBe(0);
       return JSON.parse(proc.stdout.toString());
     };
-    expect(run()).toEqual({ rules: ["child-schema/mismatch"], ajv: true });
+    // Built-in runtimes alone: their validators were generated at build time, ajv never loads.
     expect(run()).toEqual({ rules: ["child-schema/mismatch"], ajv: false });
+    // A project runtime's schema is compiled once, then remembered.
+    expect(run("own")).toEqual({ rules: ["child-schema/mismatch", "child-schema/mismatch"], ajv: true });
+    expect(run("own")).toEqual({ rules: ["child-schema/mismatch", "child-schema/mismatch"], ajv: false });
   });
 });
 
@@ -257,8 +270,8 @@ describe("exactText (the memo key's view of a value)", () => {
       const { result, seen } = checkWith(cacheDir, inf);
       expect(result).toEqual(checkProject(projectOf(inf())));
       expect(result.findings.map((f) => [f.rule, f.pointer])).toEqual([["child-schema/mismatch", "/config/label"]]);
-      // Not asked at all: only the other pairs and the runtime's own entry go through the memo.
-      expect(seen.hits + seen.misses).toBe(PAIRS - 2);
+      // Not asked at all: only the runtime's own entry goes through the memo.
+      expect(seen.hits + seen.misses).toBe(1);
     }
   });
 });
