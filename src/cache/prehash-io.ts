@@ -1,7 +1,11 @@
 // Cold-run hashing on a second core: while the main thread discovers and parses manifests (the
 // bulk of a cold lock), a worker walks .ai/tools/ and hashes every regular file. Each result
 // carries the stat taken before reading, re-checked with fstat after, and the main thread uses it
-// only for a file whose discovery stat is identical, exactly like a stat cache entry.
+// only for a file whose discovery stat is identical, exactly like a stat cache entry. When the
+// main thread runs out of its own work first, it hashes the files the worker has not reached yet
+// (help): the two claim files from opposite ends of one list through shared memory, so each file
+// is hashed once and both finish together.
+import { ROW_WIDTH, type RawTree, isRegularFile } from "../manifest/raw-tree-io.ts";
 import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 
 /** One file hashed by the worker, with the identity it had while being read. */
@@ -15,21 +19,65 @@ export interface Prehashed {
 
 /** A running pre-hash; `results()` waits for the worker and never rejects (a failure means "none"). */
 export interface PrehashRun {
+  /** Every file hashed, by the worker or by help(). */
   results(): Promise<Map<string, Prehashed>>;
+  /**
+   * Hashes on the calling thread the files of `tree` (a raw walk of the same folder) that the
+   * worker has not reached, from the last one down, until the two meet. For a thread that has
+   * nothing else to do until the results.
+   */
+  help(tree: RawTree): void;
   cancel(): void;
 }
 
 type FsLike = typeof import("node:fs");
 type PostMessage = (data: unknown) => void;
+type Row = [abs: string, size: number, mtimeMs: number, ctimeMs: number, ino: number, sha256: string];
+
+/** Files the two threads can share; past it the worker hashes alone. 4 MB of address space, touched only as used. */
+const SHARED_FILES = 1 << 20;
+
+/**
+ * Hashes one file, or undefined when it changed while being read or cannot be read (the main
+ * thread then reads it itself, and reports it if it is a tool file). Serialised into the worker
+ * with toString(), so it uses only its parameters and globals (Bun).
+ */
+function hashRow(fs: FsLike, abs: string, buffer: Buffer): Row | undefined {
+  let fd = -1;
+  try {
+    const before = fs.lstatSync(abs);
+    fd = fs.openSync(abs, "r");
+    const hasher = new Bun.CryptoHasher("sha256");
+    // Up to the size the stat gave, and no read past it to see the end (a third of the calls for
+    // a small file): a file that grew or changed meanwhile fails the fstat below.
+    for (let total = 0; total < before.size; ) {
+      const n = fs.readSync(fd, buffer, 0, buffer.length, null);
+      if (n <= 0) break;
+      hasher.update(buffer.subarray(0, n));
+      total += n;
+    }
+    const after = fs.fstatSync(fd);
+    if (after.size !== before.size || after.mtimeMs !== before.mtimeMs || after.ctimeMs !== before.ctimeMs || after.ino !== before.ino) return undefined;
+    return [abs, before.size, before.mtimeMs, before.ctimeMs, before.ino, hasher.digest("hex")];
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== -1) fs.closeSync(fd);
+  }
+}
 
 /**
  * The worker's whole program. It is serialised with toString() into a Blob URL, so it must stay
- * self-contained: only its parameters and globals (Bun, Buffer).
+ * self-contained: only its parameters, hashRow and globals (Bun, Buffer, Atomics). File k of its
+ * walk is hashed only once claimed in `claims` (1 = the worker's, 2 = help()'s); help() claims from
+ * the end down, so the first file it finds claimed ends the worker's part.
  */
-function workerMain(fs: FsLike, post: PostMessage, dir: string, ignored: string[]): void {
+function workerMain(fs: FsLike, post: PostMessage, dir: string, ignored: string[], claims: Int32Array): void {
   const skip = new Set(ignored);
-  const out: [string, number, number, number, number, string][] = [];
+  const out: Row[] = [];
   const buffer = Buffer.allocUnsafe(1 << 20);
+  let k = 0;
+  let met = false;
   const walk = (path: string): void => {
     let entries: import("node:fs").Dirent[];
     try {
@@ -38,33 +86,19 @@ function workerMain(fs: FsLike, post: PostMessage, dir: string, ignored: string[
       return;
     }
     for (const entry of entries) {
+      if (met) return;
       if (skip.has(entry.name)) continue;
       const abs = `${path}/${entry.name}`;
       if (entry.isDirectory()) walk(abs);
       else if (entry.isFile()) {
-        let fd = -1;
-        try {
-          const before = fs.lstatSync(abs);
-          fd = fs.openSync(abs, "r");
-          const hasher = new Bun.CryptoHasher("sha256");
-          // Up to the size the stat gave, and no read past it to see the end (a third of the
-          // calls for a small file): a file that grew or changed meanwhile fails the fstat below.
-          for (let total = 0; total < before.size; ) {
-            const n = fs.readSync(fd, buffer, 0, buffer.length, null);
-            if (n <= 0) break;
-            hasher.update(buffer.subarray(0, n));
-            total += n;
-          }
-          const after = fs.fstatSync(fd);
-          // Changed while being read: leave it to the main thread.
-          if (after.size === before.size && after.mtimeMs === before.mtimeMs && after.ctimeMs === before.ctimeMs && after.ino === before.ino) {
-            out.push([abs, before.size, before.mtimeMs, before.ctimeMs, before.ino, hasher.digest("hex")]);
-          }
-        } catch {
-          // Unreadable now: the main thread reports it if it is a tool file.
-        } finally {
-          if (fd !== -1) fs.closeSync(fd);
+        const mine = k >= claims.length || Atomics.compareExchange(claims, k, 0, 1) === 0;
+        k++;
+        if (!mine) {
+          met = true;
+          return;
         }
+        const row = hashRow(fs, abs, buffer);
+        if (row) out.push(row);
       }
     }
   };
@@ -74,29 +108,63 @@ function workerMain(fs: FsLike, post: PostMessage, dir: string, ignored: string[
 
 /** Starts hashing every regular file under `dir` on a worker thread. */
 export function startPrehash(dir: string): PrehashRun {
-  const source = `import * as fs from "node:fs";\nself.onmessage = (e) => (${workerMain.toString()})(fs, (d) => postMessage(d), e.data.dir, e.data.ignored);\n`;
+  const source = `import * as fs from "node:fs";\n${hashRow.toString()}\nself.onmessage = (e) => (${workerMain.toString()})(fs, (d) => postMessage(d), e.data.dir, e.data.ignored, new Int32Array(e.data.claims));\n`;
   const url = URL.createObjectURL(new Blob([source], { type: "application/javascript" }));
+  const claims = new Int32Array(new SharedArrayBuffer(4 * SHARED_FILES));
+  const helped: Row[] = [];
   let worker: Worker | undefined;
   const done = new Promise<Map<string, Prehashed>>((resolve) => {
+    const settle = (rows: Row[]) => resolve(new Map([...rows, ...helped].map(([abs, size, mtimeMs, ctimeMs, ino, sha256]) => [abs, { size, mtimeMs, ctimeMs, ino, sha256 }])));
     try {
       worker = new Worker(url);
     } catch {
-      resolve(new Map());
+      settle([]);
       return;
     }
     worker.onmessage = (event: MessageEvent) => {
-      const rows = event.data as [string, number, number, number, number, string][];
-      resolve(new Map(rows.map(([abs, size, mtimeMs, ctimeMs, ino, sha256]) => [abs, { size, mtimeMs, ctimeMs, ino, sha256 }])));
+      settle(event.data as Row[]);
       worker?.terminate();
     };
     worker.onerror = () => {
-      resolve(new Map());
+      settle([]);
       worker?.terminate();
     };
-    worker.postMessage({ dir, ignored: [...IGNORED_NAMES] });
+    worker.postMessage({ dir, ignored: [...IGNORED_NAMES], claims: claims.buffer });
   });
   return {
     results: () => done.finally(() => URL.revokeObjectURL(url)),
+    help(tree) {
+      const files = prehashOrder(tree, dir);
+      const fs = require("node:fs") as FsLike;
+      const buffer = Buffer.allocUnsafe(1 << 20);
+      for (let k = Math.min(files.length, SHARED_FILES) - 1; k >= 0; k--) {
+        if (Atomics.compareExchange(claims, k, 0, 2) !== 0) return;
+        const row = hashRow(fs, files[k]!, buffer);
+        if (row) helped.push(row);
+      }
+    },
     cancel: () => worker?.terminate(),
   };
+}
+
+/**
+ * The regular files of a raw tree of `toolsDir`, as absolute paths in the order the worker walks
+ * them (one readdir order, ignored names and what is below them left out), for help(). A tree that
+ * changed between the two walks only misaligns the claims: a file neither thread hashed is hashed
+ * by the merge, as a file the worker could not read.
+ */
+export function prehashOrder(raw: RawTree, toolsDir: string): string[] {
+  const out: string[] = [];
+  const skipped = new Uint8Array(raw.paths.length);
+  for (let i = 0; i < raw.paths.length; i++) {
+    const path = raw.paths[i]!;
+    const parent = raw.parents[i]!;
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    if ((parent !== -1 && skipped[parent]) || IGNORED_NAMES.has(name)) {
+      skipped[i] = 1;
+      continue;
+    }
+    if (isRegularFile(raw.stats[i * ROW_WIDTH + 4]!)) out.push(`${toolsDir}/${path}`);
+  }
+  return out;
 }

@@ -17,6 +17,11 @@ export function isFolder(mode: number): boolean {
   return (mode & 0o170000) === 0o040000;
 }
 
+/** True for a regular file's mode (S_IFREG). */
+export function isRegularFile(mode: number): boolean {
+  return (mode & 0o170000) === 0o100000;
+}
+
 /** Numbers kept per entry, in this order. */
 export const ROW_WIDTH = 5;
 
@@ -118,7 +123,7 @@ class ListedEntry implements FolderEntry {
     return isFolder(this.mode);
   }
   isFile(): boolean {
-    return (this.mode & 0o170000) === 0o100000;
+    return isRegularFile(this.mode);
   }
   isSymbolicLink(): boolean {
     return false; // a raw tree never holds one (walkRawTree gives up on the first)

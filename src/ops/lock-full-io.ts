@@ -86,6 +86,7 @@ export async function hashAndCheck(
   manifestIdentities?: ReadonlyMap<string, string>,
   prehashed?: Promise<ReadonlyMap<string, Prehashed>>,
   manifests?: ReadonlyMap<Tool, { canonical: string; hex: string }>,
+  helpHash?: () => void,
 ): Promise<{ tree: TreeTool[]; findings: Finding[] }> {
   const context = sha256Hex(JSON.stringify([pkg.version, options.strict === true, project.root, project.findings]));
   const passed = statCache.checked?.context === context ? statCache.checked : undefined;
@@ -96,6 +97,8 @@ export async function hashAndCheck(
   const checkAll = () => checkBeforeLock(project, { strict: options.strict, childSchemaMemo });
   // Without a check to start from, the check needs no hashes: it runs while the second core hashes.
   const early = passed === undefined ? checkAll() : undefined;
+  // This thread's own work is done: it hashes what the worker has not reached yet.
+  helpHash?.();
   const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, manifests, prehashed: await prehashed });
   const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
   const verdict = early ?? (integrity.size === tree.length ? checkChangedSince(project, passed!.tools, integrity, { strict: options.strict, childSchemaMemo }) : checkAll());
@@ -157,7 +160,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   let findings: Finding[];
   try {
     // Racy manifests must be parsed and digested for real, not recognised by their stat.
-    ({ tree, findings } = await hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests, prehashed, manifests));
+    ({ tree, findings } = await hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests, prehashed, manifests, prehash && raw ? () => prehash.help(raw) : undefined));
   } finally {
     saveStats();
   }

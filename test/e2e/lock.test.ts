@@ -1,7 +1,7 @@
 // `kiwi lock` from the compiled binary: deterministic bytes, writes only on change, reports
 // added/removed/changed tools, validates first, and fails closed on a bad existing lockfile.
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
@@ -75,12 +75,28 @@ describe("kiwi lock", () => {
     expect(listFiles(root).includes("tool.lock.json")).toBe(false);
   });
 
-  test("its check remembers child_schemas verdicts for the next check, and a remembered rejection stops it the same way", async () => {
+  test("its check remembers a project executor's child_schemas verdicts for the next check, and a remembered rejection stops it the same way", async () => {
     const root = demoProject();
+    writeFileSync(join(root, ".ai/tools/rt.yaml"), "tool_id: rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: ruby }\nvalidation:\n  child_schemas:\n    - match: { tool_type: script }\n      schema: { type: object, properties: { config: { type: object, properties: { label: { type: string, pattern: '^[a-z]+$' } } } } }\n");
+    mkdirSync(join(root, ".ai/tools/rb"));
+    writeFileSync(join(root, ".ai/tools/rb/main.rb"), "puts 1\n");
+    const manifest = join(root, ".ai/tools/rb/tool.yaml");
+    writeFileSync(manifest, "tool_id: rb\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig:\n  entrypoint: main.rb\n  label: fine\n");
     const k = kiwiIn(root);
     expect((await k.run(["lock"])).exitCode).toBe(0);
     const memo = join(k.cache, "check", "child-schemas-v1.json");
     expect(Object.keys(JSON.parse(readFileSync(memo, "utf8").split("\n")[1]!).entries).length).toBeGreaterThan(0);
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace("label: fine", "label: Not Fine"));
+    const fresh = await k.run(["lock"]);
+    expect([fresh.exitCode, fresh.stdout]).toEqual([1, ""]);
+    expect(fresh.stderr).toContain('.ai/tools/rb/tool.yaml:7:3  error  child-schema/mismatch  executor rt rejects this manifest (child_schemas entry 0): /config/label must match pattern "^[a-z]+$"');
+    expect(await k.run(["lock"])).toEqual(fresh);
+  });
+
+  test("a built-in runtime's rejection stops it with the same report on every run", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    expect((await k.run(["lock"])).exitCode).toBe(0);
     const manifest = join(root, ".ai/tools/dp/tool.yaml");
     writeFileSync(manifest, readFileSync(manifest, "utf8").replace("entrypoint: main.py", "entrypoint: main.rb"));
     const fresh = await k.run(["lock"]);
