@@ -93,6 +93,24 @@ describe("hidden characters in the lockfile", () => {
   });
 });
 
+describe("strings in the lockfile", () => {
+  /** The rendering before plain strings took a shortcut: JSON.stringify, then invisible characters escaped. */
+  const reference = (text: string) =>
+    JSON.stringify(text).replace(/[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]/gu, (ch) => Array.from({ length: ch.length }, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""));
+  /** Every one- and two-character string over a set that straddles each boundary of the shortcut. */
+  const chars = [" ", "!", '"', "#", "[", "\\", "]", "~", "\u007f", "\u0000", "\u001f", "\t", "\n", "a", "Z", "0", "é", "\u200b", "\u2028", "\ud800", "\udc00", "☕", "\u{E0041}"];
+  const strings = ["", ...chars, ...chars.flatMap((a) => chars.map((b) => a + b)), "group-00/magray-script-00020/main.py", "a".repeat(300)];
+
+  test("are written as the reference rendering writes them, plain or not", () => {
+    for (const text of strings) {
+      const rendered = renderLockfile(lockOf({ t: entry("t", { tool_id: "t" }, [file(text, "x")], { source: text }) }));
+      const source = rendered.slice(rendered.indexOf('"source": ') + 10, rendered.indexOf(',\n', rendered.indexOf('"source": ')));
+      const path = rendered.slice(rendered.indexOf('{ "path": ') + 10, rendered.indexOf(', "sha256"'));
+      expect([text, source, path]).toEqual([text, reference(text), reference(text)]);
+    }
+  });
+});
+
 describe("replacing one tool's entry in rendered text (the incremental lock's splice)", () => {
   const changed = entry("zeta", { tool_id: "zeta", v: 2 }, [file("z.py", "new"), file("a/b.py", "b", true), file("c.txt", "c")], { executor: "python_runtime@1.0.0", source: ".ai/tools/zeta/tool.yaml" });
 
