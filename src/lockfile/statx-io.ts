@@ -27,9 +27,14 @@ export async function openStatx(dir: string, names: Uint8Array, probe: string, p
     const statx = lib.symbols.statx;
     fd = openSync(dir, "r");
     const dirfd = fd;
-    // struct statx has one layout on every Linux architecture (include/uapi/linux/stat.h).
-    const buf = new Uint32Array(64);
+    // struct statx has one layout on every Linux architecture (include/uapi/linux/stat.h). Its own
+    // ArrayBuffer: a small typed array's storage may be one the collector moves, and statx would
+    // then write into memory that is no longer this buffer (measured: stale rows after ~1,000
+    // calls of a loop that allocates). For the same reason `names` gets its ArrayBuffer before its
+    // address is taken (reading .buffer pins a typed array's storage).
+    const buf = new Uint32Array(new ArrayBuffer(256));
     const out = ptr(buf);
+    void names.buffer;
     const base = ptr(names);
     const statAt: StatAt = (at, row) => {
       if (statx(dirfd, base + at, AT_SYMLINK_NOFOLLOW, MASK, out) !== 0) return false;

@@ -34,6 +34,37 @@ describe("statx through bun:ffi", () => {
     native!.close();
   });
 
+  test.skipIf(process.platform !== "linux")("stays right through garbage collections and JIT tiers (its buffers never move)", async () => {
+    const dir = makeTemp();
+    const names = Array.from({ length: 64 }, (_, i) => (i % 8 === 0 ? `d${i}` : `f${i}.txt`));
+    for (const [i, name] of names.entries()) {
+      if (name.startsWith("d")) mkdirSync(join(dir, name));
+      else writeFileSync(join(dir, name), "z".repeat(i * 7));
+    }
+    // A small names buffer, as the scan of a small tree has.
+    const bytes = new TextEncoder().encode(`${names.join("\0")}\0`);
+    const offsets = names.map((_, i) => (i === 0 ? 0 : bytes.indexOf(0, 0) + 1));
+    for (let i = 1; i < names.length; i++) offsets[i] = bytes.indexOf(0, offsets[i - 1]!) + 1;
+    const expected = names.map((name) => {
+      const st = lstatSync(join(dir, name));
+      return [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode];
+    });
+    const native = await openStatx(dir, bytes, names[0]!, 0);
+    if (!native) return;
+    const row = new Float64Array(5);
+    let wrong = 0;
+    for (let round = 0; round < 600; round++) {
+      for (let i = 0; i < names.length; i++) {
+        if (!native.statAt(offsets[i]!, row) || row.some((v, k) => v !== expected[i]![k])) wrong++;
+        // Garbage for the collector, as a real scan makes between calls.
+        if (i % 16 === 0) JSON.parse(JSON.stringify({ round, i, pad: "p".repeat(200) }));
+      }
+      if (round % 100 === 0) Bun.gc(true);
+    }
+    native.close();
+    expect(wrong).toBe(0);
+  });
+
   test("reports a missing entry as a failure, not as numbers", async () => {
     const dir = makeTemp();
     writeFileSync(join(dir, "a"), "a");
