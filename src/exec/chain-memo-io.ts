@@ -123,7 +123,7 @@ export function readChainIndex(cacheDir: string, root: string, toolId: string, n
  * each link's manifest, each folder of a directory tool and each file. Undefined when anything
  * differs (the caller then reads and hashes the chain the slow way).
  */
-export function replayVerifiedChain(hit: NonNullable<ChainIndex["hit"]>, ids: readonly string[]): ReplayedLink[] | undefined {
+export function replayVerifiedChain(hit: NonNullable<ChainIndex["hit"]>, ids: readonly string[], sourceOf: (id: string) => string = builtinSource): ReplayedLink[] | undefined {
   const record = hit.verified;
   if (!record || record.links.length !== ids.length) return undefined;
   for (const [path, ...id] of record.watch) if (!sameIdentity(path, id)) return undefined;
@@ -132,6 +132,9 @@ export function replayVerifiedChain(hit: NonNullable<ChainIndex["hit"]>, ids: re
     const r = record.links[i]!;
     const locked = hit.lock.tools[ids[i]!];
     if (r.tool.id !== ids[i] || !locked || locked.integrity !== r.integrity) return undefined;
+    // A built-in is the running kiwi's own: the record holds the binary that verified it, and only
+    // that binary, unchanged, may replay it (another build of the same version may ship another one).
+    if (r.tool.form === "builtin" && !record.watch.some(([path]) => path === sourceOf(r.tool.id))) return undefined;
     for (const f of r.tool.files) if (!sameIdentity(f.abs, [f.size, f.mtimeMs, f.ctimeMs, f.ino])) return undefined;
     // Read from memo text, never shown a source position (as the manifest memo's documents).
     const tool = { ...r.tool, locate: () => undefined } as Tool;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Context, createContext } from "../../src/context.ts";
-import { readChainIndex } from "../../src/exec/chain-memo-io.ts";
+import { readChainIndex, replayVerifiedChain } from "../../src/exec/chain-memo-io.ts";
 import { type ExecRequest, prepareExec } from "../../src/ops/prepare-exec-io.ts";
 import { runPrepared } from "../../src/exec/run-io.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
@@ -135,6 +135,16 @@ describe("the verified chain in the index (a warm call stats its inputs and read
     const watched = p.index().hit!.verified!.watch.map((w) => w[0]);
     expect(watched.some((path) => path.endsWith("/manifest/builtin/bash_runtime.yaml"))).toBe(true);
     expect(watched.some((path) => path.endsWith("/manifest/builtin/subprocess.yaml"))).toBe(true);
+  });
+
+  test("only the kiwi that recorded a chain replays its built-in links: another build (same version) verifies afresh", async () => {
+    const p = await replayed();
+    const hit = p.index().hit!;
+    const ids = ["greet", "bash_runtime", "subprocess"];
+    const recorder = (id: string) => hit.verified!.watch.find(([path]) => path.endsWith(`/${id}.yaml`))![0];
+    expect(replayVerifiedChain(hit, ids, recorder)?.map((l) => l.tool.id)).toEqual(ids);
+    // Another binary: its built-ins come from itself, which the record never watched.
+    expect(replayVerifiedChain(hit, ids, () => join(makeTemp(), "other-kiwi"))).toBeUndefined();
   });
 
   test("a tool folder holding a symbolic link is never replayed (its target is not watched)", async () => {
