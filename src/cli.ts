@@ -2,7 +2,7 @@
 // The root command: lazy subcommands, --help/--version, unknown-flag checks, and the single place
 // that renders errors and sets the exit code. Commands return an exit code or throw KiwiError.
 import type { ArgsDef, CommandDef } from "citty";
-import { parseCommandArgs } from "./commands/_args.ts";
+import { kebabCase, parseCommandArgs } from "./commands/_args.ts";
 import { defineCommand } from "./commands/_define.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createContext } from "./context.ts";
@@ -149,21 +149,28 @@ async function resolveCommand(cmd: CommandDef<any>, rawArgs: string[]): Promise<
 async function assertKnownFlags(cmd: CommandDef<any>, rest: string[], path: string[]): Promise<void> {
   const defs: ArgsDef = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
   // Every command takes --help; kiwi itself takes --version (main answers both before this).
+  // Plain loops and string slicing, no regular expression: each one compiles on first use, and
+  // this runs on every call (a warm exec paid ~0.1 ms for them).
   const names = new Set<string>(path.length === 0 ? ["help", "version"] : ["help"]);
-  for (const [name, def] of Object.entries(defs)) {
+  for (const name in defs) {
+    const def = defs[name]!;
     if (def.type === "positional") continue;
     names.add(name);
-    names.add(kebab(name));
-    for (const alias of [("alias" in def ? def.alias : undefined) ?? []].flat()) names.add(alias);
+    names.add(kebabCase(name));
+    const alias = "alias" in def ? def.alias : undefined;
+    if (typeof alias === "string") names.add(alias);
+    else if (alias) for (const a of alias) names.add(a);
     if (def.type === "boolean") {
-      names.add(`no-${kebab(name)}`);
+      names.add(`no-${kebabCase(name)}`);
       names.add(`no${name[0]!.toUpperCase()}${name.slice(1)}`);
     }
   }
   for (const arg of rest) {
     if (arg === "--") break;
     if (!arg.startsWith("-") || arg === "-") continue;
-    const name = arg.replace(/^-{1,2}/, "").split("=")[0]!;
+    const dashless = arg.slice(arg.startsWith("--") ? 2 : 1);
+    const eq = dashless.indexOf("=");
+    const name = eq === -1 ? dashless : dashless.slice(0, eq);
     if (!names.has(name)) {
       const near = suggest(name, [...names]);
       throw new KiwiError("E_USAGE", `unknown flag "${arg.split("=")[0]}" for "${["kiwi", ...path].join(" ")}"`, {
@@ -179,11 +186,7 @@ async function assertKnownFlags(cmd: CommandDef<any>, rest: string[], path: stri
  */
 async function withKebabFlags(cmd: CommandDef<any>): Promise<CommandDef<any>> {
   const defs: ArgsDef = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
-  return { ...cmd, args: Object.fromEntries(Object.entries(defs).map(([name, def]) => [def.type === "positional" ? name : kebab(name), def])) };
-}
-
-function kebab(name: string): string {
-  return name.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`);
+  return { ...cmd, args: Object.fromEntries(Object.entries(defs).map(([name, def]) => [def.type === "positional" ? name : kebabCase(name), def])) };
 }
 
 if (import.meta.main) {

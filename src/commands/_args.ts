@@ -10,35 +10,44 @@ type Values = Record<string, unknown>;
 
 /** The parsed arguments of `rawArgs` for `defs`: every flag under each of its spellings, positionals by name, `_` the rest. */
 export function parseCommandArgs(rawArgs: readonly string[], defs: ArgsDef): Values {
+  // Plain loops over the definitions, no spread copies or array builtins: this runs once per
+  // process, in the interpreter, where every builtin and closure used for the first time costs.
   const booleans = new Set<string>();
   const strings = new Set<string>();
   const defaults: Values = {};
   const aliasMap: Record<string, string[]> = {};
-  const args = Object.entries(defs).map(([name, def]) => ({ ...(def as ArgDef), name, alias: toArray((def as { alias?: string | string[] }).alias) }));
-  for (const arg of args) {
+  for (const name in defs) {
+    const arg = defs[name] as ArgDef;
     if (arg.type === "positional") continue;
-    if (arg.type === "string" || arg.type === "enum") strings.add(arg.name);
-    else if (arg.type === "boolean") booleans.add(arg.name);
-    if (arg.default !== undefined) defaults[arg.name] = arg.default;
-    const aliases = [...arg.alias];
-    for (const spelling of [camelCase(arg.name), kebabCase(arg.name)]) if (spelling !== arg.name && !aliases.includes(spelling)) aliases.push(spelling);
-    aliasMap[arg.name] = aliases;
+    if (arg.type === "string" || arg.type === "enum") strings.add(name);
+    else if (arg.type === "boolean") booleans.add(name);
+    if (arg.default !== undefined) defaults[name] = arg.default;
+    const aliases = toArray((arg as { alias?: string | string[] }).alias).slice();
+    const camel = camelCase(name);
+    if (camel !== name && !aliases.includes(camel)) aliases.push(camel);
+    const kebab = kebabCase(name);
+    if (kebab !== name && !aliases.includes(kebab)) aliases.push(kebab);
+    aliasMap[name] = aliases;
   }
   const parsed = parseRaw(rawArgs, booleans, strings, aliasMap, defaults);
-  const positionals = [...(parsed._ as string[])];
-  for (const arg of args) {
+  const positionals = parsed._ as string[];
+  let nextPositional = 0;
+  for (const name in defs) {
+    const arg = defs[name] as ArgDef;
     if (arg.type === "positional") {
-      const next = positionals.shift();
-      if (next !== undefined) parsed[arg.name] = next;
-      else if (arg.default === undefined && arg.required !== false) throw usage(`Missing required positional argument: ${arg.name.toUpperCase()}`);
-      else parsed[arg.name] = arg.default;
+      const next = positionals[nextPositional];
+      if (next !== undefined) {
+        nextPositional++;
+        parsed[name] = next;
+      } else if (arg.default === undefined && arg.required !== false) throw usage(`Missing required positional argument: ${name.toUpperCase()}`);
+      else parsed[name] = arg.default;
     } else if (arg.type === "enum") {
-      const value = lookup(parsed, arg.name);
+      const value = lookup(parsed, name);
       const options = (arg as { options?: string[] }).options ?? [];
       if (value !== undefined && options.length > 0 && !options.includes(value as string)) {
-        throw usage(`Invalid value for argument: --${arg.name} (${value}). Expected one of: ${options.join(", ")}.`);
+        throw usage(`Invalid value for argument: --${name} (${value}). Expected one of: ${options.join(", ")}.`);
       }
-    } else if (arg.required && lookup(parsed, arg.name) === undefined) throw usage(`Missing required argument: --${arg.name}`);
+    } else if (arg.required && lookup(parsed, name) === undefined) throw usage(`Missing required argument: --${name}`);
   }
   return parsed;
 }
@@ -52,26 +61,41 @@ function usage(message: string): KiwiError {
   return new KiwiError("E_USAGE", message, { hint: 'run "kiwi --help" for the commands and flags' });
 }
 
+/** Whether `set` holds any of `names`. */
+function holdsAny(set: Set<string>, names: readonly string[] | undefined): boolean {
+  if (names) for (let i = 0; i < names.length; i++) if (set.has(names[i]!)) return true;
+  return false;
+}
+
 /** citty's parseRawArgs: --no-<flag>, type coercion and every spelling of a flag kept equal. */
 function parseRaw(args: readonly string[], booleans: Set<string>, strings: Set<string>, aliasMap: Record<string, string[]>, defaults: Values): Values {
   const aliasToMain = new Map<string, string>();
   const mainToAliases = new Map<string, string[]>();
-  for (const [key, targets] of Object.entries(aliasMap)) {
-    for (const target of targets) {
+  const link = (from: string, to: string) => {
+    const list = mainToAliases.get(from);
+    if (list) list.push(to);
+    else mainToAliases.set(from, [to]);
+  };
+  for (const key in aliasMap) {
+    for (const target of aliasMap[key]!) {
       aliasToMain.set(key, target);
-      if (!mainToAliases.has(target)) mainToAliases.set(target, []);
-      mainToAliases.get(target)!.push(key);
+      link(target, key);
       aliasToMain.set(target, key);
-      if (!mainToAliases.has(key)) mainToAliases.set(key, []);
-      mainToAliases.get(key)!.push(target);
+      link(key, target);
     }
   }
-  const getType = (name: string) => (booleans.has(name) || (mainToAliases.get(name) ?? []).some((a) => booleans.has(a)) ? "boolean" : "string");
-  const isStringType = (name: string) => strings.has(name) || (mainToAliases.get(name) ?? []).some((a) => strings.has(a));
+  const getType = (name: string) => (booleans.has(name) || holdsAny(booleans, mainToAliases.get(name)) ? "boolean" : "string");
+  const isStringType = (name: string) => strings.has(name) || holdsAny(strings, mainToAliases.get(name));
+  // node:util's options in citty's order: booleans, strings, flag names, their spellings, defaults.
   const options = new Map<string, { type: "boolean" | "string"; default: unknown; short?: string }>();
-  for (const name of new Set([...booleans, ...strings, ...Object.keys(aliasMap), ...Object.values(aliasMap).flat(), ...Object.keys(defaults)])) {
+  const addOption = (name: string) => {
     if (!options.has(name)) options.set(name, { type: getType(name), default: defaults[name] });
-  }
+  };
+  for (const name of booleans) addOption(name);
+  for (const name of strings) addOption(name);
+  for (const name in aliasMap) addOption(name);
+  for (const name in aliasMap) for (const alias of aliasMap[name]!) addOption(alias);
+  for (const name in defaults) addOption(name);
   for (const [alias, main] of aliasToMain) {
     const option = options.get(main);
     if (alias.length === 1 && option && !option.short) option.short = alias;
@@ -81,7 +105,7 @@ function parseRaw(args: readonly string[], booleans: Set<string>, strings: Set<s
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === "--") {
-      processed.push(...args.slice(i));
+      for (let j = i; j < args.length; j++) processed.push(args[j]!);
       break;
     }
     if (arg.startsWith("--no-")) {
@@ -92,7 +116,8 @@ function parseRaw(args: readonly string[], booleans: Set<string>, strings: Set<s
   }
   const { values, positionals } = parseNodeStyle(processed, options);
   const out: Values = { _: positionals };
-  for (const [key, value] of Object.entries(values)) {
+  for (const key in values) {
+    const value = values[key];
     let coerced = value;
     if (getType(key) === "boolean" && typeof value === "string") coerced = value !== "false";
     else if (isStringType(key) && typeof value === "boolean") coerced = "";
@@ -178,7 +203,7 @@ function toArray(value: string | string[] | undefined): string[] {
 
 /** `dry-run` -> `dryRun`, as scule 1.3 (citty's) spells it. */
 export function camelCase(name: string): string {
-  if (ONE_WORD.test(name)) return name;
+  if (plainKebab(name) !== undefined) return name;
   const pascal = splitByCase(name)
     .map((p) => (p ? p[0]!.toUpperCase() + p.slice(1) : ""))
     .join("");
@@ -187,17 +212,40 @@ export function camelCase(name: string): string {
 
 /** `dryRun` -> `dry-run`, as scule 1.3 spells it. */
 export function kebabCase(name: string): string {
-  if (ONE_WORD.test(name)) return name;
+  const plain = plainKebab(name);
+  if (plain !== undefined) return plain;
   return splitByCase(name)
     .map((p) => p.toLowerCase())
     .join("-");
 }
 
 /**
- * Lower-case letters and digits only: one part whatever the splitter, spelled the same in camel and
- * kebab case. Most flags are (`json`, `cwd`, `param`), and start-up runs in the interpreter.
+ * The kebab-case spelling of a name that scule splits only before its capitals and whose camelCase
+ * is the name itself: one word of lower-case letters and digits (`json`, `cwd`), or lower-case
+ * letters where each capital starts a word and is followed by a lower-case letter (`dryRun`,
+ * `allowAnyHost`); undefined for any other name. Nearly every flag is such a name, and start-up runs
+ * in the interpreter, where scule's character-by-character splitter cost a warm exec ~0.1 ms.
  */
-const ONE_WORD = /^[a-z0-9]*$/;
+function plainKebab(name: string): string | undefined {
+  let kebab = "";
+  let start = 0;
+  let digits = false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c >= 97 && c <= 122) continue;
+    if (c >= 48 && c <= 57) {
+      digits = true;
+      continue;
+    }
+    const next = name.charCodeAt(i + 1);
+    if (c < 65 || c > 90 || i === 0 || !(next >= 97 && next <= 122)) return undefined;
+    kebab += `${name.slice(start, i)}-`;
+    start = i;
+  }
+  if (start === 0) return name;
+  // Digits have no case: scule does not split before a capital that follows one (`sha256Sum`).
+  return digits ? undefined : `${kebab}${name.slice(start)}`.toLowerCase();
+}
 
 /** scule 1.3's splitByCase: at - _ / . and where the case turns (digits have none). */
 function splitByCase(str: string): string[] {

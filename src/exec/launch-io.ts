@@ -6,7 +6,7 @@ import { KiwiError } from "../errors.ts";
 import type { Capability, Limits } from "../manifest/model.ts";
 import { mergeLimits } from "../manifest/run-limits.ts";
 import type { LinkInput, SubprocessPlan } from "./plan.ts";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { isCompiled } from "../self.ts";
 import type { HostPolicy } from "./net-policy.ts";
 import { WASI_COMMAND } from "../wasm/module-info.ts";
@@ -70,7 +70,9 @@ export function gatherLaunchFacts(bare: readonly SubprocessPlan[], links: readon
       const spec = plan.subprocess;
       const program = spec.argv[0] === WASI_COMMAND && wasm ? wasm.argv[0]! : spec.argv[0]!;
       if (program in programs) continue;
-      const resolved = findCommand(program, spec.env.PATH ?? ctx.env.PATH ?? "/usr/bin:/bin", spec.cwd) ?? program;
+      // An absolute path is its own resolution (findCommand would only test that it is executable,
+      // and startProblem below says why not); the plan resolves command names through PATH already.
+      const resolved = isAbsolute(program) ? program : (findCommand(program, spec.env.PATH ?? ctx.env.PATH ?? "/usr/bin:/bin", spec.cwd) ?? program);
       const realPath = realCommandPath(resolved);
       const problem = startProblem(program);
       programs[program] = { resolved, ...(realPath !== undefined ? { realPath } : {}), ...(problem !== undefined ? { problem } : {}) };

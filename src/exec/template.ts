@@ -30,6 +30,10 @@ export type Expansion = { absent: false; value: string; params: string[] } | { a
  * (URL components); environment values come from the operator and are inserted as they are.
  */
 export function expandString(template: string, scope: TemplateScope, encode: (value: string, param: string) => string = (v) => v): Expansion {
+  // Every placeholder has a "{": text without one is its own expansion, and most of a chain's
+  // strings are such text (a runtime's flags, its command). Skipping the regular expression for
+  // them means a call of a tool without placeholders compiles none (~0.1 ms of a warm exec).
+  if (!template.includes("{")) return { absent: false, value: template, params: [] };
   let absent: string | undefined;
   const used: string[] = [];
   const value = template.replace(PLACEHOLDER, (_m, envName?: string, literal?: string, param?: string) => {

@@ -157,10 +157,12 @@ export function renderLosslessJson(value: unknown, indent?: number): string {
 
 /** RFC 6901 escaping of one pointer segment. */
 export function escapePointer(segment: string): string {
-  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+  // replaceAll with strings, not regular expressions: each of those compiles on first use, which a
+  // warm exec (its parameters' pointers) paid ~0.08 ms for.
+  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 /** RFC 6901 unescaping of one pointer segment (`~1` before `~0`, so `~01` stays `~1`). */
 export function unescapePointer(segment: string): string {
-  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
+  return segment.replaceAll("~1", "/").replaceAll("~0", "~");
 }

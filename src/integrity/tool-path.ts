@@ -27,7 +27,9 @@ export type ToolPathForm = "written" | "locked";
 /** Why `path` cannot name a file inside a tool (NUL, absolute, a `..` segment, ...), or undefined. */
 export function toolPathProblem(path: string, form: ToolPathForm): string | undefined {
   if (path.includes("\0")) return "contains a NUL byte";
-  if (/^[\\/]/.test(path) || /^[A-Za-z]:/.test(path)) return "is absolute";
+  // Character tests, not regular expressions: exec checks its entry points on every call, and each
+  // regular expression compiles on its first use.
+  if (path[0] === "/" || path[0] === "\\" || (path[1] === ":" && isAsciiLetter(path.charCodeAt(0)))) return "is absolute";
   if (form === "locked") {
     if (path.includes("\\")) return "contains a backslash";
     const segments = path.split("/");
@@ -36,6 +38,10 @@ export function toolPathProblem(path: string, form: ToolPathForm): string | unde
     return undefined;
   }
   if (path.startsWith("~")) return "is relative to a home directory";
-  if (path.split(/[\\/]/).includes("..")) return "contains '..'";
+  if (path.replaceAll("\\", "/").split("/").includes("..")) return "contains '..'";
   return undefined;
+}
+
+function isAsciiLetter(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 }

@@ -22,6 +22,8 @@ export function referencedParams(template: string): string[] {
 /** The environment variable names a template references. */
 export function referencedEnv(template: string): string[] {
   const out: string[] = [];
+  // Without "${" there is none (and the regular expression, compiled on first use, is not needed).
+  if (!template.includes("${")) return out;
   for (const m of template.matchAll(PLACEHOLDER)) if (m[1] !== undefined) out.push(m[1]);
   return out;
 }

@@ -60,7 +60,7 @@ describe("kiwi's flag parser", () => {
     expect(compared).toBeGreaterThan(500);
   });
 
-  test.each([["dryRun"], ["dry-run"], ["allow_any_host"], ["toolType"], ["JSONPath"], ["sha256Sum"], ["a--b"], ["X"], ["paramsFile"]])("spells %p as scule does", async (name) => {
+  test.each([["dryRun"], ["dry-run"], ["allow_any_host"], ["toolType"], ["JSONPath"], ["sha256Sum"], ["a--b"], ["X"], ["paramsFile"], ["allowAnyHost"], ["aB"], ["aBC"], ["aBc"], ["abCDe"], ["a1B"], ["a1Bc"], ["x-y"], ["Ab"], [""]])("spells %p as scule does", async (name) => {
     const defs = { [name]: { type: "string" } } as ArgsDef;
     expect(outcome(() => parseCommandArgs([`--${name}`, "v"], defs))).toEqual(outcome(() => parseArgs([`--${name}`, "v"], defs) as Record<string, unknown>));
   });
