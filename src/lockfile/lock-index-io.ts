@@ -20,7 +20,7 @@ import type { Finding } from "../findings/verdict.ts";
 import { type ExecutorRef, MANIFEST_FORMS, type ManifestForm, type Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { ROW_WIDTH, type RawTree, isFolder } from "../manifest/raw-tree-io.ts";
-import type { StatAt } from "./statx-io.ts";
+import type { StatAt } from "../cache/statx-io.ts";
 
 const MAGIC = "KIWIIX01";
 const FORMAT = 2;
@@ -445,7 +445,7 @@ export async function toolsChangedSinceIndex(cacheDir: string, root: string, str
 export async function scanLockIndexFast(index: LockIndex): Promise<IndexScan> {
   const names = index.names;
   if (!names || names.length <= 1) return scanLockIndex(index);
-  const { openStatx } = await import("./statx-io.ts");
+  const { openStatx } = await import("../cache/statx-io.ts");
   const native = await openStatx(join(index.root, TOOLS_DIR), names, Buffer.from(names.buffer, names.byteOffset, names.indexOf(0)).toString("utf8"), 0);
   try {
     return scanLockIndex(index, native?.statAt);

@@ -10,6 +10,7 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
+import { type StatPath, statxPaths } from "../cache/statx-io.ts";
 import { type EntryStat, type FolderEntry, type Listing, TOOLS_DIR } from "./project-io.ts";
 
 /** True for a folder's mode (S_IFDIR). */
@@ -21,6 +22,9 @@ export function isFolder(mode: number): boolean {
 export function isRegularFile(mode: number): boolean {
   return (mode & 0o170000) === 0o100000;
 }
+
+/** Entries the walk lstats before it turns to statx (not worth loading bun:ffi for a small tree). */
+const STATX_AFTER = 256;
 
 /** Numbers kept per entry, in this order. */
 export const ROW_WIDTH = 5;
@@ -53,6 +57,11 @@ export function walkRawTree(root: string, startedAt: number): RawTree | undefine
   const parents: number[] = [];
   const stats: number[] = [];
   let racy = false;
+  // lstatSync for a small tree; past a few hundred entries, statx through bun:ffi (loading it costs
+  // ~0.5 ms, each call then ~2 µs less: a 13,000-entry tree is walked in about half the time).
+  let seen = 0;
+  let native: StatPath | undefined;
+  const row = new Float64Array(ROW_WIDTH);
   const walk = (dir: string, rel: string, parent: number): boolean => {
     let entries: Dirent[];
     try {
@@ -65,18 +74,25 @@ export function walkRawTree(root: string, startedAt: number): RawTree | undefine
       // dir is already a clean absolute path: concatenation, not join()'s normalisation (a third of the walk).
       const abs = `${dir}/${entry.name}`;
       const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      let st;
-      try {
-        st = lstatSync(abs);
-      } catch {
-        return false;
+      if (++seen === STATX_AFTER) native = statxPaths(abs);
+      if (!native?.(abs, row)) {
+        try {
+          const st = lstatSync(abs);
+          row[0] = st.size;
+          row[1] = st.mtimeMs;
+          row[2] = st.ctimeMs;
+          row[3] = st.ino;
+          row[4] = st.mode;
+        } catch {
+          return false;
+        }
       }
-      if (st.mtimeMs >= limit || st.ctimeMs >= limit) racy = true;
+      if (row[1]! >= limit || row[2]! >= limit) racy = true;
       const at = paths.length;
       paths.push(path);
       parents.push(parent);
-      stats.push(st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode);
-      if (st.isDirectory() && !walk(abs, path, at)) return false;
+      stats.push(row[0]!, row[1]!, row[2]!, row[3]!, row[4]!);
+      if (isFolder(row[4]!) && !walk(abs, path, at)) return false;
     }
     return true;
   };

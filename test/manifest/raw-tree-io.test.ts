@@ -1,7 +1,7 @@
 // Discovery reading a raw tree the caller walked (TreeListing) instead of the disk: the project it
 // gives is the one a disk walk gives, for every manifest form, and the walk is what it reads.
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, rmSync } from "node:fs";
+import { cpSync, lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Project, readProject } from "../../src/manifest/discover-io.ts";
 import { TreeListing, walkRawTree } from "../../src/manifest/raw-tree-io.ts";
@@ -45,6 +45,20 @@ function richProject(): string {
   cpSync(join(REAL, "rye-os", "core"), join(root, ".ai/tools/ryeos/core"), { recursive: true });
   return root;
 }
+
+describe("the raw walk", () => {
+  test("records lstatSync's numbers for every entry of a tree large enough to be walked with statx", () => {
+    const files: Record<string, string> = {};
+    for (let t = 0; t < 30; t++) for (let f = 0; f < 12; f++) files[`.ai/tools/t${t}/d${f % 3}/f${f}.txt`] = "x".repeat(t * 13 + f);
+    const root = makeProject(files);
+    const tree = walkRawTree(root, Date.now() + 60_000)!;
+    expect(tree.paths.length).toBeGreaterThan(400);
+    tree.paths.forEach((path, i) => {
+      const st = lstatSync(join(root, ".ai/tools", path));
+      expect([path, ...tree.stats.slice(i * 5, i * 5 + 5)]).toEqual([path, st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode]);
+    });
+  });
+});
 
 describe("discovery over a raw tree", () => {
   test("gives the project a disk walk gives, for every manifest form", () => {

@@ -1,0 +1,111 @@
+// lstat without the cost of a Stats object: Linux's statx(2) called through bun:ffi into one
+// reused buffer, with the path already in bytes. Checking an unchanged 1,000-tool tree is ~13,000
+// of these, and Bun's lstatSync spends about as long building each Stats object as the kernel
+// spends answering (measured: ~1.5 µs against ~0.7 µs per call). Two callers: the lock index's
+// scan (paths relative to one open folder, all in one buffer) and the raw walk of the tree
+// (absolute paths, encoded one by one). Anything unusual (not Linux, no glibc statx, bun:ffi
+// missing, a result that disagrees with lstatSync) gives undefined, and callers use lstatSync:
+// this only ever changes the speed.
+import { closeSync, lstatSync, openSync } from "node:fs";
+
+/** Fills `row` with size, mtimeMs, ctimeMs, ino and mode of the entry at byte offset `at` of `names` (NUL-terminated); false when it fails. */
+export type StatAt = (at: number, row: Float64Array) => boolean;
+
+/** Fills `row` as StatAt does for an absolute path; false when it fails. */
+export type StatPath = (path: string, row: Float64Array) => boolean;
+
+const AT_FDCWD = -100;
+const AT_SYMLINK_NOFOLLOW = 0x100;
+// STATX_TYPE | STATX_MODE | STATX_INO | STATX_SIZE | STATX_MTIME | STATX_CTIME
+const MASK = 0x1 | 0x2 | 0x100 | 0x200 | 0x40 | 0x80;
+
+type Statx = (dirfd: number, path: number, flags: number, mask: number, out: number) => number;
+
+/**
+ * libc's statx and a decoder of its result into a row, or undefined off Linux or without it. The
+ * result buffer has its own ArrayBuffer: a small typed array's storage may be one the collector
+ * moves, and statx would then write into memory that is no longer this buffer (measured: stale
+ * rows after ~1,000 calls of a loop that allocates).
+ */
+function loadStatx(): { statx: Statx; ptr: (view: ArrayBufferView) => number; call: (dirfd: number, path: number, row: Float64Array) => boolean } | undefined {
+  if (process.platform !== "linux" || (process.arch !== "x64" && process.arch !== "arm64")) return undefined;
+  const { dlopen, ptr } = require("bun:ffi") as typeof import("bun:ffi");
+  const lib = dlopen("libc.so.6", { statx: { args: ["i32", "ptr", "i32", "u32", "ptr"], returns: "i32" } });
+  const statx = lib.symbols.statx as unknown as Statx;
+  // struct statx has one layout on every Linux architecture (include/uapi/linux/stat.h).
+  const buf = new Uint32Array(new ArrayBuffer(256));
+  const out = ptr(buf);
+  const call = (dirfd: number, path: number, row: Float64Array): boolean => {
+    if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW, MASK, out) !== 0) return false;
+    row[0] = buf[10]! + buf[11]! * 4294967296; // stx_size
+    row[1] = (buf[28]! + buf[29]! * 4294967296) * 1000 + buf[30]! / 1e6; // stx_mtime, as Bun's mtimeMs
+    row[2] = (buf[24]! + buf[25]! * 4294967296) * 1000 + buf[26]! / 1e6; // stx_ctime
+    row[3] = buf[8]! + buf[9]! * 4294967296; // stx_ino
+    row[4] = buf[7]! & 0xffff; // stx_mode
+    return true;
+  };
+  return { statx, ptr: ptr as unknown as (view: ArrayBufferView) => number, call };
+}
+
+/** The numbers must be lstatSync's to the last bit, or every entry would read as changed. */
+function agreesWithLstat(abs: string, stat: (row: Float64Array) => boolean): boolean {
+  const st = lstatSync(abs);
+  const row = new Float64Array(5);
+  return stat(row) && row[0] === st.size && row[1] === st.mtimeMs && row[2] === st.ctimeMs && row[3] === st.ino && row[4] === st.mode;
+}
+
+/**
+ * A statx caller for paths (relative to `dir`) stored NUL-terminated in `names`, checked against
+ * lstatSync on `probe` (a path in `names` at offset `probeAt`); undefined when it cannot be used.
+ * `close` releases the folder.
+ */
+export async function openStatx(dir: string, names: Uint8Array, probe: string, probeAt: number): Promise<{ statAt: StatAt; close: () => void } | undefined> {
+  let fd: number | undefined;
+  try {
+    const native = loadStatx();
+    if (!native) return undefined;
+    fd = openSync(dir, "r");
+    const dirfd = fd;
+    // Its storage pinned before its address is taken (reading .buffer does it), as the result buffer's.
+    void names.buffer;
+    const base = native.ptr(names);
+    const statAt: StatAt = (at, row) => native.call(dirfd, base + at, row);
+    if (!agreesWithLstat(`${dir}/${probe}`, (row) => statAt(probeAt, row))) {
+      closeSync(fd);
+      return undefined;
+    }
+    return { statAt, close: () => closeSync(dirfd) };
+  } catch {
+    if (fd !== undefined) closeSync(fd);
+    return undefined;
+  }
+}
+
+/** Longest path statPath takes; a longer one fails (the caller then asks lstatSync). */
+const PATH_BYTES = 4096;
+
+/**
+ * A statx caller for absolute paths, each encoded into one reused buffer, checked against
+ * lstatSync on `probe`; undefined when it cannot be used.
+ */
+export function statxPaths(probe: string): StatPath | undefined {
+  try {
+    const native = loadStatx();
+    if (!native) return undefined;
+    const bytes = new Uint8Array(new ArrayBuffer(PATH_BYTES));
+    const at = native.ptr(bytes);
+    const encoder = new TextEncoder();
+    const room = bytes.subarray(0, PATH_BYTES - 1);
+    const statPath: StatPath = (path, row) => {
+      // A NUL would end the path early: no file name holds one, but nothing else may pass either.
+      if (path.includes("\0")) return false;
+      const { read, written } = encoder.encodeInto(path, room);
+      if (read !== path.length) return false;
+      bytes[written] = 0;
+      return native.call(AT_FDCWD, at, row);
+    };
+    return agreesWithLstat(probe, (row) => statPath(probe, row)) ? statPath : undefined;
+  } catch {
+    return undefined;
+  }
+}
