@@ -5,8 +5,15 @@
 // main thread runs out of its own work first, it hashes the files the worker has not reached yet
 // (help): the two claim files from opposite ends of one list through shared memory, so each file
 // is hashed once and both finish together.
-import { ROW_WIDTH, type RawTree, isRegularFile } from "../manifest/raw-tree-io.ts";
+import { ROW_WIDTH, isRegularFile } from "./stat-row.ts";
 import { IGNORED_NAMES } from "../integrity/tool-path.ts";
+
+/** A walk of the folder (manifest/raw-tree-io.ts's RawTree): each entry's path, folder and stat row, in readdir order. */
+export interface WalkedTree {
+  paths: readonly string[];
+  parents: readonly number[];
+  stats: readonly number[];
+}
 
 /** One file hashed by the worker, with the identity it had while being read. */
 export interface Prehashed {
@@ -26,7 +33,7 @@ export interface PrehashRun {
    * worker has not reached, from the last one down, until the two meet. For a thread that has
    * nothing else to do until the results.
    */
-  help(tree: RawTree): void;
+  help(tree: WalkedTree): void;
   cancel(): void;
 }
 
@@ -153,7 +160,7 @@ export function startPrehash(dir: string): PrehashRun {
  * changed between the two walks only misaligns the claims: a file neither thread hashed is hashed
  * by the merge, as a file the worker could not read.
  */
-export function prehashOrder(raw: RawTree, toolsDir: string): string[] {
+export function prehashOrder(raw: WalkedTree, toolsDir: string): string[] {
   const out: string[] = [];
   const skipped = new Uint8Array(raw.paths.length);
   for (let i = 0; i < raw.paths.length; i++) {

@@ -19,7 +19,8 @@ import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { type ExecutorRef, MANIFEST_FORMS, type ManifestForm, type Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
-import { ROW_WIDTH, type RawTree, isFolder } from "../manifest/raw-tree-io.ts";
+import { ROW_WIDTH, isFolder } from "../cache/stat-row.ts";
+import type { RawTree } from "../manifest/raw-tree-io.ts";
 import type { StatAt } from "../cache/statx-io.ts";
 
 const MAGIC = "KIWIIX01";

@@ -10,24 +10,12 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
+import { ROW_WIDTH, isFolder, isRegularFile } from "../cache/stat-row.ts";
 import { type StatPath, statxPaths } from "../cache/statx-io.ts";
 import { type EntryStat, type FolderEntry, type Listing, TOOLS_DIR } from "./project-io.ts";
 
-/** True for a folder's mode (S_IFDIR). */
-export function isFolder(mode: number): boolean {
-  return (mode & 0o170000) === 0o040000;
-}
-
-/** True for a regular file's mode (S_IFREG). */
-export function isRegularFile(mode: number): boolean {
-  return (mode & 0o170000) === 0o100000;
-}
-
 /** Entries the walk lstats before it turns to statx (not worth loading bun:ffi for a small tree). */
 const STATX_AFTER = 256;
-
-/** Numbers kept per entry, in this order. */
-export const ROW_WIDTH = 5;
 
 /** Every entry below .ai/tools in walk order (a folder before what it holds). */
 export interface RawTree {

@@ -15,7 +15,7 @@ import { type HashedTool, hashTool, lockedToolOf } from "../lockfile/build.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
 import { type IndexScan, type LockIndex, loadLockIndex, lockfileMatches, modelKey, pathAt, saveLockIndex, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
-import { ROW_WIDTH } from "../manifest/raw-tree-io.ts";
+import { ROW_WIDTH } from "../cache/stat-row.ts";
 import { findToolEntry, replaceToolEntry } from "../lockfile/render.ts";
 import { LOCKFILE_VERSION } from "../schema/vocabulary.ts";
 
