@@ -1,20 +1,16 @@
 // lstat without the cost of a Stats object: Linux's statx(2) called through bun:ffi into one
-// reused buffer, with the path already in bytes. Checking an unchanged 1,000-tool tree is ~13,000
-// of these, and Bun's lstatSync spends about as long building each Stats object as the kernel
-// spends answering (measured: ~1.5 µs against ~0.7 µs per call). Two callers: the lock index's
-// scan (paths relative to one open folder, all in one buffer) and the raw walk of the tree
-// (absolute paths, encoded one by one). Anything unusual (not Linux, no glibc statx, bun:ffi
-// missing, a result that disagrees with lstatSync) gives undefined, and callers use lstatSync:
-// this only ever changes the speed.
+// reused buffer, relative to an open folder, with the path already in bytes (the lock index's
+// scan: every recorded path in one buffer). Checking an unchanged 1,000-tool tree is ~13,000 of
+// these, and Bun's lstatSync spends about as long building each Stats object as the kernel spends
+// answering (measured: ~1.5 µs against ~0.7 µs per call). The raw walk, which must encode each
+// path first, gained nothing from it (measured) and stays on lstatSync. Anything unusual (not
+// Linux, no glibc statx, bun:ffi missing, a result that disagrees with lstatSync) gives undefined,
+// and callers use lstatSync: this only ever changes the speed.
 import { closeSync, lstatSync, openSync } from "node:fs";
 
 /** Fills `row` with size, mtimeMs, ctimeMs, ino and mode of the entry at byte offset `at` of `names` (NUL-terminated); false when it fails. */
 export type StatAt = (at: number, row: Float64Array) => boolean;
 
-/** Fills `row` as StatAt does for an absolute path; false when it fails. */
-export type StatPath = (path: string, row: Float64Array) => boolean;
-
-const AT_FDCWD = -100;
 const AT_SYMLINK_NOFOLLOW = 0x100;
 // STATX_TYPE | STATX_MODE | STATX_INO | STATX_SIZE | STATX_MTIME | STATX_CTIME
 const MASK = 0x1 | 0x2 | 0x100 | 0x200 | 0x40 | 0x80;
@@ -77,35 +73,6 @@ export async function openStatx(dir: string, names: Uint8Array, probe: string, p
     return { statAt, close: () => closeSync(dirfd) };
   } catch {
     if (fd !== undefined) closeSync(fd);
-    return undefined;
-  }
-}
-
-/** Longest path statPath takes; a longer one fails (the caller then asks lstatSync). */
-const PATH_BYTES = 4096;
-
-/**
- * A statx caller for absolute paths, each encoded into one reused buffer, checked against
- * lstatSync on `probe`; undefined when it cannot be used.
- */
-export function statxPaths(probe: string): StatPath | undefined {
-  try {
-    const native = loadStatx();
-    if (!native) return undefined;
-    const bytes = new Uint8Array(new ArrayBuffer(PATH_BYTES));
-    const at = native.ptr(bytes);
-    const encoder = new TextEncoder();
-    const room = bytes.subarray(0, PATH_BYTES - 1);
-    const statPath: StatPath = (path, row) => {
-      // A NUL would end the path early: no file name holds one, but nothing else may pass either.
-      if (path.includes("\0")) return false;
-      const { read, written } = encoder.encodeInto(path, room);
-      if (read !== path.length) return false;
-      bytes[written] = 0;
-      return native.call(AT_FDCWD, at, row);
-    };
-    return agreesWithLstat(probe, (row) => statPath(probe, row)) ? statPath : undefined;
-  } catch {
     return undefined;
   }
 }

@@ -11,11 +11,7 @@ import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { ROW_WIDTH, isFolder, isRegularFile } from "../cache/stat-row.ts";
-import { type StatPath, statxPaths } from "../cache/statx-io.ts";
 import { type EntryStat, type FolderEntry, type Listing, TOOLS_DIR } from "./project-io.ts";
-
-/** Entries the walk lstats before it turns to statx (not worth loading bun:ffi for a small tree). */
-const STATX_AFTER = 256;
 
 /** Every entry below .ai/tools in walk order (a folder before what it holds). */
 export interface RawTree {
@@ -45,11 +41,6 @@ export function walkRawTree(root: string, startedAt: number): RawTree | undefine
   const parents: number[] = [];
   const stats: number[] = [];
   let racy = false;
-  // lstatSync for a small tree; past a few hundred entries, statx through bun:ffi (loading it costs
-  // ~0.5 ms, each call then ~2 µs less: a 13,000-entry tree is walked in about half the time).
-  let seen = 0;
-  let native: StatPath | undefined;
-  const row = new Float64Array(ROW_WIDTH);
   const walk = (dir: string, rel: string, parent: number): boolean => {
     let entries: Dirent[];
     try {
@@ -62,25 +53,18 @@ export function walkRawTree(root: string, startedAt: number): RawTree | undefine
       // dir is already a clean absolute path: concatenation, not join()'s normalisation (a third of the walk).
       const abs = `${dir}/${entry.name}`;
       const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (++seen === STATX_AFTER) native = statxPaths(abs);
-      if (!native?.(abs, row)) {
-        try {
-          const st = lstatSync(abs);
-          row[0] = st.size;
-          row[1] = st.mtimeMs;
-          row[2] = st.ctimeMs;
-          row[3] = st.ino;
-          row[4] = st.mode;
-        } catch {
-          return false;
-        }
+      let st;
+      try {
+        st = lstatSync(abs);
+      } catch {
+        return false;
       }
-      if (row[1]! >= limit || row[2]! >= limit) racy = true;
+      if (st.mtimeMs >= limit || st.ctimeMs >= limit) racy = true;
       const at = paths.length;
       paths.push(path);
       parents.push(parent);
-      stats.push(row[0]!, row[1]!, row[2]!, row[3]!, row[4]!);
-      if (isFolder(row[4]!) && !walk(abs, path, at)) return false;
+      stats.push(st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode);
+      if (st.isDirectory() && !walk(abs, path, at)) return false;
     }
     return true;
   };

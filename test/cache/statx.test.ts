@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
 import { loadLockIndex, scanLockIndex, scanLockIndexFast } from "../../src/lockfile/lock-index-io.ts";
-import { openStatx, statxPaths } from "../../src/cache/statx-io.ts";
+import { openStatx } from "../../src/cache/statx-io.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
@@ -63,23 +63,6 @@ describe("statx through bun:ffi", () => {
     }
     native.close();
     expect(wrong).toBe(0);
-  });
-
-  test.skipIf(process.platform !== "linux")("by absolute path: lstatSync's numbers, and a failure for a missing, overlong or NUL-holding path", () => {
-    const dir = makeTemp();
-    mkdirSync(join(dir, "sub ünï"));
-    writeFileSync(join(dir, "sub ünï", "f.txt"), "abc");
-    const statPath = statxPaths(join(dir, "sub ünï"))!;
-    expect(statPath).toBeDefined();
-    const row = new Float64Array(5);
-    for (const abs of [join(dir, "sub ünï"), join(dir, "sub ünï", "f.txt")]) {
-      expect(statPath(abs, row)).toBe(true);
-      const st = lstatSync(abs);
-      expect([...row]).toEqual([st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode]);
-    }
-    expect(statPath(join(dir, "gone"), row)).toBe(false);
-    expect(statPath(`${join(dir, "sub ünï", "f.txt")}\0ignored`, row)).toBe(false);
-    expect(statPath(`${dir}/${"x".repeat(5000)}`, row)).toBe(false);
   });
 
   test("reports a missing entry as a failure, not as numbers", async () => {
