@@ -1,6 +1,6 @@
 // Tool integrity: one digest over a tool version's id, version, manifest and file entries.
 // Spec: shared/specs/integrity.md. Pure: file entries come in already hashed.
-import { compareCodePoints, renderCanonicalJson } from "./canonical.ts";
+import { compareCodePoints, renderCanonicalJson, renderString } from "./canonical.ts";
 import { hashCanonical, sha256Hex } from "./digest.ts";
 import type { CanonicalValue } from "./value.ts";
 
@@ -64,7 +64,18 @@ export function hashReferenceIntegrity(input: ReferenceIntegrityInput): { canoni
  * being hashed on the other core, and only joins the texts once they are in.
  */
 export function hashToolIntegrityAround(manifestCanonical: string, input: Omit<IntegrityInput, "manifest">): { canonical: string; hex: string } {
-  const files = sortFileEntries(input.files ?? []).map((f) => ({ path: f.path, sha256: f.sha256, is_executable: f.is_executable === undefined ? false : f.is_executable }));
-  const canonical = `{"files":${renderCanonicalJson(files)},"manifest":${manifestCanonical},"tool_id":${renderCanonicalJson(input.tool_id)},"version":${renderCanonicalJson(input.version)}}`;
+  const files = sortFileEntries(input.files ?? []).map(renderFileEntry).join(",");
+  const canonical = `{"files":[${files}],"manifest":${manifestCanonical},"tool_id":${renderCanonicalJson(input.tool_id)},"version":${renderCanonicalJson(input.version)}}`;
   return { canonical, hex: sha256Hex(canonical) };
+}
+
+/**
+ * One file entry's canonical text, its three keys in their sorted order: a tree on disk gives a
+ * boolean and a hex digest, written directly (the generic renderer's walk was most of a cold lock's
+ * integrity texts); anything else goes through it.
+ */
+function renderFileEntry(f: FileEntry): string {
+  const exec = f.is_executable === undefined ? false : f.is_executable;
+  if (typeof exec === "boolean" && typeof f.sha256 === "string" && typeof f.path === "string") return `{"is_executable":${exec},"path":${renderString(f.path)},"sha256":${renderString(f.sha256)}}`;
+  return renderCanonicalJson({ path: f.path, sha256: f.sha256, is_executable: exec } as CanonicalValue);
 }

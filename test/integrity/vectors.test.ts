@@ -47,7 +47,7 @@ describe("tool integrity vectors (shared/vectors/integrity.json)", () => {
   test("joining around the manifest's text equals rendering the whole, for keys that sort around the members", () => {
     const manifests: CanonicalValue[] = [{}, { files: 1, tool_id: "x", version: [], "\u00e9": new Float(2.5), a: { b: null } }, { z: "\u2028", "": true }];
     for (const manifest of manifests) {
-      const input = { tool_id: "t\u00fc", version: "1.0.0-\u00e9", manifest, files: [{ path: "b", sha256: "00", is_executable: true }, { path: "a/\u00e9", sha256: "ff", is_executable: false }] };
+      const input = { tool_id: "t\u00fc", version: "1.0.0-\u00e9", manifest, files: [{ path: "b", sha256: "00", is_executable: true }, { path: "a/\u00e9", sha256: "ff", is_executable: false }, { path: 'q"\\\u0001\u2028\ud83d\ude00', sha256: "ab", is_executable: false }] };
       expect(hashToolIntegrityAround(hashCanonical(manifest).canonical, input)).toEqual(hashToolIntegrity(input));
     }
     expect(hashToolIntegrityAround("{}", { tool_id: "t", version: "1", files: null })).toEqual(hashToolIntegrity({ tool_id: "t", version: "1", manifest: {}, files: null }));
