@@ -301,17 +301,27 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean | 
     };
     let paths: string[] | undefined;
     const readPaths = (): string[] => (paths ??= n === 0 ? [] : bytes.toString("utf8", head + hl + tl, head + hl + tl + pl).split("\0"));
-    const names = new Uint8Array(pl + 1);
-    names.set(bytes.subarray(head + hl + tl, head + hl + tl + pl));
+    // The paths NUL-terminated: the padding before the numbers gives the last NUL when there is
+    // any (almost always), else they are copied with one added.
+    const pathsEnd = head + hl + tl + pl;
+    let names: Uint8Array;
+    if (pathsEnd < numbersAt) names = bytes.subarray(head + hl + tl, pathsEnd + 1);
+    else {
+      names = new Uint8Array(pl + 1);
+      names.set(bytes.subarray(head + hl + tl, pathsEnd));
+    }
     // n paths joined by NUL plus the NUL added above: n NULs (one for an empty tree).
     let ends = 0;
     for (let at = names.indexOf(0); at !== -1; at = names.indexOf(0, at + 1)) ends++;
     if (ends !== Math.max(n, 1)) return undefined;
-    // Copied out: the file's bytes need not sit at an 8-byte boundary in memory.
-    const numbers = bytes.buffer.slice(bytes.byteOffset + numbersAt, bytes.byteOffset + bytes.length);
-    const stats = new Float64Array(numbers, 0, n * ROW_WIDTH);
-    const parents = new Int32Array(numbers, n * ROW_WIDTH * 8, n);
-    const owners = new Int32Array(numbers, n * ROW_WIDTH * 8 + n * 4, n);
+    // Read in place when the file's bytes sit at an 8-byte boundary in memory (readFileSync's own
+    // buffer for a file this size does), else copied out to one that does.
+    const inPlace = (bytes.byteOffset + numbersAt) % 8 === 0;
+    const numbers = inPlace ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset + numbersAt, bytes.byteOffset + bytes.length);
+    const at = inPlace ? bytes.byteOffset + numbersAt : 0;
+    const stats = new Float64Array(numbers, at, n * ROW_WIDTH);
+    const parents = new Int32Array(numbers, at + n * ROW_WIDTH * 8, n);
+    const owners = new Int32Array(numbers, at + n * ROW_WIDTH * 8 + n * 4, n);
     for (let i = 0; i < n; i++) {
       if (parents[i]! < -1 || parents[i]! >= i || owners[i]! < MANY_TOOLS || owners[i]! >= header.toolCount) return undefined;
     }

@@ -1,0 +1,55 @@
+// The lock index file: what is saved is what loads, whatever the byte lengths of its text
+// sections (the numbers after them are read in place when they sit at an 8-byte boundary, and the
+// paths end with the padding's NUL when there is padding), and a damaged file loads as nothing.
+import { afterAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildLockIndex, loadLockIndex, saveLockIndex } from "../../src/lockfile/lock-index-io.ts";
+import type { RawTree } from "../../src/manifest/raw-tree-io.ts";
+import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
+
+afterAll(cleanupTemps);
+
+/** A raw tree of one folder holding `count` files whose names grow by one character each. */
+function tree(count: number, stem: string): RawTree {
+  const paths = ["t", ...Array.from({ length: count }, (_, i) => `t/${stem}${"x".repeat(i)}.py`)];
+  const stats = paths.flatMap((_, i) => [i * 10, 1_000_000 + i, 1_000_000 + i, 500 + i, i === 0 ? 0o040755 : 0o100644]);
+  return { paths, parents: paths.map((_, i) => (i === 0 ? -1 : 0)), stats, top: [4096, 1_000_000, 1_000_000, 2, 0o040755], racy: false };
+}
+
+describe("the lock index file", () => {
+  test("loads what was saved, for every alignment of its sections", () => {
+    const seen = new Set<number>();
+    for (let extra = 0; extra < 16; extra++) {
+      const cacheDir = makeTemp("kiwi-cache-");
+      const root = makeTemp("kiwi-root-");
+      const raw = tree(3 + extra, "f".repeat(extra));
+      const index = buildLockIndex({ root, strict: false, raw, tools: [], findings: [], startedAt: Date.now() + 60_000, pinned: false, lockfileText: "{}\n" });
+      saveLockIndex(cacheDir, index);
+      const file = readdirSync(join(cacheDir, "stat")).find((n) => n.endsWith(".index"))!;
+      const bytes = readFileSync(join(cacheDir, "stat", file));
+      const view = new DataView(bytes.buffer, bytes.byteOffset);
+      seen.add((24 + view.getUint32(8, true) + view.getUint32(12, true) + view.getUint32(16, true)) % 8);
+      const loaded = loadLockIndex(cacheDir, root, undefined)!;
+      expect(loaded.paths).toEqual(raw.paths);
+      expect([...loaded.stats]).toEqual(raw.stats);
+      expect([...loaded.parents]).toEqual(raw.parents);
+      expect(Buffer.from(loaded.names!).toString("latin1")).toBe(`${raw.paths.join("\0")}\0`);
+    }
+    // Both layouts were loaded: text ending on an 8-byte boundary (no padding) and not.
+    expect(seen.has(0)).toBe(true);
+    expect(seen.size).toBeGreaterThan(1);
+  });
+
+  test("a file cut short or with a wrong magic loads as nothing", () => {
+    const cacheDir = makeTemp("kiwi-cache-");
+    const root = makeTemp("kiwi-root-");
+    saveLockIndex(cacheDir, buildLockIndex({ root, strict: false, raw: tree(4, "a"), tools: [], findings: [], startedAt: Date.now() + 60_000, pinned: false, lockfileText: "{}\n" }));
+    const path = join(cacheDir, "stat", readdirSync(join(cacheDir, "stat")).find((n) => n.endsWith(".index"))!);
+    const bytes = readFileSync(path);
+    writeFileSync(path, bytes.subarray(0, bytes.length - 3));
+    expect(loadLockIndex(cacheDir, root, undefined)).toBeUndefined();
+    writeFileSync(path, Buffer.concat([Buffer.from("KIWIIX99"), bytes.subarray(8)]));
+    expect(loadLockIndex(cacheDir, root, undefined)).toBeUndefined();
+  });
+});
