@@ -72,6 +72,15 @@ export interface LockResult {
   stats: { tools: number; files: number; hashed: number; reused: number; memo: boolean };
 }
 
+/** A cold run's hashing: the worker's results, and what this thread prepared while it hashed. */
+export interface ColdHashing {
+  prehashed: Promise<ReadonlyMap<string, Prehashed>>;
+  /** Each tool's manifest canonical text and digest, rendered already. */
+  manifests: ReadonlyMap<Tool, { canonical: string; hex: string }>;
+  /** Hashes on this thread what the worker has not reached (PrehashRun.help). */
+  help?: () => void;
+}
+
 /**
  * Hashes the tree and runs the pre-lock check: in full the first time, then only for what changed
  * since the last tree that passed (see checkChangedSince); the check is a pure function of the
@@ -84,9 +93,7 @@ export async function hashAndCheck(
   options: LockOptions,
   statCache: StatCache,
   manifestIdentities?: ReadonlyMap<string, string>,
-  prehashed?: Promise<ReadonlyMap<string, Prehashed>>,
-  manifests?: ReadonlyMap<Tool, { canonical: string; hex: string }>,
-  helpHash?: () => void,
+  cold?: ColdHashing,
 ): Promise<{ tree: TreeTool[]; findings: Finding[] }> {
   const context = sha256Hex(JSON.stringify([pkg.version, options.strict === true, project.root, project.findings]));
   const passed = statCache.checked?.context === context ? statCache.checked : undefined;
@@ -98,8 +105,8 @@ export async function hashAndCheck(
   // Without a check to start from, the check needs no hashes: it runs while the second core hashes.
   const early = passed === undefined ? checkAll() : undefined;
   // This thread's own work is done: it hashes what the worker has not reached yet.
-  helpHash?.();
-  const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, manifests, prehashed: await prehashed });
+  cold?.help?.();
+  const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, manifests: cold?.manifests, prehashed: await cold?.prehashed });
   const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
   const verdict = early ?? (integrity.size === tree.length ? checkChangedSince(project, passed!.tools, integrity, { strict: options.strict, childSchemaMemo }) : checkAll());
   childSchemaMemo?.save();
@@ -142,15 +149,18 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
   }
   const statCache = loadStatCache(ctx.cacheDir, project.root, startedAt);
-  // Awaited inside, after the check: the check needs no hashes and runs while the worker hashes.
-  const prehashed = prehash?.results();
-  // Cold (a worker is hashing the files): no stat cache can stand in for any manifest's canonical
-  // text, and neither those texts nor the index's tree part need a file hash, so they are built
-  // now, on this core, while the worker hashes on the other; the merge then only joins them.
-  const manifests = prehash ? new Map(project.tools.map((t) => [t, hashCanonical(t.manifest)])) : undefined;
-  if (manifests && raw) {
-    const manifestDigests = new Map([...manifests].map(([t, m]) => [t, m.hex]));
-    treeIndex = indexTree({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, startedAt });
+  // Cold (a worker is hashing the files): its results are awaited inside, after the check, which
+  // needs no hashes. No stat cache can stand in for any manifest's canonical text, and neither
+  // those texts nor the index's tree part need a file hash, so they are built now, on this core,
+  // while the worker hashes on the other; the merge then only joins them.
+  let cold: ColdHashing | undefined;
+  if (prehash) {
+    const manifests = new Map(project.tools.map((t) => [t, hashCanonical(t.manifest)]));
+    cold = { prehashed: prehash.results(), manifests, ...(raw ? { help: () => prehash.help(raw) } : {}) };
+    if (raw) {
+      const manifestDigests = new Map([...manifests].map(([t, m]) => [t, m.hex]));
+      treeIndex = indexTree({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, startedAt });
+    }
   }
   const saveStats = () => {
     const warning = statCache.save(faults);
@@ -160,7 +170,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   let findings: Finding[];
   try {
     // Racy manifests must be parsed and digested for real, not recognised by their stat.
-    ({ tree, findings } = await hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests, prehashed, manifests, prehash && raw ? () => prehash.help(raw) : undefined));
+    ({ tree, findings } = await hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests, cold));
   } finally {
     saveStats();
   }
