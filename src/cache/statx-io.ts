@@ -15,58 +15,42 @@ const AT_SYMLINK_NOFOLLOW = 0x100;
 // STATX_TYPE | STATX_MODE | STATX_INO | STATX_SIZE | STATX_MTIME | STATX_CTIME
 const MASK = 0x1 | 0x2 | 0x100 | 0x200 | 0x40 | 0x80;
 
-type Statx = (dirfd: number, path: number, flags: number, mask: number, out: number) => number;
-
-/**
- * libc's statx and a decoder of its result into a row, or undefined off Linux or without it. The
- * result buffer has its own ArrayBuffer: a small typed array's storage may be one the collector
- * moves, and statx would then write into memory that is no longer this buffer (measured: stale
- * rows after ~1,000 calls of a loop that allocates).
- */
-function loadStatx(): { statx: Statx; ptr: (view: ArrayBufferView) => number; call: (dirfd: number, path: number, row: Float64Array) => boolean } | undefined {
-  if (process.platform !== "linux" || (process.arch !== "x64" && process.arch !== "arm64")) return undefined;
-  const { dlopen, ptr } = require("bun:ffi") as typeof import("bun:ffi");
-  const lib = dlopen("libc.so.6", { statx: { args: ["i32", "ptr", "i32", "u32", "ptr"], returns: "i32" } });
-  const statx = lib.symbols.statx as unknown as Statx;
-  // struct statx has one layout on every Linux architecture (include/uapi/linux/stat.h).
-  const buf = new Uint32Array(new ArrayBuffer(256));
-  const out = ptr(buf);
-  const call = (dirfd: number, path: number, row: Float64Array): boolean => {
-    if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW, MASK, out) !== 0) return false;
-    row[0] = buf[10]! + buf[11]! * 4294967296; // stx_size
-    row[1] = (buf[28]! + buf[29]! * 4294967296) * 1000 + buf[30]! / 1e6; // stx_mtime, as Bun's mtimeMs
-    row[2] = (buf[24]! + buf[25]! * 4294967296) * 1000 + buf[26]! / 1e6; // stx_ctime
-    row[3] = buf[8]! + buf[9]! * 4294967296; // stx_ino
-    row[4] = buf[7]! & 0xffff; // stx_mode
-    return true;
-  };
-  return { statx, ptr: ptr as unknown as (view: ArrayBufferView) => number, call };
-}
-
-/** The numbers must be lstatSync's to the last bit, or every entry would read as changed. */
-function agreesWithLstat(abs: string, stat: (row: Float64Array) => boolean): boolean {
-  const st = lstatSync(abs);
-  const row = new Float64Array(5);
-  return stat(row) && row[0] === st.size && row[1] === st.mtimeMs && row[2] === st.ctimeMs && row[3] === st.ino && row[4] === st.mode;
-}
-
 /**
  * A statx caller for paths (relative to `dir`) stored NUL-terminated in `names`, checked against
  * lstatSync on `probe` (a path in `names` at offset `probeAt`); undefined when it cannot be used.
  * `close` releases the folder.
  */
-export async function openStatx(dir: string, names: Uint8Array, probe: string, probeAt: number): Promise<{ statAt: StatAt; close: () => void } | undefined> {
+export function openStatx(dir: string, names: Uint8Array, probe: string, probeAt: number): { statAt: StatAt; close: () => void } | undefined {
+  if (process.platform !== "linux" || (process.arch !== "x64" && process.arch !== "arm64")) return undefined;
   let fd: number | undefined;
   try {
-    const native = loadStatx();
-    if (!native) return undefined;
+    const { dlopen, ptr } = require("bun:ffi") as typeof import("bun:ffi");
+    const lib = dlopen("libc.so.6", { statx: { args: ["i32", "ptr", "i32", "u32", "ptr"], returns: "i32" } });
+    const statx = lib.symbols.statx;
     fd = openSync(dir, "r");
     const dirfd = fd;
-    // Its storage pinned before its address is taken (reading .buffer does it), as the result buffer's.
+    // struct statx has one layout on every Linux architecture (include/uapi/linux/stat.h). Both
+    // buffers are given a fixed ArrayBuffer before their address is taken (reading .buffer pins a
+    // typed array's storage): a small typed array's storage may be one the collector moves, and
+    // statx would then write into memory that is no longer the buffer (measured: stale rows after
+    // ~1,000 calls of a loop that allocates).
+    const buf = new Uint32Array(new ArrayBuffer(256));
+    const out = ptr(buf);
     void names.buffer;
-    const base = native.ptr(names);
-    const statAt: StatAt = (at, row) => native.call(dirfd, base + at, row);
-    if (!agreesWithLstat(`${dir}/${probe}`, (row) => statAt(probeAt, row))) {
+    const base = ptr(names);
+    const statAt: StatAt = (at, row) => {
+      if (statx(dirfd, base + at, AT_SYMLINK_NOFOLLOW, MASK, out) !== 0) return false;
+      row[0] = buf[10]! + buf[11]! * 4294967296; // stx_size
+      row[1] = (buf[28]! + buf[29]! * 4294967296) * 1000 + buf[30]! / 1e6; // stx_mtime, as Bun's mtimeMs
+      row[2] = (buf[24]! + buf[25]! * 4294967296) * 1000 + buf[26]! / 1e6; // stx_ctime
+      row[3] = buf[8]! + buf[9]! * 4294967296; // stx_ino
+      row[4] = buf[7]! & 0xffff; // stx_mode
+      return true;
+    };
+    // The numbers must be lstatSync's to the last bit, or every entry would read as changed.
+    const st = lstatSync(`${dir}/${probe}`);
+    const row = new Float64Array(5);
+    if (!statAt(probeAt, row) || row[0] !== st.size || row[1] !== st.mtimeMs || row[2] !== st.ctimeMs || row[3] !== st.ino || row[4] !== st.mode) {
       closeSync(fd);
       return undefined;
     }

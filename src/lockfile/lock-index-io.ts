@@ -457,7 +457,7 @@ export async function scanLockIndexFast(index: LockIndex): Promise<IndexScan> {
   const names = index.names;
   if (!names || names.length <= 1) return scanLockIndex(index);
   const { openStatx } = await import("../cache/statx-io.ts");
-  const native = await openStatx(join(index.root, TOOLS_DIR), names, Buffer.from(names.buffer, names.byteOffset, names.indexOf(0)).toString("utf8"), 0);
+  const native = openStatx(join(index.root, TOOLS_DIR), names, Buffer.from(names.buffer, names.byteOffset, names.indexOf(0)).toString("utf8"), 0);
   try {
     return scanLockIndex(index, native?.statAt);
   } finally {
