@@ -57,7 +57,7 @@ function readPartial(root: string, paths: readonly string[], index: LockIndex, r
   for (let t = 0; t < index.tools.length; t++) {
     const known = index.tools[t]!;
     if (!read.has(t)) {
-      tools.push(stub(root, known));
+      tools.push(new Stub(root, known));
       continue;
     }
     const fresh = readIndexedTool(root, known);
@@ -136,10 +136,6 @@ class Stub implements Tool {
   toJSON(): Tool {
     return this.read();
   }
-}
-
-function stub(root: string, known: IndexTool): Tool {
-  return new Stub(root, known);
 }
 
 /**

@@ -1,10 +1,12 @@
 // child_schemas verdicts remembered in the cache, the I/O half of layer.ts ChildSchemaMemo: ajv's
 // errors for a (schema, child link document) pair that was judged before, so a check whose pairs
 // are all known never loads or runs ajv (about 10 ms of a first `kiwi check --staged`, issue 14).
+// Only project executors' verdicts come here: the built-ins' schemas are compiled at build time.
 // One self-verifying memo file (cache/memo-file-io.ts), <cache>/check/child-schemas-v1.json, read
-// once and written once per run when something new was judged; a damaged file reads as empty. The file belongs to one kiwi: its version and the running binary's stat identity (builds
-// of one version differ while kiwi is developed) are its salt, written in the file and mixed into
-// every key. Another kiwi reads it as empty and replaces it, so it never grows past what this kiwi
+// once and written once per run when something new was judged; a damaged file reads as empty. The
+// file belongs to one kiwi: its version and the running binary's stat identity (builds of one
+// version differ while kiwi is developed) are its salt, written in the file and mixed into every
+// key. Another kiwi reads it as empty and replaces it, so it never grows past what this kiwi
 // judged (a staged check reads it whole); two kiwis taking turns on one cache only re-judge.
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
