@@ -1,6 +1,6 @@
 // Benchmarks `kiwi lock` from the compiled binary on a generated tree (default 1,000 tools x 10
 // files x 10 KiB, about 100 MB) against `sha256sum` over the same files in the same run:
-//   bun run scripts/bench-lock.ts [--tools 1000] [--files 10] [--size 10240] [--runs 21] [--no-build] [--json] [--keep] [--kiwi path] [--base path]
+//   bun run scripts/bench-lock.ts [--tools 1000] [--files 10] [--size 10240] [--runs 21] [--gen-tree] [--no-build] [--json] [--keep] [--kiwi path] [--base path]
 // Reports the median wall time and peak RSS of: sha256sum, `git status --porcelain` on the same
 // tree committed to a git repository (git's index is the reference stat cache), cold lock (no
 // lockfile, empty cache), warm lock with nothing changed, and warm lock after one file changed;
@@ -10,9 +10,10 @@
 // the machine's load hits all of them alike. --kiwi names another binary (an older build, say),
 // which skips the build. --base names a second binary (the build before a change) timed in the same
 // rounds on its own copy of the tree and cache, so the before/after ratios share the machine's load.
-// The tree is generated here (not by scripts/gen-tree.ts) because that
-// tree includes mcp_server tools, whose first lock starts every server to pin it: a different cost.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// The tree is generated here (python tools only) unless --gen-tree asks for the issue's own tree,
+// scripts/gen-tree.ts's mix of every kind (mcp_server tools included, MCP pinning off, so no
+// server is started: KIWI_MCP_MODE=off); its one changed file is then always a data file.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -56,8 +57,14 @@ const base = mkdtempSync(join(tmpdir(), "kiwi-bench-lock-"));
 const root = join(base, "project");
 const cache = join(base, "cache");
 const files: string[] = [];
+const genTree = process.argv.includes("--gen-tree");
 log(`generating ${TOOLS} tools x ${FILES} files x ${SIZE} bytes in ${root} …`);
-for (let t = 0; t < TOOLS; t++) {
+if (genTree) {
+  const { generateTree } = await import("./gen-tree.ts");
+  generateTree({ dir: root, count: TOOLS, filesPerTool: FILES, fileSize: SIZE, seed: 1 });
+  files.push(...(readdirSync(root, { recursive: true }) as string[]).filter((p) => statSync(join(root, p)).isFile()).sort());
+}
+for (let t = 0; t < (genTree ? 0 : TOOLS); t++) {
   const id = `tool_${String(t).padStart(5, "0")}`;
   const dir = join(root, ".ai", "tools", `group_${t % 20}`, id);
   mkdirSync(join(dir, "data"), { recursive: true });
@@ -72,7 +79,9 @@ for (let t = 0; t < TOOLS; t++) {
     files.push(join(".ai", "tools", `group_${t % 20}`, id, rel));
   }
 }
-const totalBytes = files.length * SIZE;
+const totalBytes = files.reduce((n, f) => n + statSync(join(root, f)).size, 0);
+// The files one round changes: any of them in the python tree, a data file of gen-tree's (never a manifest).
+const changeable = genTree ? files.filter((f) => f.includes("/data/part-")) : files;
 // The base binary's copy: the same bytes under another root, with its own cache.
 const baseRoot = join(base, "project-base");
 const baseCache = join(base, "cache-base");
@@ -81,7 +90,7 @@ if (baseKiwi) cpSync(root, baseRoot, { recursive: true, preserveTimestamps: true
 // tree written a moment ago would be re-hashed by the first warm run; real trees are older.
 await Bun.sleep(2100);
 
-const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base, KIWI_CACHE_DIR: cache, NO_COLOR: "1", LANG: "C.UTF-8" };
+const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base, KIWI_CACHE_DIR: cache, NO_COLOR: "1", LANG: "C.UTF-8", ...(genTree ? { KIWI_MCP_MODE: "off" } : {}) };
 
 interface Sample {
   ms: number;
@@ -127,8 +136,9 @@ const series = { sha: [] as Sample[], gitStatus: [] as Sample[], cold: [] as Sam
 const baseSeries = { cold: [] as Sample[], warm: [] as Sample[], changed: [] as Sample[] };
 for (let i = 0; i < RUNS; i++) {
   // One file changed (the lockfile and cache are warm from the round before).
-  writeFileSync(join(root, files[(i * 7919) % files.length]!), bytes(SIZE, 999_000 + i));
-  if (baseKiwi) writeFileSync(join(baseRoot, files[(i * 7919) % files.length]!), bytes(SIZE, 999_000 + i));
+  const change = changeable[(i * 7919) % changeable.length]!;
+  writeFileSync(join(root, change), bytes(SIZE, 999_000 + i));
+  if (baseKiwi) writeFileSync(join(baseRoot, change), bytes(SIZE, 999_000 + i));
   const changedAt = Date.now();
   series.changed.push(run([kiwi, "lock"]));
   if (baseKiwi) baseSeries.changed.push(run([baseKiwi, "lock"], baseRoot, baseEnv));

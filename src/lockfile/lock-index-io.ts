@@ -24,7 +24,8 @@ import type { RawTree } from "../manifest/raw-tree-io.ts";
 import type { StatAt } from "../cache/statx-io.ts";
 
 const MAGIC = "KIWIIX01";
-const FORMAT = 2;
+// 3: the lockfile record names the servers it pins.
+const FORMAT = 3;
 
 /** Owner of an entry that belongs to no tool (a plain folder, a file no tool claims). */
 export const NO_TOOL = -1;
@@ -56,8 +57,12 @@ export interface LockIndex {
   root: string;
   kiwi: string;
   strict: boolean;
-  /** sha256 of the lockfile the recorded run wrote or confirmed, and its stat when not racy. */
-  lockfile: { sha256: string; stat: number[] | null };
+  /**
+   * sha256 of the lockfile the recorded run wrote or confirmed, its stat when not racy, and the ids
+   * its mcp_servers section pins (absent when the run did not know them): which servers the MCP
+   * step would try to pin, known without reading the project while the lockfile is these bytes.
+   */
+  lockfile: { sha256: string; stat: number[] | null; mcpPinned?: string[] };
   /** Ids of the project's mcp_server tools. */
   mcpServers: string[];
   /** Number of tool files (the lock's stats). */
@@ -127,6 +132,8 @@ export interface LockfileOfIndex {
   lockfileText: string;
   /** The lockfile is being replaced by those bytes (flushed and renamed after this): its stat on disk is not theirs. */
   lockfileReplaced?: boolean;
+  /** The ids its mcp_servers section pins, when known. */
+  mcpPinned?: readonly string[];
 }
 
 /** The part of an index that needs no lockfile (completeLockIndex adds it). */
@@ -210,8 +217,24 @@ export function completeLockIndex(tree: TreeIndex, lockfile: LockfileOfIndex): L
   return {
     ...index,
     tools: lockfile.pinned ? tree.tools.map((t) => (t.alone ? { ...t, alone: false } : t)) : tree.tools,
-    lockfile: { sha256: sha256Hex(lockfile.lockfileText), stat: !lockfile.lockfileReplaced && lockStat && lockStat[1]! < limit && lockStat[2]! < limit ? lockStat : null },
+    lockfile: {
+      sha256: sha256Hex(lockfile.lockfileText),
+      stat: !lockfile.lockfileReplaced && lockStat && lockStat[1]! < limit && lockStat[2]! < limit ? lockStat : null,
+      ...(lockfile.mcpPinned ? { mcpPinned: [...lockfile.mcpPinned] } : {}),
+    },
   };
+}
+
+/** The project's mcp_server tools its lockfile does not pin, in project order; undefined when the index does not know the pins. */
+export function unpinnedServers(index: LockIndex): string[] | undefined {
+  return withoutPins(index.mcpServers, index.lockfile.mcpPinned);
+}
+
+/** `servers` without those `pinned` names (undefined: pins unknown). */
+export function withoutPins(servers: readonly string[], pinned: readonly string[] | undefined): string[] | undefined {
+  if (!pinned) return undefined;
+  const set = new Set(pinned);
+  return servers.filter((id) => !set.has(id));
 }
 
 function statOf(abs: string): number[] | undefined {
@@ -276,6 +299,7 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean | 
     if (header.format !== FORMAT || header.root !== root || header.kiwi !== pkg.version || (strict !== undefined && header.strict !== strict)) return undefined;
     const lockfile = header.lockfile;
     if (typeof lockfile?.sha256 !== "string" || !(lockfile.stat === null || (Array.isArray(lockfile.stat) && lockfile.stat.length === ROW_WIDTH))) return undefined;
+    if (lockfile.mcpPinned !== undefined && !(Array.isArray(lockfile.mcpPinned) && lockfile.mcpPinned.every((id: unknown) => typeof id === "string"))) return undefined;
     if (!Array.isArray(header.mcpServers) || typeof header.files !== "number" || !Array.isArray(header.top) || header.top.length !== ROW_WIDTH) return undefined;
     if (typeof header.toolCount !== "number") return undefined;
     // Tools and paths as strings are decoded on first use: an unchanged tree needs neither.

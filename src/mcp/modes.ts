@@ -26,6 +26,12 @@ export function resolveMcpMode(flag: string | undefined, env: Readonly<Record<st
   });
 }
 
+/** Why `kiwi lock` (or install) leaves an unpinned server unpinned in `mode`; undefined in the modes that pin it. */
+export function lockTimeSkipReason(mode: McpMode): string | undefined {
+  if (mode === "auto" || mode === "pin") return undefined;
+  return mode === "approval" ? `KIWI_MCP_MODE=approval: pin it with "kiwi mcp approve <server>"` : `KIWI_MCP_MODE=${mode} never pins on its own`;
+}
+
 export type PinDecision =
   /** Go ahead: the live interface matches its pin, or the mode is off. */
   | { action: "accept"; reason: "matches" | "off" }

@@ -25,6 +25,7 @@ import { matchUnchangedLockfile } from "../lockfile/unchanged.ts";
 import type { TreeTool } from "../lockfile/hash-tree-io.ts";
 import type { PullOptions } from "../registry/fetch-io.ts";
 import type { LockPinReport } from "./mcp-lock-io.ts";
+import { pinAfterLock } from "./mcp-lock-step-io.ts";
 import { type SyncResult, syncRemoteTools } from "./remote-install-io.ts";
 
 export type InstallPhase = "hashing" | "storing";
@@ -55,6 +56,8 @@ export interface InstallResult {
   stats: { tools: number; files: number; stored: number; present: number };
   /** Ids of the project's mcp_server tools (whose pins the install step adds; none when frozen). */
   mcpServers: string[];
+  /** Those the lockfile does not pin, when the lock knew its pins. */
+  mcpUnpinned?: string[];
   /** npm package sets installed now, and found in the cache. */
   packages?: { installed: number; reused: number };
   /** Package resolutions the lock step ran, with the registries and indexes they used. */
@@ -71,7 +74,7 @@ export async function installProject(ctx: Context, options: InstallOptions): Pro
   const remote = await syncRemoteTools(ctx, { insecure: options.insecure });
   const installed = { ...(await installTree(ctx, options)), remote };
   options.onInstalled?.(installed);
-  const mcpPins = installed.mcpServers.length > 0 ? await (await import("./mcp-lock-io.ts")).pinUnpinnedServers(ctx, { strict: options.strict === true, onStart: options.onMcpStart }) : [];
+  const mcpPins = await pinAfterLock(ctx, installed, { strict: options.strict === true, onStart: options.onMcpStart });
   return { ...installed, mcpPins };
 }
 
@@ -101,7 +104,7 @@ async function installTree(ctx: Context, options: InstallOptions): Promise<Omit<
   } else {
     const locked = await lockProject(ctx, { strict: options.strict, onProgress: onHash, needTree: true });
     tree = locked.tree!;
-    base = { root: locked.root, lockfile: locked.lockfile, frozen: false, written: locked.written, diff: locked.diff, findings: locked.findings, warnings: locked.warnings, mcpServers: locked.mcpServers, ...(locked.resolutions ? { resolutions: locked.resolutions } : {}) };
+    base = { root: locked.root, lockfile: locked.lockfile, frozen: false, written: locked.written, diff: locked.diff, findings: locked.findings, warnings: locked.warnings, mcpServers: locked.mcpServers, ...(locked.mcpUnpinned ? { mcpUnpinned: locked.mcpUnpinned } : {}), ...(locked.resolutions ? { resolutions: locked.resolutions } : {}) };
   }
   const filled = fillStore(store, tree, options.onProgress);
   const packages = await installPackages(ctx, base.root, store, tree, options.frozen === true);

@@ -22,7 +22,7 @@ import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
 import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
-import { type TreeIndex, buildLockIndex, completeLockIndex, indexTree, saveLockIndex } from "../lockfile/lock-index-io.ts";
+import { type TreeIndex, buildLockIndex, completeLockIndex, indexTree, saveLockIndex, withoutPins } from "../lockfile/lock-index-io.ts";
 import { type RawTree, walkRawTree } from "../manifest/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "../lockfile/hash-tree-io.ts";
@@ -62,6 +62,8 @@ export interface LockResult {
   tree?: TreeTool[];
   /** Ids of the project's mcp_server tools (the MCP step pins those). */
   mcpServers: string[];
+  /** Those the lockfile does not pin, in project order, when the lock knows its pins (ops/mcp-lock-step-io.ts). */
+  mcpUnpinned?: string[];
   /** Warnings from validation that did not stop the lock (empty when the check was remembered). */
   findings: Finding[];
   /** Non-fatal problems (stat cache not saved, hand-edited entries rewritten). */
@@ -135,18 +137,20 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   // The index's tree part, when a cold run built it while the worker hashed (below).
   let treeIndex: TreeIndex | undefined;
   // The lock index of this tree, once its lockfile is what this run wrote or confirmed (the check passed).
-  const saveIndex = (finalText: string, tree?: readonly TreeTool[], lockfileReplaced?: boolean) => {
+  const saveIndex = (finalText: string, mcpPinned: readonly string[] | undefined, tree?: readonly TreeTool[], lockfileReplaced?: boolean) => {
     if (!raw) return;
     const pinned = finalText.includes('\n  "remote": ') || finalText.includes('\n  "dependencies": ');
-    const lockfile = { pinned, lockfileText: finalText, lockfileReplaced };
+    const lockfile = { pinned, lockfileText: finalText, lockfileReplaced, mcpPinned };
     const manifestDigests = tree ? new Map(tree.map((h) => [h.tool, h.manifestDigest])) : undefined;
     const index = treeIndex ? completeLockIndex(treeIndex, lockfile) : buildLockIndex({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, startedAt, ...lockfile });
     saveLockIndex(ctx.cacheDir, index, faults);
   };
   if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
-    saveIndex(text!);
+    // The pins are read from the bytes only where the MCP step will ask for them.
+    const mcpPinned = base.mcpServers.length > 0 ? pinnedIn(text!) : [];
+    saveIndex(text!, mcpPinned);
     const stats = { tools: project.tools.length, files: fileCount, hashed: 0, reused: fileCount, memo: true };
-    return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
+    return { ...base, ...unpinnedOf(base.mcpServers, mcpPinned), written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
   }
   const statCache = loadStatCache(ctx.cacheDir, project.root, startedAt);
   // Cold (a worker is hashing the files): its results are awaited inside, after the check, which
@@ -177,7 +181,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const stats = { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits, memo: false };
   const remember = (finalText: string, finalLock: Lockfile, replacing = false) => {
     rememberWrittenLockfile(ctx.cacheDir, finalText, finalLock);
-    saveIndex(finalText, tree, replacing);
+    saveIndex(finalText, Object.keys(finalLock.mcp_servers), tree, replacing);
     // A racy tree is never vouched for (an empty fingerprint matches nothing), but the digest of
     // the bytes this run wrote is kept: the next relock then knows it wrote them (see `previous`).
     if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: sha256Hex(finalText) }, faults);
@@ -187,7 +191,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   if (quick && quick.rendered === text && packagesLocked(tree, quick.lock)) {
     const unchanged = confirmUnchanged(quick);
     remember(unchanged.rendered, unchanged.lock);
-    return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, tree, findings, stats };
+    return { ...base, ...unpinnedOf(base.mcpServers, Object.keys(unchanged.lock.mcp_servers)), written: false, diff: { added: [], removed: [], changed: [] }, tree, findings, stats };
   }
   // Parse fully before writing: a lockfile from a newer kiwi or an unreadable one is never overwritten.
   // Bytes this kiwi wrote itself (the tree memo holds their digest) were rendered from checked data,
@@ -222,7 +226,23 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const pending = writeLockfileText(project.root, finalText, text, faults);
   remember(finalText, lock, pending !== undefined);
   await pending;
-  return { ...base, written: pending !== undefined, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}) };
+  return { ...base, ...unpinnedOf(base.mcpServers, Object.keys(lock.mcp_servers)), written: pending !== undefined, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}) };
+}
+
+/** The ids of a lockfile text's mcp_servers section; undefined when the text is not a JSON object. */
+function pinnedIn(text: string): string[] | undefined {
+  try {
+    const pins = (JSON.parse(text) as { mcp_servers?: unknown } | null)?.mcp_servers;
+    return typeof pins === "object" && pins !== null ? Object.keys(pins) : [];
+  } catch {
+    return undefined;
+  }
+}
+
+/** LockResult's mcpUnpinned: the servers without a pin, when the pins are known. */
+function unpinnedOf(servers: readonly string[], pinned: readonly string[] | undefined): { mcpUnpinned?: string[] } {
+  const unpinned = withoutPins(servers, pinned);
+  return unpinned ? { mcpUnpinned: unpinned } : {};
 }
 
 /** A quick look at a lockfile with tools only: no MCP pins, remote records or packages. */

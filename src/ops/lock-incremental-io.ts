@@ -14,7 +14,7 @@ import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { type HashedTool, hashTool, lockedToolOf } from "../lockfile/build.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
-import { type IndexScan, type LockIndex, loadLockIndex, lockfileMatches, modelKey, pathAt, saveLockIndex, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type LockIndex, loadLockIndex, lockfileMatches, modelKey, pathAt, saveLockIndex, scanLockIndexFast, unpinnedServers } from "../lockfile/lock-index-io.ts";
 import { ROW_WIDTH } from "../cache/stat-row.ts";
 import { findToolEntry, replaceToolEntry } from "../lockfile/render.ts";
 import { LOCKFILE_VERSION } from "../schema/vocabulary.ts";
@@ -24,6 +24,8 @@ export interface IndexedLock {
   written: boolean;
   diff: LockDiff;
   mcpServers: string[];
+  /** Those the lockfile does not pin (lock-index-io.ts unpinnedServers); undefined when the index does not know. */
+  mcpUnpinned?: string[];
   stats: { tools: number; files: number; hashed: number; reused: number; memo: boolean };
   /** Text written, when written (the chain memo is told about it). */
   text?: string;
@@ -35,7 +37,7 @@ export async function lockFromIndex(cacheDir: string, root: string, strict: bool
   if (!index) return undefined;
   const scan = await scanLockIndexFast(index);
   if (scan.structural) return undefined;
-  const base = { mcpServers: index.mcpServers, diff: { added: [], removed: [], changed: [] } };
+  const base = { mcpServers: index.mcpServers, mcpUnpinned: unpinnedServers(index), diff: { added: [], removed: [], changed: [] } };
   if (scan.tools.size === 0) {
     const lock = lockfileMatches(index, () => readLockfileText(root));
     if (!lock.ok) return undefined;
@@ -107,7 +109,8 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
   // While the lockfile is flushed: the index and memo (a crash before the rename leaves an index
   // naming bytes that are not there, which only sends the next run down the full lock).
   const next = refreshed(index, scan, startedAt, written ? undefined : text, unchanged);
-  if (written) next.lockfile = { sha256: sha256Hex(text), stat: null };
+  // Only tool entries were spliced: the pins are those of the lockfile the index vouched for.
+  if (written) next.lockfile = { ...next.lockfile, sha256: sha256Hex(text), stat: null };
   saveLockIndex(cacheDir, next, faults);
   // The full lock's memo of the bytes it wrote itself now names these bytes (see lock-full-io.ts `wroteItself`).
   if (written) saveTreeMemo(cacheDir, root, { fingerprint: "", lockfile: next.lockfile.sha256 }, faults);
@@ -123,6 +126,7 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
     written,
     diff: diffLockfiles(lockOf(before), lockOf(after)),
     mcpServers: index.mcpServers,
+    mcpUnpinned: unpinnedServers(index),
     stats: { tools: index.toolCount, files: index.files, hashed, reused: index.files - hashed, memo: false },
     ...(written ? { text } : {}),
   };
@@ -150,7 +154,8 @@ function refreshed(index: LockIndex, scan: IndexScan, startedAt: number, text?: 
     } catch {
       stat = null;
     }
-    lockfile = { sha256: textSha ?? sha256Hex(text), stat };
+    // The same bytes the index vouched for (or those bytes with tool entries spliced): the same pins.
+    lockfile = { ...lockfile, sha256: textSha ?? sha256Hex(text), stat };
   }
   index.lockfile = lockfile;
   return index;

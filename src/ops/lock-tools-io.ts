@@ -1,9 +1,11 @@
 // `kiwi lock` end to end: with --from, refuse unless the tree still matches the kiwi_mcp lockfile;
 // then the lock step (./lock-io.ts, shared with install, init, add and update) and the MCP step that
-// pins servers without a pin. The kiwi_mcp reader and the MCP SDK load only when they are needed.
+// pins servers without a pin (./mcp-lock-step-io.ts). The kiwi_mcp reader and the MCP SDK load only
+// when they are needed.
 import type { Context } from "../context.ts";
 import { type LockOptions, type LockResult, lockProject } from "./lock-io.ts";
 import type { LockPinReport } from "./mcp-lock-io.ts";
+import { pinAfterLock } from "./mcp-lock-step-io.ts";
 
 export interface LockToolsOptions extends Pick<LockOptions, "strict" | "onProgress"> {
   /** A kiwi_mcp lockfile (or its .ai/lockfiles store) the tree must still match before anything is written. */
@@ -29,6 +31,6 @@ export async function lockTools(ctx: Context, options: LockToolsOptions = {}): P
   }
   const result = await lockProject(ctx, { strict: options.strict, onProgress: options.onProgress });
   options.onLocked?.(result);
-  const mcpPins = result.mcpServers.length > 0 ? await (await import("./mcp-lock-io.ts")).pinUnpinnedServers(ctx, { strict: options.strict === true, onStart: options.onMcpStart }) : [];
+  const mcpPins = await pinAfterLock(ctx, result, { strict: options.strict === true, onStart: options.onMcpStart });
   return { ...result, mcpPins };
 }

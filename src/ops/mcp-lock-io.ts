@@ -7,7 +7,7 @@ import type { Context } from "../context.ts";
 import { type KiwiError, toKiwiError } from "../errors.ts";
 import { assertScanPasses, scanFor, writePin } from "./mcp-gate-io.ts";
 import { inspectServer } from "./mcp-inspect-io.ts";
-import { resolveMcpMode } from "../mcp/modes.ts";
+import { lockTimeSkipReason, resolveMcpMode } from "../mcp/modes.ts";
 import type { McpPin } from "../mcp/pin.ts";
 import { readMcpProject } from "../mcp/mcp-project-io.ts";
 import type { ScanResult } from "../mcp/scan.ts";
@@ -34,13 +34,10 @@ export interface LockPinReport {
 /** Pins the project's unpinned servers (modes off/verify/approval pin nothing here). */
 export async function pinUnpinnedServers(ctx: Context, options: { strict: boolean; onStart?: (server: string) => void }): Promise<LockPinReport[]> {
   const project = readMcpProject(ctx);
-  const unpinned = project.servers.filter((s) => !project.pins[s.id]);
+  const unpinned = project.servers.filter((s) => !Object.hasOwn(project.pins, s.id));
   if (unpinned.length === 0 || !project.hasLockfile) return [];
-  const mode = resolveMcpMode(undefined, ctx.env);
-  if (mode !== "auto" && mode !== "pin") {
-    const reason = mode === "approval" ? `KIWI_MCP_MODE=approval: pin it with "kiwi mcp approve <server>"` : `KIWI_MCP_MODE=${mode} never pins on its own`;
-    return unpinned.map((s) => ({ server: s.id, result: "skipped", reason }));
-  }
+  const skip = lockTimeSkipReason(resolveMcpMode(undefined, ctx.env));
+  if (skip !== undefined) return unpinned.map((s) => ({ server: s.id, result: "skipped", reason: skip }));
   // Servers whose launcher downloads them at start but which declare no network cannot start in
   // the sandbox: each would only wait out its timeout. `kiwi check` says why (fetches-at-start).
   const sandboxed = willRunSandboxed(ctx.env);

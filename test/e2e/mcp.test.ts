@@ -289,6 +289,31 @@ describe("modes", () => {
     expect(JSON.parse(p.stdout)).toMatchObject({ ok: true, servers: [{ server: "fixture_mcp", result: "repinned", name: "kiwi-fixture", findings: [], changes: [] }] });
   }, SLOW);
 
+  test("a warm lock's MCP step follows the pins of the lockfile it vouches for", async () => {
+    const { root } = fixtureProject();
+    const off = hermeticEnv({ KIWI_MCP_MODE: "off" });
+    const lock = async (env?: Record<string, string>) => {
+      const r = await runKiwi(["lock", "--json"], { cwd: root, ...(env ? { env } : {}) });
+      expect(r.exitCode).toBe(0);
+      return JSON.parse(r.stdout) as { mcp_pins?: unknown[] };
+    };
+    const skipped = [{ server: "fixture_mcp", result: "skipped", reason: "KIWI_MCP_MODE=off never pins on its own" }];
+    // The full lock, then the lock index: both know the server is unpinned and skip it alike.
+    expect((await lock(off)).mcp_pins).toEqual(skipped);
+    expect((await lock(off)).mcp_pins).toEqual(skipped);
+    // auto starts and pins it; after that nothing is left to pin (the pin rewrote the lockfile,
+    // so the next lock is a full one that learns the pin, and the one after answers from the index).
+    expect((await lock()).mcp_pins).toEqual([expect.objectContaining({ server: "fixture_mcp", result: "pinned" })]);
+    expect((await lock(off)).mcp_pins).toBeUndefined();
+    expect((await lock(off)).mcp_pins).toBeUndefined();
+    // A pin removed by hand changes the lockfile's bytes: the pins the index recorded are not used.
+    const edited = readLock(root);
+    delete edited.mcp_servers.fixture_mcp;
+    writeFileSync(join(root, "tool.lock.json"), `${JSON.stringify(edited, null, 2)}\n`);
+    expect((await lock(off)).mcp_pins).toEqual(skipped);
+    expect((await lock(off)).mcp_pins).toEqual(skipped);
+  }, SLOW);
+
   test("an unknown mode is a usage error", async () => {
     const { root } = fixtureProject();
     await runKiwi(["lock"], { cwd: root });

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildLockIndex, loadLockIndex, saveLockIndex } from "../../src/lockfile/lock-index-io.ts";
+import { buildLockIndex, loadLockIndex, saveLockIndex, unpinnedServers } from "../../src/lockfile/lock-index-io.ts";
 import type { RawTree } from "../../src/manifest/raw-tree-io.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
@@ -50,6 +50,25 @@ describe("the lock index file", () => {
     writeFileSync(path, bytes.subarray(0, bytes.length - 3));
     expect(loadLockIndex(cacheDir, root, undefined)).toBeUndefined();
     writeFileSync(path, Buffer.concat([Buffer.from("KIWIIX99"), bytes.subarray(8)]));
+    expect(loadLockIndex(cacheDir, root, undefined)).toBeUndefined();
+  });
+
+  test("the servers the lockfile pins are kept with it; a damaged list loads as nothing", () => {
+    const cacheDir = makeTemp("kiwi-cache-");
+    const root = makeTemp("kiwi-root-");
+    const index = buildLockIndex({ root, strict: false, raw: tree(2, "p"), tools: [], findings: [], startedAt: Date.now() + 60_000, pinned: false, lockfileText: "{}\n", mcpPinned: ["gh"] });
+    saveLockIndex(cacheDir, { ...index, mcpServers: ["fs", "gh", "db"] });
+    const loaded = loadLockIndex(cacheDir, root, undefined)!;
+    expect(loaded.lockfile.mcpPinned).toEqual(["gh"]);
+    expect(unpinnedServers(loaded)).toEqual(["fs", "db"]);
+    // Without the list (a run that did not learn the pins) the index does not say.
+    saveLockIndex(cacheDir, buildLockIndex({ root, strict: false, raw: tree(2, "p"), tools: [], findings: [], startedAt: Date.now() + 60_000, pinned: false, lockfileText: "{}\n" }));
+    expect(unpinnedServers(loadLockIndex(cacheDir, root, undefined)!)).toBeUndefined();
+    saveLockIndex(cacheDir, index);
+    const path = join(cacheDir, "stat", readdirSync(join(cacheDir, "stat")).find((n) => n.endsWith(".index"))!);
+    const bytes = readFileSync(path).toString("latin1");
+    expect(bytes).toContain('"mcpPinned":["gh"]');
+    writeFileSync(path, Buffer.from(bytes.replace('"mcpPinned":["gh"]', '"mcpPinned":[1234]'), "latin1"));
     expect(loadLockIndex(cacheDir, root, undefined)).toBeUndefined();
   });
 });
