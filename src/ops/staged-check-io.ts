@@ -20,7 +20,9 @@ import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/check-project.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
 import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
-import { type GitEnv, runGit, runGitLargeAsync } from "../hook/git-io.ts";
+import { type GitEnv, gitText, runGit, runGitLargeAsync } from "../hook/git-io.ts";
+import { isNullBlobId } from "../integrity/git-blob.ts";
+import { readGitBlob, storeGitBlob } from "../cache/git-blobs-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
 import { selectAffected } from "../hook/staged.ts";
 
@@ -61,12 +63,13 @@ export interface Repo {
  * something that may differ next time with the same inputs (an interpreter that timed out).
  */
 export async function checkProjectChanges(root: string, paths: string[], repo: Repo | undefined, options: FreshOptions): Promise<{ verdict: StagedVerdict; memorable: boolean }> {
-  const top = repo?.top;
-  // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read.
-  const headLock = paths.includes(LOCKFILE_NAME) && top !== undefined ? readHeadLockfile(root, top, options.env, options.cacheDir) : undefined;
+  // HEAD's copy of a staged lockfile is kept in the cache or asked of git now, so that it comes back while the tree is read.
+  const headLock = paths.includes(LOCKFILE_NAME) && repo !== undefined ? readHeadLockfile(root, repo, options.env, options.cacheDir) : undefined;
   const { project } = readStagedProject(root, paths, { cacheDir: options.cacheDir, indexed: options.indexed, raw: options.raw });
   const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, lock);
+  // The lockfile this commit stages is HEAD's at the next one: kept, that check needs no git.
+  if (selected.lockfileChanged && repo !== undefined && text !== undefined) keepStagedLockfile(root, repo, text, options.cacheDir);
   const judged = [...selected.changed, ...selected.dependents];
   const { check, memorable } = await validate(project, judged, paths, options);
   const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed);
@@ -153,17 +156,41 @@ function compareEntries(project: Project, scope: readonly Tool[], lock: Lockfile
 
 /**
  * HEAD's copy of the project's lockfile; undefined when HEAD has none (or there is no HEAD yet).
- * Through a file in the cache: the staged check reads the tree synchronously for tens of ms, and
- * through a pipe git would wait on it after the first 64 KB (~3.5 ms to drain at the await).
+ * git status named its blob: kept in the cache (a commit's check keeps the lockfile it stages),
+ * it is read there and verified against that id; else git is asked, and its answer kept. git
+ * writes into a file in the cache: the staged check reads the tree synchronously for tens of ms,
+ * and through a pipe git would wait on it after the first 64 KB (~3.5 ms to drain at the await).
  */
-function readHeadLockfile(root: string, top: string, env: GitEnv, cacheDir: string): Promise<string | undefined> {
-  const rel = relative(top, join(root, LOCKFILE_NAME)).split(sep).join("/");
-  const text = runGitLargeAsync(root, ["show", `HEAD:${rel}`], env, join(cacheDir, "check", "staged", tempName("head-lock", process.pid, Math.random().toString(36).slice(2, 10)))).catch((error) => {
-    if (error instanceof KiwiError && error.code === "E_GIT") return undefined;
-    throw error;
-  });
+function readHeadLockfile(root: string, repo: Repo, env: GitEnv, cacheDir: string): Promise<string | undefined> {
+  const rel = lockfileRel(root, repo.top);
+  const head = repo.status.entries.get(rel)?.head;
+  if (head !== undefined && isNullBlobId(head)) return Promise.resolve(undefined); // added by this commit, or no HEAD yet
+  const kept = head === undefined ? undefined : readGitBlob(cacheDir, head);
+  if (kept !== undefined) return Promise.resolve(gitText(kept));
+  const scratch = join(cacheDir, "check", "staged", tempName("head-lock", process.pid, Math.random().toString(36).slice(2, 10)));
+  const text = runGitLargeAsync(root, ["show", `HEAD:${rel}`], env, scratch).then(
+    (bytes) => {
+      if (head !== undefined) storeGitBlob(cacheDir, head, bytes);
+      return gitText(bytes);
+    },
+    (error) => {
+      if (error instanceof KiwiError && error.code === "E_GIT") return undefined;
+      throw error;
+    },
+  );
   text.catch(() => undefined); // awaited only when the lockfile could be read; judged there
   return text;
+}
+
+/** Keeps the staged lockfile's text under its index blob id, if the text is that blob (a working copy read after a later edit is not). */
+function keepStagedLockfile(root: string, repo: Repo, text: string, cacheDir: string): void {
+  const index = repo.status.entries.get(lockfileRel(root, repo.top))?.index;
+  if (index !== undefined && !isNullBlobId(index)) storeGitBlob(cacheDir, index, text);
+}
+
+/** The lockfile's path from the top of the repository, as git names it. */
+function lockfileRel(root: string, top: string): string {
+  return relative(top, join(root, LOCKFILE_NAME)).split(sep).join("/");
 }
 
 interface CommittedLock {
@@ -179,7 +206,7 @@ interface CommittedLock {
 function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv, cacheDir: string): CommittedLock {
   try {
     if (repo !== undefined) {
-      const rel = relative(repo.top, join(root, LOCKFILE_NAME)).split(sep).join("/");
+      const rel = lockfileRel(root, repo.top);
       if (!rel.startsWith("..") && !isAbsolute(rel) && repo.status.unstaged.has(rel)) {
         const text = tryGit(root, ["show", `:${rel}`], env);
         if (text === undefined) return { status: "missing", message: `${LOCKFILE_NAME} exists but is not staged`, fromIndex: true };
