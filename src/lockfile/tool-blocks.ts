@@ -93,6 +93,38 @@ function hintAfter(hints: readonly [string, string][], id: string, from: number)
   return from;
 }
 
+/**
+ * splitToolBlocks for text renderLockfile wrote, which the caller knows (a memo of this text says a
+ * process checked it as kiwi's own rendering, or render(parse(text)) gave it back): the blocks are
+ * cut where each entry opens, without matching each block's shape, and every block is rendered.
+ * The same cut splitToolBlocks gives such text, for a tenth of the time; undefined when the text
+ * does not cut the way rendered text does (then it was not rendered, and the caller parses it).
+ */
+export function cutRenderedToolBlocks(text: string): ToolBlocks | undefined {
+  const at = text.indexOf(TOOLS_KEY);
+  if (at === -1) return undefined;
+  const start = at + TOOLS_KEY.length;
+  const blocks = new Map<string, string>();
+  if (text.startsWith("{}", start)) return { blocks, rendered: new Set() };
+  if (!text.startsWith("{\n", start)) return undefined;
+  let pos = start + 2;
+  for (;;) {
+    if (!text.startsWith(OPEN, pos)) return undefined;
+    const keyEnd = text.indexOf(KEY_END, pos + OPEN.length);
+    if (keyEnd === -1) return undefined;
+    const id = decodeKey(text.slice(pos + OPEN.length - 1, keyEnd + 1));
+    // A rendered entry's lines sit deeper than its braces, and a raw newline is never inside a JSON string.
+    const close = text.indexOf(CLOSE, keyEnd + KEY_END.length - 1);
+    if (id === undefined || close === -1 || blocks.has(id)) return undefined;
+    const end = close + CLOSE.length;
+    blocks.set(id, text.slice(pos, end));
+    if (text.startsWith(",\n", end)) pos = end + 2;
+    else if (text.startsWith("\n  }", end)) break;
+    else return undefined;
+  }
+  return { blocks, rendered: new Set(blocks.keys()) };
+}
+
 function readsAsTools(before: string, after: string, standIn: number): boolean {
   try {
     return (JSON.parse(`${before}${standIn}${after}`) as { tools?: unknown } | null)?.tools === standIn;
@@ -130,10 +162,10 @@ const FILES = `(?:\\[\\]|\\[\\n${FILE}(?:,\\n${FILE})*\\n      \\])`;
 const RENDERED_BLOCK = new RegExp(`    ${STRING}: \\{\\n${TOOL_KEYS.map((k) => `      "${k}": ${k === "files" ? FILES : SCALAR}`).join(",\\n")}\\n    \\}`, "y");
 
 /** Marks a block that is not one JSON member named by its id. */
-const NOT_AN_ENTRY = Symbol("not an entry");
+export const NOT_AN_ENTRY = Symbol("not an entry");
 
 /** The value of the one member a block holds, or NOT_AN_ENTRY when the block is anything else. */
-function entryOfBlock(block: string, id: string): unknown {
+export function entryOfBlock(block: string, id: string): unknown {
   let member: Record<string, unknown>;
   try {
     member = JSON.parse(`{${block}}`) as Record<string, unknown>;
@@ -147,14 +179,15 @@ function entryOfBlock(block: string, id: string): unknown {
 /**
  * Ids whose tool entry differs between `head` (HEAD's lockfile text) and `committed` (the text
  * being committed), compared as JSON.stringify of what JSON.parse reads; "all" without a HEAD copy
- * or when HEAD's copy is not JSON. Sorted. `committed` is JSON (the caller parsed it already).
+ * or when HEAD's copy is not JSON. Sorted. `committed` is JSON (the caller parsed it already);
+ * `cut`, when given, is its cut (splitToolBlocks' or cutRenderedToolBlocks').
  */
-export function editedToolIds(committed: string, head: string | undefined): string[] | "all" {
+export function editedToolIds(committed: string, head: string | undefined, cut?: ToolBlocks): string[] | "all" {
   if (head === undefined) return "all";
-  const after = splitToolBlocks(committed);
+  const after = cut ?? splitToolBlocks(committed);
   const before = after === undefined ? undefined : splitToolBlocks(head, after);
-  const cut = after !== undefined && before !== undefined ? editedBlocks(after, before) : undefined;
-  return cut ?? editedByParsing(committed, head);
+  const edited = after !== undefined && before !== undefined ? editedBlocks(after, before) : undefined;
+  return edited ?? editedByParsing(committed, head);
 }
 
 /** editedToolIds over cut texts; undefined when a block is not what it must be (then both files are parsed). */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { renderLockfile } from "../../src/lockfile/render.ts";
-import { type ToolBlocks, editedToolIds, splitToolBlocks } from "../../src/lockfile/tool-blocks.ts";
+import { type ToolBlocks, cutRenderedToolBlocks, editedToolIds, splitToolBlocks } from "../../src/lockfile/tool-blocks.ts";
 import type { LockedTool, Lockfile, McpPin, RemoteTool } from "../../src/schema/lockfile.ts";
 import { entry, file, lockOf } from "./helpers.ts";
 
@@ -108,6 +108,15 @@ const cases: [string, string, string | undefined, boolean][] = [
 /** A cut as plain arrays, so that two cuts compare by content and order. */
 const plain = (cut: ToolBlocks | undefined) => cut && { blocks: [...cut.blocks], rendered: [...cut.rendered].sort() };
 
+/** Text renderLockfile writes for what it parses to: what the lockfile memo vouches for before cutRenderedToolBlocks is used. */
+function isRendered(text: string): boolean {
+  try {
+    return renderLockfile(JSON.parse(text) as Lockfile) === text;
+  } catch {
+    return false;
+  }
+}
+
 /** Lockfile texts whose tools have ids an object lookup answers for: "__proto__" and Object.prototype's names. */
 function withIds(ids: [string, string][]): string {
   const blocks = ids.map(([id, body]) => `    ${JSON.stringify(id)}: {\n${body}\n    }`);
@@ -134,6 +143,8 @@ const nested = (v: number) =>
 describe("edited tool entries between HEAD's lockfile and the committed one", () => {
   test.each(cases)("%s: the same ids as parsing both files whole", (_name, committed, head, cut) => {
     expect(editedToolIds(committed, head)).toEqual(parsedWhole(committed, head));
+    // Rendered committed text comes cut by the cheaper cut, to the same answer.
+    if (isRendered(committed)) expect(editedToolIds(committed, head, cutRenderedToolBlocks(committed))).toEqual(parsedWhole(committed, head));
     if (head === undefined) return;
     expect(splitToolBlocks(committed) !== undefined && splitToolBlocks(head) !== undefined).toBe(cut);
     // The other text's blocks are only a hint: the cut is the same with or without it.
@@ -213,6 +224,10 @@ describe("edited tool entries between HEAD's lockfile and the committed one", ()
       const want = parsedWhole(committed, head);
       const got = editedToolIds(committed, head);
       if (JSON.stringify(got) !== JSON.stringify(want)) expect({ committed, head, got }).toEqual({ committed, head, got: want });
+      if (isRendered(committed)) {
+        const fromCut = editedToolIds(committed, head, cutRenderedToolBlocks(committed));
+        if (JSON.stringify(fromCut) !== JSON.stringify(want)) expect({ committed, head, fromCut }).toEqual({ committed, head, fromCut: want });
+      }
     }
     // The comparison by blocks ran, not only the fallback.
     expect(cutBoth).toBeGreaterThan(1000);
@@ -263,5 +278,32 @@ describe("cutting the tools section into blocks", () => {
   test("takes no block of text that is not in the rendered shape as rendered", () => {
     expect(splitToolBlocks(nested(1))!.rendered.size).toBe(0);
     expect(splitToolBlocks(swap(canonical, '"a/b.py"', '"a\tb.py"'))?.rendered.has("zeta") ?? false).toBe(false);
+  });
+});
+
+describe("cutting text kiwi rendered", () => {
+  const rendered = [...new Set([...cases.map(([, committed]) => committed), ...cases.map(([, , head]) => head ?? canonical), ...prototypeCases.flatMap(([, a, b]) => [a, b])])].filter(isRendered);
+
+  test("the cases hold rendered texts of every kind: escaped ids, an empty section, remote records, pins", () => {
+    expect(rendered.length).toBeGreaterThan(8);
+    expect(rendered.some((t) => t.includes('"tools": {}'))).toBe(true);
+  });
+
+  test.each(rendered.map((t, i) => [i, t] as const))("cuts rendered text %#: the cut splitToolBlocks makes, every block rendered", (_, text) => {
+    const cut = cutRenderedToolBlocks(text);
+    expect(plain(cut)).toEqual(plain(splitToolBlocks(text)));
+    expect([...cut!.rendered].sort()).toEqual([...cut!.blocks.keys()].sort());
+  });
+
+  test.each([
+    ["minified", minify(canonical)],
+    ["4-space indent", fourSpaces(canonical)],
+    ["CRLF line ends", crlf(canonical)],
+    ["an id twice", swap(canonical, zetaOpen, `${zetaOpen}      "files": []\n    },${zetaOpen}`)],
+    ["text after the last block", swap(canonical, '\n    }\n  },\n  "remote"', '\n    }, \n  },\n  "remote"')],
+    ["an id that is not a JSON string", swap(canonical, '"é-tool": {', '"é\ttool": {')],
+    ["a cut-off file", canonical.slice(0, 2000)],
+  ])("cuts nothing of text with %s (the caller then parses it)", (_name, text) => {
+    expect(cutRenderedToolBlocks(text)).toBeUndefined();
   });
 });

@@ -280,3 +280,65 @@ describe("HEAD's lockfile, kept in the cache by the check of the commit that sta
     expect([p!.lock.status, p!.lock.diff]).toEqual(["fresh", { added: [], removed: [], changed: [] }]);
   });
 });
+
+describe("the committed lockfile's entries, read whole or one at a time", () => {
+  const check = (root: string, cacheDir: string) => checkStaged({ cwd: root, env: { ...env, KIWI_CACHE_DIR: cacheDir }, cacheDir, now: Date.now });
+  const lockPath = (root: string) => join(root, "tool.lock.json");
+  const changeHi = (root: string) => appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+
+  test.each<[string, (root: string) => Promise<void> | void]>([
+    ["a changed tool relocked and staged", async (root) => {
+      changeHi(root);
+      await relock(root);
+      git(root, ["add", "-A"], env);
+    }],
+    ["a changed tool staged without a relock", (root) => {
+      changeHi(root);
+      git(root, ["add", "-A"], env);
+    }],
+    ["a hand edit of one entry staged", (root) => {
+      const text = readFileSync(lockPath(root), "utf8");
+      writeFileSync(lockPath(root), text.replace(/("web": \{[^}]*"integrity": "sha256:)[0-9a-f]{64}/, `$1${"0".repeat(64)}`));
+      git(root, ["add", "-A"], env);
+    }],
+    ["a hand edit that is not kiwi's rendering staged", (root) => {
+      writeFileSync(lockPath(root), readFileSync(lockPath(root), "utf8").replace('"version": "1.0.0"', '"version" :  "1.0.0"'));
+      git(root, ["add", "-A"], env);
+    }],
+    ["a deleted tool staged with its relock", async (root) => {
+      git(root, ["rm", "-q", ".ai/tools/web.yaml"], env);
+      await relock(root);
+      git(root, ["add", "-A"], env);
+    }],
+    ["a tool deleted, not relocked", (root) => {
+      git(root, ["rm", "-q", ".ai/tools/hi.sh"], env);
+    }],
+    ["a relock left unstaged", async (root) => {
+      changeHi(root);
+      git(root, ["add", "-A"], env);
+      await relock(root);
+    }],
+    ["a new tool named constructor, not locked", (root) => {
+      writeFileSync(join(root, ".ai/tools/constructor.yaml"), "tool_id: constructor\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: GET, url: https://x.test/ }\n");
+      git(root, ["add", "-A"], env);
+    }],
+  ])("%s: the same verdict either way", async (_, stage) => {
+    const root = await lockedRepo();
+    await stage(root);
+    const cacheDir = join(makeTemp("kiwi-cache-"), "cache");
+    // The first read of the text parses it whole (and remembers kiwi's rendering as checked); the second cuts it.
+    const [whole] = await check(root, cacheDir);
+    rmSync(join(cacheDir, "check", "staged"), { recursive: true, force: true });
+    const [cut] = await check(root, cacheDir);
+    expect(cut!.remembered).toBe(false);
+    expect(cut).toEqual(whole!);
+  });
+
+  test("judges a new tool named constructor as added to the lockfile", async () => {
+    const root = await lockedRepo();
+    writeFileSync(join(root, ".ai/tools/constructor.yaml"), "tool_id: constructor\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: GET, url: https://x.test/ }\n");
+    git(root, ["add", "-A"], env);
+    const [p] = await staged(root);
+    expect([p!.lock.status, p!.lock.diff!.added.map((c) => c.id), p!.lock.diff!.changed]).toEqual(["stale", ["constructor"], []]);
+  });
+});
