@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { renderLockfile } from "../../src/lockfile/render.ts";
-import { type ToolBlocks, cutRenderedToolBlocks, editedInStretch, editedToolIds, splitToolBlocks } from "../../src/lockfile/tool-blocks.ts";
+import { type ToolBlocks, cutRenderedToolBlocks, splitToolBlocks } from "../../src/lockfile/tool-blocks.ts";
+import { editedInStretch, editedToolIds } from "../../src/lockfile/edited-tools.ts";
 import type { LockedTool, Lockfile, McpPin, RemoteTool } from "../../src/schema/lockfile.ts";
 import { entry, file, lockOf } from "./helpers.ts";
 
