@@ -67,19 +67,15 @@ export function selectAffected(tools: readonly Tool[], paths: readonly string[],
   }
   const dependents = reverseDependents(tools, changed);
   const present = new Set(tools.map((t) => t.id));
-  const gone: string[] = [];
-  for (const id of locked?.ids ?? []) {
+  const gone = new Set<string>();
+  for (const path of paths) {
     // A tool that still exists (even moved) is judged by its own entry, `source` included.
-    if (present.has(id)) continue;
-    const entry = locked!.get(id)!;
-    const sourceDir = entry.source.includes("/") ? entry.source.slice(0, entry.source.lastIndexOf("/")) : "";
-    const touched = paths.some((p) => p === entry.source || (isDirectoryManifest(entry.source) && p.startsWith(`${sourceDir}/`)));
-    if (touched) gone.push(id);
+    for (const id of locked?.touchedBy(path) ?? []) if (!present.has(id)) gone.add(id);
   }
   return {
     changed: tools.filter((t) => changed.has(t)),
     dependents: tools.filter((t) => dependents.has(t)),
-    gone: gone.sort(),
+    gone: [...gone].sort(),
     lockfileChanged: paths.includes(LOCKFILE_NAME),
   };
 }
@@ -107,8 +103,4 @@ export function reverseDependents(tools: readonly Tool[], targets: ReadonlySet<T
     }
   }
   return out;
-}
-
-function isDirectoryManifest(source: string): boolean {
-  return /(^|\/)tool\.(ya?ml|json)$/.test(source);
 }

@@ -4,103 +4,107 @@
 // the committed text is kiwi's rendering, only the stretch where HEAD's text differs is cut. The
 // answer is always the one parsing both files whole gives; any text this cannot cut, or whose
 // blocks it cannot vouch for, is parsed whole. Pure.
-import { NOT_AN_ENTRY, type RenderedCut, type ToolBlocks, entryOfBlock, readBlockAt, splitToolBlocks } from "./tool-blocks.ts";
+import { NOT_AN_ENTRY, type ToolBlocks, entryOfBlock, readBlockAt, splitToolBlocks } from "./tool-blocks.ts";
+import { type RenderedTools, findRenderedBlock, renderedBlockAt, renderedBlockBefore } from "./rendered-tools.ts";
 
 /**
  * Ids whose tool entry differs between `head` (HEAD's lockfile text) and `committed` (the text
  * being committed), compared as JSON.stringify of what JSON.parse reads; "all" without a HEAD copy
  * or when HEAD's copy is not JSON. Sorted. `committed` is JSON (the caller parsed it already);
- * `cut`, when given, is its cut (splitToolBlocks' or cutRenderedToolBlocks').
+ * `rendered`, when given, is its tools section, the caller knowing it is kiwi's rendering.
  */
-export function editedToolIds(committed: string, head: string | undefined, cut?: ToolBlocks | RenderedCut): string[] | "all" {
+export function editedToolIds(committed: string, head: string | undefined, rendered?: RenderedTools): string[] | "all" {
   if (head === undefined) return "all";
-  const quick = cut !== undefined && "starts" in cut ? editedInStretch(committed, cut, head) : undefined;
+  const quick = rendered === undefined ? undefined : editedInStretch(committed, rendered, head);
   if (quick !== undefined) return quick;
-  const after = cut ?? splitToolBlocks(committed);
+  const after = splitToolBlocks(committed);
   const before = after === undefined ? undefined : splitToolBlocks(head, after);
   const edited = after !== undefined && before !== undefined ? editedBlocks(after, before) : undefined;
   return edited ?? editedByParsing(committed, head);
 }
 
 /**
- * editedToolIds where the committed text is kiwi's rendering (`cut`) and HEAD's differs from it in
- * one stretch, as a relock rewrites a few entries: the texts are compared from both ends, and only
- * the committed blocks that reach into the differing stretch, and what HEAD holds in their place,
- * are cut and compared. HEAD's text is then the committed text's blocks before and after that
- * stretch (the same bytes, so the same members in the same "tools"), with its own blocks between,
- * which must tile it as blocks joined by ",\n" and name no id kept outside it: exactly what
- * splitToolBlocks would cut of HEAD. Undefined whenever that does not hold (an edit reaching past
- * the tools section, a block removed or added at the stretch's edge, a HEAD block that is not one
- * whole member where it counts): the caller then cuts HEAD whole.
+ * editedToolIds where the committed text is kiwi's rendering (`view`, its tools section) and HEAD's
+ * differs from it in one stretch, as a relock rewrites a few entries, a tool is added or one goes:
+ * the texts are compared from both ends, and only the committed blocks that reach into the
+ * differing stretch, and what HEAD holds in their place, are cut and compared. HEAD's text is then
+ * the committed text's blocks before and after that stretch (the same bytes, so the same members
+ * in the same "tools"), with its own blocks between, which must tile it as blocks joined by ",\n"
+ * (framed by the separators the committed stretch has) and name no id kept outside it: exactly
+ * what splitToolBlocks would cut of HEAD. Undefined whenever that does not hold (an edit reaching
+ * past the tools blocks, a HEAD block that is not one whole member where it counts, a second
+ * member of an id): the caller then cuts both texts whole.
  */
-export function editedInStretch(committed: string, cut: RenderedCut, head: string): string[] | undefined {
-  const { ids, starts, blocks } = cut;
-  const n = ids.length;
-  if (n === 0) return undefined;
-  const ends = (k: number) => starts[k]! + blocks.get(ids[k]!)!.length;
+export function editedInStretch(committed: string, view: RenderedTools, head: string): string[] | undefined {
   const same = commonPrefix(committed, head);
   if (same === committed.length && same === head.length) return [];
   const tail = commonSuffix(committed, head, Math.min(committed.length, head.length) - same);
   const differsTo = committed.length - tail; // the committed text differs in [same, differsTo)
-  // The first block not wholly in the common prefix, and the last not wholly in the common suffix.
-  const first = firstIndex(n, (k) => ends(k) > same);
-  const last = firstIndex(n, (k) => starts[k]! >= differsTo) - 1;
-  if (first === n || last < 0) return undefined;
-  // The stretch starts at a block (or the separator before it) the prefix reaches, and ends at a block (or the separator after it) the suffix reaches.
-  const lead = starts[first]! > same;
-  const trail = ends(last) < differsTo;
-  if ((lead && first === 0) || (trail && last === n - 1)) return undefined;
-  const from = lead ? ends(first - 1) : starts[first]!;
-  const to = trail ? starts[last + 1]! : ends(last);
+  if (same < view.start || differsTo > view.end) return undefined;
+  // The first block not wholly in the common prefix: the one `same` falls in, or the next.
+  let firstAt = renderedBlockBefore(view, same);
+  let firstBlock = renderedBlockAt(view, firstAt);
+  if (firstBlock && firstAt + firstBlock.block.length <= same) {
+    firstAt += firstBlock.block.length + 2;
+    firstBlock = renderedBlockAt(view, firstAt);
+  }
+  // The last block not wholly in the common suffix: the one the last differing character falls in, or the one before.
+  const lastAt = renderedBlockBefore(view, differsTo - 1);
+  const lastBlock = renderedBlockAt(view, lastAt);
+  if (!firstBlock || !lastBlock) return undefined;
+  // The stretch starts at the first block, or at the separator before it when the prefix stops short of it; likewise at its end.
+  const lead = firstAt > same;
+  const lastEnd = lastAt + lastBlock.block.length;
+  const trail = lastEnd < differsTo;
+  const from = lead ? firstAt - 2 : firstAt;
+  const to = trail ? lastEnd + 2 : lastEnd;
   const headTo = to - (committed.length - head.length);
   if (headTo < from) return undefined;
-  // HEAD's blocks in the stretch, joined by ",\n", framed by the separators the committed stretch has.
-  // A HEAD block counts only by its text (equal to a rendered one) or by parsing it: its shape is never asked.
-  const mine = new Map<string, { block: string }>();
-  let pos = from;
-  if (lead) {
-    if (!head.startsWith(",\n", pos)) return undefined;
-    pos += 2;
+  const inside = new Map<string, string>();
+  for (let pos = firstAt; pos < to; ) {
+    const block = renderedBlockAt(view, pos);
+    if (!block) return undefined;
+    inside.set(block.id, block.block);
+    pos += block.block.length + 2;
   }
-  const stop = trail ? headTo - 2 : headTo;
-  if (trail && !head.startsWith(",\n", stop)) return undefined;
-  for (;;) {
-    const read = readBlockAt(head, pos, false);
-    if (read === undefined || mine.has(read.id)) return undefined;
-    mine.set(read.id, read);
-    pos += read.block.length;
-    if (pos === stop) break;
-    if (pos > stop || !head.startsWith(",\n", pos)) return undefined;
-    pos += 2;
+  // HEAD's blocks in the stretch. A HEAD block counts only by its text (equal to a rendered one)
+  // or by parsing it: its shape is never asked (the pattern costs ~1 ms to compile).
+  const mine = new Map<string, string>();
+  // No block at all: the separator the committed stretch has on both sides, or on one side none.
+  const none = lead && trail ? headTo - from === 2 && head.startsWith(",\n", from) : lead !== trail && headTo === from;
+  if (!none) {
+    let pos = from;
+    if (lead) {
+      if (!head.startsWith(",\n", pos)) return undefined;
+      pos += 2;
+    }
+    const stop = trail ? headTo - 2 : headTo;
+    if (stop <= pos || (trail && !head.startsWith(",\n", stop))) return undefined;
+    for (;;) {
+      const read = readBlockAt(head, pos, false);
+      if (read === undefined || mine.has(read.id)) return undefined;
+      mine.set(read.id, read.block);
+      pos += read.block.length;
+      if (pos === stop) break;
+      if (pos > stop || !head.startsWith(",\n", pos)) return undefined;
+      pos += 2;
+    }
   }
-  const inside = new Set(ids.slice(first, last + 1));
   const edited: string[] = [];
-  for (const [id, read] of mine) {
+  for (const [id, block] of mine) {
     // A HEAD id also kept outside the stretch would be a second member of that name.
-    if (blocks.has(id) && !inside.has(id)) return undefined;
-    if (inside.has(id) && blocks.get(id) === read.block) continue; // the committed block is rendered: one whole member
-    const was = entryOfBlock(read.block, id);
+    if (!inside.has(id) && findRenderedBlock(view, id) !== -1) return undefined;
+    if (inside.get(id) === block) continue; // the committed block is rendered: one whole member
+    const was = entryOfBlock(block, id);
     if (was === NOT_AN_ENTRY) return undefined;
-    const now = inside.has(id) ? entryOfBlock(blocks.get(id)!, id) : absent(id);
+    const now = inside.has(id) ? entryOfBlock(inside.get(id)!, id) : absent(id);
     if (JSON.stringify(now) !== JSON.stringify(was)) edited.push(id);
   }
-  for (const id of inside) {
+  for (const [id, block] of inside) {
     if (mine.has(id)) continue;
-    if (JSON.stringify(entryOfBlock(blocks.get(id)!, id)) !== JSON.stringify(absent(id))) edited.push(id);
+    if (JSON.stringify(entryOfBlock(block, id)) !== JSON.stringify(absent(id))) edited.push(id);
   }
   return edited.sort();
-}
-
-/** The first k in [0, n) for which `past(k)` holds (it holds from some k on), or n. */
-function firstIndex(n: number, past: (k: number) => boolean): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (past(mid)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
 }
 
 /** Chunk sizes the common ends are measured in: whole chunks compare natively, the last one a character at a time. */

@@ -6,10 +6,10 @@
 import { FILE_KEYS, TOOL_KEYS } from "./render.ts";
 
 /** Where the tools section starts in text renderLockfile wrote (a raw newline is never inside a JSON string). */
-const TOOLS_KEY = '\n  "tools": ';
-const OPEN = '    "';
-const KEY_END = '": {\n';
-const CLOSE = "\n    }";
+export const TOOLS_KEY = '\n  "tools": ';
+export const OPEN = '    "';
+export const KEY_END = '": {\n';
+export const CLOSE = "\n    }";
 
 /** The "tools" section of a lockfile, cut into one block of text per tool. */
 export interface ToolBlocks {
@@ -17,14 +17,6 @@ export interface ToolBlocks {
   blocks: Map<string, string>;
   /** Ids whose block has the shape renderTool writes, which makes it one whole JSON member. */
   rendered: Set<string>;
-}
-
-/** The cut of text kiwi rendered (cutRenderedToolBlocks): every block rendered, with its place. */
-export interface RenderedCut extends ToolBlocks {
-  /** The ids in file order. */
-  ids: string[];
-  /** Where each block starts in the text, in file order. */
-  starts: number[];
 }
 
 /**
@@ -109,42 +101,6 @@ function hintAfter(hints: readonly [string, string][], id: string, from: number)
   return from;
 }
 
-/**
- * splitToolBlocks for text renderLockfile wrote, which the caller knows (a memo of this text says a
- * process checked it as kiwi's own rendering, or render(parse(text)) gave it back): the blocks are
- * cut where each entry opens, without matching each block's shape, and every block is rendered.
- * The same cut splitToolBlocks gives such text, for a tenth of the time; undefined when the text
- * does not cut the way rendered text does (then it was not rendered, and the caller parses it).
- */
-export function cutRenderedToolBlocks(text: string): RenderedCut | undefined {
-  const at = text.indexOf(TOOLS_KEY);
-  if (at === -1) return undefined;
-  const start = at + TOOLS_KEY.length;
-  const blocks = new Map<string, string>();
-  const ids: string[] = [];
-  const starts: number[] = [];
-  if (text.startsWith("{}", start)) return { blocks, rendered: new Set(), ids, starts };
-  if (!text.startsWith("{\n", start)) return undefined;
-  let pos = start + 2;
-  for (;;) {
-    if (!text.startsWith(OPEN, pos)) return undefined;
-    const keyEnd = text.indexOf(KEY_END, pos + OPEN.length);
-    if (keyEnd === -1) return undefined;
-    const id = decodeKey(text.slice(pos + OPEN.length - 1, keyEnd + 1));
-    // A rendered entry's lines sit deeper than its braces, and a raw newline is never inside a JSON string.
-    const close = text.indexOf(CLOSE, keyEnd + KEY_END.length - 1);
-    if (id === undefined || close === -1 || blocks.has(id)) return undefined;
-    const end = close + CLOSE.length;
-    blocks.set(id, text.slice(pos, end));
-    ids.push(id);
-    starts.push(pos);
-    if (text.startsWith(",\n", end)) pos = end + 2;
-    else if (text.startsWith("\n  }", end)) break;
-    else return undefined;
-  }
-  return { blocks, rendered: new Set(ids), ids, starts };
-}
-
 function readsAsTools(before: string, after: string, standIn: number): boolean {
   try {
     return (JSON.parse(`${before}${standIn}${after}`) as { tools?: unknown } | null)?.tools === standIn;
@@ -157,7 +113,7 @@ function readsAsTools(before: string, after: string, standIn: number): boolean {
 const NOT_PLAIN = /["\\\u0000-\u001f]/;
 
 /** A quoted JSON key as JSON.parse reads it; undefined when it is not one string. */
-function decodeKey(quoted: string): string | undefined {
+export function decodeKey(quoted: string): string | undefined {
   const inner = quoted.slice(1, -1);
   // Most ids are plain text, which reads as itself; only escapes (or garbage) need JSON.parse.
   if (!NOT_PLAIN.test(inner)) return inner;

@@ -15,9 +15,9 @@ import { type LockDiff, diffToolEntries } from "../lockfile/lock-diff.ts";
 import { peekLockfileMemo } from "../exec/chain-io.ts";
 import { LOCKFILE_NAME, lockfileFromCheckedText } from "../lockfile/parse.ts";
 import { readLockfileText } from "../lockfile/fs.ts";
-import { type LockedTools, lockedToolsOf, lockedToolsOfBlocks } from "../lockfile/locked-tools.ts";
+import { type LockedTools, lockedToolsOf, lockedToolsOfRendered } from "../lockfile/locked-tools.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
-import { type ToolBlocks, cutRenderedToolBlocks } from "../lockfile/tool-blocks.ts";
+import { type RenderedTools, renderedTools } from "../lockfile/rendered-tools.ts";
 import { editedToolIds } from "../lockfile/edited-tools.ts";
 import type { LockedTool } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/check-project.ts";
@@ -69,7 +69,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   // HEAD's copy of a staged lockfile is kept in the cache or asked of git now, so that it comes back while the tree is read.
   const headLock = paths.includes(LOCKFILE_NAME) && repo !== undefined ? readHeadLockfile(root, repo, options.env, options.cacheDir) : undefined;
   const { project } = readStagedProject(root, paths, { cacheDir: options.cacheDir, indexed: options.indexed, raw: options.raw });
-  const { locked, text, cut, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
+  const { locked, text, rendered, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, locked);
   // The lockfile this commit stages is HEAD's at the next one: kept, that check needs no git.
   if (selected.lockfileChanged && repo !== undefined && text !== undefined) keepStagedLockfile(root, repo, text, options.cacheDir);
@@ -82,9 +82,9 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
     return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), fromIndex }, unstaged }, memorable };
   }
   // A staged lockfile is judged where it changed since HEAD (or everywhere without history).
-  const edited = selected.lockfileChanged ? editedToolIds(text!, await headLock, cut) : [];
+  const edited = selected.lockfileChanged ? editedToolIds(text!, await headLock, rendered) : [];
   const scope = edited === "all" ? project.tools : [...new Set([...judged, ...project.tools.filter((t) => edited.includes(t.id))])];
-  const extra = edited === "all" ? locked.ids : [...selected.gone, ...edited];
+  const extra = edited === "all" ? locked.ids() : [...selected.gone, ...edited];
   const diff = compareEntries(project, scope, locked, extra, options);
   const stale = diff.added.length + diff.removed.length + diff.changed.length > 0;
   return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged }, memorable };
@@ -201,8 +201,8 @@ interface CommittedLock {
   locked?: LockedTools;
   /** The lockfile's text as committed. */
   text?: string;
-  /** Its tools section cut into blocks, when the text is kiwi's own rendering. */
-  cut?: ToolBlocks;
+  /** Its tools section, when the text is kiwi's own rendering. */
+  rendered?: RenderedTools;
   status: LockStatus;
   message?: string;
   fromIndex: boolean;
@@ -229,15 +229,15 @@ function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv
 
 /**
  * The entries of lockfile text, through exec's lockfile memo. Bytes kiwi lock wrote, or a check
- * already took, are kiwi's own rendering: they are cut into per-tool blocks (~0.3 ms) and only the
- * entries the check asks for are parsed, where JSON.parse of the whole ~500 KB costs ~1 ms and a
- * block cut that checks each block's shape ~2 ms. Other text is parsed and checked whole.
+ * already took, are kiwi's own rendering: they are read in place (rendered-tools.ts), and only
+ * the entries the check asks for are found and parsed, where JSON.parse of the whole ~500 KB costs
+ * ~1 ms in a fresh process. Other text is parsed and checked whole.
  */
-function lockedOf(text: string, cacheDir: string): { locked: LockedTools; cut?: ToolBlocks } {
+function lockedOf(text: string, cacheDir: string): { locked: LockedTools; rendered?: RenderedTools } {
   const peek = peekLockfileMemo(text, cacheDir);
-  if (peek !== "checked") return { locked: lockedToolsOf(peek.lock.tools), ...(peek.rendered ? { cut: cutRenderedToolBlocks(text) } : {}) };
-  const cut = cutRenderedToolBlocks(text);
-  return cut ? { locked: lockedToolsOfBlocks(cut), cut } : { locked: lockedToolsOf(lockfileFromCheckedText(text).tools) };
+  const rendered = peek === "checked" || peek.rendered ? renderedTools(text) : undefined;
+  if (peek !== "checked") return { locked: lockedToolsOf(peek.lock.tools), ...(rendered ? { rendered } : {}) };
+  return rendered ? { locked: lockedToolsOfRendered(rendered), rendered } : { locked: lockedToolsOf(lockfileFromCheckedText(text).tools) };
 }
 
 /** Files of the changed tools whose working copy differs from the index (they were checked as on disk). */

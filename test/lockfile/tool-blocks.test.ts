@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { renderLockfile } from "../../src/lockfile/render.ts";
-import { type ToolBlocks, cutRenderedToolBlocks, splitToolBlocks } from "../../src/lockfile/tool-blocks.ts";
+import { type ToolBlocks, splitToolBlocks } from "../../src/lockfile/tool-blocks.ts";
+import { findRenderedBlock, renderedBlockAt, renderedIds, renderedIdsTouchedBy, renderedTools } from "../../src/lockfile/rendered-tools.ts";
+import { touches } from "../../src/lockfile/locked-tools.ts";
 import { editedInStretch, editedToolIds } from "../../src/lockfile/edited-tools.ts";
 import type { LockedTool, Lockfile, McpPin, RemoteTool } from "../../src/schema/lockfile.ts";
 import { entry, file, lockOf } from "./helpers.ts";
@@ -109,7 +111,7 @@ const cases: [string, string, string | undefined, boolean][] = [
 /** A cut as plain arrays, so that two cuts compare by content and order. */
 const plain = (cut: ToolBlocks | undefined) => cut && { blocks: [...cut.blocks], rendered: [...cut.rendered].sort() };
 
-/** Text renderLockfile writes for what it parses to: what the lockfile memo vouches for before cutRenderedToolBlocks is used. */
+/** Text renderLockfile writes for what it parses to: what the lockfile memo vouches for before its text is read in place. */
 function isRendered(text: string): boolean {
   try {
     return renderLockfile(JSON.parse(text) as Lockfile) === text;
@@ -145,7 +147,7 @@ describe("edited tool entries between HEAD's lockfile and the committed one", ()
   test.each(cases)("%s: the same ids as parsing both files whole", (_name, committed, head, cut) => {
     expect(editedToolIds(committed, head)).toEqual(parsedWhole(committed, head));
     // Rendered committed text comes cut by the cheaper cut, to the same answer.
-    if (isRendered(committed)) expect(editedToolIds(committed, head, cutRenderedToolBlocks(committed))).toEqual(parsedWhole(committed, head));
+    if (isRendered(committed)) expect(editedToolIds(committed, head, renderedTools(committed))).toEqual(parsedWhole(committed, head));
     if (head === undefined) return;
     expect(splitToolBlocks(committed) !== undefined && splitToolBlocks(head) !== undefined).toBe(cut);
     // The other text's blocks are only a hint: the cut is the same with or without it.
@@ -226,7 +228,7 @@ describe("edited tool entries between HEAD's lockfile and the committed one", ()
       const got = editedToolIds(committed, head);
       if (JSON.stringify(got) !== JSON.stringify(want)) expect({ committed, head, got }).toEqual({ committed, head, got: want });
       if (isRendered(committed)) {
-        const fromCut = editedToolIds(committed, head, cutRenderedToolBlocks(committed));
+        const fromCut = editedToolIds(committed, head, renderedTools(committed));
         if (JSON.stringify(fromCut) !== JSON.stringify(want)) expect({ committed, head, fromCut }).toEqual({ committed, head, fromCut: want });
       }
     }
@@ -282,7 +284,7 @@ describe("cutting the tools section into blocks", () => {
   });
 });
 
-describe("cutting text kiwi rendered", () => {
+describe("reading text kiwi rendered in place", () => {
   const rendered = [...new Set([...cases.map(([, committed]) => committed), ...cases.map(([, , head]) => head ?? canonical), ...prototypeCases.flatMap(([, a, b]) => [a, b])])].filter(isRendered);
 
   test("the cases hold rendered texts of every kind: escaped ids, an empty section, remote records, pins", () => {
@@ -290,22 +292,23 @@ describe("cutting text kiwi rendered", () => {
     expect(rendered.some((t) => t.includes('"tools": {}'))).toBe(true);
   });
 
-  test.each(rendered.map((t, i) => [i, t] as const))("cuts rendered text %#: the cut splitToolBlocks makes, every block rendered", (_, text) => {
-    const cut = cutRenderedToolBlocks(text);
-    expect(plain(cut)).toEqual(plain(splitToolBlocks(text)));
-    expect([...cut!.rendered].sort()).toEqual([...cut!.blocks.keys()].sort());
+  test.each(rendered.map((t, i) => [i, t] as const))("finds in rendered text %# the blocks splitToolBlocks cuts, by id and by source", (_, text) => {
+    const view = renderedTools(text)!;
+    const cut = splitToolBlocks(text)!;
+    expect(renderedIds(view)).toEqual([...cut.blocks.keys()]);
+    for (const [id, block] of cut.blocks) expect(renderedBlockAt(view, findRenderedBlock(view, id))).toEqual({ id, block });
+    const tools = JSON.parse(text).tools as Record<string, { source: string }>;
+    for (const { source } of Object.values(tools)) expect(renderedIdsTouchedBy(view, source).sort()).toEqual(Object.keys(tools).filter((id) => touches(source, tools[id]!.source)).sort());
+    // Remote records and MCP pins sit at the same indent after the tools: never found as tools.
+    for (const id of ["weather", "nope", "constructor", "__proto__"]) if (!Object.hasOwn(tools, id)) expect(findRenderedBlock(view, id)).toBe(-1);
   });
 
   test.each([
     ["minified", minify(canonical)],
     ["4-space indent", fourSpaces(canonical)],
     ["CRLF line ends", crlf(canonical)],
-    ["an id twice", swap(canonical, zetaOpen, `${zetaOpen}      "files": []\n    },${zetaOpen}`)],
-    ["text after the last block", swap(canonical, '\n    }\n  },\n  "remote"', '\n    }, \n  },\n  "remote"')],
-    ["an id that is not a JSON string", swap(canonical, '"é-tool": {', '"é\ttool": {')],
-    ["a cut-off file", canonical.slice(0, 2000)],
-  ])("cuts nothing of text with %s (the caller then parses it)", (_name, text) => {
-    expect(cutRenderedToolBlocks(text)).toBeUndefined();
+  ])("finds no tools section in text with %s (the caller then parses it)", (_name, text) => {
+    expect(renderedTools(text)).toBeUndefined();
   });
 });
 
@@ -331,7 +334,7 @@ describe("edited entries found in the one stretch where HEAD's text differs", ()
     ["HEAD's entry hand-spaced, the same values", many(50), swap(many(50), '"tool-0020": {\n      "version": "1.0.0"', '"tool-0020": {\n      "version" :  "1.0.0"'), []],
     ["HEAD's entry hand-edited to another value", many(50), swap(many(50), '"tool-0020": {\n      "version": "1.0.0"', '"tool-0020": {\n      "version": "1.0.1"'), ["tool-0020"]],
   ])("%s", (_, committed, head, edited) => {
-    const cut = cutRenderedToolBlocks(committed)!;
+    const cut = renderedTools(committed)!;
     expect(editedInStretch(committed, cut, head)).toEqual(edited);
     expect(editedToolIds(committed, head, cut)).toEqual(parsedWhole(committed, head));
   });
@@ -346,7 +349,7 @@ describe("edited entries found in the one stretch where HEAD's text differs", ()
     ["HEAD's separator after the stretch broken (not JSON)", many(50, (id, t) => (id === "tool-0020" ? relock(t, "new") : t)), swap(many(50), '\n    },\n    "tool-0021"', '\n    }\n\n    "tool-0021"')],
     ["HEAD's block in the stretch not one whole member", many(20), swap(many(20), '"tool-0010": {\n      "version": "1.0.0",', '"tool-0010": {\n      "version": {\n    },\n    "x": {\n      "v": 1,')],
   ])("leaves %s to the whole cut, to the same answer", (_, committed, head) => {
-    const cut = cutRenderedToolBlocks(committed)!;
+    const cut = renderedTools(committed)!;
     const quick = editedInStretch(committed, cut, head);
     if (quick !== undefined) expect(quick).toEqual(parsedWhole(committed, head) as string[]);
     expect(editedToolIds(committed, head, cut)).toEqual(parsedWhole(committed, head));
@@ -371,7 +374,7 @@ describe("edited entries found in the one stretch where HEAD's text differs", ()
         const pieces = ["", " ", "1", '"', "}", ",", "\n"];
         head = head.slice(0, at) + pieces[next(pieces.length)]! + head.slice(at + next(2));
       }
-      const cut = cutRenderedToolBlocks(committed)!;
+      const cut = renderedTools(committed)!;
       const want = parsedWhole(committed, head);
       const stretch = editedInStretch(committed, cut, head);
       if (stretch !== undefined) {
