@@ -324,6 +324,8 @@ describe("edited entries found in the one stretch where HEAD's text differs", ()
     return renderLockfile(lockOf(out));
   };
   const relock = (t: LockedTool, v: string) => ({ ...t, integrity: formatDigest(sha256Hex(v)), files: [file("main.py", v)] });
+  /** many(count) with one more tool, `id`. */
+  const withTool = (count: number, id: string) => renderLockfile(lockOf({ ...(JSON.parse(many(count)).tools as Record<string, LockedTool>), [id]: entry(id, { tool_id: id }, [file("main.py", id)]) }));
 
   test.each<[string, string, string, string[]]>([
     ["one entry relocked in the middle", many(300, (id, t) => (id === "tool-0150" ? relock(t, "new") : t)), many(300), ["tool-0150"]],
@@ -331,6 +333,10 @@ describe("edited entries found in the one stretch where HEAD's text differs", ()
     ["the last entry relocked", many(300, (id, t) => (id === "tool-0299" ? relock(t, "new") : t)), many(300), ["tool-0299"]],
     ["two entries far apart", many(300, (id, t) => (id === "tool-0010" || id === "tool-0290" ? relock(t, id) : t)), many(300), ["tool-0010", "tool-0290"]],
     ["an entry whose new text differs only in its last characters", many(50, (id, t) => (id === "tool-0020" ? { ...t, files: [{ ...t.files[0]!, is_executable: true }] } : t)), many(50), ["tool-0020"]],
+    ["a tool added in the middle", withTool(50, "tool-0020x"), many(50), ["tool-0020x"]],
+    ["a tool added before the first", withTool(50, "a-first"), many(50), ["a-first"]],
+    ["a tool removed from the middle", many(50, (id, t) => (id === "tool-0020" ? undefined : t)), many(50), ["tool-0020"]],
+    ["the first tool removed", many(50, (id, t) => (id === "tool-0000" ? undefined : t)), many(50), ["tool-0000"]],
     ["HEAD's entry hand-spaced, the same values", many(50), swap(many(50), '"tool-0020": {\n      "version": "1.0.0"', '"tool-0020": {\n      "version" :  "1.0.0"'), []],
     ["HEAD's entry hand-edited to another value", many(50), swap(many(50), '"tool-0020": {\n      "version": "1.0.0"', '"tool-0020": {\n      "version": "1.0.1"'), ["tool-0020"]],
   ])("%s", (_, committed, head, edited) => {
