@@ -169,7 +169,7 @@ describe("the folder graph", () => {
     deps: ["cache", "manifest", "schema", "context", "integrity", "errors"],
     exec: ["cache", "deps", "lockfile", "manifest", "resolve", "schema", "validate", "wasm", ...BASE],
     formats: ["deps", "manifest", "schema", "integrity", "errors"],
-    hook: ["lockfile", "manifest", "schema", "errors"],
+    hook: ["lockfile", "manifest", "errors"],
     init: ["manifest"],
     lockfile: ["cache", "manifest", "resolve", "schema", "validate", "integrity", "errors"],
     manifest: ["cache", "schema", "integrity", "errors"],

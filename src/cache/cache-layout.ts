@@ -8,7 +8,7 @@ export const CACHE_ENTRIES = {
   index: "tool index entries keyed by integrity: index/<2 hex>/<62 hex>.json, the canonical integrity text (and installed npm package trees, keyed by tree digest)",
   stat: "per-project stat caches: stat/<project key>.json, (size, mtime, ctime, inode) -> sha256; stat/<project key>.index, the lock index",
   manifests: "per-project parsed-manifest caches: manifests/<project key>.json (discovery)",
-  check: "remembered interpreter syntax verdicts by script digest (kiwi check) and staged verdicts per project (kiwi check --staged)",
+  check: "remembered interpreter syntax verdicts by script digest (kiwi check), staged verdicts per project and the last staged lockfiles as git blobs by blob id (kiwi check --staged)",
   runs: "read-only run directories materialized from verified blobs: runs/<integrity>/ (kiwi exec)",
   exec: "kiwi exec's memos: parsed manifests, child-schema passes and parameter schemas, by content digest",
   projects: "projects/<project key>.json: the project roots whose lockfiles `kiwi cache prune` keeps",

@@ -70,12 +70,23 @@ export function readLockfileMemo(root: string, cacheDir: string): ReadLockfile |
 
 /** Lockfile text parsed through the same memo (text from git's index, say); refusals as parseLockfile's. */
 export function parseLockfileMemo(text: string, cacheDir: string): Lockfile {
+  const peek = peekLockfileMemo(text, cacheDir);
+  return peek === "checked" ? lockfileFromCheckedText(text) : peek.lock;
+}
+
+/**
+ * What the memo knows of lockfile text: "checked" when a process checked exactly these bytes as
+ * kiwi's own rendering, so the caller may read any part of the text as JSON.parse of the whole
+ * would (the staged check reads a few entries of 1,000); else the text parsed with every check,
+ * remembered when kiwi rendered it. Refusals as parseLockfile's.
+ */
+export function peekLockfileMemo(text: string, cacheDir: string): "checked" | { lock: Lockfile; rendered: boolean } {
   const key = memoKey("lockfiles", text);
-  if (readMemo(cacheDir, "lockfiles", key) === "checked") return lockfileFromCheckedText(text);
+  if (readMemo(cacheDir, "lockfiles", key) === "checked") return "checked";
   const rendered = parseRenderedLockfile(text);
-  if (!rendered) return parseLockfile(text);
+  if (!rendered) return { lock: parseLockfile(text), rendered: false };
   writeMemo(cacheDir, "lockfiles", key, "checked");
-  return rendered;
+  return { lock: rendered, rendered: true };
 }
 
 /**

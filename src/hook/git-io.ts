@@ -133,13 +133,14 @@ async function gitExited(proc: Bun.Subprocess<"ignore", "pipe" | number, "pipe">
 }
 
 /**
- * runGitAsync for a large output (HEAD's ~500 KB lockfile): git writes it into a file instead of a
- * pipe, which holds 64 KB and would stall git until kiwi, busy with its own work, drained it. The
- * file is created at `scratch`, a fresh temp path (exclusive, owner-only, its folder made), and
- * unlinked before git starts, so nothing is left behind even if kiwi is killed; its text is read
- * only after git exits 0. Where `scratch` cannot be created, this is runGitAsync.
+ * runGitAsync for a large output (HEAD's ~500 KB lockfile), as the bytes git wrote: git writes it
+ * into a file instead of a pipe, which holds 64 KB and would stall git until kiwi, busy with its
+ * own work, drained it. The file is created at `scratch`, a fresh temp path (exclusive,
+ * owner-only, its folder made), and unlinked before git starts, so nothing is left behind even if
+ * kiwi is killed; its bytes are read only after git exits 0. Where `scratch` cannot be created,
+ * git writes into a pipe as for runGitAsync. Bytes, not text: a blob is checked against its id.
  */
-export async function runGitLargeAsync(cwd: string, args: string[], env: GitEnv | undefined, scratch: string): Promise<string> {
+export async function runGitLargeAsync(cwd: string, args: string[], env: GitEnv | undefined, scratch: string): Promise<Uint8Array> {
   let fd: number;
   try {
     mkdirSync(dirname(scratch), { recursive: true });
@@ -151,7 +152,9 @@ export async function runGitLargeAsync(cwd: string, args: string[], env: GitEnv 
       throw error;
     }
   } catch {
-    return runGitAsync(cwd, args, env);
+    const proc = spawnGit(cwd, args, env, "pipe");
+    const [stdout] = await Promise.all([new Response(proc.stdout).bytes(), gitExited(proc, cwd, args)]);
+    return stdout;
   }
   try {
     await gitExited(spawnGit(cwd, args, env, fd), cwd, args);
@@ -162,11 +165,15 @@ export async function runGitLargeAsync(cwd: string, args: string[], env: GitEnv 
       if (n === 0) break;
       read += n;
     }
-    // As Response.text() decodes runGitAsync's pipe: UTF-8, a leading BOM dropped, bad bytes as U+FFFD.
-    return new TextDecoder().decode(bytes.subarray(0, read));
+    return bytes.subarray(0, read);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Text of git's output bytes, as Response.text() decodes runGitAsync's pipe: UTF-8, a leading BOM dropped, bad bytes as U+FFFD. */
+export function gitText(bytes: Uint8Array): string {
+  return new TextDecoder().decode(bytes);
 }
 
 function cannotRunGit(cwd: string, cause: unknown): KiwiError {

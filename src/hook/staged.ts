@@ -3,7 +3,7 @@
 // one of them, and the locked tools whose source went away. Pure.
 import type { Tool } from "../manifest/model.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
-import type { Lockfile } from "../schema/lockfile.ts";
+import type { LockedTools } from "../lockfile/locked-tools.ts";
 
 const TOOLS_SEGMENT = ".ai/tools/";
 
@@ -58,8 +58,8 @@ export function toolOfPath(tools: readonly Tool[], path: string): Tool | undefin
   return undefined;
 }
 
-/** Which tools a set of changed project-relative paths affects. */
-export function selectAffected(tools: readonly Tool[], paths: readonly string[], lock?: Lockfile): AffectedTools {
+/** Which tools a set of changed project-relative paths affects, given the lockfile's entries. */
+export function selectAffected(tools: readonly Tool[], paths: readonly string[], locked?: LockedTools): AffectedTools {
   const changed = new Set<Tool>();
   for (const path of paths) {
     const tool = toolOfPath(tools, path);
@@ -67,18 +67,15 @@ export function selectAffected(tools: readonly Tool[], paths: readonly string[],
   }
   const dependents = reverseDependents(tools, changed);
   const present = new Set(tools.map((t) => t.id));
-  const gone: string[] = [];
-  for (const [id, entry] of Object.entries(lock?.tools ?? {})) {
+  const gone = new Set<string>();
+  for (const path of paths) {
     // A tool that still exists (even moved) is judged by its own entry, `source` included.
-    if (present.has(id)) continue;
-    const sourceDir = entry.source.includes("/") ? entry.source.slice(0, entry.source.lastIndexOf("/")) : "";
-    const touched = paths.some((p) => p === entry.source || (isDirectoryManifest(entry.source) && p.startsWith(`${sourceDir}/`)));
-    if (touched) gone.push(id);
+    for (const id of locked?.touchedBy(path) ?? []) if (!present.has(id)) gone.add(id);
   }
   return {
     changed: tools.filter((t) => changed.has(t)),
     dependents: tools.filter((t) => dependents.has(t)),
-    gone: gone.sort(),
+    gone: [...gone].sort(),
     lockfileChanged: paths.includes(LOCKFILE_NAME),
   };
 }
@@ -106,8 +103,4 @@ export function reverseDependents(tools: readonly Tool[], targets: ReadonlySet<T
     }
   }
   return out;
-}
-
-function isDirectoryManifest(source: string): boolean {
-  return /(^|\/)tool\.(ya?ml|json)$/.test(source);
 }

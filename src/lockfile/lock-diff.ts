@@ -35,12 +35,17 @@ export interface LockDiff {
 
 /** Compares two lockfiles' tools; `before` undefined means "no lockfile yet". */
 export function diffLockfiles(before: Lockfile | undefined, after: Lockfile): LockDiff {
+  return diffToolEntries(before?.tools ?? {}, after.tools);
+}
+
+/** diffLockfiles over two sets of tool entries. */
+export function diffToolEntries(old: Record<string, LockedTool>, now: Record<string, LockedTool>): LockDiff {
   const diff: LockDiff = { added: [], removed: [], changed: [] };
-  const old = before?.tools ?? {};
-  const ids = [...new Set([...Object.keys(old), ...Object.keys(after.tools)])].sort(compareCodePoints);
+  const ids = [...new Set([...Object.keys(old), ...Object.keys(now)])].sort(compareCodePoints);
   for (const id of ids) {
-    const a = old[id];
-    const b = after.tools[id];
+    // Own entries only: a tool named "constructor" that one side lacks is absent there, not Object.
+    const a = Object.hasOwn(old, id) ? old[id] : undefined;
+    const b = Object.hasOwn(now, id) ? now[id] : undefined;
     if (!a && b) diff.added.push({ id, kind: "added", after: b, fields: [], files: b.files.map((f) => ({ path: f.path, kind: "added", after: f })) });
     else if (a && !b) diff.removed.push({ id, kind: "removed", before: a, fields: [], files: a.files.map((f) => ({ path: f.path, kind: "removed", before: f })) });
     else if (a && b) {

@@ -136,6 +136,11 @@ const INVISIBLE = /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]/gu;
 /** Printable ASCII but `"` and `\`: such a string is its own JSON text, with nothing to escape. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
+/** A string as the lockfile writes it (str): what a reader searching rendered text for a key or value looks for. */
+export function renderString(text: string): string {
+  return str(text);
+}
+
 /**
  * A JSON string as JSON.stringify writes it (UTF-8 kept, lone surrogates escaped), with invisible
  * characters escaped as well; any JSON reader gives back the same string. Paths, digests and ids

@@ -1,15 +1,15 @@
-// Which tool entries differ between two lockfile texts (HEAD's and the one being committed), without
-// JSON.parsing two ~500 KB files when kiwi wrote both: the "tools" section is cut into one text
-// block per id, equal blocks are equal entries and only the blocks that differ are parsed. The
-// answer is always the one parsing both files whole gives; any text this cannot cut, or whose
-// blocks it cannot vouch for, is parsed whole. Pure.
+// A lockfile's "tools" section cut into one text block per id, as renderLockfile writes it, so
+// that entries can be compared (edited-tools.ts) or read one at a time (locked-tools.ts) without
+// JSON.parsing a ~500 KB file: a block in the rendered shape is one whole JSON member, so equal
+// blocks are equal entries and a block parsed alone gives what parsing the file gives. Any text
+// this cannot cut, or whose blocks it cannot vouch for, is left to the caller to parse whole. Pure.
 import { FILE_KEYS, TOOL_KEYS } from "./render.ts";
 
 /** Where the tools section starts in text renderLockfile wrote (a raw newline is never inside a JSON string). */
-const TOOLS_KEY = '\n  "tools": ';
-const OPEN = '    "';
-const KEY_END = '": {\n';
-const CLOSE = "\n    }";
+export const TOOLS_KEY = '\n  "tools": ';
+export const OPEN = '    "';
+export const KEY_END = '": {\n';
+export const CLOSE = "\n    }";
 
 /** The "tools" section of a lockfile, cut into one block of text per tool. */
 export interface ToolBlocks {
@@ -49,22 +49,10 @@ export function splitToolBlocks(text: string, like?: ToolBlocks): ToolBlocks | u
         if (like!.rendered.has(id)) rendered.add(id);
         next++;
       } else {
-        if (!text.startsWith(OPEN, pos)) return undefined;
-        const keyEnd = text.indexOf(KEY_END, pos + OPEN.length);
-        if (keyEnd === -1) return undefined;
-        const decoded = decodeKey(text.slice(pos + OPEN.length - 1, keyEnd + 1));
-        if (decoded === undefined) return undefined;
-        id = decoded;
-        // The rendered shape ends at the block's first "\n    }" (its lines are indented deeper), as a cut does.
-        RENDERED_BLOCK.lastIndex = pos;
-        if (RENDERED_BLOCK.test(text)) {
-          block = text.slice(pos, RENDERED_BLOCK.lastIndex);
-          rendered.add(id);
-        } else {
-          const close = text.indexOf(CLOSE, keyEnd + KEY_END.length - 1);
-          if (close === -1) return undefined;
-          block = text.slice(pos, close + CLOSE.length);
-        }
+        const read = readBlockAt(text, pos);
+        if (read === undefined) return undefined;
+        ({ id, block } = read);
+        if (read.rendered) rendered.add(id);
         if (hint !== undefined) next = hint[0] === id ? next + 1 : hintAfter(hints, id, next);
       }
       if (blocks.has(id)) return undefined;
@@ -82,6 +70,26 @@ export function splitToolBlocks(text: string, like?: ToolBlocks): ToolBlocks | u
   const before = text.slice(0, start);
   const after = text.slice(end);
   return readsAsTools(before, after, 0) && readsAsTools(before, after, 1) ? { blocks, rendered } : undefined;
+}
+
+/**
+ * The block that opens at `pos`, cut as splitToolBlocks cuts it, and whether it has the rendered
+ * shape (only when `shape` asks: the match costs ~1 ms the first time, to compile the pattern);
+ * undefined when no block opens there.
+ */
+export function readBlockAt(text: string, pos: number, shape = true): { id: string; block: string; rendered: boolean } | undefined {
+  if (!text.startsWith(OPEN, pos)) return undefined;
+  const keyEnd = text.indexOf(KEY_END, pos + OPEN.length);
+  if (keyEnd === -1) return undefined;
+  const id = decodeKey(text.slice(pos + OPEN.length - 1, keyEnd + 1));
+  if (id === undefined) return undefined;
+  // The rendered shape ends at the block's first "\n    }" (its lines are indented deeper), as a cut does.
+  if (shape) {
+    RENDERED_BLOCK.lastIndex = pos;
+    if (RENDERED_BLOCK.test(text)) return { id, block: text.slice(pos, RENDERED_BLOCK.lastIndex), rendered: true };
+  }
+  const close = text.indexOf(CLOSE, keyEnd + KEY_END.length - 1);
+  return close === -1 ? undefined : { id, block: text.slice(pos, close + CLOSE.length), rendered: false };
 }
 
 /**
@@ -105,7 +113,7 @@ function readsAsTools(before: string, after: string, standIn: number): boolean {
 const NOT_PLAIN = /["\\\u0000-\u001f]/;
 
 /** A quoted JSON key as JSON.parse reads it; undefined when it is not one string. */
-function decodeKey(quoted: string): string | undefined {
+export function decodeKey(quoted: string): string | undefined {
   const inner = quoted.slice(1, -1);
   // Most ids are plain text, which reads as itself; only escapes (or garbage) need JSON.parse.
   if (!NOT_PLAIN.test(inner)) return inner;
@@ -130,10 +138,10 @@ const FILES = `(?:\\[\\]|\\[\\n${FILE}(?:,\\n${FILE})*\\n      \\])`;
 const RENDERED_BLOCK = new RegExp(`    ${STRING}: \\{\\n${TOOL_KEYS.map((k) => `      "${k}": ${k === "files" ? FILES : SCALAR}`).join(",\\n")}\\n    \\}`, "y");
 
 /** Marks a block that is not one JSON member named by its id. */
-const NOT_AN_ENTRY = Symbol("not an entry");
+export const NOT_AN_ENTRY = Symbol("not an entry");
 
 /** The value of the one member a block holds, or NOT_AN_ENTRY when the block is anything else. */
-function entryOfBlock(block: string, id: string): unknown {
+export function entryOfBlock(block: string, id: string): unknown {
   let member: Record<string, unknown>;
   try {
     member = JSON.parse(`{${block}}`) as Record<string, unknown>;
@@ -142,62 +150,4 @@ function entryOfBlock(block: string, id: string): unknown {
   }
   const keys = Object.keys(member);
   return keys.length === 1 && keys[0] === id ? member[id] : NOT_AN_ENTRY;
-}
-
-/**
- * Ids whose tool entry differs between `head` (HEAD's lockfile text) and `committed` (the text
- * being committed), compared as JSON.stringify of what JSON.parse reads; "all" without a HEAD copy
- * or when HEAD's copy is not JSON. Sorted. `committed` is JSON (the caller parsed it already).
- */
-export function editedToolIds(committed: string, head: string | undefined): string[] | "all" {
-  if (head === undefined) return "all";
-  const after = splitToolBlocks(committed);
-  const before = after === undefined ? undefined : splitToolBlocks(head, after);
-  const cut = after !== undefined && before !== undefined ? editedBlocks(after, before) : undefined;
-  return cut ?? editedByParsing(committed, head);
-}
-
-/** editedToolIds over cut texts; undefined when a block is not what it must be (then both files are parsed). */
-function editedBlocks(after: ToolBlocks, before: ToolBlocks): string[] | undefined {
-  const edited: string[] = [];
-  for (const [id, block] of after.blocks) {
-    const old = before.blocks.get(id);
-    if (old === block) {
-      // Equal text is an equal entry only if it is one whole member (see splitToolBlocks).
-      if (!after.rendered.has(id) && entryOfBlock(block, id) === NOT_AN_ENTRY) return undefined;
-      continue;
-    }
-    const now = entryOfBlock(block, id);
-    const was = old === undefined ? absent(id) : entryOfBlock(old, id);
-    if (now === NOT_AN_ENTRY || was === NOT_AN_ENTRY) return undefined;
-    if (JSON.stringify(now) !== JSON.stringify(was)) edited.push(id);
-  }
-  for (const [id, block] of before.blocks) {
-    if (after.blocks.has(id)) continue;
-    const was = entryOfBlock(block, id);
-    if (was === NOT_AN_ENTRY) return undefined;
-    if (JSON.stringify(was) !== JSON.stringify(absent(id))) edited.push(id);
-  }
-  return edited.sort();
-}
-
-/**
- * What parsing both files gives for an id one side lacks: a lookup on a plain object, which for
- * "__proto__" or "toString" is not undefined (and can stringify like an entry: "{}").
- */
-function absent(id: string): unknown {
-  return ({} as Record<string, unknown>)[id];
-}
-
-/** editedToolIds by parsing both files whole: the definition the block comparison must agree with. */
-function editedByParsing(committed: string, head: string): string[] | "all" {
-  let before: Record<string, unknown>;
-  try {
-    before = (JSON.parse(head) as { tools?: Record<string, unknown> }).tools ?? {};
-  } catch {
-    return "all";
-  }
-  const after = (JSON.parse(committed) as { tools?: Record<string, unknown> }).tools ?? {};
-  const ids = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...ids].filter((id) => JSON.stringify(before[id]) !== JSON.stringify(after[id])).sort();
 }

@@ -11,16 +11,21 @@ import type { Project } from "../manifest/discover-io.ts";
 import { type StagedProjectOptions, readStagedProject } from "./staged-project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/build.ts";
-import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
-import { parseLockfileMemo, readLockfileMemo } from "../exec/chain-io.ts";
-import { LOCKFILE_NAME } from "../lockfile/parse.ts";
+import { type LockDiff, diffToolEntries } from "../lockfile/lock-diff.ts";
+import { peekLockfileMemo } from "../exec/chain-io.ts";
+import { LOCKFILE_NAME, lockfileFromCheckedText } from "../lockfile/parse.ts";
+import { readLockfileText } from "../lockfile/fs.ts";
+import { type LockedTools, lockedToolsOf, lockedToolsOfRendered } from "../lockfile/locked-tools.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
-import { editedToolIds } from "../lockfile/tool-blocks.ts";
-import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
+import { type RenderedTools, renderedTools } from "../lockfile/rendered-tools.ts";
+import { editedToolIds } from "../lockfile/edited-tools.ts";
+import type { LockedTool } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/check-project.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
 import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
-import { type GitEnv, runGit, runGitLargeAsync } from "../hook/git-io.ts";
+import { type GitEnv, gitText, runGit, runGitLargeAsync } from "../hook/git-io.ts";
+import { isNullBlobId } from "../integrity/git-blob.ts";
+import { readGitBlob, storeGitBlob } from "../cache/git-blobs-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
 import { selectAffected } from "../hook/staged.ts";
 
@@ -61,25 +66,26 @@ export interface Repo {
  * something that may differ next time with the same inputs (an interpreter that timed out).
  */
 export async function checkProjectChanges(root: string, paths: string[], repo: Repo | undefined, options: FreshOptions): Promise<{ verdict: StagedVerdict; memorable: boolean }> {
-  const top = repo?.top;
-  // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read.
-  const headLock = paths.includes(LOCKFILE_NAME) && top !== undefined ? readHeadLockfile(root, top, options.env, options.cacheDir) : undefined;
+  // HEAD's copy of a staged lockfile is kept in the cache or asked of git now, so that it comes back while the tree is read.
+  const headLock = paths.includes(LOCKFILE_NAME) && repo !== undefined ? readHeadLockfile(root, repo, options.env, options.cacheDir) : undefined;
   const { project } = readStagedProject(root, paths, { cacheDir: options.cacheDir, indexed: options.indexed, raw: options.raw });
-  const { lock, text, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
-  const selected = selectAffected(project.tools, paths, lock);
+  const { locked, text, rendered, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
+  const selected = selectAffected(project.tools, paths, locked);
+  // The lockfile this commit stages is HEAD's at the next one: kept, that check needs no git.
+  if (selected.lockfileChanged && repo !== undefined && text !== undefined) keepStagedLockfile(root, repo, text, options.cacheDir);
   const judged = [...selected.changed, ...selected.dependents];
   const { check, memorable } = await validate(project, judged, paths, options);
   const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed);
   const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged };
-  if (!lock) {
+  if (!locked) {
     const touched = judged.length > 0 || selected.gone.length > 0 || selected.lockfileChanged;
     return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), fromIndex }, unstaged }, memorable };
   }
   // A staged lockfile is judged where it changed since HEAD (or everywhere without history).
-  const edited = selected.lockfileChanged ? editedToolIds(text!, await headLock) : [];
+  const edited = selected.lockfileChanged ? editedToolIds(text!, await headLock, rendered) : [];
   const scope = edited === "all" ? project.tools : [...new Set([...judged, ...project.tools.filter((t) => edited.includes(t.id))])];
-  const extra = edited === "all" ? Object.keys(lock.tools) : [...selected.gone, ...edited];
-  const diff = compareEntries(project, scope, lock, extra, options);
+  const extra = edited === "all" ? locked.ids() : [...selected.gone, ...edited];
+  const diff = compareEntries(project, scope, locked, extra, options);
   const stale = diff.added.length + diff.removed.length + diff.changed.length > 0;
   return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged }, memorable };
 }
@@ -116,7 +122,7 @@ const DIRECT_HASH_BYTES = 1 << 20;
  * the stat cache when they are many, which is read but never saved here (a partial run must not
  * shrink it).
  */
-function compareEntries(project: Project, scope: readonly Tool[], lock: Lockfile, extra: readonly string[], options: FreshOptions): LockDiff {
+function compareEntries(project: Project, scope: readonly Tool[], locked: LockedTools, extra: readonly string[], options: FreshOptions): LockDiff {
   const executors = new Map<string, Tool>();
   for (const tool of project.tools) if (!executors.has(tool.id)) executors.set(tool.id, tool);
   const wanted = new Set<Tool>(scope);
@@ -145,31 +151,58 @@ function compareEntries(project: Project, scope: readonly Tool[], lock: Lockfile
   }
   const before: Record<string, LockedTool> = {};
   for (const id of [...Object.keys(after), ...extra, ...scope.map((t) => t.id)]) {
-    const entry = lock.tools[id];
+    const entry = locked.get(id);
     if (entry) before[id] = entry;
   }
-  return diffLockfiles({ ...lock, tools: before }, { ...lock, tools: after });
+  return diffToolEntries(before, after);
 }
 
 /**
  * HEAD's copy of the project's lockfile; undefined when HEAD has none (or there is no HEAD yet).
- * Through a file in the cache: the staged check reads the tree synchronously for tens of ms, and
- * through a pipe git would wait on it after the first 64 KB (~3.5 ms to drain at the await).
+ * git status named its blob: kept in the cache (a commit's check keeps the lockfile it stages),
+ * it is read there and verified against that id; else git is asked, and its answer kept. git
+ * writes into a file in the cache: the staged check reads the tree synchronously for tens of ms,
+ * and through a pipe git would wait on it after the first 64 KB (~3.5 ms to drain at the await).
  */
-function readHeadLockfile(root: string, top: string, env: GitEnv, cacheDir: string): Promise<string | undefined> {
-  const rel = relative(top, join(root, LOCKFILE_NAME)).split(sep).join("/");
-  const text = runGitLargeAsync(root, ["show", `HEAD:${rel}`], env, join(cacheDir, "check", "staged", tempName("head-lock", process.pid, Math.random().toString(36).slice(2, 10)))).catch((error) => {
-    if (error instanceof KiwiError && error.code === "E_GIT") return undefined;
-    throw error;
-  });
+function readHeadLockfile(root: string, repo: Repo, env: GitEnv, cacheDir: string): Promise<string | undefined> {
+  const rel = lockfileRel(root, repo.top);
+  const head = repo.status.entries.get(rel)?.head;
+  if (head !== undefined && isNullBlobId(head)) return Promise.resolve(undefined); // added by this commit, or no HEAD yet
+  const kept = head === undefined ? undefined : readGitBlob(cacheDir, head);
+  if (kept !== undefined) return Promise.resolve(gitText(kept));
+  const scratch = join(cacheDir, "check", "staged", tempName("head-lock", process.pid, Math.random().toString(36).slice(2, 10)));
+  const text = runGitLargeAsync(root, ["show", `HEAD:${rel}`], env, scratch).then(
+    (bytes) => {
+      if (head !== undefined) storeGitBlob(cacheDir, head, bytes);
+      return gitText(bytes);
+    },
+    (error) => {
+      if (error instanceof KiwiError && error.code === "E_GIT") return undefined;
+      throw error;
+    },
+  );
   text.catch(() => undefined); // awaited only when the lockfile could be read; judged there
   return text;
 }
 
+/** Keeps the staged lockfile's text under its index blob id, if the text is that blob (a working copy read after a later edit is not). */
+function keepStagedLockfile(root: string, repo: Repo, text: string, cacheDir: string): void {
+  const index = repo.status.entries.get(lockfileRel(root, repo.top))?.index;
+  if (index !== undefined && !isNullBlobId(index)) storeGitBlob(cacheDir, index, text);
+}
+
+/** The lockfile's path from the top of the repository, as git names it. */
+function lockfileRel(root: string, top: string): string {
+  return relative(top, join(root, LOCKFILE_NAME)).split(sep).join("/");
+}
+
 interface CommittedLock {
-  lock?: Lockfile;
+  /** Its tool entries. */
+  locked?: LockedTools;
   /** The lockfile's text as committed. */
   text?: string;
+  /** Its tools section, when the text is kiwi's own rendering. */
+  rendered?: RenderedTools;
   status: LockStatus;
   message?: string;
   fromIndex: boolean;
@@ -179,20 +212,32 @@ interface CommittedLock {
 function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv, cacheDir: string): CommittedLock {
   try {
     if (repo !== undefined) {
-      const rel = relative(repo.top, join(root, LOCKFILE_NAME)).split(sep).join("/");
+      const rel = lockfileRel(root, repo.top);
       if (!rel.startsWith("..") && !isAbsolute(rel) && repo.status.unstaged.has(rel)) {
         const text = tryGit(root, ["show", `:${rel}`], env);
         if (text === undefined) return { status: "missing", message: `${LOCKFILE_NAME} exists but is not staged`, fromIndex: true };
-        return { lock: parseLockfileMemo(text, cacheDir), text, status: "fresh", fromIndex: true };
+        return { ...lockedOf(text, cacheDir), text, status: "fresh", fromIndex: true };
       }
     }
-    // Through exec's lockfile memo: bytes kiwi lock wrote, or one check already took, are JSON.parsed.
-    const read = readLockfileMemo(root, cacheDir);
-    return read ? { lock: read.lock, text: read.text, status: "fresh", fromIndex: false } : { status: "missing", message: `${LOCKFILE_NAME} does not exist`, fromIndex: false };
+    const text = readLockfileText(root);
+    return text !== undefined ? { ...lockedOf(text, cacheDir), text, status: "fresh", fromIndex: false } : { status: "missing", message: `${LOCKFILE_NAME} does not exist`, fromIndex: false };
   } catch (error) {
     if (error instanceof KiwiError && error.code === "E_LOCK_INVALID") return { status: "invalid", message: error.message, fromIndex: false };
     throw error;
   }
+}
+
+/**
+ * The entries of lockfile text, through exec's lockfile memo. Bytes kiwi lock wrote, or a check
+ * already took, are kiwi's own rendering: they are read in place (rendered-tools.ts), and only
+ * the entries the check asks for are found and parsed, where JSON.parse of the whole ~500 KB costs
+ * ~1 ms in a fresh process. Other text is parsed and checked whole.
+ */
+function lockedOf(text: string, cacheDir: string): { locked: LockedTools; rendered?: RenderedTools } {
+  const peek = peekLockfileMemo(text, cacheDir);
+  const rendered = peek === "checked" || peek.rendered ? renderedTools(text) : undefined;
+  if (peek !== "checked") return { locked: lockedToolsOf(peek.lock.tools), ...(rendered ? { rendered } : {}) };
+  return rendered ? { locked: lockedToolsOfRendered(rendered), rendered } : { locked: lockedToolsOf(lockfileFromCheckedText(text).tools) };
 }
 
 /** Files of the changed tools whose working copy differs from the index (they were checked as on disk). */

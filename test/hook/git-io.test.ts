@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
-import { findWorkTree, movesWorkTree, resolveWorkTree, runGitAsync, runGitLargeAsync } from "../../src/hook/git-io.ts";
+import { findWorkTree, gitText, movesWorkTree, resolveWorkTree, runGitAsync, runGitLargeAsync } from "../../src/hook/git-io.ts";
 import { makeTemp } from "../helpers/tree.ts";
 import { git, gitEnv, makeRepo } from "./git.ts";
 
@@ -100,11 +100,12 @@ describe("running git for a large output through a file", () => {
     ["bytes that are not UTF-8", new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0xc3])],
     ["overlong, surrogate and cut-off UTF-8 sequences", new Uint8Array([0xc0, 0x80, 0x41, 0xed, 0xa0, 0x80, 0x42, 0xe2, 0x82, 0x43, 0xf0, 0x9f, 0x98])],
     ["a byte-order mark not at the start (kept)", new Uint8Array([0x41, 0xef, 0xbb, 0xbf, 0x42])],
-  ])("gives what runGitAsync gives for %s, and leaves nothing in its folder", async (_, bytes) => {
+  ])("gives the bytes git wrote for %s, as text what runGitAsync gives, and leaves nothing in its folder", async (_, bytes) => {
     const repo = committed({ "f.txt": bytes });
     const dir = join(makeTemp("kiwi-spill-"), "check", "staged");
-    const viaFile = await settled(runGitLargeAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo), join(dir, ".out.tmp")));
-    expect(viaFile).toEqual(await settled(runGitAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo))));
+    const viaFile = await runGitLargeAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo), join(dir, ".out.tmp"));
+    expect(Buffer.from(viaFile).equals(typeof bytes === "string" ? Buffer.from(bytes) : bytes)).toBe(true);
+    expect(gitText(viaFile)).toEqual(await runGitAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo)));
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -116,7 +117,7 @@ describe("running git for a large output through a file", () => {
     const cwd = where(committed({ "f.txt": big }));
     const env = { ...gitEnv(cwd), GIT_CEILING_DIRECTORIES: join(cwd, "..") };
     const dir = join(makeTemp("kiwi-spill-"), "spill");
-    const viaFile = await settled(runGitLargeAsync(cwd, args, env, join(dir, ".out.tmp")));
+    const viaFile = await settled(runGitLargeAsync(cwd, args, env, join(dir, ".out.tmp")).then(gitText));
     expect(viaFile).toEqual(await settled(runGitAsync(cwd, args, env)));
     expect(viaFile).toMatchObject({ code: "E_GIT" });
     expect(readdirSync(dir)).toEqual([]);
@@ -125,7 +126,7 @@ describe("running git for a large output through a file", () => {
   test("fails as runGitAsync fails when git cannot be started", async () => {
     const repo = committed({ "f.txt": "x" });
     const env = { ...gitEnv(repo), PATH: makeTemp("kiwi-nogit-") };
-    const viaFile = await settled(runGitLargeAsync(repo, ["show", "HEAD:f.txt"], env, join(makeTemp("kiwi-spill-"), ".out.tmp")));
+    const viaFile = await settled(runGitLargeAsync(repo, ["show", "HEAD:f.txt"], env, join(makeTemp("kiwi-spill-"), ".out.tmp")).then(gitText));
     expect(viaFile).toEqual(await settled(runGitAsync(repo, ["show", "HEAD:f.txt"], env)));
     expect(viaFile).toMatchObject({ code: "E_GIT" });
   });
@@ -134,8 +135,8 @@ describe("running git for a large output through a file", () => {
     const repo = committed({ "f.txt": big });
     const taken = join(makeTemp("kiwi-spill-"), "file");
     writeFileSync(taken, "not a folder");
-    expect(await runGitLargeAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo), join(taken, ".out.tmp"))).toBe(big);
-    expect(await runGitLargeAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo), taken)).toBe(big);
+    expect(gitText(await runGitLargeAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo), join(taken, ".out.tmp")))).toBe(big);
+    expect(gitText(await runGitLargeAsync(repo, ["show", "HEAD:f.txt"], gitEnv(repo), taken))).toBe(big);
     expect(readFileSync(taken, "utf8")).toBe("not a folder");
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { groupByProject, reverseDependents, selectAffected, toolOfPath } from "../../src/hook/staged.ts";
 import { readProject } from "../../src/manifest/discover-io.ts";
 import type { Lockfile } from "../../src/schema/lockfile.ts";
+import { lockedToolsOf } from "../../src/lockfile/locked-tools.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
@@ -69,7 +70,7 @@ describe("selecting the tools a commit affects", () => {
       tools: { old_dir: entry(".ai/tools/old/tool.yaml"), old_file: entry(".ai/tools/old_file.sh"), untouched: entry(".ai/tools/elsewhere.sh"), a: entry(".ai/tools/a/tool.yaml") },
       mcp_servers: {},
     } as unknown as Lockfile;
-    const affected = selectAffected(project.tools, [".ai/tools/old/main.py", ".ai/tools/old_file.sh"], lock);
+    const affected = selectAffected(project.tools, [".ai/tools/old/main.py", ".ai/tools/old_file.sh"], lockedToolsOf(lock.tools));
     expect(affected.gone).toEqual(["old_dir", "old_file"]);
   });
 

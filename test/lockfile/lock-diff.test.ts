@@ -14,6 +14,12 @@ describe("diffing lockfiles", () => {
     expect(diff.removed).toEqual([]);
   });
 
+  test.each(["constructor", "__proto__", "hasOwnProperty"])("a tool named %s on one side is added or removed, never compared with Object's own", (id) => {
+    const one = lockOf({ ...base.tools, [id]: entry(id, { tool_id: id }) });
+    expect(diffLockfiles(base, one)).toMatchObject({ added: [{ id, kind: "added" }], removed: [], changed: [] });
+    expect(diffLockfiles(one, base)).toMatchObject({ added: [], removed: [{ id, kind: "removed" }], changed: [] });
+  });
+
   test("the same lockfile: nothing changed", () => {
     expect(isEmptyDiff(diffLockfiles(base, structuredClone(base)))).toBe(true);
   });

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { renderLockfile } from "../../src/lockfile/render.ts";
-import { type ToolBlocks, editedToolIds, splitToolBlocks } from "../../src/lockfile/tool-blocks.ts";
+import { type ToolBlocks, splitToolBlocks } from "../../src/lockfile/tool-blocks.ts";
+import { findRenderedBlock, renderedBlockAt, renderedIds, renderedIdsTouchedBy, renderedTools } from "../../src/lockfile/rendered-tools.ts";
+import { touches } from "../../src/lockfile/locked-tools.ts";
+import { editedInStretch, editedToolIds } from "../../src/lockfile/edited-tools.ts";
 import type { LockedTool, Lockfile, McpPin, RemoteTool } from "../../src/schema/lockfile.ts";
 import { entry, file, lockOf } from "./helpers.ts";
 
@@ -108,6 +111,15 @@ const cases: [string, string, string | undefined, boolean][] = [
 /** A cut as plain arrays, so that two cuts compare by content and order. */
 const plain = (cut: ToolBlocks | undefined) => cut && { blocks: [...cut.blocks], rendered: [...cut.rendered].sort() };
 
+/** Text renderLockfile writes for what it parses to: what the lockfile memo vouches for before its text is read in place. */
+function isRendered(text: string): boolean {
+  try {
+    return renderLockfile(JSON.parse(text) as Lockfile) === text;
+  } catch {
+    return false;
+  }
+}
+
 /** Lockfile texts whose tools have ids an object lookup answers for: "__proto__" and Object.prototype's names. */
 function withIds(ids: [string, string][]): string {
   const blocks = ids.map(([id, body]) => `    ${JSON.stringify(id)}: {\n${body}\n    }`);
@@ -134,6 +146,8 @@ const nested = (v: number) =>
 describe("edited tool entries between HEAD's lockfile and the committed one", () => {
   test.each(cases)("%s: the same ids as parsing both files whole", (_name, committed, head, cut) => {
     expect(editedToolIds(committed, head)).toEqual(parsedWhole(committed, head));
+    // Rendered committed text comes cut by the cheaper cut, to the same answer.
+    if (isRendered(committed)) expect(editedToolIds(committed, head, renderedTools(committed))).toEqual(parsedWhole(committed, head));
     if (head === undefined) return;
     expect(splitToolBlocks(committed) !== undefined && splitToolBlocks(head) !== undefined).toBe(cut);
     // The other text's blocks are only a hint: the cut is the same with or without it.
@@ -213,6 +227,10 @@ describe("edited tool entries between HEAD's lockfile and the committed one", ()
       const want = parsedWhole(committed, head);
       const got = editedToolIds(committed, head);
       if (JSON.stringify(got) !== JSON.stringify(want)) expect({ committed, head, got }).toEqual({ committed, head, got: want });
+      if (isRendered(committed)) {
+        const fromCut = editedToolIds(committed, head, renderedTools(committed));
+        if (JSON.stringify(fromCut) !== JSON.stringify(want)) expect({ committed, head, fromCut }).toEqual({ committed, head, fromCut: want });
+      }
     }
     // The comparison by blocks ran, not only the fallback.
     expect(cutBoth).toBeGreaterThan(1000);
@@ -263,5 +281,116 @@ describe("cutting the tools section into blocks", () => {
   test("takes no block of text that is not in the rendered shape as rendered", () => {
     expect(splitToolBlocks(nested(1))!.rendered.size).toBe(0);
     expect(splitToolBlocks(swap(canonical, '"a/b.py"', '"a\tb.py"'))?.rendered.has("zeta") ?? false).toBe(false);
+  });
+});
+
+describe("reading text kiwi rendered in place", () => {
+  const rendered = [...new Set([...cases.map(([, committed]) => committed), ...cases.map(([, , head]) => head ?? canonical), ...prototypeCases.flatMap(([, a, b]) => [a, b])])].filter(isRendered);
+
+  test("the cases hold rendered texts of every kind: escaped ids, an empty section, remote records, pins", () => {
+    expect(rendered.length).toBeGreaterThan(8);
+    expect(rendered.some((t) => t.includes('"tools": {}'))).toBe(true);
+  });
+
+  test.each(rendered.map((t, i) => [i, t] as const))("finds in rendered text %# the blocks splitToolBlocks cuts, by id and by source", (_, text) => {
+    const view = renderedTools(text)!;
+    const cut = splitToolBlocks(text)!;
+    expect(renderedIds(view)).toEqual([...cut.blocks.keys()]);
+    for (const [id, block] of cut.blocks) expect(renderedBlockAt(view, findRenderedBlock(view, id))).toEqual({ id, block });
+    const tools = JSON.parse(text).tools as Record<string, { source: string }>;
+    for (const { source } of Object.values(tools)) expect(renderedIdsTouchedBy(view, source).sort()).toEqual(Object.keys(tools).filter((id) => touches(source, tools[id]!.source)).sort());
+    // Remote records and MCP pins sit at the same indent after the tools: never found as tools.
+    for (const id of ["weather", "nope", "constructor", "__proto__"]) if (!Object.hasOwn(tools, id)) expect(findRenderedBlock(view, id)).toBe(-1);
+  });
+
+  test.each([
+    ["minified", minify(canonical)],
+    ["4-space indent", fourSpaces(canonical)],
+    ["CRLF line ends", crlf(canonical)],
+  ])("finds no tools section in text with %s (the caller then parses it)", (_name, text) => {
+    expect(renderedTools(text)).toBeUndefined();
+  });
+});
+
+describe("edited entries found in the one stretch where HEAD's text differs", () => {
+  /** A lockfile of `count` tools, each with an entry point, as kiwi renders it. */
+  const many = (count: number, change: (id: string, t: LockedTool) => LockedTool | undefined = (_, t) => t) => {
+    const out: Record<string, LockedTool> = {};
+    for (let i = 0; i < count; i++) {
+      const id = `tool-${String(i).padStart(4, "0")}`;
+      const t = change(id, entry(id, { tool_id: id }, [file("main.py", id)], { executor: "python_runtime@1.0.0" }));
+      if (t) out[id] = t;
+    }
+    return renderLockfile(lockOf(out));
+  };
+  const relock = (t: LockedTool, v: string) => ({ ...t, integrity: formatDigest(sha256Hex(v)), files: [file("main.py", v)] });
+  /** many(count) with one more tool, `id`. */
+  const withTool = (count: number, id: string) => renderLockfile(lockOf({ ...(JSON.parse(many(count)).tools as Record<string, LockedTool>), [id]: entry(id, { tool_id: id }, [file("main.py", id)]) }));
+
+  test.each<[string, string, string, string[]]>([
+    ["one entry relocked in the middle", many(300, (id, t) => (id === "tool-0150" ? relock(t, "new") : t)), many(300), ["tool-0150"]],
+    ["the first entry relocked", many(300, (id, t) => (id === "tool-0000" ? relock(t, "new") : t)), many(300), ["tool-0000"]],
+    ["the last entry relocked", many(300, (id, t) => (id === "tool-0299" ? relock(t, "new") : t)), many(300), ["tool-0299"]],
+    ["two entries far apart", many(300, (id, t) => (id === "tool-0010" || id === "tool-0290" ? relock(t, id) : t)), many(300), ["tool-0010", "tool-0290"]],
+    ["an entry whose new text differs only in its last characters", many(50, (id, t) => (id === "tool-0020" ? { ...t, files: [{ ...t.files[0]!, is_executable: true }] } : t)), many(50), ["tool-0020"]],
+    ["a tool added in the middle", withTool(50, "tool-0020x"), many(50), ["tool-0020x"]],
+    ["a tool added before the first", withTool(50, "a-first"), many(50), ["a-first"]],
+    ["a tool removed from the middle", many(50, (id, t) => (id === "tool-0020" ? undefined : t)), many(50), ["tool-0020"]],
+    ["the first tool removed", many(50, (id, t) => (id === "tool-0000" ? undefined : t)), many(50), ["tool-0000"]],
+    ["HEAD's entry hand-spaced, the same values", many(50), swap(many(50), '"tool-0020": {\n      "version": "1.0.0"', '"tool-0020": {\n      "version" :  "1.0.0"'), []],
+    ["HEAD's entry hand-edited to another value", many(50), swap(many(50), '"tool-0020": {\n      "version": "1.0.0"', '"tool-0020": {\n      "version": "1.0.1"'), ["tool-0020"]],
+  ])("%s", (_, committed, head, edited) => {
+    const cut = renderedTools(committed)!;
+    expect(editedInStretch(committed, cut, head)).toEqual(edited);
+    expect(editedToolIds(committed, head, cut)).toEqual(parsedWhole(committed, head));
+  });
+
+  test.each<[string, string, string]>([
+    ["a tool added at the end", many(51), many(50)],
+    ["a tool removed from the middle", many(50, (id, t) => (id === "tool-0020" ? undefined : t)), many(50)],
+    ["an MCP pin changed after the tools", many(20), many(20).replace('"mcp_servers": {}', '"mcp_servers": {"x": 1}')],
+    ["HEAD with a second member of an id kept before the stretch (the later one counts)", many(20), swap(many(20), '"tool-0010": {', '"tool-0002": {')],
+    ["HEAD with a second member of an id kept after the stretch (the later one counts)", many(20), swap(many(20), '"tool-0010": {', '"tool-0015": {')],
+    ["HEAD's separator before the stretch broken (not JSON)", many(50, (id, t) => (id === "tool-0020" ? relock(t, "new") : t)), swap(many(50), '\n    },\n    "tool-0020"', '\n    }\n\n    "tool-0020"')],
+    ["HEAD's separator after the stretch broken (not JSON)", many(50, (id, t) => (id === "tool-0020" ? relock(t, "new") : t)), swap(many(50), '\n    },\n    "tool-0021"', '\n    }\n\n    "tool-0021"')],
+    ["HEAD's block in the stretch not one whole member", many(20), swap(many(20), '"tool-0010": {\n      "version": "1.0.0",', '"tool-0010": {\n      "version": {\n    },\n    "x": {\n      "v": 1,')],
+  ])("leaves %s to the whole cut, to the same answer", (_, committed, head) => {
+    const cut = renderedTools(committed)!;
+    const quick = editedInStretch(committed, cut, head);
+    if (quick !== undefined) expect(quick).toEqual(parsedWhole(committed, head) as string[]);
+    expect(editedToolIds(committed, head, cut)).toEqual(parsedWhole(committed, head));
+  });
+
+  test("random relocks and hand edits of HEAD's copy give the ids parsing both files whole gives", () => {
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    let quick = 0;
+    for (let i = 0; i < 1500; i++) {
+      const count = 1 + next(40);
+      const touched = new Set(Array.from({ length: 1 + next(3) }, () => `tool-${String(next(count)).padStart(4, "0")}`));
+      const kind = next(5);
+      const committed = many(count, (id, t) => (!touched.has(id) ? t : kind === 0 ? undefined : relock(t, `${id}-${i}`)));
+      let head = many(count + (kind === 1 ? 1 : 0));
+      if (next(3) === 0) {
+        // A hand edit somewhere in HEAD: a character changed, added or removed.
+        const at = next(head.length);
+        const pieces = ["", " ", "1", '"', "}", ",", "\n"];
+        head = head.slice(0, at) + pieces[next(pieces.length)]! + head.slice(at + next(2));
+      }
+      const cut = renderedTools(committed)!;
+      const want = parsedWhole(committed, head);
+      const stretch = editedInStretch(committed, cut, head);
+      if (stretch !== undefined) {
+        quick++;
+        if (JSON.stringify(stretch) !== JSON.stringify(want)) expect({ committed, head, stretch }).toEqual({ committed, head, stretch: want as string[] });
+      }
+      const got = editedToolIds(committed, head, cut);
+      if (JSON.stringify(got) !== JSON.stringify(want)) expect({ committed, head, got }).toEqual({ committed, head, got: want });
+    }
+    // The stretch answered most of them, not only the fallback.
+    expect(quick).toBeGreaterThan(700);
   });
 });

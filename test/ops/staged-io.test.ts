@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { checkStaged } from "../../src/ops/staged-io.ts";
@@ -186,5 +186,159 @@ describe("kiwi check --staged (library)", () => {
     const [p] = await staged(root);
     expect(p!.root.endsWith("/svc")).toBe(true);
     expect(p!.lock.diff!.removed.map((c) => c.id)).toEqual(["web"]);
+  });
+});
+
+describe("HEAD's lockfile, kept in the cache by the check of the commit that staged it", () => {
+  /** An environment whose git logs each command to `log` before running the real git, and a fresh cache. */
+  function loggedGit(): { env: Record<string, string>; log: string; cacheDir: string } {
+    const dir = makeTemp("kiwi-git-log-");
+    const log = join(dir, "log");
+    const real = Bun.which("git")!;
+    writeFileSync(join(dir, "git"), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    writeFileSync(log, "");
+    const cacheDir = join(makeTemp("kiwi-cache-"), "cache");
+    return { env: { ...env, PATH: `${dir}:${gitEnv(home).PATH}`, KIWI_CACHE_DIR: cacheDir }, log, cacheDir };
+  }
+  const shows = (log: string) => readFileSync(log, "utf8").split("\n").filter((l) => l.startsWith("show "));
+  const check = (root: string, e: Record<string, string>) => checkStaged({ cwd: root, env: e, cacheDir: e.KIWI_CACHE_DIR!, now: Date.now });
+  const headId = (root: string) => git(root, ["rev-parse", "HEAD:tool.lock.json"], env).trim();
+  const relockWith = (root: string, e: Record<string, string>) => lockProject(createContext({ cwd: root, env: e }));
+
+  /** A repository (of `format`) whose HEAD's lockfile was staged and checked by the last commit, and a further change staged. */
+  async function secondCommit(format: "sha1" | "sha256", g: ReturnType<typeof loggedGit>): Promise<string> {
+    const root = makeTemp("kiwi-staged-");
+    writeTree(root, TOOLS);
+    await relockWith(root, g.env);
+    git(root, ["init", "-q", `--object-format=${format}`, "-b", "main", "."], env);
+    git(root, ["add", "-A"], env);
+    git(root, ["commit", "-q", "-m", "init"], env);
+    for (const line of ["echo one\n", "echo two\n"]) {
+      appendFileSync(join(root, ".ai/tools/hi.sh"), line);
+      await relockWith(root, g.env);
+      git(root, ["add", "-A"], env);
+      if (line === "echo one\n") {
+        expect((await check(root, g.env))[0]!.lock.status).toBe("fresh");
+        git(root, ["commit", "-q", "-m", "one"], env);
+      }
+    }
+    writeFileSync(g.log, "");
+    return root;
+  }
+
+  test.each(["sha1", "sha256"] as const)("reads it from the cache without asking git (%s repository), to the verdict git's copy gives", async (format) => {
+    const g = loggedGit();
+    const root = await secondCommit(format, g);
+    expect(readdirSync(join(g.cacheDir, "check", "git-blobs"))).toContain(headId(root));
+    const [kept] = await check(root, g.env);
+    expect(shows(g.log)).toEqual([]);
+    const asked = loggedGit();
+    const [fromGit] = await check(root, asked.env);
+    expect(shows(asked.log)).toEqual(["show HEAD:tool.lock.json"]);
+    expect({ ...kept!, remembered: false }).toEqual({ ...fromGit!, remembered: false });
+    expect([kept!.lock.status, kept!.affected.changed]).toEqual(["fresh", ["hi"]]);
+  });
+
+  test("asks git on a miss and keeps its answer for the next check", async () => {
+    const g = loggedGit();
+    const root = await secondCommit("sha1", g);
+    rmSync(join(g.cacheDir, "check"), { recursive: true });
+    await check(root, g.env);
+    expect(shows(g.log)).toEqual(["show HEAD:tool.lock.json"]);
+    expect(readFileSync(join(g.cacheDir, "check", "git-blobs", headId(root)), "utf8")).toBe(git(root, ["show", "HEAD:tool.lock.json"], env));
+  });
+
+  test.each([
+    ["the staged lockfile planted under HEAD's id", (committed: string) => committed],
+    ["a damaged copy", (committed: string) => committed.slice(0, -40)],
+  ])("never trusts %s: git is asked and the hand edit is judged", async (_, plant) => {
+    const g = loggedGit();
+    const root = await lockedRepo();
+    const lockPath = join(root, "tool.lock.json");
+    const head = readFileSync(lockPath, "utf8");
+    const web = /"web": \{[^}]*"integrity": "(sha256:[0-9a-f]{64})"/.exec(head)!;
+    const edited = head.replace(web[1]!, `sha256:${"0".repeat(64)}`);
+    writeFileSync(lockPath, edited);
+    git(root, ["add", "tool.lock.json"], env);
+    // Trusted, a copy of the staged lockfile as HEAD's would hide the edit: no entry would differ.
+    const path = join(g.cacheDir, "check", "git-blobs", headId(root));
+    writeTree(join(g.cacheDir, "check", "git-blobs"), { [headId(root)]: plant(edited) });
+    const [p] = await check(root, g.env);
+    expect(shows(g.log)).toEqual(["show HEAD:tool.lock.json"]);
+    expect([p!.lock.status, p!.lock.diff!.changed.map((c) => c.id)]).toEqual(["stale", ["web"]]);
+    expect(readFileSync(path, "utf8")).toBe(head);
+  });
+
+  test("asks git nothing when the commit adds the lockfile (HEAD has none)", async () => {
+    const g = loggedGit();
+    const root = await lockedRepo();
+    git(root, ["rm", "-q", "--cached", "tool.lock.json"], env);
+    git(root, ["commit", "-q", "-m", "no lockfile"], env);
+    git(root, ["add", "tool.lock.json"], env);
+    const [p] = await check(root, g.env);
+    expect(shows(g.log)).toEqual([]);
+    expect([p!.lock.status, p!.lock.diff]).toEqual(["fresh", { added: [], removed: [], changed: [] }]);
+  });
+});
+
+describe("the committed lockfile's entries, read whole or one at a time", () => {
+  const check = (root: string, cacheDir: string) => checkStaged({ cwd: root, env: { ...env, KIWI_CACHE_DIR: cacheDir }, cacheDir, now: Date.now });
+  const lockPath = (root: string) => join(root, "tool.lock.json");
+  const changeHi = (root: string) => appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+
+  test.each<[string, (root: string) => Promise<void> | void]>([
+    ["a changed tool relocked and staged", async (root) => {
+      changeHi(root);
+      await relock(root);
+      git(root, ["add", "-A"], env);
+    }],
+    ["a changed tool staged without a relock", (root) => {
+      changeHi(root);
+      git(root, ["add", "-A"], env);
+    }],
+    ["a hand edit of one entry staged", (root) => {
+      const text = readFileSync(lockPath(root), "utf8");
+      writeFileSync(lockPath(root), text.replace(/("web": \{[^}]*"integrity": "sha256:)[0-9a-f]{64}/, `$1${"0".repeat(64)}`));
+      git(root, ["add", "-A"], env);
+    }],
+    ["a hand edit that is not kiwi's rendering staged", (root) => {
+      writeFileSync(lockPath(root), readFileSync(lockPath(root), "utf8").replace('"version": "1.0.0"', '"version" :  "1.0.0"'));
+      git(root, ["add", "-A"], env);
+    }],
+    ["a deleted tool staged with its relock", async (root) => {
+      git(root, ["rm", "-q", ".ai/tools/web.yaml"], env);
+      await relock(root);
+      git(root, ["add", "-A"], env);
+    }],
+    ["a tool deleted, not relocked", (root) => {
+      git(root, ["rm", "-q", ".ai/tools/hi.sh"], env);
+    }],
+    ["a relock left unstaged", async (root) => {
+      changeHi(root);
+      git(root, ["add", "-A"], env);
+      await relock(root);
+    }],
+    ["a new tool named constructor, not locked", (root) => {
+      writeFileSync(join(root, ".ai/tools/constructor.yaml"), "tool_id: constructor\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: GET, url: https://x.test/ }\n");
+      git(root, ["add", "-A"], env);
+    }],
+  ])("%s: the same verdict either way", async (_, stage) => {
+    const root = await lockedRepo();
+    await stage(root);
+    const cacheDir = join(makeTemp("kiwi-cache-"), "cache");
+    // The first read of the text parses it whole (and remembers kiwi's rendering as checked); the second cuts it.
+    const [whole] = await check(root, cacheDir);
+    rmSync(join(cacheDir, "check", "staged"), { recursive: true, force: true });
+    const [cut] = await check(root, cacheDir);
+    expect(cut!.remembered).toBe(false);
+    expect(cut).toEqual(whole!);
+  });
+
+  test("judges a new tool named constructor as added to the lockfile", async () => {
+    const root = await lockedRepo();
+    writeFileSync(join(root, ".ai/tools/constructor.yaml"), "tool_id: constructor\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: GET, url: https://x.test/ }\n");
+    git(root, ["add", "-A"], env);
+    const [p] = await staged(root);
+    expect([p!.lock.status, p!.lock.diff!.added.map((c) => c.id), p!.lock.diff!.changed]).toEqual(["stale", ["constructor"], []]);
   });
 });

@@ -1,0 +1,50 @@
+import { describe, expect, test } from "bun:test";
+import { lockedToolsOf, lockedToolsOfRendered, touches } from "../../src/lockfile/locked-tools.ts";
+import { renderLockfile } from "../../src/lockfile/render.ts";
+import { renderedTools } from "../../src/lockfile/rendered-tools.ts";
+import type { LockedTool } from "../../src/schema/lockfile.ts";
+import { entry, file, lockOf } from "./helpers.ts";
+
+const tools: Record<string, LockedTool> = {
+  subprocess: entry("subprocess", { tool_id: "subprocess" }, [], { type: "primitive", source: "<builtin>/subprocess.yaml" }),
+  zeta: entry("zeta", { tool_id: "zeta" }, [file("z.py", "z"), file("a/b.py", "b", true)], { executor: "subprocess@1.0.0" }),
+  twin: entry("twin", { tool_id: "twin" }, [], { source: ".ai/tools/zeta/tool.yaml" }),
+  "é-tool": entry("é-tool", { tool_id: "é-tool" }, [], { executor: "subprocess@1.0.0", source: ".ai/tools/é \"odd\"/tool.yaml" }),
+  'we"ird\\id': entry('we"ird\\id', { tool_id: "weird" }, [file('a "quoted" {brace}.py', "q")]),
+};
+const text = renderLockfile(lockOf(tools));
+const views: [string, () => ReturnType<typeof lockedToolsOf>][] = [
+  ["parsed whole", () => lockedToolsOf(JSON.parse(text).tools)],
+  ["read in place from rendered text", () => lockedToolsOfRendered(renderedTools(text)!)],
+];
+
+describe("a lockfile's tool entries, one at a time", () => {
+  test.each(views)("gives every id, each entry and the ids of each source as JSON.parse of the whole file: %s", (_, view) => {
+    const locked = view();
+    const whole = JSON.parse(text).tools as Record<string, LockedTool>;
+    expect([...locked.ids()].sort()).toEqual(Object.keys(whole).sort());
+    for (const id of locked.ids()) expect(locked.get(id)).toEqual(whole[id]!);
+    expect(locked.get("zeta")).toBe(locked.get("zeta")!); // parsed once
+    expect([...locked.touchedBy(".ai/tools/zeta/tool.yaml")].sort()).toEqual(["twin", "zeta"]);
+    expect([...locked.touchedBy(".ai/tools/zeta/a/b.py")].sort()).toEqual(["twin", "zeta"]);
+    expect(locked.touchedBy(".ai/tools/none.yaml")).toEqual([]);
+  });
+
+  test.each(views)("has no entry for an id it lacks, whatever Object has: %s", (_, view) => {
+    const locked = view();
+    for (const id of ["missing", "constructor", "__proto__", "toString", "hasOwnProperty"]) expect(locked.get(id)).toBeUndefined();
+  });
+
+  test.each(views)("names the entries each path touches, as the rule over every entry does: %s", (_, view) => {
+    const sources = [".ai/tools/a.sh", ".ai/tools/d/tool.yaml", ".ai/tools/d/tool.yml", ".ai/tools/d/tool.json", ".ai/tools/d/e/tool.yaml", ".ai/tools/d/tool.yaml.bak", ".ai/tools/d/mytool.yaml", ".ai/tools/é \"q\"/tool.yaml", "tool.yaml", "/tool.json", ".ai/tools/d/x.yaml#srv", "<builtin>/subprocess.yaml"];
+    const many = Object.fromEntries(sources.map((source, i) => [`t${i}`, entry(`t${i}`, { tool_id: `t${i}` }, [], { source })]));
+    const locked = view === views[0]![1] ? lockedToolsOf(many) : lockedToolsOfRendered(renderedTools(renderLockfile(lockOf(many)))!);
+    const paths = [...sources, ".ai/tools/d/run.py", ".ai/tools/d/e/f/g.txt", ".ai/tools/d", ".ai/tools/dd/tool.yaml", ".ai/tools/é \"q\"/x", "/abs/file", ".ai/tools/d/x.yaml", "x/tool.yaml/y"];
+    for (const path of paths) expect({ path, ids: [...locked.touchedBy(path)].sort() }).toEqual({ path, ids: Object.keys(many).filter((id) => touches(path, many[id]!.source)).sort() });
+  });
+
+  test("refuses, rather than guess, an entry of text that was never kiwi's rendering", () => {
+    const nested = `{\n  "lockfileVersion": 1,\n  "tools": {\n    "a": {\n      "x": {\n    },\n    "b": {\n      "v": 1\n    },\n    "c": {\n      "w": 1 }\n    }\n  },\n  "mcp_servers": {}\n}\n`;
+    expect(() => lockedToolsOfRendered(renderedTools(nested)!).get("a")).toThrow(expect.objectContaining({ code: "E_INTERNAL" }));
+  });
+});
