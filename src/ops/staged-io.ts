@@ -1,15 +1,21 @@
 // `kiwi check --staged`: for each project a commit touches, validate the changed tools and every
 // tool whose chain runs through them, and judge their lockfile entries against the tree
-// (staged-check-io.ts). Git is asked once what differs; a project whose inputs are unchanged since
-// a check judged them gets that verdict back from the staged memo (staged-memo-io.ts), so the
-// validator, the tree's manifests and the hashing are loaded only when something changed.
+// (staged-check-io.ts). Git is asked what the commit records (the index against HEAD, which reads
+// no working file), then, per project, the state of the only working copies the verdict depends on:
+// the lockfile's and the changed tools' (a status of the whole tree would stat every file git
+// tracks). A project whose inputs are unchanged since a check judged them gets that verdict back
+// from the staged memo (staged-memo-io.ts), so the validator, the tree's manifests and the hashing
+// are loaded only when something changed.
 import { existsSync, realpathSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { TOOLS_DIR, findProjectRoot } from "../manifest/project-io.ts";
-import { type GitEnv, findWorkTree, readGitStatus, resolveWorkTreeAsync } from "../hook/git-io.ts";
+import { type GitEnv, findWorkTree, readScopedStatus, readStagedDiff, resolveWorkTreeAsync } from "../hook/git-io.ts";
+import { type GitStatus, scopedStatus } from "../hook/git-status.ts";
 import { groupByProject } from "../hook/staged.ts";
-import { type TreeIdentity, identifyTree, readStagedMemo, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
+import { LOCKFILE_NAME } from "../lockfile/name.ts";
+import { type LockIndex, NO_TOOL } from "../lockfile/lock-index-io.ts";
+import { identifyTree, readProjectIndex, readStagedMemo, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
 import type { LockStatus, Repo, StagedVerdict } from "./staged-check-io.ts";
 
 export interface StagedOptions {
@@ -37,8 +43,9 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
   const options = { ...input, cwd: realpathSync(input.cwd) };
   const now = options.now();
   const asked = askGit(options.cwd, options.env);
-  // While git runs: the identity of the tree kiwi was started in, the project a hook usually commits to.
-  const early = await treeAround(options.cwd, now, options);
+  // While git runs: the lock index of the project kiwi was started in, the one a hook usually commits to.
+  const around = projectAround(options.cwd);
+  const aroundIndex = around === undefined ? undefined : (readProjectIndex(options.cacheDir, around) ?? null);
   const repo = await asked;
   if (!options.files?.length && repo === undefined) {
     throw new KiwiError("E_GIT", `${options.cwd} is not inside a git repository, so nothing is staged`, {
@@ -48,24 +55,31 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
   // Paths relative to the file system root, so groups from anywhere share one base. Given files
   // (pre-commit's) never include deletions, so git's staged deletions are added to them.
   const absolute = options.files?.length
-    ? [...options.files.map((f) => resolve(options.cwd, f)), ...(repo === undefined ? [] : repo.status.deleted.map((p) => join(repo.top, p)))]
-    : repo!.status.staged.map((p) => join(repo!.top, p));
+    ? [...options.files.map((f) => resolve(options.cwd, f)), ...(repo === undefined ? [] : repo.staged.deleted.map((p) => join(repo.top, p)))]
+    : repo!.staged.staged.map((p) => join(repo!.top, p));
   const results: StagedProject[] = [];
   for (const group of groupByProject(absolute.map((abs) => relative("/", abs).split(sep).join("/")))) {
     const root = `/${group.root}`;
     if (!existsSync(join(root, TOOLS_DIR))) continue;
-    results.push(await checkProjectRemembered(root, group.paths, repo, { ...options, started: now, early }));
+    results.push(await checkProjectRemembered(root, group.paths, repo, { ...options, started: now, index: root === around ? aroundIndex : undefined }));
   }
   return results;
 }
 
+/** The repository around the check: its top folder and what the next commit records. */
+interface StagedRepo {
+  top: string;
+  /** The index against HEAD (git-status.ts parseStagedDiff): no working copy's state. */
+  staged: GitStatus;
+}
+
 /**
- * Where the work tree is and what differs in it. git's status starts at once; the top is found as
- * git finds it (findWorkTree) or, where that is not certain, asked of git side by side. Undefined
- * outside a repository (or without git); a repository whose status fails is an error.
+ * Where the work tree is and what the next commit records. git starts at once; the top is found
+ * as git finds it (findWorkTree) or, where that is not certain, asked of git side by side.
+ * Undefined outside a repository (or without git); a repository whose diff fails is an error.
  */
-async function askGit(cwd: string, env: GitEnv): Promise<Repo | undefined> {
-  const status = readGitStatus(cwd, env);
+async function askGit(cwd: string, env: GitEnv): Promise<StagedRepo | undefined> {
+  const status = readStagedDiff(cwd, env);
   status.catch(() => undefined); // judged below, once the top is known
   const found = findWorkTree(cwd, env);
   let top: string;
@@ -76,7 +90,7 @@ async function askGit(cwd: string, env: GitEnv): Promise<Repo | undefined> {
     throw error;
   }
   try {
-    return { top, status: await status };
+    return { top, staged: await status };
   } catch (error) {
     // A .git folder git itself does not accept (another owner, damaged): as before, no repository.
     if (found !== undefined && error instanceof KiwiError && error.code === "E_GIT" && (await resolveWorkTreeAsync(cwd, env).catch(() => undefined)) === undefined) return undefined;
@@ -84,21 +98,34 @@ async function askGit(cwd: string, env: GitEnv): Promise<Repo | undefined> {
   }
 }
 
-/** The tree identity of the project around `cwd`, if there is one. */
-async function treeAround(cwd: string, now: number, options: StagedOptions): Promise<TreeIdentity | undefined> {
-  let root: string;
+/** The root of the project around `cwd`, if there is one. */
+function projectAround(cwd: string): string | undefined {
   try {
-    root = findProjectRoot(cwd);
+    return findProjectRoot(cwd);
   } catch (error) {
     if (error instanceof KiwiError && error.code === "E_NO_PROJECT") return undefined;
     throw error;
   }
-  return identifyTree(root, now, { cacheDir: options.cacheDir });
 }
 
-/** A project's verdict from the staged memo when its inputs are unchanged, else checked and remembered. */
-async function checkProjectRemembered(root: string, paths: string[], repo: Repo | undefined, options: StagedOptions & { started: number; early?: TreeIdentity }): Promise<StagedProject> {
-  const tree = options.early?.root === root ? options.early : await identifyTree(root, options.started, { cacheDir: options.cacheDir });
+/**
+ * A project's verdict from the staged memo when its inputs are unchanged, else checked and
+ * remembered. `index` is the project's lock index when it was loaded already (null: none).
+ */
+async function checkProjectRemembered(root: string, paths: string[], git: StagedRepo | undefined, options: StagedOptions & { started: number; index?: LockIndex | null }): Promise<StagedProject> {
+  const index = options.index === undefined ? (readProjectIndex(options.cacheDir, root) ?? null) : options.index;
+  // git reads the working copies the verdict depends on while the tree's identity is taken.
+  const scope = git === undefined ? undefined : workingCopiesOf(root, paths, index ?? undefined);
+  const scoped = git === undefined || scope === undefined ? undefined : readScopedStatus(git.top, scope.paths, options.env);
+  scoped?.catch(() => undefined); // awaited below
+  const tree = await identifyTree(root, options.started, { cacheDir: options.cacheDir, index });
+  let repo: Repo | undefined;
+  if (git !== undefined) {
+    let worktree = await scoped!;
+    // The index named the changed tools; when it no longer vouches for the tree, git is asked for all of it.
+    if (scope!.fromIndex && !tree.indexed) worktree = await readScopedStatus(git.top, wholeProject(root), options.env);
+    repo = { top: git.top, status: scopedStatus(git.staged, worktree) };
+  }
   const key = stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict: options.strict === true, repo, env: options.env, now: options.started }, tree);
   const known = key ? readStagedMemo(key) : undefined;
   if (known) return { root, ...known, remembered: true };
@@ -108,5 +135,35 @@ async function checkProjectRemembered(root: string, paths: string[], repo: Repo 
   const { verdict, memorable } = await checkProjectChanges(root, paths, repo, { ...options, ...read });
   if (key && memorable) writeStagedMemo(key, verdict);
   return { root, ...verdict, remembered: false };
+}
+
+/**
+ * The working copies a project's verdict depends on, as absolute paths for git: the lockfile
+ * (read from the index when its working copy differs) and each changed tool's manifest and, for a
+ * folder tool, its folder (staged-check-io.ts warns of those that differ from what is staged). The
+ * tools are found through the lock index; a staged path it does not pin on one tool, or no index,
+ * asks for the whole tools folder. `fromIndex`: the index chose them (valid while it vouches).
+ */
+function workingCopiesOf(root: string, paths: readonly string[], index: LockIndex | undefined): { paths: string[]; fromIndex: boolean } {
+  const changed = paths.filter((p) => p !== LOCKFILE_NAME);
+  if (changed.length === 0) return { paths: [join(root, LOCKFILE_NAME)], fromIndex: false };
+  if (!index) return { paths: wholeProject(root), fromIndex: false };
+  const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
+  const out = new Set([join(root, LOCKFILE_NAME)]);
+  for (const path of changed) {
+    const at = path.startsWith(prefix) ? index.paths.indexOf(path.slice(prefix.length)) : -1;
+    const owner = at === -1 ? undefined : index.owners[at]!;
+    // A path of no tool is in no warning; a new or shared one, or one of no entry, is not pinned on one tool.
+    if (owner === NO_TOOL) continue;
+    if (owner === undefined || owner < 0) return { paths: wholeProject(root), fromIndex: false };
+    const tool = index.tools[owner]!;
+    out.add(join(root, tool.form === "directory" ? tool.root : tool.source));
+  }
+  return { paths: [...out], fromIndex: true };
+}
+
+/** Every working copy of a project that the verdict can depend on. */
+function wholeProject(root: string): string[] {
+  return [join(root, LOCKFILE_NAME), join(root, TOOLS_DIR)];
 }
 

@@ -69,17 +69,22 @@ export interface TreeIdentity {
  * The tree identity of `root` at `now`. Through the lock index when there is one and the tree
  * still holds exactly its entries: one statx per recorded entry and no readdir (a
  * folder is listed only when its own stat changed), git's way; else one readdir per folder and one
- * lstat per entry. Taken on its own so it can be computed while git answers.
+ * lstat per entry. Taken on its own so it can be computed while git answers. `index` is the
+ * project's lock index when the caller loaded it already (readProjectIndex; null: there is none).
  */
-export async function identifyTree(root: string, now: number, options: { cacheDir: string }): Promise<TreeIdentity> {
-  // Written by a plain or a --strict lock alike: what it records of the tree is the same.
-  const index = loadLockIndex(options.cacheDir, root, undefined);
+export async function identifyTree(root: string, now: number, options: { cacheDir: string; index?: LockIndex | null }): Promise<TreeIdentity> {
+  const index = options.index === undefined ? readProjectIndex(options.cacheDir, root) : (options.index ?? undefined);
   if (index) {
     const scan = await scanLockIndexFast(index);
     if (!scan.structural) return { root, digest: indexedDigest(root, index, scan, now), indexed: { index, scan } };
   }
   const raw = rawTreeFingerprint(root, "kiwi check --staged", now);
   return raw ? { root, digest: { value: raw.digest, racy: raw.racy }, raw: raw.tree } : { root };
+}
+
+/** The project's lock index, written by a plain or a --strict lock alike (what it records of the tree is the same). */
+export function readProjectIndex(cacheDir: string, root: string): LockIndex | undefined {
+  return loadLockIndex(cacheDir, root, undefined);
 }
 
 /**
