@@ -10,7 +10,8 @@
 //     by walking the tree (manifest/raw-tree-io.ts);
 //   - the lockfile as committed: its index blob id when the working copy differs from the index,
 //     else the working copy's stat identity; and HEAD's blob id when the lockfile is staged;
-//   - git's view of the project: the repository's top and every unstaged path below the project;
+//   - git's view of the project: the repository's top and which of the working copies the verdict
+//     reads (the lockfile, the changed tools' files: staged-io.ts workingCopiesOf) differ from the index;
 //   - the syntax checkers: python3's and bash's path and stat identity, and the environment they get.
 // It is never trusted past a changed stat, and nothing is remembered when a file changed within the
 // racy margin (its stat could hide a second write), when the tree holds a symbolic link, or when a
@@ -134,7 +135,8 @@ function lockfileIdentity(inputs: StagedMemoInputs, limit: number): { id: string
   const rel = repo ? toTop(repo.top, join(root, LOCKFILE_NAME)) : undefined;
   const inRepo = rel !== undefined && !rel.startsWith("../") && rel !== "..";
   if (repo) {
-    // Every path below the project whose working copy differs from the index: which files get the
+    // The paths below the project whose working copy differs from the index, among those git was
+    // asked about (every working copy the verdict reads): which files get the
     // unstaged warning, and whether the lockfile is read from the index.
     const below = toTop(repo.top, root);
     const prefix = below === "" ? "" : `${below}/`;
