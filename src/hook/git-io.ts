@@ -103,9 +103,13 @@ export function movesWorkTree(config: string): boolean {
 }
 
 /**
- * git's status, optional locks off: status would otherwise refresh and rewrite the index, and
- * inside a pre-commit hook the index is git's.
+ * What differs, staged and not, in one process (see git-status.ts). Optional locks are off: status
+ * would otherwise refresh and rewrite the index, and inside a pre-commit hook the index is git's.
  */
+export async function readGitStatus(cwd: string, env?: GitEnv): Promise<GitStatus> {
+  return parseGitStatus(await runGitAsync(cwd, STATUS_ARGS, env));
+}
+
 const STATUS_ARGS = ["--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames"];
 
 /** What the next commit records (the index against HEAD), without reading any working file (git-status.ts parseStagedDiff). */

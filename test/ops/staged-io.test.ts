@@ -29,10 +29,15 @@ async function lockedRepo(): Promise<string> {
   return root;
 }
 
-const staged = (root: string, files?: string[]) => checkStaged({ cwd: root, env, cacheDir: env.KIWI_CACHE_DIR, now: Date.now, files });
 const relock = (root: string) => lockProject(createContext({ cwd: root, env }));
 
-describe("kiwi check --staged (library)", () => {
+// Both ways of asking git: its status of the whole tree (a small repository), and the staged diff
+// with a status of the changed tools' working copies only (a large one; forced here).
+describe.each([
+  ["git's status of the whole tree", undefined],
+  ["the staged diff, then the changed tools' working copies", 0],
+])("kiwi check --staged (library), %s", (_how, scopedFrom) => {
+  const staged = (root: string, files?: string[]) => checkStaged({ cwd: root, env, cacheDir: env.KIWI_CACHE_DIR, now: Date.now, files, scopedFrom });
   test("finds nothing to do when no tool file is staged", async () => {
     const root = await lockedRepo();
     writeFileSync(join(root, "README.md"), "hi\n");
@@ -138,7 +143,7 @@ describe("kiwi check --staged (library)", () => {
     expect(p!.unstaged).toEqual([".ai/tools/hi.sh"]);
   });
 
-  describe("asks git only about the working copies the verdict reads", () => {
+  describe("the working copies the verdict reads", () => {
     /** A locked, committed repository with a folder tool of three files. */
     async function withFolderTool(): Promise<string> {
       const root = await lockedRepo();
@@ -198,7 +203,7 @@ describe("kiwi check --staged (library)", () => {
       appendFileSync(join(root, ".ai/tools/box/run.sh"), "echo staged\n");
       git(root, ["add", ".ai/tools/box/run.sh"], env);
       // Checked a minute later, as a commit is: files younger than the racy margin are never remembered.
-      const later = () => checkStaged({ cwd: root, env, cacheDir: env.KIWI_CACHE_DIR, now: () => Date.now() + 60_000 });
+      const later = () => checkStaged({ cwd: root, env, cacheDir: env.KIWI_CACHE_DIR, now: () => Date.now() + 60_000, scopedFrom });
       const first = await later();
       const again = await later();
       expect([first[0]!.unstaged, again[0]!.remembered]).toEqual([[], true]);
