@@ -3,7 +3,7 @@
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, unlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { KiwiError } from "../errors.ts";
-import { type GitStatus, parseGitStatus } from "./git-status.ts";
+import { type GitStatus, parseGitStatus, parseStagedDiff } from "./git-status.ts";
 
 /** The environment git runs with (GIT_DIR, GIT_INDEX_FILE from a hook pass through it). */
 export type GitEnv = Readonly<Record<string, string | undefined>>;
@@ -107,7 +107,19 @@ export function movesWorkTree(config: string): boolean {
  * would otherwise refresh and rewrite the index, and inside a pre-commit hook the index is git's.
  */
 export async function readGitStatus(cwd: string, env?: GitEnv): Promise<GitStatus> {
-  return parseGitStatus(await runGitAsync(cwd, ["--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames"], env));
+  return parseGitStatus(await runGitAsync(cwd, STATUS_ARGS, env));
+}
+
+const STATUS_ARGS = ["--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames"];
+
+/** What the next commit records (the index against HEAD), without reading any working file (git-status.ts parseStagedDiff). */
+export async function readStagedDiff(cwd: string, env?: GitEnv): Promise<GitStatus> {
+  return parseStagedDiff(await runGitAsync(cwd, ["--no-optional-locks", "diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev"], env));
+}
+
+/** git's status of `paths` alone (absolute; taken literally, never as patterns): only their working copies are read. */
+export async function readScopedStatus(cwd: string, paths: readonly string[], env?: GitEnv): Promise<GitStatus> {
+  return parseGitStatus(await runGitAsync(cwd, ["--literal-pathspecs", ...STATUS_ARGS, "--", ...paths], env));
 }
 
 /** runGit without blocking: several git questions (or git and kiwi's own work) run at once. */

@@ -1,8 +1,10 @@
-// git's answer to "what differs?" in one listing: `git status --porcelain=v2 -z` names every path
-// whose index copy differs from HEAD (staged) or whose working copy differs from the index
-// (unstaged), with the blob ids of its HEAD and index copies. One process where the staged check
-// used to start two (`git diff --cached` and `git diff`), and the blob ids identify the lockfile as
-// committed and as in HEAD without reading either. Pure.
+// git's answer to "what differs?": `git status --porcelain=v2 -z` names every path whose index copy
+// differs from HEAD (staged) or whose working copy differs from the index (unstaged), with the blob
+// ids of its HEAD and index copies, which identify the lockfile as committed and as in HEAD without
+// reading either. The staged check asks it in two steps (parseStagedDiff, then scopedStatus): what
+// a commit records, from `git diff --cached --raw`, which reads no working file, and the working
+// copies' state only of the paths the check looks at, since a status of the whole tree stats every
+// file git tracks (~40 ms for the 13,000 files of a 1,000-tool tree, four times the rest). Pure.
 
 /** What `git status` says of one path: its change codes and the blob ids of its HEAD and index copies. */
 export interface StatusEntry {
@@ -54,6 +56,44 @@ export function parseGitStatus(text: string): GitStatus {
       if (fields) entries.set(fields.rest, { x: "U", y: "U" });
     }
   }
+  return fromEntries(entries);
+}
+
+/**
+ * Parses `git diff --cached --raw -z --no-renames --no-abbrev` output (`:mH mI hH hI X` then the
+ * path, each NUL-terminated): the index changes against HEAD, with both blob ids. An unmerged path
+ * (X = "U") is not staged and counts as unstaged, as in the full status. Working copies are not
+ * known here: every `y` is ".".
+ */
+export function parseStagedDiff(text: string): GitStatus {
+  const entries = new Map<string, StatusEntry>();
+  const records = text.split("\0");
+  for (let i = 0; i + 1 < records.length; i += 2) {
+    const head = records[i]!;
+    const path = records[i + 1]!;
+    if (!head.startsWith(":") || path === "") continue;
+    const parts = head.slice(1).split(" ");
+    if (parts.length !== 5 || parts[4]!.length === 0) continue;
+    const x = parts[4]![0]!;
+    entries.set(path, x === "U" ? { x: "U", y: "U" } : { x, y: ".", head: parts[2], index: parts[3] });
+  }
+  return fromEntries(entries);
+}
+
+/**
+ * The whole repository's staged changes (parseStagedDiff) with the working copies' state of the
+ * paths `scoped` (a status limited to them) covers: `unstaged` holds only those paths (and the
+ * unmerged ones), and their entries are the scoped status's.
+ */
+export function scopedStatus(staged: GitStatus, scoped: GitStatus): GitStatus {
+  const unstaged = new Set(scoped.unstaged);
+  for (const path of staged.unstaged) unstaged.add(path);
+  const entries = new Map(staged.entries);
+  for (const [path, entry] of scoped.entries) entries.set(path, entry);
+  return { staged: staged.staged, deleted: staged.deleted, unstaged, entries };
+}
+
+function fromEntries(entries: Map<string, StatusEntry>): GitStatus {
   const staged: string[] = [];
   const deleted: string[] = [];
   const unstaged = new Set<string>();

@@ -10,7 +10,8 @@
 //     by walking the tree (manifest/raw-tree-io.ts);
 //   - the lockfile as committed: its index blob id when the working copy differs from the index,
 //     else the working copy's stat identity; and HEAD's blob id when the lockfile is staged;
-//   - git's view of the project: the repository's top and every unstaged path below the project;
+//   - git's view of the project: the repository's top and which of the working copies the verdict
+//     reads (the lockfile, the changed tools' files: staged-io.ts workingCopiesOf) differ from the index;
 //   - the syntax checkers: python3's and bash's path and stat identity, and the environment they get.
 // It is never trusted past a changed stat, and nothing is remembered when a file changed within the
 // racy margin (its stat could hide a second write), when the tree holds a symbolic link, or when a
@@ -69,17 +70,22 @@ export interface TreeIdentity {
  * The tree identity of `root` at `now`. Through the lock index when there is one and the tree
  * still holds exactly its entries: one statx per recorded entry and no readdir (a
  * folder is listed only when its own stat changed), git's way; else one readdir per folder and one
- * lstat per entry. Taken on its own so it can be computed while git answers.
+ * lstat per entry. Taken on its own so it can be computed while git answers. `index` is the
+ * project's lock index when the caller loaded it already (readProjectIndex; null: there is none).
  */
-export async function identifyTree(root: string, now: number, options: { cacheDir: string }): Promise<TreeIdentity> {
-  // Written by a plain or a --strict lock alike: what it records of the tree is the same.
-  const index = loadLockIndex(options.cacheDir, root, undefined);
+export async function identifyTree(root: string, now: number, options: { cacheDir: string; index?: LockIndex | null }): Promise<TreeIdentity> {
+  const index = options.index === undefined ? readProjectIndex(options.cacheDir, root) : (options.index ?? undefined);
   if (index) {
     const scan = await scanLockIndexFast(index);
     if (!scan.structural) return { root, digest: indexedDigest(root, index, scan, now), indexed: { index, scan } };
   }
   const raw = rawTreeFingerprint(root, "kiwi check --staged", now);
   return raw ? { root, digest: { value: raw.digest, racy: raw.racy }, raw: raw.tree } : { root };
+}
+
+/** The project's lock index, written by a plain or a --strict lock alike (what it records of the tree is the same). */
+export function readProjectIndex(cacheDir: string, root: string): LockIndex | undefined {
+  return loadLockIndex(cacheDir, root, undefined);
 }
 
 /**
@@ -129,7 +135,8 @@ function lockfileIdentity(inputs: StagedMemoInputs, limit: number): { id: string
   const rel = repo ? toTop(repo.top, join(root, LOCKFILE_NAME)) : undefined;
   const inRepo = rel !== undefined && !rel.startsWith("../") && rel !== "..";
   if (repo) {
-    // Every path below the project whose working copy differs from the index: which files get the
+    // The paths below the project whose working copy differs from the index, among those git was
+    // asked about (every working copy the verdict reads): which files get the
     // unstaged warning, and whether the lockfile is read from the index.
     const below = toTop(repo.top, root);
     const prefix = below === "" ? "" : `${below}/`;

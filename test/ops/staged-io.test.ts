@@ -29,10 +29,15 @@ async function lockedRepo(): Promise<string> {
   return root;
 }
 
-const staged = (root: string, files?: string[]) => checkStaged({ cwd: root, env, cacheDir: env.KIWI_CACHE_DIR, now: Date.now, files });
 const relock = (root: string) => lockProject(createContext({ cwd: root, env }));
 
-describe("kiwi check --staged (library)", () => {
+// Both ways of asking git: its status of the whole tree (a small repository), and the staged diff
+// with a status of the changed tools' working copies only (a large one; forced here).
+describe.each([
+  ["git's status of the whole tree", undefined],
+  ["the staged diff, then the changed tools' working copies", 0],
+])("kiwi check --staged (library), %s", (_how, scopedFrom) => {
+  const staged = (root: string, files?: string[]) => checkStaged({ cwd: root, env, cacheDir: env.KIWI_CACHE_DIR, now: Date.now, files, scopedFrom });
   test("finds nothing to do when no tool file is staged", async () => {
     const root = await lockedRepo();
     writeFileSync(join(root, "README.md"), "hi\n");
@@ -136,6 +141,76 @@ describe("kiwi check --staged (library)", () => {
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo not staged\n");
     const [p] = await staged(root);
     expect(p!.unstaged).toEqual([".ai/tools/hi.sh"]);
+  });
+
+  describe("the working copies the verdict reads", () => {
+    /** A locked, committed repository with a folder tool of three files. */
+    async function withFolderTool(): Promise<string> {
+      const root = await lockedRepo();
+      writeTree(root, { ".ai/tools/box/tool.yaml": "tool_id: box\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig:\n  entrypoint: run.sh\n", ".ai/tools/box/run.sh": "echo box\n", ".ai/tools/box/data/a.txt": "a\n" });
+      await relock(root);
+      git(root, ["add", "-A"], env);
+      git(root, ["commit", "-q", "-m", "box"], env);
+      return root;
+    }
+
+    test("a changed folder tool: another of its files differing from the index is warned about", async () => {
+      const root = await withFolderTool();
+      appendFileSync(join(root, ".ai/tools/box/run.sh"), "echo staged\n");
+      git(root, ["add", ".ai/tools/box/run.sh"], env);
+      appendFileSync(join(root, ".ai/tools/box/data/a.txt"), "not staged\n");
+      const [p] = await staged(root);
+      expect([p!.affected.changed, p!.unstaged]).toEqual([["box"], [".ai/tools/box/data/a.txt"]]);
+    });
+
+    test("an unstaged edit of a tool the commit does not touch changes nothing, and is not asked for", async () => {
+      const root = await withFolderTool();
+      appendFileSync(join(root, ".ai/tools/hi.sh"), "echo staged\n");
+      git(root, ["add", ".ai/tools/hi.sh"], env);
+      const [before] = await staged(root);
+      appendFileSync(join(root, ".ai/tools/box/data/a.txt"), "not staged\n");
+      const [after] = await staged(root);
+      expect([after!.affected.changed, after!.unstaged, after!.lock.status]).toEqual([["hi"], [], "stale"]);
+      expect({ ...after!, remembered: false }).toEqual({ ...before!, remembered: false });
+    });
+
+    test("a new tool the lock index has never seen: its folder is read through git all the same", async () => {
+      const root = await lockedRepo();
+      writeTree(root, { ".ai/tools/fresh/tool.yaml": "tool_id: fresh\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig:\n  entrypoint: run.sh\n", ".ai/tools/fresh/run.sh": "echo one\n" });
+      git(root, ["add", ".ai/tools/fresh"], env);
+      appendFileSync(join(root, ".ai/tools/fresh/run.sh"), "echo two\n");
+      const [p] = await staged(root);
+      expect([p!.affected.changed, p!.unstaged]).toEqual([["fresh"], [".ai/tools/fresh/run.sh"]]);
+    });
+
+    test("a tree that changed since the lock index: git is asked about the whole tools folder", async () => {
+      const root = await lockedRepo();
+      // At the lock, data.txt belonged to no tool; a manifest written since makes its folder one.
+      writeTree(root, { ".ai/tools/pair/data.txt": "one\n" });
+      await relock(root);
+      git(root, ["add", "-A"], env);
+      git(root, ["commit", "-q", "-m", "pair"], env);
+      writeTree(root, { ".ai/tools/pair/tool.yaml": "tool_id: pair\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig:\n  entrypoint: run.sh\n", ".ai/tools/pair/run.sh": "echo pair\n" });
+      appendFileSync(join(root, ".ai/tools/pair/data.txt"), "two\n");
+      git(root, ["add", ".ai/tools/pair/data.txt"], env);
+      appendFileSync(join(root, ".ai/tools/pair/data.txt"), "three\n");
+      const [p] = await staged(root);
+      expect([p!.affected.changed, p!.unstaged]).toEqual([["pair"], [".ai/tools/pair/data.txt"]]);
+    });
+
+    test("a working copy changed after a remembered verdict is warned about: the memo is not replayed", async () => {
+      const root = await withFolderTool();
+      appendFileSync(join(root, ".ai/tools/box/run.sh"), "echo staged\n");
+      git(root, ["add", ".ai/tools/box/run.sh"], env);
+      // Checked a minute later, as a commit is: files younger than the racy margin are never remembered.
+      const later = () => checkStaged({ cwd: root, env, cacheDir: env.KIWI_CACHE_DIR, now: () => Date.now() + 60_000, scopedFrom });
+      const first = await later();
+      const again = await later();
+      expect([first[0]!.unstaged, again[0]!.remembered]).toEqual([[], true]);
+      appendFileSync(join(root, ".ai/tools/box/data/a.txt"), "not staged\n");
+      const [p] = await later();
+      expect([p!.unstaged, p!.remembered]).toEqual([[".ai/tools/box/data/a.txt"], false]);
+    });
   });
 
   test("says the lockfile is missing when the project has none", async () => {
