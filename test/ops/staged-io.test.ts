@@ -30,6 +30,8 @@ async function lockedRepo(): Promise<string> {
 }
 
 const relock = (root: string) => lockProject(createContext({ cwd: root, env }));
+/** The check as a small repository gets it (git's status of the whole tree). */
+const staged = (root: string, files?: string[]) => checkStaged({ cwd: root, env, cacheDir: env.KIWI_CACHE_DIR, now: Date.now, files });
 
 // Both ways of asking git: its status of the whole tree (a small repository), and the staged diff
 // with a status of the changed tools' working copies only (a large one; forced here).
@@ -37,19 +39,19 @@ describe.each([
   ["git's status of the whole tree", undefined],
   ["the staged diff, then the changed tools' working copies", 0],
 ])("kiwi check --staged (library), %s", (_how, scopedFrom) => {
-  const staged = (root: string, files?: string[]) => checkStaged({ cwd: root, env, cacheDir: env.KIWI_CACHE_DIR, now: Date.now, files, scopedFrom });
+  const stagedHere = (root: string, files?: string[]) => checkStaged({ cwd: root, env, cacheDir: env.KIWI_CACHE_DIR, now: Date.now, files, scopedFrom });
   test("finds nothing to do when no tool file is staged", async () => {
     const root = await lockedRepo();
     writeFileSync(join(root, "README.md"), "hi\n");
     git(root, ["add", "README.md"], env);
-    expect(await staged(root)).toEqual([]);
+    expect(await stagedHere(root)).toEqual([]);
   });
 
   test("judges a staged change against the lockfile and names the changed file", async () => {
     const root = await lockedRepo();
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
     git(root, ["add", ".ai/tools/hi.sh"], env);
-    const [p] = await staged(root);
+    const [p] = await stagedHere(root);
     expect(p!.affected.changed).toEqual(["hi"]);
     expect(p!.check.ok).toBe(true);
     expect(p!.lock.status).toBe("stale");
@@ -61,7 +63,7 @@ describe.each([
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
     await relock(root);
     git(root, ["add", "-A"], env);
-    const [p] = await staged(root);
+    const [p] = await stagedHere(root);
     expect([p!.lock.status, p!.lock.fromIndex]).toEqual(["fresh", false]);
   });
 
@@ -70,7 +72,7 @@ describe.each([
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
     git(root, ["add", ".ai/tools/hi.sh"], env);
     await relock(root);
-    const [p] = await staged(root);
+    const [p] = await stagedHere(root);
     expect([p!.lock.status, p!.lock.fromIndex]).toEqual(["stale", true]);
   });
 
@@ -79,7 +81,7 @@ describe.each([
     const rt = join(root, ".ai/tools/rt.yaml");
     writeFileSync(rt, readFileSync(rt, "utf8").replace("version: 1.0.0", "version: 1.1.0"));
     git(root, ["add", ".ai/tools/rt.yaml"], env);
-    const [p] = await staged(root);
+    const [p] = await stagedHere(root);
     expect(p!.affected.dependents).toEqual(["hi"]);
     const changed = p!.lock.diff!.changed.map((c) => [c.id, c.fields]);
     expect(changed).toEqual([["hi", ["executor"]], ["rt", ["version", "manifest_digest"]]]);
@@ -88,7 +90,7 @@ describe.each([
   test("reports a deleted tool that the lockfile still lists", async () => {
     const root = await lockedRepo();
     git(root, ["rm", "-q", ".ai/tools/web.yaml"], env);
-    const [p] = await staged(root);
+    const [p] = await stagedHere(root);
     expect(p!.affected.gone).toEqual(["web"]);
     expect(p!.lock.diff!.removed.map((c) => c.id)).toEqual(["web"]);
   });
@@ -102,7 +104,7 @@ describe.each([
     const web = /"web": \{[^}]*"integrity": "(sha256:[0-9a-f]{64})"/.exec(relocked)!;
     writeFileSync(lockPath, relocked.replace(web[1]!, `sha256:${"0".repeat(64)}`));
     git(root, ["add", "-A"], env);
-    const [p] = await staged(root);
+    const [p] = await stagedHere(root);
     expect(p!.lock.status).toBe("stale");
     expect(p!.lock.diff!.changed.map((c) => c.id)).toEqual(["web"]);
   });
@@ -116,12 +118,12 @@ describe.each([
     git(root, ["commit", "-q", "-m", "big"], env);
     appendFileSync(join(root, ".ai/tools/big/data/f7.txt"), "more\n");
     git(root, ["add", "-A"], env);
-    const [stale] = await staged(root);
+    const [stale] = await stagedHere(root);
     expect(stale!.lock.status).toBe("stale");
     expect(stale!.lock.diff!.changed.map((c) => [c.id, c.files.map((f) => [f.path, f.kind])])).toEqual([["big", [["data/f7.txt", "changed"]]]]);
     await relock(root);
     git(root, ["add", "-A"], env);
-    const [fresh] = await staged(root);
+    const [fresh] = await stagedHere(root);
     expect(fresh!.lock.status).toBe("fresh");
   });
 
@@ -129,7 +131,7 @@ describe.each([
     const root = await lockedRepo();
     writeFileSync(join(root, ".ai/tools/web.yaml"), "tool_id: [web\n");
     git(root, ["add", ".ai/tools/web.yaml"], env);
-    const [p] = await staged(root);
+    const [p] = await stagedHere(root);
     expect(p!.check.ok).toBe(false);
     expect(p!.check.findings.map((f) => [f.file, f.rule])).toEqual([[".ai/tools/web.yaml", "parse/syntax"]]);
   });
@@ -139,7 +141,7 @@ describe.each([
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo staged\n");
     git(root, ["add", ".ai/tools/hi.sh"], env);
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo not staged\n");
-    const [p] = await staged(root);
+    const [p] = await stagedHere(root);
     expect(p!.unstaged).toEqual([".ai/tools/hi.sh"]);
   });
 
@@ -159,7 +161,7 @@ describe.each([
       appendFileSync(join(root, ".ai/tools/box/run.sh"), "echo staged\n");
       git(root, ["add", ".ai/tools/box/run.sh"], env);
       appendFileSync(join(root, ".ai/tools/box/data/a.txt"), "not staged\n");
-      const [p] = await staged(root);
+      const [p] = await stagedHere(root);
       expect([p!.affected.changed, p!.unstaged]).toEqual([["box"], [".ai/tools/box/data/a.txt"]]);
     });
 
@@ -167,9 +169,9 @@ describe.each([
       const root = await withFolderTool();
       appendFileSync(join(root, ".ai/tools/hi.sh"), "echo staged\n");
       git(root, ["add", ".ai/tools/hi.sh"], env);
-      const [before] = await staged(root);
+      const [before] = await stagedHere(root);
       appendFileSync(join(root, ".ai/tools/box/data/a.txt"), "not staged\n");
-      const [after] = await staged(root);
+      const [after] = await stagedHere(root);
       expect([after!.affected.changed, after!.unstaged, after!.lock.status]).toEqual([["hi"], [], "stale"]);
       expect({ ...after!, remembered: false }).toEqual({ ...before!, remembered: false });
     });
@@ -179,7 +181,7 @@ describe.each([
       writeTree(root, { ".ai/tools/fresh/tool.yaml": "tool_id: fresh\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig:\n  entrypoint: run.sh\n", ".ai/tools/fresh/run.sh": "echo one\n" });
       git(root, ["add", ".ai/tools/fresh"], env);
       appendFileSync(join(root, ".ai/tools/fresh/run.sh"), "echo two\n");
-      const [p] = await staged(root);
+      const [p] = await stagedHere(root);
       expect([p!.affected.changed, p!.unstaged]).toEqual([["fresh"], [".ai/tools/fresh/run.sh"]]);
     });
 
@@ -194,7 +196,7 @@ describe.each([
       appendFileSync(join(root, ".ai/tools/pair/data.txt"), "two\n");
       git(root, ["add", ".ai/tools/pair/data.txt"], env);
       appendFileSync(join(root, ".ai/tools/pair/data.txt"), "three\n");
-      const [p] = await staged(root);
+      const [p] = await stagedHere(root);
       expect([p!.affected.changed, p!.unstaged]).toEqual([["pair"], [".ai/tools/pair/data.txt"]]);
     });
 
@@ -218,7 +220,7 @@ describe.each([
     git(root, ["rm", "-q", "tool.lock.json"], env);
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
     git(root, ["add", ".ai/tools/hi.sh"], env);
-    const [p] = await staged(root);
+    const [p] = await stagedHere(root);
     expect(p!.lock.status).toBe("missing");
   });
 
@@ -227,7 +229,7 @@ describe.each([
     writeTree(root, TOOLS);
     await relock(root);
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
-    const [p] = await staged(root, [".ai/tools/hi.sh", "NOTES.md"]);
+    const [p] = await stagedHere(root, [".ai/tools/hi.sh", "NOTES.md"]);
     expect([p!.affected.changed, p!.lock.status, p!.unstaged]).toEqual([["hi"], "stale", []]);
   });
 
@@ -238,7 +240,7 @@ describe.each([
     await relock(root);
     git(root, ["add", "-A"], env);
     git(root, ["reset", "-q", "--", "tool.lock.json"], env); // the relock is left unstaged
-    const [p] = await staged(root, [".ai/tools/hi.sh"]);
+    const [p] = await stagedHere(root, [".ai/tools/hi.sh"]);
     expect(p!.affected.gone).toEqual(["web"]);
     expect(p!.lock.diff!.removed.map((c) => c.id)).toEqual(["web"]);
   });
@@ -246,7 +248,7 @@ describe.each([
   test("refuses to guess what is staged outside a repository", async () => {
     const root = makeTemp("kiwi-nogit-");
     writeTree(root, TOOLS);
-    await expect(staged(root)).rejects.toMatchObject({ code: "E_GIT" });
+    await expect(stagedHere(root)).rejects.toMatchObject({ code: "E_GIT" });
   });
 
   test("checks a nested project from the repository root", async () => {
@@ -258,7 +260,7 @@ describe.each([
     git(root, ["commit", "-q", "-m", "init"], env);
     rmSync(join(root, "svc/.ai/tools/web.yaml"));
     git(root, ["add", "-A"], env);
-    const [p] = await staged(root);
+    const [p] = await stagedHere(root);
     expect(p!.root.endsWith("/svc")).toBe(true);
     expect(p!.lock.diff!.removed.map((c) => c.id)).toEqual(["web"]);
   });
