@@ -76,14 +76,16 @@ export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) =>
       }
       continue;
     }
-    const entry = schemas.entries[findChildSchemaEntry(schemas.entries, child)];
+    // Built once per child: the match reads it, then the entry's schema judges it.
+    const doc = linkDocument(child);
+    const entry = schemas.entries[findChildSchemaEntry(schemas.entries, child, doc)];
     const at = child.pointers.executor ?? "/executor";
     if (!entry) {
       const options = schemas.entries.map((e) => JSON.stringify(e.match)).join(", ");
       out.push(toolFinding(child, "child-schema/no-match", at, `no child_schemas entry of executor ${parent.id} matches ${child.id} (it accepts ${options || "nothing"})`, `use an executor meant for ${child.type ? `${child.type} tools` : "this kind of tool"}, or add a matching entry to ${parent.id}`));
       continue;
     }
-    const judged = judgeChild(parent, entry, child, ctx.childSchemaMemo);
+    const judged = judgeChild(parent, entry, doc, ctx.childSchemaMemo);
     if (!judged.ok) {
       if (!reported.has(parent) && inScope(parent)) {
         reported.add(parent);
@@ -107,8 +109,7 @@ export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) =>
  * remembered verdict is served without compiling: a key can only hold one once the same schema,
  * compiled the same way by the same kiwi, judged the same document. Failures are never remembered.
  */
-function judgeChild(parent: Tool, entry: ChildEntry, child: Tool, memo: ChildSchemaMemo | undefined): { ok: true; errors: readonly SchemaError[] } | { ok: false; finding: Finding } {
-  const doc = linkDocument(child);
+function judgeChild(parent: Tool, entry: ChildEntry, doc: Record<string, unknown>, memo: ChildSchemaMemo | undefined): { ok: true; errors: readonly SchemaError[] } | { ok: false; finding: Finding } {
   // A built-in's schemas were compiled at build time: judging a child costs less than the memo's
   // key (the document's text and a sha256), so only a project's own executors go through the memo.
   const key = memo && parent.form !== "builtin" ? pairKey(memo, parent, entry, doc) : undefined;
