@@ -13,6 +13,9 @@ import { type CompiledSchema, type SchemaError, compileTrustedSchema, compileUnt
 import { type ChildSchemaMemo, type LayerContext, executorOf } from "./layer.ts";
 import { isRecord } from "../integrity/value.ts";
 import { sha256Hex } from "../integrity/digest.ts";
+import { exactText } from "./exact-text.ts";
+
+export { exactText } from "./exact-text.ts";
 
 /** Chain findings for the tools in scope (whose own links, or whose chains further down, break). */
 export function checkChains(scope: readonly Tool[], inScope: (tool: Tool) => boolean, ctx: LayerContext): Finding[] {
@@ -155,33 +158,6 @@ function pairKey(memo: ChildSchemaMemo, parent: Tool, entry: ChildEntry, doc: un
   return text === undefined ? undefined : sha256Hex(`${schema}\0${text}`);
 }
 
-/** Most values one memo key text may hold; past it the pair is judged afresh (aliases can multiply a document). */
-const EXACT_TEXT_BUDGET = 200_000;
-
-/**
- * The value's JSON text (key order kept: ajv reports errors in that order) when that text tells it
- * apart from every other value ajv could see, else undefined: JSON.stringify folds -0 into 0,
- * NaN and Infinity into null and drops undefined, and a class instance, a cycle or a huge value
- * has no faithful text. Such values (never seen in practice) are simply judged afresh.
- */
-export function exactText(value: unknown): string | undefined {
-  let budget = EXACT_TEXT_BUDGET;
-  const plain = (v: unknown, depth: number): boolean => {
-    if (--budget < 0 || depth > 512) return false;
-    if (v === null || typeof v === "string" || typeof v === "boolean") return true;
-    if (typeof v === "number") return Number.isFinite(v) && !Object.is(v, -0);
-    if (typeof v !== "object") return false;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) if (!(i in v) || !plain(v[i], depth + 1)) return false;
-      return true;
-    }
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null) return false;
-    for (const key in v) if (!plain((v as Record<string, unknown>)[key], depth + 1)) return false;
-    return true;
-  };
-  return plain(value, 0) ? JSON.stringify(value) : undefined;
-}
 
 /** Compiles an entry's schema: built-ins ship with kiwi (and are tested); a project's are untrusted. */
 function compileEntry(parent: Tool, entry: ChildEntry): CompiledSchema | { ok: false; finding: Finding } {
