@@ -72,8 +72,11 @@ export async function main(given: string[]): Promise<number> {
       return 0;
     }
     await assertKnownFlags(cmd, rawArgs.slice(path.length), path);
-    // Start-up is over for every command but exec, which says so itself once the tool runs.
-    if (path[0] !== "exec") jitAtFullSpeed();
+    // Start-up is over for every command but exec, which says so itself once the tool runs, and
+    // lock: a cold lock's code runs once per tool while a worker hashes on the second core, and
+    // compiling it at the normal policy took that core ~60-90 ms of CPU (x0.88-0.92 of a cold
+    // 1,000-tool lock's CPU) without making this thread faster (same-run A/B, issue 14).
+    if (path[0] !== "exec" && path[0] !== "lock") jitAtFullSpeed();
     // Run the resolved command itself: citty drops a subcommand's return value, and it is the exit code.
     const result = await runLeaf(cmd, rawArgs.slice(path.length));
     return typeof result === "number" ? result : 0;

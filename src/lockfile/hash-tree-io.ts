@@ -8,6 +8,7 @@ import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import { join, resolve } from "node:path";
 import type { Project } from "../manifest/discover-io.ts";
+import type { Listing } from "../manifest/project-io.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { type Tool, type ToolFile, manifestPathOf } from "../manifest/model.ts";
 import { type HashedTool, hashTool } from "./build.ts";
@@ -87,7 +88,7 @@ export function findTool(project: Project, arg: string, cwd: string): Tool {
  * discovery findings, and `extra` (kiwi's version, options). `racy` when any of them changed
  * within RACY_MARGIN_MS of `startedAt`, in which case it must not be remembered.
  */
-export function fingerprintTree(project: Project, extra: unknown, startedAt: number): { digest: string; racy: boolean; manifests: Map<string, string> } {
+export function fingerprintTree(project: Project, extra: unknown, startedAt: number, listing?: Listing): { digest: string; racy: boolean; manifests: Map<string, string> } {
   const manifests = new Map<string, string>();
   const limit = startedAt - RACY_MARGIN_MS;
   const fileCount = project.tools.reduce((n, t) => n + t.files.length + 1, 0);
@@ -111,7 +112,10 @@ export function fingerprintTree(project: Project, extra: unknown, startedAt: num
     }
     let st;
     try {
-      st = lstatSync(join(project.root, manifestPathOf(tool.manifestFile)));
+      // The walk's stat when the caller took one (taken before discovery read the manifest, so a
+      // manifest changed since reads as changed next time), else the disk's.
+      const abs = join(project.root, manifestPathOf(tool.manifestFile));
+      st = listing?.stat(abs) ?? lstatSync(abs);
     } catch {
       return { digest: "", racy: true, manifests: new Map() };
     }

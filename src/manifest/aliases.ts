@@ -20,10 +20,20 @@ export const ALIAS_GROUPS: readonly AliasGroup[] = [
   { field: "args", spellings: ["/config/args", "/config/base_args"], origin: "kiwi_mcp's runtimes give their fixed arguments as config.base_args" },
 ];
 
+/**
+ * Each pointer's keys, split once: discovery and the universal check read every alias spelling
+ * of every tool, and splitting the pointer on each read was most of that (~10 ms a 1,000-tool lock).
+ * Only the few fixed pointers of this table and the magray checks ever come here.
+ */
+const POINTER_KEYS = new Map<string, readonly string[]>();
+
 /** The value at a JSON pointer of plain values (unescaped keys: these pointers name plain keys). */
 export function valueAt(doc: Record<string, unknown>, pointer: string): unknown {
+  let keys = POINTER_KEYS.get(pointer);
+  if (keys === undefined) POINTER_KEYS.set(pointer, (keys = pointer.split("/").slice(1)));
   let node: unknown = doc;
-  for (const key of pointer.split("/").slice(1)) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     if (!isRecord(node) || !Object.hasOwn(node, key)) return undefined;
     node = node[key];
   }

@@ -1,7 +1,7 @@
 // Finds the project and reads every tool below .ai/tools/ in every form into the tool model.
 // Disk access lives here; parsing and mapping are the pure siblings (forms.ts, normalize.ts).
 import { type Dirent, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { basename, dirname, extname, join, relative, sep } from "node:path";
+import { basename, dirname, extname, join } from "node:path";
 import type { Finding } from "../findings/verdict.ts";
 import { builtinTools } from "./builtins.ts";
 import { type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
@@ -43,7 +43,7 @@ export interface ReadProjectOptions {
    * The raw tree of the project at `root`, when the caller just walked it (walkRawTree): folders and
    * stats are read from it instead of the disk. Used only when `root` is the project found.
    */
-  raw?: { root: string; tree: RawTree };
+  raw?: { root: string; tree: RawTree; listing?: TreeListing };
 }
 
 /** Reads the whole project: every tool in every form, plus the built-ins. */
@@ -53,7 +53,7 @@ export function readProject(cwd: string, options: ReadProjectOptions = {}): Proj
   const findings: Finding[] = [];
   const tools: Tool[] = [];
   parseCache = ManifestCache.open(options.cacheDir, root);
-  listing = options.raw?.root === root ? new TreeListing(options.raw.tree, toolsDir) : undefined;
+  listing = options.raw?.root === root ? (options.raw.listing ?? new TreeListing(options.raw.tree, toolsDir)) : undefined;
   try {
     walkToolsDir(root, toolsDir, tools, findings);
     parseCache.save();
@@ -172,7 +172,7 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
     findings.push({ rule: p.rule, severity: severityOf(p.rule, p.severity), file, line: at?.line, column: at?.column, message: p.message, hint: p.hint });
   }
   const toolsDir = join(root, TOOLS_DIR);
-  const fields = normalizeManifest(read.manifest, basename(dir), relative(toolsDir, dir).split(sep).join("/"));
+  const fields = normalizeManifest(read.manifest, basename(dir), toProjectPath(toolsDir, dir));
   return {
     ...fields,
     entrypoint: SKILL_FILE,
@@ -243,7 +243,7 @@ function pluginTools(root: string, dir: string, parse: (abs: string, syntax: Man
   const files = listToolFiles(root, dir, findings, listing).filter((f) => !f.path.startsWith(`${PLUGIN_SKILLS_DIR}/`));
   const toolsDir = join(root, TOOLS_DIR);
   for (const server of read.servers) {
-    const fields = normalizeManifest(server.manifest, server.name, relative(toolsDir, dir).split(sep).join("/"));
+    const fields = normalizeManifest(server.manifest, server.name, toProjectPath(toolsDir, dir));
     const at = `/mcpServers/${server.name}`;
     tools.push({ ...fields, form: "directory", root: toProjectPath(root, dir), rootAbs: dir, manifestFile: `${toProjectPath(root, mcpAbs)}#${server.name}`, files, locate: () => mcp.locate(at) });
   }
@@ -343,7 +343,7 @@ function assembleTool(root: string, manifestAbs: string, form: ManifestForm, par
         : [statToolFile(manifestAbs, name, undefined, undefined, listing)].filter((f): f is ToolFile => f !== undefined);
   const toolsDir = join(root, TOOLS_DIR);
   const treeAbs = form === "directory" ? dir : manifestAbs.slice(0, manifestAbs.length - extname(manifestAbs).length);
-  const fields = normalizeManifest(parsed.value, form === "directory" ? basename(dir) : name.slice(0, name.lastIndexOf(".")), relative(toolsDir, treeAbs).split(sep).join("/"));
+  const fields = normalizeManifest(parsed.value, form === "directory" ? basename(dir) : name.slice(0, name.lastIndexOf(".")), toProjectPath(toolsDir, treeAbs));
   const entrypoint = form === "script" || form === "markdown" ? (fields.entrypoint ?? name) : fields.entrypoint;
   if (typeof fields.parameters === "string") fields.parameters = loadParametersFile(root, dir, form, files, fields.parameters, toProjectPath(root, manifestAbs), findings);
   const fileRequirements = readFileRequirements(form, files, entrypoint, toProjectPath(root, dir));

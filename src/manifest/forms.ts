@@ -91,23 +91,28 @@ export function parseManifestText(text: string, syntax: ManifestSyntax): ParsedM
 }
 
 function parseJsonManifest(text: string): ParsedManifest {
-  const starts = computeLineStarts(text);
+  let starts: number[] | undefined;
+  const lineStarts = () => (starts ??= computeLineStarts(text));
   try {
-    const result = parseJsonLossless(text);
+    // Positions are only needed for findings: the same parse, keeping them, runs when one asks
+    // (recording an offset per member was a third of parsing a cold tree's tool.json files).
+    const result = parseJsonLossless(text, { positions: false });
+    let offsets: Map<string, number> | undefined;
     const locate = (pointer: string): Position | undefined => {
+      offsets ??= parseJsonLossless(text).offsets;
       // Walk up to the nearest pointer that has an offset (a missing field points at its parent).
       for (let p = pointer; ; p = p.slice(0, Math.max(0, p.lastIndexOf("/")))) {
-        const offset = result.offsets.get(p);
-        if (offset !== undefined) return lineColumn(starts, offset);
+        const offset = offsets.get(p);
+        if (offset !== undefined) return lineColumn(lineStarts(), offset);
         if (p === "") return undefined;
       }
     };
     const warnings = result.warnings.map(
-      (w) => new ParseProblem("parse/duplicate-key", w.message, lineColumn(starts, w.offset), "remove one of the two keys; the last one wins"),
+      (w) => new ParseProblem("parse/duplicate-key", w.message, lineColumn(lineStarts(), w.offset), "remove one of the two keys; the last one wins"),
     );
     return { value: result.value, locate, warnings };
   } catch (error) {
-    if (error instanceof ParseProblem && error.offset !== undefined) throw new ParseProblem(error.rule, `invalid JSON: ${error.message}`, lineColumn(starts, error.offset));
+    if (error instanceof ParseProblem && error.offset !== undefined) throw new ParseProblem(error.rule, `invalid JSON: ${error.message}`, lineColumn(lineStarts(), error.offset));
     throw error;
   }
 }

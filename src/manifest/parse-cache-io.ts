@@ -35,8 +35,9 @@ interface Entry {
 type StoredEntry = Omit<Entry, "value"> & { value?: CanonicalValue | null; lossless?: string };
 
 function toStored(e: Entry): StoredEntry {
-  const { value, ...identity } = e;
-  return value !== null && needsLossless(value) ? { ...identity, lossless: renderLosslessJson(value) } : { ...identity, value };
+  // Spelled out, not spread: a cold lock stores a thousand entries (the key order is Entry's).
+  const { size, mtimeMs, ctimeMs, ino, value } = e;
+  return value !== null && needsLossless(value) ? { size, mtimeMs, ctimeMs, ino, lossless: renderLosslessJson(value) } : { size, mtimeMs, ctimeMs, ino, value };
 }
 
 function fromStored(e: StoredEntry): Entry {
@@ -48,8 +49,13 @@ function fromStored(e: StoredEntry): Entry {
 function needsLossless(value: CanonicalValue): boolean {
   if (value === null || typeof value !== "object") return typeof value === "bigint";
   if (value instanceof Float) return true;
-  if (Array.isArray(value)) return value.some(needsLossless);
-  return Object.values(value).some(needsLossless);
+  // Loops, not some() over Object.values(): this walks every value of every manifest a cold run parsed.
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (needsLossless(value[i]!)) return true;
+    return false;
+  }
+  for (const key in value) if (Object.hasOwn(value, key) && needsLossless(value[key]!)) return true;
+  return false;
 }
 
 /** A per-project cache of parsed manifests, loaded once and written back only when it changed. */

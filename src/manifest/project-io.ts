@@ -25,6 +25,8 @@ export type EntryStat = Pick<Stats, "size" | "mtimeMs" | "ctimeMs" | "ino" | "mo
 export interface Listing {
   entries(abs: string): FolderEntry[] | undefined;
   stat(abs: string): EntryStat | undefined;
+  /** The stat of an entry `entries` gave (no lookup by path), or undefined for any other. */
+  entryStat(entry: FolderEntry): EntryStat | undefined;
 }
 
 /** The nearest ancestor of `cwd` (inclusive) that holds `.ai/tools/`. */
@@ -38,8 +40,17 @@ export function findProjectRoot(cwd: string): string {
   });
 }
 
+/** A path segment that is empty, `.` or `..`: a path holding one is not normalised. */
+const UNCLEAN_SEGMENT = /(?:^|\/)\.{0,2}(?:\/|$)/;
+
 /** Project-relative path with `/` separators. */
 export function toProjectPath(root: string, abs: string): string {
+  // Discovery asks this several times per tool, nearly always of a clean path below a clean root:
+  // then it is that path's tail (path.relative() was ~4 ms of a cold 1,000-tool lock).
+  if (sep === "/" && abs.length > root.length + 1 && abs.charCodeAt(root.length) === 47 && abs.startsWith(root) && !UNCLEAN_SEGMENT.test(root.slice(1))) {
+    const tail = abs.slice(root.length + 1);
+    if (!UNCLEAN_SEGMENT.test(tail)) return tail;
+  }
   return relative(root, abs).split(sep).join("/");
 }
 
@@ -62,8 +73,9 @@ export function listToolFiles(root: string, toolDir: string, findings: Finding[]
   };
   const walk = (dirAbs: string, relDir: string) => {
     let entries: FolderEntry[];
+    const listed = listing?.entries(dirAbs);
     try {
-      entries = listing?.entries(dirAbs) ?? readdirSync(dirAbs, { withFileTypes: true });
+      entries = listed ?? readdirSync(dirAbs, { withFileTypes: true });
     } catch (error) {
       findings.push(ioFinding(root, dirAbs, error));
       return;
@@ -71,7 +83,8 @@ export function listToolFiles(root: string, toolDir: string, findings: Finding[]
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       if (IGNORED_NAMES.has(entry.name)) continue;
-      const abs = join(dirAbs, entry.name);
+      // A listed folder's path is clean (the walk built it): concatenation, not join()'s normalisation.
+      const abs = listed ? `${dirAbs}/${entry.name}` : join(dirAbs, entry.name);
       const rel = relDir ? `${relDir}/${entry.name}` : entry.name;
       if (entry.isSymbolicLink()) {
         let target: string;
@@ -98,7 +111,8 @@ export function listToolFiles(root: string, toolDir: string, findings: Finding[]
       } else if (entry.isDirectory()) {
         walk(abs, rel);
       } else if (entry.isFile()) {
-        const file = statToolFile(abs, rel, findings, root, listing);
+        const listedStat = listed && listing?.entryStat(entry);
+        const file = listedStat ? fileOf(rel, abs, listedStat) : statToolFile(abs, rel, findings, root, listing);
         if (file) out.push(file);
       }
     }

@@ -106,6 +106,8 @@ class ListedEntry implements FolderEntry {
   constructor(
     readonly name: string,
     private readonly mode: number,
+    /** The entry's index in the raw tree, so its stat needs no lookup by path. */
+    readonly at: number,
   ) {}
   isDirectory(): boolean {
     return isFolder(this.mode);
@@ -123,18 +125,20 @@ class ListedEntry implements FolderEntry {
  * has just taken (the staged check's memo key, the full lock's index) instead of a second readdir
  * and lstat of every entry: half of discovery's system calls on a large tree. Covers exactly the
  * tree's entries; anything else (a path outside .ai/tools) reads as unknown, and the disk answers.
+ * Only folders are indexed by path: a file is found among its folder's entries (a few each), as
+ * keying every entry's absolute path cost a cold 1,000-tool lock ~5 ms of its main thread.
  */
 export class TreeListing implements Listing {
-  private readonly index = new Map<string, number>();
+  private readonly folders = new Map<string, number>();
   private readonly children = new Map<number, number[]>();
 
   constructor(
     private readonly tree: RawTree,
     private readonly toolsDir: string,
   ) {
-    const { paths, parents } = tree;
+    const { paths, parents, stats } = tree;
     for (let i = 0; i < paths.length; i++) {
-      this.index.set(`${toolsDir}/${paths[i]}`, i);
+      if (isFolder(stats[i * ROW_WIDTH + 4]!)) this.folders.set(`${toolsDir}/${paths[i]}`, i);
       const list = this.children.get(parents[i]!);
       if (list) list.push(i);
       else this.children.set(parents[i]!, [i]);
@@ -143,21 +147,45 @@ export class TreeListing implements Listing {
 
   /** The entries of folder `abs` (unsorted, as readdir), or undefined when the tree does not hold that folder. */
   entries(abs: string): FolderEntry[] | undefined {
-    const at = abs === this.toolsDir ? -1 : this.index.get(abs);
-    if (at === undefined || (at !== -1 && !isFolder(this.tree.stats[at * ROW_WIDTH + 4]!))) return undefined;
+    const at = abs === this.toolsDir ? -1 : this.folders.get(abs);
+    if (at === undefined) return undefined;
     const { paths, stats } = this.tree;
     return (this.children.get(at) ?? []).map((i) => {
       const path = paths[i]!;
-      return new ListedEntry(path.slice(path.lastIndexOf("/") + 1), stats[i * ROW_WIDTH + 4]!);
+      return new ListedEntry(path.slice(path.lastIndexOf("/") + 1), stats[i * ROW_WIDTH + 4]!, i);
     });
   }
 
   /** The recorded stat of `abs`, or undefined when the tree does not hold it. */
   stat(abs: string): EntryStat | undefined {
-    const i = this.index.get(abs);
-    if (i === undefined) return undefined;
+    const i = this.folders.get(abs) ?? this.fileAt(abs);
+    return i === undefined ? undefined : this.statAt(i);
+  }
+
+  /** The recorded stat of an entry entries() gave, or undefined for any other entry. */
+  entryStat(entry: FolderEntry): EntryStat | undefined {
+    return entry instanceof ListedEntry ? this.statAt(entry.at) : undefined;
+  }
+
+  private statAt(i: number): EntryStat {
     const o = i * ROW_WIDTH;
     const s = this.tree.stats;
     return { size: s[o]!, mtimeMs: s[o + 1]!, ctimeMs: s[o + 2]!, ino: s[o + 3]!, mode: s[o + 4]! };
+  }
+
+  /** The index of the entry at `abs` among its folder's entries, or undefined. */
+  private fileAt(abs: string): number | undefined {
+    const slash = abs.lastIndexOf("/");
+    const folder = abs.slice(0, slash);
+    const parent = folder === this.toolsDir ? -1 : this.folders.get(folder);
+    if (parent === undefined) return undefined;
+    const name = abs.slice(slash + 1);
+    const { paths } = this.tree;
+    for (const i of this.children.get(parent) ?? []) {
+      const path = paths[i]!;
+      // The entry's own name is the path's last segment.
+      if (path.endsWith(name) && (path.length === name.length || path.charCodeAt(path.length - name.length - 1) === 47)) return i;
+    }
+    return undefined;
   }
 }

@@ -24,6 +24,13 @@ const DEFER: readonly RegExp[] = [
   /\d{16,}/, // integers that may pass 2^53
 ];
 
+/**
+ * DEFER as one pattern: one scan of the text instead of ten (half the screen's time on a
+ * 1,000-manifest lock). Only the `m` flag differs among them, and it only changes ^ and $, which
+ * the patterns without it do not use.
+ */
+const DEFERRED = new RegExp(DEFER.map((re) => `(?:${re.source})`).join("|"), "m");
+
 /** A block key at the start of a line (after indentation and `- ` sequence markers). */
 const BLOCK_KEY = /^ *(?:- +)*(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|(?!- )[^\s#'"[\]{},:][^\n#]*?) *:(?= |$)/gm;
 /** A key inside a flow mapping, after `{` or `,`. */
@@ -31,7 +38,7 @@ const FLOW_KEY = /[{,] *(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\s#'"[\]{},:][
 
 /** Parses YAML with Bun's parser when that is provably equivalent; undefined means "use yaml.ts". */
 export function parseYamlFast(text: string): CanonicalValue | undefined {
-  if (DEFER.some((re) => re.test(text))) return undefined;
+  if (DEFERRED.test(text)) return undefined;
   let parsed: unknown;
   try {
     parsed = Bun.YAML.parse(text);

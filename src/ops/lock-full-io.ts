@@ -23,7 +23,7 @@ import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } fr
 import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { type TreeIndex, buildLockIndex, completeLockIndex, indexTree, saveLockIndex, withoutPins } from "../lockfile/lock-index-io.ts";
-import { type RawTree, walkRawTree } from "../manifest/raw-tree-io.ts";
+import { type RawTree, TreeListing, walkRawTree } from "../manifest/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "../lockfile/unchanged.ts";
@@ -38,9 +38,11 @@ export async function lockFull(ctx: Context, root: string, options: LockOptions 
   try {
     // Taken before anything is read, so a file changed while this run reads it differs next time.
     const raw = options.needTree ? undefined : walkRawTree(root, ctx.now());
-    // Discovery reads the walk just taken (folders and stats) instead of the disk a second time.
-    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir, ...(raw ? { raw: { root, tree: raw } } : {}) });
-    return await withProjectLock(project.root, () => lockLocked(ctx, project, options, prehash, raw));
+    // Discovery reads the walk just taken (folders and stats) instead of the disk a second time,
+    // and so does the fingerprint (the manifests' stats).
+    const listing = raw ? new TreeListing(raw, join(root, TOOLS_DIR)) : undefined;
+    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir, ...(raw ? { raw: { root, tree: raw, listing } } : {}) });
+    return await withProjectLock(project.root, () => lockLocked(ctx, project, options, prehash, raw, project.root === root ? listing : undefined));
   } finally {
     prehash?.cancel();
   }
@@ -117,7 +119,7 @@ export async function hashAndCheck(
   return { tree, findings: verdict.findings };
 }
 
-async function lockLocked(ctx: Context, project: Project, options: LockOptions, prehash?: PrehashRun, raw?: RawTree): Promise<LockResult> {
+async function lockLocked(ctx: Context, project: Project, options: LockOptions, prehash?: PrehashRun, raw?: RawTree, listing?: TreeListing): Promise<LockResult> {
   const faults = faultsFromEnv(ctx.env);
   const startedAt = ctx.now();
   const warnings: string[] = [];
@@ -131,7 +133,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   };
   // Everything a lock depends on, read from stat alone; if it and the lockfile's bytes are as
   // the last run left them, the lockfile is already what this run would write.
-  const fingerprint = fingerprintTree(project, [pkg.version, options.strict === true], startedAt);
+  const fingerprint = fingerprintTree(project, [pkg.version, options.strict === true], startedAt, listing);
   const memo = text === undefined ? undefined : loadTreeMemo(ctx.cacheDir, project.root);
   const textDigest = text === undefined ? "" : sha256Hex(text);
   // The index's tree part, when a cold run built it while the worker hashed (below).

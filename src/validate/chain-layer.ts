@@ -13,6 +13,9 @@ import { type CompiledSchema, type SchemaError, compileTrustedSchema, compileUnt
 import { type ChildSchemaMemo, type LayerContext, executorOf } from "./layer.ts";
 import { isRecord } from "../integrity/value.ts";
 import { sha256Hex } from "../integrity/digest.ts";
+import { exactText } from "./exact-text.ts";
+
+export { exactText } from "./exact-text.ts";
 
 /** Chain findings for the tools in scope (whose own links, or whose chains further down, break). */
 export function checkChains(scope: readonly Tool[], inScope: (tool: Tool) => boolean, ctx: LayerContext): Finding[] {
@@ -76,14 +79,16 @@ export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) =>
       }
       continue;
     }
-    const entry = schemas.entries[findChildSchemaEntry(schemas.entries, child)];
+    // Built once per child: the match reads it, then the entry's schema judges it.
+    const doc = linkDocument(child);
+    const entry = schemas.entries[findChildSchemaEntry(schemas.entries, child, doc)];
     const at = child.pointers.executor ?? "/executor";
     if (!entry) {
       const options = schemas.entries.map((e) => JSON.stringify(e.match)).join(", ");
       out.push(toolFinding(child, "child-schema/no-match", at, `no child_schemas entry of executor ${parent.id} matches ${child.id} (it accepts ${options || "nothing"})`, `use an executor meant for ${child.type ? `${child.type} tools` : "this kind of tool"}, or add a matching entry to ${parent.id}`));
       continue;
     }
-    const judged = judgeChild(parent, entry, child, ctx.childSchemaMemo);
+    const judged = judgeChild(parent, entry, doc, ctx.childSchemaMemo);
     if (!judged.ok) {
       if (!reported.has(parent) && inScope(parent)) {
         reported.add(parent);
@@ -107,8 +112,7 @@ export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) =>
  * remembered verdict is served without compiling: a key can only hold one once the same schema,
  * compiled the same way by the same kiwi, judged the same document. Failures are never remembered.
  */
-function judgeChild(parent: Tool, entry: ChildEntry, child: Tool, memo: ChildSchemaMemo | undefined): { ok: true; errors: readonly SchemaError[] } | { ok: false; finding: Finding } {
-  const doc = linkDocument(child);
+function judgeChild(parent: Tool, entry: ChildEntry, doc: Record<string, unknown>, memo: ChildSchemaMemo | undefined): { ok: true; errors: readonly SchemaError[] } | { ok: false; finding: Finding } {
   // A built-in's schemas were compiled at build time: judging a child costs less than the memo's
   // key (the document's text and a sha256), so only a project's own executors go through the memo.
   const key = memo && parent.form !== "builtin" ? pairKey(memo, parent, entry, doc) : undefined;
@@ -154,33 +158,6 @@ function pairKey(memo: ChildSchemaMemo, parent: Tool, entry: ChildEntry, doc: un
   return text === undefined ? undefined : sha256Hex(`${schema}\0${text}`);
 }
 
-/** Most values one memo key text may hold; past it the pair is judged afresh (aliases can multiply a document). */
-const EXACT_TEXT_BUDGET = 200_000;
-
-/**
- * The value's JSON text (key order kept: ajv reports errors in that order) when that text tells it
- * apart from every other value ajv could see, else undefined: JSON.stringify folds -0 into 0,
- * NaN and Infinity into null and drops undefined, and a class instance, a cycle or a huge value
- * has no faithful text. Such values (never seen in practice) are simply judged afresh.
- */
-export function exactText(value: unknown): string | undefined {
-  let budget = EXACT_TEXT_BUDGET;
-  const plain = (v: unknown, depth: number): boolean => {
-    if (--budget < 0 || depth > 512) return false;
-    if (v === null || typeof v === "string" || typeof v === "boolean") return true;
-    if (typeof v === "number") return Number.isFinite(v) && !Object.is(v, -0);
-    if (typeof v !== "object") return false;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) if (!(i in v) || !plain(v[i], depth + 1)) return false;
-      return true;
-    }
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null) return false;
-    for (const key in v) if (!plain((v as Record<string, unknown>)[key], depth + 1)) return false;
-    return true;
-  };
-  return plain(value, 0) ? JSON.stringify(value) : undefined;
-}
 
 /** Compiles an entry's schema: built-ins ship with kiwi (and are tested); a project's are untrusted. */
 function compileEntry(parent: Tool, entry: ChildEntry): CompiledSchema | { ok: false; finding: Finding } {

@@ -5,7 +5,7 @@ import type { Project } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOL_TYPES } from "../schema/vocabulary.ts";
 import { indexTools } from "../resolve/chain.ts";
-import { buildParametersSchema } from "./parameters.ts";
+import { type ParameterMemo, checkParameters } from "./parameters.ts";
 import { checkChains, checkChildSchemas, checkOwnChildSchemas } from "./chain-layer.ts";
 import { toolFinding } from "../findings/finding.ts";
 import type { ChildSchemaMemo, LayerContext } from "./layer.ts";
@@ -92,6 +92,7 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
     childSchemaMemo: options.childSchemaMemo,
   };
   const findings: Finding[] = project.findings.filter((f) => scope.hasFile(f.file));
+  const parameterMemo: ParameterMemo = new Map();
   for (const tool of scope.tools) {
     const universal = checkUniversal(tool);
     findings.push(...universal);
@@ -100,7 +101,7 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
     findings.push(...checkSecurity(tool, ctx));
     findings.push(...checkPackages(tool));
     findings.push(...checkMagray(tool, ctx));
-    findings.push(...buildParametersSchema(tool).findings);
+    findings.push(...checkParameters(tool, parameterMemo));
     findings.push(...checkOwnChildSchemas(tool, options.childSchemaMemo));
   }
   findings.push(...duplicateIds(project.tools, scope));

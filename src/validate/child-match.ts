@@ -10,10 +10,11 @@ export type MatchableTool = LinkSource;
  * Index of the first entry whose `match` keys all equal the child's values, or -1. Keys name the
  * link document (link-document.ts: the manifest as written with the link fields over it; dotted
  * paths such as `config.transport` or `manifest.language` reach into it), plus `type`, so one
- * entry (`tool_type: script`) matches both dialects (magray writes `type`).
+ * entry (`tool_type: script`) matches both dialects (magray writes `type`). `doc` is the child's
+ * link document when the caller built it already (it is only read here).
  */
-export function findChildSchemaEntry(entries: readonly { match: Record<string, unknown> }[], child: MatchableTool): number {
-  const view: Record<string, unknown> = { type: child.type, ...linkDocument(child) };
+export function findChildSchemaEntry(entries: readonly { match: Record<string, unknown> }[], child: MatchableTool, doc: Record<string, unknown> = linkDocument(child)): number {
+  const view: Record<string, unknown> = { type: child.type, ...doc };
   return entries.findIndex((e) => Object.entries(e.match).every(([key, want]) => deepEqual(lookup(view, key), want)));
 }
 

@@ -34,8 +34,16 @@ export function linkDocument(tool: LinkSource): Record<string, unknown> {
     version: tool.version,
     executor_id: tool.executor?.raw ?? null,
     manifest,
-    files: [...tool.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => ({ path: f.path, is_executable: f.isExecutable })),
+    files: sortedByPath(tool.files).map((f) => ({ path: f.path, is_executable: f.isExecutable })),
   };
+}
+
+/** The files in path order; discovery lists them so already (checked in one pass, not sorted again per child). */
+function sortedByPath(files: LinkSource["files"]): LinkSource["files"] {
+  for (let i = 1; i < files.length; i++) {
+    if (files[i - 1]!.path > files[i]!.path) return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+  return files;
 }
 
 /** Where a pointer into the link document is written in the tool's own file ('' when nowhere). */

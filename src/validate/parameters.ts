@@ -12,6 +12,7 @@ import { type JsonSchema, checkValue } from "./check-value.ts";
 import { PARAMETER_FORMATS, PARAMETER_NAME, PARAMETER_TYPES, type ParameterType } from "../schema/parameter-fields.ts";
 import { type CanonicalValue, isRecord } from "../integrity/value.ts";
 import { escapePointer, renderCanonicalJson } from "../integrity/canonical.ts";
+import { exactText } from "./exact-text.ts";
 
 export { checkValue, type JsonSchema } from "./check-value.ts";
 
@@ -31,6 +32,9 @@ const CONTRACTS: Record<string, readonly ParameterType[]> = {
   nonEmpty: ["string", "array"],
 };
 
+/** CONTRACTS as entries, in its order (a contract's check may read one set before it), built once rather than per parameter. */
+const CONTRACT_ENTRIES = Object.entries(CONTRACTS);
+
 const KNOWN_FIELDS = new Set(["name", "type", "required", "default", "enum", "description", ...Object.keys(CONTRACTS)]);
 
 
@@ -47,19 +51,55 @@ export interface CompiledParameters extends ParametersSchema {
   validate?: (args: unknown) => SchemaError[];
 }
 
+/** A malformed declaration, before it is tied to a tool (its pointer is into the manifest). */
+interface Problem {
+  rule: RuleId;
+  pointer: string;
+  message: string;
+  hint?: string;
+}
+
+/**
+ * One check's problems by parameters pointer and the list's exact text (exact-text.ts): a large
+ * tree repeats a few parameter lists, and judging a list is a pure function of that text and the
+ * pointer, so each distinct list is judged once per check (checkProject makes one per run).
+ */
+export type ParameterMemo = Map<string, readonly Problem[]>;
+
 /** Builds the tool's parameter schema and reports malformed declarations (pointers in the user's terms). */
 export function buildParametersSchema(tool: FindingSubject & Pick<Tool, "parameters" | "pointers">): ParametersSchema {
+  const built = judgeParameters(tool.parameters, tool.pointers.parameters ?? "/parameters");
+  return done(built.schema, findingsOf(tool, built.problems));
+}
+
+/** The findings buildParametersSchema reports for the tool, each distinct list judged once per memo. */
+export function checkParameters(tool: FindingSubject & Pick<Tool, "parameters" | "pointers">, memo: ParameterMemo): Finding[] {
   const base = tool.pointers.parameters ?? "/parameters";
-  const findings: Finding[] = [];
-  const report = (rule: RuleId, pointer: string, message: string, hint?: string) => findings.push(toolFinding(tool, rule, pointer, message, hint));
+  const text = tool.parameters === undefined || tool.parameters === null ? undefined : exactText(tool.parameters);
+  if (text === undefined) return findingsOf(tool, judgeParameters(tool.parameters, base).problems);
+  const key = `${base}\0${text}`;
+  let problems = memo.get(key);
+  if (problems === undefined) memo.set(key, (problems = judgeParameters(tool.parameters, base).problems));
+  return findingsOf(tool, problems);
+}
+
+function findingsOf(tool: FindingSubject, problems: readonly Problem[]): Finding[] {
+  return problems.map((p) => toolFinding(tool, p.rule, p.pointer, p.message, p.hint));
+}
+
+/** The schema of a parameters list and its malformed declarations; `base` is the list's pointer. */
+function judgeParameters(list: unknown, base: string): { schema: JsonSchema; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const report = (rule: RuleId, pointer: string, message: string, hint?: string) => {
+    problems.push(hint === undefined ? { rule, pointer, message } : { rule, pointer, message, hint });
+  };
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const schema: JsonSchema = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", additionalProperties: false, properties, required };
-  const list = tool.parameters;
-  if (list === undefined || list === null) return done(schema, findings);
+  if (list === undefined || list === null) return { schema, problems };
   if (!Array.isArray(list)) {
     report("parameters/not-a-list", base, "parameters must be a list of declarations", "write `parameters:` as a list: `- name: city\\n  type: string`");
-    return done(schema, findings);
+    return { schema, problems };
   }
   const seen = new Map<string, number>();
   list.forEach((entry, index) => {
@@ -88,7 +128,7 @@ export function buildParametersSchema(tool: FindingSubject & Pick<Tool, "paramet
       report("parameters/constraint", `${at}/required`, `"required" of parameter "${name}" must be true or false`);
     } else if (entry.required === true) required.push(name);
   });
-  return done(schema, findings);
+  return { schema, problems };
 }
 
 /** The parameter schema plus a validator for call arguments (exec uses this at run time). */
@@ -124,7 +164,7 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
     broken = true;
     report(rule, `${at}/${key}`, message, hint);
   };
-  for (const [key, types] of Object.entries(CONTRACTS)) {
+  for (const [key, types] of CONTRACT_ENTRIES) {
     const value = entry[key];
     if (value === undefined) continue;
     if (!types.includes(t)) {

@@ -113,8 +113,9 @@ function hosts(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     // host-rule (with ipaddr.js) loads only for a tool that declares hosts: ~0.4 ms of start-up.
     const { coversEverything, hostEntryProblem, parseHostRule } = require("../manifest/host-rule.ts") as typeof import("../manifest/host-rule.ts");
     for (const raw of cap.hosts) {
-      const problem = hostEntryProblem(raw);
       const rule = parseHostRule(raw);
+      // hostEntryProblem is null exactly when the entry parses: only a failed entry is asked why.
+      const problem = rule ? null : hostEntryProblem(raw);
       if (problem) out.push(toolFinding(tool, "security/host-invalid", cap.pointer, `net.outbound host ${JSON.stringify(raw)}: ${problem}`, "declare a host name (api.example.com), a wildcard (*.example.com), an IP or a CIDR range, with an optional :port"));
       else if (rule && coversEverything(rule)) {
         out.push(toolFinding(tool, "security/host-any", cap.pointer, `net.outbound ${JSON.stringify(raw)} admits every host`, "name the hosts the tool needs; kiwi exec runs it only with --allow-any-host", ctx.strict ? "error" : undefined));

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { buildParametersSchema, compileParameters } from "../../src/validate/parameters.ts";
+import { type ParameterMemo, buildParametersSchema, checkParameters, compileParameters } from "../../src/validate/parameters.ts";
 import { toolFromJson, toolFromYaml } from "./_tools.ts";
 
 const withParams = (yaml: string) => toolFromYaml(`tool_id: t\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nparameters:\n${yaml}`);
@@ -82,6 +82,27 @@ describe("buildParametersSchema", () => {
     const result = buildParametersSchema(withParams(yaml));
     expect(result.findings.map((f) => [f.rule, f.pointer, f.line, f.file])).toEqual([[rule, pointer, line, ".ai/tools/t/tool.yaml"]]);
     expect(result.ok).toBe(rule === "parameters/unknown-field");
+    // The check's path (a memo shared by the tools of one check) reports the same, fresh and remembered.
+    const memo: ParameterMemo = new Map();
+    expect(checkParameters(withParams(yaml), memo)).toEqual(result.findings);
+    expect(checkParameters(withParams(yaml), memo)).toEqual(result.findings);
+  });
+
+  test("checkParameters judges a list once per memo and places each tool's findings in its own manifest", () => {
+    const yaml = "  - { name: a, type: text }\n  - { name: b, type: integer, default: -0.0 }\n";
+    const first = withParams(yaml);
+    // The same list two lines further down its file.
+    const second = toolFromYaml(`tool_id: u\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\ndescription: d\nlanguage: python\nparameters:\n${yaml}`);
+    const memo: ParameterMemo = new Map();
+    expect(checkParameters(first, memo)).toEqual(buildParametersSchema(first).findings);
+    expect(checkParameters(second, memo)).toEqual(buildParametersSchema(second).findings);
+    expect(checkParameters(second, memo).map((f) => [f.tool, f.line])).toEqual([["u", 8]]);
+    // -0 has no exact text (JSON folds it into 0), so the list was judged afresh, never remembered.
+    expect(memo.size).toBe(0);
+    const plain = withParams("  - { name: a, type: text }\n");
+    checkParameters(plain, memo);
+    checkParameters(plain, memo);
+    expect(memo.size).toBe(1);
   });
 
   test("reads magray parameters from config.parameters and reports them there", () => {
