@@ -6,14 +6,16 @@
 // setpriv, prlimit, the tool) run directly, and against the issue's floor: hello world + the script
 // + a bare `bwrap … true` with the same mounts; `kiwi --version` and `--help` against hello world.
 // Below kiwi's own work, a "spawner" binary that does nothing but run bash with piped, forwarded
-// output (and bash behind prlimit with kiwi's default limits) shows what any Bun-built wrapper pays.
+// output (and bash behind prlimit with kiwi's default limits) shows what any Bun-built wrapper pays;
+// a "verifier" binary that also reads a memo, stats the chain's inputs and parses the parameters
+// (bench-lib.ts verifierBinary) shows what any launcher that proves a chain unchanged pays.
 // (2) a warm api tool against a local Bun.serve vs a plain fetch of the same URL.
 // Prints medians, overheads, ratios and the peak memory of each warm call.
 // Usage: bun run build && bun run scripts/bench-exec.ts [runs=40] [path/to/kiwi (default dist/kiwi)]
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { helloWorldBinary, median, spawnerBinary } from "./bench-lib.ts";
+import { helloWorldBinary, median, spawnerBinary, verifierBinary } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
 const kiwi = process.argv[3] ?? join(root, "dist", "kiwi");
@@ -45,6 +47,7 @@ writeFileSync(join(work, "script.sh"), BASH);
 
 const hello = helloWorldBinary(work);
 const spawner = spawnerBinary(work);
+const verifier = verifierBinary(work);
 
 // The HTTP server lives in its own process: spawnSync below blocks this one.
 const server = Bun.spawn([process.execPath, "-e", "const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ forecast: { daily: [1,2,3,4,5,6,7,8,9] } }) }); console.log(s.port);"], { stdout: "pipe" });
@@ -123,12 +126,25 @@ const bwrapTrueDirect = () => {
 // The limits kiwi applies by default (run-limits.ts), through prlimit as the unsandboxed launch does.
 const prlimit = Bun.which("prlimit", { PATH: env.PATH });
 const limited = prlimit ? [prlimit, "--data=2147483648", "--cpu=300:301", "--nofile=1024", "--"] : [];
+// The verifier's memos: what a warm `kiwi exec <tool>` proves unchanged by stat (the lockfile, the
+// tool's folder, manifest and script), with the chain's locked entries, as exec's chain memo holds them.
+const locked = (JSON.parse(readFileSync(join(project, "tool.lock.json"), "utf8")) as { tools: Record<string, unknown> }).tools;
+const verifierMemo = (tool: string, script: string, runtime: string): string => {
+  const watched = ["tool.lock.json", `.ai/tools/${tool}`, `.ai/tools/${tool}/tool.yaml`, `.ai/tools/${tool}/${script}`].map((p) => join(project, p));
+  const memo = join(work, `verifier-${tool}.json`);
+  writeFileSync(memo, JSON.stringify({ watch: watched.map((p) => [p, statSync(p).size, statSync(p).mtimeMs]), tools: { [tool]: locked[tool], [runtime]: locked[runtime], subprocess: locked.subprocess } }));
+  return memo;
+};
+const counterMemo = verifierMemo("counter", "main.sh", "bash_runtime");
+const summerMemo = verifierMemo("summer", "main.py", "python_runtime");
 const chain = compare({
   "hello-world binary": () => time([hello]),
   "python3 script.py": () => time([py, join(work, "script.py")], INPUT),
   "bash script.sh": () => time([bash, join(work, "script.sh")], INPUT),
   "spawner binary + bash": () => time([spawner, bash, join(work, "script.sh")], INPUT),
   ...(prlimit ? { "spawner + prlimit + bash": () => time([spawner, ...limited, bash, join(work, "script.sh")], INPUT) } : {}),
+  "verifier + prlimit + bash": () => time([verifier, counterMemo, "--", ...limited, bash, join(work, "script.sh")], INPUT),
+  "verifier + prlimit + python3": () => time([verifier, summerMemo, "--", ...limited, py, join(work, "script.py")], INPUT),
   "planned launch, direct": launchDirect,
   ...(planned.sandbox?.active ? { "bwrap (same mounts) true": bwrapTrueDirect } : {}),
   "kiwi exec py --sandbox=off": () => time([kiwi, "exec", "summer", "--sandbox=off"], INPUT),
@@ -174,6 +190,10 @@ floor("floor", "kiwi exec sh --sandbox=off", ["hello-world binary", "bash script
 floor("spawn-only floor", "spawner binary + bash", ["hello-world binary", "bash script.sh"], 1.15);
 if (prlimit) floor("spawn-only floor", "spawner + prlimit + bash", ["hello-world binary", "bash script.sh"], 1.15);
 if (prlimit) floor("kiwi's own launch run by the spawner", "kiwi exec sh --sandbox=off", ["spawner + prlimit + bash"], 1.15);
+floor("floor", "verifier + prlimit + bash", ["hello-world binary", "bash script.sh"], 1.15);
+floor("floor", "verifier + prlimit + python3", ["hello-world binary", "python3 script.py"], 1.15);
+floor("the least verifying launcher", "kiwi exec sh --sandbox=off", ["verifier + prlimit + bash"], 1.15);
+floor("the least verifying launcher", "kiwi exec py --sandbox=off", ["verifier + prlimit + python3"], 1.15);
 floor(`sandboxed floor${planned.sandbox?.active ? "" : " (NO SANDBOX HERE)"}`, "kiwi exec py (sandbox auto)", ["hello-world binary", "planned launch, direct"], 1.15);
 if (planned.sandbox?.active) floor("issue floor", "kiwi exec py (sandbox auto)", ["hello-world binary", "python3 script.py", "bwrap (same mounts) true"], 1.15);
 floor("floor", "kiwi --version", ["hello-world binary"], 1.2);

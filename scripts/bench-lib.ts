@@ -139,6 +139,40 @@ export function spawnerBinary(dir: string): string {
   return out;
 }
 
+/**
+ * A compiled Bun binary (kiwi's build flags) that does the least a verifying launcher can do before
+ * the spawner's work: read a memo (a JSON file naming paths with their size and mtime, as a warm
+ * `kiwi exec` reads its chain memo), prove each path unchanged by one stat, read and parse the
+ * call's JSON parameters from stdin, and run the command after `--` with them on its stdin, output
+ * piped and forwarded. What kiwi's warm exec would cost with every check but the stats removed.
+ *   verifier <memo.json> -- command args…
+ */
+export function verifierBinary(dir: string): string {
+  const source = join(dir, "verifier.ts");
+  const out = join(dir, "verifier");
+  writeFileSync(
+    source,
+    [
+      'import { readFileSync, statSync } from "node:fs";',
+      "const args = process.argv.slice(2);",
+      'const memo = JSON.parse(readFileSync(args[0]!, "utf8")) as { watch: [string, number, number][] };',
+      "for (const [path, size, mtimeMs] of memo.watch) {",
+      "  const st = statSync(path);",
+      "  if (st.size !== size || st.mtimeMs !== mtimeMs) { console.error(`${path} changed`); process.exit(3); }",
+      "}",
+      "const params = JSON.parse(await Bun.stdin.text()) as unknown;",
+      'const p = Bun.spawn(args.slice(args.indexOf("--") + 1), { stdin: new TextEncoder().encode(JSON.stringify(params)), stdout: "pipe", stderr: "pipe", detached: true });',
+      "const pump = async (s: ReadableStream<Uint8Array>, to: typeof Bun.stdout) => { for await (const c of s) await Bun.write(to, c); };",
+      "await Promise.all([pump(p.stdout, Bun.stdout), pump(p.stderr, Bun.stderr), p.exited]);",
+      "process.exit(p.exitCode ?? 1);",
+      "",
+    ].join("\n"),
+  );
+  const build = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--compile-jit-policy=10", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", source, "--outfile", out], { stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`compiling the verifier binary failed: ${build.stderr.toString()}`);
+  return out;
+}
+
 /** Runs a command to completion and returns its wall time in ms; a failing run stops the benchmark. */
 export async function timeCommand(cmd: string[], opts: { cwd: string; env: Record<string, string>; stdin?: string }): Promise<number> {
   const started = performance.now();
