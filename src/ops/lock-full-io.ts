@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { faultsFromEnv } from "../cache/faults-io.ts";
-import { statRelPath } from "../cache/cache-layout.ts";
+import { statCacheRelPath } from "../cache/cache-layout.ts";
 import { type Prehashed, type PrehashRun, startPrehash } from "../cache/prehash-io.ts";
 import { type StatCache, loadStatCache, loadTreeMemo, saveTreeMemo } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
@@ -34,7 +34,7 @@ import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
 export async function lockFull(ctx: Context, root: string, options: LockOptions = {}): Promise<LockResult> {
   // Cold (no stat cache yet): hash on a second core while this one walks the tree and discovery
   // parses every manifest. Hashing is the longer of the two, so it starts first.
-  const prehash = existsSync(join(ctx.cacheDir, statRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
+  const prehash = existsSync(join(ctx.cacheDir, statCacheRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
   try {
     // Taken before anything is read, so a file changed while this run reads it differs next time.
     const raw = options.needTree ? undefined : walkRawTree(root, ctx.now());
