@@ -6,7 +6,7 @@ import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { faultsFromEnv } from "../cache/faults-io.ts";
 import { statCacheRelPath } from "../cache/cache-layout.ts";
-import { type Prehashed, type PrehashRun, startPrehash } from "../cache/prehash-io.ts";
+import { type PrehashRun, type PrehashedFiles, startPrehash } from "../cache/prehash-io.ts";
 import { type StatCache, loadStatCache, loadTreeMemo, saveTreeMemo } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
 import type { Finding } from "../findings/verdict.ts";
@@ -74,7 +74,7 @@ export interface LockResult {
 
 /** A cold run's hashing: the worker's results, and what this thread prepared while it hashed. */
 export interface ColdHashing {
-  prehashed: Promise<ReadonlyMap<string, Prehashed>>;
+  prehashed: Promise<PrehashedFiles>;
   /** Each tool's manifest canonical text and digest, rendered already. */
   manifests: ReadonlyMap<Tool, { canonical: string; hex: string }>;
   /** Hashes on this thread what the worker has not reached (PrehashRun.help). */
