@@ -135,16 +135,16 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   // The index's tree part, when a cold run built it while the worker hashed (below).
   let treeIndex: TreeIndex | undefined;
   // The lock index of this tree, once its lockfile is what this run wrote or confirmed (the check passed).
-  const saveIndex = (finalText: string, tree?: readonly TreeTool[], lockfileReplaced?: boolean) => {
+  const saveIndex = (finalText: string, finalSha256: string, tree?: readonly TreeTool[], lockfileReplaced?: boolean) => {
     if (!raw) return;
     const pinned = finalText.includes('\n  "remote": ') || finalText.includes('\n  "dependencies": ');
-    const lockfile = { pinned, lockfileText: finalText, lockfileReplaced };
+    const lockfile = { pinned, lockfileText: finalText, lockfileSha256: finalSha256, lockfileReplaced };
     const manifestDigests = tree ? new Map(tree.map((h) => [h.tool, h.manifestDigest])) : undefined;
     const index = treeIndex ? completeLockIndex(treeIndex, lockfile) : buildLockIndex({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, startedAt, ...lockfile });
     saveLockIndex(ctx.cacheDir, index, faults);
   };
   if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
-    saveIndex(text!);
+    saveIndex(text!, textDigest);
     const stats = { tools: project.tools.length, files: fileCount, hashed: 0, reused: fileCount, memo: true };
     return { ...base, written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
   }
@@ -176,12 +176,14 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   }
   const stats = { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits, memo: false };
   const remember = (finalText: string, finalLock: Lockfile, replacing = false) => {
-    rememberWrittenLockfile(ctx.cacheDir, finalText, finalLock);
-    saveIndex(finalText, tree, replacing);
+    // One digest of the bytes for the three memos that name them (the text read is often the one kept).
+    const finalSha256 = finalText === text ? textDigest : sha256Hex(finalText);
+    rememberWrittenLockfile(ctx.cacheDir, finalText, finalLock, finalSha256);
+    saveIndex(finalText, finalSha256, tree, replacing);
     // A racy tree is never vouched for (an empty fingerprint matches nothing), but the digest of
     // the bytes this run wrote is kept: the next relock then knows it wrote them (see `previous`).
-    if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: sha256Hex(finalText) }, faults);
-    else saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText) }, faults);
+    if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: finalSha256 }, faults);
+    else saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: finalSha256 }, faults);
   };
   const quick = renderWithQuickPins(text, tree);
   if (quick && quick.rendered === text && packagesLocked(tree, quick.lock)) {
