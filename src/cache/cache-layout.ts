@@ -41,9 +41,14 @@ export function projectKey(root: string): string {
   return sha256Hex(root).slice(0, 32);
 }
 
-/** `stat/<key>.json` for a project root. */
+/** `stat/<key>.json` for a project root: the base name of its tree memo and lock index. */
 export function statRelPath(root: string): string {
   return `stat/${projectKey(root)}.json`;
+}
+
+/** `stat/<key>.stat`: a project's stat cache (binary, stat-cache-format.ts; the JSON one it replaced kept the .json name). */
+export function statCacheRelPath(root: string): string {
+  return `stat/${projectKey(root)}.stat`;
 }
 
 /** `projects/<key>.json` for a project root. */

@@ -1,12 +1,14 @@
 // The stat cache: (size, mtime, ctime, inode) -> sha256 per file of one project, so a warm
 // `kiwi lock` reads no unchanged file; plus per-tool integrity memos and the digest of the tree
 // that last passed the pre-lock check, so an unchanged tree is neither re-rendered nor re-checked. It is a hint, never a source of truth: `kiwi verify` and
-// installs re-read bytes, and an unreadable or foreign stat cache is simply ignored.
+// installs re-read bytes, and an unreadable or foreign stat cache is simply ignored. Its bytes
+// are stat-cache-format.ts's binary layout.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "./atomic-io.ts";
 import type { Faults } from "./faults-io.ts";
-import { statRelPath } from "./cache-layout.ts";
+import { statCacheRelPath, statRelPath } from "./cache-layout.ts";
+import { type StatRow, type ToolMemoRow, decodeStatCache, encodeStatCache } from "./stat-cache-format.ts";
 
 /**
  * A file whose mtime or ctime is this close to the start of hashing is "racy": a second write in
@@ -23,12 +25,10 @@ export interface FileIdentity {
   ino: number;
 }
 
-const FORMAT = 2;
-
-export type Row = [size: number, mtimeMs: number, ctimeMs: number, ino: number, sha256: string];
+export type Row = StatRow;
 
 /** A tool's integrity memo: the digest of everything integrity is computed from, and the result. */
-export type ToolMemo = [inputDigest: string, integrity: string, manifestDigest: string];
+export type ToolMemo = ToolMemoRow;
 
 /** The rows and tool memos one run looked up or recorded: a subset a caller may keep on its own. */
 export interface StatSubset {
@@ -40,16 +40,6 @@ export interface StatSubset {
 export interface CheckedTree {
   context: string;
   tools: Record<string, string>;
-}
-
-interface StatFile {
-  format: number;
-  root: string;
-  entries: Record<string, Row>;
-  /** Per tool (by tool root): integrity memo, so an unchanged tool's canonical text is not rebuilt. */
-  tools?: Record<string, ToolMemo>;
-  /** The tree that last passed the pre-lock check: its context digest and tool id -> integrity. */
-  checked?: CheckedTree | null;
 }
 
 /** The stat cache of one project for one run: lookups, records, and a save at the end. */
@@ -126,9 +116,8 @@ export class StatCache {
   /** Writes the cache when it changed (files seen this run only). Returns a warning instead of throwing. */
   save(faults?: Faults): string | undefined {
     if (!this.dirty && this.next.size === this.previous.size && this.nextTools.size === this.previousTools.size) return undefined;
-    const body: StatFile = { format: FORMAT, root: this.root, entries: Object.fromEntries(this.next), tools: Object.fromEntries(this.nextTools), checked: this.checked };
     try {
-      writeFileAtomic(this.file, JSON.stringify(body), { faults, writePoint: "stat-write" });
+      writeFileAtomic(this.file, encodeStatCache({ root: this.root, entries: this.next, tools: this.nextTools, checked: this.checked }), { faults, writePoint: "stat-write" });
       return undefined;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
@@ -137,24 +126,22 @@ export class StatCache {
   }
 }
 
-/** Loads a project's stat cache; a missing, unreadable or foreign file gives an empty cache. */
+/** The stat cache file of a project. */
+export function statCachePath(cacheDir: string, root: string): string {
+  return join(cacheDir, statCacheRelPath(root));
+}
+
+/** Loads a project's stat cache; a missing, unreadable, damaged or foreign file gives an empty cache. */
 export function loadStatCache(cacheDir: string, root: string, startedAt: number): StatCache {
-  const file = join(cacheDir, statRelPath(root));
-  let previous = new Map<string, Row>();
-  let tools = new Map<string, ToolMemo>();
-  let checked: CheckedTree | null = null;
+  const file = statCachePath(cacheDir, root);
+  let data;
   try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as StatFile;
-    if (parsed.format === FORMAT && parsed.root === root && parsed.entries && typeof parsed.entries === "object") {
-      previous = new Map(Object.entries(parsed.entries).filter(([, row]) => isRow(row)));
-      if (parsed.tools && typeof parsed.tools === "object") tools = new Map(Object.entries(parsed.tools).filter(([, m]) => isMemo(m)));
-      const c = parsed.checked;
-      if (c && typeof c.context === "string" && c.tools && typeof c.tools === "object") checked = c;
-    }
+    data = decodeStatCache(readFileSync(file));
   } catch {
-    // No stat cache yet, or a damaged one: every file is hashed, which is always correct.
+    // No stat cache yet, or an unreadable one: every file is hashed, which is always correct.
   }
-  return new StatCache(file, root, previous, startedAt, tools, checked);
+  if (!data || data.root !== root) return new StatCache(file, root, new Map(), startedAt);
+  return new StatCache(file, root, data.entries, startedAt, data.tools, data.checked);
 }
 
 /**

@@ -18,6 +18,7 @@ import type { Lockfile } from "../schema/lockfile.ts";
 import { lockfileFromCheckedText, parseLockfile, parseRenderedLockfile } from "../lockfile/parse.ts";
 import { type TreeTool, hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
+import { sha256Hex } from "../integrity/digest.ts";
 
 /**
  * The tool whose manifest is `source` (project-relative, or `<builtin>/<id>.yaml`), read exactly as
@@ -81,7 +82,7 @@ export function parseLockfileMemo(text: string, cacheDir: string): Lockfile {
  * remembered when kiwi rendered it. Refusals as parseLockfile's.
  */
 export function peekLockfileMemo(text: string, cacheDir: string): "checked" | { lock: Lockfile; rendered: boolean } {
-  const key = memoKey("lockfiles", text);
+  const key = lockfileMemoKey(sha256Hex(text));
   if (readMemo(cacheDir, "lockfiles", key) === "checked") return "checked";
   const rendered = parseRenderedLockfile(text);
   if (!rendered) return { lock: parseLockfile(text), rendered: false };
@@ -95,9 +96,17 @@ export function peekLockfileMemo(text: string, cacheDir: string): "checked" | { 
  * tools alone (strings and integers, which JSON.parse keeps as written); one with MCP pins,
  * remote records or packages is left to the first reader's full check.
  */
-export function rememberWrittenLockfile(cacheDir: string, text: string, lock: Lockfile): void {
+export function rememberWrittenLockfile(cacheDir: string, text: string, lock: Lockfile, textSha256 = sha256Hex(text)): void {
   if (Object.keys(lock.mcp_servers).length > 0 || lock.remote !== undefined || lock.dependencies !== undefined) return;
-  writeMemo(cacheDir, "lockfiles", memoKey("lockfiles", text), "checked");
+  writeMemo(cacheDir, "lockfiles", lockfileMemoKey(textSha256), "checked");
+}
+
+/**
+ * The memo key of lockfile bytes, from their sha256: the lock that writes them digests them once
+ * for its tree memo, its lock index and this memo (a 1,000-tool lockfile is ~2 MB).
+ */
+function lockfileMemoKey(textSha256: string): string {
+  return memoKey("lockfiles", textSha256);
 }
 
 /** Hashes the given tools (file bytes through the stat cache) into integrities and file entries. */

@@ -3,7 +3,7 @@
 import { lstatSync } from "node:fs";
 import { RACY_MARGIN_MS, type StatCache } from "../cache/stat-cache-io.ts";
 import { hashFileHex } from "../cache/hash-io.ts";
-import type { Prehashed } from "../cache/prehash-io.ts";
+import type { PrehashedFiles } from "../cache/prehash-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import { join, resolve } from "node:path";
@@ -22,7 +22,7 @@ export interface HashTreeOptions {
   /** Reuse digests of files whose stat is unchanged; omit to read every byte (verify). */
   statCache?: StatCache;
   /** Digests a worker computed during discovery (cold runs), used when the stat matches. */
-  prehashed?: ReadonlyMap<string, Prehashed>;
+  prehashed?: PrehashedFiles;
   /** Manifest stat identities by manifest file (from fingerprintTree), for the integrity memo. */
   manifestIdentities?: ReadonlyMap<string, string>;
   /** Each tool's manifest canonical text and digest, when rendered already (a cold lock, see lock-full-io.ts). */
@@ -45,14 +45,14 @@ export function hashProjectTools(project: Project, options: HashTreeOptions = {}
   });
 }
 
-function hashToolFile(project: Project, tool: Tool, file: ToolFile, statCache: StatCache | undefined, prehashed: ReadonlyMap<string, Prehashed> | undefined): string {
+function hashToolFile(project: Project, tool: Tool, file: ToolFile, statCache: StatCache | undefined, prehashed: PrehashedFiles | undefined): string {
   const key = tool.root ? `${tool.root}/${file.path}` : file.path;
   const known = statCache?.lookup(key, file);
   if (known) return known;
-  const pre = prehashed?.get(file.abs);
-  if (pre && pre.size === file.size && pre.mtimeMs === file.mtimeMs && pre.ctimeMs === file.ctimeMs && pre.ino === file.ino) {
-    statCache?.record(key, file, pre.sha256);
-    return pre.sha256;
+  const pre = prehashed?.digestIf(file.abs, file);
+  if (pre !== undefined) {
+    statCache?.record(key, file, pre);
+    return pre;
   }
   let hex: string;
   try {

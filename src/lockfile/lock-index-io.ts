@@ -130,6 +130,8 @@ export interface LockfileOfIndex {
   /** The lockfile holds remote records or packages (data beyond the tree): no tool is locked alone. */
   pinned: boolean;
   lockfileText: string;
+  /** sha256 (hex) of lockfileText, when the caller has it already (a lock digests its text once for every memo). */
+  lockfileSha256?: string;
   /** The lockfile is being replaced by those bytes (flushed and renamed after this): its stat on disk is not theirs. */
   lockfileReplaced?: boolean;
   /** The ids its mcp_servers section pins, when known. */
@@ -218,7 +220,7 @@ export function completeLockIndex(tree: TreeIndex, lockfile: LockfileOfIndex): L
     ...index,
     tools: lockfile.pinned ? tree.tools.map((t) => (t.alone ? { ...t, alone: false } : t)) : tree.tools,
     lockfile: {
-      sha256: sha256Hex(lockfile.lockfileText),
+      sha256: lockfile.lockfileSha256 ?? sha256Hex(lockfile.lockfileText),
       stat: !lockfile.lockfileReplaced && lockStat && lockStat[1]! < limit && lockStat[2]! < limit ? lockStat : null,
       ...(lockfile.mcpPinned ? { mcpPinned: [...lockfile.mcpPinned] } : {}),
     },

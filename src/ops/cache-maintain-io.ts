@@ -122,8 +122,8 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
   }
   for (const dir of ["stat", "manifests"]) {
     for (const name of safeReaddir(join(store.dir, dir))) {
-      // <key>.json, <key>.tree.json and <key>.index: the key is the first 32 hex digits.
-      if ((name.endsWith(".json") || name.endsWith(".index")) && !liveKeys.has(name.slice(0, 32))) remove(join(store.dir, dir, name), "removedOther");
+      // <key>.stat, <key>.tree.json and <key>.index (and an older kiwi's <key>.json): the key is the first 32 hex digits.
+      if ((name.endsWith(".json") || name.endsWith(".stat") || name.endsWith(".index")) && !liveKeys.has(name.slice(0, 32))) remove(join(store.dir, dir, name), "removedOther");
     }
   }
   for (const name of safeReaddir(join(store.dir, "runs"))) {

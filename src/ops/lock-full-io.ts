@@ -5,8 +5,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { faultsFromEnv } from "../cache/faults-io.ts";
-import { statRelPath } from "../cache/cache-layout.ts";
-import { type Prehashed, type PrehashRun, startPrehash } from "../cache/prehash-io.ts";
+import { statCacheRelPath } from "../cache/cache-layout.ts";
+import { type PrehashRun, type PrehashedFiles, startPrehash } from "../cache/prehash-io.ts";
 import { type StatCache, loadStatCache, loadTreeMemo, saveTreeMemo } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
 import type { Finding } from "../findings/verdict.ts";
@@ -34,7 +34,7 @@ import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
 export async function lockFull(ctx: Context, root: string, options: LockOptions = {}): Promise<LockResult> {
   // Cold (no stat cache yet): hash on a second core while this one walks the tree and discovery
   // parses every manifest. Hashing is the longer of the two, so it starts first.
-  const prehash = existsSync(join(ctx.cacheDir, statRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
+  const prehash = existsSync(join(ctx.cacheDir, statCacheRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
   try {
     // Taken before anything is read, so a file changed while this run reads it differs next time.
     const raw = options.needTree ? undefined : walkRawTree(root, ctx.now());
@@ -78,7 +78,7 @@ export interface LockResult {
 
 /** A cold run's hashing: the worker's results, and what this thread prepared while it hashed. */
 export interface ColdHashing {
-  prehashed: Promise<ReadonlyMap<string, Prehashed>>;
+  prehashed: Promise<PrehashedFiles>;
   /** Each tool's manifest canonical text and digest, rendered already. */
   manifests: ReadonlyMap<Tool, { canonical: string; hex: string }>;
   /** Hashes on this thread what the worker has not reached (PrehashRun.help). */
@@ -139,10 +139,10 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   // The index's tree part, when a cold run built it while the worker hashed (below).
   let treeIndex: TreeIndex | undefined;
   // The lock index of this tree, once its lockfile is what this run wrote or confirmed (the check passed).
-  const saveIndex = (finalText: string, mcpPinned: readonly string[] | undefined, tree?: readonly TreeTool[], lockfileReplaced?: boolean) => {
+  const saveIndex = (finalText: string, finalSha256: string, mcpPinned: readonly string[] | undefined, tree?: readonly TreeTool[], lockfileReplaced?: boolean) => {
     if (!raw) return;
     const pinned = finalText.includes('\n  "remote": ') || finalText.includes('\n  "dependencies": ');
-    const lockfile = { pinned, lockfileText: finalText, lockfileReplaced, mcpPinned };
+    const lockfile = { pinned, lockfileText: finalText, lockfileSha256: finalSha256, lockfileReplaced, mcpPinned };
     const manifestDigests = tree ? new Map(tree.map((h) => [h.tool, h.manifestDigest])) : undefined;
     const index = treeIndex ? completeLockIndex(treeIndex, lockfile) : buildLockIndex({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, startedAt, ...lockfile });
     saveLockIndex(ctx.cacheDir, index, faults);
@@ -150,7 +150,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
     // The pins are read from the bytes only where the MCP step will ask for them.
     const mcpPinned = base.mcpServers.length > 0 ? pinnedIn(text!) : [];
-    saveIndex(text!, mcpPinned);
+    saveIndex(text!, textDigest, mcpPinned);
     const stats = { tools: project.tools.length, files: fileCount, hashed: 0, reused: fileCount, memo: true };
     return { ...base, ...unpinnedOf(base.mcpServers, mcpPinned), written: false, diff: { added: [], removed: [], changed: [] }, findings: [], stats };
   }
@@ -182,12 +182,14 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   }
   const stats = { tools: tree.length, files: statCache.hits + statCache.misses, hashed: statCache.misses, reused: statCache.hits, memo: false };
   const remember = (finalText: string, finalLock: Lockfile, replacing = false) => {
-    rememberWrittenLockfile(ctx.cacheDir, finalText, finalLock);
-    saveIndex(finalText, Object.keys(finalLock.mcp_servers), tree, replacing);
+    // One digest of the bytes for the three memos that name them (the text read is often the one kept).
+    const finalSha256 = finalText === text ? textDigest : sha256Hex(finalText);
+    rememberWrittenLockfile(ctx.cacheDir, finalText, finalLock, finalSha256);
+    saveIndex(finalText, finalSha256, Object.keys(finalLock.mcp_servers), tree, replacing);
     // A racy tree is never vouched for (an empty fingerprint matches nothing), but the digest of
     // the bytes this run wrote is kept: the next relock then knows it wrote them (see `previous`).
-    if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: sha256Hex(finalText) }, faults);
-    else saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: sha256Hex(finalText) }, faults);
+    if (fingerprint.racy) saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: "", lockfile: finalSha256 }, faults);
+    else saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: finalSha256 }, faults);
   };
   const quick = renderWithQuickPins(text, tree);
   if (quick && quick.rendered === text && packagesLocked(tree, quick.lock)) {

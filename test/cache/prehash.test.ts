@@ -17,7 +17,7 @@ describe("hashing on a worker thread during discovery", () => {
       "a/link.py": { symlink: "main.py" },
     });
     const results = await startPrehash(dir).results();
-    expect([...results.keys()].sort()).toEqual([join(dir, "a/lib/x.bin"), join(dir, "a/main.py")]);
+    expect([...results.paths()].sort()).toEqual([join(dir, "a/lib/x.bin"), join(dir, "a/main.py")]);
     const main = results.get(join(dir, "a/main.py"))!;
     const st = lstatSync(join(dir, "a/main.py"));
     expect(main).toEqual({ size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, sha256: sha256Hex("print(1)\n") });
@@ -36,8 +36,8 @@ describe("hashing on a worker thread during discovery", () => {
     const run = startPrehash(dir);
     run.help(raw);
     const results = await run.results();
-    expect([...results.keys()].sort()).toEqual([...order].sort());
-    for (const [abs, row] of results) expect([abs, row.sha256]).toEqual([abs, sha256Hex(readFileSync(abs))]);
+    expect([...results.paths()].sort()).toEqual([...order].sort());
+    for (const abs of results.paths()) expect([abs, results.get(abs)!.sha256]).toEqual([abs, sha256Hex(readFileSync(abs))]);
   });
 
   test("help with a walk of a tree that changed since only misaligns the claims: nothing it gives is wrong", async () => {
@@ -49,7 +49,23 @@ describe("hashing on a worker thread during discovery", () => {
     run.help(raw);
     const results = await run.results();
     expect(results.size).toBeGreaterThan(0);
-    for (const [abs, row] of results) expect([abs, row.sha256, row.size]).toEqual([abs, sha256Hex(readFileSync(abs)), lstatSync(abs).size]);
+    for (const abs of results.paths()) {
+      const row = results.get(abs)!;
+      expect([abs, row.sha256, row.size]).toEqual([abs, sha256Hex(readFileSync(abs)), lstatSync(abs).size]);
+    }
+  });
+
+  test("gives a file's digest only for the identity it had while being read", async () => {
+    const dir = writeTree(makeTemp(), { "a/main.py": "print(1)\n" });
+    const abs = join(dir, "a/main.py");
+    const results = await startPrehash(dir).results();
+    const st = lstatSync(abs);
+    const same = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+    expect(results.digestIf(abs, same)).toBe(sha256Hex("print(1)\n"));
+    for (const changed of [{ ...same, size: same.size + 1 }, { ...same, mtimeMs: same.mtimeMs + 1 }, { ...same, ctimeMs: same.ctimeMs + 1 }, { ...same, ino: same.ino + 1 }]) {
+      expect(results.digestIf(abs, changed)).toBeUndefined();
+    }
+    expect(results.digestIf(join(dir, "a/other.py"), same)).toBeUndefined();
   });
 
   test("a missing folder gives no results rather than an error", async () => {

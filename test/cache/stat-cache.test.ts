@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { statRelPath } from "../../src/cache/cache-layout.ts";
-import { RACY_MARGIN_MS, loadStatCache } from "../../src/cache/stat-cache-io.ts";
+import { RACY_MARGIN_MS, loadStatCache, statCachePath, statCacheOf } from "../../src/cache/stat-cache-io.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
@@ -44,16 +43,60 @@ describe("the stat cache", () => {
     expect(loadStatCache(cache, "/project", LATER).lookup("a.py", stat)).toBeUndefined();
   });
 
+  /** The bytes a save of one row (a.py) for `root` writes. */
+  const saved = (root = "/project"): Buffer => {
+    const cache = makeTemp();
+    const sc = loadStatCache(cache, root, LATER);
+    sc.record("a.py", stat, HEX);
+    sc.recordTool("a.yaml", HEX, HEX, HEX);
+    sc.recordChecked({ context: HEX, tools: { a: HEX } });
+    expect(sc.save()).toBeUndefined();
+    return readFileSync(statCachePath(cache, root));
+  };
+
+  test("keeps rows, tool memos and the checked tree across a save and a load", () => {
+    const cache = makeTemp();
+    const path = statCachePath(cache, "/project");
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, saved());
+    const sc = loadStatCache(cache, "/project", LATER);
+    expect(sc.lookup("a.py", stat)).toBe(HEX);
+    expect(sc.lookupTool("a.yaml", HEX)).toEqual({ integrity: HEX, manifestDigest: HEX });
+    expect(sc.checked).toEqual({ context: HEX, tools: { a: HEX } });
+  });
+
+  const flip = (bytes: Buffer, at: number) => {
+    const out = Buffer.from(bytes);
+    out[at] = out[at]! ^ 0x01;
+    return out;
+  };
   test.each([
-    ["a damaged file", "{not json"],
-    ["another project's file", JSON.stringify({ format: 1, root: "/other", entries: { "a.py": [10, 1_000_000, 1_000_000, 42, HEX] } })],
-    ["a row with a bad digest", JSON.stringify({ format: 1, root: "/project", entries: { "a.py": [10, 1_000_000, 1_000_000, 42, "zz"] } })],
+    ["an empty file", () => Buffer.alloc(0)],
+    ["garbage", () => Buffer.from("not a stat cache at all, just some text that is long enough to hold a header")],
+    ["a JSON stat cache of an older kiwi", () => Buffer.from(JSON.stringify({ format: 2, root: "/project", entries: { "a.py": [10, 1_000_000, 1_000_000, 42, HEX] } }))],
+    ["a truncated file", () => saved().subarray(0, -1)],
+    ["a file cut after its header", () => saved().subarray(0, 40)],
+    ["a file with bytes added", () => Buffer.concat([saved(), Buffer.from([0])])],
+    ["another format version", () => flip(saved(), 7)],
+    ["a flipped bit in a digest (the checksum catches it)", () => flip(saved(), saved().length - 1)],
+    ["a flipped bit in the file's size", () => flip(saved(), saved().length - 32 - 96 - 64 - 32)],
+    ["another project's file", () => saved("/other")],
   ])("ignores %s (every file is hashed, which is always correct)", (_what, body) => {
     const cache = makeTemp();
-    const path = join(cache, statRelPath("/project"));
+    const path = statCachePath(cache, "/project");
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, body);
-    expect(loadStatCache(cache, "/project", LATER).lookup("a.py", stat)).toBeUndefined();
+    writeFileSync(path, body());
+    const sc = loadStatCache(cache, "/project", LATER);
+    expect(sc.lookup("a.py", stat)).toBeUndefined();
+    expect(sc.lookupTool("a.yaml", HEX)).toBeUndefined();
+    expect(sc.checked).toBeNull();
+  });
+
+  test("a read-only cache over a kept subset (exec's chain memo) drops rows that are not well formed", () => {
+    const sc = statCacheOf("/project", { entries: { "a.py": [10, 1_000_000, 1_000_000, 42, HEX], "b.py": [10, 1_000_000, 1_000_000, 42, "zz"] as never }, tools: {} }, LATER);
+    expect(sc.lookup("a.py", stat)).toBe(HEX);
+    expect(sc.lookup("b.py", stat)).toBeUndefined();
+    expect(sc.seen().entries).toEqual({ "a.py": [10, 1_000_000, 1_000_000, 42, HEX] });
   });
 
   test("forgets files that were not seen in the last run", () => {

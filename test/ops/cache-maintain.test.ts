@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writ
 import { join } from "node:path";
 import { cleanCache, pruneCache, verifyCache } from "../../src/ops/cache-maintain-io.ts";
 import { registerProject } from "../../src/cache/projects-io.ts";
+import { projectKey } from "../../src/cache/cache-layout.ts";
 import { blobPath, ensureStore, indexPath, openStore, putBlobBytes, writeToolEntry } from "../../src/cache/store-io.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
 import { hashToolIntegrity } from "../../src/integrity/tool.ts";
@@ -78,6 +79,18 @@ describe("cache maintenance", () => {
     rmSync(join(root, "tool.lock.json"));
     expect(pruneCache(store, { graceMs: 0, now: Date.now() }).projects).toEqual([]);
     expect(readdirSync(join(store.dir, "projects"))).toEqual([]);
+  });
+
+  test("prune removes the stat caches, tree memos and lock indexes of projects it forgot, and keeps a live one's", () => {
+    const { store, root } = filled();
+    const stat = join(store.dir, "stat");
+    mkdirSync(stat, { recursive: true });
+    const live = projectKey(root);
+    const gone = projectKey("/gone/project");
+    const names = (key: string) => [`${key}.stat`, `${key}.tree.json`, `${key}.index`, `${key}.json`];
+    for (const name of [...names(live), ...names(gone)]) writeFileSync(join(stat, name), "x");
+    pruneCache(store, { graceMs: 0, now: Date.now() });
+    expect(readdirSync(stat).sort()).toEqual(names(live).sort());
   });
 
   test("clean removes kiwi's entries and nothing else in the folder", () => {

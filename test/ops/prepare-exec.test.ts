@@ -2,7 +2,7 @@
 // refusals, integrity mismatches at a named link, and "what runs is what was verified".
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { statRelPath } from "../../src/cache/cache-layout.ts";
+import { statCacheRelPath } from "../../src/cache/cache-layout.ts";
 import { join } from "node:path";
 import { type Context, createContext } from "../../src/context.ts";
 import { type ExecRequest, prepareExec } from "../../src/ops/prepare-exec-io.ts";
@@ -177,10 +177,11 @@ describe("what runs is what was verified", () => {
 
   test("exec reads the stat cache but never rewrites it (other tools keep their entries)", async () => {
     const { root, ctx } = await locked({ ...GREET, ".ai/tools/other/tool.yaml": "tool_id: other\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: o.sh\n", ".ai/tools/other/o.sh": "echo o\n" });
-    const file = join(ctx.cacheDir, statRelPath(root));
-    const before = existsSync(file) ? readFileSync(file, "utf8") : undefined;
+    const file = join(ctx.cacheDir, statCacheRelPath(root));
+    const before = existsSync(file) ? readFileSync(file, "hex") : undefined;
+    expect(before).toBeDefined();
     await run(ctx, request("greet"));
-    expect(existsSync(file) ? readFileSync(file, "utf8") : undefined).toBe(before);
+    expect(existsSync(file) ? readFileSync(file, "hex") : undefined).toBe(before);
   });
 
   test("--dry-run materialises nothing and shows secrets as ***", async () => {
