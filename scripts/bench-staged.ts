@@ -6,7 +6,9 @@
 // The warm rows answer from the staged memo (the commit retried, the hook run twice); another row
 // is the first check of a staged state (the memo removed before each run, every other cache warm).
 // Build first: `bun run build`.
-//   bun run scripts/bench-staged.ts [--count 1000] [--runs 21] [--keep] [--kiwi path] [--base path]
+//   bun run scripts/bench-staged.ts [--count 1000] [--files-per-tool 0] [--file-size 10240] [--runs 21] [--keep] [--kiwi path] [--base path]
+// --files-per-tool 10 gives the issue's own tree (every tool a folder with ten data files of
+// --file-size bytes: ~13,000 entries below .ai/tools instead of ~1,750).
 // --base adds another kiwi binary's staged check (e.g. the commit before a change) to the same rounds.
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { RACY_MARGIN_MS } from "../src/cache/stat-cache-io.ts";
@@ -18,6 +20,8 @@ import { generateTree } from "./gen-tree.ts";
 
 const args = process.argv.slice(2);
 const count = numberFlag(args, "--count", 1000);
+const filesPerTool = numberFlag(args, "--files-per-tool", 0);
+const fileSize = numberFlag(args, "--file-size", 10240);
 const runs = numberFlag(args, "--runs", 21);
 const keep = args.includes("--keep");
 const kiwi = kiwiBinary();
@@ -32,7 +36,7 @@ function sh(argv: string[], cwd: string, env: Record<string, string>): void {
 const work = mkdtempSync(join(tmpdir(), "kiwi-bench-staged-"));
 try {
   const tree = join(work, "project");
-  const summary = generateTree({ dir: tree, count, filesPerTool: 0, fileSize: 0, seed: 1 });
+  const summary = generateTree({ dir: tree, count, filesPerTool, fileSize: filesPerTool > 0 ? fileSize : 0, seed: 1 });
   process.stdout.write(`tree: ${summary.tools} tools, ${summary.files} files in ${tree}\n`);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
