@@ -122,21 +122,7 @@ export function helloWorldBinary(dir: string): string {
  * its exit code returned. The least any Bun-built wrapper pays to run a tool.
  */
 export function spawnerBinary(dir: string): string {
-  const source = join(dir, "spawner.ts");
-  const out = join(dir, "spawner");
-  writeFileSync(
-    source,
-    [
-      'const p = Bun.spawn(process.argv.slice(2), { stdin: "inherit", stdout: "pipe", stderr: "pipe", detached: true });',
-      "const pump = async (s: ReadableStream<Uint8Array>, to: typeof Bun.stdout) => { for await (const c of s) await Bun.write(to, c); };",
-      "await Promise.all([pump(p.stdout, Bun.stdout), pump(p.stderr, Bun.stderr), p.exited]);",
-      "process.exit(p.exitCode ?? 1);",
-      "",
-    ].join("\n"),
-  );
-  const build = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--compile-jit-policy=10", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", source, "--outfile", out], { stdout: "pipe", stderr: "pipe" });
-  if (build.exitCode !== 0) throw new Error(`compiling the spawner binary failed: ${build.stderr.toString()}`);
-  return out;
+  return compileBinary(dir, "spawner", ['const p = Bun.spawn(process.argv.slice(2), { stdin: "inherit", stdout: "pipe", stderr: "pipe", detached: true });', ...PUMP_AND_EXIT]);
 }
 
 /**
@@ -148,28 +134,34 @@ export function spawnerBinary(dir: string): string {
  *   verifier <memo.json> -- command args…
  */
 export function verifierBinary(dir: string): string {
-  const source = join(dir, "verifier.ts");
-  const out = join(dir, "verifier");
-  writeFileSync(
-    source,
-    [
-      'import { readFileSync, statSync } from "node:fs";',
-      "const args = process.argv.slice(2);",
-      'const memo = JSON.parse(readFileSync(args[0]!, "utf8")) as { watch: [string, number, number][] };',
-      "for (const [path, size, mtimeMs] of memo.watch) {",
-      "  const st = statSync(path);",
-      "  if (st.size !== size || st.mtimeMs !== mtimeMs) { console.error(`${path} changed`); process.exit(3); }",
-      "}",
-      "const params = JSON.parse(await Bun.stdin.text()) as unknown;",
-      'const p = Bun.spawn(args.slice(args.indexOf("--") + 1), { stdin: new TextEncoder().encode(JSON.stringify(params)), stdout: "pipe", stderr: "pipe", detached: true });',
-      "const pump = async (s: ReadableStream<Uint8Array>, to: typeof Bun.stdout) => { for await (const c of s) await Bun.write(to, c); };",
-      "await Promise.all([pump(p.stdout, Bun.stdout), pump(p.stderr, Bun.stderr), p.exited]);",
-      "process.exit(p.exitCode ?? 1);",
-      "",
-    ].join("\n"),
-  );
+  return compileBinary(dir, "verifier", [
+    'import { readFileSync, statSync } from "node:fs";',
+    "const args = process.argv.slice(2);",
+    'const memo = JSON.parse(readFileSync(args[0]!, "utf8")) as { watch: [string, number, number][] };',
+    "for (const [path, size, mtimeMs] of memo.watch) {",
+    "  const st = statSync(path);",
+    "  if (st.size !== size || st.mtimeMs !== mtimeMs) { console.error(`${path} changed`); process.exit(3); }",
+    "}",
+    "const params = JSON.parse(await Bun.stdin.text()) as unknown;",
+    'const p = Bun.spawn(args.slice(args.indexOf("--") + 1), { stdin: new TextEncoder().encode(JSON.stringify(params)), stdout: "pipe", stderr: "pipe", detached: true });',
+    ...PUMP_AND_EXIT,
+  ]);
+}
+
+/** The child's output forwarded as kiwi forwards a tool's, then its exit code as the binary's. */
+const PUMP_AND_EXIT = [
+  "const pump = async (s: ReadableStream<Uint8Array>, to: typeof Bun.stdout) => { for await (const c of s) await Bun.write(to, c); };",
+  "await Promise.all([pump(p.stdout, Bun.stdout), pump(p.stderr, Bun.stderr), p.exited]);",
+  "process.exit(p.exitCode ?? 1);",
+];
+
+/** Compiles `lines` with kiwi's build flags into `dir`/`name`. */
+function compileBinary(dir: string, name: string, lines: string[]): string {
+  const source = join(dir, `${name}.ts`);
+  const out = join(dir, name);
+  writeFileSync(source, `${lines.join("\n")}\n`);
   const build = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--compile-jit-policy=10", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", source, "--outfile", out], { stdout: "pipe", stderr: "pipe" });
-  if (build.exitCode !== 0) throw new Error(`compiling the verifier binary failed: ${build.stderr.toString()}`);
+  if (build.exitCode !== 0) throw new Error(`compiling the ${name} binary failed: ${build.stderr.toString()}`);
   return out;
 }
 

@@ -4,6 +4,25 @@ import { git, makeRepo } from "./git.ts";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+/**
+ * A committed repository with every kind of change: x staged and changed again, y deleted from the
+ * index, new added, "a b.txt", lock.json and z changed but not staged.
+ */
+function repositoryWithChanges(): string {
+  const repo = makeRepo();
+  for (const name of ["a b.txt", "lock.json", "x", "y", "z"]) writeFileSync(join(repo, name), `${name}\n`);
+  git(repo, ["add", "."]);
+  git(repo, ["commit", "-q", "-m", "init"]);
+  appendFileSync(join(repo, "x"), "1\n");
+  git(repo, ["add", "x"]);
+  appendFileSync(join(repo, "x"), "2\n");
+  git(repo, ["rm", "-q", "--cached", "y"]);
+  writeFileSync(join(repo, "new"), "n\n");
+  git(repo, ["add", "new"]);
+  for (const name of ["a b.txt", "lock.json", "z"]) appendFileSync(join(repo, name), "m\n");
+  return repo;
+}
+
 const H = (c: string) => c.repeat(40);
 const Z = H("0");
 
@@ -32,17 +51,7 @@ describe("reading git status --porcelain=v2 -z", () => {
   });
 
   test("lists what git diff --cached and git diff list, in a real repository", () => {
-    const repo = makeRepo();
-    for (const name of ["a b.txt", "x", "y"]) writeFileSync(join(repo, name), `${name}\n`);
-    git(repo, ["add", "."]);
-    git(repo, ["commit", "-q", "-m", "init"]);
-    appendFileSync(join(repo, "x"), "1\n");
-    git(repo, ["add", "x"]);
-    appendFileSync(join(repo, "x"), "2\n");
-    git(repo, ["rm", "-q", "--cached", "y"]);
-    writeFileSync(join(repo, "new"), "n\n");
-    git(repo, ["add", "new"]);
-    appendFileSync(join(repo, "a b.txt"), "m\n");
+    const repo = repositoryWithChanges();
     const status = parseGitStatus(git(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames"]));
     const z = (text: string) => text.split("\0").filter((p) => p !== "");
     expect(status.staged).toEqual(z(git(repo, ["diff", "--cached", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRTD"])));
@@ -65,19 +74,7 @@ describe("reading git diff --cached --raw -z, and a status of some paths beside 
   });
 
   test("agrees with the full status on what is staged, and on the working copies it was asked about", () => {
-    const repo = makeRepo();
-    for (const name of ["a b.txt", "lock.json", "x", "y", "z"]) writeFileSync(join(repo, name), `${name}\n`);
-    git(repo, ["add", "."]);
-    git(repo, ["commit", "-q", "-m", "init"]);
-    appendFileSync(join(repo, "x"), "1\n");
-    git(repo, ["add", "x"]);
-    appendFileSync(join(repo, "x"), "2\n");
-    git(repo, ["rm", "-q", "--cached", "y"]);
-    writeFileSync(join(repo, "new"), "n\n");
-    git(repo, ["add", "new"]);
-    appendFileSync(join(repo, "a b.txt"), "m\n");
-    appendFileSync(join(repo, "lock.json"), "l\n");
-    appendFileSync(join(repo, "z"), "not asked\n");
+    const repo = repositoryWithChanges();
     const full = parseGitStatus(git(repo, ["status", "--porcelain=v2", "-z", "--untracked-files=no", "--no-renames"]));
     const staged = parseStagedDiff(git(repo, ["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev"]));
     expect([staged.staged, staged.deleted]).toEqual([full.staged, full.deleted]);
