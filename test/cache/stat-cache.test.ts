@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { RACY_MARGIN_MS, loadStatCache, statCachePath, statCacheOf } from "../../src/cache/stat-cache-io.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
@@ -97,6 +97,20 @@ describe("the stat cache", () => {
     expect(sc.lookup("a.py", stat)).toBe(HEX);
     expect(sc.lookup("b.py", stat)).toBeUndefined();
     expect(sc.seen().entries).toEqual({ "a.py": [10, 1_000_000, 1_000_000, 42, HEX] });
+  });
+
+  test("a save removes the JSON stat cache an older kiwi wrote, and nothing else of the project", () => {
+    const cache = makeTemp();
+    const file = statCachePath(cache, "/project");
+    const legacy = file.replace(/\.stat$/, ".json");
+    const treeMemo = file.replace(/\.stat$/, ".tree.json");
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(legacy, '{"format":2,"root":"/project","entries":{}}');
+    writeFileSync(treeMemo, "{}");
+    const run = loadStatCache(cache, "/project", LATER);
+    run.record("a.py", stat, HEX);
+    expect(run.save()).toBeUndefined();
+    expect([existsSync(file), existsSync(legacy), existsSync(treeMemo)]).toEqual([true, false, true]);
   });
 
   test("forgets files that were not seen in the last run", () => {
