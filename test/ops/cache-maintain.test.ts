@@ -29,6 +29,13 @@ function filled() {
   return { store, kept, orphan, integrity: tool.hex, root };
 }
 
+/**
+ * A moment safely after everything a test wrote: a file's mtime has sub-millisecond precision and
+ * Date.now() does not, so a file written in the same millisecond reads as newer than "now" and a
+ * grace period of 0 would keep it.
+ */
+const AFTER_WRITES = () => Date.now() + 1000;
+
 describe("cache maintenance", () => {
   test("verify re-hashes everything and evicts what fails", () => {
     const { store, orphan } = filled();
@@ -52,7 +59,7 @@ describe("cache maintenance", () => {
 
   test("prune removes what no registered lockfile references, and keeps what one does", () => {
     const { store, kept, orphan, integrity } = filled();
-    const report = pruneCache(store, { graceMs: 0, now: Date.now() });
+    const report = pruneCache(store, { graceMs: 0, now: AFTER_WRITES() });
     expect(report).toMatchObject({ removedBlobs: 1, removedIndex: 0 });
     expect(existsSync(blobPath(store, kept))).toBe(true);
     expect(existsSync(indexPath(store, integrity))).toBe(true);
@@ -69,7 +76,7 @@ describe("cache maintenance", () => {
   test("prune reports a lockfile it cannot read; what only that lockfile referenced goes (the tree restores it)", () => {
     const { store, kept, root } = filled();
     writeFileSync(join(root, "tool.lock.json"), "");
-    const report = pruneCache(store, { graceMs: 0, now: Date.now() });
+    const report = pruneCache(store, { graceMs: 0, now: AFTER_WRITES() });
     expect(report.skipped).toMatchObject([{ root, reason: expect.stringContaining("is empty") }]);
     expect(existsSync(blobPath(store, kept))).toBe(false);
   });
@@ -77,7 +84,7 @@ describe("cache maintenance", () => {
   test("prune forgets a project whose lockfile is gone", () => {
     const { store, root } = filled();
     rmSync(join(root, "tool.lock.json"));
-    expect(pruneCache(store, { graceMs: 0, now: Date.now() }).projects).toEqual([]);
+    expect(pruneCache(store, { graceMs: 0, now: AFTER_WRITES() }).projects).toEqual([]);
     expect(readdirSync(join(store.dir, "projects"))).toEqual([]);
   });
 
@@ -89,7 +96,7 @@ describe("cache maintenance", () => {
     const gone = projectKey("/gone/project");
     const names = (key: string) => [`${key}.stat`, `${key}.tree.json`, `${key}.index`, `${key}.json`];
     for (const name of [...names(live), ...names(gone)]) writeFileSync(join(stat, name), "x");
-    pruneCache(store, { graceMs: 0, now: Date.now() });
+    pruneCache(store, { graceMs: 0, now: AFTER_WRITES() });
     expect(readdirSync(stat).sort()).toEqual(names(live).sort());
   });
 
