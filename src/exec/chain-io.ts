@@ -66,13 +66,9 @@ const LOSSLESS = "L";
  */
 export function readLockfileMemo(root: string, cacheDir: string): ReadLockfile | undefined {
   const text = readLockfileText(root);
-  return text === undefined ? undefined : { lock: parseLockfileMemo(text, cacheDir), text };
-}
-
-/** Lockfile text parsed through the same memo (text from git's index, say); refusals as parseLockfile's. */
-export function parseLockfileMemo(text: string, cacheDir: string): Lockfile {
+  if (text === undefined) return undefined;
   const peek = peekLockfileMemo(text, cacheDir);
-  return peek === "checked" ? lockfileFromCheckedText(text) : peek.lock;
+  return { lock: peek === "checked" ? lockfileFromCheckedText(text) : peek.lock, text };
 }
 
 /**

@@ -1,6 +1,7 @@
 // git's object id of a blob: the hash of `blob <length>\0` and the bytes, SHA-1 in most
 // repositories and SHA-256 in those made with `--object-format=sha256`. It lets kiwi vouch that
-// bytes it holds are the very blob `git status` names, without asking git. Pure.
+// bytes it holds are the very blob git named (in its status or staged diff), without asking git
+// for them. Pure.
 
 /** The hash a blob id is written in, read from its length; undefined for anything but lowercase hex of 40 or 64 digits. */
 export function blobIdFormat(id: string): "sha1" | "sha256" | undefined {

@@ -159,7 +159,7 @@ function compareEntries(project: Project, scope: readonly Tool[], locked: Locked
 
 /**
  * HEAD's copy of the project's lockfile; undefined when HEAD has none (or there is no HEAD yet).
- * git status named its blob: kept in the cache (a commit's check keeps the lockfile it stages),
+ * git named its blob (status or staged diff): kept in the cache (a commit's check keeps the lockfile it stages),
  * it is read there and verified against that id; else git is asked, and its answer kept. git
  * writes into a file in the cache: the staged check reads the tree synchronously for tens of ms,
  * and through a pipe git would wait on it after the first 64 KB (~3.5 ms to drain at the await).
