@@ -26,6 +26,9 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   const { runWasiHost } = await import("./wasm/wasi-host-io.ts");
   process.exit(await runWasiHost(argv.slice(1)));
 } else {
+  // A warm `kiwi exec` whose launch kiwi remembers runs without loading the CLI (commands/exec-remembered.ts).
+  const remembered = argv[0] === "exec" ? await (await import("./commands/exec-remembered.ts")).runRemembered(argv.slice(1)) : undefined;
+  if (remembered !== undefined) process.exit(remembered);
   const { main } = await import("./cli.ts");
   process.exit(await main(argv));
 }

@@ -7,7 +7,7 @@ import { defineCommand } from "./commands/_define.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createContext } from "./context.ts";
 import { KiwiError, toKiwiError } from "./errors.ts";
-import { errorDocument, renderError } from "./ui/error.ts";
+import { showError } from "./ui/error.ts";
 import { registerRoot } from "./commands/_root.ts";
 import { COMMAND_SUMMARIES } from "./commands/_summaries.ts";
 import { jitAtFullSpeed } from "./self.ts";
@@ -84,10 +84,7 @@ export async function main(given: string[]): Promise<number> {
     const error = isCittyError(thrown)
       ? new KiwiError("E_USAGE", stripAnsi((thrown as Error).message), { hint: 'run "kiwi --help" for the commands and flags' })
       : toKiwiError(thrown);
-    const ctx = createContext();
-    if (jsonWanted) showJson(errorDocument(error));
-    showNote(renderError(error, ctx, process.env.KIWI_DEBUG === "1"));
-    return error.exitCode;
+    return showError(error, createContext(), jsonWanted);
   }
 }
 

@@ -158,7 +158,7 @@ describe("the folder graph", () => {
   // may import it, so no row needs to name it, and it imports nothing.
   const BASE = ["context", "self", "findings", "integrity", "errors"];
   const ALLOWED: Record<string, string[]> = {
-    bin: ["cli", "exec", "wasm"],
+    bin: ["cli", "commands", "exec", "wasm"],
     cli: ["commands", "ui", "resolve", ...BASE],
     commands: ["ops", "ui", "completion", "exec", "init", "lockfile", "mcp", "schema", ...BASE],
     ops: ["cache", "deps", "exec", "formats", "hook", "init", "lockfile", "manifest", "mcp", "registry", "resolve", "schema", "trust", "validate", ...BASE],

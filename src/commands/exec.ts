@@ -1,9 +1,9 @@
 // `kiwi exec <tool>`: flags -> one ops/ call (ops/exec-io.ts: verify the locked chain, validate the
 // parameters, run the verified copy through its primitive, or with --dry-run only plan) -> ui/.
-import { fstatSync, readFileSync } from "node:fs";
 import type { ArgsDef } from "citty";
 import type { Context } from "../context.ts";
 import { kebabCase } from "./_args.ts";
+import { readAll, stdinCarriesData } from "./_stdin.ts";
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
@@ -157,21 +157,3 @@ export function paramPairs(rawArgs: readonly string[]): string[] {
   return out;
 }
 
-/** Stdin is a pipe, file or socket (not a terminal, not /dev/null): it may carry JSON parameters. */
-function stdinCarriesData(): boolean {
-  try {
-    const st = fstatSync(0);
-    return st.isFIFO() || st.isFile() || st.isSocket();
-  } catch {
-    return false;
-  }
-}
-
-function readAll(path: string | number, what: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new KiwiError("E_INPUT_INVALID", `cannot read ${what}: ${code}`, { hint: code === "ENOENT" ? "check the path" : "check that the file is readable" });
-  }
-}

@@ -28,7 +28,10 @@ import type { Lockfile, LockedTool, ToolDependencies } from "../schema/lockfile.
 import { isCompiled } from "../self.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 
-type StatId = [size: number, mtimeMs: number, ctimeMs: number, ino: number];
+export type StatId = [size: number, mtimeMs: number, ctimeMs: number, ino: number];
+
+/** A path and the stat identity it had when something was proven from it. */
+export type WatchedPath = [path: string, ...id: StatId];
 
 interface ChainMemoFile {
   /** tool.lock.json's stat identity when `tools` was read from it. */
@@ -62,7 +65,7 @@ interface VerifiedRecord {
   format: typeof RECORD_FORMAT;
   links: LinkRecord[];
   /** Every manifest and folder the links were read from, by absolute path, with its stat identity. */
-  watch: [path: string, ...id: StatId][];
+  watch: WatchedPath[];
 }
 
 /** A link replayed from the record: what chain-verify-io's VerifiedLink holds. */
@@ -73,6 +76,8 @@ export interface ReplayedLink {
   locked: LockedTool;
   packages?: ToolDependencies;
 }
+
+export type { VerifiedRecord };
 
 export interface ChainIndex {
   /** The lockfile's stat identity, taken before it is read (undefined when there is none). */
@@ -142,6 +147,24 @@ export function replayVerifiedChain(hit: NonNullable<ChainIndex["hit"]>, ids: re
     links.push({ tool, hashed: { tool, files: r.files, integrity: r.integrityHex, manifestDigest: r.manifestDigest }, integrity: r.integrity, locked, ...(packages ? { packages } : {}) });
   }
   return links;
+}
+
+/**
+ * Every path a remembered chain stands on, with its stat identity: the lockfile, each manifest and
+ * folder of the record and each file of each link. While all of them keep it, replayVerifiedChain
+ * would replay the same chain (exec's launch memo proves a chain with this list alone). Undefined
+ * when the lockfile is too fresh to be remembered (writeChainIndex's racy rule).
+ */
+export function chainProof(root: string, lockStat: StatId, record: VerifiedRecord, now: number): WatchedPath[] | undefined {
+  if (Math.max(lockStat[1], lockStat[2]) >= now - RACY_MARGIN_MS) return undefined;
+  const files = record.links.flatMap((l) => l.tool.files.map((f): WatchedPath => [f.abs, f.size, f.mtimeMs, f.ctimeMs, f.ino]));
+  return [[join(root, LOCKFILE_NAME), ...lockStat], ...record.watch, ...files];
+}
+
+/** Whether every path still has the stat identity it had. */
+export function allUnchanged(watch: readonly WatchedPath[]): boolean {
+  for (const [path, ...id] of watch) if (!sameIdentity(path, id)) return false;
+  return true;
 }
 
 function sameIdentity(path: string, id: readonly number[]): boolean {

@@ -12,7 +12,7 @@ import type { TreeTool } from "../lockfile/hash-tree-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { LockedTool, Lockfile, ToolDependencies } from "../schema/lockfile.ts";
-import { type ChainIndex, readChainIndex, recordVerifiedChain, replayVerifiedChain, writeChainIndex } from "./chain-memo-io.ts";
+import { type ChainIndex, type WatchedPath, chainProof, readChainIndex, recordVerifiedChain, replayVerifiedChain, writeChainIndex } from "./chain-memo-io.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 
 // Loaded on first use: a warm locked run replays its chain from the chain index and should not
@@ -48,6 +48,11 @@ export interface VerifiedChain {
   /** Tool first, primitive last. */
   links: VerifiedLink[];
   warnings: string[];
+  /**
+   * When the chain is remembered (replayed, or just recorded): every path it was proven from, with
+   * its stat identity. While they all keep it, the same chain would be replayed.
+   */
+  proof?: WatchedPath[];
 }
 
 export interface VerifyOptions {
@@ -68,7 +73,10 @@ export function verifyChain(ctx: Context, toolId: string, options: VerifyOptions
   const index = readChainIndex(ctx.cacheDir, root, toolId, ctx.now());
   // Warm: the chain exactly as a previous call verified it, while every input keeps its stat identity.
   const replayed = index.hit ? replayVerifiedChain(index.hit, chainIds(index.hit.lock, toolId)) : undefined;
-  if (replayed) return { root, mode: "locked", links: replayed, warnings: [] };
+  if (replayed) {
+    const proof = chainProof(root, index.lockStat!, index.hit!.verified!, ctx.now());
+    return { root, mode: "locked", links: replayed, warnings: [], ...(proof ? { proof } : {}) };
+  }
   const { chain, statCache, lock } = verifyLocked(ctx, root, toolId, index);
   assertChildSchemas(chain.links, options.strict === true, chain.warnings, ctx.cacheDir);
   // Only a chain that passed every check without a warning is replayed (a warning shows on every call).
@@ -76,7 +84,8 @@ export function verifyChain(ctx: Context, toolId: string, options: VerifyOptions
   if (!index.hit || statCache.misses > 0 || verified) {
     writeChainIndex(ctx.cacheDir, root, toolId, { lockStat: index.lockStat!, lock, ids: chain.links.map((l) => l.tool.id), seen: statCache.seen(), ...(verified ? { verified } : {}) }, ctx.now());
   }
-  return chain;
+  const proof = verified ? chainProof(root, index.lockStat!, verified, ctx.now()) : undefined;
+  return proof ? { ...chain, proof } : chain;
 }
 
 /** The chain's tool ids, tool first, as the lockfile links them (none when the tool is not locked). */

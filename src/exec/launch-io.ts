@@ -65,18 +65,7 @@ export function gatherLaunchFacts(bare: readonly SubprocessPlan[], links: readon
   try {
     const first = bare[0]!.subprocess;
     const wasm = first.argv[0] === WASI_COMMAND ? wasmLaunch(bare[0]!, capabilities, limits, ctx) : undefined;
-    const programs: Record<string, ProgramFacts> = {};
-    for (const plan of bare) {
-      const spec = plan.subprocess;
-      const program = spec.argv[0] === WASI_COMMAND && wasm ? wasm.argv[0]! : spec.argv[0]!;
-      if (program in programs) continue;
-      // An absolute path is its own resolution (findCommand would only test that it is executable,
-      // and startProblem below says why not); the plan resolves command names through PATH already.
-      const resolved = isAbsolute(program) ? program : (findCommand(program, spec.env.PATH ?? ctx.env.PATH ?? "/usr/bin:/bin", spec.cwd) ?? program);
-      const realPath = realCommandPath(resolved);
-      const problem = startProblem(program);
-      programs[program] = { resolved, ...(realPath !== undefined ? { realPath } : {}), ...(problem !== undefined ? { problem } : {}) };
-    }
+    const programs = programFacts(bare, ctx.env, wasm?.argv[0]);
     const facts: LaunchFacts = {
       mode: ctx.mode,
       probe: probeFor(ctx.mode, ctx.env, ctx.cacheDir),
@@ -95,6 +84,26 @@ export function gatherLaunchFacts(bare: readonly SubprocessPlan[], links: readon
     filter?.cleanup();
     throw error;
   }
+}
+
+/**
+ * What the file system says about each program the plans start (the WASI host's path for a
+ * module when `wasiHost` is given), keyed by the program as planned.
+ */
+export function programFacts(bare: readonly SubprocessPlan[], env: LaunchContext["env"], wasiHost?: string): Record<string, ProgramFacts> {
+  const programs: Record<string, ProgramFacts> = {};
+  for (const plan of bare) {
+    const spec = plan.subprocess;
+    const program = spec.argv[0] === WASI_COMMAND && wasiHost !== undefined ? wasiHost : spec.argv[0]!;
+    if (program in programs) continue;
+    // An absolute path is its own resolution (findCommand would only test that it is executable,
+    // and startProblem below says why not); the plan resolves command names through PATH already.
+    const resolved = isAbsolute(program) ? program : (findCommand(program, spec.env.PATH ?? env.PATH ?? "/usr/bin:/bin", spec.cwd) ?? program);
+    const realPath = realCommandPath(resolved);
+    const problem = startProblem(program);
+    programs[program] = { resolved, ...(realPath !== undefined ? { realPath } : {}), ...(problem !== undefined ? { problem } : {}) };
+  }
+  return programs;
 }
 
 /**

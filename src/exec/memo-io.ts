@@ -12,7 +12,7 @@ export const EXEC_DIR = "exec";
 /** Bumped whenever what a memo holds, or how its input is parsed, changes. */
 const MEMO_FORMAT = 3;
 
-export type MemoKind = "manifests" | "verdicts" | "params" | "probes" | "lockfiles" | "chains" | "staged";
+export type MemoKind = "manifests" | "verdicts" | "params" | "probes" | "lockfiles" | "chains" | "staged" | "launches";
 
 /** The memo key for an input (bytes or text). */
 export function memoKey(kind: MemoKind, ...parts: (string | Uint8Array)[]): string {

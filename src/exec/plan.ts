@@ -207,7 +207,7 @@ export function buildPlan(input: PlanInput, notes?: LaunchNotes): Plan {
 }
 
 /** The subprocess plan wrapped in its launcher; its warnings and folders to create go to `notes`. */
-function launched(plan: SubprocessPlan, facts: LaunchFacts, notes: LaunchNotes | undefined): SubprocessPlan {
+export function launched(plan: SubprocessPlan, facts: LaunchFacts, notes: LaunchNotes | undefined): SubprocessPlan {
   const spec = plan.subprocess;
   const l = planLaunch(plan.tool, spec, facts);
   if (notes) Object.assign(notes, l.notes);

@@ -7,8 +7,11 @@ import type { PreparedExec } from "./prepared.ts";
 import { type OutputSinks, resolveOutcome, runSubprocess } from "./subprocess.ts";
 import type { Refusal } from "./net-proxy.ts";
 
+/** What a run needs of a prepared call. */
+export type Runnable = Pick<PreparedExec, "plan" | "redact" | "checkUrl" | "refusals" | "cleanup" | "netPolicy">;
+
 /** Runs the plan; resolves to the exit code (the tool's own for a subprocess, 0 for HTTP success). */
-export async function runPrepared(prepared: PreparedExec, sinks: OutputSinks): Promise<number> {
+export async function runPrepared(prepared: Runnable, sinks: OutputSinks): Promise<number> {
   const { plan } = prepared;
   try {
     if (plan.primitive === "subprocess") {

@@ -57,6 +57,15 @@ export interface RunDir {
   cleanup?: () => void;
 }
 
+/**
+ * The files folder of an intact run directory, or undefined when it is missing or was touched:
+ * what ensureRunDir reuses, without building anything.
+ */
+export function intactRunDir(cacheDir: string, dirName: string, files: readonly FileEntry[]): string | undefined {
+  const container = join(cacheDir, RUNS_DIR, dirName);
+  return containerIntact(container, { integrityHex: dirName, files }) ? join(container, "files") : undefined;
+}
+
 /** The run directory of a tool version: reused when its marker still matches, else rebuilt. */
 export function ensureRunDir(req: RunDirRequest): RunDir {
   const runs = join(req.cacheDir, RUNS_DIR);
@@ -110,7 +119,7 @@ function publish(tmp: string, container: string): boolean {
  * True when the container holds exactly the marker's files with unchanged inode, size, mtime and
  * ctime (a process cannot set ctime back), no write permission anywhere, and nothing extra.
  */
-function containerIntact(container: string, req: RunDirRequest): boolean {
+function containerIntact(container: string, req: Pick<RunDirRequest, "integrityHex" | "files">): boolean {
   let marker: Marker;
   try {
     marker = JSON.parse(readFileSync(join(container, "marker.json"), "utf8")) as Marker;

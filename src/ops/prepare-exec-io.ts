@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Store } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { type ParamTool, buildParametersSchemaLazily, resolveCallParams } from "../exec/call-params.ts";
-import { planHost } from "../exec/host-io.ts";
+import { type Lookup, planHost } from "../exec/host-io.ts";
 import { chainDeclarations, gatherLaunchFacts, settleLaunch } from "../exec/launch-io.ts";
 import { mergeConfigs } from "../exec/merge.ts";
 import { type LinkInput, type PlanInput, type Plans, type SubprocessPlan, buildPlan, buildPlans, shownTwin } from "../exec/plan.ts";
@@ -19,6 +19,7 @@ import { memoKey, readMemo, writeMemo } from "../exec/memo-io.ts";
 import type { ParametersSchema } from "../validate/parameters.ts";
 import { type VerifiedChain, verifyChain } from "../exec/chain-verify-io.ts";
 import type { HostPolicy } from "../exec/net-policy.ts";
+import { type RememberedLaunch, rememberLaunch } from "../exec/launch-memo-io.ts";
 
 
 /** Verifies, validates and plans one call of `toolId`. */
@@ -31,16 +32,26 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const mergedStdin = mergeConfigs([...chain.links].reverse().map((l) => l.tool.config)).stdin;
   const flagsGiven = req.sources.json !== undefined || req.sources.file !== undefined || (req.sources.pairs?.length ?? 0) > 0;
   const stdinText = !flagsGiven && mergedStdin !== "inherit" ? req.readStdin?.() : undefined;
-  const params = resolveCallParams(leaf.tool, { ...req.sources, ...(stdinText !== undefined ? { stdin: { text: stdinText } } : {}) }, (tool) => memoParametersSchema(ctx.cacheDir, tool));
+  let schema: Record<string, unknown> | undefined;
+  const params = resolveCallParams(leaf.tool, { ...req.sources, ...(stdinText !== undefined ? { stdin: { text: stdinText } } : {}) }, (tool) => {
+    const built = memoParametersSchema(ctx.cacheDir, tool);
+    if (built.ok) schema = built.schema;
+    return built;
+  });
   // The store is opened only when a run directory must be built or packages linked (its modules then load).
   let opened: Store | undefined;
   const store = () => (opened ??= (require("../cache/store-io.ts") as typeof import("../cache/store-io.ts")).openStore(ctx.cacheDir, ctx.env));
   const cleanups: (() => void)[] = [];
+  // What a replay must find intact (exec/launch-memo-io.ts); a link with packages is never replayed.
+  const runDirs: RememberedLaunch["runDirs"] = [];
+  // An mcp_tool's chain plans its server's launch, but the call is made over MCP (ops/exec-io.ts).
+  let replayable = !req.dryRun && chain.proof !== undefined && leaf.tool.type !== "mcp_tool";
   if (chain.links.filter((l) => l.packages).length > 1) assertNoPackageConflicts(chain.links);
   const links: LinkInput[] = chain.links.map((l, i) => {
     const hex = l.integrity.slice("sha256:".length);
     // A tool with npm packages runs beside their verified, installed copy (deps/ loads only then).
     const wanted = l.packages || declaresPackages(l.tool);
+    if (wanted) replayable = false;
     const packages = wanted ? (require("../exec/packages-io.ts") as typeof import("../exec/packages-io.ts")).linkPackages(store(), l) : undefined;
     let tool = packages?.tool ?? l.tool;
     const files = packages ? [...l.hashed.files, ...packages.files] : l.hashed.files;
@@ -51,8 +62,12 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     if (!req.dryRun) {
       const byPath = new Map(l.tool.files.map((f) => [f.path, f.abs]));
       const run = ensureRunDir({ cacheDir: ctx.cacheDir, store, integrityHex: dirName, files, sourceOf: (p) => byPath.get(p), subject: l.tool.id });
-      if (run.cleanup) cleanups.push(run.cleanup);
+      if (run.cleanup) {
+        cleanups.push(run.cleanup);
+        replayable = false;
+      }
       runDir = run.dir;
+      runDirs.push({ name: dirName, files: [...files] });
     }
     // Python imports the installed distributions from the run directory's site-packages.
     if (packages?.python) {
@@ -64,7 +79,8 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     }
     return { tool, integrity: l.integrity, runDir };
   });
-  const input: PlanInput = { chain: links, params, env: ctx.env, host: planHost(), mode: chain.mode };
+  const lookups: Lookup[] = [];
+  const input: PlanInput = { chain: links, params, env: ctx.env, host: planHost(lookups), mode: chain.mode };
   const warnings = [...chain.warnings];
   let checkUrl = async (_url: URL) => {};
   let netPolicy: HostPolicy | undefined;
@@ -87,6 +103,22 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     warnings.push(...launched.warnings);
     cleanups.push(launched.cleanup);
     netPolicy = launched.proxy?.policy;
+    // A call that warned, goes through kiwi's proxy or runs a WebAssembly module is planned the long way every time.
+    if (replayable && schema && warnings.length === 0 && !facts.policy && !facts.proxy && !facts.wasm) {
+      const { capabilities, limits, runDirs: dirs, home, projectRoot } = facts;
+      rememberLaunch(ctx, req.toolId, req.sandbox, {
+        root: chain.root,
+        watch: chain.proof!,
+        runDirs,
+        tool: { id: leaf.tool.id, manifestFile: leaf.tool.manifestFile, parameters: leaf.tool.parameters, pointers: leaf.tool.pointers },
+        schema,
+        ...(typeof mergedStdin === "string" ? { stdin: mergedStdin } : {}),
+        bare,
+        // The bare plan's lookups only (the shown twin repeats them).
+        lookups: [...new Map(lookups.map((l) => [l.join("\0"), l])).values()],
+        facts: { capabilities, limits, runDirs: dirs, home, projectRoot },
+      });
+    }
   } else {
     // The host policy (and its DNS and IP libraries) load only for HTTP tools.
     const { assertPolicyUsable, describeHostPolicy, parseHostPolicy } = require("../exec/net-policy.ts") as typeof import("../exec/net-policy.ts");

@@ -1,7 +1,7 @@
 // Renders a KiwiError once, for humans (stderr) or as the single JSON document (--json).
 import type { Context } from "../context.ts";
 import type { KiwiError } from "../errors.ts";
-import { colors } from "./output.ts";
+import { colors, showJson, showNote } from "./output.ts";
 
 /** Human form: `error[E_CODE]: message` then an indented hint. */
 export function renderError(error: KiwiError, ctx: Pick<Context, "color">, debug = false): string {
@@ -24,4 +24,11 @@ export function errorDocument(error: KiwiError): Record<string, unknown> {
       ...(error.details ? { details: error.details } : {}),
     },
   };
+}
+
+/** Shows a failed command's error (and, with --json, its document); returns the exit code. */
+export function showError(error: KiwiError, ctx: Pick<Context, "color" | "env">, json: boolean): number {
+  if (json) showJson(errorDocument(error));
+  showNote(renderError(error, ctx, ctx.env.KIWI_DEBUG === "1"));
+  return error.exitCode;
 }

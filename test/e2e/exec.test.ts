@@ -3,7 +3,7 @@
 // against a real server on 127.0.0.1. The sandbox is off here (its own tests cover it) unless a
 // test says otherwise.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
@@ -447,5 +447,45 @@ describe("kiwi exec: an api tool against a real server", () => {
     expect(r.exitCode).toBe(7);
     expect(r.stderr).toContain('params/city: must not make a URL path segment "." or ".." (got "..")');
     expect(hits).toBe(0);
+  });
+});
+
+describe("kiwi exec: a call made before runs from its launch memo", () => {
+  const COUNT = {
+    ".ai/tools/count/tool.yaml": "tool_id: count\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\nparameters:\n  - { name: n, type: integer, required: true }\n",
+    ".ai/tools/count/main.sh": 'read -r line\necho "got $line"\n',
+  };
+
+  test("the compiled binary replays it, with the long way's errors, and never past a changed file", async () => {
+    const { root, k } = await lockedProject(COUNT);
+    // Inputs written within the racy margin (2 s) are never remembered, and ctime cannot be backdated.
+    await Bun.sleep(2_100);
+    expect(await k.run(["exec", "count", "--param", "n=1"])).toEqual({ exitCode: 0, stdout: 'got {"n":1}\n', stderr: "" });
+    const launches = join(k.cache, "exec", "launches");
+    const memos = readdirSync(launches, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    expect(memos.length).toBe(1);
+
+    // The next call runs what the memo says: a memo whose plan was edited (bash -x) shows it.
+    const original = readFileSync(memos[0]!, "utf8");
+    const body = original.slice(original.indexOf("\n") + 1).replaceAll('"--norc"', '"--norc","-x"');
+    chmodSync(memos[0]!, 0o644);
+    writeFileSync(memos[0]!, `${new Bun.CryptoHasher("sha256").update(body).digest("hex")}\n${body}`);
+    const traced = await k.run(["exec", "count", "--param", "n=2"]);
+    expect([traced.exitCode, traced.stdout, traced.stderr.includes("+ read -r line")]).toEqual([0, 'got {"n":2}\n', true]);
+    writeFileSync(memos[0]!, original);
+    expect(await k.run(["exec", "count", "--sandbox=off", "--params", '{"n":3}'])).toEqual({ exitCode: 0, stdout: 'got {"n":3}\n', stderr: "" });
+
+    // Bad parameters: the same refusal as the long way (another environment is another key).
+    const replayed = await k.run(["exec", "count", "--param", "n=x"]);
+    const longWay = await k.run(["exec", "count", "--param", "n=x"], { KIWI_ANOTHER_KEY: "1" });
+    expect(replayed.exitCode).not.toBe(0);
+    expect(replayed.stderr).toContain("error[E_PARAMS_INVALID]");
+    expect(replayed).toEqual(longWay);
+
+    // A changed script (same size) is refused, as it always was.
+    writeFileSync(join(root, ".ai/tools/count/main.sh"), 'read -r line\necho "PWN $line"\n');
+    const refused = await k.run(["exec", "count", "--param", "n=1"]);
+    expect([refused.stdout, refused.stderr.split("\n")[0]]).toEqual(["", "error[E_INTEGRITY_MISMATCH]: count -> bash_runtime -> subprocess does not match tool.lock.json; nothing was run"]);
+    expect(refused.exitCode).not.toBe(0);
   });
 });

@@ -1,0 +1,68 @@
+// `kiwi exec <tool>` from its remembered launch (ops/exec-remembered-io.ts), entered from bin.ts
+// before the CLI loads: an agent calls the same tool again and again, and loading the CLI, the
+// chain's verification and the planner was most of what kiwi added to each warm call. Only the
+// plainest calls come here: the tool id with --sandbox, --param and --params; any other flag or
+// form (--json, --dry-run, --params -, stray words, --help) goes to the CLI, which checks it.
+import { createContext } from "../context.ts";
+import { toKiwiError } from "../errors.ts";
+import { type RememberedCall, execRemembered } from "../ops/exec-remembered-io.ts";
+import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
+import { showError } from "../ui/error.ts";
+import { showNote } from "../ui/output.ts";
+import { terminalSinks } from "../ui/stream.ts";
+import { readAll, stdinCarriesData } from "./_stdin.ts";
+
+/** The call `args` (after `exec`) makes, when it is one a replay takes; undefined sends it to the CLI. */
+export function rememberedCall(args: readonly string[]): { toolId: string; sandbox?: string; sources: RememberedCall["sources"] } | undefined {
+  let toolId: string | undefined;
+  let sandbox: string | undefined;
+  let json: string | undefined;
+  const pairs: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith("-")) {
+      if (toolId !== undefined) return undefined;
+      toolId = arg;
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    if (name !== "--sandbox" && name !== "--param" && name !== "--params") return undefined;
+    const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
+    // A value the CLI's parser could read as a flag, or stdin's "-", is the CLI's to judge.
+    if (value === undefined || value.startsWith("-")) return undefined;
+    if (name === "--param") pairs.push(value);
+    else if (name === "--sandbox") {
+      if (sandbox !== undefined) return undefined;
+      sandbox = value;
+    } else {
+      if (json !== undefined) return undefined;
+      json = value;
+    }
+  }
+  if (toolId === undefined) return undefined;
+  return { toolId, ...(sandbox !== undefined ? { sandbox } : {}), sources: { ...(json !== undefined ? { json } : {}), pairs } };
+}
+
+/** Runs the call from its remembered launch; the exit code, or undefined to take the long way. */
+export async function runRemembered(args: readonly string[]): Promise<number | undefined> {
+  const call = rememberedCall(args);
+  if (!call) return undefined;
+  const ctx = createContext();
+  // Development mode never records a launch; an unknown mode is the CLI's error to report.
+  if (ctx.env.KIWI_UNLOCKED === "1") return undefined;
+  let sandbox: RememberedCall["sandbox"];
+  try {
+    sandbox = resolveSandboxMode(call.sandbox, ctx.env);
+  } catch {
+    return undefined;
+  }
+  try {
+    return await execRemembered(ctx, { toolId: call.toolId, sandbox, sources: call.sources, readStdin: () => (stdinCarriesData() ? readAll(0, "stdin") : undefined) }, {
+      warn: (warning) => showNote(`warning: ${warning}`),
+      sinks: terminalSinks,
+    });
+  } catch (thrown) {
+    return showError(toKiwiError(thrown), ctx, false);
+  }
+}

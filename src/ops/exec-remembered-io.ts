@@ -1,0 +1,67 @@
+// A warm `kiwi exec <tool>` replayed from its launch memo (exec/launch-memo-io.ts): prove every
+// input the memo stands on, gather the machine's facts again and plan the launch with them, then
+// validate this call's parameters and run. Undefined when the memo does not hold; the call then
+// goes the long way (ops/exec-io.ts), which nothing here has changed or read (stdin included).
+// Once the memo holds, the call is this one: what fails is reported as the long way reports it.
+import type { Context } from "../context.ts";
+import { resolveCallParams } from "../exec/call-params.ts";
+import { type RememberedLaunch, recallLaunch } from "../exec/launch-memo-io.ts";
+import { programFacts, settleLaunch } from "../exec/launch-io.ts";
+import type { LaunchFacts, LaunchNotes } from "../exec/launch-plan.ts";
+import { type SubprocessPlan, launched } from "../exec/plan.ts";
+import { runPrepared } from "../exec/run-io.ts";
+import { probeFor } from "../exec/sandbox-io.ts";
+import type { SandboxMode } from "../exec/sandbox-plan.ts";
+import type { OutputSinks } from "../exec/subprocess.ts";
+import { makeRedactor } from "../exec/template.ts";
+import { jitAtFullSpeed } from "../self.ts";
+
+/** The call as given on the command line (only the forms a replay takes: commands/exec-remembered.ts). */
+export interface RememberedCall {
+  toolId: string;
+  sandbox: SandboxMode;
+  sources: { json?: string; pairs: string[] };
+  /** Stdin's text when it carries data, read only when the call takes its parameters from it. */
+  readStdin: () => string | undefined;
+}
+
+export interface RememberedHooks {
+  warn: (message: string) => void;
+  sinks: () => OutputSinks;
+}
+
+/** Runs the call from its remembered launch; resolves to the exit code, or undefined when the memo does not hold. */
+export async function execRemembered(ctx: Context, call: RememberedCall, hooks: RememberedHooks): Promise<number | undefined> {
+  const planned = planRemembered(ctx, call);
+  if (!planned) return undefined;
+  const { memo, plan, facts, notes } = planned;
+  const flagsGiven = call.sources.json !== undefined || call.sources.pairs.length > 0;
+  const stdinText = !flagsGiven && memo.stdin !== "inherit" ? call.readStdin() : undefined;
+  const params = resolveCallParams({ ...memo.tool, locate: () => undefined }, { ...call.sources, ...(stdinText !== undefined ? { stdin: { text: stdinText } } : {}) }, () => ({ ok: true, schema: memo.schema, findings: [] }));
+  const launchCtx = { mode: call.sandbox, env: ctx.env, home: ctx.home, projectRoot: memo.root, cacheDir: ctx.cacheDir };
+  const settled = settleLaunch(plan, facts, notes, () => {}, launchCtx);
+  for (const warning of settled.warnings) hooks.warn(warning);
+  jitAtFullSpeed();
+  // A subprocess plan: no URL to check; nothing filtered (a filtered launch is never remembered).
+  const runnable = { plan: { ...plan, params }, redact: makeRedactor(plan.secrets.map((n) => ctx.env[n] ?? "")), checkUrl: async () => {}, refusals: [], cleanup: () => {} };
+  return runPrepared(runnable, hooks.sinks());
+}
+
+/**
+ * The remembered launch planned with this machine's facts, as gatherLaunchFacts and buildPlans
+ * plan it; undefined when the memo does not hold, a program cannot start (the long way says why)
+ * or planning fails.
+ */
+function planRemembered(ctx: Context, call: RememberedCall): { memo: RememberedLaunch; plan: SubprocessPlan; facts: LaunchFacts; notes: LaunchNotes } | undefined {
+  try {
+    const memo = recallLaunch(ctx, call.toolId, call.sandbox);
+    if (!memo) return undefined;
+    const programs = programFacts([memo.bare], ctx.env);
+    if (Object.values(programs).some((p) => p.problem !== undefined)) return undefined;
+    const facts: LaunchFacts = { ...memo.facts, mode: call.sandbox, probe: probeFor(call.sandbox, ctx.env, ctx.cacheDir), programs };
+    const notes: LaunchNotes = { warnings: [], writable: [] };
+    return { memo, plan: launched(memo.bare, facts, notes), facts, notes };
+  } catch {
+    return undefined;
+  }
+}
