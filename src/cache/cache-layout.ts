@@ -10,7 +10,7 @@ export const CACHE_ENTRIES = {
   manifests: "per-project parsed-manifest caches: manifests/<project key>.json (discovery)",
   check: "remembered interpreter syntax verdicts by script digest (kiwi check), staged verdicts per project and the last staged lockfiles as git blobs by blob id (kiwi check --staged)",
   runs: "read-only run directories materialized from verified blobs: runs/<integrity>/ (kiwi exec)",
-  exec: "kiwi exec's memos: parsed manifests, child-schema passes and parameter schemas, by content digest",
+  exec: "kiwi exec's memos: parsed manifests, child-schema passes and parameter schemas by content digest; chains per project and tool; launches per call (tool, folder, sandbox mode, environment)",
   projects: "projects/<project key>.json: the project roots whose lockfiles `kiwi cache prune` keeps",
   quarantine: "evicted entries that failed verification, kept for inspection until prune or clean",
   "CACHEDIR.TAG": "marks the folder as a cache for backup tools (https://bford.info/cachedir/)",

@@ -59,7 +59,7 @@ export interface PruneReport {
 /**
  * Removes blobs and index entries that no registered project's tool.lock.json references,
  * except those touched within the grace period; drops registrations of vanished projects, their
- * stat caches, quarantined entries past the grace period and temp files of dead writers.
+ * stat caches, quarantined entries and exec memos past the grace period and temp files of dead writers.
  */
 export function pruneCache(store: Store, options: PruneOptions): PruneReport {
   const report: PruneReport = { projects: [], skipped: [], removedBlobs: 0, removedIndex: 0, removedOther: 0, bytesFreed: 0, keptRecent: 0 };
@@ -99,11 +99,12 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
     }
   }
   const cutoff = options.now - options.graceMs;
-  const remove = (path: string, counter: "removedBlobs" | "removedIndex" | "removedOther") => {
+  // `kept` counts what stays for the grace period; a memo is not one of the entries it reports.
+  const remove = (path: string, counter: "removedBlobs" | "removedIndex" | "removedOther", kept: "keptRecent" | "none" = "keptRecent") => {
     try {
       const st = statSync(path);
       if (st.mtimeMs > cutoff) {
-        report.keptRecent++;
+        if (kept === "keptRecent") report.keptRecent++;
         return;
       }
       removeTree(path);
@@ -130,6 +131,15 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
     if (!keepIndex.has(name)) remove(join(store.dir, "runs", name), "removedOther");
   }
   for (const name of safeReaddir(join(store.dir, "quarantine"))) remove(join(store.dir, "quarantine", name), "removedOther");
+  // exec's memos (exec/<kind>/<2 hex>/<rest>) are rewritten whenever a call derives them again,
+  // and one not written within the grace period only costs its next call the long way. Launch
+  // memos are keyed by the whole environment, so an agent whose environment changes from call to
+  // call leaves one per call until a prune.
+  for (const kind of safeReaddir(join(store.dir, "exec"))) {
+    for (const prefix of safeReaddir(join(store.dir, "exec", kind))) {
+      for (const name of safeReaddir(join(store.dir, "exec", kind, prefix))) remove(join(store.dir, "exec", kind, prefix, name), "removedOther", "none");
+    }
+  }
   return report;
 }
 

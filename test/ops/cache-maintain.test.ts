@@ -100,6 +100,21 @@ describe("cache maintenance", () => {
     expect(readdirSync(stat).sort()).toEqual(names(live).sort());
   });
 
+  test("prune removes exec's memos not written within the grace period (the next call derives them again)", () => {
+    const { store } = filled();
+    const memo = (kind: string, name: string) => {
+      const path = join(store.dir, "exec", kind, name.slice(0, 2), name.slice(2));
+      mkdirSync(join(path, ".."), { recursive: true });
+      writeFileSync(path, "x", { mode: 0o444 });
+      return path;
+    };
+    const old = [memo("launches", "aa01"), memo("chains", "bb02")];
+    const fresh = memo("launches", "cc03");
+    for (const path of old) utimesSync(path, OLD, OLD);
+    expect(pruneCache(store, { graceMs: 600_000, now: Date.now() }).removedOther).toBe(2);
+    expect([...old, fresh].map((path) => existsSync(path))).toEqual([false, false, true]);
+  });
+
   test("clean removes kiwi's entries and nothing else in the folder", () => {
     const { store } = filled();
     mkdirSync(join(store.dir, "mine"));
