@@ -7,8 +7,6 @@ import { createContext } from "../context.ts";
 import { toKiwiError } from "../errors.ts";
 import { type RememberedCall, execRemembered } from "../ops/exec-remembered-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
-import { showError } from "../ui/error.ts";
-import { showNote } from "../ui/output.ts";
 import { terminalSinks } from "../ui/stream.ts";
 import { readAll, stdinCarriesData } from "./_stdin.ts";
 
@@ -59,10 +57,11 @@ export async function runRemembered(args: readonly string[]): Promise<number | u
   }
   try {
     return await execRemembered(ctx, { toolId: call.toolId, sandbox, sources: call.sources, readStdin: () => (stdinCarriesData() ? readAll(0, "stdin") : undefined) }, {
-      warn: (warning) => showNote(`warning: ${warning}`),
+      // The renderers load only for a warning or an error: a replayed call shows neither.
+      warn: (warning) => (require("../ui/output.ts") as typeof import("../ui/output.ts")).showNote(`warning: ${warning}`),
       sinks: terminalSinks,
     });
   } catch (thrown) {
-    return showError(toKiwiError(thrown), ctx, false);
+    return (require("../ui/error.ts") as typeof import("../ui/error.ts")).showError(toKiwiError(thrown), ctx, false);
   }
 }

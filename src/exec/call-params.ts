@@ -5,7 +5,6 @@ import type { Tool } from "../manifest/model.ts";
 import type { ParametersSchema } from "../validate/parameters.ts";
 import { compileParamSchema } from "../validate/check-value.ts";
 import { type ParamSources, applyParamDefaults, assertNoViolations, mergeParamSources, toViolations } from "./params.ts";
-import { compileLockedSchema } from "./schema.ts";
 
 export type ParamTool = Pick<Tool, "id" | "manifestFile" | "locate" | "parameters" | "pointers">;
 
@@ -25,7 +24,8 @@ export function resolveCallParams(tool: ParamTool, sources: ParamSources, schema
     });
   }
   const merged = applyParamDefaults(mergeParamSources(sources, built.schema), built.schema);
-  const validate = compileParamSchema(built.schema) ?? compileLockedSchema(built.schema, `parameters of ${tool.id}`);
+  // exec/schema.ts (and through it ajv) loads only for a schema the direct validator does not take.
+  const validate = compileParamSchema(built.schema) ?? (require("./schema.ts") as typeof import("./schema.ts")).compileLockedSchema(built.schema, `parameters of ${tool.id}`);
   assertNoViolations(toViolations(validate(merged), merged, built.schema), tool.id);
   return merged;
 }

@@ -28,10 +28,7 @@ import type { Lockfile, LockedTool, ToolDependencies } from "../schema/lockfile.
 import { isCompiled } from "../self.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 
-export type StatId = [size: number, mtimeMs: number, ctimeMs: number, ino: number];
-
-/** A path and the stat identity it had when something was proven from it. */
-export type WatchedPath = [path: string, ...id: StatId];
+import { type StatId, type WatchedPath, sameIdentity } from "./stat-proof-io.ts";
 
 interface ChainMemoFile {
   /** tool.lock.json's stat identity when `tools` was read from it. */
@@ -161,21 +158,6 @@ export function chainProof(root: string, lockStat: StatId, record: VerifiedRecor
   return [[join(root, LOCKFILE_NAME), ...lockStat], ...record.watch, ...files];
 }
 
-/** Whether every path still has the stat identity it had. */
-export function allUnchanged(watch: readonly WatchedPath[]): boolean {
-  for (const [path, ...id] of watch) if (!sameIdentity(path, id)) return false;
-  return true;
-}
-
-function sameIdentity(path: string, id: readonly number[]): boolean {
-  let st: Stats;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return false;
-  }
-  return st.size === id[0] && st.mtimeMs === id[1] && st.ctimeMs === id[2] && st.ino === id[3];
-}
 
 /**
  * The record of a chain that was just read, hashed and found equal to the lockfile, or undefined

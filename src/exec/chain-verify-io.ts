@@ -12,7 +12,8 @@ import type { TreeTool } from "../lockfile/hash-tree-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { LockedTool, Lockfile, ToolDependencies } from "../schema/lockfile.ts";
-import { type ChainIndex, type WatchedPath, chainProof, readChainIndex, recordVerifiedChain, replayVerifiedChain, writeChainIndex } from "./chain-memo-io.ts";
+import type { WatchedPath } from "./stat-proof-io.ts";
+import { type ChainIndex, chainProof, readChainIndex, recordVerifiedChain, replayVerifiedChain, writeChainIndex } from "./chain-memo-io.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 
 // Loaded on first use: a warm locked run replays its chain from the chain index and should not

@@ -20,7 +20,7 @@ import type { FileEntry } from "../integrity/tool.ts";
 import { type CanonicalValue, isRecord, survivesJsonParse } from "../integrity/value.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import { referencedParams } from "../schema/placeholders.ts";
-import { type WatchedPath, allUnchanged } from "./chain-memo-io.ts";
+import { type WatchedPath, allUnchanged } from "./stat-proof-io.ts";
 import { type Lookup, sameLookups } from "./host-io.ts";
 import type { LaunchFacts } from "./launch-plan.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
