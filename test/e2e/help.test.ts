@@ -1,13 +1,16 @@
 // `--help` for every command in the COMMANDS table (and every subcommand), snapshot-tested from the
 // compiled binary: each command and flag described, with examples, and no colour codes unless a
 // terminal asks for them and NO_COLOR does not forbid them.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { COMMANDS, root } from "../../src/cli.ts";
 import { COMMAND_SUMMARIES } from "../../src/commands/_summaries.ts";
 import { EXAMPLES } from "../../src/commands/_examples.ts";
 import { flattenTree, resolveCompletionTree } from "../../src/completion/command-tree.ts";
 import { KIWI_BIN, REPO_ROOT, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { needs } from "../helpers/needs.ts";
+import { cleanupTemps } from "../helpers/tree.ts";
+
+afterAll(cleanupTemps);
 
 const tree = await resolveCompletionTree(root);
 const paths = flattenTree(tree).map((n) => n.path);

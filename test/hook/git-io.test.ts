@@ -1,10 +1,12 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
 import { findWorkTree, gitText, movesWorkTree, resolveWorkTree, runGitAsync, runGitLargeAsync } from "../../src/hook/git-io.ts";
-import { makeTemp } from "../helpers/tree.ts";
+import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 import { git, gitEnv, makeRepo } from "./git.ts";
+
+afterAll(cleanupTemps);
 
 /** A committed repository with a nested folder, at its real path (git reports real paths). */
 function repoWithFolder(): { repo: string; nested: string } {

@@ -1,8 +1,11 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { parseGitStatus, parseStagedDiff, scopedStatus } from "../../src/hook/git-status.ts";
 import { git, makeRepo } from "./git.ts";
+import { cleanupTemps } from "../helpers/tree.ts";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+
+afterAll(cleanupTemps);
 
 /**
  * A committed repository with every kind of change: x staged and changed again, y deleted from the
