@@ -9,7 +9,9 @@
 // output (and bash behind prlimit with kiwi's default limits) shows what any Bun-built wrapper pays;
 // a "verifier" binary that also reads a memo, stats the chain's inputs and parses the parameters
 // (bench-lib.ts verifierBinary) shows what any launcher that proves a chain unchanged pays.
-// (2) a warm api tool against a local Bun.serve vs a plain fetch of the same URL.
+// The "long way" cases are the same warm calls in an environment kiwi has not seen (no launch
+// memo: the chain replay, the planner and the CLI run). (2) a warm api tool against a local
+// Bun.serve vs a plain fetch of the same URL.
 // Prints medians, overheads, ratios and the peak memory of each warm call.
 // Usage: bun run build && bun run scripts/bench-exec.ts [runs=40] [path/to/kiwi (default dist/kiwi)]
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -135,6 +137,10 @@ const verifierMemo = (tool: string, script: string, runtime: string): string => 
   writeFileSync(memo, JSON.stringify({ watch: watched.map((p) => [p, statSync(p).size, statSync(p).mtimeMs]), tools: { [tool]: locked[tool], [runtime]: locked[runtime], subprocess: locked.subprocess } }));
   return memo;
 };
+// A call in an environment kiwi has not seen takes the long way (its launch memo is keyed by the
+// whole environment): a variable that changes every call keeps these cases there.
+let call = 0;
+const longWay = () => ({ KIWI_BENCH_CALL: String(call++) });
 const counterMemo = verifierMemo("counter", "main.sh", "bash_runtime");
 const summerMemo = verifierMemo("summer", "main.py", "python_runtime");
 const chain = compare({
@@ -149,6 +155,8 @@ const chain = compare({
   ...(planned.sandbox?.active ? { "bwrap (same mounts) true": bwrapTrueDirect } : {}),
   "kiwi exec py --sandbox=off": () => time([kiwi, "exec", "summer", "--sandbox=off"], INPUT),
   "kiwi exec sh --sandbox=off": () => time([kiwi, "exec", "counter", "--sandbox=off"], INPUT),
+  "kiwi exec py, long way": () => time([kiwi, "exec", "summer", "--sandbox=off"], INPUT, longWay()),
+  "kiwi exec sh, long way": () => time([kiwi, "exec", "counter", "--sandbox=off"], INPUT, longWay()),
   "kiwi exec py (sandbox auto)": () => time([kiwi, "exec", "summer"], INPUT),
   "kiwi --version": () => time([kiwi, "--version"]),
   "kiwi --help": () => time([kiwi, "--help"]),
@@ -186,6 +194,8 @@ const floor = (label: string, subject: string, parts: string[], target: number) 
 };
 floor("floor", "kiwi exec py --sandbox=off", ["hello-world binary", "python3 script.py"], 1.15);
 floor("floor", "kiwi exec sh --sandbox=off", ["hello-world binary", "bash script.sh"], 1.15);
+floor("floor", "kiwi exec py, long way", ["hello-world binary", "python3 script.py"], 1.15);
+floor("floor", "kiwi exec sh, long way", ["hello-world binary", "bash script.sh"], 1.15);
 // Below kiwi's own work: a binary that only spawns bash (and bash behind prlimit, as kiwi launches it).
 floor("spawn-only floor", "spawner binary + bash", ["hello-world binary", "bash script.sh"], 1.15);
 if (prlimit) floor("spawn-only floor", "spawner + prlimit + bash", ["hello-world binary", "bash script.sh"], 1.15);
