@@ -11,7 +11,7 @@ import { type ExecRequest, execTool } from "../ops/exec-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import { reportRefusals } from "../ui/refusals.ts";
 import { showJson, showNote } from "../ui/output.ts";
-import { collectingSinks, terminalSinks } from "../ui/stream.ts";
+import { collectingSinks, ranDocument, terminalSinks } from "../ui/stream.ts";
 import { contextFromArgs, mcpFlags, projectFlags, strictFlag } from "./_flags.ts";
 
 const EXEC_ARGS = {
@@ -77,7 +77,7 @@ export default defineCommand({
         if (collected) {
           const { summarizeRefusals } = await import("../exec/net-proxy.ts");
           const refusals = summarizeRefusals(outcome.refusals);
-          showJson({ ok: outcome.exitCode === 0, tool: args.tool, exitCode: outcome.exitCode, ...collected.text(), durationMs: outcome.durationMs, ...(refusals.length ? { refusals } : {}) });
+          showJson(ranDocument(args.tool, outcome.exitCode, collected.text(), outcome.durationMs, refusals));
         }
         return outcome.exitCode;
       }

@@ -30,8 +30,14 @@ export interface RememberedHooks {
   sinks: () => OutputSinks;
 }
 
-/** Runs the call from its remembered launch; resolves to the exit code, or undefined when the memo does not hold. */
-export async function execRemembered(ctx: Context, call: RememberedCall, hooks: RememberedHooks): Promise<number | undefined> {
+/** A tool that ran: its exit code, and how long it ran (as `kiwi exec --json` reports it). */
+export interface RememberedRun {
+  exitCode: number;
+  durationMs: number;
+}
+
+/** Runs the call from its remembered launch; undefined when the memo does not hold. */
+export async function execRemembered(ctx: Context, call: RememberedCall, hooks: RememberedHooks): Promise<RememberedRun | undefined> {
   const planned = planRemembered(ctx, call);
   if (!planned) return undefined;
   const { memo, plan, facts, notes } = planned;
@@ -44,7 +50,9 @@ export async function execRemembered(ctx: Context, call: RememberedCall, hooks: 
   jitAtFullSpeed();
   // A subprocess plan: no URL to check; nothing filtered (a filtered launch is never remembered).
   const runnable = { plan: { ...plan, params }, redact: makeRedactor(plan.secrets.map((n) => ctx.env[n] ?? "")), checkUrl: async () => {}, refusals: [], cleanup: () => {} };
-  return runPrepared(runnable, hooks.sinks());
+  const started = performance.now();
+  const exitCode = await runPrepared(runnable, hooks.sinks());
+  return { exitCode, durationMs: Math.round(performance.now() - started) };
 }
 
 /**

@@ -19,6 +19,11 @@ export function collectingSinks(): { sinks: OutputSinks; text: () => { stdout: s
   };
 }
 
+/** `kiwi exec --json`'s one document for a tool that ran: its exit code, its collected output, how long it ran. */
+export function ranDocument(tool: string, exitCode: number, output: { stdout: string; stderr: string }, durationMs: number, refusals: readonly unknown[] = []): Record<string, unknown> {
+  return { ok: exitCode === 0, tool, exitCode, ...output, durationMs, ...(refusals.length ? { refusals } : {}) };
+}
+
 /** Sinks that write to kiwi's stdout / stderr. */
 export function terminalSinks(): OutputSinks {
   return { stdout: forward(Bun.stdout), stderr: forward(Bun.stderr) };

@@ -1,17 +1,18 @@
 // Which `kiwi exec` command lines bin.ts may replay from a launch memo: only the tool id with
-// --sandbox, --param and --params. Everything else goes to the CLI, which parses, checks and
+// --sandbox, --param, --params and --json. Everything else goes to the CLI, which parses, checks and
 // reports it (a misread line here would run a call the CLI would have refused).
 import { describe, expect, test } from "bun:test";
 import { rememberedCall } from "../../src/commands/exec-remembered.ts";
 
 describe("the calls a replay takes", () => {
   test.each([
-    [["t"], { toolId: "t", sources: { pairs: [] } }],
-    [["t", "--sandbox=off"], { toolId: "t", sandbox: "off", sources: { pairs: [] } }],
-    [["--sandbox", "auto", "t"], { toolId: "t", sandbox: "auto", sources: { pairs: [] } }],
-    [["t", "--param", "a=1", "--param=b=x y"], { toolId: "t", sources: { pairs: ["a=1", "b=x y"] } }],
-    [["t", "--params", '{"a":1}'], { toolId: "t", sources: { json: '{"a":1}', pairs: [] } }],
-    [["t", "--params={}", "--param", "a=2"], { toolId: "t", sources: { json: "{}", pairs: ["a=2"] } }],
+    [["t"], { toolId: "t", json: false, sources: { pairs: [] } }],
+    [["t", "--sandbox=off"], { toolId: "t", sandbox: "off", json: false, sources: { pairs: [] } }],
+    [["--sandbox", "auto", "t"], { toolId: "t", sandbox: "auto", json: false, sources: { pairs: [] } }],
+    [["t", "--param", "a=1", "--param=b=x y"], { toolId: "t", json: false, sources: { pairs: ["a=1", "b=x y"] } }],
+    [["t", "--params", '{"a":1}'], { toolId: "t", json: false, sources: { json: '{"a":1}', pairs: [] } }],
+    [["t", "--params={}", "--param", "a=2"], { toolId: "t", json: false, sources: { json: "{}", pairs: ["a=2"] } }],
+    [["--json", "t", "--param", "a=2"], { toolId: "t", json: true, sources: { pairs: ["a=2"] } }],
   ])("%j", (args, expected) => {
     expect(rememberedCall(args)).toEqual(expected);
   });
@@ -24,7 +25,8 @@ describe("the calls left to the CLI", () => {
     [["t", "u"]],
     [["t", "--"]],
     [["t", "--", "x"]],
-    [["t", "--json"]],
+    [["t", "--json=true"]],
+    [["t", "--no-json"]],
     [["t", "--dry-run"]],
     [["t", "--unlocked"]],
     [["t", "--strict"]],

@@ -458,6 +458,9 @@ describe("kiwi exec: a call made before runs from its launch memo", () => {
 
   test("the compiled binary replays it, with the long way's errors, and never past a changed file", async () => {
     const { root, k } = await lockedProject(COUNT);
+    // A call in an environment kiwi has not seen takes the long way (the memo's key holds the environment).
+    let calls = 0;
+    const unseenEnv = () => ({ KIWI_UNSEEN: String(++calls) });
     // Inputs written within the racy margin (2 s) are never remembered, and ctime cannot be backdated.
     await Bun.sleep(2_100);
     expect(await k.run(["exec", "count", "--param", "n=1"])).toEqual({ exitCode: 0, stdout: 'got {"n":1}\n', stderr: "" });
@@ -472,15 +475,24 @@ describe("kiwi exec: a call made before runs from its launch memo", () => {
     writeFileSync(memos[0]!, `${new Bun.CryptoHasher("sha256").update(body).digest("hex")}\n${body}`);
     const traced = await k.run(["exec", "count", "--param", "n=2"]);
     expect([traced.exitCode, traced.stdout, traced.stderr.includes("+ read -r line")]).toEqual([0, 'got {"n":2}\n', true]);
+    const tracedJson = await k.run(["exec", "count", "--json", "--param", "n=2"]);
+    expect(JSON.parse(tracedJson.stdout)).toMatchObject({ ok: true, tool: "count", exitCode: 0, stdout: 'got {"n":2}\n', stderr: expect.stringContaining("+ read -r line") });
     writeFileSync(memos[0]!, original);
+
+    // --json gives the long way's one document (how long the tool ran aside).
+    const asJson = async (more: Record<string, string> = {}) => ({ ...JSON.parse((await k.run(["exec", "count", "--json", "--param", "n=4"], more)).stdout), durationMs: 0 });
+    expect(await asJson()).toEqual(await asJson(unseenEnv()));
     expect(await k.run(["exec", "count", "--sandbox=off", "--params", '{"n":3}'])).toEqual({ exitCode: 0, stdout: 'got {"n":3}\n', stderr: "" });
 
-    // Bad parameters: the same refusal as the long way (another environment is another key).
+    // Bad parameters: the same refusal as the long way.
     const replayed = await k.run(["exec", "count", "--param", "n=x"]);
-    const longWay = await k.run(["exec", "count", "--param", "n=x"], { KIWI_ANOTHER_KEY: "1" });
+    const longWay = await k.run(["exec", "count", "--param", "n=x"], unseenEnv());
     expect(replayed.exitCode).not.toBe(0);
     expect(replayed.stderr).toContain("error[E_PARAMS_INVALID]");
     expect(replayed).toEqual(longWay);
+    const replayedJson = await k.run(["exec", "count", "--json", "--param", "n=x"]);
+    expect(JSON.parse(replayedJson.stdout).error.code).toBe("E_PARAMS_INVALID");
+    expect(replayedJson).toEqual(await k.run(["exec", "count", "--json", "--param", "n=x"], unseenEnv()));
 
     // A changed script (same size) is refused, as it always was.
     writeFileSync(join(root, ".ai/tools/count/main.sh"), 'read -r line\necho "PWN $line"\n');

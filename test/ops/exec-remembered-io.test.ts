@@ -56,8 +56,8 @@ async function longWay(ctx: Context, json = '{"n":1}', sandbox: SandboxMode = "o
 async function replay(ctx: Context, sources: { json?: string; pairs?: string[] } = { json: '{"n":1}' }, stdin?: string, sandbox: SandboxMode = "off") {
   const c = collect();
   const warnings: string[] = [];
-  const code = await execRemembered(ctx, { toolId: "echo", sandbox, sources: { pairs: [], ...sources }, readStdin: () => stdin }, { warn: (w) => void warnings.push(w), sinks: () => c.sinks });
-  return code === undefined ? undefined : { code, out: c.text(), warnings };
+  const ran = await execRemembered(ctx, { toolId: "echo", sandbox, sources: { pairs: [], ...sources }, readStdin: () => stdin }, { warn: (w) => void warnings.push(w), sinks: () => c.sinks });
+  return ran === undefined ? undefined : { code: ran.exitCode, out: c.text(), warnings };
 }
 
 describe("a remembered launch", () => {
