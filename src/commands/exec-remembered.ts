@@ -32,8 +32,8 @@ export function rememberedCall(args: readonly string[]): { toolId: string; sandb
     const name = eq === -1 ? arg : arg.slice(0, eq);
     if (name !== "--sandbox" && name !== "--param" && name !== "--params") return undefined;
     const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
-    // A value the CLI's parser could read as a flag, or stdin's "-", is the CLI's to judge.
-    if (value === undefined || value.startsWith("-")) return undefined;
+    // An empty value, one the CLI's parser could read as a flag, or stdin's "-", is the CLI's to judge.
+    if (value === undefined || value === "" || value.startsWith("-")) return undefined;
     if (name === "--param") pairs.push(value);
     else if (name === "--sandbox") {
       if (sandbox !== undefined) return undefined;

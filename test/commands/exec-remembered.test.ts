@@ -41,6 +41,8 @@ describe("the calls left to the CLI", () => {
     [["t", "--params", "{}", "--params", "{}"]],
     [["t", "--sandbox", "off", "--sandbox=auto"]],
     [["t", "--sandboxx=off"]],
+    [["t", "--sandbox="]],
+    [["t", "--param="]],
     [["t", "a=1"]],
   ])("%j", (args) => {
     expect(rememberedCall(args)).toBeUndefined();
