@@ -134,18 +134,30 @@ function hashRow(fs: FsLike, abs: string, buffer: Buffer, out: Rows, known?: Arr
       ino = known[at + 3]!;
     } else ({ size, mtimeMs, ctimeMs, ino } = fs.lstatSync(abs));
     fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    const hasher = new Bun.CryptoHasher("sha256");
     // Up to the size the stat gave, and no read past it to see the end (a third of the calls for
-    // a small file): a file that grew or changed meanwhile fails the fstat below.
-    for (let total = 0; total < size; ) {
-      const n = fs.readSync(fd, buffer, 0, buffer.length, null);
-      if (n <= 0) break;
-      hasher.update(buffer.subarray(0, n));
-      total += n;
+    // a small file): a file that grew or changed meanwhile fails the fstat below. A file that fits
+    // the buffer is read whole into it and digested in one native call (no hasher object per file).
+    let hex: string;
+    if (size <= buffer.length) {
+      let total = 0;
+      while (total < size) {
+        const n = fs.readSync(fd, buffer, total, buffer.length - total, null);
+        if (n <= 0) break;
+        total += n;
+      }
+      hex = Bun.SHA256.hash(buffer.subarray(0, total), "hex") as string;
+    } else {
+      const hasher = new Bun.CryptoHasher("sha256");
+      for (let total = 0; total < size; ) {
+        const n = fs.readSync(fd, buffer, 0, buffer.length, null);
+        if (n <= 0) break;
+        hasher.update(buffer.subarray(0, n));
+        total += n;
+      }
+      hex = hasher.digest("hex");
     }
     const after = fs.fstatSync(fd);
     if (after.size !== size || after.mtimeMs !== mtimeMs || after.ctimeMs !== ctimeMs || after.ino !== ino) return;
-    const hex = hasher.digest("hex");
     // All three or none: row k of each is the same file.
     out.paths.push(abs);
     out.stats.push(size, mtimeMs, ctimeMs, ino);
