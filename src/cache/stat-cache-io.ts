@@ -91,7 +91,8 @@ export class StatCache {
 
   /** The remembered digest of a file whose stat is unchanged, else undefined. */
   lookup(key: string, file: FileIdentity): string | undefined {
-    const row = this.previous.get(key);
+    // An empty cache (a cold run) is asked once per file: no key to hash for a sure miss.
+    const row = this.previous.size === 0 ? undefined : this.previous.get(key);
     if (row && row[0] === file.size && row[1] === file.mtimeMs && row[2] === file.ctimeMs && row[3] === file.ino) {
       this.next.set(key, row);
       this.hits++;

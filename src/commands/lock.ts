@@ -45,7 +45,7 @@ export default defineCommand({
     if (!args.json) for (const note of renderLockPins(result.mcpPins, ctx)) showNote(note);
     const mcpPins = lockPinsDocument(result.mcpPins);
     const { added, removed, changed } = result.diff;
-    const summary = summarizeDiff(result.diff);
+    const summary = summarizeDiff(result.diff, { addedFiles: args.json === true });
     if (args.json) {
       showJson({ ok: true, lockfile: result.lockfile, written: result.written, ...summary, stats: result.stats, ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
       return 0;

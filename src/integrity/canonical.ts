@@ -130,6 +130,19 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/**
+ * `items` in code-point order of their `path`, stably: a copy as they are when already in that
+ * order, else sorted. A tool's files come from discovery sorted already, and a cold lock orders
+ * each tool's files three times (integrity memo key, integrity, lockfile); checking the n - 1
+ * neighbours is a fraction of the comparisons a sort of sorted input still makes.
+ */
+export function sortByPath<T extends { path: string }>(items: readonly T[]): T[] {
+  for (let i = 1; i < items.length; i++) {
+    if (compareCodePoints(items[i - 1]!.path, items[i]!.path) > 0) return [...items].sort((a, b) => compareCodePoints(a.path, b.path));
+  }
+  return [...items];
+}
+
 function adjust(unit: number): number {
   if (unit >= 0xe000) return unit - 0x800;
   if (unit >= 0xd800) return unit + 0x2000;

@@ -112,14 +112,17 @@ export interface DiffSummary {
 }
 
 /** The diff as plain JSON-ready data, with full digests. */
-export function summarizeDiff(diff: LockDiff): DiffSummary {
+export function summarizeDiff(diff: LockDiff, options: { addedFiles?: boolean } = {}): DiffSummary {
+  // A human summary names added and removed tools only (ui/lock-render.ts): their file lists (every
+  // file of a cold lock's 1,000 tools) are left out unless asked for.
+  const listAll = options.addedFiles !== false;
   const tool = (ch: ToolChange): ToolChangeSummary => ({
     id: ch.id,
     change: ch.kind,
     ...(ch.before ? { before: ch.before.version } : {}),
     ...(ch.after ? { after: ch.after.version } : {}),
     fields: ch.fields.map((f) => ({ field: f === "manifest_digest" ? "manifest" : f, before: ch.before![f], after: ch.after![f] })),
-    files: ch.files.map((f) => ({
+    files: (listAll || ch.kind === "changed" ? ch.files : []).map((f) => ({
       path: f.path,
       change: f.kind,
       ...(f.before ? { before: f.before.sha256 } : {}),

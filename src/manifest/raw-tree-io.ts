@@ -4,14 +4,16 @@
 // what discovery reads (all of .ai/tools). Its digest keys `kiwi check --staged`'s memo; its rows
 // are what the lock index (lock-index-io.ts) records, so the next run can check the tree with one
 // lstat per entry and no readdir at all (git's index answers the same question the same way).
-// Discovery reads it too, as folder listings (TreeListing), when a caller walked it first.
+// Discovery reads it too, as folder listings (TreeListing), when a caller walked it first. The walk
+// of each entry of .ai/tools is cache/walk-io.ts's, shared with the cold lock's hashing worker.
 // A tree with a symbolic link gives nothing (a link's own stat says nothing of its target), and
 // an entry changed within the racy margin makes it racy, as in the stat cache.
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { ROW_WIDTH, isFolder, isRegularFile } from "../cache/stat-row.ts";
 import { type EntryStat, type FolderEntry, type Listing, TOOLS_DIR } from "./project-io.ts";
+import { type TopListing, type WalkFs, type WalkRows, listFolder, walkTopEntry } from "../cache/walk-io.ts";
 
 /** Every entry below .ai/tools in walk order (a folder before what it holds). */
 export interface RawTree {
@@ -34,50 +36,48 @@ export interface RawFingerprint {
   tree: RawTree;
 }
 
-/** The raw tree of `root`, or undefined when it cannot vouch for it (a symbolic link, an unreadable entry). */
-export function walkRawTree(root: string, startedAt: number): RawTree | undefined {
+/** .ai/tools's own stat and entries (cache/walk-io.ts), or undefined when the walk cannot vouch for the tree. */
+export function listTop(root: string): TopListing | undefined {
+  return listFolder(join(root, TOOLS_DIR));
+}
+
+/** The raw tree from the walks of each of .ai/tools's entries (`blocks`, in `listing`'s order), as one walk of it gives. */
+export function joinRawTree(listing: TopListing, blocks: readonly WalkRows[], startedAt: number): RawTree {
   const limit = startedAt - RACY_MARGIN_MS;
+  let racy = listing.top[1]! >= limit || listing.top[2]! >= limit;
+  if (blocks.length === 1) {
+    // One walk of the whole tree (walkRawTree): its rows are the tree's as they are.
+    const { paths, parents, stats } = blocks[0]!;
+    for (let o = 0; o < stats.length && !racy; o += ROW_WIDTH) if (stats[o + 1]! >= limit || stats[o + 2]! >= limit) racy = true;
+    return { paths, parents, stats, top: listing.top, racy };
+  }
   const paths: string[] = [];
   const parents: number[] = [];
   const stats: number[] = [];
-  let racy = false;
-  const walk = (dir: string, rel: string, parent: number): boolean => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return false;
+  for (const block of blocks) {
+    const base = paths.length;
+    for (let i = 0; i < block.paths.length; i++) {
+      paths.push(block.paths[i]!);
+      const parent = block.parents[i]!;
+      parents.push(parent === -1 ? -1 : parent + base);
     }
-    for (const entry of entries) {
-      if (entry.isSymbolicLink()) return false;
-      // dir is already a clean absolute path: concatenation, not join()'s normalisation (a third of the walk).
-      const abs = `${dir}/${entry.name}`;
-      const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      let st;
-      try {
-        st = lstatSync(abs);
-      } catch {
-        return false;
-      }
-      if (st.mtimeMs >= limit || st.ctimeMs >= limit) racy = true;
-      const at = paths.length;
-      paths.push(path);
-      parents.push(parent);
-      stats.push(st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode);
-      if (st.isDirectory() && !walk(abs, path, at)) return false;
+    const s = block.stats;
+    for (let o = 0; o < s.length; o += ROW_WIDTH) {
+      if (s[o + 1]! >= limit || s[o + 2]! >= limit) racy = true;
+      stats.push(s[o]!, s[o + 1]!, s[o + 2]!, s[o + 3]!, s[o + 4]!);
     }
-    return true;
-  };
-  const toolsDir = join(root, TOOLS_DIR);
-  let top;
-  try {
-    top = lstatSync(toolsDir);
-  } catch {
-    return undefined;
   }
-  if (!walk(toolsDir, "", -1)) return undefined;
-  if (top.mtimeMs >= limit || top.ctimeMs >= limit) racy = true;
-  return { paths, parents, stats, top: [top.size, top.mtimeMs, top.ctimeMs, top.ino, top.mode], racy };
+  return { paths, parents, stats, top: listing.top, racy };
+}
+
+/** The raw tree of `root`, or undefined when it cannot vouch for it (a symbolic link, an unreadable entry). */
+export function walkRawTree(root: string, startedAt: number): RawTree | undefined {
+  const listing = listTop(root);
+  if (!listing) return undefined;
+  const rows: WalkRows = { paths: [], parents: [], stats: [] };
+  const fs = { lstatSync, readdirSync } as WalkFs;
+  for (const name of listing.names) if (!walkTopEntry(fs, listing.toolsDir, name, rows)) return undefined;
+  return joinRawTree(listing, [rows], startedAt);
 }
 
 /** The fingerprint of `root`'s tool tree and `extra` (kiwi's version, options), or undefined when it cannot vouch for the tree. */

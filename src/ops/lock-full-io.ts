@@ -23,7 +23,7 @@ import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } fr
 import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { type TreeIndex, buildLockIndex, completeLockIndex, indexTree, saveLockIndex, withoutPins } from "../lockfile/lock-index-io.ts";
-import { type RawTree, TreeListing, walkRawTree } from "../manifest/raw-tree-io.ts";
+import { type RawTree, TreeListing, joinRawTree, listTop, walkRawTree } from "../manifest/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
 import { type TreeTool, fingerprintTree, hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { confirmUnchanged, renderWithQuickPins } from "../lockfile/unchanged.ts";
@@ -33,11 +33,20 @@ import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
 /** The full lock: discovery, hashing (stat cache), the check, and the lockfile written if its bytes change. */
 export async function lockFull(ctx: Context, root: string, options: LockOptions = {}): Promise<LockResult> {
   // Cold (no stat cache yet): hash on a second core while this one walks the tree and discovery
-  // parses every manifest. Hashing is the longer of the two, so it starts first.
-  const prehash = existsSync(join(ctx.cacheDir, statCacheRelPath(root))) ? undefined : startPrehash(join(root, TOOLS_DIR));
+  // parses every manifest. Hashing is the longer of the two, so it starts first; the worker
+  // first walks a share of .ai/tools's entries for this thread (each thread claims the next
+  // entry not yet taken), and reads the files of those entries against the stats that walk took.
+  const cold = !existsSync(join(ctx.cacheDir, statCacheRelPath(root)));
+  const startedAt = ctx.now();
+  const top = cold && !options.needTree ? listTop(root) : undefined;
+  const prehash = cold ? startPrehash(join(root, TOOLS_DIR), top) : undefined;
   try {
     // Taken before anything is read, so a file changed while this run reads it differs next time.
-    const raw = options.needTree ? undefined : walkRawTree(root, ctx.now());
+    let raw: RawTree | undefined;
+    if (top && prehash) {
+      const blocks = await prehash.walk();
+      raw = blocks ? joinRawTree(top, blocks, startedAt) : undefined;
+    } else if (!options.needTree) raw = walkRawTree(root, startedAt);
     // Discovery reads the walk just taken (folders and stats) instead of the disk a second time,
     // and so does the fingerprint (the manifests' stats).
     const listing = raw ? new TreeListing(raw, join(root, TOOLS_DIR)) : undefined;

@@ -75,7 +75,10 @@ function indent(text: string, pad: string): string {
 }
 
 function changesOf(diff: DiffSummary): ToolChangeSummary[] {
-  return [...diff.added, ...diff.removed, ...diff.changed].sort((x, y) => compareCodePoints(x.id, y.id));
+  const all = [...diff.added, ...diff.removed, ...diff.changed];
+  // Each list is in id order already (lockfile/lock-diff.ts): one alone needs no sort (a cold lock adds 1,000).
+  for (let i = 1; i < all.length; i++) if (compareCodePoints(all[i - 1]!.id, all[i]!.id) > 0) return all.sort((x, y) => compareCodePoints(x.id, y.id));
+  return all;
 }
 
 function versionOf(ch: ToolChangeSummary): string {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { compareCodePoints, renderCanonicalJson, renderFloat, renderLosslessJson } from "../../src/integrity/canonical.ts";
+import { compareCodePoints, renderCanonicalJson, renderFloat, renderLosslessJson, sortByPath } from "../../src/integrity/canonical.ts";
 import { Float, type CanonicalValue } from "../../src/integrity/value.ts";
 import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 
@@ -94,5 +94,24 @@ describe("renderLosslessJson: the one renderer for output", () => {
 
   test("indents like JSON.stringify for people", () => {
     expect(renderLosslessJson({ n: 12345678901234567890n, f: new Float(2) }, 2)).toBe('{\n  "n": 12345678901234567890,\n  "f": 2.0\n}');
+  });
+});
+
+describe("sortByPath: items in code-point order of their path", () => {
+  const named = (...paths: string[]) => paths.map((path, i) => ({ path, i }));
+  test.each([
+    ["already in order", named("a", "b/c", "b/d", "z"), ["a", "b/c", "b/d", "z"]],
+    ["out of order", named("z", "a", "b/d", "b/c"), ["a", "b/c", "b/d", "z"]],
+    ["in UTF-16 order but not code-point order (an astral character sorts after U+FFFD)", named("\u{1F600}.txt", "\uFFFD.txt"), ["\uFFFD.txt", "\u{1F600}.txt"]],
+    ["empty", named(), []],
+  ])("%s", (_, items, paths) => {
+    const sorted = sortByPath(items);
+    expect(sorted.map((f) => f.path)).toEqual(paths);
+    expect(sorted).not.toBe(items);
+  });
+
+  test("keeps items with the same path in their order (stable), sorted or not", () => {
+    expect(sortByPath(named("a", "a", "b")).map((f) => f.i)).toEqual([0, 1, 2]);
+    expect(sortByPath(named("b", "a", "a")).map((f) => f.i)).toEqual([1, 2, 0]);
   });
 });

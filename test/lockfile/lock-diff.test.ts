@@ -46,6 +46,19 @@ describe("diffing lockfiles", () => {
     expect(summary.files[0]).toEqual({ path: "keep.py", change: "mode", before: file("keep.py", "k").sha256, after: file("keep.py", "k").sha256, executable: true });
   });
 
+  test("a summary for people leaves out the file lists of added and removed tools, never a changed tool's", () => {
+    const now = lockOf({ a: entry("a", { tool_id: "a", v: 2 }, [file("main.py", "2"), file("keep.py", "k")]), fresh: entry("fresh", { tool_id: "fresh" }, [file("x.py", "x")]) });
+    const diff = diffLockfiles(base, now);
+    const full = summarizeDiff(diff);
+    const brief = summarizeDiff(diff, { addedFiles: false });
+    expect(full.added[0]!.files.map((f) => f.path)).toEqual(["x.py"]);
+    expect([brief.added[0]!.files, brief.removed[0]!.files]).toEqual([[], []]);
+    expect(brief.changed[0]!.files.map((f) => f.path)).toEqual(["main.py"]);
+    // Everything else is the full summary's.
+    const withoutFiles = (s: typeof full) => ({ ...s, added: s.added.map(({ files: _, ...rest }) => rest), removed: s.removed.map(({ files: _, ...rest }) => rest) });
+    expect(withoutFiles(brief)).toEqual(withoutFiles(full));
+  });
+
   test.each([
     ["a removed file", [file("x", "1")], [], [["x", "removed"]]],
     ["an added file", [], [file("x", "1")], [["x", "added"]]],

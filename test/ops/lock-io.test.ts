@@ -7,6 +7,7 @@ import { createContext } from "../../src/context.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { loadTreeMemo } from "../../src/cache/stat-cache-io.ts";
+import { statCacheRelPath, statRelPath } from "../../src/cache/cache-layout.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
 import { rawTreeFingerprint } from "../../src/manifest/raw-tree-io.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
@@ -110,6 +111,33 @@ describe("lockProject and its tree memo", () => {
     const realClock = { ...ctx, now: () => Date.now() };
     await lockProject(realClock);
     expect((await lockProject(realClock)).stats.memo).toBe(false);
+  });
+});
+
+describe("a cold lock (the walk shared with the hashing worker)", () => {
+  test("writes the lockfile, lock index and stat cache a lock walking alone writes", async () => {
+    const files: Record<string, string | { content: string; mode: number }> = {};
+    for (let t = 0; t < 30; t++) {
+      files[`.ai/tools/g${t % 6}/t${t}/tool.yaml`] = `tool_id: t${t}\ntool_type: script\nversion: 1.0.${t}\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n`;
+      files[`.ai/tools/g${t % 6}/t${t}/main.py`] = { content: `print(${t})\n`, mode: t % 2 ? 0o755 : 0o644 };
+      for (let f = 0; f < 4; f++) files[`.ai/tools/g${t % 6}/t${t}/data/d${f}.txt`] = `${t}/${f}\n`.repeat(t + f);
+    }
+    files[".ai/tools/top.yaml"] = "tool_id: top\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig:\n  method: GET\n  url: https://example.com\n";
+    const root = makeProject(files);
+    const cacheDir = makeTemp();
+    const ctx = { ...createContext({ cwd: root, env: { KIWI_CACHE_DIR: cacheDir } }), now: () => Date.now() + 60_000 };
+    const index = join(cacheDir, statRelPath(root).replace(/\.json$/, ".index"));
+    const statCache = join(cacheDir, statCacheRelPath(root));
+    const lockPath = join(root, "tool.lock.json");
+    const cold = await lockProject(ctx);
+    expect([cold.written, cold.stats.hashed, cold.stats.files > 100]).toEqual([true, cold.stats.files, true]);
+    const written = [readFileSync(lockPath), readFileSync(index), readFileSync(statCache)];
+    // The same tree locked again with the stat cache kept (so no worker: one thread walks it all).
+    rmSync(lockPath);
+    rmSync(index);
+    const alone = await lockProject(ctx);
+    expect([alone.written, alone.stats.hashed, alone.stats.reused]).toEqual([true, 0, cold.stats.files]);
+    expect([readFileSync(lockPath), readFileSync(index), readFileSync(statCache)]).toEqual(written);
   });
 });
 
