@@ -17,7 +17,7 @@ import { type GitStatus, scopedStatus } from "../hook/git-status.ts";
 import { groupByProject } from "../hook/staged.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { type LockIndex, NO_TOOL } from "../lockfile/lock-index-io.ts";
-import { type TreeIdentity, identifyTree, readProjectIndex, readStagedMemo, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
+import { type StagedMemoKey, type TreeIdentity, currentDependencies, dependenciesOf, identifyTree, observedDependencies, peekStagedMemo, readProjectIndex, stagedMemoFile, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
 import type { LockStatus, Repo, StagedVerdict } from "./staged-check-io.ts";
 
 export interface StagedOptions {
@@ -141,7 +141,9 @@ function projectAround(cwd: string): string | undefined {
 
 /**
  * A project's verdict from the staged memo when its inputs are unchanged, else checked and
- * remembered. `index` is the project's lock index when it was loaded already (null: none).
+ * remembered. `index` is the project's lock index when it was loaded already (null: none). A memo
+ * keyed on its dependencies (staged-memo-io.ts dependenciesOf) is tried first: only those entries
+ * are statted, and the whole tree's identity is taken only when that key does not answer.
  */
 async function checkProjectRemembered(root: string, paths: string[], git: StagedRepo | undefined, options: StagedOptions & { started: number; index?: LockIndex | null; early?: TreeIdentity }): Promise<StagedProject> {
   const index = options.index === undefined ? (readProjectIndex(options.cacheDir, root) ?? null) : options.index;
@@ -149,24 +151,45 @@ async function checkProjectRemembered(root: string, paths: string[], git: Staged
   const scope = git === undefined || git.complete ? undefined : workingCopiesOf(root, paths, index ?? undefined);
   const scoped = scope === undefined ? undefined : readScopedStatus(git!.top, scope.paths, options.env);
   scoped?.catch(() => undefined); // awaited below
-  const tree = options.early ?? (await identifyTree(root, options.started, { cacheDir: options.cacheDir, index }));
-  let repo: Repo | undefined;
-  if (git !== undefined && scoped === undefined) repo = { top: git.top, status: git.status };
-  else if (git !== undefined) {
-    let worktree = await scoped!;
+  /** git's view of the project; `indexed`: the lock index still holds the tree (else the index's choice of working copies is not trusted). */
+  const repoOf = async (indexed: boolean): Promise<Repo | undefined> => {
+    if (git === undefined) return undefined;
+    if (scoped === undefined) return { top: git.top, status: git.status };
+    let worktree = await scoped;
     // The index named the changed tools; when it no longer vouches for the tree, git is asked for all of it.
-    if (scope!.fromIndex && !tree.indexed) worktree = await readScopedStatus(git.top, wholeProject(root), options.env);
-    repo = { top: git.top, status: scopedStatus(git.status, worktree) };
+    if (scope!.fromIndex && !indexed) worktree = await readScopedStatus(git.top, wholeProject(root), options.env);
+    return { top: git.top, status: scopedStatus(git.status, worktree) };
+  };
+  const keyOf = (repo: Repo | undefined, tree: TreeIdentity) => stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict: options.strict === true, repo, env: options.env, now: options.started }, tree);
+  const memo = peekStagedMemo(stagedMemoFile(options.cacheDir, root, options.strict === true));
+  if (memo?.dependencies && index) {
+    // Unchanged dependencies mean unchanged folders: the tree holds the index's entries as when the verdict was taken through it.
+    const deps = await currentDependencies(root, index, memo.dependencies, options.started);
+    const key = deps && keyOf(await repoOf(true), deps);
+    if (key && key.digest === memo.digest) return { root, ...memo.verdict, remembered: true };
   }
-  const key = stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict: options.strict === true, repo, env: options.env, now: options.started }, tree);
-  const known = key ? readStagedMemo(key) : undefined;
-  if (known) return { root, ...known, remembered: true };
+  const tree = options.early ?? (await identifyTree(root, options.started, { cacheDir: options.cacheDir, index }));
+  const repo = await repoOf(tree.indexed !== undefined);
+  const key = keyOf(repo, tree);
+  if (key && memo && !memo.dependencies && memo.digest === key.digest) return { root, ...memo.verdict, remembered: true };
   const { checkProjectChanges } = await import("./staged-check-io.ts");
   // The project is read from the tree the key was taken from (the index's scan, or the walk), not the disk a second time.
   const read = { indexed: tree.indexed, raw: tree.raw ? { root, tree: tree.raw } : undefined };
-  const { verdict, memorable } = await checkProjectChanges(root, paths, repo, { ...options, ...read });
-  if (key && memorable) writeStagedMemo(key, verdict);
-  return { root, ...verdict, remembered: false };
+  const fresh = await checkProjectChanges(root, paths, repo, { ...options, ...read });
+  if (key && fresh.memorable) rememberVerdict(key, fresh.verdict, tree, fresh.read, (t) => keyOf(repo, t), options.started);
+  return { root, ...fresh.verdict, remembered: false };
+}
+
+/**
+ * Remembers a fresh verdict: under the entries it depends on when the lock index served the
+ * project (the tools it read are known), else under the whole tree's identity (`key`).
+ */
+function rememberVerdict(key: StagedMemoKey, verdict: StagedVerdict, tree: TreeIdentity, read: ReadonlySet<number> | undefined, keyOf: (tree: TreeIdentity) => StagedMemoKey | undefined, now: number): void {
+  const names = tree.indexed && read ? dependenciesOf(tree.indexed.index, tree.indexed.scan, read) : undefined;
+  const observed = names && tree.indexed ? observedDependencies(tree.root, tree.indexed, names, now) : undefined;
+  const narrow = observed && keyOf(observed);
+  if (narrow && names) writeStagedMemo(narrow, verdict, names);
+  else writeStagedMemo(key, verdict);
 }
 
 /**

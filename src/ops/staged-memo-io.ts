@@ -16,7 +16,17 @@
 // It is never trusted past a changed stat, and nothing is remembered when a file changed within the
 // racy margin (its stat could hide a second write), when the tree holds a symbolic link, or when a
 // verdict was not a real interpreter verdict (a timeout). A damaged memo reads as absent.
-import { statSync } from "node:fs";
+//
+// A verdict taken through the lock index (most tools only stubs: staged-project-io.ts) read far
+// less than every stat below .ai/tools: it is remembered under the entries it can depend on
+// (dependenciesOf: every folder, every manifest, every entry no single tool owns, and every entry
+// under the tools the check read from disk), with the lock index's own stat identity, and those
+// entries' names are kept in the memo so the next check stats only them (~3,000 of the ~13,000
+// entries of a 1,000-tool tree with ten data files each). The entries left out are files of tools
+// the check never read (data, scripts, parameters files): a change there reaches no verdict of
+// this commit. git's index was considered as the proof instead and is not one: the verdict reads
+// the working tree (dependents, executors, untracked tools and files), not what is staged.
+import { lstatSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { projectKey } from "../cache/cache-layout.ts";
@@ -24,7 +34,8 @@ import { memoKey } from "../exec/memo-io.ts";
 import { binaryIdentity, readMemoFile, statIdentity, writeMemoFile } from "../cache/memo-file-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { type RawTree, rawTreeFingerprint } from "../manifest/raw-tree-io.ts";
-import { type IndexScan, type LockIndex, loadLockIndex, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type LockIndex, loadLockIndex, lockIndexPath, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
+import { ROW_WIDTH, isFolder } from "../cache/stat-row.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import type { GitEnv } from "../hook/git-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
@@ -64,6 +75,8 @@ export interface TreeIdentity {
   indexed?: { index: LockIndex; scan: IndexScan };
   /** Read by walking the tree (no usable index, or entries added or removed since). */
   raw?: RawTree;
+  /** The digest covers only these entries (dependenciesOf): git's view is keyed on them too. */
+  dependencies?: Uint8Array;
 }
 
 /**
@@ -85,7 +98,10 @@ export async function identifyTree(root: string, now: number, options: { cacheDi
 
 /** The project's lock index, written by a plain or a --strict lock alike (what it records of the tree is the same). */
 export function readProjectIndex(cacheDir: string, root: string): LockIndex | undefined {
-  return loadLockIndex(cacheDir, root, undefined);
+  const identity = statIdentity(lockIndexPath(cacheDir, root));
+  const index = loadLockIndex(cacheDir, root, undefined);
+  if (index && identity !== "unreadable") indexIdentities.set(index, identity);
+  return index;
 }
 
 /**
@@ -110,6 +126,160 @@ function indexedDigest(root: string, index: LockIndex, scan: IndexScan, now: num
   return { value: hasher.digest("hex"), racy };
 }
 
+/**
+ * The entries below .ai/tools a verdict taken through the lock index can depend on, as their paths
+ * (relative to .ai/tools) each ended by a NUL; undefined when they cannot be told apart from the
+ * rest (the memo then keys on the whole tree). `read` holds the tools the check read from disk
+ * (staged-project-io.ts); every other tool was a stub, seen only as the index's id, executor, form,
+ * root and manifest path. Those come from its manifest and the names of the folders above it, so
+ * these entries are:
+ *   - every folder (its stat moves with every name added, removed or renamed in it: the tool set,
+ *     each tool's form and root, and every file list);
+ *   - every tool's manifest (its id and executor: the chains, dependents and duplicate ids);
+ *   - every entry no single tool owns (a stray file a walk would report, an Agent Plugin's files);
+ *   - every entry owned by a tool the check read, and every entry below a read folder tool's root
+ *     (a tool nested in it is reported on that root's files).
+ * A tree holding a symbolic link or a racy index row gives undefined.
+ */
+export function dependenciesOf(index: LockIndex, scan: IndexScan, read: ReadonlySet<number>): Uint8Array | undefined {
+  if (scan.structural || index.tools.length !== index.toolCount) return undefined;
+  const paths = index.paths;
+  const n = paths.length;
+  const { stats, owners, parents } = index;
+  const at = new Map<string, number>();
+  for (let i = 0; i < n; i++) at.set(paths[i]!, i);
+  const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
+  const entryOf = (projectPath: string) => (projectPath.startsWith(prefix) ? at.get(projectPath.slice(prefix.length)) : undefined);
+  const keep = new Uint8Array(n);
+  const below = new Uint8Array(n);
+  for (const [t, tool] of index.tools.entries()) {
+    if (tool.form === "builtin") continue;
+    if (tool.source === "") return undefined; // a damaged tools section
+    const manifest = entryOf(tool.source.split("#")[0]!);
+    if (manifest === undefined) return undefined;
+    keep[manifest] = 1;
+    if (!read.has(t)) continue;
+    if (tool.form === "directory") {
+      const top = entryOf(tool.root);
+      if (top === undefined) return undefined;
+      below[top] = 1;
+    }
+  }
+  const names: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const mode = stats[i * ROW_WIDTH + 4]!;
+    if ((mode & 0o170000) === 0o120000) return undefined; // a symbolic link: its stat says nothing of its target
+    const parent = parents[i]!;
+    if (parent >= 0 && below[parent]) below[i] = 1;
+    const owner = owners[i]!;
+    if (keep[i] || below[i] || isFolder(mode) || owner < 0 || read.has(owner)) names.push(paths[i]!);
+  }
+  return new TextEncoder().encode(names.length === 0 ? "\0" : `${names.join("\0")}\0`);
+}
+
+/**
+ * The identity of the entries `names` (dependenciesOf) at their stats as the check observed them:
+ * the index's row, or the scan's where it changed. Taken once the verdict is known (which tools it
+ * read), from the stats read before anything else was.
+ */
+export function observedDependencies(root: string, indexed: { index: LockIndex; scan: IndexScan }, names: Uint8Array, now: number): TreeIdentity | undefined {
+  const { index, scan } = indexed;
+  const at = new Map<string, number>();
+  const paths = index.paths;
+  for (let i = 0; i < paths.length; i++) at.set(paths[i]!, i);
+  const wanted = splitNames(names);
+  const rows = new Float64Array(wanted.length * ROW_WIDTH);
+  for (const [k, path] of wanted.entries()) {
+    const i = at.get(path);
+    if (i === undefined) return undefined;
+    rows.set(scan.fresh.get(i) ?? index.stats.subarray(i * ROW_WIDTH, (i + 1) * ROW_WIDTH), k * ROW_WIDTH);
+  }
+  const top = scan.fresh.get(-1) ?? index.top;
+  const indexId = lockIndexIdentity(index);
+  return indexId === undefined ? undefined : { root, digest: dependencyDigest(root, indexId, names, rows, top, now), dependencies: names };
+}
+
+/**
+ * The identity of the entries `names` (as a memo recorded them) as they are now: one statx each
+ * (statx-io.ts), no readdir. Undefined when one is gone.
+ */
+export async function currentDependencies(root: string, index: LockIndex, names: Uint8Array, now: number): Promise<TreeIdentity | undefined> {
+  const indexId = lockIndexIdentity(index);
+  if (indexId === undefined) return undefined;
+  const base = join(root, TOOLS_DIR);
+  const top = statRow(base);
+  if (!top) return undefined;
+  const count = countNames(names);
+  const rows = new Float64Array(count * ROW_WIDTH);
+  const end = names.indexOf(0);
+  const { openStatx } = await import("../cache/statx-io.ts");
+  const native = end > 0 ? openStatx(base, names, Buffer.from(names.buffer, names.byteOffset, end).toString("utf8"), 0) : undefined;
+  try {
+    let at = 0;
+    for (let k = 0; k < count; k++) {
+      const row = rows.subarray(k * ROW_WIDTH, (k + 1) * ROW_WIDTH);
+      const next = names.indexOf(0, at);
+      if (native) {
+        if (!native.statAt(at, row)) return undefined;
+      } else {
+        const st = statRow(`${base}/${Buffer.from(names.buffer, names.byteOffset + at, next - at).toString("utf8")}`);
+        if (!st) return undefined;
+        row.set(st);
+      }
+      at = next + 1;
+    }
+  } finally {
+    native?.close();
+  }
+  return { root, digest: dependencyDigest(root, indexId, names, rows, top, now), dependencies: names };
+}
+
+function dependencyDigest(root: string, indexId: string, names: Uint8Array, rows: Float64Array, top: ArrayLike<number>, now: number): { value: string; racy: boolean } {
+  const limit = now - RACY_MARGIN_MS;
+  let racy = !(top[1]! < limit && top[2]! < limit);
+  for (let o = 0; o < rows.length && !racy; o += ROW_WIDTH) if (!(rows[o + 1]! < limit && rows[o + 2]! < limit)) racy = true;
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(`kiwi check --staged\0dependencies\0${root}\0${indexId}\0`);
+  hasher.update(names);
+  hasher.update(new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength));
+  hasher.update(new Uint8Array(Float64Array.from(top).buffer));
+  return { value: hasher.digest("hex"), racy };
+}
+
+/** The stat identity of each loaded lock index's file, taken before it was read (readProjectIndex). */
+const indexIdentities = new WeakMap<LockIndex, string>();
+
+/** The lock index file's stat identity: a lock that rewrites it (even for the same tree) gives another key. Undefined for an index not loaded here. */
+function lockIndexIdentity(index: LockIndex): string | undefined {
+  const id = indexIdentities.get(index);
+  return id === undefined ? undefined : `lock index ${index.kiwi} ${id}`;
+}
+
+function statRow(abs: string): number[] | undefined {
+  try {
+    const st = lstatSync(abs);
+    return [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode];
+  } catch {
+    return undefined;
+  }
+}
+
+function countNames(names: Uint8Array): number {
+  let count = 0;
+  for (let at = names.indexOf(0); at !== -1; at = names.indexOf(0, at + 1)) count++;
+  return count;
+}
+
+function splitNames(names: Uint8Array): string[] {
+  const text = new TextDecoder().decode(names);
+  return text.slice(0, -1).split("\0");
+}
+
+/** Where a project's staged verdict lives in the cache (one file per project and --strict). */
+export function stagedMemoFile(cacheDir: string, root: string, strict: boolean): string {
+  return join(cacheDir, STAGED_DIR, `${projectKey(root)}${strict ? "-strict" : ""}.json`);
+}
+
 /** The memo key for a project's staged check, taken before anything is read, from the tree's identity. */
 export function stagedMemoKey(inputs: StagedMemoInputs, identity: TreeIdentity): StagedMemoKey | undefined {
   const limit = inputs.now - RACY_MARGIN_MS;
@@ -119,16 +289,16 @@ export function stagedMemoKey(inputs: StagedMemoInputs, identity: TreeIdentity):
   if (!tree) return undefined;
   racy ||= tree.racy;
   parts.push(tree.value);
-  const lock = lockfileIdentity(inputs, limit);
+  const lock = lockfileIdentity(inputs, limit, identity.dependencies);
   if (!lock) return undefined;
   racy ||= lock.racy;
   parts.push(lock.id);
   parts.push(...interpreterIdentities(inputs.env));
-  return { file: join(inputs.cacheDir, STAGED_DIR, `${projectKey(inputs.root)}${inputs.strict ? "-strict" : ""}.json`), digest: memoKey("staged", ...parts), racy };
+  return { file: stagedMemoFile(inputs.cacheDir, inputs.root, inputs.strict), digest: memoKey("staged", ...parts), racy };
 }
 
 /** The lockfile as it will be committed, plus git's view of the project; undefined when git's answer is ambiguous. */
-function lockfileIdentity(inputs: StagedMemoInputs, limit: number): { id: string; racy: boolean } | undefined {
+function lockfileIdentity(inputs: StagedMemoInputs, limit: number, dependencies?: Uint8Array): { id: string; racy: boolean } | undefined {
   const { repo, root } = inputs;
   const parts: string[] = [];
   let racy = false;
@@ -140,7 +310,15 @@ function lockfileIdentity(inputs: StagedMemoInputs, limit: number): { id: string
     // unstaged warning, and whether the lockfile is read from the index.
     const below = toTop(repo.top, root);
     const prefix = below === "" ? "" : `${below}/`;
-    const mine = (p: string) => p.startsWith(`${prefix}${TOOLS_DIR}/`) || p === `${prefix}${LOCKFILE_NAME}`;
+    const tools = `${prefix}${TOOLS_DIR}/`;
+    let mine = (p: string) => p.startsWith(tools) || p === `${prefix}${LOCKFILE_NAME}`;
+    if (dependencies) {
+      // Keyed on its dependencies, a verdict reads no other working copy (the unstaged warnings
+      // name changed tools' files, which it read): another file's unstaged edit is not an input.
+      let names: Set<string> | undefined;
+      const within = (p: string) => (names ??= new Set(splitNames(dependencies))).has(p.slice(tools.length));
+      mine = (p) => p === `${prefix}${LOCKFILE_NAME}` || (p.startsWith(tools) && within(p));
+    }
     parts.push(`top ${repo.top}`, [...repo.status.unstaged].filter(mine).sort().join("\0"));
   } else parts.push("no repository");
   const entry = inRepo ? repo!.status.entries.get(rel!) : undefined;
@@ -181,22 +359,39 @@ function toTop(top: string, abs: string): string {
   return relative(top, abs).split(sep).join("/");
 }
 
-/** The remembered verdict for exactly these inputs, or undefined. */
-export function readStagedMemo(key: StagedMemoKey): StagedVerdict | undefined {
-  const text = readMemoFile(key.file);
+/** A remembered verdict, its key's digest and, when it was keyed on its dependencies alone, their names (dependenciesOf). */
+export interface StagedMemo {
+  digest: string;
+  verdict: StagedVerdict;
+  dependencies?: Uint8Array;
+}
+
+/** The project's remembered verdict, whatever its inputs; undefined when absent or damaged. Its digest says for which. */
+export function peekStagedMemo(file: string): StagedMemo | undefined {
+  const text = readMemoFile(file);
   if (text === undefined) return undefined;
   try {
-    const memo = JSON.parse(text) as { digest?: unknown; verdict?: StagedVerdict };
-    return memo.digest === key.digest && isVerdict(memo.verdict) ? memo.verdict : undefined;
+    const memo = JSON.parse(text) as { digest?: unknown; verdict?: StagedVerdict; dependencies?: unknown };
+    if (typeof memo.digest !== "string" || !isVerdict(memo.verdict)) return undefined;
+    if (memo.dependencies === undefined) return { digest: memo.digest, verdict: memo.verdict };
+    if (typeof memo.dependencies !== "string" || !memo.dependencies.endsWith("\0")) return undefined;
+    return { digest: memo.digest, verdict: memo.verdict, dependencies: new TextEncoder().encode(memo.dependencies) };
   } catch {
     return undefined;
   }
 }
 
-/** Remembers a verdict under its inputs (never when they were racy); best effort. */
-export function writeStagedMemo(key: StagedMemoKey, verdict: StagedVerdict): void {
+/** The remembered verdict for exactly these inputs, or undefined. */
+export function readStagedMemo(key: StagedMemoKey): StagedVerdict | undefined {
+  const memo = peekStagedMemo(key.file);
+  return memo?.digest === key.digest ? memo.verdict : undefined;
+}
+
+/** Remembers a verdict under its inputs (never when they were racy), with the dependencies the key covers when it covers only those; best effort. */
+export function writeStagedMemo(key: StagedMemoKey, verdict: StagedVerdict, dependencies?: Uint8Array): void {
   if (key.racy) return;
-  writeMemoFile(key.file, JSON.stringify({ digest: key.digest, verdict }));
+  const deps = dependencies === undefined ? {} : { dependencies: new TextDecoder().decode(dependencies) };
+  writeMemoFile(key.file, JSON.stringify({ digest: key.digest, verdict, ...deps }));
 }
 
 function isVerdict(v: unknown): v is StagedVerdict {
