@@ -19,13 +19,15 @@
 //
 // A verdict taken through the lock index (most tools only stubs: staged-project-io.ts) read far
 // less than every stat below .ai/tools: it is remembered under the entries it can depend on
-// (dependenciesOf: every folder, every manifest, every entry no single tool owns, and every entry
-// under the tools the check read from disk), with the lock index's own stat identity, and those
-// entries' names are kept in the memo so the next check stats only them (~3,000 of the ~13,000
-// entries of a 1,000-tool tree with ten data files each). The entries left out are files of tools
-// the check never read (data, scripts, parameters files): a change there reaches no verdict of
-// this commit. git's index was considered as the proof instead and is not one: the verdict reads
-// the working tree (dependents, executors, untracked tools and files), not what is staged.
+// (dependenciesOf: every folder outside the tools the check did not read, every manifest, every
+// entry no single tool owns, and every entry of the tools it read from disk), with the lock
+// index's own stat identity, and those entries' names (and the working copies git was asked
+// about) are kept in the memo, so the next check stats only them (~2,050 of the ~13,000 entries
+// of a 1,000-tool tree with ten data files each) and loads no lock index. The entries left out
+// are files and subfolders of tools the check never read (data, scripts, parameters files): a
+// change there reaches no verdict of this commit. git's index was considered as the proof
+// instead and is not one: the verdict reads the working tree (dependents, executors, untracked
+// tools and files), not what is staged.
 import { lstatSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
@@ -98,9 +100,9 @@ export async function identifyTree(root: string, now: number, options: { cacheDi
 
 /** The project's lock index, written by a plain or a --strict lock alike (what it records of the tree is the same). */
 export function readProjectIndex(cacheDir: string, root: string): LockIndex | undefined {
-  const identity = statIdentity(lockIndexPath(cacheDir, root));
+  const identity = lockIndexIdentity(cacheDir, root);
   const index = loadLockIndex(cacheDir, root, undefined);
-  if (index && identity !== "unreadable") indexIdentities.set(index, identity);
+  if (index && identity !== undefined) indexIdentities.set(index, identity);
   return index;
 }
 
@@ -126,85 +128,87 @@ function indexedDigest(root: string, index: LockIndex, scan: IndexScan, now: num
   return { value: hasher.digest("hex"), racy };
 }
 
-/**
- * The entries below .ai/tools a verdict taken through the lock index can depend on, as their paths
- * (relative to .ai/tools) each ended by a NUL; undefined when they cannot be told apart from the
- * rest (the memo then keys on the whole tree). `read` holds the tools the check read from disk
- * (staged-project-io.ts); every other tool was a stub, seen only as the index's id, executor, form,
- * root and manifest path. Those come from its manifest and the names of the folders above it, so
- * these entries are:
- *   - every folder (its stat moves with every name added, removed or renamed in it: the tool set,
- *     each tool's form and root, and every file list);
- *   - every tool's manifest (its id and executor: the chains, dependents and duplicate ids);
- *   - every entry no single tool owns (a stray file a walk would report, an Agent Plugin's files);
- *   - every entry owned by a tool the check read, and every entry below a read folder tool's root
- *     (a tool nested in it is reported on that root's files).
- * A tree holding a symbolic link or a racy index row gives undefined.
- */
-export function dependenciesOf(index: LockIndex, scan: IndexScan, read: ReadonlySet<number>): Uint8Array | undefined {
-  if (scan.structural || index.tools.length !== index.toolCount) return undefined;
-  const paths = index.paths;
-  const n = paths.length;
-  const { stats, owners, parents } = index;
-  const at = new Map<string, number>();
-  for (let i = 0; i < n; i++) at.set(paths[i]!, i);
-  const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
-  const entryOf = (projectPath: string) => (projectPath.startsWith(prefix) ? at.get(projectPath.slice(prefix.length)) : undefined);
-  const keep = new Uint8Array(n);
-  const below = new Uint8Array(n);
-  for (const [t, tool] of index.tools.entries()) {
-    if (tool.form === "builtin") continue;
-    if (tool.source === "") return undefined; // a damaged tools section
-    const manifest = entryOf(tool.source.split("#")[0]!);
-    if (manifest === undefined) return undefined;
-    keep[manifest] = 1;
-    if (!read.has(t)) continue;
-    if (tool.form === "directory") {
-      const top = entryOf(tool.root);
-      if (top === undefined) return undefined;
-      below[top] = 1;
-    }
-  }
-  const names: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const mode = stats[i * ROW_WIDTH + 4]!;
-    if ((mode & 0o170000) === 0o120000) return undefined; // a symbolic link: its stat says nothing of its target
-    const parent = parents[i]!;
-    if (parent >= 0 && below[parent]) below[i] = 1;
-    const owner = owners[i]!;
-    if (keep[i] || below[i] || isFolder(mode) || owner < 0 || read.has(owner)) names.push(paths[i]!);
-  }
-  return new TextEncoder().encode(names.length === 0 ? "\0" : `${names.join("\0")}\0`);
+/** The entries a verdict depends on (dependenciesOf), with their stats as the check observed them. */
+export interface Dependencies {
+  /** Their paths relative to .ai/tools, each ended by a NUL. */
+  names: Uint8Array;
+  /** Their stat rows (ROW_WIDTH numbers each): the index's, or the scan's where it changed. */
+  rows: Float64Array;
+  /** The stat of .ai/tools itself. */
+  top: ArrayLike<number>;
 }
 
 /**
- * The identity of the entries `names` (dependenciesOf) at their stats as the check observed them:
- * the index's row, or the scan's where it changed. Taken once the verdict is known (which tools it
- * read), from the stats read before anything else was.
+ * The entries below .ai/tools a verdict taken through the lock index can depend on, with their
+ * stats as the check observed them (read before anything else was); undefined when they cannot be
+ * told apart from the rest (the memo then keys on the whole tree). `read` holds the tools the
+ * check read from disk (staged-project-io.ts); every other tool was a stub, seen only as the
+ * index's id, executor, form, root and manifest path. Those come from its manifest and the names
+ * of the folders above it, so these entries are:
+ *   - every folder but those below the root of a folder tool the check did not read (its stat
+ *     moves with every name added, removed or renamed in it: the tool set, each tool's form, root
+ *     and manifest; discovery never looks for tools below a folder tool's root, so a folder there
+ *     holds only that tool's files);
+ *   - every tool's manifest (its id and executor: the chains, dependents and duplicate ids);
+ *   - every entry no single tool owns (a stray file a walk would report, an Agent Plugin's files);
+ *   - every entry of a tool the check read, and every entry below a read folder tool's root.
+ * A tree holding a symbolic link gives undefined. One pass over the index, no map of its paths.
  */
-export function observedDependencies(root: string, indexed: { index: LockIndex; scan: IndexScan }, names: Uint8Array, now: number): TreeIdentity | undefined {
-  const { index, scan } = indexed;
-  const at = new Map<string, number>();
+export function dependenciesOf(index: LockIndex, scan: IndexScan, read: ReadonlySet<number>): Dependencies | undefined {
+  if (scan.structural) return undefined;
+  const tools = index.tools;
+  const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
+  // Each tool's manifest path below .ai/tools; "" for a built-in or an Agent Plugin's server (whose files no single tool owns).
+  const manifests = tools.map((t) => (t.form === "builtin" || t.source.includes("#") ? "" : t.source.startsWith(prefix) ? t.source.slice(prefix.length) : undefined));
+  if (manifests.includes(undefined) || tools.some((t) => t.form !== "builtin" && t.source === "")) return undefined; // a damaged tools section
+  const found = new Uint8Array(tools.length);
   const paths = index.paths;
-  for (let i = 0; i < paths.length; i++) at.set(paths[i]!, i);
-  const wanted = splitNames(names);
-  const rows = new Float64Array(wanted.length * ROW_WIDTH);
-  for (const [k, path] of wanted.entries()) {
-    const i = at.get(path);
-    if (i === undefined) return undefined;
-    rows.set(scan.fresh.get(i) ?? index.stats.subarray(i * ROW_WIDTH, (i + 1) * ROW_WIDTH), k * ROW_WIDTH);
+  const n = paths.length;
+  const { stats, owners, parents } = index;
+  const below = new Uint8Array(n);
+  const kept: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const mode = stats[i * ROW_WIDTH + 4]!;
+    if ((mode & 0o170000) === 0o120000) return undefined; // a symbolic link: its stat says nothing of its target
+    const owner = owners[i]!;
+    const parent = parents[i]!;
+    const folder = isFolder(mode);
+    const rootOf = folder && owner >= 0 && (parent === -1 || owners[parent] !== owner);
+    if ((parent >= 0 && below[parent]) || (rootOf && read.has(owner))) below[i] = 1;
+    let keep = below[i] === 1 || owner < 0 || read.has(owner) || rootOf;
+    if (owner >= 0 && !folder && paths[i] === manifests[owner]) {
+      found[owner] = 1;
+      keep = true;
+    }
+    if (keep) kept.push(i);
   }
-  const top = scan.fresh.get(-1) ?? index.top;
-  const indexId = lockIndexIdentity(index);
-  return indexId === undefined ? undefined : { root, digest: dependencyDigest(root, indexId, names, rows, top, now), dependencies: names };
+  for (let t = 0; t < tools.length; t++) if (manifests[t] !== "" && !found[t]) return undefined;
+  const rows = new Float64Array(kept.length * ROW_WIDTH);
+  const names: string[] = new Array(kept.length);
+  for (let k = 0; k < kept.length; k++) {
+    const i = kept[k]!;
+    names[k] = paths[i]!;
+    rows.set(scan.fresh.get(i) ?? stats.subarray(i * ROW_WIDTH, (i + 1) * ROW_WIDTH), k * ROW_WIDTH);
+  }
+  const bytes = new TextEncoder().encode(kept.length === 0 ? "\0" : `${names.join("\0")}\0`);
+  return { names: bytes, rows, top: scan.fresh.get(-1) ?? index.top };
+}
+
+/** The identity of a verdict's dependencies as the check observed them (dependenciesOf), under the lock index it read them through. */
+export function observedDependencies(root: string, index: LockIndex, dependencies: Dependencies, now: number): TreeIdentity | undefined {
+  const indexId = indexIdentities.get(index);
+  if (indexId === undefined) return undefined;
+  const { names, rows, top } = dependencies;
+  return { root, digest: dependencyDigest(root, indexId, names, rows, top, now), dependencies: names };
 }
 
 /**
  * The identity of the entries `names` (as a memo recorded them) as they are now: one statx each
  * (statx-io.ts), no readdir. Undefined when one is gone.
  */
-export async function currentDependencies(root: string, index: LockIndex, names: Uint8Array, now: number): Promise<TreeIdentity | undefined> {
-  const indexId = lockIndexIdentity(index);
+export async function currentDependencies(root: string, cacheDir: string, names: Uint8Array, now: number): Promise<TreeIdentity | undefined> {
+  // The index is not loaded: the stat of its file says whether it is the one the verdict was taken through.
+  const indexId = lockIndexIdentity(cacheDir, root);
   if (indexId === undefined) return undefined;
   const base = join(root, TOOLS_DIR);
   const top = statRow(base);
@@ -249,10 +253,10 @@ function dependencyDigest(root: string, indexId: string, names: Uint8Array, rows
 /** The stat identity of each loaded lock index's file, taken before it was read (readProjectIndex). */
 const indexIdentities = new WeakMap<LockIndex, string>();
 
-/** The lock index file's stat identity: a lock that rewrites it (even for the same tree) gives another key. Undefined for an index not loaded here. */
-function lockIndexIdentity(index: LockIndex): string | undefined {
-  const id = indexIdentities.get(index);
-  return id === undefined ? undefined : `lock index ${index.kiwi} ${id}`;
+/** The stat identity of a project's lock index file: a lock that rewrites it (even for the same tree) gives another key. Undefined when there is none. */
+function lockIndexIdentity(cacheDir: string, root: string): string | undefined {
+  const identity = statIdentity(lockIndexPath(cacheDir, root));
+  return identity === "unreadable" ? undefined : identity;
 }
 
 function statRow(abs: string): number[] | undefined {
@@ -364,6 +368,8 @@ export interface StagedMemo {
   digest: string;
   verdict: StagedVerdict;
   dependencies?: Uint8Array;
+  /** The working copies git was asked about (staged-io.ts workingCopiesOf), chosen through the lock index the key names: the same again while the key holds. */
+  scope?: string[];
 }
 
 /** The project's remembered verdict, whatever its inputs; undefined when absent or damaged. Its digest says for which. */
@@ -371,11 +377,13 @@ export function peekStagedMemo(file: string): StagedMemo | undefined {
   const text = readMemoFile(file);
   if (text === undefined) return undefined;
   try {
-    const memo = JSON.parse(text) as { digest?: unknown; verdict?: StagedVerdict; dependencies?: unknown };
+    const memo = JSON.parse(text) as { digest?: unknown; verdict?: StagedVerdict; dependencies?: unknown; scope?: unknown };
     if (typeof memo.digest !== "string" || !isVerdict(memo.verdict)) return undefined;
     if (memo.dependencies === undefined) return { digest: memo.digest, verdict: memo.verdict };
     if (typeof memo.dependencies !== "string" || !memo.dependencies.endsWith("\0")) return undefined;
-    return { digest: memo.digest, verdict: memo.verdict, dependencies: new TextEncoder().encode(memo.dependencies) };
+    const scope = memo.scope === undefined ? {} : Array.isArray(memo.scope) && memo.scope.every((p) => typeof p === "string") ? { scope: memo.scope as string[] } : undefined;
+    if (!scope) return undefined;
+    return { digest: memo.digest, verdict: memo.verdict, dependencies: new TextEncoder().encode(memo.dependencies), ...scope };
   } catch {
     return undefined;
   }
@@ -388,9 +396,9 @@ export function readStagedMemo(key: StagedMemoKey): StagedVerdict | undefined {
 }
 
 /** Remembers a verdict under its inputs (never when they were racy), with the dependencies the key covers when it covers only those; best effort. */
-export function writeStagedMemo(key: StagedMemoKey, verdict: StagedVerdict, dependencies?: Uint8Array): void {
+export function writeStagedMemo(key: StagedMemoKey, verdict: StagedVerdict, dependencies?: { names: Uint8Array; scope?: readonly string[] }): void {
   if (key.racy) return;
-  const deps = dependencies === undefined ? {} : { dependencies: new TextDecoder().decode(dependencies) };
+  const deps = dependencies === undefined ? {} : { dependencies: new TextDecoder().decode(dependencies.names), ...(dependencies.scope ? { scope: dependencies.scope } : {}) };
   writeMemoFile(key.file, JSON.stringify({ digest: key.digest, verdict, ...deps }));
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { RACY_MARGIN_MS } from "../../src/cache/stat-cache-io.ts";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
@@ -344,11 +344,18 @@ describe.each([
     expect(p.affected.dependents).toEqual(["pd", "py"]);
   });
 
-  test("is not trusted once a name is added to a folder, even of a tool it never read", async () => {
+  test("is not trusted once a name is added to a folder that may hold tools or manifests, even beside tools it never read", async () => {
     const root = await changedRuntime();
+    // Below a folder tool's root, discovery looks for no tool: a name there is that tool's file only.
     writeFileSync(join(root, ".ai/tools/dt/data/b.bin"), "bbbb\n");
+    expect(await answers(root)).toBe(true);
+    // In its root, a name may be a manifest (one of higher precedence replaces tool.yaml).
+    writeFileSync(join(root, ".ai/tools/dt/more.md"), "# more\n");
     await fresh(root);
     expect(await answers(root)).toBe(true);
+    // A new folder in .ai/tools, holding a new tool on the changed one.
+    writeTree(root, { ".ai/tools/nt/tool.yaml": "tool_id: nt\ntool_type: script\nversion: 1.0.0\nexecutor: prt\nconfig: { entrypoint: main.sh }\n", ".ai/tools/nt/main.sh": "echo nt\n" });
+    expect((await fresh(root)).affected.dependents).toEqual(["nt", "pd"]);
   });
 
   test("is not trusted once another tool's change is staged", async () => {
@@ -389,6 +396,15 @@ describe.each([
     expect(git(root, ["diff", "--cached", "--name-only"], env).trim().split("\n").sort()).toEqual([".ai/tools/prt/run.sh", "tool.lock.json"]);
     const p = await fresh(root);
     expect(p.lock.status).toBe("fresh");
+    expect(await answers(root)).toBe(true);
+  });
+
+  test("is not trusted once the lock index it was keyed on is rewritten, even for the same tree", async () => {
+    const root = await changedRuntime();
+    const lockfile = statSync(join(root, "tool.lock.json"));
+    await lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
+    expect(statSync(join(root, "tool.lock.json")).mtimeMs).toBe(lockfile.mtimeMs); // confirmed, not rewritten
+    await fresh(root);
     expect(await answers(root)).toBe(true);
   });
 
