@@ -22,7 +22,7 @@
 // (dependenciesOf: every folder outside the tools the check did not read, every manifest, every
 // entry no single tool owns, and every entry of the tools it read from disk), with the lock
 // index's own stat identity, and those entries' names (and the working copies git was asked
-// about) are kept in the memo, so the next check stats only them (~2,050 of the ~13,000 entries
+// about) are kept in the memo, so the next check stats only them (~1,240 of the ~13,000 entries
 // of a 1,000-tool tree with ten data files each) and loads no lock index. The entries left out
 // are files and subfolders of tools the check never read (data, scripts, parameters files): a
 // change there reaches no verdict of this commit. git's index was considered as the proof
@@ -39,6 +39,7 @@ import { type RawTree, rawTreeFingerprint } from "../manifest/raw-tree-io.ts";
 import { type IndexScan, type LockIndex, loadLockIndex, lockIndexPath, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { ROW_WIDTH, isFolder } from "../cache/stat-row.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
+import { DIRECTORY_MANIFESTS } from "../manifest/model.ts";
 import type { GitEnv } from "../hook/git-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
 import type { StagedVerdict } from "./staged-check-io.ts";
@@ -145,10 +146,12 @@ export interface Dependencies {
  * check read from disk (staged-project-io.ts); every other tool was a stub, seen only as the
  * index's id, executor, form, root and manifest path. Those come from its manifest and the names
  * of the folders above it, so these entries are:
- *   - every folder but those below the root of a folder tool the check did not read (its stat
- *     moves with every name added, removed or renamed in it: the tool set, each tool's form, root
- *     and manifest; discovery never looks for tools below a folder tool's root, so a folder there
- *     holds only that tool's files);
+ *   - every folder but those of a folder tool the check did not read (its stat moves with every
+ *     name added, removed or renamed in it: the tool set, each tool's form, root and manifest).
+ *     Discovery never looks for tools below a folder tool's root, so a folder there holds only
+ *     that tool's files; its root is kept unless its manifest is tool.yaml, the first name
+ *     discovery looks for: then no name added beside it changes which manifest is read (a
+ *     tool.yaml added beside a tool.json or a SKILL.md would);
  *   - every tool's manifest (its id and executor: the chains, dependents and duplicate ids);
  *   - every entry no single tool owns (a stray file a walk would report, an Agent Plugin's files);
  *   - every entry of a tool the check read, and every entry below a read folder tool's root.
@@ -161,6 +164,9 @@ export function dependenciesOf(index: LockIndex, scan: IndexScan, read: Readonly
   // Each tool's manifest path below .ai/tools; "" for a built-in or an Agent Plugin's server (whose files no single tool owns).
   const manifests = tools.map((t) => (t.form === "builtin" || t.source.includes("#") ? "" : t.source.startsWith(prefix) ? t.source.slice(prefix.length) : undefined));
   if (manifests.includes(undefined) || tools.some((t) => t.form !== "builtin" && t.source === "")) return undefined; // a damaged tools section
+  // A folder tool whose manifest has the first name discovery looks for: no name added beside it
+  // can change which manifest is read (walkToolsDir), so its root holds only that tool's files.
+  const settled = tools.map((t, i) => t.form === "directory" && manifests[i] !== "" && t.source.endsWith(`/${DIRECTORY_MANIFESTS[0]}`));
   const found = new Uint8Array(tools.length);
   const paths = index.paths;
   const n = paths.length;
@@ -175,7 +181,7 @@ export function dependenciesOf(index: LockIndex, scan: IndexScan, read: Readonly
     const folder = isFolder(mode);
     const rootOf = folder && owner >= 0 && (parent === -1 || owners[parent] !== owner);
     if ((parent >= 0 && below[parent]) || (rootOf && read.has(owner))) below[i] = 1;
-    let keep = below[i] === 1 || owner < 0 || read.has(owner) || rootOf;
+    let keep = below[i] === 1 || owner < 0 || read.has(owner) || (rootOf && !settled[owner]);
     if (owner >= 0 && !folder && paths[i] === manifests[owner]) {
       found[owner] = 1;
       keep = true;
@@ -219,16 +225,22 @@ export async function currentDependencies(root: string, cacheDir: string, names:
   const { openStatx } = await import("../cache/statx-io.ts");
   const native = end > 0 ? openStatx(base, names, Buffer.from(names.buffer, names.byteOffset, end).toString("utf8"), 0) : undefined;
   try {
+    // One row reused and copied out: a view per entry costs more than the copy (~1 ms in 2,000).
+    const row = new Float64Array(ROW_WIDTH);
     let at = 0;
-    for (let k = 0; k < count; k++) {
-      const row = rows.subarray(k * ROW_WIDTH, (k + 1) * ROW_WIDTH);
+    for (let o = 0; o < rows.length; o += ROW_WIDTH) {
       const next = names.indexOf(0, at);
       if (native) {
         if (!native.statAt(at, row)) return undefined;
+        rows[o] = row[0]!;
+        rows[o + 1] = row[1]!;
+        rows[o + 2] = row[2]!;
+        rows[o + 3] = row[3]!;
+        rows[o + 4] = row[4]!;
       } else {
         const st = statRow(`${base}/${Buffer.from(names.buffer, names.byteOffset + at, next - at).toString("utf8")}`);
         if (!st) return undefined;
-        row.set(st);
+        rows.set(st, o);
       }
       at = next + 1;
     }

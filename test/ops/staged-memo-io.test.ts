@@ -271,6 +271,8 @@ const DEPENDENCY_TOOLS = {
   ".ai/tools/dt/tool.yaml": "tool_id: dt\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\nconfig: { entrypoint: notes.md }\n",
   ".ai/tools/dt/notes.md": "# notes\n",
   ".ai/tools/dt/data/a.bin": "aaaa\n",
+  ".ai/tools/jt/tool.json": '{ "tool_id": "jt", "tool_type": "knowledge", "version": "1.0.0", "executor": null, "config": { "entrypoint": "notes.md" } }\n',
+  ".ai/tools/jt/notes.md": "# notes\n",
 };
 
 describe.each([
@@ -349,13 +351,17 @@ describe.each([
     // Below a folder tool's root, discovery looks for no tool: a name there is that tool's file only.
     writeFileSync(join(root, ".ai/tools/dt/data/b.bin"), "bbbb\n");
     expect(await answers(root)).toBe(true);
-    // In its root, a name may be a manifest (one of higher precedence replaces tool.yaml).
+    // Nor in the root beside a tool.yaml, the first manifest name discovery looks for.
     writeFileSync(join(root, ".ai/tools/dt/more.md"), "# more\n");
-    await fresh(root);
+    writeFileSync(join(root, ".ai/tools/dt/tool.json"), '{ "tool_id": "dt", "tool_type": "knowledge", "version": "1.0.0", "executor": "prt" }\n');
+    expect(await answers(root)).toBe(true);
+    // Beside a tool.json, a tool.yaml is the manifest discovery reads: here one on the changed tool.
+    writeFileSync(join(root, ".ai/tools/jt/tool.yaml"), "tool_id: jt\ntool_type: script\nversion: 1.0.0\nexecutor: prt\nconfig: { entrypoint: notes.md }\n");
+    expect((await fresh(root)).affected.dependents).toEqual(["jt", "pd"]);
     expect(await answers(root)).toBe(true);
     // A new folder in .ai/tools, holding a new tool on the changed one.
     writeTree(root, { ".ai/tools/nt/tool.yaml": "tool_id: nt\ntool_type: script\nversion: 1.0.0\nexecutor: prt\nconfig: { entrypoint: main.sh }\n", ".ai/tools/nt/main.sh": "echo nt\n" });
-    expect((await fresh(root)).affected.dependents).toEqual(["nt", "pd"]);
+    expect((await fresh(root)).affected.dependents).toEqual(["jt", "nt", "pd"]);
   });
 
   test("is not trusted once another tool's change is staged", async () => {
@@ -415,7 +421,7 @@ describe.each([
     writeFileSync(index, readFileSync(index).subarray(0, 100));
     expect(git(root, ["diff", "--cached", "--name-only", "--diff-filter=D"], env)).toContain("tool.lock.json");
     const p = await fresh(root);
-    expect(p.affected).toEqual({ changed: ["dt", "hi", "pd", "prt", "py", "rt", "web"], dependents: [], gone: [], lockfileChanged: true });
+    expect(p.affected).toEqual({ changed: ["dt", "hi", "jt", "pd", "prt", "py", "rt", "web"], dependents: [], gone: [], lockfileChanged: true });
   });
 
   test("remembers a verdict past a racy file it never read, never one whose own inputs are racy", async () => {
