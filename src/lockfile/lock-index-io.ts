@@ -83,7 +83,8 @@ export interface LockIndex {
   top: number[];
 }
 
-function indexPath(cacheDir: string, root: string): string {
+/** Where a project's lock index lives in the cache (the staged memo keys on that file's stat identity). */
+export function lockIndexPath(cacheDir: string, root: string): string {
   return join(cacheDir, statRelPath(root).replace(/\.json$/, ".index"));
 }
 
@@ -272,7 +273,7 @@ export function saveLockIndex(cacheDir: string, index: LockIndex, faults?: Fault
   out.set(new Uint8Array(index.parents.buffer, index.parents.byteOffset, n * 4), numbersAt + n * ROW_WIDTH * 8);
   out.set(new Uint8Array(index.owners.buffer, index.owners.byteOffset, n * 4), numbersAt + n * ROW_WIDTH * 8 + n * 4);
   try {
-    writeFileAtomic(indexPath(cacheDir, index.root), out, { faults, writePoint: "stat-write" });
+    writeFileAtomic(lockIndexPath(cacheDir, index.root), out, { faults, writePoint: "stat-write" });
   } catch {
     // Same as the stat cache: an unwritable cache only costs speed (the stat cache warns once).
   }
@@ -290,7 +291,7 @@ function nanToNull(x: number): number | null {
  */
 export function loadLockIndex(cacheDir: string, root: string, strict: boolean | undefined): LockIndex | undefined {
   try {
-    const bytes = readFileSync(indexPath(cacheDir, root));
+    const bytes = readFileSync(lockIndexPath(cacheDir, root));
     if (bytes.length < 24 || bytes.toString("latin1", 0, 8) !== MAGIC) return undefined;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const [hl, tl, pl, n] = [view.getUint32(8, true), view.getUint32(12, true), view.getUint32(16, true), view.getUint32(20, true)];

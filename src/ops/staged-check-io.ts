@@ -64,11 +64,13 @@ export interface Repo {
 /**
  * Checks one project's changes from scratch. `memorable` is false when the verdict rests on
  * something that may differ next time with the same inputs (an interpreter that timed out).
+ * `read`: when the lock index served the project, the index positions of the tools read from disk
+ * (staged-project-io.ts readStagedProject); every other tool was seen only through the index.
  */
-export async function checkProjectChanges(root: string, paths: string[], repo: Repo | undefined, options: FreshOptions): Promise<{ verdict: StagedVerdict; memorable: boolean }> {
+export async function checkProjectChanges(root: string, paths: string[], repo: Repo | undefined, options: FreshOptions): Promise<{ verdict: StagedVerdict; memorable: boolean; read?: ReadonlySet<number> }> {
   // HEAD's copy of a staged lockfile is kept in the cache or asked of git now, so that it comes back while the tree is read.
   const headLock = paths.includes(LOCKFILE_NAME) && repo !== undefined ? readHeadLockfile(root, repo, options.env, options.cacheDir) : undefined;
-  const { project } = readStagedProject(root, paths, { cacheDir: options.cacheDir, indexed: options.indexed, raw: options.raw });
+  const { project, read } = readStagedProject(root, paths, { cacheDir: options.cacheDir, indexed: options.indexed, raw: options.raw });
   const { locked, text, rendered, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, locked);
   // The lockfile this commit stages is HEAD's at the next one: kept, that check needs no git.
@@ -79,7 +81,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged };
   if (!locked) {
     const touched = judged.length > 0 || selected.gone.length > 0 || selected.lockfileChanged;
-    return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), fromIndex }, unstaged }, memorable };
+    return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), fromIndex }, unstaged }, memorable, read };
   }
   // A staged lockfile is judged where it changed since HEAD (or everywhere without history).
   const edited = selected.lockfileChanged ? editedToolIds(text!, await headLock, rendered) : [];
@@ -87,7 +89,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const extra = edited === "all" ? locked.ids() : [...selected.gone, ...edited];
   const diff = compareEntries(project, scope, locked, extra, options);
   const stale = diff.added.length + diff.removed.length + diff.changed.length > 0;
-  return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged }, memorable };
+  return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged }, memorable, read };
 }
 
 /**

@@ -17,7 +17,7 @@ import { type GitStatus, scopedStatus } from "../hook/git-status.ts";
 import { groupByProject } from "../hook/staged.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { type LockIndex, NO_TOOL } from "../lockfile/lock-index-io.ts";
-import { type TreeIdentity, identifyTree, readProjectIndex, readStagedMemo, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
+import { type StagedMemo, type StagedMemoKey, type TreeIdentity, currentDependencies, dependenciesOf, identifyTree, observedDependencies, peekStagedMemo, readProjectIndex, stagedMemoFile, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
 import type { LockStatus, Repo, StagedVerdict } from "./staged-check-io.ts";
 
 export interface StagedOptions {
@@ -57,9 +57,18 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
   // While git runs: the lock index of the project kiwi was started in, the one a hook usually
   // commits to, and, when git's status covers the whole tree, that tree's identity. (A scoped
   // status waits for the staged diff and starts before the tree's scan, so the two overlap.)
+  // When its memo is keyed on its dependencies, those are statted instead (the index and the
+  // whole tree are read only if that memo does not answer).
   const around = projectAround(options.cwd);
-  const aroundIndex = around === undefined ? undefined : (readProjectIndex(options.cacheDir, around) ?? null);
-  const early = asked.complete && around !== undefined ? await identifyTree(around, now, { cacheDir: options.cacheDir, index: aroundIndex }) : undefined;
+  const aroundMemo = around === undefined ? undefined : peekStagedMemo(stagedMemoFile(options.cacheDir, around, options.strict === true));
+  // git's status of the working copies that memo names starts now, beside the staged diff: it is
+  // the one the check asks when the staged paths are the memo's (its key holds them), and is
+  // dropped otherwise.
+  const worktree = aroundMemo?.dependencies && aroundMemo.scope && !asked.complete && asked.found !== undefined ? readScopedStatus(asked.found, aroundMemo.scope, options.env) : undefined;
+  worktree?.catch(() => undefined); // awaited only if the memo's key is the one to compare
+  const aroundDeps = aroundMemo?.dependencies ? await currentDependencies(around!, options.cacheDir, aroundMemo.dependencies, now) : undefined;
+  const aroundIndex = around === undefined || aroundDeps ? undefined : (readProjectIndex(options.cacheDir, around) ?? null);
+  const early = asked.complete && around !== undefined && !aroundDeps ? await identifyTree(around, now, { cacheDir: options.cacheDir, index: aroundIndex }) : undefined;
   const repo = await asked.repo;
   if (!options.files?.length && repo === undefined) {
     throw new KiwiError("E_GIT", `${options.cwd} is not inside a git repository, so nothing is staged`, {
@@ -75,7 +84,8 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
   for (const group of groupByProject(absolute.map((abs) => relative("/", abs).split(sep).join("/")))) {
     const root = `/${group.root}`;
     if (!existsSync(join(root, TOOLS_DIR))) continue;
-    results.push(await checkProjectRemembered(root, group.paths, repo, { ...options, started: now, index: root === around ? aroundIndex : undefined, early: early?.root === root ? early : undefined }));
+    const mine = root === around;
+    results.push(await checkProjectRemembered(root, group.paths, repo, { ...options, started: now, index: mine ? aroundIndex : undefined, early: early?.root === root ? early : undefined, ...(mine ? { memo: aroundMemo ?? null, dependencies: aroundDeps, worktree } : {}) }));
   }
   return results;
 }
@@ -95,12 +105,12 @@ interface StagedRepo {
  * not certain, asked of git side by side. Undefined outside a repository (or without git); a
  * repository whose answer fails is an error.
  */
-function askGit(cwd: string, env: GitEnv, scopedFrom: number): { complete: boolean; repo: Promise<StagedRepo | undefined> } {
+function askGit(cwd: string, env: GitEnv, scopedFrom: number): { complete: boolean; found?: string; repo: Promise<StagedRepo | undefined> } {
   const found = findWorkTree(cwd, env);
   const complete = found === undefined || gitIndexBytes(found, env) < scopedFrom;
   const status = complete ? readGitStatus(cwd, env) : readStagedDiff(cwd, env);
   status.catch(() => undefined); // judged below, once the top is known
-  return { complete, repo: settleGit(cwd, env, found, status, complete) };
+  return { complete, found, repo: settleGit(cwd, env, found, status, complete) };
 }
 
 /** The size of the index git will read (a hook's GIT_INDEX_FILE, else the repository's); 0 when unknown. */
@@ -141,9 +151,27 @@ function projectAround(cwd: string): string | undefined {
 
 /**
  * A project's verdict from the staged memo when its inputs are unchanged, else checked and
- * remembered. `index` is the project's lock index when it was loaded already (null: none).
+ * remembered. `index` is the project's lock index when it was loaded already (null: none); `memo`
+ * the project's memo when it was read already (null: none), `dependencies` the identity now of
+ * the entries it is keyed on, and `worktree` git's status of the working copies it names. A memo keyed on its dependencies (staged-memo-io.ts
+ * dependenciesOf) is tried first, without the lock index: only those entries are statted, and git
+ * is asked about the working copies the memo names; the index and the whole tree's identity are
+ * read only when that key does not answer.
  */
-async function checkProjectRemembered(root: string, paths: string[], git: StagedRepo | undefined, options: StagedOptions & { started: number; index?: LockIndex | null; early?: TreeIdentity }): Promise<StagedProject> {
+async function checkProjectRemembered(root: string, paths: string[], git: StagedRepo | undefined, options: StagedOptions & { started: number; index?: LockIndex | null; early?: TreeIdentity; memo?: StagedMemo | null; dependencies?: TreeIdentity; worktree?: Promise<GitStatus> }): Promise<StagedProject> {
+  const strict = options.strict === true;
+  const keyOf = (repo: Repo | undefined, tree: TreeIdentity) => stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict, repo, env: options.env, now: options.started }, tree);
+  const memo = options.memo === undefined ? peekStagedMemo(stagedMemoFile(options.cacheDir, root, strict)) : (options.memo ?? undefined);
+  if (memo?.dependencies && (git === undefined || git.complete || memo.scope !== undefined)) {
+    const deps = options.dependencies ?? (await currentDependencies(root, options.cacheDir, memo.dependencies, options.started));
+    if (deps) {
+      // The memo's working copies are those the index it was taken through chose for these paths; its key names that index.
+      const worktree = git === undefined || git.complete ? undefined : await (options.worktree ?? readScopedStatus(git.top, memo.scope!, options.env));
+      const repo = git === undefined ? undefined : { top: git.top, status: worktree ? scopedStatus(git.status, worktree) : git.status };
+      const key = keyOf(repo, deps);
+      if (key && key.digest === memo.digest) return { root, ...memo.verdict, remembered: true };
+    }
+  }
   const index = options.index === undefined ? (readProjectIndex(options.cacheDir, root) ?? null) : options.index;
   // git reads the working copies the verdict depends on (when its status did not) while the tree's identity is taken.
   const scope = git === undefined || git.complete ? undefined : workingCopiesOf(root, paths, index ?? undefined);
@@ -158,15 +186,26 @@ async function checkProjectRemembered(root: string, paths: string[], git: Staged
     if (scope!.fromIndex && !tree.indexed) worktree = await readScopedStatus(git.top, wholeProject(root), options.env);
     repo = { top: git.top, status: scopedStatus(git.status, worktree) };
   }
-  const key = stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict: options.strict === true, repo, env: options.env, now: options.started }, tree);
-  const known = key ? readStagedMemo(key) : undefined;
-  if (known) return { root, ...known, remembered: true };
+  const key = keyOf(repo, tree);
+  if (key && memo && !memo.dependencies && memo.digest === key.digest) return { root, ...memo.verdict, remembered: true };
   const { checkProjectChanges } = await import("./staged-check-io.ts");
   // The project is read from the tree the key was taken from (the index's scan, or the walk), not the disk a second time.
   const read = { indexed: tree.indexed, raw: tree.raw ? { root, tree: tree.raw } : undefined };
-  const { verdict, memorable } = await checkProjectChanges(root, paths, repo, { ...options, ...read });
-  if (key && memorable) writeStagedMemo(key, verdict);
-  return { root, ...verdict, remembered: false };
+  const fresh = await checkProjectChanges(root, paths, repo, { ...options, ...read });
+  if (key && fresh.memorable) rememberVerdict(key, fresh.verdict, tree, fresh.read, scope?.paths, (t) => keyOf(repo, t), options.started);
+  return { root, ...fresh.verdict, remembered: false };
+}
+
+/**
+ * Remembers a fresh verdict: under the entries it depends on when the lock index served the
+ * project (the tools it read are known), else under the whole tree's identity (`key`).
+ */
+function rememberVerdict(key: StagedMemoKey, verdict: StagedVerdict, tree: TreeIdentity, read: ReadonlySet<number> | undefined, scope: readonly string[] | undefined, keyOf: (tree: TreeIdentity) => StagedMemoKey | undefined, now: number): void {
+  const dependencies = tree.indexed && read ? dependenciesOf(tree.indexed.index, tree.indexed.scan, read) : undefined;
+  const observed = dependencies && tree.indexed ? observedDependencies(tree.root, tree.indexed.index, dependencies, now) : undefined;
+  const narrow = observed && keyOf(observed);
+  if (narrow && dependencies) writeStagedMemo(narrow, verdict, { names: dependencies.names, ...(scope ? { scope } : {}) });
+  else writeStagedMemo(key, verdict);
 }
 
 /**

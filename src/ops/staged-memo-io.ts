@@ -16,7 +16,19 @@
 // It is never trusted past a changed stat, and nothing is remembered when a file changed within the
 // racy margin (its stat could hide a second write), when the tree holds a symbolic link, or when a
 // verdict was not a real interpreter verdict (a timeout). A damaged memo reads as absent.
-import { statSync } from "node:fs";
+//
+// A verdict taken through the lock index (most tools only stubs: staged-project-io.ts) read far
+// less than every stat below .ai/tools: it is remembered under the entries it can depend on
+// (dependenciesOf: every folder outside the tools the check did not read, every manifest, every
+// entry no single tool owns, and every entry of the tools it read from disk), with the lock
+// index's own stat identity, and those entries' names (and the working copies git was asked
+// about) are kept in the memo, so the next check stats only them (~1,240 of the ~13,000 entries
+// of a 1,000-tool tree with ten data files each) and loads no lock index. The entries left out
+// are files and subfolders of tools the check never read (data, scripts, parameters files): a
+// change there reaches no verdict of this commit. git's index was considered as the proof
+// instead and is not one: the verdict reads the working tree (dependents, executors, untracked
+// tools and files), not what is staged.
+import { lstatSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { projectKey } from "../cache/cache-layout.ts";
@@ -24,8 +36,10 @@ import { memoKey } from "../exec/memo-io.ts";
 import { binaryIdentity, readMemoFile, statIdentity, writeMemoFile } from "../cache/memo-file-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { type RawTree, rawTreeFingerprint } from "../manifest/raw-tree-io.ts";
-import { type IndexScan, type LockIndex, loadLockIndex, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type LockIndex, loadLockIndex, lockIndexPath, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
+import { ROW_WIDTH, isFolder } from "../cache/stat-row.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
+import { DIRECTORY_MANIFESTS } from "../manifest/model.ts";
 import type { GitEnv } from "../hook/git-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
 import type { StagedVerdict } from "./staged-check-io.ts";
@@ -64,6 +78,8 @@ export interface TreeIdentity {
   indexed?: { index: LockIndex; scan: IndexScan };
   /** Read by walking the tree (no usable index, or entries added or removed since). */
   raw?: RawTree;
+  /** The digest covers only these entries (dependenciesOf): git's view is keyed on them too. */
+  dependencies?: Uint8Array;
 }
 
 /**
@@ -85,7 +101,10 @@ export async function identifyTree(root: string, now: number, options: { cacheDi
 
 /** The project's lock index, written by a plain or a --strict lock alike (what it records of the tree is the same). */
 export function readProjectIndex(cacheDir: string, root: string): LockIndex | undefined {
-  return loadLockIndex(cacheDir, root, undefined);
+  const identity = lockIndexIdentity(cacheDir, root);
+  const index = loadLockIndex(cacheDir, root, undefined);
+  if (index && identity !== undefined) indexIdentities.set(index, identity);
+  return index;
 }
 
 /**
@@ -110,6 +129,173 @@ function indexedDigest(root: string, index: LockIndex, scan: IndexScan, now: num
   return { value: hasher.digest("hex"), racy };
 }
 
+/** The entries a verdict depends on (dependenciesOf), with their stats as the check observed them. */
+export interface Dependencies {
+  /** Their paths relative to .ai/tools, each ended by a NUL. */
+  names: Uint8Array;
+  /** Their stat rows (ROW_WIDTH numbers each): the index's, or the scan's where it changed. */
+  rows: Float64Array;
+  /** The stat of .ai/tools itself. */
+  top: ArrayLike<number>;
+}
+
+/**
+ * The entries below .ai/tools a verdict taken through the lock index can depend on, with their
+ * stats as the check observed them (read before anything else was); undefined when they cannot be
+ * told apart from the rest (the memo then keys on the whole tree). `read` holds the tools the
+ * check read from disk (staged-project-io.ts); every other tool was a stub, seen only as the
+ * index's id, executor, form, root and manifest path. Those come from its manifest and the names
+ * of the folders above it, so these entries are:
+ *   - every folder but those of a folder tool the check did not read (its stat moves with every
+ *     name added, removed or renamed in it: the tool set, each tool's form, root and manifest).
+ *     Discovery never looks for tools below a folder tool's root, so a folder there holds only
+ *     that tool's files; its root is kept unless its manifest is tool.yaml, the first name
+ *     discovery looks for: then no name added beside it changes which manifest is read (a
+ *     tool.yaml added beside a tool.json or a SKILL.md would);
+ *   - every tool's manifest (its id and executor: the chains, dependents and duplicate ids);
+ *   - every entry no single tool owns (a stray file a walk would report, an Agent Plugin's files);
+ *   - every entry of a tool the check read, and every entry below a read folder tool's root.
+ * A tree holding a symbolic link gives undefined. One pass over the index, no map of its paths.
+ */
+export function dependenciesOf(index: LockIndex, scan: IndexScan, read: ReadonlySet<number>): Dependencies | undefined {
+  if (scan.structural) return undefined;
+  const tools = index.tools;
+  const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
+  // Each tool's manifest path below .ai/tools; "" for a built-in or an Agent Plugin's server (whose files no single tool owns).
+  const manifests = tools.map((t) => (t.form === "builtin" || t.source.includes("#") ? "" : t.source.startsWith(prefix) ? t.source.slice(prefix.length) : undefined));
+  if (manifests.includes(undefined) || tools.some((t) => t.form !== "builtin" && t.source === "")) return undefined; // a damaged tools section
+  // A folder tool whose manifest has the first name discovery looks for: no name added beside it
+  // can change which manifest is read (walkToolsDir), so its root holds only that tool's files.
+  const settled = tools.map((t, i) => t.form === "directory" && manifests[i] !== "" && t.source.endsWith(`/${DIRECTORY_MANIFESTS[0]}`));
+  const found = new Uint8Array(tools.length);
+  const paths = index.paths;
+  const n = paths.length;
+  const { stats, owners, parents } = index;
+  const below = new Uint8Array(n);
+  const kept: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const mode = stats[i * ROW_WIDTH + 4]!;
+    if ((mode & 0o170000) === 0o120000) return undefined; // a symbolic link: its stat says nothing of its target
+    const owner = owners[i]!;
+    const parent = parents[i]!;
+    const folder = isFolder(mode);
+    const rootOf = folder && owner >= 0 && (parent === -1 || owners[parent] !== owner);
+    if ((parent >= 0 && below[parent]) || (rootOf && read.has(owner))) below[i] = 1;
+    let keep = below[i] === 1 || owner < 0 || read.has(owner) || (rootOf && !settled[owner]);
+    if (owner >= 0 && !folder && paths[i] === manifests[owner]) {
+      found[owner] = 1;
+      keep = true;
+    }
+    if (keep) kept.push(i);
+  }
+  for (let t = 0; t < tools.length; t++) if (manifests[t] !== "" && !found[t]) return undefined;
+  const rows = new Float64Array(kept.length * ROW_WIDTH);
+  const names: string[] = new Array(kept.length);
+  for (let k = 0; k < kept.length; k++) {
+    const i = kept[k]!;
+    names[k] = paths[i]!;
+    rows.set(scan.fresh.get(i) ?? stats.subarray(i * ROW_WIDTH, (i + 1) * ROW_WIDTH), k * ROW_WIDTH);
+  }
+  const bytes = new TextEncoder().encode(kept.length === 0 ? "\0" : `${names.join("\0")}\0`);
+  return { names: bytes, rows, top: scan.fresh.get(-1) ?? index.top };
+}
+
+/** The identity of a verdict's dependencies as the check observed them (dependenciesOf), under the lock index it read them through. */
+export function observedDependencies(root: string, index: LockIndex, dependencies: Dependencies, now: number): TreeIdentity | undefined {
+  const indexId = indexIdentities.get(index);
+  if (indexId === undefined) return undefined;
+  const { names, rows, top } = dependencies;
+  return { root, digest: dependencyDigest(root, indexId, names, rows, top, now), dependencies: names };
+}
+
+/**
+ * The identity of the entries `names` (as a memo recorded them) as they are now: one statx each
+ * (statx-io.ts), no readdir. Undefined when one is gone.
+ */
+export async function currentDependencies(root: string, cacheDir: string, names: Uint8Array, now: number): Promise<TreeIdentity | undefined> {
+  // The index is not loaded: the stat of its file says whether it is the one the verdict was taken through.
+  const indexId = lockIndexIdentity(cacheDir, root);
+  if (indexId === undefined) return undefined;
+  const base = join(root, TOOLS_DIR);
+  const top = statRow(base);
+  if (!top) return undefined;
+  const count = countNames(names);
+  const rows = new Float64Array(count * ROW_WIDTH);
+  const end = names.indexOf(0);
+  const { openStatx } = await import("../cache/statx-io.ts");
+  const native = end > 0 ? openStatx(base, names, Buffer.from(names.buffer, names.byteOffset, end).toString("utf8"), 0) : undefined;
+  try {
+    // One row reused and copied out: a view per entry costs more than the copy (~1 ms in 2,000).
+    const row = new Float64Array(ROW_WIDTH);
+    let at = 0;
+    for (let o = 0; o < rows.length; o += ROW_WIDTH) {
+      const next = names.indexOf(0, at);
+      if (native) {
+        if (!native.statAt(at, row)) return undefined;
+        rows[o] = row[0]!;
+        rows[o + 1] = row[1]!;
+        rows[o + 2] = row[2]!;
+        rows[o + 3] = row[3]!;
+        rows[o + 4] = row[4]!;
+      } else {
+        const st = statRow(`${base}/${Buffer.from(names.buffer, names.byteOffset + at, next - at).toString("utf8")}`);
+        if (!st) return undefined;
+        rows.set(st, o);
+      }
+      at = next + 1;
+    }
+  } finally {
+    native?.close();
+  }
+  return { root, digest: dependencyDigest(root, indexId, names, rows, top, now), dependencies: names };
+}
+
+function dependencyDigest(root: string, indexId: string, names: Uint8Array, rows: Float64Array, top: ArrayLike<number>, now: number): { value: string; racy: boolean } {
+  const limit = now - RACY_MARGIN_MS;
+  let racy = !(top[1]! < limit && top[2]! < limit);
+  for (let o = 0; o < rows.length && !racy; o += ROW_WIDTH) if (!(rows[o + 1]! < limit && rows[o + 2]! < limit)) racy = true;
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(`kiwi check --staged\0dependencies\0${root}\0${indexId}\0`);
+  hasher.update(names);
+  hasher.update(new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength));
+  hasher.update(new Uint8Array(Float64Array.from(top).buffer));
+  return { value: hasher.digest("hex"), racy };
+}
+
+/** The stat identity of each loaded lock index's file, taken before it was read (readProjectIndex). */
+const indexIdentities = new WeakMap<LockIndex, string>();
+
+/** The stat identity of a project's lock index file: a lock that rewrites it (even for the same tree) gives another key. Undefined when there is none. */
+function lockIndexIdentity(cacheDir: string, root: string): string | undefined {
+  const identity = statIdentity(lockIndexPath(cacheDir, root));
+  return identity === "unreadable" ? undefined : identity;
+}
+
+function statRow(abs: string): number[] | undefined {
+  try {
+    const st = lstatSync(abs);
+    return [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode];
+  } catch {
+    return undefined;
+  }
+}
+
+function countNames(names: Uint8Array): number {
+  let count = 0;
+  for (let at = names.indexOf(0); at !== -1; at = names.indexOf(0, at + 1)) count++;
+  return count;
+}
+
+function splitNames(names: Uint8Array): string[] {
+  const text = new TextDecoder().decode(names);
+  return text.slice(0, -1).split("\0");
+}
+
+/** Where a project's staged verdict lives in the cache (one file per project and --strict). */
+export function stagedMemoFile(cacheDir: string, root: string, strict: boolean): string {
+  return join(cacheDir, STAGED_DIR, `${projectKey(root)}${strict ? "-strict" : ""}.json`);
+}
+
 /** The memo key for a project's staged check, taken before anything is read, from the tree's identity. */
 export function stagedMemoKey(inputs: StagedMemoInputs, identity: TreeIdentity): StagedMemoKey | undefined {
   const limit = inputs.now - RACY_MARGIN_MS;
@@ -119,16 +305,16 @@ export function stagedMemoKey(inputs: StagedMemoInputs, identity: TreeIdentity):
   if (!tree) return undefined;
   racy ||= tree.racy;
   parts.push(tree.value);
-  const lock = lockfileIdentity(inputs, limit);
+  const lock = lockfileIdentity(inputs, limit, identity.dependencies);
   if (!lock) return undefined;
   racy ||= lock.racy;
   parts.push(lock.id);
   parts.push(...interpreterIdentities(inputs.env));
-  return { file: join(inputs.cacheDir, STAGED_DIR, `${projectKey(inputs.root)}${inputs.strict ? "-strict" : ""}.json`), digest: memoKey("staged", ...parts), racy };
+  return { file: stagedMemoFile(inputs.cacheDir, inputs.root, inputs.strict), digest: memoKey("staged", ...parts), racy };
 }
 
 /** The lockfile as it will be committed, plus git's view of the project; undefined when git's answer is ambiguous. */
-function lockfileIdentity(inputs: StagedMemoInputs, limit: number): { id: string; racy: boolean } | undefined {
+function lockfileIdentity(inputs: StagedMemoInputs, limit: number, dependencies?: Uint8Array): { id: string; racy: boolean } | undefined {
   const { repo, root } = inputs;
   const parts: string[] = [];
   let racy = false;
@@ -140,7 +326,15 @@ function lockfileIdentity(inputs: StagedMemoInputs, limit: number): { id: string
     // unstaged warning, and whether the lockfile is read from the index.
     const below = toTop(repo.top, root);
     const prefix = below === "" ? "" : `${below}/`;
-    const mine = (p: string) => p.startsWith(`${prefix}${TOOLS_DIR}/`) || p === `${prefix}${LOCKFILE_NAME}`;
+    const tools = `${prefix}${TOOLS_DIR}/`;
+    let mine = (p: string) => p.startsWith(tools) || p === `${prefix}${LOCKFILE_NAME}`;
+    if (dependencies) {
+      // Keyed on its dependencies, a verdict reads no other working copy (the unstaged warnings
+      // name changed tools' files, which it read): another file's unstaged edit is not an input.
+      let names: Set<string> | undefined;
+      const within = (p: string) => (names ??= new Set(splitNames(dependencies))).has(p.slice(tools.length));
+      mine = (p) => p === `${prefix}${LOCKFILE_NAME}` || (p.startsWith(tools) && within(p));
+    }
     parts.push(`top ${repo.top}`, [...repo.status.unstaged].filter(mine).sort().join("\0"));
   } else parts.push("no repository");
   const entry = inRepo ? repo!.status.entries.get(rel!) : undefined;
@@ -181,22 +375,43 @@ function toTop(top: string, abs: string): string {
   return relative(top, abs).split(sep).join("/");
 }
 
-/** The remembered verdict for exactly these inputs, or undefined. */
-export function readStagedMemo(key: StagedMemoKey): StagedVerdict | undefined {
-  const text = readMemoFile(key.file);
+/** A remembered verdict, its key's digest and, when it was keyed on its dependencies alone, their names (dependenciesOf). */
+export interface StagedMemo {
+  digest: string;
+  verdict: StagedVerdict;
+  dependencies?: Uint8Array;
+  /** The working copies git was asked about (staged-io.ts workingCopiesOf), chosen through the lock index the key names: the same again while the key holds. */
+  scope?: string[];
+}
+
+/** The project's remembered verdict, whatever its inputs; undefined when absent or damaged. Its digest says for which. */
+export function peekStagedMemo(file: string): StagedMemo | undefined {
+  const text = readMemoFile(file);
   if (text === undefined) return undefined;
   try {
-    const memo = JSON.parse(text) as { digest?: unknown; verdict?: StagedVerdict };
-    return memo.digest === key.digest && isVerdict(memo.verdict) ? memo.verdict : undefined;
+    const memo = JSON.parse(text) as { digest?: unknown; verdict?: StagedVerdict; dependencies?: unknown; scope?: unknown };
+    if (typeof memo.digest !== "string" || !isVerdict(memo.verdict)) return undefined;
+    if (memo.dependencies === undefined) return { digest: memo.digest, verdict: memo.verdict };
+    if (typeof memo.dependencies !== "string" || !memo.dependencies.endsWith("\0")) return undefined;
+    const scope = memo.scope === undefined ? {} : Array.isArray(memo.scope) && memo.scope.every((p) => typeof p === "string") ? { scope: memo.scope as string[] } : undefined;
+    if (!scope) return undefined;
+    return { digest: memo.digest, verdict: memo.verdict, dependencies: new TextEncoder().encode(memo.dependencies), ...scope };
   } catch {
     return undefined;
   }
 }
 
-/** Remembers a verdict under its inputs (never when they were racy); best effort. */
-export function writeStagedMemo(key: StagedMemoKey, verdict: StagedVerdict): void {
+/** The remembered verdict for exactly these inputs, or undefined. */
+export function readStagedMemo(key: StagedMemoKey): StagedVerdict | undefined {
+  const memo = peekStagedMemo(key.file);
+  return memo?.digest === key.digest ? memo.verdict : undefined;
+}
+
+/** Remembers a verdict under its inputs (never when they were racy), with the dependencies the key covers when it covers only those; best effort. */
+export function writeStagedMemo(key: StagedMemoKey, verdict: StagedVerdict, dependencies?: { names: Uint8Array; scope?: readonly string[] }): void {
   if (key.racy) return;
-  writeMemoFile(key.file, JSON.stringify({ digest: key.digest, verdict }));
+  const deps = dependencies === undefined ? {} : { dependencies: new TextDecoder().decode(dependencies.names), ...(dependencies.scope ? { scope: dependencies.scope } : {}) };
+  writeMemoFile(key.file, JSON.stringify({ digest: key.digest, verdict, ...deps }));
 }
 
 function isVerdict(v: unknown): v is StagedVerdict {

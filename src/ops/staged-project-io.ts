@@ -27,15 +27,22 @@ export interface StagedProjectOptions {
   raw?: ReadProjectOptions["raw"];
 }
 
-/** The project for the staged check of `paths` (project-relative); `partial` says whether the index served it. */
-export function readStagedProject(root: string, paths: readonly string[], options: StagedProjectOptions): { project: Project; partial: boolean } {
+/**
+ * The project for the staged check of `paths` (project-relative); `partial` says whether the index
+ * served it, and then `read` holds the index positions of the tools read from disk so far: those
+ * read at once and every stub something asked for more than the index holds. It grows while the
+ * check runs; once the verdict is taken, it names every tool whose files the verdict can depend on
+ * (the staged memo keys on their entries alone: staged-memo-io.ts dependenciesOf).
+ */
+export function readStagedProject(root: string, paths: readonly string[], options: StagedProjectOptions): { project: Project; partial: boolean; read?: ReadonlySet<number> } {
   const indexed = options.indexed?.index.root === root && !options.indexed.scan.structural ? options.indexed : undefined;
-  const partial = indexed && readPartial(root, paths, indexed.index, new Set(indexed.scan.tools.keys()));
-  if (partial) return { project: partial, partial: true };
+  const read = new Set(indexed?.scan.tools.keys());
+  const partial = indexed && readPartial(root, paths, indexed.index, read);
+  if (partial) return { project: partial, partial: true, read };
   return { project: readProject(root, { cacheDir: options.cacheDir, raw: options.raw }), partial: false };
 }
 
-/** The project with the tools in `read` (index positions: a changed entry) and those `paths` name read, every other one a stub. */
+/** The project with the tools in `read` (index positions: a changed entry) and those `paths` name read, every other one a stub (which adds itself to `read` when read). */
 function readPartial(root: string, paths: readonly string[], index: LockIndex, read: Set<number>): Project | undefined {
   for (const [i, t] of index.tools.entries()) {
     // A damaged tools section reads as placeholder rows, which vouch for nothing.
@@ -57,7 +64,7 @@ function readPartial(root: string, paths: readonly string[], index: LockIndex, r
   for (let t = 0; t < index.tools.length; t++) {
     const known = index.tools[t]!;
     if (!read.has(t)) {
-      tools.push(new Stub(root, known));
+      tools.push(new Stub(root, known, t, read));
       continue;
     }
     const fresh = readIndexedTool(root, known);
@@ -97,9 +104,11 @@ class Stub implements Tool {
   readonly manifestFile: string;
   private readonly at: string;
   private readonly known: IndexTool;
+  private readonly position: number;
+  private readonly reads: Set<number>;
   private full: Tool | undefined = undefined;
 
-  constructor(root: string, known: IndexTool) {
+  constructor(root: string, known: IndexTool, position: number, reads: Set<number>) {
     this.id = known.id;
     this.executor = known.executor;
     this.form = known.form;
@@ -107,10 +116,17 @@ class Stub implements Tool {
     this.manifestFile = known.source;
     this.at = root;
     this.known = known;
+    this.position = position;
+    this.reads = reads;
   }
 
   private read(): Tool {
-    return (this.full ??= readUnchanged(this.at, this.known));
+    if (this.full === undefined) {
+      // Recorded before the read: a read that throws still read the tool's files.
+      this.reads.add(this.position);
+      this.full = readUnchanged(this.at, this.known);
+    }
+    return this.full;
   }
 
   get version() { return this.read().version; }

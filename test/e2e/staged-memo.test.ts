@@ -80,4 +80,35 @@ describe("kiwi check --staged from its memo", () => {
     await git(root, env, "add", "tool.lock.json");
     expect(await expectWarmEqualsCold(root, [".ai/tools/hi.sh", "tool.lock.json"])).toBe(0);
   }, SLOW);
+
+  test("keyed on what a check through the lock index read, answers past an edit to a tool the commit does not reach, with the bytes a fresh check prints", async () => {
+    const root = makeTemp("kiwi-staged-memo-");
+    writeTree(root, STAGED_TOOLS);
+    const cache = join(makeTemp("kiwi-staged-cache-"), "kiwi");
+    const run = (args: string[]) => runKiwi(args, { cwd: root, env: { ...env, KIWI_CACHE_DIR: cache } });
+    // Locked past the racy margin, so the lock index vouches for every entry and the check reads only hi's chain.
+    await pastRacyMargin(root);
+    expect((await run(["lock"])).exitCode).toBe(0);
+    await git(root, env, "init", "-q", "-b", "main", ".");
+    await git(root, env, "add", "-A");
+    await git(root, env, "commit", "-q", "-m", "init");
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");
+    await git(root, env, "add", "-A");
+    await pastRacyMargin(root);
+    const forms = [["check", "--staged"], ["check", "--staged", "--json"], ["check", "--staged", "--format", "sarif"], ["check", "--staged", "--strict"]];
+    for (const args of forms) expect((await run(args)).exitCode).toBe(3);
+    const memos = () => readdirSync(join(cache, "check/staged")).map((name) => statSync(join(cache, "check/staged", name)).ino);
+    const written = memos();
+    expect(written.length).toBe(2); // one memo per project and --strict
+    // py is no tool of hi's chain: its script is no input of this verdict (nor is the edit racy for it).
+    appendFileSync(join(root, ".ai/tools/py/main.py"), "# not staged\n");
+    const warm = [];
+    for (const args of forms) warm.push(await run(args));
+    expect(memos()).toEqual(written); // every one answered, none written again
+    for (const [i, args] of forms.entries()) {
+      rmSync(join(cache, "check/staged"), { recursive: true, force: true });
+      const fresh = await run(args);
+      expect([warm[i]!.exitCode, warm[i]!.stdout, noElapsed(warm[i]!.stderr)]).toEqual([fresh.exitCode, fresh.stdout, noElapsed(fresh.stderr)]);
+    }
+  }, SLOW);
 });

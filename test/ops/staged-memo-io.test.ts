@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { RACY_MARGIN_MS } from "../../src/cache/stat-cache-io.ts";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { type StagedProject, checkStaged } from "../../src/ops/staged-io.ts";
@@ -84,7 +85,11 @@ describe("the staged check's memo", () => {
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo not staged\n");
     expect((await expectFresh(root))[0]!.unstaged).toEqual([".ai/tools/hi.sh"]);
     expect(await remembered(root)).toBe(true);
+    // A file of a tool the verdict never read is no input of it (the memo keys on what the check read) ...
     appendFileSync(join(root, ".ai/tools/py/main.py"), "print('x')\n");
+    expect(await remembered(root)).toBe(true);
+    // ... a manifest of one is (its id and executor place it in the chains).
+    appendFileSync(join(root, ".ai/tools/web.yaml"), "# touched\n");
     await expectFresh(root);
     expect(await remembered(root)).toBe(true);
     // A file added: the index no longer holds the tree, which is walked instead.
@@ -250,5 +255,184 @@ describe("the staged check's memo", () => {
     const again = await staged(root, { cacheDir });
     expect(again[0]!.remembered).toBe(false);
     expect(verdicts(again)).toEqual(verdicts(first));
+  });
+});
+
+// A verdict taken through the lock index is remembered under the entries it can depend on (every
+// folder, every manifest, every file of a tool the check read) and answers past a change anywhere
+// else. The tree: a folder runtime `prt` (the changed tool), a folder tool `pd` on it (a dependent,
+// read and hashed), and a knowledge tool `dt` with data files no check of `prt` reads.
+const DEPENDENCY_TOOLS = {
+  ...STAGED_TOOLS,
+  ".ai/tools/prt/tool.yaml": "tool_id: prt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: bash }\n",
+  ".ai/tools/prt/run.sh": "echo run\n",
+  ".ai/tools/pd/tool.yaml": "tool_id: pd\ntool_type: script\nversion: 1.0.0\nexecutor: prt\nconfig: { entrypoint: main.sh }\n",
+  ".ai/tools/pd/main.sh": "echo pd\n",
+  ".ai/tools/dt/tool.yaml": "tool_id: dt\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\nconfig: { entrypoint: notes.md }\n",
+  ".ai/tools/dt/notes.md": "# notes\n",
+  ".ai/tools/dt/data/a.bin": "aaaa\n",
+  ".ai/tools/jt/tool.json": '{ "tool_id": "jt", "tool_type": "knowledge", "version": "1.0.0", "executor": null, "config": { "entrypoint": "notes.md" } }\n',
+  ".ai/tools/jt/notes.md": "# notes\n",
+};
+
+describe.each([
+  ["git's status of the whole tree", undefined],
+  ["the staged diff, then the changed tools' working copies", 0],
+])("the staged check's memo, keyed on what the verdict read (%s)", (_how, scopedFrom) => {
+  const check = (root: string, options: { cacheDir?: string; now?: () => number } = {}) =>
+    checkStaged({ cwd: root, env, cacheDir: options.cacheDir ?? env.KIWI_CACHE_DIR, now: options.now ?? later, scopedFrom });
+  const coldHere = (root: string) => check(root, { cacheDir: makeTemp("kiwi-cold-cache-") });
+  /** The check answers from the memo, exactly as a fresh check of the tree now. */
+  const answers = async (root: string) => {
+    const again = await check(root);
+    expect(verdicts(again)).toEqual(verdicts(await coldHere(root)));
+    return again.every((p) => p.remembered);
+  };
+  /** The memo must not answer; the answer is a fresh check's. */
+  const fresh = async (root: string) => {
+    const after = await check(root);
+    expect(after.map((p) => p.remembered)).toEqual(after.map(() => false));
+    expect(verdicts(after)).toEqual(verdicts(await coldHere(root)));
+    return after[0]!;
+  };
+  /** A committed repository locked with the clock a minute ahead (no racy index row), `prt`'s script changed, relocked and staged. */
+  async function changedRuntime(): Promise<string> {
+    const root = makeTemp("kiwi-memo-deps-");
+    writeTree(root, DEPENDENCY_TOOLS);
+    const lockAhead = () => lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
+    await lockAhead();
+    git(root, ["init", "-q", "-b", "main", "."], env);
+    git(root, ["add", "-A"], env);
+    git(root, ["commit", "-q", "-m", "init"], env);
+    appendFileSync(join(root, ".ai/tools/prt/run.sh"), "echo again\n");
+    await lockAhead();
+    git(root, ["add", "-A"], env);
+    const first = await check(root);
+    expect(first[0]).toMatchObject({ remembered: false, affected: { changed: ["prt"], dependents: ["pd"] }, lock: { status: "fresh" } });
+    expect(await answers(root)).toBe(true);
+    return root;
+  }
+
+  test("answers past an unstaged edit in a tool it never read", async () => {
+    const root = await changedRuntime();
+    appendFileSync(join(root, ".ai/tools/dt/data/a.bin"), "more\n");
+    appendFileSync(join(root, ".ai/tools/py/main.py"), "def broken(:\n");
+    expect(await answers(root)).toBe(true);
+  });
+
+  test("is not trusted past an unstaged edit in a dependent it read", async () => {
+    const root = await changedRuntime();
+    appendFileSync(join(root, ".ai/tools/pd/main.sh"), "echo not staged\n");
+    const p = await fresh(root);
+    expect(p.lock.status).toBe("stale");
+    expect(p.lock.diff?.changed.map((c) => c.id)).toEqual(["pd"]);
+    expect(p.unstaged).toEqual([]);
+    expect(await answers(root)).toBe(true);
+  });
+
+  test("is not trusted past an unstaged edit in the changed tool, which it warns of", async () => {
+    const root = await changedRuntime();
+    appendFileSync(join(root, ".ai/tools/prt/run.sh"), "echo not staged\n");
+    const p = await fresh(root);
+    expect(p.unstaged).toEqual([".ai/tools/prt/run.sh"]);
+    expect(p.lock.status).toBe("stale");
+  });
+
+  test("is not trusted once the manifest of a tool it never read puts that tool on the changed one", async () => {
+    const root = await changedRuntime();
+    const manifest = join(root, ".ai/tools/py/tool.yaml");
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace("executor: python_runtime", "executor: prt"));
+    const p = await fresh(root);
+    expect(p.affected.dependents).toEqual(["pd", "py"]);
+  });
+
+  test("is not trusted once a name is added to a folder that may hold tools or manifests, even beside tools it never read", async () => {
+    const root = await changedRuntime();
+    // Below a folder tool's root, discovery looks for no tool: a name there is that tool's file only.
+    writeFileSync(join(root, ".ai/tools/dt/data/b.bin"), "bbbb\n");
+    expect(await answers(root)).toBe(true);
+    // Nor in the root beside a tool.yaml, the first manifest name discovery looks for.
+    writeFileSync(join(root, ".ai/tools/dt/more.md"), "# more\n");
+    writeFileSync(join(root, ".ai/tools/dt/tool.json"), '{ "tool_id": "dt", "tool_type": "knowledge", "version": "1.0.0", "executor": "prt" }\n');
+    expect(await answers(root)).toBe(true);
+    // Beside a tool.json, a tool.yaml is the manifest discovery reads: here one on the changed tool.
+    writeFileSync(join(root, ".ai/tools/jt/tool.yaml"), "tool_id: jt\ntool_type: script\nversion: 1.0.0\nexecutor: prt\nconfig: { entrypoint: notes.md }\n");
+    expect((await fresh(root)).affected.dependents).toEqual(["jt", "pd"]);
+    expect(await answers(root)).toBe(true);
+    // A new folder in .ai/tools, holding a new tool on the changed one.
+    writeTree(root, { ".ai/tools/nt/tool.yaml": "tool_id: nt\ntool_type: script\nversion: 1.0.0\nexecutor: prt\nconfig: { entrypoint: main.sh }\n", ".ai/tools/nt/main.sh": "echo nt\n" });
+    expect((await fresh(root)).affected.dependents).toEqual(["jt", "nt", "pd"]);
+  });
+
+  test("is not trusted once another tool's change is staged", async () => {
+    const root = await changedRuntime();
+    appendFileSync(join(root, ".ai/tools/dt/data/a.bin"), "more\n");
+    expect(await answers(root)).toBe(true);
+    git(root, ["add", ".ai/tools/dt/data/a.bin"], env);
+    const p = await fresh(root);
+    expect(p.affected.changed).toEqual(["dt", "prt"]);
+    expect(p.lock.status).toBe("stale");
+  });
+
+  test("answers after git add refreshes a stat without changing content, unless the file is one it read", async () => {
+    const root = await changedRuntime();
+    const past = new Date(Date.now() - 3_600_000);
+    utimesSync(join(root, ".ai/tools/dt/data/a.bin"), past, past);
+    git(root, ["add", ".ai/tools/dt/data/a.bin"], env);
+    expect(git(root, ["diff", "--cached", "--name-only"], env).trim().split("\n").sort()).toEqual([".ai/tools/prt/run.sh", "tool.lock.json"]);
+    expect(await answers(root)).toBe(true);
+    utimesSync(join(root, ".ai/tools/pd/main.sh"), past, past);
+    git(root, ["add", ".ai/tools/pd/main.sh"], env);
+    await fresh(root);
+    expect(await answers(root)).toBe(true);
+  });
+
+  test("is not trusted once HEAD holds another lockfile, the index and the tree unchanged", async () => {
+    const root = await changedRuntime();
+    // A commit on HEAD whose lockfile claims another version of pd (plumbing: no working file moves).
+    const edited = git(root, ["show", "HEAD:tool.lock.json"], env).replace(/"version": "1\.0\.0"/g, '"version": "9.9.9"');
+    writeFileSync(join(root, ".git/edited-lock"), edited);
+    const blob = git(root, ["hash-object", "-w", ".git/edited-lock"], env).trim();
+    const scratch = { ...env, GIT_INDEX_FILE: join(root, ".git/scratch-index") };
+    git(root, ["read-tree", "HEAD"], scratch);
+    git(root, ["update-index", "--cacheinfo", `100644,${blob},tool.lock.json`], scratch);
+    const tree = git(root, ["write-tree"], scratch).trim();
+    const commit = git(root, ["commit-tree", tree, "-p", "HEAD", "-m", "other lock"], env).trim();
+    git(root, ["update-ref", "HEAD", commit], env);
+    expect(git(root, ["diff", "--cached", "--name-only"], env).trim().split("\n").sort()).toEqual([".ai/tools/prt/run.sh", "tool.lock.json"]);
+    const p = await fresh(root);
+    expect(p.lock.status).toBe("fresh");
+    expect(await answers(root)).toBe(true);
+  });
+
+  test("is not trusted once the lock index it was keyed on is rewritten, even for the same tree", async () => {
+    const root = await changedRuntime();
+    const lockfile = statSync(join(root, "tool.lock.json"));
+    await lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
+    expect(statSync(join(root, "tool.lock.json")).mtimeMs).toBe(lockfile.mtimeMs); // confirmed, not rewritten
+    await fresh(root);
+    expect(await answers(root)).toBe(true);
+  });
+
+  test("a truncated git index is judged as git reads it, never answered from the memo", async () => {
+    const root = await changedRuntime();
+    const index = join(root, ".git/index");
+    // git reads the entries before the cut and no checksum: every later path reads as deleted.
+    writeFileSync(index, readFileSync(index).subarray(0, 100));
+    expect(git(root, ["diff", "--cached", "--name-only", "--diff-filter=D"], env)).toContain("tool.lock.json");
+    const p = await fresh(root);
+    expect(p.affected).toEqual({ changed: ["dt", "hi", "jt", "pd", "prt", "py", "rt", "web"], dependents: [], gone: [], lockfileChanged: true });
+  });
+
+  test("remembers a verdict past a racy file it never read, never one whose own inputs are racy", async () => {
+    const root = await changedRuntime();
+    // Past the racy margin of everything written so far, so only what is written next is racy.
+    await Bun.sleep(RACY_MARGIN_MS + 100);
+    appendFileSync(join(root, ".ai/tools/dt/data/a.bin"), "more\n");
+    const now = () => Date.now();
+    expect((await check(root, { now }))[0]!.remembered).toBe(true);
+    appendFileSync(join(root, ".ai/tools/pd/main.sh"), "echo racy\n");
+    expect((await check(root, { now }))[0]!.remembered).toBe(false);
+    expect((await check(root, { now }))[0]!.remembered).toBe(false);
   });
 });
