@@ -1,7 +1,7 @@
 // `kiwi exec` enforcing declared permissions, through the compiled binary: each tool fails without
 // its declaration and the same tool, declared, succeeds. Needs a working bubblewrap (CI installs it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { SANDBOX_UID_BASE } from "../../src/exec/sandbox-plan.ts";
@@ -292,3 +292,38 @@ describe("kiwi exec --dry-run", () => {
   });
 });
 
+
+describe("a sandboxed call made before runs from its launch memo, sandboxed", () => {
+  // The tool reports where it runs: the sandbox's hostname, its uid, and a variable of its plan.
+  const WHERE = `import os\nprint(open("/proc/sys/kernel/hostname").read().strip(), os.getuid(), os.environ.get("KIWI_MARK", "-"))\n`;
+
+  test("each replay is sandboxed anew: the launcher is planned per call (under root, a uid of its own per run)", async () => {
+    const root = makeProject({ ...pyTool("where", WHERE) });
+    const k = kiwiIn(root, { KIWI_SANDBOX: "auto" });
+    expect((await k.run(["lock"])).exitCode).toBe(0);
+    // Inputs within the racy margin (2 s) are never remembered.
+    await Bun.sleep(2_100);
+    const first = await k.run(["exec", "where"]);
+    expect([first.exitCode, first.stderr]).toEqual([0, ""]);
+    const launches = join(k.cache, "exec", "launches");
+    const memo = readdirSync(launches, { recursive: true, withFileTypes: true }).find((e) => e.isFile())!;
+    const file = join(memo.parentPath, memo.name);
+    // The replay runs what the memo holds: a variable added to the remembered plan reaches the tool.
+    const original = readFileSync(file, "utf8");
+    const body = original.slice(original.indexOf("\n") + 1).replaceAll('"env":{', '"env":{"KIWI_MARK":"replayed",');
+    chmodSync(file, 0o644);
+    writeFileSync(file, `${new Bun.CryptoHasher("sha256").update(body).digest("hex")}\n${body}`);
+    const runs = [await k.run(["exec", "where"]), await k.run(["exec", "where"])];
+    const seen = runs.map((r) => r.stdout.trim().split(" "));
+    expect(runs.map((r) => r.exitCode)).toEqual([0, 0]);
+    expect(seen.map(([host, , mark]) => [host, mark])).toEqual([
+      ["kiwi-sandbox", "replayed"],
+      ["kiwi-sandbox", "replayed"],
+    ]);
+    const uids = seen.map(([, uid]) => Number(uid));
+    if (process.getuid?.() === 0) {
+      expect(uids.every((u) => u > SANDBOX_UID_BASE)).toBe(true);
+      expect(uids[0]).not.toBe(uids[1]);
+    } else expect(uids).toEqual([process.getuid!(), process.getuid!()]);
+  });
+});
