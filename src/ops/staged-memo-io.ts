@@ -159,6 +159,27 @@ export interface Dependencies {
  */
 export function dependenciesOf(index: LockIndex, scan: IndexScan, read: ReadonlySet<number>): Dependencies | undefined {
   if (scan.structural) return undefined;
+  const kept = dependencyPositions(index, read);
+  if (!kept) return undefined;
+  const paths = index.paths;
+  const stats = index.stats;
+  const rows = new Float64Array(kept.length * ROW_WIDTH);
+  const names: string[] = new Array(kept.length);
+  for (let k = 0; k < kept.length; k++) {
+    const i = kept[k]!;
+    names[k] = paths[i]!;
+    rows.set(scan.fresh.get(i) ?? stats.subarray(i * ROW_WIDTH, (i + 1) * ROW_WIDTH), k * ROW_WIDTH);
+  }
+  const bytes = new TextEncoder().encode(kept.length === 0 ? "\0" : `${names.join("\0")}\0`);
+  return { names: bytes, rows, top: scan.fresh.get(-1) ?? index.top };
+}
+
+/**
+ * The positions in the index of the entries dependenciesOf keeps for `read` (in index order), read
+ * from the index alone; undefined when they cannot be told apart from the rest. The staged check
+ * stats only these for the tools it reads at once (ops/staged-io.ts), before it reads anything.
+ */
+export function dependencyPositions(index: LockIndex, read: ReadonlySet<number>): number[] | undefined {
   const tools = index.tools;
   const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
   // Each tool's manifest path below .ai/tools; "" for a built-in or an Agent Plugin's server (whose files no single tool owns).
@@ -189,15 +210,7 @@ export function dependenciesOf(index: LockIndex, scan: IndexScan, read: Readonly
     if (keep) kept.push(i);
   }
   for (let t = 0; t < tools.length; t++) if (manifests[t] !== "" && !found[t]) return undefined;
-  const rows = new Float64Array(kept.length * ROW_WIDTH);
-  const names: string[] = new Array(kept.length);
-  for (let k = 0; k < kept.length; k++) {
-    const i = kept[k]!;
-    names[k] = paths[i]!;
-    rows.set(scan.fresh.get(i) ?? stats.subarray(i * ROW_WIDTH, (i + 1) * ROW_WIDTH), k * ROW_WIDTH);
-  }
-  const bytes = new TextEncoder().encode(kept.length === 0 ? "\0" : `${names.join("\0")}\0`);
-  return { names: bytes, rows, top: scan.fresh.get(-1) ?? index.top };
+  return kept;
 }
 
 /** The identity of a verdict's dependencies as the check observed them (dependenciesOf), under the lock index it read them through. */
