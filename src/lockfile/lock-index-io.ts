@@ -392,20 +392,19 @@ export interface IndexScan {
  * Lstats every recorded entry (one syscall each; no readdir unless a folder's own stat changed,
  * and then only that folder, to see whether it still holds the same names).
  */
-export function scanLockIndex(index: LockIndex, statAt?: StatAt, only?: readonly number[]): IndexScan {
+export function scanLockIndex(index: LockIndex, statAt?: StatAt, only?: readonly number[], onlyNames?: Uint8Array): IndexScan {
   const base = join(index.root, TOOLS_DIR);
   const { stats, owners } = index;
   const scan: IndexScan = { structural: false, tools: new Map(), fresh: new Map(), ...(only ? { only } : {}) };
   const n = only ? only.length : stats.length / ROW_WIDTH;
-  // The byte offset of each entry's name, for statx, when only some entries are statted.
-  const offsets = only && statAt && index.names ? nameOffsets(index.names, stats.length / ROW_WIDTH) : undefined;
   const folderChanged = (i: number, abs: string): boolean => !sameNames(index, i, abs);
   const top = statOf(base);
   if (!sameRow(top, index.top, 0)) {
     if (!top || folderChanged(-1, base)) return { ...scan, structural: true };
     scan.fresh.set(-1, top);
   }
-  const names = index.names;
+  // statAt's names: the index's, or (only some entries statted) those entries' alone, in order.
+  const names = only ? onlyNames : index.names;
   const row = new Float64Array(ROW_WIDTH);
   let at = 0;
   for (let k = 0; k < n; k++) {
@@ -413,9 +412,8 @@ export function scanLockIndex(index: LockIndex, statAt?: StatAt, only?: readonly
     const o = i * ROW_WIDTH;
     let st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number };
     if (statAt && names) {
-      if (offsets) at = offsets[i]!;
       if (!statAt(at, row)) return { ...scan, structural: true };
-      if (!offsets) at = names.indexOf(0, at) + 1;
+      at = names.indexOf(0, at) + 1;
       if (row[0] === stats[o] && row[1] === stats[o + 1] && row[2] === stats[o + 2] && row[3] === stats[o + 3] && row[4] === stats[o + 4]) continue;
       st = { size: row[0]!, mtimeMs: row[1]!, ctimeMs: row[2]!, ino: row[3]!, mode: row[4]! };
     } else {
@@ -441,17 +439,6 @@ export function scanLockIndex(index: LockIndex, statAt?: StatAt, only?: readonly
     scan.tools.set(owner, list);
   }
   return scan;
-}
-
-/** The byte offset of each of the `n` NUL-terminated names. */
-function nameOffsets(names: Uint8Array, n: number): Int32Array {
-  const offsets = new Int32Array(n);
-  let at = 0;
-  for (let i = 0; i < n; i++) {
-    offsets[i] = at;
-    at = names.indexOf(0, at) + 1;
-  }
-  return offsets;
 }
 
 function sameRow(now: number[] | undefined, row: ArrayLike<number>, o: number): boolean {
@@ -501,12 +488,13 @@ export async function toolsChangedSinceIndex(cacheDir: string, root: string, str
 
 /** scanLockIndex with statx when the platform has it (statx-io.ts), else with lstatSync. */
 export async function scanLockIndexFast(index: LockIndex, only?: readonly number[]): Promise<IndexScan> {
-  const names = index.names;
+  // Only some entries: their names alone, NUL-terminated (finding theirs among every name costs more).
+  const names = only ? (only.length === 0 ? undefined : new TextEncoder().encode(`${only.map((i) => index.paths[i]).join("\0")}\0`)) : index.names;
   if (!names || names.length <= 1) return scanLockIndex(index, undefined, only);
   const { openStatx } = await import("../cache/statx-io.ts");
   const native = openStatx(join(index.root, TOOLS_DIR), names, Buffer.from(names.buffer, names.byteOffset, names.indexOf(0)).toString("utf8"), 0);
   try {
-    return scanLockIndex(index, native?.statAt, only);
+    return scanLockIndex(index, native?.statAt, only, names);
   } finally {
     native?.close();
   }

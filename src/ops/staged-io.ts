@@ -249,7 +249,7 @@ async function checkNarrowly(
     if (check.structural || [...check.fresh.keys()].some((i) => i !== -1)) return undefined;
   }
   if (fresh.memorable) {
-    const dependencies = dependenciesOf(index, scan, fresh.read);
+    const dependencies = dependenciesOf(index, scan, fresh.read, kept);
     const observed = dependencies && observedDependencies(root, index, dependencies, options.started);
     const key = observed && keyOf(repo, observed);
     if (key && dependencies) writeStagedMemo(key, fresh.verdict, { names: dependencies.names, ...(scope ? { scope: scope.paths } : {}) });

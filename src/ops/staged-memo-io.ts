@@ -156,10 +156,11 @@ export interface Dependencies {
  *   - every entry no single tool owns (a stray file a walk would report, an Agent Plugin's files);
  *   - every entry of a tool the check read, and every entry below a read folder tool's root.
  * A tree holding a symbolic link gives undefined. One pass over the index, no map of its paths.
+ * `positions`: dependencyPositions(index, read), when the caller has it.
  */
-export function dependenciesOf(index: LockIndex, scan: IndexScan, read: ReadonlySet<number>): Dependencies | undefined {
+export function dependenciesOf(index: LockIndex, scan: IndexScan, read: ReadonlySet<number>, positions?: number[]): Dependencies | undefined {
   if (scan.structural) return undefined;
-  const kept = dependencyPositions(index, read);
+  const kept = positions ?? dependencyPositions(index, read);
   if (!kept) return undefined;
   const paths = index.paths;
   const stats = index.stats;
