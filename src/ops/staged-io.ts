@@ -239,7 +239,10 @@ async function checkNarrowly(
     return undefined; // judged again the long way, which throws it again if it was no stub's
   }
   if (!fresh.read) return undefined;
-  const kept = dependencyPositions(index, fresh.read);
+  // A built-in owns no entry: read since (an executor, usually), it adds none to depend on.
+  const tools = index.tools;
+  const grown = [...fresh.read].some((t) => !atOnce.has(t) && tools[t]?.form !== "builtin");
+  const kept = grown ? dependencyPositions(index, fresh.read) : first;
   if (!kept) return undefined;
   const statted = new Set(first);
   const later = kept.filter((i) => !statted.has(i));
