@@ -381,27 +381,34 @@ export interface IndexScan {
   tools: Map<number, number[]>;
   /** The new stat of every changed entry, by entry position. */
   fresh: Map<number, number[]>;
+  /**
+   * Only these entries (positions, with .ai/tools itself) were statted: the scan says nothing of
+   * the others (ops/staged-io.ts: the entries a staged verdict can depend on). Absent: every entry.
+   */
+  only?: readonly number[];
 }
 
 /**
  * Lstats every recorded entry (one syscall each; no readdir unless a folder's own stat changed,
  * and then only that folder, to see whether it still holds the same names).
  */
-export function scanLockIndex(index: LockIndex, statAt?: StatAt): IndexScan {
+export function scanLockIndex(index: LockIndex, statAt?: StatAt, only?: readonly number[], onlyNames?: Uint8Array): IndexScan {
   const base = join(index.root, TOOLS_DIR);
   const { stats, owners } = index;
-  const scan: IndexScan = { structural: false, tools: new Map(), fresh: new Map() };
-  const n = stats.length / ROW_WIDTH;
+  const scan: IndexScan = { structural: false, tools: new Map(), fresh: new Map(), ...(only ? { only } : {}) };
+  const n = only ? only.length : stats.length / ROW_WIDTH;
   const folderChanged = (i: number, abs: string): boolean => !sameNames(index, i, abs);
   const top = statOf(base);
   if (!sameRow(top, index.top, 0)) {
     if (!top || folderChanged(-1, base)) return { ...scan, structural: true };
     scan.fresh.set(-1, top);
   }
-  const names = index.names;
+  // statAt's names: the index's, or (only some entries statted) those entries' alone, in order.
+  const names = only ? onlyNames : index.names;
   const row = new Float64Array(ROW_WIDTH);
   let at = 0;
-  for (let i = 0; i < n; i++) {
+  for (let k = 0; k < n; k++) {
+    const i = only ? only[k]! : k;
     const o = i * ROW_WIDTH;
     let st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number };
     if (statAt && names) {
@@ -480,13 +487,14 @@ export async function toolsChangedSinceIndex(cacheDir: string, root: string, str
 }
 
 /** scanLockIndex with statx when the platform has it (statx-io.ts), else with lstatSync. */
-export async function scanLockIndexFast(index: LockIndex): Promise<IndexScan> {
-  const names = index.names;
-  if (!names || names.length <= 1) return scanLockIndex(index);
+export async function scanLockIndexFast(index: LockIndex, only?: readonly number[]): Promise<IndexScan> {
+  // Only some entries: their names alone, NUL-terminated (finding theirs among every name costs more).
+  const names = only ? (only.length === 0 ? undefined : new TextEncoder().encode(`${only.map((i) => index.paths[i]).join("\0")}\0`)) : index.names;
+  if (!names || names.length <= 1) return scanLockIndex(index, undefined, only);
   const { openStatx } = await import("../cache/statx-io.ts");
   const native = openStatx(join(index.root, TOOLS_DIR), names, Buffer.from(names.buffer, names.byteOffset, names.indexOf(0)).toString("utf8"), 0);
   try {
-    return scanLockIndex(index, native?.statAt);
+    return scanLockIndex(index, native?.statAt, only, names);
   } finally {
     native?.close();
   }

@@ -16,8 +16,8 @@ import { type GitEnv, findWorkTree, readGitStatus, readScopedStatus, readStagedD
 import { type GitStatus, scopedStatus } from "../hook/git-status.ts";
 import { groupByProject } from "../hook/staged.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
-import { type LockIndex, NO_TOOL } from "../lockfile/lock-index-io.ts";
-import { type StagedMemo, type StagedMemoKey, type TreeIdentity, currentDependencies, dependenciesOf, identifyTree, observedDependencies, peekStagedMemo, readProjectIndex, stagedMemoFile, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
+import { type LockIndex, NO_TOOL, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
+import { type StagedMemo, type StagedMemoKey, type TreeIdentity, currentDependencies, dependenciesOf, dependencyPositions, identifyTree, observedDependencies, peekStagedMemo, readProjectIndex, stagedMemoFile, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
 import type { LockStatus, Repo, StagedVerdict } from "./staged-check-io.ts";
 
 export interface StagedOptions {
@@ -177,6 +177,11 @@ async function checkProjectRemembered(root: string, paths: string[], git: Staged
   const scope = git === undefined || git.complete ? undefined : workingCopiesOf(root, paths, index ?? undefined);
   const scoped = scope === undefined ? undefined : readScopedStatus(git!.top, scope.paths, options.env);
   scoped?.catch(() => undefined); // awaited below
+  // With no memo keyed on the whole tree to look up, only the entries the verdict can depend on are statted.
+  if (index && !options.early && !(memo && !memo.dependencies)) {
+    const narrow = await checkNarrowly(root, paths, git, index, scope, scoped, options, keyOf);
+    if (narrow) return narrow;
+  }
   const tree = options.early ?? (await identifyTree(root, options.started, { cacheDir: options.cacheDir, index }));
   let repo: Repo | undefined;
   if (git !== undefined && scoped === undefined) repo = { top: git.top, status: git.status };
@@ -193,6 +198,65 @@ async function checkProjectRemembered(root: string, paths: string[], git: Staged
   const read = { indexed: tree.indexed, raw: tree.raw ? { root, tree: tree.raw } : undefined };
   const fresh = await checkProjectChanges(root, paths, repo, { ...options, ...read });
   if (key && fresh.memorable) rememberVerdict(key, fresh.verdict, tree, fresh.read, scope?.paths, (t) => keyOf(repo, t), options.started);
+  return { root, ...fresh.verdict, remembered: false };
+}
+
+/**
+ * A first check of a staged state that stats only the entries its verdict can depend on
+ * (staged-memo-io.ts dependenciesOf: every folder but those inside folder tools, every manifest,
+ * every entry no single tool owns, every entry of the tools read at once) instead of the ~13,000
+ * entries of a 1,000-tool tree with ten data files each: the files of a tool the verdict never
+ * reads reach no verdict, which is why the memo already keys on these alone. A tool the verdict
+ * reads later (a dependent, an executor: a stub read on first use) had its entries left out, so
+ * they are statted once the verdict is taken, and must still be as the index recorded them: a
+ * changed one (whose findings a stub cannot report, and whose stat before the read is not known),
+ * a structural change, a project the index cannot serve or any error gives undefined, and the
+ * caller checks the project as before, every entry statted. The verdict is then remembered under
+ * those entries, at the stats the check observed.
+ */
+async function checkNarrowly(
+  root: string,
+  paths: string[],
+  git: StagedRepo | undefined,
+  index: LockIndex,
+  scope: { paths: string[]; fromIndex: boolean } | undefined,
+  scoped: Promise<GitStatus> | undefined,
+  options: StagedOptions & { started: number },
+  keyOf: (repo: Repo | undefined, tree: TreeIdentity) => StagedMemoKey | undefined,
+): Promise<StagedProject | undefined> {
+  const { toolsReadAtOnce } = await import("./staged-project-io.ts");
+  const atOnce = toolsReadAtOnce(index, paths);
+  const first = atOnce && dependencyPositions(index, atOnce);
+  if (!first) return undefined;
+  const scan = await scanLockIndexFast(index, first);
+  if (scan.structural) return undefined;
+  const repo = git === undefined ? undefined : { top: git.top, status: scoped === undefined ? git.status : scopedStatus(git.status, await scoped) };
+  const { checkProjectChanges } = await import("./staged-check-io.ts");
+  let fresh: Awaited<ReturnType<typeof checkProjectChanges>>;
+  try {
+    fresh = await checkProjectChanges(root, paths, repo, { ...options, indexed: { index, scan } });
+  } catch {
+    return undefined; // judged again the long way, which throws it again if it was no stub's
+  }
+  if (!fresh.read) return undefined;
+  // A built-in owns no entry: read since (an executor, usually), it adds none to depend on.
+  const tools = index.tools;
+  const grown = [...fresh.read].some((t) => !atOnce.has(t) && tools[t]?.form !== "builtin");
+  const kept = grown ? dependencyPositions(index, fresh.read) : first;
+  if (!kept) return undefined;
+  const statted = new Set(first);
+  const later = kept.filter((i) => !statted.has(i));
+  if (later.length > 0) {
+    const check = await scanLockIndexFast(index, later);
+    // .ai/tools itself was statted with the rest (a change there is in `scan`).
+    if (check.structural || [...check.fresh.keys()].some((i) => i !== -1)) return undefined;
+  }
+  if (fresh.memorable) {
+    const dependencies = dependenciesOf(index, scan, fresh.read, kept);
+    const observed = dependencies && observedDependencies(root, index, dependencies, options.started);
+    const key = observed && keyOf(repo, observed);
+    if (key && dependencies) writeStagedMemo(key, fresh.verdict, { names: dependencies.names, ...(scope ? { scope: scope.paths } : {}) });
+  }
   return { root, ...fresh.verdict, remembered: false };
 }
 

@@ -156,9 +156,31 @@ export interface Dependencies {
  *   - every entry no single tool owns (a stray file a walk would report, an Agent Plugin's files);
  *   - every entry of a tool the check read, and every entry below a read folder tool's root.
  * A tree holding a symbolic link gives undefined. One pass over the index, no map of its paths.
+ * `positions`: dependencyPositions(index, read), when the caller has it.
  */
-export function dependenciesOf(index: LockIndex, scan: IndexScan, read: ReadonlySet<number>): Dependencies | undefined {
+export function dependenciesOf(index: LockIndex, scan: IndexScan, read: ReadonlySet<number>, positions?: number[]): Dependencies | undefined {
   if (scan.structural) return undefined;
+  const kept = positions ?? dependencyPositions(index, read);
+  if (!kept) return undefined;
+  const paths = index.paths;
+  const stats = index.stats;
+  const rows = new Float64Array(kept.length * ROW_WIDTH);
+  const names: string[] = new Array(kept.length);
+  for (let k = 0; k < kept.length; k++) {
+    const i = kept[k]!;
+    names[k] = paths[i]!;
+    rows.set(scan.fresh.get(i) ?? stats.subarray(i * ROW_WIDTH, (i + 1) * ROW_WIDTH), k * ROW_WIDTH);
+  }
+  const bytes = new TextEncoder().encode(kept.length === 0 ? "\0" : `${names.join("\0")}\0`);
+  return { names: bytes, rows, top: scan.fresh.get(-1) ?? index.top };
+}
+
+/**
+ * The positions in the index of the entries dependenciesOf keeps for `read` (in index order), read
+ * from the index alone; undefined when they cannot be told apart from the rest. The staged check
+ * stats only these for the tools it reads at once (ops/staged-io.ts), before it reads anything.
+ */
+export function dependencyPositions(index: LockIndex, read: ReadonlySet<number>): number[] | undefined {
   const tools = index.tools;
   const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
   // Each tool's manifest path below .ai/tools; "" for a built-in or an Agent Plugin's server (whose files no single tool owns).
@@ -168,6 +190,9 @@ export function dependenciesOf(index: LockIndex, scan: IndexScan, read: Readonly
   // can change which manifest is read (walkToolsDir), so its root holds only that tool's files.
   const settled = tools.map((t, i) => t.form === "directory" && manifests[i] !== "" && t.source.endsWith(`/${DIRECTORY_MANIFESTS[0]}`));
   const found = new Uint8Array(tools.length);
+  // The read tools as a mask: a Set lookup per entry was most of this pass (~13,000 entries).
+  const reading = new Uint8Array(tools.length);
+  for (const t of read) if (t >= 0 && t < tools.length) reading[t] = 1;
   const paths = index.paths;
   const n = paths.length;
   const { stats, owners, parents } = index;
@@ -180,24 +205,17 @@ export function dependenciesOf(index: LockIndex, scan: IndexScan, read: Readonly
     const parent = parents[i]!;
     const folder = isFolder(mode);
     const rootOf = folder && owner >= 0 && (parent === -1 || owners[parent] !== owner);
-    if ((parent >= 0 && below[parent]) || (rootOf && read.has(owner))) below[i] = 1;
-    let keep = below[i] === 1 || owner < 0 || read.has(owner) || (rootOf && !settled[owner]);
-    if (owner >= 0 && !folder && paths[i] === manifests[owner]) {
+    if ((parent >= 0 && below[parent]) || (rootOf && reading[owner])) below[i] = 1;
+    let keep = below[i] === 1 || owner < 0 || reading[owner] === 1 || (rootOf && !settled[owner]);
+    // A tool's manifest is one path: once found, its other files need no comparison.
+    if (owner >= 0 && !folder && !found[owner] && paths[i] === manifests[owner]) {
       found[owner] = 1;
       keep = true;
     }
     if (keep) kept.push(i);
   }
   for (let t = 0; t < tools.length; t++) if (manifests[t] !== "" && !found[t]) return undefined;
-  const rows = new Float64Array(kept.length * ROW_WIDTH);
-  const names: string[] = new Array(kept.length);
-  for (let k = 0; k < kept.length; k++) {
-    const i = kept[k]!;
-    names[k] = paths[i]!;
-    rows.set(scan.fresh.get(i) ?? stats.subarray(i * ROW_WIDTH, (i + 1) * ROW_WIDTH), k * ROW_WIDTH);
-  }
-  const bytes = new TextEncoder().encode(kept.length === 0 ? "\0" : `${names.join("\0")}\0`);
-  return { names: bytes, rows, top: scan.fresh.get(-1) ?? index.top };
+  return kept;
 }
 
 /** The identity of a verdict's dependencies as the check observed them (dependenciesOf), under the lock index it read them through. */

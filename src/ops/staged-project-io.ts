@@ -42,8 +42,13 @@ export function readStagedProject(root: string, paths: readonly string[], option
   return { project: readProject(root, { cacheDir: options.cacheDir, raw: options.raw }), partial: false };
 }
 
-/** The project with the tools in `read` (index positions: a changed entry) and those `paths` name read, every other one a stub (which adds itself to `read` when read). */
-function readPartial(root: string, paths: readonly string[], index: LockIndex, read: Set<number>): Project | undefined {
+/**
+ * The tools (index positions) the staged check of `paths` reads at once whatever changed: those a
+ * discovery finding was about at the last lock and those a staged path belongs to. Undefined when
+ * the index cannot serve the project (a damaged tools section, a staged path it cannot pin on one tool).
+ */
+export function toolsReadAtOnce(index: LockIndex, paths: readonly string[]): Set<number> | undefined {
+  const read = new Set<number>();
   for (const [i, t] of index.tools.entries()) {
     // A damaged tools section reads as placeholder rows, which vouch for nothing.
     if (t.source === "") return undefined;
@@ -59,6 +64,14 @@ function readPartial(root: string, paths: readonly string[], index: LockIndex, r
     if (at === -1 || index.owners[at]! < 0) return undefined;
     read.add(index.owners[at]!);
   }
+  return read;
+}
+
+/** The project with the tools in `read` (index positions: a changed entry) and those toolsReadAtOnce names read, every other one a stub (which adds itself to `read` when read). */
+function readPartial(root: string, paths: readonly string[], index: LockIndex, read: Set<number>): Project | undefined {
+  const atOnce = toolsReadAtOnce(index, paths);
+  if (!atOnce) return undefined;
+  for (const t of atOnce) read.add(t);
   const tools: Tool[] = [];
   const findings: Finding[] = [];
   for (let t = 0; t < index.tools.length; t++) {

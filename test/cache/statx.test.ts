@@ -1,7 +1,7 @@
 // statx through bun:ffi (cache/statx-io.ts) must give lstatSync's numbers to the last bit, or
 // the lock index would see every entry as changed; and the index scan must find the same changes with it as without it.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, lstatSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
@@ -92,5 +92,33 @@ describe("statx through bun:ffi", () => {
     expect([...fast.tools.keys()]).toEqual([...slow.tools.keys()]);
     expect(fast.tools.size).toBe(1);
     expect([...fast.fresh]).toEqual([...slow.fresh]);
+  });
+
+  test("a scan of some entries finds exactly the whole scan's changes among them, with statx as with lstatSync", async () => {
+    const root = makeProject({
+      ".ai/tools/a/tool.yaml": "tool_id: a\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\nconfig:\n  entrypoint: main.py\n",
+      ".ai/tools/a/main.py": "print(1)\n",
+      ".ai/tools/b/tool.yaml": "tool_id: b\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\nconfig:\n  entrypoint: main.py\n",
+      ".ai/tools/b/main.py": "print(2)\n",
+    });
+    const ctx = { ...createContext({ cwd: root, env: { KIWI_CACHE_DIR: makeTemp() } }), now: () => Date.now() + 60_000 };
+    await lockProject(ctx);
+    const index = loadLockIndex(ctx.cacheDir, root, false)!;
+    writeFileSync(join(root, ".ai/tools/a/main.py"), "print(11)\n");
+    writeFileSync(join(root, ".ai/tools/b/main.py"), "print(22)\n");
+    const at = (path: string) => index.paths.indexOf(path);
+    const whole = scanLockIndex(index);
+    for (const only of [[at("a/main.py")], [at("b/tool.yaml"), at("b/main.py")], [at("a/tool.yaml")], []]) {
+      const expected = [...whole.fresh].filter(([i]) => i === -1 || only.includes(i));
+      for (const scan of [await scanLockIndexFast(index, only), scanLockIndex(index, undefined, only)]) {
+        expect(scan.structural).toBe(false);
+        expect([...scan.fresh]).toEqual(expected);
+        expect([...scan.tools.keys()]).toEqual([...whole.tools.keys()].filter((t) => only.some((i) => index.owners[i] === t && whole.fresh.has(i))));
+      }
+    }
+    // An entry gone is structural, in a scan that stats it and in no other.
+    rmSync(join(root, ".ai/tools/b/main.py"));
+    expect((await scanLockIndexFast(index, [at("b/main.py")])).structural).toBe(true);
+    expect((await scanLockIndexFast(index, [at("a/main.py")])).structural).toBe(false);
   });
 });

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { RACY_MARGIN_MS } from "../../src/cache/stat-cache-io.ts";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { type StagedProject, checkStaged } from "../../src/ops/staged-io.ts";
-import { identifyTree } from "../../src/ops/staged-memo-io.ts";
+import { identifyTree, stagedMemoFile } from "../../src/ops/staged-memo-io.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { STAGED_TOOLS } from "../helpers/staged-tools.ts";
@@ -92,13 +92,18 @@ describe("the staged check's memo", () => {
     appendFileSync(join(root, ".ai/tools/web.yaml"), "# touched\n");
     await expectFresh(root);
     expect(await remembered(root)).toBe(true);
-    // A file added: the index no longer holds the tree, which is walked instead.
+    // A file added: the index no longer holds the tree. In a folder tool the verdict never read,
+    // it is no input of the verdict either ...
     writeFileSync(join(root, ".ai/tools/py/extra.txt"), "x\n");
     expect([(await read()).indexed, (await read()).raw !== undefined]).toEqual([undefined, true]);
+    expect(await remembered(root)).toBe(true);
+    // ... beside the tools it is (the tool set may change), and the tree is walked instead.
+    writeFileSync(join(root, ".ai/tools/extra.txt"), "x\n");
     await expectFresh(root);
     expect(await remembered(root)).toBe(true);
     // The index rewritten by a lock of the same tree: a new identity, so the memo does not answer.
     rmSync(join(root, ".ai/tools/py/extra.txt"));
+    rmSync(join(root, ".ai/tools/extra.txt"));
     await lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
     expect((await read()).indexed).toBeDefined();
     await expectFresh(root);
@@ -312,6 +317,60 @@ describe.each([
     expect(await answers(root)).toBe(true);
     return root;
   }
+
+  /** The memo removed: the next check is the first of this staged state; it must be a cold check's, and then be remembered. */
+  const firstCheck = async (root: string) => {
+    rmSync(stagedMemoFile(env.KIWI_CACHE_DIR, realpathSync(root), false), { force: true });
+    const p = await fresh(root);
+    expect(await answers(root)).toBe(true);
+    return p;
+  };
+
+  // The first check of a staged state stats only the entries its verdict can depend on (as the
+  // memo keys on them); a tool it reads later must still be as the lock index recorded it.
+  test("a first check is a cold check's past unstaged edits in tools it never read, and its memo is keyed on what it read", async () => {
+    const root = await changedRuntime();
+    appendFileSync(join(root, ".ai/tools/dt/data/a.bin"), "more\n");
+    appendFileSync(join(root, ".ai/tools/py/main.py"), "def broken(:\n");
+    writeFileSync(join(root, ".ai/tools/dt/data/b.bin"), "bbbb\n");
+    const p = await firstCheck(root);
+    expect(p).toMatchObject({ affected: { changed: ["prt"], dependents: ["pd"] }, lock: { status: "fresh" } });
+    // The dependent it read is an input of that memo.
+    appendFileSync(join(root, ".ai/tools/pd/main.sh"), "echo not staged\n");
+    expect((await fresh(root)).lock.diff?.changed.map((c) => c.id)).toEqual(["pd"]);
+  });
+
+  test("a first check is a cold check's past an unstaged edit in a dependent it reads only later", async () => {
+    const root = await changedRuntime();
+    appendFileSync(join(root, ".ai/tools/pd/main.sh"), "echo not staged\n");
+    const p = await firstCheck(root);
+    expect(p.lock.diff?.changed.map((c) => c.id)).toEqual(["pd"]);
+    expect(p.unstaged).toEqual([]);
+  });
+
+  test("a first check is a cold check's past a name added to a dependent it reads only later", async () => {
+    const root = await changedRuntime();
+    writeFileSync(join(root, ".ai/tools/pd/extra.sh"), "echo extra\n");
+    expect((await firstCheck(root)).lock.diff?.changed.map((c) => c.id)).toEqual(["pd"]);
+    symlinkSync("main.sh", join(root, ".ai/tools/pd/link.sh"));
+    rmSync(stagedMemoFile(env.KIWI_CACHE_DIR, realpathSync(root), false), { force: true });
+    await fresh(root);
+  });
+
+  test("a first check is a cold check's once the manifest of a tool it never read puts that tool on the changed one", async () => {
+    const root = await changedRuntime();
+    const manifest = join(root, ".ai/tools/py/tool.yaml");
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace("executor: python_runtime", "executor: prt"));
+    expect((await firstCheck(root)).affected.dependents).toEqual(["pd", "py"]);
+  });
+
+  test("a first check is a cold check's once a name is added beside tools it never read", async () => {
+    const root = await changedRuntime();
+    writeFileSync(join(root, ".ai/tools/jt/tool.yaml"), "tool_id: jt\ntool_type: script\nversion: 1.0.0\nexecutor: prt\nconfig: { entrypoint: notes.md }\n");
+    expect((await firstCheck(root)).affected.dependents).toEqual(["jt", "pd"]);
+    writeTree(root, { ".ai/tools/nt/tool.yaml": "tool_id: nt\ntool_type: script\nversion: 1.0.0\nexecutor: prt\nconfig: { entrypoint: main.sh }\n", ".ai/tools/nt/main.sh": "echo nt\n" });
+    expect((await firstCheck(root)).affected.dependents).toEqual(["jt", "nt", "pd"]);
+  });
 
   test("answers past an unstaged edit in a tool it never read", async () => {
     const root = await changedRuntime();
