@@ -76,15 +76,7 @@ describe("statx through bun:ffi", () => {
   });
 
   test("the index scan finds the same changes with statx as with lstatSync", async () => {
-    const root = makeProject({
-      ".ai/tools/a/tool.yaml": "tool_id: a\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\nconfig:\n  entrypoint: main.py\n",
-      ".ai/tools/a/main.py": "print(1)\n",
-      ".ai/tools/b/tool.yaml": "tool_id: b\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\nconfig:\n  entrypoint: main.py\n",
-      ".ai/tools/b/main.py": "print(2)\n",
-    });
-    const ctx = { ...createContext({ cwd: root, env: { KIWI_CACHE_DIR: makeTemp() } }), now: () => Date.now() + 60_000 };
-    await lockProject(ctx);
-    const index = loadLockIndex(ctx.cacheDir, root, false)!;
+    const { root, index } = await lockedTwoTools();
     expect((await scanLockIndexFast(index)).tools.size).toBe(0);
     writeFileSync(join(root, ".ai/tools/b/main.py"), "print(22)\n");
     const fast = await scanLockIndexFast(index);
@@ -95,15 +87,7 @@ describe("statx through bun:ffi", () => {
   });
 
   test("a scan of some entries finds exactly the whole scan's changes among them, with statx as with lstatSync", async () => {
-    const root = makeProject({
-      ".ai/tools/a/tool.yaml": "tool_id: a\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\nconfig:\n  entrypoint: main.py\n",
-      ".ai/tools/a/main.py": "print(1)\n",
-      ".ai/tools/b/tool.yaml": "tool_id: b\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\nconfig:\n  entrypoint: main.py\n",
-      ".ai/tools/b/main.py": "print(2)\n",
-    });
-    const ctx = { ...createContext({ cwd: root, env: { KIWI_CACHE_DIR: makeTemp() } }), now: () => Date.now() + 60_000 };
-    await lockProject(ctx);
-    const index = loadLockIndex(ctx.cacheDir, root, false)!;
+    const { root, index } = await lockedTwoTools();
     writeFileSync(join(root, ".ai/tools/a/main.py"), "print(11)\n");
     writeFileSync(join(root, ".ai/tools/b/main.py"), "print(22)\n");
     const at = (path: string) => index.paths.indexOf(path);
@@ -122,3 +106,16 @@ describe("statx through bun:ffi", () => {
     expect((await scanLockIndexFast(index, [at("a/main.py")])).structural).toBe(false);
   });
 });
+
+/** A locked project of two script tools, a and b, and its lock index (the clock ahead: past the racy margin). */
+async function lockedTwoTools() {
+  const root = makeProject({
+    ".ai/tools/a/tool.yaml": "tool_id: a\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\nconfig:\n  entrypoint: main.py\n",
+    ".ai/tools/a/main.py": "print(1)\n",
+    ".ai/tools/b/tool.yaml": "tool_id: b\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime@^1\nconfig:\n  entrypoint: main.py\n",
+    ".ai/tools/b/main.py": "print(2)\n",
+  });
+  const ctx = { ...createContext({ cwd: root, env: { KIWI_CACHE_DIR: makeTemp() } }), now: () => Date.now() + 60_000 };
+  await lockProject(ctx);
+  return { root, index: loadLockIndex(ctx.cacheDir, root, false)! };
+}
