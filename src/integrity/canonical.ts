@@ -131,14 +131,14 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 /**
- * `items` in code-point order of their `path`, stably: a copy as they are when already in that
- * order, else sorted. A tool's files come from discovery sorted already, and a cold lock orders
- * each tool's files three times (integrity memo key, integrity, lockfile); checking the n - 1
- * neighbours is a fraction of the comparisons a sort of sorted input still makes.
+ * `items` in code-point order of `key`, stably: a copy as they are when already in that order, else
+ * sorted. Most lists kiwi orders come in order already (a tool's files from discovery, which a cold
+ * lock orders three times per tool; a lock's added tools); checking the n - 1 neighbours is a
+ * fraction of the comparisons a sort of sorted input still makes.
  */
-export function sortByPath<T extends { path: string }>(items: readonly T[]): T[] {
+export function inCodePointOrder<T>(items: readonly T[], key: (item: T) => string): T[] {
   for (let i = 1; i < items.length; i++) {
-    if (compareCodePoints(items[i - 1]!.path, items[i]!.path) > 0) return [...items].sort((a, b) => compareCodePoints(a.path, b.path));
+    if (compareCodePoints(key(items[i - 1]!), key(items[i]!)) > 0) return [...items].sort((a, b) => compareCodePoints(key(a), key(b)));
   }
   return [...items];
 }

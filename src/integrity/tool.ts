@@ -1,6 +1,6 @@
 // Tool integrity: one digest over a tool version's id, version, manifest and file entries.
 // Spec: shared/specs/integrity.md. Pure: file entries come in already hashed.
-import { compareCodePoints, renderCanonicalJson, renderString, sortByPath } from "./canonical.ts";
+import { compareCodePoints, inCodePointOrder, renderCanonicalJson, renderString } from "./canonical.ts";
 import { hashCanonical, sha256Hex } from "./digest.ts";
 import type { CanonicalValue } from "./value.ts";
 
@@ -22,7 +22,7 @@ export interface IntegrityInput {
 
 /** Sorts file entries by path in code-point order, stably. */
 export function sortFileEntries(files: readonly FileEntry[]): FileEntry[] {
-  return sortByPath(files);
+  return inCodePointOrder(files, (f) => f.path);
 }
 
 /** A file entry as kiwi_mcp's compute_tool_integrity takes it: values pass through unchanged. */

@@ -1,7 +1,7 @@
 // The display form of tool.lock.json: an explicit key order, 2-space indent, one tool per block,
 // one file entry per line, a trailing newline. Pure. Writing the same lockfile twice gives the
 // same bytes because nothing here depends on insertion order, the clock or the machine.
-import { compareCodePoints, renderCanonicalJson, sortByPath } from "../integrity/canonical.ts";
+import { compareCodePoints, inCodePointOrder, renderCanonicalJson } from "../integrity/canonical.ts";
 import { Float, type CanonicalValue } from "../integrity/value.ts";
 import { type LockedFile, type LockedTool, type Lockfile, type McpPin, type RemoteTool } from "../schema/lockfile.ts";
 import { MCP_PIN_KEYS, REMOTE_KEYS } from "../schema/vocabulary.ts";
@@ -111,7 +111,7 @@ function pushFiles(out: string[], files: readonly LockedFile[]): void {
     out.push("[]");
     return;
   }
-  const sorted = sortByPath(files);
+  const sorted = inCodePointOrder(files, (f) => f.path);
   out.push("[\n");
   for (let i = 0; i < sorted.length; i++) {
     const f = sorted[i]!;

@@ -2,7 +2,7 @@
 // per tool which files changed with short hashes. Pure rendering; commands print the result.
 import type { Context } from "../context.ts";
 import { shortDigest } from "../integrity/digest.ts";
-import { compareCodePoints } from "../integrity/canonical.ts";
+import { inCodePointOrder } from "../integrity/canonical.ts";
 import { type DiffSummary, type ToolChangeSummary, summarizeDiff } from "../lockfile/lock-diff.ts";
 import type { VerifyReport } from "../ops/verify-io.ts";
 import { colors } from "./output.ts";
@@ -75,10 +75,8 @@ function indent(text: string, pad: string): string {
 }
 
 function changesOf(diff: DiffSummary): ToolChangeSummary[] {
-  const all = [...diff.added, ...diff.removed, ...diff.changed];
   // Each list is in id order already (lockfile/lock-diff.ts): one alone needs no sort (a cold lock adds 1,000).
-  for (let i = 1; i < all.length; i++) if (compareCodePoints(all[i - 1]!.id, all[i]!.id) > 0) return all.sort((x, y) => compareCodePoints(x.id, y.id));
-  return all;
+  return inCodePointOrder([...diff.added, ...diff.removed, ...diff.changed], (ch) => ch.id);
 }
 
 function versionOf(ch: ToolChangeSummary): string {

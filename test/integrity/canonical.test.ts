@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { compareCodePoints, renderCanonicalJson, renderFloat, renderLosslessJson, sortByPath } from "../../src/integrity/canonical.ts";
+import { compareCodePoints, renderCanonicalJson, renderFloat, renderLosslessJson, inCodePointOrder } from "../../src/integrity/canonical.ts";
 import { Float, type CanonicalValue } from "../../src/integrity/value.ts";
 import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 
@@ -97,8 +97,9 @@ describe("renderLosslessJson: the one renderer for output", () => {
   });
 });
 
-describe("sortByPath: items in code-point order of their path", () => {
+describe("inCodePointOrder: items in code-point order of a key (here their path)", () => {
   const named = (...paths: string[]) => paths.map((path, i) => ({ path, i }));
+  const sortByPath = (items: readonly { path: string; i: number }[]) => inCodePointOrder(items, (f) => f.path);
   test.each([
     ["already in order", named("a", "b/c", "b/d", "z"), ["a", "b/c", "b/d", "z"]],
     ["out of order", named("z", "a", "b/d", "b/c"), ["a", "b/c", "b/d", "z"]],
