@@ -28,7 +28,7 @@ import type { Lockfile, LockedTool, ToolDependencies } from "../schema/lockfile.
 import { isCompiled } from "../self.ts";
 import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 
-import { type StatId, type WatchedPath, sameIdentity } from "./stat-proof-io.ts";
+import { type StatId, type WatchedPath, allUnchanged, sameIdentity } from "./stat-proof-io.ts";
 
 interface ChainMemoFile {
   /** tool.lock.json's stat identity when `tools` was read from it. */
@@ -128,7 +128,7 @@ export function readChainIndex(cacheDir: string, root: string, toolId: string, n
 export function replayVerifiedChain(hit: NonNullable<ChainIndex["hit"]>, ids: readonly string[], sourceOf: (id: string) => string = builtinSource): ReplayedLink[] | undefined {
   const record = hit.verified;
   if (!record || record.links.length !== ids.length) return undefined;
-  for (const [path, ...id] of record.watch) if (!sameIdentity(path, id)) return undefined;
+  if (!allUnchanged(record.watch)) return undefined;
   const links: ReplayedLink[] = [];
   for (let i = 0; i < ids.length; i++) {
     const r = record.links[i]!;

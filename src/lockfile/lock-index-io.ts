@@ -216,7 +216,7 @@ export function indexTree(input: TreeIndexInput): TreeIndex {
 export function completeLockIndex(tree: TreeIndex, lockfile: LockfileOfIndex): LockIndex {
   const { startedAt, ...index } = tree;
   const limit = startedAt - RACY_MARGIN_MS;
-  const lockStat = lockfile.lockfileReplaced ? undefined : statOf(join(tree.root, "tool.lock.json"));
+  const lockStat = lockfile.lockfileReplaced ? undefined : lstatRow(join(tree.root, "tool.lock.json"));
   return {
     ...index,
     tools: lockfile.pinned ? tree.tools.map((t) => (t.alone ? { ...t, alone: false } : t)) : tree.tools,
@@ -240,7 +240,8 @@ export function withoutPins(servers: readonly string[], pinned: readonly string[
   return servers.filter((id) => !set.has(id));
 }
 
-function statOf(abs: string): number[] | undefined {
+/** A path's stat row (stat-row.ts), not following a symbolic link; undefined when it cannot be read. */
+export function lstatRow(abs: string): number[] | undefined {
   try {
     const st = lstatSync(abs);
     return [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode];
@@ -398,7 +399,7 @@ export function scanLockIndex(index: LockIndex, statAt?: StatAt, only?: readonly
   const scan: IndexScan = { structural: false, tools: new Map(), fresh: new Map(), ...(only ? { only } : {}) };
   const n = only ? only.length : stats.length / ROW_WIDTH;
   const folderChanged = (i: number, abs: string): boolean => !sameNames(index, i, abs);
-  const top = statOf(base);
+  const top = lstatRow(base);
   if (!sameRow(top, index.top, 0)) {
     if (!top || folderChanged(-1, base)) return { ...scan, structural: true };
     scan.fresh.set(-1, top);
@@ -465,7 +466,7 @@ function sameNames(index: LockIndex, i: number, abs: string): boolean {
 
 /** True when the lockfile is, by stat or else by its bytes, the one the index was written with; `text` is read when needed. */
 export function lockfileMatches(index: LockIndex, readText: () => string | undefined): { ok: boolean; text?: string } {
-  const now = statOf(join(index.root, "tool.lock.json"));
+  const now = lstatRow(join(index.root, "tool.lock.json"));
   if (index.lockfile.stat && sameRow(now, index.lockfile.stat, 0)) return { ok: true };
   const text = readText();
   return { ok: text !== undefined && sha256Hex(text) === index.lockfile.sha256, text };

@@ -28,7 +28,7 @@
 // change there reaches no verdict of this commit. git's index was considered as the proof
 // instead and is not one: the verdict reads the working tree (dependents, executors, untracked
 // tools and files), not what is staged.
-import { lstatSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { projectKey } from "../cache/cache-layout.ts";
@@ -36,7 +36,7 @@ import { memoKey } from "../exec/memo-io.ts";
 import { binaryIdentity, readMemoFile, statIdentity, writeMemoFile } from "../cache/memo-file-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { type RawTree, rawTreeFingerprint } from "../manifest/raw-tree-io.ts";
-import { type IndexScan, type LockIndex, loadLockIndex, lockIndexPath, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type LockIndex, loadLockIndex, lockIndexPath, lstatRow, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { ROW_WIDTH, isFolder } from "../cache/stat-row.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { DIRECTORY_MANIFESTS } from "../manifest/model.ts";
@@ -235,7 +235,7 @@ export async function currentDependencies(root: string, cacheDir: string, names:
   const indexId = lockIndexIdentity(cacheDir, root);
   if (indexId === undefined) return undefined;
   const base = join(root, TOOLS_DIR);
-  const top = statRow(base);
+  const top = lstatRow(base);
   if (!top) return undefined;
   const count = countNames(names);
   const rows = new Float64Array(count * ROW_WIDTH);
@@ -256,7 +256,7 @@ export async function currentDependencies(root: string, cacheDir: string, names:
         rows[o + 3] = row[3]!;
         rows[o + 4] = row[4]!;
       } else {
-        const st = statRow(`${base}/${Buffer.from(names.buffer, names.byteOffset + at, next - at).toString("utf8")}`);
+        const st = lstatRow(`${base}/${Buffer.from(names.buffer, names.byteOffset + at, next - at).toString("utf8")}`);
         if (!st) return undefined;
         rows.set(st, o);
       }
@@ -287,15 +287,6 @@ const indexIdentities = new WeakMap<LockIndex, string>();
 function lockIndexIdentity(cacheDir: string, root: string): string | undefined {
   const identity = statIdentity(lockIndexPath(cacheDir, root));
   return identity === "unreadable" ? undefined : identity;
-}
-
-function statRow(abs: string): number[] | undefined {
-  try {
-    const st = lstatSync(abs);
-    return [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode];
-  } catch {
-    return undefined;
-  }
 }
 
 function countNames(names: Uint8Array): number {
