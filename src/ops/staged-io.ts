@@ -16,7 +16,7 @@ import { type GitEnv, findWorkTree, readGitStatus, readScopedStatus, readStagedD
 import { type GitStatus, scopedStatus } from "../hook/git-status.ts";
 import { groupByProject } from "../hook/staged.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
-import { type LockIndex, NO_TOOL, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type LockIndex, NO_TOOL, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { type StagedMemo, type StagedMemoKey, type TreeIdentity, currentDependencies, dependenciesOf, dependencyPositions, identifyTree, observedDependencies, peekStagedMemo, readProjectIndex, stagedMemoFile, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
 import type { LockStatus, Repo, StagedVerdict } from "./staged-check-io.ts";
 
@@ -251,12 +251,7 @@ async function checkNarrowly(
     // .ai/tools itself was statted with the rest (a change there is in `scan`).
     if (check.structural || [...check.fresh.keys()].some((i) => i !== -1)) return undefined;
   }
-  if (fresh.memorable) {
-    const dependencies = dependenciesOf(index, scan, fresh.read, kept);
-    const observed = dependencies && observedDependencies(root, index, dependencies, options.started);
-    const key = observed && keyOf(repo, observed);
-    if (key && dependencies) writeStagedMemo(key, fresh.verdict, { names: dependencies.names, ...(scope ? { scope: scope.paths } : {}) });
-  }
+  if (fresh.memorable) rememberUnderDependencies(fresh.verdict, { root, index, scan, read: fresh.read, positions: kept }, scope?.paths, (t) => keyOf(repo, t), options.started);
   return { root, ...fresh.verdict, remembered: false };
 }
 
@@ -265,11 +260,28 @@ async function checkNarrowly(
  * project (the tools it read are known), else under the whole tree's identity (`key`).
  */
 function rememberVerdict(key: StagedMemoKey, verdict: StagedVerdict, tree: TreeIdentity, read: ReadonlySet<number> | undefined, scope: readonly string[] | undefined, keyOf: (tree: TreeIdentity) => StagedMemoKey | undefined, now: number): void {
-  const dependencies = tree.indexed && read ? dependenciesOf(tree.indexed.index, tree.indexed.scan, read) : undefined;
-  const observed = dependencies && tree.indexed ? observedDependencies(tree.root, tree.indexed.index, dependencies, now) : undefined;
-  const narrow = observed && keyOf(observed);
-  if (narrow && dependencies) writeStagedMemo(narrow, verdict, { names: dependencies.names, ...(scope ? { scope } : {}) });
-  else writeStagedMemo(key, verdict);
+  const indexed = tree.indexed && read ? { root: tree.root, ...tree.indexed, read } : undefined;
+  if (!indexed || !rememberUnderDependencies(verdict, indexed, scope, keyOf, now)) writeStagedMemo(key, verdict);
+}
+
+/**
+ * Remembers a verdict taken through the lock index under the entries it depends on
+ * (staged-memo-io.ts dependenciesOf; `positions` when the caller has them), with the working
+ * copies git was asked about; false when those entries cannot be told apart or keyed.
+ */
+function rememberUnderDependencies(
+  verdict: StagedVerdict,
+  through: { root: string; index: LockIndex; scan: IndexScan; read: ReadonlySet<number>; positions?: number[] },
+  scope: readonly string[] | undefined,
+  keyOf: (tree: TreeIdentity) => StagedMemoKey | undefined,
+  now: number,
+): boolean {
+  const dependencies = dependenciesOf(through.index, through.scan, through.read, through.positions);
+  const observed = dependencies && observedDependencies(through.root, through.index, dependencies, now);
+  const key = observed && keyOf(observed);
+  if (!key || !dependencies) return false;
+  writeStagedMemo(key, verdict, { names: dependencies.names, ...(scope ? { scope } : {}) });
+  return true;
 }
 
 /**
