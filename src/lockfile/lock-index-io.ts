@@ -472,21 +472,6 @@ export function lockfileMatches(index: LockIndex, readText: () => string | undef
   return { ok: text !== undefined && sha256Hex(text) === index.lockfile.sha256, text };
 }
 
-/** The tools of a project as the index last saw them, and which changed since: for callers (the staged check) that need no full discovery. */
-export interface ToolsSinceIndex {
-  tools: IndexTool[];
-  /** Ids of tools with a changed file; undefined when the change is structural (re-read the project). */
-  changed: Set<string> | undefined;
-}
-
-/** The project's tools with a "changed since the last lock" set, or undefined without a usable index. */
-export async function toolsChangedSinceIndex(cacheDir: string, root: string, strict = false): Promise<ToolsSinceIndex | undefined> {
-  const index = loadLockIndex(cacheDir, root, strict);
-  if (!index) return undefined;
-  const scan = await scanLockIndexFast(index);
-  return { tools: index.tools, changed: scan.structural ? undefined : new Set([...scan.tools.keys()].map((t) => index.tools[t]!.id)) };
-}
-
 /** scanLockIndex with statx when the platform has it (statx-io.ts), else with lstatSync. */
 export async function scanLockIndexFast(index: LockIndex, only?: readonly number[]): Promise<IndexScan> {
   // Only some entries: their names alone, NUL-terminated (finding theirs among every name costs more).

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { statRelPath } from "../../src/cache/cache-layout.ts";
 import { createContext } from "../../src/context.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
-import { loadLockIndex, toolsChangedSinceIndex } from "../../src/lockfile/lock-index-io.ts";
+import { loadLockIndex, scanLockIndexFast } from "../../src/lockfile/lock-index-io.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
@@ -198,16 +198,22 @@ describe("the racy rule", () => {
   });
 });
 
-describe("toolsChangedSinceIndex (for callers that need no discovery)", () => {
+describe("the lock index's scan (what the staged check reads instead of discovery)", () => {
   test("names the tools whose files changed, and no set for a structural change", async () => {
     const s = setup();
     await lockProject(s.ctx);
-    expect((await toolsChangedSinceIndex(s.ctx.cacheDir, s.root))?.changed).toEqual(new Set());
+    // The changed tools' ids, or undefined when the change is structural (the project is read again).
+    const changedSinceIndex = async () => {
+      const index = loadLockIndex(s.ctx.cacheDir, s.root, false)!;
+      const scan = await scanLockIndexFast(index);
+      return { tools: index.tools, changed: scan.structural ? undefined : new Set([...scan.tools.keys()].map((t) => index.tools[t]!.id)) };
+    };
+    expect((await changedSinceIndex()).changed).toEqual(new Set());
     writeFileSync(join(s.root, ".ai/tools/b/main.py"), "print('B')\n");
-    const since = (await toolsChangedSinceIndex(s.ctx.cacheDir, s.root))!;
+    const since = await changedSinceIndex();
     expect(since.changed).toEqual(new Set(["b"]));
     expect(since.tools.map((t) => t.id)).toContain("rt");
     writeFileSync(join(s.root, ".ai/tools/b/new.txt"), "x");
-    expect((await toolsChangedSinceIndex(s.ctx.cacheDir, s.root))?.changed).toBeUndefined();
+    expect((await changedSinceIndex()).changed).toBeUndefined();
   });
 });
