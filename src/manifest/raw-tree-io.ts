@@ -45,10 +45,10 @@ export function listTop(root: string): TopListing | undefined {
 export function joinRawTree(listing: TopListing, blocks: readonly WalkRows[], startedAt: number): RawTree {
   const limit = startedAt - RACY_MARGIN_MS;
   let racy = listing.top[1]! >= limit || listing.top[2]! >= limit;
+  for (const { stats } of blocks) for (let o = 0; o < stats.length && !racy; o += ROW_WIDTH) if (stats[o + 1]! >= limit || stats[o + 2]! >= limit) racy = true;
+  // One walk of the whole tree (walkRawTree): its rows are the tree's as they are.
   if (blocks.length === 1) {
-    // One walk of the whole tree (walkRawTree): its rows are the tree's as they are.
     const { paths, parents, stats } = blocks[0]!;
-    for (let o = 0; o < stats.length && !racy; o += ROW_WIDTH) if (stats[o + 1]! >= limit || stats[o + 2]! >= limit) racy = true;
     return { paths, parents, stats, top: listing.top, racy };
   }
   const paths: string[] = [];
@@ -61,11 +61,7 @@ export function joinRawTree(listing: TopListing, blocks: readonly WalkRows[], st
       const parent = block.parents[i]!;
       parents.push(parent === -1 ? -1 : parent + base);
     }
-    const s = block.stats;
-    for (let o = 0; o < s.length; o += ROW_WIDTH) {
-      if (s[o + 1]! >= limit || s[o + 2]! >= limit) racy = true;
-      stats.push(s[o]!, s[o + 1]!, s[o + 2]!, s[o + 3]!, s[o + 4]!);
-    }
+    for (const n of block.stats) stats.push(n);
   }
   return { paths, parents, stats, top: listing.top, racy };
 }
