@@ -1,13 +1,15 @@
 // Fuel and a linear-memory cap woven into a WASI module before it runs, with binaryen (the
 // toolchain library that reads, rewrites and validates every wasm feature; a hand-written rewriter
-// would have to decode every instruction to find loops). Pure: bytes in, bytes out.
+// would have to decode every instruction to find loops). Pure: bytes in, bytes out; the caller
+// loads binaryen (binaryen-io.ts).
 //
 // Fuel: binaryen's log-execution pass calls a hook at every function entry, loop header and return; the
 // hook, defined here in wasm, takes one unit from a mutable global and traps when it runs out.
 // Memory: the instrument-memory pass (memory.grow only) calls a hook before each grow; the hook
 // traps when the grow would pass the cap, and the memory's own maximum is lowered to the cap.
 // The globals are exported so the host can tell which limit ended the run.
-import binaryen from "binaryen";
+import type Binaryen from "binaryen";
+import type { BinaryenApi } from "./binaryen-io.ts";
 import { PAGE_BYTES, type WasmLimits } from "./module-info.ts";
 
 /** Exports the host reads after a trap. */
@@ -15,13 +17,15 @@ export const FUEL_GLOBAL = "kiwi_fuel";
 export const MEMORY_GLOBAL = "kiwi_memory_exceeded";
 
 /** Every feature a module may use, except compact imports (engines cannot read them yet). */
-const FEATURES = binaryen.Features.All & ~((binaryen.Features as unknown as Record<string, number>).CompactImports ?? 0);
+function features(binaryen: BinaryenApi): number {
+  return binaryen.Features.All & ~((binaryen.Features as unknown as Record<string, number>).CompactImports ?? 0);
+}
 
 /** The instrumented module; the input is never changed (its digest is what was published). */
-export function instrumentModule(bytes: Uint8Array, limits: WasmLimits): Uint8Array {
+export function instrumentModule(binaryen: BinaryenApi, bytes: Uint8Array, limits: WasmLimits): Uint8Array {
   const m = binaryen.readBinary(bytes);
   try {
-    m.setFeatures(FEATURES);
+    m.setFeatures(features(binaryen));
     const capPages = Math.max(1, Math.floor((limits.memoryMb * 1024 * 1024) / PAGE_BYTES));
     binaryen.setPassArgument("log-execution", "kiwi");
     binaryen.setPassArgument("instrument-memory", "memory.grow");
@@ -54,7 +58,7 @@ export function instrumentModule(bytes: Uint8Array, limits: WasmLimits): Uint8Ar
 }
 
 /** Swaps an import the passes added for a function defined in the module (calls keep their name). */
-function replaceImport(m: binaryen.Module, name: string, params: binaryen.Type, result: binaryen.Type, vars: binaryen.Type[], body: binaryen.ExpressionRef): void {
+function replaceImport(m: Binaryen.Module, name: string, params: Binaryen.Type, result: Binaryen.Type, vars: Binaryen.Type[], body: Binaryen.ExpressionRef): void {
   if (!m.getFunction(name)) return; // the pass found nothing to instrument
   m.removeFunction(name);
   m.addFunction(name, params, result, vars, body);

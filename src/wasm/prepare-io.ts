@@ -100,10 +100,11 @@ export async function ensureInstrumented(run: WasmRun, toolId: string): Promise<
   if (sha256Hex(bytes) !== run.digest) {
     throw new KiwiError("E_INTEGRITY_MISMATCH", `${subject} changed after it was verified`, { hint: 'run "kiwi install" to restore the verified copy', details: { tool: toolId, module: run.module } });
   }
-  const { instrumentModule } = await import("./instrument.ts");
+  const [{ instrumentModule }, { loadBinaryen }] = await Promise.all([import("./instrument.ts"), import("./binaryen-io.ts")]);
+  const binaryen = await loadBinaryen();
   let out: Uint8Array;
   try {
-    out = instrumentModule(bytes, run);
+    out = instrumentModule(binaryen, bytes, run);
   } catch (error) {
     throw new KiwiError("E_WASM_INVALID", `${subject} cannot be instrumented with fuel and a memory cap: ${(error as Error).message}`, {
       hint: "check that the module is valid (wasm-validate) and built for wasm32-wasip1",

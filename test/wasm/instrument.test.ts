@@ -3,9 +3,12 @@
 // the run; the input bytes are never changed. The modules run here in-process on node:wasi.
 import { describe, expect, test } from "bun:test";
 import { WASI } from "node:wasi";
+import { loadBinaryen } from "../../src/wasm/binaryen-io.ts";
 import { instrumentModule } from "../../src/wasm/instrument.ts";
 import { needs } from "../helpers/needs.ts";
 import { MODULES, hasWat2wasm, wat } from "../helpers/wat.ts";
+
+const binaryen = await loadBinaryen();
 
 async function run(bytes: Uint8Array): Promise<{ trapped: boolean; fuel: bigint; memoryExceeded: number; pages: number }> {
   const wasi = new WASI({ version: "preview1", args: ["m"], env: {}, preopens: {} });
@@ -24,27 +27,27 @@ describe.skipIf(!needs(hasWat2wasm, "wat2wasm (wabt) is not installed"))("instru
   test("a call whose body ends in a 1000-iteration loop costs 1001 fuel (entry and iterations): it finishes with 1001 and traps with 1000", async () => {
     const bytes = wat(MODULES.counted);
     const before = Uint8Array.from(bytes);
-    const enough = await run(instrumentModule(bytes, { fuel: 1001, memoryMb: 16 }));
+    const enough = await run(instrumentModule(binaryen, bytes, { fuel: 1001, memoryMb: 16 }));
     expect([enough.trapped, enough.fuel]).toEqual([false, 0n]);
-    const short = await run(instrumentModule(bytes, { fuel: 1000, memoryMb: 16 }));
+    const short = await run(instrumentModule(binaryen, bytes, { fuel: 1000, memoryMb: 16 }));
     expect([short.trapped, short.fuel]).toEqual([true, -1n]);
     expect(bytes).toEqual(before);
   });
 
   test("an infinite loop stops when 10^6 fuel is spent", async () => {
-    const r = await run(instrumentModule(wat(MODULES.spin), { fuel: 1_000_000, memoryMb: 16 }));
+    const r = await run(instrumentModule(binaryen, wat(MODULES.spin), { fuel: 1_000_000, memoryMb: 16 }));
     expect([r.trapped, r.fuel, r.memoryExceeded]).toEqual([true, -1n, 0]);
   });
 
   test("memory grows up to the cap, and the grow past it traps with the memory flag set", async () => {
-    const r = await run(instrumentModule(wat(MODULES.grow), { fuel: 1_000_000, memoryMb: 4 }));
+    const r = await run(instrumentModule(binaryen, wat(MODULES.grow), { fuel: 1_000_000, memoryMb: 4 }));
     expect([r.trapped, r.memoryExceeded]).toEqual([true, 1]);
     // One initial page plus three grows of 16 pages fit in 64 pages (4 MiB); the fourth would not.
     expect(r.pages).toBe(49);
   });
 
   test("a module with no loops and no grows still gets both counters", async () => {
-    const r = await run(instrumentModule(wat(MODULES.hello), { fuel: 5, memoryMb: 1 }));
+    const r = await run(instrumentModule(binaryen, wat(MODULES.hello), { fuel: 5, memoryMb: 1 }));
     expect([r.trapped, r.fuel, r.memoryExceeded]).toEqual([false, 3n, 0]); // its entry and its return
   });
 });
