@@ -10,6 +10,8 @@ import pkg from "../package.json" with { type: "json" };
 
 declare const KIWI_ROOT_HELP: string | undefined;
 const rootHelp = typeof KIWI_ROOT_HELP === "string" ? KIWI_ROOT_HELP : undefined;
+// The compiled binary's replay is commands/exec-remembered.ts bundled into one module (scripts/build.ts).
+declare const KIWI_REPLAY: string | undefined;
 
 const argv = process.argv.slice(2);
 const asksRootHelp = argv.length === 0 || (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help"));
@@ -27,7 +29,9 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   process.exit(await runWasiHost(argv.slice(1)));
 } else {
   // A warm `kiwi exec` whose launch kiwi remembers runs without loading the CLI (commands/exec-remembered.ts).
-  const remembered = argv[0] === "exec" ? await (await import("./commands/exec-remembered.ts")).runRemembered(argv.slice(1)) : undefined;
+  const replay: Promise<typeof import("./commands/exec-remembered.ts")> | undefined =
+    argv[0] !== "exec" ? undefined : typeof KIWI_REPLAY === "string" ? import(KIWI_REPLAY) : import("./commands/exec-remembered.ts");
+  const remembered = replay ? await (await replay).runRemembered(argv.slice(1)) : undefined;
   if (remembered !== undefined) process.exit(remembered);
   const { main } = await import("./cli.ts");
   process.exit(await main(argv));

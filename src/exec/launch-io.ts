@@ -9,7 +9,7 @@ import type { LinkInput, SubprocessPlan } from "./plan.ts";
 import { isAbsolute, join } from "node:path";
 import { isCompiled } from "../self.ts";
 import type { HostPolicy } from "./net-policy.ts";
-import { WASI_COMMAND } from "../wasm/module-info.ts";
+import { WASI_COMMAND } from "../wasm/wasi-command.ts";
 import { createWritableFolders, findCommand, firstUnavailableWarning, probeFor, realCommandPath } from "./sandbox-io.ts";
 import type { ProxyLaunch, SandboxMode } from "./sandbox-plan.ts";
 import type { LaunchFacts, LaunchNotes, ProgramFacts } from "./launch-plan.ts";

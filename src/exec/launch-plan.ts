@@ -5,7 +5,7 @@
 import { KiwiError } from "../errors.ts";
 import type { Capability, Limits } from "../manifest/model.ts";
 import type { WasmLaunch } from "../wasm/prepare-io.ts";
-import { WASI_COMMAND } from "../wasm/module-info.ts";
+import { WASI_COMMAND } from "../wasm/wasi-command.ts";
 import type { HostPolicy } from "./net-policy.ts";
 import { type ProxyLaunch, type SandboxMode, type SandboxProbe, declaredWritable, planSandbox } from "./sandbox-plan.ts";
 
@@ -113,6 +113,25 @@ export function planLaunch(toolId: string, spec: { argv: readonly string[]; cwd:
     ...(wasm ? { wasm: wasm.run } : {}),
     notes: { warnings: sandbox.warnings, writable: sandbox.active ? declaredWritable(sandbox) : [] },
   };
+}
+
+/**
+ * The subprocess plan wrapped in its launcher; its warnings and folders to create go to `notes`.
+ * Here, not in plan.ts, so a remembered launch (ops/exec-remembered-io.ts) plans its launcher
+ * without loading the rest of the planner (HTTP requests, templates, config merging).
+ */
+export function launched<P extends LaunchablePlan>(plan: P, facts: LaunchFacts, notes: LaunchNotes | undefined): P {
+  const spec = plan.subprocess;
+  const l = planLaunch(plan.tool, spec, facts);
+  if (notes) Object.assign(notes, l.notes);
+  return { ...plan, subprocess: { ...spec, launch: l.launch, env: l.env, ...(l.wasm ? { wasm: l.wasm } : {}), ...(l.proxy ? { proxy: l.proxy } : {}) }, sandbox: l.sandbox };
+}
+
+/** What launched() reads and sets of a subprocess plan (plan.ts's SubprocessPlan, which imports this module). */
+interface LaunchablePlan {
+  tool: string;
+  subprocess: { argv: string[]; cwd: string; env: Record<string, string>; launch: string[]; wasm?: Launch["wasm"]; proxy?: Launch["proxy"] };
+  sandbox?: SandboxSummary;
 }
 
 /**

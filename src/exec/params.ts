@@ -119,7 +119,7 @@ export function coerceParam(raw: string, prop: JsonSchema | undefined, name?: st
       case "string":
         return raw;
       case "integer":
-        if (/^[-+]?\d+$/.test(raw.trim()) && Number.isSafeInteger(Number(raw))) return Number(raw);
+        if (isIntegerText(raw.trim()) && Number.isSafeInteger(Number(raw))) return Number(raw);
         break;
       case "number":
         if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw.trim()) && Number.isFinite(Number(raw))) return Number(raw);
@@ -148,6 +148,21 @@ export function coerceParam(raw: string, prop: JsonSchema | undefined, name?: st
     }
   }
   return raw;
+}
+
+/**
+ * `/^[-+]?\d+$/.test(text)`, without the regular expression: an integer --param is the commonest
+ * call a remembered launch replays, and the first regular expression a process runs costs it
+ * ~0.07 ms (the engine's set-up); the replay runs no other.
+ */
+function isIntegerText(text: string): boolean {
+  const start = text.startsWith("-") || text.startsWith("+") ? 1 : 0;
+  if (text.length === start) return false;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 const BOOLEAN_WORDS: Record<string, boolean> = { true: true, false: false, yes: true, no: false, on: true, off: false, "1": true, "0": false };

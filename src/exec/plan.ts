@@ -14,12 +14,12 @@ import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/
 import { type ParamViolation, assertNoViolations } from "./params.ts";
 import { referencedEnv } from "../schema/placeholders.ts";
 import { type TemplateScope, assertEnvPresent, expandString, renderConfigText } from "./template.ts";
-import { WASI_COMMAND } from "../wasm/module-info.ts";
+import { WASI_COMMAND } from "../wasm/wasi-command.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 // Imported, not required on first use: every call of a subprocess tool wraps its plan, and the
 // first require() in a process costs ~0.25 ms in the compiled binary (setting up require itself;
 // later ones ~0.03 ms). A warm exec of a script tool now makes none.
-import { type LaunchFacts, type LaunchNotes, type SandboxSummary, planLaunch } from "./launch-plan.ts";
+import { type LaunchFacts, type LaunchNotes, type SandboxSummary, launched } from "./launch-plan.ts";
 
 /** Variables a subprocess inherits from kiwi's environment; everything else must be declared. */
 export const ENV_ALLOWLIST = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ"] as const;
@@ -206,14 +206,6 @@ export function buildPlan(input: PlanInput, notes?: LaunchNotes): Plan {
   return plan.primitive === "subprocess" && input.launch ? launched(plan, input.launch, notes) : plan;
 }
 
-/** The subprocess plan wrapped in its launcher; its warnings and folders to create go to `notes`. */
-export function launched(plan: SubprocessPlan, facts: LaunchFacts, notes: LaunchNotes | undefined): SubprocessPlan {
-  const spec = plan.subprocess;
-  const l = planLaunch(plan.tool, spec, facts);
-  if (notes) Object.assign(notes, l.notes);
-  return { ...plan, subprocess: { ...spec, launch: l.launch, env: l.env, ...(l.wasm ? { wasm: l.wasm } : {}), ...(l.proxy ? { proxy: l.proxy } : {}) }, sandbox: l.sandbox };
-}
-
 function toPlanLink(l: LinkInput): PlanLink {
   return { id: l.tool.id, version: l.tool.version, type: l.tool.type, integrity: l.integrity, source: l.tool.manifestFile, runDir: l.runDir };
 }
@@ -369,9 +361,4 @@ export function resolvePlanLimits(declared: Limits, subprocess: boolean): PlanLi
     out.processes = table.processes.value;
   }
   return out;
-}
-
-/** The bytes a subprocess gets on stdin in `json` mode: the params object and a newline. */
-export function renderStdinParams(params: Record<string, unknown>): string {
-  return `${JSON.stringify(params)}\n`;
 }

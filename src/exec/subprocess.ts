@@ -3,9 +3,9 @@
 // interruption stops the whole group, grandchildren included: SIGTERM first, SIGKILL after a grace.
 import { readFileSync, readdirSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
-import { type SubprocessPlan, renderStdinParams } from "./plan.ts";
+import type { SubprocessPlan } from "./plan.ts";
 import { signalFromSandboxExit } from "./sandbox-plan.ts";
-import { WASM_EXIT } from "../wasm/module-info.ts";
+import { WASM_EXIT } from "../wasm/wasi-command.ts";
 
 /** Where the tool's output goes, chunk by chunk, as it arrives. */
 export interface OutputSinks {
@@ -29,6 +29,11 @@ export interface SubprocessOutcome {
 }
 
 const FORWARDED_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** The bytes a subprocess gets on stdin in `json` mode: the params object and a newline. */
+export function renderStdinParams(params: Record<string, unknown>): string {
+  return `${JSON.stringify(params)}\n`;
+}
 
 /** Runs the plan's launch argv and streams its output; resolves when the group is gone. */
 export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): Promise<SubprocessOutcome> {

@@ -7,9 +7,9 @@ import type { Context } from "../context.ts";
 import { resolveCallParams } from "../exec/call-params.ts";
 import { type RememberedLaunch, recallLaunch } from "../exec/launch-memo-io.ts";
 import { programFacts, settleLaunch } from "../exec/launch-io.ts";
-import type { LaunchFacts, LaunchNotes } from "../exec/launch-plan.ts";
-import { type SubprocessPlan, launched } from "../exec/plan.ts";
-import { runPrepared } from "../exec/run-io.ts";
+import { type LaunchFacts, type LaunchNotes, launched } from "../exec/launch-plan.ts";
+import type { SubprocessPlan } from "../exec/plan.ts";
+import { type Runnable, runPrepared } from "../exec/run-io.ts";
 import { probeFor } from "../exec/sandbox-io.ts";
 import type { SandboxMode } from "../exec/sandbox-plan.ts";
 import type { OutputSinks } from "../exec/subprocess.ts";
@@ -38,6 +38,16 @@ export interface RememberedRun {
 
 /** Runs the call from its remembered launch; undefined when the memo does not hold. */
 export async function execRemembered(ctx: Context, call: RememberedCall, hooks: RememberedHooks): Promise<RememberedRun | undefined> {
+  const runnable = prepareRemembered(ctx, call, hooks);
+  if (!runnable) return undefined;
+  jitAtFullSpeed();
+  const started = performance.now();
+  const exitCode = await runPrepared(runnable, hooks.sinks());
+  return { exitCode, durationMs: Math.round(performance.now() - started) };
+}
+
+/** The call ready to run: planned, its parameters validated, its warnings shown; undefined when the memo does not hold. */
+function prepareRemembered(ctx: Context, call: RememberedCall, hooks: RememberedHooks): Runnable | undefined {
   const planned = planRemembered(ctx, call);
   if (!planned) return undefined;
   const { memo, plan, facts, notes } = planned;
@@ -47,12 +57,8 @@ export async function execRemembered(ctx: Context, call: RememberedCall, hooks: 
   const launchCtx = { mode: call.sandbox, env: ctx.env, home: ctx.home, projectRoot: memo.root, cacheDir: ctx.cacheDir };
   const settled = settleLaunch(plan, facts, notes, () => {}, launchCtx);
   for (const warning of settled.warnings) hooks.warn(warning);
-  jitAtFullSpeed();
   // A subprocess plan: no URL to check; nothing filtered (a filtered launch is never remembered).
-  const runnable = { plan: { ...plan, params }, redact: makeRedactor(plan.secrets.map((n) => ctx.env[n] ?? "")), checkUrl: async () => {}, refusals: [], cleanup: () => {} };
-  const started = performance.now();
-  const exitCode = await runPrepared(runnable, hooks.sinks());
-  return { exitCode, durationMs: Math.round(performance.now() - started) };
+  return { plan: { ...plan, params }, redact: makeRedactor(plan.secrets.map((n) => ctx.env[n] ?? "")), checkUrl: async () => {}, refusals: [], cleanup: () => {} };
 }
 
 /**

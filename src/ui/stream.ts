@@ -24,17 +24,21 @@ export function ranDocument(tool: string, exitCode: number, output: { stdout: st
   return { ok: exitCode === 0, tool, exitCode, ...output, durationMs, ...(refusals.length ? { refusals } : {}) };
 }
 
-/** Sinks that write to kiwi's stdout / stderr. */
+/**
+ * Sinks that write to kiwi's stdout / stderr. Each file is opened on its first chunk, while the
+ * tool already runs, not before it starts: a warm call's set-up is what kiwi adds to it.
+ */
 export function terminalSinks(): OutputSinks {
-  return { stdout: forward(Bun.stdout), stderr: forward(Bun.stderr) };
+  return { stdout: forward(() => Bun.stdout), stderr: forward(() => Bun.stderr) };
 }
 
-function forward(target: BunFile): (chunk: Uint8Array) => Promise<void> {
+function forward(open: () => BunFile): (chunk: Uint8Array) => Promise<void> {
   let closed = false;
+  let target: BunFile | undefined;
   return async (chunk) => {
     if (closed) return;
     try {
-      await Bun.write(target, chunk);
+      await Bun.write((target ??= open()), chunk);
     } catch {
       // EPIPE: the reader went away; the tool keeps running and its exit code still counts.
       closed = true;

@@ -3,12 +3,6 @@
 // memory. Reads the binary's sections directly (no compile). Pure.
 import { KiwiError } from "../errors.ts";
 
-/** The command a runtime names to run its entry point as a WASI module on kiwi's own host. */
-export const WASI_COMMAND = "kiwi:wasi";
-
-/** How kiwi's WASI host reports a limit (exit status), read back by exec/subprocess.ts. */
-export const WASM_EXIT = { fuel: 250, memory: 251 } as const;
-
 /** Fuel and the linear-memory cap of one run. */
 export interface WasmLimits {
   /** Function entries, loop iterations and returns the module may execute. */

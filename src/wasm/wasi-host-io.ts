@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { WASI } from "node:wasi";
 
-const EXIT = { fuel: 250, memory: 251, usage: 2, trap: 134 } as const; // fuel/memory: module-info.ts WASM_EXIT
+const EXIT = { fuel: 250, memory: 251, usage: 2, trap: 134 } as const; // fuel/memory: wasi-command.ts WASM_EXIT
 
 /** Runs the module; resolves to the exit status (a module's proc_exit ends the process itself). */
 export async function runWasiHost(args: readonly string[]): Promise<number> {

@@ -1,0 +1,9 @@
+// The names exec and kiwi's WASI host share: the command a runtime names to run a module, and the
+// exit statuses the host reports a limit with. Apart from module-info.ts so a warm `kiwi exec` of
+// any tool (which only compares against these) does not load the module reader. Pure.
+
+/** The command a runtime names to run its entry point as a WASI module on kiwi's own host. */
+export const WASI_COMMAND = "kiwi:wasi";
+
+/** How kiwi's WASI host reports a limit (exit status), read back by exec/subprocess.ts. */
+export const WASM_EXIT = { fuel: 250, memory: 251 } as const;
