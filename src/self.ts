@@ -15,7 +15,8 @@ export function kiwiInvocation(): string[] {
  * Back to JavaScriptCore's normal JIT tier-up. The binary starts with thresholds scaled up
  * (scripts/build.ts, --compile-jit-policy): kiwi's start-up code runs once, and compiling it on
  * the second core cost a warm `kiwi exec` ~3 ms of CPU. Work that runs long (validating a
- * thousand tools, pumping a tool's output, serving MCP) calls this first. Not `kiwi lock`: its cold
+ * thousand tools, speaking MCP, kiwi's filtering proxy) calls this first; pumping a tool's output
+ * does not (ops/exec-io.ts). Not `kiwi lock`: its cold
  * run's code runs once per tool while a worker hashes on the second core (cli.ts says why).
  */
 export function jitAtFullSpeed(): void {

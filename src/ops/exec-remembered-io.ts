@@ -14,7 +14,6 @@ import { probeFor } from "../exec/sandbox-io.ts";
 import type { SandboxMode } from "../exec/sandbox-plan.ts";
 import type { OutputSinks } from "../exec/subprocess.ts";
 import { makeRedactor } from "../exec/template.ts";
-import { jitAtFullSpeed } from "../self.ts";
 
 /** The call as given on the command line (only the forms a replay takes: commands/exec-remembered.ts). */
 export interface RememberedCall {
@@ -40,7 +39,6 @@ export interface RememberedRun {
 export async function execRemembered(ctx: Context, call: RememberedCall, hooks: RememberedHooks): Promise<RememberedRun | undefined> {
   const runnable = prepareRemembered(ctx, call, hooks);
   if (!runnable) return undefined;
-  jitAtFullSpeed();
   const started = performance.now();
   const exitCode = await runPrepared(runnable, hooks.sinks());
   return { exitCode, durationMs: Math.round(performance.now() - started) };
