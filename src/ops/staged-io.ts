@@ -16,7 +16,7 @@ import { type GitEnv, findWorkTree, readGitStatus, readScopedStatus, readStagedD
 import { type GitStatus, scopedStatus } from "../hook/git-status.ts";
 import { groupByProject } from "../hook/staged.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
-import { type IndexScan, type LockIndex, NO_TOOL, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type LockIndex, NO_TOOL, positionOf, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { type StagedMemo, type StagedMemoKey, type TreeIdentity, currentDependencies, dependenciesOf, dependencyPositions, identifyTree, observedDependencies, peekStagedMemo, readProjectIndex, stagedMemoFile, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
 import type { LockStatus, Repo, StagedVerdict } from "./staged-check-io.ts";
 
@@ -298,7 +298,7 @@ function workingCopiesOf(root: string, paths: readonly string[], index: LockInde
   const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
   const out = new Set([join(root, LOCKFILE_NAME)]);
   for (const path of changed) {
-    const at = path.startsWith(prefix) ? index.paths.indexOf(path.slice(prefix.length)) : -1;
+    const at = path.startsWith(prefix) ? positionOf(index, path.slice(prefix.length)) : -1;
     const owner = at === -1 ? undefined : index.owners[at]!;
     // A path of no tool is in no warning; a new or shared one, or one of no entry, is not pinned on one tool.
     if (owner === NO_TOOL) continue;

@@ -12,7 +12,7 @@
 import { join } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
-import type { IndexScan, IndexTool, LockIndex } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type IndexTool, type LockIndex, positionOf } from "../lockfile/lock-index-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { BUILTIN_IDS, builtinTool } from "../manifest/builtins.ts";
 import { type Project, type ReadProjectOptions, readProject, readToolAlone } from "../manifest/discover-io.ts";
@@ -59,7 +59,7 @@ export function toolsReadAtOnce(index: LockIndex, paths: readonly string[]): Set
   const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
   for (const path of paths) {
     if (path === LOCKFILE_NAME) continue;
-    const at = path.startsWith(prefix) ? index.paths.indexOf(path.slice(prefix.length)) : -1;
+    const at = path.startsWith(prefix) ? positionOf(index, path.slice(prefix.length)) : -1;
     // A staged path the index cannot pin on one tool (a deletion, a file no tool owns, a plugin's).
     if (at === -1 || index.owners[at]! < 0) return undefined;
     read.add(index.owners[at]!);

@@ -4,7 +4,7 @@ import { RACY_MARGIN_MS } from "../../src/cache/stat-cache-io.ts";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { type StagedProject, checkStaged } from "../../src/ops/staged-io.ts";
-import { identifyTree, stagedMemoFile } from "../../src/ops/staged-memo-io.ts";
+import { dependencyPositions, identifyTree, readProjectIndex, stagedMemoFile } from "../../src/ops/staged-memo-io.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { STAGED_TOOLS } from "../helpers/staged-tools.ts";
@@ -279,6 +279,24 @@ const DEPENDENCY_TOOLS = {
   ".ai/tools/jt/tool.json": '{ "tool_id": "jt", "tool_type": "knowledge", "version": "1.0.0", "executor": null, "config": { "entrypoint": "notes.md" } }\n',
   ".ai/tools/jt/notes.md": "# notes\n",
 };
+
+describe("the entries a verdict taken through the lock index depends on", () => {
+  test("are the same found in the index's bytes as in its decoded paths, whatever was read", async () => {
+    const root = realpathSync(makeTemp("kiwi-memo-positions-"));
+    writeTree(root, { ...DEPENDENCY_TOOLS, ".ai/tools/dt/data/é.bin": "e\n", ".ai/tools/stray.txt": "not a tool\n" });
+    await lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
+    const index = readProjectIndex(env.KIWI_CACHE_DIR, root)!;
+    expect(index.starts).toBeDefined();
+    // The same index with its paths decoded and no bytes to search.
+    const decoded = { ...index, names: undefined, starts: undefined, tools: index.tools, paths: index.paths };
+    const tools = index.tools.map((_, t) => t);
+    for (const read of [[], [0], tools.slice(0, 3), tools.slice(-2), tools]) {
+      const positions = dependencyPositions(index, new Set(read));
+      expect(positions).toBeDefined();
+      expect(positions).toEqual(dependencyPositions(decoded, new Set(read)));
+    }
+  });
+});
 
 describe.each([
   ["git's status of the whole tree", undefined],
