@@ -18,6 +18,7 @@ import { BUILTIN_IDS, builtinTool } from "../manifest/builtins.ts";
 import { type Project, type ReadProjectOptions, readProject, readToolAlone } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
+import { jitAtFullSpeed } from "../self.ts";
 
 export interface StagedProjectOptions {
   cacheDir: string;
@@ -39,6 +40,8 @@ export function readStagedProject(root: string, paths: readonly string[], option
   const read = new Set(indexed?.scan.tools.keys());
   const partial = indexed && readPartial(root, paths, indexed.index, read);
   if (partial) return { project: partial, partial: true, read };
+  // Discovering every tool runs long enough for compiled code to pay (the staged check starts at the start-up policy: cli.ts).
+  jitAtFullSpeed();
   return { project: readProject(root, { cacheDir: options.cacheDir, raw: options.raw }), partial: false };
 }
 
