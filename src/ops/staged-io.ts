@@ -17,7 +17,7 @@ import { type GitStatus, scopedStatus } from "../hook/git-status.ts";
 import { groupByProject } from "../hook/staged.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { type IndexScan, type LockIndex, NO_TOOL, positionOf, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
-import { type StagedMemo, type StagedMemoKey, type TreeIdentity, currentDependencies, dependenciesOf, dependencyPositions, identifyTree, observedDependencies, peekStagedMemo, readProjectIndex, stagedMemoFile, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
+import { type StagedMemo, type StagedMemoKey, type TreeIdentity, currentDependencies, dependenciesOf, dependencyPositions, identifyTree, manifestTable, observedDependencies, peekStagedMemo, readProjectIndex, stagedMemoFile, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
 import type { LockStatus, Repo, StagedVerdict } from "./staged-check-io.ts";
 
 export interface StagedOptions {
@@ -69,6 +69,9 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
   const aroundDeps = aroundMemo?.dependencies ? await currentDependencies(around!, options.cacheDir, aroundMemo.dependencies, now) : undefined;
   const aroundIndex = around === undefined || aroundDeps ? undefined : (readProjectIndex(options.cacheDir, around) ?? null);
   const early = asked.complete && around !== undefined && !aroundDeps ? await identifyTree(around, now, { cacheDir: options.cacheDir, index: aroundIndex }) : undefined;
+  // Else, while git lists what is staged: the index's tools and what the first check's narrowing
+  // reads of them whatever is staged (~2.5 ms of a 1,000-tool tree, or ~1 ms of it idle otherwise).
+  if (aroundIndex && !early) manifestTable(aroundIndex);
   const repo = await asked.repo;
   if (!options.files?.length && repo === undefined) {
     throw new KiwiError("E_GIT", `${options.cwd} is not inside a git repository, so nothing is staged`, {

@@ -177,23 +177,16 @@ export function dependenciesOf(index: LockIndex, scan: IndexScan, read: Readonly
  * stats only these for the tools it reads at once (ops/staged-io.ts), before it reads anything.
  */
 export function dependencyPositions(index: LockIndex, read: ReadonlySet<number>): number[] | undefined {
+  const table = manifestTable(index);
+  if (!table) return undefined;
+  const { manifests, settled, lengths } = table;
   const tools = index.tools;
-  const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
-  // Each tool's manifest path below .ai/tools; "" for a built-in or an Agent Plugin's server (whose files no single tool owns).
-  const manifests = tools.map((t) => (t.form === "builtin" || t.source.includes("#") ? "" : t.source.startsWith(prefix) ? t.source.slice(prefix.length) : undefined));
-  if (manifests.includes(undefined) || tools.some((t) => t.form !== "builtin" && t.source === "")) return undefined; // a damaged tools section
-  // A folder tool whose manifest has the first name discovery looks for: no name added beside it
-  // can change which manifest is read (walkToolsDir), so its root holds only that tool's files.
-  const settled = tools.map((t, i) => t.form === "directory" && manifests[i] !== "" && t.source.endsWith(`/${DIRECTORY_MANIFESTS[0]}`));
   const found = new Uint8Array(tools.length);
   // The read tools as a mask: a Set lookup per entry was most of this pass (~13,000 entries).
   const reading = new Uint8Array(tools.length);
   for (const t of read) if (t >= 0 && t < tools.length) reading[t] = 1;
-  const { stats, owners, parents, names, starts } = index;
+  const { stats, owners, parents, starts } = index;
   const n = owners.length;
-  // A manifest is found by its length in bytes first, and only an entry of that length is decoded
-  // (decoding every path of a 1,000-tool tree costs ~0.8 ms).
-  const lengths = names && starts ? Int32Array.from(manifests, (m) => Buffer.byteLength(m!)) : undefined;
   const paths = lengths ? undefined : index.paths;
   const below = new Uint8Array(n);
   const kept: number[] = [];
@@ -223,6 +216,51 @@ export function dependencyPositions(index: LockIndex, read: ReadonlySet<number>)
   }
   for (let t = 0; t < tools.length; t++) if (manifests[t] !== "" && !found[t]) return undefined;
   return kept;
+}
+
+/** What dependencyPositions reads of each tool, whatever was read (manifestTable). */
+interface ManifestTable {
+  /** Each tool's manifest path below .ai/tools; "" for a built-in or an Agent Plugin's server (whose files no single tool owns). */
+  manifests: string[];
+  /** A folder tool whose manifest has the first name discovery looks for: no name added beside it can change which manifest is read (walkToolsDir), so its root holds only that tool's files. */
+  settled: Uint8Array;
+  /** Each manifest path's length in UTF-8 when the index has its names as bytes: an entry of another length is not it, and is never decoded (decoding every path of a 1,000-tool tree costs ~0.8 ms). */
+  lengths?: Int32Array;
+}
+
+const manifestTables = new WeakMap<LockIndex, ManifestTable | null>();
+
+/**
+ * The index's manifest table, built once per loaded index (it is read-only): the staged check
+ * builds it while git lists what is staged (staged-io.ts). Undefined for a damaged tools section.
+ */
+export function manifestTable(index: LockIndex): ManifestTable | undefined {
+  const known = manifestTables.get(index);
+  if (known !== undefined) return known ?? undefined;
+  const tools = index.tools;
+  const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
+  const settledName = `/${DIRECTORY_MANIFESTS[0]}`;
+  const manifests: string[] = new Array(tools.length);
+  const settled = new Uint8Array(tools.length);
+  const lengths = index.names && index.starts ? new Int32Array(tools.length) : undefined;
+  let table: ManifestTable | null = { manifests, settled, ...(lengths ? { lengths } : {}) };
+  for (let t = 0; t < tools.length; t++) {
+    const { form, source } = tools[t]!;
+    if (form === "builtin" || source.includes("#")) manifests[t] = "";
+    else if (source.startsWith(prefix)) manifests[t] = source.slice(prefix.length);
+    else {
+      table = null; // a damaged tools section
+      break;
+    }
+    if (form !== "builtin" && source === "") {
+      table = null; // a damaged tools section's placeholder
+      break;
+    }
+    if (form === "directory" && manifests[t] !== "" && source.endsWith(settledName)) settled[t] = 1;
+    if (lengths) lengths[t] = Buffer.byteLength(manifests[t]!);
+  }
+  manifestTables.set(index, table);
+  return table ?? undefined;
 }
 
 /** The identity of a verdict's dependencies as the check observed them (dependenciesOf), under the lock index it read them through. */

@@ -52,7 +52,9 @@ export function readStagedProject(root: string, paths: readonly string[], option
  */
 export function toolsReadAtOnce(index: LockIndex, paths: readonly string[]): Set<number> | undefined {
   const read = new Set<number>();
-  for (const [i, t] of index.tools.entries()) {
+  const tools = index.tools;
+  for (let i = 0; i < tools.length; i++) {
+    const t = tools[i]!;
     // A damaged tools section reads as placeholder rows, which vouch for nothing.
     if (t.source === "") return undefined;
     // A tool a discovery finding was about is read at once, so its findings are the project's too:
@@ -77,8 +79,9 @@ function readPartial(root: string, paths: readonly string[], index: LockIndex, r
   for (const t of atOnce) read.add(t);
   const tools: Tool[] = [];
   const findings: Finding[] = [];
-  for (let t = 0; t < index.tools.length; t++) {
-    const known = index.tools[t]!;
+  const indexed = index.tools; // a getter: read once, not twice per tool
+  for (let t = 0; t < indexed.length; t++) {
+    const known = indexed[t]!;
     if (!read.has(t)) {
       tools.push(new Stub(root, known, t, read));
       continue;

@@ -295,6 +295,11 @@ describe("the entries a verdict taken through the lock index depends on", () => 
       expect(positions).toBeDefined();
       expect(positions).toEqual(dependencyPositions(decoded, new Set(read)));
     }
+    // A damaged tools section (placeholder rows, or a manifest outside .ai/tools) tells no entries apart.
+    const at = index.tools.findIndex((t) => t.form !== "builtin");
+    const damaged = (change: (t: (typeof index.tools)[number]) => object) => ({ ...index, tools: index.tools.map((t, i) => (i === at ? { ...t, ...change(t) } : t)) });
+    expect(dependencyPositions(damaged(() => ({ source: "" })), new Set())).toBeUndefined();
+    expect(dependencyPositions(damaged((t) => ({ source: t.source.replace(".ai/tools/", "elsewhere/") })), new Set())).toBeUndefined();
   });
 });
 
