@@ -233,8 +233,9 @@ async function checkNarrowly(
   if (!first) return undefined;
   const scan = await scanLockIndexFast(index, first);
   if (scan.structural) return undefined;
-  const repo = git === undefined ? undefined : { top: git.top, status: scoped === undefined ? git.status : scopedStatus(git.status, await scoped) };
+  // The fresh check's modules load while git's status of the working copies may still be running.
   const { checkProjectChanges } = await import("./staged-check-io.ts");
+  const repo = git === undefined ? undefined : { top: git.top, status: scoped === undefined ? git.status : scopedStatus(git.status, await scoped) };
   let fresh: Awaited<ReturnType<typeof checkProjectChanges>>;
   try {
     fresh = await checkProjectChanges(root, paths, repo, { ...options, indexed: { index, scan } });

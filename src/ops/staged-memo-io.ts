@@ -163,10 +163,14 @@ export function dependenciesOf(index: LockIndex, scan: IndexScan, read: Readonly
   const kept = positions ?? dependencyPositions(index, read);
   if (!kept) return undefined;
   const stats = index.stats;
+  const fresh = scan.fresh;
   const rows = new Float64Array(kept.length * ROW_WIDTH);
-  for (let k = 0; k < kept.length; k++) {
+  // Copied number by number: a view per entry cost ~1 ms over the ~1,200 entries of a first check.
+  for (let k = 0, o = 0; k < kept.length; k++, o += ROW_WIDTH) {
     const i = kept[k]!;
-    rows.set(scan.fresh.get(i) ?? stats.subarray(i * ROW_WIDTH, (i + 1) * ROW_WIDTH), k * ROW_WIDTH);
+    const row = fresh.size === 0 ? undefined : fresh.get(i);
+    if (row) rows.set(row, o);
+    else for (let c = 0, from = i * ROW_WIDTH; c < ROW_WIDTH; c++) rows[o + c] = stats[from + c]!;
   }
   return { names: namesAt(index, kept), rows, top: scan.fresh.get(-1) ?? index.top };
 }
