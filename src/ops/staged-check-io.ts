@@ -28,6 +28,7 @@ import { isNullBlobId } from "../integrity/git-blob.ts";
 import { readGitBlob, readGitBlobText, storeGitBlob } from "../cache/git-blobs-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
 import { selectAffected } from "../hook/staged.ts";
+import { jitAtFullSpeed } from "../self.ts";
 
 export type LockStatus = "fresh" | "stale" | "missing" | "invalid" | "unchecked";
 
@@ -76,6 +77,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   // The lockfile this commit stages is HEAD's at the next one: kept, that check needs no git.
   if (selected.lockfileChanged && repo !== undefined && text !== undefined) keepStagedLockfile(root, repo, text, options.cacheDir);
   const judged = [...selected.changed, ...selected.dependents];
+  if (judged.length > JIT_FROM_TOOLS) jitAtFullSpeed();
   const { check, memorable } = await validate(project, judged, paths, options);
   const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed);
   const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged };
@@ -87,6 +89,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const edited = selected.lockfileChanged ? editedToolIds(text!, await headLock, rendered) : [];
   const scope = edited === "all" ? project.tools : [...new Set([...judged, ...project.tools.filter((t) => edited.includes(t.id))])];
   const extra = edited === "all" ? locked.ids() : [...selected.gone, ...edited];
+  if (scope.length > JIT_FROM_TOOLS) jitAtFullSpeed();
   const diff = compareEntries(project, scope, locked, extra, options);
   const stale = diff.added.length + diff.removed.length + diff.changed.length > 0;
   return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged }, memorable, read };
@@ -113,6 +116,12 @@ async function validate(project: Project, judged: Tool[], paths: readonly string
   const memorable = [...verdicts.verdicts.values()].every((v) => v.ok || v.line !== undefined);
   return { check: { ...withFindings(base, syntaxFindings(requests, verdicts), { strict: options.strict }), unmatched: [] }, memorable };
 }
+
+/**
+ * Judging more tools than this runs long enough for compiled code to pay, as in the full check:
+ * the staged check starts at the start-up JIT policy (cli.ts), right for a commit's few tools.
+ */
+const JIT_FROM_TOOLS = 64;
 
 /** At most this many files (and bytes) of judged tools are hashed without the stat cache. */
 const DIRECT_HASH_FILES = 64;
