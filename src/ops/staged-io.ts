@@ -17,7 +17,7 @@ import { type GitStatus, scopedStatus } from "../hook/git-status.ts";
 import { groupByProject } from "../hook/staged.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { type IndexScan, type LockIndex, NO_TOOL, positionOf, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
-import { type StagedMemo, type StagedMemoKey, type TreeIdentity, currentDependencies, dependenciesOf, dependencyPositions, identifyTree, manifestTable, observedDependencies, peekStagedMemo, readProjectIndex, stagedMemoFile, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
+import { type StagedMemo, type StagedMemoKey, type TreeIdentity, currentDependencies, dependenciesOf, dependencyPositions, identifyTree, keyedOnCurrentIndex, loadedIndexIdentity, manifestTable, observedDependencies, peekStagedMemo, readProjectIndex, stagedMemoFile, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
 import type { LockStatus, Repo, StagedVerdict } from "./staged-check-io.ts";
 
 export interface StagedOptions {
@@ -64,9 +64,11 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
   // git's status of the working copies that memo names starts now, beside the staged diff: it is
   // the one the check asks when the staged paths are the memo's (its key holds them), and is
   // dropped otherwise.
-  const worktree = aroundMemo?.dependencies && aroundMemo.scope && !asked.complete && asked.found !== undefined ? readScopedStatus(asked.found, aroundMemo.scope, options.env) : undefined;
+  // A memo whose key names a lock index since rewritten cannot answer: neither is done for it.
+  const keyed = aroundMemo !== undefined && keyedOnCurrentIndex(aroundMemo, options.cacheDir, around!);
+  const worktree = keyed && aroundMemo.scope && !asked.complete && asked.found !== undefined ? readScopedStatus(asked.found, aroundMemo.scope, options.env) : undefined;
   worktree?.catch(() => undefined); // awaited only if the memo's key is the one to compare
-  const aroundDeps = aroundMemo?.dependencies ? await currentDependencies(around!, options.cacheDir, aroundMemo.dependencies, now) : undefined;
+  const aroundDeps = keyed ? await currentDependencies(around!, options.cacheDir, aroundMemo.dependencies!, now) : undefined;
   const aroundIndex = around === undefined || aroundDeps ? undefined : (readProjectIndex(options.cacheDir, around) ?? null);
   const early = asked.complete && around !== undefined && !aroundDeps ? await identifyTree(around, now, { cacheDir: options.cacheDir, index: aroundIndex }) : undefined;
   // Else, while git lists what is staged: the index's tools, and what the first check's narrowing
@@ -165,8 +167,8 @@ async function checkProjectRemembered(root: string, paths: string[], git: Staged
   const strict = options.strict === true;
   const keyOf = (repo: Repo | undefined, tree: TreeIdentity) => stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict, repo, env: options.env, now: options.started }, tree);
   const memo = options.memo === undefined ? peekStagedMemo(stagedMemoFile(options.cacheDir, root, strict)) : (options.memo ?? undefined);
-  if (memo?.dependencies && (git === undefined || git.complete || memo.scope !== undefined)) {
-    const deps = options.dependencies ?? (await currentDependencies(root, options.cacheDir, memo.dependencies, options.started));
+  if (memo && keyedOnCurrentIndex(memo, options.cacheDir, root) && (git === undefined || git.complete || memo.scope !== undefined)) {
+    const deps = options.dependencies ?? (await currentDependencies(root, options.cacheDir, memo.dependencies!, options.started));
     if (deps) {
       // The memo's working copies are those the index it was taken through chose for these paths; its key names that index.
       const worktree = git === undefined || git.complete ? undefined : await (options.worktree ?? readScopedStatus(git.top, memo.scope!, options.env));
@@ -284,7 +286,7 @@ function rememberUnderDependencies(
   const observed = dependencies && observedDependencies(through.root, through.index, dependencies, now);
   const key = observed && keyOf(observed);
   if (!key || !dependencies) return false;
-  writeStagedMemo(key, verdict, { names: dependencies.names, ...(scope ? { scope } : {}) });
+  writeStagedMemo(key, verdict, { names: dependencies.names, ...(scope ? { scope } : {}), index: loadedIndexIdentity(through.index) });
   return true;
 }
 

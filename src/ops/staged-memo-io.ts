@@ -329,6 +329,20 @@ function dependencyDigest(root: string, indexId: string, names: Uint8Array, rows
   return { value: hasher.digest("hex"), racy };
 }
 
+/** The stat identity of a loaded lock index's file, taken before it was read (readProjectIndex); the memo records the one its key names. */
+export function loadedIndexIdentity(index: LockIndex): string | undefined {
+  return indexIdentities.get(index);
+}
+
+/**
+ * Whether a memo keyed on its dependencies can answer at all: its key names the lock index it was
+ * taken through (dependencyDigest), so once a lock rewrote that index (each commit's relock) it
+ * never does, and its entries need not be statted. A memo that did not record it may.
+ */
+export function keyedOnCurrentIndex(memo: StagedMemo, cacheDir: string, root: string): boolean {
+  return memo.dependencies !== undefined && (memo.index === undefined || memo.index === lockIndexIdentity(cacheDir, root));
+}
+
 /** The stat identity of each loaded lock index's file, taken before it was read (readProjectIndex). */
 const indexIdentities = new WeakMap<LockIndex, string>();
 
@@ -440,6 +454,8 @@ export interface StagedMemo {
   dependencies?: Uint8Array;
   /** The working copies git was asked about (staged-io.ts workingCopiesOf), chosen through the lock index the key names: the same again while the key holds. */
   scope?: string[];
+  /** The stat identity of the lock index its key names (memos written before it was recorded have none). */
+  index?: string;
 }
 
 /** The project's remembered verdict, whatever its inputs; undefined when absent or damaged. Its digest says for which. */
@@ -447,13 +463,13 @@ export function peekStagedMemo(file: string): StagedMemo | undefined {
   const text = readMemoFile(file);
   if (text === undefined) return undefined;
   try {
-    const memo = JSON.parse(text) as { digest?: unknown; verdict?: StagedVerdict; dependencies?: unknown; scope?: unknown };
+    const memo = JSON.parse(text) as { digest?: unknown; verdict?: StagedVerdict; dependencies?: unknown; scope?: unknown; index?: unknown };
     if (typeof memo.digest !== "string" || !isVerdict(memo.verdict)) return undefined;
     if (memo.dependencies === undefined) return { digest: memo.digest, verdict: memo.verdict };
     if (typeof memo.dependencies !== "string" || !memo.dependencies.endsWith("\0")) return undefined;
     const scope = memo.scope === undefined ? {} : Array.isArray(memo.scope) && memo.scope.every((p) => typeof p === "string") ? { scope: memo.scope as string[] } : undefined;
-    if (!scope) return undefined;
-    return { digest: memo.digest, verdict: memo.verdict, dependencies: new TextEncoder().encode(memo.dependencies), ...scope };
+    if (!scope || (memo.index !== undefined && typeof memo.index !== "string")) return undefined;
+    return { digest: memo.digest, verdict: memo.verdict, dependencies: new TextEncoder().encode(memo.dependencies), ...scope, ...(memo.index === undefined ? {} : { index: memo.index as string }) };
   } catch {
     return undefined;
   }
@@ -466,9 +482,9 @@ export function readStagedMemo(key: StagedMemoKey): StagedVerdict | undefined {
 }
 
 /** Remembers a verdict under its inputs (never when they were racy), with the dependencies the key covers when it covers only those; best effort. */
-export function writeStagedMemo(key: StagedMemoKey, verdict: StagedVerdict, dependencies?: { names: Uint8Array; scope?: readonly string[] }): void {
+export function writeStagedMemo(key: StagedMemoKey, verdict: StagedVerdict, dependencies?: { names: Uint8Array; scope?: readonly string[]; index?: string }): void {
   if (key.racy) return;
-  const deps = dependencies === undefined ? {} : { dependencies: new TextDecoder().decode(dependencies.names), ...(dependencies.scope ? { scope: dependencies.scope } : {}) };
+  const deps = dependencies === undefined ? {} : { dependencies: new TextDecoder().decode(dependencies.names), ...(dependencies.scope ? { scope: dependencies.scope } : {}), ...(dependencies.index ? { index: dependencies.index } : {}) };
   writeMemoFile(key.file, JSON.stringify({ digest: key.digest, verdict, ...deps }));
 }
 

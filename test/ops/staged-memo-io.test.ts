@@ -4,7 +4,9 @@ import { RACY_MARGIN_MS } from "../../src/cache/stat-cache-io.ts";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { type StagedProject, checkStaged } from "../../src/ops/staged-io.ts";
-import { dependencyPositions, identifyTree, readProjectIndex, stagedMemoFile } from "../../src/ops/staged-memo-io.ts";
+import { dependencyPositions, identifyTree, keyedOnCurrentIndex, peekStagedMemo, readProjectIndex, stagedMemoFile } from "../../src/ops/staged-memo-io.ts";
+import { statIdentity } from "../../src/cache/memo-file-io.ts";
+import { lockIndexPath } from "../../src/lockfile/lock-index-io.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { STAGED_TOOLS } from "../helpers/staged-tools.ts";
@@ -492,8 +494,19 @@ describe.each([
     const lockfile = statSync(join(root, "tool.lock.json"));
     await lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
     expect(statSync(join(root, "tool.lock.json")).mtimeMs).toBe(lockfile.mtimeMs); // confirmed, not rewritten
+    // The memo names the index its key holds: once that index is rewritten it is known not to answer, before anything is statted.
+    const file = stagedMemoFile(env.KIWI_CACHE_DIR, realpathSync(root), false);
+    const stale = peekStagedMemo(file)!;
+    expect(stale.index).toBeDefined();
+    expect(keyedOnCurrentIndex(stale, env.KIWI_CACHE_DIR, realpathSync(root))).toBe(false);
     await fresh(root);
+    const now = peekStagedMemo(file)!;
+    expect(now.index).toBe(statIdentity(lockIndexPath(env.KIWI_CACHE_DIR, realpathSync(root))));
+    expect(keyedOnCurrentIndex(now, env.KIWI_CACHE_DIR, realpathSync(root))).toBe(true);
     expect(await answers(root)).toBe(true);
+    // A memo written before the index was recorded may still answer: its entries are statted.
+    const { index: _, ...unnamed } = now;
+    expect(keyedOnCurrentIndex(unnamed, env.KIWI_CACHE_DIR, realpathSync(root))).toBe(true);
   });
 
   test("a truncated git index is judged as git reads it, never answered from the memo", async () => {
