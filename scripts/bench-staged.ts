@@ -4,14 +4,17 @@
 // kiwi's start-up, git's own staged listing and a full `kiwi check`, all interleaved round by round.
 // The target (issue 14): staged <= 1.2 x (git diff --cached --name-only + the hello-world binary).
 // The warm rows answer from the staged memo (the commit retried, the hook run twice); another row
-// is the first check of a staged state (the memo removed before each run, every other cache warm).
+// is the first check of a staged state (the memo removed before each run, every other cache warm),
+// and another the same after a relock, as a commit's check comes: the previous check's memo kept,
+// the lock index rewritten (touched: a new stat identity) before each run.
 // Build first: `bun run build`.
 //   bun run scripts/bench-staged.ts [--count 1000] [--files-per-tool 0] [--file-size 10240] [--runs 21] [--keep] [--kiwi path] [--base path]
 // --files-per-tool 10 gives the issue's own tree (every tool a folder with ten data files of
 // --file-size bytes: ~13,000 entries below .ai/tools instead of ~1,750).
 // --base adds another kiwi binary's staged check (e.g. the commit before a change) to the same rounds.
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { RACY_MARGIN_MS } from "../src/cache/stat-cache-io.ts";
+import { lockIndexPath } from "../src/lockfile/lock-index-io.ts";
 import { relative } from "node:path";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,7 +89,9 @@ try {
   const baseEnv = { ...env, KIWI_CACHE_DIR: join(work, "cache-base") };
   if (baseKiwi) cpSync(env.KIWI_CACHE_DIR!, baseEnv.KIWI_CACHE_DIR, { recursive: true });
   const baseMemoDir = join(baseEnv.KIWI_CACHE_DIR, "check", "staged");
-  const [floor, startup, gitList, full, staged, files, miss, ...before] = await runInterleaved(
+  const realTree = realpathSync(tree);
+  const relocked = (cacheDir: string, binary: string) => ["sh", "-c", 'touch "$1" && exec "$2" check --staged', "sh", lockIndexPath(cacheDir, realTree), binary];
+  const [floor, startup, gitList, full, staged, files, miss, afterLock, ...before] = await runInterleaved(
     [
       { name: "baseline: hello-world compiled Bun binary", argv: [hello] },
       { name: "baseline: kiwi --version", argv: [kiwi, "--version"] },
@@ -95,27 +100,30 @@ try {
       { name: "kiwi check --staged (one tool, warm)", argv: [kiwi, "check", "--staged"] },
       { name: "kiwi check --staged <file> (as pre-commit)", argv: [kiwi, "check", "--staged", changed, "tool.lock.json"] },
       { name: "kiwi check --staged (first check: memo removed)", argv: ["sh", "-c", 'rm -rf "$1" && exec "$2" check --staged', "sh", memoDir, kiwi] },
+      { name: "kiwi check --staged (first check after a relock)", argv: relocked(env.KIWI_CACHE_DIR!, kiwi) },
       ...(baseKiwi
         ? [
             { name: "base: kiwi check --staged", argv: [baseKiwi, "check", "--staged"], env: baseEnv },
             { name: "base: kiwi check --staged <file>", argv: [baseKiwi, "check", "--staged", changed, "tool.lock.json"], env: baseEnv },
             { name: "base: first check (memo removed)", argv: ["sh", "-c", 'rm -rf "$1" && exec "$2" check --staged', "sh", baseMemoDir, baseKiwi], env: baseEnv },
+            { name: "base: first check after a relock", argv: relocked(baseEnv.KIWI_CACHE_DIR, baseKiwi), env: baseEnv },
           ]
         : []),
     ],
     runs,
     () => env,
     tree,
-  ) as SeriesRow[] as [SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, ...SeriesRow[]];
+  ) as SeriesRow[] as [SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, ...SeriesRow[]];
 
   const base = gitList.median + floor.median;
   const ms = (r: SeriesRow) => `${r.median.toFixed(1)} ms (min ${r.min.toFixed(1)})`;
   process.stdout.write(`\nfloor: hello world ${ms(floor)} + git diff --cached --name-only ${ms(gitList)} = ${base.toFixed(1)} ms\n`);
   process.stdout.write(`staged ${ms(staged)}: x${(staged.median / base).toFixed(2)}, with file names ${ms(files)}: x${(files.median / base).toFixed(2)} (target <= 1.2)\n`);
-  process.stdout.write(`first check of a staged state ${ms(miss)}: x${(miss.median / base).toFixed(2)}\n`);
-  if (before.length === 3) {
+  process.stdout.write(`first check of a staged state ${ms(miss)}: x${(miss.median / base).toFixed(2)}, after a relock (previous memo kept) ${ms(afterLock)}: x${(afterLock.median / base).toFixed(2)}\n`);
+  if (before.length === 4) {
     process.stdout.write(`base binary: staged ${ms(before[0]!)}: x${(before[0]!.median / base).toFixed(2)}, with file names ${ms(before[1]!)}: x${(before[1]!.median / base).toFixed(2)}\n`);
     process.stdout.write(`base binary: first check ${ms(before[2]!)}: x${(before[2]!.median / base).toFixed(2)}; new/base x${(miss.median / before[2]!.median).toFixed(2)} wall${miss.cpu && before[2]!.cpu ? `, x${(miss.cpu / before[2]!.cpu).toFixed(2)} cpu` : ""}\n`);
+    process.stdout.write(`base binary: first check after a relock ${ms(before[3]!)}: x${(before[3]!.median / base).toFixed(2)}; new/base x${(afterLock.median / before[3]!.median).toFixed(2)} wall${afterLock.cpu && before[3]!.cpu ? `, x${(afterLock.cpu / before[3]!.cpu).toFixed(2)} cpu` : ""}\n`);
   }
   process.stdout.write("ratios (same run):\n");
   process.stdout.write(`  staged / full check        ${(staged.median / full.median).toFixed(2)}x\n`);
@@ -123,7 +131,7 @@ try {
   process.stdout.write(`  staged / kiwi start-up     ${(staged.median / startup.median).toFixed(1)}x\n`);
   process.stdout.write(`  staged / git's own listing ${(staged.median / gitList.median).toFixed(1)}x\n`);
   process.stdout.write(`\ntarget < 300 ms: staged ${staged.median.toFixed(0)} ms (${staged.median < 300 ? "met" : "OVER"}), with file names ${files.median.toFixed(0)} ms (${files.median < 300 ? "met" : "OVER"})\n`);
-  if ([staged, files, miss].some((r) => r.exitCodes.some((c) => c !== 0))) process.stdout.write("warning: the passing commit did not exit 0\n");
+  if ([staged, files, miss, afterLock].some((r) => r.exitCodes.some((c) => c !== 0))) process.stdout.write("warning: the passing commit did not exit 0\n");
   if (stale.exitCodes.some((c) => c !== 3)) process.stdout.write("warning: the stale lockfile did not exit 3\n");
   const load = (await Bun.file("/proc/loadavg").text().catch(() => "")).split(" ").slice(0, 3).join(" ");
   if (load) process.stdout.write(`load average: ${load} (wall times on a busy machine overstate; cpu is steadier)\n`);

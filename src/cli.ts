@@ -75,8 +75,10 @@ export async function main(given: string[]): Promise<number> {
     // Start-up is over for every command but exec, which says so itself once the tool runs, and
     // lock: a cold lock's code runs once per tool while a worker hashes on the second core, and
     // compiling it at the normal policy took that core ~60-90 ms of CPU (x0.88-0.92 of a cold
-    // 1,000-tool lock's CPU) without making this thread faster (same-run A/B, issue 14).
-    if (path[0] !== "exec" && path[0] !== "lock") jitAtFullSpeed();
+    // 1,000-tool lock's CPU) without making this thread faster (same-run A/B, issue 14). And
+    // check, which says so itself where it runs long (commands/check.ts): the staged check's code
+    // mostly runs once, and compiling it made the first check of a commit use ~20% more CPU.
+    if (path[0] !== "exec" && path[0] !== "lock" && path[0] !== "check") jitAtFullSpeed();
     // Run the resolved command itself: citty drops a subcommand's return value, and it is the exit code.
     const result = await runLeaf(cmd, rawArgs.slice(path.length));
     return typeof result === "number" ? result : 0;

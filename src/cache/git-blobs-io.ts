@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync, statSync, unlinkSync, utimesSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "./atomic-io.ts";
-import { blobIdFormat, isBlobOf } from "../integrity/git-blob.ts";
+import { blobIdFormat, isBlobOf, isBlobTextOf } from "../integrity/git-blob.ts";
 
 /** Where the blobs live in the cache. */
 export const GIT_BLOBS_DIR = join("check", "git-blobs");
@@ -22,12 +22,36 @@ function blobPath(cacheDir: string, id: string): string | undefined {
 export function readGitBlob(cacheDir: string, id: string): Uint8Array | undefined {
   const path = blobPath(cacheDir, id);
   if (path === undefined) return undefined;
-  let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path);
+    return verified(path, id, readFileSync(path));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The kept blob `id` as text (what gitText gives of its bytes) without decoding it twice: read as
+ * text (~1 ms for 2 MB, where decoding bytes read first cost ~2 ms more) and vouched for by hashing
+ * that text's UTF-8. Undefined when the file cannot be read or the text's UTF-8 is not the blob: a
+ * damaged file, or bytes that are not UTF-8 or start with a byte order mark (which decoding
+ * changes); readGitBlob then reads the bytes (and removes a damaged file).
+ */
+export function readGitBlobText(cacheDir: string, id: string): string | undefined {
+  const path = blobPath(cacheDir, id);
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  if (!isBlobTextOf(text, id)) return undefined;
+  touch(path);
+  return text;
+}
+
+/** `bytes` read from `path` when they are blob `id` (then touched), else undefined and the file removed. */
+function verified(path: string, id: string, bytes: Uint8Array): Uint8Array | undefined {
   if (!isBlobOf(bytes, id)) {
     evict(path);
     return undefined;

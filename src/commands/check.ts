@@ -6,6 +6,7 @@ import { KiwiError } from "../errors.ts";
 import { FINDING_FORMATS, type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
+import { jitAtFullSpeed } from "../self.ts";
 
 export default defineCommand({
   meta: { name: "check", description: "Validate tools: manifests, types, security, executor chains, child_schemas and parameters" },
@@ -22,6 +23,8 @@ export default defineCommand({
     const format = formatOf(args.format, args.json);
     const targets = (args._ ?? []).map(String);
     if (args.staged) return (await import("./_staged.ts")).runStagedCheck(ctx, { files: targets, strict: args.strict, format });
+    // Validating every tool runs long: compiled code pays (the staged check, ~40 ms, keeps the start-up policy: cli.ts).
+    jitAtFullSpeed();
     // Loaded here, not at the top: the staged check's remembered verdict needs none of the validator.
     const { checkTree } = await import("../ops/check-io.ts");
     const { result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, strict: args.strict, targets });

@@ -20,6 +20,16 @@ export function isBlobOf(bytes: Uint8Array, id: string): boolean {
   return format !== undefined && !/^0+$/.test(id) && gitBlobId(bytes, format) === id;
 }
 
+/**
+ * True when the UTF-8 bytes of `text` are the blob `id` names, and `text` is what TextDecoder gives
+ * of them (it drops a leading byte order mark: text that starts with one is not).
+ */
+export function isBlobTextOf(text: string, id: string): boolean {
+  const format = blobIdFormat(id);
+  if (format === undefined || /^0+$/.test(id) || text.charCodeAt(0) === 0xfeff) return false;
+  return new Bun.CryptoHasher(format).update(`blob ${Buffer.byteLength(text)}\0`).update(text).digest("hex") === id;
+}
+
 /** git's id for "no such blob" (a path HEAD or the index does not hold), in either format. */
 export function isNullBlobId(id: string): boolean {
   return blobIdFormat(id) !== undefined && /^0+$/.test(id);

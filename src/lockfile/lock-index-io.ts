@@ -74,6 +74,8 @@ export interface LockIndex {
   paths: string[];
   /** The same paths as UTF-8, each ended by a NUL byte (what statx takes). */
   names?: Uint8Array;
+  /** Where each path starts in `names` (and, last, where one more would): read with it, so one path is found or decoded without decoding them all. */
+  starts?: Int32Array;
   /** The tools section as read (written back as is when the tools did not change). */
   toolsBytes?: Uint8Array;
   parents: Int32Array;
@@ -338,9 +340,14 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean | 
       names = new Uint8Array(pl + 1);
       names.set(bytes.subarray(head + hl + tl, pathsEnd));
     }
-    // n paths joined by NUL plus the NUL added above: n NULs (one for an empty tree).
+    // n paths joined by NUL plus the NUL added above: n NULs (one for an empty tree). Each path
+    // starts after the NUL before it.
+    const starts = new Int32Array(n + 1);
     let ends = 0;
-    for (let at = names.indexOf(0); at !== -1; at = names.indexOf(0, at + 1)) ends++;
+    for (let at = names.indexOf(0); at !== -1; at = names.indexOf(0, at + 1)) {
+      ends++;
+      if (ends <= n) starts[ends] = at + 1;
+    }
     if (ends !== Math.max(n, 1)) return undefined;
     // Read in place when the file's bytes sit at an 8-byte boundary in memory (readFileSync's own
     // buffer for a file this size does), else copied out to one that does.
@@ -350,12 +357,15 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean | 
     const stats = new Float64Array(numbers, at, n * ROW_WIDTH);
     const parents = new Int32Array(numbers, at + n * ROW_WIDTH * 8, n);
     const owners = new Int32Array(numbers, at + n * ROW_WIDTH * 8 + n * 4, n);
+    const toolCount = header.toolCount;
     for (let i = 0; i < n; i++) {
-      if (parents[i]! < -1 || parents[i]! >= i || owners[i]! < MANY_TOOLS || owners[i]! >= header.toolCount) return undefined;
+      const parent = parents[i]!;
+      const owner = owners[i]!;
+      if (parent < -1 || parent >= i || owner < MANY_TOOLS || owner >= toolCount) return undefined;
     }
     const top = (header.top as (number | null)[]).map((x) => (x === null ? Number.NaN : x));
     const toolsBytes = bytes.subarray(head + hl, head + hl + tl);
-    const index = { root, kiwi: header.kiwi, strict: header.strict === true, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, toolsBytes, parents, stats, owners, top };
+    const index = { root, kiwi: header.kiwi, strict: header.strict === true, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, starts, toolsBytes, parents, stats, owners, top };
     return Object.defineProperties(index, {
       tools: { get: readTools, enumerable: true },
       paths: { get: readPaths, enumerable: true },
@@ -365,13 +375,54 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean | 
   }
 }
 
-/** The path of entry `i`, decoding only that one (for a few entries; index.paths decodes them all). */
+/** The path of entry `i`, decoding only that one (index.paths decodes them all). */
 export function pathAt(index: LockIndex, i: number): string {
-  const names = index.names;
+  const { names, starts } = index;
   if (!names) return index.paths[i]!;
+  if (starts) return Buffer.from(names.buffer, names.byteOffset + starts[i]!, starts[i + 1]! - starts[i]! - 1).toString("utf8");
   let at = 0;
   for (let k = 0; k < i; k++) at = names.indexOf(0, at) + 1;
   return Buffer.from(names.buffer, names.byteOffset + at, names.indexOf(0, at) - at).toString("utf8");
+}
+
+/**
+ * The position of the entry at `path` (relative to .ai/tools), or -1: index.paths.indexOf(path),
+ * found in the index's bytes without decoding every path (~0.8 ms for the 13,000 of a 1,000-tool
+ * tree with ten data files each).
+ */
+export function positionOf(index: LockIndex, path: string): number {
+  const { names, starts } = index;
+  if (!names || !starts || path === "" || path.includes("\0")) return index.paths.indexOf(path);
+  const bytes = Buffer.from(names.buffer, names.byteOffset, names.length);
+  const needle = Buffer.from(`${path}\0`);
+  for (let at = bytes.indexOf(needle); at !== -1; at = bytes.indexOf(needle, at + 1)) {
+    if (at !== 0 && bytes[at - 1] !== 0) continue; // the end of a longer name
+    // The entry that starts there: the last start at or before it.
+    let lo = 0;
+    let hi = starts.length - 2;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return starts[lo] === at ? lo : -1;
+  }
+  return -1;
+}
+
+/** The names of entries `positions` (in that order), each ended by a NUL byte, as statx takes them. */
+export function namesAt(index: LockIndex, positions: readonly number[]): Uint8Array {
+  const { names, starts } = index;
+  if (!names || !starts) return new TextEncoder().encode(positions.length === 0 ? "\0" : `${positions.map((i) => index.paths[i]).join("\0")}\0`);
+  if (positions.length === 0) return new Uint8Array(1);
+  let size = 0;
+  for (const i of positions) size += starts[i + 1]! - starts[i]!;
+  const out = Buffer.alloc(size);
+  // Buffer's copy takes offsets: no view per entry (this runs for ~1,200 entries per check).
+  const from = Buffer.from(names.buffer, names.byteOffset, names.length);
+  let o = 0;
+  for (const i of positions) o += from.copy(out, o, starts[i]!, starts[i + 1]!);
+  return out;
 }
 
 /** What changed below .ai/tools since the index was written. */
@@ -475,7 +526,7 @@ export function lockfileMatches(index: LockIndex, readText: () => string | undef
 /** scanLockIndex with statx when the platform has it (statx-io.ts), else with lstatSync. */
 export async function scanLockIndexFast(index: LockIndex, only?: readonly number[]): Promise<IndexScan> {
   // Only some entries: their names alone, NUL-terminated (finding theirs among every name costs more).
-  const names = only ? (only.length === 0 ? undefined : new TextEncoder().encode(`${only.map((i) => index.paths[i]).join("\0")}\0`)) : index.names;
+  const names = only ? (only.length === 0 ? undefined : namesAt(index, only)) : index.names;
   if (!names || names.length <= 1) return scanLockIndex(index, undefined, only);
   const { openStatx } = await import("../cache/statx-io.ts");
   const native = openStatx(join(index.root, TOOLS_DIR), names, Buffer.from(names.buffer, names.byteOffset, names.indexOf(0)).toString("utf8"), 0);

@@ -36,8 +36,8 @@ import { memoKey } from "../exec/memo-io.ts";
 import { binaryIdentity, readMemoFile, statIdentity, writeMemoFile } from "../cache/memo-file-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { type RawTree, rawTreeFingerprint } from "../manifest/raw-tree-io.ts";
-import { type IndexScan, type LockIndex, loadLockIndex, lockIndexPath, lstatRow, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
-import { ROW_WIDTH, isFolder } from "../cache/stat-row.ts";
+import { type IndexScan, type LockIndex, loadLockIndex, lockIndexPath, lstatRow, namesAt, pathAt, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
+import { ROW_WIDTH } from "../cache/stat-row.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { DIRECTORY_MANIFESTS } from "../manifest/model.ts";
 import type { GitEnv } from "../hook/git-io.ts";
@@ -162,17 +162,17 @@ export function dependenciesOf(index: LockIndex, scan: IndexScan, read: Readonly
   if (scan.structural) return undefined;
   const kept = positions ?? dependencyPositions(index, read);
   if (!kept) return undefined;
-  const paths = index.paths;
   const stats = index.stats;
+  const fresh = scan.fresh;
   const rows = new Float64Array(kept.length * ROW_WIDTH);
-  const names: string[] = new Array(kept.length);
-  for (let k = 0; k < kept.length; k++) {
+  // Copied number by number: a view per entry cost ~1 ms over the ~1,200 entries of a first check.
+  for (let k = 0, o = 0; k < kept.length; k++, o += ROW_WIDTH) {
     const i = kept[k]!;
-    names[k] = paths[i]!;
-    rows.set(scan.fresh.get(i) ?? stats.subarray(i * ROW_WIDTH, (i + 1) * ROW_WIDTH), k * ROW_WIDTH);
+    const row = fresh.size === 0 ? undefined : fresh.get(i);
+    if (row) rows.set(row, o);
+    else for (let c = 0, from = i * ROW_WIDTH; c < ROW_WIDTH; c++) rows[o + c] = stats[from + c]!;
   }
-  const bytes = new TextEncoder().encode(kept.length === 0 ? "\0" : `${names.join("\0")}\0`);
-  return { names: bytes, rows, top: scan.fresh.get(-1) ?? index.top };
+  return { names: namesAt(index, kept), rows, top: scan.fresh.get(-1) ?? index.top };
 }
 
 /**
@@ -181,41 +181,90 @@ export function dependenciesOf(index: LockIndex, scan: IndexScan, read: Readonly
  * stats only these for the tools it reads at once (ops/staged-io.ts), before it reads anything.
  */
 export function dependencyPositions(index: LockIndex, read: ReadonlySet<number>): number[] | undefined {
+  const table = manifestTable(index);
+  if (!table) return undefined;
+  const { manifests, settled, lengths } = table;
   const tools = index.tools;
-  const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
-  // Each tool's manifest path below .ai/tools; "" for a built-in or an Agent Plugin's server (whose files no single tool owns).
-  const manifests = tools.map((t) => (t.form === "builtin" || t.source.includes("#") ? "" : t.source.startsWith(prefix) ? t.source.slice(prefix.length) : undefined));
-  if (manifests.includes(undefined) || tools.some((t) => t.form !== "builtin" && t.source === "")) return undefined; // a damaged tools section
-  // A folder tool whose manifest has the first name discovery looks for: no name added beside it
-  // can change which manifest is read (walkToolsDir), so its root holds only that tool's files.
-  const settled = tools.map((t, i) => t.form === "directory" && manifests[i] !== "" && t.source.endsWith(`/${DIRECTORY_MANIFESTS[0]}`));
   const found = new Uint8Array(tools.length);
   // The read tools as a mask: a Set lookup per entry was most of this pass (~13,000 entries).
   const reading = new Uint8Array(tools.length);
   for (const t of read) if (t >= 0 && t < tools.length) reading[t] = 1;
-  const paths = index.paths;
-  const n = paths.length;
-  const { stats, owners, parents } = index;
+  const { stats, owners, parents, starts } = index;
+  const n = owners.length;
+  const paths = lengths ? undefined : index.paths;
   const below = new Uint8Array(n);
   const kept: number[] = [];
   for (let i = 0; i < n; i++) {
     const mode = stats[i * ROW_WIDTH + 4]!;
-    if ((mode & 0o170000) === 0o120000) return undefined; // a symbolic link: its stat says nothing of its target
+    const type = mode & 0o170000;
+    if (type === 0o120000) return undefined; // a symbolic link: its stat says nothing of its target
     const owner = owners[i]!;
     const parent = parents[i]!;
-    const folder = isFolder(mode);
-    const rootOf = folder && owner >= 0 && (parent === -1 || owners[parent] !== owner);
-    if ((parent >= 0 && below[parent]) || (rootOf && reading[owner])) below[i] = 1;
-    let keep = below[i] === 1 || owner < 0 || reading[owner] === 1 || (rootOf && !settled[owner]);
-    // A tool's manifest is one path: once found, its other files need no comparison.
-    if (owner >= 0 && !folder && !found[owner] && paths[i] === manifests[owner]) {
-      found[owner] = 1;
-      keep = true;
+    if (owner < 0) {
+      if (parent >= 0 && below[parent] === 1) below[i] = 1;
+      kept.push(i);
+      continue;
     }
-    if (keep) kept.push(i);
+    if (type === 0o040000) {
+      const rootOf = parent === -1 || owners[parent] !== owner;
+      if ((parent >= 0 && below[parent] === 1) || (rootOf && reading[owner] === 1)) below[i] = 1;
+      if (below[i] === 1 || reading[owner] === 1 || (rootOf && !settled[owner])) kept.push(i);
+      continue;
+    }
+    if (parent >= 0 && below[parent] === 1) below[i] = 1;
+    // A tool's manifest is one path: once found, its other files need no comparison.
+    if (found[owner] === 0 && (lengths ? starts![i + 1]! - starts![i]! - 1 === lengths[owner] && pathAt(index, i) === manifests[owner] : paths![i] === manifests[owner])) {
+      found[owner] = 1;
+      kept.push(i);
+    } else if (below[i] === 1 || reading[owner] === 1) kept.push(i);
   }
   for (let t = 0; t < tools.length; t++) if (manifests[t] !== "" && !found[t]) return undefined;
   return kept;
+}
+
+/** What dependencyPositions reads of each tool, whatever was read (manifestTable). */
+interface ManifestTable {
+  /** Each tool's manifest path below .ai/tools; "" for a built-in or an Agent Plugin's server (whose files no single tool owns). */
+  manifests: string[];
+  /** A folder tool whose manifest has the first name discovery looks for: no name added beside it can change which manifest is read (walkToolsDir), so its root holds only that tool's files. */
+  settled: Uint8Array;
+  /** Each manifest path's length in UTF-8 when the index has its names as bytes: an entry of another length is not it, and is never decoded (decoding every path of a 1,000-tool tree costs ~0.8 ms). */
+  lengths?: Int32Array;
+}
+
+const manifestTables = new WeakMap<LockIndex, ManifestTable | null>();
+
+/**
+ * The index's manifest table, built once per loaded index (it is read-only): the staged check
+ * builds it while git lists what is staged (staged-io.ts). Undefined for a damaged tools section.
+ */
+export function manifestTable(index: LockIndex): ManifestTable | undefined {
+  const known = manifestTables.get(index);
+  if (known !== undefined) return known ?? undefined;
+  const tools = index.tools;
+  const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
+  const settledName = `/${DIRECTORY_MANIFESTS[0]}`;
+  const manifests: string[] = new Array(tools.length);
+  const settled = new Uint8Array(tools.length);
+  const lengths = index.names && index.starts ? new Int32Array(tools.length) : undefined;
+  let table: ManifestTable | null = { manifests, settled, ...(lengths ? { lengths } : {}) };
+  for (let t = 0; t < tools.length; t++) {
+    const { form, source } = tools[t]!;
+    if (form === "builtin" || source.includes("#")) manifests[t] = "";
+    else if (source.startsWith(prefix)) manifests[t] = source.slice(prefix.length);
+    else {
+      table = null; // a damaged tools section
+      break;
+    }
+    if (form !== "builtin" && source === "") {
+      table = null; // a damaged tools section's placeholder
+      break;
+    }
+    if (form === "directory" && manifests[t] !== "" && source.endsWith(settledName)) settled[t] = 1;
+    if (lengths) lengths[t] = Buffer.byteLength(manifests[t]!);
+  }
+  manifestTables.set(index, table);
+  return table ?? undefined;
 }
 
 /** The identity of a verdict's dependencies as the check observed them (dependenciesOf), under the lock index it read them through. */
@@ -278,6 +327,20 @@ function dependencyDigest(root: string, indexId: string, names: Uint8Array, rows
   hasher.update(new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength));
   hasher.update(new Uint8Array(Float64Array.from(top).buffer));
   return { value: hasher.digest("hex"), racy };
+}
+
+/** The stat identity of a loaded lock index's file, taken before it was read (readProjectIndex); the memo records the one its key names. */
+export function loadedIndexIdentity(index: LockIndex): string | undefined {
+  return indexIdentities.get(index);
+}
+
+/**
+ * Whether a memo keyed on its dependencies can answer at all: its key names the lock index it was
+ * taken through (dependencyDigest), so once a lock rewrote that index (each commit's relock) it
+ * never does, and its entries need not be statted. A memo that did not record it may.
+ */
+export function keyedOnCurrentIndex(memo: StagedMemo, cacheDir: string, root: string): boolean {
+  return memo.dependencies !== undefined && (memo.index === undefined || memo.index === lockIndexIdentity(cacheDir, root));
 }
 
 /** The stat identity of each loaded lock index's file, taken before it was read (readProjectIndex). */
@@ -391,6 +454,8 @@ export interface StagedMemo {
   dependencies?: Uint8Array;
   /** The working copies git was asked about (staged-io.ts workingCopiesOf), chosen through the lock index the key names: the same again while the key holds. */
   scope?: string[];
+  /** The stat identity of the lock index its key names (memos written before it was recorded have none). */
+  index?: string;
 }
 
 /** The project's remembered verdict, whatever its inputs; undefined when absent or damaged. Its digest says for which. */
@@ -398,13 +463,13 @@ export function peekStagedMemo(file: string): StagedMemo | undefined {
   const text = readMemoFile(file);
   if (text === undefined) return undefined;
   try {
-    const memo = JSON.parse(text) as { digest?: unknown; verdict?: StagedVerdict; dependencies?: unknown; scope?: unknown };
+    const memo = JSON.parse(text) as { digest?: unknown; verdict?: StagedVerdict; dependencies?: unknown; scope?: unknown; index?: unknown };
     if (typeof memo.digest !== "string" || !isVerdict(memo.verdict)) return undefined;
     if (memo.dependencies === undefined) return { digest: memo.digest, verdict: memo.verdict };
     if (typeof memo.dependencies !== "string" || !memo.dependencies.endsWith("\0")) return undefined;
     const scope = memo.scope === undefined ? {} : Array.isArray(memo.scope) && memo.scope.every((p) => typeof p === "string") ? { scope: memo.scope as string[] } : undefined;
-    if (!scope) return undefined;
-    return { digest: memo.digest, verdict: memo.verdict, dependencies: new TextEncoder().encode(memo.dependencies), ...scope };
+    if (!scope || (memo.index !== undefined && typeof memo.index !== "string")) return undefined;
+    return { digest: memo.digest, verdict: memo.verdict, dependencies: new TextEncoder().encode(memo.dependencies), ...scope, ...(memo.index === undefined ? {} : { index: memo.index as string }) };
   } catch {
     return undefined;
   }
@@ -417,9 +482,9 @@ export function readStagedMemo(key: StagedMemoKey): StagedVerdict | undefined {
 }
 
 /** Remembers a verdict under its inputs (never when they were racy), with the dependencies the key covers when it covers only those; best effort. */
-export function writeStagedMemo(key: StagedMemoKey, verdict: StagedVerdict, dependencies?: { names: Uint8Array; scope?: readonly string[] }): void {
+export function writeStagedMemo(key: StagedMemoKey, verdict: StagedVerdict, dependencies?: { names: Uint8Array; scope?: readonly string[]; index?: string }): void {
   if (key.racy) return;
-  const deps = dependencies === undefined ? {} : { dependencies: new TextDecoder().decode(dependencies.names), ...(dependencies.scope ? { scope: dependencies.scope } : {}) };
+  const deps = dependencies === undefined ? {} : { dependencies: new TextDecoder().decode(dependencies.names), ...(dependencies.scope ? { scope: dependencies.scope } : {}), ...(dependencies.index ? { index: dependencies.index } : {}) };
   writeMemoFile(key.file, JSON.stringify({ digest: key.digest, verdict, ...deps }));
 }
 

@@ -12,12 +12,13 @@
 import { join } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
-import type { IndexScan, IndexTool, LockIndex } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type IndexTool, type LockIndex, positionOf } from "../lockfile/lock-index-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { BUILTIN_IDS, builtinTool } from "../manifest/builtins.ts";
 import { type Project, type ReadProjectOptions, readProject, readToolAlone } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
+import { jitAtFullSpeed } from "../self.ts";
 
 export interface StagedProjectOptions {
   cacheDir: string;
@@ -39,6 +40,8 @@ export function readStagedProject(root: string, paths: readonly string[], option
   const read = new Set(indexed?.scan.tools.keys());
   const partial = indexed && readPartial(root, paths, indexed.index, read);
   if (partial) return { project: partial, partial: true, read };
+  // Discovering every tool runs long enough for compiled code to pay (the staged check starts at the start-up policy: cli.ts).
+  jitAtFullSpeed();
   return { project: readProject(root, { cacheDir: options.cacheDir, raw: options.raw }), partial: false };
 }
 
@@ -49,7 +52,9 @@ export function readStagedProject(root: string, paths: readonly string[], option
  */
 export function toolsReadAtOnce(index: LockIndex, paths: readonly string[]): Set<number> | undefined {
   const read = new Set<number>();
-  for (const [i, t] of index.tools.entries()) {
+  const tools = index.tools;
+  for (let i = 0; i < tools.length; i++) {
+    const t = tools[i]!;
     // A damaged tools section reads as placeholder rows, which vouch for nothing.
     if (t.source === "") return undefined;
     // A tool a discovery finding was about is read at once, so its findings are the project's too:
@@ -59,7 +64,7 @@ export function toolsReadAtOnce(index: LockIndex, paths: readonly string[]): Set
   const prefix = `${TOOLS_DIR.split("\\").join("/")}/`;
   for (const path of paths) {
     if (path === LOCKFILE_NAME) continue;
-    const at = path.startsWith(prefix) ? index.paths.indexOf(path.slice(prefix.length)) : -1;
+    const at = path.startsWith(prefix) ? positionOf(index, path.slice(prefix.length)) : -1;
     // A staged path the index cannot pin on one tool (a deletion, a file no tool owns, a plugin's).
     if (at === -1 || index.owners[at]! < 0) return undefined;
     read.add(index.owners[at]!);
@@ -74,8 +79,9 @@ function readPartial(root: string, paths: readonly string[], index: LockIndex, r
   for (const t of atOnce) read.add(t);
   const tools: Tool[] = [];
   const findings: Finding[] = [];
-  for (let t = 0; t < index.tools.length; t++) {
-    const known = index.tools[t]!;
+  const indexed = index.tools; // a getter: read once, not twice per tool
+  for (let t = 0; t < indexed.length; t++) {
+    const known = indexed[t]!;
     if (!read.has(t)) {
       tools.push(new Stub(root, known, t, read));
       continue;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { GIT_BLOBS_DIR, readGitBlob, storeGitBlob } from "../../src/cache/git-blobs-io.ts";
+import { GIT_BLOBS_DIR, readGitBlob, readGitBlobText, storeGitBlob } from "../../src/cache/git-blobs-io.ts";
 import { gitBlobId } from "../../src/integrity/git-blob.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
@@ -62,6 +62,35 @@ describe("git blobs kept in the cache", () => {
     expect(existsSync(path)).toBe(false);
     storeGitBlob(cache, id, bytesOf(lockText));
     expect(new TextDecoder().decode(readGitBlob(cache, id))).toBe(lockText);
+  });
+
+  test("reads a blob as the text its bytes decode to, vouched for by that text", () => {
+    const cache = makeTemp("kiwi-cache-");
+    const text = `${lockText}é ✓\n`;
+    const id = gitBlobId(bytesOf(text), "sha1");
+    expect(readGitBlobText(cache, id)).toBeUndefined();
+    storeGitBlob(cache, id, text);
+    expect(readGitBlobText(cache, id)).toBe(text);
+  });
+
+  test.each([
+    ["bytes that are not UTF-8", new Uint8Array([0x7b, 0xff, 0x7d])],
+    ["a byte order mark", new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d])],
+  ])("reads no text of a blob with %s: its bytes are read instead, and kept", (_, bytes) => {
+    const cache = makeTemp("kiwi-cache-");
+    const id = gitBlobId(bytes, "sha1");
+    storeGitBlob(cache, id, bytes);
+    expect(readGitBlobText(cache, id)).toBeUndefined();
+    expect(readGitBlob(cache, id)).toEqual(bytes);
+  });
+
+  test("reads the text of a damaged blob as a miss", () => {
+    const cache = makeTemp("kiwi-cache-");
+    const id = gitBlobId(bytesOf(lockText), "sha1");
+    writeFileSync(join(makeDir(cache), id), lockText.replace("1", "2"));
+    expect(readGitBlobText(cache, id)).toBeUndefined();
+    expect(readGitBlob(cache, id)).toBeUndefined();
+    expect(existsSync(join(cache, GIT_BLOBS_DIR, id))).toBe(false);
   });
 
   test("reads a file planted under another blob's id as a miss", () => {

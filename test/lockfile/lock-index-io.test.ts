@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildLockIndex, loadLockIndex, saveLockIndex, unpinnedServers } from "../../src/lockfile/lock-index-io.ts";
+import { buildLockIndex, loadLockIndex, namesAt, pathAt, positionOf, saveLockIndex, unpinnedServers } from "../../src/lockfile/lock-index-io.ts";
 import type { RawTree } from "../../src/manifest/raw-tree-io.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
@@ -39,6 +39,29 @@ describe("the lock index file", () => {
     // Both layouts were loaded: text ending on an 8-byte boundary (no padding) and not.
     expect(seen.has(0)).toBe(true);
     expect(seen.size).toBeGreaterThan(1);
+  });
+
+  test("finds and names entries from its bytes as the decoded paths do, for every alignment", () => {
+    for (let extra = 0; extra < 9; extra++) {
+      const cacheDir = makeTemp("kiwi-cache-");
+      const root = makeTemp("kiwi-root-");
+      // Names that are prefixes and suffixes of one another, and one that is not ASCII.
+      const raw = tree(3 + extra, `é${"f".repeat(extra)}`);
+      raw.paths.push("t/x.py", "t/xx.py", "t/x.py.bak");
+      raw.parents.push(0, 0, 0);
+      raw.stats.push(...[1, 2, 3].flatMap((i) => [i, 1_000_000, 1_000_000, 900 + i, 0o100644]));
+      saveLockIndex(cacheDir, buildLockIndex({ root, strict: false, raw, tools: [], findings: [], startedAt: Date.now() + 60_000, pinned: false, lockfileText: "{}\n" }));
+      const loaded = loadLockIndex(cacheDir, root, undefined)!;
+      expect(loaded.starts).toBeDefined();
+      for (const [i, path] of raw.paths.entries()) {
+        expect(positionOf(loaded, path)).toBe(i);
+        expect(pathAt(loaded, i)).toBe(path);
+      }
+      for (const absent of ["", "t/", "x.py", "/x.py", "t/x", "t/x.py.ba", "t/xx.py/", "u", "t\0t"]) expect(positionOf(loaded, absent)).toBe(-1);
+      const some = [raw.paths.length - 1, 0, 2];
+      expect(Buffer.from(namesAt(loaded, some)).toString("utf8")).toBe(`${some.map((i) => raw.paths[i]).join("\0")}\0`);
+      expect([...namesAt(loaded, [])]).toEqual([0]);
+    }
   });
 
   test("a file cut short or with a wrong magic loads as nothing", () => {

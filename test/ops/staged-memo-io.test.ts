@@ -4,7 +4,9 @@ import { RACY_MARGIN_MS } from "../../src/cache/stat-cache-io.ts";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { type StagedProject, checkStaged } from "../../src/ops/staged-io.ts";
-import { identifyTree, stagedMemoFile } from "../../src/ops/staged-memo-io.ts";
+import { dependencyPositions, identifyTree, keyedOnCurrentIndex, peekStagedMemo, readProjectIndex, stagedMemoFile } from "../../src/ops/staged-memo-io.ts";
+import { statIdentity } from "../../src/cache/memo-file-io.ts";
+import { lockIndexPath } from "../../src/lockfile/lock-index-io.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { STAGED_TOOLS } from "../helpers/staged-tools.ts";
@@ -280,6 +282,29 @@ const DEPENDENCY_TOOLS = {
   ".ai/tools/jt/notes.md": "# notes\n",
 };
 
+describe("the entries a verdict taken through the lock index depends on", () => {
+  test("are the same found in the index's bytes as in its decoded paths, whatever was read", async () => {
+    const root = realpathSync(makeTemp("kiwi-memo-positions-"));
+    writeTree(root, { ...DEPENDENCY_TOOLS, ".ai/tools/dt/data/é.bin": "e\n", ".ai/tools/stray.txt": "not a tool\n" });
+    await lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
+    const index = readProjectIndex(env.KIWI_CACHE_DIR, root)!;
+    expect(index.starts).toBeDefined();
+    // The same index with its paths decoded and no bytes to search.
+    const decoded = { ...index, names: undefined, starts: undefined, tools: index.tools, paths: index.paths };
+    const tools = index.tools.map((_, t) => t);
+    for (const read of [[], [0], tools.slice(0, 3), tools.slice(-2), tools]) {
+      const positions = dependencyPositions(index, new Set(read));
+      expect(positions).toBeDefined();
+      expect(positions).toEqual(dependencyPositions(decoded, new Set(read)));
+    }
+    // A damaged tools section (placeholder rows, or a manifest outside .ai/tools) tells no entries apart.
+    const at = index.tools.findIndex((t) => t.form !== "builtin");
+    const damaged = (change: (t: (typeof index.tools)[number]) => object) => ({ ...index, tools: index.tools.map((t, i) => (i === at ? { ...t, ...change(t) } : t)) });
+    expect(dependencyPositions(damaged(() => ({ source: "" })), new Set())).toBeUndefined();
+    expect(dependencyPositions(damaged((t) => ({ source: t.source.replace(".ai/tools/", "elsewhere/") })), new Set())).toBeUndefined();
+  });
+});
+
 describe.each([
   ["git's status of the whole tree", undefined],
   ["the staged diff, then the changed tools' working copies", 0],
@@ -469,8 +494,19 @@ describe.each([
     const lockfile = statSync(join(root, "tool.lock.json"));
     await lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
     expect(statSync(join(root, "tool.lock.json")).mtimeMs).toBe(lockfile.mtimeMs); // confirmed, not rewritten
+    // The memo names the index its key holds: once that index is rewritten it is known not to answer, before anything is statted.
+    const file = stagedMemoFile(env.KIWI_CACHE_DIR, realpathSync(root), false);
+    const stale = peekStagedMemo(file)!;
+    expect(stale.index).toBeDefined();
+    expect(keyedOnCurrentIndex(stale, env.KIWI_CACHE_DIR, realpathSync(root))).toBe(false);
     await fresh(root);
+    const now = peekStagedMemo(file)!;
+    expect(now.index).toBe(statIdentity(lockIndexPath(env.KIWI_CACHE_DIR, realpathSync(root))));
+    expect(keyedOnCurrentIndex(now, env.KIWI_CACHE_DIR, realpathSync(root))).toBe(true);
     expect(await answers(root)).toBe(true);
+    // A memo written before the index was recorded may still answer: its entries are statted.
+    const { index: _, ...unnamed } = now;
+    expect(keyedOnCurrentIndex(unnamed, env.KIWI_CACHE_DIR, realpathSync(root))).toBe(true);
   });
 
   test("a truncated git index is judged as git reads it, never answered from the memo", async () => {
