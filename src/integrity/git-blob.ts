@@ -9,15 +9,16 @@ export function blobIdFormat(id: string): "sha1" | "sha256" | undefined {
   return id.length === 40 ? "sha1" : id.length === 64 ? "sha256" : undefined;
 }
 
-/** The id git gives `bytes` as a blob in a repository whose objects are named with `format`. */
-export function gitBlobId(bytes: Uint8Array, format: "sha1" | "sha256"): string {
-  return new Bun.CryptoHasher(format).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+/** The id git gives `content` (bytes, or text as its UTF-8) as a blob in a repository whose objects are named with `format`. */
+export function gitBlobId(content: Uint8Array | string, format: "sha1" | "sha256"): string {
+  const length = typeof content === "string" ? Buffer.byteLength(content) : content.length;
+  return new Bun.CryptoHasher(format).update(`blob ${length}\0`).update(content).digest("hex");
 }
 
-/** True when `bytes` are the blob `id` names (an id that is not one never matches). */
-export function isBlobOf(bytes: Uint8Array, id: string): boolean {
+/** True when `content` (bytes, or text as its UTF-8) is the blob `id` names (an id that is not one never matches). */
+export function isBlobOf(content: Uint8Array | string, id: string): boolean {
   const format = blobIdFormat(id);
-  return format !== undefined && !/^0+$/.test(id) && gitBlobId(bytes, format) === id;
+  return format !== undefined && !/^0+$/.test(id) && gitBlobId(content, format) === id;
 }
 
 /**
@@ -25,9 +26,7 @@ export function isBlobOf(bytes: Uint8Array, id: string): boolean {
  * of them (it drops a leading byte order mark: text that starts with one is not).
  */
 export function isBlobTextOf(text: string, id: string): boolean {
-  const format = blobIdFormat(id);
-  if (format === undefined || /^0+$/.test(id) || text.charCodeAt(0) === 0xfeff) return false;
-  return new Bun.CryptoHasher(format).update(`blob ${Buffer.byteLength(text)}\0`).update(text).digest("hex") === id;
+  return text.charCodeAt(0) !== 0xfeff && isBlobOf(text, id);
 }
 
 /** git's id for "no such blob" (a path HEAD or the index does not hold), in either format. */
