@@ -72,7 +72,7 @@ export interface LockIndex {
   toolCount: number;
   /** Entries below .ai/tools (see RawTree); a racy entry has NaN for its mtime. */
   paths: string[];
-  /** The same paths as UTF-8, each ended by a NUL byte (what statx takes). */
+  /** The same paths as UTF-8, each ended by a NUL byte (what statx takes). Set with `starts` (a loaded index). */
   names?: Uint8Array;
   /** Where each path starts in `names` (and, last, where one more would): read with it, so one path is found or decoded without decoding them all. */
   starts?: Int32Array;
@@ -378,11 +378,8 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean | 
 /** The path of entry `i`, decoding only that one (index.paths decodes them all). */
 export function pathAt(index: LockIndex, i: number): string {
   const { names, starts } = index;
-  if (!names) return index.paths[i]!;
-  if (starts) return Buffer.from(names.buffer, names.byteOffset + starts[i]!, starts[i + 1]! - starts[i]! - 1).toString("utf8");
-  let at = 0;
-  for (let k = 0; k < i; k++) at = names.indexOf(0, at) + 1;
-  return Buffer.from(names.buffer, names.byteOffset + at, names.indexOf(0, at) - at).toString("utf8");
+  if (!names || !starts) return index.paths[i]!;
+  return Buffer.from(names.buffer, names.byteOffset + starts[i]!, starts[i + 1]! - starts[i]! - 1).toString("utf8");
 }
 
 /**

@@ -77,7 +77,7 @@ async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, start
     // Discovery findings (parse warnings, unreadable files) are the full lock's to report, and a
     // tool whose model changed may change verdicts and entries beyond its own: the full lock decides.
     if (!tool || read.findings.length > 0 || tool.id !== known.id) return undefined;
-    const changed = new Set(entries.map((i) => (entries.length > 8 ? index.paths[i]! : pathAt(index, i))));
+    const changed = new Set(entries.map((i) => pathAt(index, i)));
     const old = findToolEntry(text, tool.id);
     if (!old) return undefined;
     const shaOf = new Map(old.entry.files.map((f) => [f.path, f.sha256]));
