@@ -68,7 +68,7 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
   const keyed = aroundMemo !== undefined && keyedOnCurrentIndex(aroundMemo, options.cacheDir, around!);
   const worktree = keyed && aroundMemo.scope && !asked.complete && asked.found !== undefined ? readScopedStatus(asked.found, aroundMemo.scope, options.env) : undefined;
   worktree?.catch(() => undefined); // awaited only if the memo's key is the one to compare
-  const aroundDeps = keyed ? await currentDependencies(around!, options.cacheDir, aroundMemo.dependencies!, now) : undefined;
+  const aroundDeps = keyed ? await currentDependencies(around!, options.cacheDir, aroundMemo.dependencies, now) : undefined;
   const aroundIndex = around === undefined || aroundDeps ? undefined : (readProjectIndex(options.cacheDir, around) ?? null);
   const early = asked.complete && around !== undefined && !aroundDeps ? await identifyTree(around, now, { cacheDir: options.cacheDir, index: aroundIndex }) : undefined;
   // Else, while git lists what is staged: the index's tools, and what the first check's narrowing
@@ -168,7 +168,7 @@ async function checkProjectRemembered(root: string, paths: string[], git: Staged
   const keyOf = (repo: Repo | undefined, tree: TreeIdentity) => stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict, repo, env: options.env, now: options.started }, tree);
   const memo = options.memo === undefined ? peekStagedMemo(stagedMemoFile(options.cacheDir, root, strict)) : (options.memo ?? undefined);
   if (memo && keyedOnCurrentIndex(memo, options.cacheDir, root) && (git === undefined || git.complete || memo.scope !== undefined)) {
-    const deps = options.dependencies ?? (await currentDependencies(root, options.cacheDir, memo.dependencies!, options.started));
+    const deps = options.dependencies ?? (await currentDependencies(root, options.cacheDir, memo.dependencies, options.started));
     if (deps) {
       // The memo's working copies are those the index it was taken through chose for these paths; its key names that index.
       const worktree = git === undefined || git.complete ? undefined : await (options.worktree ?? readScopedStatus(git.top, memo.scope!, options.env));

@@ -339,7 +339,7 @@ export function loadedIndexIdentity(index: LockIndex): string | undefined {
  * taken through (dependencyDigest), so once a lock rewrote that index (each commit's relock) it
  * never does, and its entries need not be statted. A memo that did not record it may.
  */
-export function keyedOnCurrentIndex(memo: StagedMemo, cacheDir: string, root: string): boolean {
+export function keyedOnCurrentIndex(memo: StagedMemo, cacheDir: string, root: string): memo is StagedMemo & { dependencies: Uint8Array } {
   return memo.dependencies !== undefined && (memo.index === undefined || memo.index === lockIndexIdentity(cacheDir, root));
 }
 
