@@ -4,9 +4,9 @@ import { RACY_MARGIN_MS } from "../../src/cache/stat-cache-io.ts";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { type StagedProject, checkStaged } from "../../src/ops/staged-io.ts";
-import { dependencyPositions, identifyTree, keyedOnCurrentIndex, peekStagedMemo, readProjectIndex, stagedMemoFile } from "../../src/ops/staged-memo-io.ts";
+import { dependenciesOf, dependencyPositions, identifyTree, keyedOnCurrentIndex, peekStagedMemo, readProjectIndex, stagedMemoFile } from "../../src/ops/staged-memo-io.ts";
 import { statIdentity } from "../../src/cache/memo-file-io.ts";
-import { lockIndexPath } from "../../src/lockfile/lock-index-io.ts";
+import { lockIndexPath, scanLockIndexFast } from "../../src/lockfile/lock-index-io.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { STAGED_TOOLS } from "../helpers/staged-tools.ts";
@@ -296,6 +296,16 @@ describe("the entries a verdict taken through the lock index depends on", () => 
       const positions = dependencyPositions(index, new Set(read));
       expect(positions).toBeDefined();
       expect(positions).toEqual(dependencyPositions(decoded, new Set(read)));
+    }
+    // The entries a narrow scan statted are taken as it read them: the same names and rows as copied from the index.
+    writeFileSync(join(root, ".ai/tools/dt/data/é.bin"), "changed\n");
+    for (const read of [[], tools.slice(0, 3), tools]) {
+      const positions = dependencyPositions(index, new Set(read))!;
+      const scan = await scanLockIndexFast(index, positions);
+      const taken = dependenciesOf(index, scan, new Set(read), positions)!;
+      const copied = dependenciesOf(index, scan, new Set(read), [...positions])!;
+      expect(process.platform !== "linux" || taken.rows === scan.onlyRows).toBe(true);
+      expect({ names: [...taken.names], rows: [...taken.rows], top: Array.from(taken.top) }).toEqual({ names: [...copied.names], rows: [...copied.rows], top: Array.from(copied.top) });
     }
     // A damaged tools section (placeholder rows, or a manifest outside .ai/tools) tells no entries apart.
     const at = index.tools.findIndex((t) => t.form !== "builtin");
