@@ -193,10 +193,10 @@ function verified(path: string, id: string, bytes: Uint8Array): Uint8Array | und
 export function storeGitBlob(cacheDir: string, id: string, content: Uint8Array | string): void {
   const path = blobPath(cacheDir, id);
   if (path === undefined || existsSync(path)) return;
-  const bytes = typeof content === "string" ? Buffer.from(content) : content;
-  if (!isBlobOf(bytes, id)) return;
+  // Text is hashed and written as its UTF-8 without encoding it whole first (~2 MB for 1,000 tools).
+  if (!isBlobOf(content, id)) return;
   try {
-    writeFileAtomic(path, bytes, { mode: 0o444 });
+    writeFileAtomic(path, content, { mode: 0o444 });
     trim(join(cacheDir, GIT_BLOBS_DIR));
   } catch {
     // A read-only or full cache only costs the next check a `git show`.

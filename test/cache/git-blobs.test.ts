@@ -40,6 +40,16 @@ describe("git blobs kept in the cache", () => {
     expect(existsSync(join(cache, GIT_BLOBS_DIR)) ? readdirSync(join(cache, GIT_BLOBS_DIR)) : []).toEqual([]);
   });
 
+  test.each([
+    ["long text", `${"tool ".repeat(20000)}é ✓\n`],
+    ["long text with a lone surrogate (its UTF-8 holds U+FFFD)", `${"tool ".repeat(20000)}\ud800\n`],
+  ])("keeps %s as the UTF-8 bytes its id was taken of", (_, text) => {
+    const cache = makeTemp("kiwi-cache-");
+    const id = gitBlobId(Buffer.from(text), "sha1");
+    storeGitBlob(cache, id, text);
+    expect(Buffer.from(readGitBlob(cache, id)!).equals(Buffer.from(text))).toBe(true);
+  });
+
   test("never keeps text that came from bytes that are not UTF-8 under their id", () => {
     const cache = makeTemp("kiwi-cache-");
     const bytes = new Uint8Array([0x7b, 0xff, 0x7d]);
