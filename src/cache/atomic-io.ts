@@ -60,6 +60,10 @@ function startTemp(path: string, data: string | Uint8Array, options: AtomicWrite
   const tmp = tempPathFor(path);
   const fd = openSync(tmp, "wx", options.mode ?? 0o644);
   try {
+    if (typeof data === "string" && !options.writePoint && data.length > TEXT_CHUNK) {
+      writeText(fd, data);
+      return { fd, tmp };
+    }
     const bytes = typeof data === "string" ? Buffer.from(data) : data;
     if (options.writePoint) {
       const half = bytes.subarray(0, Math.floor(bytes.length / 2));
@@ -146,6 +150,26 @@ export function copyFileHashedAtomic(src: string, path: string, expectedHex: str
     throw error;
   } finally {
     closeSync(input);
+  }
+}
+
+/**
+ * Text longer than this (in UTF-16 units) is written through one small buffer, never encoded
+ * whole: a ~2 MB lockfile kept as a git blob was a ~2 MB allocation, enough with the check's other
+ * large strings to cost it a collection.
+ */
+const TEXT_CHUNK = 16 * 1024;
+
+/** Writes `text` as UTF-8, the bytes Buffer.from gives, a chunk at a time. */
+function writeText(fd: number, text: string): void {
+  const scratch = Buffer.allocUnsafe(TEXT_CHUNK * 3); // a UTF-16 unit is at most 3 bytes of UTF-8 (a pair, 4 for 2)
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + TEXT_CHUNK);
+    const last = text.charCodeAt(end - 1);
+    // Never between the halves of a surrogate pair: each half alone would encode as U+FFFD.
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    writeAll(fd, scratch.subarray(0, scratch.write(text.slice(at, end), 0, "utf8")));
+    at = end;
   }
 }
 

@@ -68,10 +68,8 @@ export function selectAffected(tools: readonly Tool[], paths: readonly string[],
   const dependents = reverseDependents(tools, changed);
   const present = new Set(tools.map((t) => t.id));
   const gone = new Set<string>();
-  for (const path of paths) {
-    // A tool that still exists (even moved) is judged by its own entry, `source` included.
-    for (const id of locked?.touchedBy(path) ?? []) if (!present.has(id)) gone.add(id);
-  }
+  // A tool that still exists (even moved) is judged by its own entry, `source` included.
+  for (const id of locked?.touchedByAny(paths) ?? []) if (!present.has(id)) gone.add(id);
   return {
     changed: tools.filter((t) => changed.has(t)),
     dependents: tools.filter((t) => dependents.has(t)),

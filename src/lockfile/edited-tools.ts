@@ -1,11 +1,25 @@
 // Which tool entries differ between two lockfile texts (HEAD's and the one being committed), without
 // JSON.parsing two ~500 KB files when kiwi wrote both: both are cut into per-tool blocks
 // (tool-blocks.ts), equal blocks are equal entries and only the blocks that differ are parsed; when
-// the committed text is kiwi's rendering, only the stretch where HEAD's text differs is cut. The
-// answer is always the one parsing both files whole gives; any text this cannot cut, or whose
-// blocks it cannot vouch for, is parsed whole. Pure.
+// the committed text is kiwi's rendering, only the stretch where HEAD's text differs is cut, and
+// HEAD's text may come as that stretch alone (HeadText). The answer is always the one parsing both
+// files whole gives; any text this cannot cut, or whose blocks it cannot vouch for, is parsed
+// whole. Pure.
 import { NOT_AN_ENTRY, type ToolBlocks, entryOfBlock, readBlockAt, splitToolBlocks } from "./tool-blocks.ts";
 import { type RenderedTools, findRenderedBlock, renderedBlockAt, renderedBlockBefore } from "./rendered-tools.ts";
+
+/**
+ * HEAD's lockfile text: whole, or told as it differs from the committed text (never built whole
+ * unless needed: ~2 MB for 1,000 tools, which with the committed text and the lock index tipped a
+ * first staged check into a collection): its first `same` and last `tail` characters are the
+ * committed text's (the two do not overlap in either text), with `middle` between.
+ */
+export type HeadText = string | { same: number; tail: number; middle: string };
+
+/** HEAD's whole text (HeadText). */
+export function wholeHeadText(committed: string, head: HeadText): string {
+  return typeof head === "string" ? head : `${committed.slice(0, head.same)}${head.middle}${committed.slice(committed.length - head.tail)}`;
+}
 
 /**
  * Ids whose tool entry differs between `head` (HEAD's lockfile text) and `committed` (the text
@@ -13,14 +27,15 @@ import { type RenderedTools, findRenderedBlock, renderedBlockAt, renderedBlockBe
  * or when HEAD's copy is not JSON. Sorted. `committed` is JSON (the caller parsed it already);
  * `rendered`, when given, is its tools section, the caller knowing it is kiwi's rendering.
  */
-export function editedToolIds(committed: string, head: string | undefined, rendered?: RenderedTools): string[] | "all" {
+export function editedToolIds(committed: string, head: HeadText | undefined, rendered?: RenderedTools): string[] | "all" {
   if (head === undefined) return "all";
   const quick = rendered === undefined ? undefined : editedInStretch(committed, rendered, head);
   if (quick !== undefined) return quick;
+  const whole = wholeHeadText(committed, head);
   const after = splitToolBlocks(committed);
-  const before = after === undefined ? undefined : splitToolBlocks(head, after);
+  const before = after === undefined ? undefined : splitToolBlocks(whole, after);
   const edited = after !== undefined && before !== undefined ? editedBlocks(after, before) : undefined;
-  return edited ?? editedByParsing(committed, head);
+  return edited ?? editedByParsing(committed, whole);
 }
 
 /**
@@ -35,10 +50,12 @@ export function editedToolIds(committed: string, head: string | undefined, rende
  * past the tools blocks, a HEAD block that is not one whole member where it counts, a second
  * member of an id): the caller then cuts both texts whole.
  */
-export function editedInStretch(committed: string, view: RenderedTools, head: string): string[] | undefined {
-  const same = commonPrefix(committed, head);
-  if (same === committed.length && same === head.length) return [];
-  const tail = commonSuffix(committed, head, Math.min(committed.length, head.length) - same);
+export function editedInStretch(committed: string, view: RenderedTools, head: HeadText): string[] | undefined {
+  const whole = typeof head === "string";
+  const headLength = whole ? head.length : head.same + head.middle.length + head.tail;
+  const same = whole ? commonPrefix(committed, head) : head.same;
+  if (same === committed.length && same === headLength) return [];
+  const tail = whole ? commonSuffix(committed, head, Math.min(committed.length, head.length) - same) : head.tail;
   const differsTo = committed.length - tail; // the committed text differs in [same, differsTo)
   if (same < view.start || differsTo > view.end) return undefined;
   // The first block not wholly in the common prefix: the one `same` falls in, or the next.
@@ -58,8 +75,11 @@ export function editedInStretch(committed: string, view: RenderedTools, head: st
   const trail = lastEnd < differsTo;
   const from = lead ? firstAt - 2 : firstAt;
   const to = trail ? lastEnd + 2 : lastEnd;
-  const headTo = to - (committed.length - head.length);
+  const headTo = to - (committed.length - headLength);
   if (headTo < from) return undefined;
+  // HEAD's text is read in [from, headTo) alone: `stretch` holds it, `from` characters in.
+  const stretch = whole ? head : headStretch(committed, head, headLength, from, headTo);
+  const at = whole ? 0 : from;
   const inside = new Map<string, string>();
   for (let pos = firstAt; pos < to; ) {
     const block = renderedBlockAt(view, pos);
@@ -71,22 +91,23 @@ export function editedInStretch(committed: string, view: RenderedTools, head: st
   // or by parsing it: its shape is never asked (the pattern costs ~1 ms to compile).
   const mine = new Map<string, string>();
   // No block at all: the separator the committed stretch has on both sides, or on one side none.
-  const none = lead && trail ? headTo - from === 2 && head.startsWith(",\n", from) : lead !== trail && headTo === from;
+  const none = lead && trail ? headTo - from === 2 && stretch.startsWith(",\n", from - at) : lead !== trail && headTo === from;
   if (!none) {
-    let pos = from;
+    let pos = from - at;
     if (lead) {
-      if (!head.startsWith(",\n", pos)) return undefined;
+      if (!stretch.startsWith(",\n", pos)) return undefined;
       pos += 2;
     }
-    const stop = trail ? headTo - 2 : headTo;
-    if (stop <= pos || (trail && !head.startsWith(",\n", stop))) return undefined;
+    const stop = (trail ? headTo - 2 : headTo) - at;
+    if (stop <= pos || (trail && !stretch.startsWith(",\n", stop))) return undefined;
     for (;;) {
-      const read = readBlockAt(head, pos, false);
+      // A block that would run past the stretch ends past `stop` in HEAD's whole text too: refused either way.
+      const read = readBlockAt(stretch, pos, false);
       if (read === undefined || mine.has(read.id)) return undefined;
       mine.set(read.id, read.block);
       pos += read.block.length;
       if (pos === stop) break;
-      if (pos > stop || !head.startsWith(",\n", pos)) return undefined;
+      if (pos > stop || !stretch.startsWith(",\n", pos)) return undefined;
       pos += 2;
     }
   }
@@ -105,6 +126,17 @@ export function editedInStretch(committed: string, view: RenderedTools, head: st
     if (JSON.stringify(entryOfBlock(block, id)) !== JSON.stringify(absent(id))) edited.push(id);
   }
   return edited.sort();
+}
+
+/** HEAD's text in [from, to) (positions in HEAD's whole text), from the committed text and the middle alone. */
+function headStretch(committed: string, head: { same: number; middle: string }, headLength: number, from: number, to: number): string {
+  const middleEnd = head.same + head.middle.length;
+  const shift = committed.length - headLength; // where HEAD's tail sits in the committed text
+  let out = "";
+  if (from < head.same) out += committed.slice(from, Math.min(to, head.same));
+  if (to > head.same && from < middleEnd) out += head.middle.slice(Math.max(from, head.same) - head.same, Math.min(to, middleEnd) - head.same);
+  if (to > middleEnd) out += committed.slice(Math.max(from, middleEnd) + shift, to + shift);
+  return out;
 }
 
 /** Chunk sizes the common ends are measured in: whole chunks compare natively, the last one a character at a time. */

@@ -435,6 +435,13 @@ export interface IndexScan {
    * the others (ops/staged-io.ts: the entries a staged verdict can depend on). Absent: every entry.
    */
   only?: readonly number[];
+  /**
+   * With `only`, when statx read them: those entries' names (each ended by a NUL) and their stat
+   * rows as read (ROW_WIDTH numbers each, in `only`'s order), which the staged memo keys on
+   * (ops/staged-memo-io.ts dependenciesOf) without copying them out of the index again.
+   */
+  onlyNames?: Uint8Array;
+  onlyRows?: Float64Array;
 }
 
 /**
@@ -454,17 +461,24 @@ export function scanLockIndex(index: LockIndex, statAt?: StatAt, only?: readonly
   }
   // statAt's names: the index's, or (only some entries statted) those entries' alone, in order.
   const names = only ? onlyNames : index.names;
-  const row = new Float64Array(ROW_WIDTH);
+  // Only some entries: each one's row is kept where statx writes it (IndexScan onlyRows); else one row is reused.
+  const keep = only !== undefined && statAt !== undefined && names !== undefined;
+  const rows = new Float64Array(keep ? n * ROW_WIDTH : ROW_WIDTH);
+  if (keep) {
+    scan.onlyNames = names;
+    scan.onlyRows = rows;
+  }
+  const step = keep ? ROW_WIDTH : 0;
   let at = 0;
-  for (let k = 0; k < n; k++) {
+  for (let k = 0, r = 0; k < n; k++, r += step) {
     const i = only ? only[k]! : k;
     const o = i * ROW_WIDTH;
     let st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number };
     if (statAt && names) {
-      if (!statAt(at, row)) return { ...scan, structural: true };
+      if (!statAt(at, rows, r)) return { ...scan, structural: true };
       at = names.indexOf(0, at) + 1;
-      if (row[0] === stats[o] && row[1] === stats[o + 1] && row[2] === stats[o + 2] && row[3] === stats[o + 3] && row[4] === stats[o + 4]) continue;
-      st = { size: row[0]!, mtimeMs: row[1]!, ctimeMs: row[2]!, ino: row[3]!, mode: row[4]! };
+      if (rows[r] === stats[o] && rows[r + 1] === stats[o + 1] && rows[r + 2] === stats[o + 2] && rows[r + 3] === stats[o + 3] && rows[r + 4] === stats[o + 4]) continue;
+      st = { size: rows[r]!, mtimeMs: rows[r + 1]!, ctimeMs: rows[r + 2]!, ino: rows[r + 3]!, mode: rows[r + 4]! };
     } else {
       try {
         st = lstatSync(`${base}/${index.paths[i]}`);

@@ -5,7 +5,7 @@
 // commit touches. Pure.
 import { KiwiError } from "../errors.ts";
 import type { LockedTool } from "../schema/lockfile.ts";
-import { type RenderedTools, findRenderedBlock, renderedBlockAt, renderedIds, renderedIdsTouchedBy } from "./rendered-tools.ts";
+import { type RenderedTools, findRenderedBlock, renderedBlockAt, renderedIds, renderedIdsTouchedBy, renderedIdsTouchedByAny } from "./rendered-tools.ts";
 import { NOT_AN_ENTRY, entryOfBlock } from "./tool-blocks.ts";
 
 export interface LockedTools {
@@ -15,6 +15,8 @@ export interface LockedTools {
   get(id: string): LockedTool | undefined;
   /** The ids of the entries a changed path touches: its own file's, or a directory manifest's in a folder above it. */
   touchedBy(path: string): readonly string[];
+  /** The ids of the entries any of `paths` touches (touchedBy), each once. */
+  touchedByAny(paths: readonly string[]): readonly string[];
 }
 
 /** The entries of a parsed lockfile's `tools`. */
@@ -23,6 +25,7 @@ export function lockedToolsOf(tools: Record<string, LockedTool>): LockedTools {
     ids: () => Object.keys(tools),
     get: (id) => (Object.hasOwn(tools, id) ? tools[id] : undefined),
     touchedBy: (path) => Object.keys(tools).filter((id) => touches(path, tools[id]!.source)),
+    touchedByAny: (paths) => Object.keys(tools).filter((id) => paths.some((path) => touches(path, tools[id]!.source))),
   };
 }
 
@@ -54,5 +57,6 @@ export function lockedToolsOfRendered(view: RenderedTools): LockedTools {
       return value as LockedTool;
     },
     touchedBy: (path) => renderedIdsTouchedBy(view, path),
+    touchedByAny: (paths) => renderedIdsTouchedByAny(view, paths),
   };
 }

@@ -57,34 +57,49 @@ export function findRenderedBlock(view: RenderedTools, id: string): number {
 
 /**
  * Ids of the blocks a changed path touches (locked-tools.ts touches): whose "source" is the path,
- * or a directory manifest (tool.yaml, tool.yml, tool.json) in a folder above it. Found by their
- * rendered "source" line, which nothing else in the section has: one search for the path and one
- * per folder above it (the three names share the rendered prefix `"<folder>/tool.`).
+ * or a directory manifest (tool.yaml, tool.yml, tool.json) in a folder above it.
  */
 export function renderedIdsTouchedBy(view: RenderedTools, path: string): string[] {
-  const ids = new Set(sourceLines(view, `${SOURCE_LINE}${renderString(path)},\n`, [""]));
-  const folders: string[] = [];
-  for (let at = path.indexOf("/"); at !== -1; at = path.indexOf("/", at + 1)) folders.push(`${path.slice(0, at)}/`);
-  // A source with no folder at all is in no folder but "" (sourceDir ""), which only a path starting with "/" is under.
-  if (path.startsWith("/")) folders.push("");
-  for (const folder of folders) for (const id of sourceLines(view, `${SOURCE_LINE}${renderString(`${folder}tool.`).slice(0, -1)}`, MANIFEST_ENDS)) ids.add(id);
-  return [...ids];
+  return renderedIdsTouchedByAny(view, [path]);
+}
+
+/**
+ * Ids of the blocks any of `paths` touches (renderedIdsTouchedBy), in file order. Found by their
+ * rendered "source" line, which nothing else in the section has, in one pass over the section:
+ * each source line's value is looked up among the rendered sources the paths can touch (the path
+ * itself, and tool.yaml, tool.yml and tool.json in each folder above it). A search per path and
+ * per folder above it was six passes over a 2 MB lockfile for a commit of one tool (~1.4 ms).
+ */
+export function renderedIdsTouchedByAny(view: RenderedTools, paths: readonly string[]): string[] {
+  const wanted = new Set<string>();
+  for (const path of paths) {
+    wanted.add(renderString(path));
+    const folders: string[] = [];
+    for (let at = path.indexOf("/"); at !== -1; at = path.indexOf("/", at + 1)) folders.push(`${path.slice(0, at)}/`);
+    // A source with no folder at all is in no folder but "" (sourceDir ""), which only a path starting with "/" is under.
+    if (path.startsWith("/")) folders.push("");
+    for (const folder of folders) {
+      const open = renderString(`${folder}tool.`).slice(0, -1);
+      for (const end of MANIFEST_ENDS) wanted.add(`${open}${end}`);
+    }
+  }
+  const { text } = view;
+  const ids: string[] = [];
+  for (let at = text.indexOf(SOURCE_LINE, view.start); at !== -1 && at < view.end; at = text.indexOf(SOURCE_LINE, at + 1)) {
+    // A rendered string holds no raw newline: the value runs to the line's end, less its comma.
+    const from = at + SOURCE_LINE.length;
+    const lineEnd = text.indexOf("\n", from);
+    if (lineEnd === -1 || text.charCodeAt(lineEnd - 1) !== COMMA || !wanted.has(text.slice(from, lineEnd - 1))) continue;
+    const block = renderedBlockAt(view, renderedBlockBefore(view, at));
+    if (block && !ids.includes(block.id)) ids.push(block.id);
+  }
+  return ids;
 }
 
 const SOURCE_LINE = '\n      "source": ';
-/** How a directory manifest's rendered source line ends after `"<folder>/tool.`. */
-const MANIFEST_ENDS = ['yaml",\n', 'yml",\n', 'json",\n'];
-
-/** Ids of the blocks holding `line` followed by one of `ends`. */
-function sourceLines(view: RenderedTools, line: string, ends: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let at = view.text.indexOf(line, view.start); at !== -1 && at < view.end; at = view.text.indexOf(line, at + 1)) {
-    if (!ends.some((end) => view.text.startsWith(end, at + line.length))) continue;
-    const block = renderedBlockAt(view, renderedBlockBefore(view, at));
-    if (block) out.push(block.id);
-  }
-  return out;
-}
+const COMMA = 0x2c;
+/** How a directory manifest's rendered source ends after `"<folder>/tool.`. */
+const MANIFEST_ENDS = ['yaml"', 'yml"', 'json"'];
 
 /** Every block's id, in file order (one pass over the section: only when all are needed). */
 export function renderedIds(view: RenderedTools): string[] {

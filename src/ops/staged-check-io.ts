@@ -18,14 +18,14 @@ import { readLockfileText } from "../lockfile/fs.ts";
 import { type LockedTools, lockedToolsOf, lockedToolsOfRendered } from "../lockfile/locked-tools.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { type RenderedTools, renderedTools } from "../lockfile/rendered-tools.ts";
-import { editedToolIds } from "../lockfile/edited-tools.ts";
+import { type HeadText, editedToolIds } from "../lockfile/edited-tools.ts";
 import type { LockedTool } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/check-project.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
 import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
 import { type GitEnv, gitText, runGit, runGitLargeAsync } from "../hook/git-io.ts";
 import { isNullBlobId } from "../integrity/git-blob.ts";
-import { readGitBlob, readGitBlobText, storeGitBlob } from "../cache/git-blobs-io.ts";
+import { hasGitBlob, readGitBlob, readGitBlobBeside, readGitBlobText, storeGitBlob } from "../cache/git-blobs-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
 import { selectAffected } from "../hook/staged.ts";
 import { jitAtFullSpeed } from "../self.ts";
@@ -69,7 +69,7 @@ export interface Repo {
  * (staged-project-io.ts readStagedProject); every other tool was seen only through the index.
  */
 export async function checkProjectChanges(root: string, paths: string[], repo: Repo | undefined, options: FreshOptions): Promise<{ verdict: StagedVerdict; memorable: boolean; read?: ReadonlySet<number> }> {
-  // HEAD's copy of a staged lockfile is kept in the cache or asked of git now, so that it comes back while the tree is read.
+  // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read (or read from the cache once the committed text is known).
   const headLock = paths.includes(LOCKFILE_NAME) && repo !== undefined ? readHeadLockfile(root, repo, options.env, options.cacheDir) : undefined;
   const { project, read } = readStagedProject(root, paths, { cacheDir: options.cacheDir, indexed: options.indexed, raw: options.raw });
   const { locked, text, rendered, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
@@ -86,7 +86,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
     return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), fromIndex }, unstaged }, memorable, read };
   }
   // A staged lockfile is judged where it changed since HEAD (or everywhere without history).
-  const edited = selected.lockfileChanged ? editedToolIds(text!, await headLock, rendered) : [];
+  const edited = selected.lockfileChanged ? editedToolIds(text!, await headLock?.(text!), rendered) : [];
   const scope = edited === "all" ? project.tools : [...new Set([...judged, ...project.tools.filter((t) => edited.includes(t.id))])];
   const extra = edited === "all" ? locked.ids() : [...selected.gone, ...edited];
   if (scope.length > JIT_FROM_TOOLS) jitAtFullSpeed();
@@ -169,20 +169,31 @@ function compareEntries(project: Project, scope: readonly Tool[], locked: Locked
 }
 
 /**
- * HEAD's copy of the project's lockfile; undefined when HEAD has none (or there is no HEAD yet).
- * git named its blob (status or staged diff): kept in the cache (a commit's check keeps the lockfile it stages),
- * it is read there and verified against that id; else git is asked, and its answer kept. git
- * writes into a file in the cache: the staged check reads the tree synchronously for tens of ms,
- * and through a pipe git would wait on it after the first 64 KB (~3.5 ms to drain at the await).
+ * HEAD's copy of the project's lockfile, given the committed text; undefined when HEAD has none
+ * (or there is no HEAD yet). git named its blob (status or staged diff): kept in the cache (a
+ * commit's check keeps the lockfile it stages), it is read there once the committed text is known
+ * and verified against that id, told as it differs from that text (cache/git-blobs-io.ts
+ * readGitBlobBeside: ~2 MB never held whole); else git is asked at once, and its answer kept.
  */
-function readHeadLockfile(root: string, repo: Repo, env: GitEnv, cacheDir: string): Promise<string | undefined> {
+function readHeadLockfile(root: string, repo: Repo, env: GitEnv, cacheDir: string): (committed: string) => Promise<HeadText | undefined> {
   const rel = lockfileRel(root, repo.top);
   const head = repo.status.entries.get(rel)?.head;
-  if (head !== undefined && isNullBlobId(head)) return Promise.resolve(undefined); // added by this commit, or no HEAD yet
-  // Read as text and vouched for as such (decoding bytes read first cost ~2 ms more for 2 MB); text
-  // that is not the blob (a damaged copy, or bytes that are not UTF-8) is read again as bytes.
-  const kept = head === undefined ? undefined : (readGitBlobText(cacheDir, head) ?? keptBytesText(cacheDir, head));
-  if (kept !== undefined) return Promise.resolve(kept);
+  if (head !== undefined && isNullBlobId(head)) return () => Promise.resolve(undefined); // added by this commit, or no HEAD yet
+  if (head !== undefined && hasGitBlob(cacheDir, head)) {
+    // Text that is not the blob (a damaged copy, bytes that are not UTF-8, a committed text that is
+    // not ASCII) is read whole as text, then as bytes (which removes a damaged copy), then asked of git.
+    return async (committed) => readGitBlobBeside(cacheDir, head, committed) ?? readGitBlobText(cacheDir, head) ?? keptBytesText(cacheDir, head) ?? (await showHeadLockfile(root, rel, head, env, cacheDir));
+  }
+  const shown = showHeadLockfile(root, rel, head, env, cacheDir);
+  return () => shown;
+}
+
+/**
+ * HEAD's copy of the lockfile at `rel` as git shows it, kept under its blob id when git named one.
+ * git writes into a file in the cache: the staged check reads the tree synchronously for tens of
+ * ms, and through a pipe git would wait on it after the first 64 KB (~3.5 ms to drain at the await).
+ */
+function showHeadLockfile(root: string, rel: string, head: string | undefined, env: GitEnv, cacheDir: string): Promise<string | undefined> {
   const scratch = join(cacheDir, "check", "staged", tempName("head-lock", process.pid, Math.random().toString(36).slice(2, 10)));
   const text = runGitLargeAsync(root, ["show", `HEAD:${rel}`], env, scratch).then(
     (bytes) => {

@@ -29,6 +29,19 @@ describe("atomic writes", () => {
     expect(readdirSync(dir)).toEqual(["tool.lock.json"]);
   });
 
+  test.each([
+    ["ASCII", "x".repeat(16 * 1024 * 3 + 7)],
+    ["a surrogate pair on a chunk boundary", `${"a".repeat(16 * 1024 - 1)}😀${"b".repeat(16 * 1024)}é`],
+    ["lone surrogates on and off a chunk boundary", `${"a".repeat(16 * 1024 - 1)}\ud83d${"b".repeat(100)}\ude00c\ud800`],
+    ["three-byte characters throughout", "✓".repeat(40000)],
+  ])("write long text (%s) as the bytes Buffer.from gives", (_, text) => {
+    const dir = makeTemp();
+    const path = join(dir, "blob");
+    writeFileAtomic(path, text, { mode: 0o444 });
+    expect(readFileSync(path).equals(Buffer.from(text))).toBe(true);
+    expect(readdirSync(dir)).toEqual(["blob"]);
+  });
+
   test("a fault on the n-th write only fires there", () => {
     const faults = faultsFromEnv({ KIWI_TEST_FAULT: "blob-write=ENOSPC@2" });
     const dir = makeTemp();

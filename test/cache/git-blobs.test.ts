@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { GIT_BLOBS_DIR, readGitBlob, readGitBlobText, storeGitBlob } from "../../src/cache/git-blobs-io.ts";
+import { GIT_BLOBS_DIR, hasGitBlob, readGitBlob, readGitBlobBeside, readGitBlobText, storeGitBlob } from "../../src/cache/git-blobs-io.ts";
+import { wholeHeadText } from "../../src/lockfile/edited-tools.ts";
 import { gitBlobId } from "../../src/integrity/git-blob.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
@@ -37,6 +38,16 @@ describe("git blobs kept in the cache", () => {
     storeGitBlob(cache, id, bytesOf(lockText));
     expect(readGitBlob(cache, id)).toBeUndefined();
     expect(existsSync(join(cache, GIT_BLOBS_DIR)) ? readdirSync(join(cache, GIT_BLOBS_DIR)) : []).toEqual([]);
+  });
+
+  test.each([
+    ["long text", `${"tool ".repeat(20000)}é ✓\n`],
+    ["long text with a lone surrogate (its UTF-8 holds U+FFFD)", `${"tool ".repeat(20000)}\ud800\n`],
+  ])("keeps %s as the UTF-8 bytes its id was taken of", (_, text) => {
+    const cache = makeTemp("kiwi-cache-");
+    const id = gitBlobId(Buffer.from(text), "sha1");
+    storeGitBlob(cache, id, text);
+    expect(Buffer.from(readGitBlob(cache, id)!).equals(Buffer.from(text))).toBe(true);
   });
 
   test("never keeps text that came from bytes that are not UTF-8 under their id", () => {
@@ -82,6 +93,83 @@ describe("git blobs kept in the cache", () => {
     storeGitBlob(cache, id, bytes);
     expect(readGitBlobText(cache, id)).toBeUndefined();
     expect(readGitBlob(cache, id)).toEqual(bytes);
+  });
+
+  describe("read as it differs from a text, never whole", () => {
+    /** ~300 KB of lockfile-like ASCII: several of the reader's 64 KB chunks. */
+    const big = Array.from({ length: 3000 }, (_, i) => `    "tool-${String(i).padStart(4, "0")}": { "integrity": "sha256:${sha(i)}" }`).join(",\n");
+    function sha(i: number): string {
+      return new Bun.CryptoHasher("sha256").update(String(i)).digest("hex");
+    }
+    const ascii = (text: string) => bytesOf(text);
+    const cases: [string, Uint8Array, string][] = [
+      ["the same text", ascii(big), big],
+      ["one character changed in the middle", ascii(`${big.slice(0, 150000)}x${big.slice(150001)}`), big],
+      ["one character changed on a chunk boundary", ascii(`${big.slice(0, 65535)}xy${big.slice(65537)}`), big],
+      ["the first character changed", ascii(`x${big.slice(1)}`), big],
+      ["the last character changed", ascii(`${big.slice(0, -1)}x`), big],
+      ["two changes far apart", ascii(`${big.slice(0, 1000)}x${big.slice(1001, 250000)}y${big.slice(250001)}`), big],
+      ["text inserted (HEAD longer)", ascii(`${big.slice(0, 100000)}${"inserted ".repeat(20000)}${big.slice(100000)}`), big],
+      ["text removed (HEAD shorter)", ascii(`${big.slice(0, 100000)}${big.slice(170000)}`), big],
+      ["HEAD a prefix of the text", ascii(big.slice(0, 200000)), big],
+      ["the text a prefix of HEAD", ascii(big), big.slice(0, 200000)],
+      ["an empty HEAD", new Uint8Array(0), big],
+      ["an empty text", ascii(big), ""],
+      ["a repeated run that fits either end", ascii(`${"a".repeat(70000)}`), "a".repeat(140000)],
+      ["a byte order mark before the same text", new Uint8Array([0xef, 0xbb, 0xbf, ...ascii(big)]), big],
+      ["a byte order mark in the middle", ascii(`${big.slice(0, 90000)}\ufeff${big.slice(90000)}`), big],
+      ["UTF-8 in the middle", ascii(`${big.slice(0, 90000)}é ✓${big.slice(90003)}`), big],
+      ["bytes that are not UTF-8 in the middle", new Uint8Array([...ascii(big.slice(0, 90000)), 0xff, 0xe2, 0x82, ...ascii(big.slice(90000))]), big],
+      ["a cut UTF-8 sequence at the end", new Uint8Array([...ascii(big), 0xe2, 0x82]), big],
+    ];
+    test.each(cases)("%s: the text git's decoding gives, told by its common ends", (_, head, text) => {
+      const cache = makeTemp("kiwi-cache-");
+      const id = gitBlobId(head, "sha1");
+      storeGitBlob(cache, id, head);
+      expect(hasGitBlob(cache, id)).toBe(true);
+      const told = readGitBlobBeside(cache, id, text)!;
+      expect(told).toBeDefined();
+      expect(wholeHeadText(text, told) === new TextDecoder().decode(head)).toBe(true);
+      expect(told.same + told.tail).toBeLessThanOrEqual(Math.min(text.length, head.length));
+      expect(text.slice(0, told.same) === new TextDecoder().decode(head).slice(0, told.same)).toBe(true);
+    });
+
+    test("holds only the stretch that differs", () => {
+      const cache = makeTemp("kiwi-cache-");
+      const head = ascii(`${big.slice(0, 150000)}x${big.slice(150001)}`);
+      const id = gitBlobId(head, "sha256");
+      storeGitBlob(cache, id, head);
+      expect(readGitBlobBeside(cache, id, big)).toEqual({ same: 150000, tail: big.length - 150001, middle: "x" });
+    });
+
+    test.each([
+      ["damaged", (bytes: Uint8Array) => new Uint8Array([...bytes.subarray(0, 1000), 0x21, ...bytes.subarray(1001)])],
+      ["truncated", (bytes: Uint8Array) => bytes.subarray(0, 100000)],
+      ["emptied", () => new Uint8Array(0)],
+      ["grown", (bytes: Uint8Array) => new Uint8Array([...bytes, 0x20])],
+    ])("reads a %s blob as a miss (the whole read then removes it)", (_, damage) => {
+      const cache = makeTemp("kiwi-cache-");
+      const head = ascii(big);
+      const id = gitBlobId(head, "sha1");
+      storeGitBlob(cache, id, head);
+      const path = join(cache, GIT_BLOBS_DIR, id);
+      chmodSync(path, 0o644);
+      writeFileSync(path, damage(head));
+      expect(readGitBlobBeside(cache, id, big)).toBeUndefined();
+      expect(readGitBlob(cache, id)).toBeUndefined();
+      expect(existsSync(path)).toBe(false);
+    });
+
+    test.each([
+      ["a text that is not ASCII", `${big}é`, gitBlobId(bytesOf(big), "sha1")],
+      ["no kept blob", big, gitBlobId(bytesOf("another"), "sha1")],
+      ["git's null id", big, "0".repeat(40)],
+      ["a path", big, "../../outside"],
+    ])("reads nothing beside %s", (_, text, id) => {
+      const cache = makeTemp("kiwi-cache-");
+      storeGitBlob(cache, gitBlobId(bytesOf(big), "sha1"), bytesOf(big));
+      expect(readGitBlobBeside(cache, id, text)).toBeUndefined();
+    });
   });
 
   test("reads the text of a damaged blob as a miss", () => {

@@ -100,6 +100,15 @@ describe("statx through bun:ffi", () => {
         expect([...scan.tools.keys()]).toEqual([...whole.tools.keys()].filter((t) => only.some((i) => index.owners[i] === t && whole.fresh.has(i))));
       }
     }
+    // statx's rows of the entries scanned are kept in order, each the index's or the changed stat, with their names.
+    const only = [at("a/main.py"), at("a/tool.yaml"), at("b/main.py")];
+    const fast = await scanLockIndexFast(index, only);
+    if (process.platform === "linux") {
+      expect(new TextDecoder().decode(fast.onlyNames)).toBe("a/main.py\0a/tool.yaml\0b/main.py\0");
+      expect([...fast.onlyRows!]).toEqual(only.flatMap((i) => fast.fresh.get(i) ?? [...index.stats.subarray(i * 5, i * 5 + 5)]));
+      expect(only.map((i) => lstatSync(join(root, ".ai/tools", index.paths[i]!))).flatMap((st) => [st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode])).toEqual([...fast.onlyRows!]);
+    }
+    expect(scanLockIndex(index, undefined, only).onlyRows).toBeUndefined();
     // An entry gone is structural, in a scan that stats it and in no other.
     rmSync(join(root, ".ai/tools/b/main.py"));
     expect((await scanLockIndexFast(index, [at("b/main.py")])).structural).toBe(true);

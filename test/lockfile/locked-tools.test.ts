@@ -43,6 +43,18 @@ describe("a lockfile's tool entries, one at a time", () => {
     for (const path of paths) expect({ path, ids: [...locked.touchedBy(path)].sort() }).toEqual({ path, ids: Object.keys(many).filter((id) => touches(path, many[id]!.source)).sort() });
   });
 
+  test.each(views)("names the entries any of several paths touches, each once, as the rule over every entry does: %s", (_, view) => {
+    const sources = [".ai/tools/a.sh", ".ai/tools/d/tool.yaml", ".ai/tools/d/e/tool.json", ".ai/tools/d/e/tool.yml", ".ai/tools/é \"q\"/tool.yaml", "tool.yaml", "/tool.json", ".ai/tools/d/x.yaml#srv"];
+    const many = Object.fromEntries(sources.map((source, i) => [`t${i}`, entry(`t${i}`, { tool_id: `t${i}` }, [], { source })]));
+    const locked = view === views[0]![1] ? lockedToolsOf(many) : lockedToolsOfRendered(renderedTools(renderLockfile(lockOf(many)))!);
+    const sets = [[], ["tool.lock.json"], [".ai/tools/d/e/f.py", ".ai/tools/d/run.py"], [".ai/tools/a.sh", ".ai/tools/a.sh", "/abs/file"], [".ai/tools/é \"q\"/x", "x/tool.yaml/y", ".ai/tools/d/x.yaml"], sources];
+    for (const paths of sets) {
+      const ids = [...locked.touchedByAny(paths)];
+      expect({ paths, ids: ids.sort() }).toEqual({ paths, ids: Object.keys(many).filter((id) => paths.some((path) => touches(path, many[id]!.source))).sort() });
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+  });
+
   test("refuses, rather than guess, an entry of text that was never kiwi's rendering", () => {
     const nested = `{\n  "lockfileVersion": 1,\n  "tools": {\n    "a": {\n      "x": {\n    },\n    "b": {\n      "v": 1\n    },\n    "c": {\n      "w": 1 }\n    }\n  },\n  "mcp_servers": {}\n}\n`;
     expect(() => lockedToolsOfRendered(renderedTools(nested)!).get("a")).toThrow(expect.objectContaining({ code: "E_INTERNAL" }));

@@ -4,7 +4,7 @@ import { renderLockfile } from "../../src/lockfile/render.ts";
 import { type ToolBlocks, splitToolBlocks } from "../../src/lockfile/tool-blocks.ts";
 import { findRenderedBlock, renderedBlockAt, renderedIds, renderedIdsTouchedBy, renderedTools } from "../../src/lockfile/rendered-tools.ts";
 import { touches } from "../../src/lockfile/locked-tools.ts";
-import { editedInStretch, editedToolIds } from "../../src/lockfile/edited-tools.ts";
+import { type HeadText, editedInStretch, editedToolIds, wholeHeadText } from "../../src/lockfile/edited-tools.ts";
 import type { LockedTool, Lockfile, McpPin, RemoteTool } from "../../src/schema/lockfile.ts";
 import { entry, file, lockOf } from "./helpers.ts";
 
@@ -392,5 +392,42 @@ describe("edited entries found in the one stretch where HEAD's text differs", ()
     }
     // The stretch answered most of them, not only the fallback.
     expect(quick).toBeGreaterThan(700);
+  });
+
+  test("HEAD told as it differs from the committed text gives what its whole text gives, however much of the common ends is told", () => {
+    let seed = 11;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let i = 0; i < 600; i++) {
+      const count = 1 + next(30);
+      const touched = new Set(Array.from({ length: 1 + next(3) }, () => `tool-${String(next(count)).padStart(4, "0")}`));
+      const kind = next(5);
+      const committed = many(count, (id, t) => (!touched.has(id) ? t : kind === 0 ? undefined : relock(t, `${id}-${i}`)));
+      let head = many(count + (kind === 1 ? 1 : 0));
+      if (next(3) === 0) {
+        const at = next(head.length);
+        const pieces = ["", " ", "1", '"', "}", ",", "\n", "é"];
+        head = head.slice(0, at) + pieces[next(pieces.length)]! + head.slice(at + next(2));
+      }
+      // The common ends, measured whole, then told shorter (as a reader that stops early would).
+      const max = Math.min(committed.length, head.length);
+      let same = 0;
+      while (same < max && committed[same] === head[same]) same++;
+      let tail = 0;
+      while (tail < max - same && committed[committed.length - 1 - tail] === head[head.length - 1 - tail]) tail++;
+      const cut = renderedTools(committed)!;
+      const want = parsedWhole(committed, head);
+      for (const [s, t] of [[same, tail], [same - next(same + 1), tail], [same, tail - next(tail + 1)], [0, 0]] as const) {
+        const told: HeadText = { same: s, tail: t, middle: head.slice(s, head.length - t) };
+        expect(wholeHeadText(committed, told)).toBe(head);
+        const stretch = editedInStretch(committed, cut, told);
+        if (s === same && t === tail) expect(stretch).toEqual(editedInStretch(committed, cut, head));
+        if (stretch !== undefined && JSON.stringify(stretch) !== JSON.stringify(want)) expect({ committed, head, s, t, stretch }).toEqual({ committed, head, s, t, stretch: want as string[] });
+        const got = editedToolIds(committed, told, cut);
+        if (JSON.stringify(got) !== JSON.stringify(want)) expect({ committed, head, s, t, got }).toEqual({ committed, head, s, t, got: want });
+      }
+    }
   });
 });

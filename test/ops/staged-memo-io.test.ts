@@ -4,9 +4,9 @@ import { RACY_MARGIN_MS } from "../../src/cache/stat-cache-io.ts";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { type StagedProject, checkStaged } from "../../src/ops/staged-io.ts";
-import { dependencyPositions, identifyTree, keyedOnCurrentIndex, peekStagedMemo, readProjectIndex, stagedMemoFile } from "../../src/ops/staged-memo-io.ts";
+import { dependenciesOf, dependencyPositions, identifyTree, manifestTable, keyedOnCurrentIndex, peekStagedMemo, readProjectIndex, stagedMemoFile } from "../../src/ops/staged-memo-io.ts";
 import { statIdentity } from "../../src/cache/memo-file-io.ts";
-import { lockIndexPath } from "../../src/lockfile/lock-index-io.ts";
+import { lockIndexPath, scanLockIndexFast } from "../../src/lockfile/lock-index-io.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { STAGED_TOOLS } from "../helpers/staged-tools.ts";
@@ -297,11 +297,47 @@ describe("the entries a verdict taken through the lock index depends on", () => 
       expect(positions).toBeDefined();
       expect(positions).toEqual(dependencyPositions(decoded, new Set(read)));
     }
+    // The entries a narrow scan statted are taken as it read them: the same names and rows as copied from the index.
+    writeFileSync(join(root, ".ai/tools/dt/data/é.bin"), "changed\n");
+    for (const read of [[], tools.slice(0, 3), tools]) {
+      const positions = dependencyPositions(index, new Set(read))!;
+      const scan = await scanLockIndexFast(index, positions);
+      const taken = dependenciesOf(index, scan, new Set(read), positions)!;
+      const copied = dependenciesOf(index, scan, new Set(read), [...positions])!;
+      expect(process.platform !== "linux" || taken.rows === scan.onlyRows).toBe(true);
+      expect({ names: [...taken.names], rows: [...taken.rows], top: Array.from(taken.top) }).toEqual({ names: [...copied.names], rows: [...copied.rows], top: Array.from(copied.top) });
+    }
     // A damaged tools section (placeholder rows, or a manifest outside .ai/tools) tells no entries apart.
     const at = index.tools.findIndex((t) => t.form !== "builtin");
     const damaged = (change: (t: (typeof index.tools)[number]) => object) => ({ ...index, tools: index.tools.map((t, i) => (i === at ? { ...t, ...change(t) } : t)) });
     expect(dependencyPositions(damaged(() => ({ source: "" })), new Set())).toBeUndefined();
     expect(dependencyPositions(damaged((t) => ({ source: t.source.replace(".ai/tools/", "elsewhere/") })), new Set())).toBeUndefined();
+  });
+});
+
+describe("manifests found among the entries by their bytes", () => {
+  test.each([
+    ["paths in UTF-8 (compared as bytes)", "é ✓", true],
+    ["a path holding U+FFFD (compared as decoded text)", "x\ufffdy", false],
+  ])("with %s, the same entries as the decoded paths give", async (_, folder, asBytes) => {
+    const root = realpathSync(makeTemp("kiwi-memo-manifests-"));
+    const named = (name: string) => `tool_id: ${name}\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\nconfig: { entrypoint: notes.md }\n`;
+    writeTree(root, {
+      ...DEPENDENCY_TOOLS,
+      [`.ai/tools/${folder}/tool.yaml`]: named("odd"),
+      [`.ai/tools/${folder}/notes.md`]: "# notes\n",
+      [`.ai/tools/${folder}/data/tool.yaml`]: "not a manifest: below a folder tool's root\n",
+      ".ai/tools/zz/tool.yaml": named("zz"),
+      ".ai/tools/zz/notes.md": "# notes\n",
+      ".ai/tools/zz/tool.yamx": "a name of the manifest's length\n",
+    });
+    await lockProject({ ...createContext({ cwd: root, env }), now: () => Date.now() + 60_000 });
+    const index = readProjectIndex(env.KIWI_CACHE_DIR, root)!;
+    expect(manifestTable(index)?.bytes !== undefined).toBe(asBytes);
+    const decoded = { ...index, names: undefined, starts: undefined, tools: index.tools, paths: index.paths };
+    const tools = index.tools.map((_, t) => t);
+    for (const read of [[], tools.slice(0, 2), tools.slice(-3), tools]) expect(dependencyPositions(index, new Set(read))).toEqual(dependencyPositions(decoded, new Set(read)));
+    expect(dependencyPositions(index, new Set())!.map((i) => index.paths[i])).toContain(`${folder}/tool.yaml`);
   });
 });
 
