@@ -5,7 +5,7 @@
 // commit touches. Pure.
 import { KiwiError } from "../errors.ts";
 import type { LockedTool } from "../schema/lockfile.ts";
-import { type RenderedTools, findRenderedBlock, renderedBlockAt, renderedIds, renderedIdsTouchedBy, renderedIdsTouchedByAny } from "./rendered-tools.ts";
+import { type RenderedTools, findRenderedBlock, renderedBlockAt, renderedIds, renderedIdsTouchedByAny } from "./rendered-tools.ts";
 import { NOT_AN_ENTRY, entryOfBlock } from "./tool-blocks.ts";
 
 export interface LockedTools {
@@ -13,9 +13,7 @@ export interface LockedTools {
   ids(): readonly string[];
   /** The entry of `id`; undefined when the lockfile has none (an own entry: "constructor" is not inherited from Object). */
   get(id: string): LockedTool | undefined;
-  /** The ids of the entries a changed path touches: its own file's, or a directory manifest's in a folder above it. */
-  touchedBy(path: string): readonly string[];
-  /** The ids of the entries any of `paths` touches (touchedBy), each once. */
+  /** The ids of the entries any of the changed `paths` touches (its own file's, or a directory manifest's in a folder above it), each once. */
   touchedByAny(paths: readonly string[]): readonly string[];
 }
 
@@ -24,7 +22,6 @@ export function lockedToolsOf(tools: Record<string, LockedTool>): LockedTools {
   return {
     ids: () => Object.keys(tools),
     get: (id) => (Object.hasOwn(tools, id) ? tools[id] : undefined),
-    touchedBy: (path) => Object.keys(tools).filter((id) => touches(path, tools[id]!.source)),
     touchedByAny: (paths) => Object.keys(tools).filter((id) => paths.some((path) => touches(path, tools[id]!.source))),
   };
 }
@@ -56,7 +53,6 @@ export function lockedToolsOfRendered(view: RenderedTools): LockedTools {
       parsed.set(id, value as LockedTool);
       return value as LockedTool;
     },
-    touchedBy: (path) => renderedIdsTouchedBy(view, path),
     touchedByAny: (paths) => renderedIdsTouchedByAny(view, paths),
   };
 }

@@ -56,19 +56,12 @@ export function findRenderedBlock(view: RenderedTools, id: string): number {
 }
 
 /**
- * Ids of the blocks a changed path touches (locked-tools.ts touches): whose "source" is the path,
- * or a directory manifest (tool.yaml, tool.yml, tool.json) in a folder above it.
- */
-export function renderedIdsTouchedBy(view: RenderedTools, path: string): string[] {
-  return renderedIdsTouchedByAny(view, [path]);
-}
-
-/**
- * Ids of the blocks any of `paths` touches (renderedIdsTouchedBy), in file order. Found by their
- * rendered "source" line, which nothing else in the section has, in one pass over the section:
- * each source line's value is looked up among the rendered sources the paths can touch (the path
- * itself, and tool.yaml, tool.yml and tool.json in each folder above it). A search per path and
- * per folder above it was six passes over a 2 MB lockfile for a commit of one tool (~1.4 ms).
+ * Ids of the blocks any of `paths` touches (locked-tools.ts touches: whose "source" is the path,
+ * or a directory manifest in a folder above it), in file order. Found by their rendered "source"
+ * line, which nothing else in the section has, in one pass over the section: each source line's
+ * value is looked up among the rendered sources the paths can touch (the path itself, and
+ * tool.yaml, tool.yml and tool.json in each folder above it). A search per path and per folder
+ * above it was six passes over a 2 MB lockfile for a commit of one tool (~1.4 ms).
  */
 export function renderedIdsTouchedByAny(view: RenderedTools, paths: readonly string[]): string[] {
   const wanted = new Set<string>();

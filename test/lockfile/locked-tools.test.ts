@@ -25,9 +25,9 @@ describe("a lockfile's tool entries, one at a time", () => {
     expect([...locked.ids()].sort()).toEqual(Object.keys(whole).sort());
     for (const id of locked.ids()) expect(locked.get(id)).toEqual(whole[id]!);
     expect(locked.get("zeta")).toBe(locked.get("zeta")!); // parsed once
-    expect([...locked.touchedBy(".ai/tools/zeta/tool.yaml")].sort()).toEqual(["twin", "zeta"]);
-    expect([...locked.touchedBy(".ai/tools/zeta/a/b.py")].sort()).toEqual(["twin", "zeta"]);
-    expect(locked.touchedBy(".ai/tools/none.yaml")).toEqual([]);
+    expect([...locked.touchedByAny([".ai/tools/zeta/tool.yaml"])].sort()).toEqual(["twin", "zeta"]);
+    expect([...locked.touchedByAny([".ai/tools/zeta/a/b.py"])].sort()).toEqual(["twin", "zeta"]);
+    expect(locked.touchedByAny([".ai/tools/none.yaml"])).toEqual([]);
   });
 
   test.each(views)("has no entry for an id it lacks, whatever Object has: %s", (_, view) => {
@@ -40,7 +40,7 @@ describe("a lockfile's tool entries, one at a time", () => {
     const many = Object.fromEntries(sources.map((source, i) => [`t${i}`, entry(`t${i}`, { tool_id: `t${i}` }, [], { source })]));
     const locked = view === views[0]![1] ? lockedToolsOf(many) : lockedToolsOfRendered(renderedTools(renderLockfile(lockOf(many)))!);
     const paths = [...sources, ".ai/tools/d/run.py", ".ai/tools/d/e/f/g.txt", ".ai/tools/d", ".ai/tools/dd/tool.yaml", ".ai/tools/é \"q\"/x", "/abs/file", ".ai/tools/d/x.yaml", "x/tool.yaml/y"];
-    for (const path of paths) expect({ path, ids: [...locked.touchedBy(path)].sort() }).toEqual({ path, ids: Object.keys(many).filter((id) => touches(path, many[id]!.source)).sort() });
+    for (const path of paths) expect({ path, ids: [...locked.touchedByAny([path])].sort() }).toEqual({ path, ids: Object.keys(many).filter((id) => touches(path, many[id]!.source)).sort() });
   });
 
   test.each(views)("names the entries any of several paths touches, each once, as the rule over every entry does: %s", (_, view) => {

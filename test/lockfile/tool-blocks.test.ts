@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { renderLockfile } from "../../src/lockfile/render.ts";
 import { type ToolBlocks, splitToolBlocks } from "../../src/lockfile/tool-blocks.ts";
-import { findRenderedBlock, renderedBlockAt, renderedIds, renderedIdsTouchedBy, renderedTools } from "../../src/lockfile/rendered-tools.ts";
+import { findRenderedBlock, renderedBlockAt, renderedIds, renderedIdsTouchedByAny, renderedTools } from "../../src/lockfile/rendered-tools.ts";
 import { touches } from "../../src/lockfile/locked-tools.ts";
 import { type HeadText, editedInStretch, editedToolIds, wholeHeadText } from "../../src/lockfile/edited-tools.ts";
 import type { LockedTool, Lockfile, McpPin, RemoteTool } from "../../src/schema/lockfile.ts";
@@ -298,7 +298,7 @@ describe("reading text kiwi rendered in place", () => {
     expect(renderedIds(view)).toEqual([...cut.blocks.keys()]);
     for (const [id, block] of cut.blocks) expect(renderedBlockAt(view, findRenderedBlock(view, id))).toEqual({ id, block });
     const tools = JSON.parse(text).tools as Record<string, { source: string }>;
-    for (const { source } of Object.values(tools)) expect(renderedIdsTouchedBy(view, source).sort()).toEqual(Object.keys(tools).filter((id) => touches(source, tools[id]!.source)).sort());
+    for (const { source } of Object.values(tools)) expect(renderedIdsTouchedByAny(view, [source]).sort()).toEqual(Object.keys(tools).filter((id) => touches(source, tools[id]!.source)).sort());
     // Remote records and MCP pins sit at the same indent after the tools: never found as tools.
     for (const id of ["weather", "nope", "constructor", "__proto__"]) if (!Object.hasOwn(tools, id)) expect(findRenderedBlock(view, id)).toBe(-1);
   });
