@@ -1,6 +1,6 @@
 // What every benchmark script shares: flags, the compiled binary, timing one process (wall, CPU
 // and peak memory), medians and a printed series. Benchmarks measure; tests never assert on time.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** A numeric `--name value` flag, or the fallback. */
@@ -35,30 +35,19 @@ export interface Sample {
   exitCode: number;
 }
 
-const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
-
-/** Runs a command once: wall time, CPU time and peak RSS (via /usr/bin/time, else /proc polling). */
+/**
+ * Runs a command once: wall time, and the CPU time and peak RSS of it and every descendant it
+ * waited for, from the rusage wait4 returns (microseconds; GNU time printed them in 10 ms steps,
+ * too coarse for calls of a few ms).
+ */
 export async function measureProcess(argv: string[], env: Record<string, string>, cwd: string): Promise<Sample> {
-  const wrapped = TIME ? [TIME, "-f", "KIWI_BENCH %U %S %M", ...argv] : argv;
   const started = performance.now();
-  const proc = Bun.spawn(wrapped, { cwd, env, stdout: "ignore", stderr: "pipe" });
-  let peakKb = 0;
-  const poll = TIME
-    ? undefined
-    : setInterval(() => {
-        try {
-          const hwm = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"));
-          if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
-        } catch {
-          // The process is gone.
-        }
-      }, 2);
-  const [stderr, exitCode] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn(argv, { cwd, env, stdout: "ignore", stderr: "pipe" });
+  const [, exitCode] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   const ms = performance.now() - started;
-  if (poll) clearInterval(poll);
-  const line = /KIWI_BENCH ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
-  if (line) return { ms, cpuMs: (Number(line[1]) + Number(line[2])) * 1000, peakKb: Number(line[3]), exitCode };
-  return { ms, peakKb: peakKb || undefined, exitCode };
+  const usage = proc.resourceUsage();
+  if (!usage) return { ms, exitCode };
+  return { ms, cpuMs: Number(usage.cpuTime.total) / 1000, peakKb: Math.round(usage.maxRSS / 1024), exitCode };
 }
 
 export interface SeriesRow {
@@ -97,9 +86,9 @@ function printRow(name: string, samples: Sample[]): SeriesRow {
     peakMb: samples.every((s) => s.peakKb !== undefined) ? Math.max(...samples.map((s) => s.peakKb!)) / 1024 : undefined,
     exitCodes: [...new Set(samples.map((s) => s.exitCode))],
   };
-  const cpu = row.cpu === undefined ? "" : `  cpu ${row.cpu.toFixed(0).padStart(5)} ms`;
+  const cpu = row.cpu === undefined ? "" : `  cpu ${row.cpu.toFixed(1).padStart(6)} ms`;
   const peak = row.peakMb === undefined ? "" : `  peak ${row.peakMb.toFixed(1)} MB`;
-  process.stdout.write(`${name.padEnd(46)} median ${row.median.toFixed(0).padStart(5)} ms  min ${row.min.toFixed(0).padStart(5)} ms${cpu}${peak}  exit ${row.exitCodes.join(",")}\n`);
+  process.stdout.write(`${name.padEnd(46)} median ${row.median.toFixed(1).padStart(6)} ms  min ${row.min.toFixed(1).padStart(6)} ms${cpu}${peak}  exit ${row.exitCodes.join(",")}\n`);
   return row;
 }
 
