@@ -36,7 +36,7 @@ for (const p of projects) await measureProcess(argv, env, p.dir); // warm: index
 for (let i = 0; i < runs; i++) for (const p of projects) samples.get(p.count)!.push(await measureProcess(argv, env, p.dir));
 rmSync(work, { recursive: true, force: true });
 
-console.log(`warm kiwi exec of one three-link chain (median of ${runs} runs each, interleaved; times include /usr/bin/time)`);
+console.log(`warm kiwi exec of one three-link chain (median of ${runs} runs each, interleaved)`);
 const medians = sizes.map((count) => {
   const s = samples.get(count)!;
   const ms = median(s.map((x) => x.ms));
