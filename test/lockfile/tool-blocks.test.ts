@@ -361,25 +361,36 @@ describe("edited entries found in the one stretch where HEAD's text differs", ()
     expect(editedToolIds(committed, head, cut)).toEqual(parsedWhole(committed, head));
   });
 
-  test("random relocks and hand edits of HEAD's copy give the ids parsing both files whole gives", () => {
-    let seed = 7;
+  /**
+   * Seeded (committed, HEAD) pairs: a few entries relocked, removed or one tool added, and one time
+   * in three a hand edit somewhere in HEAD (a character changed, added or removed, from `pieces`).
+   * `next` is the same stream, for a test's own choices between pairs.
+   */
+  function randomPairs(seed: number, rounds: number, tools: number, pieces: readonly string[]) {
     const next = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % n;
     };
-    let quick = 0;
-    for (let i = 0; i < 1500; i++) {
-      const count = 1 + next(40);
-      const touched = new Set(Array.from({ length: 1 + next(3) }, () => `tool-${String(next(count)).padStart(4, "0")}`));
-      const kind = next(5);
-      const committed = many(count, (id, t) => (!touched.has(id) ? t : kind === 0 ? undefined : relock(t, `${id}-${i}`)));
-      let head = many(count + (kind === 1 ? 1 : 0));
-      if (next(3) === 0) {
-        // A hand edit somewhere in HEAD: a character changed, added or removed.
-        const at = next(head.length);
-        const pieces = ["", " ", "1", '"', "}", ",", "\n"];
-        head = head.slice(0, at) + pieces[next(pieces.length)]! + head.slice(at + next(2));
+    function* pairs() {
+      for (let i = 0; i < rounds; i++) {
+        const count = 1 + next(tools);
+        const touched = new Set(Array.from({ length: 1 + next(3) }, () => `tool-${String(next(count)).padStart(4, "0")}`));
+        const kind = next(5);
+        const committed = many(count, (id, t) => (!touched.has(id) ? t : kind === 0 ? undefined : relock(t, `${id}-${i}`)));
+        let head = many(count + (kind === 1 ? 1 : 0));
+        if (next(3) === 0) {
+          const at = next(head.length);
+          head = head.slice(0, at) + pieces[next(pieces.length)]! + head.slice(at + next(2));
+        }
+        yield { committed, head };
       }
+    }
+    return { next, pairs: pairs() };
+  }
+
+  test("random relocks and hand edits of HEAD's copy give the ids parsing both files whole gives", () => {
+    let quick = 0;
+    for (const { committed, head } of randomPairs(7, 1500, 40, ["", " ", "1", '"', "}", ",", "\n"]).pairs) {
       const cut = renderedTools(committed)!;
       const want = parsedWhole(committed, head);
       const stretch = editedInStretch(committed, cut, head);
@@ -395,22 +406,8 @@ describe("edited entries found in the one stretch where HEAD's text differs", ()
   });
 
   test("HEAD told as it differs from the committed text gives what its whole text gives, however much of the common ends is told", () => {
-    let seed = 11;
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
-    for (let i = 0; i < 600; i++) {
-      const count = 1 + next(30);
-      const touched = new Set(Array.from({ length: 1 + next(3) }, () => `tool-${String(next(count)).padStart(4, "0")}`));
-      const kind = next(5);
-      const committed = many(count, (id, t) => (!touched.has(id) ? t : kind === 0 ? undefined : relock(t, `${id}-${i}`)));
-      let head = many(count + (kind === 1 ? 1 : 0));
-      if (next(3) === 0) {
-        const at = next(head.length);
-        const pieces = ["", " ", "1", '"', "}", ",", "\n", "é"];
-        head = head.slice(0, at) + pieces[next(pieces.length)]! + head.slice(at + next(2));
-      }
+    const { next, pairs } = randomPairs(11, 600, 30, ["", " ", "1", '"', "}", ",", "\n", "é"]);
+    for (const { committed, head } of pairs) {
       // The common ends, measured whole, then told shorter (as a reader that stops early would).
       const max = Math.min(committed.length, head.length);
       let same = 0;
