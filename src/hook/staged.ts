@@ -50,10 +50,15 @@ export interface AffectedTools {
 
 /** The tool a project-relative path belongs to, if any (its manifest, its script, or a file in its folder). */
 export function toolOfPath(tools: readonly Tool[], path: string): Tool | undefined {
-  for (const tool of tools) {
-    if (tool.form === "builtin") continue;
+  // Over every tool of the tree per changed path, in the interpreter: `${root}/` is not built per tool.
+  for (let i = 0; i < tools.length; i++) {
+    const tool = tools[i]!;
+    const form = tool.form;
+    if (form === "builtin") continue;
     if (tool.manifestFile === path) return tool;
-    if (tool.form === "directory" && tool.root !== "" && path.startsWith(`${tool.root}/`)) return tool;
+    if (form !== "directory") continue;
+    const root = tool.root;
+    if (root !== "" && path.length > root.length && path.charCodeAt(root.length) === 47 /* "/" */ && path.startsWith(root)) return tool;
   }
   return undefined;
 }
@@ -66,16 +71,26 @@ export function selectAffected(tools: readonly Tool[], paths: readonly string[],
     if (tool) changed.add(tool);
   }
   const dependents = reverseDependents(tools, changed);
-  const present = new Set(tools.map((t) => t.id));
+  const touched = locked?.touchedByAny(paths) ?? [];
+  // The ids present are gathered only when an entry is touched (a tool moved or deleted).
+  const present = touched.length === 0 ? undefined : new Set(tools.map((t) => t.id));
   const gone = new Set<string>();
   // A tool that still exists (even moved) is judged by its own entry, `source` included.
-  for (const id of locked?.touchedByAny(paths) ?? []) if (!present.has(id)) gone.add(id);
+  for (const id of touched) if (!present!.has(id)) gone.add(id);
   return {
-    changed: tools.filter((t) => changed.has(t)),
-    dependents: tools.filter((t) => dependents.has(t)),
+    changed: inTreeOrder(tools, changed),
+    dependents: inTreeOrder(tools, dependents),
     gone: [...gone].sort(),
     lockfileChanged: paths.includes(LOCKFILE_NAME),
   };
+}
+
+/** The tools of `set` as they come in `tools` (each time they come): a filter without a closure per tool. */
+function inTreeOrder(tools: readonly Tool[], set: ReadonlySet<Tool>): Tool[] {
+  const out: Tool[] = [];
+  if (set.size === 0) return out;
+  for (let i = 0; i < tools.length; i++) if (set.has(tools[i]!)) out.push(tools[i]!);
+  return out;
 }
 
 /** Every tool whose chain reaches one of `targets` (transitively), excluding the targets. */

@@ -51,6 +51,23 @@ describe("selecting the tools a commit affects", () => {
     expect(toolOfPath(project.tools, ".ai/tools/notes.txt")).toBeUndefined();
   });
 
+  test.each([
+    ["a directory tool's folder itself", ".ai/tools/a"],
+    ["a sibling folder whose name starts with a tool's folder name", ".ai/tools/ab/main.py"],
+    ["a file beside the folder sharing its name as a prefix", ".ai/tools/a.py"],
+    ["the lockfile", "tool.lock.json"],
+  ])("maps %s to no tool", (_name, path) => {
+    expect(toolOfPath(project.tools, path)).toBeUndefined();
+  });
+
+  test("lists the changed and dependent tools in tree order, each once, and none when nothing is changed", () => {
+    const affected = selectAffected(project.tools, [".ai/tools/c.yaml", ".ai/tools/a/main.py", ".ai/tools/a/tool.yaml"]);
+    const order = project.tools.map((t) => t.id);
+    expect(affected.changed.map((t) => t.id)).toEqual(order.filter((id) => id === "a" || id === "c"));
+    expect(affected.dependents).toEqual([]);
+    expect(selectAffected(project.tools, [".ai/tools/notes.txt"])).toEqual({ changed: [], dependents: [], gone: [], lockfileChanged: false });
+  });
+
   test("adds every tool whose chain runs through a changed one, transitively", () => {
     const affected = selectAffected(project.tools, [".ai/tools/py_rt.yaml"]);
     expect(ids(affected.changed)).toEqual(["py_rt"]);
