@@ -95,25 +95,42 @@ function inTreeOrder(tools: readonly Tool[], set: ReadonlySet<Tool>): Tool[] {
 
 /** Every tool whose chain reaches one of `targets` (transitively), excluding the targets. */
 export function reverseDependents(tools: readonly Tool[], targets: ReadonlySet<Tool>): Set<Tool> {
-  // Resolution picks the first tool with an id (project tools shadow built-ins), as resolve/ does.
-  const byId = new Map<string, Tool>();
-  for (const tool of tools) if (!byId.has(tool.id)) byId.set(tool.id, tool);
-  const children = new Map<Tool, Tool[]>();
-  for (const tool of tools) {
-    const parent = tool.executor ? byId.get(tool.executor.id) : undefined;
-    if (!parent || parent === tool) continue;
-    const list = children.get(parent) ?? [];
-    list.push(tool);
-    children.set(parent, list);
-  }
+  // A tool runs on another when that one is the first tool with its executor's id (project tools
+  // shadow built-ins), as resolve/ picks it. Found a generation at a time, one pass over the tree
+  // for who is first with an id and one for whose executor that is, never a map of every tool: a
+  // commit's few tools rarely have dependents, and the interpreter runs these passes (staged check).
   const out = new Set<Tool>();
-  const queue = [...targets];
-  while (queue.length > 0) {
-    for (const child of children.get(queue.pop()!) ?? []) {
-      if (targets.has(child) || out.has(child)) continue;
-      out.add(child);
-      queue.push(child);
+  let generation: Tool[] = [...targets];
+  while (generation.length > 0) {
+    const parents = firstWithOwnId(tools, generation);
+    if (parents.size === 0) break;
+    const next: Tool[] = [];
+    for (let i = 0; i < tools.length; i++) {
+      const tool = tools[i]!;
+      const ref = tool.executor;
+      // A tool that is its own executor is in the generation, so among the targets or already out.
+      if (!ref || !parents.has(ref.id) || targets.has(tool) || out.has(tool)) continue;
+      out.add(tool);
+      next.push(tool);
     }
+    generation = next;
   }
   return out;
+}
+
+/** The ids of the given tools that are each the first tool with its id in `tools` (the one an executor reference resolves to). */
+function firstWithOwnId(tools: readonly Tool[], some: readonly Tool[]): Set<string> {
+  const first = new Map<string, Tool | undefined>();
+  for (const tool of some) first.set(tool.id, undefined);
+  let open = first.size;
+  for (let i = 0; i < tools.length && open > 0; i++) {
+    const id = tools[i]!.id;
+    if (first.has(id) && first.get(id) === undefined) {
+      first.set(id, tools[i]!);
+      open--;
+    }
+  }
+  const ids = new Set<string>();
+  for (const tool of some) if (first.get(tool.id) === tool) ids.add(tool.id);
+  return ids;
 }

@@ -94,9 +94,17 @@ function readPartial(root: string, paths: readonly string[], index: LockIndex, r
     else if (fresh.findings.length === 0 || (known.form !== "file" && known.form !== "directory") || known.source.includes("#")) return undefined;
   }
   // The built-ins are those no project tool overrides: a changed id may have moved that line.
-  const projectIds = new Set(tools.filter((t) => t.form !== "builtin").map((t) => t.id));
-  const builtins = tools.filter((t) => t.form === "builtin").map((t) => t.id);
-  if (builtins.join("\0") !== BUILTIN_IDS.filter((id) => !projectIds.has(id)).join("\0")) return undefined;
+  // One pass without a closure per tool (the interpreter runs it over the whole tree): only a
+  // built-in's id can take a built-in's place.
+  const builtinIds = new Set<string>(BUILTIN_IDS);
+  const overridden = new Set<string>();
+  const builtins: string[] = [];
+  for (let t = 0; t < tools.length; t++) {
+    const tool = tools[t]!;
+    if (tool.form === "builtin") builtins.push(tool.id);
+    else if (builtinIds.has(tool.id)) overridden.add(tool.id);
+  }
+  if (builtins.join("\0") !== BUILTIN_IDS.filter((id) => !overridden.has(id)).join("\0")) return undefined;
   findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
   return { root, toolsDir: join(root, TOOLS_DIR), tools, findings };
 }

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { groupByProject, reverseDependents, selectAffected, toolOfPath } from "../../src/hook/staged.ts";
 import { readProject } from "../../src/manifest/discover-io.ts";
+import { builtinTool } from "../../src/manifest/builtins.ts";
 import type { Lockfile } from "../../src/schema/lockfile.ts";
 import { lockedToolsOf } from "../../src/lockfile/locked-tools.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
@@ -105,6 +106,30 @@ describe("selecting the tools a commit affects", () => {
     );
     const x = cyclic.tools.find((t) => t.id === "x")!;
     expect(ids([...reverseDependents(cyclic.tools, new Set([x]))])).toEqual(["y"]);
+  });
+
+  test("runs a chain through the first tool with an id only: a shadowed built-in or a second tool of an id has no dependents", () => {
+    const shadowed = readProject(
+      makeProject({
+        ".ai/tools/python_runtime.yaml": "tool_id: python_runtime\ntool_type: runtime\nversion: 2.0.0\nexecutor: subprocess\nconfig: { command: python3 }\n",
+        ".ai/tools/s.py": '"""\ntool_id: s\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\n"""\nprint(1)\n',
+        ".ai/tools/a1.yaml": "tool_id: rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: a }\n",
+        ".ai/tools/a2.yaml": "tool_id: rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: b }\n",
+        ".ai/tools/u.yaml": "tool_id: u\ntool_type: runtime\nversion: 1.0.0\nexecutor: rt\nconfig: { command: c }\n",
+        ".ai/tools/v.yaml": "tool_id: v\ntool_type: runtime\nversion: 1.0.0\nexecutor: u\nconfig: { command: d }\n",
+      }),
+    );
+    const all = (id: string) => shadowed.tools.filter((t) => t.id === id);
+    // The project's python_runtime replaces the built-in, which runs nothing here.
+    expect(all("python_runtime").map((t) => t.form)).toEqual(["file"]);
+    expect(ids([...reverseDependents(shadowed.tools, new Set(all("python_runtime")))])).toEqual(["s"]);
+    expect(ids([...reverseDependents(shadowed.tools, new Set([builtinTool("python_runtime")!]))])).toEqual([]);
+    const [first, second] = all("rt");
+    expect(ids([...reverseDependents(shadowed.tools, new Set([first!]))])).toEqual(["u", "v"]);
+    expect(ids([...reverseDependents(shadowed.tools, new Set([second!]))])).toEqual([]);
+    // A dependent among the targets is a target, never a dependent; the chain past it still counts.
+    expect(ids([...reverseDependents(shadowed.tools, new Set([first!, all("u")[0]!]))])).toEqual(["v"]);
+    expect(ids([...reverseDependents(shadowed.tools, new Set([second!, all("u")[0]!]))])).toEqual(["v"]);
   });
 
   test("follows a built-in runtime to the project tools that use it", () => {

@@ -91,6 +91,21 @@ describe("the staged check's partial read", () => {
     expect(plain(project)).toBe(plain(readProject(repo.root)));
   });
 
+  test("leaves out the built-ins project tools override, as discovery does, and falls back once a changed tool takes or leaves a built-in's id", async () => {
+    const runtime = (id: string) => `tool_id: ${id}\ntool_type: runtime\nversion: 2.0.0\nexecutor: subprocess\nconfig: { command: bash }\n`;
+    const repo = await lockedRepo({ ".ai/tools/own_bash.yaml": runtime("bash_runtime") });
+    appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
+    const served = await partialRead(repo, [".ai/tools/hi.sh"]);
+    expect(served.partial).toBe(true);
+    expect(served.project.tools.filter((t) => t.id === "bash_runtime").map((t) => t.form)).toEqual(["file"]);
+    // The changed tool now takes another built-in's id, or gives its own back: the index's built-ins no longer hold.
+    writeFileSync(join(repo.root, ".ai/tools/web.yaml"), runtime("node_runtime"));
+    expect((await partialRead(repo, [".ai/tools/web.yaml"])).partial).toBe(false);
+    writeFileSync(join(repo.root, ".ai/tools/web.yaml"), "tool_id: web\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: GET, url: https://x.test/ }\n");
+    writeFileSync(join(repo.root, ".ai/tools/own_bash.yaml"), runtime("my_bash"));
+    expect((await partialRead(repo, [".ai/tools/own_bash.yaml"])).partial).toBe(false);
+  });
+
   test("a stub reads and JSON-copies as the tool discovery reads, and refuses writes to what it reads from disk", async () => {
     const repo = await lockedRepo();
     appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
