@@ -50,10 +50,15 @@ export interface AffectedTools {
 
 /** The tool a project-relative path belongs to, if any (its manifest, its script, or a file in its folder). */
 export function toolOfPath(tools: readonly Tool[], path: string): Tool | undefined {
-  for (const tool of tools) {
-    if (tool.form === "builtin") continue;
+  // Over every tool of the tree per changed path, in the interpreter: `${root}/` is not built per tool.
+  for (let i = 0; i < tools.length; i++) {
+    const tool = tools[i]!;
+    const form = tool.form;
+    if (form === "builtin") continue;
     if (tool.manifestFile === path) return tool;
-    if (tool.form === "directory" && tool.root !== "" && path.startsWith(`${tool.root}/`)) return tool;
+    if (form !== "directory") continue;
+    const root = tool.root;
+    if (root !== "" && path.length > root.length && path.charCodeAt(root.length) === 47 /* "/" */ && path.startsWith(root)) return tool;
   }
   return undefined;
 }
@@ -66,39 +71,66 @@ export function selectAffected(tools: readonly Tool[], paths: readonly string[],
     if (tool) changed.add(tool);
   }
   const dependents = reverseDependents(tools, changed);
-  const present = new Set(tools.map((t) => t.id));
+  const touched = locked?.touchedByAny(paths) ?? [];
+  // The ids present are gathered only when an entry is touched (a tool moved or deleted).
+  const present = touched.length === 0 ? undefined : new Set(tools.map((t) => t.id));
   const gone = new Set<string>();
   // A tool that still exists (even moved) is judged by its own entry, `source` included.
-  for (const id of locked?.touchedByAny(paths) ?? []) if (!present.has(id)) gone.add(id);
+  for (const id of touched) if (!present!.has(id)) gone.add(id);
   return {
-    changed: tools.filter((t) => changed.has(t)),
-    dependents: tools.filter((t) => dependents.has(t)),
+    changed: inTreeOrder(tools, changed),
+    dependents: inTreeOrder(tools, dependents),
     gone: [...gone].sort(),
     lockfileChanged: paths.includes(LOCKFILE_NAME),
   };
 }
 
+/** The tools of `set` as they come in `tools` (each time they come): a filter without a closure per tool. */
+function inTreeOrder(tools: readonly Tool[], set: ReadonlySet<Tool>): Tool[] {
+  const out: Tool[] = [];
+  if (set.size === 0) return out;
+  for (let i = 0; i < tools.length; i++) if (set.has(tools[i]!)) out.push(tools[i]!);
+  return out;
+}
+
 /** Every tool whose chain reaches one of `targets` (transitively), excluding the targets. */
 export function reverseDependents(tools: readonly Tool[], targets: ReadonlySet<Tool>): Set<Tool> {
-  // Resolution picks the first tool with an id (project tools shadow built-ins), as resolve/ does.
-  const byId = new Map<string, Tool>();
-  for (const tool of tools) if (!byId.has(tool.id)) byId.set(tool.id, tool);
-  const children = new Map<Tool, Tool[]>();
-  for (const tool of tools) {
-    const parent = tool.executor ? byId.get(tool.executor.id) : undefined;
-    if (!parent || parent === tool) continue;
-    const list = children.get(parent) ?? [];
-    list.push(tool);
-    children.set(parent, list);
-  }
+  // A tool runs on another when that one is the first tool with its executor's id (project tools
+  // shadow built-ins), as resolve/ picks it. Found a generation at a time, one pass over the tree
+  // for who is first with an id and one for whose executor that is, never a map of every tool: a
+  // commit's few tools rarely have dependents, and the interpreter runs these passes (staged check).
   const out = new Set<Tool>();
-  const queue = [...targets];
-  while (queue.length > 0) {
-    for (const child of children.get(queue.pop()!) ?? []) {
-      if (targets.has(child) || out.has(child)) continue;
-      out.add(child);
-      queue.push(child);
+  let generation: Tool[] = [...targets];
+  while (generation.length > 0) {
+    const parents = firstWithOwnId(tools, generation);
+    if (parents.size === 0) break;
+    const next: Tool[] = [];
+    for (let i = 0; i < tools.length; i++) {
+      const tool = tools[i]!;
+      const ref = tool.executor;
+      // A tool that is its own executor is in the generation, so among the targets or already out.
+      if (!ref || !parents.has(ref.id) || targets.has(tool) || out.has(tool)) continue;
+      out.add(tool);
+      next.push(tool);
     }
+    generation = next;
   }
   return out;
+}
+
+/** The ids of the given tools that are each the first tool with its id in `tools` (the one an executor reference resolves to). */
+function firstWithOwnId(tools: readonly Tool[], some: readonly Tool[]): Set<string> {
+  const first = new Map<string, Tool | undefined>();
+  for (const tool of some) first.set(tool.id, undefined);
+  let open = first.size;
+  for (let i = 0; i < tools.length && open > 0; i++) {
+    const id = tools[i]!.id;
+    if (first.has(id) && first.get(id) === undefined) {
+      first.set(id, tools[i]!);
+      open--;
+    }
+  }
+  const ids = new Set<string>();
+  for (const tool of some) if (first.get(tool.id) === tool) ids.add(tool.id);
+  return ids;
 }

@@ -76,13 +76,21 @@ export function renderedIdsTouchedByAny(view: RenderedTools, paths: readonly str
       for (const end of MANIFEST_ENDS) wanted.add(`${open}${end}`);
     }
   }
+  // The lengths of the wanted values: a source of another length is passed over without cutting
+  // it out of the text and looking it up (this runs once per tool of the lockfile, in the interpreter).
+  let longest = 0;
+  for (const w of wanted) longest = Math.max(longest, w.length);
+  const fits = new Uint8Array(longest + 1);
+  for (const w of wanted) fits[w.length] = 1;
   const { text } = view;
   const ids: string[] = [];
   for (let at = text.indexOf(SOURCE_LINE, view.start); at !== -1 && at < view.end; at = text.indexOf(SOURCE_LINE, at + 1)) {
     // A rendered string holds no raw newline: the value runs to the line's end, less its comma.
     const from = at + SOURCE_LINE.length;
     const lineEnd = text.indexOf("\n", from);
-    if (lineEnd === -1 || text.charCodeAt(lineEnd - 1) !== COMMA || !wanted.has(text.slice(from, lineEnd - 1))) continue;
+    if (lineEnd === -1 || text.charCodeAt(lineEnd - 1) !== COMMA) continue;
+    const length = lineEnd - 1 - from;
+    if (length > longest || fits[length] !== 1 || !wanted.has(text.slice(from, lineEnd - 1))) continue;
     const block = renderedBlockAt(view, renderedBlockBefore(view, at));
     if (block && !ids.includes(block.id)) ids.push(block.id);
   }

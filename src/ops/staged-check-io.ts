@@ -134,14 +134,22 @@ const DIRECT_HASH_BYTES = 1 << 20;
  * shrink it).
  */
 function compareEntries(project: Project, scope: readonly Tool[], locked: LockedTools, extra: readonly string[], options: FreshOptions): LockDiff {
-  const executors = new Map<string, Tool>();
-  for (const tool of project.tools) if (!executors.has(tool.id)) executors.set(tool.id, tool);
+  // The scope's tools and their direct executors (the first tool with an executor's id, as
+  // resolution picks it), in tree order. One pass, without a map of every id: this runs over the
+  // whole tree in the interpreter for a commit of one tool.
   const wanted = new Set<Tool>(scope);
-  for (const tool of scope) {
-    const executor = tool.executor ? executors.get(tool.executor.id) : undefined;
-    if (executor) wanted.add(executor);
+  const executorIds = new Set<string>();
+  for (const tool of scope) if (tool.executor) executorIds.add(tool.executor.id);
+  const tools: Tool[] = [];
+  const all = project.tools;
+  for (let i = 0; i < all.length; i++) {
+    const tool = all[i]!;
+    if (executorIds.size > 0 && executorIds.has(tool.id)) {
+      executorIds.delete(tool.id); // only the first tool with an id is an executor
+      wanted.add(tool);
+    }
+    if (wanted.has(tool)) tools.push(tool);
   }
-  const tools = project.tools.filter((t) => wanted.has(t));
   // The stat cache pays off over many files; a commit's few tools are cheaper to hash than the
   // cache is to load (~330 KB of JSON for 1,000 tools), and hashing is always right.
   const files = tools.reduce((n, t) => n + t.files.length, 0);

@@ -17,6 +17,9 @@ import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { BUILTIN_IDS, builtinTool } from "../manifest/builtins.ts";
 import { type Project, type ReadProjectOptions, readProject, readToolAlone } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
+import type { ParsedManifest } from "../manifest/forms.ts";
+import { parseYaml } from "../manifest/yaml.ts";
+import { parseManifestMemo } from "../exec/chain-io.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { jitAtFullSpeed } from "../self.ts";
 
@@ -38,7 +41,7 @@ export interface StagedProjectOptions {
 export function readStagedProject(root: string, paths: readonly string[], options: StagedProjectOptions): { project: Project; partial: boolean; read?: ReadonlySet<number> } {
   const indexed = options.indexed?.index.root === root && !options.indexed.scan.structural ? options.indexed : undefined;
   const read = new Set(indexed?.scan.tools.keys());
-  const partial = indexed && readPartial(root, paths, indexed.index, read);
+  const partial = indexed && readPartial(root, paths, indexed.index, read, options.cacheDir);
   if (partial) return { project: partial, partial: true, read };
   // Discovering every tool runs long enough for compiled code to pay (the staged check starts at the start-up policy: cli.ts).
   jitAtFullSpeed();
@@ -73,7 +76,7 @@ export function toolsReadAtOnce(index: LockIndex, paths: readonly string[]): Set
 }
 
 /** The project with the tools in `read` (index positions: a changed entry) and those toolsReadAtOnce names read, every other one a stub (which adds itself to `read` when read). */
-function readPartial(root: string, paths: readonly string[], index: LockIndex, read: Set<number>): Project | undefined {
+function readPartial(root: string, paths: readonly string[], index: LockIndex, read: Set<number>, cacheDir: string): Project | undefined {
   const atOnce = toolsReadAtOnce(index, paths);
   if (!atOnce) return undefined;
   for (const t of atOnce) read.add(t);
@@ -83,10 +86,10 @@ function readPartial(root: string, paths: readonly string[], index: LockIndex, r
   for (let t = 0; t < indexed.length; t++) {
     const known = indexed[t]!;
     if (!read.has(t)) {
-      tools.push(new Stub(root, known, t, read));
+      tools.push(new Stub(root, known, t, read, cacheDir));
       continue;
     }
-    const fresh = readIndexedTool(root, known);
+    const fresh = readIndexedTool(root, known, cacheDir);
     findings.push(...fresh.findings);
     if (fresh.tool) tools.push(fresh.tool);
     // A manifest file or folder that no longer parses is no tool, only its finding, as in discovery;
@@ -94,16 +97,38 @@ function readPartial(root: string, paths: readonly string[], index: LockIndex, r
     else if (fresh.findings.length === 0 || (known.form !== "file" && known.form !== "directory") || known.source.includes("#")) return undefined;
   }
   // The built-ins are those no project tool overrides: a changed id may have moved that line.
-  const projectIds = new Set(tools.filter((t) => t.form !== "builtin").map((t) => t.id));
-  const builtins = tools.filter((t) => t.form === "builtin").map((t) => t.id);
-  if (builtins.join("\0") !== BUILTIN_IDS.filter((id) => !projectIds.has(id)).join("\0")) return undefined;
+  // One pass without a closure per tool (the interpreter runs it over the whole tree): only a
+  // built-in's id can take a built-in's place.
+  const builtinIds = new Set<string>(BUILTIN_IDS);
+  const overridden = new Set<string>();
+  const builtins: string[] = [];
+  for (let t = 0; t < tools.length; t++) {
+    const tool = tools[t]!;
+    if (tool.form === "builtin") builtins.push(tool.id);
+    else if (builtinIds.has(tool.id)) overridden.add(tool.id);
+  }
+  if (builtins.join("\0") !== BUILTIN_IDS.filter((id) => !overridden.has(id)).join("\0")) return undefined;
   findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
   return { root, toolsDir: join(root, TOOLS_DIR), tools, findings };
 }
 
-function readIndexedTool(root: string, known: IndexTool): { tool?: Tool; findings: Finding[] } {
-  if (known.form === "builtin") return { tool: builtinTool(known.id), findings: [] };
+function readIndexedTool(root: string, known: IndexTool, cacheDir: string): { tool?: Tool; findings: Finding[] } {
+  if (known.form === "builtin") return { tool: builtinTool(known.id, (text) => parseBuiltin(text, cacheDir)), findings: [] };
   return readToolAlone(root, known.source);
+}
+
+/**
+ * A built-in's manifest through exec's content memo (exec/chain-io.ts parseManifestMemo: the same
+ * bytes in the same syntax always parse to the same document), as kiwi exec reads it: a first
+ * staged check reads the changed tool's runtime and primitive, and parsing their YAML in a fresh
+ * process cost ~0.3 and ~0.15 ms. The memo keeps no positions: the YAML parser gives them, as
+ * builtinTool's own parse would, the first time a finding asks.
+ */
+function parseBuiltin(text: string, cacheDir: string): Pick<ParsedManifest, "value" | "locate"> | "none" {
+  const parsed = parseManifestMemo(Buffer.from(text), "yaml", cacheDir);
+  if (parsed === "none") return "none";
+  let positions: ReturnType<typeof parseYaml> | undefined;
+  return { value: parsed.value, locate: (pointer) => (positions ??= parseYaml(text)).locate(pointer) };
 }
 
 /**
@@ -125,9 +150,10 @@ class Stub implements Tool {
   private readonly known: IndexTool;
   private readonly position: number;
   private readonly reads: Set<number>;
+  private readonly cacheDir: string;
   private full: Tool | undefined = undefined;
 
-  constructor(root: string, known: IndexTool, position: number, reads: Set<number>) {
+  constructor(root: string, known: IndexTool, position: number, reads: Set<number>, cacheDir: string) {
     this.id = known.id;
     this.executor = known.executor;
     this.form = known.form;
@@ -137,13 +163,14 @@ class Stub implements Tool {
     this.known = known;
     this.position = position;
     this.reads = reads;
+    this.cacheDir = cacheDir;
   }
 
   private read(): Tool {
     if (this.full === undefined) {
       // Recorded before the read: a read that throws still read the tool's files.
       this.reads.add(this.position);
-      this.full = readUnchanged(this.at, this.known);
+      this.full = readUnchanged(this.at, this.known, this.cacheDir);
     }
     return this.full;
   }
@@ -177,8 +204,8 @@ class Stub implements Tool {
  * Reads a tool the index vouched for. It was clean and unchanged when the tree was walked, so it
  * must read back as the index recorded it; if not, the tree changed while the check ran.
  */
-function readUnchanged(root: string, known: IndexTool): Tool {
-  const { tool, findings } = readIndexedTool(root, known);
+function readUnchanged(root: string, known: IndexTool, cacheDir: string): Tool {
+  const { tool, findings } = readIndexedTool(root, known, cacheDir);
   const same = tool !== undefined && findings.length === 0 && tool.id === known.id && tool.form === known.form && tool.root === known.root && tool.manifestFile === known.source && JSON.stringify(tool.executor) === JSON.stringify(known.executor);
   if (!same) throw new KiwiError("E_IO", `${known.source} changed while kiwi check --staged read the tool tree`, { hint: "run the check again once nothing is writing below .ai/tools" });
   return tool;

@@ -52,12 +52,21 @@ interface ChildEntry {
   memoKey?: string | null;
 }
 
-/** child_schemas findings for every parent -> child pair where either side is in scope. */
-export function checkChildSchemas(all: readonly Tool[], inScope: (tool: Tool) => boolean, ctx: LayerContext): Finding[] {
+/** child_schemas findings for every parent -> child pair where either side is in scope (`scope` lists those tools; `inScope` says whether one is). */
+export function checkChildSchemas(all: readonly Tool[], scope: readonly Tool[], inScope: (tool: Tool) => boolean, ctx: LayerContext): Finding[] {
   const out: Finding[] = [];
   const parents = new Map<Tool, ParentSchemas>();
   const reported = new Set<Tool>();
-  for (const child of all) {
+  // A tool in scope has one of these ids, and so has its executor when that is in scope: a pair
+  // whose ids are neither is out of scope without looking its executor up. For a staged check of
+  // one tool this loop runs over the whole tree in the interpreter, where the lookup and the two
+  // scope tests were three calls per tool.
+  const scopeIds = new Set<string>();
+  for (const tool of scope) scopeIds.add(tool.id);
+  for (let i = 0; i < all.length; i++) {
+    const child = all[i]!;
+    const ref = child.executor;
+    if (!ref || (!scopeIds.has(ref.id) && !scopeIds.has(child.id))) continue;
     const parent = executorOf(child, ctx);
     if (!parent || parent === child) continue;
     if (!inScope(child) && !inScope(parent)) continue;

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { groupByProject, reverseDependents, selectAffected, toolOfPath } from "../../src/hook/staged.ts";
 import { readProject } from "../../src/manifest/discover-io.ts";
+import { builtinTool } from "../../src/manifest/builtins.ts";
 import type { Lockfile } from "../../src/schema/lockfile.ts";
 import { lockedToolsOf } from "../../src/lockfile/locked-tools.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
@@ -51,6 +52,23 @@ describe("selecting the tools a commit affects", () => {
     expect(toolOfPath(project.tools, ".ai/tools/notes.txt")).toBeUndefined();
   });
 
+  test.each([
+    ["a directory tool's folder itself", ".ai/tools/a"],
+    ["a sibling folder whose name starts with a tool's folder name", ".ai/tools/ab/main.py"],
+    ["a file beside the folder sharing its name as a prefix", ".ai/tools/a.py"],
+    ["the lockfile", "tool.lock.json"],
+  ])("maps %s to no tool", (_name, path) => {
+    expect(toolOfPath(project.tools, path)).toBeUndefined();
+  });
+
+  test("lists the changed and dependent tools in tree order, each once, and none when nothing is changed", () => {
+    const affected = selectAffected(project.tools, [".ai/tools/c.yaml", ".ai/tools/a/main.py", ".ai/tools/a/tool.yaml"]);
+    const order = project.tools.map((t) => t.id);
+    expect(affected.changed.map((t) => t.id)).toEqual(order.filter((id) => id === "a" || id === "c"));
+    expect(affected.dependents).toEqual([]);
+    expect(selectAffected(project.tools, [".ai/tools/notes.txt"])).toEqual({ changed: [], dependents: [], gone: [], lockfileChanged: false });
+  });
+
   test("adds every tool whose chain runs through a changed one, transitively", () => {
     const affected = selectAffected(project.tools, [".ai/tools/py_rt.yaml"]);
     expect(ids(affected.changed)).toEqual(["py_rt"]);
@@ -88,6 +106,30 @@ describe("selecting the tools a commit affects", () => {
     );
     const x = cyclic.tools.find((t) => t.id === "x")!;
     expect(ids([...reverseDependents(cyclic.tools, new Set([x]))])).toEqual(["y"]);
+  });
+
+  test("runs a chain through the first tool with an id only: a shadowed built-in or a second tool of an id has no dependents", () => {
+    const shadowed = readProject(
+      makeProject({
+        ".ai/tools/python_runtime.yaml": "tool_id: python_runtime\ntool_type: runtime\nversion: 2.0.0\nexecutor: subprocess\nconfig: { command: python3 }\n",
+        ".ai/tools/s.py": '"""\ntool_id: s\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\n"""\nprint(1)\n',
+        ".ai/tools/a1.yaml": "tool_id: rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: a }\n",
+        ".ai/tools/a2.yaml": "tool_id: rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: b }\n",
+        ".ai/tools/u.yaml": "tool_id: u\ntool_type: runtime\nversion: 1.0.0\nexecutor: rt\nconfig: { command: c }\n",
+        ".ai/tools/v.yaml": "tool_id: v\ntool_type: runtime\nversion: 1.0.0\nexecutor: u\nconfig: { command: d }\n",
+      }),
+    );
+    const all = (id: string) => shadowed.tools.filter((t) => t.id === id);
+    // The project's python_runtime replaces the built-in, which runs nothing here.
+    expect(all("python_runtime").map((t) => t.form)).toEqual(["file"]);
+    expect(ids([...reverseDependents(shadowed.tools, new Set(all("python_runtime")))])).toEqual(["s"]);
+    expect(ids([...reverseDependents(shadowed.tools, new Set([builtinTool("python_runtime")!]))])).toEqual([]);
+    const [first, second] = all("rt");
+    expect(ids([...reverseDependents(shadowed.tools, new Set([first!]))])).toEqual(["u", "v"]);
+    expect(ids([...reverseDependents(shadowed.tools, new Set([second!]))])).toEqual([]);
+    // A dependent among the targets is a target, never a dependent; the chain past it still counts.
+    expect(ids([...reverseDependents(shadowed.tools, new Set([first!, all("u")[0]!]))])).toEqual(["v"]);
+    expect(ids([...reverseDependents(shadowed.tools, new Set([second!, all("u")[0]!]))])).toEqual(["v"]);
   });
 
   test("follows a built-in runtime to the project tools that use it", () => {

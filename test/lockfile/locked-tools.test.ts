@@ -43,6 +43,16 @@ describe("a lockfile's tool entries, one at a time", () => {
     for (const path of paths) expect({ path, ids: [...locked.touchedByAny([path])].sort() }).toEqual({ path, ids: Object.keys(many).filter((id) => touches(path, many[id]!.source)).sort() });
   });
 
+  test.each(views)("tells apart sources of the same length: %s", (_, view) => {
+    const sources = [".ai/tools/d/tool.yaml", ".ai/tools/e/tool.yaml", ".ai/tools/d/tool.json", ".ai/tools/dd/tool.yml", ".ai/tools/d/a.sh", ".ai/tools/e/a.sh"];
+    const many = Object.fromEntries(sources.map((source, i) => [`t${i}`, entry(`t${i}`, { tool_id: `t${i}` }, [], { source })]));
+    const locked = view === views[0]![1] ? lockedToolsOf(many) : lockedToolsOfRendered(renderedTools(renderLockfile(lockOf(many)))!);
+    expect([...locked.touchedByAny([".ai/tools/e/x.py"])].sort()).toEqual(["t1"]);
+    expect([...locked.touchedByAny([".ai/tools/d/a.sh"])].sort()).toEqual(["t0", "t2", "t4"]);
+    expect([...locked.touchedByAny([".ai/tools/e/a.sh", ".ai/tools/dd/z"])].sort()).toEqual(["t1", "t3", "t5"]);
+    expect(locked.touchedByAny([".ai/tools/f/a.sh"])).toEqual([]);
+  });
+
   test.each(views)("names the entries any of several paths touches, each once, as the rule over every entry does: %s", (_, view) => {
     const sources = [".ai/tools/a.sh", ".ai/tools/d/tool.yaml", ".ai/tools/d/e/tool.json", ".ai/tools/d/e/tool.yml", ".ai/tools/é \"q\"/tool.yaml", "tool.yaml", "/tool.json", ".ai/tools/d/x.yaml#srv"];
     const many = Object.fromEntries(sources.map((source, i) => [`t${i}`, entry(`t${i}`, { tool_id: `t${i}` }, [], { source })]));

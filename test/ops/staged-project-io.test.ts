@@ -2,7 +2,8 @@
 // project it gives is the one discovery gives, tool for tool, and every case it cannot vouch for
 // falls back to full discovery; verdicts are the same either way.
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { BUILTIN_IDS, builtinTool } from "../../src/manifest/builtins.ts";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { type Project, readProject } from "../../src/manifest/discover-io.ts";
@@ -89,6 +90,50 @@ describe("the staged check's partial read", () => {
     expect(partial).toBe(true);
     expect(project.tools.map((t) => t.id)).toEqual(readProject(repo.root).tools.map((t) => t.id));
     expect(plain(project)).toBe(plain(readProject(repo.root)));
+  });
+
+  test("leaves out the built-ins project tools override, as discovery does, and falls back once a changed tool takes or leaves a built-in's id", async () => {
+    const runtime = (id: string) => `tool_id: ${id}\ntool_type: runtime\nversion: 2.0.0\nexecutor: subprocess\nconfig: { command: bash }\n`;
+    const repo = await lockedRepo({ ".ai/tools/own_bash.yaml": runtime("bash_runtime") });
+    appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
+    const served = await partialRead(repo, [".ai/tools/hi.sh"]);
+    expect(served.partial).toBe(true);
+    expect(served.project.tools.filter((t) => t.id === "bash_runtime").map((t) => t.form)).toEqual(["file"]);
+    // The changed tool now takes another built-in's id, or gives its own back: the index's built-ins no longer hold.
+    writeFileSync(join(repo.root, ".ai/tools/web.yaml"), runtime("node_runtime"));
+    expect((await partialRead(repo, [".ai/tools/web.yaml"])).partial).toBe(false);
+    writeFileSync(join(repo.root, ".ai/tools/web.yaml"), "tool_id: web\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: GET, url: https://x.test/ }\n");
+    writeFileSync(join(repo.root, ".ai/tools/own_bash.yaml"), runtime("my_bash"));
+    expect((await partialRead(repo, [".ai/tools/own_bash.yaml"])).partial).toBe(false);
+  });
+
+  test("a built-in's stub reads as the built-in itself, positions included, through exec's manifest memo cold, warm or damaged", async () => {
+    const repo = await lockedRepo();
+    appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
+    const manifests = join(repo.cacheDir, "exec", "manifests");
+    const builtinsOf = async () => {
+      const { project, partial } = await partialRead(repo, [".ai/tools/hi.sh"]);
+      expect(partial).toBe(true);
+      return project.tools.filter((t) => t.form === "builtin");
+    };
+    const damage = () => {
+      for (const dir of readdirSync(manifests)) for (const name of readdirSync(join(manifests, dir))) {
+        const file = join(manifests, dir, name);
+        chmodSync(file, 0o644);
+        writeFileSync(file, readFileSync(file, "utf8").replace(/"/g, "'"));
+      }
+    };
+    for (const before of [() => rmSync(manifests, { recursive: true, force: true }), () => undefined, damage]) {
+      before();
+      const read = await builtinsOf();
+      expect(read.map((t) => t.id)).toEqual([...BUILTIN_IDS]);
+      for (const stub of read) {
+        const own = builtinTool(stub.id)!;
+        expect(JSON.stringify(stub)).toBe(JSON.stringify(own));
+        for (const pointer of ["", "/tool_id", "/executor", "/config", "/validation/child_schemas/0/schema", "/nope"]) expect([stub.id, pointer, stub.locate(pointer)]).toEqual([stub.id, pointer, own.locate(pointer)]);
+      }
+    }
+    expect(readdirSync(manifests).length).toBeGreaterThan(0);
   });
 
   test("a stub reads and JSON-copies as the tool discovery reads, and refuses writes to what it reads from disk", async () => {

@@ -5,7 +5,7 @@ import type { Finding } from "../../src/findings/verdict.ts";
 import type { Project } from "../../src/manifest/discover-io.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
 import type { Tool } from "../../src/manifest/model.ts";
-import { checkProject } from "../../src/validate/check-project.ts";
+import { checkProject, resolveScope } from "../../src/validate/check-project.ts";
 import { RULES } from "../../src/findings/rules.ts";
 import { syntaxFindings, planSyntaxChecks } from "../../src/validate/syntax.ts";
 import { toolFromJson, toolFromYaml } from "./_tools.ts";
@@ -243,6 +243,36 @@ describe("scope", () => {
 
   test("a path matching nothing is reported as unmatched", () => {
     expect(check(tools(), { only: ["nope", "proc"] }).unmatched).toEqual(["nope"]);
+  });
+
+  test.each([
+    ["the project folder (\"\")", [""], ["p", "proc", "rt"]],
+    ["the project folder (\".\")", ["."], ["p", "proc", "rt"]],
+    ["a file inside a folder tool", [".ai/tools/p/main.py"], ["p"]],
+    ["a folder tool's own folder", [".ai/tools/proc"], ["proc"]],
+    ["a folder whose name only starts with a tool's folder name", [".ai/tools/pr", ".ai/tools/p/"], ["p"]],
+    ["a path below a tool's manifest file", [".ai/tools/rt.yaml/x"], []],
+    ["a tool's id", ["rt"], ["rt"]],
+  ])("selects by %s exactly the tools a path or id names", (_name, only, expected) => {
+    const project = projectOf(tools());
+    const result = checkProject(project, { only });
+    expect(result.toolsChecked).toBe(expected.length);
+    // In project order, as the project lists them.
+    expect(resolveScope(project, only).tools.map((t) => t.id)).toEqual(project.tools.map((t) => t.id).filter((id) => expected.includes(id)));
+  });
+
+  test("judges a child's link against its executor's child_schemas when either side is in scope, by path or by id", () => {
+    const tree = () => [
+      runtime("executor: subprocess\nconfig: { command: x }\nvalidation: { child_schemas: [{ match: { tool_type: script }, schema: { type: object, required: [config], properties: { config: { type: object, required: [flag] } } } }] }\n"),
+      yaml(".ai/tools/kid/tool.yaml", "tool_id: kid\ntool_type: script\nversion: 1.0.0\nexecutor: rt\nconfig: { entrypoint: main.py }\n", ["main.py"]),
+      yaml(".ai/tools/other.yaml", "tool_id: other\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://x.test' }\n"),
+    ];
+    const mismatch = (only: string[]) => check(tree(), { only }).findings.filter((f) => f.rule === "child-schema/mismatch").map((f) => f.file);
+    expect(mismatch([".ai/tools/kid/main.py"])).toEqual([".ai/tools/kid/tool.yaml"]);
+    expect(mismatch(["kid"])).toEqual([".ai/tools/kid/tool.yaml"]);
+    expect(mismatch([".ai/tools/rt.yaml"])).toEqual([".ai/tools/kid/tool.yaml"]);
+    expect(mismatch(["rt"])).toEqual([".ai/tools/kid/tool.yaml"]);
+    expect(mismatch([".ai/tools/other.yaml"])).toEqual([]);
   });
 });
 
