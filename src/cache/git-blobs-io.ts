@@ -6,7 +6,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, readdirSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "./atomic-io.ts";
-import { blobIdFormat, isBlobOf, isBlobTextOf } from "../integrity/git-blob.ts";
+import { blobIdFormat, isBlobOf, isBlobTextOf, isNullBlobId } from "../integrity/git-blob.ts";
 
 /** Where the blobs live in the cache. */
 export const GIT_BLOBS_DIR = join("check", "git-blobs");
@@ -72,7 +72,7 @@ const CHUNK = 32 * 1024;
 export function readGitBlobBeside(cacheDir: string, id: string, text: string): { same: number; tail: number; middle: string } | undefined {
   const path = blobPath(cacheDir, id);
   const format = blobIdFormat(id);
-  if (path === undefined || format === undefined || /^0+$/.test(id) || Buffer.byteLength(text) !== text.length) return undefined;
+  if (path === undefined || format === undefined || isNullBlobId(id) || Buffer.byteLength(text) !== text.length) return undefined;
   let fd: number;
   try {
     fd = openSync(path, "r");

@@ -18,7 +18,7 @@ export function gitBlobId(content: Uint8Array | string, format: "sha1" | "sha256
 /** True when `content` (bytes, or text as its UTF-8) is the blob `id` names (an id that is not one never matches). */
 export function isBlobOf(content: Uint8Array | string, id: string): boolean {
   const format = blobIdFormat(id);
-  return format !== undefined && !/^0+$/.test(id) && gitBlobId(content, format) === id;
+  return format !== undefined && !isNullBlobId(id) && gitBlobId(content, format) === id;
 }
 
 /**

@@ -228,14 +228,20 @@ class Parser {
 
 /** 1-based line and column of an offset, via a precomputed table of line starts. */
 export function lineColumn(lineStarts: readonly number[], offset: number): Position {
+  const line = lastStartAtOrBefore(lineStarts, offset);
+  return { line: line + 1, column: offset - lineStarts[line]! + 1 };
+}
+
+/** Of the first `count` of `starts` (ascending), the index of the last at or before `offset` (0 when none is). */
+export function lastStartAtOrBefore(starts: ArrayLike<number>, offset: number, count = starts.length): number {
   let lo = 0;
-  let hi = lineStarts.length - 1;
+  let hi = count - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (lineStarts[mid]! <= offset) lo = mid;
+    if (starts[mid]! <= offset) lo = mid;
     else hi = mid - 1;
   }
-  return { line: lo + 1, column: offset - lineStarts[lo]! + 1 };
+  return lo;
 }
 
 /** Offsets at which each line of the text starts. */

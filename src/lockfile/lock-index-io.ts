@@ -15,6 +15,7 @@ import type { Faults } from "../cache/faults-io.ts";
 import { statRelPath } from "../cache/cache-layout.ts";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { renderLosslessJson } from "../integrity/canonical.ts";
+import { lastStartAtOrBefore } from "../integrity/json-lossless.ts";
 import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { type ExecutorRef, MANIFEST_FORMS, type ManifestForm, type Tool } from "../manifest/model.ts";
@@ -394,15 +395,9 @@ export function positionOf(index: LockIndex, path: string): number {
   const needle = Buffer.from(`${path}\0`);
   for (let at = bytes.indexOf(needle); at !== -1; at = bytes.indexOf(needle, at + 1)) {
     if (at !== 0 && bytes[at - 1] !== 0) continue; // the end of a longer name
-    // The entry that starts there: the last start at or before it.
-    let lo = 0;
-    let hi = starts.length - 2;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return starts[lo] === at ? lo : -1;
+    // The entry that starts there: the last start at or before it (`starts` ends with one past the last entry).
+    const i = lastStartAtOrBefore(starts, at, starts.length - 1);
+    return starts[i] === at ? i : -1;
   }
   return -1;
 }
