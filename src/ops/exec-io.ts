@@ -54,9 +54,10 @@ export async function execTool(ctx: Context, request: ExecRequest, hooks: ExecHo
   // filtering proxy), it may run long enough to want the JIT. Pumping a plain tool's output does
   // not: the JIT's background compiles then only took a core from the tool (a warm python exec
   // ~1 ms slower; even 15 MB of output was no faster with it).
-  if (prepared.chain.links[0]?.tool.type === "mcp_tool" || prepared.netPolicy !== undefined) jitAtFullSpeed();
+  const mcp = prepared.chain.links[0]?.tool.type === "mcp_tool";
+  if (mcp || prepared.netPolicy !== undefined) jitAtFullSpeed();
   try {
-    if (prepared.chain.links[0]?.tool.type === "mcp_tool") return { kind: "mcp", call: await callMcpTool(ctx, prepared, await hooks.mcpGate()) };
+    if (mcp) return { kind: "mcp", call: await callMcpTool(ctx, prepared, await hooks.mcpGate()) };
     const started = performance.now();
     const exitCode = await runPrepared(prepared, hooks.sinks());
     return { kind: "ran", exitCode, durationMs: Math.round(performance.now() - started), refusals: prepared.refusals };
