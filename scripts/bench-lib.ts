@@ -137,6 +137,33 @@ export function verifierBinary(dir: string): string {
   ]);
 }
 
+/**
+ * A compiled Bun binary (kiwi's build flags) that does the least a staged check that proves the
+ * tree can do, and nothing of the checking itself: ask git what is staged (`git diff --cached
+ * --name-only`), meanwhile prove the entries a verdict depends on unchanged (one lstat each of the
+ * NUL-separated paths in `list`, relative to `base`: the tool folders and manifests, as kiwi's staged
+ * memo names them) and the lockfile's bytes (read and sha256), then print how many paths are staged.
+ * No validation, no comparison with HEAD, no memo: what is left of the target's budget for those.
+ *   staged-prover <list> <base> <lockfile>
+ */
+export function stagedProverBinary(dir: string): string {
+  return compileBinary(dir, "staged-prover", [
+    'import { lstatSync, readFileSync } from "node:fs";',
+    "const [list, base, lockfile] = process.argv.slice(2) as [string, string, string];",
+    'const git = Bun.spawn(["git", "diff", "--cached", "--name-only", "-z"], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });',
+    "let identity = 0;",
+    'for (const name of readFileSync(list, "utf8").split("\0")) {',
+    "  if (name === \"\") continue;",
+    "  const st = lstatSync(`${base}/${name}`);",
+    "  identity += st.size + st.mtimeMs + st.ctimeMs + st.ino;",
+    "}",
+    'const digest = new Bun.CryptoHasher("sha256").update(readFileSync(lockfile)).digest("hex");',
+    "const [staged, code] = await Promise.all([new Response(git.stdout).text(), git.exited]);",
+    'console.log(staged.split("\0").filter(Boolean).length, digest.slice(0, 12), identity > 0);',
+    "process.exit(code);",
+  ]);
+}
+
 /** The child's output forwarded as kiwi forwards a tool's, then its exit code as the binary's. */
 const PUMP_AND_EXIT = [
   "const pump = async (s: ReadableStream<Uint8Array>, to: typeof Bun.stdout) => { for await (const c of s) await Bun.write(to, c); };",

@@ -1,7 +1,9 @@
 // Times `dist/kiwi check --staged` (the pre-commit check) on a generated tree of 1,000 tools in a
 // git repository with one tool changed, with a warm stat cache (a `kiwi lock` ran before), against
 // baselines from the same run: a hello-world compiled Bun binary (the floor of any compiled CLI),
-// kiwi's start-up, git's own staged listing and a full `kiwi check`, all interleaved round by round.
+// kiwi's start-up, git's own staged listing, a full `kiwi check` and a "least prover" (a compiled
+// Bun binary that only takes git's staged list, lstats the entries the staged memo's verdict depends
+// on and hashes the lockfile: bench-lib.ts stagedProverBinary), all interleaved round by round.
 // The target (issue 14): staged <= 1.2 x (git diff --cached --name-only + the hello-world binary).
 // The warm rows answer from the staged memo (the commit retried, the hook run twice); another row
 // is the first check of a staged state (the memo removed before each run, every other cache warm),
@@ -12,13 +14,14 @@
 // --files-per-tool 10 gives the issue's own tree (every tool a folder with ten data files of
 // --file-size bytes: ~13,000 entries below .ai/tools instead of ~1,750).
 // --base adds another kiwi binary's staged check (e.g. the commit before a change) to the same rounds.
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { RACY_MARGIN_MS } from "../src/cache/stat-cache-io.ts";
 import { lockIndexPath } from "../src/lockfile/lock-index-io.ts";
 import { relative } from "node:path";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type SeriesRow, helloWorldBinary, kiwiBinary, measureProcess, numberFlag, runInterleaved, runSeries } from "./bench-lib.ts";
+import { peekStagedMemo, stagedMemoFile } from "../src/ops/staged-memo-io.ts";
+import { type SeriesRow, helloWorldBinary, kiwiBinary, measureProcess, numberFlag, runInterleaved, runSeries, stagedProverBinary } from "./bench-lib.ts";
 import { generateTree } from "./gen-tree.ts";
 
 const args = process.argv.slice(2);
@@ -94,12 +97,19 @@ try {
   if (baseKiwi) cpSync(env.KIWI_CACHE_DIR!, baseEnv.KIWI_CACHE_DIR, { recursive: true });
   const baseMemoDir = join(baseEnv.KIWI_CACHE_DIR, "check", "staged");
   const realTree = realpathSync(tree);
+  // The least prover stats exactly the entries the staged memo's verdict depends on.
+  const dependencies = peekStagedMemo(stagedMemoFile(env.KIWI_CACHE_DIR!, realTree, false))?.dependencies;
+  const proverList = join(work, "prover-list");
+  if (dependencies) writeFileSync(proverList, dependencies);
+  const proved = dependencies ? new TextDecoder().decode(dependencies).split("\0").filter(Boolean).length : 0;
+  const prover = dependencies ? stagedProverBinary(work) : undefined;
   const relocked = (cacheDir: string, binary: string) => ["sh", "-c", 'touch "$1" && exec "$2" check --staged', "sh", lockIndexPath(cacheDir, realTree), binary];
-  const [floor, startup, gitList, full, staged, files, miss, afterLock, ...before] = await runInterleaved(
+  const [floor, startup, gitList, least, full, staged, files, miss, afterLock, ...before] = await runInterleaved(
     [
       { name: "baseline: hello-world compiled Bun binary", argv: [hello] },
       { name: "baseline: kiwi --version", argv: [kiwi, "--version"] },
       { name: "baseline: git diff --cached --name-only", argv: ["git", "diff", "--cached", "--name-only"] },
+      { name: "baseline: least prover (see below)", argv: prover ? [prover, proverList, join(realTree, ".ai/tools"), join(realTree, "tool.lock.json")] : [hello] },
       { name: "baseline: kiwi check (all tools, warm)", argv: [kiwi, "check"] },
       { name: "kiwi check --staged (one tool, warm)", argv: [kiwi, "check", "--staged"] },
       { name: "kiwi check --staged <file> (as pre-commit)", argv: [kiwi, "check", "--staged", changed, "tool.lock.json"] },
@@ -117,13 +127,19 @@ try {
     runs,
     () => env,
     tree,
-  ) as SeriesRow[] as [SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, ...SeriesRow[]];
+  ) as SeriesRow[] as [SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, SeriesRow, ...SeriesRow[]];
 
   const base = gitList.median + floor.median;
   const ms = (r: SeriesRow) => `${r.median.toFixed(1)} ms (min ${r.min.toFixed(1)})`;
   process.stdout.write(`\nfloor: hello world ${ms(floor)} + git diff --cached --name-only ${ms(gitList)} = ${base.toFixed(1)} ms\n`);
   process.stdout.write(`staged ${ms(staged)}: x${(staged.median / base).toFixed(2)}, with file names ${ms(files)}: x${(files.median / base).toFixed(2)} (target <= 1.2)\n`);
   process.stdout.write(`first check of a staged state ${ms(miss)}: x${(miss.median / base).toFixed(2)}, after a relock (previous memo kept) ${ms(afterLock)}: x${(afterLock.median / base).toFixed(2)}\n`);
+  if (prover) {
+    // A compiled Bun binary that only asks git what is staged while it lstats the entries the memo's
+    // verdict depends on and hashes the lockfile: the least a check that proves the tree costs.
+    process.stdout.write(`least prover (git's staged list + ${proved} lstats + the lockfile's sha256, no checking) ${ms(least)}: x${(least.median / base).toFixed(2)} of the floor; `);
+    process.stdout.write(`first check x${(miss.median / least.median).toFixed(2)} of it, memo answers x${(staged.median / least.median).toFixed(2)}\n`);
+  } else process.stdout.write("least prover: not run (no staged memo with dependencies to take its paths from)\n");
   if (before.length === 4) {
     process.stdout.write(`base binary: staged ${ms(before[0]!)}: x${(before[0]!.median / base).toFixed(2)}, with file names ${ms(before[1]!)}: x${(before[1]!.median / base).toFixed(2)}\n`);
     process.stdout.write(`base binary: first check ${ms(before[2]!)}: x${(before[2]!.median / base).toFixed(2)}; new/base x${(miss.median / before[2]!.median).toFixed(2)} wall${miss.cpu && before[2]!.cpu ? `, x${(miss.cpu / before[2]!.cpu).toFixed(2)} cpu` : ""}\n`);
