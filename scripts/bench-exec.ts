@@ -9,15 +9,18 @@
 // output (and bash behind prlimit with kiwi's default limits) shows what any Bun-built wrapper pays;
 // a "verifier" binary that also reads a memo, stats the chain's inputs and parses the parameters
 // (bench-lib.ts verifierBinary) shows what any launcher that proves a chain unchanged pays.
+// A "strict verifier" makes every check kiwi's replay makes, from kiwi's own launch memo, and
+// enforces what kiwi enforces while a tool runs, each written as plainly as it can be
+// (bench-lib.ts strictVerifierBinary): what kiwi's replay costs above it is code, not checking.
 // The "long way" cases are the same warm calls in an environment kiwi has not seen (no launch
 // memo: the chain replay, the planner and the CLI run). (2) a warm api tool against a local
 // Bun.serve vs a plain fetch of the same URL.
 // Prints medians, overheads, ratios and the peak memory of each warm call.
 // Usage: bun run build && bun run scripts/bench-exec.ts [runs=40] [path/to/kiwi (default dist/kiwi)]
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { helloWorldBinary, median, spawnerBinary, verifierBinary } from "./bench-lib.ts";
+import { helloWorldBinary, median, spawnerBinary, strictVerifierBinary, strictVerifierMemo, verifierBinary } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
 const kiwi = process.argv[3] ?? join(root, "dist", "kiwi");
@@ -50,6 +53,7 @@ writeFileSync(join(work, "script.sh"), BASH);
 const hello = helloWorldBinary(work);
 const spawner = spawnerBinary(work);
 const verifier = verifierBinary(work);
+const strict = strictVerifierBinary(work);
 
 // The HTTP server lives in its own process: spawnSync below blocks this one.
 const server = Bun.spawn([process.execPath, "-e", "const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ forecast: { daily: [1,2,3,4,5,6,7,8,9] } }) }); console.log(s.port);"], { stdout: "pipe" });
@@ -143,6 +147,19 @@ let call = 0;
 const longWay = () => ({ KIWI_BENCH_CALL: String(call++) });
 const counterMemo = verifierMemo("counter", "main.sh", "bash_runtime");
 const summerMemo = verifierMemo("summer", "main.py", "python_runtime");
+// The strict verifier checks what kiwi's own launch memo of each tool names: both run directories
+// exist by now, so two more calls past their racy margin record those memos.
+for (const tool of ["counter", "summer"]) time([kiwi, "exec", tool, "--sandbox=off"], INPUT);
+await Bun.sleep(2100);
+for (const tool of ["counter", "summer"]) time([kiwi, "exec", tool, "--sandbox=off"], INPUT);
+const launches = join(env.KIWI_CACHE_DIR!, "exec", "launches");
+const launchMemos = readdirSync(launches).flatMap((d) => readdirSync(join(launches, d)).map((f) => readFileSync(join(launches, d, f), "utf8"))).map((text) => JSON.parse(text.slice(text.indexOf("\n") + 1)) as Parameters<typeof strictVerifierMemo>[5] & { bare: { tool: string } });
+const strictMemos = join(work, "strict-memos");
+for (const [tool, program] of [["counter", bash], ["summer", py]] as const) {
+  const launch = launchMemos.find((m) => m.bare.tool === tool);
+  if (!launch) throw new Error(`kiwi recorded no launch memo for ${tool}`);
+  strictVerifierMemo(strict, strictMemos, tool, project, env, launch, env.KIWI_CACHE_DIR!, program);
+}
 const chain = compare({
   "hello-world binary": () => time([hello]),
   "python3 script.py": () => time([py, join(work, "script.py")], INPUT),
@@ -151,6 +168,8 @@ const chain = compare({
   ...(prlimit ? { "spawner + prlimit + bash": () => time([spawner, ...limited, bash, join(work, "script.sh")], INPUT) } : {}),
   "verifier + prlimit + bash": () => time([verifier, counterMemo, "--", ...limited, bash, join(work, "script.sh")], INPUT),
   "verifier + prlimit + python3": () => time([verifier, summerMemo, "--", ...limited, py, join(work, "script.py")], INPUT),
+  "strict verifier + prlimit + bash": () => time([strict, strictMemos, "counter", "--", ...limited, bash, join(work, "script.sh")], INPUT),
+  "strict verifier + prlimit + python3": () => time([strict, strictMemos, "summer", "--", ...limited, py, join(work, "script.py")], INPUT),
   "planned launch, direct": launchDirect,
   ...(planned.sandbox?.active ? { "bwrap (same mounts) true": bwrapTrueDirect } : {}),
   "kiwi exec py --sandbox=off": () => time([kiwi, "exec", "summer", "--sandbox=off"], INPUT),
@@ -182,7 +201,7 @@ const report = (title: string, medians: Record<string, number>, baseline: string
 };
 console.log(`\n1. three-link chains, warm (median of ${runs} runs each, interleaved)`);
 const chainCpu = { ...cpuMedians };
-for (const [k, v] of Object.entries(chain)) console.log(`  ${k.padEnd(30)} ${fmt(v).padStart(9)}   cpu ${fmt(chainCpu[k]!).padStart(9)}`);
+for (const [k, v] of Object.entries(chain)) console.log(`  ${k.padEnd(36)} ${fmt(v).padStart(9)}   cpu ${fmt(chainCpu[k]!).padStart(9)}`);
 const floor = (label: string, subject: string, parts: string[], target: number) => {
   const base = parts.reduce((sum, p) => sum + chain[p]!, 0);
   const m = chain[subject]!;
@@ -204,6 +223,10 @@ floor("floor", "verifier + prlimit + bash", ["hello-world binary", "bash script.
 floor("floor", "verifier + prlimit + python3", ["hello-world binary", "python3 script.py"], 1.15);
 floor("the least verifying launcher", "kiwi exec sh --sandbox=off", ["verifier + prlimit + bash"], 1.15);
 floor("the least verifying launcher", "kiwi exec py --sandbox=off", ["verifier + prlimit + python3"], 1.15);
+floor("floor", "strict verifier + prlimit + bash", ["hello-world binary", "bash script.sh"], 1.15);
+floor("floor", "strict verifier + prlimit + python3", ["hello-world binary", "python3 script.py"], 1.15);
+floor("kiwi's checks written plainly", "kiwi exec sh --sandbox=off", ["strict verifier + prlimit + bash"], 1.15);
+floor("kiwi's checks written plainly", "kiwi exec py --sandbox=off", ["strict verifier + prlimit + python3"], 1.15);
 floor(`sandboxed floor${planned.sandbox?.active ? "" : " (NO SANDBOX HERE)"}`, "kiwi exec py (sandbox auto)", ["hello-world binary", "planned launch, direct"], 1.15);
 if (planned.sandbox?.active) floor("issue floor", "kiwi exec py (sandbox auto)", ["hello-world binary", "python3 script.py", "bwrap (same mounts) true"], 1.15);
 floor("floor", "kiwi --version", ["hello-world binary"], 1.2);

@@ -1,6 +1,6 @@
 // What every benchmark script shares: flags, the compiled binary, timing one process (wall, CPU
 // and peak memory), medians and a printed series. Benchmarks measure; tests never assert on time.
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** A numeric `--name value` flag, or the fallback. */
@@ -138,6 +138,92 @@ export function verifierBinary(dir: string): string {
 }
 
 /**
+ * The verifier with every check a warm `kiwi exec` replay makes (exec/launch-memo-io.ts), each
+ * written as plainly as it can be: the memo found by a key over the binary's own stat identity,
+ * the working folder, the tool, the sandbox mode and the whole environment, and its sha256 line
+ * checked; the project root found again from the working folder; every input's full stat identity
+ * (size, mtime, ctime, inode); the PATH lookups; the run directory's marker, its files' stats, modes
+ * and count; the program a regular, executable file; the parameters validated against the memo's
+ * JSON Schema (type, required, properties, additionalProperties, items); then, while the tool runs,
+ * its timeout, the signals passed on to its group, the output cap and the group's clean-up. What
+ * kiwi's own replay costs above it is code, not checking.
+ *   strict-verifier <memo folder> <tool> -- command args…
+ * The memo, `<memo folder>/<key>`, is written by strictVerifierMemo.
+ */
+export function strictVerifierBinary(dir: string): string {
+  return compileBinary(dir, "strict-verifier", [
+    'import { accessSync, constants, fstatSync, lstatSync, readFileSync, readdirSync, statSync } from "node:fs";',
+    "const args = process.argv.slice(2);",
+    "const [memoDir, tool] = args as [string, string];",
+    "const command = args.slice(args.indexOf(\"--\") + 1);",
+    "const fail = (why: string): never => { console.error(why); process.exit(3); };",
+    "const self = statSync(process.execPath);",
+    "const names = Object.keys(process.env).sort();",
+    'let env = "";',
+    'for (const n of names) env += `${n}=${process.env[n]}\\0`;',
+    'const key = new Bun.CryptoHasher("sha256").update(`${process.execPath} ${self.size} ${self.mtimeMs} ${self.ctimeMs} ${self.ino}\\0${process.cwd()}\\0${tool}\\0off\\0${env}`).digest("hex");',
+    'const text = readFileSync(`${memoDir}/${key}`, "utf8");',
+    "const nl = text.indexOf(\"\\n\");",
+    'if (new Bun.CryptoHasher("sha256").update(text.slice(nl + 1)).digest("hex") !== text.slice(0, nl)) fail("memo damaged");',
+    "type Schema = { type?: string; required?: string[]; properties?: Record<string, Schema>; additionalProperties?: boolean; items?: Schema };",
+    "const memo = JSON.parse(text.slice(nl + 1)) as { root: string; watch: [string, number, number, number, number][]; lookups: [string, string, string][]; runDirs: { dir: string; files: { path: string; is_executable?: boolean }[] }[]; program: string; schema: Schema };",
+    'let root = process.cwd();',
+    'for (;;) { try { if (statSync(`${root}/.ai/tools`).isDirectory()) break; } catch {} const up = root.slice(0, root.lastIndexOf("/")) || "/"; if (up === root) fail("no project"); root = up; }',
+    'if (root !== memo.root) fail("another project");',
+    "for (const [path, size, mtimeMs, ctimeMs, ino] of memo.watch) {",
+    "  const st = lstatSync(path);",
+    "  if (st.size !== size || st.mtimeMs !== mtimeMs || st.ctimeMs !== ctimeMs || st.ino !== ino) fail(`${path} changed`);",
+    "}",
+    "for (const [command, path, found] of memo.lookups) if (Bun.which(command, { PATH: path }) !== found) fail(`${command} moved`);",
+    "const count = (dir: string): number => { let n = 0; for (const e of readdirSync(dir, { withFileTypes: true })) n += e.isDirectory() ? count(`${dir}/${e.name}`) : 1; return n; };",
+    "for (const run of memo.runDirs) {",
+    '  const marker = JSON.parse(readFileSync(`${run.dir}/marker.json`, "utf8")) as { files: [string, number, number, number, number][] };',
+    '  if ((statSync(run.dir).mode & 0o222) !== 0 || marker.files.length !== run.files.length) fail("run directory changed");',
+    "  for (let i = 0; i < run.files.length; i++) {",
+    "    const [path, ino, size, mtimeMs, ctimeMs] = marker.files[i]!;",
+    "    const st = lstatSync(`${run.dir}/files/${path}`);",
+    '    if (path !== run.files[i]!.path || !st.isFile() || st.ino !== ino || st.size !== size || st.mtimeMs !== mtimeMs || st.ctimeMs !== ctimeMs || (st.mode & 0o222) !== 0 || ((st.mode & 0o100) !== 0) !== (run.files[i]!.is_executable === true)) fail("run directory changed");',
+    "  }",
+    '  if (count(`${run.dir}/files`) !== run.files.length) fail("run directory changed");',
+    "}",
+    'if (!statSync(memo.program).isFile()) fail("no program");',
+    "accessSync(memo.program, constants.X_OK);",
+    "const st0 = fstatSync(0);",
+    'const params = JSON.parse(st0.isFIFO() || st0.isFile() ? readFileSync(0, "utf8") : "{}") as unknown;',
+    "const valid = (v: unknown, s: Schema): boolean => {",
+    '  if (s.type === "object") {',
+    '    if (typeof v !== "object" || v === null || Array.isArray(v)) return false;',
+    "    const o = v as Record<string, unknown>;",
+    "    if (s.required?.some((k) => !(k in o))) return false;",
+    "    for (const [k, x] of Object.entries(o)) { const p = s.properties?.[k]; if (p ? !valid(x, p) : s.additionalProperties === false) return false; }",
+    "    return true;",
+    "  }",
+    '  if (s.type === "array") return Array.isArray(v) && (s.items === undefined || v.every((x) => valid(x, s.items!)));',
+    '  if (s.type === "string" || s.type === "number" || s.type === "boolean") return typeof v === s.type;',
+    '  if (s.type === "integer") return Number.isInteger(v);',
+    "  return true;",
+    "};",
+    'if (!valid(params, memo.schema)) fail("parameters invalid");',
+    'const p = Bun.spawn(command, { stdin: new TextEncoder().encode(`${JSON.stringify(params)}\\n`), stdout: "pipe", stderr: "pipe", detached: true });',
+    ...ENFORCED_PUMP_AND_EXIT,
+  ]);
+}
+
+/**
+ * Writes the strict verifier's memo for a call of `tool` from `cwd` with `env` into `memoDir`, from
+ * kiwi's own launch memo of that tool (`launch`: its JSON body), so both check the very same paths.
+ */
+export function strictVerifierMemo(verifier: string, memoDir: string, tool: string, cwd: string, env: Record<string, string>, launch: { root: string; watch: unknown[]; lookups: unknown[]; runDirs: { name: string; files: unknown[] }[]; schema: unknown }, cacheDir: string, program: string): void {
+  const self = statSync(verifier);
+  let text = "";
+  for (const n of Object.keys(env).sort()) text += `${n}=${env[n]}\0`;
+  const key = new Bun.CryptoHasher("sha256").update(`${verifier} ${self.size} ${self.mtimeMs} ${self.ctimeMs} ${self.ino}\0${cwd}\0${tool}\0off\0${text}`).digest("hex");
+  const body = JSON.stringify({ root: launch.root, watch: launch.watch, lookups: launch.lookups, runDirs: launch.runDirs.map((r) => ({ dir: join(cacheDir, "runs", r.name), files: r.files })), program, schema: launch.schema });
+  mkdirSync(memoDir, { recursive: true });
+  writeFileSync(join(memoDir, key), `${new Bun.CryptoHasher("sha256").update(body).digest("hex")}\n${body}`);
+}
+
+/**
  * A compiled Bun binary (kiwi's build flags) that does the least a staged check that proves the
  * tree can do, and nothing of the checking itself: ask git what is staged (`git diff --cached
  * --name-only`), meanwhile prove the entries a verdict depends on unchanged (one lstat each of the
@@ -168,6 +254,23 @@ export function stagedProverBinary(dir: string): string {
 const PUMP_AND_EXIT = [
   "const pump = async (s: ReadableStream<Uint8Array>, to: typeof Bun.stdout) => { for await (const c of s) await Bun.write(to, c); };",
   "await Promise.all([pump(p.stdout, Bun.stdout), pump(p.stderr, Bun.stderr), p.exited]);",
+  "process.exit(p.exitCode ?? 1);",
+];
+
+/**
+ * PUMP_AND_EXIT with what kiwi enforces while a tool runs: its timeout, the signals it passes on to
+ * the tool's group, the output cap, and no process of the group left behind.
+ */
+const ENFORCED_PUMP_AND_EXIT = [
+  "const kill = (sig: string) => { try { process.kill(-p.pid, sig); } catch {} };",
+  'const timer = setTimeout(() => kill("SIGTERM"), 300_000);',
+  'const handlers = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((sig) => { const h = () => kill(sig); process.on(sig, h); return [sig, h] as const; });',
+  "let sent = 0;",
+  'const pump = async (s: ReadableStream<Uint8Array>, to: typeof Bun.stdout) => { for await (const c of s) { sent += c.byteLength; if (sent > 10_485_760) kill("SIGTERM"); else await Bun.write(to, c); } };',
+  "await Promise.all([pump(p.stdout, Bun.stdout), pump(p.stderr, Bun.stderr), p.exited]);",
+  "clearTimeout(timer);",
+  "for (const [sig, h] of handlers) process.off(sig, h);",
+  'try { process.kill(-p.pid, 0); kill("SIGKILL"); } catch {}',
   "process.exit(p.exitCode ?? 1);",
 ];
 
