@@ -8,12 +8,15 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { median } from "./bench-lib.ts";
+import { freshCopy, median } from "./bench-lib.ts";
 
-const base = process.argv[2] && resolve(process.argv[2]);
-const next = resolve(process.argv[3] ?? join(import.meta.dir, "..", "dist", "kiwi"));
+const baseBuilt = process.argv[2] && resolve(process.argv[2]);
+const nextBuilt = resolve(process.argv[3] ?? join(import.meta.dir, "..", "dist", "kiwi"));
 const runs = Number(process.argv[4] ?? 30);
-if (!base || !existsSync(base) || !existsSync(next)) throw new Error("usage: bun run scripts/bench-ab.ts <base kiwi> [new kiwi] [runs]");
+if (!baseBuilt || !existsSync(baseBuilt) || !existsSync(nextBuilt)) throw new Error("usage: bun run scripts/bench-ab.ts <base kiwi> [new kiwi] [runs]");
+// Both copied now, so an older base build starts as fast as the new one (bench-lib.ts freshCopy).
+const base = freshCopy(baseBuilt);
+const next = freshCopy(nextBuilt);
 const work = mkdtempSync(join(tmpdir(), "kiwi-bench-ab-"));
 const env = { PATH: "/usr/bin:/bin", HOME: join(work, "home"), KIWI_CACHE_DIR: join(work, "cache"), LANG: "C.UTF-8", NO_COLOR: "1" };
 mkdirSync(env.HOME, { recursive: true });

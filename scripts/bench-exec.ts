@@ -20,11 +20,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { helloWorldBinary, median, spawnerBinary, strictVerifierBinary, strictVerifierMemo, verifierBinary } from "./bench-lib.ts";
+import { freshCopy, helloWorldBinary, median, spawnerBinary, strictVerifierBinary, strictVerifierMemo, verifierBinary } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
-const kiwi = process.argv[3] ?? join(root, "dist", "kiwi");
-if (!existsSync(kiwi)) throw new Error(`${kiwi} is missing: run "bun run build" first`);
+const built = process.argv[3] ?? join(root, "dist", "kiwi");
+if (!existsSync(built)) throw new Error(`${built} is missing: run "bun run build" first`);
+const kiwi = freshCopy(built);
 const runs = Number(process.argv[2] ?? 40);
 const work = mkdtempSync(join(tmpdir(), "kiwi-bench-exec-"));
 const project = join(work, "project");

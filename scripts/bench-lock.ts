@@ -16,6 +16,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freshCopy } from "./bench-lib.ts";
 
 const repo = join(import.meta.dir, "..");
 
@@ -30,15 +31,16 @@ const RUNS = option("runs", 21);
 const json = process.argv.includes("--json");
 const log = (text: string) => process.stderr.write(`${text}\n`);
 const kiwiFlag = process.argv.indexOf("--kiwi");
-const kiwi = kiwiFlag === -1 ? join(repo, "dist", "kiwi") : process.argv[kiwiFlag + 1]!;
 const baseFlag = process.argv.indexOf("--base");
-const baseKiwi = baseFlag === -1 ? undefined : process.argv[baseFlag + 1]!;
 
 if (!process.argv.includes("--no-build") && kiwiFlag === -1) {
   log("building dist/kiwi …");
   const build = Bun.spawnSync([process.execPath, "run", join(repo, "scripts/build.ts")], { cwd: repo, stdout: "ignore", stderr: "inherit" });
   if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 }
+// Both timed as copies made now (bench-lib.ts freshCopy says why).
+const kiwi = freshCopy(kiwiFlag === -1 ? join(repo, "dist", "kiwi") : process.argv[kiwiFlag + 1]!);
+const baseKiwi = baseFlag === -1 ? undefined : freshCopy(process.argv[baseFlag + 1]!);
 
 /** xorshift32 bytes: deterministic and incompressible, so no file system shortcut applies. */
 function bytes(size: number, seed: number): Uint8Array {

@@ -21,7 +21,7 @@ import { relative } from "node:path";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { peekStagedMemo, stagedMemoFile } from "../src/ops/staged-memo-io.ts";
-import { type SeriesRow, helloWorldBinary, kiwiBinary, measureProcess, numberFlag, runInterleaved, runSeries, stagedProverBinary } from "./bench-lib.ts";
+import { type SeriesRow, freshCopy, helloWorldBinary, kiwiBinary, measureProcess, numberFlag, runInterleaved, runSeries, stagedProverBinary } from "./bench-lib.ts";
 import { generateTree } from "./gen-tree.ts";
 
 const args = process.argv.slice(2);
@@ -32,7 +32,8 @@ const runs = numberFlag(args, "--runs", 21);
 const keep = args.includes("--keep");
 const kiwi = kiwiBinary();
 const baseAt = args.indexOf("--base");
-const baseKiwi = baseAt === -1 ? undefined : args[baseAt + 1];
+// A copy made now, as kiwiBinary's (bench-lib.ts freshCopy says why).
+const baseKiwi = baseAt === -1 ? undefined : freshCopy(args[baseAt + 1]!);
 
 function sh(argv: string[], cwd: string, env: Record<string, string>): void {
   const proc = Bun.spawnSync(argv, { cwd, env, stdout: "ignore", stderr: "pipe" });
