@@ -75,6 +75,10 @@ export function mergeParamSources(sources: ParamSources, schema: JsonSchema | un
  * gives each number's source text, ES2025.)
  */
 function parseExactJson(text: string, source: string): unknown {
+  // Only an integer written with 16 digits or more can be past 2^53 (9007199254740991 has 16), so
+  // a text without such a run parses as it is. The reviver is a call per value: ~20 ms for a 300 KB
+  // document of 25,000 values against ~1.4 ms without (and 0.15 against 0.06 ms for 100 numbers).
+  if (!/\d{16}/.test(text)) return JSON.parse(text);
   return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) => {
     if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined && /^-?\d+$/.test(context.source)) {
       throw new KiwiError("E_INPUT_INVALID", `${source} holds the integer ${context.source}, which is past 2^53: it would be passed on as ${value}`, {

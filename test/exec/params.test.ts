@@ -109,6 +109,21 @@ describe("merging parameter sources", () => {
     expect(() => mergeParamSources({ json }, schema)).toThrow(expect.objectContaining({ code: "E_INPUT_INVALID", message: expect.stringContaining(message) }));
   });
 
+  test("refuses 2^53 + 1, the first integer past it, which has no more digits than 2^53 - 1", () => {
+    expect(() => mergeParamSources({ json: '{"days": 9007199254740993}' }, schema)).toThrow(
+      expect.objectContaining({ code: "E_INPUT_INVALID", message: expect.stringContaining("--params holds the integer 9007199254740993") }),
+    );
+  });
+
+  // Texts without a run of 16 digits skip the exact parse: both ways must give the same values.
+  test("parses a document the same whether or not it holds a run of 16 digits", () => {
+    const rows = Array.from({ length: 500 }, (_, i) => ({ id: i, name: `row ${i}`, score: i * 1.5, big: 999_999_999_999_999 - i, flags: [true, null, -i] }));
+    const plain = mergeParamSources({ json: JSON.stringify({ rows }) }, schema);
+    const exact = mergeParamSources({ json: JSON.stringify({ rows, serial: "12345678901234567890" }) }, schema);
+    expect(exact).toEqual({ ...plain, serial: "12345678901234567890" });
+    expect((plain.rows as unknown[])[499]).toEqual({ id: 499, name: "row 499", score: 748.5, big: 999_999_999_999_500, flags: [true, null, -499] });
+  });
+
   test("accepts what JSON numbers carry exactly: 2^53 - 1, 1e20 written as a float, 2.5", () => {
     expect(mergeParamSources({ json: '{"days": 9007199254740991, "ratio": 1e20, "opts": {"x": 2.5}}' }, schema)).toEqual({ days: 9007199254740991, ratio: 1e20, opts: { x: 2.5 } });
   });
