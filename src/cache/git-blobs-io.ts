@@ -95,8 +95,7 @@ export function readGitBlobBeside(cacheDir: string, id: string, text: string): {
       const want = Math.min(CHUNK, size - at);
       // Short of its stat (being replaced, or damaged), or a short read: the caller reads it whole.
       if (readSync(fd, chunk, 0, want, at) !== want) return undefined;
-      const n = want;
-      const got = chunk.subarray(0, n);
+      const got = chunk.subarray(0, want);
       hasher.update(got);
       if (same === -1) {
         const d = firstDifference(got, text, at, mine);
@@ -109,7 +108,7 @@ export function readGitBlobBeside(cacheDir: string, id: string, text: string): {
           kept.set(at, Buffer.from(got.subarray(Math.max(0, same - at), d + 1)));
         }
       }
-      at += n;
+      at += want;
     }
     if (readSync(fd, chunk, 0, 1, size) !== 0) return undefined; // longer than its stat
     if (hasher.digest("hex") !== id) return undefined;
