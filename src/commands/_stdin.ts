@@ -1,6 +1,27 @@
 // Reading a call's parameters from stdin or a file, shared by `kiwi exec` and its remembered launch.
 import { fstatSync, readFileSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
+import type { ParamSources } from "../exec/params.ts";
+
+/** The parameter flags of `kiwi exec` as given: `--params` and `--params-file` ('-' is stdin for either), and every `--param`. */
+export interface ParamFlags {
+  params?: string;
+  paramsFile?: string;
+  pairs: string[];
+}
+
+/**
+ * The sources the flags give, with what they name read: `--params -` or `--params-file -` reads
+ * stdin as the JSON source, unless `--params` gives the JSON itself; `--params-file` reads its file.
+ * The CLI and the remembered launch both read them here, so a call's parameters never depend on
+ * which of the two ran it.
+ */
+export function readFlagSources(flags: ParamFlags): ParamSources {
+  const fromStdin = flags.params === "-" || flags.paramsFile === "-";
+  const json = flags.params !== undefined && flags.params !== "-" ? flags.params : fromStdin ? readAll(0, "stdin") : undefined;
+  const file = flags.paramsFile !== undefined && flags.paramsFile !== "-" ? { path: flags.paramsFile, text: readAll(flags.paramsFile, `--params-file ${flags.paramsFile}`) } : undefined;
+  return { ...(json !== undefined ? { json } : {}), ...(file ? { file } : {}), pairs: flags.pairs };
+}
 
 /** Stdin is a pipe, file or socket (not a terminal, not /dev/null): it may carry JSON parameters. */
 export function stdinCarriesData(): boolean {

@@ -1,21 +1,24 @@
 // `kiwi exec <tool>` from its remembered launch (ops/exec-remembered-io.ts), entered from bin.ts
 // before the CLI loads: an agent calls the same tool again and again, and loading the CLI, the
 // chain's verification and the planner was most of what kiwi added to each warm call. Only the
-// plainest calls come here: the tool id with --sandbox, --param, --params and --json; any other
-// flag or form (--dry-run, --params -, stray words, --help) goes to the CLI, which checks it.
+// plain calls come here: the tool id with --sandbox, --cwd, --json and the parameter flags
+// (--param, --params, --params-file, '-' for stdin); any other flag or form (--dry-run, stray
+// words, --help) goes to the CLI, which checks it.
 import { createContext } from "../context.ts";
 import { toKiwiError } from "../errors.ts";
 import { type RememberedCall, execRemembered } from "../ops/exec-remembered-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import { collectingSinks, ranDocument, terminalSinks } from "../ui/stream.ts";
-import { readAll, stdinCarriesData } from "./_stdin.ts";
+import { type ParamFlags, readAll, readFlagSources, stdinCarriesData } from "./_stdin.ts";
+
+/** The flags that take a value in a replayed call (each at most once, but --param). */
+const VALUE_FLAGS = ["--sandbox", "--cwd", "--param", "--params", "--params-file"] as const;
 
 /** The call `args` (after `exec`) makes, when it is one a replay takes; undefined sends it to the CLI. */
-export function rememberedCall(args: readonly string[]): { toolId: string; sandbox?: string; json: boolean; sources: RememberedCall["sources"] } | undefined {
+export function rememberedCall(args: readonly string[]): { toolId: string; sandbox?: string; cwd?: string; json: boolean; flags: ParamFlags } | undefined {
   let toolId: string | undefined;
   let asJson = false;
-  let sandbox: string | undefined;
-  let json: string | undefined;
+  const once: { "--sandbox"?: string; "--cwd"?: string; "--params"?: string; "--params-file"?: string } = {};
   const pairs: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -29,29 +32,25 @@ export function rememberedCall(args: readonly string[]): { toolId: string; sandb
       continue;
     }
     const eq = arg.indexOf("=");
-    const name = eq === -1 ? arg : arg.slice(0, eq);
-    if (name !== "--sandbox" && name !== "--param" && name !== "--params") return undefined;
+    const name = (eq === -1 ? arg : arg.slice(0, eq)) as (typeof VALUE_FLAGS)[number];
+    if (!VALUE_FLAGS.includes(name)) return undefined;
     const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
-    // An empty value, one the CLI's parser could read as a flag, or stdin's "-", is the CLI's to judge.
-    if (value === undefined || value === "" || value.startsWith("-")) return undefined;
+    // An empty value, or one the CLI's parser could read as a flag, is the CLI's to judge; "-"
+    // (stdin) is a value of --params and --params-file only.
+    if (value === undefined || value === "" || (value.startsWith("-") && !(value === "-" && (name === "--params" || name === "--params-file")))) return undefined;
     if (name === "--param") pairs.push(value);
-    else if (name === "--sandbox") {
-      if (sandbox !== undefined) return undefined;
-      sandbox = value;
-    } else {
-      if (json !== undefined) return undefined;
-      json = value;
-    }
+    else if (once[name] !== undefined) return undefined;
+    else once[name] = value;
   }
   if (toolId === undefined) return undefined;
-  return { toolId, ...(sandbox !== undefined ? { sandbox } : {}), json: asJson, sources: { ...(json !== undefined ? { json } : {}), pairs } };
+  return { toolId, sandbox: once["--sandbox"], cwd: once["--cwd"], json: asJson, flags: { params: once["--params"], paramsFile: once["--params-file"], pairs } };
 }
 
 /** Runs the call from its remembered launch; the exit code, or undefined to take the long way. */
 export async function runRemembered(args: readonly string[]): Promise<number | undefined> {
   const call = rememberedCall(args);
   if (!call) return undefined;
-  const ctx = createContext();
+  const ctx = createContext({ cwd: call.cwd });
   // Development mode never records a launch; an unknown mode is the CLI's error to report.
   if (ctx.env.KIWI_UNLOCKED === "1") return undefined;
   let sandbox: RememberedCall["sandbox"];
@@ -65,7 +64,7 @@ export async function runRemembered(args: readonly string[]): Promise<number | u
   // The renderers load only for a warning, an error or --json: a plain replayed call shows none.
   const output = () => require("../ui/output.ts") as typeof import("../ui/output.ts");
   try {
-    const ran = await execRemembered(ctx, { toolId: call.toolId, sandbox, sources: call.sources, readStdin: () => (stdinCarriesData() ? readAll(0, "stdin") : undefined) }, {
+    const ran = await execRemembered(ctx, { toolId: call.toolId, sandbox, readSources: () => readFlagSources(call.flags), readStdin: () => (stdinCarriesData() ? readAll(0, "stdin") : undefined) }, {
       warn: (warning) => output().showNote(`warning: ${warning}`),
       sinks: () => collected?.sinks ?? terminalSinks(),
     });

@@ -3,7 +3,7 @@
 import type { ArgsDef } from "citty";
 import type { Context } from "../context.ts";
 import { kebabCase } from "./_args.ts";
-import { readAll, stdinCarriesData } from "./_stdin.ts";
+import { readAll, readFlagSources, stdinCarriesData } from "./_stdin.ts";
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
@@ -35,7 +35,6 @@ export default defineCommand({
     assertNoStrayArguments(args.tool, rawArgs);
     const ctx = contextFromArgs(args);
     const unlocked = args.unlocked === true || ctx.env.KIWI_UNLOCKED === "1";
-    const fromStdin = args.params === "-" || args.paramsFile === "-";
     const request: ExecRequest = {
       toolId: args.tool,
       unlocked,
@@ -43,11 +42,7 @@ export default defineCommand({
       dryRun: args.dryRun === true,
       sandbox: resolveSandboxMode(args.sandbox, ctx.env),
       allowAnyHost: args.allowAnyHost === true,
-      sources: {
-        json: args.params !== undefined && args.params !== "-" ? args.params : fromStdin ? readAll(0, "stdin") : undefined,
-        file: args.paramsFile !== undefined && args.paramsFile !== "-" ? { path: args.paramsFile, text: readAll(args.paramsFile, `--params-file ${args.paramsFile}`) } : undefined,
-        pairs: paramPairs(rawArgs),
-      },
+      sources: readFlagSources({ params: args.params, paramsFile: args.paramsFile, pairs: paramPairs(rawArgs) }),
       readStdin: () => (stdinCarriesData() ? readAll(0, "stdin") : undefined),
     };
     // --json: the tool's output goes into the one document instead of straight to the terminal.

@@ -13,6 +13,16 @@ export function buildParametersSchemaLazily(tool: ParamTool): ParametersSchema {
   return (require("../validate/parameters.ts") as typeof import("../validate/parameters.ts")).buildParametersSchema(tool);
 }
 
+/**
+ * The call's sources with the JSON on stdin added: read only when no flag gives parameters, and
+ * never when the chain hands stdin to the tool (`config.stdin: inherit`).
+ */
+export function withStdinSource(sources: ParamSources, stdinMode: unknown, readStdin: (() => string | undefined) | undefined): ParamSources {
+  const flagsGiven = sources.json !== undefined || sources.file !== undefined || (sources.pairs?.length ?? 0) > 0;
+  const text = flagsGiven || stdinMode === "inherit" ? undefined : readStdin?.();
+  return text === undefined ? sources : { ...sources, stdin: { text } };
+}
+
 /** Merges, coerces, defaults and validates the call's parameters; throws E_PARAMS_INVALID listing all violations. */
 export function resolveCallParams(tool: ParamTool, sources: ParamSources, schemaOf: (tool: ParamTool) => ParametersSchema = buildParametersSchemaLazily): Record<string, unknown> {
   const built = schemaOf(tool);

@@ -4,10 +4,11 @@
 // goes the long way (ops/exec-io.ts), which nothing here has changed or read (stdin included).
 // Once the memo holds, the call is this one: what fails is reported as the long way reports it.
 import type { Context } from "../context.ts";
-import { resolveCallParams } from "../exec/call-params.ts";
+import { resolveCallParams, withStdinSource } from "../exec/call-params.ts";
 import { type RememberedLaunch, recallLaunch } from "../exec/launch-memo-io.ts";
 import { programFacts, settleLaunch } from "../exec/launch-io.ts";
 import { type LaunchFacts, type LaunchNotes, launched } from "../exec/launch-plan.ts";
+import type { ParamSources } from "../exec/params.ts";
 import type { SubprocessPlan } from "../exec/plan.ts";
 import { type Runnable, runPrepared } from "../exec/run-io.ts";
 import { probeFor } from "../exec/sandbox-io.ts";
@@ -19,7 +20,11 @@ import { makeRedactor } from "../exec/template.ts";
 export interface RememberedCall {
   toolId: string;
   sandbox: SandboxMode;
-  sources: { json?: string; pairs: string[] };
+  /**
+   * The sources the call's flags give, read (a --params-file, stdin for `--params -`) only once the
+   * memo holds: a call that goes the long way must find them unread.
+   */
+  readSources: () => ParamSources;
   /** Stdin's text when it carries data, read only when the call takes its parameters from it. */
   readStdin: () => string | undefined;
 }
@@ -49,9 +54,8 @@ function prepareRemembered(ctx: Context, call: RememberedCall, hooks: Remembered
   const planned = planRemembered(ctx, call);
   if (!planned) return undefined;
   const { memo, plan, facts, notes } = planned;
-  const flagsGiven = call.sources.json !== undefined || call.sources.pairs.length > 0;
-  const stdinText = !flagsGiven && memo.stdin !== "inherit" ? call.readStdin() : undefined;
-  const params = resolveCallParams({ ...memo.tool, locate: () => undefined }, { ...call.sources, ...(stdinText !== undefined ? { stdin: { text: stdinText } } : {}) }, () => ({ ok: true, schema: memo.schema, findings: [] }));
+  const sources = withStdinSource(call.readSources(), memo.stdin, call.readStdin);
+  const params = resolveCallParams({ ...memo.tool, locate: () => undefined }, sources, () => ({ ok: true, schema: memo.schema, findings: [] }));
   const launchCtx = { mode: call.sandbox, env: ctx.env, home: ctx.home, projectRoot: memo.root, cacheDir: ctx.cacheDir };
   const settled = settleLaunch(plan, facts, notes, () => {}, launchCtx);
   for (const warning of settled.warnings) hooks.warn(warning);

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import type { Store } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
-import { type ParamTool, buildParametersSchemaLazily, resolveCallParams } from "../exec/call-params.ts";
+import { type ParamTool, buildParametersSchemaLazily, resolveCallParams, withStdinSource } from "../exec/call-params.ts";
 import { type Lookup, planHost } from "../exec/host-io.ts";
 import { chainDeclarations, gatherLaunchFacts, settleLaunch } from "../exec/launch-io.ts";
 import { mergeConfigs } from "../exec/merge.ts";
@@ -30,10 +30,8 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const leaf = chain.links[0]!;
   const primitive = chain.links[chain.links.length - 1]!.tool.id;
   const mergedStdin = mergeConfigs([...chain.links].reverse().map((l) => l.tool.config)).stdin;
-  const flagsGiven = req.sources.json !== undefined || req.sources.file !== undefined || (req.sources.pairs?.length ?? 0) > 0;
-  const stdinText = !flagsGiven && mergedStdin !== "inherit" ? req.readStdin?.() : undefined;
   let schema: Record<string, unknown> | undefined;
-  const params = resolveCallParams(leaf.tool, { ...req.sources, ...(stdinText !== undefined ? { stdin: { text: stdinText } } : {}) }, (tool) => {
+  const params = resolveCallParams(leaf.tool, withStdinSource(req.sources, mergedStdin, req.readStdin), (tool) => {
     const built = memoParametersSchema(ctx.cacheDir, tool);
     if (built.ok) schema = built.schema;
     return built;

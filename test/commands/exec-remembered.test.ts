@@ -1,18 +1,24 @@
 // Which `kiwi exec` command lines bin.ts may replay from a launch memo: only the tool id with
-// --sandbox, --param, --params and --json. Everything else goes to the CLI, which parses, checks and
-// reports it (a misread line here would run a call the CLI would have refused).
+// --sandbox, --cwd, --json and the parameter flags (--param, --params, --params-file, '-' for
+// stdin). Everything else goes to the CLI, which parses, checks and reports it (a misread line here
+// would run a call the CLI would have refused).
 import { describe, expect, test } from "bun:test";
 import { rememberedCall } from "../../src/commands/exec-remembered.ts";
 
 describe("the calls a replay takes", () => {
   test.each([
-    [["t"], { toolId: "t", json: false, sources: { pairs: [] } }],
-    [["t", "--sandbox=off"], { toolId: "t", sandbox: "off", json: false, sources: { pairs: [] } }],
-    [["--sandbox", "auto", "t"], { toolId: "t", sandbox: "auto", json: false, sources: { pairs: [] } }],
-    [["t", "--param", "a=1", "--param=b=x y"], { toolId: "t", json: false, sources: { pairs: ["a=1", "b=x y"] } }],
-    [["t", "--params", '{"a":1}'], { toolId: "t", json: false, sources: { json: '{"a":1}', pairs: [] } }],
-    [["t", "--params={}", "--param", "a=2"], { toolId: "t", json: false, sources: { json: "{}", pairs: ["a=2"] } }],
-    [["--json", "t", "--param", "a=2"], { toolId: "t", json: true, sources: { pairs: ["a=2"] } }],
+    [["t"], { toolId: "t", json: false, flags: { pairs: [] } }],
+    [["t", "--sandbox=off"], { toolId: "t", sandbox: "off", json: false, flags: { pairs: [] } }],
+    [["--sandbox", "auto", "t"], { toolId: "t", sandbox: "auto", json: false, flags: { pairs: [] } }],
+    [["t", "--param", "a=1", "--param=b=x y"], { toolId: "t", json: false, flags: { pairs: ["a=1", "b=x y"] } }],
+    [["t", "--params", '{"a":1}'], { toolId: "t", json: false, flags: { params: '{"a":1}', pairs: [] } }],
+    [["t", "--params={}", "--param", "a=2"], { toolId: "t", json: false, flags: { params: "{}", pairs: ["a=2"] } }],
+    [["--json", "t", "--param", "a=2"], { toolId: "t", json: true, flags: { pairs: ["a=2"] } }],
+    [["t", "--params", "-"], { toolId: "t", json: false, flags: { params: "-", pairs: [] } }],
+    [["t", "--params-file", "p.json"], { toolId: "t", json: false, flags: { paramsFile: "p.json", pairs: [] } }],
+    [["t", "--params-file=-", "--param", "a=1"], { toolId: "t", json: false, flags: { paramsFile: "-", pairs: ["a=1"] } }],
+    [["--cwd", "/tmp", "t"], { toolId: "t", cwd: "/tmp", json: false, flags: { pairs: [] } }],
+    [["t", "--cwd=sub", "--sandbox", "off", "--json"], { toolId: "t", sandbox: "off", cwd: "sub", json: true, flags: { pairs: [] } }],
   ])("%j", (args, expected) => {
     expect(rememberedCall(args)).toEqual(expected);
   });
@@ -31,11 +37,18 @@ describe("the calls left to the CLI", () => {
     [["t", "--unlocked"]],
     [["t", "--strict"]],
     [["t", "--allow-any-host"]],
-    [["t", "--cwd", "/tmp"]],
+    [["t", "--cwd"]],
+    [["t", "--cwd="]],
+    [["t", "--cwd", "-"]],
+    [["t", "--cwd", "a", "--cwd", "b"]],
+    [["t", "--project", "a"]],
     [["t", "--help"]],
     [["t", "-h"]],
-    [["t", "--params", "-"]],
-    [["t", "--params-file", "p.json"]],
+    [["t", "--params-file"]],
+    [["t", "--params-file", "-x"]],
+    [["t", "--params-file", "a", "--params-file", "b"]],
+    [["t", "--param", "-"]],
+    [["t", "--sandbox", "-"]],
     [["t", "--param"]],
     [["t", "--param", "--json"]],
     [["t", "--params", "{}", "--params", "{}"]],

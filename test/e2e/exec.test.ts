@@ -477,7 +477,18 @@ describe("kiwi exec: a call made before runs from its launch memo", () => {
     expect([traced.exitCode, traced.stdout, traced.stderr.includes("+ read -r line")]).toEqual([0, 'got {"n":2}\n', true]);
     const tracedJson = await k.run(["exec", "count", "--json", "--param", "n=2"]);
     expect(JSON.parse(tracedJson.stdout)).toMatchObject({ ok: true, tool: "count", exitCode: 0, stdout: 'got {"n":2}\n', stderr: expect.stringContaining("+ read -r line") });
+    // Every plain form of the call replays: a parameters file, '-' for stdin, --cwd naming the same folder.
+    writeFileSync(join(root, "p.json"), '{"n":5}');
+    const forms: [string[], string?][] = [[["--params-file", "p.json"]], [["--params", "-"], '{"n":5}'], [["--params-file=-"], '{"n":5}'], [["--cwd", root, "--param", "n=5"]]];
+    for (const [args, stdin] of forms) {
+      const r = await k.run(["exec", "count", ...args], {}, stdin);
+      expect([args, r.exitCode, r.stdout, r.stderr.includes("+ read -r line")]).toEqual([args, 0, 'got {"n":5}\n', true]);
+    }
     writeFileSync(memos[0]!, original);
+    // A parameters file that cannot be read: the long way's refusal.
+    const missing = await k.run(["exec", "count", "--params-file", "nope.json"]);
+    expect(missing.stderr).toContain("cannot read --params-file nope.json: ENOENT");
+    expect(missing).toEqual(await k.run(["exec", "count", "--params-file", "nope.json"], unseenEnv()));
 
     // --json gives the long way's one document (how long the tool ran aside).
     const asJson = async (more: Record<string, string> = {}) => ({ ...JSON.parse((await k.run(["exec", "count", "--json", "--param", "n=4"], more)).stdout), durationMs: 0 });

@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync 
 import { join } from "node:path";
 import { type Context, createContext } from "../../src/context.ts";
 import { recallLaunch } from "../../src/exec/launch-memo-io.ts";
+import type { ParamSources } from "../../src/exec/params.ts";
 import { runPrepared } from "../../src/exec/run-io.ts";
 import type { SandboxMode } from "../../src/exec/sandbox-plan.ts";
 import { execRemembered } from "../../src/ops/exec-remembered-io.ts";
@@ -53,10 +54,10 @@ async function longWay(ctx: Context, json = '{"n":1}', sandbox: SandboxMode = "o
 }
 
 /** The replay: undefined when the memo does not hold. */
-async function replay(ctx: Context, sources: { json?: string; pairs?: string[] } = { json: '{"n":1}' }, stdin?: string, sandbox: SandboxMode = "off") {
+async function replay(ctx: Context, sources: ParamSources = { json: '{"n":1}' }, stdin?: string, sandbox: SandboxMode = "off") {
   const c = collect();
   const warnings: string[] = [];
-  const ran = await execRemembered(ctx, { toolId: "echo", sandbox, sources: { pairs: [], ...sources }, readStdin: () => stdin }, { warn: (w) => void warnings.push(w), sinks: () => c.sinks });
+  const ran = await execRemembered(ctx, { toolId: "echo", sandbox, readSources: () => ({ pairs: [], ...sources }), readStdin: () => stdin }, { warn: (w) => void warnings.push(w), sinks: () => c.sinks });
   return ran === undefined ? undefined : { code: ran.exitCode, out: c.text(), warnings };
 }
 
@@ -74,6 +75,26 @@ describe("a remembered launch", () => {
     await longWay(p.ctx());
     expect((await replay(p.ctx(), {}, '{"n":4}'))?.out).toBe('got {"n":4,"tag":"none"}\n');
     expect((await replay(p.ctx(), { pairs: ["n=5"] }, '{"n":4}'))?.out).toBe('got {"n":5,"tag":"none"}\n');
+  });
+
+  test("a --params-file source replays as the long way reads it, below --params and --param", async () => {
+    const p = await project();
+    await longWay(p.ctx());
+    const file = { path: "p.json", text: '{"n":6,"tag":"file"}' };
+    expect((await replay(p.ctx(), { file }, '{"n":4}'))?.out).toBe('got {"n":6,"tag":"file"}\n');
+    expect((await replay(p.ctx(), { file, json: '{"n":7}', pairs: ["tag=pair"] }))?.out).toBe('got {"n":7,"tag":"pair"}\n');
+  });
+
+  test("the call's sources are read only once the memo holds (the long way finds them unread)", async () => {
+    const p = await project();
+    let reads = 0;
+    const call = { toolId: "echo", sandbox: "off" as const, readSources: () => (reads++, { json: '{"n":1}', pairs: [] }), readStdin: () => (reads++, undefined) };
+    const hooks = { warn: () => {}, sinks: () => collect().sinks };
+    expect(await execRemembered(p.ctx(), call, hooks)).toBeUndefined();
+    expect(reads).toBe(0);
+    await longWay(p.ctx());
+    expect((await execRemembered(p.ctx(), call, hooks))?.exitCode).toBe(0);
+    expect(reads).toBe(1);
   });
 
   test("bad parameters get the long way's error, word for word", async () => {
