@@ -1,9 +1,10 @@
 // Finds out whether this machine can sandbox (bubblewrap present and working, once per process) and
 // resolves the command a run starts; then asks sandbox-plan.ts for the launch. The I/O half of the sandbox.
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
 import { isAbsolute, resolve } from "node:path";
 import { rememberProbe, rememberedProbe } from "./sandbox-probe-io.ts";
+import { SYSTEM_PATHS } from "./sandbox-mounts.ts";
 import { declaredWritable, namespaceArgs, planSandbox, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-plan.ts";
 
 const probes = new Map<string, SandboxProbe>();
@@ -28,6 +29,7 @@ export function probeSandbox(env: Readonly<Record<string, string | undefined>>, 
     setpriv: findCommand("setpriv", path),
     uid,
     pid: process.pid,
+    systemLinks: systemLinks(),
   };
   if (!bwrap) probe.reason = override !== undefined ? `KIWI_BWRAP="${override}" is not an executable` : "bubblewrap (bwrap) is not installed";
   else {
@@ -52,6 +54,23 @@ export function probeSandbox(env: Readonly<Record<string, string | undefined>>, 
   }
   probes.set(key, probe);
   return probe;
+}
+
+/**
+ * The system paths that are symbolic links on this machine, each with its real path (sandbox-mounts.ts
+ * recreates those that lead into /usr as links). Read for every process that sandboxes: a link
+ * changed since is then seen.
+ */
+function systemLinks(): Record<string, string> {
+  const links: Record<string, string> = {};
+  for (const path of SYSTEM_PATHS) {
+    try {
+      if (lstatSync(path).isSymbolicLink()) links[path] = realpathSync(path);
+    } catch {
+      // Absent, or a link that leads nowhere: bound with bubblewrap's -try, which skips it.
+    }
+  }
+  return links;
 }
 
 /** A command name or path resolved against PATH (names) or cwd (relative paths); null when absent. */

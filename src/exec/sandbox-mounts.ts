@@ -6,11 +6,13 @@ import type { Capability } from "../manifest/model.ts";
 import { expandDeclaredPath } from "../manifest/capability-path.ts";
 
 export interface Mount {
-  kind: "ro" | "rw" | "tmpfs" | "proc" | "dev";
+  kind: "ro" | "rw" | "tmpfs" | "proc" | "dev" | "symlink";
   /** Path inside the sandbox. */
   path: string;
   /** Host path when it differs from `path`. */
   source?: string;
+  /** What a symlink points to (kind "symlink"). */
+  target?: string;
   /** tmpfs size cap. */
   sizeBytes?: number;
   /** Skipped when the host path does not exist (bwrap's `-try` forms). */
@@ -58,13 +60,15 @@ interface MountInput {
   capabilities: readonly Capability[];
   home: string;
   projectRoot: string;
+  /** System paths that are links into /usr on this machine, with the real path each leads to (SandboxProbe). */
+  systemLinks?: Readonly<Record<string, string>>;
 }
 
 /** The mounts of one sandbox, ordered so a folder is mounted before anything inside it. */
 export function planMounts(req: MountInput, network: boolean, memoryMb: number): Mount[] {
   const tmpBytes = Math.floor(memoryMb * 1024 * 1024);
   const mounts: Mount[] = [
-    ...SYSTEM_PATHS.map((path): Mount => ({ kind: "ro", path, optional: true, why: "system" })),
+    ...SYSTEM_PATHS.map((path) => systemMount(path, req.systemLinks?.[path])),
     ...(network ? NETWORK_PATHS.map((path): Mount => ({ kind: "ro", path, optional: true, why: "network (name resolution, TLS roots)" })) : []),
     { kind: "proc", path: "/proc", optional: false, why: "private (this sandbox's processes only)" },
     { kind: "dev", path: "/dev", optional: false, why: "private (null, zero, random, tty)" },
@@ -76,6 +80,16 @@ export function planMounts(req: MountInput, network: boolean, memoryMb: number):
     ...req.runDirs.map((d): Mount => ({ kind: "ro", path: posix.normalize(d), optional: false, why: "run directory (verified files)" })),
   ];
   return orderMounts(mounts);
+}
+
+/**
+ * A system path, bound read-only; or, where it is a link into /usr (a merged /usr's /bin, /lib64,
+ * /etc/localtime), the same link to its real path inside the sandbox's read-only /usr: it resolves
+ * to what it does on the host, and bubblewrap spends ~0.1 ms on each bind mount, none on a link.
+ */
+function systemMount(path: string, realPath: string | undefined): Mount {
+  if (realPath !== undefined && isWithin(realPath, "/usr")) return { kind: "symlink", path, target: realPath, optional: false, why: "system" };
+  return { kind: "ro", path, optional: true, why: "system" };
 }
 
 /** Declared fs.read paths become read-only mounts and fs.write paths writable ones. */

@@ -56,7 +56,7 @@ export function planSandbox(req: SandboxRequest, probe: SandboxProbe, mode: Sand
     return plainPlan(req, probe, mode, limits, [`no sandbox: ${why}; ${req.toolId} runs with your full file system and network access (use --sandbox=require to refuse instead)`]);
   }
   const helperFiles = (req.readOnly ?? []).map((path): Mount => ({ kind: "ro", path, optional: false, why: "kiwi helper (read-only)" }));
-  const mounts = [...planMounts(req, network, limits.memoryMb.value), ...helperFiles, ...(proxy ? proxyMounts(proxy) : [])];
+  const mounts = [...planMounts({ ...req, systemLinks: probe.systemLinks }, network, limits.memoryMb.value), ...helperFiles, ...(proxy ? proxyMounts(proxy) : [])];
   const uid = probe.uid === 0 ? SANDBOX_UID_BASE + probe.pid : undefined;
   const argv = [
     probe.bwrap,
@@ -105,6 +105,8 @@ function mountArgs(m: Mount): string[] {
       return ["--proc", m.path];
     case "dev":
       return ["--dev", m.path];
+    case "symlink":
+      return ["--symlink", m.target ?? "", m.path];
   }
 }
 

@@ -29,6 +29,11 @@ export interface SandboxProbe {
   uid: number;
   /** kiwi's pid, which picks the per-run uid under root. */
   pid: number;
+  /**
+   * The system paths that are symbolic links into /usr here (a merged /usr: /bin is usr/bin), each
+   * with the real path it leads to. Absent: none known, and every system path is bound.
+   */
+  systemLinks?: Readonly<Record<string, string>>;
 }
 
 /** A subprocess run to sandbox: the exec plan's argv/cwd/env plus what the chain declares. */

@@ -1,7 +1,7 @@
 // `kiwi exec` enforcing declared permissions, through the compiled binary: each tool fails without
 // its declaration and the same tool, declared, succeeds. Needs a working bubblewrap (CI installs it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { SANDBOX_UID_BASE } from "../../src/exec/sandbox-plan.ts";
@@ -43,6 +43,10 @@ for k in kids: os.waitpid(k, 0)
 print("forked 24")
 `;
 
+/** How the tool sees the system paths that may be links on a merged /usr: a link or not, and where each leads. */
+const LINKED = ["/bin", "/sbin", "/lib", "/lib64", "/etc/localtime"];
+const LAYOUT = `import json, os\nprint(json.dumps({p: [os.path.islink(p), os.path.realpath(p)] if os.path.lexists(p) else None for p in ${JSON.stringify(LINKED)}}))\n`;
+
 function project(): string {
   return makeProject({
     ...pyTool("read_key", READ),
@@ -57,6 +61,7 @@ function project(): string {
     ...pyTool("forker", FORK, "limits:\n  processes: 8\n"),
     ...pyTool("forker_ok", FORK, "limits:\n  processes: 64\n"),
     ...pyTool("spin", "while True:\n    pass\n", "limits:\n  cpu_seconds: 1\n"),
+    ...pyTool("layout", LAYOUT),
     ".ai/tools/bomb/tool.yaml": "tool_id: bomb\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: bomb.sh\nlimits:\n  processes: 16\n  timeout_ms: 1500\n",
     ".ai/tools/bomb/bomb.sh": ":(){ :|:& };:\nexec sleep 60\n",
     // Parameters cannot fill a URL's host (exec refuses that); the environment can, so that is how a
@@ -132,6 +137,12 @@ describe("kiwi exec --sandbox=require", () => {
     } finally {
       server.stop(true);
     }
+  });
+
+  test("a system path that is a link on this machine is a link inside, leading where it does here", async () => {
+    const r = await exec("layout");
+    const host = Object.fromEntries(LINKED.map((p) => [p, existsSync(p) ? [lstatSync(p).isSymbolicLink(), realpathSync(p)] : null]));
+    expect([r.exitCode, JSON.parse(r.stdout)]).toEqual([0, host]);
   });
 
   test("allocating past memory_mb fails, and the same allocation fits a larger declared limit", async () => {

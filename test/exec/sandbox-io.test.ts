@@ -1,10 +1,11 @@
 // The probe and the modes on this machine: a working bubblewrap is found and used; a missing or
 // broken one (simulated with KIWI_BWRAP) makes auto warn once and require refuse.
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
 import { probeSandbox, prepareSandbox, resetSandboxProbe } from "../../src/exec/sandbox-io.ts";
+import { SYSTEM_PATHS } from "../../src/exec/sandbox-mounts.ts";
 import { launch, sandboxFixture, sandboxInput } from "../helpers/sandbox.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
@@ -20,6 +21,12 @@ describe("probeSandbox", () => {
     expect(a.bwrap).toMatch(/\/bwrap$/);
     expect(a.prlimit).toMatch(/\/prlimit$/);
     expect(probeSandbox(process.env)).toBe(a);
+  });
+
+  test("names the system paths that are symbolic links here, with the real path each leads to", () => {
+    const expected: Record<string, string> = {};
+    for (const path of SYSTEM_PATHS) if (existsSync(path) && lstatSync(path).isSymbolicLink()) expected[path] = realpathSync(path);
+    expect(probeSandbox(process.env).systemLinks).toEqual(expected);
   });
 
   test.each([

@@ -74,6 +74,20 @@ describe("planSandbox", () => {
     expect(plan.argv.some((a) => a === "/home/ann" || a === "/home/ann/proj")).toBe(false);
   });
 
+  test("a system path that is a link into /usr here is the same link inside (no bind of its own); any other is bound", () => {
+    const systemLinks = { "/bin": "/usr/bin", "/lib64": "/usr/lib64", "/etc/localtime": "/usr/share/zoneinfo/Etc/UTC", "/lib32": "/opt/lib32" };
+    const plan = planSandbox(request(), probe({ systemLinks }), "auto");
+    expect(pairs(plan.argv, "--symlink")).toEqual(["/bin", "/lib64", "/etc/localtime"]);
+    expect(plan.argv.join(" ")).toContain("--symlink /usr/bin /bin");
+    expect(pairs(plan.argv, "--ro-bind-try")).toEqual(expect.arrayContaining(["/usr", "/sbin", "/lib32", "/etc/passwd"]));
+    expect(pairs(plan.argv, "--ro-bind-try")).not.toEqual(expect.arrayContaining(["/bin"]));
+    expect(pairs(plan.argv, "--ro-bind-try").filter((p) => p === "/lib64" || p === "/etc/localtime")).toEqual([]);
+    // A declared path wins over kiwi's own: declared, /bin is bound as declared.
+    const declared = planSandbox(request({ capabilities: [c("fs.read", ["/bin"])] }), probe({ systemLinks }), "auto");
+    expect(pairs(declared.argv, "--symlink")).toEqual(["/lib64", "/etc/localtime"]);
+    expect(pairs(declared.argv, "--ro-bind-try")).toContain("/bin");
+  });
+
   test("mounts a folder before anything inside it, so /tmp's tmpfs cannot hide a declared path", () => {
     const plan = planSandbox(request({ capabilities: [c("fs.read", ["/tmp/data"])] }), probe(), "auto");
     const tmpfs = plan.argv.indexOf("/tmp");
