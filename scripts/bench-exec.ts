@@ -20,6 +20,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { closeLaunchFiles, openLaunchFiles } from "../src/exec/launch-files-io.ts";
 import { freshCopy, helloWorldBinary, median, spawnerBinary, strictVerifierBinary, strictVerifierMemo, verifierBinary } from "./bench-lib.ts";
 
 const root = join(import.meta.dir, "..");
@@ -112,11 +113,20 @@ const py = Bun.which("python3", { PATH: env.PATH })!;
 const bash = Bun.which("bash", { PATH: env.PATH })!;
 // The launch kiwi plans for the sandboxed call (bwrap, its mounts, setpriv, prlimit, the tool).
 const dry = Bun.spawnSync([kiwi, "exec", "summer", "--dry-run"], { cwd: project, env, stdin: new TextEncoder().encode(INPUT), stdout: "pipe", stderr: "pipe" });
-const planned = JSON.parse(dry.stdout.toString()) as { subprocess: { launch: string[]; cwd: string; env: Record<string, string> }; sandbox?: { active: boolean } };
+const planned = JSON.parse(dry.stdout.toString()) as { subprocess: { launch: string[]; files?: string[]; cwd: string; env: Record<string, string> }; sandbox?: { active: boolean } };
 const launch = planned.subprocess;
+// The files the sandbox copies in reach bubblewrap as descriptors 3, 4, …, opened as kiwi opens them.
+const spawnLaunch = (argv: string[], stdin: Uint8Array | "ignore") => {
+  const files = openLaunchFiles(launch.files, "the planned launch");
+  try {
+    return Bun.spawnSync(argv, { cwd: launch.cwd, env: launch.env, stdio: [stdin, "pipe", "pipe", ...files] });
+  } finally {
+    closeLaunchFiles(files);
+  }
+};
 const launchDirect = () => {
   const t = performance.now();
-  const r = Bun.spawnSync(launch.launch, { cwd: launch.cwd, env: launch.env, stdin: new TextEncoder().encode(INPUT), stdout: "pipe", stderr: "pipe" });
+  const r = spawnLaunch(launch.launch, new TextEncoder().encode(INPUT));
   if (r.exitCode !== 0) throw new Error(`the planned launch failed (${r.exitCode}): ${r.stderr.toString()}`);
   noteCpu(r);
   return performance.now() - t;
@@ -125,7 +135,7 @@ const launchDirect = () => {
 const bwrapTrue = [...launch.launch.slice(0, launch.launch.indexOf("--")), "--", "/usr/bin/true"];
 const bwrapTrueDirect = () => {
   const t = performance.now();
-  const r = Bun.spawnSync(bwrapTrue, { cwd: launch.cwd, env: launch.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const r = spawnLaunch(bwrapTrue, "ignore");
   if (r.exitCode !== 0) throw new Error(`bwrap … true failed (${r.exitCode}): ${r.stderr.toString()}`);
   noteCpu(r);
   return performance.now() - t;

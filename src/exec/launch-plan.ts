@@ -65,6 +65,8 @@ export interface SandboxSummary {
 export interface Launch {
   launch: string[];
   env: Record<string, string>;
+  /** Host files passed to the launcher as descriptors 3, 4, … (sandbox-types.ts SandboxPlan.files). */
+  files: string[];
   sandbox: SandboxSummary;
   /** Host filtering: kiwi's proxy listens on this Unix socket while the tool runs. */
   proxy?: { socket: string; uid?: number };
@@ -108,6 +110,7 @@ export function planLaunch(toolId: string, spec: { argv: readonly string[]; cwd:
   return {
     launch: sandbox.argv,
     env: sandbox.env,
+    files: sandbox.files,
     sandbox: summary,
     ...(filtered ? { proxy: { socket: filtered.proxy.socket, ...(sandbox.uid !== undefined ? { uid: sandbox.uid } : {}) } } : {}),
     ...(wasm ? { wasm: wasm.run } : {}),
@@ -124,13 +127,13 @@ export function launched<P extends LaunchablePlan>(plan: P, facts: LaunchFacts, 
   const spec = plan.subprocess;
   const l = planLaunch(plan.tool, spec, facts);
   if (notes) Object.assign(notes, l.notes);
-  return { ...plan, subprocess: { ...spec, launch: l.launch, env: l.env, ...(l.wasm ? { wasm: l.wasm } : {}), ...(l.proxy ? { proxy: l.proxy } : {}) }, sandbox: l.sandbox };
+  return { ...plan, subprocess: { ...spec, launch: l.launch, env: l.env, ...(l.files.length > 0 ? { files: l.files } : {}), ...(l.wasm ? { wasm: l.wasm } : {}), ...(l.proxy ? { proxy: l.proxy } : {}) }, sandbox: l.sandbox };
 }
 
 /** What launched() reads and sets of a subprocess plan (plan.ts's SubprocessPlan, which imports this module). */
 interface LaunchablePlan {
   tool: string;
-  subprocess: { argv: string[]; cwd: string; env: Record<string, string>; launch: string[]; wasm?: Launch["wasm"]; proxy?: Launch["proxy"] };
+  subprocess: { argv: string[]; cwd: string; env: Record<string, string>; launch: string[]; files?: string[]; wasm?: Launch["wasm"]; proxy?: Launch["proxy"] };
   sandbox?: SandboxSummary;
 }
 

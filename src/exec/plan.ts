@@ -99,6 +99,11 @@ export interface SubprocessSpec {
    * the plan was built with launch facts, with `env` the launcher's; else `argv` itself.
    */
   launch: string[];
+  /**
+   * Host files `launch` reads from descriptors 3, 4, … in this order (bubblewrap copies them into
+   * the sandbox), opened read-only just before the spawn (exec/launch-files-io.ts).
+   */
+  files?: string[];
   cwd: string;
   env: Record<string, string>;
   /** json: the params as JSON then EOF; none: empty stdin; inherit: kiwi's stdin. */

@@ -4,7 +4,7 @@ import { existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
 import { isAbsolute, resolve } from "node:path";
 import { rememberProbe, rememberedProbe } from "./sandbox-probe-io.ts";
-import { SYSTEM_PATHS } from "./sandbox-mounts.ts";
+import { NETWORK_PATHS, SYSTEM_PATHS, type SystemEntry } from "./sandbox-mounts.ts";
 import { declaredWritable, namespaceArgs, planSandbox, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-plan.ts";
 
 const probes = new Map<string, SandboxProbe>();
@@ -29,7 +29,7 @@ export function probeSandbox(env: Readonly<Record<string, string | undefined>>, 
     setpriv: findCommand("setpriv", path),
     uid,
     pid: process.pid,
-    systemLinks: systemLinks(),
+    systemPaths: systemPaths(),
   };
   if (!bwrap) probe.reason = override !== undefined ? `KIWI_BWRAP="${override}" is not an executable` : "bubblewrap (bwrap) is not installed";
   else {
@@ -57,20 +57,21 @@ export function probeSandbox(env: Readonly<Record<string, string | undefined>>, 
 }
 
 /**
- * The system paths that are symbolic links on this machine, each with its real path (sandbox-mounts.ts
- * recreates those that lead into /usr as links). Read for every process that sandboxes: a link
- * changed since is then seen.
+ * What each system path is on this machine (sandbox-mounts.ts decides from it what is linked,
+ * copied or bound), absent ones left out. Read for every process that sandboxes, so a change since
+ * is seen: ~24 lstats, ~0.1 ms.
  */
-function systemLinks(): Record<string, string> {
-  const links: Record<string, string> = {};
-  for (const path of SYSTEM_PATHS) {
+function systemPaths(): Record<string, SystemEntry> {
+  const entries: Record<string, SystemEntry> = {};
+  for (const path of [...SYSTEM_PATHS, ...NETWORK_PATHS]) {
     try {
-      if (lstatSync(path).isSymbolicLink()) links[path] = realpathSync(path);
+      const st = lstatSync(path);
+      entries[path] = st.isSymbolicLink() ? { kind: "link", realPath: realpathSync(path) } : st.isFile() ? { kind: "file", mode: st.mode, size: st.size } : { kind: "other" };
     } catch {
-      // Absent, or a link that leads nowhere: bound with bubblewrap's -try, which skips it.
+      // Absent, or a link that leads nowhere: nothing to mount.
     }
   }
-  return links;
+  return entries;
 }
 
 /** A command name or path resolved against PATH (names) or cwd (relative paths); null when absent. */

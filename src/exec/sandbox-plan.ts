@@ -56,7 +56,10 @@ export function planSandbox(req: SandboxRequest, probe: SandboxProbe, mode: Sand
     return plainPlan(req, probe, mode, limits, [`no sandbox: ${why}; ${req.toolId} runs with your full file system and network access (use --sandbox=require to refuse instead)`]);
   }
   const helperFiles = (req.readOnly ?? []).map((path): Mount => ({ kind: "ro", path, optional: false, why: "kiwi helper (read-only)" }));
-  const mounts = [...planMounts({ ...req, systemLinks: probe.systemLinks }, network, limits.memoryMb.value), ...helperFiles, ...(proxy ? proxyMounts(proxy) : [])];
+  const mounts = [...planMounts({ ...req, systemPaths: probe.systemPaths }, network, limits.memoryMb.value), ...helperFiles, ...(proxy ? proxyMounts(proxy) : [])];
+  // A copied file reaches bubblewrap as an open descriptor: 3, 4, … (after stdin, stdout and stderr) in mount order.
+  const files = mounts.filter((m) => m.kind === "file").map((m) => m.source ?? m.path);
+  let fd = FIRST_FILE_FD;
   const uid = probe.uid === 0 ? SANDBOX_UID_BASE + probe.pid : undefined;
   const argv = [
     probe.bwrap,
@@ -65,7 +68,7 @@ export function planSandbox(req: SandboxRequest, probe: SandboxProbe, mode: Sand
     "--new-session",
     "--hostname",
     "kiwi-sandbox",
-    ...mounts.flatMap(mountArgs),
+    ...mounts.flatMap((m) => mountArgs(m, m.kind === "file" ? fd++ : -1)),
     // The root tmpfs and /dev only hold mount points and device nodes; nothing may be written next to
     // them (device nodes stay usable on a read-only mount; /tmp and /dev/shm are mounts of their own).
     "--remount-ro",
@@ -81,19 +84,23 @@ export function planSandbox(req: SandboxRequest, probe: SandboxProbe, mode: Sand
     ...req.argv,
   ];
   const env = { ...sandboxEnv(req.env), ...(proxy ? proxyEnv() : {}) };
-  const plan: SandboxPlan = { mode, active: true, argv, env, cwd: req.cwd, mounts, network: proxy ? "filtered" : network ? "host" : "none", uid, limits, enforcement: [], warnings: [] };
+  const plan: SandboxPlan = { mode, active: true, argv, env, cwd: req.cwd, mounts, files, network: proxy ? "filtered" : network ? "host" : "none", uid, limits, enforcement: [], warnings: [] };
   plan.enforcement = describeSandbox(plan, req, probe);
   return plan;
 }
 
 function plainPlan(req: SandboxRequest, probe: SandboxProbe, mode: SandboxMode, limits: ResolvedLimits, warnings: string[]): SandboxPlan {
   const argv = [...prlimitArgs(probe.prlimit, limits, false), ...req.argv];
-  const plan: SandboxPlan = { mode, active: false, argv, env: { ...req.env }, cwd: req.cwd, mounts: [], network: "host", limits, enforcement: [], warnings };
+  const plan: SandboxPlan = { mode, active: false, argv, env: { ...req.env }, cwd: req.cwd, mounts: [], files: [], network: "host", limits, enforcement: [], warnings };
   plan.enforcement = describeSandbox(plan, req, probe);
   return plan;
 }
 
-function mountArgs(m: Mount): string[] {
+/** The descriptor the first copied file is passed as (SandboxPlan.files). */
+export const FIRST_FILE_FD = 3;
+
+/** bubblewrap's arguments for one mount; `fd` is a copied file's descriptor (kind "file"). */
+function mountArgs(m: Mount, fd: number): string[] {
   switch (m.kind) {
     case "ro":
       return [m.optional ? "--ro-bind-try" : "--ro-bind", m.source ?? m.path, m.path];
@@ -107,6 +114,8 @@ function mountArgs(m: Mount): string[] {
       return ["--dev", m.path];
     case "symlink":
       return ["--symlink", m.target ?? "", m.path];
+    case "file":
+      return ["--perms", (m.mode ?? 0o444).toString(8).padStart(4, "0"), "--file", String(fd), m.path];
   }
 }
 

@@ -2,7 +2,7 @@
 // sandbox-describe.ts (which says what a plan enforces), so neither imports the other. Pure.
 import type { Capability, Limits } from "../manifest/model.ts";
 import type { ResolvedLimits } from "../manifest/run-limits.ts";
-import type { Mount } from "./sandbox-mounts.ts";
+import type { Mount, SystemEntry } from "./sandbox-mounts.ts";
 
 /** One line of the account: an area, whether kiwi enforces it, and what exactly. */
 export interface EnforcementEntry {
@@ -30,10 +30,11 @@ export interface SandboxProbe {
   /** kiwi's pid, which picks the per-run uid under root. */
   pid: number;
   /**
-   * The system paths that are symbolic links into /usr here (a merged /usr: /bin is usr/bin), each
-   * with the real path it leads to. Absent: none known, and every system path is bound.
+   * What each system path (sandbox-mounts.ts SYSTEM_PATHS, NETWORK_PATHS) is on this machine; one
+   * that is absent is left out. Undefined: not looked at, and every one is bound with bubblewrap's
+   * -try (which skips an absent one).
    */
-  systemLinks?: Readonly<Record<string, string>>;
+  systemPaths?: Readonly<Record<string, SystemEntry>>;
 }
 
 /** A subprocess run to sandbox: the exec plan's argv/cwd/env plus what the chain declares. */
@@ -93,6 +94,11 @@ export interface SandboxPlan {
   env: Record<string, string>;
   cwd: string;
   mounts: Mount[];
+  /**
+   * Host files the launcher gets as open descriptors 3, 4, … in this order, which bubblewrap copies
+   * into the sandbox (`--file`): the launch opens them just before the spawn.
+   */
+  files: string[];
   /** none: loopback only; filtered: loopback plus kiwi's proxy for the declared hosts; host: the host's network. */
   network: "none" | "filtered" | "host";
   /** The uid the tool runs as when kiwi is root. */

@@ -3,6 +3,7 @@
 // interruption stops the whole group, grandchildren included: SIGTERM first, SIGKILL after a grace.
 import { readFileSync, readdirSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
+import { closeLaunchFiles, openLaunchFiles } from "./launch-files-io.ts";
 import type { SubprocessPlan } from "./plan.ts";
 import { signalFromSandboxExit } from "./sandbox-plan.ts";
 import { WASM_EXIT } from "../wasm/wasi-command.ts";
@@ -40,16 +41,17 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
   const spec = plan.subprocess;
   const { timeoutMs, killGraceMs, outputBytes: cap } = plan.limits;
   let proc: ReturnType<typeof Bun.spawn<"pipe" | "ignore" | "inherit" | Uint8Array, "pipe", "pipe">>;
+  const stdin = spec.stdin === "json" ? new TextEncoder().encode(renderStdinParams(plan.params)) : spec.stdin === "inherit" ? "inherit" : "ignore";
+  // The files the sandbox copies in reach bubblewrap as descriptors 3, 4, … (launch-files-io.ts).
+  const files = openLaunchFiles(spec.files, plan.tool);
   try {
     proc = Bun.spawn(spec.launch, {
       cwd: spec.cwd,
       env: spec.env,
-      stdin: spec.stdin === "json" ? new TextEncoder().encode(renderStdinParams(plan.params)) : spec.stdin === "inherit" ? "inherit" : "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
+      stdio: [stdin, "pipe", "pipe", ...files],
       // A new session makes the child a process-group leader: kill(-pid) reaches every descendant.
       detached: true,
-    });
+    }) as typeof proc;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     if (code === "E2BIG") throw tooBig(plan, error);
@@ -58,6 +60,8 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
       cause: error,
       details: { argv0: spec.argv[0], cwd: spec.cwd },
     });
+  } finally {
+    closeLaunchFiles(files);
   }
   const pgid = proc.pid;
   const outcome: SubprocessOutcome = { exitCode: null, signal: null, timedOut: false, outputCapped: false, interruptedBy: null, escalated: false, outputBytes: 0 };

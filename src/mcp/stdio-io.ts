@@ -6,6 +6,7 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import type { Subprocess } from "bun";
 import { KiwiError } from "../errors.ts";
+import { closeLaunchFiles, openLaunchFiles } from "../exec/launch-files-io.ts";
 import { toPlain } from "../integrity/value.ts";
 import type { LosslessCapture } from "./capture.ts";
 import { signalGroup, trackGroup, untrackGroup } from "./reaper-io.ts";
@@ -16,6 +17,8 @@ export interface StdioSpec {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
+  /** Host files argv's launcher reads from descriptors 3, 4, … (the sandbox's copies: exec/launch-files-io.ts). */
+  files?: string[];
 }
 
 /** Newline-delimited JSON-RPC over a child's stdin/stdout (the MCP stdio transport). */
@@ -52,22 +55,23 @@ export class StdioProcessTransport implements Transport {
   }
 
   async start(): Promise<void> {
+    const files = openLaunchFiles(this.spec.files, this.label);
     try {
       this.proc = Bun.spawn(this.spec.argv, {
         cwd: this.spec.cwd,
         env: this.spec.env,
-        stdin: "pipe",
-        stdout: "pipe",
-        stderr: "pipe",
+        stdio: ["pipe", "pipe", "pipe", ...files],
         // Own process group: Ctrl-C reaches kiwi only, and kiwi kills the server's whole group.
         detached: true,
-      });
+      }) as Subprocess<"pipe", "pipe", "pipe">;
     } catch (error) {
       throw new KiwiError("E_EXEC_FAILED", `could not start ${this.label}: ${(error as Error).message}`, {
         hint: `check that "${this.spec.argv[0]}" is installed and on PATH`,
         cause: error,
         details: { argv: this.spec.argv },
       });
+    } finally {
+      closeLaunchFiles(files);
     }
     const proc = this.proc;
     trackGroup(proc.pid);

@@ -12,7 +12,7 @@ export type McpTransportName = (typeof MCP_TRANSPORTS)[number];
 
 /** The parts of exec's plan this module reads (kept structural so exec's plan may grow freely). */
 export type PlanLike =
-  | { primitive: "subprocess"; subprocess: { argv: string[]; launch?: string[]; cwd: string; env: Record<string, string> } }
+  | { primitive: "subprocess"; subprocess: { argv: string[]; launch?: string[]; files?: string[]; cwd: string; env: Record<string, string> } }
   | { primitive: "http_client"; http: { url: string; headers: Record<string, string> } };
 
 /** The transport a server manifest declares (default: stdio with a command, streamable-http with a url). */
@@ -33,7 +33,7 @@ export function targetFromPlan(plan: PlanLike, server: Pick<Tool, "id" | "config
   if (plan.primitive === "subprocess") {
     if (transport !== "stdio") throw mismatch(server, transport, "subprocess");
     const spec = plan.subprocess;
-    return { kind: "stdio", argv: spec.launch ?? spec.argv, cwd: spec.cwd, env: spec.env };
+    return { kind: "stdio", argv: spec.launch ?? spec.argv, cwd: spec.cwd, env: spec.env, ...(spec.launch && spec.files ? { files: spec.files } : {}) };
   }
   if (transport === "stdio") throw mismatch(server, transport, "http_client");
   return { kind: "http", url: plan.http.url, headers: plan.http.headers, transport, ...(checkUrl ? { checkUrl } : {}) };

@@ -1,7 +1,7 @@
 // `kiwi exec` enforcing declared permissions, through the compiled binary: each tool fails without
 // its declaration and the same tool, declared, succeeds. Needs a working bubblewrap (CI installs it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { SANDBOX_UID_BASE } from "../../src/exec/sandbox-plan.ts";
@@ -43,9 +43,22 @@ for k in kids: os.waitpid(k, 0)
 print("forked 24")
 `;
 
-/** How the tool sees the system paths that may be links on a merged /usr: a link or not, and where each leads. */
+/**
+ * How the tool sees system paths: a link or not and where each leads (links on a merged /usr), and
+ * the bytes and permission bits of files kiwi copies in, then whether one can be written.
+ */
 const LINKED = ["/bin", "/sbin", "/lib", "/lib64", "/etc/localtime"];
-const LAYOUT = `import json, os\nprint(json.dumps({p: [os.path.islink(p), os.path.realpath(p)] if os.path.lexists(p) else None for p in ${JSON.stringify(LINKED)}}))\n`;
+const COPIED = ["/etc/passwd", "/etc/hosts", "/etc/ld.so.cache"];
+const LAYOUT = `import json, os
+links = {p: [os.path.islink(p), os.path.realpath(p)] if os.path.lexists(p) else None for p in ${JSON.stringify(LINKED)}}
+files = {p: [oct(os.stat(p).st_mode & 0o7777), open(p, "rb").read().hex()] for p in ${JSON.stringify(COPIED)} if os.path.exists(p)}
+try:
+    open("/etc/passwd", "a").write("x")
+    written = "written"
+except OSError as e:
+    written = e.strerror
+print(json.dumps({"links": links, "files": files, "written": written}))
+`;
 
 function project(): string {
   return makeProject({
@@ -139,10 +152,11 @@ describe("kiwi exec --sandbox=require", () => {
     }
   });
 
-  test("a system path that is a link on this machine is a link inside, leading where it does here", async () => {
+  test("system paths are as on this machine: links lead where they do here, copied files hold the same bytes and modes, read-only", async () => {
     const r = await exec("layout");
-    const host = Object.fromEntries(LINKED.map((p) => [p, existsSync(p) ? [lstatSync(p).isSymbolicLink(), realpathSync(p)] : null]));
-    expect([r.exitCode, JSON.parse(r.stdout)]).toEqual([0, host]);
+    const links = Object.fromEntries(LINKED.map((p) => [p, existsSync(p) ? [lstatSync(p).isSymbolicLink(), realpathSync(p)] : null]));
+    const files = Object.fromEntries(COPIED.filter((p) => existsSync(p)).map((p) => [p, [`0o${(statSync(p).mode & 0o7777).toString(8)}`, readFileSync(p).toString("hex")]]));
+    expect([r.exitCode, JSON.parse(r.stdout)]).toEqual([0, { links, files, written: "Read-only file system" }]);
   });
 
   test("allocating past memory_mb fails, and the same allocation fits a larger declared limit", async () => {

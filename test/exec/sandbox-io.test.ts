@@ -5,7 +5,7 @@ import { appendFileSync, chmodSync, existsSync, lstatSync, readFileSync, readdir
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
 import { probeSandbox, prepareSandbox, resetSandboxProbe } from "../../src/exec/sandbox-io.ts";
-import { SYSTEM_PATHS } from "../../src/exec/sandbox-mounts.ts";
+import { NETWORK_PATHS, SYSTEM_PATHS, type SystemEntry } from "../../src/exec/sandbox-mounts.ts";
 import { launch, sandboxFixture, sandboxInput } from "../helpers/sandbox.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
@@ -23,10 +23,15 @@ describe("probeSandbox", () => {
     expect(probeSandbox(process.env)).toBe(a);
   });
 
-  test("names the system paths that are symbolic links here, with the real path each leads to", () => {
-    const expected: Record<string, string> = {};
-    for (const path of SYSTEM_PATHS) if (existsSync(path) && lstatSync(path).isSymbolicLink()) expected[path] = realpathSync(path);
-    expect(probeSandbox(process.env).systemLinks).toEqual(expected);
+  test("says what each system path is here: a link and its real path, a file and its mode and size, or something else", () => {
+    const expected: Record<string, SystemEntry> = {};
+    for (const path of [...SYSTEM_PATHS, ...NETWORK_PATHS]) {
+      if (!existsSync(path)) continue;
+      const st = lstatSync(path);
+      expected[path] = st.isSymbolicLink() ? { kind: "link", realPath: realpathSync(path) } : st.isFile() ? { kind: "file", mode: st.mode, size: st.size } : { kind: "other" };
+    }
+    expect(probeSandbox(process.env).systemPaths).toEqual(expected);
+    expect(probeSandbox(process.env).systemPaths?.["/usr"]).toEqual({ kind: "other" });
   });
 
   test.each([

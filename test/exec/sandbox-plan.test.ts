@@ -74,18 +74,44 @@ describe("planSandbox", () => {
     expect(plan.argv.some((a) => a === "/home/ann" || a === "/home/ann/proj")).toBe(false);
   });
 
-  test("a system path that is a link into /usr here is the same link inside (no bind of its own); any other is bound", () => {
-    const systemLinks = { "/bin": "/usr/bin", "/lib64": "/usr/lib64", "/etc/localtime": "/usr/share/zoneinfo/Etc/UTC", "/lib32": "/opt/lib32" };
-    const plan = planSandbox(request(), probe({ systemLinks }), "auto");
+  test("system paths as this machine has them: a link into /usr is a link, a small file is copied in, the rest bound, the absent left out", () => {
+    const systemPaths: SandboxProbe["systemPaths"] = {
+      "/usr": { kind: "other" },
+      "/bin": { kind: "link", realPath: "/usr/bin" },
+      "/lib64": { kind: "link", realPath: "/usr/lib64" },
+      "/lib32": { kind: "link", realPath: "/opt/lib32" },
+      "/etc/localtime": { kind: "link", realPath: "/usr/share/zoneinfo/Etc/UTC" },
+      "/etc/passwd": { kind: "file", mode: 0o100644, size: 1309 },
+      "/etc/hosts": { kind: "file", mode: 0o100600, size: 200 },
+      "/etc/group": { kind: "file", mode: 0o100644, size: 2 * 1024 * 1024 },
+      "/etc/alternatives": { kind: "other" },
+    };
+    const plan = planSandbox(request(), probe({ systemPaths }), "auto");
     expect(pairs(plan.argv, "--symlink")).toEqual(["/bin", "/lib64", "/etc/localtime"]);
     expect(plan.argv.join(" ")).toContain("--symlink /usr/bin /bin");
-    expect(pairs(plan.argv, "--ro-bind-try")).toEqual(expect.arrayContaining(["/usr", "/sbin", "/lib32", "/etc/passwd"]));
-    expect(pairs(plan.argv, "--ro-bind-try")).not.toEqual(expect.arrayContaining(["/bin"]));
-    expect(pairs(plan.argv, "--ro-bind-try").filter((p) => p === "/lib64" || p === "/etc/localtime")).toEqual([]);
-    // A declared path wins over kiwi's own: declared, /bin is bound as declared.
-    const declared = planSandbox(request({ capabilities: [c("fs.read", ["/bin"])] }), probe({ systemLinks }), "auto");
-    expect(pairs(declared.argv, "--symlink")).toEqual(["/lib64", "/etc/localtime"]);
-    expect(pairs(declared.argv, "--ro-bind-try")).toContain("/bin");
+    // Copies: each file's descriptor (3, 4, … in plan.files' order), with the host's permission bits.
+    expect(plan.files).toEqual(["/etc/hosts", "/etc/passwd"]);
+    expect(plan.argv.join(" ")).toContain("--perms 0600 --file 3 /etc/hosts");
+    expect(plan.argv.join(" ")).toContain("--perms 0644 --file 4 /etc/passwd");
+    // Bound: a folder, a link out of /usr, a file too large to copy. Absent ones are not named at all.
+    expect(pairs(plan.argv, "--ro-bind-try").filter((p) => p.startsWith("/usr") || p.startsWith("/etc") || p.startsWith("/lib"))).toEqual(["/lib32", "/usr", "/etc/alternatives", "/etc/group"]);
+    for (const absent of ["/sbin", "/lib", "/libx32", "/etc/nsswitch.conf"]) expect(plan.argv).not.toContain(absent);
+    // Unknown facts: every system path is bound, if present.
+    const unknown = planSandbox(request(), probe(), "auto");
+    expect([unknown.files, pairs(unknown.argv, "--symlink")]).toEqual([[], []]);
+    expect(pairs(unknown.argv, "--ro-bind-try")).toEqual(expect.arrayContaining(["/bin", "/lib64", "/etc/passwd", "/etc/localtime"]));
+    // A declared path wins over kiwi's own: declared, /bin and /etc/passwd are bound as declared.
+    const declared = planSandbox(request({ capabilities: [c("fs.read", ["/bin", "/etc/passwd"])] }), probe({ systemPaths }), "auto");
+    expect([pairs(declared.argv, "--symlink"), declared.files]).toEqual([["/lib64", "/etc/localtime"], ["/etc/hosts"]]);
+    expect(declared.argv.join(" ")).toContain("--perms 0600 --file 3 /etc/hosts");
+    expect(pairs(declared.argv, "--ro-bind-try")).toEqual(expect.arrayContaining(["/bin", "/etc/passwd"]));
+  });
+
+  test("network paths get the same treatment when the network is declared", () => {
+    const plan = planSandbox(request({ capabilities: [c("net.outbound")] }), probe({ systemPaths: { "/etc/resolv.conf": { kind: "file", mode: 0o100644, size: 80 }, "/etc/ssl": { kind: "other" } } }), "auto");
+    expect(plan.files).toEqual(["/etc/resolv.conf"]);
+    expect(pairs(plan.argv, "--ro-bind-try")).toContain("/etc/ssl");
+    expect(plan.argv).not.toContain("/etc/gai.conf");
   });
 
   test("mounts a folder before anything inside it, so /tmp's tmpfs cannot hide a declared path", () => {

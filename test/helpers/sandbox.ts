@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Capability, Limits } from "../../src/manifest/model.ts";
 import type { SandboxPlan } from "../../src/exec/sandbox-plan.ts";
 import type { SandboxInput } from "../../src/exec/sandbox-io.ts";
+import { closeLaunchFiles, openLaunchFiles } from "../../src/exec/launch-files-io.ts";
 import { makeTemp, writeTree } from "./tree.ts";
 
 export interface SandboxFixture {
@@ -54,7 +55,10 @@ export interface LaunchResult {
 
 /** Spawns a plan (optionally behind `prefix`, e.g. setpriv) and SIGKILLs it after `killAfterMs`. */
 export async function launch(plan: SandboxPlan, opts: { killAfterMs?: number; prefix?: string[]; onTick?: () => void } = {}): Promise<LaunchResult> {
-  const proc = Bun.spawn([...(opts.prefix ?? []), ...plan.argv], { cwd: opts.prefix ? "/" : plan.cwd, env: plan.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  // The files the sandbox copies in reach bubblewrap as descriptors 3, 4, …, as kiwi passes them.
+  const files = openLaunchFiles(plan.files, plan.argv.at(-1) ?? "the sandbox");
+  const proc = Bun.spawn([...(opts.prefix ?? []), ...plan.argv], { cwd: opts.prefix ? "/" : plan.cwd, env: plan.env, stdio: ["ignore", "pipe", "pipe", ...files] });
+  closeLaunchFiles(files);
   let killed = false;
   const timer = setTimeout(() => {
     killed = true;
