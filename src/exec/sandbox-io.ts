@@ -1,6 +1,6 @@
 // Finds out whether this machine can sandbox (bubblewrap present and working, once per process) and
 // resolves the command a run starts; then asks sandbox-plan.ts for the launch. The I/O half of the sandbox.
-import { existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
 import { isAbsolute, resolve } from "node:path";
 import { rememberProbe, rememberedProbe } from "./sandbox-probe-io.ts";
@@ -66,12 +66,22 @@ function systemPaths(): Record<string, SystemEntry> {
   for (const path of [...SYSTEM_PATHS, ...NETWORK_PATHS]) {
     try {
       const st = lstatSync(path);
-      entries[path] = st.isSymbolicLink() ? { kind: "link", realPath: realpathSync(path) } : st.isFile() ? { kind: "file", mode: st.mode, size: st.size } : { kind: "other" };
+      // A file kiwi cannot read is bound, as before: a copy needs it opened (launch-files-io.ts).
+      entries[path] = st.isSymbolicLink() ? { kind: "link", realPath: realpathSync(path) } : st.isFile() && readable(path) ? { kind: "file", mode: st.mode, size: st.size } : { kind: "other" };
     } catch {
       // Absent, or a link that leads nowhere: nothing to mount.
     }
   }
   return entries;
+}
+
+function readable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A command name or path resolved against PATH (names) or cwd (relative paths); null when absent. */

@@ -1,7 +1,7 @@
 // The probe and the modes on this machine: a working bubblewrap is found and used; a missing or
 // broken one (simulated with KIWI_BWRAP) makes auto warn once and require refuse.
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, chmodSync, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { accessSync, appendFileSync, chmodSync, constants, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
 import { probeSandbox, prepareSandbox, resetSandboxProbe } from "../../src/exec/sandbox-io.ts";
@@ -23,12 +23,20 @@ describe("probeSandbox", () => {
     expect(probeSandbox(process.env)).toBe(a);
   });
 
-  test("says what each system path is here: a link and its real path, a file and its mode and size, or something else", () => {
+  test("says what each system path is here: a link and its real path, a readable file and its mode and size, or something else", () => {
     const expected: Record<string, SystemEntry> = {};
     for (const path of [...SYSTEM_PATHS, ...NETWORK_PATHS]) {
       if (!existsSync(path)) continue;
       const st = lstatSync(path);
-      expected[path] = st.isSymbolicLink() ? { kind: "link", realPath: realpathSync(path) } : st.isFile() ? { kind: "file", mode: st.mode, size: st.size } : { kind: "other" };
+      const readable = (() => {
+        try {
+          accessSync(path, constants.R_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      expected[path] = st.isSymbolicLink() ? { kind: "link", realPath: realpathSync(path) } : st.isFile() && readable ? { kind: "file", mode: st.mode, size: st.size } : { kind: "other" };
     }
     expect(probeSandbox(process.env).systemPaths).toEqual(expected);
     expect(probeSandbox(process.env).systemPaths?.["/usr"]).toEqual({ kind: "other" });
