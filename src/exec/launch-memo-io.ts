@@ -14,6 +14,10 @@
 // that come from the chain; a replay proves every input, validates the parameters, plans the
 // launch and runs it. It is a memo, never a source of truth: anything that does not hold, or does
 // not read back exactly, sends the call the long way, which records it again.
+// A secret's value (plan.secrets: a `${VAR}` whose name looks secret, or one `config.secrets`
+// names) never reaches the memo's file: it is written with a stand-in in its place, and the replay
+// puts this environment's value back (the key holds the environment, so it is the value the plan
+// was built with).
 import type { Context } from "../context.ts";
 import { binaryIdentity } from "../cache/memo-file-io.ts";
 import type { FileEntry } from "../integrity/tool.ts";
@@ -30,7 +34,7 @@ import { intactRunDir } from "./rundir-io.ts";
 import type { SandboxMode } from "./sandbox-plan.ts";
 
 /** Bumped whenever what a remembered launch holds changes. */
-const LAUNCH_FORMAT = 1;
+const LAUNCH_FORMAT = 2;
 
 /** The facts of a launch that come from the chain, not from the machine. */
 export type ChainFacts = Pick<LaunchFacts, "capabilities" | "limits" | "runDirs" | "home" | "projectRoot">;
@@ -53,6 +57,8 @@ export interface RememberedLaunch {
   lookups: Lookup[];
   /** The plan without its launch, built with the recording call's parameters (replaced on replay). */
   bare: SubprocessPlan;
+  /** Each secret whose value `bare` holds, and the stand-in written in its place. */
+  secrets: { name: string; standIn: string }[];
   facts: ChainFacts;
 }
 
@@ -84,10 +90,51 @@ export function parameterFree(config: unknown): boolean {
  * plan reads back from JSON unchanged and references no parameter. The caller decides the rest
  * (a proven chain, no warnings, nothing filtered or installed). Best effort, like every memo.
  */
-export function rememberLaunch(ctx: Pick<Context, "cwd" | "env" | "cacheDir">, toolId: string, mode: SandboxMode, launch: Omit<RememberedLaunch, "format">): void {
+export function rememberLaunch(ctx: Pick<Context, "cwd" | "env" | "cacheDir">, toolId: string, mode: SandboxMode, launch: Omit<RememberedLaunch, "format" | "secrets">): void {
   if (!parameterFree(launch.bare.config) || !survivesJsonParse(launch.bare as unknown as CanonicalValue) || !survivesJsonParse(launch.facts as unknown as CanonicalValue)) return;
-  const memo: RememberedLaunch = { format: LAUNCH_FORMAT, ...launch, bare: { ...launch.bare, params: {} } };
+  const masked = maskSecrets({ ...launch.bare, params: {} }, ctx.env);
+  if (!masked) return;
+  const memo: RememberedLaunch = { format: LAUNCH_FORMAT, ...launch, bare: masked.bare, secrets: masked.secrets };
   writeMemo(ctx.cacheDir, "launches", launchKey(ctx, toolId, mode), JSON.stringify(memo));
+}
+
+/**
+ * The plan with each secret's value replaced by a stand-in no real text holds (it carries a random
+ * nonce); undefined when that cannot be shown to be so: a secret's value still in the text (one
+ * inside a stand-in, say), or a plan that does not come back exactly when the values are put back.
+ */
+function maskSecrets(bare: SubprocessPlan, env: Context["env"]): { bare: SubprocessPlan; secrets: RememberedLaunch["secrets"] } | undefined {
+  const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("hex");
+  const values = bare.secrets.flatMap((name) => (env[name] ? [{ name, value: env[name]!, standIn: `<kiwi secret ${nonce} ${name}>` }] : []));
+  if (values.length === 0) return { bare, secrets: [] };
+  // The longest first, so a secret that holds another is replaced whole.
+  values.sort((a, b) => b.value.length - a.value.length);
+  const text = JSON.stringify(bare);
+  const masked = mapStrings(bare, (s) => values.reduce((out, v) => out.split(v.value).join(v.standIn), s)) as SubprocessPlan;
+  const secrets = values.map(({ name, standIn }) => ({ name, standIn }));
+  const maskedText = JSON.stringify(masked);
+  if (values.some((v) => maskedText.includes(v.value)) || JSON.stringify(restoreSecrets(masked, secrets, env)) !== text) return undefined;
+  return { bare: masked, secrets };
+}
+
+/** The remembered plan with this environment's value of each secret in place of its stand-in; undefined when one is unset. */
+function restoreSecrets(bare: SubprocessPlan, secrets: RememberedLaunch["secrets"], env: Context["env"]): SubprocessPlan | undefined {
+  if (secrets.length === 0) return bare;
+  if (secrets.some((s) => !env[s.name])) return undefined;
+  return mapStrings(bare, (s) => secrets.reduce((out, v) => (out.includes(v.standIn) ? out.split(v.standIn).join(env[v.name]!) : out), s)) as SubprocessPlan;
+}
+
+/** A JSON value with every string (keys aside) passed through `f`. */
+function mapStrings(value: unknown, f: (s: string) => string): unknown {
+  if (typeof value === "string") return f(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f));
+  if (isRecord(value)) {
+    const out: Record<string, unknown> = {};
+    // defineProperty: a key such as "__proto__" (an environment variable's name) stays a key.
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: mapStrings(v, f), enumerable: true, writable: true, configurable: true });
+    return out;
+  }
+  return value;
 }
 
 /**
@@ -105,6 +152,8 @@ export function recallLaunch(ctx: Pick<Context, "cwd" | "env" | "cacheDir">, too
     return undefined;
   }
   if (!isRememberedLaunch(memo) || memo.bare.tool !== toolId) return undefined;
+  const bare = restoreSecrets(memo.bare, memo.secrets, ctx.env);
+  if (!bare) return undefined;
   try {
     if (findProjectRoot(ctx.cwd) !== memo.root) return undefined;
   } catch {
@@ -112,7 +161,7 @@ export function recallLaunch(ctx: Pick<Context, "cwd" | "env" | "cacheDir">, too
   }
   if (!allUnchanged(memo.watch) || !sameLookups(memo.lookups)) return undefined;
   for (const run of memo.runDirs) if (intactRunDir(ctx.cacheDir, run.name, run.files) === undefined) return undefined;
-  return memo;
+  return { ...memo, bare };
 }
 
 function isRememberedLaunch(v: unknown): v is RememberedLaunch {
@@ -135,6 +184,8 @@ function isRememberedLaunch(v: unknown): v is RememberedLaunch {
     isRecord(m.bare.subprocess) &&
     Array.isArray(m.bare.subprocess.argv) &&
     isRecord(m.facts) &&
-    Array.isArray(m.facts.runDirs)
+    Array.isArray(m.facts.runDirs) &&
+    Array.isArray(m.secrets) &&
+    m.secrets.every((s) => isRecord(s) && typeof s.name === "string" && typeof s.standIn === "string" && s.standIn.length > 0)
   );
 }

@@ -511,4 +511,17 @@ describe("kiwi exec: a call made before runs from its launch memo", () => {
     expect([refused.stdout, refused.stderr.split("\n")[0]]).toEqual(["", "error[E_INTEGRITY_MISMATCH]: count -> bash_runtime -> subprocess does not match tool.lock.json; nothing was run"]);
     expect(refused.exitCode).not.toBe(0);
   });
+
+  test("a secret's value reaches the tool on every call and kiwi's cache never, the launch memo included", async () => {
+    const { k } = await lockedProject({
+      ".ai/tools/count/tool.yaml": COUNT[".ai/tools/count/tool.yaml"].replace("entrypoint: main.sh\n", "entrypoint: main.sh\n  env:\n    GH_TOKEN: '${GH_TOKEN}'\n"),
+      ".ai/tools/count/main.sh": 'read -r line\necho "got $line ${#GH_TOKEN}"\n',
+    });
+    await Bun.sleep(2_100);
+    const secret = { GH_TOKEN: "ghp_e2eSecretValue0123456789" };
+    for (let i = 0; i < 2; i++) expect(await k.run(["exec", "count", "--param", "n=1"], secret)).toEqual({ exitCode: 0, stdout: 'got {"n":1} 28\n', stderr: "" });
+    const cached = readdirSync(k.cache, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    expect(cached.filter((f) => f.includes(`${join("exec", "launches")}/`)).length).toBe(1);
+    expect(cached.filter((f) => readFileSync(f).includes(secret.GH_TOKEN))).toEqual([]);
+  });
 });

@@ -193,13 +193,45 @@ describe("a remembered launch is never replayed past a change", () => {
     const original = readFileSync(file, "utf8");
     chmodSync(file, 0o644);
     // A flipped byte (its digest no longer matches), then a well-formed memo of the wrong shape.
-    writeFileSync(file, original.replace('"format":1', '"format":2'));
+    writeFileSync(file, original.replace('"format":2', '"format":3'));
     expect(await replay(p.ctx())).toBeUndefined();
-    const body = JSON.stringify({ format: 1, root: p.root, watch: "all" });
+    const body = JSON.stringify({ format: 2, root: p.root, watch: "all" });
     writeFileSync(file, `${sha256Hex(body)}\n${body}`);
     expect(await replay(p.ctx())).toBeUndefined();
     writeFileSync(file, original);
     expect(await replay(p.ctx())).toBeDefined();
+  });
+});
+
+describe("secrets", () => {
+  // The tool shows a digest of what it got: its output has secret values redacted.
+  const SECRET_TOOL = {
+    ".ai/tools/echo/tool.yaml": "tool_id: echo\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n  env:\n    AUTH: 'Bearer ${API_TOKEN}'\n    DB_PASS: '${DB_PASS}'\n  secrets: [DB_PASS]\nparameters:\n  - { name: n, type: integer, required: true }\n",
+    ".ai/tools/echo/main.sh": 'read -r line\necho "got $line $(printf %s "$AUTH|$DB_PASS" | sha256sum | cut -c1-12)"\n',
+  };
+  const env = { API_TOKEN: "tok-4f1c9a7e2b", DB_PASS: "pw-93be1d" };
+
+  test("never reach the memo's file; a replay hands the tool this environment's values, as the long way does", async () => {
+    const p = await project({ files: SECRET_TOOL, env });
+    const slow = await longWay(p.ctx());
+    const expected = sha256Hex("Bearer tok-4f1c9a7e2b|pw-93be1d").slice(0, 12);
+    expect(slow).toBe(`got {"n":1} ${expected}\n`);
+    const dir = join(p.cacheDir, "exec", "launches");
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    expect(files.length).toBe(1);
+    const text = readFileSync(files[0]!, "utf8");
+    expect([text.includes("tok-4f1c9a7e2b"), text.includes("pw-93be1d")]).toEqual([false, false]);
+    expect(text).toContain("<kiwi secret ");
+    expect(await replay(p.ctx())).toEqual({ code: 0, out: slow, warnings: [] });
+  });
+
+  test("the recalled plan holds this environment's values where the file holds stand-ins", async () => {
+    const p = await project({ files: SECRET_TOOL, env });
+    await longWay(p.ctx());
+    const memo = recallLaunch(p.ctx(), "echo", "off")!;
+    expect(memo.secrets.map((s) => s.name).sort()).toEqual(["API_TOKEN", "DB_PASS"]);
+    expect(memo.bare.subprocess.env).toMatchObject({ AUTH: "Bearer tok-4f1c9a7e2b", DB_PASS: "pw-93be1d" });
+    expect(JSON.stringify(memo.bare)).not.toContain("<kiwi secret ");
   });
 });
 
