@@ -186,7 +186,8 @@ describe("the folder graph", () => {
     init: ["manifest"],
     lockfile: ["cache", "manifest", "resolve", "schema", "validate", "integrity", "errors"],
     manifest: ["cache", "schema", "integrity", "errors"],
-    mcp: ["lockfile", "manifest", "resolve", "context", "integrity", "errors"],
+    // exec/: a stdio server starts as the subprocess primitive starts a tool (launch-files-io.ts).
+    mcp: ["exec", "lockfile", "manifest", "resolve", "context", "integrity", "errors"],
     registry: ["cache", "exec", "manifest", "schema", "trust", "integrity", "errors"],
     resolve: ["manifest", "schema"],
     schema: [],
