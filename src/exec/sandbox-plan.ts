@@ -97,7 +97,7 @@ function plainPlan(req: SandboxRequest, probe: SandboxProbe, mode: SandboxMode, 
 }
 
 /** The descriptor the first copied file is passed as (SandboxPlan.files). */
-export const FIRST_FILE_FD = 3;
+const FIRST_FILE_FD = 3;
 
 /** bubblewrap's arguments for one mount; `fd` is a copied file's descriptor (kind "file"). */
 function mountArgs(m: Mount, fd: number): string[] {
