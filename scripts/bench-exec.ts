@@ -51,6 +51,9 @@ mkdirSync(join(project, ".ai/tools/counter"), { recursive: true });
 writeFileSync(join(project, ".ai/tools/counter/tool.yaml"), "tool_id: counter\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\nparameters:\n  - { name: numbers, type: array, required: true }\n");
 writeFileSync(join(project, ".ai/tools/counter/main.sh"), BASH);
 writeFileSync(join(work, "script.sh"), BASH);
+// The same parameters in a file: an agent's other way of passing them (--params-file), replayed too.
+const paramsFile = join(work, "params.json");
+writeFileSync(paramsFile, INPUT);
 
 const hello = helloWorldBinary(work);
 const spawner = spawnerBinary(work);
@@ -185,6 +188,7 @@ const chain = compare({
   ...(planned.sandbox?.active ? { "bwrap (same mounts) true": bwrapTrueDirect } : {}),
   "kiwi exec py --sandbox=off": () => time([kiwi, "exec", "summer", "--sandbox=off"], INPUT),
   "kiwi exec sh --sandbox=off": () => time([kiwi, "exec", "counter", "--sandbox=off"], INPUT),
+  "kiwi exec sh --params-file": () => time([kiwi, "exec", "counter", "--sandbox=off", "--params-file", paramsFile]),
   "kiwi exec py, long way": () => time([kiwi, "exec", "summer", "--sandbox=off"], INPUT, longWay()),
   "kiwi exec sh, long way": () => time([kiwi, "exec", "counter", "--sandbox=off"], INPUT, longWay()),
   "kiwi exec py (sandbox auto)": () => time([kiwi, "exec", "summer"], INPUT),
