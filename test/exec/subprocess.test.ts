@@ -1,7 +1,8 @@
 // The subprocess primitive against real processes: exit codes, streaming, limits, and the
 // process-group kill that reaches grandchildren ignoring SIGTERM.
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type PlanTool, type SubprocessPlan, buildPlan, buildPlans } from "../../src/exec/plan.ts";
 import { planHost } from "../../src/exec/host-io.ts";
 import { gatherLaunchFacts } from "../../src/exec/launch-io.ts";
@@ -30,6 +31,18 @@ function collect() {
   const err: Uint8Array[] = [];
   const text = (chunks: Uint8Array[]) => Buffer.concat(chunks).toString("utf8");
   return { sinks: { stdout: (c: Uint8Array) => void out.push(c), stderr: (c: Uint8Array) => void err.push(c) }, stdout: () => text(out), stderr: () => text(err), bytes: () => out.reduce((n, c) => n + c.byteLength, 0) };
+}
+
+/** The files under `dir` this process holds open. */
+function openUnder(dir: string): string[] {
+  return readdirSync("/proc/self/fd").flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return target.startsWith(`${dir}/`) ? [target] : [];
+    } catch {
+      return []; // closed while listed
+    }
+  });
 }
 
 /** Running (a zombie awaiting its reaper has already stopped). */
@@ -137,5 +150,28 @@ describe("the subprocess primitive", () => {
     const p = plan("true", []);
     p.subprocess.launch = ["/nonexistent/tool"];
     await expect(runSubprocess(p, collect().sinks)).rejects.toMatchObject({ code: "E_EXEC_FAILED", message: expect.stringContaining("could not start") });
+  });
+
+  test("hands the launch's files over as descriptors 3, 4, … in order, and keeps none of them open", async () => {
+    const dir = makeTemp("kiwi-files-");
+    writeFileSync(join(dir, "a"), "first\n");
+    writeFileSync(join(dir, "b"), "second\n");
+    const p = plan("bash", ["-c", "cat <&4; cat <&3"]);
+    p.subprocess.files = [join(dir, "a"), join(dir, "b")];
+    const io = collect();
+    expect(resolveOutcome(p, await runSubprocess(p, io.sinks))).toBe(0);
+    expect(io.stdout()).toBe("second\nfirst\n");
+    expect(openUnder(dir)).toEqual([]);
+  });
+
+  test("a launch file that cannot be opened is E_EXEC_FAILED naming it; nothing starts, nothing stays open", async () => {
+    const dir = makeTemp("kiwi-files-");
+    writeFileSync(join(dir, "a"), "first\n");
+    const marker = join(dir, "started");
+    const p = plan("bash", ["-c", `touch ${marker}`]);
+    p.subprocess.files = [join(dir, "a"), join(dir, "gone")];
+    const thrown = await runSubprocess(p, collect().sinks).catch((e: unknown) => e);
+    expect(thrown).toMatchObject({ code: "E_EXEC_FAILED", message: `cannot start t: ${join(dir, "gone")}, which the sandbox gets a copy of, cannot be opened (ENOENT)` });
+    expect([existsSync(marker), openUnder(dir)]).toEqual([false, []]);
   });
 });
