@@ -59,7 +59,7 @@ export function probeSandbox(env: Readonly<Record<string, string | undefined>>, 
 /**
  * What each system path is on this machine (sandbox-mounts.ts decides from it what is linked,
  * copied or bound), absent ones left out. Read for every process that sandboxes, so a change since
- * is seen: ~24 lstats, ~0.1 ms.
+ * is seen: ~24 lstats, ~0.15 ms (timing marks in the compiled binary).
  */
 function systemPaths(): Record<string, SystemEntry> {
   const entries: Record<string, SystemEntry> = {};
