@@ -12,7 +12,7 @@ import { mergeLimits, resolveLimits } from "../manifest/run-limits.ts";
 import { mergeConfigs } from "./merge.ts";
 import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
 import { type ParamViolation, assertNoViolations } from "./params.ts";
-import { referencedEnv } from "../schema/placeholders.ts";
+import { SECRET_NAME, referencedEnv } from "../schema/placeholders.ts";
 import { type TemplateScope, assertEnvPresent, expandString, renderConfigText } from "./template.ts";
 import { WASI_COMMAND } from "../wasm/wasi-command.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
@@ -23,9 +23,6 @@ import { type LaunchFacts, type LaunchNotes, type SandboxSummary, launched } fro
 
 /** Variables a subprocess inherits from kiwi's environment; everything else must be declared. */
 export const ENV_ALLOWLIST = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ"] as const;
-
-/** Environment names treated as secret even when `config.secrets` does not list them. */
-export const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|CREDENTIAL)/i;
 
 /** The fields of a tool the plan reads. */
 export type PlanTool = Pick<Tool, "id" | "version" | "type" | "config" | "configLossless" | "limits" | "entrypoint" | "manifestFile">;

@@ -98,6 +98,7 @@ export const RULES = {
   "security/capability-unscoped": { severity: "warning", description: "A filesystem or network capability names no paths or hosts, so it grants everything.", example: "requires: [net.outbound]" },
   "security/limits": { severity: "error", description: "A resource limit is outside its documented bounds.", example: "runtime_config: { max_memory_mb: 4096 }" },
   "security/limits-high": { severity: "warning", strict: true, description: "A memory or time limit is above the strict threshold (512 MB, 120 s).", example: "limits: { memory_mb: 1024 }" },
+  "security/secret-in-args": { severity: "warning", strict: true, description: "A secret (a ${VAR} whose name looks secret, or one config.secrets names) is passed as a command-line argument, which any local user can read in /proc; config.env keeps it out of sight.", example: 'config: { args: ["--token", "${GITHUB_TOKEN}"] }' },
   "security/risky-combination": { severity: "warning", strict: true, description: "The tool asks for shell, network and filesystem access together.", example: "requires: [shell.execute, net.outbound, fs.write]" },
   "security/path": { severity: "error", description: "An entry point or file path is absolute, contains '..', or leaves the tool directory.", example: "entry_point: ../../bin/sh" },
   // Chain

@@ -6,6 +6,7 @@ import type { Tool } from "../manifest/model.ts";
 import { PLUGIN_MCP_SCHEMA, PLUGIN_SCHEMA } from "../manifest/plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { SERVER_JSON_SCHEMA } from "./server-json.ts";
+import { SECRET_NAME } from "../schema/placeholders.ts";
 
 export const EXPORT_FORMATS = ["skill", "plugin", "server.json"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -27,7 +28,6 @@ export interface ExportPlan {
 
 type ReadText = (abs: string) => string;
 const SKILL_NAME = /^[a-z0-9](?:[a-z0-9]|-(?!-))*$/;
-const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_KEY|APIKEY|PRIVATE_KEY|CREDENTIAL/i;
 
 function refuse(tool: Tool, message: string, hint: string): KiwiError {
   return new KiwiError("E_USAGE", `${tool.id} (${tool.manifestFile}): ${message}`, { hint, details: { tool: tool.id } });

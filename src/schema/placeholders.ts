@@ -19,6 +19,18 @@ export function referencedParams(template: string): string[] {
   return out;
 }
 
+/**
+ * Environment names treated as secret even when `config.secrets` does not list them: exec keeps
+ * their values out of logs, errors and its caches, export marks them secret, and check warns when
+ * one reaches a command line.
+ */
+export const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|CREDENTIAL)/i;
+
+/** The secret names a template references: named in `declared` (config.secrets) or looking secret (SECRET_NAME). */
+export function referencedSecrets(template: string, declared: ReadonlySet<string>): string[] {
+  return referencedEnv(template).filter((name) => declared.has(name) || SECRET_NAME.test(name));
+}
+
 /** The environment variable names a template references. */
 export function referencedEnv(template: string): string[] {
   const out: string[] = [];

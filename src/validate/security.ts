@@ -9,6 +9,8 @@ import { toolFinding } from "../findings/finding.ts";
 import { type LayerContext, normalizeRel, seg, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
+import { ALIAS_GROUPS, chosenSpelling } from "../manifest/aliases.ts";
+import { referencedSecrets } from "../schema/placeholders.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
 export const LIMIT_BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string }> = {
@@ -63,6 +65,7 @@ export function checkSecurity(tool: Tool, ctx: LayerContext): Finding[] {
   hosts(tool, ctx, out);
   limits(tool, ctx, out);
   risky(tool, ctx, out);
+  secretArgs(tool, ctx, out);
   paths(tool, ctx, out);
   return out;
 }
@@ -166,6 +169,39 @@ function risky(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     );
   }
 }
+
+/**
+ * A secret's value in a command-line argument: any local user reads a process's arguments in
+ * /proc/<pid>/cmdline, and bubblewrap's and prlimit's too, while the tool runs. In config.env it
+ * reaches the tool unseen (exec keeps it out of the launch memo and redacts it from errors).
+ */
+function secretArgs(tool: Tool, ctx: LayerContext, out: Finding[]): void {
+  const config = isRecord(tool.doc.config) ? tool.doc.config : undefined;
+  if (!config) return;
+  const declared = new Set(Array.isArray(config.secrets) ? config.secrets.filter((s): s is string => typeof s === "string") : []);
+  const written = chosenSpelling(tool.doc, ARGS_SPELLINGS);
+  // [pointer, the field as the message names it, its value]
+  const fields: [string, string, unknown][] = [["/config/command", "config.command", config.command]];
+  if (written && Array.isArray(written.value)) written.value.forEach((arg, i) => fields.push([`${written.pointer}/${i}`, `${fieldName(written.pointer)}[${i}]`, arg]));
+  for (const [pointer, field, value] of fields) {
+    if (typeof value !== "string") continue;
+    for (const name of new Set(referencedSecrets(value, declared))) {
+      out.push(
+        toolFinding(
+          tool,
+          "security/secret-in-args",
+          pointer,
+          `${field} passes \${${name}} on the command line, where any local user can read it while the tool runs`,
+          `pass it in config.env instead (${name}: "\${${name}}") if the tool can read it from its environment; --strict makes this an error`,
+          ctx.strict ? "error" : undefined,
+        ),
+      );
+    }
+  }
+}
+
+/** Where a tool's fixed arguments are written (config.args, or kiwi_mcp's config.base_args). */
+const ARGS_SPELLINGS = ALIAS_GROUPS.find((g) => g.field === "args")!;
 
 /** Entry points and config paths that name tool files stay inside the tool directory. */
 function paths(tool: Tool, ctx: LayerContext, out: Finding[]): void {

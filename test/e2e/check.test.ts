@@ -124,6 +124,23 @@ describe("kiwi check on a broken tree", () => {
     expect(strict.exitCode).toBe(1);
     expect(strict.stdout).toContain("error  security/risky-combination");
   });
+
+  test("a token passed as an argument is a warning at its line, an error with --strict; the same token in config.env is none", async () => {
+    const dir = makeProject({
+      ".ai/tools/gh/tool.yaml": "tool_id: gh\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n  args: ['--token', '${GH_TOKEN}']\n",
+      ".ai/tools/gh/main.sh": "echo ok\n",
+      ".ai/tools/gh2/tool.yaml": "tool_id: gh2\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n  env: { GH_TOKEN: '${GH_TOKEN}' }\n",
+      ".ai/tools/gh2/main.sh": "echo ok\n",
+    });
+    const loose = await runKiwi(["check", "--json"], { cwd: dir });
+    expect(loose.exitCode).toBe(0);
+    const findings = (JSON.parse(loose.stdout) as { findings: { rule: string; file: string; line: number; severity: string; message: string }[] }).findings.filter((f) => f.rule === "security/secret-in-args");
+    expect(findings.map((f) => [f.file, f.line, f.severity])).toEqual([[".ai/tools/gh/tool.yaml", 7, "warning"]]);
+    expect(findings[0]!.message).toContain("config.args[1] passes ${GH_TOKEN}");
+    const strict = await runKiwi(["check", "--strict"], { cwd: dir });
+    expect(strict.exitCode).toBe(1);
+    expect(strict.stdout).toContain("error  security/secret-in-args");
+  });
 });
 
 describe("kiwi check usage errors", () => {

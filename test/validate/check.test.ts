@@ -108,6 +108,7 @@ const rows: Row[] = [
   ["security/limits", () => [script("limits: { timeout_ms: 1000 }\n")], () => [script("limits: { timeout_ms: 0 }\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/limits-high", () => [script("limits: { memory_mb: 512 }\n")], () => [script("limits: { memory_mb: 1024 }\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/risky-combination", () => [script("requires: [shell.execute, { fs.read: [./d] }]\n")], () => [script("requires: [shell.execute, { net.outbound: [x.test] }, { fs.write: [./out] }]\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["security/secret-in-args", () => [script("  env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' }\n  args: ['--repo', '${REPO}']\n")], () => [script("  args: ['--token', '${GITHUB_TOKEN}']\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/path", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: ../../etc/passwd\n")], ".ai/tools/p/tool.yaml", 6],
   ["security/path", () => [magray({}, ["bin/run"])], () => [magray({ entry_point: "/usr/bin/env" })], ".ai/tools/mg/tool.json", 5],
   [
@@ -186,6 +187,7 @@ describe("strictness", () => {
   test.each([
     ["security/limits-high", [script("limits: { memory_mb: 1024 }\n")]],
     ["security/risky-combination", [script("requires: [shell.execute, { net.outbound: [x.test] }, { fs.write: [./out] }]\n")]],
+    ["security/secret-in-args", [script("  args: ['--token=${API_KEY}']\n")]],
     ["child-schema/missing", [runtime("executor: subprocess\nconfig: { command: ruby }\n", "ruby_runtime"), rubyScript()]],
   ])("--strict makes %s an error", (rule, tools) => {
     const loose = check(tools).findings.find((f) => f.rule === rule);
@@ -193,6 +195,37 @@ describe("strictness", () => {
     expect([loose?.severity, strict?.severity]).toEqual(["warning", "error"]);
     expect(check(tools).ok).toBe(true);
     expect(check(tools, { strict: true }).ok).toBe(false);
+  });
+});
+
+describe("a secret on the command line", () => {
+  const secretFindings = (tools: Tool[]) => check(tools).findings.filter((f) => f.rule === "security/secret-in-args");
+
+  test("each secret in each argument is named, at the argument's line, with config.env as the way out", () => {
+    const found = secretFindings([script("  args:\n    - --token=${GH_TOKEN}\n    - --user\n    - ${DB_PASSWORD}:${GH_TOKEN}\n")]);
+    expect(found.map((f) => [f.line, f.message.slice(0, f.message.indexOf(" on "))])).toEqual([
+      [8, "config.args[0] passes ${GH_TOKEN}"],
+      [10, "config.args[2] passes ${DB_PASSWORD}"],
+      [10, "config.args[2] passes ${GH_TOKEN}"],
+    ]);
+    expect(found[0]!.hint).toContain('config.env instead (GH_TOKEN: "${GH_TOKEN}") if the tool can read it');
+  });
+
+  test("a name config.secrets lists counts, whatever it looks like; a plain variable does not", () => {
+    const found = secretFindings([script("  secrets: [DSN]\n  args: ['${DSN}', '${HOME}/out', '{query}']\n")]);
+    expect(found.map((f) => f.message.slice(0, f.message.indexOf(" on ")))).toEqual(["config.args[0] passes ${DSN}"]);
+  });
+
+  test("kiwi_mcp's base_args and a command are read too; a literal $ that is no placeholder is not", () => {
+    const rt = runtime("executor: subprocess\nconfig:\n  command: ${TOOL_SECRET_BIN}\n  base_args: ['-u', '${SIGNING_KEY_PASSPHRASE}', '$API_TOKEN']\n");
+    expect(secretFindings([rt]).map((f) => [f.line, f.message.slice(0, f.message.indexOf(" on "))])).toEqual([
+      [6, "config.command passes ${TOOL_SECRET_BIN}"],
+      [7, "config.base_args[1] passes ${SIGNING_KEY_PASSPHRASE}"],
+    ]);
+  });
+
+  test("a secret in config.env, the way it should go, is no finding", () => {
+    expect(secretFindings([script("  env: { GH_TOKEN: '${GH_TOKEN}', API_KEY: '${API_KEY}' }\n  args: ['-v']\n")])).toEqual([]);
   });
 });
 
