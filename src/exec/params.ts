@@ -27,8 +27,10 @@ export interface ParamSources {
   stdin?: { text: string };
   /** JSON text of `--params-file`, with its path for messages. */
   file?: { path: string; text: string };
-  /** `--params '<json>'`. */
+  /** `--params '<json>'`, or stdin's text for `--params -` and `--params-file -`. */
   json?: string;
+  /** Where `json` came from, as messages name it (default `--params`): stdin's text is not on the command line. */
+  jsonFrom?: string;
   /** Every `--param k=v` in command-line order (highest precedence). */
   pairs?: string[];
 }
@@ -41,7 +43,7 @@ export function mergeParamSources(sources: ParamSources, schema: JsonSchema | un
   };
   if (sources.stdin && sources.stdin.text.trim() !== "") assign(parseParamsJson(sources.stdin.text, "the JSON on stdin"));
   if (sources.file) assign(parseParamsJson(sources.file.text, `--params-file ${sources.file.path}`));
-  if (sources.json !== undefined) assign(parseParamsJson(sources.json, "--params"));
+  if (sources.json !== undefined) assign(parseParamsJson(sources.json, sources.jsonFrom ?? "--params"));
   const seen = new Set<string>();
   for (const pair of sources.pairs ?? []) {
     const eq = pair.indexOf("=");

@@ -489,6 +489,12 @@ describe("kiwi exec: a call made before runs from its launch memo", () => {
     const missing = await k.run(["exec", "count", "--params-file", "nope.json"]);
     expect(missing.stderr).toContain("cannot read --params-file nope.json: ENOENT");
     expect(missing).toEqual(await k.run(["exec", "count", "--params-file", "nope.json"], unseenEnv()));
+    // Text on stdin that is not JSON: the message names stdin and the flag that asked for it, on both ways.
+    for (const flag of ["--params-file", "--params"]) {
+      const notJson = await k.run(["exec", "count", flag, "-"], {}, "{n:");
+      expect([notJson.exitCode, notJson.stderr.split("\n")[0]]).toEqual([2, `error[E_INPUT_INVALID]: the JSON on stdin (${flag} -) is not valid JSON: JSON Parse error: Expected '}'`]);
+      expect(notJson).toEqual(await k.run(["exec", "count", flag, "-"], unseenEnv(), "{n:"));
+    }
 
     // --json gives the long way's one document (how long the tool ran aside).
     const asJson = async (more: Record<string, string> = {}) => ({ ...JSON.parse((await k.run(["exec", "count", "--json", "--param", "n=4"], more)).stdout), durationMs: 0 });
