@@ -19,10 +19,13 @@ export function readMemoFile(path: string): string | undefined {
   }
 }
 
-/** Writes a self-verifying memo file atomically, best effort: a read-only or full cache only costs the next run some time. */
-export function writeMemoFile(path: string, body: string): void {
+/**
+ * Writes a self-verifying memo file atomically, best effort: a read-only or full cache only costs
+ * the next run some time. Read-only for everyone, or with `private` for its owner only.
+ */
+export function writeMemoFile(path: string, body: string, options: { private?: boolean } = {}): void {
   try {
-    writeFileAtomic(path, `${sha256Hex(body)}\n${body}`, { mode: 0o444 });
+    writeFileAtomic(path, `${sha256Hex(body)}\n${body}`, { mode: options.private ? 0o400 : 0o444 });
   } catch {
     // Nothing to do: memos are an optimisation.
   }

@@ -34,7 +34,14 @@ export function readMemo(cacheDir: string, kind: MemoKind, key: string): string 
   return readMemoFile(memoPath(cacheDir, kind, key));
 }
 
+/**
+ * The memos that hold values from the environment, not from the project: a launch's plan holds the
+ * variables its config.env and args expand (secret ones are stand-ins, but a DSN or a webhook URL
+ * under a plain name is not), so only their owner may read them.
+ */
+const PRIVATE_KINDS: ReadonlySet<MemoKind> = new Set(["launches"]);
+
 /** Writes a memo (best effort: a read-only or full cache only costs the next run some time). */
 export function writeMemo(cacheDir: string, kind: MemoKind, key: string, text: string): void {
-  writeMemoFile(memoPath(cacheDir, kind, key), text);
+  writeMemoFile(memoPath(cacheDir, kind, key), text, { private: PRIVATE_KINDS.has(kind) });
 }

@@ -3,7 +3,7 @@
 // against a real server on 127.0.0.1. The sandbox is off here (its own tests cover it) unless a
 // test says otherwise.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
@@ -527,7 +527,11 @@ describe("kiwi exec: a call made before runs from its launch memo", () => {
     const secret = { GH_TOKEN: "ghp_e2eSecretValue0123456789" };
     for (let i = 0; i < 2; i++) expect(await k.run(["exec", "count", "--param", "n=1"], secret)).toEqual({ exitCode: 0, stdout: 'got {"n":1} 28\n', stderr: "" });
     const cached = readdirSync(k.cache, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-    expect(cached.filter((f) => f.includes(`${join("exec", "launches")}/`)).length).toBe(1);
+    const launchMemos = cached.filter((f) => f.includes(`${join("exec", "launches")}/`));
+    expect(launchMemos.length).toBe(1);
     expect(cached.filter((f) => readFileSync(f).includes(secret.GH_TOKEN))).toEqual([]);
+    // The environment's other values (a DSN under a plain name, say) are in it: its owner alone reads it.
+    expect(statSync(launchMemos[0]!).mode & 0o777).toBe(0o400);
+    expect(cached.filter((f) => f.includes(`${join("exec", "chains")}/`)).map((f) => statSync(f).mode & 0o777)).toEqual([0o444]);
   });
 });
