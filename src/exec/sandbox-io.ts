@@ -61,9 +61,9 @@ export function probeSandbox(env: Readonly<Record<string, string | undefined>>, 
  * copied or bound), absent ones left out. Read for every process that sandboxes, so a change since
  * is seen: ~24 lstats, ~0.15 ms (timing marks in the compiled binary).
  */
-function systemPaths(): Record<string, SystemEntry> {
+export function systemPaths(paths: readonly string[] = [...SYSTEM_PATHS, ...NETWORK_PATHS]): Record<string, SystemEntry> {
   const entries: Record<string, SystemEntry> = {};
-  for (const path of [...SYSTEM_PATHS, ...NETWORK_PATHS]) {
+  for (const path of paths) {
     try {
       const st = lstatSync(path);
       // A file kiwi cannot read is bound, as before: a copy needs it opened (launch-files-io.ts).

@@ -1,10 +1,10 @@
 // The probe and the modes on this machine: a working bubblewrap is found and used; a missing or
 // broken one (simulated with KIWI_BWRAP) makes auto warn once and require refuse.
 import { afterEach, describe, expect, test } from "bun:test";
-import { accessSync, appendFileSync, chmodSync, constants, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { accessSync, appendFileSync, chmodSync, constants, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
-import { probeSandbox, prepareSandbox, resetSandboxProbe } from "../../src/exec/sandbox-io.ts";
+import { probeSandbox, prepareSandbox, resetSandboxProbe, systemPaths } from "../../src/exec/sandbox-io.ts";
 import { NETWORK_PATHS, SYSTEM_PATHS, type SystemEntry } from "../../src/exec/sandbox-mounts.ts";
 import { launch, sandboxFixture, sandboxInput } from "../helpers/sandbox.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
@@ -40,6 +40,30 @@ describe("probeSandbox", () => {
     }
     expect(probeSandbox(process.env).systemPaths).toEqual(expected);
     expect(probeSandbox(process.env).systemPaths?.["/usr"]).toEqual({ kind: "other" });
+  });
+
+  // As root every file is readable, so the branch that binds a file kiwi cannot read (a copy
+  // needs it opened) is driven as an unprivileged user, on files made for it.
+  test.skipIf(process.getuid?.() !== 0)("as a user who cannot read a file, says it is something else (bound, not copied); absent and dangling paths are left out", () => {
+    const dir = makeTemp();
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, "readable"), "ok\n", { mode: 0o644 });
+    writeFileSync(join(dir, "unreadable"), "secret\n", { mode: 0o600 });
+    symlinkSync(join(dir, "readable"), join(dir, "link"));
+    symlinkSync(join(dir, "nowhere"), join(dir, "dangling"));
+    const names = ["readable", "unreadable", "link", "dangling", "absent"];
+    const script = join(dir, "facts.ts");
+    writeFileSync(script, `import { systemPaths } from ${JSON.stringify(join(import.meta.dir, "../../src/exec/sandbox-io.ts"))};\nconsole.log(JSON.stringify(systemPaths(${JSON.stringify(names.map((n) => join(dir, n)))})));\n`, { mode: 0o644 });
+    const asNobody = Bun.spawnSync(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, script], { env: { PATH: process.env.PATH ?? "", HOME: dir, BUN_INSTALL_CACHE_DIR: join(dir, "bun-cache") }, stdout: "pipe", stderr: "pipe" });
+    expect(asNobody.stderr.toString()).toBe("");
+    const st = lstatSync(join(dir, "readable"));
+    expect(JSON.parse(asNobody.stdout.toString())).toEqual({
+      [join(dir, "readable")]: { kind: "file", mode: st.mode, size: 3 },
+      [join(dir, "unreadable")]: { kind: "other" },
+      [join(dir, "link")]: { kind: "link", realPath: realpathSync(join(dir, "readable")) },
+    });
+    // The same files as root: the unreadable one is readable after all, and copied.
+    expect(systemPaths([join(dir, "unreadable")])).toEqual({ [join(dir, "unreadable")]: { kind: "file", mode: lstatSync(join(dir, "unreadable")).mode, size: 7 } });
   });
 
   test.each([
