@@ -10,7 +10,7 @@ import { type LayerContext, normalizeRel, seg, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ALIAS_GROUPS, chosenSpelling } from "../manifest/aliases.ts";
-import { referencedSecrets } from "../schema/placeholders.ts";
+import { SECRET_NAME, referencedSecrets } from "../schema/placeholders.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
 export const LIMIT_BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string }> = {
@@ -66,6 +66,7 @@ export function checkSecurity(tool: Tool, ctx: LayerContext): Finding[] {
   limits(tool, ctx, out);
   risky(tool, ctx, out);
   secretArgs(tool, ctx, out);
+  credentials(tool, tool.doc, [], out, 0);
   paths(tool, ctx, out);
   return out;
 }
@@ -198,6 +199,83 @@ function secretArgs(tool: Tool, ctx: LayerContext, out: Finding[]): void {
       );
     }
   }
+}
+
+/**
+ * Credentials by the forms their issuers give them: a prefix or shape no ordinary text has, so a
+ * match is a key committed with the tool, whatever field holds it (gitleaks' and GitHub secret
+ * scanning's high-confidence patterns).
+ */
+const CREDENTIAL_FORMATS: readonly { kind: string; pattern: RegExp }[] = [
+  { kind: "GitHub token", pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,255})\b/ },
+  { kind: "GitLab token", pattern: /\bglpat-[A-Za-z0-9_-]{20,}/ },
+  { kind: "npm token", pattern: /\bnpm_[A-Za-z0-9]{36}\b/ },
+  { kind: "PyPI token", pattern: /\bpypi-AgE[A-Za-z0-9_-]{50,}/ },
+  { kind: "Slack token", pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/ },
+  { kind: "Slack webhook URL", pattern: /https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{20,}/ },
+  { kind: "AWS access key id", pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
+  { kind: "Google API key", pattern: /\bAIza[0-9A-Za-z_-]{35}/ },
+  { kind: "Anthropic API key", pattern: /\bsk-ant-[A-Za-z0-9_-]{32,}/ },
+  { kind: "OpenAI API key", pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}/ },
+  { kind: "Stripe secret key", pattern: /\b[rs]k_live_[A-Za-z0-9]{20,}/ },
+  { kind: "JSON Web Token", pattern: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/ },
+  { kind: "private key", pattern: /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
+];
+
+/** Any of them: one test per string, the table asked only on a match. */
+const ANY_CREDENTIAL = new RegExp(CREDENTIAL_FORMATS.map((f) => `(?:${f.pattern.source})`).join("|"));
+
+/** Every string of the manifest that has a credential's form; the message shows only its first characters. */
+function credentials(tool: Tool, value: unknown, path: (string | number)[], out: Finding[], depth: number): void {
+  if (typeof value === "string") {
+    if (!ANY_CREDENTIAL.test(value)) return;
+    const format = CREDENTIAL_FORMATS.find((f) => f.pattern.test(value))!;
+    const shown = value.match(format.pattern)![0].slice(0, 4);
+    const pointer = path.map((p) => `/${seg(p)}`).join("");
+    out.push(
+      toolFinding(
+        tool,
+        "security/secret-literal",
+        pointer,
+        `${fieldName(pointer) || "the manifest"} holds what looks like a ${format.kind} (${shown}…); the manifest is committed with the tool`,
+        `remove it, revoke it if it was ever committed or pushed, and pass it through the environment: ${envHint(path)}`,
+      ),
+    );
+    return;
+  }
+  if (depth > 300 || typeof value !== "object" || value === null) return;
+  // Only what may hold a credential is visited (mayHold): a check of a thousand tools walks every value.
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!mayHold(value[i])) continue;
+      path.push(i);
+      credentials(tool, value[i], path, out, depth + 1);
+      path.pop();
+    }
+    return;
+  }
+  for (const key of Object.keys(value)) {
+    const child = (value as Record<string, unknown>)[key];
+    if (!mayHold(child)) continue;
+    path.push(key);
+    credentials(tool, child, path, out, depth + 1);
+    path.pop();
+  }
+}
+
+function mayHold(value: unknown): boolean {
+  return typeof value === "string" ? value.length >= MIN_CREDENTIAL_LENGTH : typeof value === "object" && value !== null;
+}
+
+/** No credential above is shorter (an AWS key id and a Slack token are 15 to 20 characters); most of a manifest's strings are. */
+const MIN_CREDENTIAL_LENGTH = 15;
+
+/** How the value reaches the tool instead: under its own name when it is a config.env entry. */
+function envHint(path: readonly (string | number)[]): string {
+  const name = path.length === 3 && path[0] === "config" && path[1] === "env" ? String(path[2]) : undefined;
+  return name !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)
+    ? `write ${name}: "\${${name}}" and set ${name} where kiwi runs${SECRET_NAME.test(name) ? "" : ` (and list ${name} in config.secrets)`}`
+    : 'a "${NAME}" reference in config.env, NAME set where kiwi runs (and listed in config.secrets if the name does not look secret)';
 }
 
 /** Where a tool's fixed arguments are written (config.args, or kiwi_mcp's config.base_args). */

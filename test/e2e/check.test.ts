@@ -125,6 +125,23 @@ describe("kiwi check on a broken tree", () => {
     expect(strict.stdout).toContain("error  security/risky-combination");
   });
 
+  test("a token written into a manifest is an error at its line, shown by four characters; kiwi lock refuses to hash it", async () => {
+    // Built here, not written out: a scanner of this repository must not find a key in its tests.
+    const token = "ghp_" + "Kw9".repeat(12);
+    const dir = makeProject({
+      ".ai/tools/gh/tool.yaml": `tool_id: gh\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n  env:\n    GH_TOKEN: ${token}\n`,
+      ".ai/tools/gh/main.sh": "echo ok\n",
+    });
+    const checked = await runKiwi(["check"], { cwd: dir });
+    expect(checked.exitCode).toBe(1);
+    expect(checked.stdout).toContain(".ai/tools/gh/tool.yaml:8:5  error  security/secret-literal  config.env.GH_TOKEN holds what looks like a GitHub token (ghp_…)");
+    const locked = await runKiwi(["lock"], { cwd: dir });
+    expect(locked.exitCode).not.toBe(0);
+    expect(locked.stderr).toContain("security/secret-literal");
+    expect(existsSync(join(dir, "tool.lock.json"))).toBe(false);
+    for (const r of [checked, locked]) expect(r.stdout + r.stderr).not.toContain(token.slice(0, 8));
+  });
+
   test("a token passed as an argument is a warning at its line, an error with --strict; the same token in config.env is none", async () => {
     const dir = makeProject({
       ".ai/tools/gh/tool.yaml": "tool_id: gh\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n  args: ['--token', '${GH_TOKEN}']\n",

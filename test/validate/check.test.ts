@@ -108,6 +108,7 @@ const rows: Row[] = [
   ["security/limits", () => [script("limits: { timeout_ms: 1000 }\n")], () => [script("limits: { timeout_ms: 0 }\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/limits-high", () => [script("limits: { memory_mb: 512 }\n")], () => [script("limits: { memory_mb: 1024 }\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/risky-combination", () => [script("requires: [shell.execute, { fs.read: [./d] }]\n")], () => [script("requires: [shell.execute, { net.outbound: [x.test] }, { fs.write: [./out] }]\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["security/secret-literal", () => [script("  env: { GH_TOKEN: '${GH_TOKEN}' }\n")], () => [script(`  env: { GH_TOKEN: ${"ghp_" + "x7".repeat(18)} }\n`)], ".ai/tools/proc/tool.yaml", 7],
   ["security/secret-in-args", () => [script("  env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' }\n  args: ['--repo', '${REPO}']\n")], () => [script("  args: ['--token', '${GITHUB_TOKEN}']\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/path", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: ../../etc/passwd\n")], ".ai/tools/p/tool.yaml", 6],
   ["security/path", () => [magray({}, ["bin/run"])], () => [magray({ entry_point: "/usr/bin/env" })], ".ai/tools/mg/tool.json", 5],
@@ -195,6 +196,57 @@ describe("strictness", () => {
     expect([loose?.severity, strict?.severity]).toEqual(["warning", "error"]);
     expect(check(tools).ok).toBe(true);
     expect(check(tools, { strict: true }).ok).toBe(false);
+  });
+});
+
+describe("a credential written into a manifest", () => {
+  const found = (tools: Tool[]) => check(tools).findings.filter((f) => f.rule === "security/secret-literal");
+  // Built here, not written out: a scanner of this repository must not find a key in its tests.
+  const samples: [string, string][] = [
+    ["GitHub token", "ghp_" + "aB3".repeat(12)],
+    ["GitHub token", "github_pat_" + "11AB".repeat(6) + "_" + "x".repeat(59)],
+    ["GitLab token", "glpat-" + "Zx_9".repeat(5)],
+    ["npm token", "npm_" + "k".repeat(36)],
+    ["PyPI token", "pypi-AgE" + "Ii".repeat(30)],
+    ["Slack token", "xoxb-" + "1234567890-abcdef"],
+    ["Slack webhook URL", "https://hooks.slack.com/services/T00000000/B00000000/" + "X".repeat(24)],
+    ["AWS access key id", "AKIA" + "ABCDEFGHIJKLMNOP"],
+    ["Google API key", "AIza" + "S".repeat(35)],
+    ["Anthropic API key", "sk-ant-api03-" + "q".repeat(40)],
+    ["OpenAI API key", "sk-proj-" + "Q".repeat(40)],
+    ["Stripe secret key", "sk_" + "live_" + "4".repeat(24)],
+    ["JSON Web Token", "eyJ" + "hbGciOiJIUzI1NiJ9" + ".eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0" + "." + "s".repeat(43)],
+    ["private key", "-----BEGIN OPENSSH " + "PRIVATE KEY-----\nb3BlbnNzaA==\n-----END OPENSSH PRIVATE KEY-----"],
+  ];
+
+  test.each(samples)("a %s is an error at its field, shown by its first four characters only", (kind, value) => {
+    const tool = api(`  url: https://api.test/v1\n  headers:\n    Authorization: ${JSON.stringify(`Bearer ${value}`)}\n`);
+    const [finding, ...more] = found([tool]);
+    expect(more).toEqual([]);
+    expect([finding!.severity, finding!.line]).toEqual(["error", 8]);
+    expect(finding!.message).toStartWith(`config.headers.Authorization holds what looks like a ${kind} (${value.slice(0, 4)}…)`);
+    expect(JSON.stringify(finding)).not.toContain(value.slice(0, 12));
+    expect(check([tool]).ok).toBe(false);
+  });
+
+  test("the hint names the variable to set when the value is a config.env entry", () => {
+    const hints = (env: string) => found([script(`  env: { ${env}: ${"npm_" + "k".repeat(36)} }\n`)]).map((f) => f.hint);
+    expect(hints("NPM_TOKEN")).toEqual([expect.stringContaining('write NPM_TOKEN: "${NPM_TOKEN}" and set NPM_TOKEN where kiwi runs')]);
+    expect(hints("REGISTRY_AUTH")).toEqual([expect.stringContaining("(and list REGISTRY_AUTH in config.secrets)")]);
+  });
+
+  test("anywhere in any dialect: an argument, a nested value, a magray field", () => {
+    const key = "AKIA" + "Z".repeat(16);
+    expect(found([script(`  args: ['--key', '${key}']\n  extra: { deep: [{ k: '${key}' }] }\n`)]).map((f) => f.message.slice(0, f.message.indexOf(" holds")))).toEqual(["config.args.1", "config.extra.deep.0.k"]);
+    expect(found([magray({ description: `uses ${key}` }, ["bin/run"])]).map((f) => [f.file, f.line])).toEqual([[".ai/tools/mg/tool.json", 6]]);
+  });
+
+  test("a reference, a placeholder, a short look-alike or a truncated example is no finding", () => {
+    const tools = [
+      script("  env: { GH_TOKEN: '${GH_TOKEN}', OPENAI_API_KEY: '${OPENAI_API_KEY}' }\n  args: ['sk-learn', 'ghp_...', 'AKIA...', 'xoxb-', 'eyJhbGciOi']\n"),
+      yaml(".ai/tools/doc.md", "tool_id: doc\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: 'Set GH_TOKEN to a token (ghp_…) in your environment'\n", [], "markdown"),
+    ];
+    expect(found(tools)).toEqual([]);
   });
 });
 
