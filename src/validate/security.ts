@@ -67,6 +67,7 @@ export function checkSecurity(tool: Tool, ctx: LayerContext): Finding[] {
   risky(tool, ctx, out);
   secretArgs(tool, ctx, out);
   credentials(tool, tool.doc, [], out, 0);
+  secretValues(tool, ctx, out);
   paths(tool, ctx, out);
   return out;
 }
@@ -269,6 +270,59 @@ function mayHold(value: unknown): boolean {
 
 /** No credential above is shorter (an AWS key id and a Slack token are 15 to 20 characters); most of a manifest's strings are. */
 const MIN_CREDENTIAL_LENGTH = 15;
+
+/** HTTP headers that carry credentials, besides any whose name says token, secret or key. */
+const SECRET_HEADER = /^(?:authorization|proxy-authorization|cookie)$|token|secret|api[-_]?key|auth/i;
+
+/** A scheme before a header's credential ("Bearer abc…"): the credential is what follows. */
+const AUTH_SCHEME = /^(?:bearer|basic|token|bot|apikey|digest)\s+/i;
+
+/**
+ * A literal, random-looking value under a name that says it is secret (a config.env variable as
+ * exec treats one, or a credential header): gitleaks' generic-key rule, a keyword and entropy.
+ * A value with a `${VAR}` reference, a URL, a path, a short or low-entropy value (a word, a
+ * number, a header name) is left alone, and so is one with a known credential's form
+ * (secret-literal's).
+ */
+function secretValues(tool: Tool, ctx: LayerContext, out: Finding[]): void {
+  const config = isRecord(tool.doc.config) ? tool.doc.config : undefined;
+  if (!config) return;
+  const declared = new Set(Array.isArray(config.secrets) ? config.secrets.filter((s): s is string => typeof s === "string") : []);
+  const fields: [string, string, unknown][] = [];
+  if (isRecord(config.env)) for (const [name, value] of Object.entries(config.env)) if (declared.has(name) || SECRET_NAME.test(name)) fields.push(["env", name, value]);
+  if (isRecord(config.headers)) for (const [name, value] of Object.entries(config.headers)) if (SECRET_HEADER.test(name)) fields.push(["headers", name, value]);
+  for (const [where, name, value] of fields) {
+    // A reference, a URL or a path names where the secret is, not the secret.
+    if (typeof value !== "string" || value.includes("${") || value.includes("://") || /^(?:\.{0,2}\/|~\/)/.test(value)) continue;
+    const secret = where === "headers" ? value.replace(AUTH_SCHEME, "") : value;
+    if (!looksRandom(secret) || ANY_CREDENTIAL.test(value)) continue;
+    const pointer = `/config/${where}/${seg(name)}`;
+    out.push(
+      toolFinding(
+        tool,
+        "security/secret-value",
+        pointer,
+        `config.${where}.${name} holds a literal value that looks like a secret (${secret.length} random-looking characters, ${secret.slice(0, 2)}…); the manifest is committed with the tool`,
+        `if it is a secret, pass it through the environment: ${where === "env" ? envHint(["config", "env", name]) : `a "\${NAME}" reference in the header (${name}: "${value.length > secret.length ? value.slice(0, value.length - secret.length) : ""}\${NAME}"), NAME set where kiwi runs and listed in config.secrets if its name does not look secret`}; --strict makes this an error`,
+        ctx.strict ? "error" : undefined,
+      ),
+    );
+  }
+}
+
+/**
+ * Long enough, one word, and with the spread of characters a generated key has: at least 16
+ * characters without spaces and a Shannon entropy of 3.5 bits per character or more (a 32-digit
+ * hex key has ~3.9, base64 ~5; English words and identifiers stay under 3.5 at these lengths).
+ */
+function looksRandom(text: string): boolean {
+  if (text.length < 16 || /\s/.test(text)) return false;
+  const counts = new Map<string, number>();
+  for (const c of text) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= (n / text.length) * Math.log2(n / text.length);
+  return bits >= 3.5;
+}
 
 /** How the value reaches the tool instead: under its own name when it is a config.env entry. */
 function envHint(path: readonly (string | number)[]): string {

@@ -142,15 +142,19 @@ describe("kiwi check on a broken tree", () => {
     for (const r of [checked, locked]) expect(r.stdout + r.stderr).not.toContain(token.slice(0, 8));
   });
 
-  test("a token passed as an argument is a warning at its line, an error with --strict; the same token in config.env is none", async () => {
+  test("a token passed as an argument is a warning at its line, an error with --strict; the same token in config.env is none; a literal key is a warning", async () => {
     const dir = makeProject({
       ".ai/tools/gh/tool.yaml": "tool_id: gh\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n  args: ['--token', '${GH_TOKEN}']\n",
       ".ai/tools/gh/main.sh": "echo ok\n",
       ".ai/tools/gh2/tool.yaml": "tool_id: gh2\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n  env: { GH_TOKEN: '${GH_TOKEN}' }\n",
       ".ai/tools/gh2/main.sh": "echo ok\n",
+      ".ai/tools/gh3/tool.yaml": "tool_id: gh3\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n  env: { API_KEY: 3f9a7c2e5b8d1f4a6c0e9b7d2a5f8c1e }\n",
+      ".ai/tools/gh3/main.sh": "echo ok\n",
     });
     const loose = await runKiwi(["check", "--json"], { cwd: dir });
     expect(loose.exitCode).toBe(0);
+    const literal = (JSON.parse(loose.stdout) as { findings: { rule: string; file: string; line: number; severity: string }[] }).findings.filter((f) => f.rule === "security/secret-value");
+    expect(literal.map((f) => [f.file, f.line, f.severity])).toEqual([[".ai/tools/gh3/tool.yaml", 7, "warning"]]);
     const findings = (JSON.parse(loose.stdout) as { findings: { rule: string; file: string; line: number; severity: string; message: string }[] }).findings.filter((f) => f.rule === "security/secret-in-args");
     expect(findings.map((f) => [f.file, f.line, f.severity])).toEqual([[".ai/tools/gh/tool.yaml", 7, "warning"]]);
     expect(findings[0]!.message).toContain("config.args[1] passes ${GH_TOKEN}");

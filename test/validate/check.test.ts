@@ -109,6 +109,7 @@ const rows: Row[] = [
   ["security/limits-high", () => [script("limits: { memory_mb: 512 }\n")], () => [script("limits: { memory_mb: 1024 }\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/risky-combination", () => [script("requires: [shell.execute, { fs.read: [./d] }]\n")], () => [script("requires: [shell.execute, { net.outbound: [x.test] }, { fs.write: [./out] }]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/secret-literal", () => [script("  env: { GH_TOKEN: '${GH_TOKEN}' }\n")], () => [script(`  env: { GH_TOKEN: ${"ghp_" + "x7".repeat(18)} }\n`)], ".ai/tools/proc/tool.yaml", 7],
+  ["security/secret-value", () => [script("  env: { API_KEY: '${API_KEY}', PASSWORD_MIN_LENGTH: '8' }\n")], () => [script("  env: { API_KEY: 3f9a7c2e5b8d1f4a6c0e9b7d2a5f8c1e }\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/secret-in-args", () => [script("  env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' }\n  args: ['--repo', '${REPO}']\n")], () => [script("  args: ['--token', '${GITHUB_TOKEN}']\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/path", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: ../../etc/passwd\n")], ".ai/tools/p/tool.yaml", 6],
   ["security/path", () => [magray({}, ["bin/run"])], () => [magray({ entry_point: "/usr/bin/env" })], ".ai/tools/mg/tool.json", 5],
@@ -189,6 +190,7 @@ describe("strictness", () => {
     ["security/limits-high", [script("limits: { memory_mb: 1024 }\n")]],
     ["security/risky-combination", [script("requires: [shell.execute, { net.outbound: [x.test] }, { fs.write: [./out] }]\n")]],
     ["security/secret-in-args", [script("  args: ['--token=${API_KEY}']\n")]],
+    ["security/secret-value", [script("  env: { DB_PASSWORD: 'my-super-secret-password' }\n")]],
     ["child-schema/missing", [runtime("executor: subprocess\nconfig: { command: ruby }\n", "ruby_runtime"), rubyScript()]],
   ])("--strict makes %s an error", (rule, tools) => {
     const loose = check(tools).findings.find((f) => f.rule === rule);
@@ -247,6 +249,39 @@ describe("a credential written into a manifest", () => {
       yaml(".ai/tools/doc.md", "tool_id: doc\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: 'Set GH_TOKEN to a token (ghp_…) in your environment'\n", [], "markdown"),
     ];
     expect(found(tools)).toEqual([]);
+  });
+});
+
+describe("a literal value under a secret's name", () => {
+  const found = (tools: Tool[]) => check(tools).findings.filter((f) => f.rule === "security/secret-value");
+
+  test("a random-looking literal in a secret variable or a credential header is a warning naming the field, its length and two characters", () => {
+    const tools = [
+      script("  env:\n    SIGNING_SECRET: Zx8kP2mQ9vL4nR7tW1yB5cD3\n    REPORT_CREDENTIALS: dGhpcyBpcyBhIHNlY3JldCBrZXk=\n    DSN: 9b7d2a5f8c1e3f9a7c2e5b8d1f4a6c0e\n  secrets: [DSN]\n"),
+      api("  url: https://api.test/v1\n  headers:\n    Authorization: Bearer Zx8kP2mQ9vL4nR7tW1yB5cD3\n    X-Api-Key: 1234567890abcdef\n    Accept: 3f9a7c2e5b8d1f4a6c0e9b7d2a5f8c1e\n"),
+    ];
+    expect(found(tools).map((f) => [f.file, f.line, f.severity, f.message.slice(0, f.message.indexOf(";"))])).toEqual([
+      [".ai/tools/proc/tool.yaml", 8, "warning", "config.env.SIGNING_SECRET holds a literal value that looks like a secret (24 random-looking characters, Zx…)"],
+      [".ai/tools/proc/tool.yaml", 9, "warning", "config.env.REPORT_CREDENTIALS holds a literal value that looks like a secret (28 random-looking characters, dG…)"],
+      [".ai/tools/proc/tool.yaml", 10, "warning", "config.env.DSN holds a literal value that looks like a secret (32 random-looking characters, 9b…)"],
+      [".ai/tools/weather.yaml", 8, "warning", "config.headers.Authorization holds a literal value that looks like a secret (24 random-looking characters, Zx…)"],
+      [".ai/tools/weather.yaml", 9, "warning", "config.headers.X-Api-Key holds a literal value that looks like a secret (16 random-looking characters, 12…)"],
+    ]);
+    expect(found(tools)[0]!.hint).toContain('write SIGNING_SECRET: "${SIGNING_SECRET}"');
+    expect(found(tools)[3]!.hint).toContain('(Authorization: "Bearer ${NAME}")');
+    expect(JSON.stringify(found(tools))).not.toContain("Zx8kP2");
+  });
+
+  test("a reference, a URL, a path, a word, a number, a header name or a known credential (secret-literal's) is no warning", () => {
+    const key = "ghp_" + "Zx8kP2mQ9vL4nR7tW1yB5cD3" + "q7Wm4Rt8Yp2K";
+    const tools = [
+      script(
+        `  env:\n    GH_TOKEN: '\${GH_TOKEN}'\n    TOKEN_URL: https://auth.test/oauth2/token\n    API_KEY_FILE: /run/secrets/api_key_for_the_service\n    PASSWORD_MIN_LENGTH: '12'\n    API_KEY_HEADER: X-Api-Key\n    TOKEN_SCOPES: repo,read:org,workflow\n    PLACEHOLDER_TOKEN: xxxxxxxxxxxxxxxxxxxxxxxx\n    OTHER_TOKEN: ${key}\n    LOG_LEVEL: 9b7d2a5f8c1e3f9a7c2e5b8d1f4a6c0e\n`,
+      ),
+      api("  url: https://api.test/v1\n  headers:\n    Authorization: 'Bearer ${TOKEN}'\n    Accept: application/json\n"),
+    ];
+    expect(found(tools)).toEqual([]);
+    expect(check(tools).findings.filter((f) => f.rule === "security/secret-literal").length).toBe(1);
   });
 });
 
