@@ -180,7 +180,7 @@ function risky(tool: Tool, ctx: LayerContext, out: Finding[]): void {
 function secretArgs(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   const config = isRecord(tool.doc.config) ? tool.doc.config : undefined;
   if (!config) return;
-  const declared = new Set(Array.isArray(config.secrets) ? config.secrets.filter((s): s is string => typeof s === "string") : []);
+  const declared = declaredSecrets(config);
   const written = chosenSpelling(tool.doc, ARGS_SPELLINGS);
   // [pointer, the field as the message names it, its value]
   const fields: [string, string, unknown][] = [["/config/command", "config.command", config.command]];
@@ -287,7 +287,7 @@ const AUTH_SCHEME = /^(?:bearer|basic|token|bot|apikey|digest)\s+/i;
 function secretValues(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   const config = isRecord(tool.doc.config) ? tool.doc.config : undefined;
   if (!config) return;
-  const declared = new Set(Array.isArray(config.secrets) ? config.secrets.filter((s): s is string => typeof s === "string") : []);
+  const declared = declaredSecrets(config);
   const fields: [string, string, unknown][] = [];
   if (isRecord(config.env)) for (const [name, value] of Object.entries(config.env)) if (declared.has(name) || SECRET_NAME.test(name)) fields.push(["env", name, value]);
   if (isRecord(config.headers)) for (const [name, value] of Object.entries(config.headers)) if (SECRET_HEADER.test(name)) fields.push(["headers", name, value]);
@@ -313,7 +313,9 @@ function secretValues(tool: Tool, ctx: LayerContext, out: Finding[]): void {
 /**
  * Long enough, one word, and with the spread of characters a generated key has: at least 16
  * characters without spaces and a Shannon entropy of 3.5 bits per character or more (a 32-digit
- * hex key has ~3.9, base64 ~5; English words and identifiers stay under 3.5 at these lengths).
+ * hex key has ~3.9, base64 ~5). A word, a number or a repeated pattern stays under it; words
+ * joined into a phrase may not (development_secret_key_base has 3.7), which under a secret's name
+ * is a committed secret all the same.
  */
 function looksRandom(text: string): boolean {
   if (text.length < 16 || /\s/.test(text)) return false;
@@ -322,6 +324,11 @@ function looksRandom(text: string): boolean {
   let bits = 0;
   for (const n of counts.values()) bits -= (n / text.length) * Math.log2(n / text.length);
   return bits >= 3.5;
+}
+
+/** The names `config.secrets` lists. */
+function declaredSecrets(config: Record<string, unknown>): ReadonlySet<string> {
+  return new Set(Array.isArray(config.secrets) ? config.secrets.filter((s): s is string => typeof s === "string") : []);
 }
 
 /** How the value reaches the tool instead: under its own name when it is a config.env entry. */
