@@ -20,9 +20,9 @@ export function readFlagSources(flags: ParamFlags): ParamSources {
   const given = flags.params !== undefined && flags.params !== "-" ? flags.params : undefined;
   // The flag that asks for stdin, unless --params gives the JSON itself; a message names both.
   const stdinFlag = given !== undefined ? undefined : flags.params === "-" ? "--params -" : flags.paramsFile === "-" ? "--params-file -" : undefined;
-  const json = given ?? (stdinFlag ? { json: readAll(0, "stdin"), jsonFrom: `the JSON on stdin (${stdinFlag})` } : undefined);
+  const json = given !== undefined ? { json: given } : stdinFlag ? { json: readAll(0, "stdin"), jsonFrom: `the JSON on stdin (${stdinFlag})` } : {};
   const file = flags.paramsFile !== undefined && flags.paramsFile !== "-" ? { path: flags.paramsFile, text: readAll(flags.paramsFile, `--params-file ${flags.paramsFile}`) } : undefined;
-  return { ...(typeof json === "string" ? { json } : json), ...(file ? { file } : {}), pairs: flags.pairs };
+  return { ...json, ...(file ? { file } : {}), pairs: flags.pairs };
 }
 
 /** Stdin is a pipe, file or socket (not a terminal, not /dev/null): it may carry JSON parameters. */

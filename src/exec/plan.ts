@@ -12,7 +12,7 @@ import { mergeLimits, resolveLimits } from "../manifest/run-limits.ts";
 import { mergeConfigs } from "./merge.ts";
 import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
 import { type ParamViolation, assertNoViolations } from "./params.ts";
-import { SECRET_NAME, referencedEnv } from "../schema/placeholders.ts";
+import { declaredSecrets, referencedSecrets } from "../schema/placeholders.ts";
 import { type TemplateScope, assertEnvPresent, expandString, renderConfigText } from "./template.ts";
 import { WASI_COMMAND } from "../wasm/wasi-command.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
@@ -219,11 +219,11 @@ function exactConfig(tool: PlanTool): Record<string, unknown> {
 
 /** Names declared in `config.secrets` plus every referenced `${VAR}` whose name looks secret. */
 export function secretNames(config: Record<string, unknown>): string[] {
-  const names = new Set<string>();
-  if (Array.isArray(config.secrets)) for (const s of config.secrets) if (typeof s === "string") names.add(s);
+  const declared = declaredSecrets(config);
+  const names = new Set(declared);
   const walk = (v: unknown) => {
     if (typeof v === "string") {
-      for (const name of referencedEnv(v)) if (SECRET_NAME.test(name)) names.add(name);
+      for (const name of referencedSecrets(v, declared)) names.add(name);
     } else if (Array.isArray(v)) v.forEach(walk);
     else if (isRecord(v)) Object.values(v).forEach(walk);
   };

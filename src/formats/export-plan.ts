@@ -6,7 +6,7 @@ import type { Tool } from "../manifest/model.ts";
 import { PLUGIN_MCP_SCHEMA, PLUGIN_SCHEMA } from "../manifest/plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { SERVER_JSON_SCHEMA } from "./server-json.ts";
-import { SECRET_NAME } from "../schema/placeholders.ts";
+import { declaredSecrets, isSecretName } from "../schema/placeholders.ts";
 
 export const EXPORT_FORMATS = ["skill", "plugin", "server.json"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -64,7 +64,7 @@ export function exportServerJson(tool: Tool, registryName: string, notes: string
   if (tool.type !== "mcp_server") throw refuse(tool, `a ${tool.type} tool is not an MCP server`, "server.json describes MCP servers");
   if (!/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/.test(registryName)) throw new KiwiError("E_USAGE", `--name ${JSON.stringify(registryName)} is not a registry name`, { hint: "write it as io.github.<owner>/<server>" });
   const c = tool.config;
-  const secrets = new Set(Array.isArray(c.secrets) ? (c.secrets as string[]) : []);
+  const secrets = declaredSecrets(c);
   const doc: Record<string, unknown> = { $schema: `https://static.modelcontextprotocol.io/schemas/${SERVER_JSON_SCHEMA}/server.schema.json`, name: registryName };
   let description = tool.description ?? tool.id;
   if (description.length > 100) {
@@ -173,7 +173,7 @@ function unescape(text: string): string {
 /** A kiwi argument as a server.json positional: `${X}` is a required user input, anything else a fixed value. */
 function argumentOf(arg: string, secrets: ReadonlySet<string>): Record<string, unknown> {
   const whole = /^\$\{([A-Za-z_]\w*)\}$/.exec(arg);
-  if (whole) return { type: "positional", valueHint: whole[1]!.toLowerCase(), isRequired: true, ...(isSecret(whole[1]!, secrets) ? { isSecret: true } : {}) };
+  if (whole) return { type: "positional", valueHint: whole[1]!.toLowerCase(), isRequired: true, ...(isSecretName(whole[1]!, secrets) ? { isSecret: true } : {}) };
   return withVariables({ type: "positional" }, arg, secrets);
 }
 
@@ -182,7 +182,7 @@ function keyValues(map: unknown, secrets: ReadonlySet<string>): Record<string, u
   return Object.entries(map as Record<string, unknown>).map(([name, raw]) => {
     const value = String(raw);
     const whole = /^\$\{([A-Za-z_]\w*)\}$/.exec(value);
-    if (whole && whole[1] === name) return { name, isRequired: true, ...(isSecret(name, secrets) ? { isSecret: true } : {}) };
+    if (whole && whole[1] === name) return { name, isRequired: true, ...(isSecretName(name, secrets) ? { isSecret: true } : {}) };
     return withVariables({ name }, value, secrets);
   });
 }
@@ -191,14 +191,10 @@ function keyValues(map: unknown, secrets: ReadonlySet<string>): Record<string, u
 function withVariables(base: Record<string, unknown>, value: string, secrets: ReadonlySet<string>): Record<string, unknown> {
   const variables: Record<string, unknown> = {};
   const text = unescape(value).replace(/\$\{([A-Za-z_]\w*)\}/g, (_m, name: string) => {
-    variables[name.toLowerCase()] = { isRequired: true, ...(isSecret(name, secrets) ? { isSecret: true } : {}) };
+    variables[name.toLowerCase()] = { isRequired: true, ...(isSecretName(name, secrets) ? { isSecret: true } : {}) };
     return `{${name.toLowerCase()}}`;
   });
   return { ...base, value: text, ...(Object.keys(variables).length > 0 ? { variables } : {}) };
-}
-
-function isSecret(name: string, secrets: ReadonlySet<string>): boolean {
-  return secrets.has(name) || SECRET_NAME.test(name);
 }
 
 function stripFrontMatter(text: string): string {

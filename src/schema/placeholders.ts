@@ -26,9 +26,19 @@ export function referencedParams(template: string): string[] {
  */
 export const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|CREDENTIAL)/i;
 
-/** The secret names a template references: named in `declared` (config.secrets) or looking secret (SECRET_NAME). */
+/** The names a config's `secrets` list declares (anything but strings ignored). */
+export function declaredSecrets(config: Record<string, unknown>): ReadonlySet<string> {
+  return new Set(Array.isArray(config.secrets) ? config.secrets.filter((s): s is string => typeof s === "string") : []);
+}
+
+/** Whether an environment name is a secret: declared (config.secrets) or looking secret (SECRET_NAME). */
+export function isSecretName(name: string, declared: ReadonlySet<string>): boolean {
+  return declared.has(name) || SECRET_NAME.test(name);
+}
+
+/** The secret names a template references (isSecretName). */
 export function referencedSecrets(template: string, declared: ReadonlySet<string>): string[] {
-  return referencedEnv(template).filter((name) => declared.has(name) || SECRET_NAME.test(name));
+  return referencedEnv(template).filter((name) => isSecretName(name, declared));
 }
 
 /** The environment variable names a template references. */

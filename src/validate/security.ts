@@ -10,7 +10,7 @@ import { type LayerContext, normalizeRel, seg, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ALIAS_GROUPS, chosenSpelling } from "../manifest/aliases.ts";
-import { SECRET_NAME, referencedSecrets } from "../schema/placeholders.ts";
+import { SECRET_NAME, declaredSecrets, isSecretName, referencedSecrets } from "../schema/placeholders.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
 export const LIMIT_BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string }> = {
@@ -289,7 +289,7 @@ function secretValues(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   if (!config) return;
   const declared = declaredSecrets(config);
   const fields: [string, string, unknown][] = [];
-  if (isRecord(config.env)) for (const [name, value] of Object.entries(config.env)) if (declared.has(name) || SECRET_NAME.test(name)) fields.push(["env", name, value]);
+  if (isRecord(config.env)) for (const [name, value] of Object.entries(config.env)) if (isSecretName(name, declared)) fields.push(["env", name, value]);
   if (isRecord(config.headers)) for (const [name, value] of Object.entries(config.headers)) if (SECRET_HEADER.test(name)) fields.push(["headers", name, value]);
   for (const [where, name, value] of fields) {
     // A reference, a URL or a path names where the secret is, not the secret.
@@ -303,11 +303,16 @@ function secretValues(tool: Tool, ctx: LayerContext, out: Finding[]): void {
         "security/secret-value",
         pointer,
         `config.${where}.${name} holds a literal value that looks like a secret (${secret.length} random-looking characters, ${secret.slice(0, 2)}…); the manifest is committed with the tool`,
-        `if it is a secret, pass it through the environment: ${where === "env" ? envHint(["config", "env", name]) : `a "\${NAME}" reference in the header (${name}: "${value.length > secret.length ? value.slice(0, value.length - secret.length) : ""}\${NAME}"), NAME set where kiwi runs and listed in config.secrets if its name does not look secret`}; --strict makes this an error`,
+        `if it is a secret, pass it through the environment: ${where === "env" ? envHint(["config", "env", name]) : headerHint(name, value.slice(0, value.length - secret.length))}; --strict makes this an error`,
         ctx.strict ? "error" : undefined,
       ),
     );
   }
+}
+
+/** How a header's credential reaches it instead: a reference after the header's scheme, if any. */
+function headerHint(header: string, scheme: string): string {
+  return `a "\${NAME}" reference in the header (${header}: "${scheme}\${NAME}"), NAME set where kiwi runs and listed in config.secrets if its name does not look secret`;
 }
 
 /**
@@ -324,11 +329,6 @@ function looksRandom(text: string): boolean {
   let bits = 0;
   for (const n of counts.values()) bits -= (n / text.length) * Math.log2(n / text.length);
   return bits >= 3.5;
-}
-
-/** The names `config.secrets` lists. */
-function declaredSecrets(config: Record<string, unknown>): ReadonlySet<string> {
-  return new Set(Array.isArray(config.secrets) ? config.secrets.filter((s): s is string => typeof s === "string") : []);
 }
 
 /** How the value reaches the tool instead: under its own name when it is a config.env entry. */
