@@ -22,6 +22,7 @@ export async function runStagedCheck(context: Context, options: { files: string[
   const started = ctx.now();
   const projects = await checkStaged({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, now: ctx.now, strict: options.strict, files: options.files });
   const findings = projects.flatMap((p) => p.check.findings.map((f) => relocate(f, p.root, ctx.cwd)));
+  const ignored = projects.flatMap((p) => p.check.ignored.map((f) => relocate(f, p.root, ctx.cwd)));
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of findings) counts[f.severity]++;
   const toolsChecked = projects.reduce((n, p) => n + p.check.toolsChecked, 0);
@@ -29,17 +30,17 @@ export async function runStagedCheck(context: Context, options: { files: string[
   const code = counts.error > 0 ? 1 : lockProblem ? lockProblem.exitCode : 0;
 
   if (options.format === "sarif") {
-    showJson(sarifDocument(findings, pkg.version));
+    showJson(sarifDocument(findings, pkg.version, ignored));
     return code;
   }
   if (options.format === "json") {
-    showJson({ ...findingsDocument(findings, { toolsChecked, counts }), ok: code === 0, staged: projects.map((p) => projectDocument(p, ctx.cwd)) });
+    showJson({ ...findingsDocument(findings, { toolsChecked, counts }, ignored), ok: code === 0, staged: projects.map((p) => projectDocument(p, ctx.cwd)) });
     return code;
   }
   const text = renderFindingsHuman(findings, ctx);
   if (text) showResult(text);
   for (const p of projects) showProjectNotes(p, ctx);
-  showNote(`${renderFindingsSummary({ toolsChecked, counts, elapsedMs: ctx.now() - started }, ctx, lockProblem !== undefined).trimEnd()}${scopeNote(projects)}`);
+  showNote(`${renderFindingsSummary({ toolsChecked, counts, elapsedMs: ctx.now() - started, ignored: ignored.length }, ctx, lockProblem !== undefined).trimEnd()}${scopeNote(projects)}`);
   if (lockProblem && counts.error === 0) throw lockProblem;
   if (lockProblem) showNote(`${colors(ctx).red("✖")} ${lockProblem.message}\n  hint: ${lockProblem.hint}`);
   return code;
@@ -89,7 +90,7 @@ function projectDocument(p: StagedProject, cwd: string): Record<string, unknown>
 }
 
 /** A finding's file, relative to where kiwi was started (projects below it keep their prefix). */
-function relocate(f: Finding, root: string, cwd: string): Finding {
+function relocate<F extends Finding>(f: F, root: string, cwd: string): F {
   if (root === cwd || f.file.startsWith("<")) return f;
   return { ...f, file: display(join(root, f.file), cwd) };
 }

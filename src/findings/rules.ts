@@ -6,6 +6,12 @@ export interface RuleInfo {
   severity: Severity;
   /** True when `--strict` turns the rule's warnings into errors. */
   strict?: true;
+  /**
+   * True for an error a `# kiwi-ignore:` comment may let through: one about what the manifest's
+   * text looks like (an example key), never one kiwi cannot lock or run past. Warnings and infos
+   * always may (isIgnorable).
+   */
+  ignorable?: true;
   description: string;
   /** A short example of input that triggers the rule. */
   example: string;
@@ -98,7 +104,7 @@ export const RULES = {
   "security/capability-unscoped": { severity: "warning", description: "A filesystem or network capability names no paths or hosts, so it grants everything.", example: "requires: [net.outbound]" },
   "security/limits": { severity: "error", description: "A resource limit is outside its documented bounds.", example: "runtime_config: { max_memory_mb: 4096 }" },
   "security/limits-high": { severity: "warning", strict: true, description: "A memory or time limit is above the strict threshold (512 MB, 120 s).", example: "limits: { memory_mb: 1024 }" },
-  "security/secret-literal": { severity: "error", description: "A value in the manifest has the form of a known credential (a GitHub, GitLab, npm, PyPI, Slack, AWS, Google, OpenAI, Anthropic or Stripe key, a JWT, a private key): the manifest is committed with the tool.", example: "config: { env: { GH_TOKEN: ghp_… } }" },
+  "security/secret-literal": { severity: "error", ignorable: true, description: "A value in the manifest has the form of a known credential (a GitHub, GitLab, npm, PyPI, Slack, AWS, Google, OpenAI, Anthropic or Stripe key, a JWT, a private key): the manifest is committed with the tool.", example: "config: { env: { GH_TOKEN: ghp_… } }" },
   "security/secret-value": { severity: "warning", strict: true, description: "A config.env variable or an HTTP header whose name says it is secret holds a literal, random-looking value instead of a ${VAR} reference: most likely a key, committed with the tool.", example: "config: { env: { API_KEY: 3f9a7c2e5b8d1f4a6c0e9b7d2a5f8c1e } }" },
   "security/secret-in-args": { severity: "warning", strict: true, description: "A secret (a ${VAR} whose name looks secret, or one config.secrets names) is passed as a command-line argument, which any local user can read in /proc; config.env keeps it out of sight.", example: 'config: { args: ["--token", "${GITHUB_TOKEN}"] }' },
   "security/risky-combination": { severity: "warning", strict: true, description: "The tool asks for shell, network and filesystem access together.", example: "requires: [shell.execute, net.outbound, fs.write]" },
@@ -128,6 +134,9 @@ export const RULES = {
   "parameters/format": { severity: "error", description: "format is not uuid, email, uri or date-time, or is set on a non-string.", example: "format: phone" },
   "parameters/file": { severity: "error", description: "parameters names a file that is not in the tool's folder, cannot be read, or holds neither a parameters list nor a JSON Schema.", example: "parameters: params.yaml  # no such file" },
   "parameters/unknown-field": { severity: "warning", description: "A parameter declaration has a field kiwi does not know (often a typo).", example: "requried: true" },
+  // Ignore comments (src/validate/ignores.ts)
+  "ignore/invalid": { severity: "warning", description: "A `# kiwi-ignore:` comment names no rule, something that is not a rule id, a rule kiwi does not have, or an error that cannot be ignored: it ignores nothing of that.", example: "# kiwi-ignore: security/secret-litteral" },
+  "ignore/unused": { severity: "warning", description: "A `# kiwi-ignore:` comment names a rule that reports nothing on the line it covers: the finding is gone (or the comment is on the wrong line), and the comment would hide a new one.", example: "GH_TOKEN: ${GH_TOKEN}  # kiwi-ignore: security/secret-literal" },
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleId = keyof typeof RULES;
@@ -135,6 +144,15 @@ export type RuleId = keyof typeof RULES;
 /** The rule's metadata; unknown ids (a bug) fall back to an error so nothing is hidden. */
 export function ruleInfo(id: string): RuleInfo {
   return (RULES as Record<string, RuleInfo>)[id] ?? { severity: "error", description: id, example: "" };
+}
+
+/**
+ * Whether a `# kiwi-ignore:` comment may let a finding of this rule through: warnings and infos, and
+ * the errors the table marks ignorable. Not the ignore rules themselves, and not an unknown id.
+ */
+export function isIgnorable(id: string): boolean {
+  const info = (RULES as Record<string, RuleInfo>)[id];
+  return info !== undefined && !id.startsWith("ignore/") && (info.severity !== "error" || info.ignorable === true);
 }
 
 /** Every rule id, in table order. */
@@ -147,7 +165,7 @@ export function renderRulesMarkdown(): string {
   const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, "<br>");
   const lines = ["| Rule | Severity | What it means | Example |", "| --- | --- | --- | --- |"];
   for (const [id, info] of Object.entries(RULES) as [string, RuleInfo][]) {
-    const severity = info.strict ? `${info.severity} (error with --strict)` : info.severity;
+    const severity = info.strict ? `${info.severity} (error with --strict)` : info.ignorable ? `${info.severity} (ignorable)` : info.severity;
     lines.push(`| \`${id}\` | ${severity} | ${cell(info.description)} | <code>${cell(escapeHtml(info.example))}</code> |`);
   }
   return `${lines.join("\n")}\n`;

@@ -20,6 +20,11 @@ export interface Finding {
   hint?: string;
 }
 
+/** A finding a `# kiwi-ignore:` comment let through (validate/ignores.ts): which comment, and why. */
+export interface IgnoredFinding extends Finding {
+  ignoredBy: { line: number; reason?: string };
+}
+
 /** The verdict shape of every check and verify function. */
 export interface Verdict {
   ok: boolean;

@@ -182,6 +182,7 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
     manifestFile: file,
     files: listToolFiles(root, dir, findings, listing),
     locate,
+    ...(parsed.ignores ? { ignores: parsed.ignores } : {}),
   };
 }
 
@@ -357,6 +358,7 @@ function assembleTool(root: string, manifestAbs: string, form: ManifestForm, par
     manifestFile: toProjectPath(root, manifestAbs),
     files,
     locate: parsed.locate,
+    ...(parsed.ignores ? { ignores: parsed.ignores } : {}),
   };
 }
 
@@ -440,11 +442,12 @@ function parseFile(root: string, abs: string, syntax: ManifestSyntax, findings: 
         fresh ??= parseManifestBytes(readFileSync(abs), syntax) as ParsedManifest;
         return fresh.locate(pointer);
       };
-      return { value: cached, locate, warnings: [] };
+      const ignores = parseCache?.ignoresOf(file);
+      return { value: cached, locate, warnings: [], ...(ignores ? { ignores } : {}) };
     }
     const parsed = parseManifestBytes(readFileSync(abs), syntax);
     if (parsed === "none") parseCache?.set(file, stat, null);
-    else if (parsed.warnings.length === 0) parseCache?.set(file, stat, parsed.value);
+    else if (parsed.warnings.length === 0) parseCache?.set(file, stat, parsed.value, parsed.ignores);
     else for (const w of parsed.warnings) findings.push(problemFinding(file, w));
     return parsed;
   } catch (error) {

@@ -3,6 +3,7 @@
 import { type CanonicalValue } from "../integrity/value.ts";
 import { computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
 import { ParseProblem, type Position } from "../integrity/parse-problem.ts";
+import { type IgnoreDirective, ignoreDirectives } from "./ignore-comments.ts";
 import { parsePythonModuleMetadata } from "./python-module.ts";
 import { parseYaml } from "./yaml.ts";
 
@@ -16,6 +17,8 @@ export interface ParsedManifest {
   locate: (pointer: string) => Position | undefined;
   /** Non-fatal problems (duplicate JSON keys). */
   warnings: ParseProblem[];
+  /** Its `# kiwi-ignore:` comments, when it has any (JSON has no comments). */
+  ignores?: IgnoreDirective[];
 }
 
 
@@ -120,7 +123,7 @@ function parseJsonManifest(text: string): ParsedManifest {
 function parseYamlManifest(text: string, lineOffset: number, columnOffset: number): ParsedManifest {
   try {
     const result = parseYaml(text, lineOffset, columnOffset);
-    return { value: result.value, locate: result.locate, warnings: [] };
+    return withIgnores({ value: result.value, locate: result.locate, warnings: [] }, ignoreDirectives(text, lineOffset, columnOffset));
   } catch (error) {
     if (error instanceof RangeError) throw new ParseProblem("parse/too-deep", "invalid YAML: the document is nested too deeply");
     throw error;
@@ -138,7 +141,7 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
   while (i < lines.length && (lines[i]!.trim() === "" || lines[i]!.trimStart().startsWith("#"))) i++;
   const open = lines[i]?.trimStart();
   const quote = open?.startsWith('"""') ? '"""' : open?.startsWith("'''") ? "'''" : undefined;
-  if (!quote || open === undefined) return parsePythonModuleMetadata(text);
+  if (!quote || open === undefined) return pythonModule(text);
   const startLine = i;
   const firstRest = open.slice(open.indexOf(quote) + 3);
   const body: string[] = [];
@@ -161,11 +164,23 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
   }
   // A docstring is a manifest only when it declares tool_type; anything else is prose (a helper's
   // "Usage: python helper.py --url URL", "helper2.py: shared utilities") and the file is no tool.
-  if (!body.some((line) => DECLARES_TOOL_TYPE.test(line))) return parsePythonModuleMetadata(text);
+  if (!body.some((line) => DECLARES_TOOL_TYPE.test(line))) return pythonModule(text);
   if (!closed) throw new ParseProblem("parse/syntax", "the leading docstring is never closed", { line: startLine + 1, column: 1 });
   // Line numbers: body[0] is on startLine+2 unless text followed the opening quotes.
   const firstBodyLine = firstRest.trim() !== "" ? startLine : startLine + 1;
   return fencedYaml(body, firstBodyLine, 0);
+}
+
+/** kiwi_mcp's module variables; the whole module is the manifest, so any of its comments may ignore a finding. */
+function pythonModule(text: string): ParsedManifest | "none" {
+  const parsed = parsePythonModuleMetadata(text);
+  return parsed === "none" ? parsed : withIgnores(parsed, ignoreDirectives(text));
+}
+
+/** The parse with its ignore comments, when it has any (the field stays absent on almost every manifest). */
+function withIgnores(parsed: ParsedManifest, ignores: IgnoreDirective[]): ParsedManifest {
+  if (ignores.length > 0) parsed.ignores = ignores;
+  return parsed;
 }
 
 /** A `tool_type:` key at the start of a line (any indentation): what makes a docstring a manifest. */

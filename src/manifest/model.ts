@@ -3,6 +3,7 @@
 import type { CanonicalValue } from "../integrity/value.ts";
 import type { ToolType } from "../schema/vocabulary.ts";
 import type { Position } from "../integrity/parse-problem.ts";
+import type { IgnoreDirective } from "./ignore-comments.ts";
 
 /** Tool types whose executor must be null (everything else requires one). */
 export const EXECUTORLESS_TYPES: readonly ToolType[] = ["primitive", "knowledge"];
@@ -119,6 +120,11 @@ export interface Tool {
   pointers: Record<string, string>;
   /** Source position of a JSON pointer in the manifest file (keys point at the key). */
   locate: (pointer: string) => Position | undefined;
+  /**
+   * The manifest's `# kiwi-ignore:` comments (manifest/ignore-comments.ts), absent when it has none.
+   * Plain data: the lock index's model key holds it, so a comment added or removed is a changed verdict.
+   */
+  ignores?: IgnoreDirective[];
 }
 
 /** A manifest file kiwi could not turn into a tool, with why. */

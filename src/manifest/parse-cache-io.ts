@@ -13,7 +13,11 @@ import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
 import { parseJsonLossless } from "../integrity/json-lossless.ts";
+import type { IgnoreDirective } from "./ignore-comments.ts";
 import { renderLosslessJson } from "../integrity/canonical.ts";
+
+/** Bumped whenever what an entry holds changes (2: ignore comments), as the kiwi version is between releases. */
+const FORMAT = 2;
 
 /** How recent a change must be for its parse not to be remembered (the stat cache's rule too). */
 const RACY_MS = 2000;
@@ -25,6 +29,8 @@ interface Entry {
   ino: number;
   /** The parsed document, or null when the file had no metadata. */
   value: CanonicalValue | null;
+  /** Its ignore comments, which the document does not hold; absent when it has none. */
+  ignores?: IgnoreDirective[];
 }
 
 /**
@@ -36,8 +42,10 @@ type StoredEntry = Omit<Entry, "value"> & { value?: CanonicalValue | null; lossl
 
 function toStored(e: Entry): StoredEntry {
   // Spelled out, not spread: a cold lock stores a thousand entries (the key order is Entry's).
-  const { size, mtimeMs, ctimeMs, ino, value } = e;
-  return value !== null && needsLossless(value) ? { size, mtimeMs, ctimeMs, ino, lossless: renderLosslessJson(value) } : { size, mtimeMs, ctimeMs, ino, value };
+  const { size, mtimeMs, ctimeMs, ino, value, ignores } = e;
+  const stored: StoredEntry = value !== null && needsLossless(value) ? { size, mtimeMs, ctimeMs, ino, lossless: renderLosslessJson(value) } : { size, mtimeMs, ctimeMs, ino, value };
+  if (ignores) stored.ignores = ignores;
+  return stored;
 }
 
 function fromStored(e: StoredEntry): Entry {
@@ -77,9 +85,9 @@ export class ManifestCache {
     const file = join(cacheDir, "manifests", `${sha256Hex(projectRoot).slice(0, 32)}.json`);
     let entries = new Map<string, Entry>();
     try {
-      const doc = JSON.parse(readFileSync(file, "utf8")) as { kiwi?: unknown; entries?: Record<string, StoredEntry> };
+      const doc = JSON.parse(readFileSync(file, "utf8")) as { kiwi?: unknown; format?: unknown; entries?: Record<string, StoredEntry> };
       // A different kiwi may parse differently: its entries are not reused.
-      if (doc.kiwi === pkg.version && doc.entries && typeof doc.entries === "object") {
+      if (doc.kiwi === pkg.version && doc.format === FORMAT && doc.entries && typeof doc.entries === "object") {
         entries = new Map(Object.entries(doc.entries).map(([path, e]) => [path, fromStored(e)]));
       }
     } catch {
@@ -96,13 +104,20 @@ export class ManifestCache {
     return hit.value;
   }
 
+  /** The ignore comments of a file get() just found unchanged. */
+  ignoresOf(path: string): IgnoreDirective[] | undefined {
+    return this.after.get(path)?.ignores;
+  }
+
   /**
    * Records a fresh parse. A file changed in the last two seconds is not remembered: a second write
    * within the file system's timestamp granularity could leave size and times unchanged.
    */
-  set(path: string, stat: Identity, value: CanonicalValue | null): void {
+  set(path: string, stat: Identity, value: CanonicalValue | null, ignores?: IgnoreDirective[]): void {
     if (Date.now() - stat.mtimeMs < RACY_MS) return;
-    this.after.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, value });
+    const entry: Entry = { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, value };
+    if (ignores) entry.ignores = ignores;
+    this.after.set(path, entry);
     this.dirty = true;
   }
 
@@ -110,7 +125,7 @@ export class ManifestCache {
   save(): void {
     if (!this.file || (!this.dirty && this.after.size === this.before.size)) return;
     const body = [...this.after.entries()].map(([path, e]) => `${JSON.stringify(path)}:${JSON.stringify(toStored(e))}`).join(",\n");
-    const text = `{"kiwi":${JSON.stringify(pkg.version)},"entries":{\n${body}\n}}\n`;
+    const text = `{"kiwi":${JSON.stringify(pkg.version)},"format":${FORMAT},"entries":{\n${body}\n}}\n`;
     try {
       writeFileAtomic(this.file, text);
     } catch {

@@ -120,7 +120,9 @@ export async function hashAndCheck(
   // This thread's own work is done: it hashes what the worker has not reached yet.
   cold?.help?.();
   const tree = hashProjectTools(project, { statCache, onProgress: options.onProgress, manifestIdentities, manifests: cold?.manifests, prehashed: await cold?.prehashed });
-  const integrity = new Map(tree.map((h) => [h.tool.id, h.integrity]));
+  // What a tool's verdict depends on: its integrity, and its ignore comments, which the integrity
+  // (a manifest's canonical form) leaves out: a comment removed must bring its finding back.
+  const integrity = new Map(tree.map((h) => [h.tool.id, h.tool.ignores ? `${h.integrity}\0${JSON.stringify(h.tool.ignores)}` : h.integrity]));
   const verdict = early ?? (integrity.size === tree.length ? checkChangedSince(project, passed!.tools, integrity, { strict: options.strict, childSchemaMemo }) : checkAll());
   childSchemaMemo?.save();
   assertGatePassed(verdict, action);

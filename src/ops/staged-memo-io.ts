@@ -517,5 +517,5 @@ export function writeStagedMemo(key: StagedMemoKey, verdict: StagedVerdict, depe
 function isVerdict(v: unknown): v is StagedVerdict {
   if (typeof v !== "object" || v === null) return false;
   const r = v as Partial<StagedVerdict>;
-  return typeof r.affected === "object" && r.affected !== null && Array.isArray(r.affected.changed) && typeof r.check === "object" && r.check !== null && Array.isArray(r.check.findings) && typeof r.lock === "object" && r.lock !== null && Array.isArray(r.unstaged);
+  return typeof r.affected === "object" && r.affected !== null && Array.isArray(r.affected.changed) && typeof r.check === "object" && r.check !== null && Array.isArray(r.check.findings) && Array.isArray(r.check.ignored) && typeof r.lock === "object" && r.lock !== null && Array.isArray(r.unstaged);
 }

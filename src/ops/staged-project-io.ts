@@ -194,6 +194,7 @@ class Stub implements Tool {
   get fileRequirements() { return this.read().fileRequirements; }
   get pointers() { return this.read().pointers; }
   get locate() { return this.read().locate; }
+  get ignores() { return this.read().ignores; }
 
   toJSON(): Tool {
     return this.read();

@@ -1,7 +1,7 @@
 // Renders findings three ways: human text grouped by file, kiwi's stable JSON document, and SARIF
 // 2.1.0 with stable rule ids and repository-relative URIs. Pure string builders; callers print.
 import type { Context } from "../context.ts";
-import type { Finding, Severity } from "../findings/verdict.ts";
+import type { Finding, IgnoredFinding, Severity } from "../findings/verdict.ts";
 import { RULES, type RuleInfo } from "../findings/rules.ts";
 import { colors } from "./output.ts";
 
@@ -13,6 +13,8 @@ export interface FindingsSummary {
   toolsChecked: number;
   counts: Record<Severity, number>;
   elapsedMs: number;
+  /** How many findings `# kiwi-ignore:` comments let through. */
+  ignored?: number;
 }
 
 /**
@@ -50,10 +52,12 @@ export function renderFindingsSummary(summary: FindingsSummary, ctx: Pick<Contex
   const { error, warning, info } = summary.counts;
   const tools = `${summary.toolsChecked} tool${summary.toolsChecked === 1 ? "" : "s"}`;
   const time = `${Math.round(summary.elapsedMs)} ms`;
-  if (error + warning + info === 0) return blocked ? `· ${tools} checked, no problems in the manifests (${time})\n` : `${c.green("✔")} ${tools} checked, no problems (${time})\n`;
+  // Said every time, so a finding let through is never out of sight.
+  const ignored = summary.ignored ? `, ${summary.ignored} ignored by kiwi-ignore comments` : "";
+  if (error + warning + info === 0) return blocked ? `· ${tools} checked, no problems in the manifests${ignored} (${time})\n` : `${c.green("✔")} ${tools} checked, no problems${ignored} (${time})\n`;
   const parts = [plural(error, "error"), plural(warning, "warning"), plural(info, "info", "infos")];
   const mark = error > 0 ? c.red("✖") : c.yellow("!");
-  return `${mark} ${parts.join(", ")} in ${tools} checked (${time})\n`;
+  return `${mark} ${parts.join(", ")} in ${tools} checked${ignored} (${time})\n`;
 }
 
 /** "1 blob", "2 blobs". */
@@ -61,29 +65,39 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-/** kiwi's JSON form: one document, fixed key order, no absolute paths or times (stable across runs). */
-export function findingsDocument(findings: readonly Finding[], summary: Omit<FindingsSummary, "elapsedMs">): Record<string, unknown> {
+/**
+ * kiwi's JSON form: one document, fixed key order, no absolute paths or times (stable across runs).
+ * `ignored` lists what ignore comments let through, each with the comment's line and reason.
+ */
+export function findingsDocument(findings: readonly Finding[], summary: Omit<FindingsSummary, "elapsedMs" | "ignored">, ignored: readonly IgnoredFinding[] = []): Record<string, unknown> {
   return {
     ok: summary.counts.error === 0,
     tools_checked: summary.toolsChecked,
     counts: { error: summary.counts.error, warning: summary.counts.warning, info: summary.counts.info },
-    findings: findings.map((f) => {
-      const out: Record<string, unknown> = { rule: f.rule, severity: f.severity, file: f.file };
-      if (f.line !== undefined) out.line = f.line;
-      if (f.column !== undefined) out.column = f.column;
-      if (f.pointer !== undefined) out.pointer = f.pointer;
-      if (f.tool !== undefined) out.tool = f.tool;
-      out.message = f.message;
-      if (f.hint !== undefined) out.hint = f.hint;
-      return out;
-    }),
+    findings: findings.map(findingJson),
+    ignored: ignored.map((f) => ({ ...findingJson(f), ignored_by: f.ignoredBy.reason === undefined ? { line: f.ignoredBy.line } : { line: f.ignoredBy.line, reason: f.ignoredBy.reason } })),
   };
+}
+
+function findingJson(f: Finding): Record<string, unknown> {
+  const out: Record<string, unknown> = { rule: f.rule, severity: f.severity, file: f.file };
+  if (f.line !== undefined) out.line = f.line;
+  if (f.column !== undefined) out.column = f.column;
+  if (f.pointer !== undefined) out.pointer = f.pointer;
+  if (f.tool !== undefined) out.tool = f.tool;
+  out.message = f.message;
+  if (f.hint !== undefined) out.hint = f.hint;
+  return out;
 }
 
 const SARIF_LEVEL: Record<Severity, string> = { error: "error", warning: "warning", info: "note" };
 
-/** SARIF 2.1.0: every rule from the rule table (stable index), URIs relative to the project root. */
-export function sarifDocument(findings: readonly Finding[], version: string): Record<string, unknown> {
+/**
+ * SARIF 2.1.0: every rule from the rule table (stable index), URIs relative to the project root.
+ * What an ignore comment let through is a result with an in-source suppression (its reason as the
+ * justification), as code scanning expects: shown as dismissed, not lost.
+ */
+export function sarifDocument(findings: readonly Finding[], version: string, ignored: readonly IgnoredFinding[] = []): Record<string, unknown> {
   const ids = Object.keys(RULES);
   const index = new Map(ids.map((id, i) => [id, i]));
   const rules = (Object.entries(RULES) as [string, RuleInfo][]).map(([id, info]) => ({
@@ -94,7 +108,7 @@ export function sarifDocument(findings: readonly Finding[], version: string): Re
     defaultConfiguration: { level: SARIF_LEVEL[info.severity] },
     ...(info.strict ? { properties: { escalatesWithStrict: true } } : {}),
   }));
-  const results = findings.map((f) => {
+  const toResult = (f: Finding) => {
     const result: Record<string, unknown> = {
       ruleId: f.rule,
       ...(index.has(f.rule) ? { ruleIndex: index.get(f.rule) } : {}),
@@ -119,7 +133,11 @@ export function sarifDocument(findings: readonly Finding[], version: string): Re
     if (f.tool !== undefined) properties.tool = f.tool;
     if (Object.keys(properties).length) result.properties = properties;
     return result;
-  });
+  };
+  const results = [
+    ...findings.map(toResult),
+    ...ignored.map((f) => ({ ...toResult(f), suppressions: [{ kind: "inSource", ...(f.ignoredBy.reason === undefined ? {} : { justification: f.ignoredBy.reason }) }] })),
+  ];
   return {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
     version: "2.1.0",

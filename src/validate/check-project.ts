@@ -1,6 +1,6 @@
 // Runs every validation layer over a project (checkProject), resolves `--only` to a scope and
 // orders, escalates and counts the findings; the layers themselves are the other files of validate/.
-import type { Finding } from "../findings/verdict.ts";
+import type { Finding, IgnoredFinding } from "../findings/verdict.ts";
 import type { Project } from "../manifest/discover-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { TOOL_TYPES } from "../schema/vocabulary.ts";
@@ -16,6 +16,7 @@ import { checkSecurity } from "./security.ts";
 import { type SyntaxResults, planSyntaxChecks, syntaxFindings } from "./syntax.ts";
 import { checkType } from "./types.ts";
 import { checkUniversal } from "./universal.ts";
+import { type IgnoreComments, applyIgnores } from "./ignores.ts";
 
 export { planSyntaxChecks, syntaxFindings } from "./syntax.ts";
 export type { SyntaxRequest, SyntaxResults } from "./syntax.ts";
@@ -39,6 +40,10 @@ export interface CheckResult {
   /** Entries of `only` that matched no tool and no file. */
   unmatched: string[];
   counts: { error: number; warning: number; info: number };
+  /** Findings a `# kiwi-ignore:` comment let through (not in `findings`, not counted). */
+  ignored: IgnoredFinding[];
+  /** The ignore comments of the tools in scope, so findings added later (withFindings) meet them too. */
+  ignoreComments: IgnoreComments[];
 }
 
 /** What `only` selects: tools, and discovery findings on files. */
@@ -108,7 +113,9 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
   };
   const findings: Finding[] = project.findings.filter((f) => scope.hasFile(f.file));
   const parameterMemo: ParameterMemo = new Map();
+  const ignoreComments: IgnoreComments[] = [];
   for (const tool of scope.tools) {
+    if (tool.ignores) ignoreComments.push({ file: tool.manifestFile, tool: tool.id, directives: tool.ignores });
     const universal = checkUniversal(tool);
     findings.push(...universal);
     if (universal.some((f) => f.rule === "universal/not-a-mapping")) continue;
@@ -123,12 +130,17 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
   findings.push(...checkChains(scope.tools, scope.has, ctx));
   findings.push(...checkChildSchemas(project.tools, scope.tools, scope.has, ctx));
   if (options.syntax) findings.push(...syntaxFindings(planSyntaxChecks(scope.tools), options.syntax));
-  return finish(findings, scope, options);
+  return finish(findings, scope, options, ignoreComments);
 }
 
-/** Adds findings computed later (syntax verdicts) to a result, keeping order and counts right. */
+/**
+ * Adds findings computed later (syntax verdicts) to a result, keeping order and counts right. The
+ * ignore comments are judged again over all of them: one may name a rule only these report.
+ */
 export function withFindings(result: CheckResult, extra: readonly Finding[], options: CheckOptions = {}): CheckResult {
-  const merged = finish([...result.findings, ...extra], undefined, options);
+  const own = result.findings.filter((f) => !f.rule.startsWith("ignore/"));
+  const ignored = result.ignored.map(({ ignoredBy: _, ...f }) => f);
+  const merged = finish([...own, ...ignored, ...extra], undefined, options, result.ignoreComments);
   return { ...merged, toolsChecked: result.toolsChecked, unmatched: result.unmatched };
 }
 
@@ -168,8 +180,11 @@ function duplicateIds(tools: readonly Tool[], scope: Scope): Finding[] {
 
 const SEVERITY_ORDER = { error: 0, warning: 1, info: 2 } as const;
 
-/** Escalates --strict rules, drops built-ins' non-errors, dedupes and sorts by file and position. */
-function finish(findings: Finding[], scope: Scope | undefined, options: CheckOptions): CheckResult {
+/**
+ * Escalates --strict rules, drops built-ins' non-errors, dedupes, lets through what ignore comments
+ * name, and sorts by file and position.
+ */
+function finish(findings: Finding[], scope: Scope | undefined, options: CheckOptions, ignoreComments: IgnoreComments[]): CheckResult {
   const seen = new Set<string>();
   const out: Finding[] = [];
   for (const f of findings) {
@@ -181,19 +196,24 @@ function finish(findings: Finding[], scope: Scope | undefined, options: CheckOpt
     seen.add(key);
     out.push(f);
   }
-  out.sort(
-    (a, b) =>
-      cmp(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0) || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || cmp(a.rule, b.rule) || cmp(a.message, b.message),
-  );
+  const { kept, ignored } = applyIgnores(out, ignoreComments);
+  kept.sort(byPosition);
+  ignored.sort(byPosition);
   const counts = { error: 0, warning: 0, info: 0 };
-  for (const f of out) counts[f.severity]++;
+  for (const f of kept) counts[f.severity]++;
   return {
     ok: counts.error === 0,
-    findings: out,
+    findings: kept,
     toolsChecked: scope ? scope.tools.filter((t) => t.form !== "builtin").length : 0,
     unmatched: scope?.unmatched ?? [],
     counts,
+    ignored,
+    ignoreComments,
   };
+}
+
+function byPosition(a: Finding, b: Finding): number {
+  return cmp(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0) || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || cmp(a.rule, b.rule) || cmp(a.message, b.message);
 }
 
 function cmp(a: string, b: string): number {

@@ -1,7 +1,7 @@
 // `kiwi check` through the compiled binary: the fixture tree of every tool type and form, the
 // three output formats, scoping to paths, --strict, and exit codes.
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
@@ -40,7 +40,7 @@ describe("kiwi check on the fixture tree of every type and form", () => {
   test("--json gives one stable document", async () => {
     const r = await runKiwi(["check", "--cwd", FIXTURE, "--json"]);
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ ok: true, tools_checked: 16, counts: { error: 0, warning: 0, info: 0 }, findings: [] });
+    expect(JSON.parse(r.stdout)).toEqual({ ok: true, tools_checked: 16, counts: { error: 0, warning: 0, info: 0 }, findings: [], ignored: [] });
     expect(r.stderr).toBe("");
   });
 });
@@ -161,6 +161,57 @@ describe("kiwi check on a broken tree", () => {
     const strict = await runKiwi(["check", "--strict"], { cwd: dir });
     expect(strict.exitCode).toBe(1);
     expect(strict.stdout).toContain("error  security/secret-in-args");
+  });
+});
+
+describe("kiwi-ignore comments, from the binary", () => {
+  // Built here, not written out: a scanner of this repository must not find a key in its tests.
+  const token = "ghp_" + "Kw9".repeat(12);
+  const manifest = (comment: string) => `tool_id: gh\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n  env:\n    GH_TOKEN: ${token}${comment}\n`;
+  const ignoring = "  # kiwi-ignore: security/secret-literal -- revoked, the docs' example";
+
+  test("a finding the comment names is let through, said in the summary, listed in --json and suppressed in SARIF", async () => {
+    const dir = makeProject({ ".ai/tools/gh/tool.yaml": manifest(ignoring), ".ai/tools/gh/main.sh": "echo ok\n" });
+    const human = await runKiwi(["check"], { cwd: dir });
+    expect([human.exitCode, human.stdout]).toEqual([0, ""]);
+    expect(human.stderr).toMatch(/^✔ 1 tool checked, no problems, 1 ignored by kiwi-ignore comments \(\d+ ms\)\n$/);
+    const json = await runKiwi(["check", "--json"], { cwd: dir });
+    const doc = JSON.parse(json.stdout) as { ok: boolean; findings: unknown[]; ignored: { rule: string; line: number; ignored_by: unknown }[] };
+    expect([json.exitCode, doc.ok, doc.findings]).toEqual([0, true, []]);
+    expect(doc.ignored.map((f) => [f.rule, f.line, f.ignored_by])).toEqual([["security/secret-literal", 8, { line: 8, reason: "revoked, the docs' example" }]]);
+    const sarif = await runKiwi(["check", "--format", "sarif"], { cwd: dir });
+    const results = (JSON.parse(sarif.stdout) as { runs: { results: { ruleId: string; level: string; suppressions?: unknown }[] }[] }).runs[0]!.results;
+    expect(results.map((r) => [r.ruleId, r.level, r.suppressions])).toEqual([["security/secret-literal", "error", [{ kind: "inSource", justification: "revoked, the docs' example" }]]]);
+    for (const r of [human, json, sarif]) expect(r.stdout + r.stderr).not.toContain(token.slice(0, 8));
+  });
+
+  test("kiwi lock hashes the tool while the comment is there, and refuses again once it is gone", async () => {
+    const dir = makeProject({ ".ai/tools/gh/tool.yaml": manifest(ignoring), ".ai/tools/gh/main.sh": "echo ok\n" });
+    // Old enough for the lock to remember the tree it checked, so the next lock checks only what changed.
+    const backdate = (year: number) => {
+      for (const f of ["", "/gh", "/gh/tool.yaml", "/gh/main.sh"]) utimesSync(join(dir, ".ai/tools", f), new Date(year, 0, 1), new Date(year, 0, 1));
+    };
+    backdate(2020);
+    const env = hermeticEnv(); // one cache for both locks
+    const locked = await runKiwi(["lock"], { cwd: dir, env });
+    expect(locked.exitCode).toBe(0);
+    const lockfile = readFileSync(join(dir, "tool.lock.json"), "utf8");
+    // The manifest's canonical form, and so the tool's integrity, does not change with a comment:
+    // the pre-lock check must still judge the tool again.
+    writeFileSync(join(dir, ".ai/tools/gh/tool.yaml"), manifest(""));
+    backdate(2021);
+    const refused = await runKiwi(["lock"], { cwd: dir, env });
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toContain("security/secret-literal");
+    expect(readFileSync(join(dir, "tool.lock.json"), "utf8")).toBe(lockfile);
+  });
+
+  test("a misspelt rule is a warning at the comment, and the finding it meant stays an error", async () => {
+    const dir = makeProject({ ".ai/tools/gh/tool.yaml": manifest("  # kiwi-ignore: security/secret-litteral"), ".ai/tools/gh/main.sh": "echo ok\n" });
+    const r = await runKiwi(["check"], { cwd: dir });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain(".ai/tools/gh/tool.yaml:8:5  error  security/secret-literal");
+    expect(r.stdout).toContain(".ai/tools/gh/tool.yaml:8:57  warning  ignore/invalid  the kiwi-ignore comment names security/secret-litteral, which is not one of kiwi's rules\n    hint: did you mean security/secret-literal?");
   });
 });
 

@@ -98,6 +98,33 @@ describe("kiwi hook", () => {
     expect(r.stderr).toContain("E_LOCK_STALE");
   }, SLOW);
 
+  test("a key a kiwi-ignore comment names commits; without the comment the same manifest is blocked", async () => {
+    const root = await initRepo();
+    expect((await kiwi(root, ["hook", "install"])).exitCode).toBe(0);
+    // Built here, not written out: a scanner of this repository must not find a key in its tests.
+    const token = "ghp_" + "Kw9".repeat(12);
+    const manifest = (comment: string) => `tool_id: docs_example\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\ndescription: calls the example API\nconfig:\n  url: https://api.example.test/v1\n  headers:\n    X-Example: ${token}${comment}\n`;
+    const file = join(root, ".ai/tools/docs_example.yaml");
+    const commit = (message: string) => run(["git", "commit", "-q", "-m", message], root, env);
+
+    writeFileSync(file, manifest("  # kiwi-ignore: security/secret-literal -- the vendor's published sample key"));
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "-A");
+    const staged = await kiwi(root, ["check", "--staged"]);
+    expect([staged.exitCode, staged.stdout]).toEqual([0, ""]);
+    expect(staged.stderr).toContain("1 ignored by kiwi-ignore comments");
+    const allowed = await commit("an example key, ignored");
+    expect(allowed.exitCode).toBe(0);
+
+    writeFileSync(file, manifest(""));
+    await git(root, env, "add", "-A");
+    for (const attempt of ["first", "again, the staged memo answering"]) {
+      const blocked = await commit(attempt);
+      expect(blocked.exitCode).toBe(1);
+      expect(blocked.stderr).toContain(".ai/tools/docs_example.yaml:9:5  error  security/secret-literal");
+    }
+  }, SLOW);
+
   test("uninstall reports an absent hook and exits 0", async () => {
     const root = await initRepo();
     const r = await kiwi(root, ["hook", "uninstall"]);

@@ -76,4 +76,17 @@ describe("the README", () => {
     const greet = await runKiwi(["exec", "greet", "--unlocked", "--params", "{}"], { cwd: root, env });
     expect([greet.exitCode, greet.stdout]).toEqual([0, "hello\n"]);
   });
+
+  test("the kiwi-ignore example checks as the README says, and fails without its comments", async () => {
+    const yaml = blocksOf("Checking tools: `kiwi check`").find((b) => b.lang === "yaml")!.body;
+    const ignoring = makeProject({ ".ai/tools/crawl.yaml": yaml });
+    const check = await runKiwi(["check"], { cwd: ignoring });
+    expect([check.exitCode, check.stdout]).toEqual([0, ""]);
+    expect(check.stderr).toMatch(/^✔ 1 tool checked, no problems, 2 ignored by kiwi-ignore comments \(\d+ ms\)\n$/);
+    const plain = makeProject({ ".ai/tools/crawl.yaml": yaml.replace(/ *# kiwi-ignore:.*\n/g, "\n") });
+    const bare = await runKiwi(["check"], { cwd: plain });
+    expect(bare.exitCode).toBe(1);
+    expect(bare.stdout).toContain("error  security/secret-literal");
+    expect(bare.stdout).toContain("warning  security/host-any");
+  });
 });

@@ -61,6 +61,34 @@ describe("the parsed-manifest cache", () => {
     expect(readdirSync(cache)).toEqual([]);
   });
 
+  test("keeps a manifest's kiwi-ignore comments, which its parsed document does not hold", () => {
+    const text = `${manifest("a")}  # kiwi-ignore: security/secret-value -- example\n  headers: { X-Api-Key: k }\n`;
+    const root = settle(makeProject({ ".ai/tools/a.yaml": text, ".ai/tools/b.yaml": manifest("b") }));
+    const cache = makeTemp();
+    const ignoresOf = () => readProject(root, { cacheDir: cache }).tools.filter((t) => t.id === "a" || t.id === "b").map((t) => [t.id, t.ignores]);
+    const expected = [["a", [{ line: 8, column: 3, target: 9, rules: ["security/secret-value"], invalid: [], reason: "example" }]], ["b", undefined]];
+    expect(ignoresOf()).toEqual(expected); // fills the cache
+    const [name] = readdirSync(join(cache, "manifests"));
+    const stored = JSON.parse(readFileSync(join(cache, "manifests", name!), "utf8")) as { format: number; entries: Record<string, { ignores?: unknown }> };
+    expect([stored.format, stored.entries[".ai/tools/a.yaml"]!.ignores, "ignores" in stored.entries[".ai/tools/b.yaml"]!]).toEqual([2, expected[0]![1], false]);
+    expect(ignoresOf()).toEqual(expected); // served from it
+  });
+
+  test("does not reuse the entries of another cache format (ones kept before ignore comments were)", () => {
+    const root = settle(makeProject({ ".ai/tools/a.yaml": `${manifest("a")}  # kiwi-ignore: security/host-any\n` }));
+    const cache = makeTemp();
+    readProject(root, { cacheDir: cache });
+    const [name] = readdirSync(join(cache, "manifests"));
+    const file = join(cache, "manifests", name!);
+    const stored = JSON.parse(readFileSync(file, "utf8")) as { format?: number; entries: Record<string, { ignores?: unknown; value: unknown }> };
+    delete stored.format;
+    delete stored.entries[".ai/tools/a.yaml"]!.ignores;
+    stored.entries[".ai/tools/a.yaml"]!.value = { tool_id: "stale" };
+    writeFileSync(file, JSON.stringify(stored));
+    const tool = readProject(root, { cacheDir: cache }).tools[0]!;
+    expect([tool.id, tool.ignores?.[0]?.rules]).toEqual(["a", ["security/host-any"]]);
+  });
+
   test("ignores a corrupt cache file and rewrites it", () => {
     const root = settle(makeProject({ ".ai/tools/a.yaml": manifest("a") }));
     const cache = makeTemp();

@@ -151,6 +151,16 @@ describe("the staged check's partial read", () => {
     expect(web.version).toBe(twin.version);
   });
 
+  test("a stub gives its manifest's kiwi-ignore comments, as discovery reads them", async () => {
+    const repo = await lockedRepo({ ".ai/tools/quiet.yaml": "tool_id: quiet\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig:\n  url: https://x.test/\n  # kiwi-ignore: security/secret-value -- a sample key\n  headers: { X-Api-Key: 3f9a7c2e5b8d1f4a6c0e9b7d2a5f8c1e }\n" });
+    appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");
+    const { project, partial } = await partialRead(repo, [".ai/tools/hi.sh"]);
+    expect(partial).toBe(true);
+    const quiet = project.tools.find((t) => t.id === "quiet")!;
+    expect(quiet.ignores).toEqual([{ line: 7, column: 3, target: 8, rules: ["security/secret-value"], invalid: [], reason: "a sample key" }]);
+    expect(quiet.ignores).toEqual(readProject(repo.root).tools.find((t) => t.id === "quiet")!.ignores);
+  });
+
   test("reads an unchanged tool only when asked, and refuses one that changed since the tree was walked", async () => {
     const repo = await lockedRepo();
     appendFileSync(join(repo.root, ".ai/tools/hi.sh"), "echo again\n");

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { Finding } from "../../src/findings/verdict.ts";
+import type { Finding, IgnoredFinding } from "../../src/findings/verdict.ts";
 import { findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../../src/ui/findings-render.ts";
 import { RULES } from "../../src/findings/rules.ts";
 
@@ -33,12 +33,20 @@ describe("human findings", () => {
   ])("summarise %p", (counts, toolsChecked, text) => {
     expect(renderFindingsSummary({ counts, toolsChecked, elapsedMs: 12.4 }, { color: false })).toBe(text);
   });
+
+  test("the summary says how many findings ignore comments let through, whatever else it says", () => {
+    const summary = (counts: { error: number; warning: number; info: number }, blocked = false) => renderFindingsSummary({ counts, toolsChecked: 2, elapsedMs: 3, ignored: 2 }, { color: false }, blocked);
+    expect(summary({ error: 0, warning: 0, info: 0 })).toBe("✔ 2 tools checked, no problems, 2 ignored by kiwi-ignore comments (3 ms)\n");
+    expect(summary({ error: 0, warning: 0, info: 0 }, true)).toBe("· 2 tools checked, no problems in the manifests, 2 ignored by kiwi-ignore comments (3 ms)\n");
+    expect(summary({ error: 1, warning: 0, info: 0 })).toBe("✖ 1 error, 0 warnings, 0 infos in 2 tools checked, 2 ignored by kiwi-ignore comments (3 ms)\n");
+  });
 });
 
 describe("machine findings", () => {
   test("the JSON document has a fixed shape and no absolute paths or times", () => {
     const doc = findingsDocument(findings, { toolsChecked: 1, counts: { error: 2, warning: 1, info: 0 } });
-    expect(Object.keys(doc)).toEqual(["ok", "tools_checked", "counts", "findings"]);
+    expect(Object.keys(doc)).toEqual(["ok", "tools_checked", "counts", "findings", "ignored"]);
+    expect(doc.ignored).toEqual([]);
     expect((doc.findings as object[])[2]).toEqual({ rule: "parse/empty", severity: "error", file: ".ai/tools/my tool.yaml", message: "the file is empty" });
     expect(doc.ok).toBe(false);
   });
@@ -55,5 +63,30 @@ describe("machine findings", () => {
       locations: [{ physicalLocation: { artifactLocation: { uri: ".ai/tools/my%20tool.yaml", uriBaseId: "%SRCROOT%" } } }],
     });
     expect((run.results[0]!.message as { text: string }).text).toBe('method "FETCH" is not one of GET (hint: use GET)');
+  });
+
+  const ignored: IgnoredFinding[] = [
+    { rule: "security/secret-literal", severity: "error", file: ".ai/tools/gh.yaml", line: 8, column: 5, pointer: "/config/env/GH_TOKEN", tool: "gh", message: "config.env.GH_TOKEN holds what looks like a GitHub token (ghp_…)", ignoredBy: { line: 8, reason: "a revoked sample" } },
+    { rule: "security/host-any", severity: "warning", file: ".ai/tools/gh.yaml", line: 10, column: 3, message: "net.outbound admits every host", ignoredBy: { line: 9 } },
+  ];
+
+  test("the JSON document lists what ignore comments let through apart, each with the comment's line and reason", () => {
+    const doc = findingsDocument([], { toolsChecked: 1, counts: { error: 0, warning: 0, info: 0 } }, ignored);
+    expect(doc.ok).toBe(true);
+    expect(doc.ignored).toEqual([
+      { rule: "security/secret-literal", severity: "error", file: ".ai/tools/gh.yaml", line: 8, column: 5, pointer: "/config/env/GH_TOKEN", tool: "gh", message: "config.env.GH_TOKEN holds what looks like a GitHub token (ghp_…)", ignored_by: { line: 8, reason: "a revoked sample" } },
+      { rule: "security/host-any", severity: "warning", file: ".ai/tools/gh.yaml", line: 10, column: 3, message: "net.outbound admits every host", ignored_by: { line: 9 } },
+    ]);
+  });
+
+  test("SARIF keeps an ignored finding as a result suppressed in source, its reason the justification", () => {
+    const sarif = sarifDocument(findings.slice(0, 1), "9.9.9", ignored) as { runs: { results: Record<string, unknown>[] }[] };
+    const results = sarif.runs[0]!.results;
+    expect(results.map((r) => [r.ruleId, r.level, r.suppressions])).toEqual([
+      ["api/method", "error", undefined],
+      ["security/secret-literal", "error", [{ kind: "inSource", justification: "a revoked sample" }]],
+      ["security/host-any", "warning", [{ kind: "inSource" }]],
+    ]);
+    expect(results[1]).toMatchObject({ locations: [{ physicalLocation: { artifactLocation: { uri: ".ai/tools/gh.yaml" }, region: { startLine: 8, startColumn: 5 } } }] });
   });
 });

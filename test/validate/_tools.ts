@@ -4,6 +4,7 @@ import { computeLineStarts, lineColumn } from "../../src/integrity/json-lossless
 import type { ManifestForm, Tool, ToolFile } from "../../src/manifest/model.ts";
 import { normalizeManifest } from "../../src/manifest/normalize.ts";
 import { parseYaml } from "../../src/manifest/yaml.ts";
+import { ignoreDirectives } from "../../src/manifest/ignore-comments.ts";
 
 export interface ToolOptions {
   file?: string;
@@ -13,10 +14,12 @@ export interface ToolOptions {
   fallbackId?: string;
 }
 
-/** A Tool from YAML text, as discovery would build it. */
+/** A Tool from YAML text, as discovery would build it (its ignore comments included). */
 export function toolFromYaml(text: string, options: ToolOptions = {}): Tool {
   const parsed = parseYaml(text);
-  return build(parsed.value, parsed.locate, options);
+  const tool = build(parsed.value, parsed.locate, options);
+  const ignores = ignoreDirectives(text);
+  return ignores.length > 0 ? { ...tool, ignores } : tool;
 }
 
 /** A Tool from JSON text (magray tool.json or kiwi JSON). */

@@ -5,7 +5,7 @@ import type { Finding } from "../../src/findings/verdict.ts";
 import type { Project } from "../../src/manifest/discover-io.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
 import type { Tool } from "../../src/manifest/model.ts";
-import { checkProject, resolveScope } from "../../src/validate/check-project.ts";
+import { checkProject, resolveScope, withFindings } from "../../src/validate/check-project.ts";
 import { RULES } from "../../src/findings/rules.ts";
 import { syntaxFindings, planSyntaxChecks } from "../../src/validate/syntax.ts";
 import { toolFromJson, toolFromYaml } from "./_tools.ts";
@@ -139,6 +139,8 @@ const rows: Row[] = [
   ["child-schema/invalid", () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: { tool_type: script }, schema: { properties: { x: { pattern: '^[a-z]+$' } } } }] }\n", "ruby_runtime")], () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: { tool_type: script }, schema: { properties: { x: { pattern: '^(a|a)*$' } } } }] }\n", "ruby_runtime")], ".ai/tools/ruby_runtime.yaml", 6],
   ["child-schema/invalid", () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: {}, schema: { $ref: '#/$defs/a', $defs: { a: { type: object } } } }] }\n", "ruby_runtime")], () => [runtime("executor: subprocess\nconfig: { command: ruby }\nvalidation: { child_schemas: [{ match: {}, schema: { $ref: 'https://evil.test/s.json' } }] }\n", "ruby_runtime")], ".ai/tools/ruby_runtime.yaml", 6],
   ["child-schema/no-match", () => [mcpServer("  transport: stdio\n  command: node")], () => [yaml(".ai/tools/srv.yaml", "tool_id: srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { transport: stdio, command: x }\n")], ".ai/tools/srv.yaml", 4],
+  ["ignore/invalid", () => [script(`  env: { GH_TOKEN: ${"ghp_" + "x7".repeat(18)} }  # kiwi-ignore: security/secret-literal\n`)], () => [script("  env: { GH_TOKEN: '${GH_TOKEN}' }  # kiwi-ignore: security/secret-litteral\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["ignore/unused", () => [script(`  env: { GH_TOKEN: ${"ghp_" + "x7".repeat(18)} }  # kiwi-ignore: security/secret-literal\n`)], () => [script("  env: { GH_TOKEN: '${GH_TOKEN}' }  # kiwi-ignore: security/secret-literal\n")], ".ai/tools/proc/tool.yaml", 7],
   ["child-schema/mismatch", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.rb\n", ["main.rb"])], ".ai/tools/p/tool.yaml", 6],
 ];
 
@@ -313,6 +315,100 @@ describe("a secret on the command line", () => {
 
   test("a secret in config.env, the way it should go, is no finding", () => {
     expect(secretFindings([script("  env: { GH_TOKEN: '${GH_TOKEN}', API_KEY: '${API_KEY}' }\n  args: ['-v']\n")])).toEqual([]);
+  });
+});
+
+describe("kiwi-ignore comments", () => {
+  // Built here, not written out: a scanner of this repository must not find a key in its tests.
+  const token = "ghp_" + "x7".repeat(18);
+  const rules = (findings: readonly Finding[]) => findings.map((f) => [f.rule, f.line]);
+
+  test("a comment after a value lets that line's finding through: not counted, not an error, listed with its reason", () => {
+    const result = check([script(`  env: { GH_TOKEN: ${token} }  # kiwi-ignore: security/secret-literal -- a revoked example\n`)]);
+    expect(result.ok).toBe(true);
+    expect(result.counts).toEqual({ error: 0, warning: 0, info: 0 });
+    expect(result.findings).toEqual([]);
+    expect(result.ignored.map((f) => [f.rule, f.severity, f.line, f.ignoredBy])).toEqual([["security/secret-literal", "error", 7, { line: 7, reason: "a revoked example" }]]);
+  });
+
+  test("a comment alone on its line covers the next line, and only that one", () => {
+    const above = check([script(`  # kiwi-ignore: security/secret-literal\n  env: { GH_TOKEN: ${token} }\n`)]);
+    expect([above.ok, rules(above.ignored), rules(above.findings)]).toEqual([true, [["security/secret-literal", 8]], []]);
+    const twoAbove = check([script(`  # kiwi-ignore: security/secret-literal\n  description_extra: 1\n  env: { GH_TOKEN: ${token} }\n`)]);
+    expect(twoAbove.ok).toBe(false);
+    expect(rules(twoAbove.findings)).toEqual([
+      ["ignore/unused", 7],
+      ["security/secret-literal", 9],
+    ]);
+    expect(twoAbove.findings[0]!.message).toBe("the kiwi-ignore comment names security/secret-literal, which reports nothing on line 8 (the line below it)");
+  });
+
+  test("one comment names several rules, warnings and errors alike; a rule it does not name stays", () => {
+    const tool = script(`  env: { GH_TOKEN: ${token}, API_KEY: 3f9a7c2e5b8d1f4a6c0e9b7d2a5f8c1e }  # kiwi-ignore: security/secret-literal, security/secret-value\n  args: ['--t', '\${GITHUB_TOKEN}']  # kiwi-ignore: security/secret-literal\n`);
+    const result = check([tool]);
+    expect(rules(result.ignored)).toEqual([
+      ["security/secret-literal", 7],
+      ["security/secret-value", 7],
+    ]);
+    expect(rules(result.findings)).toEqual([
+      ["security/secret-in-args", 8],
+      ["ignore/unused", 8],
+    ]);
+  });
+
+  test("a warning --strict makes an error is still let through", () => {
+    const tool = script("  args: ['--token=${API_KEY}']  # kiwi-ignore: security/secret-in-args\n");
+    const strict = check([tool], { strict: true });
+    expect([strict.ok, rules(strict.ignored), strict.findings]).toEqual([true, [["security/secret-in-args", 7]], []]);
+  });
+
+  test("an error kiwi cannot lock or run past stays, and the comment says it cannot ignore it", () => {
+    const tool = yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: ../../etc/passwd  # kiwi-ignore: security/path\n");
+    const result = check([tool]);
+    expect(result.ok).toBe(false);
+    expect(result.ignored).toEqual([]);
+    expect(rules(result.findings.filter((f) => f.rule === "security/path" || f.rule.startsWith("ignore/")))).toEqual([
+      ["security/path", 6],
+      ["ignore/invalid", 6],
+    ]);
+    expect(result.findings.find((f) => f.rule === "ignore/invalid")!.message).toBe("the kiwi-ignore comment names security/path, an error kiwi cannot lock or run past: it cannot be ignored");
+  });
+
+  test.each([
+    ["a misspelt rule, with the rule it is near", "# kiwi-ignore: security/secret-litteral", "the kiwi-ignore comment names security/secret-litteral, which is not one of kiwi's rules", "did you mean security/secret-literal?"],
+    ["a word that is no rule id", "# kiwi-ignore: secret-literal", 'the kiwi-ignore comment names "secret-literal", which is not a rule id', "name rules as kiwi check prints them (layer/name), separated by commas; a reason goes after --"],
+    ["no colon", "# kiwi-ignore security/secret-literal", "the kiwi-ignore comment has no colon, so it names no rule", "write it as # kiwi-ignore: <rule>[, <rule>] -- <reason>"],
+    ["no rule at all", "# kiwi-ignore: -- just because", "the kiwi-ignore comment names no rule", "name the rule it lets through: # kiwi-ignore: security/secret-literal -- why"],
+    ["an ignore rule", "# kiwi-ignore: ignore/unused", "the kiwi-ignore comment names ignore/unused, which reports on kiwi-ignore comments themselves: it cannot be ignored", "fix or remove the comment it reports"],
+  ])("%s ignores nothing and is a warning at the comment", (_name, comment, message, hint) => {
+    const result = check([script(`  env: { GH_TOKEN: ${token} }  ${comment}\n`)]);
+    expect(result.ok).toBe(false);
+    expect(result.ignored).toEqual([]);
+    const [own, ...rest] = result.findings.filter((f) => f.rule === "ignore/invalid");
+    expect(rest).toEqual([]);
+    expect([own!.severity, own!.line, own!.column, own!.tool, own!.message, own!.hint]).toEqual(["warning", 7, 64, "proc", message, hint]);
+  });
+
+  test("a comment in one tool's manifest ignores nothing in another's, and an out-of-scope tool's comments are not judged", () => {
+    const ignoring = yaml(".ai/tools/quiet/tool.yaml", "tool_id: quiet\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n  # kiwi-ignore: security/secret-literal\n", ["main.py"]);
+    const loud = script(`  env: { GH_TOKEN: ${token} }\n`);
+    const all = check([ignoring, loud]);
+    expect(all.findings.map((f) => [f.rule, f.file])).toEqual([
+      ["security/secret-literal", ".ai/tools/proc/tool.yaml"],
+      ["ignore/unused", ".ai/tools/quiet/tool.yaml"],
+    ]);
+    expect(check([ignoring, loud], { only: ["proc"] }).findings.map((f) => f.rule)).toEqual(["security/secret-literal"]);
+  });
+
+  test("findings added later (the interpreter checks) meet the comments too, and the verdict on each comment is taken again", () => {
+    const tool = yaml(".ai/tools/s/tool.yaml", "tool_id: s\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig: { entrypoint: run.sh }  # kiwi-ignore: script/interpreter-missing\n", ["run.sh"]);
+    const base = check([tool]);
+    expect(rules(base.findings)).toEqual([["ignore/unused", 5]]);
+    const requests = planSyntaxChecks([tool]);
+    const merged = withFindings(base, syntaxFindings(requests, { verdicts: new Map(), missing: new Set(["bash"]) }));
+    expect(merged.findings).toEqual([]);
+    expect(rules(merged.ignored)).toEqual([["script/interpreter-missing", 5]]);
+    expect(merged.counts).toEqual({ error: 0, warning: 0, info: 0 });
   });
 });
 

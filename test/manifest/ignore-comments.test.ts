@@ -1,0 +1,71 @@
+// `# kiwi-ignore:` comments as the parsers read them: which line each covers, what it names, and
+// where it sits in its file for every manifest form that has comments.
+import { describe, expect, test } from "bun:test";
+import { ignoreDirectives } from "../../src/manifest/ignore-comments.ts";
+import { type ParsedManifest, parseManifestText } from "../../src/manifest/forms.ts";
+
+function parsed(text: string, syntax: Parameters<typeof parseManifestText>[1]): ParsedManifest {
+  const result = parseManifestText(text, syntax);
+  if (result === "none") throw new Error("expected metadata");
+  return result;
+}
+
+describe("reading a comment", () => {
+  test("after a value it covers its own line; alone on a line, the next one", () => {
+    const text = "a: 1  # kiwi-ignore: security/secret-value\n  # kiwi-ignore: security/secret-literal\nb: 2\n";
+    expect(ignoreDirectives(text)).toEqual([
+      { line: 1, column: 7, target: 1, rules: ["security/secret-value"], invalid: [] },
+      { line: 2, column: 3, target: 3, rules: ["security/secret-literal"], invalid: [] },
+    ]);
+  });
+
+  test("names several rules, by commas or spaces, and keeps the reason after --", () => {
+    const [d] = ignoreDirectives("k: v #kiwi-ignore:security/secret-literal,security/secret-value security/host-any -- example key, revoked\r\n");
+    expect(d).toEqual({ line: 1, column: 6, target: 1, rules: ["security/secret-literal", "security/secret-value", "security/host-any"], invalid: [], reason: "example key, revoked" });
+  });
+
+  test("keeps what is not a rule id apart, and a comment without its colon names nothing", () => {
+    expect(ignoreDirectives("k: v  # kiwi-ignore: secret-literal, Security/Path\n")[0]).toMatchObject({ rules: [], invalid: ["secret-literal", "Security/Path"] });
+    expect(ignoreDirectives("k: v  # kiwi-ignore security/path\n")[0]).toMatchObject({ rules: [], invalid: ["kiwi-ignore security/path"] });
+    expect(ignoreDirectives("k: v  # kiwi-ignore:\n")[0]).toMatchObject({ rules: [], invalid: [] });
+  });
+
+  test("a # inside a word is no comment, and text without the mark is not split at all", () => {
+    expect(ignoreDirectives("url: http://x.test/a#kiwi-ignore: security/path\n")).toEqual([]);
+    expect(ignoreDirectives("k: v  # kiwi-ignored: security/path\n")).toEqual([]);
+    expect(ignoreDirectives("a: 1\nb: 2\n")).toEqual([]);
+  });
+});
+
+describe("every form with comments", () => {
+  const token = "ghp_" + "x7".repeat(18);
+
+  test("a YAML manifest", () => {
+    const p = parsed(`tool_id: t\nconfig:\n  env:\n    GH_TOKEN: ${token}  # kiwi-ignore: security/secret-literal\n`, "yaml");
+    expect(p.ignores).toEqual([{ line: 4, column: 57, target: 4, rules: ["security/secret-literal"], invalid: [] }]);
+  });
+
+  test("a shell script's # --- block: lines and columns of the file, past the block's '# ' prefix", () => {
+    const text = "#!/usr/bin/env bash\n# ---\n# tool_id: greet\n# tool_type: script\n# # kiwi-ignore: security/secret-value\n# config: { env: { API_KEY: k } }\n# ---\necho hi\n";
+    const p = parsed(text, "shell");
+    expect(p.ignores).toEqual([{ line: 5, column: 3, target: 6, rules: ["security/secret-value"], invalid: [] }]);
+    expect(p.locate("/config")).toMatchObject({ line: 6 });
+  });
+
+  test("Markdown front matter, and not a comment shown in the page below it", () => {
+    const text = "---\ntool_id: notes\ntool_type: knowledge  # kiwi-ignore: universal/unknown-field\n---\n```yaml\nk: v  # kiwi-ignore: security/path\n```\n";
+    expect(parsed(text, "markdown").ignores).toEqual([{ line: 3, column: 23, target: 3, rules: ["universal/unknown-field"], invalid: [] }]);
+  });
+
+  test("a Python docstring's YAML, and a kiwi_mcp module's own comments", () => {
+    const doc = '"""\ntool_id: p\ntool_type: script\nconfig:\n  env: { K: v }  # kiwi-ignore: security/secret-value\n"""\n';
+    expect(parsed(doc, "python").ignores).toMatchObject([{ line: 5, target: 5, rules: ["security/secret-value"] }]);
+    const module = '__version__ = "1.0.0"\n__tool_type__ = "script"\n__executor_id__ = "python_runtime"\n# kiwi-ignore: security/secret-literal -- documented example\nCONFIG = {"env": {"GH_TOKEN": "x"}}\n';
+    expect(parsed(module, "python").ignores).toEqual([{ line: 4, column: 1, target: 5, rules: ["security/secret-literal"], invalid: [], reason: "documented example" }]);
+  });
+
+  test("a manifest without one carries no ignores field, and JSON has no comments to read", () => {
+    expect("ignores" in parsed("tool_id: t\n", "yaml")).toBe(false);
+    expect("ignores" in parsed('{ "tool_id": "t", "note": "x  # kiwi-ignore: security/path" }', "json")).toBe(false);
+  });
+});
