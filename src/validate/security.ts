@@ -239,7 +239,7 @@ function credentials(tool: Tool, value: unknown, path: (string | number)[], out:
         "security/secret-literal",
         pointer,
         `${fieldName(pointer) || "the manifest"} holds what looks like a ${format.kind} (${shown}…); the manifest is committed with the tool`,
-        `remove it, revoke it if it was ever committed or pushed, and pass it through the environment: ${envHint(path)}`,
+        `remove it, revoke it if it was ever committed or pushed, and pass it through the environment: ${envHint(path)}${exampleHint(tool)}`,
       ),
     );
     return;
@@ -329,6 +329,11 @@ function looksRandom(text: string): boolean {
   let bits = 0;
   for (const n of counts.values()) bits -= (n / text.length) * Math.log2(n / text.length);
   return bits >= 3.5;
+}
+
+/** The way past a published example (a comment kiwi reads: not in JSON, which has none). */
+function exampleHint(tool: Tool): string {
+  return /\.json(?:#|$)/.test(tool.manifestFile) ? "" : '; if it is a published example and no credential, say so on its line: # kiwi-ignore: security/secret-literal -- <why>';
 }
 
 /** How the value reaches the tool instead: under its own name when it is a config.env entry. */

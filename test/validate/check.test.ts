@@ -245,6 +245,14 @@ describe("a credential written into a manifest", () => {
     expect(found([magray({ description: `uses ${key}` }, ["bin/run"])]).map((f) => [f.file, f.line])).toEqual([[".ai/tools/mg/tool.json", 6]]);
   });
 
+  test("the hint shows the kiwi-ignore comment for a published example where the manifest can hold one, and not in JSON", () => {
+    const key = "AKIA" + "Z".repeat(16);
+    const [inYaml] = found([script(`  env: { AWS_ACCESS_KEY_ID: ${key} }\n`)]);
+    expect(inYaml!.hint).toEndWith("; if it is a published example and no credential, say so on its line: # kiwi-ignore: security/secret-literal -- <why>");
+    const [inJson] = found([magray({ description: `uses ${key}` }, ["bin/run"])]);
+    expect(inJson!.hint).not.toContain("kiwi-ignore");
+  });
+
   test("a reference, a placeholder, a short look-alike or a truncated example is no finding", () => {
     const tools = [
       script("  env: { GH_TOKEN: '${GH_TOKEN}', OPENAI_API_KEY: '${OPENAI_API_KEY}' }\n  args: ['sk-learn', 'ghp_...', 'AKIA...', 'xoxb-', 'eyJhbGciOi']\n"),
