@@ -186,6 +186,9 @@ const chain = compare({
   "strict verifier + prlimit + python3": () => time([strict, strictMemos, "summer", "--", ...limited, py, join(work, "script.py")], INPUT),
   "planned launch, direct": launchDirect,
   ...(planned.sandbox?.active ? { "bwrap (same mounts) true": bwrapTrueDirect } : {}),
+  // kiwi's checks written plainly, then kiwi's own sandboxed launch: what any launcher that proves
+  // the chain and applies the sandbox kiwi plans pays (it does not read the probe's memo: a little less).
+  ...(planned.sandbox?.active ? { "strict verifier + planned launch": () => time([strict, strictMemos, "summer", ...(launch.files?.length ? ["--files", launch.files.join(",")] : []), "--", ...launch.launch], INPUT) } : {}),
   "kiwi exec py --sandbox=off": () => time([kiwi, "exec", "summer", "--sandbox=off"], INPUT),
   "kiwi exec sh --sandbox=off": () => time([kiwi, "exec", "counter", "--sandbox=off"], INPUT),
   "kiwi exec sh --params-file": () => time([kiwi, "exec", "counter", "--sandbox=off", "--params-file", paramsFile]),
@@ -244,6 +247,8 @@ floor("kiwi's checks written plainly", "kiwi exec sh --sandbox=off", ["strict ve
 floor("kiwi's checks written plainly", "kiwi exec py --sandbox=off", ["strict verifier + prlimit + python3"], 1.15);
 floor(`sandboxed floor${planned.sandbox?.active ? "" : " (NO SANDBOX HERE)"}`, "kiwi exec py (sandbox auto)", ["hello-world binary", "planned launch, direct"], 1.15);
 if (planned.sandbox?.active) floor("issue floor", "kiwi exec py (sandbox auto)", ["hello-world binary", "python3 script.py", "bwrap (same mounts) true"], 1.15);
+if (planned.sandbox?.active) floor("issue floor", "strict verifier + planned launch", ["hello-world binary", "python3 script.py", "bwrap (same mounts) true"], 1.15);
+if (planned.sandbox?.active) floor("kiwi's checks written plainly", "kiwi exec py (sandbox auto)", ["strict verifier + planned launch"], 1.15);
 floor("floor", "kiwi --version", ["hello-world binary"], 1.2);
 floor("floor", "kiwi --help", ["hello-world binary"], 1.2);
 console.log(`  peak memory (max RSS): hello-world binary ${((peaks.get(hello) ?? 0) / 1024 / 1024).toFixed(1)} MB`);

@@ -172,16 +172,21 @@ export function verifierBinary(dir: string): string {
  * and count; the program a regular, executable file; the parameters validated against the memo's
  * JSON Schema (type, required, properties, additionalProperties, items); then, while the tool runs,
  * its timeout, the signals passed on to its group, the output cap and the group's clean-up. What
- * kiwi's own replay costs above it is code, not checking.
- *   strict-verifier <memo folder> <tool> -- command args…
+ * kiwi's own replay costs above it is code, not checking. With `--files`, it opens those files
+ * (comma-separated) and hands them to the command as descriptors 3, 4, …, as kiwi hands a sandboxed
+ * launch the files bubblewrap copies in: so it can run kiwi's planned sandbox launch too.
+ *   strict-verifier <memo folder> <tool> [--files a,b,…] -- command args…
  * The memo, `<memo folder>/<key>`, is written by strictVerifierMemo.
  */
 export function strictVerifierBinary(dir: string): string {
   return compileBinary(dir, "strict-verifier", [
-    'import { accessSync, constants, fstatSync, lstatSync, readFileSync, readdirSync, statSync } from "node:fs";',
+    'import { accessSync, closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readdirSync, statSync } from "node:fs";',
     "const args = process.argv.slice(2);",
     "const [memoDir, tool] = args as [string, string];",
-    "const command = args.slice(args.indexOf(\"--\") + 1);",
+    "const dash = args.indexOf(\"--\");",
+    "const command = args.slice(dash + 1);",
+    'const filesAt = args.indexOf("--files");',
+    'const handed = filesAt !== -1 && filesAt < dash ? args[filesAt + 1]!.split(",") : [];',
     "const fail = (why: string): never => { console.error(why); process.exit(3); };",
     "const self = statSync(process.execPath);",
     "const names = Object.keys(process.env).sort();",
@@ -230,7 +235,9 @@ export function strictVerifierBinary(dir: string): string {
     "  return true;",
     "};",
     'if (!valid(params, memo.schema)) fail("parameters invalid");',
-    'const p = Bun.spawn(command, { stdin: new TextEncoder().encode(`${JSON.stringify(params)}\\n`), stdout: "pipe", stderr: "pipe", detached: true });',
+    'const fds = handed.map((f) => openSync(f, "r"));',
+    'const p = Bun.spawn(command, { stdio: [new TextEncoder().encode(`${JSON.stringify(params)}\\n`), "pipe", "pipe", ...fds], detached: true });',
+    "for (const fd of fds) closeSync(fd);",
     ...ENFORCED_PUMP_AND_EXIT,
   ]);
 }
