@@ -282,7 +282,9 @@ const AUTH_SCHEME = /^(?:bearer|basic|token|bot|apikey|digest)\s+/i;
  * exec treats one, or a credential header): gitleaks' generic-key rule, a keyword and entropy.
  * A value with a `${VAR}` reference, a URL, a path, a short or low-entropy value (a word, a
  * number, a header name) is left alone, and so is one with a known credential's form
- * (secret-literal's).
+ * (secret-literal's). A variable whose name ends in PASSWORD (PASSWD, PASSPHRASE) is the
+ * exception: people choose passwords, so any literal there is one (`postgres`, `changeme`),
+ * however plain; PASSWORD_MIN_LENGTH and PASSWORD_FILE name something else.
  */
 function secretValues(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   const config = isRecord(tool.doc.config) ? tool.doc.config : undefined;
@@ -295,20 +297,25 @@ function secretValues(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     // A reference, a URL or a path names where the secret is, not the secret.
     if (typeof value !== "string" || value.includes("${") || value.includes("://") || /^(?:\.{0,2}\/|~\/)/.test(value)) continue;
     const secret = where === "headers" ? value.replace(AUTH_SCHEME, "") : value;
-    if (!looksRandom(secret) || ANY_CREDENTIAL.test(value)) continue;
+    const password = where === "env" && PASSWORD_NAME.test(name) && value.trim() !== "";
+    if ((!password && !looksRandom(secret)) || ANY_CREDENTIAL.test(value)) continue;
     const pointer = `/config/${where}/${seg(name)}`;
+    const what = password ? `a literal password (${secret.length} characters, ${secret.slice(0, 2)}…)` : `a literal value that looks like a secret (${secret.length} random-looking characters, ${secret.slice(0, 2)}…)`;
     out.push(
       toolFinding(
         tool,
         "security/secret-value",
         pointer,
-        `config.${where}.${name} holds a literal value that looks like a secret (${secret.length} random-looking characters, ${secret.slice(0, 2)}…); the manifest is committed with the tool`,
+        `config.${where}.${name} holds ${what}; the manifest is committed with the tool`,
         `if it is a secret, pass it through the environment: ${where === "env" ? envHint(["config", "env", name]) : headerHint(name, value.slice(0, value.length - secret.length))}; --strict makes this an error`,
         ctx.strict ? "error" : undefined,
       ),
     );
   }
 }
+
+/** A variable that holds a password by its name: the name ends in one (DB_PASSWORD, SMTP_PASSWD). */
+const PASSWORD_NAME = /(?:PASSWORD|PASSWD|PASSPHRASE)$/i;
 
 /** How a header's credential reaches it instead: a reference after the header's scheme, if any. */
 function headerHint(header: string, scheme: string): string {

@@ -295,6 +295,28 @@ describe("a literal value under a secret's name", () => {
   });
 });
 
+describe("a literal password", () => {
+  const found = (tools: Tool[]) => check(tools).findings.filter((f) => f.rule === "security/secret-value");
+
+  test("under a name that ends in PASSWORD any literal is a warning, however plain: people choose passwords", () => {
+    const tools = [script("  env:\n    DB_PASSWORD: postgres\n    SMTP_PASSWD: changeme\n    KEY_PASSPHRASE: correct horse battery staple\n    ADMIN_PASSWORD: 'hunter2'\n")];
+    expect(found(tools).map((f) => [f.line, f.severity, f.message.slice(0, f.message.indexOf(";"))])).toEqual([
+      [8, "warning", "config.env.DB_PASSWORD holds a literal password (8 characters, po…)"],
+      [9, "warning", "config.env.SMTP_PASSWD holds a literal password (8 characters, ch…)"],
+      [10, "warning", "config.env.KEY_PASSPHRASE holds a literal password (28 characters, co…)"],
+      [11, "warning", "config.env.ADMIN_PASSWORD holds a literal password (7 characters, hu…)"],
+    ]);
+    expect(found(tools)[0]!.hint).toContain('write DB_PASSWORD: "${DB_PASSWORD}" and set DB_PASSWORD where kiwi runs');
+    expect(JSON.stringify(found(tools))).not.toContain("postgres");
+    expect(check(tools, { strict: true }).ok).toBe(false);
+  });
+
+  test("a reference, an empty value, a file, or a name that only mentions a password is no warning", () => {
+    const tools = [script("  env:\n    DB_PASSWORD: '${DB_PASSWORD}'\n    EMPTY_PASSWORD: ''\n    PASSWORD_FILE: /run/secrets/db\n    PASSWORD_MIN_LENGTH: '12'\n    ROOT_PASSWORD: ./secrets/root.txt\n")];
+    expect(found(tools)).toEqual([]);
+  });
+});
+
 describe("a secret on the command line", () => {
   const secretFindings = (tools: Tool[]) => check(tools).findings.filter((f) => f.rule === "security/secret-in-args");
 
