@@ -3,7 +3,7 @@
 import { type CanonicalValue } from "../integrity/value.ts";
 import { computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
 import { ParseProblem, type Position } from "../integrity/parse-problem.ts";
-import { type IgnoreDirective, ignoreDirectives } from "./ignore-comments.ts";
+import { type IgnoreDirective, pythonIgnoreDirectives, yamlIgnoreDirectives } from "./ignore-comments.ts";
 import { parsePythonModuleMetadata } from "./python-module.ts";
 import { parseYaml } from "./yaml.ts";
 
@@ -123,7 +123,7 @@ function parseJsonManifest(text: string): ParsedManifest {
 function parseYamlManifest(text: string, lineOffset: number, columnOffset: number): ParsedManifest {
   try {
     const result = parseYaml(text, lineOffset, columnOffset);
-    return withIgnores({ value: result.value, locate: result.locate, warnings: [] }, ignoreDirectives(text, lineOffset, columnOffset));
+    return withIgnores({ value: result.value, locate: result.locate, warnings: [] }, yamlIgnoreDirectives(text, lineOffset, columnOffset));
   } catch (error) {
     if (error instanceof RangeError) throw new ParseProblem("parse/too-deep", "invalid YAML: the document is nested too deeply");
     throw error;
@@ -174,7 +174,7 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
 /** kiwi_mcp's module variables; the whole module is the manifest, so any of its comments may ignore a finding. */
 function pythonModule(text: string): ParsedManifest | "none" {
   const parsed = parsePythonModuleMetadata(text);
-  return parsed === "none" ? parsed : withIgnores(parsed, ignoreDirectives(text));
+  return parsed === "none" ? parsed : withIgnores(parsed, pythonIgnoreDirectives(text));
 }
 
 /** The parse with its ignore comments, when it has any (the field stays absent on almost every manifest). */

@@ -3,6 +3,7 @@
 // through, as gitleaks:allow, noqa and eslint-disable-next-line do. They are read here, while the
 // text is parsed, so discovery's parse cache keeps them and the rule table (which exec never loads)
 // is not needed; validate/ignores.ts decides what they ignore. Pure.
+import { computeLineStarts, lastStartAtOrBefore } from "../integrity/json-lossless.ts";
 
 /** One ignore comment, as written. */
 export interface IgnoreDirective {
@@ -24,29 +25,68 @@ export interface IgnoreDirective {
 
 const MARK = "kiwi-ignore";
 
-/** The comment: a `#` at the start of the line or after a space (YAML's and Python's comment rule). */
-const DIRECTIVE = /(^|\s)#\s*kiwi-ignore\b(:?)(.*)/;
+/** A comment that is an ignore comment: `#`, then the mark as a word (kiwi-ignored is not one). */
+const DIRECTIVE = /^#\s*kiwi-ignore\b(:?)(.*)/;
 
 /** A rule id's shape (findings/rules.ts): a layer, a slash, a name. */
 const RULE_ID = /^[a-z][a-z0-9_]*\/[a-z0-9][a-z0-9-]*$/;
 
+/** A comment found in a text: where its `#` is (0-based offset), and its text from the `#` on. */
+interface Comment {
+  offset: number;
+  text: string;
+}
+
 /**
- * The ignore comments of a manifest text whose first line is line `lineOffset + 1` of its file and
- * whose columns start `columnOffset` in (a shell block's `# ` prefix). Most manifests hold none:
- * one substring test, no split.
+ * The ignore comments of a YAML text whose first line is line `lineOffset + 1` of its file and
+ * whose columns start `columnOffset` in (a shell block's `# ` prefix). The yaml library's parser
+ * finds the comments, so a `#` inside a quoted string or a block scalar (a description that shows
+ * the syntax) is none. Most manifests hold no mark: one substring test, and the parser not loaded.
  */
-export function ignoreDirectives(text: string, lineOffset = 0, columnOffset = 0): IgnoreDirective[] {
+export function yamlIgnoreDirectives(text: string, lineOffset = 0, columnOffset = 0): IgnoreDirective[] {
   if (!text.includes(MARK)) return [];
+  const { Parser } = require("yaml") as typeof import("yaml");
+  const comments: Comment[] = [];
+  const walk = (token: unknown): void => {
+    if (Array.isArray(token)) {
+      for (const t of token) walk(t);
+      return;
+    }
+    if (token === null || typeof token !== "object") return;
+    const t = token as { type?: unknown; offset?: unknown; source?: unknown };
+    if (t.type === "comment" && typeof t.offset === "number" && typeof t.source === "string") comments.push({ offset: t.offset, text: t.source });
+    else for (const key of Object.keys(token)) walk((token as Record<string, unknown>)[key]);
+  };
+  for (const token of new Parser().parse(text)) walk(token);
+  return directives(text, comments, lineOffset, columnOffset);
+}
+
+/**
+ * The ignore comments of a Python module (kiwi_mcp's module variables: the whole file is the
+ * manifest): every `#` at the start of a line or after a space that opens one.
+ */
+export function pythonIgnoreDirectives(text: string): IgnoreDirective[] {
+  if (!text.includes(MARK)) return [];
+  const comments: Comment[] = [];
+  const opening = /(?:^|(?<=\s))#\s*kiwi-ignore\b/gm;
+  for (let m = opening.exec(text); m !== null; m = opening.exec(text)) {
+    const end = text.indexOf("\n", m.index);
+    comments.push({ offset: m.index, text: text.slice(m.index, end === -1 ? undefined : end) });
+  }
+  return directives(text, comments, 0, 0);
+}
+
+/** The ignore comments among `comments`, placed in the file and read. */
+function directives(text: string, comments: readonly Comment[], lineOffset: number, columnOffset: number): IgnoreDirective[] {
   const out: IgnoreDirective[] = [];
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const row = lines[i]!;
-    if (!row.includes(MARK)) continue;
-    const m = DIRECTIVE.exec(row);
+  let starts: number[] | undefined;
+  for (const c of comments) {
+    const m = DIRECTIVE.exec(c.text);
     if (!m) continue;
-    const hashAt = m.index + m[1]!.length;
-    const alone = row.slice(0, hashAt).trim() === "";
-    let body = m[3]!;
+    starts ??= computeLineStarts(text);
+    const index = lastStartAtOrBefore(starts, c.offset);
+    const alone = text.slice(starts[index]!, c.offset).trim() === "";
+    let body = m[2]!;
     let reason: string | undefined;
     const dashes = body.indexOf("--");
     if (dashes !== -1) {
@@ -54,13 +94,14 @@ export function ignoreDirectives(text: string, lineOffset = 0, columnOffset = 0)
       body = body.slice(0, dashes);
     }
     const words = body.split(/[\s,]+/).filter((w) => w !== "");
-    const line = i + 1 + lineOffset;
+    const line = index + 1 + lineOffset;
+    const named = m[1] === ":";
     const directive: IgnoreDirective = {
       line,
-      column: hashAt + 1 + columnOffset,
+      column: c.offset - starts[index]! + 1 + columnOffset,
       target: alone ? line + 1 : line,
-      rules: m[2] === ":" ? words.filter((w) => RULE_ID.test(w)) : [],
-      invalid: m[2] === ":" ? words.filter((w) => !RULE_ID.test(w)) : [`${MARK}${m[3]!.trimEnd()}`],
+      rules: named ? words.filter((w) => RULE_ID.test(w)) : [],
+      invalid: named ? words.filter((w) => !RULE_ID.test(w)) : [`${MARK}${m[2]!.trimEnd()}`],
     };
     if (reason !== undefined) directive.reason = reason;
     out.push(directive);

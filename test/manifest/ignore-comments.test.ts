@@ -1,7 +1,7 @@
 // `# kiwi-ignore:` comments as the parsers read them: which line each covers, what it names, and
 // where it sits in its file for every manifest form that has comments.
 import { describe, expect, test } from "bun:test";
-import { ignoreDirectives } from "../../src/manifest/ignore-comments.ts";
+import { yamlIgnoreDirectives } from "../../src/manifest/ignore-comments.ts";
 import { type ParsedManifest, parseManifestText } from "../../src/manifest/forms.ts";
 
 function parsed(text: string, syntax: Parameters<typeof parseManifestText>[1]): ParsedManifest {
@@ -13,27 +13,37 @@ function parsed(text: string, syntax: Parameters<typeof parseManifestText>[1]): 
 describe("reading a comment", () => {
   test("after a value it covers its own line; alone on a line, the next one", () => {
     const text = "a: 1  # kiwi-ignore: security/secret-value\n  # kiwi-ignore: security/secret-literal\nb: 2\n";
-    expect(ignoreDirectives(text)).toEqual([
+    expect(yamlIgnoreDirectives(text)).toEqual([
       { line: 1, column: 7, target: 1, rules: ["security/secret-value"], invalid: [] },
       { line: 2, column: 3, target: 3, rules: ["security/secret-literal"], invalid: [] },
     ]);
   });
 
   test("names several rules, by commas or spaces, and keeps the reason after --", () => {
-    const [d] = ignoreDirectives("k: v #kiwi-ignore:security/secret-literal,security/secret-value security/host-any -- example key, revoked\r\n");
+    const [d] = yamlIgnoreDirectives("k: v #kiwi-ignore:security/secret-literal,security/secret-value security/host-any -- example key, revoked\r\n");
     expect(d).toEqual({ line: 1, column: 6, target: 1, rules: ["security/secret-literal", "security/secret-value", "security/host-any"], invalid: [], reason: "example key, revoked" });
   });
 
   test("keeps what is not a rule id apart, and a comment without its colon names nothing", () => {
-    expect(ignoreDirectives("k: v  # kiwi-ignore: secret-literal, Security/Path\n")[0]).toMatchObject({ rules: [], invalid: ["secret-literal", "Security/Path"] });
-    expect(ignoreDirectives("k: v  # kiwi-ignore security/path\n")[0]).toMatchObject({ rules: [], invalid: ["kiwi-ignore security/path"] });
-    expect(ignoreDirectives("k: v  # kiwi-ignore:\n")[0]).toMatchObject({ rules: [], invalid: [] });
+    expect(yamlIgnoreDirectives("k: v  # kiwi-ignore: secret-literal, Security/Path\n")[0]).toMatchObject({ rules: [], invalid: ["secret-literal", "Security/Path"] });
+    expect(yamlIgnoreDirectives("k: v  # kiwi-ignore security/path\n")[0]).toMatchObject({ rules: [], invalid: ["kiwi-ignore security/path"] });
+    expect(yamlIgnoreDirectives("k: v  # kiwi-ignore:\n")[0]).toMatchObject({ rules: [], invalid: [] });
   });
 
-  test("a # inside a word is no comment, and text without the mark is not split at all", () => {
-    expect(ignoreDirectives("url: http://x.test/a#kiwi-ignore: security/path\n")).toEqual([]);
-    expect(ignoreDirectives("k: v  # kiwi-ignored: security/path\n")).toEqual([]);
-    expect(ignoreDirectives("a: 1\nb: 2\n")).toEqual([]);
+  test("a # inside a word, a quoted string or a block scalar is no comment: a description may show the syntax", () => {
+    expect(yamlIgnoreDirectives("note: a#kiwi-ignore:security/path\n")).toEqual([]);
+    expect(yamlIgnoreDirectives("k: v  # kiwi-ignored: security/path\n")).toEqual([]);
+    expect(yamlIgnoreDirectives('q: "x # kiwi-ignore: security/path"\nr: \'y # kiwi-ignore: security/path\'\n')).toEqual([]);
+    const shown = "description: |\n  Add a comment:\n  # kiwi-ignore: security/secret-literal -- why\n  on the line.\nk: v  # kiwi-ignore: security/host-any\n";
+    expect(yamlIgnoreDirectives(shown).map((d) => [d.line, d.rules])).toEqual([[5, ["security/host-any"]]]);
+  });
+
+  test("in flow collections and sequences, as anywhere a YAML comment may stand", () => {
+    const text = "env: { K: v }  # kiwi-ignore: security/secret-value\nargs:\n  - --flag  # kiwi-ignore: security/secret-in-args\n";
+    expect(yamlIgnoreDirectives(text).map((d) => [d.line, d.target, d.rules[0]])).toEqual([
+      [1, 1, "security/secret-value"],
+      [3, 3, "security/secret-in-args"],
+    ]);
   });
 });
 

@@ -4,7 +4,7 @@ import { computeLineStarts, lineColumn } from "../../src/integrity/json-lossless
 import type { ManifestForm, Tool, ToolFile } from "../../src/manifest/model.ts";
 import { normalizeManifest } from "../../src/manifest/normalize.ts";
 import { parseYaml } from "../../src/manifest/yaml.ts";
-import { ignoreDirectives } from "../../src/manifest/ignore-comments.ts";
+import { yamlIgnoreDirectives } from "../../src/manifest/ignore-comments.ts";
 
 export interface ToolOptions {
   file?: string;
@@ -18,7 +18,7 @@ export interface ToolOptions {
 export function toolFromYaml(text: string, options: ToolOptions = {}): Tool {
   const parsed = parseYaml(text);
   const tool = build(parsed.value, parsed.locate, options);
-  const ignores = ignoreDirectives(text);
+  const ignores = yamlIgnoreDirectives(text);
   return ignores.length > 0 ? { ...tool, ignores } : tool;
 }
 
