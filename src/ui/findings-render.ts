@@ -75,7 +75,7 @@ export function findingsDocument(findings: readonly Finding[], summary: Omit<Fin
     tools_checked: summary.toolsChecked,
     counts: { error: summary.counts.error, warning: summary.counts.warning, info: summary.counts.info },
     findings: findings.map(findingJson),
-    ignored: ignored.map((f) => ({ ...findingJson(f), ignored_by: f.ignoredBy.reason === undefined ? { line: f.ignoredBy.line } : { line: f.ignoredBy.line, reason: f.ignoredBy.reason } })),
+    ignored: ignored.map((f) => ({ ...findingJson(f), ignored_by: { ...f.ignoredBy } })),
   };
 }
 
