@@ -4,6 +4,7 @@
 // text is parsed, so discovery's parse cache keeps them and the rule table (which exec never loads)
 // is not needed; validate/ignores.ts decides what they ignore. Pure.
 import { computeLineStarts, lastStartAtOrBefore } from "../integrity/json-lossless.ts";
+import { moduleStatements } from "./python-literals.ts";
 
 /** One ignore comment, as written. */
 export interface IgnoreDirective {
@@ -63,16 +64,12 @@ export function yamlIgnoreDirectives(text: string, lineOffset = 0, columnOffset 
 
 /**
  * The ignore comments of a Python module (kiwi_mcp's module variables: the whole file is the
- * manifest): every `#` at the start of a line or after a space that opens one.
+ * manifest), its comments as the module reader finds them: a `#` inside a string is none.
  */
 export function pythonIgnoreDirectives(text: string): IgnoreDirective[] {
   if (!text.includes(MARK)) return [];
   const comments: Comment[] = [];
-  const opening = /(?:^|(?<=\s))#\s*kiwi-ignore\b/gm;
-  for (let m = opening.exec(text); m !== null; m = opening.exec(text)) {
-    const end = text.indexOf("\n", m.index);
-    comments.push({ offset: m.index, text: text.slice(m.index, end === -1 ? undefined : end) });
-  }
+  moduleStatements(text, (start, end) => comments.push({ offset: start, text: text.slice(start, end) }));
   return directives(text, comments, 0, 0);
 }
 

@@ -21,9 +21,10 @@ export type LiteralResult = { ok: true; value: CanonicalValue } | { ok: false; r
 /**
  * The module-level statements, in order: every logical line that starts at column 0 outside a
  * string, bracket or continuation. Decorators, compound statements and comments are included as
- * statements without a target (callers only look at assignments and bare strings).
+ * statements without a target (callers only look at assignments and bare strings). `onComment`
+ * hears of every comment (from its `#` to the end of its line), a `#` inside a string being none.
  */
-export function moduleStatements(text: string): ModuleStatement[] {
+export function moduleStatements(text: string, onComment?: (start: number, end: number) => void): ModuleStatement[] {
   const out: ModuleStatement[] = [];
   let depth = 0;
   let lineStart = true;
@@ -39,7 +40,9 @@ export function moduleStatements(text: string): ModuleStatement[] {
       continued = false;
     }
     if (c === "#") {
+      const start = i;
       while (i < text.length && text[i] !== "\n") i++;
+      onComment?.(start, i);
       continue;
     }
     if (c === "\n") {

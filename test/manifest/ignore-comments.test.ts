@@ -70,8 +70,11 @@ describe("every form with comments", () => {
   test("a Python docstring's YAML, and a kiwi_mcp module's own comments", () => {
     const doc = '"""\ntool_id: p\ntool_type: script\nconfig:\n  env: { K: v }  # kiwi-ignore: security/secret-value\n"""\n';
     expect(parsed(doc, "python").ignores).toMatchObject([{ line: 5, target: 5, rules: ["security/secret-value"] }]);
-    const module = '__version__ = "1.0.0"\n__tool_type__ = "script"\n__executor_id__ = "python_runtime"\n# kiwi-ignore: security/secret-literal -- documented example\nCONFIG = {"env": {"GH_TOKEN": "x"}}\n';
-    expect(parsed(module, "python").ignores).toEqual([{ line: 4, column: 1, target: 5, rules: ["security/secret-literal"], invalid: [], reason: "documented example" }]);
+    const module = '__version__ = "1.0.0"\n__tool_type__ = "script"\n__executor_id__ = "python_runtime"\n# kiwi-ignore: security/secret-literal -- documented example\nCONFIG = {"env": {"GH_TOKEN": "x"}}\nHELP = """Add # kiwi-ignore: security/path to a line"""\nNOTE = "x # kiwi-ignore: security/path"\nOPTS = {\n    "a": 1,  # kiwi-ignore: security/secret-value\n}\n';
+    expect(parsed(module, "python").ignores).toEqual([
+      { line: 4, column: 1, target: 5, rules: ["security/secret-literal"], invalid: [], reason: "documented example" },
+      { line: 9, column: 14, target: 9, rules: ["security/secret-value"], invalid: [] },
+    ]);
   });
 
   test("a manifest without one carries no ignores field, and JSON has no comments to read", () => {
