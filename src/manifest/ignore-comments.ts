@@ -18,8 +18,10 @@ export interface IgnoreDirective {
   target: number;
   /** The rule ids it names. */
   rules: string[];
-  /** What it names that is not a rule id (a typo, a missing colon): reported, never matched. */
+  /** What it names that is not a rule id (a typo): reported, never matched. */
   invalid: string[];
+  /** Written without its colon (`# kiwi-ignore security/path`): it names nothing, and says so. */
+  noColon?: true;
   /** The text after `--`: why the finding is let through (SARIF's justification). */
   reason?: string;
 }
@@ -98,8 +100,9 @@ function directives(text: string, comments: readonly Comment[], lineOffset: numb
       column: c.offset - starts[index]! + 1 + columnOffset,
       target: alone ? line + 1 : line,
       rules: named ? words.filter((w) => RULE_ID.test(w)) : [],
-      invalid: named ? words.filter((w) => !RULE_ID.test(w)) : [`${MARK}${m[2]!.trimEnd()}`],
+      invalid: named ? words.filter((w) => !RULE_ID.test(w)) : [],
     };
+    if (!named) directive.noColon = true;
     if (reason !== undefined) directive.reason = reason;
     out.push(directive);
   }

@@ -53,17 +53,9 @@ function commentFindings(c: IgnoreComments, d: IgnoreDirective, used: ReadonlySe
   });
   const out: Finding[] = [];
   const covers = d.target === d.line ? `line ${d.line}` : `line ${d.target} (the line below it)`;
-  if (d.rules.length === 0 && d.invalid.length === 0) out.push(at("ignore/invalid", "the kiwi-ignore comment names no rule", "name the rule it lets through: # kiwi-ignore: security/secret-literal -- why"));
-  for (const word of d.invalid) {
-    const colonless = word.startsWith("kiwi-ignore");
-    out.push(
-      at(
-        "ignore/invalid",
-        colonless ? "the kiwi-ignore comment has no colon, so it names no rule" : `the kiwi-ignore comment names "${word}", which is not a rule id`,
-        colonless ? "write it as # kiwi-ignore: <rule>[, <rule>] -- <reason>" : "name rules as kiwi check prints them (layer/name), separated by commas; a reason goes after --",
-      ),
-    );
-  }
+  if (d.noColon) out.push(at("ignore/invalid", "the kiwi-ignore comment has no colon, so it names no rule", "write it as # kiwi-ignore: <rule>[, <rule>] -- <reason>"));
+  else if (d.rules.length === 0 && d.invalid.length === 0) out.push(at("ignore/invalid", "the kiwi-ignore comment names no rule", "name the rule it lets through: # kiwi-ignore: security/secret-literal -- why"));
+  for (const word of d.invalid) out.push(at("ignore/invalid", `the kiwi-ignore comment names "${word}", which is not a rule id`, "name rules as kiwi check prints them (layer/name), separated by commas; a reason goes after --"));
   for (const rule of d.rules) {
     if (!(rule in RULES)) {
       const near = suggest(rule, Object.keys(RULES));

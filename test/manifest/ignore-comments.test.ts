@@ -26,8 +26,9 @@ describe("reading a comment", () => {
 
   test("keeps what is not a rule id apart, and a comment without its colon names nothing", () => {
     expect(yamlIgnoreDirectives("k: v  # kiwi-ignore: secret-literal, Security/Path\n")[0]).toMatchObject({ rules: [], invalid: ["secret-literal", "Security/Path"] });
-    expect(yamlIgnoreDirectives("k: v  # kiwi-ignore security/path\n")[0]).toMatchObject({ rules: [], invalid: ["kiwi-ignore security/path"] });
+    expect(yamlIgnoreDirectives("k: v  # kiwi-ignore security/path\n")[0]).toMatchObject({ rules: [], invalid: [], noColon: true });
     expect(yamlIgnoreDirectives("k: v  # kiwi-ignore:\n")[0]).toMatchObject({ rules: [], invalid: [] });
+    expect(yamlIgnoreDirectives("k: v  # kiwi-ignore: kiwi-ignore-all\n")[0]).toEqual({ line: 1, column: 7, target: 1, rules: [], invalid: ["kiwi-ignore-all"] });
   });
 
   test("a # inside a word, a quoted string or a block scalar is no comment: a description may show the syntax", () => {
