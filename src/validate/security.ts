@@ -2,7 +2,8 @@
 // resource limits stay within documented bounds, shell+network+filesystem is a warning (an error
 // with --strict), and entry points and file paths never leave the tool directory. Pure.
 import type { Finding } from "../findings/verdict.ts";
-import type { Limits, Tool } from "../manifest/model.ts";
+import { type Limits, type Tool, manifestPathOf } from "../manifest/model.ts";
+import { syntaxOf } from "../manifest/forms.ts";
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { MAGRAY_CAPABILITY_WORDS } from "../schema/vocabulary.ts";
 import { toolFinding } from "../findings/finding.ts";
@@ -338,9 +339,9 @@ function looksRandom(text: string): boolean {
   return bits >= 3.5;
 }
 
-/** The way past a published example (a comment kiwi reads: not in JSON, which has none). */
+/** The way past a published example: an ignore comment, where the manifest's syntax has comments (JSON has none). */
 function exampleHint(tool: Tool): string {
-  return /\.json(?:#|$)/.test(tool.manifestFile) ? "" : '; if it is a published example and no credential, say so on its line: # kiwi-ignore: security/secret-literal -- <why>';
+  return syntaxOf(manifestPathOf(tool.manifestFile)) === "json" ? "" : '; if it is a published example and no credential, say so on its line: # kiwi-ignore: security/secret-literal -- <why>';
 }
 
 /** How the value reaches the tool instead: under its own name when it is a config.env entry. */
