@@ -11,7 +11,7 @@ import { type LayerContext, normalizeRel, seg, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ALIAS_GROUPS, chosenSpelling } from "../manifest/aliases.ts";
-import { SECRET_NAME, declaredSecrets, isSecretName, referencedSecrets } from "../schema/placeholders.ts";
+import { declaredSecrets, isSecretName, referencedSecrets } from "../schema/placeholders.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
 export const LIMIT_BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string }> = {
@@ -240,7 +240,7 @@ function credentials(tool: Tool, value: unknown, path: (string | number)[], out:
         "security/secret-literal",
         pointer,
         `${fieldName(pointer) || "the manifest"} holds what looks like a ${format.kind} (${shown}…); the manifest is committed with the tool`,
-        `remove it, revoke it if it was ever committed or pushed, and pass it through the environment: ${envHint(path)}${exampleHint(tool)}`,
+        `remove it, revoke it if it was ever committed or pushed, and pass it through the environment: ${envHint(tool, path)}${exampleHint(tool)}`,
       ),
     );
     return;
@@ -308,7 +308,7 @@ function secretValues(tool: Tool, ctx: LayerContext, out: Finding[]): void {
         "security/secret-value",
         pointer,
         `config.${where}.${name} holds ${what}; the manifest is committed with the tool`,
-        `if it is a secret, pass it through the environment: ${where === "env" ? envHint(["config", "env", name]) : headerHint(name, value.slice(0, value.length - secret.length))}; --strict makes this an error`,
+        `if it is a secret, pass it through the environment: ${where === "env" ? envHint(tool, ["config", "env", name]) : headerHint(name, value.slice(0, value.length - secret.length))}; --strict makes this an error`,
         ctx.strict ? "error" : undefined,
       ),
     );
@@ -344,11 +344,15 @@ function exampleHint(tool: Tool): string {
   return syntaxOf(manifestPathOf(tool.manifestFile)) === "json" ? "" : '; if it is a published example and no credential, say so on its line: # kiwi-ignore: security/secret-literal -- <why>';
 }
 
-/** How the value reaches the tool instead: under its own name when it is a config.env entry. */
-function envHint(path: readonly (string | number)[]): string {
+/**
+ * How the value reaches the tool instead: under its own name when it is a config.env entry, listed
+ * in config.secrets unless exec already treats it as secret (its name, or the list).
+ */
+function envHint(tool: Tool, path: readonly (string | number)[]): string {
   const name = path.length === 3 && path[0] === "config" && path[1] === "env" ? String(path[2]) : undefined;
+  const secret = (n: string) => isSecretName(n, declaredSecrets(isRecord(tool.doc.config) ? tool.doc.config : {}));
   return name !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)
-    ? `write ${name}: "\${${name}}" and set ${name} where kiwi runs${SECRET_NAME.test(name) ? "" : ` (and list ${name} in config.secrets)`}`
+    ? `write ${name}: "\${${name}}" and set ${name} where kiwi runs${secret(name) ? "" : ` (and list ${name} in config.secrets)`}`
     : 'a "${NAME}" reference in config.env, NAME set where kiwi runs (and listed in config.secrets if the name does not look secret)';
 }
 

@@ -237,6 +237,9 @@ describe("a credential written into a manifest", () => {
     const hints = (env: string) => found([script(`  env: { ${env}: ${"npm_" + "k".repeat(36)} }\n`)]).map((f) => f.hint);
     expect(hints("NPM_TOKEN")).toEqual([expect.stringContaining('write NPM_TOKEN: "${NPM_TOKEN}" and set NPM_TOKEN where kiwi runs')]);
     expect(hints("REGISTRY_AUTH")).toEqual([expect.stringContaining("(and list REGISTRY_AUTH in config.secrets)")]);
+    // Already listed: the hint does not ask for it again.
+    const listed = found([script(`  env: { REGISTRY_AUTH: ${"npm_" + "k".repeat(36)} }\n  secrets: [REGISTRY_AUTH]\n`)]).map((f) => f.hint);
+    expect(listed).toEqual([expect.stringContaining('write REGISTRY_AUTH: "${REGISTRY_AUTH}" and set REGISTRY_AUTH where kiwi runs;')]);
   });
 
   test("anywhere in any dialect: an argument, a nested value, a magray field", () => {
