@@ -100,7 +100,7 @@ export function mapArguments(items: unknown[], pointer: string, scope: InputScop
       const value = inputValue(item, envNameOf(item.name), at, scope, `argument ${item.name}`);
       if (value !== undefined) out.push(item.name, value);
     } else {
-      throw importError(scope.file, child(at, "type"), `argument type ${JSON.stringify(item.type)} is not positional or named`, 'write "type": "positional" or "named"');
+      throw importError(scope.file, child(at, "type"), item.type === undefined ? "an argument has no type" : `argument type ${JSON.stringify(item.type)} is not positional or named`, 'write "type": "positional" or "named"');
     }
     if (item.isRepeated === true) scope.notes.push(`${at}: the argument may be repeated; kiwi passes it once (repeat it in config.args to pass more)`);
   });

@@ -79,7 +79,7 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
   if (!SEMVER.test(doc.version as string)) throw importError(at, "/version", `version ${JSON.stringify(doc.version)} is not a semantic version`, "bundles use MAJOR.MINOR.PATCH");
   const server = doc.server;
   if (!isRecord(server)) throw importError(at, "/server", "server is missing", "describe the server: { type, entry_point, mcp_config }");
-  if (!["node", "python", "binary", "uv"].includes(String(server.type))) throw importError(at, "/server/type", `server type ${JSON.stringify(server.type)} is not node, python, binary or uv`, "set server.type");
+  if (!["node", "python", "binary", "uv"].includes(String(server.type))) throw importError(at, "/server/type", server.type === undefined ? "server.type is missing" : `server type ${JSON.stringify(server.type)} is not node, python, binary or uv`, "set server.type to node, python, binary or uv");
   if (typeof server.entry_point !== "string" || server.entry_point === "" || leaves(server.entry_point)) throw importError(at, "/server/entry_point", "entry_point is missing or leaves the bundle", "name the server's file inside the bundle");
   const notes: string[] = [];
   const given = server.mcp_config;

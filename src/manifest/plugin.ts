@@ -83,7 +83,7 @@ export function pluginServers(value: CanonicalValue, plugin: PluginManifest): { 
   const warn = (pointer: string, message: string, hint: string) => problems.push({ rule: "plugin/mcp", file: PLUGIN_MCP_FILE, pointer, message, hint });
   const doc = toPlain(value);
   if (!isRecord(doc) || !isRecord(doc.mcpServers) || doc.$schema !== PLUGIN_MCP_SCHEMA || Object.keys(doc).some((k) => k !== "$schema" && k !== "mcpServers")) {
-    const why = !isRecord(doc) ? "is not a JSON object" : doc.$schema !== PLUGIN_MCP_SCHEMA ? `has $schema ${JSON.stringify(doc.$schema)}, not ${PLUGIN_MCP_SCHEMA}` : !isRecord(doc.mcpServers) ? "has no mcpServers object" : "has top-level fields other than $schema and mcpServers";
+    const why = !isRecord(doc) ? "is not a JSON object" : doc.$schema === undefined ? "has no $schema" : doc.$schema !== PLUGIN_MCP_SCHEMA ? `has $schema ${JSON.stringify(doc.$schema)}, not ${PLUGIN_MCP_SCHEMA}` : !isRecord(doc.mcpServers) ? "has no mcpServers object" : "has top-level fields other than $schema and mcpServers";
     warn("", `mcp.json ${why}, so the plugin's MCP servers are not read`, `write { "$schema": "${PLUGIN_MCP_SCHEMA}", "mcpServers": { … } }`);
     return { servers: [], problems };
   }
@@ -99,7 +99,7 @@ export function pluginServers(value: CanonicalValue, plugin: PluginManifest): { 
       skip("it is not an object", 'write { "type": "stdio", "command": "…" }');
       continue;
     }
-    const mapped: Mapped = entry.type === "stdio" ? stdioServer(entry) : entry.type === "streamable-http" || entry.type === "sse" ? httpServer(entry) : { problem: `type ${JSON.stringify(entry.type)} is not stdio, streamable-http or sse`, hint: "set type" };
+    const mapped: Mapped = entry.type === "stdio" ? stdioServer(entry) : entry.type === "streamable-http" || entry.type === "sse" ? httpServer(entry) : entry.type === undefined ? { problem: "it has no type (stdio, streamable-http or sse)", hint: 'set "type": "stdio" (with "command") or "streamable-http" (with "url")' } : { problem: `type ${JSON.stringify(entry.type)} is not stdio, streamable-http or sse`, hint: "set type" };
     if (isProblem(mapped)) {
       skip(mapped.problem, mapped.hint);
       continue;

@@ -50,6 +50,10 @@ describe("manifest.json", () => {
     expect(r.notes[0]).toContain("platform_overrides.linux");
   });
 
+  test("a server without a type says it is missing", () => {
+    expect(() => importMcpbManifest({ ...REAL, server: { ...REAL.server, type: undefined } }, "h.mcpb", { platform: "linux" })).toThrow("server.type is missing");
+  });
+
   test.each([
     ["manifest_version 1.0", { ...REAL, manifest_version: "1.0" }, "/manifest_version"],
     ["no version at all", { ...REAL, manifest_version: undefined }, "/manifest_version"],

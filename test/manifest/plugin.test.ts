@@ -78,11 +78,18 @@ describe("bad plugins", () => {
     ["env setting PLUGIN_ROOT", { type: "stdio", command: "node", env: { PLUGIN_ROOT: "/" } }, "env sets PLUGIN_ROOT or PLUGIN_DATA"],
     ["plain http to a public host", { type: "streamable-http", url: "http://example.com/mcp" }, "url is not https"],
     ["an unknown type", { type: "websocket", url: "wss://x" }, 'type "websocket" is not stdio, streamable-http or sse'],
+    ["no type", { command: "node" }, "it has no type (stdio, streamable-http or sse)"],
     ["a field of another variant", { type: "stdio", command: "node", url: "https://x" }, "url is not a stdio server field"],
   ])("%s: that server is skipped with a warning, the others load", (_what, server, message) => {
     const read = pluginServers({ $schema: MCP_SCHEMA, mcpServers: { bad: server, good: { type: "stdio", command: "node" } } }, { ok: true, version: "0.0.0", problems: [] });
     expect(read.servers.map((s) => s.name)).toEqual(["good"]);
     expect(read.problems).toEqual([expect.objectContaining({ rule: "plugin/mcp", pointer: "/mcpServers/bad", message: expect.stringContaining(message) })]);
+  });
+
+  test("an mcp.json without $schema says it has none", () => {
+    const read = pluginServers({ mcpServers: { a: { type: "stdio", command: "node" } } }, { ok: true, version: "0.0.0", problems: [] });
+    expect(read.servers).toEqual([]);
+    expect(read.problems).toEqual([expect.objectContaining({ rule: "plugin/mcp", pointer: "", message: "mcp.json has no $schema, so the plugin's MCP servers are not read" })]);
   });
 
   test("an mcp.json of another version disables the plugin's MCP servers, not its skills", () => {
