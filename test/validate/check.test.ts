@@ -208,18 +208,18 @@ describe("a credential written into a manifest", () => {
   // Built here, not written out: a scanner of this repository must not find a key in its tests.
   const samples: [string, string][] = [
     ["GitHub token", "ghp_" + "aB3".repeat(12)],
-    ["GitHub token", "github_pat_" + "11AB".repeat(6) + "_" + "x".repeat(59)],
+    ["GitHub token", "github_pat_" + "11AB".repeat(6) + "_" + "xY9".repeat(19) + "xY"],
     ["GitLab token", "glpat-" + "Zx_9".repeat(5)],
-    ["npm token", "npm_" + "k".repeat(36)],
+    ["npm token", "npm_" + "kQ4".repeat(12)],
     ["PyPI token", "pypi-AgE" + "Ii".repeat(30)],
     ["Slack token", "xoxb-" + "1234567890-abcdef"],
-    ["Slack webhook URL", "https://hooks.slack.com/services/T00000000/B00000000/" + "X".repeat(24)],
+    ["Slack webhook URL", "https://hooks.slack.com/services/T024BE7LD/B0A1B2C3D/" + "Xk3".repeat(8)],
     ["AWS access key id", "AKIA" + "ABCDEFGHIJKLMNOP"],
-    ["Google API key", "AIza" + "S".repeat(35)],
-    ["Anthropic API key", "sk-ant-api03-" + "q".repeat(40)],
-    ["OpenAI API key", "sk-proj-" + "Q".repeat(40)],
-    ["Stripe secret key", "sk_" + "live_" + "4".repeat(24)],
-    ["JSON Web Token", "eyJ" + "hbGciOiJIUzI1NiJ9" + ".eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0" + "." + "s".repeat(43)],
+    ["Google API key", "AIza" + "Sy7".repeat(11) + "Sy"],
+    ["Anthropic API key", "sk-ant-api03-" + "qW3e".repeat(10)],
+    ["OpenAI API key", "sk-proj-" + "Qz5r".repeat(10)],
+    ["Stripe secret key", "sk_" + "live_" + "4tG".repeat(8)],
+    ["JSON Web Token", "eyJ" + "hbGciOiJIUzI1NiJ9" + ".eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0" + "." + "sR2".repeat(14) + "s"],
     ["private key", "-----BEGIN OPENSSH " + "PRIVATE KEY-----\nb3BlbnNzaA==\n-----END OPENSSH PRIVATE KEY-----"],
   ];
 
@@ -228,32 +228,41 @@ describe("a credential written into a manifest", () => {
     const [finding, ...more] = found([tool]);
     expect(more).toEqual([]);
     expect([finding!.severity, finding!.line]).toEqual(["error", 8]);
-    expect(finding!.message).toStartWith(`config.headers.Authorization holds what looks like a ${kind} (${value.slice(0, 4)}…)`);
+    expect(finding!.message).toStartWith(`config.headers.Authorization holds what looks like ${/^[AEIOU]/.test(kind) ? "an" : "a"} ${kind} (${value.slice(0, 4)}…)`);
     expect(JSON.stringify(finding)).not.toContain(value.slice(0, 12));
     expect(check([tool]).ok).toBe(false);
   });
 
   test("the hint names the variable to set when the value is a config.env entry", () => {
-    const hints = (env: string) => found([script(`  env: { ${env}: ${"npm_" + "k".repeat(36)} }\n`)]).map((f) => f.hint);
+    const hints = (env: string) => found([script(`  env: { ${env}: ${"npm_" + "kQ4".repeat(12)} }\n`)]).map((f) => f.hint);
     expect(hints("NPM_TOKEN")).toEqual([expect.stringContaining('write NPM_TOKEN: "${NPM_TOKEN}" and set NPM_TOKEN where kiwi runs')]);
     expect(hints("REGISTRY_AUTH")).toEqual([expect.stringContaining("(and list REGISTRY_AUTH in config.secrets)")]);
     // Already listed: the hint does not ask for it again.
-    const listed = found([script(`  env: { REGISTRY_AUTH: ${"npm_" + "k".repeat(36)} }\n  secrets: [REGISTRY_AUTH]\n`)]).map((f) => f.hint);
+    const listed = found([script(`  env: { REGISTRY_AUTH: ${"npm_" + "kQ4".repeat(12)} }\n  secrets: [REGISTRY_AUTH]\n`)]).map((f) => f.hint);
     expect(listed).toEqual([expect.stringContaining('write REGISTRY_AUTH: "${REGISTRY_AUTH}" and set REGISTRY_AUTH where kiwi runs;')]);
   });
 
   test("anywhere in any dialect: an argument, a nested value, a magray field", () => {
-    const key = "AKIA" + "Z".repeat(16);
+    const key = "AKIA" + "Z7QW".repeat(4);
     expect(found([script(`  args: ['--key', '${key}']\n  extra: { deep: [{ k: '${key}' }] }\n`)]).map((f) => f.message.slice(0, f.message.indexOf(" holds")))).toEqual(["config.args.1", "config.extra.deep.0.k"]);
     expect(found([magray({ description: `uses ${key}` }, ["bin/run"])]).map((f) => [f.file, f.line])).toEqual([[".ai/tools/mg/tool.json", 6]]);
   });
 
   test("the hint shows the kiwi-ignore comment for a published example where the manifest can hold one, and not in JSON", () => {
-    const key = "AKIA" + "Z".repeat(16);
+    const key = "AKIA" + "Z7QW".repeat(4);
     const [inYaml] = found([script(`  env: { AWS_ACCESS_KEY_ID: ${key} }\n`)]);
     expect(inYaml!.hint).toEndWith("; if it is a published example and no credential, say so on its line: # kiwi-ignore: security/secret-literal -- <why>");
     const [inJson] = found([magray({ description: `uses ${key}` }, ["bin/run"])]);
     expect(inJson!.hint).not.toContain("kiwi-ignore");
+  });
+
+  test("a placeholder in a token's place is no finding (AWS's documented …EXAMPLE ids among them); a real key beside one still is", () => {
+    const placeholders = ["AKIAIOSFODNN7" + "EXAMPLE", "ghp_" + "X".repeat(36), "xoxb-" + "your-bot-token-here", "sk-proj-" + "0".repeat(40), "https://hooks.slack.com/services/" + "T00000000/B00000000/" + "X".repeat(24), "npm_" + "REDACTED".repeat(4) + "abcd", "sk-ant-" + "placeholder".repeat(3), "AIza" + "DUMMY".repeat(7)];
+    for (const p of placeholders) expect([p, found([script(`  env: { TOKEN: '${p}' }\n`)])]).toEqual([p, []]);
+    const real = "AKIA" + "Z7QW".repeat(4);
+    expect(found([script(`  args: ['${placeholders[0]} ${real}']\n`)]).map((f) => f.message.slice(0, f.message.indexOf(";")))).toEqual(["config.args.0 holds what looks like an AWS access key id (AKIA…)"]);
+    // A private key's header is fixed text: no stand-in.
+    expect(found([script(`  env: { KEY: '-----BEGIN RSA ${"PRIVATE"} KEY----- xxxxxxxxxx' }\n`)])).toHaveLength(1);
   });
 
   test("a reference, a placeholder, a short look-alike or a truncated example is no finding", () => {
