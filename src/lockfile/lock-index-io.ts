@@ -104,7 +104,7 @@ export function lockIndexPath(cacheDir: string, root: string): string {
  * a change would keep a stale verdict. A cache key, never published.
  */
 export function modelKey(tool: Tool, manifestDigest: string): string {
-  const { locate: _locate, files, manifest: _manifest, doc: _doc, config: _config, configLossless: _lossless, pointers: _pointers, ...rest } = tool;
+  const { locate: _locate, files, manifest: _manifest, doc: _doc, config: _config, configLossless: _lossless, pointers: _pointers, manifestStat: _stat, ...rest } = tool;
   const parts = [rest, files.map((f) => [f.path, f.abs, f.isExecutable])];
   let plain: string;
   try {

@@ -336,12 +336,14 @@ function holdsTool(form: ManifestForm, parsed: ParsedManifest | "none"): parsed 
 function assembleTool(root: string, manifestAbs: string, form: ManifestForm, parsed: ParsedManifest, findings: Finding[]): Tool {
   const name = basename(manifestAbs);
   const dir = dirname(manifestAbs);
-  const files =
-    form === "directory"
-      ? listToolFiles(root, dir, findings, listing).filter((f) => f.path !== name)
-      : form === "file"
-        ? []
-        : [statToolFile(manifestAbs, name, undefined, undefined, listing)].filter((f): f is ToolFile => f !== undefined);
+  const listed = form === "directory" ? listToolFiles(root, dir, findings, listing) : undefined;
+  const files = listed
+    ? listed.filter((f) => f.path !== name)
+    : form === "file"
+      ? []
+      : [statToolFile(manifestAbs, name, undefined, undefined, listing)].filter((f): f is ToolFile => f !== undefined);
+  // A directory tool's manifest, as listed: its stat identity keys what kiwi check found in it.
+  const manifest = listed?.find((f) => f.path === name);
   const toolsDir = join(root, TOOLS_DIR);
   const treeAbs = form === "directory" ? dir : manifestAbs.slice(0, manifestAbs.length - extname(manifestAbs).length);
   const fields = normalizeManifest(parsed.value, form === "directory" ? basename(dir) : name.slice(0, name.lastIndexOf(".")), toProjectPath(toolsDir, treeAbs));
@@ -357,6 +359,7 @@ function assembleTool(root: string, manifestAbs: string, form: ManifestForm, par
     rootAbs: dir,
     manifestFile: toProjectPath(root, manifestAbs),
     files,
+    ...(manifest ? { manifestStat: { size: manifest.size, mtimeMs: manifest.mtimeMs, ctimeMs: manifest.ctimeMs, ino: manifest.ino } } : {}),
     locate: parsed.locate,
     ...(parsed.ignores ? { ignores: parsed.ignores } : {}),
   };

@@ -1,5 +1,6 @@
 // `# kiwi-ignore: <rule>[, <rule>…] [-- <reason>]` comments in a manifest's YAML (a tool.yaml, a
-// script's metadata block, front matter) or in a kiwi_mcp Python module: what lets one finding
+// script's metadata block, front matter), in a kiwi_mcp Python module, or in any other text file
+// of a tool (after the comment opener of its language): what lets one finding
 // through, as gitleaks:allow, noqa and eslint-disable-next-line do. They are read here, while the
 // text is parsed, so discovery's parse cache keeps them and the rule table (which exec never loads)
 // is not needed; validate/ignores.ts decides what they ignore. Pure.
@@ -72,6 +73,28 @@ export function pythonIgnoreDirectives(text: string): IgnoreDirective[] {
   if (!text.includes(MARK)) return [];
   const comments: Comment[] = [];
   moduleStatements(text, (start, end) => comments.push({ offset: start, text: text.slice(start, end) }));
+  return directives(text, comments, 0, 0);
+}
+
+/** A comment opener of the common languages right before the mark: #, //, /*, --, ;, %, <!--. */
+const ANY_OPENER_MARK = /(?:#|\/\/|\/\*|<!--|--|;|%)[ \t]*kiwi-ignore\b/g;
+const OPENER = /^(?:#|\/\/|\/\*|<!--|--|;|%)/;
+
+/**
+ * The ignore comments of any other text file of a tool (a helper script, a config), whatever its
+ * language: the mark after a comment opener, read to the end of its line (a block comment's closer or
+ * `-->` dropped). Nothing parses the file, so a mark inside a string counts too, as gitleaks:allow
+ * does; only the findings on the lines of such files (a credential's) are there to ignore.
+ */
+export function textIgnoreDirectives(text: string): IgnoreDirective[] {
+  if (!text.includes(MARK)) return [];
+  const comments: Comment[] = [];
+  for (const m of text.matchAll(ANY_OPENER_MARK)) {
+    const opener = OPENER.exec(m[0])![0];
+    const eol = text.indexOf("\n", m.index);
+    const rest = text.slice(m.index + opener.length, eol === -1 ? text.length : eol).replace(/\s*(?:\*\/|-->)?\s*$/, "");
+    comments.push({ offset: m.index, text: `#${rest}` });
+  }
   return directives(text, comments, 0, 0);
 }
 

@@ -114,6 +114,11 @@ export interface Tool {
   limits: Limits;
   /** Files that belong to the tool (excluding the manifest file of a directory tool). */
   files: ToolFile[];
+  /**
+   * A directory tool's manifest file's stat identity as discovery listed it (kiwi check keys what the
+   * file holds by it). Not part of what the tool is: the lock index's model key leaves it out.
+   */
+  manifestStat?: Pick<ToolFile, "size" | "mtimeMs" | "ctimeMs" | "ino">;
   /** Requirements in the tool's own requirements.txt, package.json or PEP 723 block (discovery). */
   fileRequirements?: PackageFileRequirements;
   /** Maps a model field (`id`, `version`, `type`, `executor`, `entrypoint`, …) to its pointer in the file. */

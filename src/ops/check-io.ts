@@ -9,6 +9,7 @@ import { type CheckResult, checkProject, planSyntaxChecks, resolveScope, syntaxF
 import { readLockfile } from "../lockfile/fs.ts";
 import { checkMcpToolNames, pinnedToolNames } from "../validate/mcp-names.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
+import { withFileSecrets } from "../validate/file-secrets-io.ts";
 import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
 
 export interface CheckTreeOptions {
@@ -48,7 +49,9 @@ export async function checkTree(options: CheckTreeOptions): Promise<CheckTreeRes
   const childSchemaMemo = openChildSchemaMemo(options.cacheDir);
   const checked = checkProject(project, { strict: options.strict, only, childSchemaMemo });
   childSchemaMemo?.save();
-  const base = withFindings(checked, checkMcpToolNames(scope.tools, pinnedToolNames(lockedPins(project.root))), { strict: options.strict });
+  const named = withFindings(checked, checkMcpToolNames(scope.tools, pinnedToolNames(lockedPins(project.root))), { strict: options.strict });
+  // The tools' files are read while the interpreters parse.
+  const base = withFileSecrets(named, scope.tools, options);
   if (!pending) return { project, result: base };
   const verdicts = await pending;
   return { project, result: withFindings(base, syntaxFindings(requests, verdicts), { strict: options.strict }) };

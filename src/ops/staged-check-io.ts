@@ -22,6 +22,7 @@ import { type HeadText, editedToolIds } from "../lockfile/edited-tools.ts";
 import type { LockedTool } from "../schema/lockfile.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withFindings } from "../validate/check-project.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
+import { withFileSecrets } from "../validate/file-secrets-io.ts";
 import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
 import { type GitEnv, gitText, runGit, runGitLargeAsync } from "../hook/git-io.ts";
 import { isNullBlobId } from "../integrity/git-blob.ts";
@@ -78,7 +79,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   if (selected.lockfileChanged && repo !== undefined && text !== undefined) keepStagedLockfile(root, repo, text, options.cacheDir);
   const judged = [...selected.changed, ...selected.dependents];
   if (judged.length > JIT_FROM_TOOLS) jitAtFullSpeed();
-  const { check, memorable } = await validate(project, judged, paths, options);
+  const { check, memorable } = await validate(project, judged, selected.changed, paths, options);
   const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed);
   const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged };
   if (!locked) {
@@ -96,11 +97,12 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
 }
 
 /**
- * Validates the judged tools (chain rules see the whole tree) with the interpreter syntax checks,
+ * Validates the judged tools (chain rules see the whole tree) with the interpreter syntax checks and
+ * the changed tools' files read for credentials,
  * plus whatever discovery found wrong with the changed paths themselves (a manifest that no longer
  * parses is no tool at all, only a finding on its file).
  */
-async function validate(project: Project, judged: Tool[], paths: readonly string[], options: FreshOptions): Promise<{ check: CheckResult; memorable: boolean }> {
+async function validate(project: Project, judged: Tool[], changed: readonly Tool[], paths: readonly string[], options: FreshOptions): Promise<{ check: CheckResult; memorable: boolean }> {
   const selectors = [...judged.map((t) => (t.form === "builtin" ? t.id : t.manifestFile)), ...paths.filter((p) => p !== LOCKFILE_NAME)];
   // An empty `only` would mean "everything"; a commit that touches no tool checks none.
   const only = selectors.length > 0 ? [...new Set(selectors)] : ["\0none"];
@@ -108,8 +110,11 @@ async function validate(project: Project, judged: Tool[], paths: readonly string
   // The interpreters start first and parse while the pure layers run (as kiwi check does).
   const pending = requests.length > 0 ? runSyntaxChecks(requests, { env: options.env, cacheDir: options.cacheDir }) : undefined;
   const childSchemaMemo = openChildSchemaMemo(options.cacheDir);
-  const base = checkProject(project, { strict: options.strict, only, childSchemaMemo });
+  const checked = checkProject(project, { strict: options.strict, only, childSchemaMemo });
   childSchemaMemo?.save();
+  // The changed tools' files, as they are in the working tree (as the interpreters read them): what
+  // the commit brings. A dependent's files are not its to judge (and not in the memo's key).
+  const base = withFileSecrets(checked, changed, options);
   if (pending === undefined) return { check: { ...base, unmatched: [] }, memorable: true };
   const verdicts = await pending;
   // A verdict that is not the parser's (a timeout, a crashed interpreter) may differ next time.

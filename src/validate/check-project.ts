@@ -134,13 +134,14 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
 }
 
 /**
- * Adds findings computed later (syntax verdicts) to a result, keeping order and counts right. The
- * ignore comments are judged again over all of them: one may name a rule only these report.
+ * Adds findings computed later (syntax verdicts, credentials in a tool's files) to a result, keeping
+ * order and counts right. The ignore comments, with `extraComments` (those of the tools' other
+ * files), are judged again over all of them: one may name a rule only these report.
  */
-export function withFindings(result: CheckResult, extra: readonly Finding[], options: CheckOptions = {}): CheckResult {
+export function withFindings(result: CheckResult, extra: readonly Finding[], options: CheckOptions = {}, extraComments: readonly IgnoreComments[] = []): CheckResult {
   const own = result.findings.filter((f) => !f.rule.startsWith("ignore/"));
   const ignored = result.ignored.map(({ ignoredBy: _, ...f }) => f);
-  const merged = finish([...own, ...ignored, ...extra], undefined, options, result.ignoreComments);
+  const merged = finish([...own, ...ignored, ...extra], undefined, options, [...result.ignoreComments, ...extraComments]);
   return { ...merged, toolsChecked: result.toolsChecked, unmatched: result.unmatched };
 }
 

@@ -18,7 +18,9 @@ export interface IgnoreComments {
 /** The findings that stand, those let through, and the ignore comments' own findings among the first. */
 export function applyIgnores(findings: readonly Finding[], comments: readonly IgnoreComments[]): { kept: Finding[]; ignored: IgnoredFinding[] } {
   if (comments.length === 0) return { kept: [...findings], ignored: [] };
-  const byFile = new Map(comments.map((c) => [c.file, c.directives]));
+  // A script manifest's file has two lists: its manifest's comments and those of its code.
+  const byFile = new Map<string, IgnoreDirective[]>();
+  for (const c of comments) byFile.set(c.file, [...(byFile.get(c.file) ?? []), ...c.directives]);
   const used = new Set<string>();
   const kept: Finding[] = [];
   const ignored: IgnoredFinding[] = [];

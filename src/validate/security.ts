@@ -12,6 +12,7 @@ import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ALIAS_GROUPS, chosenSpelling } from "../manifest/aliases.ts";
 import { declaredSecrets, isSecretName, referencedSecrets } from "../schema/placeholders.ts";
+import { ANY_CREDENTIAL, credentialIn, credentialNoun } from "./credentials.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
 export const LIMIT_BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string }> = {
@@ -203,64 +204,18 @@ function secretArgs(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   }
 }
 
-/**
- * Credentials by the forms their issuers give them: a prefix or shape no ordinary text has, so a
- * match is a key committed with the tool, whatever field holds it (gitleaks' and GitHub secret
- * scanning's high-confidence patterns).
- */
-const CREDENTIAL_FORMATS: readonly { kind: string; pattern: RegExp; fixed?: true }[] = [
-  { kind: "GitHub token", pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,255})\b/ },
-  { kind: "GitLab token", pattern: /\bglpat-[A-Za-z0-9_-]{20,}/ },
-  { kind: "npm token", pattern: /\bnpm_[A-Za-z0-9]{36}\b/ },
-  { kind: "PyPI token", pattern: /\bpypi-AgE[A-Za-z0-9_-]{50,}/ },
-  { kind: "Slack token", pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/ },
-  { kind: "Slack webhook URL", pattern: /https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{20,}/ },
-  { kind: "AWS access key id", pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
-  { kind: "Google API key", pattern: /\bAIza[0-9A-Za-z_-]{35}/ },
-  { kind: "Anthropic API key", pattern: /\bsk-ant-[A-Za-z0-9_-]{32,}/ },
-  { kind: "OpenAI API key", pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}/ },
-  { kind: "Stripe secret key", pattern: /\b[rs]k_live_[A-Za-z0-9]{20,}/ },
-  { kind: "JSON Web Token", pattern: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/ },
-  // Its header is fixed text: nothing in it can be a stand-in.
-  { kind: "private key", pattern: /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----/, fixed: true },
-];
-
-/**
- * A stand-in written where a token goes, in documentation and sample configs: ghp_XXXX…,
- * xoxb-your-token-here, AWS's AKIAIOSFODNN7EXAMPLE (which gitleaks' allowlist lets through too).
- * Eight equal characters in a row or one of these words is as good as absent from an issued key's
- * random part: "dummy", the shortest, turns up in about one 36-character key in a million.
- */
-const PLACEHOLDER_WORD = /example|placeholder|dummy|redacted|changeme|your[-_]|[-_]here\b/i;
-const PLACEHOLDER_RUN = /(.)\1{7}/;
-
-/** Any of them: one test per string, the table asked only on a match. */
-const ANY_CREDENTIAL = new RegExp(CREDENTIAL_FORMATS.map((f) => `(?:${f.pattern.source})`).join("|"));
-
-/** The first credential in `value` that is no placeholder, with its first four characters. */
-function credentialIn(value: string): { format: (typeof CREDENTIAL_FORMATS)[number]; shown: string } | undefined {
-  for (const format of CREDENTIAL_FORMATS) {
-    for (const match of value.matchAll(new RegExp(format.pattern.source, `${format.pattern.flags}g`))) {
-      if (format.fixed || !(PLACEHOLDER_RUN.test(match[0]) || PLACEHOLDER_WORD.test(match[0]))) return { format, shown: match[0].slice(0, 4) };
-    }
-  }
-  return undefined;
-}
-
 /** Every string of the manifest that has a credential's form; the message shows only its first characters. */
 function credentials(tool: Tool, value: unknown, path: (string | number)[], out: Finding[], depth: number): void {
   if (typeof value === "string") {
-    if (!ANY_CREDENTIAL.test(value)) return;
     const found = credentialIn(value);
     if (!found) return;
-    const { format, shown } = found;
     const pointer = path.map((p) => `/${seg(p)}`).join("");
     out.push(
       toolFinding(
         tool,
         "security/secret-literal",
         pointer,
-        `${fieldName(pointer) || "the manifest"} holds what looks like ${/^[AEIOU]/.test(format.kind) ? "an" : "a"} ${format.kind} (${shown}…); the manifest is committed with the tool`,
+        `${fieldName(pointer) || "the manifest"} holds what looks like ${credentialNoun(found.kind)} (${found.shown}…); the manifest is committed with the tool`,
         `remove it, revoke it if it was ever committed or pushed, and pass it through the environment: ${envHint(tool, path)}${exampleHint(tool)}`,
       ),
     );

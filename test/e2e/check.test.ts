@@ -142,6 +142,32 @@ describe("kiwi check on a broken tree", () => {
     for (const r of [checked, locked]) expect(r.stdout + r.stderr).not.toContain(token.slice(0, 8));
   });
 
+  test("a token written into a tool's script or helper is an error at its file and line, in SARIF too, and the same again warm", async () => {
+    // Built here, not written out: a scanner of this repository must not find a key in its tests.
+    const token = "ghp_" + "Kw9".repeat(12);
+    const dir = makeProject({
+      ".ai/tools/gh/tool.yaml": "tool_id: gh\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n",
+      ".ai/tools/gh/main.py": "from lib.auth import TOKEN\nprint(len(TOKEN))\n",
+      ".ai/tools/gh/lib/auth.py": `# the bot's token\nTOKEN = "${token}"\n`,
+      ".ai/tools/gh/logo.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, ...Buffer.from(token)]),
+    });
+    for (const f of ["gh", "gh/tool.yaml", "gh/main.py", "gh/lib", "gh/lib/auth.py", "gh/logo.png"]) utimesSync(join(dir, ".ai/tools", f), new Date(2020, 0, 1), new Date(2020, 0, 1));
+    const env = hermeticEnv();
+    const checked = await runKiwi(["check"], { cwd: dir, env });
+    expect(checked.exitCode).toBe(1);
+    expect(checked.stdout).toContain(".ai/tools/gh/lib/auth.py:2:10  error  security/secret-literal  line 2 holds what looks like a GitHub token (ghp_…); the file is committed with the tool");
+    expect(checked.stdout.match(/error  security\/secret-literal/g)).toHaveLength(1);
+    const sarif = await runKiwi(["check", "--format", "sarif"], { cwd: dir, env });
+    const results = (JSON.parse(sarif.stdout) as { runs: { results: { ruleId: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[] }[] }).runs[0]!.results;
+    expect(results.map((r) => [r.ruleId, r.locations[0]!.physicalLocation.artifactLocation.uri, r.locations[0]!.physicalLocation.region.startLine])).toEqual([["security/secret-literal", ".ai/tools/gh/lib/auth.py", 2]]);
+    for (const r of [checked, sarif]) expect(r.stdout + r.stderr).not.toContain(token.slice(0, 8));
+    // kiwi lock judges manifests and chains, as it leaves the interpreters' syntax checks to kiwi check.
+    expect((await runKiwi(["lock"], { cwd: dir, env })).exitCode).toBe(0);
+    // Warm, what the file holds comes from the cache (its identity is unchanged), and is the same.
+    const again = await runKiwi(["check"], { cwd: dir, env });
+    expect([again.exitCode, again.stdout]).toEqual([checked.exitCode, checked.stdout]);
+  });
+
   test("a token passed as an argument is a warning at its line, an error with --strict; the same token in config.env is none; a literal key is a warning", async () => {
     const dir = makeProject({
       ".ai/tools/gh/tool.yaml": "tool_id: gh\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n  args: ['--token', '${GH_TOKEN}']\n",

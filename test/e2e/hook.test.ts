@@ -125,6 +125,29 @@ describe("kiwi hook", () => {
     }
   }, SLOW);
 
+  test("a key written into a tool's script blocks the commit; a comment in the script's own language lets it through", async () => {
+    const root = await initRepo();
+    expect((await kiwi(root, ["hook", "install"])).exitCode).toBe(0);
+    // Built here, not written out: a scanner of this repository must not find a key in its tests.
+    const token = "ghp_" + "Kw9".repeat(12);
+    const script = (comment: string) => `#!/usr/bin/env bash\n# ---\n# tool_id: notify\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\n${comment}curl -H "Authorization: token ${token}" https://api.github.com/user\n`;
+    const file = join(root, ".ai/tools/notify.sh");
+    const commit = (message: string) => run(["git", "commit", "-q", "-m", message], root, env);
+
+    writeFileSync(file, script(""));
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "-A");
+    const blocked = await commit("a key in a script");
+    expect(blocked.exitCode).toBe(1);
+    expect(blocked.stderr).toContain(".ai/tools/notify.sh:8:31  error  security/secret-literal  line 8 holds what looks like a GitHub token (ghp_…)");
+
+    writeFileSync(file, script("# kiwi-ignore: security/secret-literal -- a revoked token the docs show\n"));
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "-A");
+    const allowed = await commit("the same key, ignored");
+    expect(allowed.exitCode).toBe(0);
+  }, SLOW);
+
   test("uninstall reports an absent hook and exits 0", async () => {
     const root = await initRepo();
     const r = await kiwi(root, ["hook", "uninstall"]);

@@ -1,7 +1,7 @@
 // `# kiwi-ignore:` comments as the parsers read them: which line each covers, what it names, and
 // where it sits in its file for every manifest form that has comments.
 import { describe, expect, test } from "bun:test";
-import { yamlIgnoreDirectives } from "../../src/manifest/ignore-comments.ts";
+import { textIgnoreDirectives, yamlIgnoreDirectives } from "../../src/manifest/ignore-comments.ts";
 import { type ParsedManifest, parseManifestText } from "../../src/manifest/forms.ts";
 
 function parsed(text: string, syntax: Parameters<typeof parseManifestText>[1]): ParsedManifest {
@@ -81,5 +81,38 @@ describe("every form with comments", () => {
   test("a manifest without one carries no ignores field, and JSON has no comments to read", () => {
     expect("ignores" in parsed("tool_id: t\n", "yaml")).toBe(false);
     expect("ignores" in parsed('{ "tool_id": "t", "note": "x  # kiwi-ignore: security/path" }', "json")).toBe(false);
+  });
+});
+
+describe("a tool's other files: the mark after any language's comment opener", () => {
+  test("#, //, /* */, --, ;, % and <!-- -->: after code it covers its own line, alone the next one", () => {
+    const text = [
+      'key = "x"  # kiwi-ignore: security/secret-literal -- a sample',
+      "const k = 1; // kiwi-ignore: security/secret-literal",
+      "/* kiwi-ignore: security/secret-literal -- block */",
+      "-- kiwi-ignore: security/secret-literal",
+      "x ; kiwi-ignore: security/secret-literal",
+      "% kiwi-ignore: security/secret-literal",
+      "<!-- kiwi-ignore: security/secret-literal -- in a page -->",
+    ].join("\n");
+    expect(textIgnoreDirectives(text).map((d) => [d.line, d.column, d.target, d.rules, d.reason])).toEqual([
+      [1, 12, 1, ["security/secret-literal"], "a sample"],
+      [2, 14, 2, ["security/secret-literal"], undefined],
+      [3, 1, 4, ["security/secret-literal"], "block"],
+      [4, 1, 5, ["security/secret-literal"], undefined],
+      [5, 3, 5, ["security/secret-literal"], undefined],
+      [6, 1, 7, ["security/secret-literal"], undefined],
+      [7, 1, 8, ["security/secret-literal"], "in a page"],
+    ]);
+  });
+
+  test("a word that only starts with the mark, or the mark with no opener before it, is none; a text without it costs one test", () => {
+    expect(textIgnoreDirectives("# kiwi-ignored: security/secret-literal\nsee kiwi-ignore: security/secret-literal\n")).toEqual([]);
+    expect(textIgnoreDirectives("plain text\n")).toEqual([]);
+  });
+
+  test("a comment without its colon or with a typo is read as the manifest's are, to be reported", () => {
+    expect(textIgnoreDirectives("// kiwi-ignore security/secret-literal\n")[0]).toMatchObject({ noColon: true, rules: [] });
+    expect(textIgnoreDirectives("# kiwi-ignore: secret-literal\n")[0]).toMatchObject({ rules: [], invalid: ["secret-literal"] });
   });
 });

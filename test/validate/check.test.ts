@@ -228,7 +228,7 @@ describe("a credential written into a manifest", () => {
     const [finding, ...more] = found([tool]);
     expect(more).toEqual([]);
     expect([finding!.severity, finding!.line]).toEqual(["error", 8]);
-    expect(finding!.message).toStartWith(`config.headers.Authorization holds what looks like ${/^[AEIOU]/.test(kind) ? "an" : "a"} ${kind} (${value.slice(0, 4)}…)`);
+    expect(finding!.message).toStartWith(`config.headers.Authorization holds what looks like ${["npm token", "AWS access key id", "Anthropic API key", "OpenAI API key"].includes(kind) ? "an" : "a"} ${kind} (${value.slice(0, 4)}…)`);
     expect(JSON.stringify(finding)).not.toContain(value.slice(0, 12));
     expect(check([tool]).ok).toBe(false);
   });

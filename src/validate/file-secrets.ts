@@ -1,0 +1,111 @@
+// security/secret-literal on the lines of a tool's files, the pure half: a key written into a
+// script, a helper or a config is committed with the tool as surely as one in its manifest.
+// Which files are read (every file of each tool in scope, up to a size), and how what was found
+// in them becomes findings and ignore comments; file-secrets-io.ts reads the files. A manifest's
+// own values keep their findings from security.ts, which name the field: a line that has one is
+// not reported again. Pure.
+import type { Finding } from "../findings/verdict.ts";
+import { ruleInfo } from "../findings/rules.ts";
+import { type Tool, manifestPathOf } from "../manifest/model.ts";
+import { syntaxOf } from "../manifest/forms.ts";
+import type { IgnoreDirective } from "../manifest/ignore-comments.ts";
+import { type CredentialHit, credentialNoun } from "./credentials.ts";
+import type { IgnoreComments } from "./ignores.ts";
+import { toolPath } from "./layer.ts";
+
+/** Files larger than this are not read (a data file, a bundle): gitleaks' default cap is of this order. */
+export const MAX_SCANNED_BYTES = 1024 * 1024;
+
+/** The stat identity discovery saw of a file: the cache's key. */
+export interface FileIdentity {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+/** One file to read. */
+export interface FileScanRequest {
+  tool: string;
+  /** Project-relative path, for findings. */
+  file: string;
+  abs: string;
+  /** Undefined when discovery did not list the file (a tool read through the lock index): the reader stats it. */
+  identity: FileIdentity | undefined;
+  /**
+   * Which of the file's ignore comments to read as text: all of them in a file that is no manifest;
+   * none in a YAML or JSON manifest, whose comments the YAML parser found (a `# kiwi-ignore` shown in a
+   * block scalar is text); in a script, module or Markdown manifest, those on lines where the
+   * manifest's reader found none (a script's code, a document's body).
+   */
+  comments: "all" | "none" | { besides: number[] };
+}
+
+/** What one file holds: credentials, and the ignore comments its text shows (FileScanRequest.comments says which count). */
+export interface FileScan {
+  hits: CredentialHit[];
+  ignores: IgnoreDirective[];
+}
+
+/**
+ * The files of the tools in scope to read, tool by tool, each file once (an Agent Plugin's servers
+ * share the plugin's files): built-in tools have none, and a file past MAX_SCANNED_BYTES is left out.
+ */
+export function planFileScans(tools: readonly Tool[]): FileScanRequest[] {
+  const out: FileScanRequest[] = [];
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (tool.form === "builtin") continue;
+    const manifest = manifestPathOf(tool.manifestFile);
+    const syntax = syntaxOf(manifest);
+    // A YAML or JSON manifest's comments are the YAML parser's; a script's, a module's or a document's code and body have their own besides.
+    const manifestComments: FileScanRequest["comments"] = syntax === "yaml" || syntax === "json" ? "none" : { besides: (tool.ignores ?? []).map((d) => d.line) };
+    const add = (file: string, abs: string, comments: FileScanRequest["comments"], identity: FileIdentity | undefined) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      out.push({ tool: tool.id, file, abs, identity, comments });
+    };
+    // A directory tool's manifest (or a single YAML file's) is not among its files.
+    if (!tool.files.some((f) => toolPath(tool, f.path) === manifest) && manifest.startsWith(`${tool.root}/`)) add(manifest, `${tool.rootAbs}${manifest.slice(tool.root.length)}`, manifestComments, tool.manifestStat);
+    for (const f of tool.files) {
+      if (f.size > MAX_SCANNED_BYTES) continue;
+      const file = toolPath(tool, f.path);
+      // The file itself is its identity (a ToolFile has the fields): nothing is copied per file.
+      add(file, f.abs, file === manifest ? manifestComments : "all", f);
+    }
+  }
+  return out;
+}
+
+/**
+ * The findings of what the files hold, and their ignore comments for the check to apply. `already`
+ * is what the check reported so far (kept and ignored findings): a credential on a line the
+ * manifest's own check reported is that finding, not another.
+ */
+export function fileSecretFindings(requests: readonly FileScanRequest[], scans: ReadonlyMap<string, FileScan>, already: readonly Finding[]): { findings: Finding[]; ignoreComments: IgnoreComments[] } {
+  const reported = new Set(already.filter((f) => f.rule === "security/secret-literal" && f.line !== undefined).map((f) => `${f.file}\0${f.line}`));
+  const findings: Finding[] = [];
+  const ignoreComments: IgnoreComments[] = [];
+  const severity = ruleInfo("security/secret-literal").severity;
+  for (const request of requests) {
+    const scan = scans.get(request.abs);
+    if (!scan) continue;
+    const { comments } = request;
+    const own = comments === "all" ? scan.ignores : comments === "none" ? [] : scan.ignores.filter((d) => !comments.besides.includes(d.line));
+    if (own.length > 0) ignoreComments.push({ file: request.file, tool: request.tool, directives: own });
+    for (const hit of scan.hits) {
+      if (reported.has(`${request.file}\0${hit.line}`)) continue;
+      findings.push({
+        rule: "security/secret-literal",
+        severity,
+        file: request.file,
+        line: hit.line,
+        column: hit.column,
+        tool: request.tool,
+        message: `line ${hit.line} holds what looks like ${credentialNoun(hit.kind)} (${hit.shown}…); the file is committed with the tool`,
+        hint: "remove it, revoke it if it was ever committed or pushed, and have the tool read it from its environment: a \"${NAME}\" reference in config.env, NAME set where kiwi runs; if it is a published example and no credential, say so on its line: a comment holding kiwi-ignore: security/secret-literal -- <why>",
+      });
+    }
+  }
+  return { findings, ignoreComments };
+}

@@ -1,0 +1,123 @@
+// Reading a tool's files for credentials: text files only, what each holds remembered by its stat
+// identity (never within the racy window), and `kiwi check` reporting a key in a script, a helper
+// or a manifest's comment, let through by a comment in the file's own language.
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { checkTree } from "../../src/ops/check-io.ts";
+import { readProject } from "../../src/manifest/discover-io.ts";
+import { planFileScans } from "../../src/validate/file-secrets.ts";
+import { FILE_SCAN_CACHE_FILE, runFileScans } from "../../src/validate/file-secrets-io.ts";
+import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
+
+afterAll(cleanupTemps);
+
+// Built here, not written out: a scanner of this repository must not find a key in its tests.
+const KEY = "ghp_" + "Kw9aB3xY9Qz5r".repeat(3).slice(0, 36);
+const MANIFEST = "tool_id: t\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n";
+/** Past the racy window, so what is read is remembered. */
+const later = () => Date.now() + 10_000;
+
+function project(files: Record<string, string | Uint8Array>): string {
+  return writeTree(makeTemp(), { ".ai/tools/t/tool.yaml": MANIFEST, ".ai/tools/t/main.py": "print(1)\n", ...files });
+}
+
+const scansOf = (root: string, options: Parameters<typeof runFileScans>[1] = {}) => {
+  const requests = planFileScans(readProject(root).tools);
+  return { requests, scans: runFileScans(requests, options) };
+};
+
+describe("runFileScans", () => {
+  test("finds credentials and ignore comments in text files; a binary file and a file gone since discovery give nothing", () => {
+    const root = project({ ".ai/tools/t/lib.py": `# kiwi-ignore: security/secret-literal\nK = "${KEY}"\n`, ".ai/tools/t/blob.bin": new Uint8Array([1, 0, ...Buffer.from(KEY)]) });
+    const requests = planFileScans(readProject(root).tools);
+    writeFileSync(join(root, ".ai/tools/t/gone.txt"), KEY);
+    const scans = runFileScans([...requests, { ...requests[0]!, file: ".ai/tools/t/none.txt", abs: join(root, ".ai/tools/t/none.txt") }]);
+    expect([...scans.keys()]).toEqual([join(root, ".ai/tools/t/lib.py")]);
+    expect(scans.get(join(root, ".ai/tools/t/lib.py"))).toEqual({
+      hits: [{ kind: "GitHub token", shown: "ghp_", line: 2, column: 6 }],
+      ignores: [{ line: 1, column: 1, target: 2, rules: ["security/secret-literal"], invalid: [] }],
+    });
+  });
+
+  test("remembers what each file holds by its identity, and reads a changed file again", () => {
+    const root = project({ ".ai/tools/t/lib.py": `K = "${KEY}"\n` });
+    const cacheDir = makeTemp("kiwi-cache-");
+    const first = scansOf(root, { cacheDir, now: later });
+    expect(first.scans.size).toBe(1);
+    const cachePath = join(cacheDir, FILE_SCAN_CACHE_FILE);
+    const cache = JSON.parse(readFileSync(cachePath, "utf8")) as { version: number; entries: Record<string, Record<string, { hits: { kind: string; shown: string; line: number; column: number }[]; ignores: unknown[] }>> };
+    // One entry for the tool: what its one file holding something holds, by the file's position.
+    const [entry, ...more] = Object.values(cache.entries);
+    expect(more).toEqual([]);
+    expect(Object.values(entry!)).toEqual([{ hits: [{ kind: "GitHub token", shown: "ghp_", line: 1, column: 6 }], ignores: [] }]);
+    // Answered from the cache, not the file: an entry changed by hand is what comes back.
+    for (const scan of Object.values(entry!)) scan.hits[0]!.line = 9;
+    writeFileSync(cachePath, JSON.stringify(cache));
+    expect([...scansOf(root, { cacheDir, now: later }).scans.values()].map((s) => s.hits[0]!.line)).toEqual([9]);
+    // A changed file has another identity: read again.
+    writeFileSync(join(root, ".ai/tools/t/lib.py"), `\n\nK = "${KEY}"\n`);
+    expect([...scansOf(root, { cacheDir, now: later }).scans.values()].map((s) => s.hits[0]!.line)).toEqual([3]);
+  });
+
+  test("a file changed within the racy window is not remembered; a damaged cache is an empty one", () => {
+    const root = project({ ".ai/tools/t/lib.py": `K = "${KEY}"\n` });
+    const cacheDir = makeTemp("kiwi-cache-");
+    scansOf(root, { cacheDir });
+    expect(() => readFileSync(join(cacheDir, FILE_SCAN_CACHE_FILE))).toThrow();
+    writeTree(cacheDir, { [FILE_SCAN_CACHE_FILE]: '{"version":1,"entries":{"x":{"hits":"no"}}' });
+    expect(scansOf(root, { cacheDir, now: later }).scans.size).toBe(1);
+    // The tool's own entry, damaged: dropped, and the file read again.
+    const cachePath = join(cacheDir, FILE_SCAN_CACHE_FILE);
+    const cache = JSON.parse(readFileSync(cachePath, "utf8")) as { entries: Record<string, unknown> };
+    for (const k of Object.keys(cache.entries)) cache.entries[k] = { "0": { hits: [{ kind: 1 }], ignores: [] } };
+    writeFileSync(cachePath, JSON.stringify(cache));
+    expect([...scansOf(root, { cacheDir, now: later }).scans.values()].map((scan) => scan.hits)).toEqual([[{ kind: "GitHub token", shown: "ghp_", line: 1, column: 6 }]]);
+  });
+});
+
+describe("kiwi check on a tool's files", () => {
+  const check = async (files: Record<string, string>) => (await checkTree({ cwd: project(files), syntax: false })).result;
+  const secrets = (result: Awaited<ReturnType<typeof check>>) => result.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.file, f.line, f.tool]);
+
+  test("a key in a helper, in the entry point and in a manifest's comment is an error at its line", async () => {
+    const result = await check({
+      ".ai/tools/t/lib/auth.js": `export const token = "${KEY}";\n`,
+      ".ai/tools/t/main.py": `print(1)\nTOKEN = "${KEY}"\n`,
+      ".ai/tools/t/tool.yaml": `${MANIFEST}# old token: ${KEY}\n`,
+    });
+    expect(secrets(result)).toEqual([
+      [".ai/tools/t/lib/auth.js", 1, "t"],
+      [".ai/tools/t/main.py", 2, "t"],
+      [".ai/tools/t/tool.yaml", 7, "t"],
+    ]);
+    expect(result.ok).toBe(false);
+  });
+
+  test("a key in a manifest's value is reported once, naming its field", async () => {
+    const result = await check({ ".ai/tools/t/tool.yaml": `${MANIFEST}  env: { GH_TOKEN: ${KEY} }\n` });
+    expect(result.findings.filter((f) => f.rule === "security/secret-literal").map((f) => f.message.slice(0, f.message.indexOf(" holds")))).toEqual(["config.env.GH_TOKEN"]);
+  });
+
+  test("a comment in the file's own language lets the line through; one that covers nothing is ignore/unused", async () => {
+    const result = await check({
+      ".ai/tools/t/lib/auth.js": `// kiwi-ignore: security/secret-literal -- GitHub's documented sample\nexport const token = "${KEY}";\n`,
+      ".ai/tools/t/main.py": `print(1)  # kiwi-ignore: security/secret-literal\n`,
+    });
+    expect(secrets(result)).toEqual([]);
+    expect(result.ignored.map((f) => [f.file, f.line, f.ignoredBy])).toEqual([[".ai/tools/t/lib/auth.js", 2, { line: 1, reason: "GitHub's documented sample" }]]);
+    expect(result.findings.map((f) => [f.rule, f.file, f.line])).toEqual([["ignore/unused", ".ai/tools/t/main.py", 1]]);
+  });
+
+  test("a script manifest: its code's comments count beside its metadata's, and neither is read twice", async () => {
+    const script = `#!/usr/bin/env python3\n"""\ntool_id: s\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\n# kiwi-ignore: security/host-any\nrequires: [{ net.outbound: ['*'] }]\n"""\n# kiwi-ignore: security/secret-literal -- revoked\nKEY = "${KEY}"\n`;
+    const result = (await checkTree({ cwd: writeTree(makeTemp(), { ".ai/tools/s.py": script }), syntax: false })).result;
+    expect(result.findings).toEqual([]);
+    expect(result.ignored.map((f) => [f.rule, f.line])).toEqual([["security/host-any", 8], ["security/secret-literal", 11]]);
+  });
+
+  test("in a YAML manifest a mark shown inside a block scalar is text, as its parser says", async () => {
+    const result = await check({ ".ai/tools/t/tool.yaml": `${MANIFEST}description: |\n  Write # kiwi-ignore: security/secret-literal -- why\n  on the line.\n` });
+    expect(result.findings).toEqual([]);
+  });
+});
