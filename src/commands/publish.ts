@@ -6,6 +6,7 @@ import { showJson, showResult } from "../ui/output.ts";
 import { renderPublished } from "../ui/registry-render.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
+import { showGateFindings } from "./lock.ts";
 
 export default defineCommand({
   meta: { name: "publish", description: "Push a tool (which must pass kiwi check --strict) to an OCI registry, optionally signed" },
@@ -19,7 +20,14 @@ export default defineCommand({
   async run({ args }) {
     const ctx = contextFromArgs(args);
     if (!args.tool || !args.target) throw new KiwiError("E_USAGE", "kiwi publish needs a tool id and a target reference", { hint: "kiwi publish <tool> <registry>/<repository>:<tag>" });
-    const result = await publishTool(ctx, String(args.tool), String(args.target), { insecure: insecureList(args.insecureRegistry), signKey: args.sign });
+    let result: Awaited<ReturnType<typeof publishTool>>;
+    try {
+      result = await publishTool(ctx, String(args.tool), String(args.target), { insecure: insecureList(args.insecureRegistry), signKey: args.sign });
+    } catch (error) {
+      // The findings that stopped it, as kiwi lock shows its gate's (with --json they are in the error's details).
+      if (!args.json) showGateFindings(error, ctx);
+      throw error;
+    }
     if (args.json) {
       showJson({ ok: true, ...result });
       return 0;

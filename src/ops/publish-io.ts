@@ -49,8 +49,10 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
   const privateKey = options.signKey ? readPrivateKey(options.signKey) : undefined;
   const { result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, strict: true, targets: [toolId] });
   if (!result.ok) {
-    throw new KiwiError("E_CHECK_FAILED", `tool "${toolId}" does not pass "kiwi check --strict" (${result.counts.error} errors, ${result.counts.warning} warnings); nothing was published`, {
-      hint: `run "kiwi check --strict ${toolId}" and fix what it reports`,
+    const { error, warning } = result.counts;
+    throw new KiwiError("E_CHECK_FAILED", `tool "${toolId}" does not pass "kiwi check --strict" (${error} error${error === 1 ? "" : "s"}, ${warning} warning${warning === 1 ? "" : "s"}); nothing was published`, {
+      hint: `fix what is reported above (run "kiwi check --strict ${toolId}" to check again), then publish`,
+      details: { findings: result.findings },
     });
   }
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });

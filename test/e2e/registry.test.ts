@@ -170,6 +170,24 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(registry.requests().length).toBe(before);
   });
 
+  test("publish refuses a tool whose script holds a key, naming the file and line, and pushes nothing", async () => {
+    // Built here, not written out: a scanner of this repository must not find a key in its tests.
+    const token = "ghp_" + "Kw9".repeat(12);
+    const root = makeProject({
+      ".ai/tools/leaky/tool.yaml": "tool_id: leaky\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\ndescription: calls GitHub\nconfig:\n  entrypoint: main.sh\n",
+      ".ai/tools/leaky/main.sh": `curl -H "Authorization: token ${token}" https://api.github.com/user\n`,
+    });
+    const before = registry.requests().length;
+    const r = await kiwiIn(root).run(["publish", "leaky", `${registry.host}/team/leaky:1`]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('error[E_CHECK_FAILED]: tool "leaky" does not pass "kiwi check --strict" (1 error, 0 warnings); nothing was published');
+    // The findings that stopped it come first, as kiwi lock shows its gate's.
+    expect(r.stderr).toContain(".ai/tools/leaky/main.sh:1:31  error  security/secret-literal  line 1 holds what looks like a GitHub token (ghp_…)");
+    expect(r.stdout).toBe("");
+    expect(r.stdout + r.stderr).not.toContain(token.slice(0, 8));
+    expect(registry.requests().length).toBe(before);
+  });
+
   test("outdated lists a moved tag; a frozen install keeps the locked digest; update moves it and shows files, manifest and permissions", async () => {
     const ref = `${registry.host}/team/moving:stable`;
     await kiwiIn(publisher()).run(["publish", "dp", ref]);
