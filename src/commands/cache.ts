@@ -4,7 +4,7 @@ import { defineCommand } from "./_define.ts";
 import { cleanCacheDir, pruneCacheDir, verifyCacheDir } from "../ops/cache-maintain-io.ts";
 import { KiwiError } from "../errors.ts";
 import { createProgress } from "../ui/lock-progress.ts";
-import { plural } from "../ui/findings-render.ts";
+import { plural } from "../ui/plural.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 

@@ -1,5 +1,6 @@
 // `kiwi export <tool>… --format skill|plugin|server.json --out <dir>`: a tool written back out in
 // the ecosystem's formats (formats/export-plan.ts).
+import { plural } from "../ui/plural.ts";
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { exportTools } from "../ops/export-io.ts";
@@ -25,7 +26,7 @@ export default defineCommand({
       return 0;
     }
     for (const note of result.notes) showNote(`note: ${note}`);
-    showResult(`exported ${result.tools.join(", ")} as ${result.format} to ${result.path} (${result.files.length} files)`);
+    showResult(`exported ${result.tools.join(", ")} as ${result.format} to ${result.path} (${plural(result.files.length, "file")})`);
     return 0;
   },
 });

@@ -1,5 +1,6 @@
 // `kiwi install`: flags -> ops/install-io.ts (remote tools, lock or --frozen-lockfile / CI=true
 // proof, the cache, MCP pins) -> ui/. The command only renders what the use case reports.
+import { plural } from "../ui/plural.ts";
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { type DiffSummary, summarizeDiff } from "../lockfile/lock-diff.ts";
@@ -43,7 +44,7 @@ export default defineCommand({
           for (const w of installed.warnings) showNote(`warning: ${w}`);
           if (args.json) return;
           for (const r of installed.resolutions ?? []) showNote(renderResolution(r));
-          if (installed.remote.placed > 0) showNote(`placed ${installed.remote.placed} remote tools (${installed.remote.fetched} files downloaded)`);
+          if (installed.remote.placed > 0) showNote(`placed ${plural(installed.remote.placed, "remote tool")} (${plural(installed.remote.fetched, "file")} downloaded)`);
         },
         onMcpStart: args.json ? undefined : (server) => showNote(renderPinStart(server)),
       });
@@ -64,7 +65,7 @@ export default defineCommand({
       return 0;
     }
     const lockLine = result.frozen ? `${LOCKFILE_NAME} matches the tree (frozen)` : result.written ? `wrote ${LOCKFILE_NAME}` : `${LOCKFILE_NAME} is up to date`;
-    showResult(`${renderToolSummary(summarizeDiff(result.diff), ctx)}${lockLine}\ninstalled ${stats.tools} tools, ${stats.files} files (${stats.stored} stored, ${stats.present} already cached)`);
+    showResult(`${renderToolSummary(summarizeDiff(result.diff), ctx)}${lockLine}\ninstalled ${plural(stats.tools, "tool")}, ${plural(stats.files, "file")} (${stats.stored} stored, ${stats.present} already cached)`);
     return 0;
   },
 });

@@ -1,5 +1,6 @@
 // `kiwi lock`: flags -> ops/lock-tools-io.ts (the --from check, validate, hash, write tool.lock.json
 // only if it changed, pin new MCP servers) -> ui/: which tools were added, removed or changed.
+import { plural } from "../ui/plural.ts";
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
@@ -53,7 +54,7 @@ export default defineCommand({
     const counts = `${added.length} added, ${removed.length} removed, ${changed.length} changed`;
     showResult(
       renderToolSummary(summary, ctx) +
-        (result.written ? `wrote ${LOCKFILE_NAME}: ${counts} (${result.stats.tools} tools)` : `${LOCKFILE_NAME} is up to date (${result.stats.tools} tools)`),
+        (result.written ? `wrote ${LOCKFILE_NAME}: ${counts} (${plural(result.stats.tools, "tool")})` : `${LOCKFILE_NAME} is up to date (${plural(result.stats.tools, "tool")})`),
     );
     return 0;
   },

@@ -1,5 +1,6 @@
 // Renders findings three ways: human text grouped by file, kiwi's stable JSON document, and SARIF
 // 2.1.0 with stable rule ids and repository-relative URIs. Pure string builders; callers print.
+import { plural } from "./plural.ts";
 import type { Context } from "../context.ts";
 import type { Finding, IgnoredFinding, Severity } from "../findings/verdict.ts";
 import { RULES, type RuleInfo } from "../findings/rules.ts";
@@ -58,11 +59,6 @@ export function renderFindingsSummary(summary: FindingsSummary, ctx: Pick<Contex
   const parts = [plural(error, "error"), plural(warning, "warning"), plural(info, "info", "infos")];
   const mark = error > 0 ? c.red("✖") : c.yellow("!");
   return `${mark} ${parts.join(", ")} in ${tools} checked${ignored} (${time})\n`;
-}
-
-/** "1 blob", "2 blobs". */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /**

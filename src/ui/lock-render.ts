@@ -1,5 +1,6 @@
 // Human text and --json documents for lock, install and verify: added/removed/changed tools, and
 // per tool which files changed with short hashes. Pure rendering; commands print the result.
+import { plural } from "./plural.ts";
 import type { Context } from "../context.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import { inCodePointOrder } from "../integrity/canonical.ts";
@@ -56,7 +57,7 @@ export function renderVerifyReport(report: VerifyReport, ctx: Pick<Context, "col
   const c = colors(ctx);
   const ok = (b: boolean) => (b ? c.green("ok") : c.red("FAILED"));
   const out: string[] = [];
-  out.push(`lockfile  ${ok(report.handEdited.length === 0)}  ${report.tools} tools, ${report.files} files\n`);
+  out.push(`lockfile  ${ok(report.handEdited.length === 0)}  ${plural(report.tools, "tool")}, ${plural(report.files, "file")}\n`);
   for (const h of report.handEdited) out.push(`    ${c.red("!")} ${h.message}\n`);
   const treeOk = report.tree.added.length + report.tree.removed.length + report.tree.changed.length === 0;
   out.push(`tree      ${ok(treeOk)}\n`);

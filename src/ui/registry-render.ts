@@ -1,4 +1,5 @@
 // Human text for the registry commands: publish, add, outdated and update's diff. Pure.
+import { plural } from "./plural.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import { type CanonicalValue, isRecord } from "../integrity/value.ts";
@@ -37,7 +38,7 @@ export function renderUpdateDiff(from: { version: string; digest: string; manife
 
 /** What `kiwi publish` pushed. */
 export function renderPublished(r: PublishResult): string {
-  const lines = [`published ${r.tool}@${r.version} to ${r.reference}`, `digest ${r.digest}`, `integrity ${r.integrity}`, `${r.files} files (${r.pushed} pushed, ${r.present} already there)`];
+  const lines = [`published ${r.tool}@${r.version} to ${r.reference}`, `digest ${r.digest}`, `integrity ${r.integrity}`, `${plural(r.files, "file")} (${r.pushed} pushed, ${r.present} already there)`];
   for (const d of r.dependencies) lines.push(`needs ${d.tool_id}@${d.version} (${d.integrity}) in the consumer's project`);
   if (r.mcpPin) lines.push("MCP interface pin published in the config");
   if (r.signature) lines.push(`signed by ${r.signature.keyId}`);
@@ -46,7 +47,7 @@ export function renderPublished(r: PublishResult): string {
 
 /** What `kiwi add` placed and locked. */
 export function renderAdded(r: AddResult): string {
-  const lines = [`added ${r.tool}@${r.version} from ${r.source}`, `integrity ${r.integrity}`, `placed in ${r.path} (${r.files} files, ${r.fetched} downloaded)`];
+  const lines = [`added ${r.tool}@${r.version} from ${r.source}`, `integrity ${r.integrity}`, `placed in ${r.path} (${plural(r.files, "file")}, ${r.fetched} downloaded)`];
   if (r.replaced) lines.push(`replaced ${r.tool}@${r.replaced.version} (${r.replaced.integrity})`);
   if (r.signedBy) lines.push(`signature verified: ${r.signedBy}`);
   return lines.join("\n");

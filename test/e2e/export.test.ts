@@ -19,7 +19,7 @@ describe("--format skill", () => {
     const out = makeTemp("kiwi-export-");
     const kiwi = kiwiIn(root);
     const skill = await kiwi.run(["export", "brand-guidelines", "--format", "skill", "--out", out]);
-    expect([skill.exitCode, skill.stdout]).toEqual([0, `exported brand-guidelines as skill to ${out}/brand-guidelines (1 files)\n`]);
+    expect([skill.exitCode, skill.stdout]).toEqual([0, `exported brand-guidelines as skill to ${out}/brand-guidelines (1 file)\n`]);
     expect(readFileSync(join(out, "brand-guidelines/SKILL.md"))).toEqual(readFileSync(join(REAL, "skills/brand-guidelines/SKILL.md")));
     const notes = await kiwi.run(["export", "style_notes", "--format", "skill", "--out", out]);
     expect(notes.exitCode).toBe(0);

@@ -77,7 +77,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(early.stderr).toContain(`hint: run "kiwi install" to place the remote tool from oci://${registry.host}/team/dp@${published.digest}`);
     const inst = await kc.run(["install", "--frozen-lockfile"]);
     expect(inst.exitCode).toBe(0);
-    expect(inst.stderr).toBe("placed 1 remote tools (3 files downloaded)\n");
+    expect(inst.stderr).toBe("placed 1 remote tool (3 files downloaded)\n");
     expect(listFiles(join(c, ".ai/tools/.remote/dp"))).toEqual(["lib/helper.py", "main.py", "tool.yaml"]);
     for (const f of ["main.py", "lib/helper.py", "tool.yaml"]) expect(readFileSync(join(c, ".ai/tools/.remote/dp", f))).toEqual(readFileSync(join(a, ".ai/tools/dp", f)));
     expect((await kc.run(["exec", "dp"])).stdout).toBe("41\n");
@@ -89,7 +89,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     const { rmSync } = await import("node:fs");
     rmSync(join(c, ".ai/tools/.remote/dp"), { recursive: true, force: true });
     const fromCache = await kc.run(["install", "--frozen-lockfile"]);
-    expect([fromCache.exitCode, fromCache.stderr]).toEqual([0, "placed 1 remote tools (0 files downloaded)\n"]);
+    expect([fromCache.exitCode, fromCache.stderr]).toEqual([0, "placed 1 remote tool (0 files downloaded)\n"]);
     expect(registry.requests().length).toBe(before);
   });
 
@@ -376,7 +376,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("signin
     writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
     const kc = kiwiIn(c);
     const inst = await kc.run(["install", "--frozen-lockfile"]);
-    expect([inst.exitCode, inst.stderr]).toEqual([0, "placed 1 remote tools (3 files downloaded)\n"]);
+    expect([inst.exitCode, inst.stderr]).toEqual([0, "placed 1 remote tool (3 files downloaded)\n"]);
     // The same lockfile under a policy that trusts another key is refused, naming the signer.
     await kc.run(["key", "generate", "other.key"]);
     cpSync(join(c, "other.key.pub"), join(c, ".ai/keys/release.pub"));
