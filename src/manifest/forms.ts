@@ -19,6 +19,13 @@ export interface ParsedManifest {
   warnings: ParseProblem[];
   /** Its `# kiwi-ignore:` comments, when it has any (JSON has no comments). */
   ignores?: IgnoreDirective[];
+  /**
+   * The lines of the file the manifest spans, its delimiters included (1-based): a script's
+   * docstring or `# ---` block, a document's front matter, the whole of a YAML, JSON or kiwi_mcp
+   * file. What lies outside is the file's code or body (kiwi check reads its comments apart).
+   * Not kept by the parse cache: only a re-parse asks.
+   */
+  block?: { first: number; last: number };
 }
 
 
@@ -81,9 +88,9 @@ export function parseManifestBytes(bytes: Uint8Array, syntax: ManifestSyntax): P
 export function parseManifestText(text: string, syntax: ManifestSyntax): ParsedManifest | "none" {
   switch (syntax) {
     case "json":
-      return parseJsonManifest(text);
+      return spanning(parseJsonManifest(text), 1, lineCount(text));
     case "yaml":
-      return parseYamlManifest(text, 0, 0);
+      return spanning(parseYamlManifest(text, 0, 0), 1, lineCount(text));
     case "python":
       return parsePythonMetadata(text);
     case "shell":
@@ -168,13 +175,28 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
   if (!closed) throw new ParseProblem("parse/syntax", "the leading docstring is never closed", { line: startLine + 1, column: 1 });
   // Line numbers: body[0] is on startLine+2 unless text followed the opening quotes.
   const firstBodyLine = firstRest.trim() !== "" ? startLine : startLine + 1;
-  return fencedYaml(body, firstBodyLine, 0);
+  // i is the closing quotes' line (the opening one when the docstring is one line).
+  return spanning(fencedYaml(body, firstBodyLine, 0), startLine + 1, (firstRest.includes(quote) ? startLine : i) + 1);
 }
 
 /** kiwi_mcp's module variables; the whole module is the manifest, so any of its comments may ignore a finding. */
 function pythonModule(text: string): ParsedManifest | "none" {
   const parsed = parsePythonModuleMetadata(text);
-  return parsed === "none" ? parsed : withIgnores(parsed, pythonIgnoreDirectives(text));
+  return parsed === "none" ? parsed : spanning(withIgnores(parsed, pythonIgnoreDirectives(text)), 1, lineCount(text));
+}
+
+/** The parse with the lines it spans (ParsedManifest.block). */
+function spanning(parsed: ParsedManifest | "none", first: number, last: number): ParsedManifest | "none";
+function spanning(parsed: ParsedManifest, first: number, last: number): ParsedManifest;
+function spanning(parsed: ParsedManifest | "none", first: number, last: number): ParsedManifest | "none" {
+  if (parsed !== "none") parsed.block = { first, last };
+  return parsed;
+}
+
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
 }
 
 /** The parse with its ignore comments, when it has any (the field stays absent on almost every manifest). */
@@ -197,7 +219,7 @@ function parseShellMetadata(text: string): ParsedManifest | "none" {
   const body: string[] = [];
   for (i = start; i < lines.length; i++) {
     const line = lines[i]!;
-    if (line.trim() === "# ---") return parseYamlManifest(body.join("\n"), start, 2);
+    if (line.trim() === "# ---") return spanning(parseYamlManifest(body.join("\n"), start, 2), start, i + 1);
     if (line === "" && i === lines.length - 1) break;
     if (!line.startsWith("#")) {
       throw new ParseProblem("parse/syntax", "the `# ---` metadata block is interrupted by a non-comment line", { line: i + 1, column: 1 }, "close the block with a `# ---` line");
@@ -213,7 +235,7 @@ function parseFrontMatter(text: string): ParsedManifest | "none" {
   if (lines[0]?.trim() !== "---") return "none";
   const end = lines.findIndex((l, idx) => idx > 0 && l.trim() === "---");
   if (end === -1) throw new ParseProblem("parse/syntax", "the front matter is never closed", { line: 1, column: 1 }, "close it with a `---` line");
-  return parseYamlManifest(lines.slice(1, end).join("\n"), 1, 0);
+  return spanning(parseYamlManifest(lines.slice(1, end).join("\n"), 1, 0), 1, end + 1);
 }
 
 function fencedYaml(body: string[], firstLineIndex: number, columnOffset: number): ParsedManifest | "none" {

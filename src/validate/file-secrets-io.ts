@@ -8,7 +8,8 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../cache/atomic-io.ts";
-import { textIgnoreDirectives } from "../manifest/ignore-comments.ts";
+import { type IgnoreDirective, textIgnoreDirectives } from "../manifest/ignore-comments.ts";
+import { parseManifestText } from "../manifest/forms.ts";
 import { credentialsInText } from "./credentials.ts";
 import { type FileIdentity, type FileScan, type FileScanRequest, MAX_SCANNED_BYTES, fileSecretFindings, planFileScans } from "./file-secrets.ts";
 import { type CheckResult, withFindings } from "./check-project.ts";
@@ -68,7 +69,7 @@ function scanTool(requests: readonly FileScanRequest[], cache: Map<string, Entry
     if (read.size !== seen.size || read.mtimeMs !== seen.mtimeMs || read.ctimeMs !== seen.ctimeMs || read.ino !== seen.ino || Math.max(read.mtimeMs, read.ctimeMs) >= now - RACY_MS) memorable = false;
     // A binary file holds no text to scan.
     if (read.text === undefined) continue;
-    const scan: FileScan = { hits: credentialsInText(read.text), ignores: textIgnoreDirectives(read.text) };
+    const scan: FileScan = { hits: credentialsInText(read.text), ignores: ownComments(request, read.text) };
     if (scan.hits.length === 0 && scan.ignores.length === 0) continue;
     held[i] = scan;
     out.set(request.abs, scan);
@@ -93,6 +94,24 @@ function statIdentity(abs: string): FileIdentity | undefined {
 }
 
 /**
+ * The ignore comments the file's text shows after a comment opener; in a tool's manifest file,
+ * only those outside the manifest (its parser read those inside, and a mark inside one of its
+ * strings is text). The manifest is parsed again for where it lies only when the text has a mark.
+ */
+function ownComments(request: FileScanRequest, text: string): IgnoreDirective[] {
+  const all = textIgnoreDirectives(text);
+  if (all.length === 0 || request.manifest === undefined) return all;
+  let block: { first: number; last: number } | undefined;
+  try {
+    const parsed = parseManifestText(text, request.manifest);
+    block = parsed === "none" ? undefined : parsed.block;
+  } catch {
+    // It parsed when discovery read it; if it no longer does, none of its marks is taken.
+  }
+  return block ? all.filter((d) => d.line < block.first || d.line > block.last) : [];
+}
+
+/**
  * A digest of the tool's files: their paths, and each one's stat identity as numbers (a file gone
  * is -1): no number is turned into text, which cost a warm check of 11,636 files ~10 ms.
  */
@@ -100,7 +119,8 @@ function toolKey(requests: readonly FileScanRequest[], identities: readonly (Fil
   let paths = "";
   const stats = new Float64Array(requests.length * 4);
   for (let i = 0; i < requests.length; i++) {
-    paths += `${requests[i]!.abs}\n`;
+    // A file's role is part of what it holds: a manifest's own comments are not read as text.
+    paths += `${requests[i]!.abs}\0${requests[i]!.manifest ?? ""}\n`;
     const f = identities[i];
     if (f === undefined) stats[i * 4] = -1;
     else {

@@ -7,7 +7,7 @@
 import type { Finding } from "../findings/verdict.ts";
 import { ruleInfo } from "../findings/rules.ts";
 import { type Tool, manifestPathOf } from "../manifest/model.ts";
-import { syntaxOf } from "../manifest/forms.ts";
+import { type ManifestSyntax, syntaxOf } from "../manifest/forms.ts";
 import type { IgnoreDirective } from "../manifest/ignore-comments.ts";
 import { type CredentialHit, credentialNoun } from "./credentials.ts";
 import type { IgnoreComments } from "./ignores.ts";
@@ -33,15 +33,14 @@ export interface FileScanRequest {
   /** Undefined when discovery did not list the file (a tool read through the lock index): the reader stats it. */
   identity: FileIdentity | undefined;
   /**
-   * Which of the file's ignore comments to read as text: all of them in a file that is no manifest;
-   * none in a YAML or JSON manifest, whose comments the YAML parser found (a `# kiwi-ignore` shown in a
-   * block scalar is text); in a script, module or Markdown manifest, those on lines where the
-   * manifest's reader found none (a script's code, a document's body).
+   * The tool's manifest file (its syntax): its ignore comments inside the manifest are the
+   * manifest's own, read by its parser (a `# kiwi-ignore` shown in a block scalar is text), so only
+   * those outside it (a script's code, a document's body) are read as text.
    */
-  comments: "all" | "none" | { besides: number[] };
+  manifest?: ManifestSyntax;
 }
 
-/** What one file holds: credentials, and the ignore comments its text shows (FileScanRequest.comments says which count). */
+/** What one file holds: credentials, and its ignore comments (a manifest's: those outside the manifest). */
 export interface FileScan {
   hits: CredentialHit[];
   ignores: IgnoreDirective[];
@@ -58,20 +57,17 @@ export function planFileScans(tools: readonly Tool[]): FileScanRequest[] {
     if (tool.form === "builtin") continue;
     const manifest = manifestPathOf(tool.manifestFile);
     const syntax = syntaxOf(manifest);
-    // A YAML or JSON manifest's comments are the YAML parser's; a script's, a module's or a document's code and body have their own besides.
-    const manifestComments: FileScanRequest["comments"] = syntax === "yaml" || syntax === "json" ? "none" : { besides: (tool.ignores ?? []).map((d) => d.line) };
-    const add = (file: string, abs: string, comments: FileScanRequest["comments"], identity: FileIdentity | undefined) => {
+    const add = (file: string, abs: string, identity: FileIdentity | undefined) => {
       if (seen.has(file)) return;
       seen.add(file);
-      out.push({ tool: tool.id, file, abs, identity, comments });
+      out.push(file === manifest && syntax ? { tool: tool.id, file, abs, identity, manifest: syntax } : { tool: tool.id, file, abs, identity });
     };
     // A directory tool's manifest (or a single YAML file's) is not among its files.
-    if (!tool.files.some((f) => toolPath(tool, f.path) === manifest) && manifest.startsWith(`${tool.root}/`)) add(manifest, `${tool.rootAbs}${manifest.slice(tool.root.length)}`, manifestComments, tool.manifestStat);
+    if (!tool.files.some((f) => toolPath(tool, f.path) === manifest) && manifest.startsWith(`${tool.root}/`)) add(manifest, `${tool.rootAbs}${manifest.slice(tool.root.length)}`, tool.manifestStat);
     for (const f of tool.files) {
       if (f.size > MAX_SCANNED_BYTES) continue;
-      const file = toolPath(tool, f.path);
       // The file itself is its identity (a ToolFile has the fields): nothing is copied per file.
-      add(file, f.abs, file === manifest ? manifestComments : "all", f);
+      add(toolPath(tool, f.path), f.abs, f);
     }
   }
   return out;
@@ -90,9 +86,7 @@ export function fileSecretFindings(requests: readonly FileScanRequest[], scans: 
   for (const request of requests) {
     const scan = scans.get(request.abs);
     if (!scan) continue;
-    const { comments } = request;
-    const own = comments === "all" ? scan.ignores : comments === "none" ? [] : scan.ignores.filter((d) => !comments.besides.includes(d.line));
-    if (own.length > 0) ignoreComments.push({ file: request.file, tool: request.tool, directives: own });
+    if (scan.ignores.length > 0) ignoreComments.push({ file: request.file, tool: request.tool, directives: scan.ignores });
     for (const hit of scan.hits) {
       if (reported.has(`${request.file}\0${hit.line}`)) continue;
       findings.push({

@@ -116,6 +116,12 @@ describe("kiwi check on a tool's files", () => {
     expect(result.ignored.map((f) => [f.rule, f.line])).toEqual([["security/host-any", 8], ["security/secret-literal", 11]]);
   });
 
+  test("in a script's metadata, a mark shown inside a block scalar is text; one in its code is a comment", async () => {
+    const script = `#!/usr/bin/env bash\n# ---\n# tool_id: g\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# description: |\n#   Mark a sample: # kiwi-ignore: security/secret-literal -- why\n# ---\necho hi  # kiwi-ignore: security/secret-literal\n`;
+    const result = (await checkTree({ cwd: writeTree(makeTemp(), { ".ai/tools/g.sh": script }), syntax: false })).result;
+    expect(result.findings.map((f) => [f.rule, f.line])).toEqual([["ignore/unused", 10]]);
+  });
+
   test("in a YAML manifest a mark shown inside a block scalar is text, as its parser says", async () => {
     const result = await check({ ".ai/tools/t/tool.yaml": `${MANIFEST}description: |\n  Write # kiwi-ignore: security/secret-literal -- why\n  on the line.\n` });
     expect(result.findings).toEqual([]);

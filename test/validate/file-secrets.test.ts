@@ -14,19 +14,19 @@ describe("planFileScans", () => {
     const builtin = { ...dirTool(["x.py"]), id: "python_runtime", form: "builtin" as const };
     // An Agent Plugin's servers share the plugin's files.
     const twin = { ...tool, id: "t2" };
-    expect(planFileScans([tool, builtin, twin]).map((r) => [r.tool, r.file, r.abs, r.identity?.size, r.comments])).toEqual([
-      ["t", ".ai/tools/t/tool.yaml", "/project/.ai/tools/t/tool.yaml", undefined, "none"],
-      ["t", ".ai/tools/t/main.py", "/project/.ai/tools/t/main.py", 1, "all"],
-      ["t", ".ai/tools/t/lib/util.py", "/project/.ai/tools/t/lib/util.py", 1, "all"],
+    expect(planFileScans([tool, builtin, twin]).map((r) => [r.tool, r.file, r.abs, r.identity?.size, r.manifest])).toEqual([
+      ["t", ".ai/tools/t/tool.yaml", "/project/.ai/tools/t/tool.yaml", undefined, "yaml"],
+      ["t", ".ai/tools/t/main.py", "/project/.ai/tools/t/main.py", 1, undefined],
+      ["t", ".ai/tools/t/lib/util.py", "/project/.ai/tools/t/lib/util.py", 1, undefined],
     ]);
   });
 
-  test("a YAML or JSON manifest's comments are the YAML parser's; a script manifest's code comments are read besides its own", () => {
+  test("a tool's manifest file is marked with its syntax, whatever form holds it", () => {
     const yamlFile = toolFromYaml("tool_id: w\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\n", { file: ".ai/tools/w.yaml", form: "file", files: ["w.yaml"] });
-    const script = toolFromYaml("tool_id: s\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\n# kiwi-ignore: security/host-any\nrequires: []\n", { file: ".ai/tools/s.py", form: "script", files: ["s.py"] });
-    expect(planFileScans([yamlFile, script]).map((r) => [r.file, r.comments])).toEqual([
-      [".ai/tools/w.yaml", "none"],
-      [".ai/tools/s.py", { besides: [5] }],
+    const script = toolFromYaml("tool_id: s\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\n", { file: ".ai/tools/s.py", form: "script", files: ["s.py"] });
+    expect(planFileScans([yamlFile, script]).map((r) => [r.file, r.manifest])).toEqual([
+      [".ai/tools/w.yaml", "yaml"],
+      [".ai/tools/s.py", "python"],
     ]);
   });
 });
@@ -52,12 +52,9 @@ describe("fileSecretFindings", () => {
     expect(fileSecretFindings([main!], scans, [reported]).findings.map((f) => f.line)).toEqual([4]);
   });
 
-  test("a file's ignore comments are given to the check, as its comments mode says", () => {
+  test("a file's ignore comments are given to the check", () => {
     const directive = { line: 2, column: 1, target: 3, rules: ["security/secret-literal"], invalid: [] };
-    const other = { ...directive, line: 7, target: 8 };
-    const scans = new Map<string, FileScan>([[main!.abs, { hits: [], ignores: [directive, other] }]]);
-    expect(fileSecretFindings([main!], scans, []).ignoreComments).toEqual([{ file: ".ai/tools/t/main.py", tool: "t", directives: [directive, other] }]);
-    expect(fileSecretFindings([{ ...main!, comments: { besides: [2] } }], scans, []).ignoreComments).toEqual([{ file: ".ai/tools/t/main.py", tool: "t", directives: [other] }]);
-    expect(fileSecretFindings([{ ...main!, comments: "none" }], scans, []).ignoreComments).toEqual([]);
+    const scans = new Map<string, FileScan>([[main!.abs, { hits: [], ignores: [directive] }]]);
+    expect(fileSecretFindings([main!], scans, []).ignoreComments).toEqual([{ file: ".ai/tools/t/main.py", tool: "t", directives: [directive] }]);
   });
 });
