@@ -53,7 +53,8 @@ function scanTool(requests: readonly FileScanRequest[], cache: Map<string, Entry
   const known = cache?.get(key);
   if (known !== undefined) {
     fresh.set(key, known);
-    if (known !== 0) for (const [i, scan] of Object.entries(known)) out.set(requests[Number(i)]!.abs, scan);
+    // The key holds every path, so its positions are these requests' (a hand-edited entry's stray one is skipped).
+    if (known !== 0) for (const [i, scan] of Object.entries(known)) if (requests[Number(i)]) out.set(requests[Number(i)]!.abs, scan);
     return;
   }
   const held: Record<string, FileScan> = {};
