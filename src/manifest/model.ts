@@ -4,6 +4,7 @@ import type { CanonicalValue } from "../integrity/value.ts";
 import type { ToolType } from "../schema/vocabulary.ts";
 import type { Position } from "../integrity/parse-problem.ts";
 import type { IgnoreDirective } from "./ignore-comments.ts";
+import type { FileIdentity } from "../cache/stat-cache-io.ts";
 
 /** Tool types whose executor must be null (everything else requires one). */
 export const EXECUTORLESS_TYPES: readonly ToolType[] = ["primitive", "knowledge"];
@@ -118,7 +119,7 @@ export interface Tool {
    * A directory tool's manifest file's stat identity as discovery listed it (kiwi check keys what the
    * file holds by it). Not part of what the tool is: the lock index's model key leaves it out.
    */
-  manifestStat?: Pick<ToolFile, "size" | "mtimeMs" | "ctimeMs" | "ino">;
+  manifestStat?: FileIdentity;
   /** Requirements in the tool's own requirements.txt, package.json or PEP 723 block (discovery). */
   fileRequirements?: PackageFileRequirements;
   /** Maps a model field (`id`, `version`, `type`, `executor`, `entrypoint`, …) to its pointer in the file. */

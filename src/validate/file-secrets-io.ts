@@ -8,10 +8,11 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../cache/atomic-io.ts";
+import { type FileIdentity, RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { type IgnoreDirective, textIgnoreDirectives } from "../manifest/ignore-comments.ts";
 import { parseManifestText } from "../manifest/forms.ts";
 import { credentialsInText } from "./credentials.ts";
-import { type FileIdentity, type FileScan, type FileScanRequest, MAX_SCANNED_BYTES, fileSecretFindings, planFileScans } from "./file-secrets.ts";
+import { type FileScan, type FileScanRequest, MAX_SCANNED_BYTES, fileSecretFindings, planFileScans } from "./file-secrets.ts";
 import { type CheckResult, withFindings } from "./check-project.ts";
 import type { Tool } from "../manifest/model.ts";
 
@@ -19,8 +20,6 @@ import type { Tool } from "../manifest/model.ts";
 export const FILE_SCAN_CACHE_FILE = join("check", "secrets-v1.json");
 /** Most tools remembered; those of this run are kept first. */
 const CACHE_LIMIT = 50_000;
-/** A file whose mtime or ctime is this close to now keeps its tool from being remembered. */
-const RACY_MS = 2000;
 /** How much of a file decides that it is binary (git looks at the first 8,000 bytes). */
 const BINARY_PROBE = 8000;
 
@@ -67,7 +66,7 @@ function scanTool(requests: readonly FileScanRequest[], cache: Map<string, Entry
       memorable &&= seen === undefined;
       continue;
     }
-    if (read.size !== seen.size || read.mtimeMs !== seen.mtimeMs || read.ctimeMs !== seen.ctimeMs || read.ino !== seen.ino || Math.max(read.mtimeMs, read.ctimeMs) >= now - RACY_MS) memorable = false;
+    if (read.size !== seen.size || read.mtimeMs !== seen.mtimeMs || read.ctimeMs !== seen.ctimeMs || read.ino !== seen.ino || Math.max(read.mtimeMs, read.ctimeMs) >= now - RACY_MARGIN_MS) memorable = false;
     // A binary file holds no text to scan.
     if (read.text === undefined) continue;
     const scan: FileScan = { hits: credentialsInText(read.text), ignores: ownComments(request, read.text) };

@@ -4,6 +4,7 @@
 // in them becomes findings and ignore comments; file-secrets-io.ts reads the files. A manifest's
 // own values keep their findings from security.ts, which name the field: a line that has one is
 // not reported again. Pure.
+import type { FileIdentity } from "../cache/stat-cache-io.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { ruleInfo } from "../findings/rules.ts";
 import { type Tool, manifestPathOf } from "../manifest/model.ts";
@@ -15,14 +16,6 @@ import { toolPath } from "./layer.ts";
 
 /** Files larger than this are not read (a data file, a bundle): gitleaks' default cap is of this order. */
 export const MAX_SCANNED_BYTES = 1024 * 1024;
-
-/** The stat identity discovery saw of a file: the cache's key. */
-export interface FileIdentity {
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-}
 
 /** One file to read. */
 export interface FileScanRequest {
