@@ -6,7 +6,7 @@
 // not reported again. Pure.
 import type { FileIdentity } from "../cache/stat-cache-io.ts";
 import type { Finding } from "../findings/verdict.ts";
-import { ruleInfo } from "../findings/rules.ts";
+import { fileFinding } from "../findings/finding.ts";
 import { type Tool, manifestPathOf } from "../manifest/model.ts";
 import { type ManifestSyntax, syntaxOf } from "../manifest/forms.ts";
 import type { IgnoreDirective } from "../manifest/ignore-comments.ts";
@@ -66,6 +66,9 @@ export function planFileScans(tools: readonly Tool[]): FileScanRequest[] {
   return out;
 }
 
+const HINT =
+  'remove it, revoke it if it was ever committed or pushed, and have the tool read it from its environment: a "${NAME}" reference in config.env, NAME set where kiwi runs; if it is a published example and no credential, say so on its line: a comment holding kiwi-ignore: security/secret-literal -- <why>';
+
 /**
  * The findings of what the files hold, and their ignore comments for the check to apply. `already`
  * is what the check reported so far (kept and ignored findings): a credential on a line the
@@ -75,23 +78,14 @@ export function fileSecretFindings(requests: readonly FileScanRequest[], scans: 
   const reported = new Set(already.filter((f) => f.rule === "security/secret-literal" && f.line !== undefined).map((f) => `${f.file}\0${f.line}`));
   const findings: Finding[] = [];
   const ignoreComments: IgnoreComments[] = [];
-  const severity = ruleInfo("security/secret-literal").severity;
   for (const request of requests) {
     const scan = scans.get(request.abs);
     if (!scan) continue;
     if (scan.ignores.length > 0) ignoreComments.push({ file: request.file, tool: request.tool, directives: scan.ignores });
     for (const hit of scan.hits) {
       if (reported.has(`${request.file}\0${hit.line}`)) continue;
-      findings.push({
-        rule: "security/secret-literal",
-        severity,
-        file: request.file,
-        line: hit.line,
-        column: hit.column,
-        tool: request.tool,
-        message: `line ${hit.line} holds what looks like ${credentialNoun(hit.kind)} (${hit.shown}…); the file is committed with the tool`,
-        hint: "remove it, revoke it if it was ever committed or pushed, and have the tool read it from its environment: a \"${NAME}\" reference in config.env, NAME set where kiwi runs; if it is a published example and no credential, say so on its line: a comment holding kiwi-ignore: security/secret-literal -- <why>",
-      });
+      const message = `line ${hit.line} holds what looks like ${credentialNoun(hit.kind)} (${hit.shown}…); the file is committed with the tool`;
+      findings.push({ ...fileFinding("security/secret-literal", request.file, message, HINT, hit), tool: request.tool });
     }
   }
   return { findings, ignoreComments };
