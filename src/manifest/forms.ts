@@ -20,10 +20,10 @@ export interface ParsedManifest {
   /** Its `# kiwi-ignore:` comments, when it has any (JSON has no comments). */
   ignores?: IgnoreDirective[];
   /**
-   * The lines of the file the manifest spans, its delimiters included (1-based): a script's
-   * docstring or `# ---` block, a document's front matter, the whole of a YAML, JSON or kiwi_mcp
-   * file. What lies outside is the file's code or body (kiwi check reads its comments apart).
-   * Not kept by the parse cache: only a re-parse asks.
+   * The lines of the file an embedded manifest spans, its delimiters included (1-based): a script's
+   * docstring or `# ---` block, a document's front matter. Absent when the manifest is the whole
+   * file (YAML, JSON, a kiwi_mcp module). What lies outside is the file's code or body (kiwi check
+   * reads its comments apart). Not kept by the parse cache: only a re-parse asks.
    */
   block?: { first: number; last: number };
 }
@@ -88,9 +88,9 @@ export function parseManifestBytes(bytes: Uint8Array, syntax: ManifestSyntax): P
 export function parseManifestText(text: string, syntax: ManifestSyntax): ParsedManifest | "none" {
   switch (syntax) {
     case "json":
-      return spanning(parseJsonManifest(text), 1, lineCount(text));
+      return parseJsonManifest(text);
     case "yaml":
-      return spanning(parseYamlManifest(text, 0, 0), 1, lineCount(text));
+      return parseYamlManifest(text, 0, 0);
     case "python":
       return parsePythonMetadata(text);
     case "shell":
@@ -182,21 +182,13 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
 /** kiwi_mcp's module variables; the whole module is the manifest, so any of its comments may ignore a finding. */
 function pythonModule(text: string): ParsedManifest | "none" {
   const parsed = parsePythonModuleMetadata(text);
-  return parsed === "none" ? parsed : spanning(withIgnores(parsed, pythonIgnoreDirectives(text)), 1, lineCount(text));
+  return parsed === "none" ? parsed : withIgnores(parsed, pythonIgnoreDirectives(text));
 }
 
-/** The parse with the lines it spans (ParsedManifest.block). */
-function spanning(parsed: ParsedManifest | "none", first: number, last: number): ParsedManifest | "none";
-function spanning(parsed: ParsedManifest, first: number, last: number): ParsedManifest;
+/** An embedded manifest's parse with the lines it spans (ParsedManifest.block). */
 function spanning(parsed: ParsedManifest | "none", first: number, last: number): ParsedManifest | "none" {
   if (parsed !== "none") parsed.block = { first, last };
   return parsed;
-}
-
-function lineCount(text: string): number {
-  let n = 1;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
-  return n;
 }
 
 /** The parse with its ignore comments, when it has any (the field stays absent on almost every manifest). */

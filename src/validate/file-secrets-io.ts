@@ -108,6 +108,7 @@ function ownComments(request: FileScanRequest, text: string): IgnoreDirective[] 
   } catch {
     // It parsed when discovery read it; if it no longer does, none of its marks is taken.
   }
+  // No block: the manifest is the whole file (YAML, JSON, a kiwi_mcp module), every comment its own.
   return block ? all.filter((d) => d.line < block.first || d.line > block.last) : [];
 }
 

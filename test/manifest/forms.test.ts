@@ -136,12 +136,12 @@ describe("the lines a manifest spans in its file (what kiwi check reads as code 
     const parsed = parseManifestText(text, syntax);
     return parsed === "none" ? parsed : parsed.block;
   };
-  test("a docstring, a metadata block and front matter with their delimiters; a YAML or JSON file whole", () => {
+  test("a docstring, a metadata block and front matter with their delimiters; none for a YAML or JSON file, which is all manifest", () => {
     expect(block('#!/usr/bin/env python3\n"""\ntool_id: s\ntool_type: script\n"""\nprint(1)\n', "python")).toEqual({ first: 2, last: 5 });
     expect(block('"""tool_type: script"""\nx = 1\n', "python")).toEqual({ first: 1, last: 1 });
     expect(block("#!/bin/bash\n\n# ---\n# tool_id: g\n# tool_type: script\n# ---\necho hi\n", "shell")).toEqual({ first: 3, last: 6 });
     expect(block("---\nname: x\ndescription: y\n---\n# Body\n", "markdown")).toEqual({ first: 1, last: 4 });
-    expect(block("tool_id: a\ntool_type: api\n", "yaml")).toEqual({ first: 1, last: 3 });
-    expect(block('{"name": "a"}', "json")).toEqual({ first: 1, last: 1 });
+    expect(block("tool_id: a\ntool_type: api\n", "yaml")).toBeUndefined();
+    expect(block('{"name": "a"}', "json")).toBeUndefined();
   });
 });
