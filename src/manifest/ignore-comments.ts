@@ -77,8 +77,7 @@ export function pythonIgnoreDirectives(text: string): IgnoreDirective[] {
 }
 
 /** A comment opener of the common languages right before the mark: #, //, /*, --, ;, %, <!--. */
-const ANY_OPENER_MARK = /(?:#|\/\/|\/\*|<!--|--|;|%)[ \t]*kiwi-ignore\b/g;
-const OPENER = /^(?:#|\/\/|\/\*|<!--|--|;|%)/;
+const ANY_OPENER_MARK = /(#|\/\/|\/\*|<!--|--|;|%)[ \t]*kiwi-ignore\b/g;
 
 /**
  * The ignore comments of any other text file of a tool (a helper script, a config), whatever its
@@ -90,7 +89,7 @@ export function textIgnoreDirectives(text: string): IgnoreDirective[] {
   if (!text.includes(MARK)) return [];
   const comments: Comment[] = [];
   for (const m of text.matchAll(ANY_OPENER_MARK)) {
-    const opener = OPENER.exec(m[0])![0];
+    const opener = m[1]!;
     const eol = text.indexOf("\n", m.index);
     const rest = text.slice(m.index + opener.length, eol === -1 ? text.length : eol).replace(/\s*(?:\*\/|-->)?\s*$/, "");
     comments.push({ offset: m.index, text: `#${rest}` });

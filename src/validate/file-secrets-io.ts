@@ -61,9 +61,11 @@ function scanTool(requests: readonly FileScanRequest[], cache: Map<string, Entry
   let memorable = true;
   for (const [i, request] of requests.entries()) {
     const seen = identities[i];
-    const read = seen === undefined ? undefined : readText(request.abs);
-    if (read === undefined || seen === undefined) {
-      memorable &&= seen === undefined;
+    // A file gone holds nothing, as its key says; one that cannot be read now may be read next time.
+    if (seen === undefined) continue;
+    const read = readText(request.abs);
+    if (read === undefined) {
+      memorable = false;
       continue;
     }
     if (read.size !== seen.size || read.mtimeMs !== seen.mtimeMs || read.ctimeMs !== seen.ctimeMs || read.ino !== seen.ino || Math.max(read.mtimeMs, read.ctimeMs) >= now - RACY_MARGIN_MS) memorable = false;
