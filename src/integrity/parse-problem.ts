@@ -7,6 +7,11 @@ import type { Severity } from "../findings/verdict.ts";
 export interface Position {
   line: number;
   column: number;
+  /**
+   * Where a pointer names a text value written over several lines (a YAML block scalar, a folded
+   * or quoted string), its last line; no comment can sit inside one.
+   */
+  lastLine?: number;
 }
 
 export class ParseProblem extends Error {

@@ -177,6 +177,7 @@ function locateYaml(doc: Document, pointer: string, at: (offset: number | undefi
     .map(unescapePointer);
   let node = doc.contents as Node | null | undefined;
   let found: number | undefined;
+  let reached = 0;
   for (const seg of segments) {
     if (node && yaml().isAlias(node)) node = (node as Alias).resolve(doc) as Node | undefined;
     if (node && yaml().isMap(node)) {
@@ -190,6 +191,13 @@ function locateYaml(doc: Document, pointer: string, at: (offset: number | undefi
       found = item.range?.[0] ?? found;
       node = item;
     } else break;
+    reached++;
   }
-  return at(found ?? (doc.contents as Node | null)?.range?.[0]);
+  const position = at(found ?? (doc.contents as Node | null)?.range?.[0]);
+  // A string written over lines (written here, not through an alias): where it ends. The range's
+  // end is past the value (a block scalar's ends after its last line break), so its last character.
+  const range = reached === segments.length && node && yaml().isScalar(node) ? node.range : undefined;
+  const last = range && range[1] > range[0] ? at(range[1] - 1) : undefined;
+  if (position && last && last.line > position.line) position.lastLine = last.line;
+  return position;
 }

@@ -82,7 +82,7 @@ function scanTool(requests: readonly FileScanRequest[], cache: Map<string, Entry
 /** `result` with the credentials found in the files of `tools` (and those files' ignore comments). */
 export function withFileSecrets(result: CheckResult, tools: readonly Tool[], options: { cacheDir?: string; strict?: boolean }): CheckResult {
   const requests = planFileScans(tools);
-  const { findings, ignoreComments } = fileSecretFindings(requests, runFileScans(requests, { cacheDir: options.cacheDir }), [...result.findings, ...result.ignored]);
+  const { findings, ignoreComments } = fileSecretFindings(requests, runFileScans(requests, { cacheDir: options.cacheDir }), [...result.findings, ...result.ignored], tools);
   return findings.length === 0 && ignoreComments.length === 0 ? result : withFindings(result, findings, { strict: options.strict }, ignoreComments);
 }
 

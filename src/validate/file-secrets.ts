@@ -71,22 +71,51 @@ const HINT =
 
 /**
  * The findings of what the files hold, and their ignore comments for the check to apply. `already`
- * is what the check reported so far (kept and ignored findings): a credential on a line the
- * manifest's own check reported is that finding, not another.
+ * is what the check reported so far (kept and ignored findings): a credential on the lines of a
+ * manifest value the manifest's own check reported (`tools` say where each value ends) is that
+ * finding, not another.
  */
-export function fileSecretFindings(requests: readonly FileScanRequest[], scans: ReadonlyMap<string, FileScan>, already: readonly Finding[]): { findings: Finding[]; ignoreComments: IgnoreComments[] } {
-  const reported = new Set(already.filter((f) => f.rule === "security/secret-literal" && f.line !== undefined).map((f) => `${f.file}\0${f.line}`));
+export function fileSecretFindings(
+  requests: readonly FileScanRequest[],
+  scans: ReadonlyMap<string, FileScan>,
+  already: readonly Finding[],
+  tools: readonly Pick<Tool, "id" | "manifestFile" | "locate">[],
+): { findings: Finding[]; ignoreComments: IgnoreComments[] } {
+  const reported = reportedLines(already, tools);
   const findings: Finding[] = [];
   const ignoreComments: IgnoreComments[] = [];
   for (const request of requests) {
     const scan = scans.get(request.abs);
     if (!scan) continue;
     if (scan.ignores.length > 0) ignoreComments.push({ file: request.file, tool: request.tool, directives: scan.ignores });
+    const values = reported.get(request.file);
     for (const hit of scan.hits) {
-      if (reported.has(`${request.file}\0${hit.line}`)) continue;
+      if (values?.some((v) => v.first <= hit.line && hit.line <= v.last)) continue;
       const message = `line ${hit.line} holds what looks like ${credentialNoun(hit.kind)} (${hit.shown}…); the file is committed with the tool`;
       findings.push({ ...fileFinding("security/secret-literal", request.file, message, HINT, hit), tool: request.tool });
     }
   }
   return { findings, ignoreComments };
+}
+
+/**
+ * The lines of each manifest value security.ts reported a credential in, by file: from its field's
+ * line to the value's last (a block scalar's text below its key, where no comment can be; an
+ * ignore comment after its `|` covers it), else the field's line alone.
+ */
+function reportedLines(already: readonly Finding[], tools: readonly Pick<Tool, "id" | "manifestFile" | "locate">[]): Map<string, { first: number; last: number }[]> {
+  const out = new Map<string, { first: number; last: number }[]>();
+  for (const f of already) {
+    if (f.rule !== "security/secret-literal" || f.line === undefined) continue;
+    let last = f.line;
+    if (f.pointer !== undefined) {
+      // A finding names its tool's manifest file as the tool does (toolFinding); rare, so a scan.
+      const tool = tools.find((t) => t.id === f.tool && t.manifestFile === f.file);
+      last = Math.max(last, tool?.locate(f.pointer)?.lastLine ?? last);
+    }
+    const lines = out.get(f.file);
+    if (lines) lines.push({ first: f.line, last });
+    else out.set(f.file, [{ first: f.line, last }]);
+  }
+  return out;
 }

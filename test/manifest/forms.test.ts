@@ -31,6 +31,21 @@ describe("YAML manifests", () => {
     expect(locate("/config/missing")).toEqual({ line: 2, column: 1 });
   });
 
+  test("says where a text value written over several lines ends, for each way YAML writes one", () => {
+    const text = "a: one line\nb: |\n  first\n  second\nc: >-\n  folded\n\n  on\nd:\n  plain\n  lines\ne: \"quoted\n  across\"\nf: [x]\ng: &s |\n  held\n  here\nh: *s\n";
+    const { locate } = parsed(text, "yaml");
+    expect(locate("/a")).toEqual({ line: 1, column: 1 });
+    expect(locate("/b")).toEqual({ line: 2, column: 1, lastLine: 4 });
+    expect(locate("/c")).toEqual({ line: 5, column: 1, lastLine: 8 });
+    expect(locate("/d")).toEqual({ line: 9, column: 1, lastLine: 11 });
+    expect(locate("/e")).toEqual({ line: 12, column: 1, lastLine: 13 });
+    // A collection, a missing field and an alias (its text is the anchor's) have none.
+    expect(locate("/f")).toEqual({ line: 14, column: 1 });
+    expect(locate("/b/x")).toEqual({ line: 2, column: 1 });
+    expect(locate("/g")).toEqual({ line: 15, column: 1, lastLine: 17 });
+    expect(locate("/h")).toEqual({ line: 18, column: 1 });
+  });
+
   test.each([
     ["a: 1\na: 2\n", "parse/duplicate-key"],
     ["a: [1, 2\n", "parse/syntax"],
@@ -92,6 +107,8 @@ describe("embedded metadata", () => {
     const { value, locate } = parsed(text, "shell");
     expect(value).toEqual({ tool_id: "sh1", config: { n: 2 } });
     expect(locate("/config/n")).toEqual({ line: 5, column: 5 });
+    // A block scalar inside the block: its last line in the script's terms.
+    expect(parsed("#!/bin/bash\n# ---\n# tool_id: sh1\n# description: |\n#   one\n#   two\n# ---\necho hi\n", "shell").locate("/description")).toEqual({ line: 4, column: 3, lastLine: 6 });
   });
 
   test("reads Markdown front matter", () => {

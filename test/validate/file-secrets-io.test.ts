@@ -99,6 +99,23 @@ describe("kiwi check on a tool's files", () => {
     expect(result.findings.filter((f) => f.rule === "security/secret-literal").map((f) => f.message.slice(0, f.message.indexOf(" holds")))).toEqual(["config.env.GH_TOKEN"]);
   });
 
+  test("a key in a value written over lines (a block scalar) is reported once, at its field, where a comment after `|` lets it through", async () => {
+    const block = `description: |\n  Calls the API.\n  Token ${KEY} is used.\n`;
+    const result = await check({ ".ai/tools/t/tool.yaml": `${MANIFEST}${block}# old: ${KEY}\n` });
+    // The value's finding at its key; the comment below the value is no value and is reported too.
+    expect(secrets(result)).toEqual([
+      [".ai/tools/t/tool.yaml", 7, "t"],
+      [".ai/tools/t/tool.yaml", 10, "t"],
+    ]);
+    const ignored = await check({ ".ai/tools/t/tool.yaml": `${MANIFEST}${block.replace("|", "| # kiwi-ignore: security/secret-literal -- GitHub's sample")}` });
+    expect(ignored.findings).toEqual([]);
+    expect(ignored.ignored.map((f) => [f.rule, f.line])).toEqual([["security/secret-literal", 7]]);
+    // In a script's `# ---` block, the block scalar's lines are comments of the script: still the value's.
+    const script = `#!/usr/bin/env bash\n# ---\n# tool_id: g\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# description: >\n#   Uses\n#   ${KEY}\n# ---\necho hi\n`;
+    const shell = (await checkTree({ cwd: writeTree(makeTemp(), { ".ai/tools/g.sh": script }), syntax: false })).result;
+    expect(shell.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.line, f.pointer])).toEqual([[7, "/description"]]);
+  });
+
   test("a comment in the file's own language lets the line through; one that covers nothing is ignore/unused", async () => {
     const result = await check({
       ".ai/tools/t/lib/auth.js": `// kiwi-ignore: security/secret-literal -- GitHub's documented sample\nexport const token = "${KEY}";\n`,

@@ -38,7 +38,7 @@ describe("fileSecretFindings", () => {
 
   test("each credential is an error at its file, line and column, naming the kind and four characters only", () => {
     const scans = new Map<string, FileScan>([[main!.abs, { hits: [hit(3)], ignores: [] }]]);
-    const { findings, ignoreComments } = fileSecretFindings([main!, notes!], scans, []);
+    const { findings, ignoreComments } = fileSecretFindings([main!, notes!], scans, [], [tool]);
     expect(findings).toEqual([
       expect.objectContaining({ rule: "security/secret-literal", severity: "error", file: ".ai/tools/t/main.py", line: 3, column: 9, tool: "t", message: "line 3 holds what looks like a GitHub token (ghp_…); the file is committed with the tool" }),
     ]);
@@ -49,12 +49,24 @@ describe("fileSecretFindings", () => {
   test("a line the manifest's own check reported (kept or ignored) is not reported again", () => {
     const reported: Finding = { rule: "security/secret-literal", severity: "error", file: ".ai/tools/t/main.py", line: 3, message: "config.env.X holds …" };
     const scans = new Map<string, FileScan>([[main!.abs, { hits: [hit(3), hit(4)], ignores: [] }]]);
-    expect(fileSecretFindings([main!], scans, [reported]).findings.map((f) => f.line)).toEqual([4]);
+    expect(fileSecretFindings([main!], scans, [reported], [tool]).findings.map((f) => f.line)).toEqual([4]);
+  });
+
+  test("the lines of a manifest value written over several lines are that value's finding: one credential, one finding", () => {
+    // tool.yaml: `description: |` on line 5, the key inside the block scalar on line 7, and a
+    // commented-out one on line 9, which is no value and is reported.
+    const manifest = planFileScans([tool])[0]!;
+    const located = { ...tool, locate: (pointer: string) => (pointer === "/description" ? { line: 5, column: 1, lastLine: 7 } : undefined) };
+    const reported: Finding = { rule: "security/secret-literal", severity: "error", file: tool.manifestFile, line: 5, column: 1, pointer: "/description", tool: "t", message: "description holds …" };
+    const scans = new Map<string, FileScan>([[manifest.abs, { hits: [hit(7), hit(9)], ignores: [] }]]);
+    expect(fileSecretFindings([manifest], scans, [reported], [located]).findings.map((f) => f.line)).toEqual([9]);
+    // Without the value's last line (a one-line value), only its own line is covered.
+    expect(fileSecretFindings([manifest], scans, [reported], [tool]).findings.map((f) => f.line)).toEqual([7, 9]);
   });
 
   test("a file's ignore comments are given to the check", () => {
     const directive = { line: 2, column: 1, target: 3, rules: ["security/secret-literal"], invalid: [] };
     const scans = new Map<string, FileScan>([[main!.abs, { hits: [], ignores: [directive] }]]);
-    expect(fileSecretFindings([main!], scans, []).ignoreComments).toEqual([{ file: ".ai/tools/t/main.py", tool: "t", directives: [directive] }]);
+    expect(fileSecretFindings([main!], scans, [], [tool]).ignoreComments).toEqual([{ file: ".ai/tools/t/main.py", tool: "t", directives: [directive] }]);
   });
 });
