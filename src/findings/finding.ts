@@ -24,10 +24,11 @@ export function severityOf(rule: RuleId, override?: Severity): Severity {
 
 /**
  * A finding about a file (discovery, parsing: there is no tool yet), with the severity from the rule
- * table, at a line and column when the problem has one.
+ * table unless this finding is deliberately milder (`override`), at a line and column when the
+ * problem has one.
  */
-export function fileFinding(rule: RuleId, file: string, message: string, hint?: string, position?: { line: number; column: number }): Finding {
-  const finding: Finding = { rule, severity: ruleInfo(rule).severity, file, message };
+export function fileFinding(rule: RuleId, file: string, message: string, hint?: string, position?: { line: number; column: number }, override?: Severity): Finding {
+  const finding: Finding = { rule, severity: severityOf(rule, override), file, message };
   if (position) {
     finding.line = position.line;
     finding.column = position.column;

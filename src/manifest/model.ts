@@ -152,6 +152,17 @@ export function withConfig<T extends Pick<Tool, "config" | "configLossless">>(to
 }
 
 /**
+ * Where remote tools live (registry/place-io.ts places them), relative to the project root: pulled
+ * from a registry by `kiwi add` and `kiwi install`, pinned in tool.lock.json, never committed.
+ */
+export const REMOTE_TOOLS_DIR = ".ai/tools/.remote";
+
+/** Whether a tool is one of those, by its project-relative root. */
+export function isRemoteTool(tool: Pick<Tool, "root">): boolean {
+  return tool.root.startsWith(`${REMOTE_TOOLS_DIR}/`);
+}
+
+/**
  * The file a tool's manifestFile names: an Agent Plugin's MCP server is `<plugin>/mcp.json#<server>`
  * (one file, several tools), every other tool its manifest's path.
  */

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
+import { severityOf } from "../findings/finding.ts";
 import { formatDigest, sha256Hex } from "../integrity/digest.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { readLockfile } from "../lockfile/fs.ts";
@@ -48,11 +49,16 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
   if (!ref.tag || ref.digest) throw new KiwiError("E_USAGE", `publish needs a tag, not a digest: ${target}`, { hint: "write registry/repository:tag" });
   const privateKey = options.signKey ? readPrivateKey(options.signKey) : undefined;
   const { result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, strict: true, targets: [toolId] });
-  if (!result.ok) {
-    const { error, warning } = result.counts;
+  // A credential in a remote tool is a warning to its consumer, who cannot change the tool
+  // (validate/credentials.ts); published again, it would reach another registry: here it is the
+  // error it is in any tool of one's own.
+  const findings = result.findings.map((f) => (f.rule === "security/secret-literal" ? { ...f, severity: severityOf("security/secret-literal") } : f));
+  const error = findings.filter((f) => f.severity === "error").length;
+  if (error > 0) {
+    const warning = findings.filter((f) => f.severity === "warning").length;
     throw new KiwiError("E_CHECK_FAILED", `tool "${toolId}" does not pass "kiwi check --strict" (${error} error${error === 1 ? "" : "s"}, ${warning} warning${warning === 1 ? "" : "s"}); nothing was published`, {
       hint: `fix what is reported above (run "kiwi check --strict ${toolId}" to check again), then publish`,
-      details: { findings: result.findings },
+      details: { findings },
     });
   }
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });

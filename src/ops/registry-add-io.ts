@@ -17,7 +17,8 @@ import { readTrustPolicy } from "../trust/keys-io.ts";
 import { RegistryClient } from "../registry/oci-client-io.ts";
 import { type PullOptions, type Pulled, pullArtifact } from "../registry/fetch-io.ts";
 import { type ToolConfig, placedFiles } from "../registry/artifact-layout.ts";
-import { REMOTE_DIR, placeTool } from "../registry/place-io.ts";
+import { placeTool } from "../registry/place-io.ts";
+import { isRemoteTool } from "../manifest/model.ts";
 import { formatReference, ociSource, parseReference } from "../registry/reference.ts";
 
 export interface AddResult {
@@ -49,7 +50,7 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
   const id = config.tool_id;
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
   const previous = readLockfile(root)?.lock;
-  const clash = project.tools.find((t) => t.id === id && t.form !== "builtin" && !t.manifestFile.startsWith(`${REMOTE_DIR}/`));
+  const clash = project.tools.find((t) => t.id === id && t.form !== "builtin" && !isRemoteTool(t));
   if (clash) throw new KiwiError("E_USAGE", `the project already has a tool "${id}" (${clash.manifestFile}); a remote tool cannot shadow it`, { hint: "rename or remove the local tool first" });
   assertDependencies(project, config);
   const source = ociSource(pulled.ref, pulled.digest);

@@ -13,7 +13,8 @@ import { verifySignature } from "../trust/signature.ts";
 import { RegistryClient } from "../registry/oci-client-io.ts";
 import { type PullOptions, pullArtifact } from "../registry/fetch-io.ts";
 import { placedFiles } from "../registry/artifact-layout.ts";
-import { REMOTE_DIR, folderMatches, placeTool } from "../registry/place-io.ts";
+import { folderMatches, placeTool } from "../registry/place-io.ts";
+import { REMOTE_TOOLS_DIR } from "../manifest/model.ts";
 import { parseReference } from "../registry/reference.ts";
 
 export interface SyncResult {
@@ -47,7 +48,7 @@ export async function syncRemoteTools(ctx: Context, options: PullOptions = {}): 
     const locked = read.lock.tools[id]!;
     const files = placedFiles({ files: locked.files, manifest_file: entry.manifest_file, manifest_sha256: entry.manifest_sha256 });
     if (policy.requireSignature) await assertLockedSignature(id, entry, policy, store, ctx, options);
-    const dir = join(root, REMOTE_DIR, id);
+    const dir = join(root, REMOTE_TOOLS_DIR, id);
     if (folderMatches(dir, files)) {
       result.present++;
       continue;

@@ -8,15 +8,13 @@ import { materializeTool } from "../cache/materialize-io.ts";
 import { removeTree } from "../cache/remove-io.ts";
 import type { Store } from "../cache/store-io.ts";
 import type { FileEntry } from "../integrity/tool.ts";
-import { TOOLS_DIR } from "../manifest/project-io.ts";
+import { REMOTE_TOOLS_DIR } from "../manifest/model.ts";
 
-/** Where remote tools live, relative to the project root: one folder per tool id. */
-export const REMOTE_DIR = join(TOOLS_DIR, ".remote");
 const TEMP_DIR = join(".ai", ".kiwi-tmp");
 
 /** Places verified cached files in .ai/tools/.remote/<id>/ by one rename; returns the folder. */
 export async function placeTool(root: string, store: Store, id: string, files: readonly FileEntry[]): Promise<string> {
-  const remoteDir = join(root, REMOTE_DIR);
+  const remoteDir = join(root, REMOTE_TOOLS_DIR);
   mkdirSync(remoteDir, { recursive: true });
   const ignore = join(remoteDir, ".gitignore");
   if (!existsSync(ignore)) await Bun.write(ignore, "# kiwi: remote tools are installed from tool.lock.json by `kiwi install`\n*\n");

@@ -103,3 +103,15 @@ export function credentialsInText(text: string): CredentialHit[] {
 function isCredential(format: CredentialFormat, match: string): boolean {
   return format.fixed === true || !(PLACEHOLDER_RUN.test(match) || PLACEHOLDER_WORD.test(match));
 }
+
+/**
+ * A credential in a remote tool (pulled from a registry: manifest/model.ts isRemoteTool) is its
+ * publisher's: the tool is not committed here, and its integrity is pinned, so the consumer can
+ * neither change the file nor add a comment. It is said (a warning), with the publisher's fix.
+ */
+export const PUBLISHED_WITH_IT = "the tool was published with it (from a registry: it is not committed here)";
+
+/** What the consumer of a remote tool can do about a credential in it. */
+export function publishedSecretHint(toolId: string): string {
+  return `tell the tool's publisher, who should revoke it and publish a version without it ("kiwi outdated" shows when the tag moves, "kiwi update ${toolId}" takes it); or remove the tool`;
+}

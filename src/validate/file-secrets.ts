@@ -7,10 +7,10 @@
 import type { FileIdentity } from "../cache/stat-cache-io.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { fileFinding } from "../findings/finding.ts";
-import { type Tool, manifestPathOf } from "../manifest/model.ts";
+import { type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
 import { type ManifestSyntax, syntaxOf } from "../manifest/forms.ts";
 import type { IgnoreDirective } from "../manifest/ignore-comments.ts";
-import { type CredentialHit, credentialNoun } from "./credentials.ts";
+import { type CredentialHit, PUBLISHED_WITH_IT, credentialNoun, publishedSecretHint } from "./credentials.ts";
 import type { IgnoreComments } from "./ignores.ts";
 import { toolPath } from "./layer.ts";
 
@@ -31,6 +31,12 @@ export interface FileScanRequest {
    * those outside it (a script's code, a document's body) are read as text.
    */
   manifest?: ManifestSyntax;
+  /**
+   * The tool was pulled from a registry (manifest/model.ts isRemoteTool): its files are not
+   * committed here and cannot be changed or carry a comment of the consumer's (their integrity is
+   * pinned), so what they hold is the publisher's to fix: said, but no error.
+   */
+  remote?: true;
 }
 
 /** What one file holds: credentials, and its ignore comments (a manifest's: those outside the manifest). */
@@ -50,10 +56,11 @@ export function planFileScans(tools: readonly Tool[]): FileScanRequest[] {
     if (tool.form === "builtin") continue;
     const manifest = manifestPathOf(tool.manifestFile);
     const syntax = syntaxOf(manifest);
+    const remote = isRemoteTool(tool);
     const add = (file: string, abs: string, identity: FileIdentity | undefined) => {
       if (seen.has(file)) return;
       seen.add(file);
-      out.push(file === manifest && syntax ? { tool: tool.id, file, abs, identity, manifest: syntax } : { tool: tool.id, file, abs, identity });
+      out.push({ tool: tool.id, file, abs, identity, ...(file === manifest && syntax ? { manifest: syntax } : {}), ...(remote ? { remote: true as const } : {}) });
     };
     // A directory tool's manifest (or a single YAML file's) is not among its files.
     if (!tool.files.some((f) => toolPath(tool, f.path) === manifest) && manifest.startsWith(`${tool.root}/`)) add(manifest, `${tool.rootAbs}${manifest.slice(tool.root.length)}`, tool.manifestStat);
@@ -91,8 +98,10 @@ export function fileSecretFindings(
     const values = reported.get(request.file);
     for (const hit of scan.hits) {
       if (values?.some((v) => v.first <= hit.line && hit.line <= v.last)) continue;
-      const message = `line ${hit.line} holds what looks like ${credentialNoun(hit.kind)} (${hit.shown}…); the file is committed with the tool`;
-      findings.push({ ...fileFinding("security/secret-literal", request.file, message, HINT, hit), tool: request.tool });
+      const kind = `line ${hit.line} holds what looks like ${credentialNoun(hit.kind)} (${hit.shown}…)`;
+      if (request.remote) {
+        findings.push({ ...fileFinding("security/secret-literal", request.file, `${kind}; ${PUBLISHED_WITH_IT}`, publishedSecretHint(request.tool), hit, "warning"), tool: request.tool });
+      } else findings.push({ ...fileFinding("security/secret-literal", request.file, `${kind}; the file is committed with the tool`, HINT, hit), tool: request.tool });
     }
   }
   return { findings, ignoreComments };

@@ -2,7 +2,7 @@
 // resource limits stay within documented bounds, shell+network+filesystem is a warning (an error
 // with --strict), and entry points and file paths never leave the tool directory. Pure.
 import type { Finding } from "../findings/verdict.ts";
-import { type Limits, type Tool, manifestPathOf } from "../manifest/model.ts";
+import { type Limits, type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
 import { syntaxOf } from "../manifest/forms.ts";
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { MAGRAY_CAPABILITY_WORDS } from "../schema/vocabulary.ts";
@@ -12,7 +12,7 @@ import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ALIAS_GROUPS, chosenSpelling } from "../manifest/aliases.ts";
 import { declaredSecrets, isSecretName, referencedSecrets } from "../schema/placeholders.ts";
-import { ANY_CREDENTIAL, credentialIn, credentialNoun } from "./credentials.ts";
+import { ANY_CREDENTIAL, PUBLISHED_WITH_IT, credentialIn, credentialNoun, publishedSecretHint } from "./credentials.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
 export const LIMIT_BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string }> = {
@@ -210,14 +210,17 @@ function credentials(tool: Tool, value: unknown, path: (string | number)[], out:
     const found = credentialIn(value);
     if (!found) return;
     const pointer = path.map((p) => `/${seg(p)}`).join("");
+    const kind = `${fieldName(pointer) || "the manifest"} holds what looks like ${credentialNoun(found.kind)} (${found.shown}…)`;
     out.push(
-      toolFinding(
-        tool,
-        "security/secret-literal",
-        pointer,
-        `${fieldName(pointer) || "the manifest"} holds what looks like ${credentialNoun(found.kind)} (${found.shown}…); the manifest is committed with the tool`,
-        `remove it, revoke it if it was ever committed or pushed, and pass it through the environment: ${envHint(tool, path)}${exampleHint(tool)}`,
-      ),
+      isRemoteTool(tool)
+        ? toolFinding(tool, "security/secret-literal", pointer, `${kind}; ${PUBLISHED_WITH_IT}`, publishedSecretHint(tool.id), "warning")
+        : toolFinding(
+            tool,
+            "security/secret-literal",
+            pointer,
+            `${kind}; the manifest is committed with the tool`,
+            `remove it, revoke it if it was ever committed or pushed, and pass it through the environment: ${envHint(tool, path)}${exampleHint(tool)}`,
+          ),
     );
     return;
   }

@@ -188,6 +188,25 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(registry.requests().length).toBe(before);
   });
 
+  test("a key in a remote tool is a warning to its consumer, but publishing that tool again is refused as for any tool", async () => {
+    const token = "ghp_" + "Kw9".repeat(12);
+    // As `kiwi add` of an artifact some other publisher pushed would place it.
+    const root = makeProject({
+      ".ai/tools/.remote/mirror/tool.yaml": "tool_id: mirror\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\ndescription: calls GitHub\nconfig:\n  entrypoint: main.sh\n",
+      ".ai/tools/.remote/mirror/main.sh": `curl -H "Authorization: token ${token}" https://api.github.com/user\n`,
+    });
+    const k = kiwiIn(root);
+    const check = await k.run(["check"]);
+    expect(check.exitCode).toBe(0);
+    expect(check.stdout).toContain(".ai/tools/.remote/mirror/main.sh:1:31  warning  security/secret-literal  line 1 holds what looks like a GitHub token (ghp_…); the tool was published with it");
+    const before = registry.requests().length;
+    const r = await k.run(["publish", "mirror", `${registry.host}/team/mirror:1`]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('error[E_CHECK_FAILED]: tool "mirror" does not pass "kiwi check --strict" (1 error, 0 warnings); nothing was published');
+    expect(r.stderr).toContain(".ai/tools/.remote/mirror/main.sh:1:31  error  security/secret-literal");
+    expect(registry.requests().length).toBe(before);
+  });
+
   test("outdated lists a moved tag; a frozen install keeps the locked digest; update moves it and shows files, manifest and permissions", async () => {
     const ref = `${registry.host}/team/moving:stable`;
     await kiwiIn(publisher()).run(["publish", "dp", ref]);

@@ -116,6 +116,23 @@ describe("kiwi check on a tool's files", () => {
     expect(shell.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.line, f.pointer])).toEqual([[7, "/description"]]);
   });
 
+  test("a key in a remote tool's file (pulled from a registry, not committed, not the consumer's to change) is a warning that names its publisher's fix", async () => {
+    const result = await check({
+      ".ai/tools/.remote/r/tool.yaml": `tool_id: r\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n  env: { GH_TOKEN: ${KEY} }\n`,
+      ".ai/tools/.remote/r/main.py": `TOKEN = "${KEY}"\n`,
+    });
+    const found = result.findings.filter((f) => f.rule === "security/secret-literal");
+    // The manifest's value by its field (security.ts), the script's line: both the publisher's.
+    expect(found.map((f) => [f.file, f.line, f.severity, f.tool])).toEqual([
+      [".ai/tools/.remote/r/main.py", 1, "warning", "r"],
+      [".ai/tools/.remote/r/tool.yaml", 7, "warning", "r"],
+    ]);
+    expect(found[1]!.message).toBe("config.env.GH_TOKEN holds what looks like a GitHub token (ghp_…); the tool was published with it (from a registry: it is not committed here)");
+    expect(found[0]!.message).toBe("line 1 holds what looks like a GitHub token (ghp_…); the tool was published with it (from a registry: it is not committed here)");
+    expect(found[0]!.hint).toContain('"kiwi update r"');
+    expect(result.ok).toBe(true);
+  });
+
   test("a comment in the file's own language lets the line through; one that covers nothing is ignore/unused", async () => {
     const result = await check({
       ".ai/tools/t/lib/auth.js": `// kiwi-ignore: security/secret-literal -- GitHub's documented sample\nexport const token = "${KEY}";\n`,

@@ -21,6 +21,16 @@ describe("planFileScans", () => {
     ]);
   });
 
+  test("a remote tool's files are marked remote", () => {
+    const remote = { ...dirTool(["main.py"]), root: ".ai/tools/.remote/t", manifestFile: ".ai/tools/.remote/t/tool.yaml" };
+    expect(planFileScans([remote, dirTool(["main.py"])]).map((r) => [r.file, r.remote])).toEqual([
+      [".ai/tools/.remote/t/tool.yaml", true],
+      [".ai/tools/.remote/t/main.py", true],
+      [".ai/tools/t/tool.yaml", undefined],
+      [".ai/tools/t/main.py", undefined],
+    ]);
+  });
+
   test("a tool's manifest file is marked with its syntax, whatever form holds it", () => {
     const yamlFile = toolFromYaml("tool_id: w\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\n", { file: ".ai/tools/w.yaml", form: "file", files: ["w.yaml"] });
     const script = toolFromYaml("tool_id: s\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\n", { file: ".ai/tools/s.py", form: "script", files: ["s.py"] });
