@@ -26,6 +26,25 @@ export function referencedParams(template: string): string[] {
  */
 export const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|CREDENTIAL)/i;
 
+/**
+ * Whether a parameter's name says it carries a secret: its last word (split at `_`, `-`, `.` and
+ * camelCase humps), the thing it names, is token, secret, password, passwd, passphrase or
+ * credential(s), or apikey, or key after api or private (`github_token`, `apiKey`, `db_password`).
+ * Word by word, unlike SECRET_NAME: parameters are named for models, and `max_tokens`,
+ * `token_count` or `password_file` name a count and a path, not a secret.
+ */
+export function isSecretParam(name: string): boolean {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  const last = words.at(-1) ?? "";
+  return SECRET_WORDS.has(last) || (last === "key" && (words.at(-2) === "api" || words.at(-2) === "private"));
+}
+
+const SECRET_WORDS = new Set(["token", "secret", "password", "passwd", "passphrase", "credential", "credentials", "apikey"]);
+
 /** The names a config's `secrets` list declares (anything but strings ignored). */
 export function declaredSecrets(config: Record<string, unknown>): ReadonlySet<string> {
   return new Set(Array.isArray(config.secrets) ? config.secrets.filter((s): s is string => typeof s === "string") : []);

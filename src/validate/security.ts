@@ -11,7 +11,7 @@ import { type LayerContext, normalizeRel, seg, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ALIAS_GROUPS, chosenSpelling } from "../manifest/aliases.ts";
-import { declaredSecrets, isSecretName, referencedSecrets } from "../schema/placeholders.ts";
+import { declaredSecrets, isSecretName, isSecretParam, referencedParams, referencedSecrets } from "../schema/placeholders.ts";
 import { ANY_CREDENTIAL, PUBLISHED_WITH_IT, credentialIn, credentialNoun, publishedSecretHint } from "./credentials.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
@@ -187,6 +187,7 @@ function secretArgs(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   // [pointer, the field as the message names it, its value]
   const fields: [string, string, unknown][] = [["/config/command", "config.command", config.command]];
   if (written && Array.isArray(written.value)) written.value.forEach((arg, i) => fields.push([`${written.pointer}/${i}`, `${fieldName(written.pointer)}[${i}]`, arg]));
+  const severity = ctx.strict ? "error" : undefined;
   for (const [pointer, field, value] of fields) {
     if (typeof value !== "string") continue;
     for (const name of new Set(referencedSecrets(value, declared))) {
@@ -197,7 +198,22 @@ function secretArgs(tool: Tool, ctx: LayerContext, out: Finding[]): void {
           pointer,
           `${field} passes \${${name}} on the command line, where any local user can read it while the tool runs`,
           `pass it in config.env instead (${name}: "\${${name}}") if the tool can read it from its environment; --strict makes this an error`,
-          ctx.strict ? "error" : undefined,
+          severity,
+        ),
+      );
+    }
+    // A parameter named as a secret is one too (config.command takes no parameter).
+    if (pointer === "/config/command") continue;
+    for (const name of new Set(referencedParams(value).filter(isSecretParam))) {
+      const variable = name.replace(/[^A-Za-z0-9]+/g, "_").toUpperCase();
+      out.push(
+        toolFinding(
+          tool,
+          "security/secret-in-args",
+          pointer,
+          `${field} passes the parameter {${name}} on the command line, where any local user can read it while the tool runs`,
+          `leave it to the parameters on stdin (the default), or pass it in config.env (${variable}: "{${name}}"); --strict makes this an error`,
+          severity,
         ),
       );
     }

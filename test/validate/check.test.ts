@@ -355,6 +355,17 @@ describe("a secret on the command line", () => {
     ]);
   });
 
+  test("a parameter named as a secret in an argument is one too; a count of tokens or a key of another kind is not", () => {
+    const found = secretFindings([script("  args: ['--token', '{token}', '--key={apiKey}', '{max_tokens}', '{sort_key}', '{db_password}{passwordless}{token_count}{password_file}']\n")]);
+    expect(found.map((f) => [f.line, f.message.slice(0, f.message.indexOf(" on "))])).toEqual([
+      [7, "config.args[1] passes the parameter {token}"],
+      [7, "config.args[2] passes the parameter {apiKey}"],
+      [7, "config.args[5] passes the parameter {db_password}"],
+    ]);
+    expect(found[0]!.hint).toBe('leave it to the parameters on stdin (the default), or pass it in config.env (TOKEN: "{token}"); --strict makes this an error');
+    expect(secretFindings([script("  env: { API_KEY: '{api_key}' }\n  args: ['{{token}}']\n")])).toEqual([]);
+  });
+
   test("a secret in config.env, the way it should go, is no finding", () => {
     expect(secretFindings([script("  env: { GH_TOKEN: '${GH_TOKEN}', API_KEY: '${API_KEY}' }\n  args: ['-v']\n")])).toEqual([]);
   });
