@@ -35,6 +35,8 @@ export function findProjectRoot(cwd: string): string {
     if (existsSync(join(dir, TOOLS_DIR))) return dir;
     if (dirname(dir) === dir) break;
   }
+  // A folder that is not there (a mistyped --cwd) is said as that, not as a folder without a project.
+  if (!existsSync(cwd)) throw new KiwiError("E_NO_PROJECT", `${cwd} does not exist`, { hint: "pass --cwd a folder of the project (or run kiwi from one)" });
   throw new KiwiError("E_NO_PROJECT", `no .ai/tools/ folder in ${cwd} or any parent`, {
     hint: 'run "kiwi init" to create one, or pass --cwd <project>',
   });

@@ -22,6 +22,11 @@ describe("reading a project", () => {
     expect(() => findProjectRoot(dir)).toThrow(expect.objectContaining({ code: "E_NO_PROJECT", hint: expect.stringContaining("kiwi init") }));
   });
 
+  test("a folder that does not exist (a mistyped --cwd) is said to be missing, not to hold no project", () => {
+    const dir = join(makeTemp(), "no", "such");
+    expect(() => findProjectRoot(dir)).toThrow(expect.objectContaining({ code: "E_NO_PROJECT", message: `${dir} does not exist` }));
+  });
+
   test("reads every manifest form onto one model", () => {
     const root = makeProject({
       ".ai/tools/dp/tool.yaml": script("dp", "timeout: 1.0\n"),
