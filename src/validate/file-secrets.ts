@@ -122,9 +122,11 @@ function reportedLines(already: readonly Finding[], tools: readonly Pick<Tool, "
       const tool = tools.find((t) => t.id === f.tool && t.manifestFile === f.file);
       last = Math.max(last, tool?.locate(f.pointer)?.lastLine ?? last);
     }
-    const lines = out.get(f.file);
+    // By the file itself: an Agent Plugin's server names `<plugin>/mcp.json#<server>`.
+    const file = manifestPathOf(f.file);
+    const lines = out.get(file);
     if (lines) lines.push({ first: f.line, last });
-    else out.set(f.file, [{ first: f.line, last }]);
+    else out.set(file, [{ first: f.line, last }]);
   }
   return out;
 }

@@ -133,6 +133,15 @@ describe("kiwi check on a tool's files", () => {
     expect(result.ok).toBe(true);
   });
 
+  test("a key in an Agent Plugin's mcp.json is reported once, by its server's field", async () => {
+    const root = writeTree(makeTemp(), {
+      ".ai/tools/p/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "p", version: "1.0.0", description: "d" }),
+      ".ai/tools/p/mcp.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { srv: { type: "stdio", command: "node", args: ["x.js"], env: { GH_TOKEN: KEY } } } }),
+    });
+    const result = (await checkTree({ cwd: root, syntax: false })).result;
+    expect(result.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.file, f.line, f.message.slice(0, f.message.indexOf(" holds"))])).toEqual([[".ai/tools/p/mcp.json#srv", 1, "config.env.GH_TOKEN"]]);
+  });
+
   test("a comment in the file's own language lets the line through; one that covers nothing is ignore/unused", async () => {
     const result = await check({
       ".ai/tools/t/lib/auth.js": `// kiwi-ignore: security/secret-literal -- GitHub's documented sample\nexport const token = "${KEY}";\n`,
