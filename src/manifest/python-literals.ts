@@ -16,7 +16,8 @@ export interface ModuleStatement {
 }
 
 /** The result of reading one expression as a literal. */
-export type LiteralResult = { ok: true; value: CanonicalValue } | { ok: false; reason: string };
+/** A literal read: its value and where it ends (the offset just past it). */
+export type LiteralResult = { ok: true; value: CanonicalValue; end: number } | { ok: false; reason: string };
 
 /**
  * The module-level statements, in order: every logical line that starts at column 0 outside a
@@ -98,9 +99,10 @@ export function readLiteral(text: string, offset: number): LiteralResult {
   const p = new LiteralParser(text, offset);
   try {
     const value = p.expression();
+    const end = p.i;
     p.skipSpace(false);
     if (p.i < text.length && text[p.i] !== "\n" && text[p.i] !== ";") return { ok: false, reason: `it continues with ${JSON.stringify(p.snippet())} after the literal` };
-    return { ok: true, value };
+    return { ok: true, value, end };
   } catch (error) {
     if (error instanceof NotLiteral) return { ok: false, reason: error.message };
     throw error;

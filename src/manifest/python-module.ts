@@ -59,12 +59,19 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
   const doc: { [key: string]: CanonicalValue } = {};
   const at = new Map<string, Position>();
   const warnings: ParseProblem[] = [];
-  let docstring: string | undefined;
+  let docstring: { text: string; at: Position } | undefined;
+  // A string written over lines (a triple-quoted one): its last line too, as a YAML block scalar's
+  // (Position.lastLine): no comment can sit inside it.
+  const spanning = (offset: number, read: { value: CanonicalValue; end: number }): Position => {
+    const first = positionOf(offset);
+    const last = typeof read.value === "string" ? positionOf(read.end - 1).line : first.line;
+    return last > first.line ? { ...first, lastLine: last } : first;
+  };
   for (const s of statements) {
     if (s.target === undefined) {
       if (docstring === undefined && /^[rRuU]?('''|"""|'|")/.test(text.slice(s.offset, s.offset + 4))) {
         const read = readLiteral(text, s.offset);
-        if (read.ok && typeof read.value === "string") docstring = read.value;
+        if (read.ok && typeof read.value === "string") docstring = { text: read.value, at: spanning(s.offset, read) };
       }
       continue;
     }
@@ -76,11 +83,14 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
       continue;
     }
     doc[field] = fieldValue(field, read.value);
-    at.set(field, positionOf(s.offset));
+    at.set(field, spanning(s.offset, read));
   }
   if (doc.description === undefined && docstring !== undefined) {
-    const paragraph = firstParagraph(docstring);
-    if (paragraph) doc.description = paragraph;
+    const paragraph = firstParagraph(docstring.text);
+    if (paragraph) {
+      doc.description = paragraph;
+      at.set("description", docstring.at);
+    }
   }
   const parameters = parametersFromJsonSchema(doc.config_schema);
   if (parameters) {
@@ -94,7 +104,13 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
   }
   const signature = checkSignature(text);
   if (signature) warnings.push(signature);
-  const locate = (pointer: string): Position | undefined => at.get(pointer.split("/")[1] ?? "") ?? (pointer === "" ? { line: 1, column: 1 } : undefined);
+  // A field's position (a pointer into its value points at the field); only the field itself spans its lines.
+  const locate = (pointer: string): Position | undefined => {
+    const [, field = "", ...deeper] = pointer.split("/");
+    const position = at.get(field);
+    if (!position) return pointer === "" ? { line: 1, column: 1 } : undefined;
+    return deeper.length === 0 || position.lastLine === undefined ? position : { line: position.line, column: position.column };
+  };
   return { value: doc, locate, warnings };
 }
 

@@ -59,6 +59,15 @@ describe("module variables as a manifest", () => {
     const { locate } = read(BODY);
     expect(locate("/version")).toEqual({ line: 2, column: 1 });
     expect(locate("/parameters/1")).toEqual({ line: 13, column: 1 });
+    // The description from the docstring points at it, with the lines it spans (no comment can be inside).
+    expect(locate("/description")).toEqual({ line: 6, column: 1, lastLine: 11 });
+  });
+
+  test("a string written over lines says where it ends; a dict over lines does not (a comment can sit inside)", () => {
+    const { locate } = read(`__version__ = "1.0.0"\n__executor_id__ = "python_runtime"\n__description__ = '''Two\nlines'''\nCONFIG = {\n    "a": 1,  # why\n}\n`);
+    expect(locate("/description")).toEqual({ line: 3, column: 1, lastLine: 4 });
+    expect(locate("/description/x")).toEqual({ line: 3, column: 1 });
+    expect(locate("/config")).toEqual({ line: 5, column: 1 });
   });
 
   test("rye's executor spellings name the tool; None is no executor (a primitive)", () => {

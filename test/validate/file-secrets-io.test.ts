@@ -133,6 +133,12 @@ describe("kiwi check on a tool's files", () => {
     expect(result.ok).toBe(true);
   });
 
+  test("a key in a kiwi_mcp module's triple-quoted description is reported once, by its field", async () => {
+    const module = `__version__ = "1.0.0"\n__executor_id__ = "python_runtime"\n__description__ = """Calls GitHub\nwith ${KEY}\n"""\n`;
+    const result = (await checkTree({ cwd: writeTree(makeTemp(), { ".ai/tools/m.py": module }), syntax: false })).result;
+    expect(result.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.line, f.pointer])).toEqual([[3, "/description"]]);
+  });
+
   test("a key in an Agent Plugin's mcp.json is reported once, by its server's field", async () => {
     const root = writeTree(makeTemp(), {
       ".ai/tools/p/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "p", version: "1.0.0", description: "d" }),
