@@ -15,8 +15,7 @@ export interface ModuleStatement {
   exprOffset: number;
 }
 
-/** The result of reading one expression as a literal. */
-/** A literal read: its value and where it ends (the offset just past it). */
+/** The result of reading one expression as a literal: its value and where it ends (the offset just past it). */
 export type LiteralResult = { ok: true; value: CanonicalValue; end: number } | { ok: false; reason: string };
 
 /**

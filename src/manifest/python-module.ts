@@ -71,7 +71,7 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
     if (s.target === undefined) {
       if (docstring === undefined && /^[rRuU]?('''|"""|'|")/.test(text.slice(s.offset, s.offset + 4))) {
         const read = readLiteral(text, s.offset);
-        if (read.ok && typeof read.value === "string") docstring = { text: read.value, at: spanning(s.offset, read) };
+        if (read.ok && typeof read.value === "string") docstring = { text: read.value, at: positionOf(s.offset) };
       }
       continue;
     }
@@ -88,8 +88,11 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
   if (doc.description === undefined && docstring !== undefined) {
     const paragraph = firstParagraph(docstring.text);
     if (paragraph) {
-      doc.description = paragraph;
-      at.set("description", docstring.at);
+      doc.description = paragraph.text;
+      // At the opening quotes (a comment above them covers it), spanning the paragraph's lines: the
+      // docstring's text starts on the quotes' line, line for line.
+      const last = docstring.at.line + paragraph.last;
+      at.set("description", last > docstring.at.line ? { ...docstring.at, lastLine: last } : docstring.at);
     }
   }
   const parameters = parametersFromJsonSchema(doc.config_schema);
@@ -121,12 +124,13 @@ function fieldValue(field: string, value: CanonicalValue): CanonicalValue {
 }
 
 /** The first paragraph of a docstring, its lines joined. */
-function firstParagraph(docstring: string): string {
+function firstParagraph(docstring: string): { text: string; last: number } | undefined {
   const lines = docstring.split("\n").map((l) => l.trim());
   const start = lines.findIndex((l) => l !== "");
-  if (start === -1) return "";
+  if (start === -1) return undefined;
   const end = lines.findIndex((l, i) => i > start && l === "");
-  return lines.slice(start, end === -1 ? undefined : end).join(" ");
+  const last = end === -1 ? lines.length - 1 : end - 1;
+  return { text: lines.slice(start, last + 1).join(" "), last };
 }
 
 /**

@@ -59,8 +59,9 @@ describe("module variables as a manifest", () => {
     const { locate } = read(BODY);
     expect(locate("/version")).toEqual({ line: 2, column: 1 });
     expect(locate("/parameters/1")).toEqual({ line: 13, column: 1 });
-    // The description from the docstring points at it, with the lines it spans (no comment can be inside).
-    expect(locate("/description")).toEqual({ line: 6, column: 1, lastLine: 11 });
+    // The description from the docstring points at its opening quotes, spanning its first paragraph
+    // (the lines the description holds; no comment can be inside them).
+    expect(locate("/description")).toEqual({ line: 6, column: 1, lastLine: 8 });
   });
 
   test("a string written over lines says where it ends; a dict over lines does not (a comment can sit inside)", () => {
