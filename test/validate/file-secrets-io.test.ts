@@ -137,6 +137,10 @@ describe("kiwi check on a tool's files", () => {
     const module = `__version__ = "1.0.0"\n__executor_id__ = "python_runtime"\n__description__ = """Calls GitHub\nwith ${KEY}\n"""\n`;
     const result = (await checkTree({ cwd: writeTree(makeTemp(), { ".ai/tools/m.py": module }), syntax: false })).result;
     expect(result.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.line, f.pointer])).toEqual([[3, "/description"]]);
+    // From the docstring, the description is its first paragraph: a key in a later one is the file's.
+    const docstring = `__version__ = "1.0.0"\n__executor_id__ = "python_runtime"\n"""\nCalls GitHub with\n${KEY}\n\nOld: ${KEY}\n"""\n`;
+    const twice = (await checkTree({ cwd: writeTree(makeTemp(), { ".ai/tools/d.py": docstring }), syntax: false })).result;
+    expect(twice.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.line, f.pointer])).toEqual([[3, "/description"], [7, undefined]]);
   });
 
   test("a key in an Agent Plugin's mcp.json is reported once, by its server's field", async () => {
