@@ -9,7 +9,7 @@ export interface Position {
   column: number;
   /**
    * Where a pointer names a text value written over several lines (a YAML block scalar, a folded
-   * or quoted string), its last line; no comment can sit inside one.
+   * or quoted string, a Python triple-quoted string), its last line; no comment can sit inside one.
    */
   lastLine?: number;
 }
