@@ -39,10 +39,10 @@ describe("YAML manifests", () => {
     expect(locate("/c")).toEqual({ line: 5, column: 1, lastLine: 8 });
     expect(locate("/d")).toEqual({ line: 9, column: 1, lastLine: 11 });
     expect(locate("/e")).toEqual({ line: 12, column: 1, lastLine: 13 });
-    // A collection, a missing field and an alias (its text is the anchor's) have none.
+    expect(locate("/g")).toEqual({ line: 15, column: 1, lastLine: 17 });
+    // A collection, a missing field and an alias (its text is the anchor's, at /g) have none.
     expect(locate("/f")).toEqual({ line: 14, column: 1 });
     expect(locate("/b/x")).toEqual({ line: 2, column: 1 });
-    expect(locate("/g")).toEqual({ line: 15, column: 1, lastLine: 17 });
     expect(locate("/h")).toEqual({ line: 18, column: 1 });
   });
 
