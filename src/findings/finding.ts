@@ -17,6 +17,15 @@ export interface FindingSubject {
   locate: (pointer: string) => { line: number; column: number } | undefined;
 }
 
+/**
+ * The file on disk a finding (or a tool's manifestFile) names: an Agent Plugin's MCP server is
+ * `<plugin>/mcp.json#<server>`, one file holding several tools; every other name is the path.
+ */
+export function fileOnDisk(file: string): string {
+  const hash = file.indexOf("#");
+  return hash === -1 ? file : file.slice(0, hash);
+}
+
 /** A finding's severity: the rule table's, unless this finding is deliberately milder (`override`). */
 export function severityOf(rule: RuleId, override?: Severity): Severity {
   return override ?? ruleInfo(rule).severity;

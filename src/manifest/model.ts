@@ -5,6 +5,7 @@ import type { ToolType } from "../schema/vocabulary.ts";
 import type { Position } from "../integrity/parse-problem.ts";
 import type { IgnoreDirective } from "./ignore-comments.ts";
 import type { FileIdentity } from "../cache/stat-cache-io.ts";
+import { fileOnDisk } from "../findings/finding.ts";
 
 /** Tool types whose executor must be null (everything else requires one). */
 export const EXECUTORLESS_TYPES: readonly ToolType[] = ["primitive", "knowledge"];
@@ -167,6 +168,5 @@ export function isRemoteTool(tool: Pick<Tool, "root">): boolean {
  * (one file, several tools), every other tool its manifest's path.
  */
 export function manifestPathOf(manifestFile: string): string {
-  const hash = manifestFile.indexOf("#");
-  return hash === -1 ? manifestFile : manifestFile.slice(0, hash);
+  return fileOnDisk(manifestFile);
 }

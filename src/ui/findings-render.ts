@@ -4,6 +4,7 @@ import { plural } from "./plural.ts";
 import type { Context } from "../context.ts";
 import type { Finding, IgnoredFinding, Severity } from "../findings/verdict.ts";
 import { RULES, type RuleInfo } from "../findings/rules.ts";
+import { fileOnDisk } from "../findings/finding.ts";
 import { colors } from "./output.ts";
 
 /** Output formats of `kiwi check`. */
@@ -118,7 +119,8 @@ export function sarifDocument(findings: readonly Finding[], version: string, ign
       result.locations = [
         {
           physicalLocation: {
-            artifactLocation: { uri: f.file.split("/").map(encodeURIComponent).join("/"), uriBaseId: "%SRCROOT%" },
+            // The file itself: a plugin server's finding names `mcp.json#<server>` (its tool is in properties).
+            artifactLocation: { uri: fileOnDisk(f.file).split("/").map(encodeURIComponent).join("/"), uriBaseId: "%SRCROOT%" },
             ...(Object.keys(region).length ? { region } : {}),
           },
         },

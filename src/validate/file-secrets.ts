@@ -6,7 +6,7 @@
 // not reported again. Pure.
 import type { FileIdentity } from "../cache/stat-cache-io.ts";
 import type { Finding } from "../findings/verdict.ts";
-import { fileFinding } from "../findings/finding.ts";
+import { fileFinding, fileOnDisk } from "../findings/finding.ts";
 import { type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
 import { type ManifestSyntax, syntaxOf } from "../manifest/forms.ts";
 import type { IgnoreDirective } from "../manifest/ignore-comments.ts";
@@ -123,7 +123,7 @@ function reportedLines(already: readonly Finding[], tools: readonly Pick<Tool, "
       last = Math.max(last, tool?.locate(f.pointer)?.lastLine ?? last);
     }
     // By the file itself: an Agent Plugin's server names `<plugin>/mcp.json#<server>`.
-    const file = manifestPathOf(f.file);
+    const file = fileOnDisk(f.file);
     const lines = out.get(file);
     if (lines) lines.push({ first: f.line, last });
     else out.set(file, [{ first: f.line, last }]);

@@ -65,6 +65,15 @@ describe("machine findings", () => {
     expect((run.results[0]!.message as { text: string }).text).toBe('method "FETCH" is not one of GET (hint: use GET)');
   });
 
+  test("SARIF locates an Agent Plugin server's finding in its mcp.json, naming the server as the tool", () => {
+    const server: Finding = { rule: "security/secret-literal", severity: "error", file: ".ai/tools/p/mcp.json#srv", line: 1, column: 84, pointer: "/mcpServers/srv/env/GH_TOKEN", tool: "srv", message: "config.env.GH_TOKEN holds …" };
+    const sarif = sarifDocument([server], "9.9.9") as { runs: { results: Record<string, unknown>[] }[] };
+    expect(sarif.runs[0]!.results[0]).toMatchObject({
+      locations: [{ physicalLocation: { artifactLocation: { uri: ".ai/tools/p/mcp.json", uriBaseId: "%SRCROOT%" }, region: { startLine: 1, startColumn: 84 } } }],
+      properties: { tool: "srv" },
+    });
+  });
+
   const ignored: IgnoredFinding[] = [
     { rule: "security/secret-literal", severity: "error", file: ".ai/tools/gh.yaml", line: 8, column: 5, pointer: "/config/env/GH_TOKEN", tool: "gh", message: "config.env.GH_TOKEN holds what looks like a GitHub token (ghp_…)", ignoredBy: { line: 8, reason: "a revoked sample" } },
     { rule: "security/host-any", severity: "warning", file: ".ai/tools/gh.yaml", line: 10, column: 3, message: "net.outbound admits every host", ignoredBy: { line: 9 } },
