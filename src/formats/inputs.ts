@@ -2,6 +2,7 @@
 // strings. A value the user supplies becomes `${VAR}` (read from kiwi's environment at exec); a
 // secret is never written as a value, only referenced and listed in config.secrets. Pure.
 import { isRecord } from "../integrity/value.ts";
+import { envNameOf } from "../schema/placeholders.ts";
 import { child, importError } from "./import-errors.ts";
 
 export interface InputScope {
@@ -9,12 +10,6 @@ export interface InputScope {
   secrets: Set<string>;
   notes: string[];
   file: string;
-}
-
-/** An input name as an environment variable name: `X-API-Key` -> `X_API_KEY`, `--port` -> `PORT`. */
-export function envNameOf(name: string): string {
-  const upper = name.replace(/^-+/, "").toUpperCase().replace(/[^A-Z0-9_]+/g, "_");
-  return /^[A-Z_]/.test(upper) ? upper : `_${upper}`;
 }
 
 /** Literal text as a kiwi config string: `{name}` would be a call parameter, so it is doubled. */

@@ -5,7 +5,8 @@ import { isRecord } from "../integrity/value.ts";
 import { isExactVersion } from "../deps/requirements.ts";
 import { TOOL_ID } from "../schema/vocabulary.ts";
 import { child, importError } from "./import-errors.ts";
-import { type InputScope, envNameOf, escapeLiteral, mapArguments, mapKeyValues, resolveTemplate } from "./inputs.ts";
+import { envNameOf } from "../schema/placeholders.ts";
+import { type InputScope, escapeLiteral, mapArguments, mapKeyValues, resolveTemplate } from "./inputs.ts";
 
 /** The schema revision kiwi reads; later revisions are read as this one, with a note. */
 export const SERVER_JSON_SCHEMA = "2025-12-11";

@@ -45,6 +45,12 @@ export function isSecretParam(name: string): boolean {
 
 const SECRET_WORDS = new Set(["token", "secret", "password", "passwd", "passphrase", "credential", "credentials", "apikey"]);
 
+/** A name as an environment variable's: `X-API-Key` -> `X_API_KEY`, `--port` -> `PORT`, `db.password` -> `DB_PASSWORD`. */
+export function envNameOf(name: string): string {
+  const upper = name.replace(/^-+/, "").toUpperCase().replace(/[^A-Z0-9_]+/g, "_");
+  return /^[A-Z_]/.test(upper) ? upper : `_${upper}`;
+}
+
 /** The names a config's `secrets` list declares (anything but strings ignored). */
 export function declaredSecrets(config: Record<string, unknown>): ReadonlySet<string> {
   return new Set(Array.isArray(config.secrets) ? config.secrets.filter((s): s is string => typeof s === "string") : []);

@@ -11,7 +11,7 @@ import { type LayerContext, normalizeRel, seg, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ALIAS_GROUPS, chosenSpelling } from "../manifest/aliases.ts";
-import { declaredSecrets, isSecretName, isSecretParam, referencedParams, referencedSecrets } from "../schema/placeholders.ts";
+import { declaredSecrets, envNameOf, isSecretName, isSecretParam, referencedParams, referencedSecrets } from "../schema/placeholders.ts";
 import { ANY_CREDENTIAL, PUBLISHED_WITH_IT, credentialIn, credentialNoun, publishedSecretHint } from "./credentials.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
@@ -205,7 +205,7 @@ function secretArgs(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     // A parameter named as a secret is one too (config.command takes no parameter).
     if (pointer === "/config/command") continue;
     for (const name of new Set(referencedParams(value).filter(isSecretParam))) {
-      const variable = name.replace(/[^A-Za-z0-9]+/g, "_").toUpperCase();
+      const variable = envNameOf(name);
       out.push(
         toolFinding(
           tool,
