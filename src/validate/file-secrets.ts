@@ -60,7 +60,10 @@ export function planFileScans(tools: readonly Tool[]): FileScanRequest[] {
     const add = (file: string, abs: string, identity: FileIdentity | undefined) => {
       if (seen.has(file)) return;
       seen.add(file);
-      out.push({ tool: tool.id, file, abs, identity, ...(file === manifest && syntax ? { manifest: syntax } : {}), ...(remote ? { remote: true as const } : {}) });
+      const request: FileScanRequest = { tool: tool.id, file, abs, identity };
+      if (file === manifest && syntax) request.manifest = syntax;
+      if (remote) request.remote = true;
+      out.push(request);
     };
     // A directory tool's manifest (or a single YAML file's) is not among its files.
     if (!tool.files.some((f) => toolPath(tool, f.path) === manifest) && manifest.startsWith(`${tool.root}/`)) add(manifest, `${tool.rootAbs}${manifest.slice(tool.root.length)}`, tool.manifestStat);
