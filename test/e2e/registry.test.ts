@@ -27,6 +27,13 @@ function publisher(main = MAIN_V1, extra: Record<string, string> = {}, requires 
 }
 
 const consumer = () => makeProject({ ".ai/tools/.keep": "" });
+// Built here, not written out: a scanner of this repository must not find a key in its tests.
+const TOKEN = "ghp_" + "Kw9".repeat(12);
+/** A bash tool `id` in `dir` whose script sends a GitHub token. */
+const leakyTool = (dir: string, id: string) => ({
+  [`${dir}/tool.yaml`]: `tool_id: ${id}\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\ndescription: calls GitHub\nconfig:\n  entrypoint: main.sh\n`,
+  [`${dir}/main.sh`]: `curl -H "Authorization: token ${TOKEN}" https://api.github.com/user\n`,
+});
 const lockOf = (root: string) => JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
 
 const shared = useRegistry(cleanupTemps);
@@ -171,12 +178,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
   });
 
   test("publish refuses a tool whose script holds a key, naming the file and line, and pushes nothing", async () => {
-    // Built here, not written out: a scanner of this repository must not find a key in its tests.
-    const token = "ghp_" + "Kw9".repeat(12);
-    const root = makeProject({
-      ".ai/tools/leaky/tool.yaml": "tool_id: leaky\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\ndescription: calls GitHub\nconfig:\n  entrypoint: main.sh\n",
-      ".ai/tools/leaky/main.sh": `curl -H "Authorization: token ${token}" https://api.github.com/user\n`,
-    });
+    const root = makeProject(leakyTool(".ai/tools/leaky", "leaky"));
     const before = registry.requests().length;
     const r = await kiwiIn(root).run(["publish", "leaky", `${registry.host}/team/leaky:1`]);
     expect(r.exitCode).toBe(1);
@@ -184,17 +186,13 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     // The findings that stopped it come first, as kiwi lock shows its gate's.
     expect(r.stderr).toContain(".ai/tools/leaky/main.sh:1:31  error  security/secret-literal  line 1 holds what looks like a GitHub token (ghp_…)");
     expect(r.stdout).toBe("");
-    expect(r.stdout + r.stderr).not.toContain(token.slice(0, 8));
+    expect(r.stdout + r.stderr).not.toContain(TOKEN.slice(0, 8));
     expect(registry.requests().length).toBe(before);
   });
 
   test("a key in a remote tool is a warning to its consumer, but publishing that tool again is refused as for any tool", async () => {
-    const token = "ghp_" + "Kw9".repeat(12);
     // As `kiwi add` of an artifact some other publisher pushed would place it.
-    const root = makeProject({
-      ".ai/tools/.remote/mirror/tool.yaml": "tool_id: mirror\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\ndescription: calls GitHub\nconfig:\n  entrypoint: main.sh\n",
-      ".ai/tools/.remote/mirror/main.sh": `curl -H "Authorization: token ${token}" https://api.github.com/user\n`,
-    });
+    const root = makeProject(leakyTool(".ai/tools/.remote/mirror", "mirror"));
     const k = kiwiIn(root);
     const check = await k.run(["check"]);
     expect(check.exitCode).toBe(0);
