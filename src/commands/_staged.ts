@@ -5,7 +5,7 @@ import { join, relative, sep } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
-import type { Finding } from "../findings/verdict.ts";
+import type { Finding, IgnoredFinding } from "../findings/verdict.ts";
 import { type StagedProject, checkStaged } from "../ops/staged-io.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
@@ -22,7 +22,7 @@ export async function runStagedCheck(context: Context, options: { files: string[
   const started = ctx.now();
   const projects = await checkStaged({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, now: ctx.now, strict: options.strict, files: options.files });
   const findings = projects.flatMap((p) => p.check.findings.map((f) => relocate(f, p.root, ctx.cwd)));
-  const ignored = projects.flatMap((p) => p.check.ignored.map((f) => relocate(f, p.root, ctx.cwd)));
+  const ignored = projects.flatMap((p) => p.check.ignored.map((f) => relocateIgnored(f, p.root, ctx.cwd)));
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of findings) counts[f.severity]++;
   const toolsChecked = projects.reduce((n, p) => n + p.check.toolsChecked, 0);
@@ -40,7 +40,7 @@ export async function runStagedCheck(context: Context, options: { files: string[
   const text = renderFindingsHuman(findings, ctx);
   if (text) showResult(text);
   for (const p of projects) showProjectNotes(p, ctx);
-  showNote(`${renderFindingsSummary({ toolsChecked, counts, elapsedMs: ctx.now() - started, ignored: ignored.length }, ctx, lockProblem !== undefined).trimEnd()}${scopeNote(projects)}`);
+  showNote(`${renderFindingsSummary({ toolsChecked, counts, elapsedMs: ctx.now() - started, ignored }, ctx, lockProblem !== undefined).trimEnd()}${scopeNote(projects)}`);
   if (lockProblem && counts.error === 0) throw lockProblem;
   if (lockProblem) showNote(`${colors(ctx).red("✖")} ${lockProblem.message}\n  hint: ${lockProblem.hint}`);
   return code;
@@ -75,7 +75,8 @@ function scopeNote(projects: StagedProject[]): string {
   const dependents = projects.reduce((n, p) => n + p.affected.dependents.length, 0);
   if (projects.length === 0) return "; no tool files in this commit";
   const lock = projects.every((p) => p.lock.status === "fresh") ? `; ${LOCKFILE_NAME} is up to date for them` : "";
-  return `; ${changed} changed${dependents ? `, ${dependents} whose chain includes them` : ""}${lock}`;
+  const ignores = projects.some((p) => p.affected.ignoresChanged) ? "; the ignore file changed, so every tool was checked" : "";
+  return `; ${changed} changed${dependents ? `, ${dependents} whose chain includes them` : ""}${lock}${ignores}`;
 }
 
 function projectDocument(p: StagedProject, cwd: string): Record<string, unknown> {
@@ -93,6 +94,13 @@ function projectDocument(p: StagedProject, cwd: string): Record<string, unknown>
 function relocate<F extends Finding>(f: F, root: string, cwd: string): F {
   if (root === cwd || f.file.startsWith("<")) return f;
   return { ...f, file: display(join(root, f.file), cwd) };
+}
+
+/** An ignored finding relocated, with the ignore file that let it through (a comment's line stays its file's). */
+function relocateIgnored(f: IgnoredFinding, root: string, cwd: string): IgnoredFinding {
+  const moved = relocate(f, root, cwd);
+  if (f.ignoredBy.file === undefined || root === cwd) return moved;
+  return { ...moved, ignoredBy: { ...f.ignoredBy, file: display(join(root, f.ignoredBy.file), cwd) } };
 }
 
 function display(abs: string, cwd: string): string {

@@ -28,7 +28,7 @@ export default defineCommand({
     // Loaded here, not at the top: the staged check's remembered verdict needs none of the validator.
     const { checkTree } = await import("../ops/check-io.ts");
     const { result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, strict: args.strict, targets });
-    const summary = { toolsChecked: result.toolsChecked, counts: result.counts, elapsedMs: ctx.now() - started, ignored: result.ignored.length };
+    const summary = { toolsChecked: result.toolsChecked, counts: result.counts, elapsedMs: ctx.now() - started, ignored: result.ignored };
     if (format === "json") showJson(findingsDocument(result.findings, summary, result.ignored));
     else if (format === "sarif") showJson(sarifDocument(result.findings, pkg.version, result.ignored));
     else {

@@ -135,8 +135,8 @@ export const RULES = {
   "parameters/file": { severity: "error", description: "parameters names a file that is not in the tool's folder, cannot be read, or holds neither a parameters list nor a JSON Schema.", example: "parameters: params.yaml  # no such file" },
   "parameters/unknown-field": { severity: "warning", description: "A parameter declaration has a field kiwi does not know (often a typo).", example: "requried: true" },
   // Ignore comments (src/validate/ignores.ts)
-  "ignore/invalid": { severity: "warning", description: "A `# kiwi-ignore:` comment names no rule, something that is not a rule id, a rule kiwi does not have, or an error that cannot be ignored: it ignores nothing of that.", example: "# kiwi-ignore: security/secret-litteral" },
-  "ignore/unused": { severity: "warning", description: "A `# kiwi-ignore:` comment names a rule that reports nothing on the line it covers: the finding is gone (or the comment is on the wrong line), and the comment would hide a new one.", example: "GH_TOKEN: ${GH_TOKEN}  # kiwi-ignore: security/secret-literal" },
+  "ignore/invalid": { severity: "warning", description: "A `# kiwi-ignore:` comment names no rule, something that is not a rule id, a rule kiwi does not have, or an error that cannot be ignored: it ignores nothing of that. Likewise an entry of `.ai/kiwi-ignore.yaml` (or the file itself) kiwi cannot read as written: a misspelt key, a tool the project does not have, a line without its file.", example: "# kiwi-ignore: security/secret-litteral" },
+  "ignore/unused": { severity: "warning", description: "A `# kiwi-ignore:` comment names a rule that reports nothing on the line it covers, or an entry of `.ai/kiwi-ignore.yaml` matches no finding: the finding is gone (or the comment is on the wrong line), and the comment or entry would hide a new one.", example: "GH_TOKEN: ${GH_TOKEN}  # kiwi-ignore: security/secret-literal" },
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleId = keyof typeof RULES;

@@ -20,9 +20,10 @@ export interface Finding {
   hint?: string;
 }
 
-/** A finding a `# kiwi-ignore:` comment let through (validate/ignores.ts): which comment, and why. */
+/** A finding a `# kiwi-ignore:` comment or the ignore file let through (validate/ignores.ts): which, and why. */
 export interface IgnoredFinding extends Finding {
-  ignoredBy: { line: number; reason?: string };
+  /** The comment that let it through (its line in the finding's file), or the ignore file's entry (`file` and the entry's line). */
+  ignoredBy: { file?: string; line: number; reason?: string };
 }
 
 /** The verdict shape of every check and verify function. */

@@ -1,7 +1,7 @@
 // From changed paths (git's staged list, or the file names pre-commit passes) to the tools a
 // commit affects: the tools whose manifest or files changed, every tool whose chain runs through
 // one of them, and the locked tools whose source went away. Pure.
-import type { Tool } from "../manifest/model.ts";
+import { IGNORE_FILE, type Tool } from "../manifest/model.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import type { LockedTools } from "../lockfile/locked-tools.ts";
 
@@ -16,7 +16,8 @@ export interface ProjectChanges {
 
 /**
  * Groups changed paths (relative, `/`-separated) by the project they belong to: the folder that
- * holds the `.ai/tools/` they are under, or the folder of a changed `tool.lock.json`. Paths that
+ * holds the `.ai/tools/` they are under, or the folder of a changed `tool.lock.json` or
+ * `.ai/kiwi-ignore.yaml`. Paths that
  * belong to no project are dropped. Nested projects each get their own group.
  */
 export function groupByProject(paths: readonly string[]): ProjectChanges[] {
@@ -27,8 +28,9 @@ export function groupByProject(paths: readonly string[]): ProjectChanges[] {
     let root: string | undefined;
     if (at === 0 && path.startsWith(TOOLS_SEGMENT)) root = "";
     else if (at > 0) root = path.slice(0, at - 1);
-    else if (path === LOCKFILE_NAME) root = "";
+    else if (path === LOCKFILE_NAME || path === IGNORE_FILE) root = "";
     else if (path.endsWith(`/${LOCKFILE_NAME}`)) root = path.slice(0, -LOCKFILE_NAME.length - 1);
+    else if (path.endsWith(`/${IGNORE_FILE}`)) root = path.slice(0, -IGNORE_FILE.length - 1);
     if (root === undefined) continue;
     const list = groups.get(root) ?? [];
     list.push(root === "" ? path : path.slice(root.length + 1));
@@ -46,6 +48,8 @@ export interface AffectedTools {
   gone: string[];
   /** The lockfile itself is among the changed paths: every tool's entry must be judged. */
   lockfileChanged: boolean;
+  /** The ignore file is among the changed paths: what it lets through may be anywhere, so every tool is judged. */
+  ignoresChanged: boolean;
 }
 
 /** The tool a project-relative path belongs to, if any (its manifest, its script, or a file in its folder). */
@@ -82,6 +86,7 @@ export function selectAffected(tools: readonly Tool[], paths: readonly string[],
     dependents: inTreeOrder(tools, dependents),
     gone: [...gone].sort(),
     lockfileChanged: paths.includes(LOCKFILE_NAME),
+    ignoresChanged: paths.includes(IGNORE_FILE),
   };
 }
 

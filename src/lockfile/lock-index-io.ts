@@ -18,15 +18,15 @@ import { renderLosslessJson } from "../integrity/canonical.ts";
 import { lastStartAtOrBefore } from "../integrity/json-lossless.ts";
 import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import type { Finding } from "../findings/verdict.ts";
-import { type ExecutorRef, MANIFEST_FORMS, type ManifestForm, type Tool } from "../manifest/model.ts";
+import { type ExecutorRef, IGNORE_FILE, type IgnoreFileText, MANIFEST_FORMS, type ManifestForm, type Tool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { ROW_WIDTH, isFolder } from "../cache/stat-row.ts";
 import type { RawTree } from "../manifest/raw-tree-io.ts";
 import type { StatAt } from "../cache/statx-io.ts";
 
 const MAGIC = "KIWIIX01";
-// 3: the lockfile record names the servers it pins.
-const FORMAT = 3;
+// 3: the lockfile record names the servers it pins. 4: the ignore file's stat.
+const FORMAT = 4;
 
 /** Owner of an entry that belongs to no tool (a plain folder, a file no tool claims). */
 export const NO_TOOL = -1;
@@ -84,6 +84,11 @@ export interface LockIndex {
   owners: Int32Array;
   /** The stat of .ai/tools itself (NaN mtime when racy). */
   top: number[];
+  /**
+   * The ignore file (IGNORE_FILE) the recorded verdict read: its size, mtimeMs, ctimeMs and ino, []
+   * when there was none, null when it vouches for nothing (racy, or not a readable regular file).
+   */
+  ignores: number[] | null;
 }
 
 /** Where a project's lock index lives in the cache (the staged memo keys on that file's stat identity). */
@@ -126,6 +131,8 @@ export interface TreeIndexInput {
   /** Each tool's manifest digest (hex) when the run computed it; else it is computed here. */
   manifestDigests?: ReadonlyMap<Tool, string>;
   findings: readonly Finding[];
+  /** The ignore file as discovery read it (its stat taken before the read); absent when there is none. */
+  ignoreFile?: IgnoreFileText;
   startedAt: number;
 }
 
@@ -211,8 +218,23 @@ export function indexTree(input: TreeIndexInput): TreeIndex {
     stats,
     owners,
     top,
+    ignores: input.ignoreFile === undefined ? [] : input.ignoreFile.text === undefined || input.ignoreFile.stat[1] >= limit || input.ignoreFile.stat[2] >= limit ? null : [...input.ignoreFile.stat],
     startedAt,
   };
+}
+
+/** Whether the ignore file is still the one the index's verdict read (by lstat; no stat is trusted when racy). */
+export function sameIgnoreFile(index: LockIndex): boolean {
+  const recorded = index.ignores;
+  if (recorded === null) return false;
+  let st;
+  try {
+    st = lstatSync(join(index.root, IGNORE_FILE));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return (code === "ENOENT" || code === "ENOTDIR") && recorded.length === 0;
+  }
+  return recorded.length === 4 && st.isFile() && st.size === recorded[0] && st.mtimeMs === recorded[1] && st.ctimeMs === recorded[2] && st.ino === recorded[3];
 }
 
 /** The index of a tree with the lockfile it vouches for: the lockfile's digest and stat, and which tools a change can be locked alone. */
@@ -255,7 +277,7 @@ export function lstatRow(abs: string): number[] | undefined {
 
 /** Writes the index atomically; a cache that cannot be written only costs speed. */
 export function saveLockIndex(cacheDir: string, index: LockIndex, faults?: Faults): void {
-  const header = Buffer.from(JSON.stringify({ format: FORMAT, root: index.root, kiwi: index.kiwi, strict: index.strict, lockfile: index.lockfile, mcpServers: index.mcpServers, files: index.files, toolCount: index.toolCount, top: index.top.map(nanToNull) }));
+  const header = Buffer.from(JSON.stringify({ format: FORMAT, root: index.root, kiwi: index.kiwi, strict: index.strict, lockfile: index.lockfile, mcpServers: index.mcpServers, files: index.files, toolCount: index.toolCount, top: index.top.map(nanToNull), ignores: index.ignores }));
   // Sections read from disk go back as they were read (decoding and encoding them again is most of a save).
   const tools = index.toolsBytes ?? Buffer.from(JSON.stringify(index.tools.map((t) => [t.id, t.source, t.model, t.alone ? 1 : 0, t.clean ? 1 : 0, t.executor, t.form, t.root])));
   const paths = index.names ? index.names.subarray(0, index.names.length - 1) : Buffer.from(index.paths.join("\0"));
@@ -309,6 +331,8 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean | 
     if (lockfile.mcpPinned !== undefined && !(Array.isArray(lockfile.mcpPinned) && lockfile.mcpPinned.every((id: unknown) => typeof id === "string"))) return undefined;
     if (!Array.isArray(header.mcpServers) || typeof header.files !== "number" || !Array.isArray(header.top) || header.top.length !== ROW_WIDTH) return undefined;
     if (typeof header.toolCount !== "number") return undefined;
+    const ignores = header.ignores;
+    if (!(ignores === null || (Array.isArray(ignores) && (ignores.length === 0 || ignores.length === 4) && ignores.every((x: unknown) => typeof x === "number")))) return undefined;
     // Tools and paths as strings are decoded on first use: an unchanged tree needs neither.
     let tools: IndexTool[] | undefined;
     const readTools = (): IndexTool[] => {
@@ -366,7 +390,7 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean | 
     }
     const top = (header.top as (number | null)[]).map((x) => (x === null ? Number.NaN : x));
     const toolsBytes = bytes.subarray(head + hl, head + hl + tl);
-    const index = { root, kiwi: header.kiwi, strict: header.strict === true, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, starts, toolsBytes, parents, stats, owners, top };
+    const index = { root, kiwi: header.kiwi, strict: header.strict === true, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, starts, toolsBytes, parents, stats, owners, top, ignores };
     return Object.defineProperties(index, {
       tools: { get: readTools, enumerable: true },
       paths: { get: readPaths, enumerable: true },

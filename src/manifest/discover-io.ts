@@ -5,7 +5,8 @@ import { basename, dirname, extname, join } from "node:path";
 import type { Finding } from "../findings/verdict.ts";
 import { builtinTools } from "./builtins.ts";
 import { type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
-import { DIRECTORY_MANIFESTS, type ManifestForm, type PackageFileRequirements, type Tool, type ToolFile } from "./model.ts";
+import { DIRECTORY_MANIFESTS, type IgnoreFileText, type ManifestForm, type PackageFileRequirements, type Tool, type ToolFile } from "./model.ts";
+import { readIgnoreFileText } from "./ignore-file-io.ts";
 import { type FolderEntry, type Listing, TOOLS_DIR, findProjectRoot, ioFinding, listToolFiles, statToolFile, toProjectPath } from "./project-io.ts";
 import { type RawTree, TreeListing } from "./raw-tree-io.ts";
 import { normalizeManifest } from "./normalize.ts";
@@ -34,6 +35,8 @@ export interface Project {
   tools: Tool[];
   /** Problems found while reading: unparseable manifests, symlinks leaving a tool, unreadable files. */
   findings: Finding[];
+  /** The project's ignore file (IGNORE_FILE), when it has one: the check reads its entries. */
+  ignoreFile?: IgnoreFileText;
 }
 
 export interface ReadProjectOptions {
@@ -64,7 +67,8 @@ export function readProject(cwd: string, options: ReadProjectOptions = {}): Proj
   const ids = new Set(tools.map((t) => t.id));
   for (const builtin of builtinTools()) if (!ids.has(builtin.id)) tools.push(builtin);
   findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
-  return { root, toolsDir, tools, findings };
+  const ignoreFile = readIgnoreFileText(root);
+  return { root, toolsDir, tools, findings, ...(ignoreFile ? { ignoreFile } : {}) };
 }
 
 function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Finding[]): void {

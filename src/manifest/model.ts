@@ -158,6 +158,24 @@ export function withConfig<T extends Pick<Tool, "config" | "configLossless">>(to
  */
 export const REMOTE_TOOLS_DIR = ".ai/tools/.remote";
 
+/**
+ * The project's ignore file, relative to the project root: findings it lets through where no
+ * `# kiwi-ignore:` comment can say so (validate/ignore-file.ts reads its entries).
+ */
+export const IGNORE_FILE = ".ai/kiwi-ignore.yaml";
+
+/**
+ * The ignore file as discovery found it: its text, or why it cannot be read; its stat (size,
+ * mtimeMs, ctimeMs, ino), on which the stat-keyed memos of a verdict key; and the sha256 of its
+ * bytes, on which the lock's remembered check keys. Absent when the project has none.
+ */
+export interface IgnoreFileText {
+  text?: string;
+  unreadable?: string;
+  stat: [number, number, number, number];
+  digest: string;
+}
+
 /** Whether a tool is one of those, by its project-relative root. */
 export function isRemoteTool(tool: Pick<Tool, "root">): boolean {
   return tool.root.startsWith(`${REMOTE_TOOLS_DIR}/`);

@@ -47,7 +47,8 @@ export async function checkTree(options: CheckTreeOptions): Promise<CheckTreeRes
   // The interpreters run while the pure layers use the CPU.
   const pending = requests.length > 0 ? runSyntaxChecks(requests, { env: options.env, cacheDir: options.cacheDir }) : undefined;
   const childSchemaMemo = openChildSchemaMemo(options.cacheDir);
-  const checked = checkProject(project, { strict: options.strict, only, childSchemaMemo });
+  // Every layer judges the scope here: an ignore entry about it that lets nothing through is said.
+  const checked = checkProject(project, { strict: options.strict, only, childSchemaMemo, complete: only.length === 0 ? "all" : scope.tools });
   childSchemaMemo?.save();
   const named = withFindings(checked, checkMcpToolNames(scope.tools, pinnedToolNames(lockedPins(project.root))), { strict: options.strict });
   // The tools' files are read while the interpreters parse.

@@ -108,7 +108,7 @@ export async function hashAndCheck(
   manifestIdentities?: ReadonlyMap<string, string>,
   cold?: ColdHashing,
 ): Promise<{ tree: TreeTool[]; findings: Finding[] }> {
-  const context = sha256Hex(JSON.stringify([pkg.version, options.strict === true, project.root, project.findings]));
+  const context = sha256Hex(JSON.stringify([pkg.version, options.strict === true, project.root, project.findings, ignoreFileKey(project)]));
   const passed = statCache.checked?.context === context ? statCache.checked : undefined;
   // Loaded on demand: an unchanged tree (the tree memo) never pays for the validator's start-up.
   const { assertGatePassed, checkBeforeLock, checkChangedSince } = await import("../lockfile/gate.ts");
@@ -130,6 +130,15 @@ export async function hashAndCheck(
   return { tree, findings: verdict.findings };
 }
 
+/**
+ * What the lock's verdict takes from the ignore file: its bytes' digest (read this run, so no stat
+ * can hide a second write), or why it could not be read; null when there is none.
+ */
+function ignoreFileKey(project: Project): string[] | null {
+  const file = project.ignoreFile;
+  return file ? [file.digest, file.unreadable ?? ""] : null;
+}
+
 async function lockLocked(ctx: Context, project: Project, options: LockOptions, prehash?: PrehashRun, raw?: RawTree, listing?: TreeListing): Promise<LockResult> {
   const faults = faultsFromEnv(ctx.env);
   const startedAt = ctx.now();
@@ -144,7 +153,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   };
   // Everything a lock depends on, read from stat alone; if it and the lockfile's bytes are as
   // the last run left them, the lockfile is already what this run would write.
-  const fingerprint = fingerprintTree(project, [pkg.version, options.strict === true], startedAt, listing);
+  const fingerprint = fingerprintTree(project, [pkg.version, options.strict === true, ignoreFileKey(project)], startedAt, listing);
   const memo = text === undefined ? undefined : loadTreeMemo(ctx.cacheDir, project.root);
   const textDigest = text === undefined ? "" : sha256Hex(text);
   // The index's tree part, when a cold run built it while the worker hashed (below).
@@ -155,7 +164,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     const pinned = finalText.includes('\n  "remote": ') || finalText.includes('\n  "dependencies": ');
     const lockfile = { pinned, lockfileText: finalText, lockfileSha256: finalSha256, lockfileReplaced, mcpPinned };
     const manifestDigests = tree ? new Map(tree.map((h) => [h.tool, h.manifestDigest])) : undefined;
-    const index = treeIndex ? completeLockIndex(treeIndex, lockfile) : buildLockIndex({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, startedAt, ...lockfile });
+    const index = treeIndex ? completeLockIndex(treeIndex, lockfile) : buildLockIndex({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, ignoreFile: project.ignoreFile, startedAt, ...lockfile });
     saveLockIndex(ctx.cacheDir, index, faults);
   };
   if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
@@ -176,7 +185,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     cold = { prehashed: prehash.results(), manifests, ...(raw ? { help: () => prehash.help(raw) } : {}) };
     if (raw) {
       const manifestDigests = new Map([...manifests].map(([t, m]) => [t, m.hex]));
-      treeIndex = indexTree({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, startedAt });
+      treeIndex = indexTree({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, ignoreFile: project.ignoreFile, startedAt });
     }
   }
   const saveStats = () => {

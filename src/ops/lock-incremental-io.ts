@@ -14,7 +14,7 @@ import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { type HashedTool, hashTool, lockedToolOf } from "../lockfile/build.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
-import { type IndexScan, type LockIndex, loadLockIndex, lockfileMatches, modelKey, pathAt, saveLockIndex, scanLockIndexFast, unpinnedServers } from "../lockfile/lock-index-io.ts";
+import { type IndexScan, type LockIndex, loadLockIndex, lockfileMatches, modelKey, pathAt, sameIgnoreFile, saveLockIndex, scanLockIndexFast, unpinnedServers } from "../lockfile/lock-index-io.ts";
 import { ROW_WIDTH } from "../cache/stat-row.ts";
 import { findToolEntry, replaceToolEntry } from "../lockfile/render.ts";
 import { LOCKFILE_VERSION } from "../schema/vocabulary.ts";
@@ -36,7 +36,8 @@ export async function lockFromIndex(cacheDir: string, root: string, strict: bool
   const index = loadLockIndex(cacheDir, root, strict);
   if (!index) return undefined;
   const scan = await scanLockIndexFast(index);
-  if (scan.structural) return undefined;
+  // The ignore file changes verdicts, not entries: only the full lock judges the tree again.
+  if (scan.structural || !sameIgnoreFile(index)) return undefined;
   const base = { mcpServers: index.mcpServers, mcpUnpinned: unpinnedServers(index), diff: { added: [], removed: [], changed: [] } };
   if (scan.tools.size === 0) {
     const lock = lockfileMatches(index, () => readLockfileText(root));

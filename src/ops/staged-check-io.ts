@@ -9,7 +9,7 @@ import { loadStatCache } from "../cache/stat-cache-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { Project } from "../manifest/discover-io.ts";
 import { type StagedProjectOptions, readStagedProject } from "./staged-project-io.ts";
-import type { Tool } from "../manifest/model.ts";
+import { IGNORE_FILE, type Tool } from "../manifest/model.ts";
 import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/build.ts";
 import { type LockDiff, diffToolEntries } from "../lockfile/lock-diff.ts";
 import { peekLockfileMemo } from "../exec/chain-io.ts";
@@ -28,7 +28,7 @@ import { type GitEnv, gitText, runGit, runGitLargeAsync } from "../hook/git-io.t
 import { isNullBlobId } from "../integrity/git-blob.ts";
 import { hasGitBlob, readGitBlob, readGitBlobBeside, readGitBlobText, storeGitBlob } from "../cache/git-blobs-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
-import { selectAffected } from "../hook/staged.ts";
+import { type AffectedTools, selectAffected } from "../hook/staged.ts";
 import { jitAtFullSpeed } from "../self.ts";
 
 export type LockStatus = "fresh" | "stale" | "missing" | "invalid" | "unchecked";
@@ -39,7 +39,7 @@ export type LockStatus = "fresh" | "stale" | "missing" | "invalid" | "unchecked"
  */
 export interface StagedVerdict {
   /** The changed tools, those whose chain includes them and the locked tools that went away, by id. */
-  affected: { changed: string[]; dependents: string[]; gone: string[]; lockfileChanged: boolean };
+  affected: { changed: string[]; dependents: string[]; gone: string[]; lockfileChanged: boolean; ignoresChanged?: boolean };
   check: CheckResult;
   lock: { status: LockStatus; diff?: LockDiff; message?: string; fromIndex: boolean };
   /** Project-relative files of changed tools whose working copy differs from what is staged. */
@@ -79,9 +79,9 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   if (selected.lockfileChanged && repo !== undefined && text !== undefined) keepStagedLockfile(root, repo, text, options.cacheDir);
   const judged = [...selected.changed, ...selected.dependents];
   if (judged.length > JIT_FROM_TOOLS) jitAtFullSpeed();
-  const { check, memorable } = await validate(project, judged, selected.changed, paths, options);
-  const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed);
-  const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged };
+  const { check, memorable } = await validate(project, judged, selected, paths, options);
+  const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed, selected.ignoresChanged);
+  const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged, ...(selected.ignoresChanged ? { ignoresChanged: true } : {}) };
   if (!locked) {
     const touched = judged.length > 0 || selected.gone.length > 0 || selected.lockfileChanged;
     return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), fromIndex }, unstaged }, memorable, read };
@@ -102,19 +102,24 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
  * plus whatever discovery found wrong with the changed paths themselves (a manifest that no longer
  * parses is no tool at all, only a finding on its file).
  */
-async function validate(project: Project, judged: Tool[], changed: readonly Tool[], paths: readonly string[], options: FreshOptions): Promise<{ check: CheckResult; memorable: boolean }> {
+async function validate(project: Project, judged: Tool[], selected: AffectedTools, paths: readonly string[], options: FreshOptions): Promise<{ check: CheckResult; memorable: boolean }> {
+  const changed = selected.changed;
+  // A commit of the ignore file changes what is let through anywhere: the whole project is judged,
+  // every layer over every tool, as kiwi check judges it.
+  const everything = selected.ignoresChanged;
+  if (everything && project.tools.length > JIT_FROM_TOOLS) jitAtFullSpeed();
   const selectors = [...judged.map((t) => (t.form === "builtin" ? t.id : t.manifestFile)), ...paths.filter((p) => p !== LOCKFILE_NAME)];
   // An empty `only` would mean "everything"; a commit that touches no tool checks none.
-  const only = selectors.length > 0 ? [...new Set(selectors)] : ["\0none"];
-  const requests = planSyntaxChecks(judged);
+  const only = everything ? undefined : selectors.length > 0 ? [...new Set(selectors)] : ["\0none"];
+  const requests = planSyntaxChecks(everything ? project.tools : judged);
   // The interpreters start first and parse while the pure layers run (as kiwi check does).
   const pending = requests.length > 0 ? runSyntaxChecks(requests, { env: options.env, cacheDir: options.cacheDir }) : undefined;
   const childSchemaMemo = openChildSchemaMemo(options.cacheDir);
-  const checked = checkProject(project, { strict: options.strict, only, childSchemaMemo });
+  const checked = checkProject(project, { strict: options.strict, only, childSchemaMemo, complete: everything ? "all" : changed });
   childSchemaMemo?.save();
   // The changed tools' files, as they are in the working tree (as the interpreters read them): what
   // the commit brings. A dependent's files are not its to judge (and not in the memo's key).
-  const base = withFileSecrets(checked, changed, options);
+  const base = withFileSecrets(checked, everything ? project.tools : changed, options);
   if (pending === undefined) return { check: { ...base, unmatched: [] }, memorable: true };
   const verdicts = await pending;
   // A verdict that is not the parser's (a timeout, a crashed interpreter) may differ next time.
@@ -284,8 +289,9 @@ function lockedOf(text: string, cacheDir: string): { locked: LockedTools; render
 }
 
 /** Files of the changed tools whose working copy differs from the index (they were checked as on disk). */
-function unstagedFiles(root: string, repo: Repo, changed: readonly Tool[]): string[] {
+function unstagedFiles(root: string, repo: Repo, changed: readonly Tool[], ignoreFile: boolean): string[] {
   const files = changed.flatMap((t) => [t.manifestFile, ...(t.form === "directory" ? t.files.map((f) => `${t.root}/${f.path}`) : [])]);
+  if (ignoreFile) files.push(IGNORE_FILE);
   const toTop = (p: string) => relative(repo.top, join(root, p)).split(sep).join("/");
   const unstaged = repo.status.unstaged;
   return [...new Set(files)].filter((f) => unstaged.has(toTop(f)));

@@ -16,6 +16,7 @@ import { type GitEnv, findWorkTree, readGitStatus, readScopedStatus, readStagedD
 import { type GitStatus, scopedStatus } from "../hook/git-status.ts";
 import { groupByProject } from "../hook/staged.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
+import { IGNORE_FILE } from "../manifest/model.ts";
 import { type IndexScan, type LockIndex, NO_TOOL, positionOf, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { type StagedMemo, type StagedMemoKey, type TreeIdentity, currentDependencies, dependenciesOf, dependencyPositions, identifyTree, keyedOnCurrentIndex, loadedIndexIdentity, manifestTable, observedDependencies, peekStagedMemo, readProjectIndex, stagedMemoFile, stagedMemoKey, writeStagedMemo } from "./staged-memo-io.ts";
 import type { LockStatus, Repo, StagedVerdict } from "./staged-check-io.ts";
@@ -317,6 +318,6 @@ function workingCopiesOf(root: string, paths: readonly string[], index: LockInde
 
 /** Every working copy of a project that the verdict can depend on. */
 function wholeProject(root: string): string[] {
-  return [join(root, LOCKFILE_NAME), join(root, TOOLS_DIR)];
+  return [join(root, LOCKFILE_NAME), join(root, TOOLS_DIR), join(root, IGNORE_FILE)];
 }
 

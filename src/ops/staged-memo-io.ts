@@ -12,7 +12,8 @@
 //     else the working copy's stat identity; and HEAD's blob id when the lockfile is staged;
 //   - git's view of the project: the repository's top and which of the working copies the verdict
 //     reads (the lockfile, the changed tools' files: staged-io.ts workingCopiesOf) differ from the index;
-//   - the syntax checkers: python3's and bash's path and stat identity, and the environment they get.
+//   - the syntax checkers: python3's and bash's path and stat identity, and the environment they get;
+//   - the project's ignore file (.ai/kiwi-ignore.yaml): its stat identity, or that there is none.
 // It is never trusted past a changed stat, and nothing is remembered when a file changed within the
 // racy margin (its stat could hide a second write), when the tree holds a symbolic link, or when a
 // verdict was not a real interpreter verdict (a timeout). A damaged memo reads as absent.
@@ -28,7 +29,7 @@
 // change there reaches no verdict of this commit. git's index was considered as the proof
 // instead and is not one: the verdict reads the working tree (dependents, executors, untracked
 // tools and files), not what is staged.
-import { statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { RACY_MARGIN_MS } from "../cache/stat-cache-io.ts";
 import { projectKey } from "../cache/cache-layout.ts";
@@ -39,7 +40,7 @@ import { type RawTree, rawTreeFingerprint } from "../manifest/raw-tree-io.ts";
 import { type IndexScan, type LockIndex, loadLockIndex, lockIndexPath, lstatRow, namesAt, pathAt, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { ROW_WIDTH } from "../cache/stat-row.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
-import { DIRECTORY_MANIFESTS } from "../manifest/model.ts";
+import { DIRECTORY_MANIFESTS, IGNORE_FILE } from "../manifest/model.ts";
 import type { GitEnv } from "../hook/git-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
 import type { StagedVerdict } from "./staged-check-io.ts";
@@ -407,6 +408,10 @@ export function stagedMemoKey(inputs: StagedMemoInputs, identity: TreeIdentity):
   if (!lock) return undefined;
   racy ||= lock.racy;
   parts.push(lock.id);
+  // The ignore file: what every verdict lets through (read from the working copy, as the tools are).
+  const ignores = ignoreFileIdentity(inputs.root, limit);
+  racy ||= ignores.racy;
+  parts.push(ignores.id);
   parts.push(...interpreterIdentities(inputs.env));
   return { file: stagedMemoFile(inputs.cacheDir, inputs.root, inputs.strict), digest: memoKey("staged", ...parts), racy };
 }
@@ -425,13 +430,14 @@ function lockfileIdentity(inputs: StagedMemoInputs, limit: number, dependencies?
     const below = toTop(repo.top, root);
     const prefix = below === "" ? "" : `${below}/`;
     const tools = `${prefix}${TOOLS_DIR}/`;
-    let mine = (p: string) => p.startsWith(tools) || p === `${prefix}${LOCKFILE_NAME}`;
+    const ignoreFile = `${prefix}${IGNORE_FILE}`;
+    let mine = (p: string) => p.startsWith(tools) || p === `${prefix}${LOCKFILE_NAME}` || p === ignoreFile;
     if (dependencies) {
       // Keyed on its dependencies, a verdict reads no other working copy (the unstaged warnings
       // name changed tools' files, which it read): another file's unstaged edit is not an input.
       let names: Set<string> | undefined;
       const within = (p: string) => (names ??= new Set(splitNames(dependencies))).has(p.slice(tools.length));
-      mine = (p) => p === `${prefix}${LOCKFILE_NAME}` || (p.startsWith(tools) && within(p));
+      mine = (p) => p === `${prefix}${LOCKFILE_NAME}` || p === ignoreFile || (p.startsWith(tools) && within(p));
     }
     parts.push(`top ${repo.top}`, [...repo.status.unstaged].filter(mine).sort().join("\0"));
   } else parts.push("no repository");
@@ -456,6 +462,18 @@ function lockfileIdentity(inputs: StagedMemoInputs, limit: number, dependencies?
     parts.push(`head ${entry.head}`);
   }
   return { id: parts.join("\n"), racy };
+}
+
+/** The ignore file's stat identity (a regular file is read; anything else is reported, by its lstat). */
+function ignoreFileIdentity(root: string, limit: number): { id: string; racy: boolean } {
+  try {
+    const st = lstatSync(join(root, IGNORE_FILE));
+    return { id: `ignores ${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.mode}`, racy: Math.max(st.mtimeMs, st.ctimeMs) >= limit };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Any other failure is reported by the check; it is never remembered as "no file".
+    return code === "ENOENT" || code === "ENOTDIR" ? { id: "no ignores", racy: false } : { id: "ignores unreadable", racy: true };
+  }
 }
 
 /** The interpreters that syntax-check scripts, as the checks find them (syntax-io.ts). */

@@ -19,6 +19,7 @@ import { type Project, type ReadProjectOptions, readProject, readToolAlone } fro
 import type { Tool } from "../manifest/model.ts";
 import type { ParsedManifest } from "../manifest/forms.ts";
 import { parseYaml } from "../manifest/yaml.ts";
+import { readIgnoreFileText } from "../manifest/ignore-file-io.ts";
 import { parseManifestMemo } from "../exec/chain-io.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { jitAtFullSpeed } from "../self.ts";
@@ -109,7 +110,8 @@ function readPartial(root: string, paths: readonly string[], index: LockIndex, r
   }
   if (builtins.join("\0") !== BUILTIN_IDS.filter((id) => !overridden.has(id)).join("\0")) return undefined;
   findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
-  return { root, toolsDir: join(root, TOOLS_DIR), tools, findings };
+  const ignoreFile = readIgnoreFileText(root);
+  return { root, toolsDir: join(root, TOOLS_DIR), tools, findings, ...(ignoreFile ? { ignoreFile } : {}) };
 }
 
 function readIndexedTool(root: string, known: IndexTool, cacheDir: string): { tool?: Tool; findings: Finding[] } {

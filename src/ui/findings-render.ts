@@ -15,8 +15,8 @@ export interface FindingsSummary {
   toolsChecked: number;
   counts: Record<Severity, number>;
   elapsedMs: number;
-  /** How many findings `# kiwi-ignore:` comments let through. */
-  ignored?: number;
+  /** The findings `# kiwi-ignore:` comments and the ignore file let through. */
+  ignored?: readonly Pick<IgnoredFinding, "ignoredBy">[];
 }
 
 /**
@@ -55,16 +55,29 @@ export function renderFindingsSummary(summary: FindingsSummary, ctx: Pick<Contex
   const tools = `${summary.toolsChecked} tool${summary.toolsChecked === 1 ? "" : "s"}`;
   const time = `${Math.round(summary.elapsedMs)} ms`;
   // Said every time, so a finding let through is never out of sight.
-  const ignored = summary.ignored ? `, ${summary.ignored} ignored by kiwi-ignore comments` : "";
+  const ignored = ignoredNote(summary.ignored ?? []);
   if (error + warning + info === 0) return blocked ? `· ${tools} checked, no problems in the manifests${ignored} (${time})\n` : `${c.green("✔")} ${tools} checked, no problems${ignored} (${time})\n`;
   const parts = [plural(error, "error"), plural(warning, "warning"), plural(info, "info", "infos")];
   const mark = error > 0 ? c.red("✖") : c.yellow("!");
   return `${mark} ${parts.join(", ")} in ${tools} checked${ignored} (${time})\n`;
 }
 
+/** How many findings were let through, and by what: comments, the ignore file (named as its entries name it), or both. */
+function ignoredNote(ignored: readonly Pick<IgnoredFinding, "ignoredBy">[]): string {
+  if (ignored.length === 0) return "";
+  const files = [...new Set(ignored.flatMap((f) => (f.ignoredBy.file === undefined ? [] : [f.ignoredBy.file])))];
+  const byFile = ignored.filter((f) => f.ignoredBy.file !== undefined).length;
+  const byComments = ignored.length - byFile;
+  const file = files.join(" and ");
+  if (byFile === 0) return `, ${ignored.length} ignored by kiwi-ignore comments`;
+  if (byComments === 0) return `, ${ignored.length} ignored by ${file}`;
+  return `, ${ignored.length} ignored (${byComments} by kiwi-ignore comments, ${byFile} by ${file})`;
+}
+
 /**
  * kiwi's JSON form: one document, fixed key order, no absolute paths or times (stable across runs).
- * `ignored` lists what ignore comments let through, each with the comment's line and reason.
+ * `ignored` lists what ignore comments and the ignore file let through, each with the comment's
+ * line (or the ignore file and its entry's line) and the reason.
  */
 export function findingsDocument(findings: readonly Finding[], summary: Omit<FindingsSummary, "elapsedMs" | "ignored">, ignored: readonly IgnoredFinding[] = []): Record<string, unknown> {
   return {
@@ -134,7 +147,8 @@ export function sarifDocument(findings: readonly Finding[], version: string, ign
   };
   const results = [
     ...findings.map(toResult),
-    ...ignored.map((f) => ({ ...toResult(f), suppressions: [{ kind: "inSource", ...(f.ignoredBy.reason === undefined ? {} : { justification: f.ignoredBy.reason }) }] })),
+    // A comment is in the source; an entry of the ignore file is beside it (SARIF's "external").
+    ...ignored.map((f) => ({ ...toResult(f), suppressions: [{ kind: f.ignoredBy.file === undefined ? "inSource" : "external", ...(f.ignoredBy.reason === undefined ? {} : { justification: f.ignoredBy.reason }) }] })),
   ];
   return {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",

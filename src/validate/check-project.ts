@@ -7,7 +7,7 @@ import { TOOL_TYPES } from "../schema/vocabulary.ts";
 import { indexTools } from "../resolve/chain.ts";
 import { type ParameterMemo, checkParameters } from "./parameters.ts";
 import { checkChains, checkChildSchemas, checkOwnChildSchemas } from "./chain-layer.ts";
-import { toolFinding } from "../findings/finding.ts";
+import { fileFinding, toolFinding } from "../findings/finding.ts";
 import type { ChildSchemaMemo, LayerContext } from "./layer.ts";
 import { ruleInfo } from "../findings/rules.ts";
 import { checkMagray } from "./magray.ts";
@@ -16,7 +16,10 @@ import { checkSecurity } from "./security.ts";
 import { type SyntaxResults, planSyntaxChecks, syntaxFindings } from "./syntax.ts";
 import { checkType } from "./types.ts";
 import { checkUniversal } from "./universal.ts";
-import { type IgnoreComments, applyIgnores } from "./ignores.ts";
+import { type IgnoreComments, type ScopedIgnoreEntry, applyIgnores } from "./ignores.ts";
+import { parseIgnoreFile } from "./ignore-file.ts";
+import { IGNORE_FILE, type IgnoreFileText, manifestPathOf } from "../manifest/model.ts";
+import { suggest } from "../resolve/suggest.ts";
 
 export { planSyntaxChecks, syntaxFindings } from "./syntax.ts";
 export type { SyntaxRequest, SyntaxResults } from "./syntax.ts";
@@ -30,6 +33,13 @@ export interface CheckOptions {
   syntax?: SyntaxResults;
   /** Remembered child_schemas verdicts (child-schema-memo-io.ts): pairs judged before never load ajv. */
   childSchemaMemo?: ChildSchemaMemo;
+  /**
+   * The tools every layer judges in this run, the syntax checks and the scan of their files
+   * included ("all": the whole project): an entry of the ignore file about one of them (or, with
+   * "all", any entry) that lets nothing through is reported. Absent (the lock's check, which runs
+   * the pure layers only), none is: a finding it never computes is not a finding gone.
+   */
+  complete?: "all" | readonly Tool[];
 }
 
 export interface CheckResult {
@@ -44,6 +54,8 @@ export interface CheckResult {
   ignored: IgnoredFinding[];
   /** The ignore comments of the tools in scope, so findings added later (withFindings) meet them too. */
   ignoreComments: IgnoreComments[];
+  /** The ignore file's entries, likewise. */
+  ignoreEntries: ScopedIgnoreEntry[];
 }
 
 /** What `only` selects: tools, and discovery findings on files. */
@@ -130,7 +142,36 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
   findings.push(...checkChains(scope.tools, scope.has, ctx));
   findings.push(...checkChildSchemas(project.tools, scope.tools, scope.has, ctx));
   if (options.syntax) findings.push(...syntaxFindings(planSyntaxChecks(scope.tools), options.syntax));
-  return finish(findings, scope, options, ignoreComments);
+  const entries = project.ignoreFile ? scopeIgnoreEntries(project.ignoreFile, project.tools, options.complete) : { entries: [], findings: [] };
+  // What is wrong with the ignore file is said by every check: each one's verdict reads it.
+  findings.push(...entries.findings);
+  return finish(findings, scope, options, ignoreComments, entries.entries);
+}
+
+/**
+ * The ignore file's entries as this check applies them (ignores.ts), and what is wrong with the
+ * file; with `complete` "all", an entry naming a tool the project does not have is wrong too.
+ */
+function scopeIgnoreEntries(file: IgnoreFileText, tools: readonly Tool[], complete: CheckOptions["complete"]): { entries: ScopedIgnoreEntry[]; findings: Finding[] } {
+  const parsed = parseIgnoreFile(file);
+  const findings = parsed.findings;
+  const entries: ScopedIgnoreEntry[] = [];
+  const ids = complete === "all" ? tools.map((t) => t.id) : undefined;
+  for (const e of parsed.entries) {
+    if (ids && e.tool !== undefined && !ids.includes(e.tool)) {
+      const near = suggest(e.tool, ids);
+      findings.push(fileFinding("ignore/invalid", IGNORE_FILE, `the entry for ${e.rule} names the tool "${e.tool}", which the project does not have, so it ignores nothing`, near ? `did you mean "${near}"?` : "name the tool by its id, as kiwi check prints it", { line: e.line, column: e.column }));
+      continue;
+    }
+    const report = complete === "all" || (complete !== undefined && complete.some((t) => (e.tool === undefined || t.id === e.tool) && (e.file === undefined || holdsFile(t, e.file)) && (e.tool !== undefined || e.file !== undefined)));
+    entries.push({ ...e, report });
+  }
+  return { entries, findings };
+}
+
+/** Whether a finding in `file` (project-relative) can be about `tool`: its manifest, or a file in its folder. */
+function holdsFile(tool: Tool, file: string): boolean {
+  return manifestPathOf(tool.manifestFile) === file || (tool.form === "directory" && (tool.root === "." || tool.root === "" || file.startsWith(`${tool.root}/`)));
 }
 
 /**
@@ -139,9 +180,11 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
  * files), are judged again over all of them: one may name a rule only these report.
  */
 export function withFindings(result: CheckResult, extra: readonly Finding[], options: CheckOptions = {}, extraComments: readonly IgnoreComments[] = []): CheckResult {
-  const own = result.findings.filter((f) => !f.rule.startsWith("ignore/"));
+  // The findings about comments and entries are judged again over all of them; those about the
+  // ignore file's own text (not about what an entry let through) stay as they are.
+  const own = result.findings.filter((f) => !f.rule.startsWith("ignore/") || (f.file === IGNORE_FILE && f.rule === "ignore/invalid"));
   const ignored = result.ignored.map(({ ignoredBy: _, ...f }) => f);
-  const merged = finish([...own, ...ignored, ...extra], undefined, options, [...result.ignoreComments, ...extraComments]);
+  const merged = finish([...own, ...ignored, ...extra], undefined, options, [...result.ignoreComments, ...extraComments], result.ignoreEntries);
   return { ...merged, toolsChecked: result.toolsChecked, unmatched: result.unmatched };
 }
 
@@ -183,9 +226,9 @@ const SEVERITY_ORDER = { error: 0, warning: 1, info: 2 } as const;
 
 /**
  * Escalates --strict rules, drops built-ins' non-errors, dedupes, lets through what ignore comments
- * name, and sorts by file and position.
+ * and the ignore file's entries name, and sorts by file and position.
  */
-function finish(findings: Finding[], scope: Scope | undefined, options: CheckOptions, ignoreComments: IgnoreComments[]): CheckResult {
+function finish(findings: Finding[], scope: Scope | undefined, options: CheckOptions, ignoreComments: IgnoreComments[], ignoreEntries: ScopedIgnoreEntry[]): CheckResult {
   const seen = new Set<string>();
   const out: Finding[] = [];
   for (const f of findings) {
@@ -197,7 +240,7 @@ function finish(findings: Finding[], scope: Scope | undefined, options: CheckOpt
     seen.add(key);
     out.push(f);
   }
-  const { kept, ignored } = applyIgnores(out, ignoreComments);
+  const { kept, ignored } = applyIgnores(out, ignoreComments, ignoreEntries);
   kept.sort(byPosition);
   ignored.sort(byPosition);
   const counts = { error: 0, warning: 0, info: 0 };
@@ -210,6 +253,7 @@ function finish(findings: Finding[], scope: Scope | undefined, options: CheckOpt
     counts,
     ignored,
     ignoreComments,
+    ignoreEntries,
   };
 }
 

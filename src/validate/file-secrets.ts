@@ -7,7 +7,7 @@
 import type { FileIdentity } from "../cache/stat-cache-io.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { fileFinding, fileOnDisk } from "../findings/finding.ts";
-import { type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
+import { IGNORE_FILE, type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
 import { type ManifestSyntax, syntaxOf } from "../manifest/forms.ts";
 import type { IgnoreDirective } from "../manifest/ignore-comments.ts";
 import { type CredentialHit, PUBLISHED_WITH_IT, credentialNoun, publishedSecretHint } from "./credentials.ts";
@@ -77,7 +77,14 @@ export function planFileScans(tools: readonly Tool[]): FileScanRequest[] {
 }
 
 const HINT =
-  'remove it, revoke it if it was ever committed or pushed, and have the tool read it from its environment: a "${NAME}" reference in config.env, NAME set where kiwi runs; if it is a published example and no credential, say so on its line: a comment holding kiwi-ignore: security/secret-literal -- <why>';
+  'remove it, revoke it if it was ever committed or pushed, and have the tool read it from its environment: a "${NAME}" reference in config.env, NAME set where kiwi runs; if it is a published example and no credential, say so ';
+
+/** The hint's way past a published example: a comment on its line, or in JSON (which has none) an entry of the ignore file. */
+function hintFor(file: string, line: number): string {
+  return file.endsWith(".json")
+    ? `${HINT}in ${IGNORE_FILE} (rule: security/secret-literal, file: ${file}, line: ${line}, reason: <why>)`
+    : `${HINT}on its line: a comment holding kiwi-ignore: security/secret-literal -- <why>`;
+}
 
 /**
  * The findings of what the files hold, and their ignore comments for the check to apply. `already`
@@ -104,7 +111,7 @@ export function fileSecretFindings(
       const kind = `line ${hit.line} holds what looks like ${credentialNoun(hit.kind)} (${hit.shown}…)`;
       if (request.remote) {
         findings.push({ ...fileFinding("security/secret-literal", request.file, `${kind}; ${PUBLISHED_WITH_IT}`, publishedSecretHint(request.tool), hit, "warning"), tool: request.tool });
-      } else findings.push({ ...fileFinding("security/secret-literal", request.file, `${kind}; the file is committed with the tool`, HINT, hit), tool: request.tool });
+      } else findings.push({ ...fileFinding("security/secret-literal", request.file, `${kind}; the file is committed with the tool`, hintFor(request.file, hit.line), hit), tool: request.tool });
     }
   }
   return { findings, ignoreComments };

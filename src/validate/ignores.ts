@@ -1,12 +1,15 @@
-// Lets through the findings a `# kiwi-ignore:` comment names (manifest/ignore-comments.ts): one of
-// an ignorable rule (findings/rules.ts isIgnorable) on the line the comment covers, in the same
-// manifest. What a comment names but cannot ignore, and a rule it names that reports nothing there,
-// become findings of their own (ignore/invalid, ignore/unused), so neither a typo nor a comment
-// left behind hides anything quietly. Pure.
+// Lets through the findings that `# kiwi-ignore:` comments (manifest/ignore-comments.ts) and the
+// project's ignore file (ignore-file.ts) name: one of an ignorable rule (findings/rules.ts
+// isIgnorable), for a comment on the line it covers in the same manifest, for an entry wherever
+// its tool, file, pointer and line match. What a comment or an entry names but cannot ignore, and
+// one that lets nothing through, become findings of their own (ignore/invalid, ignore/unused), so
+// neither a typo nor one left behind hides anything quietly. Pure.
 import type { Finding, IgnoredFinding } from "../findings/verdict.ts";
-import { RULES, isIgnorable, ruleInfo } from "../findings/rules.ts";
+import { fileOnDisk, fileFinding } from "../findings/finding.ts";
+import { isIgnorable, ruleInfo } from "../findings/rules.ts";
+import { IGNORE_FILE } from "../manifest/model.ts";
 import type { IgnoreDirective } from "../manifest/ignore-comments.ts";
-import { suggest } from "../resolve/suggest.ts";
+import { type IgnoreEntry, ruleProblem } from "./ignore-file.ts";
 
 /** The ignore comments of one manifest in scope, and the tool it belongs to. */
 export interface IgnoreComments {
@@ -15,30 +18,67 @@ export interface IgnoreComments {
   directives: IgnoreDirective[];
 }
 
-/** The findings that stand, those let through, and the ignore comments' own findings among the first. */
-export function applyIgnores(findings: readonly Finding[], comments: readonly IgnoreComments[]): { kept: Finding[]; ignored: IgnoredFinding[] } {
-  if (comments.length === 0) return { kept: [...findings], ignored: [] };
+/**
+ * An entry of the ignore file as a check applies it: `report` when the check sees everything the
+ * entry could match, so an entry that let nothing through is worth a warning (a check of one tool
+ * says nothing of an entry about another).
+ */
+export interface ScopedIgnoreEntry extends IgnoreEntry {
+  report: boolean;
+}
+
+/** The findings that stand, those let through, and the comments' and entries' own findings among the first. */
+export function applyIgnores(findings: readonly Finding[], comments: readonly IgnoreComments[], entries: readonly ScopedIgnoreEntry[] = []): { kept: Finding[]; ignored: IgnoredFinding[] } {
+  if (comments.length === 0 && entries.length === 0) return { kept: [...findings], ignored: [] };
   // A script manifest's file has two lists: its manifest's comments and those of its code.
   const byFile = new Map<string, IgnoreDirective[]>();
   for (const c of comments) byFile.set(c.file, [...(byFile.get(c.file) ?? []), ...c.directives]);
   const used = new Set<string>();
+  const usedEntries = new Set<ScopedIgnoreEntry>();
   const kept: Finding[] = [];
   const ignored: IgnoredFinding[] = [];
   for (const f of findings) {
+    // The entries' rules are all ignorable (ignore-file.ts drops the others); a comment's may not be.
     const directive = f.line === undefined ? undefined : byFile.get(f.file)?.find((d) => d.target === f.line && d.rules.includes(f.rule));
-    if (directive === undefined || !isIgnorable(f.rule)) {
+    if (directive !== undefined && isIgnorable(f.rule)) {
+      used.add(usage(f.file, directive, f.rule));
+      ignored.push({ ...f, ignoredBy: directive.reason === undefined ? { line: directive.line } : { line: directive.line, reason: directive.reason } });
+      continue;
+    }
+    let entry: ScopedIgnoreEntry | undefined;
+    for (const e of entries) {
+      if (!matches(e, f)) continue;
+      usedEntries.add(e); // every entry that matches is in use: a narrower one beside a broader one hides nothing more
+      entry ??= e;
+    }
+    if (entry === undefined) {
       kept.push(f);
       continue;
     }
-    used.add(usage(f.file, directive, f.rule));
-    ignored.push({ ...f, ignoredBy: directive.reason === undefined ? { line: directive.line } : { line: directive.line, reason: directive.reason } });
+    ignored.push({ ...f, ignoredBy: { file: IGNORE_FILE, line: entry.line, ...(entry.reason === undefined ? {} : { reason: entry.reason }) } });
   }
   for (const c of comments) for (const d of c.directives) kept.push(...commentFindings(c, d, used));
+  for (const e of entries) if (e.report && !usedEntries.has(e)) kept.push(unusedEntry(e));
   return { kept, ignored };
+}
+
+/** Whether an entry lets `f` through: its rule, and each narrowing it gives. */
+function matches(e: IgnoreEntry, f: Finding): boolean {
+  if (e.rule !== f.rule) return false;
+  if (e.tool !== undefined && f.tool !== e.tool) return false;
+  if (e.file !== undefined && f.file !== e.file && fileOnDisk(f.file) !== e.file) return false;
+  if (e.pointer !== undefined && f.pointer !== e.pointer) return false;
+  return e.atLine === undefined || f.line === e.atLine;
 }
 
 function usage(file: string, d: IgnoreDirective, rule: string): string {
   return `${file}\0${d.line}\0${rule}`;
+}
+
+function unusedEntry(e: IgnoreEntry): Finding {
+  const narrowed = [e.tool === undefined ? "" : `tool ${e.tool}`, e.file === undefined ? "" : e.file, e.pointer === undefined ? "" : `at ${e.pointer || '""'}`, e.atLine === undefined ? "" : `line ${e.atLine}`].filter(Boolean);
+  const where = narrowed.length === 0 ? "anywhere in the project" : `for ${narrowed.join(", ")}`;
+  return fileFinding("ignore/unused", IGNORE_FILE, `the entry for ${e.rule} lets nothing through: kiwi reports no such finding ${where}`, "remove the entry (the finding went away), or correct what it names so it matches the finding kiwi check --json prints", { line: e.line, column: e.column });
 }
 
 /** What is wrong with one comment: each name that ignores nothing, and why. */
@@ -59,14 +99,9 @@ function commentFindings(c: IgnoreComments, d: IgnoreDirective, used: ReadonlySe
   else if (d.rules.length === 0 && d.invalid.length === 0) out.push(at("ignore/invalid", "the kiwi-ignore comment names no rule", "name the rule it lets through: # kiwi-ignore: security/secret-literal -- why"));
   for (const word of d.invalid) out.push(at("ignore/invalid", `the kiwi-ignore comment names "${word}", which is not a rule id`, "name rules as kiwi check prints them (layer/name), separated by commas; a reason goes after --"));
   for (const rule of d.rules) {
-    if (!(rule in RULES)) {
-      const near = suggest(rule, Object.keys(RULES));
-      out.push(at("ignore/invalid", `the kiwi-ignore comment names ${rule}, which is not one of kiwi's rules`, near ? `did you mean ${near}?` : "the README's rule table lists every rule id"));
-    } else if (rule.startsWith("ignore/")) {
-      out.push(at("ignore/invalid", `the kiwi-ignore comment names ${rule}, which reports on kiwi-ignore comments themselves: it cannot be ignored`, "fix or remove the comment it reports"));
-    } else if (!isIgnorable(rule)) {
-      out.push(at("ignore/invalid", `the kiwi-ignore comment names ${rule}, an error kiwi cannot lock or run past: it cannot be ignored`, "fix what it reports; only warnings, infos and errors about how a value looks (an example key) can be ignored"));
-    } else if (!used.has(usage(c.file, d, rule))) {
+    const wrong = ruleProblem(rule);
+    if (wrong) out.push(at("ignore/invalid", `the kiwi-ignore comment ${wrong.message}`, wrong.hint));
+    else if (!used.has(usage(c.file, d, rule))) {
       out.push(at("ignore/unused", `the kiwi-ignore comment names ${rule}, which reports nothing on ${covers}`, "remove the comment, or move it onto the line of the finding (or alone on the line above it)"));
     }
   }

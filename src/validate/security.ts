@@ -2,7 +2,7 @@
 // resource limits stay within documented bounds, shell+network+filesystem is a warning (an error
 // with --strict), and entry points and file paths never leave the tool directory. Pure.
 import type { Finding } from "../findings/verdict.ts";
-import { type Limits, type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
+import { IGNORE_FILE, type Limits, type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
 import { syntaxOf } from "../manifest/forms.ts";
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { MAGRAY_CAPABILITY_WORDS } from "../schema/vocabulary.ts";
@@ -334,9 +334,11 @@ function looksRandom(text: string): boolean {
   return bits >= 3.5;
 }
 
-/** The way past a published example: an ignore comment, where the manifest's syntax has comments (JSON has none). */
+/** The way past a published example: an ignore comment where the manifest's syntax has comments, else (JSON) an entry of the ignore file. */
 function exampleHint(tool: Tool): string {
-  return syntaxOf(manifestPathOf(tool.manifestFile)) === "json" ? "" : '; if it is a published example and no credential, say so on its line: # kiwi-ignore: security/secret-literal -- <why>';
+  return syntaxOf(manifestPathOf(tool.manifestFile)) === "json"
+    ? `; if it is a published example and no credential, say so in ${IGNORE_FILE} (rule: security/secret-literal, tool: ${tool.id}, reason: <why>)`
+    : '; if it is a published example and no credential, say so on its line: # kiwi-ignore: security/secret-literal -- <why>';
 }
 
 /**

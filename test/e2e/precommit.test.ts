@@ -114,7 +114,7 @@ const LOCAL_CONFIG = `repos:
         name: kiwi check
         entry: kiwi check --staged
         language: system
-        files: (^|/)(\\.ai/tools/|tool\\.lock\\.json$)
+        files: (^|/)(\\.ai/tools/|\\.ai/kiwi-ignore\\.yaml$|tool\\.lock\\.json$)
         pass_filenames: true
         always_run: true
         require_serial: true

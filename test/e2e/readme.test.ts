@@ -89,4 +89,22 @@ describe("the README", () => {
     expect(bare.stdout).toContain("error  security/secret-literal");
     expect(bare.stdout).toContain("warning  security/host-any");
   });
+
+  test("the ignore file's example lets through what its two JSON tools trip under --strict, and only with it", async () => {
+    const ignores = blocksOf("Checking tools: `kiwi check`").find((b) => b.lang === "yaml" && b.body.startsWith("# .ai/kiwi-ignore.yaml"))!.body;
+    // Built here, not written out: a scanner of this repository must not find a key in its tests.
+    const key = "ghp_" + "Kw9".repeat(12);
+    const tools = {
+      ".ai/tools/deploy/tool.json": JSON.stringify({ tool_id: "deploy", tool_type: "script", version: "1.0.0", executor: "bash_runtime", config: { entrypoint: "release.sh" }, requires: ["shell.execute", { "net.outbound": ["deploy.example.test"] }, { "fs.write": ["./out"] }] }, null, 2),
+      ".ai/tools/deploy/release.sh": "echo released\n",
+      ".ai/tools/docs_example/tool.json": JSON.stringify({ tool_id: "docs_example", tool_type: "api", version: "1.0.0", executor: "http_client", config: { url: "https://api.example.test/v1", headers: { "X-Example": key } }, requires: [{ "net.outbound": ["api.example.test"] }] }, null, 2),
+    };
+    const bare = await runKiwi(["check", "--strict"], { cwd: makeProject(tools) });
+    expect(bare.exitCode).toBe(1);
+    expect(bare.stdout).toContain("error  security/risky-combination");
+    expect(bare.stdout).toContain("error  security/secret-literal");
+    const check = await runKiwi(["check", "--strict"], { cwd: makeProject({ ...tools, ".ai/kiwi-ignore.yaml": ignores }) });
+    expect([check.exitCode, check.stdout]).toEqual([0, ""]);
+    expect(check.stderr).toMatch(/^✔ 2 tools checked, no problems, 2 ignored by \.ai\/kiwi-ignore\.yaml \(\d+ ms\)\n$/);
+  });
 });

@@ -31,7 +31,11 @@ describe("grouping changed paths by project", () => {
       { root: "", paths: [".ai/tools/u.py"] },
       { root: "svc/a", paths: [".ai/tools/t.sh", "tool.lock.json"] },
     ]],
-    ["files that belong to no project", ["README.md", "src/tool.lock.json.bak", "docs/.ai/notes.md"], []],
+    ["the ignore file, at the root and in a nested project", [".ai/kiwi-ignore.yaml", "svc/a/.ai/kiwi-ignore.yaml"], [
+      { root: "", paths: [".ai/kiwi-ignore.yaml"] },
+      { root: "svc/a", paths: [".ai/kiwi-ignore.yaml"] },
+    ]],
+    ["files that belong to no project", ["README.md", "src/tool.lock.json.bak", "docs/.ai/notes.md", "docs/kiwi-ignore.yaml", ".ai/kiwi-ignore.yml"], []],
     ["a leading ./ and duplicates", ["./.ai/tools/x.yaml", ".ai/tools/x.yaml"], [{ root: "", paths: [".ai/tools/x.yaml"] }]],
   ])("handles %s", (_name, paths, expected) => {
     expect(groupByProject(paths)).toEqual(expected);
@@ -66,7 +70,7 @@ describe("selecting the tools a commit affects", () => {
     const order = project.tools.map((t) => t.id);
     expect(affected.changed.map((t) => t.id)).toEqual(order.filter((id) => id === "a" || id === "c"));
     expect(affected.dependents).toEqual([]);
-    expect(selectAffected(project.tools, [".ai/tools/notes.txt"])).toEqual({ changed: [], dependents: [], gone: [], lockfileChanged: false });
+    expect(selectAffected(project.tools, [".ai/tools/notes.txt"])).toEqual({ changed: [], dependents: [], gone: [], lockfileChanged: false, ignoresChanged: false });
   });
 
   test("adds every tool whose chain runs through a changed one, transitively", () => {
@@ -95,6 +99,11 @@ describe("selecting the tools a commit affects", () => {
   test("notices a changed lockfile", () => {
     expect(selectAffected(project.tools, ["tool.lock.json"]).lockfileChanged).toBe(true);
     expect(selectAffected(project.tools, [".ai/tools/b.py"]).lockfileChanged).toBe(false);
+  });
+
+  test("notices a changed ignore file, which changes no tool by itself", () => {
+    expect(selectAffected(project.tools, [".ai/kiwi-ignore.yaml"])).toEqual({ changed: [], dependents: [], gone: [], lockfileChanged: false, ignoresChanged: true });
+    expect(selectAffected(project.tools, [".ai/tools/b.py"]).ignoresChanged).toBe(false);
   });
 
   test("stops at a cycle instead of looping", () => {

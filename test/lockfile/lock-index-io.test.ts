@@ -2,9 +2,10 @@
 // sections (the numbers after them are read in place when they sit at an 8-byte boundary, and the
 // paths end with the padding's NUL when there is padding), and a damaged file loads as nothing.
 import { afterAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildLockIndex, loadLockIndex, namesAt, pathAt, positionOf, saveLockIndex, unpinnedServers } from "../../src/lockfile/lock-index-io.ts";
+import { buildLockIndex, loadLockIndex, namesAt, pathAt, positionOf, sameIgnoreFile, saveLockIndex, unpinnedServers } from "../../src/lockfile/lock-index-io.ts";
+import { readIgnoreFileText } from "../../src/manifest/ignore-file-io.ts";
 import type { RawTree } from "../../src/manifest/raw-tree-io.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
@@ -62,6 +63,34 @@ describe("the lock index file", () => {
       expect(Buffer.from(namesAt(loaded, some)).toString("utf8")).toBe(`${some.map((i) => raw.paths[i]).join("\0")}\0`);
       expect([...namesAt(loaded, [])]).toEqual([0]);
     }
+  });
+
+  test("keeps the ignore file the verdict read, and says whether it is still that one", () => {
+    const cacheDir = makeTemp("kiwi-cache-");
+    const root = makeTemp("kiwi-root-");
+    const file = join(root, ".ai/kiwi-ignore.yaml");
+    mkdirSync(join(root, ".ai"), { recursive: true });
+    writeFileSync(file, "ignore: []\n");
+    const build = (startedAt: number) => buildLockIndex({ root, strict: false, raw: tree(2, "a"), tools: [], findings: [], ignoreFile: readIgnoreFileText(root), startedAt, pinned: false, lockfileText: "{}\n" });
+    saveLockIndex(cacheDir, build(Date.now() + 60_000));
+    const loaded = loadLockIndex(cacheDir, root, undefined)!;
+    const st = statSync(file);
+    expect(loaded.ignores).toEqual([st.size, st.mtimeMs, st.ctimeMs, st.ino]);
+    expect(sameIgnoreFile(loaded)).toBe(true);
+    writeFileSync(file, "ignore: [ ]\n");
+    expect(sameIgnoreFile(loaded)).toBe(false);
+    rmSync(file);
+    expect(sameIgnoreFile(loaded)).toBe(false);
+    // Recorded without one: the same while there is none, not once one appears.
+    saveLockIndex(cacheDir, build(Date.now() + 60_000));
+    const none = loadLockIndex(cacheDir, root, undefined)!;
+    expect([none.ignores, sameIgnoreFile(none)]).toEqual([[], true]);
+    writeFileSync(file, "ignore: []\n");
+    expect(sameIgnoreFile(none)).toBe(false);
+    // Written within the racy margin of the run: its stat vouches for nothing.
+    saveLockIndex(cacheDir, build(Date.now()));
+    const racy = loadLockIndex(cacheDir, root, undefined)!;
+    expect([racy.ignores, sameIgnoreFile(racy)]).toEqual([null, false]);
   });
 
   test("a file cut short or with a wrong magic loads as nothing", () => {

@@ -35,10 +35,21 @@ describe("human findings", () => {
   });
 
   test("the summary says how many findings ignore comments let through, whatever else it says", () => {
-    const summary = (counts: { error: number; warning: number; info: number }, blocked = false) => renderFindingsSummary({ counts, toolsChecked: 2, elapsedMs: 3, ignored: 2 }, { color: false }, blocked);
+    const byComment = { ignoredBy: { line: 3 } };
+    const summary = (counts: { error: number; warning: number; info: number }, blocked = false) => renderFindingsSummary({ counts, toolsChecked: 2, elapsedMs: 3, ignored: [byComment, byComment] }, { color: false }, blocked);
     expect(summary({ error: 0, warning: 0, info: 0 })).toBe("✔ 2 tools checked, no problems, 2 ignored by kiwi-ignore comments (3 ms)\n");
     expect(summary({ error: 0, warning: 0, info: 0 }, true)).toBe("· 2 tools checked, no problems in the manifests, 2 ignored by kiwi-ignore comments (3 ms)\n");
     expect(summary({ error: 1, warning: 0, info: 0 })).toBe("✖ 1 error, 0 warnings, 0 infos in 2 tools checked, 2 ignored by kiwi-ignore comments (3 ms)\n");
+  });
+
+  test("the summary names the ignore file when its entries let findings through, and says how many each did", () => {
+    const byComment = { ignoredBy: { line: 3 } };
+    const byFile = { ignoredBy: { file: ".ai/kiwi-ignore.yaml", line: 2 } };
+    const summary = (ignored: { ignoredBy: { file?: string; line: number } }[]) => renderFindingsSummary({ counts: { error: 0, warning: 0, info: 0 }, toolsChecked: 1, elapsedMs: 3, ignored }, { color: false });
+    expect(summary([byFile])).toBe("✔ 1 tool checked, no problems, 1 ignored by .ai/kiwi-ignore.yaml (3 ms)\n");
+    expect(summary([byFile, byComment, byFile])).toBe("✔ 1 tool checked, no problems, 3 ignored (1 by kiwi-ignore comments, 2 by .ai/kiwi-ignore.yaml) (3 ms)\n");
+    // A staged check of two projects names each one's file.
+    expect(summary([byFile, { ignoredBy: { file: "sub/.ai/kiwi-ignore.yaml", line: 4 } }])).toBe("✔ 1 tool checked, no problems, 2 ignored by .ai/kiwi-ignore.yaml and sub/.ai/kiwi-ignore.yaml (3 ms)\n");
   });
 });
 
@@ -77,6 +88,7 @@ describe("machine findings", () => {
   const ignored: IgnoredFinding[] = [
     { rule: "security/secret-literal", severity: "error", file: ".ai/tools/gh.yaml", line: 8, column: 5, pointer: "/config/env/GH_TOKEN", tool: "gh", message: "config.env.GH_TOKEN holds what looks like a GitHub token (ghp_…)", ignoredBy: { line: 8, reason: "a revoked sample" } },
     { rule: "security/host-any", severity: "warning", file: ".ai/tools/gh.yaml", line: 10, column: 3, message: "net.outbound admits every host", ignoredBy: { line: 9 } },
+    { rule: "security/risky-combination", severity: "warning", file: ".ai/tools/deploy/tool.json", line: 6, column: 3, pointer: "/requires", tool: "deploy", message: "deploy combines shell, network and filesystem access", ignoredBy: { file: ".ai/kiwi-ignore.yaml", line: 2, reason: "deploys over ssh" } },
   ];
 
   test("the JSON document lists what ignore comments let through apart, each with the comment's line and reason", () => {
@@ -85,16 +97,18 @@ describe("machine findings", () => {
     expect(doc.ignored).toEqual([
       { rule: "security/secret-literal", severity: "error", file: ".ai/tools/gh.yaml", line: 8, column: 5, pointer: "/config/env/GH_TOKEN", tool: "gh", message: "config.env.GH_TOKEN holds what looks like a GitHub token (ghp_…)", ignored_by: { line: 8, reason: "a revoked sample" } },
       { rule: "security/host-any", severity: "warning", file: ".ai/tools/gh.yaml", line: 10, column: 3, message: "net.outbound admits every host", ignored_by: { line: 9 } },
+      { rule: "security/risky-combination", severity: "warning", file: ".ai/tools/deploy/tool.json", line: 6, column: 3, pointer: "/requires", tool: "deploy", message: "deploy combines shell, network and filesystem access", ignored_by: { file: ".ai/kiwi-ignore.yaml", line: 2, reason: "deploys over ssh" } },
     ]);
   });
 
-  test("SARIF keeps an ignored finding as a result suppressed in source, its reason the justification", () => {
+  test("SARIF keeps an ignored finding as a result suppressed in source (by a comment) or externally (by the ignore file), its reason the justification", () => {
     const sarif = sarifDocument(findings.slice(0, 1), "9.9.9", ignored) as { runs: { results: Record<string, unknown>[] }[] };
     const results = sarif.runs[0]!.results;
     expect(results.map((r) => [r.ruleId, r.level, r.suppressions])).toEqual([
       ["api/method", "error", undefined],
       ["security/secret-literal", "error", [{ kind: "inSource", justification: "a revoked sample" }]],
       ["security/host-any", "warning", [{ kind: "inSource" }]],
+      ["security/risky-combination", "warning", [{ kind: "external", justification: "deploys over ssh" }]],
     ]);
     expect(results[1]).toMatchObject({ locations: [{ physicalLocation: { artifactLocation: { uri: ".ai/tools/gh.yaml" }, region: { startLine: 8, startColumn: 5 } } }] });
   });

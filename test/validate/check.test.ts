@@ -248,12 +248,12 @@ describe("a credential written into a manifest", () => {
     expect(found([magray({ description: `uses ${key}` }, ["bin/run"])]).map((f) => [f.file, f.line])).toEqual([[".ai/tools/mg/tool.json", 6]]);
   });
 
-  test("the hint shows the kiwi-ignore comment for a published example where the manifest can hold one, and not in JSON", () => {
+  test("the hint shows the kiwi-ignore comment for a published example where the manifest can hold one, and the ignore file's entry in JSON", () => {
     const key = "AKIA" + "Z7QW".repeat(4);
     const [inYaml] = found([script(`  env: { AWS_ACCESS_KEY_ID: ${key} }\n`)]);
     expect(inYaml!.hint).toEndWith("; if it is a published example and no credential, say so on its line: # kiwi-ignore: security/secret-literal -- <why>");
     const [inJson] = found([magray({ description: `uses ${key}` }, ["bin/run"])]);
-    expect(inJson!.hint).not.toContain("kiwi-ignore");
+    expect(inJson!.hint).toEndWith("; if it is a published example and no credential, say so in .ai/kiwi-ignore.yaml (rule: security/secret-literal, tool: mg, reason: <why>)");
   });
 
   test("a placeholder in a token's place is no finding (AWS's documented …EXAMPLE ids among them); a real key beside one still is", () => {
@@ -432,7 +432,7 @@ describe("kiwi-ignore comments", () => {
     ["a word that is no rule id", "# kiwi-ignore: secret-literal", 'the kiwi-ignore comment names "secret-literal", which is not a rule id', "name rules as kiwi check prints them (layer/name), separated by commas; a reason goes after --"],
     ["no colon", "# kiwi-ignore security/secret-literal", "the kiwi-ignore comment has no colon, so it names no rule", "write it as # kiwi-ignore: <rule>[, <rule>] -- <reason>"],
     ["no rule at all", "# kiwi-ignore: -- just because", "the kiwi-ignore comment names no rule", "name the rule it lets through: # kiwi-ignore: security/secret-literal -- why"],
-    ["an ignore rule", "# kiwi-ignore: ignore/unused", "the kiwi-ignore comment names ignore/unused, which reports on kiwi-ignore comments themselves: it cannot be ignored", "fix or remove the comment it reports"],
+    ["an ignore rule", "# kiwi-ignore: ignore/unused", "the kiwi-ignore comment names ignore/unused, which reports on kiwi-ignore comments and entries themselves: it cannot be ignored", "fix or remove the comment or entry it reports"],
   ])("%s ignores nothing and is a warning at the comment", (_name, comment, message, hint) => {
     const result = check([script(`  env: { GH_TOKEN: ${token} }  ${comment}\n`)]);
     expect(result.ok).toBe(false);

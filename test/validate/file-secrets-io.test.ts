@@ -152,6 +152,13 @@ describe("kiwi check on a tool's files", () => {
     expect(result.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.file, f.line, f.message.slice(0, f.message.indexOf(" holds"))])).toEqual([[".ai/tools/p/mcp.json#srv", 1, "config.env.GH_TOKEN"]]);
   });
 
+  test("a key in a JSON file of a tool (no comments there) is pointed at the ignore file, by file and line", async () => {
+    const result = await check({ ".ai/tools/t/fixtures/sample.json": `{\n  "token": "${KEY}"\n}\n` });
+    expect(secrets(result)).toEqual([[".ai/tools/t/fixtures/sample.json", 2, "t"]]);
+    const found = result.findings.find((f) => f.rule === "security/secret-literal");
+    expect(found!.hint).toEndWith("say so in .ai/kiwi-ignore.yaml (rule: security/secret-literal, file: .ai/tools/t/fixtures/sample.json, line: 2, reason: <why>)");
+  });
+
   test("a comment in the file's own language lets the line through; one that covers nothing is ignore/unused", async () => {
     const result = await check({
       ".ai/tools/t/lib/auth.js": `// kiwi-ignore: security/secret-literal -- GitHub's documented sample\nexport const token = "${KEY}";\n`,

@@ -1,0 +1,163 @@
+// The project's ignore file, `.ai/kiwi-ignore.yaml` (manifest/model.ts IGNORE_FILE): the findings a
+// project lets through where no `# kiwi-ignore:` comment can say so, as .gitleaksignore and
+// .trivyignore.yaml do. JSON has no comments (a tool.json, an Agent Plugin's mcp.json), a remote
+// tool is its publisher's to edit, and some warnings a project sets aside everywhere:
+//
+//   ignore:
+//     - rule: security/risky-combination
+//       tool: deploy
+//       reason: runs the release script over ssh by design
+//
+// Each entry names one rule and narrows it by tool, file, JSON pointer and line (a finding must
+// match every one given); ignores.ts lets through what an entry matches. An entry with anything
+// wrong in it ignores nothing and is an ignore/invalid warning at its line, as a comment with a typo
+// is. Pure: the text comes from manifest/ignore-file-io.ts.
+import { fileFinding } from "../findings/finding.ts";
+import { RULES, isIgnorable } from "../findings/rules.ts";
+import type { Finding } from "../findings/verdict.ts";
+import { escapePointer } from "../integrity/canonical.ts";
+import { ParseProblem } from "../integrity/parse-problem.ts";
+import { isRecord } from "../integrity/value.ts";
+import { IGNORE_FILE, type IgnoreFileText } from "../manifest/model.ts";
+import { parseYaml } from "../manifest/yaml.ts";
+import { suggest } from "../resolve/suggest.ts";
+
+/** One entry of the ignore file, checked: it names an ignorable rule and well-formed narrowings. */
+export interface IgnoreEntry {
+  /** Where the entry starts in the ignore file (1-based): its own findings point there. */
+  line: number;
+  column: number;
+  rule: string;
+  /** The tool id a finding must be about. */
+  tool?: string;
+  /** The project-relative file a finding must be in (an Agent Plugin server's: its mcp.json). */
+  file?: string;
+  /** The JSON pointer a finding must name, as `kiwi check --json` prints it. */
+  pointer?: string;
+  /** The line of `file` a finding must be at. */
+  atLine?: number;
+  reason?: string;
+}
+
+/** The keys an entry may have (`line` is read into atLine). */
+const ENTRY_KEYS = ["rule", "tool", "file", "pointer", "line", "reason"] as const;
+
+const SHAPE = 'the file is a mapping whose one key, "ignore", lists entries of rule, tool, file, pointer, line and reason';
+
+/** The file's entries, and what is wrong with it (ignore/invalid warnings, each at its place). */
+export function parseIgnoreFile(file: IgnoreFileText): { entries: IgnoreEntry[]; findings: Finding[] } {
+  const findings: Finding[] = [];
+  const nothing = (message: string, hint: string, position?: { line: number; column: number }) => {
+    findings.push(fileFinding("ignore/invalid", IGNORE_FILE, `${message}, so it ignores nothing`, hint, position));
+    return { entries: [], findings };
+  };
+  if (file.text === undefined) return nothing(`the ignore file ${file.unreadable ?? "cannot be read"}`, "make it a regular UTF-8 file, or remove it");
+  let parsed: ReturnType<typeof parseYaml>;
+  try {
+    parsed = parseYaml(file.text);
+  } catch (error) {
+    if (!(error instanceof ParseProblem)) throw error;
+    return nothing(`the ignore file is not valid YAML (${error.message.replace(/^invalid YAML: /, "")})`, error.hint ?? `fix the YAML there; ${SHAPE}`, error.position);
+  }
+  const { value, locate } = parsed;
+  // An empty file, or one of comments only, ignores nothing and says nothing wrong.
+  if (value === null) return { entries: [], findings };
+  if (!isRecord(value)) return nothing("the ignore file is not a mapping", SHAPE, locate(""));
+  for (const key of Object.keys(value)) {
+    if (key === "ignore") continue;
+    const near = suggest(key, ["ignore"]);
+    findings.push(fileFinding("ignore/invalid", IGNORE_FILE, `the ignore file has a key "${key}", which kiwi does not read`, near ? `did you mean "${near}"?` : 'its one key is "ignore", a list of entries', locate(`/${escapePointer(key)}`)));
+  }
+  const list = value.ignore;
+  if (list === undefined || list === null) return { entries: [], findings };
+  if (!Array.isArray(list)) return nothing('"ignore" is not a list', `list one entry per finding under it, each "- rule: …" with the keys that narrow it`, locate("/ignore"));
+  const entries: IgnoreEntry[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const at = `/ignore/${i}`;
+    const where = locate(at) ?? locate("/ignore");
+    const problems = entryProblems(list[i], (key) => locate(`${at}/${key}`) ?? where);
+    if (problems.length > 0) {
+      for (const p of problems) findings.push(fileFinding("ignore/invalid", IGNORE_FILE, `entry ${i + 1} ${p.message}, so it ignores nothing`, p.hint, p.position ?? where));
+      continue;
+    }
+    entries.push(toEntry(list[i] as Record<string, unknown>, where ?? { line: 1, column: 1 }));
+  }
+  return { entries, findings };
+}
+
+interface Problem {
+  message: string;
+  hint: string;
+  position?: { line: number; column: number };
+}
+
+/** Everything wrong with one entry (each at its key when it has one). */
+function entryProblems(raw: unknown, at: (key: string) => { line: number; column: number } | undefined): Problem[] {
+  if (!isRecord(raw)) return [{ message: "is not a mapping", hint: "write each entry as rule: plus the keys that narrow it (tool, file, pointer, line) and a reason" }];
+  const problems: Problem[] = [];
+  for (const key of Object.keys(raw)) {
+    if ((ENTRY_KEYS as readonly string[]).includes(key)) continue;
+    const near = suggest(key, ENTRY_KEYS);
+    problems.push({ message: `has a key "${key}", which kiwi does not read`, hint: near ? `did you mean "${near}"?` : `an entry's keys are ${ENTRY_KEYS.join(", ")}`, position: at(escapePointer(key)) });
+  }
+  const rule = raw.rule;
+  if (rule === undefined) problems.push({ message: "names no rule", hint: "name the rule it lets through, as kiwi check prints it: rule: security/risky-combination" });
+  else if (typeof rule !== "string") problems.push({ message: "has a rule that is not a string", hint: "write the rule id as kiwi check prints it: rule: security/risky-combination", position: at("rule") });
+  else {
+    const wrong = ruleProblem(rule);
+    if (wrong) problems.push({ ...wrong, position: at("rule") });
+  }
+  for (const key of ["tool", "file", "reason"] as const) {
+    const v = raw[key];
+    if (v !== undefined && (typeof v !== "string" || v.trim() === "")) problems.push({ message: `has a ${key} that is not a non-empty string`, hint: key === "tool" ? "name the tool by its id, as kiwi check prints it" : key === "file" ? "name the file by its path from the project root, as kiwi check prints it" : "say why in words", position: at(key) });
+  }
+  if (typeof raw.file === "string" && raw.file.trim() !== "" && !isProjectPath(normalizePath(raw.file))) {
+    problems.push({ message: `names the file "${raw.file}", which is not a path inside the project`, hint: "name the file by its path from the project root, as kiwi check prints it (.ai/tools/…)", position: at("file") });
+  }
+  const pointer = raw.pointer;
+  if (pointer !== undefined && (typeof pointer !== "string" || (pointer !== "" && !pointer.startsWith("/")))) {
+    problems.push({ message: "has a pointer that is not a JSON pointer", hint: 'write it as kiwi check --json prints it: "/requires" or "/config/env/TOKEN" ("" is the whole manifest)', position: at("pointer") });
+  }
+  const line = raw.line;
+  if (line !== undefined) {
+    if (typeof line !== "number" || !Number.isInteger(line) || line < 1) problems.push({ message: "has a line that is not a positive whole number", hint: "write the line kiwi check prints after the file (path:line:column)", position: at("line") });
+    else if (raw.file === undefined) problems.push({ message: "names a line but no file", hint: "name the file the line is in (file: .ai/tools/…), as kiwi check prints it", position: at("line") });
+  }
+  if (problems.length === 0 && raw.tool === undefined && raw.file === undefined && pointer !== undefined) {
+    problems.push({ message: "names a pointer but no tool or file", hint: "name the tool (or the file) whose manifest the pointer is in", position: at("pointer") });
+  }
+  return problems;
+}
+
+/**
+ * Why an ignore entry or comment cannot name `rule` (the message goes on from "the entry" or "the
+ * comment"), or undefined when it can.
+ */
+export function ruleProblem(rule: string): { message: string; hint: string } | undefined {
+  if (!(rule in RULES)) {
+    const near = suggest(rule, Object.keys(RULES));
+    return { message: `names ${rule}, which is not one of kiwi's rules`, hint: near ? `did you mean ${near}?` : "the README's rule table lists every rule id" };
+  }
+  if (rule.startsWith("ignore/")) return { message: `names ${rule}, which reports on kiwi-ignore comments and entries themselves: it cannot be ignored`, hint: "fix or remove the comment or entry it reports" };
+  if (!isIgnorable(rule)) return { message: `names ${rule}, an error kiwi cannot lock or run past: it cannot be ignored`, hint: "fix what it reports; only warnings, infos and errors about how a value looks (an example key) can be ignored" };
+  return undefined;
+}
+
+function toEntry(raw: Record<string, unknown>, at: { line: number; column: number }): IgnoreEntry {
+  const entry: IgnoreEntry = { line: at.line, column: at.column, rule: raw.rule as string };
+  if (typeof raw.tool === "string") entry.tool = raw.tool.trim();
+  if (typeof raw.file === "string") entry.file = normalizePath(raw.file);
+  if (typeof raw.pointer === "string") entry.pointer = raw.pointer;
+  if (typeof raw.line === "number") entry.atLine = raw.line;
+  if (typeof raw.reason === "string") entry.reason = raw.reason.trim();
+  return entry;
+}
+
+/** A path as findings name files: `/`-separated, without a leading `./`. */
+function normalizePath(path: string): string {
+  return path.trim().replace(/\\/g, "/").replace(/^(\.\/)+/, "");
+}
+
+function isProjectPath(path: string): boolean {
+  return path !== "" && !path.startsWith("/") && !/^[A-Za-z]:/.test(path) && !path.split("/").includes("..");
+}

@@ -1,0 +1,161 @@
+// The project's ignore file, .ai/kiwi-ignore.yaml, from the compiled binary: what JSON manifests
+// (a tool.json, an Agent Plugin's mcp.json) could not let through before, in kiwi check, kiwi lock
+// (whose memos must notice the file) and the pre-commit hook (a commit of the file alone).
+import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
+import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
+import { git, repoEnv, run } from "./git-helpers.ts";
+
+afterAll(cleanupTemps);
+
+const SLOW = 60_000;
+// Built here, not written out: a scanner of this repository must not find a key in its tests.
+const token = "ghp_" + "Kw9".repeat(12);
+/** A tool.json whose header holds a vendor's published sample key: an error, and JSON has no comments. */
+const sample = JSON.stringify({ tool_id: "docs_example", tool_type: "api", version: "1.0.0", executor: "http_client", config: { url: "https://api.example.test/v1", headers: { "X-Example": token } }, requires: [{ "net.outbound": ["api.example.test"] }] }, null, 2);
+const ENTRY = "ignore:\n  - rule: security/secret-literal\n    tool: docs_example\n    pointer: /config/headers/X-Example\n    reason: the vendor's published sample key\n";
+const IGNORE_FILE = ".ai/kiwi-ignore.yaml";
+
+describe("kiwi check with .ai/kiwi-ignore.yaml", () => {
+  test("a key in a tool.json fails the check; an entry naming it lets it through, said in the summary, --json and SARIF", async () => {
+    const dir = makeProject({ ".ai/tools/docs_example/tool.json": sample });
+    const before = await runKiwi(["check"], { cwd: dir });
+    expect(before.exitCode).toBe(1);
+    expect(before.stdout).toContain(".ai/tools/docs_example/tool.json:9:7  error  security/secret-literal");
+
+    writeFileSync(join(dir, IGNORE_FILE), ENTRY);
+    const human = await runKiwi(["check"], { cwd: dir });
+    expect([human.exitCode, human.stdout]).toEqual([0, ""]);
+    expect(human.stderr).toMatch(/^✔ 1 tool checked, no problems, 1 ignored by \.ai\/kiwi-ignore\.yaml \(\d+ ms\)\n$/);
+    const json = await runKiwi(["check", "--json"], { cwd: dir });
+    const doc = JSON.parse(json.stdout) as { ok: boolean; findings: unknown[]; ignored: { rule: string; file: string; pointer: string; ignored_by: unknown }[] };
+    expect([json.exitCode, doc.ok, doc.findings]).toEqual([0, true, []]);
+    expect(doc.ignored.map((f) => [f.rule, f.file, f.pointer, f.ignored_by])).toEqual([["security/secret-literal", ".ai/tools/docs_example/tool.json", "/config/headers/X-Example", { file: IGNORE_FILE, line: 2, reason: "the vendor's published sample key" }]]);
+    const sarif = await runKiwi(["check", "--format", "sarif"], { cwd: dir });
+    const results = (JSON.parse(sarif.stdout) as { runs: { results: { ruleId: string; suppressions?: unknown }[] }[] }).runs[0]!.results;
+    expect(results.map((r) => [r.ruleId, r.suppressions])).toEqual([["security/secret-literal", [{ kind: "external", justification: "the vendor's published sample key" }]]]);
+    for (const r of [before, human, json, sarif]) expect(r.stdout + r.stderr).not.toContain(token.slice(0, 8));
+  });
+
+  test("--strict's risky mix in a JSON manifest and in an Agent Plugin's mcp.json, each let through by its entry", async () => {
+    const dir = makeProject({
+      ".ai/tools/deploy/tool.json": JSON.stringify({ tool_id: "deploy", tool_type: "script", version: "1.0.0", executor: "bash_runtime", config: { entrypoint: "main.sh" }, requires: ["shell.execute", { "net.outbound": ["deploy.example.test"] }, { "fs.write": ["./out"] }] }, null, 2),
+      ".ai/tools/deploy/main.sh": "echo deployed\n",
+      ".ai/tools/notes-plugin/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "notes-plugin", version: "1.0.0" }),
+      ".ai/tools/notes-plugin/mcp.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { notes: { type: "stdio", command: "node", args: ["${PLUGIN_ROOT}/server.js"], env: { NOTES_TOKEN: token } } } }),
+      ".ai/tools/notes-plugin/server.js": "process.stdin.resume();\n",
+    });
+    const strict = await runKiwi(["check", "--strict", "--json"], { cwd: dir });
+    const findings = (JSON.parse(strict.stdout) as { findings: { rule: string; file: string; tool: string; severity: string }[] }).findings;
+    expect(strict.exitCode).toBe(1);
+    const errors = findings.filter((f) => f.severity === "error").map((f) => [f.rule, f.file, f.tool]);
+    expect(errors).toContainEqual(["security/risky-combination", ".ai/tools/deploy/tool.json", "deploy"]);
+    expect(errors).toContainEqual(["security/secret-literal", ".ai/tools/notes-plugin/mcp.json#notes", "notes"]);
+
+    writeFileSync(join(dir, IGNORE_FILE), "ignore:\n  - rule: security/risky-combination\n    tool: deploy\n    reason: runs the release over ssh, by design\n  # The plugin's server, by the file it is in.\n  - rule: security/secret-literal\n    file: .ai/tools/notes-plugin/mcp.json\n    reason: a revoked token the plugin's docs show\n");
+    const passed = await runKiwi(["check", "--strict", "--json"], { cwd: dir });
+    const doc = JSON.parse(passed.stdout) as { findings: { rule: string; severity: string }[]; ignored: { rule: string; ignored_by: { line: number } }[] };
+    expect(doc.findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(doc.ignored.map((f) => [f.rule, f.ignored_by.line]).sort()).toEqual([["security/risky-combination", 2], ["security/secret-literal", 6]]);
+  });
+
+  test("a misspelt entry is a warning at its line, and the finding it meant still fails the check", async () => {
+    const dir = makeProject({ ".ai/tools/docs_example/tool.json": sample, [IGNORE_FILE]: "ignore:\n  - rule: security/secret-literal\n    tool: docs_exmaple\n" });
+    const r = await runKiwi(["check"], { cwd: dir });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain(`${IGNORE_FILE}:2:5  warning  ignore/invalid  the entry for security/secret-literal names the tool "docs_exmaple", which the project does not have, so it ignores nothing\n    hint: did you mean "docs_example"?`);
+    expect(r.stdout).toContain("error  security/secret-literal");
+  });
+
+  test("an ignore file kiwi cannot read as text ignores nothing and says why", async () => {
+    const dir = makeProject({ ".ai/tools/docs_example/tool.json": sample, "elsewhere.yaml": ENTRY });
+    symlinkSync(join(dir, "elsewhere.yaml"), join(dir, IGNORE_FILE));
+    const r = await runKiwi(["check"], { cwd: dir });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain(`${IGNORE_FILE}  warning  ignore/invalid  the ignore file is a symbolic link: kiwi reads the ignore file only as a regular file, so it ignores nothing`);
+  });
+});
+
+describe("kiwi lock with .ai/kiwi-ignore.yaml", () => {
+  test("locks while the entry is there, refuses once it is gone (nothing below .ai/tools changed), and locks again when it is back", async () => {
+    const dir = makeProject({ ".ai/tools/docs_example/tool.json": sample, [IGNORE_FILE]: ENTRY });
+    // Past the racy margin (2 s) of every write, so each memo of the lock (its index, its tree
+    // memo, its remembered check) is recorded and trusted: each must notice the ignore file.
+    const settle = () => Bun.sleep(2100);
+    await settle();
+    const env = hermeticEnv(); // one cache for every lock
+    expect((await runKiwi(["lock"], { cwd: dir, env })).exitCode).toBe(0);
+    const again = await runKiwi(["lock", "--json"], { cwd: dir, env });
+    expect(JSON.parse(again.stdout)).toMatchObject({ ok: true, written: false });
+
+    writeFileSync(join(dir, IGNORE_FILE), "ignore: []\n");
+    await settle();
+    const refused = await runKiwi(["lock"], { cwd: dir, env });
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toContain("security/secret-literal");
+
+    rmSync(join(dir, IGNORE_FILE));
+    expect((await runKiwi(["lock"], { cwd: dir, env })).exitCode).not.toBe(0);
+
+    writeFileSync(join(dir, IGNORE_FILE), ENTRY);
+    expect((await runKiwi(["lock"], { cwd: dir, env })).exitCode).toBe(0);
+  }, SLOW);
+});
+
+describe("the pre-commit hook with .ai/kiwi-ignore.yaml", () => {
+  const env = repoEnv({ KIWI_MCP_MODE: "off" });
+  const kiwi = (root: string, args: string[]) => runKiwi(args, { cwd: root, env });
+
+  test("a commit of the ignore file alone judges every tool: dropping an entry is blocked, the staged memo answering the same", async () => {
+    const root = makeTemp("kiwi-ignore-hook-");
+    await git(root, env, "init", "-q", "-b", "main", ".");
+    expect((await kiwi(root, ["init"])).exitCode).toBe(0);
+    expect((await kiwi(root, ["hook", "install"])).exitCode).toBe(0);
+    writeFileSync(join(root, ".ai/tools/docs_example.json"), sample);
+    writeFileSync(join(root, IGNORE_FILE), ENTRY);
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "-A");
+    const staged = await kiwi(root, ["check", "--staged"]);
+    expect([staged.exitCode, staged.stdout]).toEqual([0, ""]);
+    expect(staged.stderr).toContain("1 ignored by .ai/kiwi-ignore.yaml");
+    const commit = (message: string) => run(["git", "commit", "-q", "-m", message], root, env);
+    expect((await commit("an example key, let through by the ignore file")).exitCode).toBe(0);
+
+    writeFileSync(join(root, IGNORE_FILE), "ignore: []\n");
+    await git(root, env, "add", IGNORE_FILE);
+    for (const attempt of ["first", "again, the staged memo answering"]) {
+      const blocked = await commit(attempt);
+      expect(blocked.exitCode).toBe(1);
+      expect(blocked.stderr).toContain(".ai/tools/docs_example.json:9:7  error  security/secret-literal");
+      expect(blocked.stderr).toContain("the ignore file changed, so every tool was checked");
+    }
+
+    // One version staged, another in the working copy: kiwi checks the working copy and says so.
+    writeFileSync(join(root, IGNORE_FILE), `# reviewed\n${ENTRY}`);
+    await git(root, env, "add", IGNORE_FILE);
+    writeFileSync(join(root, IGNORE_FILE), `${ENTRY}  - rule: security/host-any\n    tool: docs_example\n`);
+    const warned = await kiwi(root, ["check", "--staged"]);
+    expect(warned.exitCode).toBe(0);
+    expect(warned.stderr).toContain(`warning: ${IGNORE_FILE} has changes that are not staged; kiwi checked the working copy`);
+    expect(warned.stdout).toContain(`${IGNORE_FILE}:6:5  warning  ignore/unused`);
+  }, SLOW);
+
+  test("a remembered staged verdict is not replayed once the ignore file changes, staged or not", async () => {
+    const root = makeTemp("kiwi-ignore-memo-");
+    await git(root, env, "init", "-q", "-b", "main", ".");
+    expect((await kiwi(root, ["init"])).exitCode).toBe(0);
+    writeFileSync(join(root, ".ai/tools/docs_example.json"), sample);
+    writeFileSync(join(root, IGNORE_FILE), ENTRY);
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "-A");
+    // Past the racy margin, so the verdict is remembered (and the second check answers from it).
+    await Bun.sleep(2100);
+    for (let i = 0; i < 2; i++) expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
+    writeFileSync(join(root, IGNORE_FILE), "ignore: []\n");
+    const blocked = await kiwi(root, ["check", "--staged"]);
+    expect(blocked.exitCode).toBe(1);
+    expect(blocked.stdout).toContain("error  security/secret-literal");
+  }, SLOW);
+});
