@@ -19,7 +19,7 @@ import { ManifestCache } from "./parse-cache-io.ts";
 import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 import { ParseProblem } from "../integrity/parse-problem.ts";
 import { SKILL_FILE, skillManifest } from "./skill.ts";
-import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginProblem, checkPluginManifest, pluginServers } from "./plugin.ts";
+import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginProblem, checkPluginManifest, pluginServers, serverPointer } from "./plugin.ts";
 
 /** The parse cache of the readProject call in progress (discovery is synchronous). */
 let parseCache: ManifestCache | undefined;
@@ -250,7 +250,7 @@ function pluginTools(root: string, dir: string, parse: (abs: string, syntax: Man
   for (const server of read.servers) {
     const fields = normalizeManifest(server.manifest, server.name, toProjectPath(toolsDir, dir));
     const at = `/mcpServers/${server.name}`;
-    tools.push({ ...fields, form: "directory", root: toProjectPath(root, dir), rootAbs: dir, manifestFile: `${toProjectPath(root, mcpAbs)}#${server.name}`, files, locate: () => mcp.locate(at) });
+    tools.push({ ...fields, form: "directory", root: toProjectPath(root, dir), rootAbs: dir, manifestFile: `${toProjectPath(root, mcpAbs)}#${server.name}`, files, locate: (pointer) => mcp.locate(serverPointer(at, pointer)) ?? mcp.locate(at) });
   }
   return tools;
 }

@@ -110,6 +110,17 @@ export function pluginServers(value: CanonicalValue, plugin: PluginManifest): { 
   return { servers, problems };
 }
 
+/**
+ * Where a pointer into a plugin server's kiwi manifest sits in mcp.json, below the server's entry
+ * `at`: the config fields a server entry gives (command, args, env, cwd, url, headers) are its own
+ * keys, one for one; anything else (the requires taken from url, a PLUGIN_ROOT kiwi adds) is the
+ * entry itself.
+ */
+export function serverPointer(at: string, pointer: string): string {
+  const field = /^\/config\/(command|args|env|cwd|url|headers)(\/.*)?$/.exec(pointer);
+  return field ? `${at}/${field[1]}${field[2] ?? ""}` : at;
+}
+
 type Problem = { problem: string; hint: string };
 type Mapped = { [key: string]: CanonicalValue } | Problem;
 

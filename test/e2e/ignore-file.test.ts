@@ -44,7 +44,7 @@ describe("kiwi check with .ai/kiwi-ignore.yaml", () => {
       ".ai/tools/deploy/tool.json": JSON.stringify({ tool_id: "deploy", tool_type: "script", version: "1.0.0", executor: "bash_runtime", config: { entrypoint: "main.sh" }, requires: ["shell.execute", { "net.outbound": ["deploy.example.test"] }, { "fs.write": ["./out"] }] }, null, 2),
       ".ai/tools/deploy/main.sh": "echo deployed\n",
       ".ai/tools/notes-plugin/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "notes-plugin", version: "1.0.0" }),
-      ".ai/tools/notes-plugin/mcp.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { notes: { type: "stdio", command: "node", args: ["${PLUGIN_ROOT}/server.js"], env: { NOTES_TOKEN: token } } } }),
+      ".ai/tools/notes-plugin/mcp.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { notes: { type: "stdio", command: "node", args: ["${PLUGIN_ROOT}/server.js"], env: { NOTES_TOKEN: token } } } }, null, 2),
       ".ai/tools/notes-plugin/server.js": "process.stdin.resume();\n",
     });
     const strict = await runKiwi(["check", "--strict", "--json"], { cwd: dir });

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readProject } from "../../src/manifest/discover-io.ts";
-import { checkPluginManifest, pluginServers } from "../../src/manifest/plugin.ts";
+import { checkPluginManifest, pluginServers, serverPointer } from "../../src/manifest/plugin.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
@@ -107,4 +107,28 @@ describe("bad plugins", () => {
 test("a plugin.json with no components and no Agent Plugins schema (Claude Code's .claude-plugin/plugin.json) is not taken for an Agent Plugin", () => {
   const root = makeProject({ ".ai/tools/cc/.claude-plugin/plugin.json": JSON.stringify({ name: "cc", version: "1.0.0" }) });
   expect(readProject(root).findings.some((f) => f.rule.startsWith("plugin/"))).toBe(false);
+});
+
+describe("where a server's fields are in mcp.json", () => {
+  test("a field a server entry gives is found at its own key; what kiwi adds or derives, at the entry", () => {
+    const at = "/mcpServers/notes";
+    expect(serverPointer(at, "/config/env/NOTES_TOKEN")).toBe("/mcpServers/notes/env/NOTES_TOKEN");
+    expect(serverPointer(at, "/config/args/1")).toBe("/mcpServers/notes/args/1");
+    expect(serverPointer(at, "/config/headers/Authorization")).toBe("/mcpServers/notes/headers/Authorization");
+    expect(serverPointer(at, "/config/command")).toBe("/mcpServers/notes/command");
+    expect(serverPointer(at, "/config/transport")).toBe(at);
+    expect(serverPointer(at, "/config/environment")).toBe(at);
+    expect(serverPointer(at, "/requires/0")).toBe(at);
+  });
+
+  test("a discovered server locates its fields in a pretty-printed mcp.json, and PLUGIN_ROOT (kiwi's own) at the env it joins", () => {
+    const mcp = JSON.stringify({ $schema: MCP_SCHEMA, mcpServers: { notes: { type: "stdio", command: "node", args: ["${PLUGIN_ROOT}/server.js"], env: { LEVEL: "debug" } } } }, null, 2);
+    const root = makeProject({ ".ai/tools/p/plugin.json": JSON.stringify({ $schema: SCHEMA, name: "p", version: "1.0.0" }), ".ai/tools/p/mcp.json": mcp });
+    const server = readProject(root).tools.find((t) => t.id === "notes")!;
+    const lineOf = (text: string) => mcp.split("\n").findIndex((l) => l.includes(text)) + 1;
+    expect(server.locate("/config/env/LEVEL")?.line).toBe(lineOf('"LEVEL"'));
+    expect(server.locate("/config/args/0")?.line).toBe(lineOf("server.js"));
+    expect(server.locate("/config/env/PLUGIN_ROOT")?.line).toBe(lineOf('"env"'));
+    expect(server.locate("/config/transport")?.line).toBe(lineOf('"notes"'));
+  });
 });

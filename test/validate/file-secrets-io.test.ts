@@ -152,6 +152,18 @@ describe("kiwi check on a tool's files", () => {
     expect(result.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.file, f.line, f.message.slice(0, f.message.indexOf(" holds"))])).toEqual([[".ai/tools/p/mcp.json#srv", 1, "config.env.GH_TOKEN"]]);
   });
 
+  test("in a pretty-printed mcp.json too: the server's field is found on its own line, so the file's line is that finding", async () => {
+    const root = writeTree(makeTemp(), {
+      ".ai/tools/p/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "p", version: "1.0.0", description: "d" }),
+      ".ai/tools/p/mcp.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { srv: { type: "stdio", command: "node", args: ["x.js"], env: { GH_TOKEN: KEY } } } }, null, 2),
+    });
+    const result = (await checkTree({ cwd: root, syntax: false })).result;
+    // Line 11, column 9: "GH_TOKEN" under the server's env; the hint names the ignore file (JSON has no comments).
+    const found = result.findings.filter((f) => f.rule === "security/secret-literal");
+    expect(found.map((f) => [f.file, f.line, f.column, f.pointer])).toEqual([[".ai/tools/p/mcp.json#srv", 11, 9, "/config/env/GH_TOKEN"]]);
+    expect(found[0]!.hint).toEndWith("say so in .ai/kiwi-ignore.yaml (rule: security/secret-literal, tool: srv, reason: <why>)");
+  });
+
   test("a key in a JSON file of a tool (no comments there) is pointed at the ignore file, by file and line", async () => {
     const result = await check({ ".ai/tools/t/fixtures/sample.json": `{\n  "token": "${KEY}"\n}\n` });
     expect(secrets(result)).toEqual([[".ai/tools/t/fixtures/sample.json", 2, "t"]]);
