@@ -235,7 +235,7 @@ function credentials(tool: Tool, value: unknown, path: (string | number)[], out:
             "security/secret-literal",
             pointer,
             `${kind}; the manifest is committed with the tool`,
-            `remove it, revoke it if it was ever committed or pushed, and pass it through the environment: ${envHint(tool, path)}${exampleHint(tool)}`,
+            `remove it, revoke it if it was ever committed or pushed, and ${isPluginServer(tool) ? PLUGIN_SECRET_HINT : `pass it through the environment: ${envHint(tool, path)}`}${exampleHint(tool)}`,
           ),
     );
     return;
@@ -340,6 +340,16 @@ function exampleHint(tool: Tool): string {
     ? `; if it is a published example and no credential, say so in ${IGNORE_FILE} (rule: security/secret-literal, tool: ${tool.id}, reason: <why>)`
     : '; if it is a published example and no credential, say so on its line: # kiwi-ignore: security/secret-literal -- <why>';
 }
+
+/**
+ * An Agent Plugin's server (its manifest is `<plugin>/mcp.json#<server>`) takes no `${NAME}` from
+ * kiwi's environment: the spec expands nothing but ${PLUGIN_ROOT}, and kiwi escapes the rest.
+ */
+function isPluginServer(tool: Tool): boolean {
+  return manifestPathOf(tool.manifestFile) !== tool.manifestFile;
+}
+
+const PLUGIN_SECRET_HINT = 'describe the server with a kiwi manifest instead (tool_type: mcp_server, config.env NAME: "${NAME}", NAME set where kiwi runs): an Agent Plugin\'s mcp.json expands nothing but ${PLUGIN_ROOT}';
 
 /**
  * How the value reaches the tool instead: under its own name when it is a config.env entry, listed

@@ -162,6 +162,8 @@ describe("kiwi check on a tool's files", () => {
     const found = result.findings.filter((f) => f.rule === "security/secret-literal");
     expect(found.map((f) => [f.file, f.line, f.column, f.pointer])).toEqual([[".ai/tools/p/mcp.json#srv", 11, 9, "/config/env/GH_TOKEN"]]);
     expect(found[0]!.hint).toEndWith("say so in .ai/kiwi-ignore.yaml (rule: security/secret-literal, tool: srv, reason: <why>)");
+    // A ${NAME} in mcp.json stays text (the spec expands only ${PLUGIN_ROOT}): the hint says where a reference works.
+    expect(found[0]!.hint).toStartWith('remove it, revoke it if it was ever committed or pushed, and describe the server with a kiwi manifest instead (tool_type: mcp_server, config.env NAME: "${NAME}", NAME set where kiwi runs)');
   });
 
   test("a key in a JSON file of a tool (no comments there) is pointed at the ignore file, by file and line", async () => {
