@@ -26,18 +26,22 @@ export interface FindingsSummary {
 export function renderFindingsHuman(findings: readonly Finding[], ctx: Pick<Context, "color">): string {
   const c = colors(ctx);
   const paint: Record<Severity, (s: string) => string> = { error: (s) => c.red(c.bold(s)), warning: c.yellow, info: c.blue };
+  // By the file on disk, which an editor or terminal opens at path:line:col: an Agent Plugin
+  // server's findings (`<plugin>/mcp.json#<server>`) are its mcp.json's, each naming its server.
   const groups = new Map<string, Finding[]>();
   for (const f of findings) {
-    const list = groups.get(f.file) ?? [];
+    const file = fileOnDisk(f.file);
+    const list = groups.get(file) ?? [];
     list.push(f);
-    groups.set(f.file, list);
+    groups.set(file, list);
   }
   const blocks: string[] = [];
   for (const [file, list] of groups) {
     const lines: string[] = [];
     for (const f of list) {
       const where = f.line === undefined ? file : f.column === undefined ? `${file}:${f.line}` : `${file}:${f.line}:${f.column}`;
-      lines.push(`${c.bold(where)}  ${paint[f.severity](f.severity)}  ${c.dim(f.rule)}  ${f.message}`);
+      const server = f.file === file ? "" : `server ${f.file.slice(file.length + 1)}: `;
+      lines.push(`${c.bold(where)}  ${paint[f.severity](f.severity)}  ${c.dim(f.rule)}  ${server}${f.message}`);
       if (f.hint) lines.push(`    ${c.dim("hint:")} ${f.hint}`);
     }
     blocks.push(lines.join("\n"));

@@ -21,6 +21,19 @@ describe("human findings", () => {
 `);
   });
 
+  test("an Agent Plugin server's findings are its mcp.json's, at a path an editor opens, each naming its server", () => {
+    const plugin: Finding[] = [
+      { rule: "security/secret-literal", severity: "error", file: ".ai/tools/p/mcp.json#notes", line: 11, column: 9, tool: "notes", message: "config.env.NOTES_TOKEN holds a key" },
+      { rule: "security/risky-combination", severity: "warning", file: ".ai/tools/p/mcp.json#files", line: 14, column: 5, tool: "files", message: "files mixes shell, network and filesystem access" },
+      { rule: "plugin/mcp", severity: "warning", file: ".ai/tools/p/mcp.json", line: 2, column: 3, message: "server x is skipped" },
+    ];
+    expect(renderFindingsHuman(plugin, { color: false })).toBe(
+      ".ai/tools/p/mcp.json:11:9  error  security/secret-literal  server notes: config.env.NOTES_TOKEN holds a key\n" +
+        ".ai/tools/p/mcp.json:14:5  warning  security/risky-combination  server files: files mixes shell, network and filesystem access\n" +
+        ".ai/tools/p/mcp.json:2:3  warning  plugin/mcp  server x is skipped\n",
+    );
+  });
+
   test("are coloured only when the context allows it", () => {
     expect(renderFindingsHuman(findings, { color: false })).not.toContain("\x1b[");
     expect(renderFindingsHuman([], { color: false })).toBe("");
