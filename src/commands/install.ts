@@ -11,7 +11,8 @@ import { renderFileDiff, renderResolution, renderToolSummary } from "../ui/lock-
 import { lockPinsDocument, renderLockPins, renderPinStart } from "../ui/mcp-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
-import { showGateFindings } from "./lock.ts";
+import { showCheckNotes, showGateFindings } from "./lock.ts";
+import { findingsJson } from "../ui/findings-render.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 
 export default defineCommand({
@@ -42,6 +43,7 @@ export default defineCommand({
         onInstalled: (installed) => {
           progress.end();
           for (const w of installed.warnings) showNote(`warning: ${w}`);
+          showCheckNotes(installed.findings, ctx, args.json === true);
           if (args.json) return;
           for (const r of installed.resolutions ?? []) showNote(renderResolution(r));
           if (installed.remote.placed > 0) showNote(`placed ${plural(installed.remote.placed, "remote tool")} (${plural(installed.remote.fetched, "file")} downloaded)`);
@@ -61,7 +63,7 @@ export default defineCommand({
     const { stats, remote } = result;
     const mcpPins = lockPinsDocument(result.mcpPins);
     if (args.json) {
-      showJson({ ok: true, remote, lockfile: result.lockfile, frozen: result.frozen, written: result.written, ...summarizeDiff(result.diff), stats, evicted: result.evicted, ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
+      showJson({ ok: true, remote, lockfile: result.lockfile, frozen: result.frozen, written: result.written, ...summarizeDiff(result.diff), stats, evicted: result.evicted, ...(result.findings.length ? { findings: findingsJson(result.findings) } : {}), ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
       return 0;
     }
     const lockLine = result.frozen ? `${LOCKFILE_NAME} matches the tree (frozen)` : result.written ? `wrote ${LOCKFILE_NAME}` : `${LOCKFILE_NAME} is up to date`;

@@ -8,7 +8,7 @@ import { lockTools } from "../ops/lock-tools-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
-import { renderFindingsHuman } from "../ui/findings-render.ts";
+import { findingsJson, renderFindingsHuman } from "../ui/findings-render.ts";
 import { renderResolution, renderToolSummary } from "../ui/lock-render.ts";
 import { lockPinsDocument, renderLockPins, renderPinStart } from "../ui/mcp-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
@@ -34,6 +34,7 @@ export default defineCommand({
         onLocked: (locked) => {
           progress.end();
           for (const w of locked.warnings) showNote(`warning: ${w}`);
+          showCheckNotes(locked.findings, ctx, args.json === true);
           if (!args.json) for (const r of locked.resolutions ?? []) showNote(renderResolution(r));
         },
         onMcpStart: args.json ? undefined : (server) => showNote(renderPinStart(server)),
@@ -48,7 +49,7 @@ export default defineCommand({
     const { added, removed, changed } = result.diff;
     const summary = summarizeDiff(result.diff, { addedFiles: args.json === true });
     if (args.json) {
-      showJson({ ok: true, lockfile: result.lockfile, written: result.written, ...summary, stats: result.stats, ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
+      showJson({ ok: true, lockfile: result.lockfile, written: result.written, ...summary, stats: result.stats, ...(result.findings.length ? { findings: findingsJson(result.findings) } : {}), ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
       return 0;
     }
     const counts = `${added.length} added, ${removed.length} removed, ${changed.length} changed`;
@@ -59,6 +60,16 @@ export default defineCommand({
     return 0;
   },
 });
+
+/**
+ * The warnings and infos of the check a lock or install ran (none when it remembered the tree's
+ * verdict, or judged only what changed and that had none), on stderr, as kiwi check prints them:
+ * what did not stop it is still said, as a compiler's warnings are. --json lists them instead.
+ */
+export function showCheckNotes(findings: readonly Finding[], ctx: { color: boolean }, json: boolean): void {
+  if (json || findings.length === 0) return;
+  showNote(renderFindingsHuman(findings, ctx).trimEnd());
+}
 
 /** Shows the check report that stopped a lock or install, on stderr, before the error itself. */
 export function showGateFindings(error: unknown, ctx: { color: boolean }): void {

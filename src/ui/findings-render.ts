@@ -93,6 +93,11 @@ export function findingsDocument(findings: readonly Finding[], summary: Omit<Fin
   };
 }
 
+/** Findings as kiwi's JSON documents list them (findingsDocument's `findings`). */
+export function findingsJson(findings: readonly Finding[]): Record<string, unknown>[] {
+  return findings.map(findingJson);
+}
+
 function findingJson(f: Finding): Record<string, unknown> {
   const out: Record<string, unknown> = { rule: f.rule, severity: f.severity, file: f.file };
   if (f.line !== undefined) out.line = f.line;

@@ -152,3 +152,35 @@ describe("kiwi lock", () => {
     expect(r.stderr).toContain("error[E_NO_PROJECT]");
   });
 });
+
+describe("what the lock's check says that does not stop it", () => {
+  // A warning (every host) and nothing that stops a lock.
+  const anyHost = "tool_id: crawl\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://{host}/' }\nrequires: [{ net.outbound: ['*'] }]\nparameters:\n  - { name: host, type: string, required: true }\n";
+
+  test("kiwi lock prints the check's warnings on stderr as kiwi check does, lists them under --json, and says nothing of a verdict it remembers", async () => {
+    const root = makeTemp();
+    mkdirSync(join(root, ".ai/tools"), { recursive: true });
+    writeFileSync(join(root, ".ai/tools/crawl.yaml"), anyHost);
+    const kiwi = kiwiIn(root);
+    const first = await kiwi.run(["lock"]);
+    expect(first.exitCode).toBe(0);
+    expect(first.stderr).toContain(".ai/tools/crawl.yaml:6:12  warning  security/host-any");
+    expect(first.stdout).toContain("wrote tool.lock.json");
+    const again = await kiwi.run(["lock", "--json"]);
+    expect([again.exitCode, again.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(again.stdout).findings).toBeUndefined();
+    rmSync(join(root, "tool.lock.json"));
+    const json = await kiwi.run(["lock", "--json"], { KIWI_CACHE_DIR: join(root, "fresh-cache") });
+    expect(json.stderr).toBe("");
+    expect(JSON.parse(json.stdout).findings).toEqual([expect.objectContaining({ rule: "security/host-any", severity: "warning", file: ".ai/tools/crawl.yaml", line: 6, tool: "crawl" })]);
+  });
+
+  test("kiwi install prints them too", async () => {
+    const root = makeTemp();
+    mkdirSync(join(root, ".ai/tools"), { recursive: true });
+    writeFileSync(join(root, ".ai/tools/crawl.yaml"), anyHost);
+    const r = await kiwiIn(root).run(["install"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain("warning  security/host-any");
+  });
+});
