@@ -8,6 +8,8 @@ import { addRemoteTool } from "../ops/registry-add-io.ts";
 import { renderImportNotes, renderImported } from "../ui/import-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { renderAdded } from "../ui/registry-render.ts";
+import { findingsJson } from "../ui/findings-render.ts";
+import { showCheckNotes } from "./_check-notes.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 
@@ -36,12 +38,13 @@ export default defineCommand({
     }
     if (args.id !== undefined || args.pick !== undefined) throw new KiwiError("E_USAGE", "--id and --pick go with --from", { hint: "kiwi add --from server.json --id <tool_id>" });
     if (!args.reference) throw new KiwiError("E_USAGE", "kiwi add needs a reference or --from <file>", { hint: "kiwi add <registry>/<repository>:<tag>, or kiwi add --from server.json" });
-    const result = await addRemoteTool(ctx, String(args.reference), { insecure: insecureList(args.insecureRegistry) });
+    const { findings, ...result } = await addRemoteTool(ctx, String(args.reference), { insecure: insecureList(args.insecureRegistry) });
     if (args.json) {
-      showJson({ ok: true, ...result });
+      showJson({ ok: true, ...result, ...(findings.length ? { findings: findingsJson(findings) } : {}) });
       return 0;
     }
-    showResult(renderAdded(result));
+    showCheckNotes(findings, ctx, false);
+    showResult(renderAdded({ ...result, findings }));
     return 0;
   },
 });

@@ -11,7 +11,7 @@ import { renderFileDiff, renderResolution, renderToolSummary } from "../ui/lock-
 import { lockPinsDocument, renderLockPins, renderPinStart } from "../ui/mcp-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
-import { showCheckNotes, showGateFindings } from "./lock.ts";
+import { showCheckNotes, showGateFindings } from "./_check-notes.ts";
 import { findingsJson } from "../ui/findings-render.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 

@@ -2,13 +2,12 @@
 // only if it changed, pin new MCP servers) -> ui/: which tools were added, removed or changed.
 import { plural } from "../ui/plural.ts";
 import { defineCommand } from "./_define.ts";
-import { KiwiError } from "../errors.ts";
-import type { Finding } from "../findings/verdict.ts";
 import { lockTools } from "../ops/lock-tools-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
-import { findingsJson, renderFindingsHuman } from "../ui/findings-render.ts";
+import { findingsJson } from "../ui/findings-render.ts";
+import { showCheckNotes, showGateFindings } from "./_check-notes.ts";
 import { renderResolution, renderToolSummary } from "../ui/lock-render.ts";
 import { lockPinsDocument, renderLockPins, renderPinStart } from "../ui/mcp-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
@@ -60,20 +59,3 @@ export default defineCommand({
     return 0;
   },
 });
-
-/**
- * The warnings and infos of the check a lock or install ran (none when it remembered the tree's
- * verdict, or judged only what changed and that had none), on stderr, as kiwi check prints them:
- * what did not stop it is still said, as a compiler's warnings are. --json lists them instead.
- */
-export function showCheckNotes(findings: readonly Finding[], ctx: { color: boolean }, json: boolean): void {
-  if (json || findings.length === 0) return;
-  showNote(renderFindingsHuman(findings, ctx).trimEnd());
-}
-
-/** Shows the check report that stopped a lock or install, on stderr, before the error itself. */
-export function showGateFindings(error: unknown, ctx: { color: boolean }): void {
-  if (error instanceof KiwiError && error.code === "E_CHECK_FAILED" && Array.isArray(error.details?.findings)) {
-    showNote(renderFindingsHuman(error.details.findings as Finding[], ctx));
-  }
-}

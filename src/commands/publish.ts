@@ -6,7 +6,7 @@ import { showJson, showResult } from "../ui/output.ts";
 import { renderPublished } from "../ui/registry-render.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
-import { showGateFindings } from "./lock.ts";
+import { showGateFindings } from "./_check-notes.ts";
 
 export default defineCommand({
   meta: { name: "publish", description: "Push a tool (which must pass kiwi check --strict) to an OCI registry, optionally signed" },

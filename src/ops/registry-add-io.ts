@@ -9,6 +9,7 @@ import { formatDigest } from "../integrity/digest.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import { readLockfile, readLockfileOrFail, writeRemoteEntry } from "../lockfile/fs.ts";
 import { lockProject } from "./lock-io.ts";
+import type { Finding } from "../findings/verdict.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
@@ -32,6 +33,8 @@ export interface AddResult {
   fetched: number;
   signedBy?: string;
   replaced?: { version: string; integrity: string };
+  /** The warnings and infos of the lock's check (the added tool's, as it judges what changed). */
+  findings: Finding[];
 }
 
 /** `kiwi add`: pulls, verifies, validates and locks one remote tool. */
@@ -61,8 +64,9 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
   if (beforeEntry) await writeRemoteEntry(root, id, undefined);
   const dir = await placeTool(root, store, id, placedFiles(config));
   let lock;
+  let findings: Finding[];
   try {
-    await lockProject(ctx, {});
+    ({ findings } = await lockProject(ctx, {}));
     const pin = config.mcp_pin as McpPin | undefined;
     const entry: RemoteTool = { source, reference, integrity: config.integrity, manifest_file: config.manifest_file, manifest_sha256: config.manifest_sha256, ...(pulled.signature ? { signature: pulled.signature } : {}) };
     lock = await writeRemoteEntry(root, id, entry, pin);
@@ -88,6 +92,7 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
     fetched: pulled.fetched,
     ...(pulled.signature ? { signedBy: pulled.signature.key_id } : {}),
     ...(before && before.integrity !== config.integrity ? { replaced: { version: before.version, integrity: before.integrity } } : {}),
+    findings,
   };
 }
 

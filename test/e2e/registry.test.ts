@@ -205,6 +205,29 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(registry.requests().length).toBe(before);
   });
 
+  test("a project's ignore file lets its own tool be published; the consumer's kiwi add says the warning, and the consumer's own file decides there", async () => {
+    const crawl = "tool_id: crawl\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://{host}/' }\nrequires: [{ net.outbound: ['*'] }]\nparameters:\n  - { name: host, type: string, required: true }\n";
+    const entry = "ignore:\n  - rule: security/host-any\n    tool: crawl\n    reason: crawls the host it is given\n";
+    const ref = `${registry.host}/team/crawl:1`;
+    const bare = await kiwiIn(makeProject({ ".ai/tools/crawl.yaml": crawl })).run(["publish", "crawl", ref]);
+    expect(bare.exitCode).toBe(1);
+    expect(bare.stderr).toContain("error  security/host-any");
+    const published = await kiwiIn(makeProject({ ".ai/tools/crawl.yaml": crawl, ".ai/kiwi-ignore.yaml": entry })).run(["publish", "crawl", ref]);
+    expect(published.exitCode).toBe(0);
+
+    const b = consumer();
+    const kb = kiwiIn(b);
+    const added = await kb.run(["add", ref]);
+    expect(added.exitCode).toBe(0);
+    expect(added.stderr).toContain(".ai/tools/.remote/crawl/crawl.yaml:6:12  warning  security/host-any");
+    expect(added.stdout).toContain("added crawl@1.0.0");
+    expect((await kb.run(["check", "--strict"])).exitCode).toBe(1);
+    writeFileSync(join(b, ".ai/kiwi-ignore.yaml"), entry);
+    const strict = await kb.run(["check", "--strict"]);
+    expect(strict.exitCode).toBe(0);
+    expect(strict.stderr).toContain("1 ignored by .ai/kiwi-ignore.yaml");
+  });
+
   test("outdated lists a moved tag; a frozen install keeps the locked digest; update moves it and shows files, manifest and permissions", async () => {
     const ref = `${registry.host}/team/moving:stable`;
     await kiwiIn(publisher()).run(["publish", "dp", ref]);
