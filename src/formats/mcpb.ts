@@ -3,6 +3,7 @@
 // to a kiwi mcp_server whose files are the bundle's. Pure.
 import { isRecord } from "../integrity/value.ts";
 import { TOOL_ID } from "../schema/vocabulary.ts";
+import { envNameOf } from "../schema/placeholders.ts";
 import { child, importError } from "./import-errors.ts";
 import { escapeLiteral } from "./inputs.ts";
 import type { SignatureStatus } from "./pkcs7.ts";
@@ -103,7 +104,7 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
       if (!m) return whole;
       const option = userConfig[m[1]!];
       if (!isRecord(option)) throw importError(at, pointer, `${whole} names no user_config option`, `declare user_config.${m[1]} or fix the reference`);
-      const envName = m[1]!.toUpperCase().replace(/[^A-Z0-9_]+/g, "_").replace(/^(?=[0-9])/, "_");
+      const envName = envNameOf(m[1]!);
       if (option.sensitive === true) {
         secrets.add(envName);
         return `\${${envName}}`;
