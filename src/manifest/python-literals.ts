@@ -3,6 +3,7 @@
 // with their prefixes and escapes, numbers, None/True/False, lists, tuples, dicts with string keys,
 // unary minus), so kiwi_mcp's `__version__ = "1.0.0"` tools can be read without executing them.
 // A value that is not such a literal (a call, a name, an f-string) is reported, not evaluated. Pure.
+import { escapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, Float, numberFromLexeme, setOwn } from "../integrity/value.ts";
 
 /** One module-level statement: where it starts, and its target name for an assignment. */
@@ -16,7 +17,14 @@ export interface ModuleStatement {
 }
 
 /** The result of reading one expression as a literal: its value and where it ends (the offset just past it). */
-export type LiteralResult = { ok: true; value: CanonicalValue; end: number } | { ok: false; reason: string };
+/**
+ * Where each value inside a literal sits, by its JSON pointer from the literal (`/env/TOKEN`,
+ * `/args/0`): a dict entry at its key (as YAML's positions are), a list element at itself; `end` is
+ * where the value ends (a string written over lines spans them).
+ */
+export type LiteralOffsets = Map<string, { start: number; end: number; text: boolean }>;
+
+export type LiteralResult = { ok: true; value: CanonicalValue; end: number; offsets: LiteralOffsets } | { ok: false; reason: string };
 
 /**
  * The module-level statements, in order: every logical line that starts at column 0 outside a
@@ -101,7 +109,7 @@ export function readLiteral(text: string, offset: number): LiteralResult {
     const end = p.i;
     p.skipSpace(false);
     if (p.i < text.length && text[p.i] !== "\n" && text[p.i] !== ";") return { ok: false, reason: `it continues with ${JSON.stringify(p.snippet())} after the literal` };
-    return { ok: true, value, end };
+    return { ok: true, value, end, offsets: p.offsets };
   } catch (error) {
     if (error instanceof NotLiteral) return { ok: false, reason: error.message };
     throw error;
@@ -112,6 +120,9 @@ class NotLiteral extends Error {}
 
 class LiteralParser {
   depth = 0;
+  readonly offsets: LiteralOffsets = new Map();
+  /** The pointer of the value being read, from the literal's root. */
+  private pointer = "";
   constructor(
     readonly text: string,
     public i: number,
@@ -199,6 +210,16 @@ class LiteralParser {
     return numberFromLexeme(false, BigInt(clean));
   }
 
+  /** A list element or dict value, `segment` of the pointer, recorded as starting at `start`. */
+  member(segment: string, start: number): CanonicalValue {
+    const parent = this.pointer;
+    this.pointer = `${parent}/${segment}`;
+    const value = this.expression();
+    this.offsets.set(this.pointer, { start, end: this.i, text: typeof value === "string" });
+    this.pointer = parent;
+    return value;
+  }
+
   sequence(close: "]" | ")"): CanonicalValue[] {
     this.i++;
     this.depth++;
@@ -206,7 +227,7 @@ class LiteralParser {
     for (;;) {
       this.skipSpace();
       if (this.text[this.i] === close) break;
-      out.push(this.expression());
+      out.push(this.member(String(out.length), this.i));
       this.skipSpace();
       if (this.text[this.i] === ",") this.i++;
       else if (this.text[this.i] !== close) throw new NotLiteral(`expected , or ${close} at ${JSON.stringify(this.snippet())}`);
@@ -229,12 +250,13 @@ class LiteralParser {
     for (;;) {
       this.skipSpace();
       if (this.text[this.i] === "}") break;
+      const keyAt = this.i;
       const key = this.expression();
       this.skipSpace();
       if (this.text[this.i] !== ":") throw new NotLiteral(this.text[this.i] === "," || this.text[this.i] === "}" ? "a set has no JSON value" : `expected : at ${JSON.stringify(this.snippet())}`);
       if (typeof key !== "string") throw new NotLiteral("a dict key that is not a string has no JSON value");
       this.i++;
-      setOwn(out, key, this.expression());
+      setOwn(out, key, this.member(escapePointer(key), keyAt));
       this.skipSpace();
       if (this.text[this.i] === ",") this.i++;
       else if (this.text[this.i] !== "}") throw new NotLiteral(`expected , or } at ${JSON.stringify(this.snippet())}`);

@@ -19,7 +19,7 @@ import type { CanonicalValue } from "../integrity/value.ts";
 import { computeLineStarts, lineColumn } from "../integrity/json-lossless.ts";
 import { parametersFromJsonSchema } from "./parameters-file.ts";
 import { ParseProblem, type Position } from "../integrity/parse-problem.ts";
-import { moduleStatements, readLiteral } from "./python-literals.ts";
+import { type LiteralOffsets, moduleStatements, readLiteral } from "./python-literals.ts";
 
 /** Module variables kiwi reads, and the manifest field each fills. */
 const VARIABLES: Record<string, string> = {
@@ -58,13 +58,15 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
   const positionOf = (offset: number): Position => lineColumn(starts, offset);
   const doc: { [key: string]: CanonicalValue } = {};
   const at = new Map<string, Position>();
+  /** Where the values inside each field's literal sit (a dict's keys, a list's elements). */
+  const inside = new Map<string, LiteralOffsets>();
   const warnings: ParseProblem[] = [];
   let docstring: { text: string; at: Position } | undefined;
   // A string written over lines (a triple-quoted one): its last line too, as a YAML block scalar's
   // (Position.lastLine): no comment can sit inside it.
-  const spanning = (offset: number, read: { value: CanonicalValue; end: number }): Position => {
+  const spanning = (offset: number, read: { end: number; text: boolean }): Position => {
     const first = positionOf(offset);
-    const last = typeof read.value === "string" ? positionOf(read.end - 1).line : first.line;
+    const last = read.text ? positionOf(read.end - 1).line : first.line;
     return last > first.line ? { ...first, lastLine: last } : first;
   };
   for (const s of statements) {
@@ -83,7 +85,8 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
       continue;
     }
     doc[field] = fieldValue(field, read.value);
-    at.set(field, spanning(s.offset, read));
+    at.set(field, spanning(s.offset, { end: read.end, text: typeof read.value === "string" }));
+    inside.set(field, read.offsets);
   }
   if (doc.description === undefined && docstring !== undefined) {
     const paragraph = firstParagraph(docstring.text);
@@ -107,12 +110,16 @@ export function parsePythonModuleMetadata(text: string): ModuleManifest | "none"
   }
   const signature = checkSignature(text);
   if (signature) warnings.push(signature);
-  // A field's position (a pointer into its value points at the field); only the field itself spans its lines.
+  // A field's position; a pointer into its value, the value's own within the literal (a dict's
+  // key, a list's element, a string written over lines spanning them) when the literal holds it,
+  // else the field's (the parameters kiwi derives from config_schema have no place of their own).
   const locate = (pointer: string): Position | undefined => {
     const [, field = "", ...deeper] = pointer.split("/");
     const position = at.get(field);
     if (!position) return pointer === "" ? { line: 1, column: 1 } : undefined;
-    return deeper.length === 0 || position.lastLine === undefined ? position : { line: position.line, column: position.column };
+    if (deeper.length === 0) return position;
+    const found = field === "parameters" ? undefined : inside.get(field)?.get(`/${deeper.join("/")}`);
+    return found ? spanning(found.start, found) : { line: position.line, column: position.column };
   };
   return { value: doc, locate, warnings };
 }

@@ -36,7 +36,23 @@ describe("a literal reads as python3's ast.literal_eval reads it", () => {
 
   test("integral floats stay floats (1.0 is not 1), big integers stay exact", () => {
     const read = readLiteral("[1.0, 12345678901234567890]", 0);
-    expect(read).toEqual({ ok: true, value: [new Float(1), 12345678901234567890n], end: 27 });
+    expect(read).toMatchObject({ ok: true, value: [new Float(1), 12345678901234567890n], end: 27 });
+  });
+
+  test("says where each value inside sits: a dict entry at its key, a list element at itself, a string over lines to its end", () => {
+    const text = '{\n  "env": {"A/B": "x",\n    "TOKEN": "ghp"},\n  "args": ["--a", """one\ntwo"""],\n}';
+    const read = readLiteral(text, 0);
+    if (!read.ok) throw new Error(read.reason);
+    const at = (pointer: string) => {
+      const o = read.offsets.get(pointer)!;
+      return [text.slice(o.start, o.start + 7), o.end - o.start, o.text];
+    };
+    expect(at("/env")).toEqual(['"env": ', 39, false]);
+    expect(at("/env/A~1B")).toEqual(['"A/B": ', 10, true]);
+    expect(at("/env/TOKEN")).toEqual(['"TOKEN"', 14, true]);
+    expect(at("/args/0")).toEqual(['"--a", ', 5, true]);
+    expect(at("/args/1")).toEqual(['"""one\n', 13, true]);
+    expect(read.offsets.has("")).toBe(false);
   });
 });
 

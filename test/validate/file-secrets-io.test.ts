@@ -143,6 +143,15 @@ describe("kiwi check on a tool's files", () => {
     expect(twice.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.line, f.pointer])).toEqual([[3, "/description"], [7, undefined]]);
   });
 
+  test("a key in a kiwi_mcp module's CONFIG dict written over lines is reported once, at its own key, where a comment lets it through", async () => {
+    const module = (comment: string) => `__version__ = "1.0.0"\n__tool_type__ = "python"\n__executor_id__ = "python_runtime"\nCONFIG = {\n    "env": {\n        "LEVEL": "debug",\n        "GH_TOKEN": "${KEY}",${comment}\n    },\n}\n`;
+    const once = (await checkTree({ cwd: writeTree(makeTemp(), { ".ai/tools/m.py": module("") }), syntax: false })).result;
+    expect(once.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.line, f.column, f.pointer])).toEqual([[7, 9, "/config/env/GH_TOKEN"]]);
+    const ignored = (await checkTree({ cwd: writeTree(makeTemp(), { ".ai/tools/m.py": module("  # kiwi-ignore: security/secret-literal -- GitHub's documented sample") }), syntax: false })).result;
+    expect([ignored.ok, ignored.findings.filter((f) => f.rule.startsWith("security/") || f.rule.startsWith("ignore/"))]).toEqual([true, []]);
+    expect(ignored.ignored.map((f) => [f.line, f.pointer])).toEqual([[7, "/config/env/GH_TOKEN"]]);
+  });
+
   test("a key in an Agent Plugin's mcp.json is reported once, by its server's field", async () => {
     const root = writeTree(makeTemp(), {
       ".ai/tools/p/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "p", version: "1.0.0", description: "d" }),
