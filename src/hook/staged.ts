@@ -1,7 +1,7 @@
 // From changed paths (git's staged list, or the file names pre-commit passes) to the tools a
 // commit affects: the tools whose manifest or files changed, every tool whose chain runs through
 // one of them, and the locked tools whose source went away. Pure.
-import { IGNORE_FILE, type Tool } from "../manifest/model.ts";
+import { IGNORE_FILE, REMOTE_TOOLS_DIR, type Tool } from "../manifest/model.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import type { LockedTools } from "../lockfile/locked-tools.ts";
 
@@ -50,6 +50,26 @@ export interface AffectedTools {
   lockfileChanged: boolean;
   /** The ignore file is among the changed paths: what it lets through may be anywhere, so every tool is judged. */
   ignoresChanged: boolean;
+}
+
+/**
+ * The remote tools (each folder of .ai/tools/.remote/, by its name) whose files `paths` (project-
+ * relative, staged) add or change, with how many: a remote tool comes from a registry, pinned by
+ * tool.lock.json and put back by kiwi install, and is never committed (kiwi's .gitignore there
+ * keeps it out; `git add -f` does not). A staged deletion (a path in `deleted`) takes one out of
+ * git, which is what it should be.
+ */
+export function committedRemoteTools(paths: readonly string[], deleted: ReadonlySet<string>): Map<string, number> {
+  const prefix = `${REMOTE_TOOLS_DIR}/`;
+  const out = new Map<string, number>();
+  for (const path of paths) {
+    if (!path.startsWith(prefix) || deleted.has(path)) continue;
+    const slash = path.indexOf("/", prefix.length);
+    if (slash === -1) continue; // kiwi's .gitignore, or another file beside the tools
+    const name = path.slice(prefix.length, slash);
+    out.set(name, (out.get(name) ?? 0) + 1);
+  }
+  return out;
 }
 
 /** The tool a project-relative path belongs to, if any (its manifest, its script, or a file in its folder). */

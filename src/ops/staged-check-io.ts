@@ -9,7 +9,9 @@ import { loadStatCache } from "../cache/stat-cache-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { Project } from "../manifest/discover-io.ts";
 import { type StagedProjectOptions, readStagedProject } from "./staged-project-io.ts";
-import { IGNORE_FILE, type Tool } from "../manifest/model.ts";
+import { IGNORE_FILE, REMOTE_TOOLS_DIR, type Tool } from "../manifest/model.ts";
+import type { Finding } from "../findings/verdict.ts";
+import { fileFinding } from "../findings/finding.ts";
 import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/build.ts";
 import { type LockDiff, diffToolEntries } from "../lockfile/lock-diff.ts";
 import { peekLockfileMemo } from "../exec/chain-io.ts";
@@ -28,7 +30,7 @@ import { type GitEnv, gitText, runGit, runGitLargeAsync } from "../hook/git-io.t
 import { isNullBlobId } from "../integrity/git-blob.ts";
 import { hasGitBlob, readGitBlob, readGitBlobBeside, readGitBlobText, storeGitBlob } from "../cache/git-blobs-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
-import { type AffectedTools, selectAffected } from "../hook/staged.ts";
+import { type AffectedTools, committedRemoteTools, selectAffected } from "../hook/staged.ts";
 import { jitAtFullSpeed } from "../self.ts";
 
 export type LockStatus = "fresh" | "stale" | "missing" | "invalid" | "unchecked";
@@ -79,7 +81,10 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   if (selected.lockfileChanged && repo !== undefined && text !== undefined) keepStagedLockfile(root, repo, text, options.cacheDir);
   const judged = [...selected.changed, ...selected.dependents];
   if (judged.length > JIT_FROM_TOOLS) jitAtFullSpeed();
-  const { check, memorable } = await validate(project, judged, selected, paths, options);
+  const validated = await validate(project, judged, selected, paths, options);
+  const memorable = validated.memorable;
+  const remote = committedRemoteTools(paths, repo === undefined ? new Set() : new Set(repo.status.deleted.map((p) => toProject(root, repo.top, p))));
+  const check = remote.size === 0 ? validated.check : { ...withFindings(validated.check, remoteCommitted(remote), { strict: options.strict }), unmatched: [] };
   const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed, selected.ignoresChanged);
   const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged, ...(selected.ignoresChanged ? { ignoresChanged: true } : {}) };
   if (!locked) {
@@ -94,6 +99,23 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const diff = compareEntries(project, scope, locked, extra, options);
   const stale = diff.added.length + diff.removed.length + diff.changed.length > 0;
   return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged }, memorable, read };
+}
+
+/** A path git names (relative to the work tree's top) as the project names it. */
+function toProject(root: string, top: string, path: string): string {
+  return relative(root, join(top, path)).split(sep).join("/");
+}
+
+/** One error per remote tool a commit stages files of (hook/staged.ts committedRemoteTools). */
+function remoteCommitted(remote: ReadonlyMap<string, number>): Finding[] {
+  return [...remote].map(([name, files]) =>
+    fileFinding(
+      "security/remote-committed",
+      `${REMOTE_TOOLS_DIR}/${name}`,
+      `this commit stages ${files === 1 ? "a file" : `${files} files`} of the remote tool in ${REMOTE_TOOLS_DIR}/${name}: remote tools come from their registry (pinned by ${LOCKFILE_NAME}, put back by kiwi install) and are never committed; a credential in one would pass as its publisher's`,
+      `unstage it (git rm -r --cached ${REMOTE_TOOLS_DIR}/${name}) and commit ${LOCKFILE_NAME}; to keep a copy of your own in git, move it out of ${REMOTE_TOOLS_DIR}/, where it is checked as your tool`,
+    ),
+  );
 }
 
 /**

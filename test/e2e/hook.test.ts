@@ -1,7 +1,7 @@
 // `kiwi hook install|uninstall` from the compiled binary, and the plain git hook it writes doing
 // its job on real commits.
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KIWI_BIN, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
@@ -123,6 +123,28 @@ describe("kiwi hook", () => {
       expect(blocked.exitCode).toBe(1);
       expect(blocked.stderr).toContain(".ai/tools/docs_example.yaml:9:5  error  security/secret-literal");
     }
+  }, SLOW);
+
+  test("a remote tool's files forced into a commit are blocked, however clean; taking them out of git again commits", async () => {
+    const root = await initRepo();
+    expect((await kiwi(root, ["hook", "install"])).exitCode).toBe(0);
+    // As kiwi add places a remote tool: its folder, and kiwi's .gitignore of everything there.
+    // Built here, not written out: a scanner of this repository must not find a key in its tests.
+    const token = "ghp_" + "Kw9".repeat(12);
+    mkdirSync(join(root, ".ai/tools/.remote/mirror"), { recursive: true });
+    writeFileSync(join(root, ".ai/tools/.remote/.gitignore"), "*\n");
+    writeFileSync(join(root, ".ai/tools/.remote/mirror/tool.yaml"), "tool_id: mirror\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: main.sh\n");
+    writeFileSync(join(root, ".ai/tools/.remote/mirror/main.sh"), `curl -H "Authorization: token ${token}" https://api.github.com/user\n`);
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "tool.lock.json");
+    await git(root, env, "add", "-f", ".ai/tools/.remote/mirror");
+    const commit = (message: string) => run(["git", "commit", "-q", "-m", message], root, env);
+    const blocked = await commit("vendor the remote tool");
+    expect(blocked.exitCode).toBe(1);
+    expect(blocked.stderr).toContain(".ai/tools/.remote/mirror  error  security/remote-committed  this commit stages 2 files of the remote tool in .ai/tools/.remote/mirror");
+    expect(blocked.stderr).toContain("hint: unstage it (git rm -r --cached .ai/tools/.remote/mirror) and commit tool.lock.json");
+    await git(root, env, "rm", "-r", "-q", "--cached", ".ai/tools/.remote/mirror");
+    expect((await commit("the lockfile alone")).exitCode).toBe(0);
   }, SLOW);
 
   test("a key written into a tool's script blocks the commit; a comment in the script's own language lets it through", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { groupByProject, reverseDependents, selectAffected, toolOfPath } from "../../src/hook/staged.ts";
+import { committedRemoteTools, groupByProject, reverseDependents, selectAffected, toolOfPath } from "../../src/hook/staged.ts";
 import { readProject } from "../../src/manifest/discover-io.ts";
 import { builtinTool } from "../../src/manifest/builtins.ts";
 import type { Lockfile } from "../../src/schema/lockfile.ts";
@@ -145,5 +145,13 @@ describe("selecting the tools a commit affects", () => {
     const python = project.tools.find((t) => t.id === "subprocess")!;
     expect(ids([...reverseDependents(project.tools, new Set([python]))])).toEqual(["a", "b", "bash_runtime", "bun_runtime", "c", "node_runtime", "py_rt", "python_runtime", "wasm_runtime"]);
     expect(byId("py_rt").executor?.id).toBe("subprocess");
+  });
+});
+
+describe("remote tools in a commit", () => {
+  test("counts the files a commit adds or changes per remote tool; kiwi's .gitignore, deletions and other tools are none", () => {
+    const paths = [".ai/tools/.remote/crawl/crawl.yaml", ".ai/tools/.remote/crawl/lib/a.py", ".ai/tools/.remote/gone/tool.yaml", ".ai/tools/.remote/.gitignore", ".ai/tools/remote-notes/tool.yaml", ".ai/tools/x/.remote/y.txt"];
+    expect([...committedRemoteTools(paths, new Set([".ai/tools/.remote/gone/tool.yaml"]))]).toEqual([["crawl", 2]]);
+    expect(committedRemoteTools([], new Set()).size).toBe(0);
   });
 });
