@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
+import { IGNORE_FILE } from "../manifest/model.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, resolveScope, syntaxFindings, withFindings } from "../validate/check-project.ts";
 import { readLockfile } from "../lockfile/fs.ts";
@@ -32,7 +33,9 @@ export interface CheckTreeResult {
 /** Reads and checks the project around `cwd`; unknown targets are E_TOOL_NOT_FOUND. */
 export async function checkTree(options: CheckTreeOptions): Promise<CheckTreeResult> {
   const project = readProject(options.cwd, { cacheDir: options.cacheDir });
-  const only = (options.targets ?? []).map((t) => toProjectTarget(project.root, options.cwd, t));
+  const targets = (options.targets ?? []).map((t) => toProjectTarget(project.root, options.cwd, t));
+  // The ignore file as a target: what it lets through may be anywhere, so the whole project is checked.
+  const only = targets.includes(IGNORE_FILE) ? [] : targets;
   const scope = resolveScope(project, only);
   if (scope.unmatched.length > 0) {
     const ids = project.tools.map((t) => t.id);

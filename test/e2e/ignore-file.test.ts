@@ -61,9 +61,9 @@ describe("kiwi check with .ai/kiwi-ignore.yaml", () => {
     expect(doc.ignored.map((f) => [f.rule, f.ignored_by.line]).sort()).toEqual([["security/risky-combination", 2], ["security/secret-literal", 6]]);
   });
 
-  test("a misspelt entry is a warning at its line, and the finding it meant still fails the check", async () => {
+  test("a misspelt entry is a warning at its line, and the finding it meant still fails the check (kiwi check <the file> checks everything)", async () => {
     const dir = makeProject({ ".ai/tools/docs_example/tool.json": sample, [IGNORE_FILE]: "ignore:\n  - rule: security/secret-literal\n    tool: docs_exmaple\n" });
-    const r = await runKiwi(["check"], { cwd: dir });
+    const r = await runKiwi(["check", IGNORE_FILE], { cwd: dir });
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toContain(`${IGNORE_FILE}:2:5  warning  ignore/invalid  the entry for security/secret-literal names the tool "docs_exmaple", which the project does not have, so it ignores nothing\n    hint: did you mean "docs_example"?`);
     expect(r.stdout).toContain("error  security/secret-literal");
