@@ -18,6 +18,7 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["Treat security warnings as errors, as CI should", "kiwi check --strict"],
     ["Write SARIF for code scanning", "kiwi check --format sarif > kiwi.sarif"],
     ["Check what the next commit changes, and that tool.lock.json is up to date for it (the pre-commit hook)", "kiwi check --staged"],
+    ["Adopt kiwi on an existing project: let through what is found today in .ai/kiwi-ignore.yaml, then review each reason", "kiwi check --add-ignores"],
   ],
   exec: [
     ["Run a tool; each --param is coerced to its declared type", "kiwi exec greet --param name=Ada --param times=2"],

@@ -7,6 +7,10 @@ import { FINDING_FORMATS, type FindingFormat, findingsDocument, renderFindingsHu
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 import { jitAtFullSpeed } from "../self.ts";
+import type { Context } from "../context.ts";
+import type { CheckTreeResult } from "../ops/check-io.ts";
+import { isIgnorable } from "../findings/rules.ts";
+import { plural } from "../ui/plural.ts";
 
 export default defineCommand({
   meta: { name: "check", description: "Validate tools: manifests, types, security, executor chains, child_schemas and parameters" },
@@ -16,18 +20,22 @@ export default defineCommand({
     ...strictFlag,
     format: { type: "string", description: "Output format: human, json or sarif (--json is --format json)", valueHint: FINDING_FORMATS.join("|") },
     staged: { type: "boolean", description: "Check what a commit changes: the staged tools (or the files given, as pre-commit passes them), every tool whose chain includes them, and their tool.lock.json entries" },
+    "add-ignores": { type: "boolean", description: "Add an entry to .ai/kiwi-ignore.yaml for every finding kiwi can let through (a baseline to review), then report what remains" },
   },
   async run({ args }) {
     const ctx = contextFromArgs(args);
     const started = ctx.now();
     const format = formatOf(args.format, args.json);
     const targets = (args._ ?? []).map(String);
+    const addIgnores = args["add-ignores"] === true;
+    if (addIgnores && (args.staged || format === "sarif")) throw new KiwiError("E_USAGE", `--add-ignores does not go with ${args.staged ? "--staged" : "--format sarif"}`, { hint: "run kiwi check --add-ignores (with --json for one document), then commit the file it writes" });
     if (args.staged) return (await import("./_staged.ts")).runStagedCheck(ctx, { files: targets, strict: args.strict, format });
     // Validating every tool runs long: compiled code pays (the staged check, ~40 ms, keeps the start-up policy: cli.ts).
     jitAtFullSpeed();
     // Loaded here, not at the top: the staged check's remembered verdict needs none of the validator.
     const { checkTree } = await import("../ops/check-io.ts");
-    const { result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, strict: args.strict, targets });
+    const { project, result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, strict: args.strict, targets });
+    if (addIgnores) return addIgnoresAndReport(project.root, result, { ctx, started, json: format === "json" });
     const summary = { toolsChecked: result.toolsChecked, counts: result.counts, elapsedMs: ctx.now() - started, ignored: result.ignored };
     if (format === "json") showJson(findingsDocument(result.findings, summary, result.ignored));
     else if (format === "sarif") showJson(sarifDocument(result.findings, pkg.version, result.ignored));
@@ -39,6 +47,28 @@ export default defineCommand({
     return result.ok ? 0 : 1;
   },
 });
+
+/**
+ * `--add-ignores`: writes the entries, then reports what the check found that no entry can let
+ * through, as the check would; exit 1 while an error remains.
+ */
+async function addIgnoresAndReport(root: string, result: CheckTreeResult["result"], options: { ctx: Context; started: number; json: boolean }): Promise<number> {
+  const { ctx } = options;
+  const { addIgnoreEntries } = await import("../ops/ignore-add-io.ts");
+  const { file, added } = addIgnoreEntries(root, result.findings, new Date(ctx.now()).toISOString().slice(0, 10));
+  const remaining = result.findings.filter((f) => !isIgnorable(f.rule));
+  const counts = { error: 0, warning: 0, info: 0 };
+  for (const f of remaining) counts[f.severity]++;
+  if (options.json) {
+    showJson({ ...findingsDocument(remaining, { toolsChecked: result.toolsChecked, counts }, result.ignored), ignore_file: file, added });
+    return counts.error === 0 ? 0 : 1;
+  }
+  const text = renderFindingsHuman(remaining, ctx);
+  if (text) showResult(text);
+  showNote(added.length === 0 ? `nothing to add to ${file}: no finding here can be let through` : `added ${plural(added.length, "entry", "entries")} to ${file}: review each one, and say in its reason why the finding is let through`);
+  showNote(renderFindingsSummary({ toolsChecked: result.toolsChecked, counts, elapsedMs: ctx.now() - options.started, ignored: result.ignored }, ctx));
+  return counts.error === 0 ? 0 : 1;
+}
 
 function formatOf(format: string | undefined, json: boolean | undefined): FindingFormat {
   if (format === undefined) return json ? "json" : "human";

@@ -12,7 +12,7 @@
 // match every one given); ignores.ts lets through what an entry matches. An entry with anything
 // wrong in it ignores nothing and is an ignore/invalid warning at its line, as a comment with a typo
 // is. Pure: the text comes from manifest/ignore-file-io.ts.
-import { fileFinding } from "../findings/finding.ts";
+import { fileFinding, fileOnDisk } from "../findings/finding.ts";
 import { RULES, isIgnorable } from "../findings/rules.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { escapePointer } from "../integrity/canonical.ts";
@@ -160,4 +160,63 @@ function normalizePath(path: string): string {
 
 function isProjectPath(path: string): boolean {
   return path !== "" && !path.startsWith("/") && !/^[A-Za-z]:/.test(path) && !path.split("/").includes("..");
+}
+
+/** An entry as `kiwi check --add-ignores` writes it, keys in the order a person reads them. */
+export interface NewEntry {
+  rule: string;
+  tool?: string;
+  file?: string;
+  pointer?: string;
+  line?: number;
+  reason: string;
+}
+
+/**
+ * One entry per finding kiwi may let through (isIgnorable), without repeats: by tool and pointer
+ * when the finding has both (a pointer stays put when lines move), else by its file (an Agent
+ * Plugin server's: its mcp.json) and line, with its tool when it has one.
+ */
+export function entriesFor(findings: readonly Finding[], reason: string): NewEntry[] {
+  const out: NewEntry[] = [];
+  const seen = new Set<string>();
+  for (const f of findings) {
+    if (!isIgnorable(f.rule)) continue;
+    const entry: NewEntry =
+      f.tool !== undefined && f.pointer !== undefined
+        ? { rule: f.rule, tool: f.tool, pointer: f.pointer, reason }
+        : { rule: f.rule, ...(f.tool === undefined ? {} : { tool: f.tool }), file: fileOnDisk(f.file), ...(f.line === undefined ? {} : { line: f.line }), reason };
+    const key = JSON.stringify(entry);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(entry);
+  }
+  return out;
+}
+
+/**
+ * The ignore file's text with `entries` added at the end of its list, everything it held (its
+ * comments too) kept; `text` undefined is a new file. A problem instead when the text is not a
+ * file kiwi can add to as it stands (not YAML, not a mapping, an "ignore" that is not a list).
+ */
+export function withEntries(text: string | undefined, entries: readonly NewEntry[]): { text: string } | { problem: string } {
+  const { parseDocument, isScalar, isSeq } = require("yaml") as typeof import("yaml");
+  const doc: import("yaml").Document = parseDocument(text ?? "# Findings this project lets through on purpose (kiwi check reads this file): say why in each reason.\n", { uniqueKeys: true });
+  if (doc.errors.length > 0) return { problem: `it is not valid YAML (${doc.errors[0]!.message.split("\n")[0]})` };
+  if (doc.contents === null) doc.contents = doc.createNode({ ignore: [] });
+  if (!isRecord(doc.toJS())) return { problem: "it is not a mapping" };
+  const empty = doc.get("ignore", true);
+  if (empty === undefined || (isScalar(empty) && empty.value === null)) {
+    // `ignore:` with nothing under it but a comment: the comment goes with the list that replaces it.
+    const list = doc.createNode([]);
+    if (isScalar(empty)) {
+      list.commentBefore = empty.commentBefore ?? empty.comment;
+    }
+    doc.set("ignore", list);
+  }
+  const list = doc.get("ignore");
+  if (!isSeq(list)) return { problem: '"ignore" is not a list' };
+  list.flow = false;
+  for (const e of entries) list.items.push(doc.createNode(e));
+  return { text: doc.toString({ lineWidth: 0 }) };
 }

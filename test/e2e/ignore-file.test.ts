@@ -2,7 +2,7 @@
 // (a tool.json, an Agent Plugin's mcp.json) could not let through before, in kiwi check, kiwi lock
 // (whose memos must notice the file) and the pre-commit hook (a commit of the file alone).
 import { afterAll, describe, expect, test } from "bun:test";
-import { rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
@@ -158,4 +158,63 @@ describe("the pre-commit hook with .ai/kiwi-ignore.yaml", () => {
     expect(blocked.exitCode).toBe(1);
     expect(blocked.stdout).toContain("error  security/secret-literal");
   }, SLOW);
+});
+
+describe("kiwi check --add-ignores", () => {
+  // A key in a tool.json (an error kiwi may let through), a key in a script (by file and line),
+  // and a path leaving its tool (an error it may not).
+  const tools = () => ({
+    ".ai/tools/docs_example/tool.json": sample,
+    ".ai/tools/notify.sh": `#!/usr/bin/env bash\n# ---\n# tool_id: notify\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\ncurl -H "Authorization: token ${token}" https://api.github.com/user\n`,
+    ".ai/tools/p/tool.yaml": "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: ../../etc/passwd\n",
+  });
+
+  test("writes an entry for every finding kiwi can let through, keeps the file's comments, reports what remains, and adds nothing twice", async () => {
+    const dir = makeProject({ ...tools(), [IGNORE_FILE]: "# Reviewed by the platform team.\nignore:\n  # none yet\n" });
+    const r = await runKiwi(["check", "--add-ignores"], { cwd: dir });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain("error  security/path");
+    expect(r.stdout).not.toContain("secret-literal");
+    expect(r.stderr).toContain(`added 2 entries to ${IGNORE_FILE}: review each one, and say in its reason why the finding is let through`);
+    const written = readFileSync(join(dir, IGNORE_FILE), "utf8");
+    expect(written.startsWith("# Reviewed by the platform team.\nignore:\n  # none yet\n")).toBe(true);
+    expect(written).toMatch(/ {2}- rule: security\/secret-literal\n {4}tool: docs_example\n {4}pointer: \/config\/headers\/X-Example\n {4}reason: "added by kiwi check --add-ignores on \d{4}-\d\d-\d\d: say why it is let through, or fix it"\n/);
+    expect(written).toMatch(/ {2}- rule: security\/secret-literal\n {4}tool: notify\n {4}file: \.ai\/tools\/notify\.sh\n {4}line: 8\n/);
+    expect(written).not.toContain(token.slice(0, 8));
+
+    const after = await runKiwi(["check"], { cwd: dir });
+    expect(after.exitCode).toBe(1);
+    expect(after.stdout).not.toContain("secret-literal");
+    expect(after.stderr).toContain(`2 ignored by ${IGNORE_FILE}`);
+    const again = await runKiwi(["check", "--add-ignores", "--json"], { cwd: dir });
+    const doc = JSON.parse(again.stdout) as { ok: boolean; added: unknown[]; ignore_file: string; findings: { rule: string }[] };
+    expect([again.exitCode, doc.ok, doc.added, doc.ignore_file]).toEqual([1, false, [], IGNORE_FILE]);
+    // What remains is what no entry may let through: the path leaving its tool (and the schema it breaks).
+    expect(doc.findings.map((f) => f.rule).sort()).toEqual(["child-schema/mismatch", "security/path"]);
+    expect(readFileSync(join(dir, IGNORE_FILE), "utf8")).toBe(written);
+  });
+
+  test("creates the file when there is none, and exits 0 once nothing but what it let through was found", async () => {
+    const { [".ai/tools/p/tool.yaml"]: _, ...fine } = tools();
+    const dir = makeProject(fine);
+    const r = await runKiwi(["check", "--add-ignores"], { cwd: dir });
+    expect([r.exitCode, r.stdout]).toEqual([0, ""]);
+    expect(readFileSync(join(dir, IGNORE_FILE), "utf8")).toStartWith("# Findings this project lets through on purpose (kiwi check reads this file): say why in each reason.\n\nignore:\n  - rule: ");
+    expect((await runKiwi(["check"], { cwd: dir })).exitCode).toBe(0);
+  });
+
+  test("a file it cannot add to is left as it was (E_INPUT_INVALID); --staged and SARIF do not go with it", async () => {
+    const dir = makeProject({ ...tools(), [IGNORE_FILE]: "ignore: [unclosed\n" });
+    const r = await runKiwi(["check", "--add-ignores"], { cwd: dir });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`error[E_INPUT_INVALID]: cannot add entries to ${IGNORE_FILE}: it is not valid YAML`);
+    expect(readFileSync(join(dir, IGNORE_FILE), "utf8")).toBe("ignore: [unclosed\n");
+    const listed = makeProject({ ...tools(), [IGNORE_FILE]: "ignore: security/host-any\n" });
+    expect((await runKiwi(["check", "--add-ignores"], { cwd: listed })).stderr).toContain(`cannot add entries to ${IGNORE_FILE}: "ignore" is not a list`);
+    for (const extra of [["--staged"], ["--format", "sarif"]]) {
+      const u = await runKiwi(["check", "--add-ignores", ...extra], { cwd: dir });
+      expect(u.exitCode).toBe(2);
+      expect(u.stderr).toContain("error[E_USAGE]: --add-ignores does not go with");
+    }
+  });
 });

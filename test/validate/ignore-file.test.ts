@@ -7,7 +7,7 @@ import type { Project } from "../../src/manifest/discover-io.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
 import type { IgnoreFileText, Tool } from "../../src/manifest/model.ts";
 import { type CheckOptions, checkProject, withFindings } from "../../src/validate/check-project.ts";
-import { parseIgnoreFile } from "../../src/validate/ignore-file.ts";
+import { entriesFor, parseIgnoreFile, withEntries } from "../../src/validate/ignore-file.ts";
 import { toolFromJson, toolFromYaml } from "./_tools.ts";
 
 const file = (text: string): IgnoreFileText => ({ text, stat: [text.length, 1, 1, 1], digest: "d" });
@@ -178,5 +178,55 @@ describe("what a check lets through", () => {
     const result = check("ignore:\n  - rule: security/path\n    tool: p\n", { complete: "all" }, [tool]);
     expect(result.ok).toBe(false);
     expect(result.findings.some((f) => f.rule === "security/path")).toBe(true);
+  });
+});
+
+describe("entries kiwi check --add-ignores writes", () => {
+  const finding = (f: Partial<Finding>): Finding => ({ rule: "security/host-any", severity: "warning", file: ".ai/tools/t.yaml", message: "m", ...f });
+
+  test("by tool and pointer where a finding has both, else by file (a plugin server's: its mcp.json) and line; once each; never for what cannot be ignored", () => {
+    const entries = entriesFor(
+      [
+        finding({ tool: "t", pointer: "/requires", line: 6 }),
+        finding({ tool: "t", pointer: "/requires", line: 6 }),
+        finding({ rule: "security/secret-literal", severity: "error", tool: "notes", file: ".ai/tools/p/mcp.json#notes", line: 11 }),
+        finding({ rule: "discover/no-metadata", severity: "info", file: ".ai/tools/helper.py" }),
+        finding({ rule: "security/path", severity: "error", tool: "t", pointer: "/config/entrypoint" }),
+        finding({ rule: "ignore/unused", file: ".ai/kiwi-ignore.yaml", line: 2 }),
+      ],
+      "why",
+    );
+    expect(entries).toEqual([
+      { rule: "security/host-any", tool: "t", pointer: "/requires", reason: "why" },
+      { rule: "security/secret-literal", tool: "notes", file: ".ai/tools/p/mcp.json", line: 11, reason: "why" },
+      { rule: "discover/no-metadata", file: ".ai/tools/helper.py", reason: "why" },
+    ]);
+    // What it writes reads back as valid entries that match those findings.
+    const text = withEntries(undefined, entries);
+    if (!("text" in text)) throw new Error(text.problem);
+    expect(parseIgnoreFile(file(text.text)).findings).toEqual([]);
+    expect(parseIgnoreFile(file(text.text)).entries.map((e) => [e.rule, e.tool, e.file, e.pointer, e.atLine])).toEqual([
+      ["security/host-any", "t", undefined, "/requires", undefined],
+      ["security/secret-literal", "notes", ".ai/tools/p/mcp.json", undefined, 11],
+      ["discover/no-metadata", undefined, ".ai/tools/helper.py", undefined, undefined],
+    ]);
+  });
+
+  test.each([
+    ["an empty list in flow style", "ignore: []\n", "ignore:\n  - rule: security/host-any\n    tool: t\n    reason: why\n"],
+    ["a list with comments around it", "# reviewed\nignore:\n  - rule: a/b # x\n    tool: y\n\n# trailing\n", "# reviewed\nignore:\n  - rule: a/b # x\n    tool: y\n  - rule: security/host-any\n    tool: t\n    reason: why\n\n# trailing\n"],
+    ['"ignore:" with only a comment under it', "ignore:\n  # none yet\n", "ignore:\n  # none yet\n  - rule: security/host-any\n    tool: t\n    reason: why\n"],
+    ["no ignore key yet", "# nothing\n", "# nothing\n\nignore:\n  - rule: security/host-any\n    tool: t\n    reason: why\n"],
+  ])("adds to %s, keeping what it held", (_name, before, after) => {
+    expect(withEntries(before, [{ rule: "security/host-any", tool: "t", reason: "why" }])).toEqual({ text: after });
+  });
+
+  test.each([
+    ["not YAML", "ignore: [unclosed\n", /^it is not valid YAML/],
+    ["a list", "- a\n", /^it is not a mapping$/],
+    ["ignore: as text", "ignore: all\n", /^"ignore" is not a list$/],
+  ])("refuses a file that is %s", (_name, before, problem) => {
+    const r = withEntries(before, [{ rule: "security/host-any", tool: "t", reason: "why" }]);
+    expect("problem" in r && r.problem).toMatch(problem);
   });
 });

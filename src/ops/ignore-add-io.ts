@@ -1,0 +1,29 @@
+// `kiwi check --add-ignores`: an entry in the project's ignore file for every finding of the check
+// that kiwi may let through, so a project adopting kiwi (or a new rule) starts from a baseline its
+// people review, as ruff's --add-noqa and gitleaks' baseline do. What the entries say and how they
+// join the file's text are validate/ignore-file.ts's; this reads and writes the file.
+import { join } from "node:path";
+import { writeFileAtomic } from "../cache/atomic-io.ts";
+import { KiwiError } from "../errors.ts";
+import type { Finding } from "../findings/verdict.ts";
+import { readIgnoreFileText } from "../manifest/ignore-file-io.ts";
+import { IGNORE_FILE } from "../manifest/model.ts";
+import { type NewEntry, entriesFor, withEntries } from "../validate/ignore-file.ts";
+
+/**
+ * Adds the entries for `findings` to the ignore file of the project at `root` (creating it), in one
+ * atomic write; `today` (YYYY-MM-DD) dates their reason. Nothing is written when no finding can be
+ * let through. A file kiwi cannot add to as it stands is E_INPUT_INVALID, and stays as it was.
+ */
+export function addIgnoreEntries(root: string, findings: readonly Finding[], today: string): { file: string; added: NewEntry[] } {
+  const added = entriesFor(findings, `added by kiwi check --add-ignores on ${today}: say why it is let through, or fix it`);
+  if (added.length === 0) return { file: IGNORE_FILE, added };
+  const current = readIgnoreFileText(root);
+  const refuse = (why: string) =>
+    new KiwiError("E_INPUT_INVALID", `cannot add entries to ${IGNORE_FILE}: ${why}`, { hint: `fix it (kiwi check says where), or move it aside and run kiwi check --add-ignores again` });
+  if (current !== undefined && current.text === undefined) throw refuse(`the file ${current.unreadable ?? "cannot be read"}`);
+  const next = withEntries(current?.text, added);
+  if ("problem" in next) throw refuse(next.problem);
+  writeFileAtomic(join(root, IGNORE_FILE), next.text);
+  return { file: IGNORE_FILE, added };
+}
