@@ -35,6 +35,13 @@ export function applyIgnores(findings: readonly Finding[], comments: readonly Ig
   for (const c of comments) byFile.set(c.file, [...(byFile.get(c.file) ?? []), ...c.directives]);
   const used = new Set<string>();
   const usedEntries = new Set<ScopedIgnoreEntry>();
+  // By rule: a baseline (kiwi check --add-ignores) may hold an entry for each of a thousand findings.
+  const byRule = new Map<string, ScopedIgnoreEntry[]>();
+  for (const e of entries) {
+    const same = byRule.get(e.rule);
+    if (same) same.push(e);
+    else byRule.set(e.rule, [e]);
+  }
   const kept: Finding[] = [];
   const ignored: IgnoredFinding[] = [];
   for (const f of findings) {
@@ -46,7 +53,7 @@ export function applyIgnores(findings: readonly Finding[], comments: readonly Ig
       continue;
     }
     let entry: ScopedIgnoreEntry | undefined;
-    for (const e of entries) {
+    for (const e of byRule.get(f.rule) ?? []) {
       if (!matches(e, f)) continue;
       usedEntries.add(e); // every entry that matches is in use: a narrower one beside a broader one hides nothing more
       entry ??= e;
