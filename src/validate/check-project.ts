@@ -156,10 +156,10 @@ function scopeIgnoreEntries(file: IgnoreFileText, tools: readonly Tool[], comple
   const parsed = parseIgnoreFile(file);
   const findings = parsed.findings;
   const entries: ScopedIgnoreEntry[] = [];
-  const ids = complete === "all" ? tools.map((t) => t.id) : undefined;
+  const ids = complete === "all" ? new Set(tools.map((t) => t.id)) : undefined;
   for (const e of parsed.entries) {
-    if (ids && e.tool !== undefined && !ids.includes(e.tool)) {
-      const near = suggest(e.tool, ids);
+    if (ids && e.tool !== undefined && !ids.has(e.tool)) {
+      const near = suggest(e.tool, [...ids]);
       findings.push(fileFinding("ignore/invalid", IGNORE_FILE, `the entry for ${e.rule} names the tool "${e.tool}", which the project does not have, so it ignores nothing`, near ? `did you mean "${near}"?` : "name the tool by its id, as kiwi check prints it", { line: e.line, column: e.column }));
       continue;
     }

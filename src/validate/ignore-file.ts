@@ -72,9 +72,12 @@ export function parseIgnoreFile(file: IgnoreFileText): { entries: IgnoreEntry[];
   if (list === undefined || list === null) return { entries: [], findings };
   if (!Array.isArray(list)) return nothing('"ignore" is not a list', `list one entry per finding under it, each "- rule: …" with the keys that narrow it`, locate("/ignore"));
   const entries: IgnoreEntry[] = [];
+  // Where each entry starts, from the lines when the list has the usual block shape: the yaml
+  // library's positions (what locate asks) cost ~50 ms for a baseline of a thousand entries.
+  const starts = blockItemStarts(file.text, list.length);
   for (let i = 0; i < list.length; i++) {
     const at = `/ignore/${i}`;
-    const where = locate(at) ?? locate("/ignore");
+    const where = starts?.[i] ?? locate(at) ?? locate("/ignore");
     const problems = entryProblems(list[i], (key) => locate(`${at}/${key}`) ?? where);
     if (problems.length > 0) {
       for (const p of problems) findings.push(fileFinding("ignore/invalid", IGNORE_FILE, `entry ${i + 1} ${p.message}, so it ignores nothing`, p.hint, p.position ?? where));
@@ -83,6 +86,29 @@ export function parseIgnoreFile(file: IgnoreFileText): { entries: IgnoreEntry[];
     entries.push(toEntry(list[i] as Record<string, unknown>, where ?? { line: 1, column: 1 }));
   }
   return { entries, findings };
+}
+
+/**
+ * Where each item of the top-level `ignore:` list starts (its mapping, after the `- `), read from the
+ * lines: the list in block style right under `ignore:` at column 1, each item a line `<indent>- `.
+ * No continuation can start that way (a multi-line value is indented deeper than its key, which is
+ * deeper than the dash). Undefined unless exactly `count` items are found: the caller asks the parser.
+ */
+function blockItemStarts(text: string, count: number): { line: number; column: number }[] | undefined {
+  const lines = text.split("\n");
+  const key = lines.findIndex((l) => /^ignore:[ \t]*(?:#.*)?$/.test(l));
+  if (key === -1) return undefined;
+  const out: { line: number; column: number }[] = [];
+  let indent: string | undefined;
+  for (let i = key + 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (/^\s*(?:#.*)?$/.test(line)) continue;
+    indent ??= /^( *)- /.exec(line)?.[1];
+    if (indent === undefined) return undefined;
+    if (line.startsWith(`${indent}- `)) out.push({ line: i + 1, column: indent.length + 3 });
+    else if (line.length - line.trimStart().length <= indent.length) break; // the next top-level key
+  }
+  return out.length === count ? out : undefined;
 }
 
 interface Problem {

@@ -38,6 +38,13 @@ describe("reading the ignore file", () => {
     });
   });
 
+  test("an entry's place is the same however the list is written: block (read from the lines), unindented, flow (asked of the parser)", () => {
+    const lines = (text: string) => parseIgnoreFile(file(text)).entries.map((e) => [e.line, e.column, e.tool]);
+    expect(lines("ignore:\n  # first\n  - rule: security/host-any\n    tool: a\n    reason: |\n      - not an entry\n  - { rule: security/host-any, tool: b }\nother: 1\n")).toEqual([[3, 5, "a"], [7, 5, "b"]]);
+    expect(lines("ignore:\n- rule: security/host-any\n  tool: a\n- rule: security/host-any\n  tool: b\n")).toEqual([[2, 3, "a"], [4, 3, "b"]]);
+    expect(lines("ignore: [{ rule: security/host-any, tool: a },\n  { rule: security/host-any, tool: b }]\n")).toEqual([[1, 10, "a"], [2, 3, "b"]]);
+  });
+
   test.each([
     ["an empty file", ""],
     ["comments only", "# nothing ignored yet\n"],
