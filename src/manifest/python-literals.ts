@@ -16,7 +16,6 @@ export interface ModuleStatement {
   exprOffset: number;
 }
 
-/** The result of reading one expression as a literal: its value and where it ends (the offset just past it). */
 /**
  * Where each value inside a literal sits, by its JSON pointer from the literal (`/env/TOKEN`,
  * `/args/0`): a dict entry at its key (as YAML's positions are), a list element at itself; `end` is
@@ -24,6 +23,7 @@ export interface ModuleStatement {
  */
 export type LiteralOffsets = Map<string, { start: number; end: number; text: boolean }>;
 
+/** The result of reading one expression as a literal: its value, where it ends (the offset just past it) and where the values inside it sit. */
 export type LiteralResult = { ok: true; value: CanonicalValue; end: number; offsets: LiteralOffsets } | { ok: false; reason: string };
 
 /**
