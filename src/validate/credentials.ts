@@ -3,6 +3,7 @@
 // patterns). security.ts asks it of every string of a manifest, file-secrets.ts of every line of a
 // tool's files. Pure.
 import { computeLineStarts, lastStartAtOrBefore } from "../integrity/json-lossless.ts";
+import { IGNORE_FILE } from "../manifest/model.ts";
 
 interface CredentialFormat {
   kind: string;
@@ -114,4 +115,14 @@ export const PUBLISHED_WITH_IT = "the tool was published with it (from a registr
 /** What the consumer of a remote tool can do about a credential in it. */
 export function publishedSecretHint(toolId: string): string {
   return `tell the tool's publisher, who should revoke it and publish a version without it ("kiwi outdated" shows when the tag moves, "kiwi update ${toolId}" takes it); or remove the tool`;
+}
+
+/**
+ * The way past a published example (no credential), as a hint ends: on its line, the comment
+ * `comment` when the text can hold one, else (JSON has no comments) an entry of the project's
+ * ignore file narrowed by `narrowing` (`tool: x`, or `file: …, line: n`).
+ */
+export function publishedExampleHint(comment: string | undefined, narrowing: string): string {
+  const way = comment === undefined ? `in ${IGNORE_FILE} (rule: security/secret-literal, ${narrowing}, reason: <why>)` : `on its line: ${comment}`;
+  return `if it is a published example and no credential, say so ${way}`;
 }

@@ -7,10 +7,10 @@
 import type { FileIdentity } from "../cache/stat-cache-io.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { fileFinding, fileOnDisk } from "../findings/finding.ts";
-import { IGNORE_FILE, type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
+import { type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
 import { type ManifestSyntax, syntaxOf } from "../manifest/forms.ts";
 import type { IgnoreDirective } from "../manifest/ignore-comments.ts";
-import { type CredentialHit, PUBLISHED_WITH_IT, credentialNoun, publishedSecretHint } from "./credentials.ts";
+import { type CredentialHit, PUBLISHED_WITH_IT, credentialNoun, publishedExampleHint, publishedSecretHint } from "./credentials.ts";
 import type { IgnoreComments } from "./ignores.ts";
 import { toolPath } from "./layer.ts";
 
@@ -76,14 +76,12 @@ export function planFileScans(tools: readonly Tool[]): FileScanRequest[] {
   return out;
 }
 
-const HINT =
-  'remove it, revoke it if it was ever committed or pushed, and have the tool read it from its environment: a "${NAME}" reference in config.env, NAME set where kiwi runs; if it is a published example and no credential, say so ';
+const HINT = 'remove it, revoke it if it was ever committed or pushed, and have the tool read it from its environment: a "${NAME}" reference in config.env, NAME set where kiwi runs';
 
-/** The hint's way past a published example: a comment on its line, or in JSON (which has none) an entry of the ignore file. */
+/** The hint, with the way past a published example: a comment on its line, or in JSON (which has none) an entry of the ignore file. */
 function hintFor(file: string, line: number): string {
-  return file.endsWith(".json")
-    ? `${HINT}in ${IGNORE_FILE} (rule: security/secret-literal, file: ${file}, line: ${line}, reason: <why>)`
-    : `${HINT}on its line: a comment holding kiwi-ignore: security/secret-literal -- <why>`;
+  const comment = syntaxOf(file) === "json" ? undefined : "a comment holding kiwi-ignore: security/secret-literal -- <why>";
+  return `${HINT}; ${publishedExampleHint(comment, `file: ${file}, line: ${line}`)}`;
 }
 
 /**

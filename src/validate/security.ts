@@ -2,7 +2,7 @@
 // resource limits stay within documented bounds, shell+network+filesystem is a warning (an error
 // with --strict), and entry points and file paths never leave the tool directory. Pure.
 import type { Finding } from "../findings/verdict.ts";
-import { IGNORE_FILE, type Limits, type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
+import { type Limits, type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
 import { syntaxOf } from "../manifest/forms.ts";
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { MAGRAY_CAPABILITY_WORDS } from "../schema/vocabulary.ts";
@@ -12,7 +12,7 @@ import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ALIAS_GROUPS, chosenSpelling } from "../manifest/aliases.ts";
 import { declaredSecrets, envNameOf, isSecretName, isSecretParam, referencedParams, referencedSecrets } from "../schema/placeholders.ts";
-import { ANY_CREDENTIAL, PUBLISHED_WITH_IT, credentialIn, credentialNoun, publishedSecretHint } from "./credentials.ts";
+import { ANY_CREDENTIAL, PUBLISHED_WITH_IT, credentialIn, credentialNoun, publishedExampleHint, publishedSecretHint } from "./credentials.ts";
 
 /** Documented bounds of each limit (magray's for memory, time and fuel), inclusive. */
 export const LIMIT_BOUNDS: Record<keyof Limits, { min: number; max: number; unit: string }> = {
@@ -336,9 +336,8 @@ function looksRandom(text: string): boolean {
 
 /** The way past a published example: an ignore comment where the manifest's syntax has comments, else (JSON) an entry of the ignore file. */
 function exampleHint(tool: Tool): string {
-  return syntaxOf(manifestPathOf(tool.manifestFile)) === "json"
-    ? `; if it is a published example and no credential, say so in ${IGNORE_FILE} (rule: security/secret-literal, tool: ${tool.id}, reason: <why>)`
-    : '; if it is a published example and no credential, say so on its line: # kiwi-ignore: security/secret-literal -- <why>';
+  const json = syntaxOf(manifestPathOf(tool.manifestFile)) === "json";
+  return `; ${publishedExampleHint(json ? undefined : "# kiwi-ignore: security/secret-literal -- <why>", `tool: ${tool.id}`)}`;
 }
 
 /**
