@@ -163,7 +163,10 @@ function scopeIgnoreEntries(file: IgnoreFileText, tools: readonly Tool[], comple
       findings.push(fileFinding("ignore/invalid", IGNORE_FILE, `the entry for ${e.rule} names the tool "${e.tool}", which the project does not have, so it ignores nothing`, near ? `did you mean "${near}"?` : "name the tool by its id, as kiwi check prints it", { line: e.line, column: e.column }));
       continue;
     }
-    const report = complete === "all" || (complete !== undefined && complete.some((t) => (e.tool === undefined || t.id === e.tool) && (e.file === undefined || holdsFile(t, e.file)) && (e.tool !== undefined || e.file !== undefined)));
+    // A project-wide entry (a rule alone) is judged only by a check of everything.
+    const narrowed = e.tool !== undefined || e.file !== undefined;
+    const judged = (t: Tool) => (e.tool === undefined || t.id === e.tool) && (e.file === undefined || holdsFile(t, e.file));
+    const report = complete === "all" || (narrowed && complete !== undefined && complete.some(judged));
     entries.push({ ...e, report });
   }
   return { entries, findings };
