@@ -44,7 +44,7 @@ export default defineCommand({
       return 0;
     }
     showCheckNotes(findings, ctx, false);
-    showResult(renderAdded({ ...result, findings }));
+    showResult(renderAdded(result));
     return 0;
   },
 });

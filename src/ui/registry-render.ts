@@ -46,7 +46,7 @@ export function renderPublished(r: PublishResult): string {
 }
 
 /** What `kiwi add` placed and locked. */
-export function renderAdded(r: AddResult): string {
+export function renderAdded(r: Omit<AddResult, "findings">): string {
   const lines = [`added ${r.tool}@${r.version} from ${r.source}`, `integrity ${r.integrity}`, `placed in ${r.path} (${plural(r.files, "file")}, ${r.fetched} downloaded)`];
   if (r.replaced) lines.push(`replaced ${r.tool}@${r.replaced.version} (${r.replaced.integrity})`);
   if (r.signedBy) lines.push(`signature verified: ${r.signedBy}`);
