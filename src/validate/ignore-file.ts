@@ -228,7 +228,8 @@ export function entriesFor(findings: readonly Finding[], reason: string): NewEnt
 export function withEntries(text: string | undefined, entries: readonly NewEntry[]): { text: string } | { problem: string } {
   const { parseDocument, isScalar, isSeq } = require("yaml") as typeof import("yaml");
   const doc: import("yaml").Document = parseDocument(text ?? "# Findings this project lets through on purpose (kiwi check reads this file): say why in each reason.\n", { uniqueKeys: true });
-  if (doc.errors.length > 0) return { problem: `it is not valid YAML (${doc.errors[0]!.message.split("\n")[0]})` };
+  // The library's first line, without the colon that introduces its excerpt of the text.
+  if (doc.errors.length > 0) return { problem: `it is not valid YAML (${doc.errors[0]!.message.split("\n")[0]!.replace(/:$/, "")})` };
   if (doc.contents === null) doc.contents = doc.createNode({ ignore: [] });
   if (!isRecord(doc.toJS())) return { problem: "it is not a mapping" };
   const empty = doc.get("ignore", true);
