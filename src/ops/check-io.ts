@@ -4,10 +4,12 @@ import { existsSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
-import { IGNORE_FILE } from "../manifest/model.ts";
+import { IGNORE_FILE, isRemoteTool } from "../manifest/model.ts";
 import { suggest } from "../resolve/suggest.ts";
 import { type CheckResult, checkProject, planSyntaxChecks, resolveScope, syntaxFindings, withFindings } from "../validate/check-project.ts";
 import { readLockfile } from "../lockfile/fs.ts";
+import type { Lockfile } from "../schema/lockfile.ts";
+import type { RemoteRecords } from "../validate/layer.ts";
 import { checkMcpToolNames, pinnedToolNames } from "../validate/mcp-names.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
 import { withFileSecrets } from "../validate/file-secrets-io.ts";
@@ -50,24 +52,36 @@ export async function checkTree(options: CheckTreeOptions): Promise<CheckTreeRes
   // The interpreters run while the pure layers use the CPU.
   const pending = requests.length > 0 ? runSyntaxChecks(requests, { env: options.env, cacheDir: options.cacheDir }) : undefined;
   const childSchemaMemo = openChildSchemaMemo(options.cacheDir);
+  const lock = readLock(project.root);
+  const remoteRecords = lockedRemotes(project, lock);
   // Every layer judges the scope here: an ignore entry about it that lets nothing through is said.
-  const checked = checkProject(project, { strict: options.strict, only, childSchemaMemo, complete: only.length === 0 ? "all" : scope.tools });
+  const checked = checkProject(project, { strict: options.strict, only, childSchemaMemo, complete: only.length === 0 ? "all" : scope.tools, ...(remoteRecords ? { remoteRecords } : {}) });
   childSchemaMemo?.save();
-  const named = withFindings(checked, checkMcpToolNames(scope.tools, pinnedToolNames(lockedPins(project.root))), { strict: options.strict });
+  const named = withFindings(checked, checkMcpToolNames(scope.tools, pinnedToolNames(lock === "unreadable" ? {} : (lock?.mcp_servers ?? {}))), { strict: options.strict });
   // The tools' files are read while the interpreters parse.
-  const base = withFileSecrets(named, scope.tools, options);
+  const base = withFileSecrets(named, scope.tools, { ...options, ...(remoteRecords ? { remoteRecords } : {}) });
   if (!pending) return { project, result: base };
   const verdicts = await pending;
   return { project, result: withFindings(base, syntaxFindings(requests, verdicts), { strict: options.strict }) };
 }
 
-/** The MCP pins of tool.lock.json; none when it is absent or unreadable (kiwi lock and verify report that). */
-function lockedPins(root: string): Record<string, { interface?: unknown }> {
+/** tool.lock.json, if the project has one; "unreadable" when it cannot be parsed (kiwi lock and verify say why). */
+function readLock(root: string): Lockfile | "unreadable" | undefined {
   try {
-    return readLockfile(root)?.lock.mcp_servers ?? {};
+    return readLockfile(root)?.lock;
   } catch {
-    return {};
+    return "unreadable";
   }
+}
+
+/**
+ * What the lockfile records of the project's remote tools, when it has any in .ai/tools/.remote/;
+ * without one there is nothing to tell apart.
+ */
+function lockedRemotes(project: Project, lock: Lockfile | "unreadable" | undefined): RemoteRecords | undefined {
+  if (!project.tools.some(isRemoteTool)) return undefined;
+  if (lock === "unreadable") return { ids: new Set(), lockfile: "unreadable" };
+  return { ids: new Set(Object.keys(lock?.remote ?? {})), lockfile: lock ? "read" : "absent" };
 }
 
 /** A command-line target as `only` reads it: an existing path becomes project-relative; else an id. */

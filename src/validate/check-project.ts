@@ -8,7 +8,7 @@ import { indexTools } from "../resolve/chain.ts";
 import { type ParameterMemo, checkParameters } from "./parameters.ts";
 import { checkChains, checkChildSchemas, checkOwnChildSchemas } from "./chain-layer.ts";
 import { fileFinding, toolFinding } from "../findings/finding.ts";
-import type { ChildSchemaMemo, LayerContext } from "./layer.ts";
+import { type ChildSchemaMemo, type LayerContext, type RemoteRecords, isPublished } from "./layer.ts";
 import { ruleInfo } from "../findings/rules.ts";
 import { checkMagray } from "./magray.ts";
 import { checkPackages } from "./packages.ts";
@@ -18,7 +18,7 @@ import { checkType } from "./types.ts";
 import { checkUniversal } from "./universal.ts";
 import { type IgnoreComments, type ScopedIgnoreEntry, applyIgnores } from "./ignores.ts";
 import { parseIgnoreFile } from "./ignore-file.ts";
-import { IGNORE_FILE, type IgnoreFileText, manifestPathOf } from "../manifest/model.ts";
+import { IGNORE_FILE, type IgnoreFileText, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
 import { suggest } from "../resolve/suggest.ts";
 
 export { planSyntaxChecks, syntaxFindings } from "./syntax.ts";
@@ -40,6 +40,14 @@ export interface CheckOptions {
    * the pure layers only), none is: a finding it never computes is not a finding gone.
    */
   complete?: "all" | readonly Tool[];
+  /**
+   * What tool.lock.json records of remote tools (`kiwi check` reads it): a tool under
+   * .ai/tools/.remote/ it does not record was put there by hand or committed, so it is checked as the
+   * project's own, its credentials errors, and is a security/remote-unlocked error. Absent (the
+   * lock's check, whose lockfile keeps the records it had; the staged check, which refuses such files
+   * in a commit), the folder decides.
+   */
+  remoteRecords?: RemoteRecords;
 }
 
 export interface CheckResult {
@@ -122,6 +130,7 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
     strict: options.strict === true,
     escapedPaths: new Set(project.findings.filter((f) => f.rule === "security/symlink-escape").map((f) => f.file)),
     childSchemaMemo: options.childSchemaMemo,
+    ...(options.remoteRecords ? { remoteRecords: options.remoteRecords } : {}),
   };
   const findings: Finding[] = project.findings.filter((f) => scope.hasFile(f.file));
   const parameterMemo: ParameterMemo = new Map();
@@ -130,6 +139,7 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
     if (tool.ignores) ignoreComments.push({ file: tool.manifestFile, tool: tool.id, directives: tool.ignores });
     const universal = checkUniversal(tool);
     findings.push(...universal);
+    if (options.remoteRecords && isRemoteTool(tool) && !isPublished(tool, options.remoteRecords)) findings.push(remoteUnlocked(tool, options.remoteRecords));
     if (universal.some((f) => f.rule === "universal/not-a-mapping")) continue;
     if ((TOOL_TYPES as readonly string[]).includes(tool.type)) findings.push(...checkType(tool, ctx));
     findings.push(...checkSecurity(tool, ctx));
@@ -170,6 +180,18 @@ function scopeIgnoreEntries(file: IgnoreFileText, tools: readonly Tool[], comple
     entries.push({ ...e, report });
   }
   return { entries, findings };
+}
+
+/** A tool in .ai/tools/.remote/ the lockfile does not record as remote (CheckOptions.remoteRecords). */
+function remoteUnlocked(tool: Tool, records: RemoteRecords): Finding {
+  const lock = records.lockfile === "absent" ? "the project has no tool.lock.json to record it" : records.lockfile === "unreadable" ? "tool.lock.json cannot be read to tell" : `tool.lock.json records no remote tool "${tool.id}"`;
+  return toolFinding(
+    tool,
+    "security/remote-unlocked",
+    "",
+    `the tool is in ${tool.root}, where kiwi add and kiwi install place the tools of a registry, but ${lock}: it is checked as the project's own`,
+    `move it out of .ai/tools/.remote/ to keep it as your own tool, or take it from its registry with "kiwi add <registry>/<repository>:<tag>"; if a commit brought it, remove it from git too (git rm -r --cached ${tool.root})`,
+  );
 }
 
 /** Whether a finding in `file` (project-relative) can be about `tool`: its manifest, or a file in its folder. */

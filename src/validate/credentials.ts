@@ -106,7 +106,7 @@ function isCredential(format: CredentialFormat, match: string): boolean {
 }
 
 /**
- * A credential in a remote tool (pulled from a registry: manifest/model.ts isRemoteTool) is its
+ * A credential in a remote tool (pulled from a registry: layer.ts isPublished) is its
  * publisher's: the tool is not committed here, and its integrity is pinned, so the consumer can
  * neither change the file nor add a comment. It is said (a warning), with the publisher's fix.
  */

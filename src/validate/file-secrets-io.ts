@@ -15,6 +15,7 @@ import { credentialsInText } from "./credentials.ts";
 import { type FileScan, type FileScanRequest, MAX_SCANNED_BYTES, fileSecretFindings, planFileScans } from "./file-secrets.ts";
 import { type CheckResult, withFindings } from "./check-project.ts";
 import type { Tool } from "../manifest/model.ts";
+import type { RemoteRecords } from "./layer.ts";
 
 /** Where what tools' files hold is remembered, relative to the cache directory. */
 export const FILE_SCAN_CACHE_FILE = join("check", "secrets-v1.json");
@@ -80,8 +81,8 @@ function scanTool(requests: readonly FileScanRequest[], cache: Map<string, Entry
 }
 
 /** `result` with the credentials found in the files of `tools` (and those files' ignore comments). */
-export function withFileSecrets(result: CheckResult, tools: readonly Tool[], options: { cacheDir?: string; strict?: boolean }): CheckResult {
-  const requests = planFileScans(tools);
+export function withFileSecrets(result: CheckResult, tools: readonly Tool[], options: { cacheDir?: string; strict?: boolean; remoteRecords?: RemoteRecords }): CheckResult {
+  const requests = planFileScans(tools, options.remoteRecords);
   const { findings, ignoreComments } = fileSecretFindings(requests, runFileScans(requests, { cacheDir: options.cacheDir }), [...result.findings, ...result.ignored], tools);
   return findings.length === 0 && ignoreComments.length === 0 ? result : withFindings(result, findings, { strict: options.strict }, ignoreComments);
 }

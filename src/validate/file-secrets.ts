@@ -7,12 +7,12 @@
 import type { FileIdentity } from "../cache/stat-cache-io.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { fileFinding, fileOnDisk } from "../findings/finding.ts";
-import { type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
+import { type Tool, manifestPathOf } from "../manifest/model.ts";
 import { type ManifestSyntax, syntaxOf } from "../manifest/forms.ts";
 import type { IgnoreDirective } from "../manifest/ignore-comments.ts";
 import { type CredentialHit, PUBLISHED_WITH_IT, credentialNoun, publishedExampleHint, publishedSecretHint } from "./credentials.ts";
 import type { IgnoreComments } from "./ignores.ts";
-import { toolPath } from "./layer.ts";
+import { type RemoteRecords, isPublished, toolPath } from "./layer.ts";
 
 /** Files larger than this are not read (a data file, a bundle): gitleaks' default cap is of this order. */
 export const MAX_SCANNED_BYTES = 1024 * 1024;
@@ -32,7 +32,7 @@ export interface FileScanRequest {
    */
   manifest?: ManifestSyntax;
   /**
-   * The tool was pulled from a registry (manifest/model.ts isRemoteTool): its files are not
+   * The tool was pulled from a registry (layer.ts isPublished): its files are not
    * committed here and cannot be changed or carry a comment of the consumer's (their integrity is
    * pinned), so what they hold is the publisher's to fix: said, but no error.
    */
@@ -48,15 +48,16 @@ export interface FileScan {
 /**
  * The files of the tools in scope to read, tool by tool, each file once (an Agent Plugin's servers
  * share the plugin's files): built-in tools have none, and a file past MAX_SCANNED_BYTES is left out.
+ * `remoteRecords`: what the lockfile records of remote tools, when the caller read it (isPublished).
  */
-export function planFileScans(tools: readonly Tool[]): FileScanRequest[] {
+export function planFileScans(tools: readonly Tool[], remoteRecords?: RemoteRecords): FileScanRequest[] {
   const out: FileScanRequest[] = [];
   const seen = new Set<string>();
   for (const tool of tools) {
     if (tool.form === "builtin") continue;
     const manifest = manifestPathOf(tool.manifestFile);
     const syntax = syntaxOf(manifest);
-    const remote = isRemoteTool(tool);
+    const remote = isPublished(tool, remoteRecords);
     const add = (file: string, abs: string, identity: FileIdentity | undefined) => {
       if (seen.has(file)) return;
       seen.add(file);

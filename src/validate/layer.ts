@@ -1,6 +1,6 @@
 // What every validation layer receives: the whole tree (chain rules see everything), the options,
 // and small shared helpers. Pure.
-import type { Tool } from "../manifest/model.ts";
+import { type Tool, isRemoteTool } from "../manifest/model.ts";
 import type { ToolIndex } from "../resolve/chain.ts";
 import type { SchemaError } from "./json-schema.ts";
 import { escapePointer } from "../integrity/canonical.ts";
@@ -13,6 +13,27 @@ export interface LayerContext {
   escapedPaths: ReadonlySet<string>;
   /** child_schemas verdicts remembered across runs (injected; none means every pair is compiled and judged). */
   childSchemaMemo?: ChildSchemaMemo;
+  /** What tool.lock.json records of remote tools, when the caller read it (isPublished). */
+  remoteRecords?: RemoteRecords;
+}
+
+/**
+ * The tools tool.lock.json records as remote (its `remote` section), and whether it could be read:
+ * `kiwi add` and `kiwi install` place in REMOTE_TOOLS_DIR only tools it records.
+ */
+export interface RemoteRecords {
+  ids: ReadonlySet<string>;
+  lockfile: "read" | "absent" | "unreadable";
+}
+
+/**
+ * Whether a tool's files are its registry publisher's, so that a credential in them is said to its
+ * consumer as theirs to fix (a warning): it is in REMOTE_TOOLS_DIR and, when the caller read the
+ * lockfile, recorded there. A tool put in that folder by hand, or committed into it, is the
+ * project's own (validate/check-project.ts says so: security/remote-unlocked).
+ */
+export function isPublished(tool: Pick<Tool, "id" | "root">, records: RemoteRecords | undefined): boolean {
+  return isRemoteTool(tool) && (records === undefined || records.ids.has(tool.id));
 }
 
 /** The direct executor tool, when it exists. */

@@ -2,12 +2,12 @@
 // resource limits stay within documented bounds, shell+network+filesystem is a warning (an error
 // with --strict), and entry points and file paths never leave the tool directory. Pure.
 import type { Finding } from "../findings/verdict.ts";
-import { type Limits, type Tool, isRemoteTool, manifestPathOf } from "../manifest/model.ts";
+import { type Limits, type Tool, manifestPathOf } from "../manifest/model.ts";
 import { syntaxOf } from "../manifest/forms.ts";
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
 import { MAGRAY_CAPABILITY_WORDS } from "../schema/vocabulary.ts";
 import { toolFinding } from "../findings/finding.ts";
-import { type LayerContext, normalizeRel, seg, toolPath } from "./layer.ts";
+import { type LayerContext, isPublished, normalizeRel, seg, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { ALIAS_GROUPS, chosenSpelling } from "../manifest/aliases.ts";
@@ -68,7 +68,7 @@ export function checkSecurity(tool: Tool, ctx: LayerContext): Finding[] {
   limits(tool, ctx, out);
   risky(tool, ctx, out);
   secretArgs(tool, ctx, out);
-  credentials(tool, tool.doc, [], out, 0);
+  credentials(tool, isPublished(tool, ctx.remoteRecords), tool.doc, [], out, 0);
   secretValues(tool, ctx, out);
   paths(tool, ctx, out);
   return out;
@@ -221,14 +221,14 @@ function secretArgs(tool: Tool, ctx: LayerContext, out: Finding[]): void {
 }
 
 /** Every string of the manifest that has a credential's form; the message shows only its first characters. */
-function credentials(tool: Tool, value: unknown, path: (string | number)[], out: Finding[], depth: number): void {
+function credentials(tool: Tool, published: boolean, value: unknown, path: (string | number)[], out: Finding[], depth: number): void {
   if (typeof value === "string") {
     const found = credentialIn(value);
     if (!found) return;
     const pointer = path.map((p) => `/${seg(p)}`).join("");
     const kind = `${fieldName(pointer) || "the manifest"} holds what looks like ${credentialNoun(found.kind)} (${found.shown}…)`;
     out.push(
-      isRemoteTool(tool)
+      published
         ? toolFinding(tool, "security/secret-literal", pointer, `${kind}; ${PUBLISHED_WITH_IT}`, publishedSecretHint(tool.id), "warning")
         : toolFinding(
             tool,
@@ -246,7 +246,7 @@ function credentials(tool: Tool, value: unknown, path: (string | number)[], out:
     for (let i = 0; i < value.length; i++) {
       if (!mayHold(value[i])) continue;
       path.push(i);
-      credentials(tool, value[i], path, out, depth + 1);
+      credentials(tool, published, value[i], path, out, depth + 1);
       path.pop();
     }
     return;
@@ -255,7 +255,7 @@ function credentials(tool: Tool, value: unknown, path: (string | number)[], out:
     const child = (value as Record<string, unknown>)[key];
     if (!mayHold(child)) continue;
     path.push(key);
-    credentials(tool, child, path, out, depth + 1);
+    credentials(tool, published, child, path, out, depth + 1);
     path.pop();
   }
 }

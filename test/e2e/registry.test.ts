@@ -191,18 +191,38 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
   });
 
   test("a key in a remote tool is a warning to its consumer, but publishing that tool again is refused as for any tool", async () => {
-    // As `kiwi add` of an artifact some other publisher pushed would place it.
-    const root = makeProject(leakyTool(".ai/tools/.remote/mirror", "mirror"));
+    // Published with its publisher's word that the key is a sample (the publisher's ignore file).
+    const entry = "ignore:\n  - rule: security/secret-literal\n    tool: mirror\n    reason: a revoked sample key, shown in the docs\n";
+    const ref = `${registry.host}/team/mirror:1`;
+    expect((await kiwiIn(makeProject({ ...leakyTool(".ai/tools/mirror", "mirror"), ".ai/kiwi-ignore.yaml": entry })).run(["publish", "mirror", ref])).exitCode).toBe(0);
+    const root = consumer();
     const k = kiwiIn(root);
+    expect((await k.run(["add", ref])).exitCode).toBe(0);
     const check = await k.run(["check"]);
     expect(check.exitCode).toBe(0);
     expect(check.stdout).toContain(".ai/tools/.remote/mirror/main.sh:1:31  warning  security/secret-literal  line 1 holds what looks like a GitHub token (ghp_…); the tool was published with it");
     const before = registry.requests().length;
-    const r = await k.run(["publish", "mirror", `${registry.host}/team/mirror:1`]);
+    const r = await k.run(["publish", "mirror", `${registry.host}/team/mirror2:1`]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('error[E_CHECK_FAILED]: tool "mirror" does not pass "kiwi check --strict" (1 error, 0 warnings); nothing was published');
     expect(r.stderr).toContain(".ai/tools/.remote/mirror/main.sh:1:31  error  security/secret-literal");
     expect(registry.requests().length).toBe(before);
+  });
+
+  test("a tool put in .ai/tools/.remote/ by hand is no remote tool: its key is an error, and kiwi check names the folder it should not be in", async () => {
+    const root = makeProject(leakyTool(".ai/tools/.remote/copied", "copied"));
+    const k = kiwiIn(root);
+    const bare = await k.run(["check"]);
+    expect(bare.exitCode).toBe(1);
+    expect(bare.stdout).toContain('.ai/tools/.remote/copied/tool.yaml:1:1  error  security/remote-unlocked  the tool is in .ai/tools/.remote/copied, where kiwi add and kiwi install place the tools of a registry, but the project has no tool.lock.json to record it: it is checked as the project\'s own');
+    expect(bare.stdout).toContain(".ai/tools/.remote/copied/main.sh:1:31  error  security/secret-literal  line 1 holds what looks like a GitHub token (ghp_…); the file is committed with the tool");
+    expect(bare.stdout + bare.stderr).not.toContain(TOKEN.slice(0, 8));
+    // Locked, it is still no remote tool: only kiwi add and kiwi install record one.
+    writeFileSync(join(root, ".ai/tools/.remote/copied/main.sh"), "echo hi\n");
+    expect((await k.run(["lock"])).exitCode).toBe(0);
+    const json = await k.run(["check", "--json"]);
+    expect(json.exitCode).toBe(1);
+    expect(JSON.parse(json.stdout).findings.map((f: { rule: string; message: string }) => [f.rule, f.message.split(", but ")[1]])).toEqual([["security/remote-unlocked", 'tool.lock.json records no remote tool "copied": it is checked as the project\'s own']]);
   });
 
   test("a project's ignore file lets its own tool be published; the consumer's kiwi add says the warning, and the consumer's own file decides there", async () => {

@@ -5,6 +5,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkTree } from "../../src/ops/check-io.ts";
+import { createContext } from "../../src/context.ts";
+import { lockProject } from "../../src/ops/lock-io.ts";
 import { readProject } from "../../src/manifest/discover-io.ts";
 import { planFileScans } from "../../src/validate/file-secrets.ts";
 import { FILE_SCAN_CACHE_FILE, runFileScans } from "../../src/validate/file-secrets-io.ts";
@@ -116,11 +118,31 @@ describe("kiwi check on a tool's files", () => {
     expect(shell.findings.filter((f) => f.rule === "security/secret-literal").map((f) => [f.line, f.pointer])).toEqual([[7, "/description"]]);
   });
 
+  /** A remote tool's tree as kiwi add leaves it: placed in .ai/tools/.remote/r/, locked, and recorded as remote. */
+  async function remoteTree(files: Record<string, string>, lockfile: "recorded" | "unrecorded" | "absent" | "unreadable"): Promise<string> {
+    const root = project(files);
+    if (lockfile === "absent") return root;
+    const path = join(root, "tool.lock.json");
+    if (lockfile === "unreadable") {
+      writeFileSync(path, "{ not json\n");
+      return root;
+    }
+    await lockProject(createContext({ cwd: root, env: { PATH: process.env.PATH, HOME: makeTemp("kiwi-home-"), KIWI_CACHE_DIR: makeTemp("kiwi-cache-") } }));
+    const lock = JSON.parse(readFileSync(path, "utf8"));
+    if (lockfile === "recorded") {
+      const sha = (c: string) => c.repeat(64);
+      lock.remote = { r: { source: `oci://127.0.0.1:5000/team/r@sha256:${sha("a")}`, reference: "127.0.0.1:5000/team/r:1", integrity: lock.tools.r.integrity, manifest_file: "tool.yaml", manifest_sha256: sha("b") } };
+    }
+    writeFileSync(path, JSON.stringify(lock, null, 2));
+    return root;
+  }
+  const REMOTE = {
+    ".ai/tools/.remote/r/tool.yaml": `tool_id: r\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n  env: { GH_TOKEN: ${KEY} }\n`,
+    ".ai/tools/.remote/r/main.py": `TOKEN = "${KEY}"\n`,
+  };
+
   test("a key in a remote tool's file (pulled from a registry, not committed, not the consumer's to change) is a warning that names its publisher's fix", async () => {
-    const result = await check({
-      ".ai/tools/.remote/r/tool.yaml": `tool_id: r\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: main.py\n  env: { GH_TOKEN: ${KEY} }\n`,
-      ".ai/tools/.remote/r/main.py": `TOKEN = "${KEY}"\n`,
-    });
+    const result = (await checkTree({ cwd: await remoteTree(REMOTE, "recorded"), syntax: false })).result;
     const found = result.findings.filter((f) => f.rule === "security/secret-literal");
     // The manifest's value by its field (security.ts), the script's line: both the publisher's.
     expect(found.map((f) => [f.file, f.line, f.severity, f.tool])).toEqual([
@@ -130,7 +152,27 @@ describe("kiwi check on a tool's files", () => {
     expect(found[1]!.message).toBe("config.env.GH_TOKEN holds what looks like a GitHub token (ghp_…); the tool was published with it (from a registry: it is not committed here)");
     expect(found[0]!.message).toBe("line 1 holds what looks like a GitHub token (ghp_…); the tool was published with it (from a registry: it is not committed here)");
     expect(found[0]!.hint).toContain('"kiwi update r"');
+    expect(result.findings.map((f) => f.rule)).not.toContain("security/remote-unlocked");
     expect(result.ok).toBe(true);
+  });
+
+  test.each([
+    ["unrecorded", 'tool.lock.json records no remote tool "r"'],
+    ["absent", "the project has no tool.lock.json to record it"],
+    ["unreadable", "tool.lock.json cannot be read to tell"],
+  ] as const)("a tool in .ai/tools/.remote/ that the lockfile does not record as remote (%s) is the project's own: its keys are errors", async (lockfile, why) => {
+    const result = (await checkTree({ cwd: await remoteTree(REMOTE, lockfile), syntax: false })).result;
+    expect(result.ok).toBe(false);
+    const unlocked = result.findings.filter((f) => f.rule === "security/remote-unlocked");
+    expect(unlocked.map((f) => [f.file, f.tool, f.severity])).toEqual([[".ai/tools/.remote/r/tool.yaml", "r", "error"]]);
+    expect(unlocked[0]!.message).toBe(`the tool is in .ai/tools/.remote/r, where kiwi add and kiwi install place the tools of a registry, but ${why}: it is checked as the project's own`);
+    expect(unlocked[0]!.hint).toContain("git rm -r --cached .ai/tools/.remote/r");
+    const found = result.findings.filter((f) => f.rule === "security/secret-literal");
+    expect(found.map((f) => [f.file, f.line, f.severity])).toEqual([
+      [".ai/tools/.remote/r/main.py", 1, "error"],
+      [".ai/tools/.remote/r/tool.yaml", 7, "error"],
+    ]);
+    expect(found.every((f) => !f.message.includes("published with it"))).toBe(true);
   });
 
   test("a key in a kiwi_mcp module's triple-quoted description is reported once, by its field", async () => {
