@@ -138,6 +138,7 @@ export const RULES = {
   "parameters/unknown-field": { severity: "warning", description: "A parameter declaration has a field kiwi does not know (often a typo).", example: "requried: true" },
   // Ignore comments (src/validate/ignores.ts)
   "ignore/invalid": { severity: "warning", description: "A `# kiwi-ignore:` comment names no rule, something that is not a rule id, a rule kiwi does not have, or an error that cannot be ignored: it ignores nothing of that. Likewise an entry of `.ai/kiwi-ignore.yaml` (or the file itself) kiwi cannot read as written: a misspelt key, a tool the project does not have, a line without its file.", example: "# kiwi-ignore: security/secret-litteral" },
+  "ignore/expired": { severity: "warning", description: "An entry of `.ai/kiwi-ignore.yaml` has an `expires` date that has come (UTC): it ignores nothing now, so what it let through is reported again. Fix that, or give the entry a later date if its reason still holds.", example: "- { rule: security/host-any, tool: crawl, reason: until the proxy lands, expires: 2026-01-31 }" },
   "ignore/unused": { severity: "warning", description: "A `# kiwi-ignore:` comment names a rule that reports nothing on the line it covers, or an entry of `.ai/kiwi-ignore.yaml` matches no finding: the finding is gone (or the comment is on the wrong line), and the comment or entry would hide a new one.", example: "GH_TOKEN: ${GH_TOKEN}  # kiwi-ignore: security/secret-literal" },
 } as const satisfies Record<string, RuleInfo>;
 

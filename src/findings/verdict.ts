@@ -23,7 +23,7 @@ export interface Finding {
 /** A finding a `# kiwi-ignore:` comment or the ignore file let through (validate/ignores.ts): which, and why. */
 export interface IgnoredFinding extends Finding {
   /** The comment that let it through (its line in the finding's file), or the ignore file's entry (`file` and the entry's line). */
-  ignoredBy: { file?: string; line: number; reason?: string };
+  ignoredBy: { file?: string; line: number; reason?: string; expires?: string };
 }
 
 /** The verdict shape of every check and verify function. */

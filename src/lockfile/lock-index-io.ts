@@ -18,7 +18,7 @@ import { renderLosslessJson } from "../integrity/canonical.ts";
 import { lastStartAtOrBefore } from "../integrity/json-lossless.ts";
 import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import type { Finding } from "../findings/verdict.ts";
-import { type ExecutorRef, IGNORE_FILE, type IgnoreFileText, MANIFEST_FORMS, type ManifestForm, type Tool } from "../manifest/model.ts";
+import { type ExecutorRef, IGNORE_FILE, type IgnoreFileText, MANIFEST_FORMS, type ManifestForm, type Tool, ignoreFileDated } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { ROW_WIDTH, isFolder } from "../cache/stat-row.ts";
 import type { RawTree } from "../manifest/raw-tree-io.ts";
@@ -89,6 +89,11 @@ export interface LockIndex {
    * when there was none, null when it vouches for nothing (racy, or not a readable regular file).
    */
   ignores: number[] | null;
+  /**
+   * The day (UTC) the recorded verdict judged the ignore file's `expires` dates on, when its text may
+   * have some (manifest/model.ts ignoreFileDated): the verdict holds for that day only.
+   */
+  ignoresDay?: string;
 }
 
 /** Where a project's lock index lives in the cache (the staged memo keys on that file's stat identity). */
@@ -219,14 +224,18 @@ export function indexTree(input: TreeIndexInput): TreeIndex {
     owners,
     top,
     ignores: input.ignoreFile === undefined ? [] : input.ignoreFile.text === undefined || input.ignoreFile.stat[1] >= limit || input.ignoreFile.stat[2] >= limit ? null : [...input.ignoreFile.stat],
+    ...(input.ignoreFile && ignoreFileDated(input.ignoreFile) ? { ignoresDay: input.ignoreFile.day } : {}),
     startedAt,
   };
 }
 
-/** Whether the ignore file is still the one the index's verdict read (by lstat; no stat is trusted when racy). */
-export function sameIgnoreFile(index: LockIndex): boolean {
+/**
+ * Whether the ignore file is still the one the index's verdict read (by lstat; no stat is trusted
+ * when racy), and, when its entries may expire, `day` is the day that verdict was for.
+ */
+export function sameIgnoreFile(index: LockIndex, day: string): boolean {
   const recorded = index.ignores;
-  if (recorded === null) return false;
+  if (recorded === null || (index.ignoresDay !== undefined && index.ignoresDay !== day)) return false;
   let st;
   try {
     st = lstatSync(join(index.root, IGNORE_FILE));
@@ -277,7 +286,7 @@ export function lstatRow(abs: string): number[] | undefined {
 
 /** Writes the index atomically; a cache that cannot be written only costs speed. */
 export function saveLockIndex(cacheDir: string, index: LockIndex, faults?: Faults): void {
-  const header = Buffer.from(JSON.stringify({ format: FORMAT, root: index.root, kiwi: index.kiwi, strict: index.strict, lockfile: index.lockfile, mcpServers: index.mcpServers, files: index.files, toolCount: index.toolCount, top: index.top.map(nanToNull), ignores: index.ignores }));
+  const header = Buffer.from(JSON.stringify({ format: FORMAT, root: index.root, kiwi: index.kiwi, strict: index.strict, lockfile: index.lockfile, mcpServers: index.mcpServers, files: index.files, toolCount: index.toolCount, top: index.top.map(nanToNull), ignores: index.ignores, ignoresDay: index.ignoresDay }));
   // Sections read from disk go back as they were read (decoding and encoding them again is most of a save).
   const tools = index.toolsBytes ?? Buffer.from(JSON.stringify(index.tools.map((t) => [t.id, t.source, t.model, t.alone ? 1 : 0, t.clean ? 1 : 0, t.executor, t.form, t.root])));
   const paths = index.names ? index.names.subarray(0, index.names.length - 1) : Buffer.from(index.paths.join("\0"));
@@ -333,6 +342,8 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean | 
     if (typeof header.toolCount !== "number") return undefined;
     const ignores = header.ignores;
     if (!(ignores === null || (Array.isArray(ignores) && (ignores.length === 0 || ignores.length === 4) && ignores.every((x: unknown) => typeof x === "number")))) return undefined;
+    const ignoresDay = header.ignoresDay;
+    if (!(ignoresDay === undefined || typeof ignoresDay === "string")) return undefined;
     // Tools and paths as strings are decoded on first use: an unchanged tree needs neither.
     let tools: IndexTool[] | undefined;
     const readTools = (): IndexTool[] => {
@@ -390,7 +401,7 @@ export function loadLockIndex(cacheDir: string, root: string, strict: boolean | 
     }
     const top = (header.top as (number | null)[]).map((x) => (x === null ? Number.NaN : x));
     const toolsBytes = bytes.subarray(head + hl, head + hl + tl);
-    const index = { root, kiwi: header.kiwi, strict: header.strict === true, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, starts, toolsBytes, parents, stats, owners, top, ignores };
+    const index = { root, kiwi: header.kiwi, strict: header.strict === true, lockfile, mcpServers: header.mcpServers, files: header.files, toolCount: header.toolCount, names, starts, toolsBytes, parents, stats, owners, top, ignores, ...(ignoresDay === undefined ? {} : { ignoresDay }) };
     return Object.defineProperties(index, {
       tools: { get: readTools, enumerable: true },
       paths: { get: readPaths, enumerable: true },

@@ -47,6 +47,8 @@ export interface ReadProjectOptions {
    * stats are read from it instead of the disk. Used only when `root` is the project found.
    */
   raw?: { root: string; tree: RawTree; listing?: TreeListing };
+  /** The time (ms) of this run: the ignore file's `expires` dates are judged against its day. */
+  now?: number;
 }
 
 /** Reads the whole project: every tool in every form, plus the built-ins. */
@@ -67,7 +69,7 @@ export function readProject(cwd: string, options: ReadProjectOptions = {}): Proj
   const ids = new Set(tools.map((t) => t.id));
   for (const builtin of builtinTools()) if (!ids.has(builtin.id)) tools.push(builtin);
   findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
-  const ignoreFile = readIgnoreFileText(root);
+  const ignoreFile = readIgnoreFileText(root, options.now);
   return { root, toolsDir, tools, findings, ...(ignoreFile ? { ignoreFile } : {}) };
 }
 

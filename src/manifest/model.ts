@@ -174,6 +174,22 @@ export interface IgnoreFileText {
   unreadable?: string;
   stat: [number, number, number, number];
   digest: string;
+  /** The day (UTC, YYYY-MM-DD) it was read: an entry's `expires` is judged against it. */
+  day: string;
+}
+
+/** The UTC day (YYYY-MM-DD) of a time in ms: what an ignore entry's `expires` is compared with. */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/**
+ * Whether a verdict read from the ignore file's text depends on the day too: an entry of it may
+ * have `expires`. Memos of such a verdict (the lock's, the staged check's) hold for that day only; a
+ * file that only mentions the word somewhere (a comment) costs them a day's life, nothing else.
+ */
+export function ignoreFileDated(file: Pick<IgnoreFileText, "text">): boolean {
+  return file.text !== undefined && file.text.includes("expires");
 }
 
 /** Whether a tool is one of those, by its project-relative root. */

@@ -25,6 +25,8 @@ export interface CheckTreeOptions {
   targets?: readonly string[];
   /** Skip the interpreter checks (the library default is to run them). */
   syntax?: boolean;
+  /** The time (ms) of this run: the ignore file's `expires` dates are judged against its day. */
+  now?: number;
 }
 
 export interface CheckTreeResult {
@@ -34,7 +36,7 @@ export interface CheckTreeResult {
 
 /** Reads and checks the project around `cwd`; unknown targets are E_TOOL_NOT_FOUND. */
 export async function checkTree(options: CheckTreeOptions): Promise<CheckTreeResult> {
-  const project = readProject(options.cwd, { cacheDir: options.cacheDir });
+  const project = readProject(options.cwd, { cacheDir: options.cacheDir, now: options.now });
   const targets = (options.targets ?? []).map((t) => toProjectTarget(project.root, options.cwd, t));
   // The ignore file as a target: what it lets through may be anywhere, so the whole project is checked.
   const only = targets.includes(IGNORE_FILE) ? [] : targets;

@@ -12,7 +12,7 @@ import type { Context } from "../context.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
-import type { Tool } from "../manifest/model.ts";
+import { type Tool, ignoreFileDated } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import type { Resolution } from "../deps/resolve-io.ts";
@@ -50,7 +50,7 @@ export async function lockFull(ctx: Context, root: string, options: LockOptions 
     // Discovery reads the walk just taken (folders and stats) instead of the disk a second time,
     // and so does the fingerprint (the manifests' stats).
     const listing = raw ? new TreeListing(raw, join(root, TOOLS_DIR)) : undefined;
-    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir, ...(raw ? { raw: { root, tree: raw, listing } } : {}) });
+    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir, now: startedAt, ...(raw ? { raw: { root, tree: raw, listing } } : {}) });
     return await withProjectLock(project.root, () => lockLocked(ctx, project, options, prehash, raw, project.root === root ? listing : undefined));
   } finally {
     prehash?.cancel();
@@ -132,11 +132,12 @@ export async function hashAndCheck(
 
 /**
  * What the lock's verdict takes from the ignore file: its bytes' digest (read this run, so no stat
- * can hide a second write), or why it could not be read; null when there is none.
+ * can hide a second write), or why it could not be read, and the day it was judged on when its
+ * entries may expire; null when there is none.
  */
 function ignoreFileKey(project: Project): string[] | null {
   const file = project.ignoreFile;
-  return file ? [file.digest, file.unreadable ?? ""] : null;
+  return file ? [file.digest, file.unreadable ?? "", ignoreFileDated(file) ? file.day : ""] : null;
 }
 
 async function lockLocked(ctx: Context, project: Project, options: LockOptions, prehash?: PrehashRun, raw?: RawTree, listing?: TreeListing): Promise<LockResult> {

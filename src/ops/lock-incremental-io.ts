@@ -11,6 +11,7 @@ import { RACY_MARGIN_MS, saveTreeMemo } from "../cache/stat-cache-io.ts";
 import { sha256Hex } from "../integrity/digest.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
+import { utcDay } from "../manifest/model.ts";
 import { type HashedTool, hashTool, lockedToolOf } from "../lockfile/build.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
@@ -37,7 +38,7 @@ export async function lockFromIndex(cacheDir: string, root: string, strict: bool
   if (!index) return undefined;
   const scan = await scanLockIndexFast(index);
   // The ignore file changes verdicts, not entries: only the full lock judges the tree again.
-  if (scan.structural || !sameIgnoreFile(index)) return undefined;
+  if (scan.structural || !sameIgnoreFile(index, utcDay(startedAt))) return undefined;
   const base = { mcpServers: index.mcpServers, mcpUnpinned: unpinnedServers(index), diff: { added: [], removed: [], changed: [] } };
   if (scan.tools.size === 0) {
     const lock = lockfileMatches(index, () => readLockfileText(root));

@@ -48,7 +48,7 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
   const ref = parseReference(target);
   if (!ref.tag || ref.digest) throw new KiwiError("E_USAGE", `publish needs a tag, not a digest: ${target}`, { hint: "write registry/repository:tag" });
   const privateKey = options.signKey ? readPrivateKey(options.signKey) : undefined;
-  const { result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, strict: true, targets: [toolId] });
+  const { result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, now: ctx.now(), strict: true, targets: [toolId] });
   // A credential in a remote tool is a warning to its consumer, who cannot change the tool
   // (validate/credentials.ts); published again, it would reach another registry: here it is the
   // error it is in any tool of one's own.

@@ -74,7 +74,7 @@ export interface Repo {
 export async function checkProjectChanges(root: string, paths: string[], repo: Repo | undefined, options: FreshOptions): Promise<{ verdict: StagedVerdict; memorable: boolean; read?: ReadonlySet<number> }> {
   // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read (or read from the cache once the committed text is known).
   const headLock = paths.includes(LOCKFILE_NAME) && repo !== undefined ? readHeadLockfile(root, repo, options.env, options.cacheDir) : undefined;
-  const { project, read } = readStagedProject(root, paths, { cacheDir: options.cacheDir, indexed: options.indexed, raw: options.raw });
+  const { project, read } = readStagedProject(root, paths, { cacheDir: options.cacheDir, indexed: options.indexed, raw: options.raw, now: options.now() });
   const { locked, text, rendered, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, locked);
   // The lockfile this commit stages is HEAD's at the next one: kept, that check needs no git.

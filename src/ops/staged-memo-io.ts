@@ -40,7 +40,7 @@ import { type RawTree, rawTreeFingerprint } from "../manifest/raw-tree-io.ts";
 import { type IndexScan, type LockIndex, loadLockIndex, lockIndexPath, lstatRow, namesAt, pathAt, scanLockIndexFast } from "../lockfile/lock-index-io.ts";
 import { ROW_WIDTH } from "../cache/stat-row.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
-import { DIRECTORY_MANIFESTS, IGNORE_FILE } from "../manifest/model.ts";
+import { DIRECTORY_MANIFESTS, IGNORE_FILE, utcDay } from "../manifest/model.ts";
 import type { GitEnv } from "../hook/git-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
 import type { StagedVerdict } from "./staged-check-io.ts";
@@ -409,7 +409,7 @@ export function stagedMemoKey(inputs: StagedMemoInputs, identity: TreeIdentity):
   racy ||= lock.racy;
   parts.push(lock.id);
   // The ignore file: what every verdict lets through (read from the working copy, as the tools are).
-  const ignores = ignoreFileIdentity(inputs.root, limit);
+  const ignores = ignoreFileIdentity(inputs.root, limit, inputs.now);
   racy ||= ignores.racy;
   parts.push(ignores.id);
   parts.push(...interpreterIdentities(inputs.env));
@@ -464,11 +464,14 @@ function lockfileIdentity(inputs: StagedMemoInputs, limit: number, dependencies?
   return { id: parts.join("\n"), racy };
 }
 
-/** The ignore file's stat identity (a regular file is read; anything else is reported, by its lstat). */
-function ignoreFileIdentity(root: string, limit: number): { id: string; racy: boolean } {
+/**
+ * The ignore file's stat identity (a regular file is read; anything else is reported, by its lstat),
+ * and the day: an entry of it may expire (a retried commit is the memo's case, not the next day's).
+ */
+function ignoreFileIdentity(root: string, limit: number, now: number): { id: string; racy: boolean } {
   try {
     const st = lstatSync(join(root, IGNORE_FILE));
-    return { id: `ignores ${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.mode}`, racy: Math.max(st.mtimeMs, st.ctimeMs) >= limit };
+    return { id: `ignores ${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.mode} ${utcDay(now)}`, racy: Math.max(st.mtimeMs, st.ctimeMs) >= limit };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // Any other failure is reported by the check; it is never remembered as "no file".

@@ -30,6 +30,8 @@ export interface StagedProjectOptions {
   indexed?: { index: LockIndex; scan: IndexScan };
   /** The tree as the memo key walked it (no usable index then, or entries added or removed since): discovery reads it. */
   raw?: ReadProjectOptions["raw"];
+  /** The time (ms) of this run: the ignore file's `expires` dates are judged against its day. */
+  now?: number;
 }
 
 /**
@@ -42,11 +44,11 @@ export interface StagedProjectOptions {
 export function readStagedProject(root: string, paths: readonly string[], options: StagedProjectOptions): { project: Project; partial: boolean; read?: ReadonlySet<number> } {
   const indexed = options.indexed?.index.root === root && !options.indexed.scan.structural ? options.indexed : undefined;
   const read = new Set(indexed?.scan.tools.keys());
-  const partial = indexed && readPartial(root, paths, indexed.index, read, options.cacheDir);
+  const partial = indexed && readPartial(root, paths, indexed.index, read, options.cacheDir, options.now);
   if (partial) return { project: partial, partial: true, read };
   // Discovering every tool runs long enough for compiled code to pay (the staged check starts at the start-up policy: cli.ts).
   jitAtFullSpeed();
-  return { project: readProject(root, { cacheDir: options.cacheDir, raw: options.raw }), partial: false };
+  return { project: readProject(root, { cacheDir: options.cacheDir, raw: options.raw, now: options.now }), partial: false };
 }
 
 /**
@@ -77,7 +79,7 @@ export function toolsReadAtOnce(index: LockIndex, paths: readonly string[]): Set
 }
 
 /** The project with the tools in `read` (index positions: a changed entry) and those toolsReadAtOnce names read, every other one a stub (which adds itself to `read` when read). */
-function readPartial(root: string, paths: readonly string[], index: LockIndex, read: Set<number>, cacheDir: string): Project | undefined {
+function readPartial(root: string, paths: readonly string[], index: LockIndex, read: Set<number>, cacheDir: string, now?: number): Project | undefined {
   const atOnce = toolsReadAtOnce(index, paths);
   if (!atOnce) return undefined;
   for (const t of atOnce) read.add(t);
@@ -110,7 +112,7 @@ function readPartial(root: string, paths: readonly string[], index: LockIndex, r
   }
   if (builtins.join("\0") !== BUILTIN_IDS.filter((id) => !overridden.has(id)).join("\0")) return undefined;
   findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
-  const ignoreFile = readIgnoreFileText(root);
+  const ignoreFile = readIgnoreFileText(root, now);
   return { root, toolsDir: join(root, TOOLS_DIR), tools, findings, ...(ignoreFile ? { ignoreFile } : {}) };
 }
 

@@ -207,7 +207,7 @@ function holdsFile(tool: Tool, file: string): boolean {
 export function withFindings(result: CheckResult, extra: readonly Finding[], options: CheckOptions = {}, extraComments: readonly IgnoreComments[] = []): CheckResult {
   // The findings about comments and entries are judged again over all of them; those about the
   // ignore file's own text (not about what an entry let through) stay as they are.
-  const own = result.findings.filter((f) => !f.rule.startsWith("ignore/") || (f.file === IGNORE_FILE && f.rule === "ignore/invalid"));
+  const own = result.findings.filter((f) => !f.rule.startsWith("ignore/") || (f.file === IGNORE_FILE && (f.rule === "ignore/invalid" || f.rule === "ignore/expired")));
   const ignored = result.ignored.map(({ ignoredBy: _, ...f }) => f);
   const merged = finish([...own, ...ignored, ...extra], undefined, options, [...result.ignoreComments, ...extraComments], result.ignoreEntries);
   return { ...merged, toolsChecked: result.toolsChecked, unmatched: result.unmatched };

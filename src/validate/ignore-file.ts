@@ -11,7 +11,10 @@
 // Each entry names one rule and narrows it by tool, file, JSON pointer and line (a finding must
 // match every one given); ignores.ts lets through what an entry matches. An entry with anything
 // wrong in it ignores nothing and is an ignore/invalid warning at its line, as a comment with a typo
-// is. Pure: the text comes from manifest/ignore-file-io.ts.
+// is. An entry may end on a date (`expires: 2027-03-31`, as .trivyignore.yaml's expired_at and
+// .snyk's expires): from that day (UTC) on it ignores nothing and is ignore/expired, so what it let
+// through is back in front of someone. Pure: the text (and the day it was read) comes from
+// manifest/ignore-file-io.ts.
 import { fileFinding, fileOnDisk } from "../findings/finding.ts";
 import { RULES, isIgnorable } from "../findings/rules.ts";
 import type { Finding } from "../findings/verdict.ts";
@@ -37,12 +40,14 @@ export interface IgnoreEntry {
   /** The line of `file` a finding must be at. */
   atLine?: number;
   reason?: string;
+  /** The day (YYYY-MM-DD, UTC) from which it ignores nothing. */
+  expires?: string;
 }
 
 /** The keys an entry may have (`line` is read into atLine). */
-const ENTRY_KEYS = ["rule", "tool", "file", "pointer", "line", "reason"] as const;
+const ENTRY_KEYS = ["rule", "tool", "file", "pointer", "line", "reason", "expires"] as const;
 
-const SHAPE = 'the file is a mapping whose one key, "ignore", lists entries of rule, tool, file, pointer, line and reason';
+const SHAPE = 'the file is a mapping whose one key, "ignore", lists entries of rule, tool, file, pointer, line, reason and expires';
 
 /** The file's entries, and what is wrong with it (ignore/invalid warnings, each at its place). */
 export function parseIgnoreFile(file: IgnoreFileText): { entries: IgnoreEntry[]; findings: Finding[] } {
@@ -83,7 +88,12 @@ export function parseIgnoreFile(file: IgnoreFileText): { entries: IgnoreEntry[];
       for (const p of problems) findings.push(fileFinding("ignore/invalid", IGNORE_FILE, `entry ${i + 1} ${p.message}, so it ignores nothing`, p.hint, p.position ?? where));
       continue;
     }
-    entries.push(toEntry(list[i] as Record<string, unknown>, where ?? { line: 1, column: 1 }));
+    const entry = toEntry(list[i] as Record<string, unknown>, where ?? { line: 1, column: 1 });
+    if (entry.expires !== undefined && entry.expires <= file.day) {
+      findings.push(fileFinding("ignore/expired", IGNORE_FILE, `entry ${i + 1} (${entry.rule}${entry.tool === undefined ? "" : `, tool ${entry.tool}`}) expired on ${entry.expires}, so it ignores nothing`, "fix what it let through (kiwi check shows it again), or, if its reason still holds, give it a later date", { line: entry.line, column: entry.column }));
+      continue;
+    }
+    entries.push(entry);
   }
   return { entries, findings };
 }
@@ -149,6 +159,10 @@ function entryProblems(raw: unknown, at: (key: string) => { line: number; column
     if (typeof line !== "number" || !Number.isInteger(line) || line < 1) problems.push({ message: "has a line that is not a positive whole number", hint: "write the line kiwi check prints after the file (path:line:column)", position: at("line") });
     else if (raw.file === undefined) problems.push({ message: "names a line but no file", hint: "name the file the line is in (file: .ai/tools/…), as kiwi check prints it", position: at("line") });
   }
+  const expires = raw.expires;
+  if (expires !== undefined && (typeof expires !== "string" || !isDay(expires))) {
+    problems.push({ message: "has an expires that is not a date", hint: "write the day (UTC) from which it should ignore nothing, as YYYY-MM-DD: expires: 2027-03-31", position: at("expires") });
+  }
   if (problems.length === 0 && raw.tool === undefined && raw.file === undefined && pointer !== undefined) {
     problems.push({ message: "names a pointer but no tool or file", hint: "name the tool (or the file) whose manifest the pointer is in", position: at("pointer") });
   }
@@ -176,7 +190,24 @@ function toEntry(raw: Record<string, unknown>, at: { line: number; column: numbe
   if (typeof raw.pointer === "string") entry.pointer = raw.pointer;
   if (typeof raw.line === "number") entry.atLine = raw.line;
   if (typeof raw.reason === "string") entry.reason = raw.reason.trim();
+  if (typeof raw.expires === "string") entry.expires = raw.expires;
   return entry;
+}
+
+/**
+ * Why `day` cannot be an entry's `expires` written on `today` (both YYYY-MM-DD, UTC): not a date, or
+ * a day that has come, so the entry would ignore nothing. Undefined when it can.
+ */
+export function expiryProblem(day: string, today: string): string | undefined {
+  if (!isDay(day)) return `"${day}" is not a date (YYYY-MM-DD)`;
+  return day <= today ? `${day} is not after today (${today}, UTC): an entry that expires then ignores nothing` : undefined;
+}
+
+/** A calendar day written YYYY-MM-DD (2027-02-30 is none). */
+function isDay(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(text);
 }
 
 /** A path as findings name files: `/`-separated, without a leading `./`. */
@@ -196,14 +227,16 @@ export interface NewEntry {
   pointer?: string;
   line?: number;
   reason: string;
+  expires?: string;
 }
 
 /**
  * One entry per finding kiwi may let through (isIgnorable), without repeats: by tool and pointer
  * when the finding has both (a pointer stays put when lines move), else by its file (an Agent
- * Plugin server's: its mcp.json) and line, with its tool when it has one.
+ * Plugin server's: its mcp.json) and line, with its tool when it has one. `expires`: the day each
+ * stops ignoring (expiryProblem says whether it is one).
  */
-export function entriesFor(findings: readonly Finding[], reason: string): NewEntry[] {
+export function entriesFor(findings: readonly Finding[], reason: string, expires?: string): NewEntry[] {
   const out: NewEntry[] = [];
   const seen = new Set<string>();
   for (const f of findings) {
@@ -212,6 +245,7 @@ export function entriesFor(findings: readonly Finding[], reason: string): NewEnt
       f.tool !== undefined && f.pointer !== undefined
         ? { rule: f.rule, tool: f.tool, pointer: f.pointer, reason }
         : { rule: f.rule, ...(f.tool === undefined ? {} : { tool: f.tool }), file: fileOnDisk(f.file), ...(f.line === undefined ? {} : { line: f.line }), reason };
+    if (expires !== undefined) entry.expires = expires;
     const key = JSON.stringify(entry);
     if (seen.has(key)) continue;
     seen.add(key);

@@ -62,7 +62,7 @@ export function applyIgnores(findings: readonly Finding[], comments: readonly Ig
       kept.push(f);
       continue;
     }
-    ignored.push({ ...f, ignoredBy: { file: IGNORE_FILE, line: entry.line, ...(entry.reason === undefined ? {} : { reason: entry.reason }) } });
+    ignored.push({ ...f, ignoredBy: { file: IGNORE_FILE, line: entry.line, ...(entry.reason === undefined ? {} : { reason: entry.reason }), ...(entry.expires === undefined ? {} : { expires: entry.expires }) } });
   }
   for (const c of comments) for (const d of c.directives) kept.push(...commentFindings(c, d, used));
   for (const e of entries) if (e.report && !usedEntries.has(e)) kept.push(unusedEntry(e));

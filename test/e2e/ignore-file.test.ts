@@ -2,7 +2,7 @@
 // (a tool.json, an Agent Plugin's mcp.json) could not let through before, in kiwi check, kiwi lock
 // (whose memos must notice the file) and the pre-commit hook (a commit of the file alone).
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
@@ -201,6 +201,35 @@ describe("kiwi check --add-ignores", () => {
     expect([r.exitCode, r.stdout]).toEqual([0, ""]);
     expect(readFileSync(join(dir, IGNORE_FILE), "utf8")).toStartWith("# Findings this project lets through on purpose (kiwi check reads this file): say why in each reason.\n\nignore:\n  - rule: ");
     expect((await runKiwi(["check"], { cwd: dir })).exitCode).toBe(0);
+  });
+
+  test("--expires dates every entry it adds; a day that has come, a non-date, or --expires alone is a usage error and writes nothing", async () => {
+    const { [".ai/tools/p/tool.yaml"]: _, ...fine } = tools();
+    const dir = makeProject(fine);
+    for (const [args, message] of [
+      [["--add-ignores", "--expires", "2020-01-01"], /--expires 2020-01-01 is not after today \(\d{4}-\d\d-\d\d, UTC\): an entry that expires then ignores nothing/],
+      [["--add-ignores", "--expires", "31/03/2027"], /--expires "31\/03\/2027" is not a date \(YYYY-MM-DD\)/],
+      [["--expires", "2999-01-01"], /--expires goes with --add-ignores/],
+    ] as const) {
+      const u = await runKiwi(["check", ...args], { cwd: dir });
+      expect(u.exitCode).toBe(2);
+      expect(u.stderr).toMatch(message);
+      expect(u.stderr).toContain("hint:");
+      expect(existsSync(join(dir, IGNORE_FILE))).toBe(false);
+    }
+    const r = await runKiwi(["check", "--add-ignores", "--expires", "2999-01-01"], { cwd: dir });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain(`added 2 entries to ${IGNORE_FILE}, each expiring on 2999-01-01: review each one`);
+    const written = readFileSync(join(dir, IGNORE_FILE), "utf8");
+    expect(written.match(/\n {4}expires: 2999-01-01\n/g)?.length).toBe(2);
+    const json = JSON.parse((await runKiwi(["check", "--json"], { cwd: dir })).stdout) as { ignored: { ignored_by: { expires?: string } }[] };
+    expect(json.ignored.map((f) => f.ignored_by.expires)).toEqual(["2999-01-01", "2999-01-01"]);
+    // The day comes (written here as past): the entries ignore nothing, each says so, the findings are back.
+    writeFileSync(join(dir, IGNORE_FILE), written.replaceAll("2999-01-01", "2020-01-01"));
+    const expired = await runKiwi(["check"], { cwd: dir });
+    expect(expired.exitCode).toBe(1);
+    expect(expired.stdout.match(/warning {2}ignore\/expired {2}entry \d \(security\/secret-literal, tool \w+\) expired on 2020-01-01, so it ignores nothing/g)?.length).toBe(2);
+    expect(expired.stdout.match(/error {2}security\/secret-literal/g)?.length).toBe(2);
   });
 
   test("a file it cannot add to is left as it was (E_INPUT_INVALID); --staged and SARIF do not go with it", async () => {

@@ -9,6 +9,9 @@ import { readIgnoreFileText } from "../../src/manifest/ignore-file-io.ts";
 import type { RawTree } from "../../src/manifest/raw-tree-io.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 
+/** The day these tests judge ignore files on: their files have no expires, so any day would do. */
+const TODAY = "2026-11-28";
+
 afterAll(cleanupTemps);
 
 /** A raw tree of one folder holding `count` files whose names grow by one character each. */
@@ -76,21 +79,39 @@ describe("the lock index file", () => {
     const loaded = loadLockIndex(cacheDir, root, undefined)!;
     const st = statSync(file);
     expect(loaded.ignores).toEqual([st.size, st.mtimeMs, st.ctimeMs, st.ino]);
-    expect(sameIgnoreFile(loaded)).toBe(true);
+    expect(sameIgnoreFile(loaded, TODAY)).toBe(true);
     writeFileSync(file, "ignore: [ ]\n");
-    expect(sameIgnoreFile(loaded)).toBe(false);
+    expect(sameIgnoreFile(loaded, TODAY)).toBe(false);
     rmSync(file);
-    expect(sameIgnoreFile(loaded)).toBe(false);
+    expect(sameIgnoreFile(loaded, TODAY)).toBe(false);
     // Recorded without one: the same while there is none, not once one appears.
     saveLockIndex(cacheDir, build(Date.now() + 60_000));
     const none = loadLockIndex(cacheDir, root, undefined)!;
-    expect([none.ignores, sameIgnoreFile(none)]).toEqual([[], true]);
+    expect([none.ignores, sameIgnoreFile(none, TODAY)]).toEqual([[], true]);
     writeFileSync(file, "ignore: []\n");
-    expect(sameIgnoreFile(none)).toBe(false);
+    expect(sameIgnoreFile(none, TODAY)).toBe(false);
     // Written within the racy margin of the run: its stat vouches for nothing.
     saveLockIndex(cacheDir, build(Date.now()));
     const racy = loadLockIndex(cacheDir, root, undefined)!;
-    expect([racy.ignores, sameIgnoreFile(racy)]).toEqual([null, false]);
+    expect([racy.ignores, sameIgnoreFile(racy, TODAY)]).toEqual([null, false]);
+  });
+
+  test("a verdict over an ignore file whose entries may expire holds for the day it was taken on", () => {
+    const cacheDir = makeTemp("kiwi-cache-");
+    const root = makeTemp("kiwi-root-");
+    mkdirSync(join(root, ".ai"), { recursive: true });
+    writeFileSync(join(root, ".ai/kiwi-ignore.yaml"), "ignore:\n  - { rule: security/host-any, tool: crawl, expires: 2030-01-01 }\n");
+    const readOn = Date.parse("2029-12-31T23:59:00Z");
+    saveLockIndex(cacheDir, buildLockIndex({ root, strict: false, raw: tree(2, "a"), tools: [], findings: [], ignoreFile: readIgnoreFileText(root, readOn), startedAt: Date.now() + 60_000, pinned: false, lockfileText: "{}\n" }));
+    const loaded = loadLockIndex(cacheDir, root, undefined)!;
+    expect(loaded.ignoresDay).toBe("2029-12-31");
+    expect(sameIgnoreFile(loaded, "2029-12-31")).toBe(true);
+    expect(sameIgnoreFile(loaded, "2030-01-01")).toBe(false);
+    // A file without a date keeps its verdict whatever the day.
+    writeFileSync(join(root, ".ai/kiwi-ignore.yaml"), "ignore: []\n");
+    saveLockIndex(cacheDir, buildLockIndex({ root, strict: false, raw: tree(2, "a"), tools: [], findings: [], ignoreFile: readIgnoreFileText(root, readOn), startedAt: Date.now() + 60_000, pinned: false, lockfileText: "{}\n" }));
+    const undated = loadLockIndex(cacheDir, root, undefined)!;
+    expect([undated.ignoresDay, sameIgnoreFile(undated, "2030-01-01")]).toEqual([undefined, true]);
   });
 
   test("a file cut short or with a wrong magic loads as nothing", () => {

@@ -1,7 +1,7 @@
 // lockProject in-process, with the clock moved forward so freshly written files are not "racy":
 // the tree memo skips all work when nothing changed and never hides a change.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createContext } from "../../src/context.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
@@ -9,6 +9,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { loadTreeMemo } from "../../src/cache/stat-cache-io.ts";
 import { statCacheRelPath, statRelPath } from "../../src/cache/cache-layout.ts";
 import { lockProject } from "../../src/ops/lock-io.ts";
+import { lockIndexPath } from "../../src/lockfile/lock-index-io.ts";
 import { rawTreeFingerprint } from "../../src/manifest/raw-tree-io.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 
@@ -24,6 +25,24 @@ function setup() {
 }
 
 describe("lockProject and its tree memo", () => {
+  test("an ignore entry that expires is judged again on its day: no memo of the day before (the index, the remembered check) answers for it", async () => {
+    // A JSON tool with a vendor's sample key (an error no comment can let through) and the entry that lets it.
+    const token = "ghp_" + "Kw9".repeat(12);
+    const tool = JSON.stringify({ tool_id: "docs_example", tool_type: "api", version: "1.0.0", executor: "http_client", config: { url: "https://api.example.test/v1", headers: { "X-Example": token } }, requires: [{ "net.outbound": ["api.example.test"] }] });
+    const entry = "ignore:\n  - rule: security/secret-literal\n    tool: docs_example\n    reason: the vendor's published sample key\n    expires: 2030-01-01\n";
+    for (const dropIndex of [true, false]) {
+      const root = makeProject({ ".ai/tools/docs_example/tool.json": tool, ".ai/kiwi-ignore.yaml": entry });
+      const cacheDir = makeTemp();
+      const on = (iso: string) => ({ ...createContext({ cwd: root, env: { KIWI_CACHE_DIR: cacheDir } }), now: () => Date.parse(iso) });
+      // Written "years ago" by these clocks: no stat is racy.
+      expect((await lockProject(on("2029-12-31T10:00:00Z"))).written).toBe(true);
+      expect((await lockProject(on("2029-12-31T23:59:00Z"))).stats.memo).toBe(true);
+      // Without the index, the full lock's own memos (the tree memo, the remembered check) are asked.
+      if (dropIndex) rmSync(lockIndexPath(cacheDir, realpathSync(root)));
+      await expect(lockProject(on("2030-01-01T00:01:00Z"))).rejects.toMatchObject({ code: "E_CHECK_FAILED", details: { findings: expect.arrayContaining([expect.objectContaining({ rule: "ignore/expired" }), expect.objectContaining({ rule: "security/secret-literal", tool: "docs_example" })]) } });
+    }
+  });
+
   test("a second lock with nothing changed hashes nothing and writes nothing", async () => {
     const { ctx } = setup();
     const first = await lockProject(ctx);

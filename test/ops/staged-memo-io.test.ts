@@ -231,6 +231,19 @@ describe("the staged check's memo", () => {
     expect(p!.check.findings.map((f) => f.rule)).toEqual(["script/interpreter-missing"]);
   });
 
+  test("is not trusted the next day while the project has an ignore file (an entry of it may expire)", async () => {
+    const root = await lockedRepo();
+    writeFileSync(join(root, ".ai/kiwi-ignore.yaml"), "ignore:\n  - { rule: security/host-any, tool: py, reason: r, expires: 2030-01-01 }\n");
+    appendFileSync(join(root, ".ai/tools/py/main.py"), "print('again')\n");
+    git(root, ["add", "-A"], env);
+    const on = (iso: string) => () => Date.parse(iso);
+    const [first] = await staged(root, { now: on("2029-12-31T10:00:00Z") });
+    const [same] = await staged(root, { now: on("2029-12-31T23:59:00Z") });
+    const [next] = await staged(root, { now: on("2030-01-01T00:01:00Z") });
+    expect([first!.remembered, same!.remembered, next!.remembered]).toEqual([false, true, false]);
+    expect(next!.check.findings.map((f) => f.rule)).toContain("ignore/expired");
+  });
+
   test("remembers nothing while a file is within the racy margin", async () => {
     const root = await lockedRepo();
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo again\n");

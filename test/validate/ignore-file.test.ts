@@ -10,7 +10,7 @@ import { type CheckOptions, checkProject, withFindings } from "../../src/validat
 import { entriesFor, parseIgnoreFile, withEntries } from "../../src/validate/ignore-file.ts";
 import { toolFromJson, toolFromYaml } from "./_tools.ts";
 
-const file = (text: string): IgnoreFileText => ({ text, stat: [text.length, 1, 1, 1], digest: "d" });
+const file = (text: string, day = "2026-11-28"): IgnoreFileText => ({ text, stat: [text.length, 1, 1, 1], digest: "d", day });
 
 function projectOf(tools: Tool[], ignores?: string | IgnoreFileText): Project {
   const project: Project = { root: "/project", toolsDir: "/project/.ai/tools", tools: [...tools, ...builtinTools().filter((b) => !tools.some((t) => t.id === b.id))], findings: [] };
@@ -67,7 +67,7 @@ describe("reading the ignore file", () => {
   });
 
   test("a file kiwi cannot read as text says why", () => {
-    const parsed = parseIgnoreFile({ unreadable: "is a symbolic link: kiwi reads the ignore file only as a regular file", stat: [1, 1, 1, 1], digest: "" });
+    const parsed = parseIgnoreFile({ unreadable: "is a symbolic link: kiwi reads the ignore file only as a regular file", stat: [1, 1, 1, 1], digest: "", day: "2026-11-28" });
     expect(parsed.findings.map((f) => f.message)).toEqual(["the ignore file is a symbolic link: kiwi reads the ignore file only as a regular file, so it ignores nothing"]);
   });
 
@@ -93,6 +93,9 @@ describe("reading the ignore file", () => {
     ["a line in quotes", "- rule: security/host-any\n    file: .ai/tools/x.yaml\n    line: '12'", 4, "entry 1 has a line that is not a positive whole number, so it ignores nothing", "write the line kiwi check prints after the file (path:line:column)"],
     ["a line without its file", "- rule: security/host-any\n    tool: x\n    line: 12", 4, "entry 1 names a line but no file, so it ignores nothing", "name the file the line is in (file: .ai/tools/…), as kiwi check prints it"],
     ["a pointer without a tool or file", "- rule: security/host-any\n    pointer: /requires", 3, "entry 1 names a pointer but no tool or file, so it ignores nothing", "name the tool (or the file) whose manifest the pointer is in"],
+    ["an expires that is no day", "- rule: security/host-any\n    tool: x\n    expires: 2027-02-30", 4, "entry 1 has an expires that is not a date, so it ignores nothing", "write the day (UTC) from which it should ignore nothing, as YYYY-MM-DD: expires: 2027-03-31"],
+    ["an expires with a time", "- rule: security/host-any\n    tool: x\n    expires: 2027-03-01T12:00:00Z", 4, "entry 1 has an expires that is not a date, so it ignores nothing", "write the day (UTC) from which it should ignore nothing, as YYYY-MM-DD: expires: 2027-03-31"],
+    ["an expires that is a number", "- rule: security/host-any\n    tool: x\n    expires: 20270301", 4, "entry 1 has an expires that is not a date, so it ignores nothing", "write the day (UTC) from which it should ignore nothing, as YYYY-MM-DD: expires: 2027-03-31"],
   ])("an entry with %s ignores nothing, and says so at its line", (_name, entry, line, message, hint) => {
     const parsed = parseIgnoreFile(file(`ignore:\n  ${entry}\n  - rule: security/host-any\n    tool: fine\n`));
     expect(parsed.entries.map((e) => e.tool)).toEqual(["fine"]);
@@ -137,6 +140,28 @@ describe("what a check lets through", () => {
       ["security/risky-combination", ".ai/tools/deploy/tool.json", 9],
     ]);
     expect(result.findings[0]!.message).toBe(`the entry for security/risky-combination lets nothing through: kiwi reports no such finding ${where}`);
+  });
+
+  test("an entry lets it through until the day it expires (UTC); from that day it ignores nothing and says so", () => {
+    const dated = `${entry}    expires: 2026-12-01\n`;
+    const before = checkProject(projectOf([deploy(), other()], file(dated, "2026-11-30")), { strict: true, complete: "all" });
+    expect([before.ok, before.findings]).toEqual([true, []]);
+    expect(before.ignored.map((f) => f.ignoredBy)).toEqual([{ file: ".ai/kiwi-ignore.yaml", line: 2, reason: "deploys over ssh by design", expires: "2026-12-01" }]);
+    for (const day of ["2026-12-01", "2027-01-15"]) {
+      const after = checkProject(projectOf([deploy(), other()], file(dated, day)), { strict: true, complete: "all" });
+      expect(after.ok).toBe(false);
+      expect(after.ignored).toEqual([]);
+      expect(after.findings.map((f) => [f.rule, f.severity, f.file, f.line])).toEqual([
+        ["ignore/expired", "warning", ".ai/kiwi-ignore.yaml", 2],
+        ["security/risky-combination", "error", ".ai/tools/deploy/tool.json", 9],
+      ]);
+      expect(after.findings[0]!.message).toBe("entry 1 (security/risky-combination, tool deploy) expired on 2026-12-01, so it ignores nothing");
+      expect(after.findings[0]!.hint).toBe("fix what it let through (kiwi check shows it again), or, if its reason still holds, give it a later date");
+    }
+    // The lock's check (no complete scope) says it too, and findings added later keep it.
+    const lock = checkProject(projectOf([deploy(), other()], file(dated, "2026-12-01")), { strict: true });
+    expect(lock.findings.map((f) => f.rule)).toEqual(["ignore/expired", "security/risky-combination"]);
+    expect(withFindings(lock, []).findings.map((f) => f.rule)).toEqual(["ignore/expired", "security/risky-combination"]);
   });
 
   test("a broken entry lets nothing through: the finding it meant stays beside the warning", () => {
