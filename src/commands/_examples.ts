@@ -36,6 +36,7 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["The same as one JSON document", "kiwi show everything_echo --json"],
   ],
   tree: [
+    ["Every top-level tool's chain (the tools no other tool runs on)", "kiwi tree"],
     ["Show a tool's chain down to its primitive, with versions and integrities", "kiwi tree word_count"],
     ["The same as one JSON document", "kiwi tree everything_echo --json"],
   ],

@@ -5,7 +5,7 @@
 export const COMMAND_SUMMARIES: Record<string, string> = {
   check: "Validate tools: manifests, types, security, executor chains, child_schemas and parameters",
   exec: "Run a tool through its verified, locked executor chain",
-  tree: "Show a tool's executor chain: versions, integrities, sources, lock status",
+  tree: "Show executor chains (a tool's, or every top-level tool's): versions, integrities, sources, lock status",
   list: "List the project's tools and kiwi's built-ins: id, type, version, lock status, description",
   show: "Show a tool's parameters with their contracts and defaults, its permissions, chain and MCP pin",
   hash: "Canonical JSON, digests and tool integrity (interop and debugging)",

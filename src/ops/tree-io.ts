@@ -1,15 +1,16 @@
-// `kiwi tree`: a tool's chain with versions, integrities, sources and how each link compares with
-// tool.lock.json. Inspection only: a changed or missing link is a status, not an error.
+// `kiwi tree`: a tool's chain (or every top-level tool's) with versions, integrities, sources and
+// how each link compares with tool.lock.json. Inspection only: a changed or missing link is a
+// status, not an error.
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest } from "../integrity/digest.ts";
 import { readLockfile } from "../lockfile/fs.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
-import { readProject } from "../manifest/discover-io.ts";
+import { type Project, readProject } from "../manifest/discover-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
 import { MAX_CHAIN_DEPTH, indexTools, resolveChain } from "../resolve/chain.ts";
-import type { LockedTool } from "../schema/lockfile.ts";
+import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { hashChainTools, readToolAt } from "../exec/chain-io.ts";
 import { readOnlyStatCache, unknownTool } from "../exec/chain-verify-io.ts";
 
@@ -37,13 +38,55 @@ export interface TreeReport {
   mode: "locked" | "unlocked";
   lockfile: string | null;
   links: TreeLink[];
+  /** Why the chain could not be resolved (`kiwi tree` of the whole project goes on past it): no links then. */
+  broken?: { code: string; message: string; hint?: string };
 }
 
 /** Resolves the chain of `toolId` for display. */
 export function resolveTree(ctx: Context, toolId: string): TreeReport {
+  return treeOf(treeSource(ctx), toolId);
+}
+
+/**
+ * `kiwi tree` without a tool: the chain of every top-level tool of the project (every tool, locked
+ * or in the tree, that no other project tool runs on; built-ins appear in the chains that reach
+ * them), by id. A chain that is broken does not hide the others: its report carries the error.
+ */
+export function resolveTrees(ctx: Context): TreeReport[] {
+  const source = treeSource(ctx);
+  const project = source.project();
+  const tools = new Map<string, string | null>();
+  for (const [id, entry] of Object.entries(source.lock?.tools ?? {})) if (!entry.source.startsWith("<builtin>")) tools.set(id, entry.executor);
+  for (const t of project.tools) if (t.form !== "builtin" && !tools.has(t.id)) tools.set(t.id, t.executor ? t.executor.id : null);
+  const executors = new Set([...tools.values()].flatMap((e) => (e === null ? [] : [e.includes("@") ? e.slice(0, e.lastIndexOf("@")) : e])));
+  const roots = [...tools.keys()].filter((id) => !executors.has(id)).sort();
+  return roots.map((id) => {
+    try {
+      return treeOf(source, id);
+    } catch (error) {
+      if (!(error instanceof KiwiError) || error.code !== "E_CHAIN") throw error;
+      return { tool: id, mode: source.lock?.tools[id] ? "locked" : "unlocked", lockfile: source.lock ? LOCKFILE_NAME : null, links: [], broken: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
+    }
+  });
+}
+
+/** What every chain of one `kiwi tree` run is read from: the lockfile, the stat cache, the project (read once, when needed). */
+interface TreeSource {
+  root: string;
+  lock: Lockfile | undefined;
+  statCache: ReturnType<typeof readOnlyStatCache>;
+  cacheDir: string;
+  project: () => Project;
+}
+
+function treeSource(ctx: Context): TreeSource {
   const root = findProjectRoot(ctx.cwd);
-  const lock = readLockfile(root)?.lock;
-  const statCache = readOnlyStatCache(ctx, root);
+  let project: Project | undefined;
+  return { root, lock: readLockfile(root)?.lock, statCache: readOnlyStatCache(ctx, root), cacheDir: ctx.cacheDir, project: () => (project ??= readProject(root)) };
+}
+
+function treeOf(source: TreeSource, toolId: string): TreeReport {
+  const { root, lock, statCache } = source;
   if (lock?.tools[toolId]) {
     const links: TreeLink[] = [];
     const seen = new Set<string>();
@@ -53,7 +96,7 @@ export function resolveTree(ctx: Context, toolId: string): TreeReport {
         throw new KiwiError("E_CHAIN", `the locked chain of ${toolId} is broken at ${id}`, { hint: 'run "kiwi lock"' });
       }
       seen.add(id);
-      const { tool } = readToolAt(root, entry.source, ctx.cacheDir);
+      const { tool } = readToolAt(root, entry.source, source.cacheDir);
       const hashed = tool && tool.id === id ? hashChainTools(root, [tool], statCache)[0] : undefined;
       const tree = hashed ? formatDigest(hashed.integrity) : null;
       links.push({
@@ -71,7 +114,7 @@ export function resolveTree(ctx: Context, toolId: string): TreeReport {
     }
     return { tool: toolId, mode: "locked", lockfile: LOCKFILE_NAME, links };
   }
-  const project = readProject(root);
+  const project = source.project();
   const tool = project.tools.find((t) => t.id === toolId);
   if (!tool) throw unknownTool(toolId, [...new Set([...project.tools.map((t) => t.id), ...Object.keys(lock?.tools ?? {})])]);
   const resolved = resolveChain(indexTools(project.tools), tool);

@@ -36,19 +36,41 @@ export function treeDocument(report: TreeReport): Record<string, unknown> {
   return { ok: treeExitCode(report) === 0, ...report };
 }
 
+/** `kiwi tree --json` without a tool: every top-level tool's chain. */
+export function treesDocument(reports: readonly TreeReport[]): Record<string, unknown> {
+  return { ok: treesExitCode(reports) === 0, tools: reports.map(treeDocument) };
+}
+
 /**
  * What `kiwi tree` exits with, so a script can tell a chain that would run from one that would
  * be refused: 0 when every link is verified, E_INTEGRITY_MISMATCH's code when one changed since
- * the lock, E_LOCK_STALE's when one is missing from the tree or not locked.
+ * the lock, E_CHAIN's when the chain is broken, E_LOCK_STALE's when one is missing from the tree or
+ * not locked.
  */
 export function treeExitCode(report: TreeReport): number {
+  if (report.broken) return ERROR_CODES.E_CHAIN.exit;
   if (report.links.some((l) => l.status === "changed")) return ERROR_CODES.E_INTEGRITY_MISMATCH.exit;
   if (report.links.some((l) => l.status !== "verified")) return ERROR_CODES.E_LOCK_STALE.exit;
   return 0;
 }
 
-/** The chain as an indented tree, one link per line. */
-export function renderTree(report: TreeReport, c: Colors): string {
+/** Of several chains, the most serious exit: a changed or broken chain (6) before a stale one (3). */
+export function treesExitCode(reports: readonly TreeReport[]): number {
+  return reports.reduce((worst, r) => Math.max(worst, treeExitCode(r)), 0);
+}
+
+/** Every top-level tool's chain, a blank line between them; what is not locked is said once, after them. */
+export function renderTrees(reports: readonly TreeReport[], c: Colors): string {
+  const chains = reports.map((r) => renderTree(r, c, false)).join("\n");
+  const unlocked = reports.filter((r) => r.mode === "unlocked" && !r.broken).map((r) => r.tool);
+  if (unlocked.length === 0) return chains;
+  const note = reports[0]!.lockfile === null ? "no tool.lock.json; integrities are computed from the tree" : `not in ${reports[0]!.lockfile}: ${unlocked.join(", ")}; their integrities are computed from the tree`;
+  return `${chains}\n${c.dim(note)}\n`;
+}
+
+/** The chain as an indented tree, one link per line; `note`: say below it when it is not locked. */
+export function renderTree(report: TreeReport, c: Colors, note = true): string {
+  if (report.broken) return `${c.bold(report.tool)}  ${c.red("chain broken")}: ${report.broken.message}\n${report.broken.hint ? `  ${c.dim(`hint: ${report.broken.hint}`)}\n` : ""}`;
   const lines: string[] = [];
   report.links.forEach((link, i) => {
     const indent = i === 0 ? "" : `${"   ".repeat(i - 1)}└─ `;
@@ -59,7 +81,7 @@ export function renderTree(report: TreeReport, c: Colors): string {
       `${indent}${c.bold(link.id)} ${link.version} ${c.dim(`(${link.type || "untyped"})`)}  ${integrity ? `sha256:${shortDigest(integrity)}` : "-"}  ${link.source}  ${status}${changed}`,
     );
   });
-  if (report.mode === "unlocked") {
+  if (note && report.mode === "unlocked") {
     lines.push(c.dim(report.lockfile ? `${report.tool} is not in ${report.lockfile}; integrities are computed from the tree` : "no tool.lock.json; integrities are computed from the tree"));
   }
   return `${lines.join("\n")}\n`;

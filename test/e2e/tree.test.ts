@@ -86,4 +86,68 @@ describe("kiwi tree", () => {
     expect(r.exitCode).toBe(6);
     expect(r.stderr).toContain('executor "nowhere" of x does not exist');
   });
+
+  describe("without a tool: every top-level tool's chain, as npm ls shows the whole project", () => {
+    /** dp and a project runtime that two scripts run on: the runtime is no top-level tool, the scripts are. */
+    const PROJECT = {
+      ...FILES,
+      ".ai/tools/ruby_runtime.yaml": "tool_id: ruby_runtime\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  command: ruby\n",
+      ".ai/tools/a/tool.yaml": "tool_id: a\ntool_type: script\nversion: 1.0.0\nexecutor: ruby_runtime\nconfig:\n  entrypoint: a.rb\n",
+      ".ai/tools/a/a.rb": "puts 1\n",
+      ".ai/tools/b/tool.yaml": "tool_id: b\ntool_type: script\nversion: 1.0.0\nexecutor: ruby_runtime\nconfig:\n  entrypoint: b.rb\n",
+      ".ai/tools/b/b.rb": "puts 2\n",
+    };
+
+    test("prints each chain, a blank line between them, and exits 0 when every link is verified", async () => {
+      const root = makeProject(PROJECT);
+      const k = kiwiIn(root);
+      expect((await k.run(["lock"])).exitCode).toBe(0);
+      const r = await k.run(["tree"]);
+      expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+      const heads = r.stdout.split("\n").filter((l) => l !== "" && !l.includes("└─")).map((l) => l.split(" ")[0]);
+      expect(heads).toEqual(["a", "b", "dp"]);
+      expect(r.stdout).toContain("\n\nb 1.0.0 (script)");
+      expect(r.stdout).toContain("└─ ruby_runtime 1.0.0 (runtime)");
+      const doc = JSON.parse((await k.run(["tree", "--json"])).stdout);
+      expect(doc.ok).toBe(true);
+      expect(doc.tools.map((t: { tool: string; ok: boolean; links: { id: string }[] }) => [t.tool, t.ok, t.links.map((l) => l.id)])).toEqual([
+        ["a", true, ["a", "ruby_runtime", "subprocess"]],
+        ["b", true, ["b", "ruby_runtime", "subprocess"]],
+        ["dp", true, ["dp", "python_runtime", "subprocess"]],
+      ]);
+    });
+
+    test("a changed link, a tool not locked and a broken chain are each shown, the others still printed; the exit is the most serious", async () => {
+      const root = makeProject(PROJECT);
+      const k = kiwiIn(root);
+      expect((await k.run(["lock"])).exitCode).toBe(0);
+      writeFileSync(join(root, ".ai/tools/new.yaml"), "tool_id: new\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: new.sh\n");
+      const stale = await k.run(["tree", "--json"]);
+      expect(stale.exitCode).toBe(3);
+      expect(JSON.parse(stale.stdout).tools.map((t: { tool: string; mode: string }) => [t.tool, t.mode])).toEqual([["a", "locked"], ["b", "locked"], ["dp", "locked"], ["new", "unlocked"]]);
+      writeFileSync(join(root, ".ai/tools/gone.yaml"), "tool_id: gone\ntool_type: script\nversion: 1.0.0\nexecutor: nowhere\nconfig:\n  entrypoint: x.sh\n");
+      writeFileSync(join(root, ".ai/tools/dp/main.py"), "print(2)\n");
+      const r = await k.run(["tree"]);
+      expect(r.exitCode).toBe(6);
+      expect(r.stdout).toContain('gone  chain broken: the chain of gone is broken: executor "nowhere" of gone does not exist');
+      expect(r.stdout).toMatch(/\ndp 1\.2\.0 \(script\) .* changed since lock/);
+      expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("not in tool.lock.json: new; their integrities are computed from the tree");
+      const doc = JSON.parse((await k.run(["tree", "--json"])).stdout);
+      expect(doc.ok).toBe(false);
+      expect(doc.tools.find((t: { tool: string }) => t.tool === "gone")).toMatchObject({ ok: false, links: [], broken: { code: "E_CHAIN" } });
+    });
+
+    test("without a lockfile every chain comes from the tree, said once below them (exit 3)", async () => {
+      const r = await kiwiIn(makeProject(PROJECT)).run(["tree"]);
+      expect(r.exitCode).toBe(3);
+      expect(r.stdout.match(/no tool\.lock\.json/g)?.length).toBe(1);
+      expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("no tool.lock.json; integrities are computed from the tree");
+    });
+
+    test("a project without tools says so, and exits 0", async () => {
+      const k = kiwiIn(makeProject({ ".ai/tools/.keep": "" }));
+      expect(await k.run(["tree"])).toEqual({ exitCode: 0, stdout: "", stderr: "no tools in .ai/tools/ yet: kiwi init makes examples, kiwi add takes one from a registry\n" });
+      expect(JSON.parse((await k.run(["tree", "--json"])).stdout)).toEqual({ ok: true, tools: [] });
+    });
+  });
 });
