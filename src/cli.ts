@@ -2,7 +2,7 @@
 // The root command: lazy subcommands, --help/--version, unknown-flag checks, and the single place
 // that renders errors and sets the exit code. Commands return an exit code or throw KiwiError.
 import type { ArgsDef, CommandDef } from "citty";
-import { kebabCase, parseCommandArgs } from "./commands/_args.ts";
+import { USAGE_HINT, kebabCase, parseCommandArgs } from "./commands/_args.ts";
 import { defineCommand } from "./commands/_define.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createContext } from "./context.ts";
@@ -56,12 +56,15 @@ export async function main(given: string[]): Promise<number> {
   // Arguments after `--` belong to the tool (kiwi exec), never to kiwi.
   const flags = separator === -1 ? rawArgs : rawArgs.slice(0, separator);
   const jsonWanted = flags.includes("--json");
+  // The command resolved, once it is: a usage error names its own --help.
+  let command: string[] = [];
   try {
     if (rawArgs.length === 1 && (rawArgs[0] === "--version" || rawArgs[0] === "-v")) {
       showResult(VERSION);
       return 0;
     }
     const [cmd, parent, path] = await resolveCommand(root, rawArgs);
+    command = path;
     if (flags.includes("--help") || flags.includes("-h") || (!cmd.run && path.length === rawArgs.length)) {
       // citty pads its columns; trailing blanks are noise in terminals and snapshots.
       // citty names only the direct parent in USAGE ("mcp pin"): name the whole path from kiwi.
@@ -83,10 +86,9 @@ export async function main(given: string[]): Promise<number> {
     const result = await runLeaf(cmd, rawArgs.slice(path.length));
     return typeof result === "number" ? result : 0;
   } catch (thrown) {
-    const error = isCittyError(thrown)
-      ? new KiwiError("E_USAGE", stripAnsi((thrown as Error).message), { hint: 'run "kiwi --help" for the commands and flags' })
-      : toKiwiError(thrown);
-    return showError(error, createContext(), jsonWanted);
+    const error = isCittyError(thrown) ? new KiwiError("E_USAGE", stripAnsi((thrown as Error).message), { hint: USAGE_HINT }) : toKiwiError(thrown);
+    const named = error.code === "E_USAGE" && error.hint === USAGE_HINT && command.length > 0;
+    return showError(named ? new KiwiError("E_USAGE", error.message, { hint: `run "kiwi ${command.join(" ")} --help" for its arguments and flags`, details: error.details }) : error, createContext(), jsonWanted);
   }
 }
 

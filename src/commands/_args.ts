@@ -57,8 +57,11 @@ function lookup(values: Values, name: string): unknown {
   return values[name] ?? values[camelCase(name)] ?? values[kebabCase(name)];
 }
 
+/** The hint of a usage error that names no command: cli.ts names the command's own --help once it knows it. */
+export const USAGE_HINT = 'run "kiwi --help" for the commands and flags';
+
 function usage(message: string): KiwiError {
-  return new KiwiError("E_USAGE", message, { hint: 'run "kiwi --help" for the commands and flags' });
+  return new KiwiError("E_USAGE", message, { hint: USAGE_HINT });
 }
 
 /** Whether `set` holds any of `names`. */

@@ -29,6 +29,12 @@ describe("the kiwi binary", () => {
     expect(r.stderr).toBe("");
   });
 
+  test("a command missing its argument points at that command's --help", async () => {
+    const root = makeProject({ ".ai/tools/.keep": "" });
+    expect(await runKiwi(["show"], { cwd: root })).toEqual({ exitCode: 2, stdout: "", stderr: 'error[E_USAGE]: Missing required positional argument: TOOL\n  hint: run "kiwi show --help" for its arguments and flags\n' });
+    expect((await runKiwi(["mcp", "approve"], { cwd: root })).stderr).toContain('hint: run "kiwi mcp approve --help" for its arguments and flags');
+  });
+
   test("rejects an unknown command with a coded error, a suggestion and exit 2", async () => {
     const r = await runKiwi(["chekc"]);
     expect(r.exitCode).toBe(2);
