@@ -255,7 +255,7 @@ export function assertNoViolations(violations: readonly ParamViolation[], toolId
   if (violations.length === 0) return;
   const lines = violations.map((v) => `  ${renderViolation(v)}`);
   throw new KiwiError("E_PARAMS_INVALID", `${violations.length} parameter${violations.length === 1 ? "" : "s"} of ${subject} ${violations.length === 1 ? "is" : "are"} invalid:\n${lines.join("\n")}`, {
-    hint: `run "kiwi exec ${toolId} --dry-run" to check parameters without running; the tool's parameters list declares what it accepts`,
+    hint: `"kiwi show ${toolId}" lists the parameters it takes; "kiwi exec ${toolId} --dry-run" checks a call without running it`,
     details: { tool: toolId, violations },
   });
 }

@@ -91,14 +91,15 @@ function advice(tool: Tool, capabilities: readonly unknown[]): Finding[] {
   const runtime = isRecord(doc.runtime_config) ? doc.runtime_config : {};
   const memory = typeof runtime.max_memory_mb === "number" ? runtime.max_memory_mb : DEFAULT_MEMORY_MB;
   const timeout = typeof runtime.max_execution_time_ms === "number" ? runtime.max_execution_time_ms : DEFAULT_TIMEOUT_MS;
-  const notes: [string, string][] = [];
-  if (metadata.repository === undefined || metadata.repository === null) notes.push(["/metadata", "No repository URL specified in metadata"]);
-  if (metadata.documentation === undefined || metadata.documentation === null) notes.push(["/metadata", "No documentation URL specified in metadata"]);
-  if (memory > 256) notes.push(["/runtime_config/max_memory_mb", "High memory limit (>256MB) - consider optimization"]);
-  if (timeout > 60_000) notes.push(["/runtime_config/max_execution_time_ms", "Long execution timeout (>60s) - may impact user experience"]);
-  if (capabilities.includes("shell")) notes.push(["/capabilities", "Tool requests shell access - ensure proper sandboxing"]);
-  if (capabilities.length > 3) notes.push(["/capabilities", "Tool requests many capabilities - consider principle of least privilege"]);
-  return notes.map(([at, message]) => toolFinding(tool, "magray/advice", isRecord(doc.metadata) || !at.startsWith("/metadata") ? at : "", message));
+  // magray's messages as it words them; the hints are kiwi's.
+  const notes: [string, string, string][] = [];
+  if (metadata.repository === undefined || metadata.repository === null) notes.push(["/metadata", "No repository URL specified in metadata", 'add "repository": "https://…" to metadata']);
+  if (metadata.documentation === undefined || metadata.documentation === null) notes.push(["/metadata", "No documentation URL specified in metadata", 'add "documentation": "https://…" to metadata']);
+  if (memory > 256) notes.push(["/runtime_config/max_memory_mb", "High memory limit (>256MB) - consider optimization", "lower runtime_config.max_memory_mb to what the tool needs, 256 or less"]);
+  if (timeout > 60_000) notes.push(["/runtime_config/max_execution_time_ms", "Long execution timeout (>60s) - may impact user experience", "lower runtime_config.max_execution_time_ms to 60000 or less"]);
+  if (capabilities.includes("shell")) notes.push(["/capabilities", "Tool requests shell access - ensure proper sandboxing", "drop shell unless the tool runs commands; kiwi runs it in its sandbox (kiwi exec --dry-run shows how)"]);
+  if (capabilities.length > 3) notes.push(["/capabilities", "Tool requests many capabilities - consider principle of least privilege", "keep only the capabilities the tool uses"]);
+  return notes.map(([at, message, hint]) => toolFinding(tool, "magray/advice", isRecord(doc.metadata) || !at.startsWith("/metadata") ? at : "", message, hint));
 }
 
 /** magray's is_valid_version: exactly three parts, each a u32 without a leading zero (or "0"). */

@@ -105,7 +105,7 @@ function judgeParameters(list: unknown, base: string): { schema: JsonSchema; pro
   list.forEach((entry, index) => {
     const at = `${base}/${index}`;
     if (!isRecord(entry)) {
-      report("parameters/entry", at, `parameter ${index} must be a mapping with name and type`);
+      report("parameters/entry", at, `parameter ${index} must be a mapping with name and type`, "write each entry as `- name: city` with `type: string` below it");
       return;
     }
     for (const key of Object.keys(entry)) {
@@ -125,7 +125,7 @@ function judgeParameters(list: unknown, base: string): { schema: JsonSchema; pro
     if (!property) return;
     properties[name] = property;
     if (entry.required !== undefined && typeof entry.required !== "boolean") {
-      report("parameters/constraint", `${at}/required`, `"required" of parameter "${name}" must be true or false`);
+      report("parameters/constraint", `${at}/required`, `"required" of parameter "${name}" must be true or false`, "write required: true (YAML 1.2 reads yes, no, on and off as text)");
     } else if (entry.required === true) required.push(name);
   });
   return { schema, problems };
@@ -172,19 +172,19 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
       continue;
     }
     if (key === "minLength" || key === "maxLength" || key === "minItems" || key === "maxItems") {
-      if (!Number.isSafeInteger(value) || (value as number) < 0) fail("parameters/constraint", key, `"${key}" of "${name}" must be a non-negative integer`);
+      if (!Number.isSafeInteger(value) || (value as number) < 0) fail("parameters/constraint", key, `"${key}" of "${name}" must be a non-negative integer`, `write a whole number, 0 or more: ${key}: 1`);
       else contract[key] = value;
     } else if (key === "minimum" || key === "maximum" || key === "exclusiveMinimum" || key === "exclusiveMaximum") {
-      if (typeof value !== "number" || !Number.isFinite(value)) fail("parameters/constraint", key, `"${key}" of "${name}" must be a number`);
+      if (typeof value !== "number" || !Number.isFinite(value)) fail("parameters/constraint", key, `"${key}" of "${name}" must be a number`, `write it unquoted: ${key}: 10`);
       else contract[key] = value;
     } else if (key === "non_empty" || key === "nonEmpty") {
-      if (typeof value !== "boolean") fail("parameters/constraint", key, `"${key}" of "${name}" must be true or false`);
+      if (typeof value !== "boolean") fail("parameters/constraint", key, `"${key}" of "${name}" must be true or false`, `write ${key}: true (YAML 1.2 reads yes, no, on and off as text)`);
       else if (value) {
         const k = t === "string" ? "minLength" : "minItems";
         contract[k] = Math.max(1, typeof contract[k] === "number" ? (contract[k] as number) : 0);
       }
     } else if (key === "pattern") {
-      if (typeof value !== "string") fail("parameters/pattern", key, `"pattern" of "${name}" must be a string`);
+      if (typeof value !== "string") fail("parameters/pattern", key, `"pattern" of "${name}" must be a string`, "write the regular expression in quotes: pattern: '^[a-z]+$'");
       else {
         const verdict = checkRegexSafety(value);
         const unsupported = verdict.ok ? linearProblem(value) : undefined;

@@ -141,7 +141,7 @@ function limits(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     const bound = limitBound(key, tool.dialect);
     const shown = pointer === "/config/timeout" ? `${value / 1000} s` : String(value);
     if (!(value >= bound.min && value <= bound.max)) {
-      out.push(toolFinding(tool, "security/limits", pointer, `${fieldName(pointer)} is ${shown}; it must be between ${bound.min} and ${bound.max} ${bound.unit}`));
+      out.push(toolFinding(tool, "security/limits", pointer, `${fieldName(pointer)} is ${shown}; it must be between ${bound.min} and ${bound.max} ${bound.unit}`, `set it within that range, or leave it out for kiwi's default`));
       continue;
     }
     const high = STRICT_LIMITS[key];

@@ -128,7 +128,7 @@ function entrypoint(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     return;
   }
   if (!magray && tool.type === "wasm" && !entry.toLowerCase().endsWith(".wasm")) {
-    out.push(toolFinding(tool, "entrypoint/extension", at, `the entry point "${entry}" of a wasm tool must end in .wasm`));
+    out.push(toolFinding(tool, "entrypoint/extension", at, `the entry point "${entry}" of a wasm tool must end in .wasm`, 'point it at the compiled .wasm module, or use type "native" for an executable'));
   }
   if (!magray && tool.type === "native" && entry.toLowerCase().endsWith(".wasm")) {
     out.push(toolFinding(tool, "entrypoint/extension", at, `the entry point "${entry}" of a native tool must not be a .wasm module`, 'use type "wasm" for WebAssembly modules'));
@@ -158,7 +158,7 @@ function api(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     }
   }
   if (c.method !== undefined && (typeof c.method !== "string" || !(HTTP_METHODS as readonly string[]).includes(c.method.toUpperCase()))) {
-    out.push(toolFinding(tool, "api/method", `${base}/method`, `method ${JSON.stringify(c.method)} is not one of ${HTTP_METHODS.join(", ")}`));
+    out.push(toolFinding(tool, "api/method", `${base}/method`, `method ${JSON.stringify(c.method)} is not one of ${HTTP_METHODS.join(", ")}`, `use one of them, in capitals: method: ${HTTP_METHODS[0]}`));
   }
   const field = c.url_template !== undefined ? "url_template" : "url";
   const url = c[field];
@@ -219,7 +219,7 @@ function mcpServer(tool: Tool, out: Finding[]): void {
     out.push(toolFinding(tool, "mcp_server/command", `${base}/package`, `config.package starts a stdio server, but the transport is ${transport}`, "use transport: stdio with config.package"));
   }
   if (transport !== "stdio" && (typeof c.url !== "string" || !isAbsoluteHttpTemplate(c.url))) {
-    out.push(toolFinding(tool, "mcp_server/url", c.url === undefined ? base : `${base}/url`, `a ${transport} MCP server needs an absolute http(s) config.url`));
+    out.push(toolFinding(tool, "mcp_server/url", c.url === undefined ? base : `${base}/url`, `a ${transport} MCP server needs an absolute http(s) config.url`, "set config.url to the server's endpoint (https://host/mcp), or use transport: stdio with config.command or config.package"));
   }
   const wanted = MCP_TRANSPORTS[transport]!;
   if (tool.executor && tool.executor.id !== wanted) {

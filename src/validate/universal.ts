@@ -104,11 +104,21 @@ function shape(tool: Tool, out: Finding[]): void {
       const near = suggest(key, known);
       out.push(toolFinding(tool, "universal/unknown-field", at, `unknown field "${key}"${parent ? ` in ${parent}` : ""}`, near ? `did you mean "${near}"?` : `known fields: ${known.join(", ")}`));
     } else if (error.type === ValueErrorType.ObjectRequiredProperty) {
-      out.push(toolFinding(tool, "universal/field-type", parent, `required field "${key}" is missing`));
+      out.push(toolFinding(tool, "universal/field-type", parent, `required field "${key}" is missing`, `add ${key}: to ${parent === "" ? "the manifest" : parent}`));
     } else {
-      out.push(toolFinding(tool, "universal/field-type", at, `${at} must be ${describe(error.schema)}`));
+      out.push(toolFinding(tool, "universal/field-type", at, `${at} must be ${describe(error.schema)}`, `write ${at.slice(1).replaceAll("/", ".")} as ${describe(error.schema)}${typeHint(error.schema)}`));
     }
   }
+}
+
+/** How a value of that type is written in YAML, where a user most often slips (a version read as a number). */
+function typeHint(schema: TSchema): string {
+  const type = (schema as Record<string, unknown>).type;
+  if (type === "string") return ' (in quotes when YAML would read it as something else: "1.0", "yes", "2026-01-01")';
+  if (type === "boolean") return " (YAML 1.2 reads yes, no, on and off as text)";
+  if (type === "array") return " (one `- item` per line, or [a, b])";
+  if (type === "object") return " (key: value lines indented below it)";
+  return "";
 }
 
 /** What a schema accepts, in words: "a string", "an integer", "one of \"wasm\", \"native\"". */
@@ -214,7 +224,7 @@ function identity(tool: Tool, out: Finding[]): void {
   // rye-os writes the executor as executor_id (normalize.ts reads it when executor is absent).
   const written = doc.executor === undefined && typeof doc.executor_id === "string" ? doc.executor_id : doc.executor;
   if (written !== undefined && written !== null && typeof written !== "string") {
-    out.push(toolFinding(tool, "universal/field-type", "/executor", "executor must be a tool id string (optionally id@range) or null"));
+    out.push(toolFinding(tool, "universal/field-type", "/executor", "executor must be a tool id string (optionally id@range) or null", "write the id of the tool it runs on: executor: python_runtime (or python_runtime@^1)"));
   } else if (executorless && typeof written === "string") {
     out.push(toolFinding(tool, "universal/executor-forbidden", "/executor", `a ${tool.type} tool runs nothing, so its executor must be null`, "remove the executor line or set executor: null"));
   } else if (!executorless && (typeof written !== "string" || written.trim() === "" || !tool.executor?.id)) {

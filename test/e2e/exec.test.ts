@@ -90,7 +90,7 @@ describe("kiwi exec: a three-link chain", () => {
         '  params/label: must be at most 10 characters long (got "far too long a label")',
         "  params/numbers: is required",
         "  params/priority: must be <= 100 (got 150)",
-        '  hint: run "kiwi exec summer --dry-run" to check parameters without running; the tool\'s parameters list declares what it accepts',
+        '  hint: "kiwi show summer" lists the parameters it takes; "kiwi exec summer --dry-run" checks a call without running it',
         "",
       ].join("\n"),
     );

@@ -222,7 +222,7 @@ describe("pins, exec and rug pulls with the SDK-built fixture", () => {
     expect([r.exitCode, r.stdout]).toEqual([7, ""]);
     expect(r.stderr).toContain("error[E_PARAMS_INVALID]: 1 parameter of echo (live inputSchema of echo) is invalid");
     // The hint's command names the tool alone.
-    expect(r.stderr).toContain('hint: run "kiwi exec echo --dry-run" to check parameters without running');
+    expect(r.stderr).toContain('hint: "kiwi show echo" lists the parameters it takes; "kiwi exec echo --dry-run" checks a call without running it');
     expect(r.stderr).toContain("params/message: must be at most 100 characters long");
   });
 });

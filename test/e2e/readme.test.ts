@@ -90,7 +90,7 @@ describe("the README", () => {
     expect(bare.stdout).toContain("warning  security/host-any");
   });
 
-  test("the ignore file's example lets through what its two JSON tools trip under --strict, and only with it", async () => {
+  test("the ignore file's example lets through what its three tools trip under --strict, and only with it (the dated entry until its day)", async () => {
     const ignores = blocksOf("Checking tools: `kiwi check`").find((b) => b.lang === "yaml" && b.body.startsWith("# .ai/kiwi-ignore.yaml"))!.body;
     // Built here, not written out: a scanner of this repository must not find a key in its tests.
     const key = "ghp_" + "Kw9".repeat(12);
@@ -98,13 +98,22 @@ describe("the README", () => {
       ".ai/tools/deploy/tool.json": JSON.stringify({ tool_id: "deploy", tool_type: "script", version: "1.0.0", executor: "bash_runtime", config: { entrypoint: "release.sh" }, requires: ["shell.execute", { "net.outbound": ["deploy.example.test"] }, { "fs.write": ["./out"] }] }, null, 2),
       ".ai/tools/deploy/release.sh": "echo released\n",
       ".ai/tools/docs_example/tool.json": JSON.stringify({ tool_id: "docs_example", tool_type: "api", version: "1.0.0", executor: "http_client", config: { url: "https://api.example.test/v1", headers: { "X-Example": key } }, requires: [{ "net.outbound": ["api.example.test"] }] }, null, 2),
+      ".ai/tools/crawl.yaml": "tool_id: crawl\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://{host}/' }\nrequires: [{ net.outbound: ['*'] }]\nparameters:\n  - { name: host, type: string, required: true }\n",
     };
     const bare = await runKiwi(["check", "--strict"], { cwd: makeProject(tools) });
     expect(bare.exitCode).toBe(1);
     expect(bare.stdout).toContain("error  security/risky-combination");
     expect(bare.stdout).toContain("error  security/secret-literal");
+    expect(bare.stdout).toContain("error  security/host-any");
     const check = await runKiwi(["check", "--strict"], { cwd: makeProject({ ...tools, ".ai/kiwi-ignore.yaml": ignores }) });
-    expect([check.exitCode, check.stdout]).toEqual([0, ""]);
-    expect(check.stderr).toMatch(/^✔ 2 tools checked, no problems, 2 ignored by \.ai\/kiwi-ignore\.yaml \(\d+ ms\)\n$/);
+    // The example's dated entry lets crawl through until its day, and says it expired from then on.
+    const expires = /expires: (\d{4}-\d\d-\d\d)/.exec(ignores)![1]!;
+    if (new Date().toISOString().slice(0, 10) < expires) {
+      expect([check.exitCode, check.stdout]).toEqual([0, ""]);
+      expect(check.stderr).toMatch(/^✔ 3 tools checked, no problems, 3 ignored by \.ai\/kiwi-ignore\.yaml \(\d+ ms\)\n$/);
+    } else {
+      expect(check.exitCode).toBe(1);
+      expect(check.stdout).toContain(`ignore/expired  entry 3 (security/host-any, tool crawl) expired on ${expires}`);
+    }
   });
 });

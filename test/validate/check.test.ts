@@ -166,6 +166,8 @@ describe("every rule, valid and invalid", () => {
     expect(bad[0]!.file).toBe(file);
     expect(bad[0]!.line).toBe(line);
     expect(bad[0]!.message.length).toBeGreaterThan(10);
+    // Every finding says what to do about it.
+    expect(bad.filter((f) => !f.hint).map((f) => f.message)).toEqual([]);
     expect(bad[0]!.severity as string).toBe(options.strict ? "error" : (RULES as Record<string, { severity: string }>)[rule]!.severity);
   });
 
