@@ -330,10 +330,13 @@ function unreachable(registry: string, url: URL, error: unknown): KiwiError {
   const code = (error as { code?: string }).code;
   const detail = code ? `${code}` : error instanceof Error ? error.message : String(error);
   const tlsProblem = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL/i.test(detail);
+  const refused = detail === "ConnectionRefused" || detail === "ECONNREFUSED";
   return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}): ${detail}`, {
     hint: tlsProblem
       ? "the registry's certificate is not trusted: set SSL_CERT_FILE to its CA bundle"
-      : "check that the registry is running and the address is right; plain HTTP is only used for loopback or --insecure-registry",
+      : refused
+        ? `nothing accepts connections at ${registry}: start the registry, or check the host and port`
+        : "check that the registry is running and the address is right; plain HTTP is only used for loopback or --insecure-registry",
   });
 }
 

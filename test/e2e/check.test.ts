@@ -53,6 +53,7 @@ describe("kiwi check on a broken tree", () => {
     expect(r.stdout).toBe(
       [
         '.ai/tools/apis/weather.yaml:6:3  error  api/method  method "FETCH" is not one of GET, POST, PUT, PATCH, DELETE, HEAD',
+        "    hint: use one of them, in capitals: method: GET",
         "",
         '.ai/tools/mcp/github_create_pr.yml:4:1  error  chain/missing-executor  executor "github_mpc" of github_create_pr does not exist',
         '    hint: did you mean "github_mcp"?',
@@ -80,6 +81,7 @@ describe("kiwi check on a broken tree", () => {
       pointer: "/config/method",
       tool: "weather",
       message: 'method "FETCH" is not one of GET, POST, PUT, PATCH, DELETE, HEAD',
+      hint: "use one of them, in capitals: method: GET",
     });
     expect(r.stderr).toBe("");
   });

@@ -321,9 +321,10 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     return b;
   }
 
-  test("a registry that is down is E_REGISTRY, naming the address", async () => {
+  test("a registry that is down is E_REGISTRY, naming the address and that nothing listens there", async () => {
     const port = freePort();
-    await addFails(`127.0.0.1:${port}/faults/dp:1`, 12, `error[E_REGISTRY]: cannot reach 127.0.0.1:${port}`);
+    const b = await addFails(`127.0.0.1:${port}/faults/dp:1`, 12, `error[E_REGISTRY]: cannot reach 127.0.0.1:${port}`);
+    expect((await kiwiIn(b).run(["add", `127.0.0.1:${port}/faults/dp:1`])).stderr).toContain(`hint: nothing accepts connections at 127.0.0.1:${port}: start the registry, or check the host and port`);
   });
 
   test("an unknown tag is E_REGISTRY naming the tag", async () => {
