@@ -34,6 +34,7 @@ export const COMMANDS: Record<string, Lazy> = {
   mcp: () => import("./commands/mcp.ts").then((m) => m.default),
   publish: () => import("./commands/publish.ts").then((m) => m.default),
   add: () => import("./commands/add.ts").then((m) => m.default),
+  remove: () => import("./commands/remove.ts").then((m) => m.default),
   export: () => import("./commands/export.ts").then((m) => m.default),
   outdated: () => import("./commands/outdated.ts").then((m) => m.default),
   update: () => import("./commands/update.ts").then((m) => m.default),

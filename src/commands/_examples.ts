@@ -131,6 +131,10 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ["Import an MCP bundle: its signature is verified and its files locked as the tool's", "kiwi add --from hello.mcpb"],
     ["Copy an Agent Skill folder in and check it", "kiwi add --from ~/skills/pdf-tools"],
   ],
+  remove: [
+    ["Take a tool added from a registry out of the project and its lockfile", "kiwi remove word_count"],
+    ["Several at once: an MCP server with the remote tools that call it", "kiwi remove github_mcp github_create_pr"],
+  ],
   export: [
     ["A knowledge tool as an Agent Skill folder", "kiwi export style-guide --format skill --out dist"],
     ["Skills and MCP servers as one Agent Plugin", "kiwi export style-guide github_mcp --format plugin --name acme-tools --out dist"],

@@ -19,6 +19,7 @@ export const COMMAND_SUMMARIES: Record<string, string> = {
   mcp: "MCP server interfaces: hashes, pins, drift diffs, the poisoning scan and skills",
   publish: "Push a tool (which must pass kiwi check --strict) to an OCI registry, optionally signed",
   add: "Add a tool from an OCI registry (verify every digest and the integrity, validate, lock), or import one with --from",
+  remove: "Remove remote tools: their folders, lock entries, records, MCP pins and packages",
   export: "Write tools out as an Agent Skill, an Agent Plugin or an MCP registry server.json",
   outdated: "List remote tools whose tag now points to a different artifact (exit 1 if any)",
   update: "Move a remote tool to what its tag points to now, with a diff of files, manifest and permissions",

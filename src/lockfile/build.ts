@@ -61,13 +61,16 @@ export function integrityText(h: HashedTool): string {
 
 /**
  * The lockfile for a set of hashed tools; pins of servers no longer present are dropped, and so
- * are `remote` records of tools no longer present.
+ * are `remote` records of tools no longer present. `notInstalled`: the locked entries of remote
+ * tools whose folder this checkout does not have (a fresh clone before `kiwi install`): they are
+ * kept as they were, with their record, pin and packages, since only `kiwi remove` drops a remote tool.
  */
 export function buildLockfile(
   hashed: readonly HashedTool[],
   pins: Record<string, McpPin> = {},
   remote: Record<string, RemoteTool> = {},
   dependencies: Record<string, ToolDependencies> = {},
+  notInstalled: Record<string, LockedTool> = {},
 ): Lockfile {
   const byId = new Map<string, HashedTool>();
   for (const h of hashed) {
@@ -81,11 +84,13 @@ export function buildLockfile(
   }
   const tools: Record<string, LockedTool> = {};
   for (const h of byId.values()) tools[h.tool.id] = lockedToolOf(h, resolveExecutor(h.tool, byId));
+  for (const [id, entry] of Object.entries(notInstalled)) if (!byId.has(id) && remote[id]) tools[id] = entry;
+  const present = (id: string) => tools[id] !== undefined;
   const keptPins: Record<string, McpPin> = {};
-  for (const [id, pin] of Object.entries(pins)) if (byId.has(id)) keptPins[id] = pin;
+  for (const [id, pin] of Object.entries(pins)) if (present(id)) keptPins[id] = pin;
   const keptRemote = keepRemote(remote, tools);
   // Packages of tools no longer present go with them.
-  const keptDependencies = Object.fromEntries(Object.entries(dependencies).filter(([id]) => byId.has(id)));
+  const keptDependencies = Object.fromEntries(Object.entries(dependencies).filter(([id]) => present(id)));
   return {
     lockfileVersion: LOCKFILE_VERSION,
     tools,

@@ -12,7 +12,7 @@ import type { Context } from "../context.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
-import { type Tool, ignoreFileDated } from "../manifest/model.ts";
+import { REMOTE_TOOLS_DIR, type Tool, ignoreFileDated } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import type { Resolution } from "../deps/resolve-io.ts";
@@ -21,7 +21,7 @@ import { compareTreeToLock } from "../lockfile/compare.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
 import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
-import type { Lockfile } from "../schema/lockfile.ts";
+import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { type TreeIndex, buildLockIndex, completeLockIndex, indexTree, saveLockIndex, withoutPins } from "../lockfile/lock-index-io.ts";
 import { type RawTree, TreeListing, joinRawTree, listTop, walkRawTree } from "../manifest/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
@@ -237,7 +237,12 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     warnings.push(...resolved.warnings);
     resolutions = resolved.resolutions;
   } else dependencies = {};
-  const lock = buildLockfile(tree, pins, previous?.remote, dependencies);
+  const notInstalled = remoteNotInstalled(project.root, previous, tree);
+  for (const id of Object.keys(notInstalled)) {
+    if (previous?.dependencies?.[id]) dependencies = { ...dependencies, [id]: previous.dependencies[id] };
+    warnings.push(`${id} is a remote tool this checkout has not installed (${REMOTE_TOOLS_DIR}/${id} is missing): its entry is kept; "kiwi install" places it, "kiwi remove ${id}" drops it`);
+  }
+  const lock = buildLockfile(tree, pins, previous?.remote, dependencies, notInstalled);
   // Bytes this kiwi wrote hold no hand edit: each entry was rendered from the tree it hashed.
   if (previous && !wroteItself) {
     for (const edit of compareTreeToLock(previous, tree as HashedTool[]).handEdited) warnings.push(`${edit.message}; rewritten from the tool tree`);
@@ -252,6 +257,22 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   remember(finalText, lock, pending !== undefined);
   await pending;
   return { ...base, ...unpinnedOf(base.mcpServers, Object.keys(lock.mcp_servers)), written: pending !== undefined, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}) };
+}
+
+/**
+ * The locked entries of remote tools whose folder is missing altogether: not installed in this
+ * checkout (a fresh clone, before kiwi install), which is no reason to drop them from the lock.
+ * A folder that is there but no longer holds the tool is the tool gone, as for any other tool.
+ */
+function remoteNotInstalled(root: string, previous: Lockfile | undefined, tree: readonly TreeTool[]): Record<string, LockedTool> {
+  const out: Record<string, LockedTool> = {};
+  if (!previous?.remote) return out;
+  const hashed = new Set(tree.map((h) => h.tool.id));
+  for (const id of Object.keys(previous.remote)) {
+    const entry = previous.tools[id];
+    if (entry && !hashed.has(id) && !existsSync(join(root, REMOTE_TOOLS_DIR, id))) out[id] = entry;
+  }
+  return out;
 }
 
 /** The ids of a lockfile text's mcp_servers section; undefined when the text is not a JSON object. */

@@ -1,10 +1,11 @@
-// Human text for the registry commands: publish, add, outdated and update's diff. Pure.
+// Human text for the registry commands: publish, add, remove, outdated and update's diff. Pure.
 import { plural } from "./plural.ts";
 import { renderCanonicalJson } from "../integrity/canonical.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import { type CanonicalValue, isRecord } from "../integrity/value.ts";
 import type { AddResult, OutdatedEntry } from "../ops/registry-add-io.ts";
 import type { PublishResult } from "../ops/publish-io.ts";
+import type { RemoveResult } from "../ops/registry-remove-io.ts";
 
 /** A short digest for tables: `sha256:` + 12 hex digits. */
 export function short(digest: string): string {
@@ -50,6 +51,13 @@ export function renderAdded(r: Omit<AddResult, "findings">): string {
   const lines = [`added ${r.tool}@${r.version} from ${r.source}`, `integrity ${r.integrity}`, `placed in ${r.path} (${plural(r.files, "file")}, ${r.fetched} downloaded)`];
   if (r.replaced) lines.push(`replaced ${r.tool}@${r.replaced.version} (${r.replaced.integrity})`);
   if (r.signedBy) lines.push(`signature verified: ${r.signedBy}`);
+  return lines.join("\n");
+}
+
+/** What `kiwi remove` took out: a line per tool, then the lockfile's change. */
+export function renderRemoved(r: RemoveResult): string {
+  const lines = r.removed.map((t) => `removed ${t.tool}@${t.version} (${t.reference}, ${short(t.source.slice(t.source.lastIndexOf("@") + 1))})${t.placed ? "" : ": it was not installed here"}`);
+  lines.push(`wrote ${r.lockfile}: ${plural(r.diff.removed.length, "tool")} removed; the cached files stay until "kiwi cache prune"`);
   return lines.join("\n");
 }
 

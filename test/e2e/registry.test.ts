@@ -2,7 +2,7 @@
 // (Debian's docker-registry) on 127.0.0.1, from the compiled binary: the round trip through three
 // projects, the warm install that makes no request, and the faults a registry can throw at kiwi.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { RegistryClient } from "../../src/registry/oci-client-io.ts";
@@ -246,6 +246,84 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     const strict = await kb.run(["check", "--strict"]);
     expect(strict.exitCode).toBe(0);
     expect(strict.stderr).toContain("1 ignored by .ai/kiwi-ignore.yaml");
+  });
+
+  test("a checkout that has not installed a remote tool keeps it in the lock; kiwi remove takes it out, folder, entry and record", async () => {
+    const ref = `${registry.host}/rm/dp:1`;
+    expect((await kiwiIn(publisher()).run(["publish", "dp", ref])).exitCode).toBe(0);
+    const b = consumer();
+    const kb = kiwiIn(b);
+    expect((await kb.run(["add", ref])).exitCode).toBe(0);
+    const added = readFileSync(join(b, "tool.lock.json"), "utf8");
+
+    // A fresh clone: tool.lock.json without .ai/tools/.remote/. Locking keeps what is not installed.
+    const c = consumer();
+    writeFileSync(join(c, "tool.lock.json"), added);
+    const kc = kiwiIn(c);
+    const lock = await kc.run(["lock"]);
+    expect(lock.exitCode).toBe(0);
+    expect(lock.stderr).toContain('warning: dp is a remote tool this checkout has not installed (.ai/tools/.remote/dp is missing): its entry is kept; "kiwi install" places it, "kiwi remove dp" drops it');
+    expect(readFileSync(join(c, "tool.lock.json"), "utf8")).toBe(added);
+    expect((await kc.run(["install", "--frozen-lockfile"])).exitCode).toBe(0);
+    expect((await kc.run(["exec", "dp"])).stdout).toBe("41\n");
+
+    // Removed where it is installed: the folder and every trace in the lockfile go.
+    const removed = await kb.run(["remove", "dp"]);
+    expect([removed.exitCode, removed.stderr]).toEqual([0, ""]);
+    expect(removed.stdout).toMatch(new RegExp(`^removed dp@1\\.0\\.0 \\(${registry.host.replace(/\./g, "\\.")}/rm/dp:1, sha256:[0-9a-f]{12}\\)\nwrote tool\\.lock\\.json: 1 tool removed; the cached files stay until "kiwi cache prune"\n$`));
+    expect(existsSync(join(b, ".ai/tools/.remote/dp"))).toBe(false);
+    expect(listFiles(join(b, ".ai/.kiwi-tmp"))).toEqual([]);
+    const after = lockOf(b);
+    expect([after.tools.dp, after.remote]).toEqual([undefined, undefined]);
+    // The lockfile is the tree's: a frozen install agrees.
+    expect((await kb.run(["install", "--frozen-lockfile"])).exitCode).toBe(0);
+    // Removed where it was never installed: the lock drops it all the same.
+    const d = consumer();
+    writeFileSync(join(d, "tool.lock.json"), added);
+    const json = await kiwiIn(d).run(["remove", "dp", "--json"]);
+    expect(json.exitCode).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, removed: [{ tool: "dp", version: "1.0.0", placed: false }], lock: { removed: [{ id: "dp", change: "removed", before: "1.0.0" }], changed: [] } });
+    expect(lockOf(d).remote).toBeUndefined();
+  });
+
+  test("kiwi remove refuses what it cannot take (the project's own tool, a built-in, an unknown id, a tool others run on) and changes nothing; a failed lock puts everything back", async () => {
+    const runtime = "tool_id: sh_runtime\ntool_type: runtime\nversion: 1.2.0\nexecutor: subprocess\ndescription: runs sh\nconfig:\n  command: bash\n";
+    const ref = `${registry.host}/rm/sh_runtime:1`;
+    expect((await kiwiIn(makeProject({ ".ai/tools/sh_runtime/tool.yaml": runtime })).run(["publish", "sh_runtime", ref])).exitCode).toBe(0);
+    const b = makeProject({
+      ".ai/tools/hi/tool.yaml": "tool_id: hi\ntool_type: script\nversion: 1.0.0\nexecutor: sh_runtime\nconfig:\n  entrypoint: hi.sh\n",
+      ".ai/tools/hi/hi.sh": "echo hi\n",
+    });
+    const kb = kiwiIn(b);
+    expect((await kb.run(["add", ref])).exitCode).toBe(0);
+    const before = readFileSync(join(b, "tool.lock.json"), "utf8");
+    const placed = listFiles(join(b, ".ai/tools"));
+    for (const [args, exit, message] of [
+      [["remove", "sh_runtime"], 6, "error[E_CHAIN]: removing sh_runtime would break the chain of hi (runs on sh_runtime); nothing was removed"],
+      [["remove", "hi"], 2, 'error[E_USAGE]: "hi" is the project\'s own tool (.ai/tools/hi/tool.yaml), not one added from a registry\n  hint: kiwi remove takes tools added with kiwi add; to drop your own, delete its files (git rm -r .ai/tools/hi) and run "kiwi lock"'],
+      [["remove", "bash_runtime"], 2, 'error[E_USAGE]: "bash_runtime" is built into kiwi; there is nothing to remove'],
+      [["remove", "sh_runtim"], 2, 'error[E_TOOL_NOT_FOUND]: "sh_runtim" is not a remote tool in tool.lock.json\n  hint: did you mean "sh_runtime"?'],
+      [["remove"], 2, "error[E_USAGE]: Missing required positional argument: TOOLS"],
+    ] as const) {
+      const r = await kb.run([...args]);
+      expect([r.exitCode, r.stdout]).toEqual([exit, ""]);
+      expect(r.stderr).toContain(message);
+    }
+    expect(readFileSync(join(b, "tool.lock.json"), "utf8")).toBe(before);
+    expect(listFiles(join(b, ".ai/tools"))).toEqual(placed);
+    // Once nothing runs on it: a lock that fails half way (the disk full as it writes
+    // tool.lock.json) puts the folder and the lockfile back; then it goes.
+    rmSync(join(b, ".ai/tools/hi"), { recursive: true });
+    expect((await kb.run(["lock"])).exitCode).toBe(0);
+    const locked = readFileSync(join(b, "tool.lock.json"), "utf8");
+    const failed = await kb.run(["remove", "sh_runtime"], { KIWI_TEST_FAULT: "lockfile-write=ENOSPC" });
+    expect(failed.exitCode).toBe(2);
+    expect(failed.stderr).toContain("hint: the disk is full");
+    expect(readFileSync(join(b, "tool.lock.json"), "utf8")).toBe(locked);
+    expect(listFiles(join(b, ".ai/tools/.remote"))).toEqual([".gitignore", "sh_runtime/tool.yaml"]);
+    expect(listFiles(join(b, ".ai/.kiwi-tmp"))).toEqual([]);
+    expect((await kb.run(["remove", "sh_runtime"])).exitCode).toBe(0);
+    expect(lockOf(b).tools.sh_runtime).toBeUndefined();
   });
 
   test("outdated lists a moved tag; a frozen install keeps the locked digest; update moves it and shows files, manifest and permissions", async () => {

@@ -50,6 +50,15 @@ describe("the remote section of tool.lock.json", () => {
     expect(buildLockfile([], {}, { dp: remote() }).remote).toBeUndefined();
   });
 
+  test("locking keeps a remote tool this checkout has not installed as it was: entry, record, pin and packages", () => {
+    const pin = { interface_hash: `sha256:${"c".repeat(64)}` } as never;
+    const packages = { dp: { npm: { requires: {}, packages: {} } } } as never;
+    const lock = buildLockfile([], { dp: pin }, { dp: remote() }, packages, { dp });
+    expect([lock.tools.dp, lock.remote, lock.mcp_servers, lock.dependencies]).toEqual([dp, { dp: remote() }, { dp: pin }, packages]);
+    // Not a remote tool any more (its record gone, as kiwi remove leaves it): nothing is kept.
+    expect(buildLockfile([], {}, {}, {}, { dp }).tools.dp).toBeUndefined();
+  });
+
   test("locking refuses a remote tool whose files were edited in place", () => {
     expect(code(() => buildLockfile(hashed("1".repeat(64)) as never, {}, { dp: remote() }))).toBe("E_INTEGRITY_MISMATCH");
   });
