@@ -19,6 +19,8 @@ export interface ListedTool {
   builtin: boolean;
   /** In tool.lock.json at this version. */
   locked: boolean;
+  /** A remote tool tool.lock.json records that this checkout has not installed (kiwi install places it). */
+  notInstalled?: true;
 }
 
 export interface ListReport {
@@ -31,8 +33,12 @@ export interface ListReport {
 export function listTools(ctx: Context): ListReport {
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
   const lock = readLockfile(project.root)?.lock;
-  const tools = project.tools
-    .map((t) => listed(t, lock))
+  const present = new Set(project.tools.map((t) => t.id));
+  // As npm ls lists a dependency it has not installed: the lock names it, this checkout lacks it.
+  const missing: ListedTool[] = Object.keys(lock?.remote ?? {})
+    .filter((id) => !present.has(id) && lock!.tools[id])
+    .map((id) => ({ id, type: lock!.tools[id]!.type, version: lock!.tools[id]!.version, description: null, source: lock!.tools[id]!.source, builtin: false, locked: true, notInstalled: true }));
+  const tools = [...project.tools.map((t) => listed(t, lock)), ...missing]
     .sort((a, b) => Number(a.builtin) - Number(b.builtin) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { root: project.root, lockfile: lock !== undefined, tools };
 }

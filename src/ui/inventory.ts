@@ -8,11 +8,12 @@ import { renderTree } from "./plan-render.ts";
 
 /** One line per tool: id, type, version, lock status, description (built-ins after the project's). */
 export function renderList(report: ListReport, c: Colors): string {
-  const rows = report.tools.map((t) => [t.id, t.type || "?", t.version || "?", t.builtin ? "built-in" : t.locked ? "locked" : "not locked", t.description ?? ""]);
+  const rows = report.tools.map((t) => [t.id, t.type || "?", t.version || "?", t.builtin ? "built-in" : t.notInstalled ? "not installed" : t.locked ? "locked" : "not locked", t.description ?? (t.notInstalled ? 'a remote tool: run "kiwi install" to place it' : "")]);
   const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r, i) => {
     const cells = r.slice(0, 4).map((cell, j) => cell.padEnd(widths[j]!));
-    const status = report.tools[i]!.builtin ? c.dim(cells[3]!) : report.tools[i]!.locked ? c.green(cells[3]!) : c.yellow(cells[3]!);
+    const t = report.tools[i]!;
+    const status = t.builtin ? c.dim(cells[3]!) : t.notInstalled ? c.red(cells[3]!) : t.locked ? c.green(cells[3]!) : c.yellow(cells[3]!);
     return `${c.bold(cells[0]!)}  ${cells[1]}  ${cells[2]}  ${status}  ${c.dim(r[4]!)}`.trimEnd();
   });
   const project = report.tools.filter((t) => !t.builtin).length;

@@ -264,7 +264,11 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(lock.exitCode).toBe(0);
     expect(lock.stderr).toContain('warning: dp is a remote tool this checkout has not installed (.ai/tools/.remote/dp is missing): its entry is kept; "kiwi install" places it, "kiwi remove dp" drops it');
     expect(readFileSync(join(c, "tool.lock.json"), "utf8")).toBe(added);
+    // kiwi list names it, as npm ls names a dependency it has not installed.
+    expect((await kc.run(["list"])).stdout).toMatch(/^dp +script +1\.0\.0 +not installed +a remote tool: run "kiwi install" to place it$/m);
+    expect(JSON.parse((await kc.run(["list", "--json"])).stdout).tools[0]).toMatchObject({ id: "dp", locked: true, notInstalled: true });
     expect((await kc.run(["install", "--frozen-lockfile"])).exitCode).toBe(0);
+    expect((await kc.run(["list"])).stdout).toMatch(/^dp +script +1\.0\.0 +locked +prints X$/m);
     expect((await kc.run(["exec", "dp"])).stdout).toBe("41\n");
 
     // Removed where it is installed: the folder and every trace in the lockfile go.
