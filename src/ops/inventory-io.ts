@@ -1,6 +1,7 @@
 // `kiwi list` and `kiwi show <tool>`: what the project holds and what one tool takes, read from
 // the tree (discovery) and tool.lock.json. Inspection only: nothing is hashed, locked or run.
 import type { Context } from "../context.ts";
+import { KiwiError } from "../errors.ts";
 import { readLockfile } from "../lockfile/fs.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import type { Capability, Tool } from "../manifest/model.ts";
@@ -80,8 +81,12 @@ const NOT_CONTRACTS = new Set(["type", "description", "default", "title", "$comm
 export function showTool(ctx: Context, toolId: string): ShowReport {
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
   const tool = project.tools.find((t) => t.id === toolId);
-  if (!tool) throw unknownTool(toolId, project.tools.map((t) => t.id));
   const lock = readLockfile(project.root)?.lock;
+  const remote = lock?.remote?.[toolId];
+  if (!tool && remote) {
+    throw new KiwiError("E_TOOL_NOT_FOUND", `"${toolId}" is a remote tool this checkout has not installed`, { hint: `run "kiwi install" to place it from ${remote.reference}`, details: { tool: toolId } });
+  }
+  if (!tool) throw unknownTool(toolId, project.tools.map((t) => t.id));
   const server = tool.type === "mcp_server" ? tool.id : tool.type === "mcp_tool" ? (tool.executor?.id ?? null) : null;
   const pin = server ? (lock?.mcp_servers[server] as McpPin | undefined) : undefined;
   return {

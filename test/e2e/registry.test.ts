@@ -267,6 +267,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     // kiwi list names it, as npm ls names a dependency it has not installed.
     expect((await kc.run(["list"])).stdout).toMatch(/^dp +script +1\.0\.0 +not installed +a remote tool: run "kiwi install" to place it$/m);
     expect(JSON.parse((await kc.run(["list", "--json"])).stdout).tools[0]).toMatchObject({ id: "dp", locked: true, notInstalled: true });
+    expect(await kc.run(["show", "dp"])).toEqual({ exitCode: 2, stdout: "", stderr: `error[E_TOOL_NOT_FOUND]: "dp" is a remote tool this checkout has not installed\n  hint: run "kiwi install" to place it from ${ref}\n` });
     expect((await kc.run(["install", "--frozen-lockfile"])).exitCode).toBe(0);
     expect((await kc.run(["list"])).stdout).toMatch(/^dp +script +1\.0\.0 +locked +prints X$/m);
     expect((await kc.run(["exec", "dp"])).stdout).toBe("41\n");
