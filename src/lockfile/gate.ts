@@ -10,6 +10,8 @@ export interface GateOptions {
   strict?: boolean;
   /** Remembered child_schemas verdicts (validate/child-schema-memo-io.ts), shared with kiwi check. */
   childSchemaMemo?: ChildSchemaMemo;
+  /** Remote tools the lockfile records that this checkout has not installed (their absence is named as such). */
+  notInstalled?: ReadonlySet<string>;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface GateOptions {
  * script, which a lock of a thousand tools cannot afford on every run.
  */
 export function checkBeforeLock(project: Project, options: GateOptions = {}): Verdict {
-  const result = checkProject(project, { strict: options.strict, childSchemaMemo: options.childSchemaMemo });
+  const result = checkProject(project, { strict: options.strict, childSchemaMemo: options.childSchemaMemo, notInstalled: options.notInstalled });
   return { ok: result.ok, findings: result.findings };
 }
 
@@ -52,7 +54,7 @@ export function checkChangedSince(project: Project, passed: Readonly<Record<stri
   }
   const only = [...touched].filter((id) => integrity.has(id));
   if (only.length === 0) return { ok: true, findings: [] };
-  const result = checkProject(project, { strict: options.strict, only, childSchemaMemo: options.childSchemaMemo });
+  const result = checkProject(project, { strict: options.strict, only, childSchemaMemo: options.childSchemaMemo, notInstalled: options.notInstalled });
   return { ok: result.ok, findings: result.findings };
 }
 

@@ -57,7 +57,8 @@ export async function checkTree(options: CheckTreeOptions): Promise<CheckTreeRes
   const lock = readLock(project.root);
   const remoteRecords = lockedRemotes(project, lock);
   // Every layer judges the scope here: an ignore entry about it that lets nothing through is said.
-  const checked = checkProject(project, { strict: options.strict, only, childSchemaMemo, complete: only.length === 0 ? "all" : scope.tools, ...(remoteRecords ? { remoteRecords } : {}) });
+  const notInstalled = lockedRemotesMissing(project, lock);
+  const checked = checkProject(project, { strict: options.strict, only, childSchemaMemo, complete: only.length === 0 ? "all" : scope.tools, ...(remoteRecords ? { remoteRecords } : {}), ...(notInstalled ? { notInstalled } : {}) });
   childSchemaMemo?.save();
   const named = withFindings(checked, checkMcpToolNames(scope.tools, pinnedToolNames(lock === "unreadable" ? {} : (lock?.mcp_servers ?? {}))), { strict: options.strict });
   // The tools' files are read while the interpreters parse.
@@ -74,6 +75,14 @@ function readLock(root: string): Lockfile | "unreadable" | undefined {
   } catch {
     return "unreadable";
   }
+}
+
+/** The remote tools the lockfile records that this checkout has not installed. */
+function lockedRemotesMissing(project: Project, lock: Lockfile | "unreadable" | undefined): ReadonlySet<string> | undefined {
+  if (lock === undefined || lock === "unreadable" || !lock.remote) return undefined;
+  const present = new Set(project.tools.map((t) => t.id));
+  const missing = Object.keys(lock.remote).filter((id) => !present.has(id));
+  return missing.length > 0 ? new Set(missing) : undefined;
 }
 
 /**

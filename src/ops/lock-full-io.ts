@@ -114,7 +114,8 @@ export async function hashAndCheck(
   const { assertGatePassed, checkBeforeLock, checkChangedSince } = await import("../lockfile/gate.ts");
   // The verdicts it judges are remembered for the check of the commit that follows (kiwi check --staged).
   const childSchemaMemo = openChildSchemaMemo(ctx.cacheDir);
-  const checkAll = () => checkBeforeLock(project, { strict: options.strict, childSchemaMemo });
+  const notInstalled = remoteToolsNotInstalled(project);
+  const checkAll = () => checkBeforeLock(project, { strict: options.strict, childSchemaMemo, notInstalled });
   // Without a check to start from, the check needs no hashes: it runs while the second core hashes.
   const early = passed === undefined ? checkAll() : undefined;
   // This thread's own work is done: it hashes what the worker has not reached yet.
@@ -123,7 +124,7 @@ export async function hashAndCheck(
   // What a tool's verdict depends on: its integrity, and its ignore comments, which the integrity
   // (a manifest's canonical form) leaves out: a comment removed must bring its finding back.
   const integrity = new Map(tree.map((h) => [h.tool.id, h.tool.ignores ? `${h.integrity}\0${JSON.stringify(h.tool.ignores)}` : h.integrity]));
-  const verdict = early ?? (integrity.size === tree.length ? checkChangedSince(project, passed!.tools, integrity, { strict: options.strict, childSchemaMemo }) : checkAll());
+  const verdict = early ?? (integrity.size === tree.length ? checkChangedSince(project, passed!.tools, integrity, { strict: options.strict, childSchemaMemo, notInstalled }) : checkAll());
   childSchemaMemo?.save();
   assertGatePassed(verdict, action);
   statCache.recordChecked({ context, tools: Object.fromEntries(integrity) });
@@ -257,6 +258,25 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   remember(finalText, lock, pending !== undefined);
   await pending;
   return { ...base, ...unpinnedOf(base.mcpServers, Object.keys(lock.mcp_servers)), written: pending !== undefined, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}) };
+}
+
+/**
+ * The remote tools tool.lock.json records that the project does not have (not installed in this
+ * checkout), for the check to name them; its bytes are parsed only when they hold remote records.
+ */
+function remoteToolsNotInstalled(project: Project): ReadonlySet<string> | undefined {
+  const text = readLockfileText(project.root);
+  if (text === undefined || !text.includes('\n  "remote": ')) return undefined;
+  let remote: unknown;
+  try {
+    remote = (JSON.parse(text) as { remote?: unknown }).remote;
+  } catch {
+    return undefined; // kiwi lock and verify say what is wrong with it
+  }
+  if (typeof remote !== "object" || remote === null) return undefined;
+  const present = new Set(project.tools.map((t) => t.id));
+  const missing = Object.keys(remote).filter((id) => !present.has(id));
+  return missing.length > 0 ? new Set(missing) : undefined;
 }
 
 /**

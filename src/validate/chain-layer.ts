@@ -23,7 +23,8 @@ export function checkChains(scope: readonly Tool[], inScope: (tool: Tool) => boo
   for (const tool of scope) {
     if (!tool.executor) continue;
     const result = resolveChain(ctx.index, tool);
-    for (const f of result.findings) {
+    for (const found of result.findings) {
+      const f = notInstalledExecutor(found, ctx);
       const owner = ctx.index.get(f.tool ?? "");
       if (f.tool === tool.id || (owner && inScope(owner))) {
         // Reported here or when the owner itself is checked (dedupe drops the repeat).
@@ -34,6 +35,17 @@ export function checkChains(scope: readonly Tool[], inScope: (tool: Tool) => boo
     }
   }
   return out;
+}
+
+/**
+ * A missing executor that is a remote tool tool.lock.json records but this checkout has not
+ * installed (a fresh clone): "did you mean" would send the user the wrong way, kiwi install is the fix.
+ */
+function notInstalledExecutor(f: Finding, ctx: LayerContext): Finding {
+  if (f.rule !== "chain/missing-executor" || !ctx.notInstalled || f.tool === undefined) return f;
+  const missing = ctx.index.get(f.tool)?.executor?.id;
+  if (missing === undefined || !ctx.notInstalled.has(missing)) return f;
+  return { ...f, message: `executor "${missing}" of ${f.tool} is a remote tool this checkout has not installed`, hint: 'run "kiwi install": it places the remote tools tool.lock.json records, then checks and locks' };
 }
 
 /** A parent's child_schemas, compiled once per check. */

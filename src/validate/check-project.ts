@@ -48,6 +48,8 @@ export interface CheckOptions {
    * in a commit), the folder decides.
    */
   remoteRecords?: RemoteRecords;
+  /** Remote tools tool.lock.json records that this checkout has not installed (the lock's and kiwi check's callers read them). */
+  notInstalled?: ReadonlySet<string>;
 }
 
 export interface CheckResult {
@@ -131,6 +133,7 @@ export function checkProject(project: Project, options: CheckOptions = {}): Chec
     escapedPaths: new Set(project.findings.filter((f) => f.rule === "security/symlink-escape").map((f) => f.file)),
     childSchemaMemo: options.childSchemaMemo,
     ...(options.remoteRecords ? { remoteRecords: options.remoteRecords } : {}),
+    ...(options.notInstalled ? { notInstalled: options.notInstalled } : {}),
   };
   const findings: Finding[] = project.findings.filter((f) => scope.hasFile(f.file));
   const parameterMemo: ParameterMemo = new Map();

@@ -15,6 +15,8 @@ export interface LayerContext {
   childSchemaMemo?: ChildSchemaMemo;
   /** What tool.lock.json records of remote tools, when the caller read it (isPublished). */
   remoteRecords?: RemoteRecords;
+  /** Remote tools tool.lock.json records that this checkout has not installed: an executor missing for that reason says so. */
+  notInstalled?: ReadonlySet<string>;
 }
 
 /**

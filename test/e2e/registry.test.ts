@@ -303,6 +303,17 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect((await kb.run(["add", ref])).exitCode).toBe(0);
     const before = readFileSync(join(b, "tool.lock.json"), "utf8");
     const placed = listFiles(join(b, ".ai/tools"));
+    // A fresh clone of that project (hi and the lockfile, no .ai/tools/.remote/): what is missing is named as not installed.
+    const clone = makeProject({ ".ai/tools/hi/tool.yaml": readFileSync(join(b, ".ai/tools/hi/tool.yaml"), "utf8"), ".ai/tools/hi/hi.sh": "echo hi\n", "tool.lock.json": before });
+    const kc = kiwiIn(clone);
+    for (const command of ["check", "lock"]) {
+      const r = await kc.run([command]);
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout + r.stderr).toContain('error  chain/missing-executor  executor "sh_runtime" of hi is a remote tool this checkout has not installed\n    hint: run "kiwi install": it places the remote tools tool.lock.json records, then checks and locks');
+    }
+    expect(readFileSync(join(clone, "tool.lock.json"), "utf8")).toBe(before);
+    expect((await kc.run(["install"])).exitCode).toBe(0);
+    expect((await kc.run(["exec", "hi"])).stdout).toBe("hi\n");
     for (const [args, exit, message] of [
       [["remove", "sh_runtime"], 6, "error[E_CHAIN]: removing sh_runtime would break the chain of hi (runs on sh_runtime); nothing was removed"],
       [["remove", "hi"], 2, 'error[E_USAGE]: "hi" is the project\'s own tool (.ai/tools/hi/tool.yaml), not one added from a registry\n  hint: kiwi remove takes tools added with kiwi add; to drop your own, delete its files (git rm -r .ai/tools/hi) and run "kiwi lock"'],

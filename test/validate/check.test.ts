@@ -192,6 +192,16 @@ describe("every rule, valid and invalid", () => {
   });
 });
 
+describe("a remote executor this checkout has not installed", () => {
+  test("is named as such, with kiwi install as the fix, where a missing executor would suggest another id", () => {
+    const tool = yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: sh_runtime\nconfig: { entrypoint: main.sh }\n", ["main.sh"]);
+    const plain = checkProject(projectOf([tool]), {}).findings.filter((f) => f.rule === "chain/missing-executor");
+    expect(plain.map((f) => f.message)).toEqual(['executor "sh_runtime" of p does not exist']);
+    const named = checkProject(projectOf([tool]), { notInstalled: new Set(["sh_runtime"]) }).findings.filter((f) => f.rule === "chain/missing-executor");
+    expect(named.map((f) => [f.severity, f.message, f.hint])).toEqual([["error", 'executor "sh_runtime" of p is a remote tool this checkout has not installed', 'run "kiwi install": it places the remote tools tool.lock.json records, then checks and locks']]);
+  });
+});
+
 describe("strictness", () => {
   test.each([
     ["security/limits-high", [script("limits: { memory_mb: 1024 }\n")]],
