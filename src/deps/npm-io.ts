@@ -3,9 +3,9 @@
 // package-lock entries; `kiwi install` rebuilds that package-lock, runs `npm ci --ignore-scripts`
 // (npm checks every tarball against its sha512), and stores every installed file in kiwi's
 // content-addressed cache under one tree digest. Nothing here runs at `kiwi exec` time.
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeStagingDir } from "./staging-io.ts";
 import type { Store } from "../cache/store-io.ts";
 import { removeTree } from "../cache/remove-io.ts";
 import { KiwiError } from "../errors.ts";
@@ -92,9 +92,8 @@ function readInstalledVersion(path: string): string | undefined {
   }
 }
 
-function staging(ctx: PackageContext, what: string): string {
-  // The system's temp folder: a staging folder left by a killed install is never mistaken for cache content.
-  const dir = mkdtempSync(join(tmpdir(), `kiwi-npm-${what}-`));
+function staging(ctx: PackageContext, what: "resolve" | "install"): string {
+  const dir = makeStagingDir(what === "resolve" ? "kiwi-npm-resolve" : "kiwi-npm-install");
   // The project's registry settings, as npm would read them in the project itself.
   const npmrc = join(ctx.root, ".npmrc");
   if (existsSync(npmrc)) copyFileSync(npmrc, join(dir, ".npmrc"));

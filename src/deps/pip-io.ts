@@ -4,9 +4,10 @@
 // URL and sha256; `kiwi install` installs exactly those with `--require-hashes --no-deps` into a
 // plain folder (`site-packages/`), which kiwi stores like any tree. Indexes come from the user's pip
 // settings (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf). Nothing here runs at `kiwi exec` time.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { makeStagingDir } from "./staging-io.ts";
 import { removeTree } from "../cache/remove-io.ts";
 import type { Store } from "../cache/store-io.ts";
 import { KiwiError } from "../errors.ts";
@@ -30,7 +31,7 @@ export function isSourceDistribution(url: string): boolean {
  * build from source; a source distribution of any other is refused.
  */
 export async function resolvePip(ctx: PackageContext, requires: string[], allow: readonly string[] = []): Promise<Omit<PypiDependencies, "tree">> {
-  const dir = mkdtempSync(join(tmpdir(), "kiwi-pip-resolve-"));
+  const dir = makeStagingDir("kiwi-pip-resolve");
   try {
     const python = await makeVenv(ctx, dir);
     writeFileSync(join(dir, "requirements.in"), `${requires.join("\n")}\n`);
@@ -69,7 +70,7 @@ export async function resolvePip(ctx: PackageContext, requires: string[], allow:
 
 /** Installs exactly the locked distributions into a folder and stores its files (`site-packages/...`). */
 export async function installPip(ctx: PackageContext, store: Store, locked: PypiDependencies): Promise<FileEntry[]> {
-  const dir = mkdtempSync(join(tmpdir(), "kiwi-pip-install-"));
+  const dir = makeStagingDir("kiwi-pip-install");
   try {
     const python = await makeVenv(ctx, dir);
     const lines = Object.entries(locked.packages).map(([name, p]) => `${name}==${p.version} --hash=sha256:${p.sha256}`);

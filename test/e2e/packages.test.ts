@@ -3,7 +3,7 @@
 // network. Most cases use a real npm registry on 127.0.0.1 (packages built with `npm pack`), which
 // can also be stopped or made to lie; one case installs the MCP reference server from npmjs.org.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
@@ -115,9 +115,10 @@ describe("a node tool with npm packages", () => {
   });
 });
 
-test("kill -9 at any point of an install with packages: the lock parses, exec runs a verified tree or refuses, a rerun completes", async () => {
+test("kill -9 at any point of an install with packages: the lock parses, exec runs a verified tree or refuses, a rerun completes and removes what the killed runs staged", async () => {
   const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
-  const kiwi = kiwiIn(root, withRegistry());
+  const temp = makeTemp("kiwi-tmpdir-");
+  const kiwi = kiwiIn(root, { ...withRegistry(), TMPDIR: temp });
   expect((await kiwi.run(["install"])).exitCode).toBe(0);
   const manifest = join(root, ".ai/tools/pad/tool.yaml");
   writeFileSync(manifest, readFileSync(manifest, "utf8").replace("^1.0.0 <1.1.0", "1.1.0"));
@@ -132,7 +133,10 @@ test("kill -9 at any point of an install with packages: the lock parses, exec ru
     if (r.exitCode === 0) expect(r.stdout).toBe("v1.1\n");
     else expect([6, 15]).toContain(r.exitCode);
   }
+  // Each killed run's staging folder is named after its pid; the rerun staged, so it removed them.
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace("npm:kiwi-pad@1.1.0", "npm:kiwi-pad@^1.1.0"));
   expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  expect(readdirSync(temp).filter((n) => n.startsWith("kiwi-npm-"))).toEqual([]);
   const r = await kiwi.run(["exec", "pad"], { npm_config_registry: "http://127.0.0.1:9/" });
   expect([r.exitCode, r.stdout]).toEqual([0, "v1.1\n"]);
   expect((await kiwi.run(["verify"])).exitCode).toBe(0);
