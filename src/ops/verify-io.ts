@@ -12,6 +12,9 @@ import { lockfilePath, readLockfileOrFail } from "../lockfile/fs.ts";
 import { cachedManifest } from "./install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
+import { REMOTE_TOOLS_DIR } from "../manifest/model.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 
 export interface CacheProblem {
   tool: string;
@@ -24,7 +27,7 @@ export interface CacheProblem {
 }
 
 /** In precedence order: the first that applies sets the exit code. */
-export const VERIFY_OUTCOMES = ["lock-invalid", "cache-corrupt", "tree-differs", "cache-missing", "ok"] as const;
+export const VERIFY_OUTCOMES = ["lock-invalid", "cache-corrupt", "tree-differs", "not-installed", "cache-missing", "ok"] as const;
 export type VerifyOutcome = (typeof VERIFY_OUTCOMES)[number];
 
 export interface VerifyReport {
@@ -35,6 +38,11 @@ export interface VerifyReport {
   files: number;
   handEdited: HandEdit[];
   tree: LockDiff;
+  /**
+   * Remote tools the lockfile records whose folder this checkout does not have (a fresh clone
+   * before kiwi install): not in `tree`'s removed, since only kiwi remove takes one out.
+   */
+  notInstalled: string[];
   cache: { checked: number; missing: CacheProblem[]; corrupt: CacheProblem[] };
 }
 
@@ -46,6 +54,8 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
   const store = openStore(ctx.cacheDir, ctx.env);
   const tree = hashProjectTools(project, { onProgress });
   const cmp = compareTreeToLock(lock, tree, (_id, hex) => cachedManifest(store, hex));
+  const notInstalled = Object.keys(lock.remote ?? {}).filter((id) => !tree.some((h) => h.tool.id === id) && !existsSync(join(project.root, REMOTE_TOOLS_DIR, id)));
+  const diff = notInstalled.length === 0 ? cmp.diff : { ...cmp.diff, removed: cmp.diff.removed.filter((ch) => !notInstalled.includes(ch.id)) };
   const cache: VerifyReport["cache"] = { checked: 0, missing: [], corrupt: [] };
   let files = 0;
   for (const [id, entry] of Object.entries(lock.tools)) {
@@ -73,10 +83,11 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
   const outcome: VerifyOutcome =
     cmp.handEdited.length > 0 ? "lock-invalid"
     : cache.corrupt.length > 0 ? "cache-corrupt"
-    : !isEmptyDiff(cmp.diff) ? "tree-differs"
+    : !isEmptyDiff(diff) ? "tree-differs"
+    : notInstalled.length > 0 ? "not-installed"
     : cache.missing.length > 0 ? "cache-missing"
     : "ok";
-  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited: cmp.handEdited, tree: cmp.diff, cache };
+  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited: cmp.handEdited, tree: diff, notInstalled, cache };
 }
 
 /** The error a failed verification exits with, or undefined when everything verified. */
@@ -101,6 +112,11 @@ export function verifyOutcomeError(report: VerifyReport, details: Record<string,
         hint: 'run "kiwi lock" if the change is intended',
         details,
       });
+    case "not-installed":
+      return new KiwiError("E_LOCK_STALE", `${report.notInstalled.join(", ")} ${report.notInstalled.length === 1 ? "is a remote tool" : "are remote tools"} this checkout has not installed`, {
+        hint: 'run "kiwi install" (in CI: kiwi install --frozen-lockfile): it places the remote tools tool.lock.json records',
+        details,
+      });
     case "cache-missing":
       return new KiwiError("E_CACHE_MISSING", `${report.cache.missing.length} locked entr${report.cache.missing.length === 1 ? "y is" : "ies are"} not in the cache (first: ${describe(report.cache.missing[0]!)})`, {
         // kiwi lock hashes the tree but fills no cache (a cold lock must stay as cheap as hashing);
@@ -119,7 +135,7 @@ function describe(p: CacheProblem): string {
 /** `kiwi verify`: the report, its `--json` document, and the error to raise when the outcome is not ok. */
 export function verifyTree(ctx: Context, onProgress?: (done: number, total: number) => void): { report: VerifyReport; document: Record<string, unknown>; error?: KiwiError } {
   const report = verifyProject(ctx, onProgress);
-  const document = { outcome: report.outcome, lockfile: report.lockfile, tools: report.tools, files: report.files, handEdited: report.handEdited, tree: summarizeDiff(report.tree), cache: report.cache };
+  const document = { outcome: report.outcome, lockfile: report.lockfile, tools: report.tools, files: report.files, handEdited: report.handEdited, tree: summarizeDiff(report.tree), notInstalled: report.notInstalled, cache: report.cache };
   const error = verifyOutcomeError(report, document);
   return { report, document, ...(error ? { error } : {}) };
 }

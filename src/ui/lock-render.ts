@@ -59,9 +59,10 @@ export function renderVerifyReport(report: VerifyReport, ctx: Pick<Context, "col
   const out: string[] = [];
   out.push(`lockfile  ${ok(report.handEdited.length === 0)}  ${plural(report.tools, "tool")}, ${plural(report.files, "file")}\n`);
   for (const h of report.handEdited) out.push(`    ${c.red("!")} ${h.message}\n`);
-  const treeOk = report.tree.added.length + report.tree.removed.length + report.tree.changed.length === 0;
+  const treeOk = report.tree.added.length + report.tree.removed.length + report.tree.changed.length === 0 && report.notInstalled.length === 0;
   out.push(`tree      ${ok(treeOk)}\n`);
   if (!treeOk) out.push(indent(renderFileDiff(summarizeDiff(report.tree), ctx), "    "));
+  for (const id of report.notInstalled) out.push(`    ${c.yellow("?")} ${id}  a remote tool this checkout has not installed (kiwi install places it)\n`);
   const cacheOk = report.cache.corrupt.length === 0 && report.cache.missing.length === 0;
   out.push(`cache     ${ok(cacheOk)}  ${report.cache.checked} entries checked\n`);
   for (const p of report.cache.corrupt) {

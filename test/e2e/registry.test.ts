@@ -268,6 +268,13 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect((await kc.run(["list"])).stdout).toMatch(/^dp +script +1\.0\.0 +not installed +a remote tool: run "kiwi install" to place it$/m);
     expect(JSON.parse((await kc.run(["list", "--json"])).stdout).tools[0]).toMatchObject({ id: "dp", locked: true, notInstalled: true });
     expect(await kc.run(["show", "dp"])).toEqual({ exitCode: 2, stdout: "", stderr: `error[E_TOOL_NOT_FOUND]: "dp" is a remote tool this checkout has not installed\n  hint: run "kiwi install" to place it from ${ref}\n` });
+    // kiwi verify fails (the tree lacks it) and says so: not a removal to lock, an install to run.
+    const verify = await kc.run(["verify", "--json"]);
+    expect(verify.exitCode).toBe(3);
+    expect(JSON.parse(verify.stdout).error).toMatchObject({ code: "E_LOCK_STALE", details: { outcome: "not-installed", notInstalled: ["dp"], tree: { removed: [] } } });
+    const told = await kc.run(["verify"]);
+    expect(told.stdout).toContain("tree      FAILED\n    ? dp  a remote tool this checkout has not installed (kiwi install places it)\n");
+    expect(told.stderr).toBe('error[E_LOCK_STALE]: dp is a remote tool this checkout has not installed\n  hint: run "kiwi install" (in CI: kiwi install --frozen-lockfile): it places the remote tools tool.lock.json records\n');
     expect((await kc.run(["install", "--frozen-lockfile"])).exitCode).toBe(0);
     expect((await kc.run(["list"])).stdout).toMatch(/^dp +script +1\.0\.0 +locked +prints X$/m);
     expect((await kc.run(["exec", "dp"])).stdout).toBe("41\n");
