@@ -30,10 +30,9 @@ export default defineCommand({
     const targets = (args._ ?? []).map(String);
     const addIgnores = args["add-ignores"] === true;
     if (addIgnores && (args.staged || format === "sarif")) throw new KiwiError("E_USAGE", `--add-ignores does not go with ${args.staged ? "--staged" : "--format sarif"}`, { hint: "run kiwi check --add-ignores (with --json for one document), then commit the file it writes" });
-    const today = new Date(started).toISOString().slice(0, 10);
     if (args.expires !== undefined) {
       if (!addIgnores) throw new KiwiError("E_USAGE", "--expires goes with --add-ignores", { hint: "kiwi check --add-ignores --expires 2027-03-31 dates the entries it adds; write expires: in an entry of .ai/kiwi-ignore.yaml yourself otherwise" });
-      (await import("../ops/ignore-add-io.ts")).assertExpiry(args.expires, today);
+      (await import("../ops/ignore-add-io.ts")).assertExpiry(args.expires, started);
     }
     if (args.staged) return (await import("./_staged.ts")).runStagedCheck(ctx, { files: targets, strict: args.strict, format });
     // Validating every tool runs long: compiled code pays (the staged check, ~40 ms, keeps the start-up policy: cli.ts).
@@ -41,7 +40,7 @@ export default defineCommand({
     // Loaded here, not at the top: the staged check's remembered verdict needs none of the validator.
     const { checkTree } = await import("../ops/check-io.ts");
     const { project, result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, now: ctx.now(), strict: args.strict, targets });
-    if (addIgnores) return addIgnoresAndReport(project.root, result, { ctx, started, today, expires: args.expires, json: format === "json" });
+    if (addIgnores) return addIgnoresAndReport(project.root, result, { ctx, started, expires: args.expires, json: format === "json" });
     const summary = { toolsChecked: result.toolsChecked, counts: result.counts, elapsedMs: ctx.now() - started, ignored: result.ignored };
     if (format === "json") showJson(findingsDocument(result.findings, summary, result.ignored));
     else if (format === "sarif") showJson(sarifDocument(result.findings, pkg.version, result.ignored));
@@ -58,10 +57,10 @@ export default defineCommand({
  * `--add-ignores`: writes the entries, then reports what the check found that no entry can let
  * through, as the check would; exit 1 while an error remains.
  */
-async function addIgnoresAndReport(root: string, result: CheckTreeResult["result"], options: { ctx: Context; started: number; today: string; expires: string | undefined; json: boolean }): Promise<number> {
+async function addIgnoresAndReport(root: string, result: CheckTreeResult["result"], options: { ctx: Context; started: number; expires: string | undefined; json: boolean }): Promise<number> {
   const { ctx } = options;
   const { addIgnoreEntries } = await import("../ops/ignore-add-io.ts");
-  const { file, added } = addIgnoreEntries(root, result.findings, options.today, options.expires);
+  const { file, added } = addIgnoreEntries(root, result.findings, options.started, options.expires);
   const remaining = result.findings.filter((f) => !isIgnorable(f.rule));
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of remaining) counts[f.severity]++;

@@ -7,23 +7,23 @@ import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { readIgnoreFileText } from "../manifest/ignore-file-io.ts";
-import { IGNORE_FILE } from "../manifest/model.ts";
+import { IGNORE_FILE, utcDay } from "../manifest/model.ts";
 import { type NewEntry, entriesFor, expiryProblem, withEntries } from "../validate/ignore-file.ts";
 
-/** `--expires` as given, checked before anything is checked or written: E_USAGE unless a day after `today`. */
-export function assertExpiry(day: string, today: string): void {
-  const problem = expiryProblem(day, today);
+/** `--expires` as given, checked before anything is checked or written: E_USAGE unless a day after the day of `now` (UTC). */
+export function assertExpiry(day: string, now: number): void {
+  const problem = expiryProblem(day, utcDay(now));
   if (problem) throw new KiwiError("E_USAGE", `--expires ${problem}`, { hint: "give the day (UTC) from which the entries should ignore nothing, as YYYY-MM-DD: --expires 2027-03-31" });
 }
 
 /**
  * Adds the entries for `findings` to the ignore file of the project at `root` (creating it), in one
- * atomic write; `today` (YYYY-MM-DD) dates their reason, `expires` (assertExpiry) ends them. Nothing
- * is written when no finding can be let through. A file kiwi cannot add to as it stands is
+ * atomic write; the day of `now` (UTC) dates their reason, `expires` (assertExpiry) ends them.
+ * Nothing is written when no finding can be let through. A file kiwi cannot add to as it stands is
  * E_INPUT_INVALID, and stays as it was.
  */
-export function addIgnoreEntries(root: string, findings: readonly Finding[], today: string, expires?: string): { file: string; added: NewEntry[] } {
-  const added = entriesFor(findings, `added by kiwi check --add-ignores on ${today}: say why it is let through, or fix it`, expires);
+export function addIgnoreEntries(root: string, findings: readonly Finding[], now: number, expires?: string): { file: string; added: NewEntry[] } {
+  const added = entriesFor(findings, `added by kiwi check --add-ignores on ${utcDay(now)}: say why it is let through, or fix it`, expires);
   if (added.length === 0) return { file: IGNORE_FILE, added };
   const current = readIgnoreFileText(root);
   const refuse = (why: string) =>

@@ -114,7 +114,7 @@ export async function hashAndCheck(
   const { assertGatePassed, checkBeforeLock, checkChangedSince } = await import("../lockfile/gate.ts");
   // The verdicts it judges are remembered for the check of the commit that follows (kiwi check --staged).
   const childSchemaMemo = openChildSchemaMemo(ctx.cacheDir);
-  const notInstalled = remoteToolsNotInstalled(project);
+  const notInstalled = missingRemoteTools(project);
   const checkAll = () => checkBeforeLock(project, { strict: options.strict, childSchemaMemo, notInstalled });
   // Without a check to start from, the check needs no hashes: it runs while the second core hashes.
   const early = passed === undefined ? checkAll() : undefined;
@@ -264,7 +264,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
  * The remote tools tool.lock.json records that the project does not have (not installed in this
  * checkout), for the check to name them; its bytes are parsed only when they hold remote records.
  */
-function remoteToolsNotInstalled(project: Project): ReadonlySet<string> | undefined {
+function missingRemoteTools(project: Project): ReadonlySet<string> | undefined {
   const text = readLockfileText(project.root);
   if (text === undefined || !text.includes('\n  "remote": ')) return undefined;
   let remote: unknown;
