@@ -14,6 +14,7 @@ import { checkMcpToolNames, pinnedToolNames } from "../validate/mcp-names.ts";
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
 import { withFileSecrets } from "../validate/file-secrets-io.ts";
 import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
+import { remoteToolsNotInstalled } from "./remote-installed-io.ts";
 
 export interface CheckTreeOptions {
   cwd: string;
@@ -77,11 +78,10 @@ function readLock(root: string): Lockfile | "unreadable" | undefined {
   }
 }
 
-/** The remote tools the lockfile records that this checkout has not installed. */
+/** The remote tools the lockfile records that this checkout has not installed (remote-installed-io.ts). */
 function lockedRemotesMissing(project: Project, lock: Lockfile | "unreadable" | undefined): ReadonlySet<string> | undefined {
   if (lock === undefined || lock === "unreadable" || !lock.remote) return undefined;
-  const present = new Set(project.tools.map((t) => t.id));
-  const missing = Object.keys(lock.remote).filter((id) => !present.has(id));
+  const missing = remoteToolsNotInstalled(project.root, Object.keys(lock.remote), new Set(project.tools.map((t) => t.id)));
   return missing.length > 0 ? new Set(missing) : undefined;
 }
 

@@ -93,7 +93,7 @@ async function installTree(ctx: Context, options: InstallOptions): Promise<Omit<
     const warnings: string[] = [];
     let checked: { tree: TreeTool[]; findings: Finding[] };
     try {
-      checked = await hashAndCheck(ctx, project, "kiwi install", { strict: options.strict, onProgress: onHash }, statCache);
+      checked = await hashAndCheck(ctx, project, "kiwi install", { strict: options.strict, onProgress: onHash }, statCache, text);
     } finally {
       const saveWarning = statCache.save(faultsFromEnv(ctx.env));
       if (saveWarning) warnings.push(saveWarning);

@@ -9,6 +9,7 @@ import { buildParametersSchema } from "../validate/parameters.ts";
 import type { Lockfile, McpPin } from "../schema/lockfile.ts";
 import { type TreeReport, resolveTree } from "./tree-io.ts";
 import { unknownTool } from "../exec/chain-verify-io.ts";
+import { remoteToolsNotInstalled } from "./remote-installed-io.ts";
 
 export interface ListedTool {
   id: string;
@@ -34,10 +35,9 @@ export interface ListReport {
 export function listTools(ctx: Context): ListReport {
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
   const lock = readLockfile(project.root)?.lock;
-  const present = new Set(project.tools.map((t) => t.id));
   // As npm ls lists a dependency it has not installed: the lock names it, this checkout lacks it.
-  const missing: ListedTool[] = Object.keys(lock?.remote ?? {})
-    .filter((id) => !present.has(id) && lock!.tools[id])
+  const missing: ListedTool[] = remoteToolsNotInstalled(project.root, Object.keys(lock?.remote ?? {}), new Set(project.tools.map((t) => t.id)))
+    .filter((id) => lock!.tools[id])
     .map((id) => ({ id, type: lock!.tools[id]!.type, version: lock!.tools[id]!.version, description: null, source: lock!.tools[id]!.source, builtin: false, locked: true, notInstalled: true }));
   const tools = [...project.tools.map((t) => listed(t, lock)), ...missing]
     .sort((a, b) => Number(a.builtin) - Number(b.builtin) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -19,6 +19,7 @@ import type { Resolution } from "../deps/resolve-io.ts";
 import { type HashedTool, buildLockfile } from "../lockfile/build.ts";
 import { compareTreeToLock } from "../lockfile/compare.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
+import { remoteToolsNotInstalled } from "./remote-installed-io.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
 import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
@@ -105,6 +106,7 @@ export async function hashAndCheck(
   action: string,
   options: LockOptions,
   statCache: StatCache,
+  lockfileText: string | undefined,
   manifestIdentities?: ReadonlyMap<string, string>,
   cold?: ColdHashing,
 ): Promise<{ tree: TreeTool[]; findings: Finding[] }> {
@@ -114,7 +116,7 @@ export async function hashAndCheck(
   const { assertGatePassed, checkBeforeLock, checkChangedSince } = await import("../lockfile/gate.ts");
   // The verdicts it judges are remembered for the check of the commit that follows (kiwi check --staged).
   const childSchemaMemo = openChildSchemaMemo(ctx.cacheDir);
-  const notInstalled = missingRemoteTools(project);
+  const notInstalled = remoteToolsMissing(project, lockfileText);
   const checkAll = () => checkBeforeLock(project, { strict: options.strict, childSchemaMemo, notInstalled });
   // Without a check to start from, the check needs no hashes: it runs while the second core hashes.
   const early = passed === undefined ? checkAll() : undefined;
@@ -198,7 +200,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   let findings: Finding[];
   try {
     // Racy manifests must be parsed and digested for real, not recognised by their stat.
-    ({ tree, findings } = await hashAndCheck(ctx, project, "kiwi lock", options, statCache, fingerprint.racy ? undefined : fingerprint.manifests, cold));
+    ({ tree, findings } = await hashAndCheck(ctx, project, "kiwi lock", options, statCache, text, fingerprint.racy ? undefined : fingerprint.manifests, cold));
   } finally {
     saveStats();
   }
@@ -261,11 +263,10 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
 }
 
 /**
- * The remote tools tool.lock.json records that the project does not have (not installed in this
- * checkout), for the check to name them; its bytes are parsed only when they hold remote records.
+ * The remote tools the lockfile (its bytes, as read) records that this checkout has not installed,
+ * for the check to name them; the bytes are parsed only when they hold remote records.
  */
-function missingRemoteTools(project: Project): ReadonlySet<string> | undefined {
-  const text = readLockfileText(project.root);
+function remoteToolsMissing(project: Project, text: string | undefined): ReadonlySet<string> | undefined {
   if (text === undefined || !text.includes('\n  "remote": ')) return undefined;
   let remote: unknown;
   try {
@@ -274,25 +275,15 @@ function missingRemoteTools(project: Project): ReadonlySet<string> | undefined {
     return undefined; // kiwi lock and verify say what is wrong with it
   }
   if (typeof remote !== "object" || remote === null) return undefined;
-  const present = new Set(project.tools.map((t) => t.id));
-  const missing = Object.keys(remote).filter((id) => !present.has(id));
+  const missing = remoteToolsNotInstalled(project.root, Object.keys(remote), new Set(project.tools.map((t) => t.id)));
   return missing.length > 0 ? new Set(missing) : undefined;
 }
 
-/**
- * The locked entries of remote tools whose folder is missing altogether: not installed in this
- * checkout (a fresh clone, before kiwi install), which is no reason to drop them from the lock.
- * A folder that is there but no longer holds the tool is the tool gone, as for any other tool.
- */
+/** The locked entries of remote tools this checkout has not installed (remote-installed-io.ts), which the lock keeps. */
 function remoteNotInstalled(root: string, previous: Lockfile | undefined, tree: readonly TreeTool[]): Record<string, LockedTool> {
-  const out: Record<string, LockedTool> = {};
-  if (!previous?.remote) return out;
-  const hashed = new Set(tree.map((h) => h.tool.id));
-  for (const id of Object.keys(previous.remote)) {
-    const entry = previous.tools[id];
-    if (entry && !hashed.has(id) && !existsSync(join(root, REMOTE_TOOLS_DIR, id))) out[id] = entry;
-  }
-  return out;
+  if (!previous?.remote) return {};
+  const ids = remoteToolsNotInstalled(root, Object.keys(previous.remote), new Set(tree.map((h) => h.tool.id)));
+  return Object.fromEntries(ids.flatMap((id) => (previous.tools[id] ? [[id, previous.tools[id]!]] : [])));
 }
 
 /** The ids of a lockfile text's mcp_servers section; undefined when the text is not a JSON object. */

@@ -12,9 +12,7 @@ import { lockfilePath, readLockfileOrFail } from "../lockfile/fs.ts";
 import { cachedManifest } from "./install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
-import { REMOTE_TOOLS_DIR } from "../manifest/model.ts";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { remoteToolsNotInstalled } from "./remote-installed-io.ts";
 
 export interface CacheProblem {
   tool: string;
@@ -54,7 +52,7 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
   const store = openStore(ctx.cacheDir, ctx.env);
   const tree = hashProjectTools(project, { onProgress });
   const cmp = compareTreeToLock(lock, tree, (_id, hex) => cachedManifest(store, hex));
-  const notInstalled = Object.keys(lock.remote ?? {}).filter((id) => !tree.some((h) => h.tool.id === id) && !existsSync(join(project.root, REMOTE_TOOLS_DIR, id)));
+  const notInstalled = remoteToolsNotInstalled(project.root, Object.keys(lock.remote ?? {}), new Set(tree.map((h) => h.tool.id)));
   const diff = notInstalled.length === 0 ? cmp.diff : { ...cmp.diff, removed: cmp.diff.removed.filter((ch) => !notInstalled.includes(ch.id)) };
   const cache: VerifyReport["cache"] = { checked: 0, missing: [], corrupt: [] };
   let files = 0;
