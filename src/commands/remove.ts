@@ -1,6 +1,5 @@
 // `kiwi remove <tool>...`: takes remote tools out of the project (ops/registry-remove-io.ts).
 import { defineCommand } from "./_define.ts";
-import { KiwiError } from "../errors.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
 import { removeRemoteTools } from "../ops/registry-remove-io.ts";
 import { findingsJson } from "../ui/findings-render.ts";
@@ -17,9 +16,8 @@ export default defineCommand({
   },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const ids = (args._ ?? []).map(String);
-    if (ids.length === 0) throw new KiwiError("E_USAGE", "kiwi remove needs the id of a remote tool", { hint: "kiwi remove <tool>...; kiwi list shows the tools" });
-    const result = await removeRemoteTools(ctx, ids);
+    // The parser has refused a call without one (the positional is required).
+    const result = await removeRemoteTools(ctx, (args._ ?? []).map(String));
     if (args.json) {
       const { removed, changed } = summarizeDiff(result.diff, { addedFiles: false });
       showJson({ ok: true, removed: result.removed, lockfile: result.lockfile, lock: { removed, changed }, ...(result.warnings.length ? { warnings: result.warnings } : {}), ...(result.findings.length ? { findings: findingsJson(result.findings) } : {}) });

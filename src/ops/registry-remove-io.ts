@@ -3,7 +3,7 @@
 // leave tool.lock.json, their folders leave .ai/tools/.remote/. Nothing is changed while another
 // tool runs on one of them; on any failure the folders and the lockfile are put back as they were.
 // The cached blobs stay for `kiwi cache prune`.
-import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { existsSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { removeTree } from "../cache/remove-io.ts";
 import type { Context } from "../context.ts";
@@ -15,9 +15,11 @@ import { readLockfileOrFail, withProjectLock, writeLockfile, writeLockfileText }
 import { readProject } from "../manifest/discover-io.ts";
 import { REMOTE_TOOLS_DIR, type Tool } from "../manifest/model.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
+import { executorIds } from "../resolve/chain.ts";
 import { suggest } from "../resolve/suggest.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { lockProject } from "./lock-io.ts";
+import { releaseTemps, tempPathFor } from "../registry/place-io.ts";
 
 export interface RemovedTool {
   tool: string;
@@ -37,9 +39,6 @@ export interface RemoveResult {
   warnings: string[];
 }
 
-/** Where a folder being removed waits until the lock is written: named `<id>.<pid>.<random>` as place-io.ts's temps are. */
-const TEMP_DIR = join(".ai", ".kiwi-tmp");
-
 /** `kiwi remove`: every id must be a remote tool of the lockfile that no other tool runs on. */
 export async function removeRemoteTools(ctx: Context, ids: readonly string[]): Promise<RemoveResult> {
   const root = findProjectRoot(ctx.cwd);
@@ -58,20 +57,22 @@ export async function removeRemoteTools(ctx: Context, ids: readonly string[]): P
   if (Object.keys(without.remote!).length === 0) delete without.remote;
   const moved: [string, string][] = [];
   try {
-    mkdirSync(join(root, TEMP_DIR), { recursive: true });
     for (const r of removed) {
       if (!r.placed) continue;
-      const aside = join(root, TEMP_DIR, `${r.tool}.${process.pid}.${Math.random().toString(36).slice(2, 8)}`);
+      // The folder waits in .ai/.kiwi-tmp/ until the lock is written.
+      const aside = tempPathFor(root, r.tool);
       renameSync(join(root, REMOTE_TOOLS_DIR, r.tool), aside);
       moved.push([join(root, REMOTE_TOOLS_DIR, r.tool), aside]);
     }
     await withProjectLock(root, () => writeLockfile(root, without, text));
     const locked = await lockProject(ctx, {});
     for (const [, aside] of moved) removeTree(aside);
+    releaseTemps(root);
     return { removed, lockfile: LOCKFILE_NAME, diff: locked.diff, findings: locked.findings, warnings: locked.warnings };
   } catch (error) {
     // Nothing half-removed: the folders come back, and the lockfile as it was.
     for (const [home, aside] of moved) renameSync(aside, home);
+    releaseTemps(root);
     await writeLockfileText(root, text, undefined)?.catch(() => undefined);
     throw error;
   }
@@ -98,14 +99,12 @@ function assertRemovable(id: string, lock: Lockfile, tools: readonly Tool[]): vo
 /** E_CHAIN when a tool that stays runs on one being removed (directly or further down its chain). */
 function assertNothingRunsOn(ids: readonly string[], lock: Lockfile, tools: readonly Tool[]): void {
   const removing = new Set(ids);
-  const executorOf = new Map<string, string>();
-  for (const [id, entry] of Object.entries(lock.tools)) if (entry.executor) executorOf.set(id, entry.executor.slice(0, entry.executor.lastIndexOf("@")));
-  for (const t of tools) if (t.executor && !executorOf.has(t.id)) executorOf.set(t.id, t.executor.id);
+  const executorOf = executorIds(lock.tools, tools);
   const broken: string[] = [];
   for (const id of executorOf.keys()) {
     if (removing.has(id)) continue;
     const seen = new Set<string>();
-    for (let at = executorOf.get(id); at !== undefined && !seen.has(at); at = executorOf.get(at)) {
+    for (let at = executorOf.get(id); at != null && !seen.has(at); at = executorOf.get(at)) {
       seen.add(at);
       if (removing.has(at)) {
         broken.push(`${id} (runs on ${at})`);

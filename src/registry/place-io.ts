@@ -18,9 +18,7 @@ export async function placeTool(root: string, store: Store, id: string, files: r
   mkdirSync(remoteDir, { recursive: true });
   const ignore = join(remoteDir, ".gitignore");
   if (!existsSync(ignore)) await Bun.write(ignore, "# kiwi: remote tools are installed from tool.lock.json by `kiwi install`\n*\n");
-  const tempRoot = join(root, TEMP_DIR);
-  removeDeadTemps(tempRoot);
-  const temp = join(tempRoot, `${id}.${process.pid}.${Math.random().toString(36).slice(2, 8)}`);
+  const temp = tempPathFor(root, id);
   materializeTool(store, files, temp, { link: false, writableDirs: true });
   const dest = join(remoteDir, id);
   if (existsSync(dest)) {
@@ -29,17 +27,29 @@ export async function placeTool(root: string, store: Store, id: string, files: r
     renameSync(temp, dest);
     removeTree(old);
   } else renameSync(temp, dest);
-  try {
-    rmdirSync(tempRoot);
-  } catch {
-    // Another pull is using it, or it holds a dead pull's leftovers for the next cleanup.
-  }
+  releaseTemps(root);
   return dest;
 }
 
-/** Temp folders of pulls that were killed (kill -9) before their rename (named `<x>.<pid>…`). */
-function removeDeadTemps(tempRoot: string): void {
+/**
+ * A path in .ai/.kiwi-tmp/ for a remote tool's folder on its way in (placeTool) or out (kiwi
+ * remove), named `<id>.<pid>.<random>`: the folders of runs that were killed (kill -9) before their
+ * rename are removed first. The folder itself is not made.
+ */
+export function tempPathFor(root: string, id: string): string {
+  const tempRoot = join(root, TEMP_DIR);
   removeDeadLeftovers(tempRoot, (name) => Number(name.split(".")[1]), removeTree);
+  mkdirSync(tempRoot, { recursive: true });
+  return join(tempRoot, `${id}.${process.pid}.${Math.random().toString(36).slice(2, 8)}`);
+}
+
+/** Removes .ai/.kiwi-tmp/ once it is empty. */
+export function releaseTemps(root: string): void {
+  try {
+    rmdirSync(join(root, TEMP_DIR));
+  } catch {
+    // Another pull is using it, or it holds a dead pull's leftovers for the next cleanup.
+  }
 }
 
 /** True when `dir` holds exactly the locked files (bytes and executable bits), nothing more. */
