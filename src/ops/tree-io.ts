@@ -9,7 +9,7 @@ import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { Tool } from "../manifest/model.ts";
-import { MAX_CHAIN_DEPTH, indexTools, resolveChain } from "../resolve/chain.ts";
+import { MAX_CHAIN_DEPTH, executorIds, indexTools, resolveChain } from "../resolve/chain.ts";
 import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
 import { hashChainTools, readToolAt } from "../exec/chain-io.ts";
 import { readOnlyStatCache, unknownTool } from "../exec/chain-verify-io.ts";
@@ -55,11 +55,12 @@ export function resolveTree(ctx: Context, toolId: string): TreeReport {
 export function resolveTrees(ctx: Context): TreeReport[] {
   const source = treeSource(ctx);
   const project = source.project();
-  const tools = new Map<string, string | null>();
-  for (const [id, entry] of Object.entries(source.lock?.tools ?? {})) if (!entry.source.startsWith("<builtin>")) tools.set(id, entry.executor);
-  for (const t of project.tools) if (t.form !== "builtin" && !tools.has(t.id)) tools.set(t.id, t.executor ? t.executor.id : null);
-  const executors = new Set([...tools.values()].flatMap((e) => (e === null ? [] : [e.includes("@") ? e.slice(0, e.lastIndexOf("@")) : e])));
-  const roots = [...tools.keys()].filter((id) => !executors.has(id)).sort();
+  const locked = source.lock?.tools ?? {};
+  const executors = executorIds(locked, project.tools);
+  const runOn = new Set(executors.values());
+  const builtins = new Set(project.tools.filter((t) => t.form === "builtin").map((t) => t.id));
+  const builtin = (id: string) => (locked[id] ? locked[id]!.source.startsWith("<builtin>") : builtins.has(id));
+  const roots = [...executors.keys()].filter((id) => !runOn.has(id) && !builtin(id)).sort();
   return roots.map((id) => {
     try {
       return treeOf(source, id);

@@ -9,6 +9,17 @@ import { suggest } from "./suggest.ts";
 /** Longest chain accepted, counting the tool itself (data_processor -> python_runtime -> subprocess is 3). */
 export const MAX_CHAIN_DEPTH = 16;
 
+/**
+ * Each tool's executor id (the range, or the locked version, left off; null for a tool that runs on
+ * nothing): from the lockfile's entries (`id@version`), then from the tree's tools it lacks.
+ */
+export function executorIds(locked: Readonly<Record<string, { executor: string | null }>>, tools: readonly Pick<Tool, "id" | "executor">[]): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  for (const [id, entry] of Object.entries(locked)) out.set(id, entry.executor === null ? null : entry.executor.slice(0, entry.executor.lastIndexOf("@")));
+  for (const t of tools) if (!out.has(t.id)) out.set(t.id, t.executor?.id ?? null);
+  return out;
+}
+
 /** Tools by id; the first tool with an id wins (duplicates are a separate finding). */
 export interface ToolIndex {
   get(id: string): Tool | undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { builtinTools } from "../../src/manifest/builtins.ts";
-import { MAX_CHAIN_DEPTH, indexTools, isSemverRange, renderCycle, resolveChain } from "../../src/resolve/chain.ts";
+import { MAX_CHAIN_DEPTH, executorIds, indexTools, isSemverRange, renderCycle, resolveChain } from "../../src/resolve/chain.ts";
 import { toolFromYaml } from "../validate/_tools.ts";
 
 const tool = (id: string, type: string, executor: string | null, version = "1.0.0") =>
@@ -62,4 +62,16 @@ describe("isSemverRange", () => {
 
 test("renderCycle starts a cycle at its smallest id", () => {
   expect(renderCycle(["b", "c", "a", "b"])).toBe("a -> b -> c -> a");
+});
+
+describe("executorIds", () => {
+  test("takes each locked entry's executor without its version, then the tree's tools the lockfile lacks, without their range", () => {
+    const tree = [toolFromYaml("tool_id: app\ntool_type: script\nversion: 1.0.0\nexecutor: rt@^2\n"), toolFromYaml("tool_id: rt\ntool_type: runtime\nversion: 2.0.0\nexecutor: other\n")];
+    const ids = executorIds({ rt: { executor: "subprocess@1.1.0" }, subprocess: { executor: null } }, tree);
+    expect([...ids]).toEqual([
+      ["rt", "subprocess"],
+      ["subprocess", null],
+      ["app", "rt"],
+    ]);
+  });
 });
