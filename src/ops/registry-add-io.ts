@@ -20,7 +20,7 @@ import { type PullOptions, type Pulled, pullArtifact } from "../registry/fetch-i
 import { type ToolConfig, placedFiles } from "../registry/artifact-layout.ts";
 import { placeTool } from "../registry/place-io.ts";
 import { isRemoteTool } from "../manifest/model.ts";
-import { formatReference, ociSource, parseReference } from "../registry/reference.ts";
+import { formatReference, ociSource, parseReference, sourceDigest } from "../registry/reference.ts";
 
 export interface AddResult {
   tool: string;
@@ -126,7 +126,7 @@ export async function listOutdated(ctx: Context, options: PullOptions = {}): Pro
   const out: OutdatedEntry[] = [];
   for (const [id, entry] of Object.entries(lock.remote ?? {})) {
     const ref = parseReference(entry.reference);
-    const locked = entry.source.slice(entry.source.lastIndexOf("@") + 1);
+    const locked = sourceDigest(entry.source);
     if (!ref.tag) {
       out.push({ tool: id, reference: entry.reference, locked, latest: locked, outdated: false });
       continue;
@@ -156,7 +156,7 @@ export async function updateRemoteTool(ctx: Context, toolId: string, options: Pu
   const locked = lock.tools[toolId]!;
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
   const current = project.tools.find((t) => t.id === toolId);
-  const from = { version: locked.version, digest: entry.source.slice(entry.source.lastIndexOf("@") + 1), manifest: current?.manifest ?? null, files: locked.files };
+  const from = { version: locked.version, digest: sourceDigest(entry.source), manifest: current?.manifest ?? null, files: locked.files };
   const ref = parseReference(entry.reference);
   if (!ref.tag) return { tool: toolId, updated: false, from };
   const store = openStore(ctx.cacheDir, ctx.env);

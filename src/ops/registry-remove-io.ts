@@ -20,11 +20,14 @@ import { suggest } from "../resolve/suggest.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { lockProject } from "./lock-io.ts";
 import { releaseTemps, tempPathFor } from "../registry/place-io.ts";
+import { sourceDigest } from "../registry/reference.ts";
 
 export interface RemovedTool {
   tool: string;
   version: string;
   source: string;
+  /** The manifest digest `source` names. */
+  digest: string;
   reference: string;
   /** Whether its folder was there to remove (a checkout that never ran kiwi install has none). */
   placed: boolean;
@@ -49,7 +52,7 @@ export async function removeRemoteTools(ctx: Context, ids: readonly string[]): P
   assertNothingRunsOn(wanted, lock, project.tools);
   const removed = wanted.map((id) => {
     const entry = lock.remote![id]!;
-    return { tool: id, version: lock.tools[id]?.version ?? "", source: entry.source, reference: entry.reference, placed: existsSync(join(root, REMOTE_TOOLS_DIR, id)) };
+    return { tool: id, version: lock.tools[id]?.version ?? "", source: entry.source, digest: sourceDigest(entry.source), reference: entry.reference, placed: existsSync(join(root, REMOTE_TOOLS_DIR, id)) };
   });
   // The records go first, so the lock takes each tool whose folder is gone for a removed one (not
   // for one this checkout has not installed, whose entry it keeps).

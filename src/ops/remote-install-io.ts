@@ -15,7 +15,7 @@ import { type PullOptions, pullArtifact } from "../registry/fetch-io.ts";
 import { placedFiles } from "../registry/artifact-layout.ts";
 import { folderMatches, placeTool } from "../registry/place-io.ts";
 import { REMOTE_TOOLS_DIR } from "../manifest/model.ts";
-import { parseReference } from "../registry/reference.ts";
+import { parseReference, sourceDigest } from "../registry/reference.ts";
 
 export interface SyncResult {
   /** Remote tools whose folder already held the locked bytes. */
@@ -74,7 +74,7 @@ export async function syncRemoteTools(ctx: Context, options: PullOptions = {}): 
  * key in trust.yaml makes it count.
  */
 async function assertLockedSignature(id: string, entry: RemoteTool, policy: TrustPolicy, store: Store, ctx: Context, options: PullOptions): Promise<void> {
-  const digest = entry.source.slice(entry.source.lastIndexOf("@") + 1);
+  const digest = sourceDigest(entry.source);
   if (!entry.signature) {
     throw new KiwiError("E_TRUST", `remote tool "${id}" (${entry.source}) was added without a signature, and ${policy.file} requires one`, { hint: `run "kiwi add ${entry.reference}" again to fetch and check its signature` });
   }

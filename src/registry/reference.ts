@@ -59,6 +59,11 @@ export function ociSource(ref: OciReference, digest: string): string {
   return `oci://${ref.registry}/${ref.repository}@${digest}`;
 }
 
+/** The manifest digest a lockfile source (ociSource) names. */
+export function sourceDigest(source: string): string {
+  return source.slice(source.lastIndexOf("@") + 1);
+}
+
 /** True for hosts where plain HTTP is allowed without --insecure-registry. */
 export function isLoopbackHost(registry: string): boolean {
   const host = registry.startsWith("[") ? registry.slice(1, registry.indexOf("]")) : registry.replace(/:[0-9]+$/, "");

@@ -56,7 +56,7 @@ export function renderAdded(r: Omit<AddResult, "findings">): string {
 
 /** What `kiwi remove` took out: a line per tool, then the lockfile's change. */
 export function renderRemoved(r: RemoveResult): string {
-  const lines = r.removed.map((t) => `removed ${t.tool}@${t.version} (${t.reference}, ${short(t.source.slice(t.source.lastIndexOf("@") + 1))})${t.placed ? "" : ": it was not installed here"}`);
+  const lines = r.removed.map((t) => `removed ${t.tool}@${t.version} (${t.reference}, ${short(t.digest)})${t.placed ? "" : ": it was not installed here"}`);
   lines.push(`wrote ${r.lockfile}: ${plural(r.diff.removed.length, "tool")} removed; the cached files stay until "kiwi cache prune"`);
   return lines.join("\n");
 }
