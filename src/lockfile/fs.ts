@@ -8,7 +8,7 @@ import { tempOwner, tempTarget } from "../cache/cache-layout.ts";
 import { removeDeadLeftovers } from "../cache/projects-io.ts";
 import { KiwiError } from "../errors.ts";
 import { parseDigest } from "../integrity/digest.ts";
-import type { Lockfile, McpPin, RemoteTool } from "../schema/lockfile.ts";
+import type { Lockfile, McpPin } from "../schema/lockfile.ts";
 import { withFileLock } from "./mutex-io.ts";
 import { LOCKFILE_NAME, parseLockfile } from "./parse.ts";
 import { renderLockfile } from "./render.ts";
@@ -94,36 +94,6 @@ export async function writeMcpPin(root: string, serverId: string, pin: McpPin | 
     else delete pins[serverId];
     const next: Lockfile = { ...lock, mcp_servers: pins };
     writeLockfile(root, next, text, faults);
-    return next;
-  });
-}
-
-/**
- * Sets (or, with `undefined`, removes) the `remote` record of a tool added from a registry,
- * keeping every other byte of the lockfile. The tool must be locked with the same integrity.
- */
-export async function writeRemoteEntry(root: string, toolId: string, entry: RemoteTool | undefined, pin?: McpPin): Promise<Lockfile> {
-  return withProjectLock(root, () => {
-    const { lock, text } = readLockfileOrFail(root);
-    const tool = lock.tools[toolId];
-    if (entry && (!tool || tool.integrity !== entry.integrity)) {
-      throw new KiwiError("E_ARTIFACT_INVALID", `the tool "${toolId}" from ${entry.source} locked as ${tool?.integrity ?? "nothing"}, not the published ${entry.integrity}`, {
-        hint: "the pulled files do not reproduce the published tool; nothing was recorded",
-      });
-    }
-    const remote = { ...lock.remote };
-    if (entry) remote[toolId] = entry;
-    else delete remote[toolId];
-    const pins = { ...lock.mcp_servers };
-    if (pin) pins[toolId] = pin;
-    const next: Lockfile = {
-      lockfileVersion: lock.lockfileVersion,
-      tools: lock.tools,
-      ...(Object.keys(remote).length ? { remote } : {}),
-      ...(lock.dependencies ? { dependencies: lock.dependencies } : {}),
-      mcp_servers: pins,
-    };
-    writeLockfile(root, next, text);
     return next;
   });
 }

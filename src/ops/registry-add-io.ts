@@ -7,7 +7,7 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest } from "../integrity/digest.ts";
 import type { FileEntry } from "../integrity/tool.ts";
-import { readLockfile, readLockfileOrFail, writeRemoteEntry } from "../lockfile/fs.ts";
+import { readLockfile, readLockfileOrFail } from "../lockfile/fs.ts";
 import { lockProject } from "./lock-io.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
@@ -19,7 +19,7 @@ import { RegistryClient } from "../registry/oci-client-io.ts";
 import { type PullOptions, type Pulled, pullArtifact } from "../registry/fetch-io.ts";
 import { type ToolConfig, placedFiles } from "../registry/artifact-layout.ts";
 import { placeTool } from "../registry/place-io.ts";
-import { isRemoteTool } from "../manifest/model.ts";
+import { REMOTE_TOOLS_DIR, isRemoteTool } from "../manifest/model.ts";
 import { formatReference, ociSource, parseReference, sourceDigest } from "../registry/reference.ts";
 
 export interface AddResult {
@@ -60,25 +60,20 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
   const reference = formatReference({ ...pulled.ref, digest: undefined, ...(pulled.ref.tag ? {} : { digest: pulled.digest }) });
   const before = previous?.tools[id];
   const beforeEntry = previous?.remote?.[id];
-  // The old record names the old integrity; it goes first so locking the new files is not refused.
-  if (beforeEntry) await writeRemoteEntry(root, id, undefined);
+  const entry: RemoteTool = { source, reference, integrity: config.integrity, manifest_file: config.manifest_file, manifest_sha256: config.manifest_sha256, ...(pulled.signature ? { signature: pulled.signature } : {}) };
   const dir = await placeTool(root, store, id, placedFiles(config));
-  let lock;
   let findings: Finding[];
   try {
-    ({ findings } = await lockProject(ctx, {}));
-    const pin = config.mcp_pin as McpPin | undefined;
-    const entry: RemoteTool = { source, reference, integrity: config.integrity, manifest_file: config.manifest_file, manifest_sha256: config.manifest_sha256, ...(pulled.signature ? { signature: pulled.signature } : {}) };
-    lock = await writeRemoteEntry(root, id, entry, pin);
+    // The record goes in with the lock entry, in one write: the old record (another integrity)
+    // is replaced, not refused, and no kill leaves the files locked without their origin.
+    ({ findings } = await lockProject(ctx, { record: { id, entry, ...(config.mcp_pin ? { pin: config.mcp_pin as McpPin } : {}) } }));
   } catch (error) {
-    // Nothing half-added: the folder goes (or the previous version comes back from the cache),
-    // and the lockfile is rebuilt as it was.
+    // Nothing half-added: the folder goes (or the previous version comes back from the cache);
+    // the lockfile was not written.
     removeTree(dir);
     if (beforeEntry && before) {
       await placeTool(root, store, id, placedFiles({ files: before.files, manifest_file: beforeEntry.manifest_file, manifest_sha256: beforeEntry.manifest_sha256 })).catch(() => undefined);
     }
-    await lockProject(ctx, {}).catch(() => undefined);
-    if (beforeEntry) await writeRemoteEntry(root, id, beforeEntry).catch(() => undefined);
     throw error;
   }
   return {
@@ -87,7 +82,7 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
     source,
     reference,
     integrity: config.integrity,
-    path: lock.tools[id]!.source,
+    path: `${REMOTE_TOOLS_DIR}/${id}/${config.manifest_file}`,
     files: placedFiles(config).length,
     fetched: pulled.fetched,
     ...(pulled.signature ? { signedBy: pulled.signature.key_id } : {}),

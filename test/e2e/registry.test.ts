@@ -492,6 +492,32 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
       proxy.stop();
     }
   });
+
+  test("kill -9 while kiwi update writes the lockfile keeps the remote record: install puts the locked version back, and the tool stays remote", async () => {
+    const ref = `${registry.host}/faults/moving:1`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const b = consumer();
+    const k = kiwiIn(b);
+    expect((await k.run(["add", ref])).exitCode).toBe(0);
+    const v1 = lockOf(b).remote.dp;
+    await kiwiIn(publisher(MAIN_V2)).run(["publish", "dp", ref]);
+    const marker = join(b, "paused");
+    const proc = Bun.spawn([KIWI_BIN, "update", "dp"], { cwd: b, env: { ...k.env, KIWI_TEST_FAULT: "lockfile-write=pause", KIWI_TEST_FAULT_MARKER: marker }, stdout: "pipe", stderr: "pipe" });
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(marker) && Date.now() < deadline) await Bun.sleep(50);
+    expect(existsSync(marker)).toBe(true);
+    proc.kill("SIGKILL");
+    await proc.exited;
+    // The lockfile is the one before the update, record and all (not the entry without its record).
+    expect(lockOf(b).remote.dp).toEqual(v1);
+    const inst = await k.run(["install"]);
+    expect([inst.exitCode, inst.stdout]).toEqual([0, expect.stringContaining("tool.lock.json is up to date")]);
+    expect(readFileSync(join(b, ".ai/tools/.remote/dp/main.py"), "utf8")).toBe(MAIN_V1);
+    expect(lockOf(b).remote.dp).toEqual(v1);
+    const upd = await k.run(["update", "dp"]);
+    expect([upd.exitCode, upd.stderr]).toEqual([0, ""]);
+    expect((await k.run(["exec", "dp"])).stdout).toBe("42\n");
+  });
 });
 
 describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("signing and trust", () => {
