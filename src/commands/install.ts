@@ -46,6 +46,7 @@ export default defineCommand({
           showCheckNotes(installed.findings, ctx, args.json === true);
           if (args.json) return;
           for (const r of installed.resolutions ?? []) showNote(renderResolution(r));
+          for (const id of installed.remote.removed) showNote(`removed .ai/tools/.remote/${id}: ${LOCKFILE_NAME} records no remote tool "${id}" (a kiwi remove elsewhere)`);
           if (installed.remote.placed > 0) showNote(`placed ${plural(installed.remote.placed, "remote tool")} (${plural(installed.remote.fetched, "file")} downloaded)`);
         },
         onMcpStart: args.json ? undefined : (server) => showNote(renderPinStart(server)),

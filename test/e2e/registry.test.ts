@@ -298,6 +298,33 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(lockOf(d).remote).toBeUndefined();
   });
 
+  test("a kiwi remove in another checkout comes through git: kiwi install removes the folder it left, instead of locking it as a project tool", async () => {
+    const ref = `${registry.host}/team/gone:1`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const mine = consumer();
+    const km = kiwiIn(mine);
+    expect((await km.run(["add", ref])).exitCode).toBe(0);
+    // A teammate's checkout: the same lockfile, then kiwi remove, then the commit comes to mine.
+    const theirs = consumer();
+    writeFileSync(join(theirs, "tool.lock.json"), readFileSync(join(mine, "tool.lock.json")));
+    const kt = kiwiIn(theirs);
+    expect((await kt.run(["install"])).exitCode).toBe(0);
+    expect((await kt.run(["remove", "dp"])).exitCode).toBe(0);
+    const pulled = readFileSync(join(theirs, "tool.lock.json"), "utf8");
+    writeFileSync(join(mine, "tool.lock.json"), pulled);
+
+    const inst = await km.run(["install"]);
+    expect(inst.exitCode).toBe(0);
+    expect(inst.stderr).toContain('removed .ai/tools/.remote/dp: tool.lock.json records no remote tool "dp" (a kiwi remove elsewhere)');
+    expect(inst.stdout).not.toContain("+ dp");
+    expect(existsSync(join(mine, ".ai/tools/.remote/dp"))).toBe(false);
+    expect(existsSync(join(mine, ".ai/.kiwi-tmp"))).toBe(false);
+    expect(readFileSync(join(mine, "tool.lock.json"), "utf8")).toBe(pulled);
+    expect((await km.run(["check"])).exitCode).toBe(0);
+    const json = await km.run(["install", "--json"]);
+    expect(JSON.parse(json.stdout).remote).toEqual({ present: 0, placed: 0, fetched: 0, removed: [] });
+  });
+
   test("kiwi remove refuses what it cannot take (the project's own tool, a built-in, an unknown id, a tool others run on) and changes nothing; a failed lock puts everything back", async () => {
     const runtime = "tool_id: sh_runtime\ntool_type: runtime\nversion: 1.2.0\nexecutor: subprocess\ndescription: runs sh\nconfig:\n  command: bash\n";
     const ref = `${registry.host}/rm/sh_runtime:1`;
