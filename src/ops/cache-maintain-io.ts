@@ -83,6 +83,12 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
         keepIndex.add(parseDigest(tool.integrity, `${lockPath}: tool "${id}" integrity`));
         for (const f of tool.files) keepBlobs.add(f.sha256);
       }
+      // A remote tool's manifest file (not one of its files) and its signature: install places
+      // and verifies both from the cache, offline.
+      for (const [id, entry] of Object.entries(lock.remote ?? {})) {
+        keepBlobs.add(entry.manifest_sha256);
+        if (entry.signature) keepBlobs.add(parseDigest(entry.signature.digest, `${lockPath}: remote tool "${id}" signature digest`));
+      }
       // Installed package trees: their index entry and every file of them.
       for (const tree of Object.values(lock.dependencies ?? {}).flatMap((d) => [d.npm?.tree, d.pypi?.tree])) {
         if (!tree) continue;

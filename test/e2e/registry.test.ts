@@ -600,4 +600,31 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("signin
     expect(refused.stderr).toContain(`error[E_TRUST]: remote tool "dp" (oci://${registry.host}/trust/dp@`);
     expect(refused.stderr).toContain(`signed by the key ${keyId}, which .ai/trust.yaml does not trust`);
   });
+
+  test("kiwi cache prune keeps a remote tool's manifest file and signature: a fresh clone on the same cache installs with no request", async () => {
+    const a = publisher();
+    const ka = kiwiIn(a);
+    await ka.run(["key", "generate", "release.key"]);
+    const ref = `${registry.host}/trust/pruned:1`;
+    expect((await ka.run(["publish", "dp", ref, "--sign", "release.key"])).exitCode).toBe(0);
+    const b = consumer();
+    mkdirSync(join(b, ".ai/keys"), { recursive: true });
+    cpSync(join(a, "release.key.pub"), join(b, ".ai/keys/release.pub"));
+    writeFileSync(join(b, ".ai/trust.yaml"), "require_signature: true\nkeys:\n  - name: release\n    file: keys/release.pub\n");
+    const kb = kiwiIn(b);
+    expect((await kb.run(["add", ref])).exitCode).toBe(0);
+    expect((await kb.run(["install"])).exitCode).toBe(0);
+    const prune = await kb.run(["cache", "prune", "--grace", "0"]);
+    expect([prune.exitCode, prune.stdout]).toEqual([0, expect.stringContaining("removed 0 blobs")]);
+
+    // A second checkout of the project (the lockfile and .ai/ from git) on the same cache, offline.
+    const c = consumer();
+    cpSync(join(b, ".ai/keys"), join(c, ".ai/keys"), { recursive: true });
+    cpSync(join(b, ".ai/trust.yaml"), join(c, ".ai/trust.yaml"));
+    writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
+    const before = registry.requests().length;
+    const inst = await kiwiIn(c, { KIWI_CACHE_DIR: kb.cache }).run(["install", "--frozen-lockfile"]);
+    expect([inst.exitCode, inst.stderr]).toEqual([0, "placed 1 remote tool (0 files downloaded)\n"]);
+    expect(registry.requests().length).toBe(before);
+  });
 });
