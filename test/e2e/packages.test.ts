@@ -282,6 +282,23 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
     expect(frozen.stderr).toContain("~ requires (npm): - allow_scripts kiwi-built");
   });
 
+  test("two tools with the same packages, one allowing the install script and one not, get their own trees", async () => {
+    // "a" sorts first: the install must not give "b" the unbuilt tree "a" asked for, nor "a" b's build.
+    const tool = (id: string, allow: string) => ({
+      [`.ai/tools/${id}/tool.yaml`]: `tool_id: ${id}\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-built@1.0.0]\n${allow}`,
+      [`.ai/tools/${id}/main.js`]: "try { console.log(require('kiwi-built')); } catch { console.log('not built'); }\n",
+    });
+    const root = makeProject({ ...tool("a", ""), ...tool("b", "allow_scripts: [kiwi-built]\n") });
+    const kiwi = kiwiIn(root, withRegistry());
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const deps = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies;
+    expect(deps.a.npm.tree).not.toBe(deps.b.npm.tree);
+    const a = await kiwi.run(["exec", "a"]);
+    const b = await kiwi.run(["exec", "b"]);
+    expect([a.exitCode, a.stdout, b.exitCode, b.stdout]).toEqual([0, "not built\n", 0, "built at install\n"]);
+    expect((await kiwi.run(["install", "--frozen-lockfile"])).exitCode).toBe(0);
+  });
+
   test("an allowed install script that fails is E_DEPS naming it; an allowance with no script is a warning", async () => {
     const root = makeProject({
       ".ai/tools/failing/tool.yaml": "tool_id: failing\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-failing@1.0.0, npm:kiwi-digits@2.0.0]\nallow_scripts: [kiwi-failing, kiwi-digits]\n",
