@@ -336,6 +336,7 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
 
   test.each([
     ["npm:kiwi-pad@latest", "deps/requirement", 'is not a version range'],
+    ["npm:kiwi-pad@next", "deps/requirement", "is not a version range"],
     ["npm:Kiwi Pad@1", "deps/requirement", "is not an npm package name"],
     ["npm:git+https://example.com/x.git", "deps/requirement", "is not an npm package name"],
   ])("the requirement %s is a check error naming the field", async (requirement, rule, message) => {
