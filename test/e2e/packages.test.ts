@@ -103,6 +103,21 @@ describe("a node tool with npm packages", () => {
     expect(r.stdout).toContain("pad node_modules/kiwi-pad/index.js");
   });
 
+  test("kiwi verify fails when the lock records packages but no installed tree (exec would refuse them)", async () => {
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const lockPath = join(root, "tool.lock.json");
+    const text = readFileSync(lockPath, "utf8");
+    // What kiwi lock writes for a new resolution, before kiwi install records the tree.
+    writeFileSync(lockPath, text.replace(/,\n\s*"tree": "sha256:[0-9a-f]{64}"/, ""));
+    const r = await kiwi.run(["verify"]);
+    expect(r.exitCode).toBe(4);
+    expect(r.stdout).toContain("? pad (installed npm packages)  locked, not installed");
+    expect(r.stderr).toContain('error[E_CACHE_MISSING]: 1 locked entry is not in the cache (first: installed npm packages of "pad", not recorded in the lock)');
+    expect((await kiwi.run(["exec", "pad"])).exitCode).toBe(15);
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+  });
+
   test("a frozen install with a changed requirement is refused with what changed", async () => {
     const changed = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
     const k = kiwiIn(changed, withRegistry());
