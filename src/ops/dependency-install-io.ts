@@ -30,7 +30,8 @@ export async function installDependencies(ctx: Context, root: string, lock: Lock
     for (const ecosystem of ["npm", "pypi"] as const) {
       const locked = deps[ecosystem];
       if (!locked) continue;
-      const key = JSON.stringify([ecosystem, locked.requires, locked.packages]);
+      // Who may run install scripts is part of the set: the same packages built or not are two trees.
+      const key = JSON.stringify([ecosystem, locked.requires, locked.packages, locked.allow_scripts ?? []]);
       const group = groups.get(key) ?? { ecosystem, locked, tools: [] };
       group.tools.push(id);
       groups.set(key, group);

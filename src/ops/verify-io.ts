@@ -16,10 +16,13 @@ import { remoteToolsNotInstalled } from "./remote-installed-io.ts";
 
 export interface CacheProblem {
   tool: string;
-  /** The file's path in the tool, absent for the tool's index entry. */
+  /** The file's path in the tool (or in its installed packages), absent for an index entry. */
   path?: string;
-  kind: "blob" | "index";
-  sha256: string;
+  /** `tree`: the index entry of the tool's installed packages (`ecosystem` says which). */
+  kind: "blob" | "index" | "tree";
+  ecosystem?: "npm" | "pypi";
+  /** Absent for a tree the lock does not record: kiwi lock resolved the packages, kiwi install has not run. */
+  sha256?: string;
   /** Set when the entry was corrupt (and has been evicted). */
   evicted?: Eviction;
 }
@@ -68,11 +71,15 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
       files++;
       add(checkBlob(store, f.sha256), { tool: id, path: f.path, kind: "blob", sha256: f.sha256 });
     }
-    // The tool's installed packages: each tree entry, then every file of it.
-    for (const tree of [lock.dependencies?.[id]?.npm?.tree, lock.dependencies?.[id]?.pypi?.tree].filter((t) => t !== undefined).map((t) => t.slice("sha256:".length))) {
-      const verdict = checkIndexEntry(store, tree);
-      add(verdict, { tool: id, kind: "index", sha256: tree });
-      for (const f of verdict === "ok" ? (readTreeEntry(store, tree) ?? []) : []) {
+    // The tool's installed packages: each tree entry, then every file of it. Packages the lock
+    // resolved but records no installed tree for are as missing as an evicted tree: exec refuses them.
+    for (const ecosystem of ["npm", "pypi"] as const) {
+      const locked = lock.dependencies?.[id]?.[ecosystem];
+      if (!locked) continue;
+      const tree = locked.tree?.slice("sha256:".length);
+      const verdict = tree === undefined ? "missing" : checkIndexEntry(store, tree);
+      add(verdict, { tool: id, kind: "tree", ecosystem, ...(tree === undefined ? {} : { sha256: tree }) });
+      for (const f of verdict === "ok" ? (readTreeEntry(store, tree!) ?? []) : []) {
         files++;
         add(checkBlob(store, f.sha256), { tool: id, path: f.path, kind: "blob", sha256: f.sha256 });
       }
@@ -126,8 +133,9 @@ export function verifyOutcomeError(report: VerifyReport, details: Record<string,
 }
 
 function describe(p: CacheProblem): string {
-  const what = p.kind === "index" ? `tool index entry of "${p.tool}"` : `"${p.tool}" file ${p.path}`;
-  return `${what}, sha256:${shortDigest(p.sha256)}${p.evicted ? ` held sha256:${shortDigest(p.evicted.actual)}` : ""}`;
+  const what = p.kind === "index" ? `tool index entry of "${p.tool}"` : p.kind === "tree" ? `installed ${p.ecosystem} packages of "${p.tool}"` : `"${p.tool}" file ${p.path}`;
+  const digest = p.sha256 === undefined ? "not recorded in the lock" : `sha256:${shortDigest(p.sha256)}`;
+  return `${what}, ${digest}${p.evicted ? ` held sha256:${shortDigest(p.evicted.actual)}` : ""}`;
 }
 
 /** `kiwi verify`: the report, its `--json` document, and the error to raise when the outcome is not ok. */

@@ -65,10 +65,11 @@ export function renderVerifyReport(report: VerifyReport, ctx: Pick<Context, "col
   for (const id of report.notInstalled) out.push(`    ${c.yellow("?")} ${id}  a remote tool this checkout has not installed (kiwi install places it)\n`);
   const cacheOk = report.cache.corrupt.length === 0 && report.cache.missing.length === 0;
   out.push(`cache     ${ok(cacheOk)}  ${report.cache.checked} entries checked\n`);
+  const what = (p: VerifyReport["cache"]["missing"][number]) => p.path ?? (p.kind === "tree" ? `(installed ${p.ecosystem} packages)` : "(tool index entry)");
   for (const p of report.cache.corrupt) {
-    out.push(`    ${c.red("!")} ${p.tool} ${p.path ?? "(tool index entry)"}  sha256:${shortDigest(p.sha256)} held sha256:${shortDigest(p.evicted!.actual)}; evicted\n`);
+    out.push(`    ${c.red("!")} ${p.tool} ${what(p)}  sha256:${shortDigest(p.sha256!)} held sha256:${shortDigest(p.evicted!.actual)}; evicted\n`);
   }
-  for (const p of report.cache.missing) out.push(`    ${c.yellow("?")} ${p.tool} ${p.path ?? "(tool index entry)"}  sha256:${shortDigest(p.sha256)} not cached\n`);
+  for (const p of report.cache.missing) out.push(`    ${c.yellow("?")} ${p.tool} ${what(p)}  ${p.sha256 === undefined ? "locked, not installed" : `sha256:${shortDigest(p.sha256)} not cached`}\n`);
   return out.join("");
 }
 

@@ -103,6 +103,21 @@ describe("a node tool with npm packages", () => {
     expect(r.stdout).toContain("pad node_modules/kiwi-pad/index.js");
   });
 
+  test("kiwi verify fails when the lock records packages but no installed tree (exec would refuse them)", async () => {
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const lockPath = join(root, "tool.lock.json");
+    const text = readFileSync(lockPath, "utf8");
+    // What kiwi lock writes for a new resolution, before kiwi install records the tree.
+    writeFileSync(lockPath, text.replace(/,\n\s*"tree": "sha256:[0-9a-f]{64}"/, ""));
+    const r = await kiwi.run(["verify"]);
+    expect(r.exitCode).toBe(4);
+    expect(r.stdout).toContain("? pad (installed npm packages)  locked, not installed");
+    expect(r.stderr).toContain('error[E_CACHE_MISSING]: 1 locked entry is not in the cache (first: installed npm packages of "pad", not recorded in the lock)');
+    expect((await kiwi.run(["exec", "pad"])).exitCode).toBe(15);
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+  });
+
   test("a frozen install with a changed requirement is refused with what changed", async () => {
     const changed = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
     const k = kiwiIn(changed, withRegistry());
@@ -282,6 +297,23 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
     expect(frozen.stderr).toContain("~ requires (npm): - allow_scripts kiwi-built");
   });
 
+  test("two tools with the same packages, one allowing the install script and one not, get their own trees", async () => {
+    // "a" sorts first: the install must not give "b" the unbuilt tree "a" asked for, nor "a" b's build.
+    const tool = (id: string, allow: string) => ({
+      [`.ai/tools/${id}/tool.yaml`]: `tool_id: ${id}\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-built@1.0.0]\n${allow}`,
+      [`.ai/tools/${id}/main.js`]: "try { console.log(require('kiwi-built')); } catch { console.log('not built'); }\n",
+    });
+    const root = makeProject({ ...tool("a", ""), ...tool("b", "allow_scripts: [kiwi-built]\n") });
+    const kiwi = kiwiIn(root, withRegistry());
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const deps = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies;
+    expect(deps.a.npm.tree).not.toBe(deps.b.npm.tree);
+    const a = await kiwi.run(["exec", "a"]);
+    const b = await kiwi.run(["exec", "b"]);
+    expect([a.exitCode, a.stdout, b.exitCode, b.stdout]).toEqual([0, "not built\n", 0, "built at install\n"]);
+    expect((await kiwi.run(["install", "--frozen-lockfile"])).exitCode).toBe(0);
+  });
+
   test("an allowed install script that fails is E_DEPS naming it; an allowance with no script is a warning", async () => {
     const root = makeProject({
       ".ai/tools/failing/tool.yaml": "tool_id: failing\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-failing@1.0.0, npm:kiwi-digits@2.0.0]\nallow_scripts: [kiwi-failing, kiwi-digits]\n",
@@ -319,6 +351,7 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
 
   test.each([
     ["npm:kiwi-pad@latest", "deps/requirement", 'is not a version range'],
+    ["npm:kiwi-pad@next", "deps/requirement", "is not a version range"],
     ["npm:Kiwi Pad@1", "deps/requirement", "is not an npm package name"],
     ["npm:git+https://example.com/x.git", "deps/requirement", "is not an npm package name"],
   ])("the requirement %s is a check error naming the field", async (requirement, rule, message) => {
