@@ -116,6 +116,20 @@ describe("embedded metadata", () => {
   });
 
   test.each([
+    ["python", '#!/usr/bin/env python3\n"""\ntool_id: wc\ntool_type: script\nconfig: { entrypoint: wc.py }\ndescription: "counts words"\nexecutor: python_runtime\n"""\nprint(1)\n'],
+    ["shell", '#!/usr/bin/env bash\n# ---\n# tool_id: wc\n# tool_type: script\n# config: { entrypoint: wc.sh }\n# description: "counts words"\n# executor: bash_runtime\n# ---\necho 1\n'],
+    ["markdown", "---\ntool_id: wc\ntool_type: script\nconfig: { entrypoint: wc.md }\ndescription: \"counts words\"\nexecutor: null\n---\n# Words\n"],
+  ] as const)("reads a %s file saved with CRLF line ends as it reads it with LF, values and positions alike", (syntax, lf) => {
+    const crlf = parsed(lf.replaceAll("\n", "\r\n"), syntax);
+    const plain = parsed(lf, syntax);
+    // The block's last value carried the CR ("bash_runtime\r"), and a flow mapping or a quoted
+    // string on a line ending in one was a syntax error.
+    expect(crlf.value).toEqual(plain.value);
+    expect(["/config/entrypoint", "/description", "/executor"].map((p) => crlf.locate(p))).toEqual(["/config/entrypoint", "/description", "/executor"].map((p) => plain.locate(p)));
+    expect(crlf.block).toEqual(plain.block);
+  });
+
+  test.each([
     ["print('no metadata')\n", "python"],
     ["echo hi\n", "shell"],
     ["# Title\n", "markdown"],
