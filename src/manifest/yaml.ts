@@ -123,10 +123,7 @@ function convert(
   }
   if (depth > MAX_DEPTH) throw new ParseProblem("parse/too-deep", `invalid YAML: nesting deeper than ${MAX_DEPTH} levels`, at(node?.range?.[0]));
   if (node === null || node === undefined) return null;
-  if (yaml().isAlias(node)) {
-    const target = (node as Alias).resolve(doc);
-    return convert(doc, target as Node | undefined, pointer, depth + 1, budget, at);
-  }
+  if (yaml().isAlias(node)) return convert(doc, aliasTarget(doc, node as Alias, at), pointer, depth + 1, budget, at);
   if (yaml().isScalar(node)) {
     const v = node.value;
     if (typeof v === "bigint") return numberFromLexeme(false, v);
@@ -151,12 +148,22 @@ function convert(
     for (const pair of node.items) {
       if (!yaml().isPair(pair)) continue;
       const keyNode = pair.key as Node | null;
-      const key = keyText(doc, keyNode);
+      const key = keyText(doc, keyNode && yaml().isAlias(keyNode) ? aliasTarget(doc, keyNode as Alias, at) : keyNode);
       setOwn(out, key, convert(doc, pair.value as Node | null, `${pointer}/${escapePointer(key)}`, depth + 1, budget, at));
     }
     return out;
   }
   return null;
+}
+
+/**
+ * The node an alias stands for. The yaml library leaves an alias to no anchor (`*nope`, or one whose
+ * anchor comes after it) unresolved until toJS(), which kiwi does not call: it would read as null.
+ */
+function aliasTarget(doc: Document, node: Alias, at: (offset: number | undefined) => Position | undefined): Node {
+  const target = node.resolve(doc) as Node | undefined;
+  if (target !== undefined) return target;
+  throw new ParseProblem("parse/syntax", `invalid YAML: the alias *${node.source} names no anchor before it`, at(node.range?.[0]), `define the anchor (&${node.source}) on a value above the alias, or write the value out`);
 }
 
 function keyText(doc: Document, node: Node | null): string {

@@ -55,6 +55,16 @@ describe("YAML manifests", () => {
     expect(problem(() => parseManifestText(text, "yaml")).rule).toBe(rule);
   });
 
+  test.each([
+    ["executor: *runtime\n", 1, 11],
+    ["args: [-u, *flag]\n", 1, 12],
+    ["first: *later\nsecond: &later x\n", 1, 8],
+    ["*key : value\n", 1, 1],
+  ])("refuses an alias to no anchor before it (%p), which read as null", (text, line, column) => {
+    const p = problem(() => parseManifestText(text, "yaml"));
+    expect([p.rule, p.message, p.position, p.hint]).toEqual(["parse/syntax", expect.stringMatching(/^invalid YAML: the alias \*\w+ names no anchor before it$/), { line, column }, expect.stringContaining("define the anchor")]);
+  });
+
   test("refuses an alias bomb instead of expanding it", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 9; i++) levels.push(`${"abcdefghij"[i]}: &${"abcdefghij"[i]} [${Array(10).fill(`*${"abcdefghij"[i - 1]}`).join(", ")}]`);
