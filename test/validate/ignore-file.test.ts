@@ -257,6 +257,8 @@ describe("entries kiwi check --add-ignores writes", () => {
     ["not YAML", "ignore: [unclosed\n", /^it is not valid YAML/],
     ["a list", "- a\n", /^it is not a mapping$/],
     ["ignore: as text", "ignore: all\n", /^"ignore" is not a list$/],
+    // The library parses it, then throws reading it: that was E_INTERNAL.
+    ["YAML with an alias to no anchor", "ignore:\n  - rule: security/host-any\n    tool: *crawl\n", /^it is not valid YAML \(.*crawl\)$/],
   ])("refuses a file that is %s", (_name, before, problem) => {
     const r = withEntries(before, [{ rule: "security/host-any", tool: "t", reason: "why" }]);
     expect("problem" in r && r.problem).toMatch(problem);
