@@ -286,5 +286,9 @@ export function withEntries(text: string | undefined, entries: readonly NewEntry
   if (!isSeq(list)) return { problem: '"ignore" is not a list' };
   list.flow = false;
   for (const e of entries) list.items.push(doc.createNode(e));
-  return { text: doc.toString({ lineWidth: 0 }) };
+  // The library writes LF and no byte-order mark: a file saved with CRLF (or a BOM) keeps them, so
+  // the entries added are the only lines of its diff.
+  const out = doc.toString({ lineWidth: 0 });
+  const crlf = text !== undefined && text.includes("\r\n") ? out.replace(/\r?\n/g, "\r\n") : out;
+  return { text: text?.startsWith("\ufeff") ? `\ufeff${crlf}` : crlf };
 }
