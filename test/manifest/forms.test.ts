@@ -65,6 +65,27 @@ describe("YAML manifests", () => {
     expect([p.rule, p.message, p.position, p.hint]).toEqual(["parse/syntax", expect.stringMatching(/^invalid YAML: the alias \*\w+ names no anchor before it$/), { line, column }, expect.stringContaining("define the anchor")]);
   });
 
+  test("merges `<<` keys as PyYAML (kiwi_mcp's reader) does: the mapping's own keys win, then earlier sources over later ones", () => {
+    const text = "defaults: &defaults\n  method: GET\n  url: https://api.example.com/v1\nslow: &slow { timeout: 60, method: PUT }\nconfig:\n  <<: [*defaults, *slow]\n  method: POST\nquoted: { '<<': kept }\n";
+    const { value, locate } = parsed(text, "yaml");
+    expect((value as Record<string, unknown>).config).toEqual({ method: "POST", url: "https://api.example.com/v1", timeout: 60 });
+    // A quoted "<<" is an ordinary key.
+    expect((value as Record<string, unknown>).quoted).toEqual({ "<<": "kept" });
+    // A merged value is found where it is written: in the anchored mapping.
+    expect(locate("/config/url")).toEqual({ line: 3, column: 3 });
+    expect(locate("/config/timeout")).toEqual({ line: 4, column: 15 });
+    expect(locate("/config/method")).toEqual({ line: 7, column: 3 });
+  });
+
+  test.each([
+    ["config:\n  <<: 5\n", "merge key (<<) takes a mapping", 2, 7],
+    ["config:\n  <<: [*nowhere]\n", "the alias *nowhere names no anchor", 2, 8],
+  ])("refuses a merge key whose value is no mapping (%p)", (text, message, line, column) => {
+    const p = problem(() => parseManifestText(text, "yaml"));
+    expect([p.rule, p.position]).toEqual(["parse/syntax", { line, column }]);
+    expect(p.message).toContain(message);
+  });
+
   test("refuses an alias bomb instead of expanding it", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 9; i++) levels.push(`${"abcdefghij"[i]}: &${"abcdefghij"[i]} [${Array(10).fill(`*${"abcdefghij"[i - 1]}`).join(", ")}]`);
