@@ -74,6 +74,17 @@ function spaces(n: number): string {
   return n === 1 ? "1 space" : `${n} spaces`;
 }
 
+/** What to do about the yaml library's syntax errors, by its error code. */
+const SYNTAX_HINTS: Readonly<Record<string, string>> = {
+  TAB_AS_INDENT: "indent with spaces: YAML does not allow tabs in indentation",
+  MISSING_CHAR: "add the closing character the message names, on the value's own line or after its last one",
+  BAD_INDENT: "close the [ or { on the line it opens, or indent its continuation lines deeper than the key",
+  BLOCK_AS_IMPLICIT_KEY: 'quote the value ("a: b"): a colon followed by a space starts a mapping',
+  BAD_SCALAR_START: "quote the value: a plain value cannot start with @ or `",
+  BAD_DQ_ESCAPE: "write the backslash twice, or single-quote the value, where no escape applies",
+  MULTILINE_IMPLICIT_KEY: "write each key on one line, followed by a colon",
+};
+
 /** Parses one YAML document; `lineOffset` shifts positions when the YAML is embedded in a script. */
 export function parseYaml(text: string, lineOffset = 0, columnOffset = 0): YamlParseResult {
   const fast = parseYamlFast(text);
@@ -104,7 +115,11 @@ export function parseYamlReference(text: string, lineOffset = 0, columnOffset = 
     const where = at(first.pos[0]);
     const indent = rule === "parse/syntax" && where ? badIndentation(text, message, where.line - lineOffset, lineOffset) : undefined;
     if (indent) throw new ParseProblem(rule, `invalid YAML: ${indent.message}`, { line: indent.line + lineOffset, column: indent.column + columnOffset }, indent.hint);
-    throw new ParseProblem(rule, `invalid YAML: ${message}`, where, rule === "parse/duplicate-key" ? "remove one of the two keys" : undefined);
+    if (first.code === "MULTIPLE_DOCS") {
+      // The library's words name its own API ("please use YAML.parseAllDocuments()").
+      throw new ParseProblem(rule, `invalid YAML: a manifest is one YAML document, and another one starts at line ${where?.line ?? "?"}`, where, 'remove that "---" line and what follows it, or move the second document into a manifest of its own');
+    }
+    throw new ParseProblem(rule, `invalid YAML: ${message}`, where, rule === "parse/duplicate-key" ? "remove one of the two keys" : (SYNTAX_HINTS[first.code] ?? "fix the YAML at that line and column"));
   }
   const budget = { nodes: 0 };
   const value = convert(doc, doc.contents as Node | null, "", 0, budget, at);

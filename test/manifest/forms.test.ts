@@ -86,6 +86,21 @@ describe("YAML manifests", () => {
     expect(p.message).toContain(message);
   });
 
+  test("a second document is named as such at its `---` line, not in the library's words", () => {
+    const p = problem(() => parseManifestText("tool_id: a\ntool_type: knowledge\n---\ntool_id: b\n", "yaml"));
+    expect([p.rule, p.message, p.position, p.hint]).toEqual([
+      "parse/syntax",
+      "invalid YAML: a manifest is one YAML document, and another one starts at line 3",
+      { line: 3, column: 1 },
+      'remove that "---" line and what follows it, or move the second document into a manifest of its own',
+    ]);
+  });
+
+  test.each(["a: 1\n---\nb: 2\n", "a:\n\tb: 1\n", 'a: "x\n', "a: [1, 2\n", "a: b: c\n", "- a\nb: 1\n", 'a: "\\q"\n', "key: @x\n", "a\nb: 1\n"])("a YAML syntax error says what to do about it: %p", (text) => {
+    const p = problem(() => parseManifestText(text, "yaml"));
+    expect([p.rule, typeof p.hint, p.message]).toEqual(["parse/syntax", "string", expect.not.stringContaining("YAML.parse")]);
+  });
+
   test("refuses an alias bomb instead of expanding it", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 9; i++) levels.push(`${"abcdefghij"[i]}: &${"abcdefghij"[i]} [${Array(10).fill(`*${"abcdefghij"[i - 1]}`).join(", ")}]`);
