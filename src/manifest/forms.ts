@@ -143,7 +143,7 @@ function parseYamlManifest(text: string, lineOffset: number, columnOffset: numbe
  * Without it, kiwi_mcp's module variables (`__version__ = ...`, python-module.ts).
  */
 function parsePythonMetadata(text: string): ParsedManifest | "none" {
-  const lines = text.split("\n");
+  const lines = textLines(text);
   let i = 0;
   while (i < lines.length && (lines[i]!.trim() === "" || lines[i]!.trimStart().startsWith("#"))) i++;
   const open = lines[i]?.trimStart();
@@ -197,12 +197,21 @@ function withIgnores(parsed: ParsedManifest, ignores: IgnoreDirective[]): Parsed
   return parsed;
 }
 
+/**
+ * A file's lines without their line breaks, CRLF included: the embedded YAML is cut out line by line
+ * and joined with LF, so a CR left at a line's end would end the last value of the block (a
+ * Windows-saved SKILL.md's `name: pdf-tools` read as "pdf-tools\r") or break a flow collection.
+ */
+function textLines(text: string): string[] {
+  return text.split(/\r?\n/);
+}
+
 /** A `tool_type:` key at the start of a line (any indentation): what makes a docstring a manifest. */
 const DECLARES_TOOL_TYPE = /^\s*tool_type\s*:/;
 
 /** A shell script's metadata: a comment block opened and closed by `# ---` lines. */
 function parseShellMetadata(text: string): ParsedManifest | "none" {
-  const lines = text.split("\n");
+  const lines = textLines(text);
   let i = 0;
   if (lines[0]?.startsWith("#!")) i++;
   while (i < lines.length && lines[i]!.trim() === "") i++;
@@ -223,7 +232,7 @@ function parseShellMetadata(text: string): ParsedManifest | "none" {
 
 /** Markdown front matter: the YAML between a leading `---` line and the next `---` line. */
 function parseFrontMatter(text: string): ParsedManifest | "none" {
-  const lines = text.split("\n");
+  const lines = textLines(text);
   if (lines[0]?.trim() !== "---") return "none";
   const end = lines.findIndex((l, idx) => idx > 0 && l.trim() === "---");
   if (end === -1) throw new ParseProblem("parse/syntax", "the front matter is never closed", { line: 1, column: 1 }, "close it with a `---` line");

@@ -85,7 +85,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const memorable = validated.memorable;
   const remote = committedRemoteTools(paths, repo === undefined ? new Set() : new Set(repo.status.deleted.map((p) => toProject(root, repo.top, p))));
   const check = remote.size === 0 ? validated.check : { ...withFindings(validated.check, remoteCommitted(remote), { strict: options.strict }), unmatched: [] };
-  const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed, selected.ignoresChanged);
+  const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed, selected.ignoresChanged, paths);
   const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged, ...(selected.ignoresChanged ? { ignoresChanged: true } : {}) };
   if (!locked) {
     const touched = judged.length > 0 || selected.gone.length > 0 || selected.lockfileChanged;
@@ -310,10 +310,15 @@ function lockedOf(text: string, cacheDir: string): { locked: LockedTools; render
   return rendered ? { locked: lockedToolsOfRendered(rendered), rendered } : { locked: lockedToolsOf(lockfileFromCheckedText(text).tools) };
 }
 
-/** Files of the changed tools whose working copy differs from the index (they were checked as on disk). */
-function unstagedFiles(root: string, repo: Repo, changed: readonly Tool[], ignoreFile: boolean): string[] {
+/**
+ * Files of the changed tools, and staged files, whose working copy differs from the index (they were
+ * checked as on disk). A staged file deleted from the working copy belongs to no tool any more (its
+ * tool was judged removed), so the staged paths are asked too; the lockfile is read as staged.
+ */
+function unstagedFiles(root: string, repo: Repo, changed: readonly Tool[], ignoreFile: boolean, paths: readonly string[]): string[] {
   const files = changed.flatMap((t) => [t.manifestFile, ...(t.form === "directory" ? t.files.map((f) => `${t.root}/${f.path}`) : [])]);
   if (ignoreFile) files.push(IGNORE_FILE);
+  for (const path of paths) if (path !== LOCKFILE_NAME) files.push(path);
   const toTop = (p: string) => relative(repo.top, join(root, p)).split(sep).join("/");
   const unstaged = repo.status.unstaged;
   return [...new Set(files)].filter((f) => unstaged.has(toTop(f)));

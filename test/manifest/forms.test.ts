@@ -55,6 +55,52 @@ describe("YAML manifests", () => {
     expect(problem(() => parseManifestText(text, "yaml")).rule).toBe(rule);
   });
 
+  test.each([
+    ["executor: *runtime\n", 1, 11],
+    ["args: [-u, *flag]\n", 1, 12],
+    ["first: *later\nsecond: &later x\n", 1, 8],
+    ["*key : value\n", 1, 1],
+  ])("refuses an alias to no anchor before it (%p), which read as null", (text, line, column) => {
+    const p = problem(() => parseManifestText(text, "yaml"));
+    expect([p.rule, p.message, p.position, p.hint]).toEqual(["parse/syntax", expect.stringMatching(/^invalid YAML: the alias \*\w+ names no anchor before it$/), { line, column }, expect.stringContaining("define the anchor")]);
+  });
+
+  test("merges `<<` keys as PyYAML (kiwi_mcp's reader) does: the mapping's own keys win, then earlier sources over later ones", () => {
+    const text = "defaults: &defaults\n  method: GET\n  url: https://api.example.com/v1\nslow: &slow { timeout: 60, method: PUT }\nconfig:\n  <<: [*defaults, *slow]\n  method: POST\nquoted: { '<<': kept }\n";
+    const { value, locate } = parsed(text, "yaml");
+    expect((value as Record<string, unknown>).config).toEqual({ method: "POST", url: "https://api.example.com/v1", timeout: 60 });
+    // A quoted "<<" is an ordinary key.
+    expect((value as Record<string, unknown>).quoted).toEqual({ "<<": "kept" });
+    // A merged value is found where it is written: in the anchored mapping.
+    expect(locate("/config/url")).toEqual({ line: 3, column: 3 });
+    expect(locate("/config/timeout")).toEqual({ line: 4, column: 15 });
+    expect(locate("/config/method")).toEqual({ line: 7, column: 3 });
+  });
+
+  test.each([
+    ["config:\n  <<: 5\n", "merge key (<<) takes a mapping", 2, 7],
+    ["config:\n  <<: [*nowhere]\n", "the alias *nowhere names no anchor", 2, 8],
+  ])("refuses a merge key whose value is no mapping (%p)", (text, message, line, column) => {
+    const p = problem(() => parseManifestText(text, "yaml"));
+    expect([p.rule, p.position]).toEqual(["parse/syntax", { line, column }]);
+    expect(p.message).toContain(message);
+  });
+
+  test("a second document is named as such at its `---` line, not in the library's words", () => {
+    const p = problem(() => parseManifestText("tool_id: a\ntool_type: knowledge\n---\ntool_id: b\n", "yaml"));
+    expect([p.rule, p.message, p.position, p.hint]).toEqual([
+      "parse/syntax",
+      "invalid YAML: a manifest is one YAML document, and another one starts at line 3",
+      { line: 3, column: 1 },
+      'remove that "---" line and what follows it, or move the second document into a manifest of its own',
+    ]);
+  });
+
+  test.each(["a: 1\n---\nb: 2\n", "a:\n\tb: 1\n", 'a: "x\n', "a: [1, 2\n", "a: b: c\n", "- a\nb: 1\n", 'a: "\\q"\n', "key: @x\n", "a\nb: 1\n"])("a YAML syntax error says what to do about it: %p", (text) => {
+    const p = problem(() => parseManifestText(text, "yaml"));
+    expect([p.rule, typeof p.hint, p.message]).toEqual(["parse/syntax", "string", expect.not.stringContaining("YAML.parse")]);
+  });
+
   test("refuses an alias bomb instead of expanding it", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 9; i++) levels.push(`${"abcdefghij"[i]}: &${"abcdefghij"[i]} [${Array(10).fill(`*${"abcdefghij"[i - 1]}`).join(", ")}]`);
@@ -113,6 +159,20 @@ describe("embedded metadata", () => {
 
   test("reads Markdown front matter", () => {
     expect(parsed("---\ntool_id: notes\ntool_type: knowledge\n---\n# Notes\n", "markdown").value).toEqual({ tool_id: "notes", tool_type: "knowledge" });
+  });
+
+  test.each([
+    ["python", '#!/usr/bin/env python3\n"""\ntool_id: wc\ntool_type: script\nconfig: { entrypoint: wc.py }\ndescription: "counts words"\nexecutor: python_runtime\n"""\nprint(1)\n'],
+    ["shell", '#!/usr/bin/env bash\n# ---\n# tool_id: wc\n# tool_type: script\n# config: { entrypoint: wc.sh }\n# description: "counts words"\n# executor: bash_runtime\n# ---\necho 1\n'],
+    ["markdown", "---\ntool_id: wc\ntool_type: script\nconfig: { entrypoint: wc.md }\ndescription: \"counts words\"\nexecutor: null\n---\n# Words\n"],
+  ] as const)("reads a %s file saved with CRLF line ends as it reads it with LF, values and positions alike", (syntax, lf) => {
+    const crlf = parsed(lf.replaceAll("\n", "\r\n"), syntax);
+    const plain = parsed(lf, syntax);
+    // The block's last value carried the CR ("bash_runtime\r"), and a flow mapping or a quoted
+    // string on a line ending in one was a syntax error.
+    expect(crlf.value).toEqual(plain.value);
+    expect(["/config/entrypoint", "/description", "/executor"].map((p) => crlf.locate(p))).toEqual(["/config/entrypoint", "/description", "/executor"].map((p) => plain.locate(p)));
+    expect(crlf.block).toEqual(plain.block);
   });
 
   test.each([

@@ -145,6 +145,16 @@ describe.each([
     expect(p!.unstaged).toEqual([".ai/tools/hi.sh"]);
   });
 
+  test("warns about a staged file deleted from the working copy, whose tool was then judged removed", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo staged\n");
+    git(root, ["add", ".ai/tools/hi.sh"], env);
+    rmSync(join(root, ".ai/tools/hi.sh"));
+    const [p] = await stagedHere(root);
+    // The commit records hi.sh; the working copy, which kiwi checks, has no hi: say so.
+    expect([p!.affected.gone, p!.unstaged]).toEqual([["hi"], [".ai/tools/hi.sh"]]);
+  });
+
   describe("the working copies the verdict reads", () => {
     /** A locked, committed repository with a folder tool of three files. */
     async function withFolderTool(): Promise<string> {
