@@ -127,6 +127,9 @@ function captureEvents(capture: LosslessCapture, limits: TransportLimits, label:
     maxBufferSize: limits.maxMessageBytes,
     onEvent: (event) => {
       if (event.event !== undefined && event.event !== "message") return;
+      // An event without data carries no message: a resumable server (an SDK server with an event
+      // store) opens each stream with one, `id: …` and an empty `data:`, and the SDK skips it too.
+      if (event.data === "") return;
       try {
         capture.noteIncoming(event.data);
       } catch (error) {

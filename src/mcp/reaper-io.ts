@@ -2,10 +2,14 @@
 // Ctrl-C, SIGTERM or SIGHUP every live group is killed before kiwi itself exits, and on any exit
 // path the 'exit' hook kills what is left. Each server runs in its own group (setsid), so its
 // children die with it and the terminal's Ctrl-C reaches kiwi only, which then cleans up.
+// While a caller intercepts interruptions (kiwi exec of an mcp_tool), the first signal kills every
+// live group as above and is handed to it, so kiwi reports E_INTERRUPTED as for any tool instead of
+// dying of the signal; a second signal then ends kiwi at once.
 
 const live = new Set<number>();
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 let installed = false;
+let interceptor: ((signal: NodeJS.Signals) => void) | undefined;
 
 /** Registers a started server's process group (its leader's pid). */
 export function trackGroup(pid: number): void {
@@ -16,7 +20,22 @@ export function trackGroup(pid: number): void {
 /** Forgets a group once it has been reaped. */
 export function untrackGroup(pid: number): void {
   live.delete(pid);
-  if (live.size === 0 && installed) uninstall();
+  if (live.size === 0 && installed && !interceptor) uninstall();
+}
+
+/**
+ * Until the returned release is called, the first SIGINT, SIGTERM or SIGHUP kills every live
+ * server group and calls `handler` with the signal instead of ending kiwi; the handlers are then
+ * removed, so a second signal ends kiwi the way the signal says.
+ */
+export function interceptInterrupts(handler: (signal: NodeJS.Signals) => void): () => void {
+  interceptor = handler;
+  if (!installed) install();
+  return () => {
+    if (interceptor !== handler) return;
+    interceptor = undefined;
+    if (live.size === 0 && installed) uninstall();
+  };
 }
 
 /** Sends a signal to a whole process group; false when the group no longer exists. */
@@ -48,6 +67,12 @@ function killAll(): void {
 const onSignal = (signal: NodeJS.Signals) => {
   killAll();
   uninstall();
+  const handler = interceptor;
+  interceptor = undefined;
+  if (handler) {
+    handler(signal);
+    return;
+  }
   // Re-raise with our handlers gone, so kiwi ends the way the signal says (exit 130 for Ctrl-C).
   process.kill(process.pid, signal);
 };

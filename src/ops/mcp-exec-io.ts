@@ -12,6 +12,7 @@ import { type GateOptions, type GateOutcome, gateServer } from "./mcp-gate-io.ts
 import { liveInterfaceOf, negotiationFor, withSessionFor } from "./mcp-inspect-io.ts";
 import type { WireObject } from "../mcp/listing.ts";
 import { readMcpProject } from "../mcp/mcp-project-io.ts";
+import { interceptInterrupts } from "../mcp/reaper-io.ts";
 import { suggest } from "../resolve/suggest.ts";
 
 export interface McpCall {
@@ -40,8 +41,15 @@ export async function runMcpTool(ctx: Context, prepared: PreparedExec, gate: Omi
   }
   const name = mcpToolName(leaf);
   const project = readMcpProject(ctx);
+  // Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the server and ends the call as E_INTERRUPTED, as it
+  // ends any tool's run: one error, or one --json document, and exit 128+N.
+  let interrupt: (signal: NodeJS.Signals) => void = () => {};
+  const interrupted = new Promise<never>((_, reject) => {
+    interrupt = (signal) => reject(interruptedError(leaf.id, server.id, signal));
+  });
+  const release = interceptInterrupts((signal) => interrupt(signal));
   try {
-    return await withSessionFor(prepared, server, async (session) => {
+    return await Promise.race([interrupted, withSessionFor(prepared, server, async (session) => {
       const listing = await session.extractListing();
       const live = liveInterfaceOf(server, listing, session.warnings(), session.sandbox, session.credential);
       const outcome = await gateServer(project, live, gate);
@@ -56,10 +64,20 @@ export async function runMcpTool(ctx: Context, prepared: PreparedExec, gate: Omi
       assertLiveSchemaAccepts(leaf, server, tool, prepared.plan.params);
       const result = await session.callTool(name, prepared.plan.params, leaf.limits.timeoutMs, tool);
       return { server: server.id, tool: leaf.id, name, result, gate: outcome };
-    }, undefined, negotiationFor(project.pins[server.id]));
+    }, undefined, negotiationFor(project.pins[server.id]))]);
   } finally {
+    release();
     prepared.cleanup();
   }
+}
+
+function interruptedError(tool: string, server: string, signal: NodeJS.Signals): KiwiError {
+  const number = ((require("node:os") as typeof import("node:os")).constants.signals as Record<string, number>)[signal] ?? 2;
+  return new KiwiError("E_INTERRUPTED", `${tool} was interrupted: kiwi received ${signal} and stopped the call on MCP server "${server}"`, {
+    hint: "nothing to fix; run it again when you want it",
+    exitCode: 128 + number,
+    details: { tool, server, signal },
+  });
 }
 
 /** The MCP tool name an mcp_tool calls: `config.tool_name`, else its own id. */

@@ -10,11 +10,7 @@
 // The globals are exported so the host can tell which limit ended the run.
 import type Binaryen from "binaryen";
 import type { BinaryenApi } from "./binaryen-io.ts";
-import { PAGE_BYTES, type WasmLimits } from "./module-info.ts";
-
-/** Exports the host reads after a trap. */
-export const FUEL_GLOBAL = "kiwi_fuel";
-export const MEMORY_GLOBAL = "kiwi_memory_exceeded";
+import { FUEL_GLOBAL, MEMORY_GLOBAL, PAGE_BYTES, type WasmLimits, withoutNameSection } from "./module-info.ts";
 
 /** Every feature a module may use, except compact imports (engines cannot read them yet). */
 function features(binaryen: BinaryenApi): number {
@@ -23,7 +19,8 @@ function features(binaryen: BinaryenApi): number {
 
 /** The instrumented module; the input is never changed (its digest is what was published). */
 export function instrumentModule(binaryen: BinaryenApi, bytes: Uint8Array, limits: WasmLimits): Uint8Array {
-  const m = binaryen.readBinary(bytes);
+  // Without its debug names, no name of the module's can collide with the ones added below.
+  const m = binaryen.readBinary(withoutNameSection(bytes));
   try {
     m.setFeatures(features(binaryen));
     const capPages = Math.max(1, Math.floor((limits.memoryMb * 1024 * 1024) / PAGE_BYTES));

@@ -29,6 +29,10 @@ export const WASI_FUNCTIONS: ReadonlySet<string> = new Set([
 ]);
 export const WASI_MODULE = "wasi_snapshot_preview1";
 
+/** The exports instrumentation adds (instrument.ts), which the host reads after a trap. */
+export const FUEL_GLOBAL = "kiwi_fuel";
+export const MEMORY_GLOBAL = "kiwi_memory_exceeded";
+
 export interface ModuleImport {
   module: string;
   name: string;
@@ -121,6 +125,13 @@ export function assertRunnable(info: ModuleInfo, subject: string, limits: WasmLi
       details: { module: subject, import: `${imp.module}.${imp.name}`, kind: imp.kind },
     });
   }
+  const reserved = info.exports.find((e) => e === FUEL_GLOBAL || e === MEMORY_GLOBAL);
+  if (reserved !== undefined) {
+    throw new KiwiError("E_WASM_INVALID", `${subject} exports ${reserved}, a name kiwi reserves for the counter it adds to the module`, {
+      hint: `rename the module's export ${reserved}; kiwi's host reads it to tell which limit ended a run`,
+      details: { module: subject, export: reserved },
+    });
+  }
   if (!info.exports.includes("_start")) {
     throw new KiwiError("E_WASM_INVALID", `${subject} exports no _start function: it is not a WASI command`, { hint: "build the module as a WASI command (a program with main), not a library", details: { module: subject } });
   }
@@ -135,4 +146,52 @@ export function assertRunnable(info: ModuleInfo, subject: string, limits: WasmLi
       details: { module: subject, limit: "memory", memoryMb: limits.memoryMb },
     });
   }
+}
+
+/**
+ * The module without its "name" custom section (debug names of functions, globals, locals…), every
+ * other byte as it was. Instrumentation adds functions and globals by name (log_execution,
+ * memory_grow_pre, kiwi_fuel…), and binaryen takes a module's internal names from this section, so
+ * a C program with a function of one of those names would collide with them. Bytes that are not
+ * well-formed sections come back unchanged (binaryen then says what is wrong).
+ */
+export function withoutNameSection(bytes: Uint8Array): Uint8Array {
+  const kept: Uint8Array[] = [bytes.subarray(0, 8)];
+  let pos = 8;
+  let dropped = false;
+  const u32 = (): number | undefined => {
+    let result = 0;
+    for (let shift = 0; shift < 35; shift += 7) {
+      if (pos >= bytes.byteLength) return undefined;
+      const b = bytes[pos++]!;
+      result += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) return result;
+    }
+    return undefined;
+  };
+  while (pos < bytes.byteLength) {
+    const start = pos;
+    const id = bytes[pos++]!;
+    const size = u32();
+    if (size === undefined || pos + size > bytes.byteLength) return bytes;
+    const end = pos + size;
+    if (id === 0) {
+      const len = u32();
+      if (len !== undefined && pos + len <= end && new TextDecoder().decode(bytes.subarray(pos, pos + len)) === "name") {
+        dropped = true;
+        pos = end;
+        continue;
+      }
+    }
+    kept.push(bytes.subarray(start, end));
+    pos = end;
+  }
+  if (!dropped) return bytes;
+  const out = new Uint8Array(kept.reduce((n, part) => n + part.byteLength, 0));
+  let at = 0;
+  for (const part of kept) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
 }

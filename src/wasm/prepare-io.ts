@@ -106,11 +106,17 @@ export async function ensureInstrumented(run: WasmRun, toolId: string): Promise<
   try {
     out = instrumentModule(binaryen, bytes, run);
   } catch (error) {
-    throw new KiwiError("E_WASM_INVALID", `${subject} cannot be instrumented with fuel and a memory cap: ${(error as Error).message}`, {
+    throw new KiwiError("E_WASM_INVALID", `${subject} cannot be instrumented with fuel and a memory cap: ${binaryenMessage(error)}`, {
       hint: "check that the module is valid (wasm-validate) and built for wasm32-wasip1",
       cause: error,
     });
   }
   writeFileAtomic(path, out);
   writeFileAtomic(digestFile, `${sha256Hex(out)}\n`);
+}
+
+/** What binaryen said: it throws C++ exceptions as objects that are not Errors and may carry no message. */
+function binaryenMessage(error: unknown): string {
+  const message = typeof error === "object" && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === "string" && message !== "" ? message : "binaryen could not read or rewrite it";
 }

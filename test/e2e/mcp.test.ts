@@ -401,6 +401,25 @@ describe("other servers and faults", () => {
     expect(await eventually(() => !isAlive(Number(readFileSync(pidFile, "utf8"))))).toBe(true);
   }, SLOW);
 
+  test("Ctrl-C during an mcp_tool call is E_INTERRUPTED (one --json document, exit 130), and the server is stopped", async () => {
+    const root = makeTemp("kiwi-mcp-e2e-");
+    const mark = `--kiwi-e2e-${process.pid}-${Date.now()}-long`;
+    writeTree(root, {
+      ".ai/tools/everything.yaml": stdioServer(root, { id: "everything", script: EVERYTHING, args: ["stdio", mark] }),
+      ".ai/tools/long_op.yaml": mcpTool("long_op", "everything", "trigger-long-running-operation", "  - { name: duration, type: number }"),
+    });
+    const env = hermeticEnv({ KIWI_SANDBOX: "off" });
+    const proc = Bun.spawn([KIWI_BIN, "exec", "long_op", "--unlocked", "--mcp-mode", "off", "--param", "duration=60", "--json"], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
+    // The server runs once kiwi has verified the call and taken over Ctrl-C.
+    expect(await eventually(() => processesMatching(mark).length > 0, 20_000)).toBe(true);
+    proc.kill("SIGINT");
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(130);
+    expect(JSON.parse(stdout).error).toMatchObject({ code: "E_INTERRUPTED", exitCode: 130, details: { tool: "long_op", server: "everything", signal: "SIGINT" } });
+    expect(stderr).toContain('error[E_INTERRUPTED]: long_op was interrupted: kiwi received SIGINT and stopped the call on MCP server "everything"');
+    expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);
+  }, SLOW);
+
   test("a server that never answers initialize times out with a clear error and no stray process", async () => {
     const root = makeTemp("kiwi-mcp-e2e-");
     const mark = `--kiwi-e2e-${process.pid}-${Date.now()}-silent`;

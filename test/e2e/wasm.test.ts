@@ -157,6 +157,17 @@ describe("the module itself", () => {
   });
 });
 
+describe("debug names", () => {
+  test("a module whose name section names a function as instrumentation names its hook (log_execution) runs", async () => {
+    // As a C program built without stripping, with a function of that name.
+    const named = wat(MODULES.hello.replace('(func (export "_start")', '(func $log_execution (param i32))\n  (func (export "_start")'), { names: true });
+    const kiwi = kiwiIn(makeProject(kiwiTool("named", named)));
+    const r = await kiwi.run(["exec", "named", "--unlocked"]);
+    expect([r.exitCode, r.stdout]).toEqual([0, "hello from wasm\n"]);
+    expect(r.stderr).not.toContain("E_WASM_INVALID");
+  });
+});
+
 describe("locked", () => {
   test("a locked wasm tool runs from its verified copy", async () => {
     const root = makeProject(kiwiTool("hello", wat(MODULES.hello)));

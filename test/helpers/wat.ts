@@ -6,12 +6,15 @@ import { join } from "node:path";
 
 export const hasWat2wasm = Bun.which("wat2wasm") !== null;
 
-/** The binary of `text`; throws with wat2wasm's message when the text is wrong. */
-export function wat(text: string): Uint8Array {
+/**
+ * The binary of `text`; throws with wat2wasm's message when the text is wrong. `names` keeps the
+ * text's $names in a "name" section, as compilers write one (wat2wasm --debug-names).
+ */
+export function wat(text: string, options: { names?: boolean } = {}): Uint8Array {
   const dir = mkdtempSync(join(tmpdir(), "kiwi-wat-"));
   try {
     writeFileSync(join(dir, "m.wat"), text);
-    const r = Bun.spawnSync(["wat2wasm", "m.wat", "-o", "m.wasm"], { cwd: dir, stderr: "pipe" });
+    const r = Bun.spawnSync(["wat2wasm", "m.wat", "-o", "m.wasm", ...(options.names ? ["--debug-names"] : [])], { cwd: dir, stderr: "pipe" });
     if (r.exitCode !== 0) throw new Error(`wat2wasm failed: ${r.stderr.toString()}`);
     return readFileSync(join(dir, "m.wasm"));
   } finally {

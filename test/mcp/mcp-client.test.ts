@@ -92,6 +92,22 @@ describe("the SDK-built fixture", () => {
     }
   });
 
+  test("reads a resumable streamable HTTP server, whose SSE streams open with an empty priming event", async () => {
+    // An SDK server with an event store (server-everything's streamable HTTP is one) primes every
+    // stream with `id: …` and an empty `data:` for clients of 2025-11-25; the event carries no message.
+    const server = await startHttpFixture("http", { FIXTURE_EVENT_STORE: "1" });
+    try {
+      const target: McpTarget = { kind: "http", url: server.url, headers: {}, transport: "streamable-http" };
+      const listing = await list(target);
+      expect(listing.protocolVersion).toBe("2025-11-25");
+      expect(listing.tools.map((t) => t.name).sort()).toEqual(["add", "echo", "fail"]);
+      const result = await withSession(target, options(), (s) => s.callTool("add", { a: 2, b: 40 }));
+      expect(result.structuredContent).toEqual({ sum: 42 });
+    } finally {
+      await server.stop();
+    }
+  });
+
   test("lists 10,000 tools within the default limits", async () => {
     const listing = await leavesNoProcess((mark) => list(stdioTarget(FIXTURE, [mark], { FIXTURE_MODE: "many-tools" })));
     expect(listing.tools.length).toBe(10_000);

@@ -50,4 +50,25 @@ describe.skipIf(!needs(hasWat2wasm, "wat2wasm (wabt) is not installed"))("instru
     const r = await run(instrumentModule(binaryen, wat(MODULES.hello), { fuel: 5, memoryMb: 1 }));
     expect([r.trapped, r.fuel, r.memoryExceeded]).toEqual([false, 3n, 0]); // its entry and its return
   });
+
+  test("a module whose debug names hold the names instrumentation adds (a C function log_execution, a global kiwi_fuel) is instrumented, and counted as any other", async () => {
+    const text = `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (global $kiwi_fuel (mut i32) (i32.const 0))
+  (func $log_execution (param i32) (global.set $kiwi_fuel (local.get 0)))
+  (func $memory_grow_pre (result i32) (i32.const 0))
+  (func (export "_start") (local $i i32)
+    (loop $l
+      (call $log_execution (local.get $i))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (i32.const 1000))))))`;
+    const bytes = wat(text, { names: true });
+    expect(new TextDecoder().decode(bytes)).toContain("log_execution");
+    // _start's entry and 1000 iterations, and 1000 entries of log_execution: 2001 units.
+    const enough = await run(instrumentModule(binaryen, bytes, { fuel: 2001, memoryMb: 16 }));
+    expect([enough.trapped, enough.fuel]).toEqual([false, 0n]);
+    const short = await run(instrumentModule(binaryen, bytes, { fuel: 2000, memoryMb: 16 }));
+    expect([short.trapped, short.fuel]).toEqual([true, -1n]);
+  });
 });

@@ -1,7 +1,7 @@
 // What kiwi reads from a module before it runs it, and what it refuses: the bytes are wasm, only
 // WASI preview 1 functions are imported, one 32-bit memory, a _start, an initial memory within the cap.
 import { describe, expect, test } from "bun:test";
-import { assertRunnable, readModuleInfo } from "../../src/wasm/module-info.ts";
+import { assertRunnable, readModuleInfo, withoutNameSection } from "../../src/wasm/module-info.ts";
 import { needs } from "../helpers/needs.ts";
 import { MODULES, hasWat2wasm, wat } from "../helpers/wat.ts";
 
@@ -46,9 +46,30 @@ describe.skipIf(!needs(hasWat2wasm, "wat2wasm (wabt) is not installed"))("assert
     expect(() => check(wat(`(module (memory 1) (func (export "main")))`))).toThrow(expect.objectContaining({ message: "m.wasm exports no _start function: it is not a WASI command" }));
   });
 
+  test.each(["kiwi_fuel", "kiwi_memory_exceeded"])("an export named %s, which kiwi's host reads after a trap, is refused naming it", (name) => {
+    expect(() => check(wat(`(module (memory 1) (global (export "${name}") (mut i64) (i64.const 5)) (func (export "_start")))`))).toThrow(
+      expect.objectContaining({ code: "E_WASM_INVALID", message: `m.wasm exports ${name}, a name kiwi reserves for the counter it adds to the module` }),
+    );
+  });
+
   test("an initial memory past the cap is E_WASM_LIMIT before anything runs", () => {
     expect(() => check(wat(`(module (memory 512) (func (export "_start")))`))).toThrow(
       expect.objectContaining({ code: "E_WASM_LIMIT", message: "m.wasm starts with 32 MiB of linear memory, past its memory limit of 16 MiB" }),
     );
+  });
+});
+
+describe.skipIf(!needs(hasWat2wasm, "wat2wasm (wabt) is not installed"))("withoutNameSection", () => {
+  test("drops the name section and keeps every other byte; a module without one comes back as it is", () => {
+    const plain = wat(MODULES.hello);
+    const named = wat(MODULES.hello, { names: true });
+    expect(named.byteLength).toBeGreaterThan(plain.byteLength);
+    expect(withoutNameSection(named)).toEqual(plain);
+    expect(withoutNameSection(plain)).toBe(plain);
+  });
+
+  test("bytes that are not well-formed sections come back unchanged", () => {
+    const truncated = Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 0, 0x7f);
+    expect(withoutNameSection(truncated)).toBe(truncated);
   });
 });
