@@ -184,7 +184,7 @@ export class RegistryClient {
     await res.body?.cancel();
     if (this.credentials === null) this.credentials = findCredentials(this.registry, this.options.env, this.options.home);
     const creds = this.credentials;
-    const basic = creds ? `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString("base64")}` : undefined;
+    const basic = creds && !creds.identityToken ? `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString("base64")}` : undefined;
     if (/^basic\b/i.test(challenge)) {
       if (!basic || sent === basic) {
         throw new KiwiError("E_REGISTRY_AUTH", `${this.registry} requires a login${basic ? " and refused the credentials from the docker config" : ""}`, {
@@ -203,13 +203,20 @@ export class RegistryClient {
       if (tokenUrl.protocol !== "https:" && !(tokenUrl.protocol === "http:" && realmPlainOk)) {
         throw new KiwiError("E_REGISTRY_AUTH", `${this.registry} sends kiwi to a plain-HTTP token service ${params.realm}`, { hint: "use --insecure-registry only for a registry you control" });
       }
-      if (params.service) tokenUrl.searchParams.set("service", params.service);
-      tokenUrl.searchParams.set("scope", params.scope ?? `repository:${this.repository}:${scope}`);
-      const headers: Record<string, string> = basic ? { authorization: basic } : {};
-      const tokenRes = await this.fetchFollowing("GET", tokenUrl.toString(), headers);
+      const query = { ...(params.service ? { service: params.service } : {}), scope: params.scope ?? `repository:${this.repository}:${scope}` };
+      let tokenRes: Response;
+      if (creds?.identityToken) {
+        // An identity token is an OAuth2 refresh token: POSTed to the realm, as docker does.
+        const form = new URLSearchParams({ ...query, client_id: "kiwi", grant_type: "refresh_token", refresh_token: creds.identityToken });
+        tokenRes = await this.fetchFollowing("POST", tokenUrl.toString(), { "content-type": "application/x-www-form-urlencoded" }, new TextEncoder().encode(form.toString()));
+      } else {
+        for (const [k, v] of Object.entries(query)) tokenUrl.searchParams.set(k, v);
+        tokenRes = await this.fetchFollowing("GET", tokenUrl.toString(), basic ? { authorization: basic } : {});
+      }
       if (tokenRes.status === 401 || tokenRes.status === 403) {
         await tokenRes.body?.cancel();
-        throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} refused ${basic ? "the credentials from the docker config" : "an anonymous token"} (HTTP ${tokenRes.status})`, {
+        const offered = creds?.identityToken ? "the identity token from the docker config" : basic ? "the credentials from the docker config" : "an anonymous token";
+        throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} refused ${offered} (HTTP ${tokenRes.status})`, {
           hint: `run "docker login ${this.registry}" (kiwi reads ~/.docker/config.json and credential helpers)`,
         });
       }
