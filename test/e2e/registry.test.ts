@@ -423,6 +423,13 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     const lock = await kb.run(["lock"]);
     expect(lock.exitCode).toBe(6);
     expect(lock.stderr).toContain('error[E_INTEGRITY_MISMATCH]: remote tool "dp" (.ai/tools/.remote/dp/tool.yaml) hashes to');
+    // exec and verify name the fix that works for a remote tool: install, not lock.
+    const exec = await kb.run(["exec", "dp"]);
+    expect(exec.exitCode).toBe(6);
+    expect(exec.stderr).toContain('hint: dp is a remote tool, read-only: run "kiwi install" to restore its files (kiwi update dp moves it to a newer version)');
+    const verify = await kb.run(["verify"]);
+    expect(verify.exitCode).toBe(3);
+    expect(verify.stderr).toContain('hint: run "kiwi install" to restore the remote tool dp (read-only: the registry\'s files)');
     const inst = await kb.run(["install", "--frozen-lockfile"]);
     expect(inst.exitCode).toBe(0);
     expect(readFileSync(main, "utf8")).toBe(MAIN_V1);
