@@ -51,7 +51,7 @@ export class RegistryClient {
       throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for ${what}`, { hint: "check the reference; `kiwi outdated` lists what the tags point to now" });
     }
     await this.expectOk(res, `GET manifest ${reference}`);
-    const bytes = await readCapped(res, MAX_MANIFEST_BYTES, `the manifest ${this.name()}:${reference}`);
+    const bytes = await this.readBody(res, MAX_MANIFEST_BYTES, `the manifest ${this.name()}:${reference}`);
     const digest = formatDigest(sha256Hex(bytes));
     if (reference.startsWith("sha256:") && digest !== reference) {
       throw new KiwiError("E_ARTIFACT_INVALID", `${this.name()} served a manifest for ${reference} whose bytes hash to ${digest}`, { hint: "the registry or something between kiwi and it altered the manifest; nothing was used" });
@@ -76,7 +76,7 @@ export class RegistryClient {
       throw new KiwiError("E_REGISTRY", `${this.name()} has no blob ${digest}`, { hint: "the artifact was deleted or only partly pushed; publish it again" });
     }
     await this.expectOk(res, `GET blob ${digest}`);
-    const bytes = await readCapped(res, size, `blob ${digest}`);
+    const bytes = await this.readBody(res, size, `blob ${digest}`);
     const actual = formatDigest(sha256Hex(bytes));
     if (bytes.length !== size || actual !== digest) {
       throw new KiwiError("E_ARTIFACT_INVALID", `${this.name()} served ${bytes.length} bytes hashing to ${actual} for the blob ${digest} (${size} bytes)`, {
@@ -125,7 +125,7 @@ export class RegistryClient {
   async getReferrers(digest: string): Promise<{ descriptors: Array<Record<string, unknown>>; api: boolean }> {
     const res = await this.request("GET", `/referrers/${digest}`, { accept: MEDIA.index, scope: "pull" });
     if (res.status === 200 && (res.headers.get("content-type") ?? "").startsWith(MEDIA.index)) {
-      const bytes = await readCapped(res, MAX_MANIFEST_BYTES, `the referrers of ${digest}`);
+      const bytes = await this.readBody(res, MAX_MANIFEST_BYTES, `the referrers of ${digest}`);
       return { descriptors: manifestsOf(bytes), api: true };
     }
     await res.body?.cancel();
@@ -135,12 +135,24 @@ export class RegistryClient {
       return { descriptors: [], api: false };
     }
     await this.expectOk(fallback, `GET referrers tag of ${digest}`);
-    return { descriptors: manifestsOf(await readCapped(fallback, MAX_MANIFEST_BYTES, `the referrers tag of ${digest}`)), api: false };
+    return { descriptors: manifestsOf(await this.readBody(fallback, MAX_MANIFEST_BYTES, `the referrers tag of ${digest}`)), api: false };
   }
 
   /** `registry/repository`, for messages. */
   name(): string {
     return `${this.registry}/${this.repository}`;
+  }
+
+  /** A capped body (readCapped); a connection that is cut or stalls midway is E_REGISTRY, never a crash. */
+  private async readBody(res: Response, max: number, subject: string): Promise<Uint8Array> {
+    try {
+      return await readCapped(res, max, subject);
+    } catch (error) {
+      if (error instanceof KiwiError) throw error;
+      throw new KiwiError("E_REGISTRY", `${this.registry} broke off ${subject} midway: ${failureDetail(error)}`, {
+        hint: isTimeout(error) ? "the registry or the network stalled; try again later" : "the connection was cut; try again later",
+      });
+    }
   }
 
   private async expectOk(res: Response, what: string, want = 200): Promise<void> {
@@ -221,9 +233,10 @@ export class RegistryClient {
         });
       }
       if (tokenRes.status !== 200) throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} answered HTTP ${tokenRes.status}`, { hint: "try again later" });
+      const bytes = await this.readBody(tokenRes, 1024 * 1024, "the token response");
       let body: unknown;
       try {
-        body = JSON.parse(new TextDecoder().decode(await readCapped(tokenRes, 1024 * 1024, "the token response")));
+        body = JSON.parse(new TextDecoder().decode(bytes));
       } catch {
         throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} did not answer with JSON`, { hint: "the registry's auth set-up is broken" });
       }
@@ -333,9 +346,24 @@ function parseChallenge(text: string): Record<string, string> {
   return out;
 }
 
+/** Bun's fetch gives up on a connection idle for too long (5 minutes by default) with a TimeoutError. */
+function isTimeout(error: unknown): boolean {
+  return (error as { name?: unknown } | undefined)?.name === "TimeoutError";
+}
+
+/** What went wrong, for a message: the errno code (ECONNRESET), else the error's own words. */
+function failureDetail(error: unknown): string {
+  if (isTimeout(error)) return "no data came for too long (timed out)";
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === "string" && code !== "") return code;
+  return error instanceof Error ? error.message : String(error);
+}
+
 function unreachable(registry: string, url: URL, error: unknown): KiwiError {
-  const code = (error as { code?: string }).code;
-  const detail = code ? `${code}` : error instanceof Error ? error.message : String(error);
+  if (isTimeout(error)) {
+    return new KiwiError("E_REGISTRY", `${registry} (${url.origin}) did not answer: ${failureDetail(error)}`, { hint: "the registry or the network stalled; try again later" });
+  }
+  const detail = failureDetail(error);
   const tlsProblem = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL/i.test(detail);
   const refused = detail === "ConnectionRefused" || detail === "ECONNREFUSED";
   return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}): ${detail}`, {

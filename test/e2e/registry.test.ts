@@ -504,6 +504,29 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     }
   });
 
+  test("a registry that stalls, before answering or midway through a blob, is E_REGISTRY once the connection idles out, not a crash", async () => {
+    const blob = new RegExp(`/blobs/sha256:${sha256Hex("X = 41\n")}$`);
+    // Bun's fetch gives up on an idle connection after BUN_CONFIG_HTTP_IDLE_TIMEOUT seconds (5 minutes by default).
+    const idle = { BUN_CONFIG_HTTP_IDLE_TIMEOUT: "1" };
+    for (const [options, message] of [
+      [{ stallBody: blob }, `broke off blob sha256:${sha256Hex("X = 41\n")} midway: no data came for too long (timed out)`],
+      [{ stall: blob }, "did not answer: no data came for too long (timed out)"],
+    ] as const) {
+      const proxy = startProxy({ upstream: registry.url, ...options });
+      try {
+        const b = consumer();
+        const r = await kiwiIn(b, idle).run(["add", `${proxy.host}/faults/dp:1`]);
+        expect([r.exitCode, r.stdout]).toEqual([12, ""]);
+        expect(r.stderr).toContain(`error[E_REGISTRY]: ${proxy.host}`);
+        expect(r.stderr).toContain(message);
+        expect(r.stderr).toContain("hint: the registry or the network stalled; try again later");
+        expect(existsSync(join(b, ".ai/tools/.remote/dp"))).toBe(false);
+      } finally {
+        proxy.stop();
+      }
+    }
+  }, 30_000);
+
   test("kill -9 during a pull leaves no partial tool; the next add succeeds", async () => {
     const proxy = startProxy({ upstream: registry.url, stall: new RegExp(`/blobs/sha256:${sha256Hex("X = 41\n")}$`) });
     try {
