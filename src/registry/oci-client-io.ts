@@ -47,8 +47,13 @@ export class RegistryClient {
     const res = await this.request("GET", `/manifests/${reference}`, { accept: MANIFEST_ACCEPT, scope: "pull" });
     if (res.status === 404) {
       await res.body?.cancel();
-      const what = reference.startsWith("sha256:") ? `the digest ${reference}` : `the tag "${reference}"`;
-      throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for ${what}`, { hint: "check the reference; `kiwi outdated` lists what the tags point to now" });
+      if (reference.startsWith("sha256:")) {
+        // A locked digest the registry no longer has: the tag cannot bring those bytes back.
+        throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for the digest ${reference}`, {
+          hint: "the artifact was deleted from the registry (or pushed to another one): publish that version again, or move to one it has with kiwi update or kiwi add",
+        });
+      }
+      throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for the tag "${reference}"`, { hint: "check the reference; `kiwi outdated` lists what the tags point to now" });
     }
     await this.expectOk(res, `GET manifest ${reference}`);
     const bytes = await this.readBody(res, MAX_MANIFEST_BYTES, `the manifest ${this.name()}:${reference}`);

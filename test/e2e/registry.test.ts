@@ -111,6 +111,20 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(missing.stderr).toContain(`error[E_REGISTRY]: ${registry.host}/team/bydigest has no manifest for the digest sha256:${"0".repeat(64)}`);
   });
 
+  test("a locked artifact deleted from the registry: a fresh clone's install names the digest and says it was deleted, not to look at tags", async () => {
+    const pub = JSON.parse((await kiwiIn(publisher()).run(["publish", "dp", `${registry.host}/team/deleted:1.0`, "--json"])).stdout);
+    const b = consumer();
+    expect((await kiwiIn(b).run(["add", `${registry.host}/team/deleted:1.0`])).exitCode).toBe(0);
+    const del = await fetch(`${registry.url}/v2/team/deleted/manifests/${pub.digest}`, { method: "DELETE" });
+    expect(del.status).toBe(202);
+    const c = consumer();
+    writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
+    const inst = await kiwiIn(c).run(["install", "--frozen-lockfile"]);
+    expect(inst.exitCode).toBe(12);
+    expect(inst.stderr).toContain(`error[E_REGISTRY]: ${registry.host}/team/deleted has no manifest for the digest ${pub.digest}`);
+    expect(inst.stderr).toContain("hint: the artifact was deleted from the registry (or pushed to another one): publish that version again, or move to one it has with kiwi update or kiwi add");
+  });
+
   test("a tool on a project runtime names it as a dependency; add refuses until that runtime is added too", async () => {
     const runtime = [
       "tool_id: sh_runtime",
