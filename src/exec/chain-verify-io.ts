@@ -145,7 +145,10 @@ function resolveLocked(ctx: Context, root: string, lock: Lockfile, toolId: strin
   if (mismatches.length > 0) {
     const first = mismatches[0]!;
     throw new KiwiError("E_INTEGRITY_MISMATCH", [`${renderIds(ids)} does not match ${LOCKFILE_NAME}; nothing was run`, ...mismatches.map((m) => `  ${m.text}`)].join("\n"), {
-      hint: 'if the change is intended, run "kiwi lock" and review the diff; otherwise restore the file',
+      // A remote tool's files are its registry's: kiwi lock refuses an edit to them, install restores them.
+      hint: lock.remote?.[first.tool]
+        ? `${first.tool} is a remote tool, read-only: run "kiwi install" to restore its files (kiwi update ${first.tool} moves it to a newer version)`
+        : 'if the change is intended, run "kiwi lock" and review the diff; otherwise restore the file',
       details: { link: first.link, tool: first.tool, file: first.file, locked: first.locked, actual: first.actual, mismatches },
     });
   }

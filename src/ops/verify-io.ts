@@ -44,6 +44,8 @@ export interface VerifyReport {
    * before kiwi install): not in `tree`'s removed, since only kiwi remove takes one out.
    */
   notInstalled: string[];
+  /** The changed tools that are remote (read-only: kiwi install restores them, kiwi lock refuses). */
+  remoteChanged: string[];
   cache: { checked: number; missing: CacheProblem[]; corrupt: CacheProblem[] };
 }
 
@@ -92,7 +94,16 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
     : notInstalled.length > 0 ? "not-installed"
     : cache.missing.length > 0 ? "cache-missing"
     : "ok";
-  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited: cmp.handEdited, tree: diff, notInstalled, cache };
+  const remoteChanged = diff.changed.map((ch) => ch.id).filter((id) => lock.remote?.[id] !== undefined);
+  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited: cmp.handEdited, tree: diff, notInstalled, remoteChanged, cache };
+}
+
+/** kiwi lock takes a change to the project's own tools; a remote tool's files go back with kiwi install. */
+function treeDiffersHint(report: VerifyReport): string {
+  const remote = report.remoteChanged;
+  if (remote.length === 0) return 'run "kiwi lock" if the change is intended';
+  const restore = `run "kiwi install" to restore the remote tool${remote.length === 1 ? "" : "s"} ${remote.join(", ")} (read-only: the registry's files)`;
+  return allChanges(report.tree).length === remote.length ? restore : `${restore}; run "kiwi lock" if the change to the others is intended`;
 }
 
 /** The error a failed verification exits with, or undefined when everything verified. */
@@ -114,7 +125,7 @@ export function verifyOutcomeError(report: VerifyReport, details: Record<string,
     }
     case "tree-differs":
       return new KiwiError("E_LOCK_STALE", `the tool tree differs from ${LOCKFILE_NAME} (${allChanges(report.tree).map((c) => `${c.id} ${c.kind}`).join(", ")})`, {
-        hint: 'run "kiwi lock" if the change is intended',
+        hint: treeDiffersHint(report),
         details,
       });
     case "not-installed":

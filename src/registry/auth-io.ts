@@ -9,6 +9,11 @@ import { isRecord } from "../integrity/value.ts";
 export interface Credentials {
   username: string;
   password: string;
+  /**
+   * An OAuth2 refresh token docker stored instead of a password (`identitytoken`, or a helper's
+   * `<token>` user): traded at the token service for an access token, never sent as Basic.
+   */
+  identityToken?: string;
 }
 
 /** Where docker's config lives for this environment. */
@@ -40,6 +45,7 @@ export function findCredentials(registry: string, env: Readonly<Record<string, s
   const key = Object.hasOwn(auths, registry) ? registry : Object.keys(auths).find((k) => hostOfAuthKey(k) === registry);
   const entry = key === undefined ? undefined : auths[key];
   if (isRecord(entry)) {
+    if (typeof entry.identitytoken === "string" && entry.identitytoken !== "") return { username: "", password: "", identityToken: entry.identitytoken };
     if (typeof entry.auth === "string" && entry.auth !== "") {
       const decoded = Buffer.from(entry.auth, "base64").toString("utf8");
       const colon = decoded.indexOf(":");
@@ -81,5 +87,7 @@ function runHelper(helper: string, registry: string): Credentials | undefined {
     throw new KiwiError("E_REGISTRY_AUTH", `the credential helper ${program} printed something that is not JSON`, { hint: `run "${program} get" yourself to see why` });
   }
   if (!isRecord(value) || typeof value.Username !== "string" || typeof value.Secret !== "string") return undefined;
+  // Docker's helpers keep an identity token under the user "<token>".
+  if (value.Username === "<token>") return { username: "", password: "", identityToken: value.Secret };
   return { username: value.Username, password: value.Secret };
 }

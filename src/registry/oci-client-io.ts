@@ -47,11 +47,16 @@ export class RegistryClient {
     const res = await this.request("GET", `/manifests/${reference}`, { accept: MANIFEST_ACCEPT, scope: "pull" });
     if (res.status === 404) {
       await res.body?.cancel();
-      const what = reference.startsWith("sha256:") ? `the digest ${reference}` : `the tag "${reference}"`;
-      throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for ${what}`, { hint: "check the reference; `kiwi outdated` lists what the tags point to now" });
+      if (reference.startsWith("sha256:")) {
+        // A locked digest the registry no longer has: the tag cannot bring those bytes back.
+        throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for the digest ${reference}`, {
+          hint: "the artifact was deleted from the registry (or pushed to another one): publish that version again, or move to one it has with kiwi update or kiwi add",
+        });
+      }
+      throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for the tag "${reference}"`, { hint: "check the reference; `kiwi outdated` lists what the tags point to now" });
     }
     await this.expectOk(res, `GET manifest ${reference}`);
-    const bytes = await readCapped(res, MAX_MANIFEST_BYTES, `the manifest ${this.name()}:${reference}`);
+    const bytes = await this.readBody(res, MAX_MANIFEST_BYTES, `the manifest ${this.name()}:${reference}`);
     const digest = formatDigest(sha256Hex(bytes));
     if (reference.startsWith("sha256:") && digest !== reference) {
       throw new KiwiError("E_ARTIFACT_INVALID", `${this.name()} served a manifest for ${reference} whose bytes hash to ${digest}`, { hint: "the registry or something between kiwi and it altered the manifest; nothing was used" });
@@ -76,7 +81,7 @@ export class RegistryClient {
       throw new KiwiError("E_REGISTRY", `${this.name()} has no blob ${digest}`, { hint: "the artifact was deleted or only partly pushed; publish it again" });
     }
     await this.expectOk(res, `GET blob ${digest}`);
-    const bytes = await readCapped(res, size, `blob ${digest}`);
+    const bytes = await this.readBody(res, size, `blob ${digest}`);
     const actual = formatDigest(sha256Hex(bytes));
     if (bytes.length !== size || actual !== digest) {
       throw new KiwiError("E_ARTIFACT_INVALID", `${this.name()} served ${bytes.length} bytes hashing to ${actual} for the blob ${digest} (${size} bytes)`, {
@@ -125,7 +130,7 @@ export class RegistryClient {
   async getReferrers(digest: string): Promise<{ descriptors: Array<Record<string, unknown>>; api: boolean }> {
     const res = await this.request("GET", `/referrers/${digest}`, { accept: MEDIA.index, scope: "pull" });
     if (res.status === 200 && (res.headers.get("content-type") ?? "").startsWith(MEDIA.index)) {
-      const bytes = await readCapped(res, MAX_MANIFEST_BYTES, `the referrers of ${digest}`);
+      const bytes = await this.readBody(res, MAX_MANIFEST_BYTES, `the referrers of ${digest}`);
       return { descriptors: manifestsOf(bytes), api: true };
     }
     await res.body?.cancel();
@@ -135,12 +140,24 @@ export class RegistryClient {
       return { descriptors: [], api: false };
     }
     await this.expectOk(fallback, `GET referrers tag of ${digest}`);
-    return { descriptors: manifestsOf(await readCapped(fallback, MAX_MANIFEST_BYTES, `the referrers tag of ${digest}`)), api: false };
+    return { descriptors: manifestsOf(await this.readBody(fallback, MAX_MANIFEST_BYTES, `the referrers tag of ${digest}`)), api: false };
   }
 
   /** `registry/repository`, for messages. */
   name(): string {
     return `${this.registry}/${this.repository}`;
+  }
+
+  /** A capped body (readCapped); a connection that is cut or stalls midway is E_REGISTRY, never a crash. */
+  private async readBody(res: Response, max: number, subject: string): Promise<Uint8Array> {
+    try {
+      return await readCapped(res, max, subject);
+    } catch (error) {
+      if (error instanceof KiwiError) throw error;
+      throw new KiwiError("E_REGISTRY", `${this.registry} broke off ${subject} midway: ${failureDetail(error)}`, {
+        hint: isTimeout(error) ? "the registry or the network stalled; try again later" : "the connection was cut; try again later",
+      });
+    }
   }
 
   private async expectOk(res: Response, what: string, want = 200): Promise<void> {
@@ -184,7 +201,7 @@ export class RegistryClient {
     await res.body?.cancel();
     if (this.credentials === null) this.credentials = findCredentials(this.registry, this.options.env, this.options.home);
     const creds = this.credentials;
-    const basic = creds ? `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString("base64")}` : undefined;
+    const basic = creds && !creds.identityToken ? `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString("base64")}` : undefined;
     if (/^basic\b/i.test(challenge)) {
       if (!basic || sent === basic) {
         throw new KiwiError("E_REGISTRY_AUTH", `${this.registry} requires a login${basic ? " and refused the credentials from the docker config" : ""}`, {
@@ -203,20 +220,28 @@ export class RegistryClient {
       if (tokenUrl.protocol !== "https:" && !(tokenUrl.protocol === "http:" && realmPlainOk)) {
         throw new KiwiError("E_REGISTRY_AUTH", `${this.registry} sends kiwi to a plain-HTTP token service ${params.realm}`, { hint: "use --insecure-registry only for a registry you control" });
       }
-      if (params.service) tokenUrl.searchParams.set("service", params.service);
-      tokenUrl.searchParams.set("scope", params.scope ?? `repository:${this.repository}:${scope}`);
-      const headers: Record<string, string> = basic ? { authorization: basic } : {};
-      const tokenRes = await this.fetchFollowing("GET", tokenUrl.toString(), headers);
+      const query = { ...(params.service ? { service: params.service } : {}), scope: params.scope ?? `repository:${this.repository}:${scope}` };
+      let tokenRes: Response;
+      if (creds?.identityToken) {
+        // An identity token is an OAuth2 refresh token: POSTed to the realm, as docker does.
+        const form = new URLSearchParams({ ...query, client_id: "kiwi", grant_type: "refresh_token", refresh_token: creds.identityToken });
+        tokenRes = await this.fetchFollowing("POST", tokenUrl.toString(), { "content-type": "application/x-www-form-urlencoded" }, new TextEncoder().encode(form.toString()));
+      } else {
+        for (const [k, v] of Object.entries(query)) tokenUrl.searchParams.set(k, v);
+        tokenRes = await this.fetchFollowing("GET", tokenUrl.toString(), basic ? { authorization: basic } : {});
+      }
       if (tokenRes.status === 401 || tokenRes.status === 403) {
         await tokenRes.body?.cancel();
-        throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} refused ${basic ? "the credentials from the docker config" : "an anonymous token"} (HTTP ${tokenRes.status})`, {
+        const offered = creds?.identityToken ? "the identity token from the docker config" : basic ? "the credentials from the docker config" : "an anonymous token";
+        throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} refused ${offered} (HTTP ${tokenRes.status})`, {
           hint: `run "docker login ${this.registry}" (kiwi reads ~/.docker/config.json and credential helpers)`,
         });
       }
       if (tokenRes.status !== 200) throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} answered HTTP ${tokenRes.status}`, { hint: "try again later" });
+      const bytes = await this.readBody(tokenRes, 1024 * 1024, "the token response");
       let body: unknown;
       try {
-        body = JSON.parse(new TextDecoder().decode(await readCapped(tokenRes, 1024 * 1024, "the token response")));
+        body = JSON.parse(new TextDecoder().decode(bytes));
       } catch {
         throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} did not answer with JSON`, { hint: "the registry's auth set-up is broken" });
       }
@@ -326,9 +351,24 @@ function parseChallenge(text: string): Record<string, string> {
   return out;
 }
 
+/** Bun's fetch gives up on a connection idle for too long (5 minutes by default) with a TimeoutError. */
+function isTimeout(error: unknown): boolean {
+  return (error as { name?: unknown } | undefined)?.name === "TimeoutError";
+}
+
+/** What went wrong, for a message: the errno code (ECONNRESET), else the error's own words. */
+function failureDetail(error: unknown): string {
+  if (isTimeout(error)) return "no data came for too long (timed out)";
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === "string" && code !== "") return code;
+  return error instanceof Error ? error.message : String(error);
+}
+
 function unreachable(registry: string, url: URL, error: unknown): KiwiError {
-  const code = (error as { code?: string }).code;
-  const detail = code ? `${code}` : error instanceof Error ? error.message : String(error);
+  if (isTimeout(error)) {
+    return new KiwiError("E_REGISTRY", `${registry} (${url.origin}) did not answer: ${failureDetail(error)}`, { hint: "the registry or the network stalled; try again later" });
+  }
+  const detail = failureDetail(error);
   const tlsProblem = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL/i.test(detail);
   const refused = detail === "ConnectionRefused" || detail === "ECONNREFUSED";
   return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}): ${detail}`, {

@@ -77,8 +77,8 @@ export const RemoteSignatureSchema = Type.Object(
 );
 
 /**
- * Where a tool pulled from an OCI registry came from (src/registry/ writes it through
- * lockfile/fs.ts). Its files live in .ai/tools/.remote/<id>/ and are locked in `tools` as usual.
+ * Where a tool pulled from an OCI registry came from (kiwi add writes it with the tool's entry,
+ * ops/lock-full-io.ts). Its files live in .ai/tools/.remote/<id>/ and are locked in `tools` as usual.
  */
 export const RemoteToolSchema = Type.Object(
   {

@@ -111,6 +111,20 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(missing.stderr).toContain(`error[E_REGISTRY]: ${registry.host}/team/bydigest has no manifest for the digest sha256:${"0".repeat(64)}`);
   });
 
+  test("a locked artifact deleted from the registry: a fresh clone's install names the digest and says it was deleted, not to look at tags", async () => {
+    const pub = JSON.parse((await kiwiIn(publisher()).run(["publish", "dp", `${registry.host}/team/deleted:1.0`, "--json"])).stdout);
+    const b = consumer();
+    expect((await kiwiIn(b).run(["add", `${registry.host}/team/deleted:1.0`])).exitCode).toBe(0);
+    const del = await fetch(`${registry.url}/v2/team/deleted/manifests/${pub.digest}`, { method: "DELETE" });
+    expect(del.status).toBe(202);
+    const c = consumer();
+    writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
+    const inst = await kiwiIn(c).run(["install", "--frozen-lockfile"]);
+    expect(inst.exitCode).toBe(12);
+    expect(inst.stderr).toContain(`error[E_REGISTRY]: ${registry.host}/team/deleted has no manifest for the digest ${pub.digest}`);
+    expect(inst.stderr).toContain("hint: the artifact was deleted from the registry (or pushed to another one): publish that version again, or move to one it has with kiwi update or kiwi add");
+  });
+
   test("a tool on a project runtime names it as a dependency; add refuses until that runtime is added too", async () => {
     const runtime = [
       "tool_id: sh_runtime",
@@ -423,6 +437,13 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     const lock = await kb.run(["lock"]);
     expect(lock.exitCode).toBe(6);
     expect(lock.stderr).toContain('error[E_INTEGRITY_MISMATCH]: remote tool "dp" (.ai/tools/.remote/dp/tool.yaml) hashes to');
+    // exec and verify name the fix that works for a remote tool: install, not lock.
+    const exec = await kb.run(["exec", "dp"]);
+    expect(exec.exitCode).toBe(6);
+    expect(exec.stderr).toContain('hint: dp is a remote tool, read-only: run "kiwi install" to restore its files (kiwi update dp moves it to a newer version)');
+    const verify = await kb.run(["verify"]);
+    expect(verify.exitCode).toBe(3);
+    expect(verify.stderr).toContain('hint: run "kiwi install" to restore the remote tool dp (read-only: the registry\'s files)');
     const inst = await kb.run(["install", "--frozen-lockfile"]);
     expect(inst.exitCode).toBe(0);
     expect(readFileSync(main, "utf8")).toBe(MAIN_V1);
@@ -496,6 +517,29 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
       proxy.stop();
     }
   });
+
+  test("a registry that stalls, before answering or midway through a blob, is E_REGISTRY once the connection idles out, not a crash", async () => {
+    const blob = new RegExp(`/blobs/sha256:${sha256Hex("X = 41\n")}$`);
+    // Bun's fetch gives up on an idle connection after BUN_CONFIG_HTTP_IDLE_TIMEOUT seconds (5 minutes by default).
+    const idle = { BUN_CONFIG_HTTP_IDLE_TIMEOUT: "1" };
+    for (const [options, message] of [
+      [{ stallBody: blob }, `broke off blob sha256:${sha256Hex("X = 41\n")} midway: no data came for too long (timed out)`],
+      [{ stall: blob }, "did not answer: no data came for too long (timed out)"],
+    ] as const) {
+      const proxy = startProxy({ upstream: registry.url, ...options });
+      try {
+        const b = consumer();
+        const r = await kiwiIn(b, idle).run(["add", `${proxy.host}/faults/dp:1`]);
+        expect([r.exitCode, r.stdout]).toEqual([12, ""]);
+        expect(r.stderr).toContain(`error[E_REGISTRY]: ${proxy.host}`);
+        expect(r.stderr).toContain(message);
+        expect(r.stderr).toContain("hint: the registry or the network stalled; try again later");
+        expect(existsSync(join(b, ".ai/tools/.remote/dp"))).toBe(false);
+      } finally {
+        proxy.stop();
+      }
+    }
+  }, 30_000);
 
   test("kill -9 during a pull leaves no partial tool; the next add succeeds", async () => {
     const proxy = startProxy({ upstream: registry.url, stall: new RegExp(`/blobs/sha256:${sha256Hex("X = 41\n")}$`) });

@@ -35,6 +35,11 @@ describe("docker config credentials", () => {
     expect(findCredentials("ghcr.io", {}, home)).toEqual({ username: "new", password: "y" });
   });
 
+  test("an identity token (docker's OAuth2 refresh token) is kept apart from the user and password", () => {
+    const home = homeWith({ "example.azurecr.io": { auth: Buffer.from("00000000-0000-0000-0000-000000000000:").toString("base64"), identitytoken: "refresh-123" } });
+    expect(findCredentials("example.azurecr.io", {}, home)).toEqual({ username: "", password: "", identityToken: "refresh-123" });
+  });
+
   test("a registry named like an Object property is no entry of an empty auths", () => {
     const home = homeWith({});
     expect(findCredentials("constructor", {}, home)).toBeUndefined();

@@ -47,6 +47,34 @@ describe("the registry client", () => {
     expect(seen).toEqual([null]);
   });
 
+  test("a docker identity token is traded at the realm for an access token (OAuth2 refresh_token POST), never sent as Basic", async () => {
+    const tokenRequests: string[] = [];
+    const auth = serve(async (req) => {
+      const form = new URLSearchParams(await req.text());
+      tokenRequests.push(`${req.method} ${form.get("grant_type")} ${form.get("refresh_token")} ${form.get("service")} ${form.get("scope")} ${req.headers.get("authorization")}`);
+      if (req.method !== "POST" || form.get("grant_type") !== "refresh_token" || form.get("refresh_token") !== "refresh-123") return new Response("denied", { status: 401 });
+      return Response.json({ access_token: "access-456", expires_in: 300 });
+    });
+    const host = serve((req) => {
+      if (req.headers.get("authorization") !== "Bearer access-456") {
+        return new Response("", { status: 401, headers: { "www-authenticate": `Bearer realm="http://${auth}/oauth2/token",service="reg",scope="repository:team/dp:pull"` } });
+      }
+      return new Response(BLOB);
+    });
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const home = makeTemp("kiwi-client-");
+    mkdirSync(`${home}/.docker`);
+    // As `docker login` leaves it for a registry that answered with a refresh token (ACR, for one).
+    writeFileSync(`${home}/.docker/config.json`, JSON.stringify({ auths: { [host]: { auth: Buffer.from("00000000-0000-0000-0000-000000000000:").toString("base64"), identitytoken: "refresh-123" } } }));
+    const c = new RegistryClient({ registry: host, repository: "team/dp" }, { env: {}, home });
+    expect(await c.getBlob(DIGEST, BLOB.length)).toEqual(BLOB);
+    expect(tokenRequests).toEqual(["POST refresh_token refresh-123 reg repository:team/dp:pull null"]);
+
+    writeFileSync(`${home}/.docker/config.json`, JSON.stringify({ auths: { [host]: { identitytoken: "expired" } } }));
+    const e = await failure(new RegistryClient({ registry: host, repository: "team/dp" }, { env: {}, home }).getBlob(DIGEST, BLOB.length));
+    expect([e.code, e.message]).toEqual(["E_REGISTRY_AUTH", `the token service of ${host} refused the identity token from the docker config (HTTP 401)`]);
+  });
+
   test("gives up after five redirects", async () => {
     const host: string = serve((req) => new Response(null, { status: 302, headers: { location: `${new URL(req.url).pathname}x` } }));
     const e = await failure(client(host).getBlob(DIGEST, BLOB.length));
