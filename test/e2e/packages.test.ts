@@ -20,6 +20,10 @@ const registry: NpmRegistry = startNpmRegistry();
   registry.publish({ name: "kiwi-scripted", version: "1.0.0", json: { main: "index.js", scripts: { postinstall: "node -e \"require('fs').writeFileSync(process.env.HOME + '/postinstall-ran', '')\"" } }, files: { "index.js": "module.exports = 1;\n" } });
   registry.publish({ name: "kiwi-built", version: "1.0.0", json: { main: "index.js", scripts: { postinstall: "node -e \"require('fs').writeFileSync('built.js', 'module.exports = \\'built at install\\';')\"" } }, files: { "index.js": "module.exports = require('./built.js');\n" } });
   registry.publish({ name: "kiwi-failing", version: "1.0.0", json: { main: "index.js", scripts: { install: "node -e \"console.error('no compiler here'); process.exit(3)\"" } }, files: { "index.js": "module.exports = 1;\n" } });
+  // esbuild's shape: one optional package per platform, of which npm installs the one that fits.
+  registry.publish({ name: "kiwi-native-here", version: "1.0.0", json: { main: "index.js", os: [process.platform] }, files: { "index.js": "module.exports = 'native here';\n" } });
+  registry.publish({ name: "kiwi-native-elsewhere", version: "1.0.0", json: { main: "index.js", os: [`!${process.platform}`] }, files: { "index.js": "module.exports = 'native elsewhere';\n" } });
+  registry.publish({ name: "kiwi-native", version: "1.0.0", json: { main: "index.js", optionalDependencies: { "kiwi-native-here": "1.0.0", "kiwi-native-elsewhere": "1.0.0" } }, files: { "index.js": "let m;\ntry { m = require('kiwi-native-here'); } catch { m = require('kiwi-native-elsewhere'); }\nmodule.exports = m;\n" } });
   registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
 }
 // npm resolves and installs for real: seconds, not milliseconds.
@@ -154,6 +158,23 @@ test("kill -9 at any point of an install with packages: the lock parses, exec ru
   expect(readdirSync(temp).filter((n) => n.startsWith("kiwi-npm-"))).toEqual([]);
   const r = await kiwi.run(["exec", "pad"], { npm_config_registry: "http://127.0.0.1:9/" });
   expect([r.exitCode, r.stdout]).toEqual([0, "v1.1\n"]);
+  expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+});
+
+test("a package with an optional package per platform (esbuild's shape) installs the one for this platform", async () => {
+  const root = makeProject({
+    ".ai/tools/native/tool.yaml": "tool_id: native\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-native@1.0.0]\n",
+    ".ai/tools/native/main.js": "console.log(require('kiwi-native'));\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.not.stringContaining("error")]);
+  const npm = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.native.npm;
+  // Every platform's package is locked; the tree holds what this platform installed.
+  expect(Object.keys(npm.packages)).toEqual(["node_modules/kiwi-native", "node_modules/kiwi-native-elsewhere", "node_modules/kiwi-native-here"]);
+  expect(npm.tree).toMatch(/^sha256:/);
+  const r = await kiwi.run(["exec", "native"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "native here\n"]);
   expect((await kiwi.run(["verify"])).exitCode).toBe(0);
 });
 
