@@ -3,7 +3,7 @@
 // network. Most cases use a real npm registry on 127.0.0.1 (packages built with `npm pack`), which
 // can also be stopped or made to lie; one case installs the MCP reference server from npmjs.org.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
@@ -132,6 +132,25 @@ describe("a node tool with npm packages", () => {
     expect(r.stderr).toContain("E_LOCK_STALE");
     expect(r.stderr).toContain("~ requires (npm): ~ kiwi-pad ^1.0.0 <1.1.0 -> 1.1.0");
   });
+});
+
+test("a renamed tool keeps the resolution and installed tree of its requirements: the lock reaches no registry, exec needs no install", async () => {
+  const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const before = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pad.npm;
+  renameSync(join(root, ".ai/tools/pad"), join(root, ".ai/tools/padder"));
+  const manifest = join(root, ".ai/tools/padder/tool.yaml");
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace("tool_id: pad", "tool_id: padder"));
+  const requests = registry.requests.length;
+  const lock = await kiwi.run(["lock"], { npm_config_registry: "http://127.0.0.1:9/" });
+  expect([lock.exitCode, lock.stderr]).toEqual([0, expect.not.stringContaining("resolved")]);
+  expect(registry.requests.length).toBe(requests);
+  const deps = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies;
+  expect(Object.keys(deps)).toEqual(["padder"]);
+  expect(deps.padder.npm).toEqual(before);
+  const r = await kiwi.run(["exec", "padder"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "007\n"]);
 });
 
 test("kill -9 at any point of an install with packages: the lock parses, exec runs a verified tree or refuses, a rerun completes and removes what the killed runs staged", async () => {
