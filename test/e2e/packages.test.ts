@@ -69,6 +69,7 @@ describe("a node tool with npm packages", () => {
   test("kiwi install installs them into the cache and records the tree; exec then runs with the registry unreachable", async () => {
     const r = await kiwi.run(["install"]);
     expect(r.exitCode).toBe(0);
+    expect(r.stdout).toEndWith("; 1 package set (1 installed, 0 already cached)\n");
     const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
     expect(lock.dependencies.pad.npm.tree).toMatch(/^sha256:[0-9a-f]{64}$/);
     const offline = await kiwi.run(["exec", "pad"], { npm_config_registry: "http://127.0.0.1:9/" });
@@ -80,6 +81,9 @@ describe("a node tool with npm packages", () => {
     const r = await kiwi.run(["install", "--frozen-lockfile"], { npm_config_registry: "http://127.0.0.1:9/" });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).not.toContain("resolved pad");
+    expect(r.stdout).toEndWith("; 1 package set (0 installed, 1 already cached)\n");
+    const json = await kiwi.run(["install", "--frozen-lockfile", "--json"]);
+    expect(JSON.parse(json.stdout).packages).toEqual({ installed: 0, reused: 1 });
     expect(registry.requests.length).toBe(before);
   });
 
