@@ -48,6 +48,9 @@ export async function installNpm(ctx: PackageContext, store: Store, locked: NpmD
     await runNpm(ctx, dir, ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], locked.requires, locked.packages);
     for (const [path, entry] of Object.entries(locked.packages)) {
       const installed = readInstalledVersion(join(dir, path, "package.json"));
+      // An optional package for another platform (esbuild's @esbuild/darwin-arm64 on Linux: its
+      // os/cpu do not match) is one npm ci skips, as it should.
+      if (installed === undefined && (entry as Record<string, unknown>).optional === true) continue;
       if (installed !== entry.version) {
         throw new KiwiError("E_DEPS", `${ctx.toolId}: npm installed ${installed === undefined ? "nothing" : installed} at ${path}, but the lock has ${entry.version}`, {
           hint: 'run "kiwi lock" to resolve the requirements again',

@@ -3,7 +3,7 @@
 // network. Most cases use a real npm registry on 127.0.0.1 (packages built with `npm pack`), which
 // can also be stopped or made to lie; one case installs the MCP reference server from npmjs.org.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
@@ -20,6 +20,10 @@ const registry: NpmRegistry = startNpmRegistry();
   registry.publish({ name: "kiwi-scripted", version: "1.0.0", json: { main: "index.js", scripts: { postinstall: "node -e \"require('fs').writeFileSync(process.env.HOME + '/postinstall-ran', '')\"" } }, files: { "index.js": "module.exports = 1;\n" } });
   registry.publish({ name: "kiwi-built", version: "1.0.0", json: { main: "index.js", scripts: { postinstall: "node -e \"require('fs').writeFileSync('built.js', 'module.exports = \\'built at install\\';')\"" } }, files: { "index.js": "module.exports = require('./built.js');\n" } });
   registry.publish({ name: "kiwi-failing", version: "1.0.0", json: { main: "index.js", scripts: { install: "node -e \"console.error('no compiler here'); process.exit(3)\"" } }, files: { "index.js": "module.exports = 1;\n" } });
+  // esbuild's shape: one optional package per platform, of which npm installs the one that fits.
+  registry.publish({ name: "kiwi-native-here", version: "1.0.0", json: { main: "index.js", os: [process.platform] }, files: { "index.js": "module.exports = 'native here';\n" } });
+  registry.publish({ name: "kiwi-native-elsewhere", version: "1.0.0", json: { main: "index.js", os: [`!${process.platform}`] }, files: { "index.js": "module.exports = 'native elsewhere';\n" } });
+  registry.publish({ name: "kiwi-native", version: "1.0.0", json: { main: "index.js", optionalDependencies: { "kiwi-native-here": "1.0.0", "kiwi-native-elsewhere": "1.0.0" } }, files: { "index.js": "let m;\ntry { m = require('kiwi-native-here'); } catch { m = require('kiwi-native-elsewhere'); }\nmodule.exports = m;\n" } });
   registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
 }
 // npm resolves and installs for real: seconds, not milliseconds.
@@ -65,6 +69,7 @@ describe("a node tool with npm packages", () => {
   test("kiwi install installs them into the cache and records the tree; exec then runs with the registry unreachable", async () => {
     const r = await kiwi.run(["install"]);
     expect(r.exitCode).toBe(0);
+    expect(r.stdout).toEndWith("; 1 package set (1 installed, 0 already cached)\n");
     const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
     expect(lock.dependencies.pad.npm.tree).toMatch(/^sha256:[0-9a-f]{64}$/);
     const offline = await kiwi.run(["exec", "pad"], { npm_config_registry: "http://127.0.0.1:9/" });
@@ -76,6 +81,9 @@ describe("a node tool with npm packages", () => {
     const r = await kiwi.run(["install", "--frozen-lockfile"], { npm_config_registry: "http://127.0.0.1:9/" });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).not.toContain("resolved pad");
+    expect(r.stdout).toEndWith("; 1 package set (0 installed, 1 already cached)\n");
+    const json = await kiwi.run(["install", "--frozen-lockfile", "--json"]);
+    expect(JSON.parse(json.stdout).packages).toEqual({ installed: 0, reused: 1 });
     expect(registry.requests.length).toBe(before);
   });
 
@@ -130,6 +138,25 @@ describe("a node tool with npm packages", () => {
   });
 });
 
+test("a renamed tool keeps the resolution and installed tree of its requirements: the lock reaches no registry, exec needs no install", async () => {
+  const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const before = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pad.npm;
+  renameSync(join(root, ".ai/tools/pad"), join(root, ".ai/tools/padder"));
+  const manifest = join(root, ".ai/tools/padder/tool.yaml");
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace("tool_id: pad", "tool_id: padder"));
+  const requests = registry.requests.length;
+  const lock = await kiwi.run(["lock"], { npm_config_registry: "http://127.0.0.1:9/" });
+  expect([lock.exitCode, lock.stderr]).toEqual([0, expect.not.stringContaining("resolved")]);
+  expect(registry.requests.length).toBe(requests);
+  const deps = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies;
+  expect(Object.keys(deps)).toEqual(["padder"]);
+  expect(deps.padder.npm).toEqual(before);
+  const r = await kiwi.run(["exec", "padder"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "007\n"]);
+});
+
 test("kill -9 at any point of an install with packages: the lock parses, exec runs a verified tree or refuses, a rerun completes and removes what the killed runs staged", async () => {
   const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
   const temp = makeTemp("kiwi-tmpdir-");
@@ -154,6 +181,23 @@ test("kill -9 at any point of an install with packages: the lock parses, exec ru
   expect(readdirSync(temp).filter((n) => n.startsWith("kiwi-npm-"))).toEqual([]);
   const r = await kiwi.run(["exec", "pad"], { npm_config_registry: "http://127.0.0.1:9/" });
   expect([r.exitCode, r.stdout]).toEqual([0, "v1.1\n"]);
+  expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+});
+
+test("a package with an optional package per platform (esbuild's shape) installs the one for this platform", async () => {
+  const root = makeProject({
+    ".ai/tools/native/tool.yaml": "tool_id: native\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-native@1.0.0]\n",
+    ".ai/tools/native/main.js": "console.log(require('kiwi-native'));\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.not.stringContaining("error")]);
+  const npm = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.native.npm;
+  // Every platform's package is locked; the tree holds what this platform installed.
+  expect(Object.keys(npm.packages)).toEqual(["node_modules/kiwi-native", "node_modules/kiwi-native-elsewhere", "node_modules/kiwi-native-here"]);
+  expect(npm.tree).toMatch(/^sha256:/);
+  const r = await kiwi.run(["exec", "native"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "native here\n"]);
   expect((await kiwi.run(["verify"])).exitCode).toBe(0);
 });
 
