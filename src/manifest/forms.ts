@@ -147,10 +147,12 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
   let i = 0;
   while (i < lines.length && (lines[i]!.trim() === "" || lines[i]!.trimStart().startsWith("#"))) i++;
   const open = lines[i]?.trimStart();
-  const quote = open?.startsWith('"""') ? '"""' : open?.startsWith("'''") ? "'''" : undefined;
-  if (!quote || open === undefined) return pythonModule(text);
+  // A raw or unicode docstring (r"""…""", common where the text holds backslashes) is a docstring too.
+  const opening = open?.match(/^[rRuU]?("""|''')/);
+  const quote = opening?.[1];
+  if (!quote || !opening || open === undefined) return pythonModule(text);
   const startLine = i;
-  const firstRest = open.slice(open.indexOf(quote) + 3);
+  const firstRest = open.slice(opening[0].length);
   const body: string[] = [];
   let closed = false;
   if (firstRest.includes(quote)) {

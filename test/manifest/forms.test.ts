@@ -127,6 +127,13 @@ describe("embedded metadata", () => {
     expect(parsed(text, "python").value).toEqual({ tool_id: "hello", tool_type: "script" });
   });
 
+  test.each(['r"""', "R'''", 'u"""', "U'''"])("reads a %s docstring (a raw or unicode one) as a docstring, as Python does", (opening) => {
+    const text = `#!/usr/bin/env python3\n${opening}\ntool_id: sq\ntool_type: script\npattern: '\\d+'\n${opening.slice(-3)}\nprint(1)\n`;
+    const { value, locate } = parsed(text, "python");
+    expect(value).toEqual({ tool_id: "sq", tool_type: "script", pattern: "\\d+" });
+    expect(locate("/pattern")).toEqual({ line: 5, column: 1 });
+  });
+
   test.each([
     ['"""Usage:\n    python helper.py --url URL\n"""\nimport sys\n'],
     ['"""helper2.py: shared utilities"""\n'],
