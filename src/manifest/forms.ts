@@ -245,16 +245,18 @@ function fencedYaml(body: string[], firstLineIndex: number, columnOffset: number
   const fence = body.findIndex((l) => l.trim() === "---");
   if (fence !== -1) {
     const close = body.findIndex((l, idx) => idx > fence && l.trim() === "---");
-    const slice = body.slice(fence + 1, close === -1 ? undefined : close);
-    return parseYamlManifest(dedent(slice).join("\n"), firstLineIndex + fence + 1, columnOffset);
+    const slice = dedent(body.slice(fence + 1, close === -1 ? undefined : close));
+    return parseYamlManifest(slice.lines.join("\n"), firstLineIndex + fence + 1, columnOffset + slice.indent);
   }
-  const text = dedent(body).join("\n");
+  const dedented = dedent(body);
+  const text = dedented.lines.join("\n");
   if (text.trim() === "") return "none";
-  return parseYamlManifest(text, firstLineIndex, columnOffset);
+  return parseYamlManifest(text, firstLineIndex, columnOffset + dedented.indent);
 }
 
-function dedent(lines: string[]): string[] {
+/** The lines without their common indentation, and how many columns that was (findings point into the file). */
+function dedent(lines: string[]): { lines: string[]; indent: number } {
   const indents = lines.filter((l) => l.trim() !== "").map((l) => l.length - l.trimStart().length);
   const min = indents.length ? Math.min(...indents) : 0;
-  return lines.map((l) => l.slice(Math.min(min, l.length - l.trimStart().length)));
+  return { lines: lines.map((l) => l.slice(Math.min(min, l.length - l.trimStart().length))), indent: min };
 }

@@ -135,6 +135,13 @@ describe("embedded metadata", () => {
   });
 
   test.each([
+    ["fenced, under prose", '"""Counts words.\n\n    ---\n    tool_id: ind\n    tool_type: script\n    limits: { memory_mb: 4096 }\n    ---\n"""\n', 6],
+    ["whole", '"""\n    tool_id: ind\n    tool_type: script\n    limits: { memory_mb: 4096 }\n"""\n', 4],
+  ])("an indented docstring manifest (%s) is located at the file's columns, its indentation counted", (_name, text, line) => {
+    expect(parsed(text, "python").locate("/limits/memory_mb")).toEqual({ line, column: 15 });
+  });
+
+  test.each([
     ['"""Usage:\n    python helper.py --url URL\n"""\nimport sys\n'],
     ['"""helper2.py: shared utilities"""\n'],
     ['"""\nname: looks like YAML\nversion: 2\n"""\n'],
