@@ -262,7 +262,7 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
   }
   if (entry.description !== undefined) {
     if (typeof entry.description !== "string") {
-      report("parameters/constraint", `${at}/description`, `description of "${name}" must be a string`);
+      report("parameters/constraint", `${at}/description`, `description of "${name}" must be a string`, "write it as one line of text, quoted if it holds a colon: description: \"City name: where to look\"");
       return undefined;
     }
     property.description = entry.description;

@@ -172,7 +172,7 @@ function identity(tool: Tool, out: Finding[]): void {
   const idField = magray ? "name" : "tool_id";
   const idAt = tool.pointers.id ?? `/${idField}`;
   if (idField in doc && typeof doc[idField] !== "string") {
-    out.push(toolFinding(tool, "universal/id-format", idAt, `${idField} must be a string`));
+    out.push(toolFinding(tool, "universal/id-format", idAt, `${idField} must be a string`, `write ${idField} as 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter: ${idField}: weather`));
   } else if (magray) {
     // magray.ts judges a magray name: missing, its format, and whether kiwi can use it as an id.
   } else if (!TOOL_ID.test(tool.id)) {

@@ -79,6 +79,7 @@ describe("buildParametersSchema", () => {
     ["an unknown format", "  - { name: a, type: string, format: phone }\n", "parameters/format", "/parameters/0/format", 6],
     ["a format on a number", "  - { name: a, type: number, format: uuid }\n", "parameters/format", "/parameters/0/format", 6],
     ["a misspelt field", "  - { name: a, type: string, requried: true }\n", "parameters/unknown-field", "/parameters/0/requried", 6],
+    ["a description that is no text", "  - { name: a, type: string, description: [a, b] }\n", "parameters/constraint", "/parameters/0/description", 6],
   ])("reports %s", (_name, yaml, rule, pointer, line) => {
     const result = buildParametersSchema(withParams(yaml));
     expect(result.findings.map((f) => [f.rule, f.pointer, f.line, f.file])).toEqual([[rule, pointer, line, ".ai/tools/t/tool.yaml"]]);
