@@ -122,7 +122,10 @@ function parseJsonManifest(text: string): ParsedManifest {
     );
     return { value: result.value, locate, warnings };
   } catch (error) {
-    if (error instanceof ParseProblem && error.offset !== undefined) throw new ParseProblem(error.rule, `invalid JSON: ${error.message}`, lineColumn(lineStarts(), error.offset));
+    if (error instanceof ParseProblem && error.offset !== undefined) {
+      const hint = error.rule === "parse/syntax" ? "fix the JSON there: it allows no trailing comma, comment or unquoted key (or write the manifest as YAML)" : error.hint;
+      throw new ParseProblem(error.rule, `invalid JSON: ${error.message}`, lineColumn(lineStarts(), error.offset), hint);
+    }
     throw error;
   }
 }

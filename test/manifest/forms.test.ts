@@ -114,6 +114,17 @@ describe("YAML manifests", () => {
   });
 });
 
+describe("JSON manifests", () => {
+  test.each([
+    ['{\n  "name": "a",\n}\n', 3, 1],
+    ['{\n  "name": "a" // the id\n}\n', 2, 15],
+    ["{ name: 'a' }\n", 1, 3],
+  ])("a syntax error is at its line and column and says what to do: %p", (text, line, column) => {
+    const p = problem(() => parseManifestText(text, "json"));
+    expect([p.rule, p.position, p.hint]).toEqual(["parse/syntax", { line, column }, "fix the JSON there: it allows no trailing comma, comment or unquoted key (or write the manifest as YAML)"]);
+  });
+});
+
 describe("embedded metadata", () => {
   test("reads YAML from a Python script's leading docstring, with script line numbers", () => {
     const text = '#!/usr/bin/env python3\n"""\ntool_id: hello\ntool_type: script\nconfig:\n  x: 1\n"""\nprint("hi")\n';
