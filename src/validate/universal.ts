@@ -226,9 +226,9 @@ function identity(tool: Tool, out: Finding[]): void {
   if (written !== undefined && written !== null && typeof written !== "string") {
     out.push(toolFinding(tool, "universal/field-type", "/executor", "executor must be a tool id string (optionally id@range) or null", "write the id of the tool it runs on: executor: python_runtime (or python_runtime@^1)"));
   } else if (executorless && typeof written === "string") {
-    out.push(toolFinding(tool, "universal/executor-forbidden", "/executor", `a ${tool.type} tool runs nothing, so its executor must be null`, "remove the executor line or set executor: null"));
+    out.push(toolFinding(tool, "universal/executor-forbidden", "/executor", `${article(tool.type)} tool runs nothing, so its executor must be null`, "remove the executor line or set executor: null"));
   } else if (!executorless && (typeof written !== "string" || written.trim() === "" || !tool.executor?.id)) {
-    out.push(toolFinding(tool, "universal/executor-required", "executor" in doc ? "/executor" : "", `a ${tool.type} tool needs an executor`, hintForExecutor(tool.type)));
+    out.push(toolFinding(tool, "universal/executor-required", "executor" in doc ? "/executor" : "", `${article(tool.type)} tool needs an executor`, hintForExecutor(tool.type)));
   }
 }
 
