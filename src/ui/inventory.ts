@@ -18,7 +18,7 @@ function oneLine(text: string): string {
 
 /** One line per tool: id, type, version, lock status, description (built-ins after the project's). */
 export function renderList(report: ListReport, c: Colors): string {
-  const rows = report.tools.map((t) => [t.id, t.type || "?", t.version || "?", t.builtin ? "built-in" : t.notInstalled ? "not installed" : t.locked ? "locked" : "not locked", typeof t.description === "string" ? oneLine(t.description) : (t.notInstalled ? 'a remote tool: run "kiwi install" to place it' : "")]);
+  const rows = report.tools.map((t) => [renderVisible(t.id), renderVisible(t.type || "?"), renderVisible(t.version || "?"), t.builtin ? "built-in" : t.notInstalled ? "not installed" : t.locked ? "locked" : "not locked", typeof t.description === "string" ? oneLine(t.description) : (t.notInstalled ? 'a remote tool: run "kiwi install" to place it' : "")]);
   const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r, i) => {
     const cells = r.slice(0, 4).map((cell, j) => cell.padEnd(widths[j]!));
