@@ -101,6 +101,30 @@ describe("YAML manifests", () => {
     expect([p.rule, typeof p.hint, p.message]).toEqual(["parse/syntax", "string", expect.not.stringContaining("YAML.parse")]);
   });
 
+  test("reads a !!timestamp as written, never in the machine's time zone (the tool's hash would follow it)", () => {
+    const text = "a: !!timestamp 2001-12-14T21:59:43.10-05:00\nb: !!timestamp 2001-12-14\n";
+    const zone = process.env.TZ;
+    try {
+      const seen = ["America/New_York", "Asia/Tokyo"].map((tz) => {
+        process.env.TZ = tz;
+        return parsed(text, "yaml").value;
+      });
+      expect(seen).toEqual([
+        { a: "2001-12-14T21:59:43.10-05:00", b: "2001-12-14" },
+        { a: "2001-12-14T21:59:43.10-05:00", b: "2001-12-14" },
+      ]);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  test("reads an !!omap or !!pairs as the list of one-key mappings it is written as, not a list of nulls", () => {
+    const { value, locate } = parsed("a: !!omap\n  - x: 1\n  - y: [2]\nb: !!pairs [{p: 1}, {p: 2}]\n", "yaml");
+    expect(value).toEqual({ a: [{ x: 1 }, { y: [2] }], b: [{ p: 1 }, { p: 2 }] });
+    expect(locate("/a/1/y")).toEqual({ line: 3, column: 5 });
+  });
+
   test("refuses an alias bomb instead of expanding it", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 9; i++) levels.push(`${"abcdefghij"[i]}: &${"abcdefghij"[i]} [${Array(10).fill(`*${"abcdefghij"[i - 1]}`).join(", ")}]`);
