@@ -122,7 +122,10 @@ function parseJsonManifest(text: string): ParsedManifest {
     );
     return { value: result.value, locate, warnings };
   } catch (error) {
-    if (error instanceof ParseProblem && error.offset !== undefined) throw new ParseProblem(error.rule, `invalid JSON: ${error.message}`, lineColumn(lineStarts(), error.offset));
+    if (error instanceof ParseProblem && error.offset !== undefined) {
+      const hint = error.rule === "parse/syntax" ? "fix the JSON there: it allows no trailing comma, comment or unquoted key (or write the manifest as YAML)" : error.hint;
+      throw new ParseProblem(error.rule, `invalid JSON: ${error.message}`, lineColumn(lineStarts(), error.offset), hint);
+    }
     throw error;
   }
 }
@@ -147,10 +150,12 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
   let i = 0;
   while (i < lines.length && (lines[i]!.trim() === "" || lines[i]!.trimStart().startsWith("#"))) i++;
   const open = lines[i]?.trimStart();
-  const quote = open?.startsWith('"""') ? '"""' : open?.startsWith("'''") ? "'''" : undefined;
-  if (!quote || open === undefined) return pythonModule(text);
+  // A raw or unicode docstring (r"""…""", common where the text holds backslashes) is a docstring too.
+  const opening = open?.match(/^[rRuU]?("""|''')/);
+  const quote = opening?.[1];
+  if (!quote || !opening || open === undefined) return pythonModule(text);
   const startLine = i;
-  const firstRest = open.slice(open.indexOf(quote) + 3);
+  const firstRest = open.slice(opening[0].length);
   const body: string[] = [];
   let closed = false;
   if (firstRest.includes(quote)) {
@@ -243,16 +248,18 @@ function fencedYaml(body: string[], firstLineIndex: number, columnOffset: number
   const fence = body.findIndex((l) => l.trim() === "---");
   if (fence !== -1) {
     const close = body.findIndex((l, idx) => idx > fence && l.trim() === "---");
-    const slice = body.slice(fence + 1, close === -1 ? undefined : close);
-    return parseYamlManifest(dedent(slice).join("\n"), firstLineIndex + fence + 1, columnOffset);
+    const slice = dedent(body.slice(fence + 1, close === -1 ? undefined : close));
+    return parseYamlManifest(slice.lines.join("\n"), firstLineIndex + fence + 1, columnOffset + slice.indent);
   }
-  const text = dedent(body).join("\n");
+  const dedented = dedent(body);
+  const text = dedented.lines.join("\n");
   if (text.trim() === "") return "none";
-  return parseYamlManifest(text, firstLineIndex, columnOffset);
+  return parseYamlManifest(text, firstLineIndex, columnOffset + dedented.indent);
 }
 
-function dedent(lines: string[]): string[] {
+/** The lines without their common indentation, and how many columns that was (findings point into the file). */
+function dedent(lines: string[]): { lines: string[]; indent: number } {
   const indents = lines.filter((l) => l.trim() !== "").map((l) => l.length - l.trimStart().length);
   const min = indents.length ? Math.min(...indents) : 0;
-  return lines.map((l) => l.slice(Math.min(min, l.length - l.trimStart().length)));
+  return { lines: lines.map((l) => l.slice(Math.min(min, l.length - l.trimStart().length))), indent: min };
 }

@@ -154,10 +154,13 @@ function convert(
     }
     if (v === null || typeof v === "boolean" || typeof v === "string") return v;
     if (v instanceof Uint8Array) return Buffer.from(v).toString("base64");
-    return String(v);
+    // Anything else a tag made of it (a !!timestamp's Date, whose String() follows the machine's
+    // time zone and so would change the tool's hash from one machine to the next): as written.
+    return typeof node.source === "string" ? node.source : String(v);
   }
   if (yaml().isSeq(node)) {
-    return node.items.map((item, i) => convert(doc, item as Node, `${pointer}/${i}`, depth + 1, budget, at));
+    // An !!omap's or !!pairs' items are pairs: each as the one-key mapping it is written as.
+    return node.items.map((item, i) => convert(doc, yaml().isPair(item) ? mappingOf(doc, item) : (item as Node), `${pointer}/${i}`, depth + 1, budget, at));
   }
   if (yaml().isMap(node)) {
     const out: { [key: string]: CanonicalValue } = {};
@@ -185,6 +188,13 @@ function aliasTarget(doc: Document, node: Alias, at: (offset: number | undefined
   const target = node.resolve(doc) as Node | undefined;
   if (target !== undefined) return target;
   throw new ParseProblem("parse/syntax", `invalid YAML: the alias *${node.source} names no anchor before it`, at(node.range?.[0]), `define the anchor (&${node.source}) on a value above the alias, or write the value out`);
+}
+
+/** One pair as a mapping of its own (an !!omap or !!pairs item). */
+function mappingOf(doc: Document, pair: import("yaml").Pair): Node {
+  const map = new (yaml().YAMLMap)(doc.schema);
+  map.items.push(pair);
+  return map;
 }
 
 /** A plain `<<` key, which the library (with merge on) resolves to a symbol; a quoted "<<" is a string. */
@@ -239,9 +249,11 @@ function locateYaml(doc: Document, pointer: string, at: (offset: number | undefi
       found = (pair.key as Node | null)?.range?.[0] ?? found;
       node = pair.value as Node | null;
     } else if (node && yaml().isSeq(node)) {
-      const item = node.items[Number(seg)] as Node | undefined;
-      if (!item) break;
-      found = item.range?.[0] ?? found;
+      const entry = node.items[Number(seg)];
+      if (!entry) break;
+      // An !!omap item is a pair: it starts at its key.
+      const item = yaml().isPair(entry) ? mappingOf(doc, entry) : (entry as Node);
+      found = (yaml().isPair(entry) ? (entry.key as Node | null)?.range?.[0] : item.range?.[0]) ?? found;
       node = item;
     } else break;
     reached++;

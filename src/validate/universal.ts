@@ -172,7 +172,7 @@ function identity(tool: Tool, out: Finding[]): void {
   const idField = magray ? "name" : "tool_id";
   const idAt = tool.pointers.id ?? `/${idField}`;
   if (idField in doc && typeof doc[idField] !== "string") {
-    out.push(toolFinding(tool, "universal/id-format", idAt, `${idField} must be a string`));
+    out.push(toolFinding(tool, "universal/id-format", idAt, `${idField} must be a string`, `write ${idField} as 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter: ${idField}: weather`));
   } else if (magray) {
     // magray.ts judges a magray name: missing, its format, and whether kiwi can use it as an id.
   } else if (!TOOL_ID.test(tool.id)) {
@@ -226,9 +226,9 @@ function identity(tool: Tool, out: Finding[]): void {
   if (written !== undefined && written !== null && typeof written !== "string") {
     out.push(toolFinding(tool, "universal/field-type", "/executor", "executor must be a tool id string (optionally id@range) or null", "write the id of the tool it runs on: executor: python_runtime (or python_runtime@^1)"));
   } else if (executorless && typeof written === "string") {
-    out.push(toolFinding(tool, "universal/executor-forbidden", "/executor", `a ${tool.type} tool runs nothing, so its executor must be null`, "remove the executor line or set executor: null"));
+    out.push(toolFinding(tool, "universal/executor-forbidden", "/executor", `${article(tool.type)} tool runs nothing, so its executor must be null`, "remove the executor line or set executor: null"));
   } else if (!executorless && (typeof written !== "string" || written.trim() === "" || !tool.executor?.id)) {
-    out.push(toolFinding(tool, "universal/executor-required", "executor" in doc ? "/executor" : "", `a ${tool.type} tool needs an executor`, hintForExecutor(tool.type)));
+    out.push(toolFinding(tool, "universal/executor-required", "executor" in doc ? "/executor" : "", `${article(tool.type)} tool needs an executor`, hintForExecutor(tool.type)));
   }
 }
 

@@ -101,6 +101,30 @@ describe("YAML manifests", () => {
     expect([p.rule, typeof p.hint, p.message]).toEqual(["parse/syntax", "string", expect.not.stringContaining("YAML.parse")]);
   });
 
+  test("reads a !!timestamp as written, never in the machine's time zone (the tool's hash would follow it)", () => {
+    const text = "a: !!timestamp 2001-12-14T21:59:43.10-05:00\nb: !!timestamp 2001-12-14\n";
+    const zone = process.env.TZ;
+    try {
+      const seen = ["America/New_York", "Asia/Tokyo"].map((tz) => {
+        process.env.TZ = tz;
+        return parsed(text, "yaml").value;
+      });
+      expect(seen).toEqual([
+        { a: "2001-12-14T21:59:43.10-05:00", b: "2001-12-14" },
+        { a: "2001-12-14T21:59:43.10-05:00", b: "2001-12-14" },
+      ]);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  test("reads an !!omap or !!pairs as the list of one-key mappings it is written as, not a list of nulls", () => {
+    const { value, locate } = parsed("a: !!omap\n  - x: 1\n  - y: [2]\nb: !!pairs [{p: 1}, {p: 2}]\n", "yaml");
+    expect(value).toEqual({ a: [{ x: 1 }, { y: [2] }], b: [{ p: 1 }, { p: 2 }] });
+    expect(locate("/a/1/y")).toEqual({ line: 3, column: 5 });
+  });
+
   test("refuses an alias bomb instead of expanding it", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 9; i++) levels.push(`${"abcdefghij"[i]}: &${"abcdefghij"[i]} [${Array(10).fill(`*${"abcdefghij"[i - 1]}`).join(", ")}]`);
@@ -111,6 +135,17 @@ describe("YAML manifests", () => {
   test("refuses 10,000 levels of nesting without a stack overflow", () => {
     const p = problem(() => parseManifestText(`${"[".repeat(10_000)}${"]".repeat(10_000)}\n`, "yaml"));
     expect(p.rule).toMatch(/^parse\/(too-deep|syntax)$/);
+  });
+});
+
+describe("JSON manifests", () => {
+  test.each([
+    ['{\n  "name": "a",\n}\n', 3, 1],
+    ['{\n  "name": "a" // the id\n}\n', 2, 15],
+    ["{ name: 'a' }\n", 1, 3],
+  ])("a syntax error is at its line and column and says what to do: %p", (text, line, column) => {
+    const p = problem(() => parseManifestText(text, "json"));
+    expect([p.rule, p.position, p.hint]).toEqual(["parse/syntax", { line, column }, "fix the JSON there: it allows no trailing comma, comment or unquoted key (or write the manifest as YAML)"]);
   });
 });
 
@@ -125,6 +160,20 @@ describe("embedded metadata", () => {
   test("reads the fenced part of a docstring that also has prose", () => {
     const text = '"""Say hello.\n\n---\ntool_id: hello\ntool_type: script\n---\n"""\n';
     expect(parsed(text, "python").value).toEqual({ tool_id: "hello", tool_type: "script" });
+  });
+
+  test.each(['r"""', "R'''", 'u"""', "U'''"])("reads a %s docstring (a raw or unicode one) as a docstring, as Python does", (opening) => {
+    const text = `#!/usr/bin/env python3\n${opening}\ntool_id: sq\ntool_type: script\npattern: '\\d+'\n${opening.slice(-3)}\nprint(1)\n`;
+    const { value, locate } = parsed(text, "python");
+    expect(value).toEqual({ tool_id: "sq", tool_type: "script", pattern: "\\d+" });
+    expect(locate("/pattern")).toEqual({ line: 5, column: 1 });
+  });
+
+  test.each([
+    ["fenced, under prose", '"""Counts words.\n\n    ---\n    tool_id: ind\n    tool_type: script\n    limits: { memory_mb: 4096 }\n    ---\n"""\n', 6],
+    ["whole", '"""\n    tool_id: ind\n    tool_type: script\n    limits: { memory_mb: 4096 }\n"""\n', 4],
+  ])("an indented docstring manifest (%s) is located at the file's columns, its indentation counted", (_name, text, line) => {
+    expect(parsed(text, "python").locate("/limits/memory_mb")).toEqual({ line, column: 15 });
   });
 
   test.each([

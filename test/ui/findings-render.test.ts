@@ -34,6 +34,15 @@ describe("human findings", () => {
     );
   });
 
+  test("show a control character quoted from a manifest instead of sending it to the terminal", () => {
+    const quoted: Finding[] = [
+      { rule: "universal/version-semver", severity: "error", file: ".ai/tools/\u001b[2Jb.yaml", line: 3, column: 1, tool: "b", message: 'version "1.0.0\u001b[2J" is not a semantic version', hint: "use an executor meant for api\u001b[31m tools\nor another" },
+    ];
+    expect(renderFindingsHuman(quoted, { color: false })).toBe(
+      '.ai/tools/<U+001B>[2Jb.yaml:3:1  error  universal/version-semver  version "1.0.0<U+001B>[2J" is not a semantic version\n    hint: use an executor meant for api<U+001B>[31m tools\nor another\n',
+    );
+  });
+
   test("are coloured only when the context allows it", () => {
     expect(renderFindingsHuman(findings, { color: false })).not.toContain("\x1b[");
     expect(renderFindingsHuman([], { color: false })).toBe("");

@@ -192,6 +192,20 @@ describe("every rule, valid and invalid", () => {
   });
 });
 
+describe("an id that is not text", () => {
+  test("is universal/id-format at the field, saying what to write", () => {
+    const found = check([yaml(".ai/tools/w.yaml", "tool_id: 5\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: https://x.test }\n")]).findings.filter((f) => f.rule === "universal/id-format");
+    expect(found.map((f) => [f.line, f.message, f.hint])).toEqual([[1, "tool_id must be a string", "write tool_id as 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter: tool_id: weather"]]);
+  });
+});
+
+describe("an executor a type needs", () => {
+  test("is asked for with the type's article (an api tool)", () => {
+    const found = check([yaml(".ai/tools/w.yaml", "tool_id: w\ntool_type: api\nversion: 1.0.0\nconfig: { url: https://x.test }\n")]).findings.filter((f) => f.rule === "universal/executor-required");
+    expect(found.map((f) => f.message)).toEqual(["an api tool needs an executor"]);
+  });
+});
+
 describe("a remote executor this checkout has not installed", () => {
   test("is named as such, with kiwi install as the fix, where a missing executor would suggest another id", () => {
     const tool = yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: sh_runtime\nconfig: { entrypoint: main.sh }\n", ["main.sh"]);
