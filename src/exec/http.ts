@@ -38,8 +38,33 @@ export const BACKOFF_BASE_MS = 200;
 export const BACKOFF_CAP_MS = 5_000;
 const EXCERPT_CHARS = 300;
 
-/** Runs the request, with retries; throws E_EXEC_FAILED for every failure it can name. */
+const INTERRUPTS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Runs the request, with retries; throws E_EXEC_FAILED for every failure it can name. Ctrl-C
+ * (SIGINT, SIGTERM, SIGHUP) abandons the request or the wait between attempts and ends the call as
+ * E_INTERRUPTED with exit 128+N, as it ends a subprocess tool.
+ */
 export async function runHttp(plan: HttpPlan, options: HttpOptions): Promise<HttpOutcome> {
+  const interrupt = new AbortController();
+  const handlers = INTERRUPTS.map((sig) => {
+    const handler = () => {
+      if (!interrupt.signal.aborted) interrupt.abort(sig);
+    };
+    process.on(sig, handler);
+    return [sig, handler] as const;
+  });
+  try {
+    return await attemptAll(plan, options, interrupt.signal);
+  } catch (error) {
+    if (interrupt.signal.aborted) throw interruptedError(plan, interrupt.signal.reason as string);
+    throw error;
+  } finally {
+    for (const [sig, handler] of handlers) process.off(sig, handler);
+  }
+}
+
+async function attemptAll(plan: HttpPlan, options: HttpOptions, interrupted: AbortSignal): Promise<HttpOutcome> {
   const req = plan.http;
   const sleep = options.sleep ?? ((ms: number) => Bun.sleep(ms));
   const attempts = 1 + req.retries;
@@ -47,7 +72,7 @@ export async function runHttp(plan: HttpPlan, options: HttpOptions): Promise<Htt
   for (let attempt = 1; attempt <= attempts; attempt++) {
     let retryAfterMs: number | undefined;
     try {
-      const answer = await attemptOnce(plan, options);
+      const answer = await attemptOnce(plan, options, interrupted);
       if (answer.ok) return { ...answer.outcome, attempts: attempt };
       last = answer.error;
       if (!RETRY_STATUSES.has(answer.status)) throw last;
@@ -56,10 +81,32 @@ export async function runHttp(plan: HttpPlan, options: HttpOptions): Promise<Htt
       if (!(error instanceof Retryable)) throw error;
       last = error.error;
     }
-    if (attempt < attempts) await sleep(Math.min(retryAfterMs ?? BACKOFF_BASE_MS * 2 ** (attempt - 1), BACKOFF_CAP_MS));
+    if (attempt < attempts) await untilAborted(sleep(Math.min(retryAfterMs ?? BACKOFF_BASE_MS * 2 ** (attempt - 1), BACKOFF_CAP_MS)), interrupted);
   }
   const err = last!;
   throw new KiwiError(err.code, attempts > 1 ? `${err.message} (after ${attempts} attempts)` : err.message, { hint: err.hint, details: { ...err.details, attempts } });
+}
+
+/** `wait`, or a rejection as soon as `signal` aborts. */
+function untilAborted(wait: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    wait.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, reject);
+  });
+}
+
+function interruptedError(plan: HttpPlan, signal: string): KiwiError {
+  const number = ((require("node:os") as typeof import("node:os")).constants.signals as Record<string, number>)[signal] ?? 2;
+  return new KiwiError("E_INTERRUPTED", `${plan.tool} was interrupted: kiwi received ${signal} and abandoned its ${plan.http.method} request`, {
+    hint: "nothing to fix; run it again when you want it",
+    exitCode: 128 + number,
+    details: { tool: plan.tool, signal },
+  });
 }
 
 /** A failure another attempt might not have (network error, timeout). */
@@ -71,7 +118,7 @@ class Retryable extends Error {
 
 type Attempt = { ok: true; outcome: Omit<HttpOutcome, "attempts"> } | { ok: false; status: number; error: KiwiError; retryAfterMs?: number };
 
-async function attemptOnce(plan: HttpPlan, options: HttpOptions): Promise<Attempt> {
+async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: AbortSignal): Promise<Attempt> {
   const req = plan.http;
   const controller = new AbortController();
   let timedOut = false;
@@ -79,8 +126,11 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions): Promise<Attemp
     timedOut = true;
     controller.abort();
   }, req.timeoutMs);
+  const onInterrupt = () => controller.abort();
+  interrupted.addEventListener("abort", onInterrupt, { once: true });
   const shownUrl = () => options.redact(req.url);
   try {
+    if (interrupted.aborted) throw interrupted.reason;
     const { res, url } = await sendFollowingRedirects(plan, controller.signal, options);
     const body = await readCapped(res, req.maxResponseBytes, plan, options);
     const where = `${req.method} ${options.redact(url.href)}`;
@@ -113,6 +163,7 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions): Promise<Attemp
     }));
   } finally {
     clearTimeout(timer);
+    interrupted.removeEventListener("abort", onInterrupt);
   }
 }
 

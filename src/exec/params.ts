@@ -91,11 +91,11 @@ function parseExactJson(text: string, source: string): unknown {
   });
 }
 
-/** Parses one JSON params source; it must be an object. */
+/** Parses one JSON params source; it must be an object. A leading byte order mark is skipped, as in a manifest. */
 export function parseParamsJson(text: string, source: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = parseExactJson(text, source);
+    value = parseExactJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, source);
   } catch (error) {
     if (error instanceof KiwiError) throw error;
     throw new KiwiError("E_INPUT_INVALID", `${source} is not valid JSON: ${(error as Error).message}`, {

@@ -305,6 +305,7 @@ function buildEnv(config: Record<string, unknown>, scope: TemplateScope, kiwiEnv
 function resolveCommand(link: LinkInput, scope: TemplateScope, path: string | undefined, host: PlanHost): string {
   const raw = String(link.tool.config.command);
   // Parameters never choose the program: only ${VAR} expands in a command.
+  const unsetBefore = scope.missingEnv.size;
   const e = expandString(raw, { ...scope, params: {} });
   if (e.absent) {
     throw new KiwiError("E_EXEC_FAILED", `${link.tool.id}: config.command ${JSON.stringify(raw)} uses the parameter {${e.param}}; parameters cannot choose the program`, {
@@ -312,6 +313,9 @@ function resolveCommand(link: LinkInput, scope: TemplateScope, path: string | un
     });
   }
   const command = e.value;
+  // A command built from an unset variable is no program to look for: the plan is refused once
+  // complete, naming every unset variable (assertEnvPresent), not as a command missing from PATH.
+  if (scope.missingEnv.size > unsetBefore) return command;
   // kiwi's own WASI host (wasm/): exec replaces it with the host program when it launches.
   if (command === WASI_COMMAND) return command;
   if (command.includes("/")) return isAbsolute(command) ? command : resolveInRunDir(link, command, "command");

@@ -9,16 +9,24 @@ import { parseYaml } from "./yaml.ts";
 /** Parameter fields a JSON Schema property carries over (validate/parameters.ts knows them all). */
 const PARAMETER_FIELDS = ["type", "description", "default", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems"];
 
+/** JSON Schema annotations: they constrain nothing, so a parameter leaves them out without a word. */
+const ANNOTATIONS = new Set(["title", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "$id", "$schema", "$anchor"]);
+
 /**
  * A JSON Schema's `properties` and `required` as a parameters list. Nested schemas (items,
- * properties of a property) are not carried over; the property keeps its type.
+ * properties of a property) are not carried over; the property keeps its type. With
+ * `keepUnknown`, every other keyword but an annotation is kept as written, so the parameters check
+ * reports it (parameters/unknown-field) instead of the constraint vanishing unenforced.
  */
-export function parametersFromJsonSchema(schema: CanonicalValue | undefined): CanonicalValue[] | undefined {
+export function parametersFromJsonSchema(schema: CanonicalValue | undefined, options: { keepUnknown?: boolean } = {}): CanonicalValue[] | undefined {
   if (!isMapping(schema) || !isMapping(schema.properties)) return undefined;
   const required = Array.isArray(schema.required) ? schema.required : [];
   return Object.entries(schema.properties).map(([name, property]) => {
     const out: { [key: string]: CanonicalValue } = { name };
-    if (isMapping(property)) for (const key of PARAMETER_FIELDS) if (property[key] !== undefined) out[key] = property[key]!;
+    if (isMapping(property)) {
+      for (const key of PARAMETER_FIELDS) if (property[key] !== undefined) out[key] = property[key]!;
+      if (options.keepUnknown) for (const [key, value] of Object.entries(property)) if (!(key in out) && key !== "name" && key !== "required" && !ANNOTATIONS.has(key)) out[key] = value;
+    }
     if (required.includes(name)) out.required = true;
     return out;
   });
@@ -33,7 +41,9 @@ export function parametersFromFile(text: string, fileName: string): { ok: true; 
     return { ok: false, problem: `it is not valid ${/\.json$/i.test(fileName) ? "JSON" : "YAML"}: ${(error as Error).message}` };
   }
   if (Array.isArray(value)) return { ok: true, parameters: toPlain(value) as unknown[] };
-  const fromSchema = parametersFromJsonSchema(value);
+  // A parameters file is one of the tool's files, so what the list holds is no part of the lock's
+  // digest: a keyword kiwi does not enforce is kept here for the check to name.
+  const fromSchema = parametersFromJsonSchema(value, { keepUnknown: true });
   if (fromSchema) return { ok: true, parameters: toPlain(fromSchema) as unknown[] };
   return { ok: false, problem: "it holds neither a parameters list nor a JSON Schema with properties" };
 }

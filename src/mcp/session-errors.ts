@@ -82,7 +82,7 @@ export function sessionTimeoutError(label: string, method: string, ms: number, w
   return new KiwiError(
     "E_MCP",
     what === "session" ? `${label} did not finish within the session limit of ${seconds} s (at ${method})` : `${label} did not answer ${method} within ${seconds} s${stderrSummary()}`,
-    { hint: "check the server starts and answers on its own; raise config.timeout (seconds) in its manifest if it is just slow" },
+    { hint: "check the server starts and answers on its own; raise config.timeout (seconds) in its manifest if it is just slow", details: { method, timeoutMs: ms, limit: what } },
   );
 }
 

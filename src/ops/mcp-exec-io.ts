@@ -62,13 +62,29 @@ export async function runMcpTool(ctx: Context, prepared: PreparedExec, gate: Omi
         });
       }
       assertLiveSchemaAccepts(leaf, server, tool, prepared.plan.params);
-      const result = await session.callTool(name, prepared.plan.params, leaf.limits.timeoutMs, tool);
+      const result = await session.callTool(name, prepared.plan.params, leaf.limits.timeoutMs, tool).catch((error: unknown) => {
+        throw callTimeoutNamed(error, leaf);
+      });
       return { server: server.id, tool: leaf.id, name, result, gate: outcome };
     }, undefined, negotiationFor(project.pins[server.id]))]);
   } finally {
     release();
     prepared.cleanup();
   }
+}
+
+/**
+ * A tools/call that ran out of the mcp_tool's own limits.timeout_ms says to raise that limit: the
+ * session's hint names the server's config.timeout, which bounds every other request.
+ */
+function callTimeoutNamed(error: unknown, leaf: Pick<Tool, "limits" | "manifestFile">): unknown {
+  if (!(error instanceof KiwiError) || error.details?.method !== "tools/call" || error.details.limit !== "request") return error;
+  if (leaf.limits.timeoutMs === undefined || error.details.timeoutMs !== leaf.limits.timeoutMs) return error;
+  return new KiwiError(error.code, error.message, {
+    hint: `raise limits.timeout_ms (${leaf.limits.timeoutMs} ms) in ${leaf.manifestFile} if the tool needs longer`,
+    details: error.details,
+    cause: error,
+  });
 }
 
 function interruptedError(tool: string, server: string, signal: NodeJS.Signals): KiwiError {

@@ -6,7 +6,8 @@
 // Fuel: binaryen's log-execution pass calls a hook at every function entry, loop header and return; the
 // hook, defined here in wasm, takes one unit from a mutable global and traps when it runs out.
 // Memory: the instrument-memory pass (memory.grow only) calls a hook before each grow; the hook
-// traps when the grow would pass the cap, and the memory's own maximum is lowered to the cap.
+// traps when the grow would pass the cap (the memory's declared maximum is left as written: a
+// grow is the only way memory grows, and one whose size + delta wraps past 2^32 pages fails anyway).
 // The globals are exported so the host can tell which limit ended the run.
 import type Binaryen from "binaryen";
 import type { BinaryenApi } from "./binaryen-io.ts";

@@ -7,6 +7,7 @@ import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSy
 import { join } from "node:path";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
+import { KIWI_BIN } from "../helpers/kiwi.ts";
 
 afterAll(cleanupTemps);
 
@@ -436,6 +437,22 @@ describe("kiwi exec: an api tool against a real server", () => {
     const r = await k.run(["exec", "weather", "--param", "city=Oslo"]);
     expect(r.exitCode).toBe(8);
     expect(r.stderr).toContain(`the redirect from http://127.0.0.1:${s.port} to another host (example.invalid) is refused`);
+  });
+
+  test.each([["SIGINT", 130], ["SIGTERM", 143]] as const)("%s while the request is in flight is E_INTERRUPTED (exit %d, one --json document), not a silent death", async (signal, exit) => {
+    let arrived!: () => void;
+    const request = new Promise<void>((resolve) => (arrived = resolve));
+    // Answers nothing: only the interruption ends the call.
+    const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (arrived(), new Promise<Response>(() => {})) });
+    servers.push(s);
+    const { root, k } = await lockedProject(api(s.port!));
+    const proc = Bun.spawn([KIWI_BIN, "exec", "weather", "--param", "city=Oslo", "--json"], { cwd: root, env: k.env, stdout: "pipe", stderr: "pipe" });
+    await request;
+    proc.kill(signal);
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(exit);
+    expect(JSON.parse(stdout).error).toMatchObject({ code: "E_INTERRUPTED", exitCode: exit, details: { tool: "weather", signal } });
+    expect(stderr).toBe(`error[E_INTERRUPTED]: weather was interrupted: kiwi received ${signal} and abandoned its GET request\n  hint: nothing to fix; run it again when you want it\n`);
   });
 
   test("a dot-segment parameter is refused before any request (exit 7)", async () => {

@@ -420,6 +420,18 @@ describe("other servers and faults", () => {
     expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);
   }, SLOW);
 
+  test("a tools/call past the mcp_tool's limits.timeout_ms is E_MCP whose hint names that limit and its manifest", async () => {
+    const root = makeTemp("kiwi-mcp-e2e-");
+    writeTree(root, {
+      ".ai/tools/everything.yaml": stdioServer(root, { id: "everything", script: EVERYTHING, args: ["stdio"] }),
+      ".ai/tools/long_op.yaml": `${mcpTool("long_op", "everything", "trigger-long-running-operation", "  - { name: duration, type: number }")}limits: { timeout_ms: 1000 }\n`,
+    });
+    const r = await runKiwi(["exec", "long_op", "--unlocked", "--mcp-mode", "off", "--param", "duration=30"], { cwd: root, env: hermeticEnv({ KIWI_SANDBOX: "off" }) });
+    expect([r.exitCode, r.stdout]).toEqual([9, ""]);
+    expect(r.stderr).toContain('error[E_MCP]: MCP server "everything" did not answer tools/call within 1 s');
+    expect(r.stderr).toContain("hint: raise limits.timeout_ms (1000 ms) in .ai/tools/long_op.yaml if the tool needs longer");
+  }, SLOW);
+
   test("a server that never answers initialize times out with a clear error and no stray process", async () => {
     const root = makeTemp("kiwi-mcp-e2e-");
     const mark = `--kiwi-e2e-${process.pid}-${Date.now()}-silent`;

@@ -557,6 +557,23 @@ describe("004_5ea950724dd95131.txt: VAPORA's contracts as kiwi's parameter contr
     expect(errorsOf(findings).map((f) => [f.file, f.rule, f.message])).toEqual([[".ai/tools/my_new_tool/tool.yaml", "parameters/file", 'parameters names the file "missing.yaml", but it is not a file inside the tool directory']]);
   });
 
+  test("a nested schema in a JSON Schema parameters file, which kiwi does not enforce, is reported rather than dropped in silence", async () => {
+    const nested = JSON.stringify({
+      type: "object",
+      properties: {
+        opts: { type: "object", title: "Options", properties: { depth: { type: "integer", minimum: 1 } }, required: ["depth"], additionalProperties: false },
+        ids: { type: "array", items: { type: "integer" } },
+      },
+    });
+    const root = makeProject({ ...VAPORA, ".ai/tools/kanban_create_task/schema.json": nested });
+    const { findings } = await checkJson(kiwiIn(root));
+    const reported = (findings as { rule: string; file: string; message: string }[]).filter((f) => f.rule === "parameters/unknown-field");
+    // opts's own "required" list goes with its properties, which are reported; "title" is an annotation.
+    expect(reported.map((f) => [f.file, f.message]).sort()).toEqual(
+      ['"additionalProperties"', '"items"', '"properties"'].map((key) => [".ai/tools/kanban_create_task/tool.yaml", `parameter field ${key} is not known`]),
+    );
+  });
+
   test("the parameters file is part of the tool: editing it changes the tool's integrity", async () => {
     expect((await kiwi.run(["lock"])).exitCode).toBe(0);
     writeFileSync(join(root, ".ai/tools/my_new_tool/my_new_tool.params.yaml"), "- { name: name, type: string }\n");

@@ -89,6 +89,12 @@ describe("merging parameter sources", () => {
     expect(merged).toEqual({ city: "json", days: 2, ratio: 0.5, metric: true });
   });
 
+  test("a leading byte order mark is skipped in every JSON source, as in a manifest (Windows editors and PowerShell write one)", () => {
+    const bom = "\uFEFF";
+    expect(mergeParamSources({ stdin: { text: `${bom}{"city":"stdin","ratio":0.5}` }, file: { path: "p.json", text: `${bom}{"days":2}` }, json: `${bom}{"metric":true}` }, schema)).toEqual({ city: "stdin", ratio: 0.5, days: 2, metric: true });
+    expect(() => mergeParamSources({ json: `${bom}${bom}{}` }, schema)).toThrow(expect.objectContaining({ code: "E_INPUT_INVALID" }));
+  });
+
   test("empty stdin means no parameters", () => {
     expect(mergeParamSources({ stdin: { text: "  \n" } }, schema)).toEqual({});
   });

@@ -123,6 +123,16 @@ describe("subprocess plans", () => {
     expect(() => subprocessPlan(script({ entrypoint: "main.py", env: { X: "${NOT_SET_ANYWHERE}" } }))).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining("${NOT_SET_ANYWHERE}") }));
   });
 
+  test.each([["${INTERP}"], ["${PREFIX}/bin/python3"], ["bin/${INTERP}"]])("a command %p built from an unset ${VAR} refuses the plan naming every unset variable, not as a program missing from PATH", (command) => {
+    const rt: PlanTool = { ...builtin("python_runtime"), config: { command } };
+    const chain: LinkInput[] = [{ tool: script({ entrypoint: "m.py", env: { X: "${ALSO_UNSET}" } }), integrity: null, runDir: "/r" }, { tool: rt, integrity: null, runDir: null }, { tool: builtin("subprocess"), integrity: null, runDir: null }];
+    const none: PlanHost = { ...host, which: () => null };
+    const name = command.includes("PREFIX") ? "PREFIX" : "INTERP";
+    expect(() => buildPlan({ chain, params: {}, env, host: none, mode: "locked" })).toThrow(
+      expect.objectContaining({ code: "E_EXEC_FAILED", message: `dp references \${ALSO_UNSET}, \${${name}}, which are not set in the environment`, details: { missingEnv: ["ALSO_UNSET", name] } }),
+    );
+  });
+
   test("a command missing from PATH is named with the link that declares it", () => {
     const none: PlanHost = { ...host, which: () => null };
     expect(() => subprocessPlan(script({ entrypoint: "main.py" }), {}, { host: none })).toThrow(expect.objectContaining({ code: "E_EXEC_FAILED", message: "python3 (the command of python_runtime) was not found on PATH" }));

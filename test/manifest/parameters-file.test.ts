@@ -7,13 +7,13 @@ describe("a parameters file", () => {
     expect(parametersFromFile("- { name: q, type: string, required: true }\n", "params.yaml")).toEqual({ ok: true, parameters: [{ name: "q", type: "string", required: true }] });
   });
 
-  test("a JSON Schema's properties become the list, required ones marked, nested schemas left out", () => {
-    const schema = { type: "object", properties: { q: { type: "string", minLength: 2, description: "query" }, tags: { type: "array", items: { type: "string" }, maxItems: 3 } }, required: ["q"] };
+  test("a JSON Schema's properties become the list, required ones marked; a nested schema is kept as written for the check to report, annotations are dropped", () => {
+    const schema = { type: "object", properties: { q: { type: "string", minLength: 2, description: "query", title: "Query" }, tags: { type: "array", items: { type: "string" }, maxItems: 3 } }, required: ["q"] };
     expect(parametersFromFile(JSON.stringify(schema), "params.json")).toEqual({
       ok: true,
       parameters: [
         { name: "q", type: "string", description: "query", minLength: 2, required: true },
-        { name: "tags", type: "array", maxItems: 3 },
+        { name: "tags", type: "array", maxItems: 3, items: { type: "string" } },
       ],
     });
   });
