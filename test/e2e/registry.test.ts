@@ -424,6 +424,25 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect((await kb.run(["update", "dp"])).stdout).toContain("dp is up to date");
   });
 
+  test("kiwi update in a checkout that has not installed the tool diffs against the locked version's manifest, not against nothing", async () => {
+    const ref = `${registry.host}/team/moving-clone:stable`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const b = consumer();
+    expect((await kiwiIn(b).run(["add", ref])).exitCode).toBe(0);
+    await kiwiIn(publisher(MAIN_V2, {}, "requires:\n  - net.outbound\n")).run(["publish", "dp", ref]);
+    // A fresh clone: the lockfile only, no .ai/tools/.remote/dp.
+    const c = consumer();
+    writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
+    const upd = await kiwiIn(c).run(["update", "dp"]);
+    expect([upd.exitCode, upd.stderr]).toEqual([0, ""]);
+    expect(upd.stdout).toContain("  ~ main.py\n");
+    expect(upd.stdout).toContain('  manifest requires (PERMISSIONS): (absent) -> ["net.outbound"]');
+    expect(upd.stdout).toContain('  manifest version: "1.0.0" -> "2.0.0"');
+    expect(upd.stdout).not.toContain("manifest tool_id");
+    expect(upd.stdout).not.toContain("manifest executor");
+    expect((await kiwiIn(c).run(["exec", "dp"])).stdout).toBe("42\n");
+  });
+
   test("remote tools are read-only: an edited remote file stops kiwi lock, and install restores it", async () => {
     const ref = `${registry.host}/team/ro:1`;
     await kiwiIn(publisher()).run(["publish", "dp", ref]);
