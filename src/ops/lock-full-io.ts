@@ -13,7 +13,7 @@ import type { Finding } from "../findings/verdict.ts";
 import { formatDigest, hashCanonical, sha256Hex } from "../integrity/digest.ts";
 import { KiwiError } from "../errors.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
-import { REMOTE_TOOLS_DIR, type Tool, ignoreFileDated } from "../manifest/model.ts";
+import { REMOTE_TOOLS_DIR, type Tool, ignoreFileDated, isRemoteTool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import type { Resolution } from "../deps/resolve-io.ts";
@@ -22,7 +22,7 @@ import { compareTreeToLock } from "../lockfile/compare.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { remoteToolsNotInstalled } from "./remote-installed-io.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
-import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
+import { LOCKFILE_NAME, lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
 import type { LockedTool, Lockfile, McpPin, RemoteTool } from "../schema/lockfile.ts";
 import { type TreeIndex, buildLockIndex, completeLockIndex, indexTree, saveLockIndex, withoutPins } from "../lockfile/lock-index-io.ts";
 import { type RawTree, TreeListing, joinRawTree, listTop, walkRawTree } from "../manifest/raw-tree-io.ts";
@@ -261,6 +261,13 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   }
   const record = options.record;
   if (record) assertPublishedIntegrity(tree, record);
+  // A folder in .ai/tools/.remote/ the lockfile has neither a record nor an entry of is most often
+  // what another checkout's kiwi remove left (the lockfile came through git without it): locked,
+  // it would be a project tool whose files git ignores.
+  for (const { tool } of tree) {
+    if (!isRemoteTool(tool) || previous?.tools[tool.id] || previous?.remote?.[tool.id] || record?.id === tool.id) continue;
+    warnings.push(`${tool.id} is in ${tool.root}, but ${LOCKFILE_NAME} records no remote tool "${tool.id}": it is locked as a project tool, whose files git ignores; if a kiwi remove elsewhere took it out, "kiwi install" removes the folder`);
+  }
   const remote = record ? { ...previous?.remote, [record.id]: record.entry } : previous?.remote;
   const lock = buildLockfile(tree, record?.pin ? { ...pins, [record.id]: record.pin } : pins, remote, dependencies, notInstalled);
   // Bytes this kiwi wrote hold no hand edit: each entry was rendered from the tree it hashed.

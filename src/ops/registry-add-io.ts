@@ -16,7 +16,7 @@ import { findProjectRoot } from "../manifest/project-io.ts";
 import type { McpPin, RemoteTool } from "../schema/lockfile.ts";
 import { readTrustPolicy } from "../trust/keys-io.ts";
 import { RegistryClient } from "../registry/oci-client-io.ts";
-import { type PullOptions, type Pulled, pullArtifact } from "../registry/fetch-io.ts";
+import { type PullOptions, type Pulled, pullArtifact, pullConfig } from "../registry/fetch-io.ts";
 import { type ToolConfig, placedFiles } from "../registry/artifact-layout.ts";
 import { placeTool } from "../registry/place-io.ts";
 import { REMOTE_TOOLS_DIR, isRemoteTool } from "../manifest/model.ts";
@@ -160,6 +160,12 @@ export async function updateRemoteTool(ctx: Context, toolId: string, options: Pu
   if (pulled.digest === from.digest) return { tool: toolId, updated: false, from };
   if (pulled.config.tool_id !== toolId) {
     throw new KiwiError("E_ARTIFACT_INVALID", `${entry.reference} now holds the tool "${pulled.config.tool_id}", not "${toolId}"`, { hint: `use "kiwi add ${entry.reference}" if you want that tool` });
+  }
+  // A checkout that has not installed the tool compares with the locked version's own manifest,
+  // from its registry, not with nothing (every field would read as new, permissions included).
+  if (!current) {
+    const source = parseReference(entry.source);
+    from.manifest = (await pullConfig(new RegistryClient(source, { env: ctx.env, home: ctx.home, insecure: options.insecure }), from.digest)).config.manifest;
   }
   const added = await placeAndLock(ctx, root, pulled, store);
   return { ...added, tool: toolId, updated: true, from, to: { version: pulled.config.version, digest: pulled.digest, manifest: pulled.config.manifest, files: pulled.config.files } };

@@ -21,6 +21,11 @@ export interface ClientOptions {
 
 const MANIFEST_ACCEPT = [MEDIA.manifest, MEDIA.index].join(", ");
 const MAX_REDIRECTS = 5;
+/** Waits before the second and third try of a GET or HEAD that met a passing fault. */
+const RETRY_DELAYS_MS = [250, 1000];
+/** Answers that say "try again": a timeout, too many requests, a server, gateway or service briefly failing. */
+const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+const MAX_RETRY_AFTER_MS = 10_000;
 
 /** One registry repository, with its auth state. */
 export class RegistryClient {
@@ -264,12 +269,7 @@ export class RegistryClient {
     const origin = current.origin;
     for (let hop = 0; ; hop++) {
       const sent = current.origin === origin ? headers : Object.fromEntries(Object.entries(headers).filter(([k]) => k !== "authorization"));
-      let res: Response;
-      try {
-        res = await fetch(current, { method, headers: sent, body, redirect: "manual", tls: this.tls, decompress: false } as RequestInit);
-      } catch (error) {
-        throw unreachable(this.registry, current, error);
-      }
+      const res = await this.fetchRetrying(method, current, { method, headers: sent, body, redirect: "manual", tls: this.tls, decompress: false } as RequestInit);
       if (res.status < 300 || res.status >= 400 || res.status === 304) return res;
       const location = res.headers.get("location");
       await res.body?.cancel();
@@ -280,6 +280,32 @@ export class RegistryClient {
         throw new KiwiError("E_REGISTRY", `${this.registry} redirected ${current} to the insecure ${next}`, { hint: "kiwi never follows a redirect from HTTPS to HTTP" });
       }
       current = next;
+    }
+  }
+
+  /**
+   * One fetch; a GET or HEAD (which change nothing) is sent again after a passing fault, as
+   * docker, ORAS and npm do: a 408, 429, 500, 502, 503 or 504 answer, or a connection reset. Two more tries,
+   * after 0.25 s and 1 s, or after the server's Retry-After (10 s at most).
+   */
+  private async fetchRetrying(method: string, url: URL, init: RequestInit): Promise<Response> {
+    const idempotent = method === "GET" || method === "HEAD";
+    for (let attempt = 0; ; attempt++) {
+      const again = idempotent && attempt < RETRY_DELAYS_MS.length;
+      let res: Response;
+      try {
+        res = await fetch(url, init);
+      } catch (error) {
+        if (again && isReset(error)) {
+          await Bun.sleep(RETRY_DELAYS_MS[attempt]!);
+          continue;
+        }
+        throw unreachable(this.registry, url, error);
+      }
+      if (!again || !RETRY_STATUSES.has(res.status)) return res;
+      const wait = retryAfterMs(res.headers.get("retry-after")) ?? RETRY_DELAYS_MS[attempt]!;
+      await res.body?.cancel();
+      await Bun.sleep(wait);
     }
   }
 
@@ -349,6 +375,18 @@ function parseChallenge(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of text.matchAll(/([a-zA-Z_]+)="([^"]*)"/g)) out[m[1]!.toLowerCase()] = m[2]!;
   return out;
+}
+
+/** A connection the server (or something between) closed under the request. */
+function isReset(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === "ECONNRESET" || code === "EPIPE" || code === "ConnectionClosed";
+}
+
+/** Retry-After in seconds (an HTTP date is not worth a clock comparison here), capped; undefined when absent or odd. */
+function retryAfterMs(value: string | null): number | undefined {
+  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
+  return Math.min(Number(value.trim()) * 1000, MAX_RETRY_AFTER_MS);
 }
 
 /** Bun's fetch gives up on a connection idle for too long (5 minutes by default) with a TimeoutError. */

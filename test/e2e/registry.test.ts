@@ -327,10 +327,14 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     const pulled = readFileSync(join(theirs, "tool.lock.json"), "utf8");
     writeFileSync(join(mine, "tool.lock.json"), pulled);
 
+    // kiwi lock cannot tell a leftover from a tool put there by hand: it locks it, and says so.
+    const lock = await km.run(["lock"]);
+    expect(lock.exitCode).toBe(0);
+    expect(lock.stderr).toContain('warning: dp is in .ai/tools/.remote/dp, but tool.lock.json records no remote tool "dp": it is locked as a project tool, whose files git ignores; if a kiwi remove elsewhere took it out, "kiwi install" removes the folder');
     const inst = await km.run(["install"]);
     expect(inst.exitCode).toBe(0);
     expect(inst.stderr).toContain('removed .ai/tools/.remote/dp: tool.lock.json records no remote tool "dp" (a kiwi remove elsewhere)');
-    expect(inst.stdout).not.toContain("+ dp");
+    expect(inst.stdout).toContain("- dp 1.0.0");
     expect(existsSync(join(mine, ".ai/tools/.remote/dp"))).toBe(false);
     expect(existsSync(join(mine, ".ai/.kiwi-tmp"))).toBe(false);
     expect(readFileSync(join(mine, "tool.lock.json"), "utf8")).toBe(pulled);
@@ -422,6 +426,25 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(lockOf(b).remote.dp.source).toEndWith(`@${v2digest}`);
     expect((await kb.run(["exec", "dp"])).stdout).toBe("42\n");
     expect((await kb.run(["update", "dp"])).stdout).toContain("dp is up to date");
+  });
+
+  test("kiwi update in a checkout that has not installed the tool diffs against the locked version's manifest, not against nothing", async () => {
+    const ref = `${registry.host}/team/moving-clone:stable`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const b = consumer();
+    expect((await kiwiIn(b).run(["add", ref])).exitCode).toBe(0);
+    await kiwiIn(publisher(MAIN_V2, {}, "requires:\n  - net.outbound\n")).run(["publish", "dp", ref]);
+    // A fresh clone: the lockfile only, no .ai/tools/.remote/dp.
+    const c = consumer();
+    writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
+    const upd = await kiwiIn(c).run(["update", "dp"]);
+    expect([upd.exitCode, upd.stderr]).toEqual([0, ""]);
+    expect(upd.stdout).toContain("  ~ main.py\n");
+    expect(upd.stdout).toContain('  manifest requires (PERMISSIONS): (absent) -> ["net.outbound"]');
+    expect(upd.stdout).toContain('  manifest version: "1.0.0" -> "2.0.0"');
+    expect(upd.stdout).not.toContain("manifest tool_id");
+    expect(upd.stdout).not.toContain("manifest executor");
+    expect((await kiwiIn(c).run(["exec", "dp"])).stdout).toBe("42\n");
   });
 
   test("remote tools are read-only: an edited remote file stops kiwi lock, and install restores it", async () => {

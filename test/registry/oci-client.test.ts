@@ -13,7 +13,7 @@ afterAll(() => {
   cleanupTemps();
 });
 
-function serve(fetch: (req: Request) => Response | Promise<Response>): string {
+function serve(fetch: (req: Request, server: unknown) => Response | Promise<Response>): string {
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch });
   servers.push(server);
   return `127.0.0.1:${server.port}`;
@@ -73,6 +73,45 @@ describe("the registry client", () => {
     writeFileSync(`${home}/.docker/config.json`, JSON.stringify({ auths: { [host]: { identitytoken: "expired" } } }));
     const e = await failure(new RegistryClient({ registry: host, repository: "team/dp" }, { env: {}, home }).getBlob(DIGEST, BLOB.length));
     expect([e.code, e.message]).toEqual(["E_REGISTRY_AUTH", `the token service of ${host} refused the identity token from the docker config (HTTP 401)`]);
+  });
+
+  test("a GET that meets a 503 or 429 is tried again (Retry-After honoured), up to three times in all", async () => {
+    let calls = 0;
+    const flaky = serve(() => (++calls <= 2 ? new Response("busy", { status: calls === 1 ? 503 : 429, headers: calls === 2 ? { "retry-after": "0" } : {} }) : new Response(BLOB)));
+    expect(await client(flaky).getBlob(DIGEST, BLOB.length)).toEqual(BLOB);
+    expect(calls).toBe(3);
+
+    let down = 0;
+    const always = serve(() => {
+      down++;
+      return new Response("maintenance", { status: 503 });
+    });
+    const e = await failure(client(always).getBlob(DIGEST, BLOB.length));
+    expect([e.code, e.message]).toEqual(["E_REGISTRY", `${always}/team/dp answered HTTP 503 to GET blob ${DIGEST}: maintenance`]);
+    expect(down).toBe(3);
+  });
+
+  test("a reset connection is tried again, and a 500; an upload (PUT) never is", async () => {
+    let resets = 0;
+    const host = serve((req, server) => {
+      if (req.method === "GET" && ++resets === 1) {
+        // Close the socket under the request.
+        (server as unknown as { timeout(r: Request, s: number): void }).timeout(req, 1);
+        return new Promise<Response>(() => {});
+      }
+      if (req.method === "GET") return resets === 2 ? new Response("storage hiccup", { status: 500 }) : new Response(BLOB);
+      return new Response("busy", { status: 503 });
+    });
+    expect(await client(host).getBlob(DIGEST, BLOB.length)).toEqual(BLOB);
+    expect(resets).toBe(3);
+    let puts = 0;
+    const busy = serve(() => {
+      puts++;
+      return new Response("busy", { status: 503 });
+    });
+    const put = await failure(client(busy).putManifest("1.0", BLOB, "application/vnd.oci.image.manifest.v1+json"));
+    expect(put.message).toContain("answered HTTP 503 to PUT manifest 1.0");
+    expect(puts).toBe(1);
   });
 
   test("gives up after five redirects", async () => {
