@@ -24,6 +24,9 @@ const registry: NpmRegistry = startNpmRegistry();
   registry.publish({ name: "kiwi-native-here", version: "1.0.0", json: { main: "index.js", os: [process.platform] }, files: { "index.js": "module.exports = 'native here';\n" } });
   registry.publish({ name: "kiwi-native-elsewhere", version: "1.0.0", json: { main: "index.js", os: [`!${process.platform}`] }, files: { "index.js": "module.exports = 'native elsewhere';\n" } });
   registry.publish({ name: "kiwi-native", version: "1.0.0", json: { main: "index.js", optionalDependencies: { "kiwi-native-here": "1.0.0", "kiwi-native-elsewhere": "1.0.0" } }, files: { "index.js": "let m;\ntry { m = require('kiwi-native-here'); } catch { m = require('kiwi-native-elsewhere'); }\nmodule.exports = m;\n" } });
+  // bundleDependencies: kiwi-inner ships inside kiwi-bundler's tarball (npm locks it inBundle, with no integrity of its own).
+  registry.publish({ name: "kiwi-inner", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'from the registry';\n" } });
+  registry.publish({ name: "kiwi-bundler", version: "1.0.0", json: { main: "index.js", dependencies: { "kiwi-inner": "1.0.0" }, bundleDependencies: ["kiwi-inner"] }, files: { "index.js": "module.exports = require('kiwi-inner');\n", "node_modules/kiwi-inner/package.json": JSON.stringify({ name: "kiwi-inner", version: "1.0.0", main: "index.js" }), "node_modules/kiwi-inner/index.js": "module.exports = 'bundled';\n" } });
   registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
 }
 // npm resolves and installs for real: seconds, not milliseconds.
@@ -199,6 +202,22 @@ test("a package with an optional package per platform (esbuild's shape) installs
   const r = await kiwi.run(["exec", "native"]);
   expect([r.exitCode, r.stdout]).toEqual([0, "native here\n"]);
   expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+});
+
+test("a package with bundled dependencies is locked, installed from its own tarball and verified", async () => {
+  const root = makeProject({
+    ".ai/tools/bundle/tool.yaml": "tool_id: bundle\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-bundler@1.0.0]\n",
+    ".ai/tools/bundle/main.js": "console.log(require('kiwi-bundler'));\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.not.stringContaining("error")]);
+  expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.bundle.npm.packages["node_modules/kiwi-bundler/node_modules/kiwi-inner"]).toEqual({ version: "1.0.0", inBundle: true });
+  const r = await kiwi.run(["exec", "bundle"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "bundled\n"]);
+  expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+  // A fresh cache: npm ci installs the bundle again and gives the locked tree.
+  expect((await kiwi.run(["install", "--frozen-lockfile"], { KIWI_CACHE_DIR: makeTemp("kiwi-cache-") })).exitCode).toBe(0);
 });
 
 test("a package.json in a directory tool declares its npm packages", async () => {
