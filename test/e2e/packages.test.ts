@@ -12,6 +12,19 @@ import { type NpmRegistry, startNpmRegistry } from "../helpers/npm-registry.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
 
+/** A stdio MCP server in plain node (newline-delimited JSON-RPC, a handshake revision), published as a package with a bin. */
+const ECHO_SERVER = `const rl = require("readline").createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+rl.on("line", (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined) return;
+  if (msg.method === "initialize") send({ id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "kiwi-mcp-echo", version: "1.0.0" } } });
+  else if (msg.method === "tools/list") send({ id: msg.id, result: { tools: [{ name: "echo", description: "Echoes the message.", inputSchema: { type: "object", properties: { message: { type: "string" } } } }] } });
+  else if (msg.method === "tools/call") send({ id: msg.id, result: { content: [{ type: "text", text: "Echo: " + msg.params.arguments.message }] } });
+  else send({ id: msg.id, error: { code: -32601, message: "unknown method" } });
+});
+`;
+
 const registry: NpmRegistry = startNpmRegistry();
 {
   registry.publish({ name: "kiwi-pad", version: "1.0.0", json: { main: "index.js", dependencies: { "kiwi-digits": "^2.0.0" } }, files: { "index.js": "const d = require('kiwi-digits');\nmodule.exports = (s, n) => d.zeros(n - String(s).length) + s;\n" } });
@@ -27,6 +40,7 @@ const registry: NpmRegistry = startNpmRegistry();
   // bundleDependencies: kiwi-inner ships inside kiwi-bundler's tarball (npm locks it inBundle, with no integrity of its own).
   registry.publish({ name: "kiwi-inner", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'from the registry';\n" } });
   registry.publish({ name: "kiwi-bundler", version: "1.0.0", json: { main: "index.js", dependencies: { "kiwi-inner": "1.0.0" }, bundleDependencies: ["kiwi-inner"] }, files: { "index.js": "module.exports = require('kiwi-inner');\n", "node_modules/kiwi-inner/package.json": JSON.stringify({ name: "kiwi-inner", version: "1.0.0", main: "index.js" }), "node_modules/kiwi-inner/index.js": "module.exports = 'bundled';\n" } });
+  registry.publish({ name: "kiwi-mcp-echo", version: "1.0.0", json: { bin: { "kiwi-mcp-echo": "server.js" } }, files: { "server.js": ECHO_SERVER } });
   registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
 }
 // npm resolves and installs for real: seconds, not milliseconds.
@@ -437,6 +451,21 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
 const NPM_CACHE = join(homedir(), ".cache", "kiwi-test", "npm");
 
 describe("an MCP server run from its installed package (config.package)", () => {
+  test("kiwi lock does not start it before kiwi install has installed its package; kiwi install pins it", async () => {
+    const root = makeProject({
+      ".ai/tools/echo_server.yaml": "tool_id: echo_server\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:kiwi-mcp-echo@1.0.0\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry({ KIWI_SANDBOX: "off" }));
+    const lock = await kiwi.run(["lock"]);
+    expect(lock.exitCode).toBe(0);
+    expect(lock.stderr).not.toContain("starting MCP server");
+    expect(lock.stderr).toContain('note: MCP server "echo_server" was not pinned (its packages are locked but not installed; "kiwi install" installs them, then pins the server)');
+    const install = await kiwi.run(["install"]);
+    expect(install.exitCode).toBe(0);
+    expect(install.stderr).toContain('pinned MCP server "echo_server" (kiwi-mcp-echo)');
+    expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).mcp_servers)).toEqual(["echo_server"]);
+  });
+
   test.skipIf(!probeSandbox(process.env).usable)("server-everything from npmjs.org: installed, pinned, and called in the sandbox with no network declared", async () => {
     const root = makeProject({
       ".ai/tools/everything.yaml":
