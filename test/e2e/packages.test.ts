@@ -201,6 +201,33 @@ test("kill -9 at any point of an install with packages: the lock parses, exec ru
   expect((await kiwi.run(["verify"])).exitCode).toBe(0);
 });
 
+test("a kiwi lock that resolves anew while an install runs keeps its entry without the install's tree", async () => {
+  const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+  // npm as kiwi install finds it on PATH: the real one, but npm ci waits for the test's go.
+  const bin = makeTemp("kiwi-npm-wrapper-");
+  const started = join(bin, "started");
+  const go = join(bin, "go");
+  writeFileSync(join(bin, "npm"), `#!/bin/sh\nif [ "$1" = ci ]; then : > "${started}"; while [ ! -e "${go}" ]; do sleep 0.05; done; fi\nexec "${Bun.which("npm")}" "$@"\n`);
+  chmodSync(join(bin, "npm"), 0o755);
+  const install = Bun.spawn([KIWI_BIN, "install"], { cwd: root, env: { ...kiwi.env, PATH: `${bin}:${kiwi.env.PATH}` }, stdout: "pipe", stderr: "pipe" });
+  while (!existsSync(started)) await Bun.sleep(20);
+  // Meanwhile the requirement changes and kiwi lock resolves it: kiwi-pad 1.1.0, not installed.
+  const manifest = join(root, ".ai/tools/pad/tool.yaml");
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace("^1.0.0 <1.1.0", "1.1.0"));
+  expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+  writeFileSync(go, "");
+  expect(await install.exited).toBe(0);
+  const npm = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pad.npm;
+  expect([npm.requires, npm.packages["node_modules/kiwi-pad"].version, npm.tree]).toEqual([{ "kiwi-pad": "1.1.0" }, "1.1.0", undefined]);
+  // So exec refuses what is not installed, rather than run kiwi-pad 1.0.0 under a lock that pins 1.1.0.
+  const r = await kiwi.run(["exec", "pad"]);
+  expect([r.exitCode, r.stdout]).toEqual([15, ""]);
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  expect((await kiwi.run(["exec", "pad"])).stdout).toBe("v1.1\n");
+});
+
 test("a package with an optional package per platform (esbuild's shape) installs the one for this platform", async () => {
   const root = makeProject({
     ".ai/tools/native/tool.yaml": "tool_id: native\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-native@1.0.0]\n",
