@@ -243,6 +243,13 @@ test("a package with an optional package per platform (esbuild's shape) installs
   const r = await kiwi.run(["exec", "native"]);
   expect([r.exitCode, r.stdout]).toEqual([0, "native here\n"]);
   expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+  // A lock whose tree another platform recorded (here: another digest) says why this machine's differs.
+  const lockPath = join(root, "tool.lock.json");
+  writeFileSync(lockPath, readFileSync(lockPath, "utf8").replace(npm.tree, `sha256:${"0".repeat(64)}`));
+  const other = await kiwi.run(["install"]);
+  expect(other.exitCode).toBe(6);
+  expect(other.stderr).toContain("they include optional packages for particular platforms (kiwi-native-elsewhere, kiwi-native-here), so the installed tree depends on the machine");
+  expect(other.stderr).toContain("hint: tool.lock.json records one installed tree per tool, from the platform (os, cpu, libc) that first ran kiwi install");
 });
 
 test("a package with bundled dependencies is locked, installed from its own tarball and verified", async () => {
