@@ -128,7 +128,7 @@ export function npmError(toolId: string, stderr: string, code: number | null, de
   const npmCode = /npm (?:error|ERR!) code (\w+)/.exec(stderr)?.[1];
   const lines = stderr.split("\n").map((l) => l.replace(/^npm (error|ERR!) ?/, "").trim()).filter((l) => l && !/^(code|errno|syscall|A complete log|\d{4}-)/.test(l));
   // An integrity failure names the digest, not the package: the lock says whose digest it is.
-  const byIntegrity = Object.entries(packages ?? {}).find(([, e]) => stderr.includes(e.integrity));
+  const byIntegrity = Object.entries(packages ?? {}).find(([, e]) => e.integrity !== undefined && stderr.includes(e.integrity));
   const lockedName = byIntegrity ? byIntegrity[0].slice(byIntegrity[0].lastIndexOf("node_modules/") + "node_modules/".length) : undefined;
   const names = Object.keys(dependencies);
   const named = lockedName ?? names.find((name) => stderr.includes(name)) ?? (names.length === 1 ? names[0] : undefined);

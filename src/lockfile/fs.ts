@@ -7,8 +7,10 @@ import { type Faults, NO_FAULTS } from "../cache/faults-io.ts";
 import { tempOwner, tempTarget } from "../cache/cache-layout.ts";
 import { removeDeadLeftovers } from "../cache/projects-io.ts";
 import { KiwiError } from "../errors.ts";
+import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { parseDigest } from "../integrity/digest.ts";
-import type { Lockfile, McpPin } from "../schema/lockfile.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
+import type { Lockfile, McpPin, NpmDependencies, PypiDependencies, ToolDependencies } from "../schema/lockfile.ts";
 import { withFileLock } from "./mutex-io.ts";
 import { LOCKFILE_NAME, parseLockfile } from "./parse.ts";
 import { renderLockfile } from "./render.ts";
@@ -100,9 +102,15 @@ export async function writeMcpPin(root: string, serverId: string, pin: McpPin | 
 
 /**
  * Records the installed tree digests of each tool's packages (kiwi install), keeping every other
- * byte of the lockfile. Only tools whose locked packages are still the ones installed are touched.
+ * byte of the lockfile. Only tools whose locked packages are still the ones installed (`installed`:
+ * the entries the install read) are touched: a kiwi lock that ran meanwhile and resolved them anew
+ * keeps its entry without a tree, rather than one naming another resolution's files.
  */
-export async function writeDependencyTrees(root: string, trees: Record<string, { npm?: string; pypi?: string }>): Promise<boolean> {
+export async function writeDependencyTrees(root: string, trees: Record<string, { npm?: string; pypi?: string }>, installed: Readonly<Record<string, ToolDependencies>>): Promise<boolean> {
+  const sameResolution = (a: NpmDependencies | PypiDependencies, b: NpmDependencies | PypiDependencies | undefined) => {
+    const plain = ({ tree: _tree, ...rest }: NpmDependencies | PypiDependencies) => renderCanonicalJson(rest as unknown as CanonicalValue);
+    return b !== undefined && plain(a) === plain(b);
+  };
   return withProjectLock(root, () => {
     const { lock, text } = readLockfileOrFail(root);
     const dependencies = { ...lock.dependencies };
@@ -111,7 +119,7 @@ export async function writeDependencyTrees(root: string, trees: Record<string, {
       for (const ecosystem of ["npm", "pypi"] as const) {
         const tree = byEcosystem[ecosystem];
         const locked = dependencies[id]?.[ecosystem];
-        if (!tree || !locked || locked.tree === tree) continue;
+        if (!tree || !locked || locked.tree === tree || !sameResolution(locked, installed[id]?.[ecosystem])) continue;
         dependencies[id] = { ...dependencies[id], [ecosystem]: { ...locked, tree } };
         changed = true;
       }

@@ -183,8 +183,12 @@ function assertSemantics(lock: Lockfile, invalid: (m: string, h?: string) => Kiw
     const problem = toolPathProblem(entry.manifest_file, "locked");
     if (problem) throw invalid(`remote tool "${id}" manifest_file ${JSON.stringify(entry.manifest_file)} ${problem}`);
   }
-  for (const id of Object.keys(lock.dependencies ?? {})) {
+  for (const [id, deps] of Object.entries(lock.dependencies ?? {})) {
     if (!lock.tools[id]) throw invalid(`dependencies of "${id}" are recorded, but "${id}" is not locked in tools`);
+    // Only a package inside another's tarball goes without an integrity: npm ci would fetch any other unchecked.
+    for (const [path, entry] of Object.entries(deps.npm?.packages ?? {})) {
+      if (entry.integrity === undefined && (entry as Record<string, unknown>).inBundle !== true) throw invalid(`the npm package ${path} of "${id}" has no integrity`);
+    }
   }
   for (const [id, tool] of Object.entries(lock.tools)) {
     const seen = new Set<string>();

@@ -233,5 +233,5 @@ async function installPackages(ctx: Context, root: string, store: Store, tree: r
     return { ...done, written: false };
   }
   const { writeDependencyTrees } = await import("../lockfile/fs.ts");
-  return { ...done, written: await writeDependencyTrees(root, done.trees) };
+  return { ...done, written: await writeDependencyTrees(root, done.trees, lock.dependencies) };
 }

@@ -108,7 +108,7 @@ export const NpmDependenciesSchema = Type.Object(
         {
           version: Type.String({ minLength: 1 }),
           resolved: Type.Optional(Type.String({ pattern: "^https?://", description: "the tarball npm fetched (npm leaves it out for the configured registry)" })),
-          integrity: Type.String({ pattern: "^sha(512|384|256)-", description: "the registry's subresource integrity of the tarball" }),
+          integrity: Type.Optional(Type.String({ pattern: "^sha(512|384|256)-", description: "the registry's subresource integrity of the tarball; absent only for a package bundled in another's tarball (inBundle)" })),
         },
         { additionalProperties: true, description: "npm's package-lock entry, as npm wrote it" },
       ),

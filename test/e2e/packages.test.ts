@@ -12,6 +12,19 @@ import { type NpmRegistry, startNpmRegistry } from "../helpers/npm-registry.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
 
+/** A stdio MCP server in plain node (newline-delimited JSON-RPC, a handshake revision), published as a package with a bin. */
+const ECHO_SERVER = `const rl = require("readline").createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+rl.on("line", (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined) return;
+  if (msg.method === "initialize") send({ id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "kiwi-mcp-echo", version: "1.0.0" } } });
+  else if (msg.method === "tools/list") send({ id: msg.id, result: { tools: [{ name: "echo", description: "Echoes the message.", inputSchema: { type: "object", properties: { message: { type: "string" } } } }] } });
+  else if (msg.method === "tools/call") send({ id: msg.id, result: { content: [{ type: "text", text: "Echo: " + msg.params.arguments.message }] } });
+  else send({ id: msg.id, error: { code: -32601, message: "unknown method" } });
+});
+`;
+
 const registry: NpmRegistry = startNpmRegistry();
 {
   registry.publish({ name: "kiwi-pad", version: "1.0.0", json: { main: "index.js", dependencies: { "kiwi-digits": "^2.0.0" } }, files: { "index.js": "const d = require('kiwi-digits');\nmodule.exports = (s, n) => d.zeros(n - String(s).length) + s;\n" } });
@@ -24,6 +37,10 @@ const registry: NpmRegistry = startNpmRegistry();
   registry.publish({ name: "kiwi-native-here", version: "1.0.0", json: { main: "index.js", os: [process.platform] }, files: { "index.js": "module.exports = 'native here';\n" } });
   registry.publish({ name: "kiwi-native-elsewhere", version: "1.0.0", json: { main: "index.js", os: [`!${process.platform}`] }, files: { "index.js": "module.exports = 'native elsewhere';\n" } });
   registry.publish({ name: "kiwi-native", version: "1.0.0", json: { main: "index.js", optionalDependencies: { "kiwi-native-here": "1.0.0", "kiwi-native-elsewhere": "1.0.0" } }, files: { "index.js": "let m;\ntry { m = require('kiwi-native-here'); } catch { m = require('kiwi-native-elsewhere'); }\nmodule.exports = m;\n" } });
+  // bundleDependencies: kiwi-inner ships inside kiwi-bundler's tarball (npm locks it inBundle, with no integrity of its own).
+  registry.publish({ name: "kiwi-inner", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'from the registry';\n" } });
+  registry.publish({ name: "kiwi-bundler", version: "1.0.0", json: { main: "index.js", dependencies: { "kiwi-inner": "1.0.0" }, bundleDependencies: ["kiwi-inner"] }, files: { "index.js": "module.exports = require('kiwi-inner');\n", "node_modules/kiwi-inner/package.json": JSON.stringify({ name: "kiwi-inner", version: "1.0.0", main: "index.js" }), "node_modules/kiwi-inner/index.js": "module.exports = 'bundled';\n" } });
+  registry.publish({ name: "kiwi-mcp-echo", version: "1.0.0", json: { bin: { "kiwi-mcp-echo": "server.js" } }, files: { "server.js": ECHO_SERVER } });
   registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
 }
 // npm resolves and installs for real: seconds, not milliseconds.
@@ -184,6 +201,33 @@ test("kill -9 at any point of an install with packages: the lock parses, exec ru
   expect((await kiwi.run(["verify"])).exitCode).toBe(0);
 });
 
+test("a kiwi lock that resolves anew while an install runs keeps its entry without the install's tree", async () => {
+  const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+  // npm as kiwi install finds it on PATH: the real one, but npm ci waits for the test's go.
+  const bin = makeTemp("kiwi-npm-wrapper-");
+  const started = join(bin, "started");
+  const go = join(bin, "go");
+  writeFileSync(join(bin, "npm"), `#!/bin/sh\nif [ "$1" = ci ]; then : > "${started}"; while [ ! -e "${go}" ]; do sleep 0.05; done; fi\nexec "${Bun.which("npm")}" "$@"\n`);
+  chmodSync(join(bin, "npm"), 0o755);
+  const install = Bun.spawn([KIWI_BIN, "install"], { cwd: root, env: { ...kiwi.env, PATH: `${bin}:${kiwi.env.PATH}` }, stdout: "pipe", stderr: "pipe" });
+  while (!existsSync(started)) await Bun.sleep(20);
+  // Meanwhile the requirement changes and kiwi lock resolves it: kiwi-pad 1.1.0, not installed.
+  const manifest = join(root, ".ai/tools/pad/tool.yaml");
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace("^1.0.0 <1.1.0", "1.1.0"));
+  expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+  writeFileSync(go, "");
+  expect(await install.exited).toBe(0);
+  const npm = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pad.npm;
+  expect([npm.requires, npm.packages["node_modules/kiwi-pad"].version, npm.tree]).toEqual([{ "kiwi-pad": "1.1.0" }, "1.1.0", undefined]);
+  // So exec refuses what is not installed, rather than run kiwi-pad 1.0.0 under a lock that pins 1.1.0.
+  const r = await kiwi.run(["exec", "pad"]);
+  expect([r.exitCode, r.stdout]).toEqual([15, ""]);
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  expect((await kiwi.run(["exec", "pad"])).stdout).toBe("v1.1\n");
+});
+
 test("a package with an optional package per platform (esbuild's shape) installs the one for this platform", async () => {
   const root = makeProject({
     ".ai/tools/native/tool.yaml": "tool_id: native\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-native@1.0.0]\n",
@@ -199,6 +243,29 @@ test("a package with an optional package per platform (esbuild's shape) installs
   const r = await kiwi.run(["exec", "native"]);
   expect([r.exitCode, r.stdout]).toEqual([0, "native here\n"]);
   expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+  // A lock whose tree another platform recorded (here: another digest) says why this machine's differs.
+  const lockPath = join(root, "tool.lock.json");
+  writeFileSync(lockPath, readFileSync(lockPath, "utf8").replace(npm.tree, `sha256:${"0".repeat(64)}`));
+  const other = await kiwi.run(["install"]);
+  expect(other.exitCode).toBe(6);
+  expect(other.stderr).toContain("they include optional packages for particular platforms (kiwi-native-elsewhere, kiwi-native-here), so the installed tree depends on the machine");
+  expect(other.stderr).toContain("hint: tool.lock.json records one installed tree per tool, from the platform (os, cpu, libc) that first ran kiwi install");
+});
+
+test("a package with bundled dependencies is locked, installed from its own tarball and verified", async () => {
+  const root = makeProject({
+    ".ai/tools/bundle/tool.yaml": "tool_id: bundle\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-bundler@1.0.0]\n",
+    ".ai/tools/bundle/main.js": "console.log(require('kiwi-bundler'));\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.not.stringContaining("error")]);
+  expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.bundle.npm.packages["node_modules/kiwi-bundler/node_modules/kiwi-inner"]).toEqual({ version: "1.0.0", inBundle: true });
+  const r = await kiwi.run(["exec", "bundle"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "bundled\n"]);
+  expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+  // A fresh cache: npm ci installs the bundle again and gives the locked tree.
+  expect((await kiwi.run(["install", "--frozen-lockfile"], { KIWI_CACHE_DIR: makeTemp("kiwi-cache-") })).exitCode).toBe(0);
 });
 
 test("a package.json in a directory tool declares its npm packages", async () => {
@@ -418,6 +485,21 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
 const NPM_CACHE = join(homedir(), ".cache", "kiwi-test", "npm");
 
 describe("an MCP server run from its installed package (config.package)", () => {
+  test("kiwi lock does not start it before kiwi install has installed its package; kiwi install pins it", async () => {
+    const root = makeProject({
+      ".ai/tools/echo_server.yaml": "tool_id: echo_server\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:kiwi-mcp-echo@1.0.0\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry({ KIWI_SANDBOX: "off" }));
+    const lock = await kiwi.run(["lock"]);
+    expect(lock.exitCode).toBe(0);
+    expect(lock.stderr).not.toContain("starting MCP server");
+    expect(lock.stderr).toContain('note: MCP server "echo_server" was not pinned (its packages are locked but not installed; "kiwi install" installs them, then pins the server)');
+    const install = await kiwi.run(["install"]);
+    expect(install.exitCode).toBe(0);
+    expect(install.stderr).toContain('pinned MCP server "echo_server" (kiwi-mcp-echo)');
+    expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).mcp_servers)).toEqual(["echo_server"]);
+  });
+
   test.skipIf(!probeSandbox(process.env).usable)("server-everything from npmjs.org: installed, pinned, and called in the sandbox with no network declared", async () => {
     const root = makeProject({
       ".ai/tools/everything.yaml":
