@@ -220,21 +220,39 @@ class LiteralParser {
     return value;
   }
 
-  sequence(close: "]" | ")"): CanonicalValue[] {
+  sequence(close: "]" | ")"): CanonicalValue {
     this.i++;
     this.depth++;
     const out: CanonicalValue[] = [];
+    let comma = false;
     for (;;) {
       this.skipSpace();
       if (this.text[this.i] === close) break;
       out.push(this.member(String(out.length), this.i));
       this.skipSpace();
-      if (this.text[this.i] === ",") this.i++;
-      else if (this.text[this.i] !== close) throw new NotLiteral(`expected , or ${close} at ${JSON.stringify(this.snippet())}`);
+      if (this.text[this.i] === ",") {
+        this.i++;
+        comma = true;
+      } else if (this.text[this.i] !== close) throw new NotLiteral(`expected , or ${close} at ${JSON.stringify(this.snippet())}`);
     }
     this.i++;
     this.depth--;
+    // A comma makes a tuple: `("a long text "\n "continued")`, the usual way to wrap a long
+    // string, is that one string in parentheses, and so is `(1)`.
+    if (close === ")" && out.length === 1 && !comma) {
+      this.unnest(`${this.pointer}/0`);
+      return out[0]!;
+    }
     return out;
+  }
+
+  /** The offsets recorded at `from` and below it, moved up to the pointer being read. */
+  unnest(from: string): void {
+    for (const [pointer, offset] of [...this.offsets]) {
+      if (pointer !== from && !pointer.startsWith(`${from}/`)) continue;
+      this.offsets.delete(pointer);
+      this.offsets.set(this.pointer + pointer.slice(from.length), offset);
+    }
   }
 
   mapping(): { [key: string]: CanonicalValue } {

@@ -28,6 +28,13 @@ describe("a literal reads as python3's ast.literal_eval reads it", () => {
     ['{\n    # a comment\n    "a": [\n        1,  # one\n        2,\n    ],\n}'],
     ["-7"],
     ["12345678901234567890"],
+    // Parentheses without a comma hold one value (the usual way to wrap a long string), not a tuple.
+    ['("Counts the words of a text "\n "and lists the most frequent ones.")'],
+    ["(1)"],
+    ["((1, 2))"],
+    ["(1,)"],
+    ["()"],
+    ['{"args": ("--flag"), "pair": ("a", "b")}'],
   ])("%s", (literal) => {
     const read = readLiteral(literal, 0);
     expect(read.ok).toBe(true);
@@ -53,6 +60,13 @@ describe("a literal reads as python3's ast.literal_eval reads it", () => {
     expect(at("/args/0")).toEqual(['"--a", ', 5, true]);
     expect(at("/args/1")).toEqual(['"""one\n', 13, true]);
     expect(read.offsets.has("")).toBe(false);
+  });
+
+  test("a value in parentheses is located as itself, not as a tuple's first element", () => {
+    const text = '{"d": ("one "\n  "two"), "t": ("x",)}';
+    const read = readLiteral(text, 0);
+    if (!read.ok) throw new Error(read.reason);
+    expect([...read.offsets.keys()].sort()).toEqual(["/d", "/t", "/t/0"]);
   });
 });
 
