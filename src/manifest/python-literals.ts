@@ -108,7 +108,7 @@ export function readLiteral(text: string, offset: number): LiteralResult {
     const value = p.expression();
     const end = p.i;
     p.skipSpace(false);
-    if (p.i < text.length && text[p.i] !== "\n" && text[p.i] !== ";") return { ok: false, reason: `it continues with ${JSON.stringify(p.snippet())} after the literal` };
+    if (p.i < text.length && text[p.i] !== "\n" && text[p.i] !== ";" && text[p.i] !== "#") return { ok: false, reason: `it continues with ${JSON.stringify(p.snippet())} after the literal` };
     return { ok: true, value, end, offsets: p.offsets };
   } catch (error) {
     if (error instanceof NotLiteral) return { ok: false, reason: error.message };

@@ -70,6 +70,14 @@ describe("a literal reads as python3's ast.literal_eval reads it", () => {
   });
 });
 
+describe("a comment after a literal, on its line", () => {
+  test.each([['"1.0.0"  # bumped by the release script'], ["[1, 2]  # kiwi-ignore: security/secret-literal -- sample"], ['("a" "b")  # wrapped'], ["None# tight"]])("ends the literal, as in Python: %s", (source) => {
+    const read = readLiteral(`${source}\nNEXT = 1\n`, 0);
+    expect(read.ok).toBe(true);
+    if (read.ok) expect(toPlain(read.value)).toEqual(python(source) as never);
+  });
+});
+
 describe("what is not a literal is said, never run", () => {
   test.each([
     ["get_version()", "get_version(...) is not a literal"],
