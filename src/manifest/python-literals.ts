@@ -58,6 +58,13 @@ export function moduleStatements(text: string, onComment?: (start: number, end: 
       i++;
       continue;
     }
+    if (c === ";" && depth === 0) {
+      // `__version__ = "1.0.0"; __tool_type__ = "python"`: a statement starts after it too.
+      i++;
+      while (text[i] === " " || text[i] === "\t") i++;
+      lineStart = true;
+      continue;
+    }
     if (c === "\\" && text[i + 1] === "\n") {
       continued = true;
       i += 2;

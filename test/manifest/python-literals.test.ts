@@ -116,4 +116,9 @@ describe("module-level statements", () => {
     ].join("\n");
     expect(moduleStatements(text).map((s) => s.target ?? "-")).toEqual(["__version__", "-", "-", "X", "Y", "CONFIG", "-"]);
   });
+
+  test("statements after a semicolon, as Python reads them; one inside a string or brackets is text", () => {
+    const text = '__version__ = "1.0.0"; __tool_type__ = "python";  __executor_id__ = "python_runtime"\nX = "a; B = 1"; Y = [1, 2]; Z = {"k": "v;w"}\nprint(1);\n';
+    expect(moduleStatements(text).map((s) => s.target ?? "-")).toEqual(["__version__", "__tool_type__", "__executor_id__", "X", "Y", "Z", "-"]);
+  });
 });
