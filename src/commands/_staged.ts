@@ -13,7 +13,19 @@ import { type FindingFormat, findingsDocument, renderFindingsHuman, renderFindin
 import { renderFileDiff } from "../ui/lock-render.ts";
 import { colors, showJson, showNote, showResult } from "../ui/output.ts";
 
-const HINT = `run "kiwi lock", then "git add ${LOCKFILE_NAME}"`;
+/**
+ * How to bring a project's lockfile up to date, from where kiwi was started: a project below it (a
+ * monorepo checked from its top) is locked with --cwd, and its lockfile added by its path.
+ */
+function lockHint(root: string, cwd: string): string {
+  const dir = display(root, cwd);
+  if (dir === "") return `run "kiwi lock", then "git add ${LOCKFILE_NAME}"`;
+  return `run "kiwi lock --cwd ${shellWord(dir)}", then "git add ${shellWord(`${dir}/${LOCKFILE_NAME}`)}"`;
+}
+
+function shellWord(word: string): string {
+  return /^[\w./@+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
 
 /** Runs the staged check and prints it in `format`; returns the exit code. */
 export async function runStagedCheck(context: Context, options: { files: string[]; strict?: boolean; format: FindingFormat }): Promise<number> {
@@ -49,17 +61,18 @@ export async function runStagedCheck(context: Context, options: { files: string[
 /** What went wrong with a project's lockfile for this commit, as the error to report. */
 function lockError(p: StagedProject, cwd: string): KiwiError | undefined {
   const where = display(join(p.root, LOCKFILE_NAME), cwd);
+  const hint = lockHint(p.root, cwd);
   const changes = p.lock.diff ? [...p.lock.diff.added, ...p.lock.diff.removed, ...p.lock.diff.changed].map((c) => `${c.id} ${c.kind}`) : [];
   switch (p.lock.status) {
     case "stale":
       return new KiwiError("E_LOCK_STALE", `${where}${p.lock.fromIndex ? " (as staged)" : ""} is out of date for this commit: ${changes.join(", ")}`, {
-        hint: HINT,
+        hint,
         details: { diff: summarizeDiff(p.lock.diff!) },
       });
     case "missing":
-      return new KiwiError("E_LOCK_MISSING", `${where}: ${p.lock.message ?? "missing"}`, { hint: HINT });
+      return new KiwiError("E_LOCK_MISSING", `${where}: ${p.lock.message ?? "missing"}`, { hint });
     case "invalid":
-      return new KiwiError("E_LOCK_INVALID", p.lock.message ?? `${where} is invalid`, { hint: `restore ${LOCKFILE_NAME} from version control, or ${HINT}` });
+      return new KiwiError("E_LOCK_INVALID", p.lock.message ?? `${where} is invalid`, { hint: `restore ${where} from version control, or ${hint}` });
     default:
       return undefined;
   }

@@ -70,6 +70,9 @@ function convert(value: unknown, depth: number, keys: { count: number }): Canoni
   if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
     const out: { [key: string]: CanonicalValue } = {};
     for (const key of Object.keys(value)) {
+      // A flow mapping written as a key (`{a: 1}: c`) is "[object Object]" here; the reference
+      // parser refuses it.
+      if (key === "[object Object]") return undefined;
       const converted = convert((value as Record<string, unknown>)[key], depth + 1, keys);
       if (converted === undefined) return undefined;
       keys.count++;

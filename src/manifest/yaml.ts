@@ -167,7 +167,13 @@ function convert(
     for (const pair of node.items) {
       if (!yaml().isPair(pair) || isMergeKey(pair.key)) continue;
       const keyNode = pair.key as Node | null;
-      const key = keyText(doc, keyNode && yaml().isAlias(keyNode) ? aliasTarget(doc, keyNode as Alias, at) : keyNode);
+      const keyTarget = keyNode && yaml().isAlias(keyNode) ? aliasTarget(doc, keyNode as Alias, at) : keyNode;
+      // A manifest is JSON: its keys are text. A list or mapping as a key (`? [a, b]`) read as
+      // "[object Object]", two such keys as one.
+      if (keyTarget && (yaml().isMap(keyTarget) || yaml().isSeq(keyTarget))) {
+        throw new ParseProblem("parse/syntax", `invalid YAML: a key must be text, not a ${yaml().isMap(keyTarget) ? "mapping" : "list"}`, at(keyNode?.range?.[0]), "write the key as text (quote it if it holds [ ] { } or a colon)");
+      }
+      const key = keyText(doc, keyTarget);
       setOwn(out, key, convert(doc, pair.value as Node | null, `${pointer}/${escapePointer(key)}`, depth + 1, budget, at));
     }
     // Merged keys never replace the mapping's own, and an earlier source's win over a later one's.

@@ -53,7 +53,19 @@ export function renderFindingsHuman(findings: readonly Finding[], ctx: Pick<Cont
 }
 
 function visible(text: string): string {
-  return renderVisible(text, { keepNewlines: true });
+  return renderVisible(clipQuoted(text), { keepNewlines: true });
+}
+
+/** Longest quoted value a human finding shows whole; --json and SARIF keep the message as it is. */
+const QUOTE_LIMIT = 160;
+
+/**
+ * A message quotes the value it is about (`method "FETCH" is not one of …`): one of 200,000
+ * characters would bury the line and what it says. The quote keeps its start and says how long
+ * it is; the finding's line and pointer say where the whole value is.
+ */
+function clipQuoted(text: string): string {
+  return text.replace(/"((?:[^"\\\n]|\\.)*)"/g, (whole, inner: string) => (inner.length <= QUOTE_LIMIT ? whole : `"${inner.slice(0, 80).replace(/\\(?:u[0-9a-fA-F]{0,3})?$/, "")}…" (${inner.length} characters)`));
 }
 
 /**

@@ -34,7 +34,7 @@ export function renderList(report: ListReport, c: Colors): string {
 /** A tool's card: what it is, what it takes (with contracts and defaults), may do, runs on. */
 export function renderShow(report: ShowReport, c: Colors): string {
   const t = report.tool;
-  const out = [`${c.bold(t.id)} ${t.version} ${c.dim(`(${t.type || "untyped"}, ${t.source})`)}`];
+  const out = [`${c.bold(renderVisible(t.id))} ${renderVisible(t.version)} ${c.dim(`(${renderVisible(t.type || "untyped")}, ${renderVisible(t.source)})`)}`];
   // Its own lines, each indented under the heading, none reaching the terminal raw.
   if (t.description) out.push(...t.description.trimEnd().split(/\r?\n/).map((line) => `  ${renderVisible(line)}`));
   out.push("", c.bold("parameters"));

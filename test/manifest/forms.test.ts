@@ -125,6 +125,16 @@ describe("YAML manifests", () => {
     expect(locate("/a/1/y")).toEqual({ line: 3, column: 5 });
   });
 
+  test.each([
+    ["{a: 1}: c\n", "mapping", 1, 1],
+    ["[a, b]: c\n", "list", 1, 1],
+    ["config:\n  ? [x, y]\n  : 1\n", "list", 2, 5],
+    ["config: { {a: 1}: x, {b: 2}: y }\n", "mapping", 1, 11],
+  ])("refuses a list or mapping as a key (%p), which read as \"[object Object]\" (two of them as one)", (text, kind, line, column) => {
+    const p = problem(() => parseManifestText(text, "yaml"));
+    expect([p.rule, p.message, p.position]).toEqual(["parse/syntax", `invalid YAML: a key must be text, not a ${kind}`, { line, column }]);
+  });
+
   test("refuses an alias bomb instead of expanding it", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 9; i++) levels.push(`${"abcdefghij"[i]}: &${"abcdefghij"[i]} [${Array(10).fill(`*${"abcdefghij"[i - 1]}`).join(", ")}]`);
