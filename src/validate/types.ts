@@ -9,6 +9,8 @@ import { type LayerContext, executorOf, normalizeRel, seg, toolPath } from "./la
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { PLACEHOLDER, referencedParams } from "../schema/placeholders.ts";
+import { ParseProblem } from "../integrity/parse-problem.ts";
+import { readJsonPath } from "./jsonpath-parse.ts";
 
 /** HTTP methods an api tool may use. */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;
@@ -179,6 +181,15 @@ function api(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     else if (isRecord(value)) for (const [k, v] of Object.entries(value)) scan(v, `${pointer}/${seg(k)}`, depth + 1);
   };
   for (const key of ["url", "url_template", "headers", "query", "body"]) if (c[key] !== undefined) scan(c[key], `${base}/${key}`, 0);
+  // The plan parses the path before any request; one it refuses would refuse every call.
+  if (typeof c.response_transform === "string") {
+    try {
+      readJsonPath(c.response_transform);
+    } catch (error) {
+      if (!(error instanceof ParseProblem)) throw error;
+      out.push(toolFinding(tool, "api/response-transform", `${base}/response_transform`, error.message, error.hint ?? "use the documented JSONPath subset"));
+    }
+  }
 }
 
 /** Names in a parameters list (whatever else is wrong with it). */

@@ -85,6 +85,7 @@ const rows: Row[] = [
     ".ai/tools/weather.yaml",
     7,
   ],
+  ["api/response-transform", () => [api("  url: https://x.test\n  response_transform: \"$.forecast['daily'][0:7]\"")], () => [api("  url: https://x.test\n  response_transform: \"$..daily\"")], ".ai/tools/weather.yaml", 7],
   ["mcp_server/transport", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: websocket\n  command: node")], ".ai/tools/srv.yaml", 6],
   ["mcp_server/command", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: stdio")], ".ai/tools/srv.yaml", 5],
   ["mcp_server/url", () => [mcpServer("  transport: sse\n  url: https://mcp.test/sse", "http_client")], () => [mcpServer("  transport: sse", "http_client")], ".ai/tools/srv.yaml", 5],
