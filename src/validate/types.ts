@@ -8,7 +8,7 @@ import { toolFinding } from "../findings/finding.ts";
 import { type LayerContext, executorOf, normalizeRel, seg, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
-import { PLACEHOLDER, referencedParams } from "../schema/placeholders.ts";
+import { HEADER_NAME, PLACEHOLDER, URL_AUTHORITY, referencedParams } from "../schema/placeholders.ts";
 import { ParseProblem } from "../integrity/parse-problem.ts";
 import { readJsonPath } from "./jsonpath-parse.ts";
 
@@ -167,6 +167,17 @@ function api(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   if (url === undefined) out.push(toolFinding(tool, "api/url", base, "an api tool needs config.url or config.url_template", "set config.url: https://api.example.com/v1/..."));
   else if (typeof url !== "string" || !isAbsoluteHttpTemplate(url)) {
     out.push(toolFinding(tool, "api/url", `${base}/${field}`, `${field} ${JSON.stringify(url)} is not an absolute http(s) URL`, "start it with https:// (or ${BASE_URL} read from the environment)"));
+  } else {
+    // exec refuses a parameter in the scheme or host on every call (it could choose the server).
+    const inAuthority = referencedParams(URL_AUTHORITY.exec(url)?.[0] ?? "");
+    if (inAuthority.length > 0) {
+      out.push(toolFinding(tool, "api/url", `${base}/${field}`, `${field} ${JSON.stringify(url)} puts the parameter {${inAuthority[0]}} in its scheme or host`, "parameters may only fill the path, query and fragment; put a configurable host in an environment variable (${API_HOST})"));
+    }
+  }
+  if (isRecord(c.headers)) {
+    for (const name of Object.keys(c.headers)) {
+      if (!HEADER_NAME.test(name)) out.push(toolFinding(tool, "api/header-name", `${base}/headers/${seg(name)}`, `header name ${JSON.stringify(name)} is not a valid HTTP header name`, "use letters, digits and - (e.g. X-Api-Version); an HTTP header name has no spaces, colons or quotes"));
+    }
   }
   const declared = declaredParameterNames(tool.parameters);
   const scan = (value: unknown, pointer: string, depth: number) => {

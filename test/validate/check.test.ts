@@ -85,6 +85,8 @@ const rows: Row[] = [
     ".ai/tools/weather.yaml",
     7,
   ],
+  ["api/url", () => [api("  url_template: https://${API_HOST}/v1/{city}", "parameters: [{ name: city, type: string }]")], () => [api("  url_template: https://{city}.x.test/v1", "parameters: [{ name: city, type: string }]")], ".ai/tools/weather.yaml", 6],
+  ["api/header-name", () => [api("  url: https://x.test\n  headers: { X-Api-Version: '2' }")], () => [api("  url: https://x.test\n  headers: { 'X Api Version': '2' }")], ".ai/tools/weather.yaml", 7],
   ["api/response-transform", () => [api("  url: https://x.test\n  response_transform: \"$.forecast['daily'][0:7]\"")], () => [api("  url: https://x.test\n  response_transform: \"$..daily\"")], ".ai/tools/weather.yaml", 7],
   ["mcp_server/transport", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: websocket\n  command: node")], ".ai/tools/srv.yaml", 6],
   ["mcp_server/command", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: stdio")], ".ai/tools/srv.yaml", 5],
