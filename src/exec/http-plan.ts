@@ -6,7 +6,7 @@ import { type CanonicalValue, isMapping } from "../integrity/value.ts";
 import { renderLosslessJson } from "../integrity/canonical.ts";
 import type { ParamViolation } from "./params.ts";
 import type { PlanLimits } from "../manifest/run-limits.ts";
-import { referencedParams, wholeParam } from "../schema/placeholders.ts";
+import { HEADER_NAME, URL_AUTHORITY, referencedParams, wholeParam } from "../schema/placeholders.ts";
 import { type TemplateScope, expandString, expandValue, renderConfigText, stringifyParam } from "./template.ts";
 
 export interface HttpRequestPlan {
@@ -75,7 +75,7 @@ export function buildHttpRequest(input: HttpPlanInput): HttpRequestPlan {
   const headers: Record<string, string> = {};
   if (isMapping(exact.headers as CanonicalValue)) {
     for (const [name, raw] of Object.entries(exact.headers as Record<string, unknown>)) {
-      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      if (!HEADER_NAME.test(name)) {
         throw new KiwiError("E_EXEC_FAILED", `${toolId}: header name ${JSON.stringify(name)} is not a valid HTTP token`, { hint: "fix the header name in the manifest" });
       }
       const e = expandString(renderConfigText(raw), scope);
@@ -114,7 +114,6 @@ export function buildHttpRequest(input: HttpPlanInput): HttpRequestPlan {
   };
 }
 
-const AUTHORITY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 const LEADING_ENV = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
 const DOT_SEGMENT = /^(\.|%2e){1,2}$/i;
 
@@ -124,7 +123,7 @@ const DOT_SEGMENT = /^(\.|%2e){1,2}$/i;
  * the URL's structure), and a path segment a parameter turns into `.` or `..` is refused.
  */
 function buildUrl(toolId: string, template: string, scope: TemplateScope, violations: ParamViolation[]): URL | undefined {
-  const authority = AUTHORITY.exec(template)?.[0] ?? LEADING_ENV.exec(template)?.[0];
+  const authority = URL_AUTHORITY.exec(template)?.[0] ?? LEADING_ENV.exec(template)?.[0];
   if (authority === undefined) {
     throw new KiwiError("E_EXEC_FAILED", `${toolId}: the URL ${JSON.stringify(template)} is not absolute`, { hint: "write the URL with its scheme and host, e.g. https://api.example.com/v1/{city}" });
   }

@@ -1,7 +1,7 @@
 // The subprocess primitive: runs a SubprocessPlan through Bun.spawn and nothing else. The child
 // leads its own process group (a new session), so a timeout, an output flood or kiwi's own
 // interruption stops the whole group, grandchildren included: SIGTERM first, SIGKILL after a grace.
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
 import { closeLaunchFiles, openLaunchFiles } from "./launch-files-io.ts";
 import type { SubprocessPlan } from "./plan.ts";
@@ -55,6 +55,14 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     if (code === "E2BIG") throw tooBig(plan, error);
+    // spawn says ENOENT for a missing working folder as for a missing program: name the one it is.
+    if ((code === "ENOENT" || code === "ENOTDIR") && !isDirectory(spec.cwd)) {
+      throw new KiwiError("E_EXEC_FAILED", `could not start ${plan.tool}: its working folder ${spec.cwd} does not exist in its run directory`, {
+        hint: "config.cwd must name a folder that holds some of the tool's files (a run directory holds only the files the lock records); fix it or leave it out",
+        cause: error,
+        details: { argv0: spec.argv[0], cwd: spec.cwd },
+      });
+    }
     throw new KiwiError("E_EXEC_FAILED", `could not start ${spec.launch[0]} for ${plan.tool}: ${code}`, {
       hint: code === "EACCES" ? "the file is not executable; set its execute bit and run \"kiwi lock\"" : "check that the command exists and is executable",
       cause: error,
@@ -316,4 +324,12 @@ async function waitGroupGone(pgid: number, maxMs: number): Promise<void> {
  */
 function signalNumbers(): Record<string, number> {
   return (require("node:os") as typeof import("node:os")).constants.signals as Record<string, number>;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

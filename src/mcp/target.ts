@@ -53,6 +53,17 @@ export function limitsFor(server: Pick<Tool, "limits" | "config">): Partial<List
   return { ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}), ...(startMs !== undefined ? { startTimeoutMs: startMs } : {}), sessionTimeoutMs: session };
 }
 
+/**
+ * The bounds of a session that ends in a tools/call of `kiwi exec`: the server's, with the whole
+ * session longer by the call's own timeout (the mcp_tool's limits.timeout_ms), so a call the tool
+ * allows 300 s is not cut at the session's 120 s by the start and the listing before it.
+ */
+export function callLimitsFor(server: Pick<Tool, "limits" | "config">, callTimeoutMs: number | undefined): Partial<ListingLimits> {
+  const limits = limitsFor(server);
+  if (callTimeoutMs === undefined || callTimeoutMs <= 0) return limits;
+  return { ...limits, sessionTimeoutMs: (limits.sessionTimeoutMs ?? DEFAULT_LISTING_LIMITS.sessionTimeoutMs) + callTimeoutMs };
+}
+
 /** `MCP server "github_mcp"`: how messages name a server. */
 export function serverLabel(id: string): string {
   return `MCP server "${id}"`;

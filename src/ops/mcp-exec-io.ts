@@ -13,6 +13,7 @@ import { liveInterfaceOf, negotiationFor, withSessionFor } from "./mcp-inspect-i
 import type { WireObject } from "../mcp/listing.ts";
 import { readMcpProject } from "../mcp/mcp-project-io.ts";
 import { interceptInterrupts } from "../mcp/reaper-io.ts";
+import { callLimitsFor } from "../mcp/target.ts";
 import { suggest } from "../resolve/suggest.ts";
 
 export interface McpCall {
@@ -66,7 +67,7 @@ export async function runMcpTool(ctx: Context, prepared: PreparedExec, gate: Omi
         throw callTimeoutNamed(error, leaf);
       });
       return { server: server.id, tool: leaf.id, name, result, gate: outcome };
-    }, undefined, negotiationFor(project.pins[server.id]))]);
+    }, callLimitsFor(server, leaf.limits.timeoutMs), negotiationFor(project.pins[server.id]))]);
   } finally {
     release();
     prepared.cleanup();

@@ -2,6 +2,10 @@
 
 /** The closest candidate by edit distance, if it is close enough to be a typo. */
 export function suggest(input: string, candidates: readonly string[]): string | undefined {
+  // A different case only (SUMMER for summer) is the nearest, however long the name.
+  const folded = input.toLowerCase();
+  const sameLetters = candidates.find((c) => c !== input && c.toLowerCase() === folded);
+  if (sameLetters !== undefined) return sameLetters;
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {

@@ -12,6 +12,15 @@ export function wholeParam(text: string): string | undefined {
   return WHOLE_PARAM.exec(text)?.[1];
 }
 
+/**
+ * A URL template's scheme and host (`https://api.example.com:8443`), where no parameter may go:
+ * exec refuses such a URL on every call, and kiwi check reports it (api/url).
+ */
+export const URL_AUTHORITY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
+/** An HTTP header name (RFC 9110 token): exec sends no other, and kiwi check reports one (api/header-name). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /** The parameter names a template references. */
 export function referencedParams(template: string): string[] {
   const out: string[] = [];

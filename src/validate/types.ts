@@ -8,7 +8,9 @@ import { toolFinding } from "../findings/finding.ts";
 import { type LayerContext, executorOf, normalizeRel, seg, toolPath } from "./layer.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
-import { PLACEHOLDER, referencedParams } from "../schema/placeholders.ts";
+import { HEADER_NAME, PLACEHOLDER, URL_AUTHORITY, referencedParams } from "../schema/placeholders.ts";
+import { ParseProblem } from "../integrity/parse-problem.ts";
+import { readJsonPath } from "./jsonpath-parse.ts";
 
 /** HTTP methods an api tool may use. */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;
@@ -26,6 +28,7 @@ export function checkType(tool: Tool, ctx: LayerContext): Finding[] {
   switch (tool.type) {
     case "script":
       entrypoint(tool, ctx, out);
+      subprocessConfig(tool, out);
       executorKind(tool, ctx, out, "script/executor-runtime", (e) => e.type === "runtime", "a runtime", "python_runtime, bash_runtime, node_runtime or bun_runtime");
       runtimeLanguage(tool, out);
       declaredLanguage(tool, out);
@@ -33,12 +36,14 @@ export function checkType(tool: Tool, ctx: LayerContext): Finding[] {
     case "wasm":
     case "native":
       entrypoint(tool, ctx, out);
+      subprocessConfig(tool, out);
       break;
     case "api":
       api(tool, ctx, out);
       break;
     case "mcp_server":
       mcpServer(tool, out);
+      if (tool.config.transport === undefined || tool.config.transport === "stdio") subprocessConfig(tool, out);
       break;
     case "mcp_tool":
       executorKind(tool, ctx, out, "mcp_tool/executor", (e) => e.type === "mcp_server", "an mcp_server", "the mcp_server tool that serves this tool");
@@ -51,6 +56,7 @@ export function checkType(tool: Tool, ctx: LayerContext): Finding[] {
       if (!nonEmpty(tool.config.command) && !nonEmpty(tool.config.url)) {
         out.push(toolFinding(tool, "runtime/endpoint", tool.pointers.config ?? "/config", "a runtime needs config.command or config.url", "set config.command (e.g. python3) for subprocess, or config.url for http_client"));
       }
+      if (!nonEmpty(tool.config.url)) subprocessConfig(tool, out);
       break;
     case "knowledge":
       knowledge(tool, out);
@@ -116,6 +122,39 @@ function declaredLanguage(tool: Tool, out: Finding[]): void {
 }
 
 /** The entry point is declared, safe (security.ts reports unsafe ones), has the right extension and exists. */
+/** Where a subprocess tool's parameters arrive (README "How parameters reach the tool"). */
+const STDIN_MODES = ["json", "none", "inherit"];
+
+/**
+ * A link's subprocess config that kiwi exec refuses on every call, or would misread: a program
+ * chosen by a parameter, an environment name no process can carry, a stdin mode exec does not
+ * know, a working folder that is no folder of the tool's files (a run directory holds only them;
+ * a runtime's cwd is resolved in its child's, so only the tool's own is judged).
+ */
+function subprocessConfig(tool: Tool, out: Finding[]): void {
+  if (tool.dialect === "magray") return;
+  const c = tool.config;
+  const base = tool.pointers.config ?? "/config";
+  if (typeof c.command === "string") {
+    const param = referencedParams(c.command)[0];
+    if (param !== undefined) out.push(toolFinding(tool, "config/command-param", `${base}/command`, `config.command ${JSON.stringify(c.command)} uses the parameter {${param}}; parameters cannot choose the program`, "pass parameters through args or stdin; a program that varies comes from the environment (${PYTHON})"));
+  }
+  if (isRecord(c.env)) {
+    for (const name of Object.keys(c.env)) {
+      if (name === "" || name.includes("=") || name.includes("\0")) out.push(toolFinding(tool, "config/env-name", `${base}/env/${seg(name)}`, `config.env has the variable name ${JSON.stringify(name)}, which no environment can hold`, "an environment variable's name is not empty and has no '=' or NUL; rename it"));
+    }
+  }
+  if (c.stdin !== undefined && !STDIN_MODES.includes(c.stdin as string)) {
+    out.push(toolFinding(tool, "config/stdin", `${base}/stdin`, `config.stdin ${JSON.stringify(c.stdin)} is not one of ${STDIN_MODES.join(", ")}`, "json (the default) sends the parameters, none an empty stdin, inherit kiwi's own"));
+  }
+  if (tool.type !== "runtime" && typeof c.cwd === "string" && c.cwd !== "" && c.cwd !== "." && !toolPathProblem(c.cwd, "written")) {
+    const dir = normalizeRel(c.cwd).replace(/\/+$/, "");
+    if (!tool.files.some((f) => f.path.startsWith(`${dir}/`))) {
+      out.push(toolFinding(tool, "config/cwd", `${base}/cwd`, `config.cwd "${c.cwd}" is no folder of the tool's files, so the tool cannot start there`, "name a folder inside the tool that holds some of its files (its run directory holds only those), or leave config.cwd out"));
+    }
+  }
+}
+
 function entrypoint(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   const at = tool.pointers.entrypoint ?? "/config/entrypoint";
   const entry = tool.entrypoint;
@@ -165,6 +204,17 @@ function api(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   if (url === undefined) out.push(toolFinding(tool, "api/url", base, "an api tool needs config.url or config.url_template", "set config.url: https://api.example.com/v1/..."));
   else if (typeof url !== "string" || !isAbsoluteHttpTemplate(url)) {
     out.push(toolFinding(tool, "api/url", `${base}/${field}`, `${field} ${JSON.stringify(url)} is not an absolute http(s) URL`, "start it with https:// (or ${BASE_URL} read from the environment)"));
+  } else {
+    // exec refuses a parameter in the scheme or host on every call (it could choose the server).
+    const inAuthority = referencedParams(URL_AUTHORITY.exec(url)?.[0] ?? "");
+    if (inAuthority.length > 0) {
+      out.push(toolFinding(tool, "api/url", `${base}/${field}`, `${field} ${JSON.stringify(url)} puts the parameter {${inAuthority[0]}} in its scheme or host`, "parameters may only fill the path, query and fragment; put a configurable host in an environment variable (${API_HOST})"));
+    }
+  }
+  if (isRecord(c.headers)) {
+    for (const name of Object.keys(c.headers)) {
+      if (!HEADER_NAME.test(name)) out.push(toolFinding(tool, "api/header-name", `${base}/headers/${seg(name)}`, `header name ${JSON.stringify(name)} is not a valid HTTP header name`, "use letters, digits and - (e.g. X-Api-Version); an HTTP header name has no spaces, colons or quotes"));
+    }
   }
   const declared = declaredParameterNames(tool.parameters);
   const scan = (value: unknown, pointer: string, depth: number) => {
@@ -179,6 +229,15 @@ function api(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     else if (isRecord(value)) for (const [k, v] of Object.entries(value)) scan(v, `${pointer}/${seg(k)}`, depth + 1);
   };
   for (const key of ["url", "url_template", "headers", "query", "body"]) if (c[key] !== undefined) scan(c[key], `${base}/${key}`, 0);
+  // The plan parses the path before any request; one it refuses would refuse every call.
+  if (typeof c.response_transform === "string") {
+    try {
+      readJsonPath(c.response_transform);
+    } catch (error) {
+      if (!(error instanceof ParseProblem)) throw error;
+      out.push(toolFinding(tool, "api/response-transform", `${base}/response_transform`, error.message, error.hint ?? "use the documented JSONPath subset"));
+    }
+  }
 }
 
 /** Names in a parameters list (whatever else is wrong with it). */

@@ -152,6 +152,16 @@ describe("the subprocess primitive", () => {
     await expect(runSubprocess(p, collect().sinks)).rejects.toMatchObject({ code: "E_EXEC_FAILED", message: expect.stringContaining("could not start") });
   });
 
+  test("a working folder that does not exist is named as such, not as the program missing (spawn says ENOENT for both)", async () => {
+    const p = plan("true", []);
+    p.subprocess.cwd = join(makeTemp("kiwi-cwd-"), "nowhere");
+    await expect(runSubprocess(p, collect().sinks)).rejects.toMatchObject({
+      code: "E_EXEC_FAILED",
+      message: `could not start t: its working folder ${p.subprocess.cwd} does not exist in its run directory`,
+      details: { cwd: p.subprocess.cwd },
+    });
+  });
+
   test("hands the launch's files over as descriptors 3, 4, … in order, and keeps none of them open", async () => {
     const dir = makeTemp("kiwi-files-");
     writeFileSync(join(dir, "a"), "first\n");
