@@ -223,6 +223,31 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(registry.requests().length).toBe(before);
   });
 
+  test("an MCP server published from an Agent Plugin arrives alone: the plugin's other servers, in its files, are no tools of the consumer", async () => {
+    const off = { KIWI_MCP_MODE: "off" };
+    const plugin = ".ai/tools/myplug";
+    const a = makeProject({
+      [`${plugin}/plugin.json`]: JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "myplug", version: "1.2.0", description: "two servers" }),
+      [`${plugin}/mcp.json`]: JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { alpha: { type: "stdio", command: "./alpha.sh" }, beta: { type: "stdio", command: "./beta.sh" } } }),
+      [`${plugin}/alpha.sh`]: { content: "echo a\n", mode: 0o755 },
+      [`${plugin}/beta.sh`]: { content: "echo b\n", mode: 0o755 },
+    });
+    const ref = `${registry.host}/team/plugin-alpha:1`;
+    expect((await kiwiIn(a, off).run(["publish", "alpha", ref])).exitCode).toBe(0);
+    const b = consumer();
+    const kb = kiwiIn(b, off);
+    const add = await kb.run(["add", ref]);
+    expect([add.exitCode, add.stderr]).toEqual([0, ""]);
+    // The plugin's files came along (alpha's files), beta with them; beta is not a tool here.
+    expect(existsSync(join(b, ".ai/tools/.remote/alpha/beta.sh"))).toBe(true);
+    expect(Object.keys(lockOf(b).tools).filter((id) => !lockOf(b).tools[id].source.startsWith("<builtin>"))).toEqual(["alpha"]);
+    const check = await kb.run(["check"]);
+    expect(check.exitCode).toBe(0);
+    expect(check.stdout + check.stderr).toContain("1 tool checked, no problems");
+    expect((await kb.run(["remove", "alpha"])).exitCode).toBe(0);
+    expect(lockOf(b).remote).toBeUndefined();
+  });
+
   test("a tool put in .ai/tools/.remote/ by hand is no remote tool: its key is an error, and kiwi check names the folder it should not be in", async () => {
     const root = makeProject(leakyTool(".ai/tools/.remote/copied", "copied"));
     const k = kiwiIn(root);
