@@ -181,6 +181,24 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect((await kb.run(["exec", "greet"])).stdout).toBe("hi\n");
   });
 
+  test("publish names what it cannot publish: an unknown id (with the one it is near), a path, a built-in; nothing is pushed", async () => {
+    const k = kiwiIn(publisher());
+    const before = registry.requests().length;
+    const cases: [string, string, string][] = [
+      ["dq", 'no project tool has the id "dq"', 'hint: did you mean "dp"? (kiwi publish takes a tool id)'],
+      [".ai/tools/dp/tool.yaml", 'no project tool has the id ".ai/tools/dp/tool.yaml"', 'hint: kiwi publish takes a tool id; run "kiwi list" to see the project tools'],
+      ["python_runtime", '"python_runtime" is built into kiwi, not a tool of the project', "hint: built-in tools come with every kiwi and are not published"],
+    ];
+    for (const [id, message, hint] of cases) {
+      const r = await k.run(["publish", id, `${registry.host}/team/named:1`]);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain(`error[E_TOOL_NOT_FOUND]: ${message}`);
+      expect(r.stderr).toContain(hint);
+      expect(r.stderr).not.toContain("kiwi check");
+    }
+    expect(registry.requests().length).toBe(before);
+  });
+
   test("publish refuses a tool that fails kiwi check --strict, and pushes nothing", async () => {
     const root = makeProject({ ".ai/tools/bad/tool.yaml": "tool_id: bad\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: missing.py\n" });
     const before = registry.requests().length;
