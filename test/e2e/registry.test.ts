@@ -370,6 +370,9 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     const pulled = readFileSync(join(theirs, "tool.lock.json"), "utf8");
     writeFileSync(join(mine, "tool.lock.json"), pulled);
 
+    const verify = await km.run(["verify"]);
+    expect(verify.exitCode).toBe(3);
+    expect(verify.stderr).toContain('hint: run "kiwi install" to remove .ai/tools/.remote/dp, which tool.lock.json records no remote tool of');
     // kiwi lock cannot tell a leftover from a tool put there by hand: it locks it, and says so.
     const lock = await km.run(["lock"]);
     expect(lock.exitCode).toBe(0);
