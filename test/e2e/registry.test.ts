@@ -373,6 +373,9 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     const verify = await km.run(["verify"]);
     expect(verify.exitCode).toBe(3);
     expect(verify.stderr).toContain('hint: run "kiwi install" to remove .ai/tools/.remote/dp, which tool.lock.json records no remote tool of');
+    const exec = await km.run(["exec", "dp"]);
+    expect([exec.exitCode, exec.stdout]).toEqual([3, ""]);
+    expect(exec.stderr).toContain('hint: .ai/tools/.remote/dp holds no remote tool tool.lock.json records: if a kiwi remove elsewhere took it out, "kiwi install" removes the folder');
     // kiwi lock cannot tell a leftover from a tool put there by hand: it locks it, and says so.
     const lock = await km.run(["lock"]);
     expect(lock.exitCode).toBe(0);
