@@ -636,6 +636,25 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     }
   });
 
+  test("a kiwi add that cannot write the lockfile (a full disk) leaves the previous version placed and the lockfile byte for byte", async () => {
+    const ref = `${registry.host}/faults/full-disk:1`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const b = consumer();
+    const k = kiwiIn(b);
+    expect((await k.run(["add", ref])).exitCode).toBe(0);
+    const before = readFileSync(join(b, "tool.lock.json"), "utf8");
+    await kiwiIn(publisher(MAIN_V2)).run(["publish", "dp", ref]);
+    const full = await k.run(["add", ref], { KIWI_TEST_FAULT: "lockfile-write=ENOSPC" });
+    expect([full.exitCode, full.stdout]).toEqual([2, ""]);
+    expect(full.stderr).toContain("ENOSPC");
+    expect(readFileSync(join(b, "tool.lock.json"), "utf8")).toBe(before);
+    expect(readFileSync(join(b, ".ai/tools/.remote/dp/main.py"), "utf8")).toBe(MAIN_V1);
+    expect(existsSync(join(b, ".ai/.kiwi-tmp"))).toBe(false);
+    const lock = await k.run(["lock"]);
+    expect([lock.exitCode, lock.stdout]).toEqual([0, expect.stringContaining("tool.lock.json is up to date")]);
+    expect((await k.run(["exec", "dp"])).stdout).toBe("41\n");
+  });
+
   test("kill -9 while kiwi update writes the lockfile keeps the remote record: install puts the locked version back, and the tool stays remote", async () => {
     const ref = `${registry.host}/faults/moving:1`;
     await kiwiIn(publisher()).run(["publish", "dp", ref]);
