@@ -125,7 +125,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(inst.stderr).toContain("hint: the artifact was deleted from the registry (or pushed to another one): publish that version again, or move to one it has with kiwi update or kiwi add");
   });
 
-  test("kiwi add takes one reference and kiwi update one tool: a second is refused, not dropped, and nothing changes", async () => {
+  test("kiwi add takes one reference, kiwi publish one target and kiwi update one tool: another is refused, not dropped, and nothing changes", async () => {
     const b = consumer();
     const k = kiwiIn(b);
     const before = registry.requests().length;
@@ -133,6 +133,9 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect([add.exitCode, add.stdout]).toEqual([2, ""]);
     expect(add.stderr).toContain(`error[E_USAGE]: kiwi add takes one reference, not 2 (${registry.host}/team/one:1, ${registry.host}/team/two:1); nothing was added`);
     expect(add.stderr).toContain(`hint: run kiwi add once per tool: kiwi add ${registry.host}/team/one:1 && kiwi add ${registry.host}/team/two:1`);
+    const pub = await kiwiIn(publisher()).run(["publish", "dp", `${registry.host}/team/one:1`, `${registry.host}/team/two:1`]);
+    expect([pub.exitCode, pub.stdout]).toEqual([2, ""]);
+    expect(pub.stderr).toContain(`error[E_USAGE]: kiwi publish takes one tool and one target; ${registry.host}/team/two:1 would be left out, so nothing was published`);
     const upd = await k.run(["update", "dp", "other"]);
     expect([upd.exitCode, upd.stdout]).toEqual([2, ""]);
     expect(upd.stderr).toContain("error[E_USAGE]: kiwi update takes one tool, not 2 (dp, other); nothing was updated");
