@@ -6,6 +6,7 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import { readProject } from "../manifest/discover-io.ts";
+import { REMOTE_TOOLS_DIR, isRemoteTool } from "../manifest/model.ts";
 import { type HandEdit, compareTreeToLock } from "../lockfile/compare.ts";
 import { type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileOrFail } from "../lockfile/fs.ts";
@@ -46,6 +47,8 @@ export interface VerifyReport {
   notInstalled: string[];
   /** The changed tools that are remote (read-only: kiwi install restores them, kiwi lock refuses). */
   remoteChanged: string[];
+  /** The added tools that are folders of .ai/tools/.remote/ the lockfile records no remote tool of (kiwi install removes them). */
+  remoteLeftover: string[];
   cache: { checked: number; missing: CacheProblem[]; corrupt: CacheProblem[] };
 }
 
@@ -95,15 +98,24 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
     : cache.missing.length > 0 ? "cache-missing"
     : "ok";
   const remoteChanged = diff.changed.map((ch) => ch.id).filter((id) => lock.remote?.[id] !== undefined);
-  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited: cmp.handEdited, tree: diff, notInstalled, remoteChanged, cache };
+  const remoteFolders = new Set(tree.filter((h) => isRemoteTool(h.tool)).map((h) => h.tool.id));
+  const remoteLeftover = diff.added.map((ch) => ch.id).filter((id) => remoteFolders.has(id) && lock.remote?.[id] === undefined);
+  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited: cmp.handEdited, tree: diff, notInstalled, remoteChanged, remoteLeftover, cache };
 }
 
-/** kiwi lock takes a change to the project's own tools; a remote tool's files go back with kiwi install. */
+/**
+ * kiwi lock takes a change to the project's own tools; a remote tool's files go back, and a folder
+ * another checkout's kiwi remove left in .ai/tools/.remote/ goes, with kiwi install.
+ */
 function treeDiffersHint(report: VerifyReport): string {
-  const remote = report.remoteChanged;
-  if (remote.length === 0) return 'run "kiwi lock" if the change is intended';
-  const restore = `run "kiwi install" to restore the remote tool${remote.length === 1 ? "" : "s"} ${remote.join(", ")} (read-only: the registry's files)`;
-  return allChanges(report.tree).length === remote.length ? restore : `${restore}; run "kiwi lock" if the change to the others is intended`;
+  const { remoteChanged: changed, remoteLeftover: leftover } = report;
+  if (changed.length + leftover.length === 0) return 'run "kiwi lock" if the change is intended';
+  const fixes = [
+    changed.length > 0 ? `to restore the remote tool${changed.length === 1 ? "" : "s"} ${changed.join(", ")} (read-only: the registry's files)` : "",
+    leftover.length > 0 ? `to remove ${leftover.map((id) => `${REMOTE_TOOLS_DIR}/${id}`).join(", ")}, which ${LOCKFILE_NAME} records no remote tool of` : "",
+  ].filter(Boolean);
+  const install = `run "kiwi install" ${fixes.join(" and ")}`;
+  return allChanges(report.tree).length === changed.length + leftover.length ? install : `${install}; run "kiwi lock" if the change to the others is intended`;
 }
 
 /** The error a failed verification exits with, or undefined when everything verified. */

@@ -113,7 +113,7 @@ export class RegistryClient {
     if (start.status !== 202) await this.expectOk(start, "POST blob upload", 202);
     const location = start.headers.get("location");
     if (!location) throw new KiwiError("E_REGISTRY", `${this.name()} started an upload without a Location header`, { hint: "the registry does not follow the distribution spec" });
-    const url = new URL(location, this.base);
+    const url = registryUrl(this.registry, location, this.base, "the upload Location");
     url.searchParams.set("digest", digest);
     const put = await this.request("PUT", url.toString(), { scope: "pull,push", body: bytes, contentType: "application/octet-stream" });
     await put.body?.cancel();
@@ -219,7 +219,7 @@ export class RegistryClient {
     if (/^bearer\b/i.test(challenge)) {
       const params = parseChallenge(challenge.slice(6));
       if (!params.realm) throw new KiwiError("E_REGISTRY_AUTH", `${this.registry} sent a Bearer challenge without a realm`, { hint: "the registry's auth set-up is broken" });
-      const tokenUrl = new URL(params.realm);
+      const tokenUrl = registryUrl(this.registry, params.realm, undefined, "the Bearer realm");
       // Credentials go to the realm: plain HTTP only where it would be allowed for a registry.
       const realmPlainOk = isLoopbackHost(tokenUrl.host) || (this.options.insecure ?? []).includes(tokenUrl.host);
       if (tokenUrl.protocol !== "https:" && !(tokenUrl.protocol === "http:" && realmPlainOk)) {
@@ -275,7 +275,7 @@ export class RegistryClient {
       await res.body?.cancel();
       if (!location || (method !== "GET" && method !== "HEAD")) return res;
       if (hop >= MAX_REDIRECTS) throw new KiwiError("E_REGISTRY", `${this.registry} redirected more than ${MAX_REDIRECTS} times for ${url}`, { hint: "the registry is misconfigured" });
-      const next = new URL(location, current);
+      const next = registryUrl(this.registry, location, current, "a redirect's Location");
       if (current.protocol === "https:" && next.protocol !== "https:") {
         throw new KiwiError("E_REGISTRY", `${this.registry} redirected ${current} to the insecure ${next}`, { hint: "kiwi never follows a redirect from HTTPS to HTTP" });
       }
@@ -375,6 +375,15 @@ function parseChallenge(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of text.matchAll(/([a-zA-Z_]+)="([^"]*)"/g)) out[m[1]!.toLowerCase()] = m[2]!;
   return out;
+}
+
+/** A URL the registry sent (a Location, a realm), resolved; one that is no URL is the registry's fault, named. */
+function registryUrl(registry: string, text: string, base: string | URL | undefined, what: string): URL {
+  try {
+    return new URL(text, base);
+  } catch {
+    throw new KiwiError("E_REGISTRY", `${registry} sent ${what} ${JSON.stringify(text.slice(0, 200))}, which is not a URL`, { hint: "the registry (or a proxy in front of it) is misconfigured" });
+  }
 }
 
 /** A connection the server (or something between) closed under the request. */

@@ -48,7 +48,8 @@ export function readTrustPolicy(root: string): TrustPolicy {
   try {
     value = parseYamlText(text);
   } catch (error) {
-    throw bad(`invalid YAML: ${(error as Error).message.split("\n")[0]}`);
+    // The library's first line, without the colon that introduces its excerpt of the text.
+    throw bad(`invalid YAML: ${(error as Error).message.split("\n")[0]!.replace(/:$/, "")}`);
   }
   if (value === null || value === undefined) value = {};
   if (!isRecord(value)) throw bad("the top level is not a mapping");

@@ -125,6 +125,24 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(inst.stderr).toContain("hint: the artifact was deleted from the registry (or pushed to another one): publish that version again, or move to one it has with kiwi update or kiwi add");
   });
 
+  test("kiwi add takes one reference, kiwi publish one target and kiwi update one tool: another is refused, not dropped, and nothing changes", async () => {
+    const b = consumer();
+    const k = kiwiIn(b);
+    const before = registry.requests().length;
+    const add = await k.run(["add", `${registry.host}/team/one:1`, `${registry.host}/team/two:1`]);
+    expect([add.exitCode, add.stdout]).toEqual([2, ""]);
+    expect(add.stderr).toContain(`error[E_USAGE]: kiwi add takes one reference, not 2 (${registry.host}/team/one:1, ${registry.host}/team/two:1); nothing was added`);
+    expect(add.stderr).toContain(`hint: run kiwi add once per tool: kiwi add ${registry.host}/team/one:1 && kiwi add ${registry.host}/team/two:1`);
+    const pub = await kiwiIn(publisher()).run(["publish", "dp", `${registry.host}/team/one:1`, `${registry.host}/team/two:1`]);
+    expect([pub.exitCode, pub.stdout]).toEqual([2, ""]);
+    expect(pub.stderr).toContain(`error[E_USAGE]: kiwi publish takes one tool and one target; ${registry.host}/team/two:1 would be left out, so nothing was published`);
+    const upd = await k.run(["update", "dp", "other"]);
+    expect([upd.exitCode, upd.stdout]).toEqual([2, ""]);
+    expect(upd.stderr).toContain("error[E_USAGE]: kiwi update takes one tool, not 2 (dp, other); nothing was updated");
+    expect(registry.requests().length).toBe(before);
+    expect(existsSync(join(b, "tool.lock.json"))).toBe(false);
+  });
+
   test("a tool on a project runtime names it as a dependency; add refuses until that runtime is added too", async () => {
     const runtime = [
       "tool_id: sh_runtime",
@@ -181,6 +199,24 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect((await kb.run(["exec", "greet"])).stdout).toBe("hi\n");
   });
 
+  test("publish names what it cannot publish: an unknown id (with the one it is near), a path, a built-in; nothing is pushed", async () => {
+    const k = kiwiIn(publisher());
+    const before = registry.requests().length;
+    const cases: [string, string, string][] = [
+      ["dq", 'no project tool has the id "dq"', 'hint: did you mean "dp"? (kiwi publish takes a tool id)'],
+      [".ai/tools/dp/tool.yaml", 'no project tool has the id ".ai/tools/dp/tool.yaml"', 'hint: kiwi publish takes a tool id; run "kiwi list" to see the project tools'],
+      ["python_runtime", '"python_runtime" is built into kiwi, not a tool of the project', "hint: built-in tools come with every kiwi and are not published"],
+    ];
+    for (const [id, message, hint] of cases) {
+      const r = await k.run(["publish", id, `${registry.host}/team/named:1`]);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain(`error[E_TOOL_NOT_FOUND]: ${message}`);
+      expect(r.stderr).toContain(hint);
+      expect(r.stderr).not.toContain("kiwi check");
+    }
+    expect(registry.requests().length).toBe(before);
+  });
+
   test("publish refuses a tool that fails kiwi check --strict, and pushes nothing", async () => {
     const root = makeProject({ ".ai/tools/bad/tool.yaml": "tool_id: bad\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: missing.py\n" });
     const before = registry.requests().length;
@@ -221,6 +257,31 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(r.stderr).toContain('error[E_CHECK_FAILED]: tool "mirror" does not pass "kiwi check --strict" (1 error, 0 warnings); nothing was published');
     expect(r.stderr).toContain(".ai/tools/.remote/mirror/main.sh:1:31  error  security/secret-literal");
     expect(registry.requests().length).toBe(before);
+  });
+
+  test("an MCP server published from an Agent Plugin arrives alone: the plugin's other servers, in its files, are no tools of the consumer", async () => {
+    const off = { KIWI_MCP_MODE: "off" };
+    const plugin = ".ai/tools/myplug";
+    const a = makeProject({
+      [`${plugin}/plugin.json`]: JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "myplug", version: "1.2.0", description: "two servers" }),
+      [`${plugin}/mcp.json`]: JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { alpha: { type: "stdio", command: "./alpha.sh" }, beta: { type: "stdio", command: "./beta.sh" } } }),
+      [`${plugin}/alpha.sh`]: { content: "echo a\n", mode: 0o755 },
+      [`${plugin}/beta.sh`]: { content: "echo b\n", mode: 0o755 },
+    });
+    const ref = `${registry.host}/team/plugin-alpha:1`;
+    expect((await kiwiIn(a, off).run(["publish", "alpha", ref])).exitCode).toBe(0);
+    const b = consumer();
+    const kb = kiwiIn(b, off);
+    const add = await kb.run(["add", ref]);
+    expect([add.exitCode, add.stderr]).toEqual([0, ""]);
+    // The plugin's files came along (alpha's files), beta with them; beta is not a tool here.
+    expect(existsSync(join(b, ".ai/tools/.remote/alpha/beta.sh"))).toBe(true);
+    expect(Object.keys(lockOf(b).tools).filter((id) => !lockOf(b).tools[id].source.startsWith("<builtin>"))).toEqual(["alpha"]);
+    const check = await kb.run(["check"]);
+    expect(check.exitCode).toBe(0);
+    expect(check.stdout + check.stderr).toContain("1 tool checked, no problems");
+    expect((await kb.run(["remove", "alpha"])).exitCode).toBe(0);
+    expect(lockOf(b).remote).toBeUndefined();
   });
 
   test("a tool put in .ai/tools/.remote/ by hand is no remote tool: its key is an error, and kiwi check names the folder it should not be in", async () => {
@@ -327,6 +388,12 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     const pulled = readFileSync(join(theirs, "tool.lock.json"), "utf8");
     writeFileSync(join(mine, "tool.lock.json"), pulled);
 
+    const verify = await km.run(["verify"]);
+    expect(verify.exitCode).toBe(3);
+    expect(verify.stderr).toContain('hint: run "kiwi install" to remove .ai/tools/.remote/dp, which tool.lock.json records no remote tool of');
+    const exec = await km.run(["exec", "dp"]);
+    expect([exec.exitCode, exec.stdout]).toEqual([3, ""]);
+    expect(exec.stderr).toContain('hint: .ai/tools/.remote/dp holds no remote tool tool.lock.json records: if a kiwi remove elsewhere took it out, "kiwi install" removes the folder');
     // kiwi lock cannot tell a leftover from a tool put there by hand: it locks it, and says so.
     const lock = await km.run(["lock"]);
     expect(lock.exitCode).toBe(0);
@@ -585,6 +652,25 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     } finally {
       proxy.stop();
     }
+  });
+
+  test("a kiwi add that cannot write the lockfile (a full disk) leaves the previous version placed and the lockfile byte for byte", async () => {
+    const ref = `${registry.host}/faults/full-disk:1`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const b = consumer();
+    const k = kiwiIn(b);
+    expect((await k.run(["add", ref])).exitCode).toBe(0);
+    const before = readFileSync(join(b, "tool.lock.json"), "utf8");
+    await kiwiIn(publisher(MAIN_V2)).run(["publish", "dp", ref]);
+    const full = await k.run(["add", ref], { KIWI_TEST_FAULT: "lockfile-write=ENOSPC" });
+    expect([full.exitCode, full.stdout]).toEqual([2, ""]);
+    expect(full.stderr).toContain("ENOSPC");
+    expect(readFileSync(join(b, "tool.lock.json"), "utf8")).toBe(before);
+    expect(readFileSync(join(b, ".ai/tools/.remote/dp/main.py"), "utf8")).toBe(MAIN_V1);
+    expect(existsSync(join(b, ".ai/.kiwi-tmp"))).toBe(false);
+    const lock = await k.run(["lock"]);
+    expect([lock.exitCode, lock.stdout]).toEqual([0, expect.stringContaining("tool.lock.json is up to date")]);
+    expect((await k.run(["exec", "dp"])).stdout).toBe("41\n");
   });
 
   test("kill -9 while kiwi update writes the lockfile keeps the remote record: install puts the locked version back, and the tool stays remote", async () => {

@@ -114,6 +114,15 @@ describe("the registry client", () => {
     expect(puts).toBe(1);
   });
 
+  test("a Bearer realm or a redirect Location that is no URL is E_REGISTRY naming it, not a crash", async () => {
+    const realm = serve(() => new Response("", { status: 401, headers: { "www-authenticate": 'Bearer realm="not a url",service="reg"' } }));
+    const e = await failure(client(realm).getBlob(DIGEST, BLOB.length));
+    expect([e.code, e.message]).toEqual(["E_REGISTRY", `${realm} sent the Bearer realm "not a url", which is not a URL`]);
+    const redirect = serve(() => new Response(null, { status: 307, headers: { location: "http://[bad" } }));
+    const r = await failure(client(redirect).getBlob(DIGEST, BLOB.length));
+    expect([r.code, r.message]).toEqual(["E_REGISTRY", `${redirect} sent a redirect's Location "http://[bad", which is not a URL`]);
+  });
+
   test("gives up after five redirects", async () => {
     const host: string = serve((req) => new Response(null, { status: 302, headers: { location: `${new URL(req.url).pathname}x` } }));
     const e = await failure(client(host).getBlob(DIGEST, BLOB.length));

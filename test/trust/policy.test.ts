@@ -42,4 +42,9 @@ describe(".ai/trust.yaml", () => {
     expect(error.code).toBe("E_TRUST");
     expect(error.message).toContain(message);
   });
+
+  test("invalid YAML is named at its line and column, without the colon the YAML library puts before its excerpt", () => {
+    const error = thrownBy(() => readTrustPolicy(makeProject({ ".ai/trust.yaml": "require_signature: [\n" })));
+    expect(error.message).toMatch(/^\.ai\/trust\.yaml: invalid YAML: .* at line 2, column 1$/);
+  });
 });
