@@ -280,6 +280,22 @@ test("a package.json in a directory tool declares its npm packages", async () =>
   expect((await kiwi.run(["exec", "pj"])).stdout).toBe("05\n");
 });
 
+test("a tool where npm install was run (its own node_modules/) is a check error before anything is locked", async () => {
+  const root = makeProject({
+    ".ai/tools/pj/tool.yaml": "tool_id: pj\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\n",
+    ".ai/tools/pj/package.json": JSON.stringify({ name: "pj", private: true, dependencies: { "kiwi-pad": "~1.0.0" } }),
+    ".ai/tools/pj/main.js": "console.log(require('kiwi-pad')(5, 2));\n",
+    ".ai/tools/pj/node_modules/kiwi-pad/package.json": JSON.stringify({ name: "kiwi-pad", version: "1.0.0" }),
+    ".ai/tools/pj/node_modules/kiwi-pad/index.js": "module.exports = () => 'local';\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  const r = await kiwi.run(["install"]);
+  expect(r.exitCode).toBe(1);
+  expect(r.stderr).toContain(".ai/tools/pj/tool.yaml:1:1  error  deps/installed-folder  pj declares packages but has its own node_modules/ (2 files), where kiwi installs them");
+  expect(r.stderr).toContain("hint: delete .ai/tools/pj/node_modules/ (an install run in the tool made it)");
+  expect(existsSync(join(root, "tool.lock.json"))).toBe(false);
+});
+
 test("a package-lock.json beside the tool's package.json is honoured: kiwi resolves from the versions it pins", async () => {
   // The tool's author ran the real npm: package-lock.json pins kiwi-pad 1.0.0 under a ^1.0.0 range (1.1.0 exists).
   const author = makeTemp("kiwi-npm-author-");
