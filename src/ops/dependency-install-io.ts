@@ -10,6 +10,7 @@ import { formatDigest, sha256Hex, shortDigest } from "../integrity/digest.ts";
 import type { Lockfile, NpmDependencies, PypiDependencies } from "../schema/lockfile.ts";
 import { installNpm } from "../deps/npm-io.ts";
 import { renderInstalledTree } from "../deps/installed-tree.ts";
+import { cachedTreeMismatch, treeMismatchError } from "../deps/installed-tree-io.ts";
 import { installPip } from "../deps/pip-io.ts";
 
 export interface DependencyInstall {
@@ -41,7 +42,12 @@ export async function installDependencies(ctx: Context, root: string, lock: Lock
     const subject = group.tools.join(", ");
     const lockedTree = group.tools.map((id) => lock.dependencies![id]![group.ecosystem]!.tree).find((t) => t !== undefined);
     let tree = lockedTree !== undefined && cachedTree(store, lockedTree.slice("sha256:".length)) ? lockedTree : undefined;
-    if (tree) result.reused++;
+    if (tree) {
+      // The cached tree must be the packages the entry lists, not another resolution's.
+      const problems = cachedTreeMismatch(store, group.ecosystem, tree.slice("sha256:".length), group.locked);
+      if (problems.length > 0) throw treeMismatchError(subject, group.ecosystem, tree, problems);
+      result.reused++;
+    }
     else {
       ensureStore(store);
       const packageCtx = { root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: subject };

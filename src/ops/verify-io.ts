@@ -14,6 +14,7 @@ import { cachedManifest } from "./install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { remoteToolsNotInstalled } from "./remote-installed-io.ts";
+import { cachedTreeMismatch, treeMismatchError } from "../deps/installed-tree-io.ts";
 
 export interface CacheProblem {
   tool: string;
@@ -63,6 +64,7 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
   const notInstalled = remoteToolsNotInstalled(project.root, Object.keys(lock.remote ?? {}), new Set(tree.map((h) => h.tool.id)));
   const diff = notInstalled.length === 0 ? cmp.diff : { ...cmp.diff, removed: cmp.diff.removed.filter((ch) => !notInstalled.includes(ch.id)) };
   const cache: VerifyReport["cache"] = { checked: 0, missing: [], corrupt: [] };
+  const handEdited = [...cmp.handEdited];
   let files = 0;
   for (const [id, entry] of Object.entries(lock.tools)) {
     const integrity = entry.integrity.slice("sha256:".length);
@@ -88,10 +90,18 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
         files++;
         add(checkBlob(store, f.sha256), { tool: id, path: f.path, kind: "blob", sha256: f.sha256 });
       }
+      // A tree that is not the packages the entry lists (a bad merge) is an edit of the lockfile.
+      if (verdict === "ok" && !cache.corrupt.some((p) => p.tool === id) && !cache.missing.some((p) => p.tool === id)) {
+        const problems = cachedTreeMismatch(store, ecosystem, tree!, locked);
+        if (problems.length > 0) {
+          const error = treeMismatchError(id, ecosystem, locked.tree!, problems);
+          handEdited.push({ id, message: error.message.replace(/^tool\.lock\.json: /, ""), hint: error.hint });
+        }
+      }
     }
   }
   const outcome: VerifyOutcome =
-    cmp.handEdited.length > 0 ? "lock-invalid"
+    handEdited.length > 0 ? "lock-invalid"
     : cache.corrupt.length > 0 ? "cache-corrupt"
     : !isEmptyDiff(diff) ? "tree-differs"
     : notInstalled.length > 0 ? "not-installed"
@@ -100,7 +110,7 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
   const remoteChanged = diff.changed.map((ch) => ch.id).filter((id) => lock.remote?.[id] !== undefined);
   const remoteFolders = new Set(tree.filter((h) => isRemoteTool(h.tool)).map((h) => h.tool.id));
   const remoteLeftover = diff.added.map((ch) => ch.id).filter((id) => remoteFolders.has(id) && lock.remote?.[id] === undefined);
-  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited: cmp.handEdited, tree: diff, notInstalled, remoteChanged, remoteLeftover, cache };
+  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited, tree: diff, notInstalled, remoteChanged, remoteLeftover, cache };
 }
 
 /**
@@ -125,7 +135,7 @@ export function verifyOutcomeError(report: VerifyReport, details: Record<string,
       return undefined;
     case "lock-invalid":
       return new KiwiError("E_LOCK_INVALID", `${LOCKFILE_NAME}: ${report.handEdited.map((h) => h.message).join("; ")}`, {
-        hint: `restore ${LOCKFILE_NAME} from version control, or run "kiwi lock" to rewrite it from the tool tree`,
+        hint: report.handEdited.find((h) => h.hint !== undefined)?.hint ?? `restore ${LOCKFILE_NAME} from version control, or run "kiwi lock" to rewrite it from the tool tree`,
         details,
       });
     case "cache-corrupt": {

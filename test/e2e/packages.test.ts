@@ -155,6 +155,32 @@ describe("a node tool with npm packages", () => {
   });
 });
 
+test("a lock entry whose tree and packages come from two resolutions (a bad merge) is refused by kiwi verify and kiwi install", async () => {
+  const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
+  const kiwi = kiwiIn(root, withRegistry());
+  const lockPath = join(root, "tool.lock.json");
+  const manifest = join(root, ".ai/tools/pad/tool.yaml");
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const oldTree = JSON.parse(readFileSync(lockPath, "utf8")).dependencies.pad.npm.tree as string;
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace("^1.0.0 <1.1.0", "1.1.0"));
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  // One side bumped kiwi-pad to 1.1.0; the merge kept the other side's tree line.
+  const text = readFileSync(lockPath, "utf8");
+  writeFileSync(lockPath, text.replace(JSON.parse(text).dependencies.pad.npm.tree, oldTree));
+  const verify = await kiwi.run(["verify"]);
+  expect(verify.exitCode).toBe(5);
+  expect(verify.stdout).toContain(`! the installed npm tree recorded for pad (${oldTree.slice(0, 19)}) is not the packages its entry lists: it holds kiwi-pad 1.0.0, not 1.1.0`);
+  expect(verify.stderr).toContain('hint: the entry\'s tree and packages come from two resolutions (a merge that kept one side\'s of each?); delete the "tree" line of pad\'s npm entry');
+  const install = await kiwi.run(["install", "--frozen-lockfile"]);
+  expect(install.exitCode).toBe(5);
+  expect(install.stderr).toContain("error[E_LOCK_INVALID]: tool.lock.json: the installed npm tree recorded for pad");
+  // What the hint says: without the tree line, install records the tree of the packages listed.
+  writeFileSync(lockPath, readFileSync(lockPath, "utf8").replace(/,\n\s*"tree": "sha256:[0-9a-f]{64}"/, ""));
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  expect((await kiwi.run(["exec", "pad"])).stdout).toBe("v1.1\n");
+  expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+});
+
 test("a renamed tool keeps the resolution and installed tree of its requirements: the lock reaches no registry, exec needs no install", async () => {
   const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
   const kiwi = kiwiIn(root, withRegistry());
@@ -278,6 +304,22 @@ test("a package.json in a directory tool declares its npm packages", async () =>
   expect((await kiwi.run(["install"])).exitCode).toBe(0);
   expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pj.npm.requires).toEqual({ "kiwi-pad": "~1.0.0" });
   expect((await kiwi.run(["exec", "pj"])).stdout).toBe("05\n");
+});
+
+test("a tool where npm install was run (its own node_modules/) is a check error before anything is locked", async () => {
+  const root = makeProject({
+    ".ai/tools/pj/tool.yaml": "tool_id: pj\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\n",
+    ".ai/tools/pj/package.json": JSON.stringify({ name: "pj", private: true, dependencies: { "kiwi-pad": "~1.0.0" } }),
+    ".ai/tools/pj/main.js": "console.log(require('kiwi-pad')(5, 2));\n",
+    ".ai/tools/pj/node_modules/kiwi-pad/package.json": JSON.stringify({ name: "kiwi-pad", version: "1.0.0" }),
+    ".ai/tools/pj/node_modules/kiwi-pad/index.js": "module.exports = () => 'local';\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  const r = await kiwi.run(["install"]);
+  expect(r.exitCode).toBe(1);
+  expect(r.stderr).toContain(".ai/tools/pj/tool.yaml:1:1  error  deps/installed-folder  pj declares packages but has its own node_modules/ (2 files), where kiwi installs them");
+  expect(r.stderr).toContain("hint: delete .ai/tools/pj/node_modules/ (an install run in the tool made it)");
+  expect(existsSync(join(root, "tool.lock.json"))).toBe(false);
 });
 
 test("a package-lock.json beside the tool's package.json is honoured: kiwi resolves from the versions it pins", async () => {

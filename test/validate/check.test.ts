@@ -105,6 +105,7 @@ const rows: Row[] = [
   ["primitive/not-builtin", () => [script()], () => [yaml(".ai/tools/spawner.yaml", "tool_id: spawner\ntool_type: primitive\nversion: 1.0.0\nexecutor: null\n")], ".ai/tools/spawner.yaml", 2],
   ["deps/requirement", () => [script("requires: [npm:left-pad@1.3.0]\n")], () => [script("requires: [npm:left-pad@latest]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["deps/conflict", () => [script("requires: [npm:a@^1]\n")], () => [script("requires: [npm:a@^1, npm:a@^2]\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["deps/installed-folder", () => [script("", ["main.py", "node_modules/a/index.js"]), script("requires: [pypi:httpx]\n", ["main.py", "lib/node_modules.py"])], () => [script("requires: [pypi:httpx]\n", ["main.py", "site-packages/httpx/__init__.py"])], ".ai/tools/proc/tool.yaml", 1],
   ["security/capability-unknown", () => [script("requires: [{ fs.read: [./data] }, requests]\n")], () => [script("requires: [{ fs.exec: [./bin] }]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/capability-unknown", () => [magray({ capabilities: ["ui"] }, ["bin/run"])], () => [magray({ capabilities: ["telepathy"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 14],
   ["security/capability-permission", () => [magray({ capabilities: ["network"], permissions: { network: ["outbound"] } }, ["bin/run"])], () => [magray({ capabilities: ["network"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 14],
