@@ -66,6 +66,14 @@ describe("a description written over lines, or holding control characters", () =
     expect(r.stdout).toContain("  q: string  one two<U+001B>[2J\n");
     expect(r.stdout).not.toContain("\u001b");
   });
+
+  test("kiwi show's heading and kiwi tree show a broken tool's type and version with the escape made visible", async () => {
+    const show = await k.run(["show", "b"]);
+    expect(show.stdout.split("\n")[0]).toBe("b 1.0.0<U+001B>[2J (api<U+001B>[31m, .ai/tools/b.yaml)");
+    const tree = await k.run(["tree", "b"]);
+    expect(tree.stdout.split("\n")[0]).toMatch(/^b 1\.0\.0<U\+001B>\[2J \(api<U\+001B>\[31m\)  sha256:/);
+    expect(show.stdout + tree.stdout).not.toContain("\u001b");
+  });
 });
 
 describe("kiwi show", () => {
