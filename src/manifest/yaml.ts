@@ -174,6 +174,9 @@ function convert(
         throw new ParseProblem("parse/syntax", `invalid YAML: a key must be text, not a ${yaml().isMap(keyTarget) ? "mapping" : "list"}`, at(keyNode?.range?.[0]), "write the key as text (quote it if it holds [ ] { } or a colon)");
       }
       const key = keyText(doc, keyTarget);
+      // The yaml library compares keys by value, so `1:` and `"1":` (or `~:` and `null:`) pass its
+      // uniqueness check, but both are the key "1" here: the second would replace the first.
+      if (Object.hasOwn(out, key)) throw new ParseProblem("parse/duplicate-key", `invalid YAML: the key ${JSON.stringify(key)} appears twice in one mapping, written two ways`, at(keyNode?.range?.[0]), "remove one of the two keys");
       setOwn(out, key, convert(doc, pair.value as Node | null, `${pointer}/${escapePointer(key)}`, depth + 1, budget, at));
     }
     // Merged keys never replace the mapping's own, and an earlier source's win over a later one's.

@@ -48,6 +48,9 @@ describe("YAML manifests", () => {
 
   test.each([
     ["a: 1\na: 2\n", "parse/duplicate-key"],
+    // Two keys the yaml library tells apart by type, but which are one key in the manifest's JSON.
+    ["1: a\n'1': b\n", "parse/duplicate-key"],
+    ["config: { true: a, 'true': b }\n", "parse/duplicate-key"],
     ["a: [1, 2\n", "parse/syntax"],
     ["a: .inf\n", "parse/non-finite"],
     ["a: .nan\n", "parse/non-finite"],
