@@ -255,6 +255,22 @@ describe("embedded metadata", () => {
   });
 });
 
+describe("every problem a manifest's text has", () => {
+  test.each([
+    ["a non-finite YAML number", "a: .inf\n", "yaml"],
+    ["YAML nested 300 deep", `${"[".repeat(300)}${"]".repeat(300)}\n`, "yaml"],
+    ["JSON nested 300 deep", `${"[".repeat(300)}${"]".repeat(300)}`, "json"],
+    ["a JSON trailing comma", '{"a": 1,}', "json"],
+    ["a docstring never closed", '"""\ntool_id: x\ntool_type: script\n', "python"],
+    ["a # --- block never closed", "# ---\n# tool_id: x\n", "shell"],
+    ["front matter never closed", "---\ntool_id: x\n", "markdown"],
+    ["an unclosed YAML list", "a: [1, 2\n", "yaml"],
+  ] as const)("says what to do about it: %s", (_name, text, syntax) => {
+    const p = problem(() => parseManifestText(text, syntax));
+    expect(p.hint?.length ?? 0).toBeGreaterThan(10);
+  });
+});
+
 describe("manifest bytes", () => {
   test.each([
     [new Uint8Array(0), "parse/empty"],
