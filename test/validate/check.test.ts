@@ -519,6 +519,11 @@ describe("findings speak the user's dialect", () => {
     expect(check([own]).findings.filter((f) => f.rule === "security/path")).toEqual([]);
   });
 
+  test("a list with one bad item is told about that item, not that it should be a list or a mapping", () => {
+    const found = check([magray({ capabilities: ["filesystem"], permissions: { filesystem: ["read", "execute"] } }, ["bin/run"])]).findings.filter((f) => f.rule === "universal/field-type");
+    expect(found.map((f) => [f.pointer, f.message])).toEqual([["/permissions/filesystem/1", '/permissions/filesystem/1 must be one of "read", "write"']]);
+  });
+
   test("an unknown field suggests the field it probably meant", () => {
     const finding = check([script("descripton: x\n")]).findings.find((f) => f.rule === "universal/unknown-field")!;
     expect(finding.hint).toBe('did you mean "description"?');
