@@ -38,7 +38,7 @@ export async function runStagedCheck(context: Context, options: { files: string[
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of findings) counts[f.severity]++;
   const toolsChecked = projects.reduce((n, p) => n + p.check.toolsChecked, 0);
-  const lockProblem = projects.map((p) => lockError(p, ctx.cwd)).find((e) => e !== undefined);
+  const lockProblem = oneLockError(projects.flatMap((p) => lockError(p, ctx.cwd) ?? []));
   const code = counts.error > 0 ? 1 : lockProblem ? lockProblem.exitCode : 0;
 
   if (options.format === "sarif") {
@@ -56,6 +56,17 @@ export async function runStagedCheck(context: Context, options: { files: string[
   if (lockProblem && counts.error === 0) throw lockProblem;
   if (lockProblem) showNote(`${colors(ctx).red("✖")} ${lockProblem.message}\n  hint: ${lockProblem.hint}`);
   return code;
+}
+
+/**
+ * The projects' lockfile problems as the one error to report: the first's code (its exit code),
+ * every project's message and hint, so a commit in a monorepo learns all it must relock at once.
+ */
+function oneLockError(errors: KiwiError[]): KiwiError | undefined {
+  const [first, ...rest] = errors;
+  if (!first || rest.length === 0) return first;
+  const hints = [...new Set(errors.map((e) => e.hint).filter((h): h is string => h !== undefined))];
+  return new KiwiError(first.code, errors.map((e) => e.message).join("; "), { hint: hints.join("; "), ...(first.details ? { details: first.details } : {}) });
 }
 
 /** What went wrong with a project's lockfile for this commit, as the error to report. */

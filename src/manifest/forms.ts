@@ -5,7 +5,7 @@ import { computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/j
 import { ParseProblem, type Position } from "../integrity/parse-problem.ts";
 import { type IgnoreDirective, pythonIgnoreDirectives, yamlIgnoreDirectives } from "./ignore-comments.ts";
 import { parsePythonModuleMetadata } from "./python-module.ts";
-import { parseYaml } from "./yaml.ts";
+import { TOO_DEEP_HINT, parseYaml } from "./yaml.ts";
 
 /** Largest manifest kiwi parses; anything bigger is a finding, not a parse. */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
@@ -123,7 +123,7 @@ function parseJsonManifest(text: string): ParsedManifest {
     return { value: result.value, locate, warnings };
   } catch (error) {
     if (error instanceof ParseProblem && error.offset !== undefined) {
-      const hint = error.rule === "parse/syntax" ? "fix the JSON there: it allows no trailing comma, comment or unquoted key (or write the manifest as YAML)" : error.hint;
+      const hint = error.rule === "parse/syntax" ? "fix the JSON there: it allows no trailing comma, comment or unquoted key (or write the manifest as YAML)" : error.rule === "parse/too-deep" ? TOO_DEEP_HINT : error.hint;
       throw new ParseProblem(error.rule, `invalid JSON: ${error.message}`, lineColumn(lineStarts(), error.offset), hint);
     }
     throw error;
@@ -135,7 +135,7 @@ function parseYamlManifest(text: string, lineOffset: number, columnOffset: numbe
     const result = parseYaml(text, lineOffset, columnOffset);
     return withIgnores({ value: result.value, locate: result.locate, warnings: [] }, yamlIgnoreDirectives(text, lineOffset, columnOffset));
   } catch (error) {
-    if (error instanceof RangeError) throw new ParseProblem("parse/too-deep", "invalid YAML: the document is nested too deeply");
+    if (error instanceof RangeError) throw new ParseProblem("parse/too-deep", "invalid YAML: the document is nested too deeply", undefined, TOO_DEEP_HINT);
     throw error;
   }
 }
@@ -177,7 +177,7 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
   // A docstring is a manifest only when it declares tool_type; anything else is prose (a helper's
   // "Usage: python helper.py --url URL", "helper2.py: shared utilities") and the file is no tool.
   if (!body.some((line) => DECLARES_TOOL_TYPE.test(line))) return pythonModule(text);
-  if (!closed) throw new ParseProblem("parse/syntax", "the leading docstring is never closed", { line: startLine + 1, column: 1 });
+  if (!closed) throw new ParseProblem("parse/syntax", "the leading docstring is never closed", { line: startLine + 1, column: 1 }, `close it with ${quote} on the line after the manifest`);
   // Line numbers: body[0] is on startLine+2 unless text followed the opening quotes.
   const firstBodyLine = firstRest.trim() !== "" ? startLine : startLine + 1;
   // i is the closing quotes' line (the opening one when the docstring is one line).

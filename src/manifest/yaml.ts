@@ -14,6 +14,9 @@ type YamlLib = typeof import("yaml");
 let lib: YamlLib | undefined;
 const yaml = (): YamlLib => (lib ??= require("yaml") as YamlLib);
 
+/** What to do about a manifest nested past MAX_DEPTH. */
+export const TOO_DEEP_HINT = `a manifest nests at most ${MAX_DEPTH} levels: flatten the data, or move it into a file of the tool`;
+
 /** Most nodes one document may expand to, aliases included. */
 export const MAX_YAML_NODES = 100_000;
 
@@ -137,7 +140,7 @@ function convert(
   if (++budget.nodes > MAX_YAML_NODES) {
     throw new ParseProblem("parse/alias-bomb", `invalid YAML: the document expands to more than ${MAX_YAML_NODES} nodes (alias bomb?)`, at(node?.range?.[0]), "YAML aliases may not expand the document past the cap; write the data out");
   }
-  if (depth > MAX_DEPTH) throw new ParseProblem("parse/too-deep", `invalid YAML: nesting deeper than ${MAX_DEPTH} levels`, at(node?.range?.[0]));
+  if (depth > MAX_DEPTH) throw new ParseProblem("parse/too-deep", `invalid YAML: nesting deeper than ${MAX_DEPTH} levels`, at(node?.range?.[0]), TOO_DEEP_HINT);
   if (node === null || node === undefined) return null;
   if (yaml().isAlias(node)) return convert(doc, aliasTarget(doc, node as Alias, at), pointer, depth + 1, budget, at);
   if (yaml().isScalar(node)) {
@@ -145,7 +148,7 @@ function convert(
     if (typeof v === "bigint") return numberFromLexeme(false, v);
     if (typeof v === "number") {
       if (!Number.isFinite(v)) {
-        throw new ParseProblem("parse/non-finite", `invalid YAML: ${pointer || "the document"} is ${v}, which is not a JSON number`, at(node.range?.[0]));
+        throw new ParseProblem("parse/non-finite", `invalid YAML: ${pointer || "the document"} is ${v}, which is not a JSON number`, at(node.range?.[0]), "write a finite number, or quote the value to keep it as text: '.inf'");
       }
       return numberFromLexeme(true, v);
     }
@@ -174,6 +177,9 @@ function convert(
         throw new ParseProblem("parse/syntax", `invalid YAML: a key must be text, not a ${yaml().isMap(keyTarget) ? "mapping" : "list"}`, at(keyNode?.range?.[0]), "write the key as text (quote it if it holds [ ] { } or a colon)");
       }
       const key = keyText(doc, keyTarget);
+      // The yaml library compares keys by value, so `1:` and `"1":` (or `~:` and `null:`) pass its
+      // uniqueness check, but both are the key "1" here: the second would replace the first.
+      if (Object.hasOwn(out, key)) throw new ParseProblem("parse/duplicate-key", `invalid YAML: the key ${JSON.stringify(key)} appears twice in one mapping, written two ways`, at(keyNode?.range?.[0]), "remove one of the two keys");
       setOwn(out, key, convert(doc, pair.value as Node | null, `${pointer}/${escapePointer(key)}`, depth + 1, budget, at));
     }
     // Merged keys never replace the mapping's own, and an earlier source's win over a later one's.

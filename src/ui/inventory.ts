@@ -42,11 +42,11 @@ export function renderShow(report: ShowReport, c: Colors): string {
   for (const p of report.parameters) {
     const contracts = Object.entries(p.contracts).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
     const extra = [...(p.default !== undefined ? [`default ${JSON.stringify(p.default)}`] : []), ...contracts].join(", ");
-    out.push(`  ${c.bold(p.name)}: ${p.type ?? "any"}${p.required ? " (required)" : ""}${extra ? `  ${c.dim(extra)}` : ""}${p.description ? `  ${oneLine(p.description)}` : ""}`);
+    out.push(`  ${c.bold(renderVisible(p.name))}: ${renderVisible(p.type ?? "any")}${p.required ? " (required)" : ""}${extra ? `  ${c.dim(extra)}` : ""}${p.description ? `  ${oneLine(p.description)}` : ""}`);
   }
   out.push("", c.bold("permissions"));
   if (report.permissions.length === 0) out.push(c.dim("  none declared"));
-  for (const p of report.permissions) out.push(`  ${p.name}${p.targets.length ? `: ${p.targets.join(", ")}` : ""}`);
+  for (const p of report.permissions) out.push(`  ${renderVisible(p.name)}${p.targets.length ? `: ${renderVisible(p.targets.join(", "))}` : ""}`);
   out.push("", c.bold("chain"), ...renderTree(report.chain, c).trimEnd().split("\n").map((l) => `  ${l}`));
   if (report.pin) {
     const sandbox = report.pin.sandbox ? `, taken with sandbox ${report.pin.sandbox}` : "";

@@ -1,6 +1,7 @@
 // Layer 1, universal rules: the manifest's shape (TypeBox schema of its dialect), tool id, type,
 // version, executor presence, reserved keys. Duplicate ids are a tree-level rule in check-project.ts. Pure.
 import type { TSchema } from "@sinclair/typebox";
+import type { ValueError } from "@sinclair/typebox/errors";
 import type { Finding } from "../findings/verdict.ts";
 import { renderCanonicalJson, unescapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
@@ -90,7 +91,8 @@ function shape(tool: Tool, out: Finding[]): void {
   // the schemas load only for a manifest that failed (building the schemas costs ~0.7 ms of start-up).
   const { Errors, ValueErrorType } = require("@sinclair/typebox/errors") as typeof import("@sinclair/typebox/errors");
   const { manifestSchemaOf } = require("../schema/manifest.ts") as typeof import("../schema/manifest.ts");
-  for (const error of Errors(manifestSchemaOf(tool.dialect), [], tool.doc)) {
+  for (const found of Errors(manifestSchemaOf(tool.dialect), [], tool.doc)) {
+    const error = narrowUnion(found, ValueErrorType.Union);
     const at = error.path;
     if (isOwned(at) || reported.has(at)) continue;
     reported.add(at);
@@ -109,6 +111,20 @@ function shape(tool: Tool, out: Finding[]): void {
       out.push(toolFinding(tool, "universal/field-type", at, `${at} must be ${describe(error.schema)}`, `write ${at.slice(1).replaceAll("/", ".")} as ${describe(error.schema)}${typeHint(error.schema)}`));
     }
   }
+}
+
+/**
+ * A value no variant of a union accepts, narrowed to the variant whose shape it has: a list with
+ * one bad item (`filesystem: [execute]`) is that item not being one of "read", "write", not the
+ * list failing to be "a list or a mapping or null".
+ */
+function narrowUnion(error: ValueError, unionType: number): ValueError {
+  if (error.type !== unionType) return error;
+  for (const variant of error.errors) {
+    const first = variant.First();
+    if (first && first.path.startsWith(`${error.path}/`)) return narrowUnion(first, unionType);
+  }
+  return error;
 }
 
 /** How a value of that type is written in YAML, where a user most often slips (a version read as a number). */

@@ -196,4 +196,27 @@ describe("kiwi check --staged in a monorepo, from its top", () => {
     await git(root, env, "add", "apps/one/tool.lock.json");
     expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
   }, SLOW);
+
+  test("two stale projects are both named, with both fixes, so one round of relocking passes", async () => {
+    const root = makeTemp("kiwi-mono-");
+    const api = (id: string, version: string) => `tool_id: ${id}\ntool_type: api\nversion: ${version}\nexecutor: http_client\nconfig: { url: 'https://a.example.com' }\nrequires: [{ net.outbound: [a.example.com] }]\n`;
+    writeTree(root, { "one/.ai/tools/t.yaml": api("one", "1.0.0"), "two/.ai/tools/t.yaml": api("two", "1.0.0") });
+    for (const project of ["one", "two"]) expect((await kiwi(join(root, project), ["lock"])).exitCode).toBe(0);
+    await git(root, env, "init", "-q", "-b", "main", ".");
+    await git(root, env, "add", "-A");
+    await git(root, env, "commit", "-q", "-m", "init");
+    for (const project of ["one", "two"]) writeFileSync(join(root, project, ".ai/tools/t.yaml"), api(project, "1.0.1"));
+    await git(root, env, "add", "-A");
+    const stale = await kiwi(root, ["check", "--staged"]);
+    expect(stale.exitCode).toBe(3);
+    expect(stale.stderr).toContain(
+      'error[E_LOCK_STALE]: one/tool.lock.json is out of date for this commit: one changed; two/tool.lock.json is out of date for this commit: two changed\n' +
+        '  hint: run "kiwi lock --cwd one", then "git add one/tool.lock.json"; run "kiwi lock --cwd two", then "git add two/tool.lock.json"\n',
+    );
+    for (const project of ["one", "two"]) {
+      expect((await kiwi(root, ["lock", "--cwd", project])).exitCode).toBe(0);
+      await git(root, env, "add", `${project}/tool.lock.json`);
+    }
+    expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
+  }, SLOW);
 });

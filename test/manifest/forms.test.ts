@@ -48,6 +48,9 @@ describe("YAML manifests", () => {
 
   test.each([
     ["a: 1\na: 2\n", "parse/duplicate-key"],
+    // Two keys the yaml library tells apart by type, but which are one key in the manifest's JSON.
+    ["1: a\n'1': b\n", "parse/duplicate-key"],
+    ["config: { true: a, 'true': b }\n", "parse/duplicate-key"],
     ["a: [1, 2\n", "parse/syntax"],
     ["a: .inf\n", "parse/non-finite"],
     ["a: .nan\n", "parse/non-finite"],
@@ -249,6 +252,22 @@ describe("embedded metadata", () => {
     ["---\ntool_id: x\n", "markdown", "the front matter is never closed"],
   ] as const)("reports an unclosed or broken block in %p", (text, syntax, message) => {
     expect(problem(() => parseManifestText(text, syntax)).message).toContain(message);
+  });
+});
+
+describe("every problem a manifest's text has", () => {
+  test.each([
+    ["a non-finite YAML number", "a: .inf\n", "yaml"],
+    ["YAML nested 300 deep", `${"[".repeat(300)}${"]".repeat(300)}\n`, "yaml"],
+    ["JSON nested 300 deep", `${"[".repeat(300)}${"]".repeat(300)}`, "json"],
+    ["a JSON trailing comma", '{"a": 1,}', "json"],
+    ["a docstring never closed", '"""\ntool_id: x\ntool_type: script\n', "python"],
+    ["a # --- block never closed", "# ---\n# tool_id: x\n", "shell"],
+    ["front matter never closed", "---\ntool_id: x\n", "markdown"],
+    ["an unclosed YAML list", "a: [1, 2\n", "yaml"],
+  ] as const)("says what to do about it: %s", (_name, text, syntax) => {
+    const p = problem(() => parseManifestText(text, syntax));
+    expect(p.hint?.length ?? 0).toBeGreaterThan(10);
   });
 });
 

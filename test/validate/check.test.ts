@@ -520,6 +520,18 @@ describe("findings speak the user's dialect", () => {
     expect(check([bad]).findings.filter((f) => f.rule.startsWith("child-schema/"))).toEqual([]);
   });
 
+  test("a magray entry point holding '..' anywhere is refused as magray refuses it; kiwi's dialect refuses only a '..' segment", () => {
+    const mg = check([magray({ entry_point: "bin..x" }, ["bin..x"])]).findings.filter((f) => f.rule === "security/path");
+    expect(mg.map((f) => [f.pointer, f.severity, f.message])).toEqual([["/entry_point", "error", 'Security validation error: Entry point contains potentially dangerous path components ("bin..x" holds \'..\')']]);
+    const own = yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: a..b.py }\n", ["a..b.py"]);
+    expect(check([own]).findings.filter((f) => f.rule === "security/path")).toEqual([]);
+  });
+
+  test("a list with one bad item is told about that item, not that it should be a list or a mapping", () => {
+    const found = check([magray({ capabilities: ["filesystem"], permissions: { filesystem: ["read", "execute"] } }, ["bin/run"])]).findings.filter((f) => f.rule === "universal/field-type");
+    expect(found.map((f) => [f.pointer, f.message])).toEqual([["/permissions/filesystem/1", '/permissions/filesystem/1 must be one of "read", "write"']]);
+  });
+
   test("an unknown field suggests the field it probably meant", () => {
     const finding = check([script("descripton: x\n")]).findings.find((f) => f.rule === "universal/unknown-field")!;
     expect(finding.hint).toBe('did you mean "description"?');
