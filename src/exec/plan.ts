@@ -170,6 +170,11 @@ export function buildPlan(input: PlanInput, notes?: LaunchNotes): Plan {
   const leaf = chain[0];
   const root = chain[chain.length - 1];
   if (!leaf || !root) throw new KiwiError("E_INTERNAL", "buildPlan got an empty chain");
+  if (chain.length === 1 && leaf.tool.type === "knowledge") {
+    throw new KiwiError("E_CHAIN", `${leaf.tool.id} is a knowledge document (${leaf.tool.manifestFile}): there is nothing to run`, {
+      hint: `read it instead (kiwi show ${leaf.tool.id} names its file); kiwi exec runs tools whose chain ends in subprocess or http_client`,
+    });
+  }
   if (root.tool.type !== "primitive" || (root.tool.id !== "subprocess" && root.tool.id !== "http_client")) {
     throw new KiwiError("E_CHAIN", `the chain of ${leaf.tool.id} ends at ${root.tool.id} (${root.tool.type || "no type"}), not at a primitive`, {
       hint: "every chain must end in subprocess or http_client",

@@ -2,7 +2,7 @@
 // resolves the command a run starts; then asks sandbox-plan.ts for the launch. The I/O half of the sandbox.
 import { accessSync, constants, existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
-import { isAbsolute, resolve } from "node:path";
+import { basename, isAbsolute, resolve } from "node:path";
 import { rememberProbe, rememberedProbe } from "./sandbox-probe-io.ts";
 import { NETWORK_PATHS, SYSTEM_PATHS, type SystemEntry } from "./sandbox-mounts.ts";
 import { declaredWritable, namespaceArgs, planSandbox, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-plan.ts";
@@ -132,15 +132,24 @@ export function firstUnavailableWarning(): boolean {
   return first;
 }
 
+/** A last path segment named like a file (result.json, report.csv), not a folder (out, ~/.npm, cache). */
+const FILE_NAME = /^[^.][^/]*\.[A-Za-z0-9]{1,8}$/;
+
 /**
  * A declared fs.write folder that does not exist would be left out of the sandbox (bwrap's
  * --bind-try), so the tool could write nowhere there, and a cache such as ~/.npm was re-filled on
- * every call. The missing ones are created (mode 0700) before the launch; the warnings say so.
+ * every call. The missing ones are created (mode 0700) before the launch; the warnings say so. A
+ * missing path named like a file is not: a folder in its place (result.json/) would only make the
+ * tool's write fail with EISDIR, on this call and every later one.
  */
 export function createWritableFolders(folders: readonly string[]): string[] {
   const warnings: string[] = [];
   for (const folder of folders) {
     if (existsSync(folder)) continue;
+    if (FILE_NAME.test(basename(folder))) {
+      warnings.push(`${folder}, declared in fs.write, does not exist and was not created: it is named like a file, and kiwi creates missing folders only (a missing file cannot be mounted); declare the folder it goes in, or create the file first`);
+      continue;
+    }
     try {
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       warnings.push(`created ${folder}, declared in fs.write but missing (a missing folder cannot be mounted writable)`);

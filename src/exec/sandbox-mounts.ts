@@ -3,7 +3,7 @@
 import { posix } from "node:path";
 import { KiwiError } from "../errors.ts";
 import type { Capability } from "../manifest/model.ts";
-import { expandDeclaredPath } from "../manifest/capability-path.ts";
+import { expandDeclaredPath, ungrantablePath } from "../manifest/capability-path.ts";
 
 export interface Mount {
   /** A bind mount (ro, rw), a kernel view (proc, dev), a tmpfs, a link, or a host file copied in read-only (file). */
@@ -50,9 +50,6 @@ export const SYSTEM_PATHS = [
 /** Extra /etc entries only when the network is declared: name resolution and TLS roots. */
 export const NETWORK_PATHS = ["/etc/resolv.conf", "/etc/gai.conf", "/etc/host.conf", "/etc/services", "/etc/protocols", "/etc/ssl", "/etc/ca-certificates", "/etc/pki"] as const;
 
-/** The sandbox's own kernel views; a declaration can neither replace nor reach them. */
-const KERNEL_PATHS = ["/proc", "/sys", "/dev"];
-
 /** Folders too broad to mount as a runtime prefix (they hold other people's or projects' files). */
 const BROAD = new Set(["/", "/home", "/root", "/opt", "/tmp", "/var", "/srv", "/mnt", "/media", "/run", "/etc", "/work"]);
 
@@ -80,16 +77,21 @@ const COPY_MAX_BYTES = 1024 * 1024;
 /** The mounts of one sandbox, ordered so a folder is mounted before anything inside it. */
 export function planMounts(req: MountInput, network: boolean, memoryMb: number): Mount[] {
   const tmpBytes = Math.floor(memoryMb * 1024 * 1024);
+  const declared = declaredMounts(req);
+  // A declared folder (/etc, or / itself) already shows the system paths inside it as the host has
+  // them; kiwi's own links and copies there would collide with it (bubblewrap cannot make /bin
+  // over a bound /, nor copy /etc/passwd into a read-only /etc) and are left out.
+  const undeclared = (m: Mount) => !declared.some((d) => isWithin(m.path, d.path));
   const mounts: Mount[] = [
-    ...systemMounts(SYSTEM_PATHS, req.systemPaths, "system"),
-    ...(network ? systemMounts(NETWORK_PATHS, req.systemPaths, "network (name resolution, TLS roots)") : []),
+    ...systemMounts(SYSTEM_PATHS, req.systemPaths, "system").filter(undeclared),
+    ...(network ? systemMounts(NETWORK_PATHS, req.systemPaths, "network (name resolution, TLS roots)").filter(undeclared) : []),
     { kind: "proc", path: "/proc", optional: false, why: "private (this sandbox's processes only)" },
     { kind: "dev", path: "/dev", optional: false, why: "private (null, zero, random, tty)" },
     // Private scratch space capped at the memory limit: tmpfs pages are RAM that no rlimit sees.
     { kind: "tmpfs", path: "/tmp", sizeBytes: tmpBytes, optional: false, why: "private scratch space" },
     { kind: "tmpfs", path: "/dev/shm", sizeBytes: tmpBytes, optional: false, why: "private shared memory" },
     ...runtimePrefixes(req).map((path): Mount => ({ kind: "ro", path, optional: true, why: "runtime" })),
-    ...declaredMounts(req),
+    ...declared,
     ...req.runDirs.map((d): Mount => ({ kind: "ro", path: posix.normalize(d), optional: false, why: "run directory (verified files)" })),
   ];
   return orderMounts(mounts);
@@ -121,10 +123,10 @@ function declaredMounts(req: MountInput): Mount[] {
     if (cap.name !== "fs.read" && cap.name !== "fs.write") continue;
     for (const raw of cap.paths ?? []) {
       const path = expandDeclaredPath(raw, req.home, req.projectRoot);
-      const kernel = KERNEL_PATHS.find((k) => path === k || path.startsWith(`${k}/`));
-      if (kernel) {
-        throw new KiwiError("E_SANDBOX", `${cap.name} path "${raw}" (${cap.pointer}) cannot be granted: the sandbox has its own ${kernel}`, {
-          hint: `remove "${raw}" from ${cap.name}; tools see a private ${kernel}`,
+      const refused = ungrantablePath(path);
+      if (refused) {
+        throw new KiwiError("E_SANDBOX", `${cap.name} path "${raw}" (${cap.pointer}) cannot be granted: ${refused.why}`, {
+          hint: `${refused.hint} (${cap.name}: "${raw}")`,
           details: { pointer: cap.pointer, path: raw },
         });
       }

@@ -1,12 +1,13 @@
 // The subprocess primitive: runs a SubprocessPlan through Bun.spawn and nothing else. The child
 // leads its own process group (a new session), so a timeout, an output flood or kiwi's own
 // interruption stops the whole group, grandchildren included: SIGTERM first, SIGKILL after a grace.
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { closeLaunchFiles, openLaunchFiles } from "./launch-files-io.ts";
 import type { SubprocessPlan } from "./plan.ts";
 import { signalFromSandboxExit } from "./sandbox-plan.ts";
-import { WASM_EXIT } from "../wasm/wasi-command.ts";
+import { WASM_VERDICT_FD_ENV } from "../wasm/wasi-command.ts";
 
 /** Where the tool's output goes, chunk by chunk, as it arrives. */
 export interface OutputSinks {
@@ -27,6 +28,8 @@ export interface SubprocessOutcome {
   /** SIGKILL was needed after SIGTERM's grace ran out. */
   escalated: boolean;
   outputBytes: number;
+  /** The limit kiwi's WASI host says ended a WebAssembly run (its verdict descriptor), if one did. */
+  wasmLimit?: "fuel" | "memory";
 }
 
 const FORWARDED_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -44,15 +47,18 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
   const stdin = spec.stdin === "json" ? new TextEncoder().encode(renderStdinParams(plan.params)) : spec.stdin === "inherit" ? "inherit" : "ignore";
   // The files the sandbox copies in reach bubblewrap as descriptors 3, 4, … (launch-files-io.ts).
   const files = openLaunchFiles(spec.files, plan.tool);
+  // kiwi's WASI host says which limit ended a run on one more descriptor, after those.
+  const verdict = spec.wasm ? openVerdict() : undefined;
   try {
     proc = Bun.spawn(spec.launch, {
       cwd: spec.cwd,
-      env: spec.env,
-      stdio: [stdin, "pipe", "pipe", ...files],
+      env: verdict ? { ...spec.env, [WASM_VERDICT_FD_ENV]: String(3 + files.length) } : spec.env,
+      stdio: [stdin, "pipe", "pipe", ...files, ...(verdict ? [verdict.fd] : [])],
       // A new session makes the child a process-group leader: kill(-pid) reaches every descendant.
       detached: true,
     }) as typeof proc;
   } catch (error) {
+    verdict?.discard();
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     if (code === "E2BIG") throw tooBig(plan, error);
     // spawn says ENOENT for a missing working folder as for a missing program: name the one it is.
@@ -69,7 +75,7 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
       details: { argv0: spec.argv[0], cwd: spec.cwd },
     });
   } finally {
-    closeLaunchFiles(files);
+    closeLaunchFiles([...files, ...(verdict ? [verdict.fd] : [])]);
   }
   const pgid = proc.pid;
   const outcome: SubprocessOutcome = { exitCode: null, signal: null, timedOut: false, outputCapped: false, interruptedBy: null, escalated: false, outputBytes: 0 };
@@ -149,8 +155,32 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
     clearTimeout(timer);
     if (escalation) clearTimeout(escalation);
     for (const [sig, handler] of handlers) process.off(sig, handler);
+    const limit = verdict?.read();
+    if (limit) outcome.wasmLimit = limit;
   }
   return outcome;
+}
+
+/** A file kiwi's WASI host writes its verdict to (through an inherited descriptor); read once, then removed. */
+function openVerdict(): { fd: number; read: () => "fuel" | "memory" | undefined; discard: () => void } {
+  const dir = mkdtempSync(join((require("node:os") as typeof import("node:os")).tmpdir(), "kiwi-wasi-"));
+  const path = join(dir, "verdict");
+  const fd = openSync(path, "w", 0o600);
+  const discard = () => rmSync(dir, { recursive: true, force: true });
+  return {
+    fd,
+    discard,
+    read: () => {
+      try {
+        const text = readFileSync(path, "utf8").trim();
+        return text === "fuel" || text === "memory" ? text : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        discard();
+      }
+    },
+  };
 }
 
 /** Linux refuses one argument longer than this (MAX_ARG_STRLEN), and argv plus environment past ARG_MAX. */
@@ -197,9 +227,10 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
       details: { tool, signal: outcome.interruptedBy, toolExitCode: outcome.exitCode, toolSignal: outcome.signal },
     });
   }
-  if (plan.subprocess.wasm && (outcome.exitCode === WASM_EXIT.fuel || outcome.exitCode === WASM_EXIT.memory)) {
+  // The host's verdict, not its status: a module may exit 250 or 251 itself.
+  if (plan.subprocess.wasm && outcome.wasmLimit) {
     const { fuel, memoryMb } = plan.subprocess.wasm;
-    const which = outcome.exitCode === WASM_EXIT.fuel ? "fuel" : "memory";
+    const which = outcome.wasmLimit;
     throw new KiwiError(
       "E_WASM_LIMIT",
       which === "fuel" ? `${tool} ran out of fuel: its limit is ${fuel} function entries, loop iterations and returns` : `${tool} tried to grow its linear memory past its limit of ${memoryMb} MiB`,

@@ -5,6 +5,7 @@ import type { Finding } from "../findings/verdict.ts";
 import { type Limits, type Tool, manifestPathOf } from "../manifest/model.ts";
 import { syntaxOf } from "../manifest/forms.ts";
 import { CAPABILITY_NAMES } from "../manifest/normalize.ts";
+import { expandDeclaredPath, ungrantablePath } from "../manifest/capability-path.ts";
 import { MAGRAY_CAPABILITY_WORDS } from "../schema/vocabulary.ts";
 import { toolFinding } from "../findings/finding.ts";
 import { type LayerContext, isPublished, normalizeRel, seg, toolPath } from "./layer.ts";
@@ -64,6 +65,7 @@ const NEEDS_PERMISSION = new Set(["filesystem", "network", "shell"]);
 export function checkSecurity(tool: Tool, ctx: LayerContext): Finding[] {
   const out: Finding[] = [];
   capabilities(tool, out);
+  fsPaths(tool, out);
   hosts(tool, ctx, out);
   limits(tool, ctx, out);
   risky(tool, ctx, out);
@@ -111,6 +113,23 @@ function capabilities(tool: Tool, out: Finding[]): void {
       out.push(toolFinding(tool, "security/capability-unscoped", `${at}/${seg(name)}`, `${name} lists no ${name === "net.outbound" ? "hosts" : "paths"}, so it grants all of them`));
     }
   });
+}
+
+/**
+ * Declared fs paths the sandbox can never grant (manifest/capability-path.ts), judged as exec's
+ * mounts judge them: exec refuses every call of such a tool. Absolute paths only: a relative or
+ * home path depends on where the project and the home folder are.
+ */
+function fsPaths(tool: Tool, out: Finding[]): void {
+  for (const cap of tool.capabilities) {
+    if (cap.name !== "fs.read" && cap.name !== "fs.write") continue;
+    for (const raw of cap.paths ?? []) {
+      const path = raw.trim();
+      if (!path.startsWith("/")) continue;
+      const refused = ungrantablePath(expandDeclaredPath(path, "/", "/"));
+      if (refused) out.push(toolFinding(tool, "security/capability-path", cap.pointer, `${cap.name} path "${raw}" cannot be granted: ${refused.why}, so kiwi exec refuses the tool`, refused.hint));
+    }
+  }
 }
 
 /** Declared hosts, judged as exec's host policy will judge them (manifest/host-rule.ts). */

@@ -7,3 +7,10 @@ export const WASI_COMMAND = "kiwi:wasi";
 
 /** How kiwi's WASI host reports a limit (exit status), read back by exec/subprocess.ts. */
 export const WASM_EXIT = { fuel: 250, memory: 251 } as const;
+
+/**
+ * The variable naming the descriptor kiwi's WASI host writes `fuel` or `memory` to when that limit
+ * ended the run. A module may exit 250 or 251 itself (proc_exit), so the status alone cannot say
+ * which it was; exec/subprocess.ts opens the descriptor and believes only what it finds there.
+ */
+export const WASM_VERDICT_FD_ENV = "KIWI_WASI_VERDICT_FD";

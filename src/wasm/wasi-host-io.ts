@@ -2,13 +2,25 @@
 // (fuel and memory are woven into the module already; the flags make the command line say so).
 // Runs an instrumented module (prepare-io.ts) with WASI preview 1, the declared directories as
 // its only preopens and the process environment, inside the sandbox exec sets up. When the module
-// traps, the exported counters say whether fuel or the memory cap ended it: the exit status is then
-// WASM_EXIT.fuel or WASM_EXIT.memory, which exec turns into E_WASM_LIMIT. Self-contained (node:
-// modules only), so a checkout runs it with bun as is.
-import { readFileSync } from "node:fs";
+// traps, the exported counters say whether fuel or the memory cap ended it: the host writes which
+// to the descriptor exec names in KIWI_WASI_VERDICT_FD (exec turns it into E_WASM_LIMIT) and exits
+// with WASM_EXIT.fuel or WASM_EXIT.memory; a module's own exit status, 250 included, is passed on
+// as it is. Self-contained (node: modules only), so a checkout runs it with bun as is.
+import { readFileSync, writeSync } from "node:fs";
 import { WASI } from "node:wasi";
 
 const EXIT = { fuel: 250, memory: 251, usage: 2, trap: 134 } as const; // fuel/memory: wasi-command.ts WASM_EXIT
+const VERDICT_FD_ENV = "KIWI_WASI_VERDICT_FD"; // wasi-command.ts WASM_VERDICT_FD_ENV
+
+/** Tells exec which limit ended the run, on the descriptor it opened for that (exit 250 alone could be the module's own). */
+function reportLimit(fd: number | undefined, limit: "fuel" | "memory"): void {
+  if (fd === undefined) return;
+  try {
+    writeSync(fd, `${limit}\n`);
+  } catch {
+    // exec then takes the status for the module's own.
+  }
+}
 
 /** Runs the module; resolves to the exit status (a module's proc_exit ends the process itself). */
 export async function runWasiHost(args: readonly string[]): Promise<number> {
@@ -28,7 +40,10 @@ export async function runWasiHost(args: readonly string[]): Promise<number> {
     process.stderr.write("kiwi __wasi: usage: kiwi __wasi --fuel N --memory-mb M [--dir PATH]… -- <module> <name> [args…]\n");
     return EXIT.usage;
   }
-  const wasi = new WASI({ version: "preview1", args: [name, ...rest], env: { ...process.env } as Record<string, string>, preopens: Object.fromEntries(dirs.map((d) => [d, d])) });
+  // The verdict descriptor is kiwi's, not the module's: its number stays out of the module's environment.
+  const { [VERDICT_FD_ENV]: verdictVar, ...env } = process.env;
+  const verdictFd = verdictVar !== undefined && /^\d+$/.test(verdictVar) && Number(verdictVar) > 2 ? Number(verdictVar) : undefined;
+  const wasi = new WASI({ version: "preview1", args: [name, ...rest], env: env as Record<string, string>, preopens: Object.fromEntries(dirs.map((d) => [d, d])) });
   const compiled = await WebAssembly.compile(readFileSync(module));
   const instance = await WebAssembly.instantiate(compiled, { wasi_snapshot_preview1: wasi.wasiImport as never });
   try {
@@ -37,8 +52,14 @@ export async function runWasiHost(args: readonly string[]): Promise<number> {
   } catch (error) {
     const exports = instance.exports as Record<string, WebAssembly.Global | undefined>;
     // kiwi names the limit itself (E_WASM_LIMIT) from the status.
-    if (typeof exports.kiwi_fuel?.value === "bigint" && exports.kiwi_fuel.value < 0n) return EXIT.fuel;
-    if (exports.kiwi_memory_exceeded?.value === 1) return EXIT.memory;
+    if (typeof exports.kiwi_fuel?.value === "bigint" && exports.kiwi_fuel.value < 0n) {
+      reportLimit(verdictFd, "fuel");
+      return EXIT.fuel;
+    }
+    if (exports.kiwi_memory_exceeded?.value === 1) {
+      reportLimit(verdictFd, "memory");
+      return EXIT.memory;
+    }
     process.stderr.write(`kiwi: ${name} trapped: ${(error as Error).message ?? String(error)}\n`);
     return EXIT.trap;
   }

@@ -75,6 +75,8 @@ function project(): string {
     ...pyTool("forker_ok", FORK, "limits:\n  processes: 64\n"),
     ...pyTool("spin", "while True:\n    pass\n", "limits:\n  cpu_seconds: 1\n"),
     ...pyTool("layout", LAYOUT),
+    // A declared /etc holds the files kiwi otherwise copies in (/etc/passwd) and, with a host, /etc/ssl.
+    ...pyTool("read_etc", READ, "requires:\n  - fs.read: [\"/etc\"]\n  - net.outbound: [\"127.0.0.1\"]\n"),
     ".ai/tools/bomb/tool.yaml": "tool_id: bomb\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig:\n  entrypoint: bomb.sh\nlimits:\n  processes: 16\n  timeout_ms: 1500\n",
     ".ai/tools/bomb/bomb.sh": ":(){ :|:& };:\nexec sleep 60\n",
     // Parameters cannot fill a URL's host (exec refuses that); the environment can, so that is how a
@@ -108,6 +110,12 @@ describe("kiwi exec --sandbox=require", () => {
     expect(denied.stderr).toContain("No such file or directory");
     const allowed = await exec("read_key_ok", { path: keyPath });
     expect([allowed.exitCode, allowed.stdout]).toEqual([0, "FAKE-KEY-e2e-7f3a\n\n"]);
+  });
+
+  test("a declared /etc is readable as the host has it, though kiwi copies system files into /etc otherwise", async () => {
+    const r = await exec("read_etc", { path: "/etc/hostname" });
+    expect([r.exitCode, r.stdout]).toEqual([0, `${readFileSync("/etc/hostname", "utf8")}\n`]);
+    expect(r.stderr).toBe("");
   });
 
   test("writing outside the tool fails undeclared and works with fs.write: [out]", async () => {

@@ -157,6 +157,21 @@ describe("the module itself", () => {
   });
 });
 
+describe("exit statuses", () => {
+  test.each([250, 251])("a module that exits %d itself (the status the host reports a limit with) keeps that status, not E_WASM_LIMIT", async (status) => {
+    const exits = `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (call $exit (i32.const ${status}))))`;
+    const kiwi = kiwiIn(makeProject(kiwiTool("exits", wat(exits))));
+    for (const sandbox of ["off", "auto"]) {
+      const r = await kiwi.run(["exec", "exits", "--unlocked", `--sandbox=${sandbox}`]);
+      expect(r.exitCode).toBe(status);
+      expect(r.stderr).not.toContain("E_WASM_LIMIT");
+    }
+  });
+});
+
 describe("debug names", () => {
   test("a module whose name section names a function as instrumentation names its hook (log_execution) runs", async () => {
     // As a C program built without stripping, with a function of that name.

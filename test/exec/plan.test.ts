@@ -171,6 +171,13 @@ describe("subprocess plans", () => {
     expect(httpPlan({ method: "GET", url: "https://h.example/" }).limits).toEqual({ timeoutMs: 60_000, killGraceMs: 0, outputBytes: 16 * 1024 * 1024, declared: [] });
   });
 
+  test("a knowledge document is refused as one, with a hint to read it, not as a chain missing its primitive", () => {
+    const doc: PlanTool = { id: "notes", version: "1.0.0", type: "knowledge", config: {}, limits: {}, manifestFile: ".ai/tools/notes.md" };
+    expect(() => buildPlan({ chain: [{ tool: doc, integrity: null, runDir: null }], params: {}, env, host, mode: "locked" })).toThrow(
+      expect.objectContaining({ code: "E_CHAIN", message: "notes is a knowledge document (.ai/tools/notes.md): there is nothing to run", hint: expect.stringContaining("kiwi show notes") }),
+    );
+  });
+
   test("a chain that does not end in a primitive is refused", () => {
     expect(() => buildPlan({ chain: [{ tool: script({ entrypoint: "m.py" }), integrity: null, runDir: "/r" }, { tool: builtin("python_runtime"), integrity: null, runDir: null }], params: {}, env, host, mode: "locked" })).toThrow(
       expect.objectContaining({ code: "E_CHAIN" }),

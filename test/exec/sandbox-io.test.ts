@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { accessSync, appendFileSync, chmodSync, constants, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
-import { probeSandbox, prepareSandbox, resetSandboxProbe, systemPaths } from "../../src/exec/sandbox-io.ts";
+import { createWritableFolders, probeSandbox, prepareSandbox, resetSandboxProbe, systemPaths } from "../../src/exec/sandbox-io.ts";
 import { NETWORK_PATHS, SYSTEM_PATHS, type SystemEntry } from "../../src/exec/sandbox-mounts.ts";
 import { launch, sandboxFixture, sandboxInput } from "../helpers/sandbox.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
@@ -170,3 +170,26 @@ function listFiles(dir: string): string[] {
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name));
 }
+
+describe("createWritableFolders", () => {
+  test("creates a missing declared folder (mode 0700) and says so; an existing one is left alone", () => {
+    const root = makeTemp("kiwi-write-");
+    const cache = join(root, "home", ".npm");
+    const out = join(root, "out");
+    writeFileSync(join(root, "exists.json"), "{}");
+    expect(createWritableFolders([cache, out, join(root, "exists.json")])).toEqual([
+      `created ${cache}, declared in fs.write but missing (a missing folder cannot be mounted writable)`,
+      `created ${out}, declared in fs.write but missing (a missing folder cannot be mounted writable)`,
+    ]);
+    expect([lstatSync(cache).isDirectory(), lstatSync(out).mode & 0o777]).toEqual([true, 0o700]);
+  });
+
+  test.each(["result.json", "report.csv", "archive.tar.gz"])("a missing path named like a file (%s) is not made a folder, which would fail the tool's write with EISDIR", (name) => {
+    const root = makeTemp("kiwi-write-");
+    const path = join(root, name);
+    const warnings = createWritableFolders([path]);
+    expect(existsSync(path)).toBe(false);
+    expect(warnings).toEqual([expect.stringContaining(`${path}, declared in fs.write, does not exist and was not created: it is named like a file`)]);
+  });
+});
+

@@ -107,6 +107,36 @@ describe("planSandbox", () => {
     expect(pairs(declared.argv, "--ro-bind-try")).toEqual(expect.arrayContaining(["/bin", "/etc/passwd"]));
   });
 
+  test("a declared folder that holds system paths (/etc) shows them as the host has them: kiwi copies and links nothing into it", () => {
+    // bubblewrap can neither copy /etc/passwd into a read-only /etc nor make /bin over one.
+    const systemPaths: SandboxProbe["systemPaths"] = {
+      "/usr": { kind: "other" },
+      "/bin": { kind: "link", realPath: "/usr/bin" },
+      "/etc/localtime": { kind: "link", realPath: "/usr/share/zoneinfo/Etc/UTC" },
+      "/etc/passwd": { kind: "file", mode: 0o100644, size: 1309 },
+      "/etc/ssl": { kind: "other" },
+    };
+    for (const kind of ["fs.read", "fs.write"]) {
+      const plan = planSandbox(request({ capabilities: [c(kind, ["/etc"]), c("net.outbound")] }), probe({ systemPaths }), "auto");
+      expect([plan.files, pairs(plan.argv, "--symlink")]).toEqual([[], ["/bin"]]);
+      expect(plan.argv.join(" ")).toContain(`--${kind === "fs.read" ? "ro-bind-try" : "bind-try"} /etc /etc`);
+      expect(plan.argv.filter((a) => a.startsWith("/etc/"))).toEqual([]);
+    }
+  });
+
+  test.each([
+    ["/", "it is the whole file system"],
+    ["/proc/self", "the sandbox has its own /proc"],
+    ["/sys", "the sandbox has its own /sys"],
+    ["/dev/sda", "the sandbox has its own /dev"],
+  ])("a declared %p cannot be granted: E_SANDBOX naming the declaration (%s)", (path, why) => {
+    for (const kind of ["fs.read", "fs.write"]) {
+      expect(() => planSandbox(request({ capabilities: [c(kind, [path], "/requires/1")] }), probe(), "auto")).toThrow(
+        expect.objectContaining({ code: "E_SANDBOX", message: `${kind} path "${path}" (/requires/1) cannot be granted: ${why}` }),
+      );
+    }
+  });
+
   test("network paths get the same treatment when the network is declared", () => {
     const plan = planSandbox(request({ capabilities: [c("net.outbound")] }), probe({ systemPaths: { "/etc/resolv.conf": { kind: "file", mode: 0o100644, size: 80 }, "/etc/ssl": { kind: "other" } } }), "auto");
     expect(plan.files).toEqual(["/etc/resolv.conf"]);

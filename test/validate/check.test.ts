@@ -109,6 +109,8 @@ const rows: Row[] = [
   ["security/capability-unknown", () => [script("requires: [{ fs.read: [./data] }, requests]\n")], () => [script("requires: [{ fs.exec: [./bin] }]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/capability-unknown", () => [magray({ capabilities: ["ui"] }, ["bin/run"])], () => [magray({ capabilities: ["telepathy"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 14],
   ["security/capability-permission", () => [magray({ capabilities: ["network"], permissions: { network: ["outbound"] } }, ["bin/run"])], () => [magray({ capabilities: ["network"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 14],
+  ["security/capability-path", () => [script("requires: [{ fs.read: [/etc, /usr/share/zoneinfo] }]\n")], () => [script("requires: [{ fs.read: [/proc/self] }]\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["security/capability-path", () => [script("requires: [{ fs.write: [~/.cache/x, ./out] }]\n")], () => [script("requires: [{ fs.write: [/] }]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/capability-unscoped", () => [script("requires: [{ net.outbound: [api.example.com] }]\n")], () => [script("requires: [net.outbound]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/host-invalid", () => [script("requires: [{ net.outbound: ['api.example.com:443'] }]\n")], () => [script("requires: [{ net.outbound: ['https://api.example.com/v1'] }]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/host-any", () => [script("requires: [{ net.outbound: ['*.example.com'] }]\n")], () => [script("requires: [{ net.outbound: ['*'] }]\n")], ".ai/tools/proc/tool.yaml", 7],
