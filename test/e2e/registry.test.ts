@@ -301,7 +301,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
   });
 
   test("a project's ignore file lets its own tool be published; the consumer's kiwi add says the warning, and the consumer's own file decides there", async () => {
-    const crawl = "tool_id: crawl\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://{host}/' }\nrequires: [{ net.outbound: ['*'] }]\nparameters:\n  - { name: host, type: string, required: true }\n";
+    const crawl = "tool_id: crawl\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://${CRAWL_HOST}/{page}' }\nrequires: [{ net.outbound: ['*'] }]\nparameters:\n  - { name: page, type: string, required: true }\n";
     const entry = "ignore:\n  - rule: security/host-any\n    tool: crawl\n    reason: crawls the host it is given\n";
     const ref = `${registry.host}/team/crawl:1`;
     const bare = await kiwiIn(makeProject({ ".ai/tools/crawl.yaml": crawl })).run(["publish", "crawl", ref]);
