@@ -415,6 +415,12 @@ function unreachable(registry: string, url: URL, error: unknown): KiwiError {
   if (isTimeout(error)) {
     return new KiwiError("E_REGISTRY", `${registry} (${url.origin}) did not answer: ${failureDetail(error)}`, { hint: "the registry or the network stalled; try again later" });
   }
+  if (isReset(error)) {
+    // Reached, then cut (after the retries): not a registry that is down or misaddressed.
+    return new KiwiError("E_REGISTRY", `${registry} (${url.origin}) closed the connection under the request: ${failureDetail(error)}`, {
+      hint: "the registry or something between it and kiwi (a proxy, a load balancer) cut the connection; try again later",
+    });
+  }
   const detail = failureDetail(error);
   const tlsProblem = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL/i.test(detail);
   const refused = detail === "ConnectionRefused" || detail === "ECONNREFUSED";
