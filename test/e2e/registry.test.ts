@@ -599,6 +599,41 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     await addFails(`${registry.host}/faults/dp:tampered`, 6, "the config was tampered with");
   });
 
+  test("an mcp_pin the integrity does not cover is checked before it reaches tool.lock.json: malformed, or on a tool that is no MCP server, it is refused", async () => {
+    const off = { KIWI_MCP_MODE: "off" };
+    const server = makeProject({
+      ".ai/tools/srv/tool.yaml": "tool_id: srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\ndescription: a server\nconfig:\n  transport: stdio\n  command: node\n  args: [server.js]\n",
+      ".ai/tools/srv/server.js": "// a server\n",
+    });
+    expect((await kiwiIn(server, off).run(["publish", "srv", `${registry.host}/faults/srv:1`])).exitCode).toBe(0);
+    /** Re-pushes `repo`'s tag 1 as `tag` with `pin` spliced into its config text (every digest consistent, the integrity untouched). */
+    const withPin = async (repo: string, tag: string, pin: string) => {
+      const client = new RegistryClient({ registry: registry.host, repository: repo }, { env: {}, home: "/nonexistent" });
+      const { bytes } = await client.getManifest("1");
+      const manifest = JSON.parse(new TextDecoder().decode(bytes));
+      const text = new TextDecoder().decode(await client.getBlob(manifest.config.digest, manifest.config.size));
+      const configBytes = new TextEncoder().encode(text.replace("{", `{"mcp_pin":${pin},`));
+      await client.pushBlob(configBytes);
+      manifest.config = { ...manifest.config, digest: formatDigest(sha256Hex(configBytes)), size: configBytes.length };
+      await client.putManifest(tag, new TextEncoder().encode(JSON.stringify(manifest)), MEDIA.manifest);
+    };
+    const bad = '{"name":"x","interface_hash":"sha256:zz","full_hash":"sha256:zz","interface":{}}';
+    await withPin("faults/srv", "badpin", bad);
+    await withPin("faults/dp", "pinned", bad);
+    for (const [reference, message] of [
+      [`${registry.host}/faults/srv:badpin`, "the config's mcp_pin is not a valid pin"],
+      [`${registry.host}/faults/dp:pinned`, "the config's mcp_pin is on a script tool; only an mcp_server carries one"],
+    ]) {
+      const b = consumer();
+      const r = await kiwiIn(b, off).run(["add", reference!]);
+      expect([r.exitCode, r.stdout]).toEqual([6, ""]);
+      expect(r.stderr).toContain("error[E_ARTIFACT_INVALID]: ");
+      expect(r.stderr).toContain(message!);
+      expect(existsSync(join(b, "tool.lock.json"))).toBe(false);
+      expect(existsSync(join(b, ".ai/tools/.remote"))).toBe(false);
+    }
+  });
+
   test("an oversized manifest is refused without being read whole", async () => {
     const proxy = startProxy({ upstream: registry.url, rewrite: { path: /\/manifests\//, body: () => new Uint8Array(5 * 1024 * 1024).fill(32) } });
     try {
