@@ -80,13 +80,23 @@ export class RegistryClient {
 
   /** Fetches a blob of known digest and size; any other bytes are an error, never returned. */
   async getBlob(digest: string, size: number): Promise<Uint8Array> {
-    const res = await this.request("GET", `/blobs/${digest}`, { scope: "pull" });
-    if (res.status === 404) {
-      await res.body?.cancel();
-      throw new KiwiError("E_REGISTRY", `${this.name()} has no blob ${digest}`, { hint: "the artifact was deleted or only partly pushed; publish it again" });
+    let bytes: Uint8Array;
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.request("GET", `/blobs/${digest}`, { scope: "pull" });
+      if (res.status === 404) {
+        await res.body?.cancel();
+        throw new KiwiError("E_REGISTRY", `${this.name()} has no blob ${digest}`, { hint: "the artifact was deleted or only partly pushed; publish it again" });
+      }
+      await this.expectOk(res, `GET blob ${digest}`);
+      try {
+        bytes = await this.readBody(res, size, `blob ${digest}`);
+        break;
+      } catch (error) {
+        // A download cut midway is fetched again, as a connection cut before the answer is.
+        if (attempt >= RETRY_DELAYS_MS.length || !(error instanceof KiwiError) || error.details?.cut !== true) throw error;
+        await Bun.sleep(RETRY_DELAYS_MS[attempt]!);
+      }
     }
-    await this.expectOk(res, `GET blob ${digest}`);
-    const bytes = await this.readBody(res, size, `blob ${digest}`);
     const actual = formatDigest(sha256Hex(bytes));
     if (bytes.length !== size || actual !== digest) {
       throw new KiwiError("E_ARTIFACT_INVALID", `${this.name()} served ${bytes.length} bytes hashing to ${actual} for the blob ${digest} (${size} bytes)`, {
@@ -161,6 +171,7 @@ export class RegistryClient {
       if (error instanceof KiwiError) throw error;
       throw new KiwiError("E_REGISTRY", `${this.registry} broke off ${subject} midway: ${failureDetail(error)}`, {
         hint: isTimeout(error) ? "the registry or the network stalled; try again later" : "the connection was cut; try again later",
+        details: { cut: isReset(error) },
       });
     }
   }
@@ -285,7 +296,8 @@ export class RegistryClient {
 
   /**
    * One fetch; a GET or HEAD (which change nothing) is sent again after a passing fault, as
-   * docker, ORAS and npm do: a 408, 429, 500, 502, 503 or 504 answer, or a connection reset. Two more tries,
+   * docker, ORAS and npm do: a 408, 429, 500, 502, 503 or 504 answer, or a connection reset (a blob
+   * download cut midway too: getBlob). Two more tries,
    * after 0.25 s and 1 s, or after the server's Retry-After (10 s at most).
    */
   private async fetchRetrying(method: string, url: URL, init: RequestInit): Promise<Response> {

@@ -20,7 +20,7 @@ function serve(fetch: (req: Request, server: unknown) => Response | Promise<Resp
 }
 
 /** A raw TCP server on 127.0.0.1: `onRequest` gets each request's socket (to answer or cut). */
-function tcp(onRequest: (socket: { terminate(): void; end(data: string): void }) => void): string {
+function tcp(onRequest: (socket: { terminate(): void; end(data: string): void; write(data: string): number }) => void): string {
   const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data: (socket) => onRequest(socket) } });
   servers.push(server);
   return `127.0.0.1:${server.port}`;
@@ -122,6 +122,32 @@ describe("the registry client", () => {
     const put = await failure(client(busy).putManifest("1.0", BLOB, "application/vnd.oci.image.manifest.v1+json"));
     expect(put.message).toContain("answered HTTP 503 to PUT manifest 1.0");
     expect(puts).toBe(1);
+  });
+
+  test("a blob download cut midway is fetched again; one cut every time is E_REGISTRY naming the blob", async () => {
+    const head = `HTTP/1.1 200 OK\r\ncontent-length: ${BLOB.length}\r\nconnection: close\r\n\r\n`;
+    const text = new TextDecoder().decode(BLOB);
+    let requests = 0;
+    const once = tcp((socket) => {
+      requests++;
+      if (requests === 1) {
+        socket.write(`${head}${text.slice(0, 4)}`);
+        socket.terminate();
+      } else socket.end(`${head}${text}`);
+    });
+    expect(await client(once).getBlob(DIGEST, BLOB.length)).toEqual(BLOB);
+    expect(requests).toBe(2);
+    let cuts = 0;
+    const always = tcp((socket) => {
+      cuts++;
+      socket.write(`${head}${text.slice(0, 4)}`);
+      socket.terminate();
+    });
+    const e = await failure(client(always).getBlob(DIGEST, BLOB.length));
+    expect(e.code).toBe("E_REGISTRY");
+    expect(e.message).toContain(`broke off blob ${DIGEST} midway`);
+    // Three downloads at least (a cut before the headers counts as a request retried on its own).
+    expect(cuts).toBeGreaterThanOrEqual(3);
   });
 
   test("a Bearer realm or a redirect Location that is no URL is E_REGISTRY naming it, not a crash", async () => {
