@@ -85,7 +85,8 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
     source,
     reference,
     integrity: config.integrity,
-    path: `${REMOTE_TOOLS_DIR}/${id}/${config.manifest_file}`,
+    // The lock's source (an Agent Plugin's server is <folder>/mcp.json#<server>), as it was written.
+    path: readLockfile(root)?.lock.tools[id]?.source ?? `${REMOTE_TOOLS_DIR}/${id}/${config.manifest_file}`,
     files: placedFiles(config).length,
     fetched: pulled.fetched,
     ...(pulled.signature ? { signedBy: pulled.signature.key_id } : {}),

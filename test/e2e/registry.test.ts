@@ -274,6 +274,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     const kb = kiwiIn(b, off);
     const add = await kb.run(["add", ref]);
     expect([add.exitCode, add.stderr]).toEqual([0, ""]);
+    expect(add.stdout).toContain("placed in .ai/tools/.remote/alpha/mcp.json#alpha (4 files, 4 downloaded)");
     // The plugin's files came along (alpha's files), beta with them; beta is not a tool here.
     expect(existsSync(join(b, ".ai/tools/.remote/alpha/beta.sh"))).toBe(true);
     expect(Object.keys(lockOf(b).tools).filter((id) => !lockOf(b).tools[id].source.startsWith("<builtin>"))).toEqual(["alpha"]);
