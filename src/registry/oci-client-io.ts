@@ -312,7 +312,7 @@ export class RegistryClient {
           await Bun.sleep(RETRY_DELAYS_MS[attempt]!);
           continue;
         }
-        throw unreachable(this.registry, url, error);
+        throw unreachable(this.registry, url, error, this.options.env);
       }
       if (!again || !RETRY_STATUSES.has(res.status)) return res;
       const wait = retryAfterMs(res.headers.get("retry-after")) ?? RETRY_DELAYS_MS[attempt]!;
@@ -332,8 +332,8 @@ export class RegistryClient {
       return (this.base = https);
     } catch (error) {
       const code = (error as { code?: string }).code ?? "";
-      if (code === "ConnectionRefused" || code === "ECONNREFUSED") throw unreachable(this.registry, new URL(https), error);
-      if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) throw unreachable(this.registry, new URL(https), error);
+      if (code === "ConnectionRefused" || code === "ECONNREFUSED") throw unreachable(this.registry, new URL(https), error, this.options.env);
+      if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) throw unreachable(this.registry, new URL(https), error, this.options.env);
       return (this.base = `http://${this.registry}`);
     }
   }
@@ -423,7 +423,20 @@ function failureDetail(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function unreachable(registry: string, url: URL, error: unknown): KiwiError {
+/**
+ * The proxy Bun's fetch sends `url` through, for messages: HTTPS_PROXY or HTTP_PROXY by scheme
+ * (either case), unless NO_PROXY names the host (exactly, as a domain suffix, with its port, or `*`).
+ */
+function proxyFor(url: URL, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const proxy = url.protocol === "https:" ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy);
+  if (!proxy) return undefined;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  const bypass = (env.NO_PROXY ?? env.no_proxy ?? "").split(",").map((n) => n.trim().toLowerCase()).filter(Boolean);
+  const bypassed = bypass.some((n) => n === "*" || n === host || n === `${host}:${url.port}` || host.endsWith(n.startsWith(".") ? n : `.${n}`));
+  return bypassed ? undefined : proxy;
+}
+
+function unreachable(registry: string, url: URL, error: unknown, env: Readonly<Record<string, string | undefined>>): KiwiError {
   if (isTimeout(error)) {
     return new KiwiError("E_REGISTRY", `${registry} (${url.origin}) did not answer: ${failureDetail(error)}`, { hint: "the registry or the network stalled; try again later" });
   }
@@ -434,6 +447,13 @@ function unreachable(registry: string, url: URL, error: unknown): KiwiError {
     });
   }
   const detail = failureDetail(error);
+  const proxy = proxyFor(url, env);
+  if (proxy) {
+    // The connection that failed was to the proxy: "nothing listens at <registry>" would send the user the wrong way.
+    return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}) through the proxy ${proxy}: ${detail}`, {
+      hint: `kiwi goes through the proxy in ${url.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY"} for this address: check that it runs and lets ${registry} through, or name ${url.hostname} in NO_PROXY`,
+    });
+  }
   const tlsProblem = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL/i.test(detail);
   const refused = detail === "ConnectionRefused" || detail === "ECONNREFUSED";
   return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}): ${detail}`, {

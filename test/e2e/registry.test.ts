@@ -567,6 +567,17 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     expect((await kiwiIn(b).run(["add", `127.0.0.1:${port}/faults/dp:1`])).stderr).toContain(`hint: nothing accepts connections at 127.0.0.1:${port}: start the registry, or check the host and port`);
   });
 
+  test("a proxy in HTTP_PROXY that refuses is named as the one kiwi could not reach, not the registry; NO_PROXY bypasses it", async () => {
+    const proxy = `http://127.0.0.1:${freePort()}`;
+    const b = consumer();
+    const r = await kiwiIn(b, { HTTP_PROXY: proxy }).run(["add", ref()]);
+    expect([r.exitCode, r.stdout]).toEqual([12, ""]);
+    expect(r.stderr).toContain(`error[E_REGISTRY]: cannot reach ${registry.host} (http://${registry.host}) through the proxy ${proxy}: ECONNREFUSED`);
+    expect(r.stderr).toContain(`hint: kiwi goes through the proxy in HTTP_PROXY for this address: check that it runs and lets ${registry.host} through, or name 127.0.0.1 in NO_PROXY`);
+    const bypassed = await kiwiIn(b, { HTTP_PROXY: proxy, NO_PROXY: "localhost,127.0.0.1" }).run(["add", ref()]);
+    expect([bypassed.exitCode, bypassed.stderr]).toEqual([0, ""]);
+  });
+
   test("an unknown tag is E_REGISTRY naming the tag", async () => {
     await addFails(`${registry.host}/faults/dp:nope`, 12, `error[E_REGISTRY]: ${registry.host}/faults/dp has no manifest for the tag "nope"`);
   });
