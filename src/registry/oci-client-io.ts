@@ -58,7 +58,9 @@ export class RegistryClient {
           hint: "the artifact was deleted from the registry (or pushed to another one): publish that version again, or move to one it has with kiwi update or kiwi add",
         });
       }
-      throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for the tag "${reference}"`, { hint: "check the reference; `kiwi outdated` lists what the tags point to now" });
+      throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for the tag "${reference}"`, {
+        hint: `check the tag and the repository: "${reference}" was never pushed to ${this.name()}, or was deleted (a tool added from it stays installable by its locked digest)`,
+      });
     }
     await this.expectOk(res, `GET manifest ${reference}`);
     const bytes = await this.readBody(res, MAX_MANIFEST_BYTES, `the manifest ${this.name()}:${reference}`);

@@ -578,8 +578,9 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     expect([bypassed.exitCode, bypassed.stderr]).toEqual([0, ""]);
   });
 
-  test("an unknown tag is E_REGISTRY naming the tag", async () => {
+  test("an unknown tag is E_REGISTRY naming the tag, with a hint about the tag (not one to run kiwi outdated, which asks the same registry)", async () => {
     await addFails(`${registry.host}/faults/dp:nope`, 12, `error[E_REGISTRY]: ${registry.host}/faults/dp has no manifest for the tag "nope"`);
+    await addFails(`${registry.host}/faults/dp:nope`, 12, `hint: check the tag and the repository: "nope" was never pushed to ${registry.host}/faults/dp, or was deleted`);
   });
 
   test("a blob whose bytes do not match its digest is refused and never cached or placed", async () => {
