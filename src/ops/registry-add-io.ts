@@ -14,6 +14,8 @@ import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { McpPin, RemoteTool } from "../schema/lockfile.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
+import { parsePin } from "../mcp/pin.ts";
 import { readTrustPolicy } from "../trust/keys-io.ts";
 import { RegistryClient } from "../registry/oci-client-io.ts";
 import { type PullOptions, type Pulled, pullArtifact, pullConfig } from "../registry/fetch-io.ts";
@@ -61,12 +63,13 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
   const before = previous?.tools[id];
   const beforeEntry = previous?.remote?.[id];
   const entry: RemoteTool = { source, reference, integrity: config.integrity, manifest_file: config.manifest_file, manifest_sha256: config.manifest_sha256, ...(pulled.signature ? { signature: pulled.signature } : {}) };
+  const pin = publishedPin(config, `${pulled.ref.registry}/${pulled.ref.repository}@${pulled.digest}`);
   const dir = await placeTool(root, store, id, placedFiles(config));
   let findings: Finding[];
   try {
     // The record goes in with the lock entry, in one write: the old record (another integrity)
     // is replaced, not refused, and no kill leaves the files locked without their origin.
-    ({ findings } = await lockProject(ctx, { record: { id, entry, ...(config.mcp_pin ? { pin: config.mcp_pin as McpPin } : {}) } }));
+    ({ findings } = await lockProject(ctx, { record: { id, entry, ...(pin ? { pin } : {}) } }));
   } catch (error) {
     // Nothing half-added: the folder goes (or the previous version comes back from the cache);
     // the lockfile was not written.
@@ -82,13 +85,32 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
     source,
     reference,
     integrity: config.integrity,
-    path: `${REMOTE_TOOLS_DIR}/${id}/${config.manifest_file}`,
+    // The lock's source (an Agent Plugin's server is <folder>/mcp.json#<server>), as it was written.
+    path: readLockfile(root)?.lock.tools[id]?.source ?? `${REMOTE_TOOLS_DIR}/${id}/${config.manifest_file}`,
     files: placedFiles(config).length,
     fetched: pulled.fetched,
     ...(pulled.signature ? { signedBy: pulled.signature.key_id } : {}),
     ...(before && before.integrity !== config.integrity ? { replaced: { version: before.version, integrity: before.integrity } } : {}),
     findings,
   };
+}
+
+/**
+ * The interface pin an mcp_server's artifact carries, checked as the lockfile will check it (its
+ * hashes re-derived from its snapshot). The tool's integrity does not cover it, so a pin that is
+ * malformed, or rides on a tool that is no MCP server, would otherwise reach tool.lock.json and
+ * make it unreadable to every later command.
+ */
+function publishedPin(config: ToolConfig, subject: string): McpPin | undefined {
+  if (config.mcp_pin === undefined) return undefined;
+  const refuse = (why: string) => new KiwiError("E_ARTIFACT_INVALID", `${subject}: the config's mcp_pin ${why}`, { hint: "the registry served an artifact kiwi did not publish, or it was altered; nothing was installed" });
+  if (config.type !== "mcp_server") throw refuse(`is on a ${config.type} tool; only an mcp_server carries one`);
+  try {
+    return parsePin(config.mcp_pin as CanonicalValue, config.tool_id);
+  } catch (error) {
+    if (error instanceof KiwiError) throw refuse(`is not a valid pin (${error.message.replace(/^tool\.lock\.json mcp_servers\.[^:]*: /, "")})`);
+    throw error;
+  }
 }
 
 /** The chain tools the artifact names must be in this project with the same integrity. */

@@ -58,7 +58,9 @@ export class RegistryClient {
           hint: "the artifact was deleted from the registry (or pushed to another one): publish that version again, or move to one it has with kiwi update or kiwi add",
         });
       }
-      throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for the tag "${reference}"`, { hint: "check the reference; `kiwi outdated` lists what the tags point to now" });
+      throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for the tag "${reference}"`, {
+        hint: `check the tag and the repository: "${reference}" was never pushed to ${this.name()}, or was deleted (a tool added from it stays installable by its locked digest)`,
+      });
     }
     await this.expectOk(res, `GET manifest ${reference}`);
     const bytes = await this.readBody(res, MAX_MANIFEST_BYTES, `the manifest ${this.name()}:${reference}`);
@@ -80,13 +82,23 @@ export class RegistryClient {
 
   /** Fetches a blob of known digest and size; any other bytes are an error, never returned. */
   async getBlob(digest: string, size: number): Promise<Uint8Array> {
-    const res = await this.request("GET", `/blobs/${digest}`, { scope: "pull" });
-    if (res.status === 404) {
-      await res.body?.cancel();
-      throw new KiwiError("E_REGISTRY", `${this.name()} has no blob ${digest}`, { hint: "the artifact was deleted or only partly pushed; publish it again" });
+    let bytes: Uint8Array;
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.request("GET", `/blobs/${digest}`, { scope: "pull" });
+      if (res.status === 404) {
+        await res.body?.cancel();
+        throw new KiwiError("E_REGISTRY", `${this.name()} has no blob ${digest}`, { hint: "the artifact was deleted or only partly pushed; publish it again" });
+      }
+      await this.expectOk(res, `GET blob ${digest}`);
+      try {
+        bytes = await this.readBody(res, size, `blob ${digest}`);
+        break;
+      } catch (error) {
+        // A download cut midway is fetched again, as a connection cut before the answer is.
+        if (attempt >= RETRY_DELAYS_MS.length || !(error instanceof KiwiError) || error.details?.cut !== true) throw error;
+        await Bun.sleep(RETRY_DELAYS_MS[attempt]!);
+      }
     }
-    await this.expectOk(res, `GET blob ${digest}`);
-    const bytes = await this.readBody(res, size, `blob ${digest}`);
     const actual = formatDigest(sha256Hex(bytes));
     if (bytes.length !== size || actual !== digest) {
       throw new KiwiError("E_ARTIFACT_INVALID", `${this.name()} served ${bytes.length} bytes hashing to ${actual} for the blob ${digest} (${size} bytes)`, {
@@ -161,6 +173,7 @@ export class RegistryClient {
       if (error instanceof KiwiError) throw error;
       throw new KiwiError("E_REGISTRY", `${this.registry} broke off ${subject} midway: ${failureDetail(error)}`, {
         hint: isTimeout(error) ? "the registry or the network stalled; try again later" : "the connection was cut; try again later",
+        details: { cut: isReset(error) },
       });
     }
   }
@@ -285,7 +298,8 @@ export class RegistryClient {
 
   /**
    * One fetch; a GET or HEAD (which change nothing) is sent again after a passing fault, as
-   * docker, ORAS and npm do: a 408, 429, 500, 502, 503 or 504 answer, or a connection reset. Two more tries,
+   * docker, ORAS and npm do: a 408, 429, 500, 502, 503 or 504 answer, or a connection reset (a blob
+   * download cut midway too: getBlob). Two more tries,
    * after 0.25 s and 1 s, or after the server's Retry-After (10 s at most).
    */
   private async fetchRetrying(method: string, url: URL, init: RequestInit): Promise<Response> {
@@ -300,7 +314,7 @@ export class RegistryClient {
           await Bun.sleep(RETRY_DELAYS_MS[attempt]!);
           continue;
         }
-        throw unreachable(this.registry, url, error);
+        throw unreachable(this.registry, url, error, this.options.env);
       }
       if (!again || !RETRY_STATUSES.has(res.status)) return res;
       const wait = retryAfterMs(res.headers.get("retry-after")) ?? RETRY_DELAYS_MS[attempt]!;
@@ -320,8 +334,8 @@ export class RegistryClient {
       return (this.base = https);
     } catch (error) {
       const code = (error as { code?: string }).code ?? "";
-      if (code === "ConnectionRefused" || code === "ECONNREFUSED") throw unreachable(this.registry, new URL(https), error);
-      if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) throw unreachable(this.registry, new URL(https), error);
+      if (code === "ConnectionRefused" || code === "ECONNREFUSED") throw unreachable(this.registry, new URL(https), error, this.options.env);
+      if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) throw unreachable(this.registry, new URL(https), error, this.options.env);
       return (this.base = `http://${this.registry}`);
     }
   }
@@ -411,11 +425,37 @@ function failureDetail(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function unreachable(registry: string, url: URL, error: unknown): KiwiError {
+/**
+ * The proxy Bun's fetch sends `url` through, for messages: HTTPS_PROXY or HTTP_PROXY by scheme
+ * (either case), unless NO_PROXY names the host (exactly, as a domain suffix, with its port, or `*`).
+ */
+function proxyFor(url: URL, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const proxy = url.protocol === "https:" ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy);
+  if (!proxy) return undefined;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  const bypass = (env.NO_PROXY ?? env.no_proxy ?? "").split(",").map((n) => n.trim().toLowerCase()).filter(Boolean);
+  const bypassed = bypass.some((n) => n === "*" || n === host || n === `${host}:${url.port}` || host.endsWith(n.startsWith(".") ? n : `.${n}`));
+  return bypassed ? undefined : proxy;
+}
+
+function unreachable(registry: string, url: URL, error: unknown, env: Readonly<Record<string, string | undefined>>): KiwiError {
   if (isTimeout(error)) {
     return new KiwiError("E_REGISTRY", `${registry} (${url.origin}) did not answer: ${failureDetail(error)}`, { hint: "the registry or the network stalled; try again later" });
   }
+  if (isReset(error)) {
+    // Reached, then cut (after the retries): not a registry that is down or misaddressed.
+    return new KiwiError("E_REGISTRY", `${registry} (${url.origin}) closed the connection under the request: ${failureDetail(error)}`, {
+      hint: "the registry or something between it and kiwi (a proxy, a load balancer) cut the connection; try again later",
+    });
+  }
   const detail = failureDetail(error);
+  const proxy = proxyFor(url, env);
+  if (proxy) {
+    // The connection that failed was to the proxy: "nothing listens at <registry>" would send the user the wrong way.
+    return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}) through the proxy ${proxy}: ${detail}`, {
+      hint: `kiwi goes through the proxy in ${url.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY"} for this address: check that it runs and lets ${registry} through, or name ${url.hostname} in NO_PROXY`,
+    });
+  }
   const tlsProblem = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL/i.test(detail);
   const refused = detail === "ConnectionRefused" || detail === "ECONNREFUSED";
   return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}): ${detail}`, {

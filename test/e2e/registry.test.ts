@@ -274,6 +274,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     const kb = kiwiIn(b, off);
     const add = await kb.run(["add", ref]);
     expect([add.exitCode, add.stderr]).toEqual([0, ""]);
+    expect(add.stdout).toContain("placed in .ai/tools/.remote/alpha/mcp.json#alpha (4 files, 4 downloaded)");
     // The plugin's files came along (alpha's files), beta with them; beta is not a tool here.
     expect(existsSync(join(b, ".ai/tools/.remote/alpha/beta.sh"))).toBe(true);
     expect(Object.keys(lockOf(b).tools).filter((id) => !lockOf(b).tools[id].source.startsWith("<builtin>"))).toEqual(["alpha"]);
@@ -566,8 +567,20 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     expect((await kiwiIn(b).run(["add", `127.0.0.1:${port}/faults/dp:1`])).stderr).toContain(`hint: nothing accepts connections at 127.0.0.1:${port}: start the registry, or check the host and port`);
   });
 
-  test("an unknown tag is E_REGISTRY naming the tag", async () => {
+  test("a proxy in HTTP_PROXY that refuses is named as the one kiwi could not reach, not the registry; NO_PROXY bypasses it", async () => {
+    const proxy = `http://127.0.0.1:${freePort()}`;
+    const b = consumer();
+    const r = await kiwiIn(b, { HTTP_PROXY: proxy }).run(["add", ref()]);
+    expect([r.exitCode, r.stdout]).toEqual([12, ""]);
+    expect(r.stderr).toContain(`error[E_REGISTRY]: cannot reach ${registry.host} (http://${registry.host}) through the proxy ${proxy}: ECONNREFUSED`);
+    expect(r.stderr).toContain(`hint: kiwi goes through the proxy in HTTP_PROXY for this address: check that it runs and lets ${registry.host} through, or name 127.0.0.1 in NO_PROXY`);
+    const bypassed = await kiwiIn(b, { HTTP_PROXY: proxy, NO_PROXY: "localhost,127.0.0.1" }).run(["add", ref()]);
+    expect([bypassed.exitCode, bypassed.stderr]).toEqual([0, ""]);
+  });
+
+  test("an unknown tag is E_REGISTRY naming the tag, with a hint about the tag (not one to run kiwi outdated, which asks the same registry)", async () => {
     await addFails(`${registry.host}/faults/dp:nope`, 12, `error[E_REGISTRY]: ${registry.host}/faults/dp has no manifest for the tag "nope"`);
+    await addFails(`${registry.host}/faults/dp:nope`, 12, `hint: check the tag and the repository: "nope" was never pushed to ${registry.host}/faults/dp, or was deleted`);
   });
 
   test("a blob whose bytes do not match its digest is refused and never cached or placed", async () => {
@@ -597,6 +610,41 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     manifest.config = { ...manifest.config, digest: formatDigest(sha256Hex(configBytes)), size: configBytes.length };
     await client.putManifest("tampered", new TextEncoder().encode(JSON.stringify(manifest)), MEDIA.manifest);
     await addFails(`${registry.host}/faults/dp:tampered`, 6, "the config was tampered with");
+  });
+
+  test("an mcp_pin the integrity does not cover is checked before it reaches tool.lock.json: malformed, or on a tool that is no MCP server, it is refused", async () => {
+    const off = { KIWI_MCP_MODE: "off" };
+    const server = makeProject({
+      ".ai/tools/srv/tool.yaml": "tool_id: srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\ndescription: a server\nconfig:\n  transport: stdio\n  command: node\n  args: [server.js]\n",
+      ".ai/tools/srv/server.js": "// a server\n",
+    });
+    expect((await kiwiIn(server, off).run(["publish", "srv", `${registry.host}/faults/srv:1`])).exitCode).toBe(0);
+    /** Re-pushes `repo`'s tag 1 as `tag` with `pin` spliced into its config text (every digest consistent, the integrity untouched). */
+    const withPin = async (repo: string, tag: string, pin: string) => {
+      const client = new RegistryClient({ registry: registry.host, repository: repo }, { env: {}, home: "/nonexistent" });
+      const { bytes } = await client.getManifest("1");
+      const manifest = JSON.parse(new TextDecoder().decode(bytes));
+      const text = new TextDecoder().decode(await client.getBlob(manifest.config.digest, manifest.config.size));
+      const configBytes = new TextEncoder().encode(text.replace("{", `{"mcp_pin":${pin},`));
+      await client.pushBlob(configBytes);
+      manifest.config = { ...manifest.config, digest: formatDigest(sha256Hex(configBytes)), size: configBytes.length };
+      await client.putManifest(tag, new TextEncoder().encode(JSON.stringify(manifest)), MEDIA.manifest);
+    };
+    const bad = '{"name":"x","interface_hash":"sha256:zz","full_hash":"sha256:zz","interface":{}}';
+    await withPin("faults/srv", "badpin", bad);
+    await withPin("faults/dp", "pinned", bad);
+    for (const [reference, message] of [
+      [`${registry.host}/faults/srv:badpin`, "the config's mcp_pin is not a valid pin"],
+      [`${registry.host}/faults/dp:pinned`, "the config's mcp_pin is on a script tool; only an mcp_server carries one"],
+    ]) {
+      const b = consumer();
+      const r = await kiwiIn(b, off).run(["add", reference!]);
+      expect([r.exitCode, r.stdout]).toEqual([6, ""]);
+      expect(r.stderr).toContain("error[E_ARTIFACT_INVALID]: ");
+      expect(r.stderr).toContain(message!);
+      expect(existsSync(join(b, "tool.lock.json"))).toBe(false);
+      expect(existsSync(join(b, ".ai/tools/.remote"))).toBe(false);
+    }
   });
 
   test("an oversized manifest is refused without being read whole", async () => {

@@ -19,6 +19,13 @@ function serve(fetch: (req: Request, server: unknown) => Response | Promise<Resp
   return `127.0.0.1:${server.port}`;
 }
 
+/** A raw TCP server on 127.0.0.1: `onRequest` gets each request's socket (to answer or cut). */
+function tcp(onRequest: (socket: { terminate(): void; end(data: string): void; write(data: string): number }) => void): string {
+  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data: (socket) => onRequest(socket) } });
+  servers.push(server);
+  return `127.0.0.1:${server.port}`;
+}
+
 const client = (host: string) => new RegistryClient({ registry: host, repository: "team/dp" }, { env: {}, home: "/nonexistent" });
 
 const failure = rejectionOf;
@@ -92,18 +99,21 @@ describe("the registry client", () => {
   });
 
   test("a reset connection is tried again, and a 500; an upload (PUT) never is", async () => {
-    let resets = 0;
-    const host = serve((req, server) => {
-      if (req.method === "GET" && ++resets === 1) {
-        // Close the socket under the request.
-        (server as unknown as { timeout(r: Request, s: number): void }).timeout(req, 1);
-        return new Promise<Response>(() => {});
-      }
-      if (req.method === "GET") return resets === 2 ? new Response("storage hiccup", { status: 500 }) : new Response(BLOB);
-      return new Response("busy", { status: 503 });
+    // A raw socket server: the first request's connection is cut, the second gets a 500, the third the blob.
+    let requests = 0;
+    const flaky = tcp((socket) => {
+      requests++;
+      if (requests === 1) socket.terminate();
+      else if (requests === 2) socket.end("HTTP/1.1 500 Internal Server Error\r\ncontent-length: 14\r\nconnection: close\r\n\r\nstorage hiccup");
+      else socket.end(`HTTP/1.1 200 OK\r\ncontent-length: ${BLOB.length}\r\nconnection: close\r\n\r\n${new TextDecoder().decode(BLOB)}`);
     });
-    expect(await client(host).getBlob(DIGEST, BLOB.length)).toEqual(BLOB);
-    expect(resets).toBe(3);
+    expect(await client(flaky).getBlob(DIGEST, BLOB.length)).toEqual(BLOB);
+    expect(requests).toBe(3);
+    // A connection cut every time is named as cut, not as a registry kiwi cannot reach.
+    const cutting = tcp((socket) => socket.terminate());
+    const cut = await failure(client(cutting).getBlob(DIGEST, BLOB.length));
+    expect([cut.code, cut.message]).toEqual(["E_REGISTRY", `${cutting} (http://${cutting}) closed the connection under the request: ECONNRESET`]);
+    expect(cut.hint).toContain("cut the connection; try again later");
     let puts = 0;
     const busy = serve(() => {
       puts++;
@@ -112,6 +122,32 @@ describe("the registry client", () => {
     const put = await failure(client(busy).putManifest("1.0", BLOB, "application/vnd.oci.image.manifest.v1+json"));
     expect(put.message).toContain("answered HTTP 503 to PUT manifest 1.0");
     expect(puts).toBe(1);
+  });
+
+  test("a blob download cut midway is fetched again; one cut every time is E_REGISTRY naming the blob", async () => {
+    const head = `HTTP/1.1 200 OK\r\ncontent-length: ${BLOB.length}\r\nconnection: close\r\n\r\n`;
+    const text = new TextDecoder().decode(BLOB);
+    let requests = 0;
+    const once = tcp((socket) => {
+      requests++;
+      if (requests === 1) {
+        socket.write(`${head}${text.slice(0, 4)}`);
+        socket.terminate();
+      } else socket.end(`${head}${text}`);
+    });
+    expect(await client(once).getBlob(DIGEST, BLOB.length)).toEqual(BLOB);
+    expect(requests).toBe(2);
+    let cuts = 0;
+    const always = tcp((socket) => {
+      cuts++;
+      socket.write(`${head}${text.slice(0, 4)}`);
+      socket.terminate();
+    });
+    const e = await failure(client(always).getBlob(DIGEST, BLOB.length));
+    expect(e.code).toBe("E_REGISTRY");
+    expect(e.message).toContain(`broke off blob ${DIGEST} midway`);
+    // Three downloads at least (a cut before the headers counts as a request retried on its own).
+    expect(cuts).toBeGreaterThanOrEqual(3);
   });
 
   test("a Bearer realm or a redirect Location that is no URL is E_REGISTRY naming it, not a crash", async () => {
