@@ -66,7 +66,8 @@ export function resolveChain(index: ToolIndex, start: string | Tool): ChainResul
     }
     const next = index.get(ref.id);
     if (!next) {
-      const near = suggest(ref.id, index.ids());
+      // Never the tool itself (it cannot run on itself), and nothing for an empty id (every short id is "near" it).
+      const near = ref.id.trim() === "" ? undefined : suggest(ref.id, index.ids().filter((id) => id !== current.id));
       return fail(toolFinding(current, "chain/missing-executor", at, `executor "${ref.id}" of ${current.id} does not exist`, near ? `did you mean "${near}"?` : "add the executor tool under .ai/tools/ or use a built-in runtime"));
     }
     if (ref.range !== null) {

@@ -240,7 +240,7 @@ export function entriesFor(findings: readonly Finding[], reason: string, expires
   const out: NewEntry[] = [];
   const seen = new Set<string>();
   for (const f of findings) {
-    if (!isIgnorable(f.rule)) continue;
+    if (!isIgnorable(f.rule, f.severity)) continue;
     const entry: NewEntry =
       f.tool !== undefined && f.pointer !== undefined
         ? { rule: f.rule, tool: f.tool, pointer: f.pointer, reason }
