@@ -18,6 +18,13 @@ import { packageLockOf, packagesWithInstallScripts, parsePackageLock } from "./n
 const NPM_TIMEOUT_MS = 5 * 60 * 1000;
 
 /**
+ * The layout kiwi locks and stores, whatever the user's npm settings say: npm's hoisted
+ * node_modules of real folders, as the package-lock's paths name them (install-strategy=linked
+ * would install symbolic links into node_modules/.store, which an installed tree does not keep).
+ */
+const LAYOUT = ["--install-strategy=hoisted"];
+
+/**
  * Resolves `dependencies` to npm's exact tree (no tarball is downloaded or unpacked), starting
  * from `seed` (a package-lock's entries) when the tool has one.
  */
@@ -27,7 +34,8 @@ export async function resolveNpm(ctx: PackageContext, dependencies: Record<strin
     writePackageJson(dir, dependencies);
     // The tool's own package-lock: npm keeps every version it pins that still satisfies the ranges.
     if (seed) writeFileSync(join(dir, "package-lock.json"), packageLockOf({ requires: dependencies, packages: seed }));
-    await runNpm(ctx, dir, ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], dependencies);
+    // Lockfile version 3 (packages only) is what kiwi reads, whatever lockfile-version an .npmrc sets.
+    await runNpm(ctx, dir, ["install", "--package-lock-only", "--lockfile-version=3", ...LAYOUT, "--ignore-scripts", "--no-audit", "--no-fund"], dependencies);
     const text = readFileSync(join(dir, "package-lock.json"), "utf8");
     const packages = parsePackageLock(text, ctx.toolId);
     return { requires: dependencies, packages };
@@ -45,7 +53,7 @@ export async function installNpm(ctx: PackageContext, store: Store, locked: NpmD
   try {
     writePackageJson(dir, locked.requires);
     writeFileSync(join(dir, "package-lock.json"), packageLockOf(locked));
-    await runNpm(ctx, dir, ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], locked.requires, locked.packages);
+    await runNpm(ctx, dir, ["ci", ...LAYOUT, "--ignore-scripts", "--no-audit", "--no-fund"], locked.requires, locked.packages);
     for (const [path, entry] of Object.entries(locked.packages)) {
       const installed = readInstalledVersion(join(dir, path, "package.json"));
       // An optional package for another platform (esbuild's @esbuild/darwin-arm64 on Linux: its

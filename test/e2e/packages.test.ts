@@ -181,6 +181,17 @@ test("a lock entry whose tree and packages come from two resolutions (a bad merg
   expect((await kiwi.run(["verify"])).exitCode).toBe(0);
 });
 
+test("a project .npmrc that sets another layout or lockfile version does not change what kiwi locks and installs", async () => {
+  // install-strategy=linked puts symbolic links in node_modules; lockfile-version=1 has no "packages".
+  const root = makeProject({ ...padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]), ".npmrc": "install-strategy=linked\nlockfile-version=1\n" });
+  const kiwi = kiwiIn(root, withRegistry());
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.not.stringContaining("error")]);
+  expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pad.npm.packages)).toEqual(["node_modules/kiwi-digits", "node_modules/kiwi-pad"]);
+  const r = await kiwi.run(["exec", "pad"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "007\n"]);
+});
+
 test("a renamed tool keeps the resolution and installed tree of its requirements: the lock reaches no registry, exec needs no install", async () => {
   const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
   const kiwi = kiwiIn(root, withRegistry());
