@@ -108,8 +108,17 @@ async function makeVenv(ctx: PackageContext, dir: string): Promise<string> {
   return python;
 }
 
+/**
+ * The user's pip settings decide where packages come from (indexes, proxies, certificates), not
+ * what is resolved or where pip installs: an environment variable outranks pip.conf, so these turn
+ * off a no-deps (which would lock a package without its dependencies), a user, prefix or root
+ * install (which clash with the venv and --target), and a global require-hashes (kiwi pins the
+ * hashes itself; a requirement's own --hash still counts).
+ */
+const KIWI_PIP_SETTINGS = { PIP_NO_DEPS: "0", PIP_USER: "0", PIP_REQUIRE_HASHES: "0", PIP_PREFIX: undefined, PIP_ROOT: undefined, PIP_TARGET: undefined } as const;
+
 function envOf(ctx: PackageContext): Record<string, string> {
-  return Object.fromEntries(Object.entries({ ...ctx.env, PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1", PIP_RETRIES: ctx.env.PIP_RETRIES ?? "1", PIP_TIMEOUT: ctx.env.PIP_TIMEOUT ?? "15" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  return Object.fromEntries(Object.entries({ ...ctx.env, ...KIWI_PIP_SETTINGS, PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1", PIP_RETRIES: ctx.env.PIP_RETRIES ?? "1", PIP_TIMEOUT: ctx.env.PIP_TIMEOUT ?? "15" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
 }
 
 /** How a pip failure reads: whether only wheels were allowed, and whether kiwi lock was resolving (no lock to mismatch yet). */
