@@ -113,7 +113,11 @@ describe("a node tool with npm packages", () => {
     const verified = await kiwi.run(["verify", "--json"]);
     expect(verified.exitCode).toBe(0);
     expect(JSON.parse(verified.stdout).cache.checked).toBeGreaterThan(4);
+    // The tool's run directory (its integrity and its tree's key) is referenced: prune keeps it.
+    const runs = readdirSync(join(kiwi.cache, "runs")).filter((n) => /^[0-9a-f]{64}-[0-9a-f]{16}$/.test(n));
+    expect(runs.length).toBe(1);
     expect((await kiwi.run(["cache", "prune", "--grace", "0"])).exitCode).toBe(0);
+    expect(readdirSync(join(kiwi.cache, "runs"))).toContain(runs[0]!);
     expect((await kiwi.run(["exec", "pad"])).stdout).toBe("007\n");
     // The blob of kiwi-pad's index.js, rewritten in the cache.
     const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
