@@ -555,6 +555,11 @@ describe("an MCP server run from its installed package (config.package)", () => 
     expect(install.exitCode).toBe(0);
     expect(install.stderr).toContain('pinned MCP server "echo_server" (kiwi-mcp-echo)');
     expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).mcp_servers)).toEqual(["echo_server"]);
+    expect((await kiwi.run(["mcp", "verify"])).exitCode).toBe(0);
+    // A CI runner whose cache lacks the package: mcp verify fails with what stopped the server, and says what to run.
+    const cold = await kiwi.run(["mcp", "verify", "--json"], { KIWI_CACHE_DIR: makeTemp("kiwi-cache-") });
+    expect(cold.exitCode).toBe(4);
+    expect(JSON.parse(cold.stdout).error).toMatchObject({ code: "E_CACHE_MISSING", message: "kiwi mcp verify failed for echo_server", hint: 'run "kiwi install" to install them again', exitCode: 4 });
   });
 
   test.skipIf(!probeSandbox(process.env).usable)("server-everything from npmjs.org: installed, pinned, and called in the sandbox with no network declared", async () => {
