@@ -139,10 +139,20 @@ export function npmError(toolId: string, stderr: string, code: number | null, de
   const byIntegrity = Object.entries(packages ?? {}).find(([, e]) => e.integrity !== undefined && stderr.includes(e.integrity));
   const lockedName = byIntegrity ? byIntegrity[0].slice(byIntegrity[0].lastIndexOf("node_modules/") + "node_modules/".length) : undefined;
   const names = Object.keys(dependencies);
-  const named = lockedName ?? names.find((name) => stderr.includes(name)) ?? (names.length === 1 ? names[0] : undefined);
+  // The package npm could not find (E404) or match (ETARGET), as npm spells it: one the tool
+  // requires, or a dependency of one, which the tool's manifest does not name.
+  const spec = /'((?:@[^/'\s]+\/)?[^@'\s]+)@([^']*)' (?:could not be found|is not in this registry)/.exec(stderr) ?? /No matching version found for ((?:@[^/\s]+\/)?[^@\s]+)@(\S+?)\.?\s*$/m.exec(stderr);
+  const dependency = spec && !names.includes(spec[1]!) ? `${spec[1]}@${spec[2]}` : undefined;
+  // Which of the tool's requirements: npm's own words, else the one the output mentions (not for a
+  // dependency, whose dependents the output does not name), else the only one.
+  const named = lockedName ?? (spec && names.includes(spec[1]!) ? spec[1] : undefined) ?? (dependency ? undefined : names.find((name) => stderr.includes(name))) ?? (names.length === 1 ? names[0] : undefined);
   const what = lockedName ? `${lockedName}@${byIntegrity![1].version}` : named ? `${named}@${dependencies[named]}` : "its packages";
   const reason =
-    npmCode === "ETARGET"
+    dependency && (npmCode === "ETARGET" || npmCode === "E404")
+      ? npmCode === "ETARGET"
+        ? `no version of its dependency ${dependency} matches`
+        : `its dependency ${dependency} is not in the registry`
+      : npmCode === "ETARGET"
       ? `no version of ${what} matches`
       : npmCode === "E404"
         ? `${named ?? "a package"} is not in the registry`
@@ -159,7 +169,9 @@ export function npmError(toolId: string, stderr: string, code: number | null, de
         ? "the lock pins the registry's sha512 for each tarball; check which registry served it (.npmrc, npm_config_registry)"
         : npmCode && /CONN|NOTFOUND|AI_AGAIN|TIMEDOUT/.test(npmCode)
           ? "check the registry (npm config get registry) and the network; kiwi never downloads at exec time"
-          : "fix the requirement in the tool's manifest",
+          : dependency
+            ? "a package the tool requires needs a version the registry does not have: check the registry (a mirror may lag behind), or require another version of the package that needs it"
+            : "fix the requirement in the tool's manifest",
     details: { tool: toolId, npmCode, npm: lines.slice(0, 5) },
   });
 }
