@@ -108,8 +108,17 @@ async function makeVenv(ctx: PackageContext, dir: string): Promise<string> {
   return python;
 }
 
+/**
+ * The user's pip settings decide where packages come from (indexes, proxies, certificates), not
+ * what is resolved or where pip installs: an environment variable outranks pip.conf, so these turn
+ * off a no-deps (which would lock a package without its dependencies), a user, prefix or root
+ * install (which clash with the venv and --target), and a global require-hashes (kiwi pins the
+ * hashes itself; a requirement's own --hash still counts).
+ */
+const KIWI_PIP_SETTINGS = { PIP_NO_DEPS: "0", PIP_USER: "0", PIP_REQUIRE_HASHES: "0", PIP_PREFIX: undefined, PIP_ROOT: undefined, PIP_TARGET: undefined } as const;
+
 function envOf(ctx: PackageContext): Record<string, string> {
-  return Object.fromEntries(Object.entries({ ...ctx.env, PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1", PIP_RETRIES: ctx.env.PIP_RETRIES ?? "1", PIP_TIMEOUT: ctx.env.PIP_TIMEOUT ?? "15" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  return Object.fromEntries(Object.entries({ ...ctx.env, ...KIWI_PIP_SETTINGS, PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1", PIP_RETRIES: ctx.env.PIP_RETRIES ?? "1", PIP_TIMEOUT: ctx.env.PIP_TIMEOUT ?? "15" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
 }
 
 /** How a pip failure reads: whether only wheels were allowed, and whether kiwi lock was resolving (no lock to mismatch yet). */
@@ -142,6 +151,14 @@ export function pipError(toolId: string, stderr: string, code: number | null, re
   // A requirement as named in a message, without the --hash options pip-compile puts after it.
   const what = named?.replace(/\s+--hash[= ]\S+/g, "") ?? "its packages";
   const noMatch = /No matching distribution found|Could not find a version that satisfies/.test(text);
+  // The requirement pip could not satisfy, as pip spells it, and who asked for it: one the tool
+  // declares, or a dependency of one ("old-dist>=5 (from needs-newer)").
+  const unsatisfied = /satisfies the requirement (\S+)(?: \(from ([^)]+)\))?/.exec(text) ?? /No matching distribution found for (\S+)/.exec(text);
+  const nameOf = (spec: string) => normalizeName(spec.split(/[<>=!~ ;[]/)[0]!);
+  const dependency = unsatisfied && !requires.some((r) => nameOf(r) === nameOf(unsatisfied[1]!)) ? { spec: unsatisfied[1]!, from: unsatisfied[2] } : undefined;
+  // A dependency's message names the requirement pip says asked for it.
+  const asker = dependency?.from === undefined ? undefined : requires.find((r) => nameOf(r) === nameOf(dependency.from!));
+  const subject = asker?.replace(/\s+--hash[= ]\S+/g, "") ?? what;
   const unreachable = /Connection refused|Failed to establish a new connection|NewConnectionError|Name or service not known|Max retries exceeded/.test(text);
   const [reason, hint] = hashMismatch
     ? resolving
@@ -149,14 +166,19 @@ export function pipError(toolId: string, stderr: string, code: number | null, re
       : ["a distribution does not match the sha256 in the lock (the index served other bytes)", "the lock pins each distribution's sha256; check which index served it (PIP_INDEX_URL, PIP_FIND_LINKS)"]
     : hashMode
       ? [hashMode, "give every requirement, its dependencies included, an == pin and a --hash (pip-compile --generate-hashes writes them all), or drop the --hash options: kiwi locks each distribution's sha256 either way"]
-      : noMatch
+      : noMatch && dependency
+        ? [
+            `no version of its dependency ${dependency.spec}${dependency.from ? ` (which ${dependency.from} requires)` : ""} matches`,
+            `a distribution the tool requires needs a version the index does not have: check the index (PIP_INDEX_URL, PIP_FIND_LINKS), or require another version of the distribution that needs it${wheelsOnly ? "; kiwi takes wheels only, so one published only as source needs allow_scripts: [pypi:<name>]" : ""}`,
+          ]
+        : noMatch
         ? [`no version of ${what} matches`, wheelsOnly ? "fix the requirement in the tool's manifest; kiwi takes wheels only, so a distribution published only as source needs allow_scripts: [pypi:<name>] (its build runs its code)" : "fix the requirement in the tool's manifest"]
         : /ResolutionImpossible|conflict/i.test(text)
           ? ["the requirements conflict", "fix the requirement in the tool's manifest"]
           : unreachable
             ? ["the index cannot be reached", "check the index (PIP_INDEX_URL) and the network; kiwi never downloads at exec time"]
             : [code === null ? "pip did not finish in time" : (text.split("\n").map((l) => l.replace(/^ERROR: /, "").trim()).filter(Boolean).pop() ?? `pip exited with ${code}`), "fix the requirement in the tool's manifest"];
-  return new KiwiError(hashMismatch ? "E_INTEGRITY_MISMATCH" : "E_DEPS", hashMode ? `${toolId}: ${reason}` : `${toolId}: cannot get ${what}: ${reason}`, {
+  return new KiwiError(hashMismatch ? "E_INTEGRITY_MISMATCH" : "E_DEPS", hashMode ? `${toolId}: ${reason}` : `${toolId}: cannot get ${subject}: ${reason}`, {
     hint,
     details: { tool: toolId, pip: text.split("\n").filter(Boolean).slice(-5) },
   });

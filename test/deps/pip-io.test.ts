@@ -26,4 +26,13 @@ describe("pipError", () => {
     const installing = pipError("t", MISMATCH, 1, requires, { wheelsOnly: false, resolving: false });
     expect(installing.message).toBe("t: cannot get kiwi-greeting==1.0.0: a distribution does not match the sha256 in the lock (the index served other bytes)");
   });
+
+  test.each([
+    ["a dependency no version of which matches, naming who requires it", "ERROR: Could not find a version that satisfies the requirement old-dist>=5 (from needs-newer) (from versions: 1.0)\nERROR: No matching distribution found for old-dist>=5\n", ["other>=1", "needs-newer==1.0"], "t: cannot get needs-newer==1.0: no version of its dependency old-dist>=5 (which needs-newer requires) matches"],
+    ["the requirement itself", "ERROR: Could not find a version that satisfies the requirement kiwi-greeting==9.0.0 (from versions: 1.0.0)\nERROR: No matching distribution found for kiwi-greeting==9.0.0\n", ["kiwi-greeting==9.0.0"], "t: cannot get kiwi-greeting==9.0.0: no version of kiwi-greeting==9.0.0 matches"],
+    ["the requirement, spelt otherwise than pip spells it", "ERROR: No matching distribution found for Kiwi_Greeting>=9\n", ["Kiwi_Greeting>=9"], "t: cannot get Kiwi_Greeting>=9: no version of Kiwi_Greeting>=9 matches"],
+  ])("%s", (_what, stderr, requires, message) => {
+    const e = pipError("t", stderr, 1, requires, { wheelsOnly: true, resolving: true });
+    expect([e.code, e.message]).toEqual(["E_DEPS", message]);
+  });
 });

@@ -113,7 +113,11 @@ describe("a node tool with npm packages", () => {
     const verified = await kiwi.run(["verify", "--json"]);
     expect(verified.exitCode).toBe(0);
     expect(JSON.parse(verified.stdout).cache.checked).toBeGreaterThan(4);
+    // The tool's run directory (its integrity and its tree's key) is referenced: prune keeps it.
+    const runs = readdirSync(join(kiwi.cache, "runs")).filter((n) => /^[0-9a-f]{64}-[0-9a-f]{16}$/.test(n));
+    expect(runs.length).toBe(1);
     expect((await kiwi.run(["cache", "prune", "--grace", "0"])).exitCode).toBe(0);
+    expect(readdirSync(join(kiwi.cache, "runs"))).toContain(runs[0]!);
     expect((await kiwi.run(["exec", "pad"])).stdout).toBe("007\n");
     // The blob of kiwi-pad's index.js, rewritten in the cache.
     const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
@@ -179,6 +183,17 @@ test("a lock entry whose tree and packages come from two resolutions (a bad merg
   expect((await kiwi.run(["install"])).exitCode).toBe(0);
   expect((await kiwi.run(["exec", "pad"])).stdout).toBe("v1.1\n");
   expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+});
+
+test("a project .npmrc that sets another layout or lockfile version does not change what kiwi locks and installs", async () => {
+  // install-strategy=linked puts symbolic links in node_modules; lockfile-version=1 has no "packages".
+  const root = makeProject({ ...padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]), ".npmrc": "install-strategy=linked\nlockfile-version=1\n" });
+  const kiwi = kiwiIn(root, withRegistry());
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.not.stringContaining("error")]);
+  expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pad.npm.packages)).toEqual(["node_modules/kiwi-digits", "node_modules/kiwi-pad"]);
+  const r = await kiwi.run(["exec", "pad"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "007\n"]);
 });
 
 test("a renamed tool keeps the resolution and installed tree of its requirements: the lock reaches no registry, exec needs no install", async () => {
@@ -540,6 +555,11 @@ describe("an MCP server run from its installed package (config.package)", () => 
     expect(install.exitCode).toBe(0);
     expect(install.stderr).toContain('pinned MCP server "echo_server" (kiwi-mcp-echo)');
     expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).mcp_servers)).toEqual(["echo_server"]);
+    expect((await kiwi.run(["mcp", "verify"])).exitCode).toBe(0);
+    // A CI runner whose cache lacks the package: mcp verify fails with what stopped the server, and says what to run.
+    const cold = await kiwi.run(["mcp", "verify", "--json"], { KIWI_CACHE_DIR: makeTemp("kiwi-cache-") });
+    expect(cold.exitCode).toBe(4);
+    expect(JSON.parse(cold.stdout).error).toMatchObject({ code: "E_CACHE_MISSING", message: "kiwi mcp verify failed for echo_server", hint: 'run "kiwi install" to install them again', exitCode: 4 });
   });
 
   test.skipIf(!probeSandbox(process.env).usable)("server-everything from npmjs.org: installed, pinned, and called in the sandbox with no network declared", async () => {

@@ -61,6 +61,17 @@ describe("a Python tool with requirements", () => {
   });
 });
 
+test("the user's pip settings about what to install (no-deps, a user or prefix install) do not reach kiwi's pip; their index does", async () => {
+  const root = makeProject(greetTool("pypi:kiwi-greeting==1.0.0"));
+  const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url, PIP_NO_DEPS: "1", PIP_USER: "1", PIP_PREFIX: "/nonexistent", PIP_REQUIRE_HASHES: "1" });
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.not.stringContaining("error")]);
+  // kiwi-words is kiwi-greeting's dependency: a no-deps resolution would have left it out.
+  expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.greet.pypi.packages)).toEqual(["kiwi-greeting", "kiwi-words"]);
+  const r = await kiwi.run(["exec", "greet"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "hello, Ada\n"]);
+});
+
 test("the same requirements in another order keep their resolution: no pip run, and exec still runs", async () => {
   const root = makeProject({ ...greetTool("kiwi-greeting==1.0.0"), ".ai/tools/greet/tool.yaml": "tool_id: greet\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nrequires: [kiwi-greeting==1.0.0, kiwi-words>=2]\n" });
   const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
