@@ -4,7 +4,7 @@
 import { KiwiError } from "../errors.ts";
 import { escapePointer, unescapePointer } from "../integrity/canonical.ts";
 import { suggest } from "../resolve/suggest.ts";
-import { isRecord } from "../integrity/value.ts";
+import { MAX_JSON_DEPTH, isRecord, nestingDepth } from "../integrity/value.ts";
 
 import type { JsonSchema, SchemaError } from "../validate/check-value.ts";
 
@@ -74,15 +74,15 @@ export function mergeParamSources(sources: ParamSources, schema: JsonSchema | un
 /**
  * JSON.parse, refusing an integer past 2^53: JavaScript would round 12345678901234567890 to
  * 12345678901234567000 and kiwi would pass that on in its place. (The reviver's third argument
- * gives each number's source text, ES2025.) And refusing nesting past MAX_PARAM_DEPTH.
+ * gives each number's source text, ES2025.) And refusing nesting past MAX_JSON_DEPTH.
  */
 function parseExactJson(text: string, source: string): unknown {
   const value = parseExactJsonAnyDepth(text, source);
   // Each level takes at least two characters ([ and ]): a shorter text cannot be too deep.
-  if (text.length > 2 * MAX_PARAM_DEPTH && value !== null && typeof value === "object" && nestingDepth(value) > MAX_PARAM_DEPTH) {
-    throw new KiwiError("E_INPUT_INVALID", `${source} nests arrays and objects more than ${MAX_PARAM_DEPTH} levels deep`, {
+  if (text.length > 2 * MAX_JSON_DEPTH && value !== null && typeof value === "object" && nestingDepth(value) > MAX_JSON_DEPTH) {
+    throw new KiwiError("E_INPUT_INVALID", `${source} nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, {
       hint: "pass flatter parameters: kiwi renders, validates and hands on parameters level by level, and stops here rather than overflow its stack",
-      details: { maxDepth: MAX_PARAM_DEPTH },
+      details: { maxDepth: MAX_JSON_DEPTH },
     });
   }
   return value;
@@ -122,45 +122,7 @@ export function parseParamsJson(text: string, source: string): Record<string, un
   return value;
 }
 
-/**
- * How deep call parameters may nest. JSON.parse reads any depth, but rendering a value (a
- * violation's "got", the JSON a tool gets on stdin) recurses: 40,000 levels overflowed the stack
- * and ended the call as an internal error. No real parameter comes near this.
- */
-export const MAX_PARAM_DEPTH = 1000;
 
-/**
- * The deepest nesting of arrays and objects in a parsed JSON value: iterative (any depth), and
- * visiting containers only, through two plain stacks (~0.5 ms for a 300 KB document).
- */
-function nestingDepth(root: object): number {
-  let deepest = 0;
-  const values: object[] = [root];
-  const depths: number[] = [1];
-  while (values.length > 0) {
-    const value = values.pop()!;
-    const depth = depths.pop()!;
-    if (depth > deepest) deepest = depth;
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const child: unknown = value[i];
-        if (child !== null && typeof child === "object") {
-          values.push(child);
-          depths.push(depth + 1);
-        }
-      }
-    } else {
-      for (const key in value) {
-        const child: unknown = (value as Record<string, unknown>)[key];
-        if (child !== null && typeof child === "object") {
-          values.push(child);
-          depths.push(depth + 1);
-        }
-      }
-    }
-  }
-  return deepest;
-}
 
 /**
  * Turns `--param` text into the declared type: the first type in the property's `type` that accepts
