@@ -5,6 +5,7 @@ import { KiwiError } from "../errors.ts";
 import { applyJsonPath, parseJsonPath } from "./jsonpath.ts";
 import type { HttpPlan } from "./plan.ts";
 import { readBodyCapped } from "./body-io.ts";
+import { MAX_JSON_DEPTH, nestingDepth } from "../integrity/value.ts";
 import type { Refusal } from "./net-proxy.ts";
 
 export interface HttpOptions {
@@ -146,7 +147,7 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
         }),
       };
     }
-    return { ok: true, outcome: { status: res.status, url: options.redact(url.href), output: renderOutput(plan, res, body, options) } };
+    return { ok: true, outcome: { status: res.status, url: options.redact(url.href), output: renderedOutput(plan, res, body, options, where) } };
   } catch (error) {
     if (error instanceof KiwiError) throw error;
     if (timedOut) {
@@ -247,6 +248,23 @@ async function readCapped(res: Response, cap: number, plan: HttpPlan, options: H
   return readBodyCapped(res, cap, tooBig);
 }
 
+/**
+ * The response as printed. The request succeeded: a failure here is no network error to retry
+ * (the catch-all around the request would take it for one), so it leaves as a KiwiError.
+ */
+function renderedOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: HttpOptions, where: string): Uint8Array {
+  try {
+    return renderOutput(plan, res, body, options);
+  } catch (error) {
+    if (error instanceof KiwiError) throw error;
+    throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${where} could not be printed: ${options.redact((error as Error)?.message ?? String(error))}`, {
+      hint: "leave out response_transform to print the body as received",
+      details: { tool: plan.tool },
+      cause: error,
+    });
+  }
+}
+
 function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: HttpOptions): Uint8Array {
   const req = plan.http;
   if (req.method === "HEAD") return new Uint8Array();
@@ -262,6 +280,14 @@ function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: 
     });
   }
   if (!req.responseTransform) return body;
+  // Applying the path and printing its result recurse: a response nested too deep is refused
+  // plainly, not left to overflow the stack (or to print gigabytes of indentation).
+  if (value !== null && typeof value === "object" && nestingDepth(value) > MAX_JSON_DEPTH) {
+    throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(req.url)} nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep, so response_transform is not applied to it`, {
+      hint: "leave out response_transform to print the body as received",
+      details: { tool: plan.tool, maxDepth: MAX_JSON_DEPTH },
+    });
+  }
   const result = applyJsonPath(parseJsonPath(req.responseTransform), value, plan.tool);
   return new TextEncoder().encode(`${JSON.stringify(result, null, 2)}\n`);
 }

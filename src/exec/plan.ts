@@ -246,7 +246,7 @@ function buildSubprocessSpec(rootFirst: LinkInput[], config: Record<string, unkn
   const parts: ArgPart[] = [];
   let command: string | undefined;
   for (const link of rootFirst) {
-    if (link.tool.entrypoint !== undefined && link.tool.type !== "runtime") {
+    if (link.tool.entrypoint !== undefined) {
       const entry = resolveInRunDir(link, link.tool.entrypoint, "entrypoint");
       // With no command anywhere (a native tool straight on subprocess) the entry point is the program.
       if (!commandLink && command === undefined) command = entry;

@@ -1,13 +1,13 @@
 // The subprocess primitive: runs a SubprocessPlan through Bun.spawn and nothing else. The child
 // leads its own process group (a new session), so a timeout, an output flood or kiwi's own
 // interruption stops the whole group, grandchildren included: SIGTERM first, SIGKILL after a grace.
-import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { openSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { closeLaunchFiles, openLaunchFiles } from "./launch-files-io.ts";
 import type { SubprocessPlan } from "./plan.ts";
 import { signalFromSandboxExit } from "./sandbox-plan.ts";
-import { WASM_VERDICT_FD_ENV } from "../wasm/wasi-command.ts";
+import { WASM_EXIT, WASM_VERDICT_FD_ENV } from "../wasm/wasi-command.ts";
 
 /** Where the tool's output goes, chunk by chunk, as it arrives. */
 export interface OutputSinks {
@@ -48,7 +48,7 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
   // The files the sandbox copies in reach bubblewrap as descriptors 3, 4, … (launch-files-io.ts).
   const files = openLaunchFiles(spec.files, plan.tool);
   // kiwi's WASI host says which limit ended a run on one more descriptor, after those.
-  const verdict = spec.wasm ? openVerdict() : undefined;
+  const verdict = spec.wasm ? openVerdict(dirname(spec.wasm.instrumented)) : undefined;
   try {
     proc = Bun.spawn(spec.launch, {
       cwd: spec.cwd,
@@ -155,18 +155,31 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
     clearTimeout(timer);
     if (escalation) clearTimeout(escalation);
     for (const [sig, handler] of handlers) process.off(sig, handler);
-    const limit = verdict?.read();
-    if (limit) outcome.wasmLimit = limit;
+    if (verdict) {
+      const limit = verdict.read();
+      if (limit) outcome.wasmLimit = limit;
+    } else if (spec.wasm && (outcome.exitCode === WASM_EXIT.fuel || outcome.exitCode === WASM_EXIT.memory)) {
+      // No verdict file could be made: the status is all there is to go by.
+      outcome.wasmLimit = outcome.exitCode === WASM_EXIT.fuel ? "fuel" : "memory";
+    }
   }
   return outcome;
 }
 
-/** A file kiwi's WASI host writes its verdict to (through an inherited descriptor); read once, then removed. */
-function openVerdict(): { fd: number; read: () => "fuel" | "memory" | undefined; discard: () => void } {
-  const dir = mkdtempSync(join((require("node:os") as typeof import("node:os")).tmpdir(), "kiwi-wasi-"));
-  const path = join(dir, "verdict");
-  const fd = openSync(path, "w", 0o600);
-  const discard = () => rmSync(dir, { recursive: true, force: true });
+/**
+ * A file kiwi's WASI host writes its verdict to (through an inherited descriptor), beside the
+ * instrumented module kiwi has just written; read once, then removed. Undefined when it cannot be
+ * made (the status then decides, as it did before the verdict).
+ */
+function openVerdict(dir: string): { fd: number; read: () => "fuel" | "memory" | undefined; discard: () => void } | undefined {
+  const path = join(dir, `.verdict-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
+  let fd: number;
+  try {
+    fd = openSync(path, "wx", 0o600);
+  } catch {
+    return undefined;
+  }
+  const discard = () => rmSync(path, { force: true });
   return {
     fd,
     discard,

@@ -116,6 +116,11 @@ function judgeParameters(list: unknown, base: string): { schema: JsonSchema; pro
       report("parameters/name", name === undefined ? at : `${at}/name`, name === undefined ? `parameter ${index} has no name` : `parameter name ${JSON.stringify(name)} is not an identifier`, "use letters, digits and '_', starting with a letter or '_'");
       return;
     }
+    // The one identifier no JavaScript object takes as a plain key: a call could never pass it.
+    if (name === "__proto__") {
+      report("parameters/name", `${at}/name`, 'parameter name "__proto__" is reserved: it is the prototype of every object that carries parameters', "rename the parameter (proto, prototype_ref…)");
+      return;
+    }
     if (seen.has(name)) {
       report("parameters/duplicate-name", `${at}/name`, `parameter "${name}" is declared twice (first at index ${seen.get(name)})`, "rename or remove one of them");
       return;

@@ -57,6 +57,8 @@ export function checkType(tool: Tool, ctx: LayerContext): Finding[] {
         out.push(toolFinding(tool, "runtime/endpoint", tool.pointers.config ?? "/config", "a runtime needs config.command or config.url", "set config.command (e.g. python3) for subprocess, or config.url for http_client"));
       }
       if (!nonEmpty(tool.config.url)) subprocessConfig(tool, out);
+      // A runtime may ship a wrapper it runs before the tool's entry point; it must be one of its files.
+      if (tool.entrypoint !== undefined) entrypoint(tool, ctx, out);
       break;
     case "knowledge":
       knowledge(tool, out);

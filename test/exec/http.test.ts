@@ -39,6 +39,20 @@ describe("the http_client primitive", () => {
     expect(JSON.parse(text(out.output))).toEqual(daily.slice(0, 7));
   });
 
+  test("a response nested 40,000 levels deep is refused once for its transform, not retried as a network failure after a stack overflow", async () => {
+    const deep = `{"a": ${"[".repeat(40_000)}${"]".repeat(40_000)}}`;
+    let hits = 0;
+    const s = serve(() => (hits++, new Response(deep, { headers: { "content-type": "application/json" } })));
+    const url = `http://127.0.0.1:${s.port}/deep`;
+    await expect(run(plan({ method: "GET", url, response_transform: "$" }))).rejects.toMatchObject({
+      code: "E_EXEC_FAILED",
+      message: `weather: the response from ${url} nests arrays and objects more than 1000 levels deep, so response_transform is not applied to it`,
+    });
+    expect(hits).toBe(1);
+    // Without a transform the body is printed as received, at any depth.
+    expect(text((await run(plan({ method: "GET", url }))).output)).toBe(deep);
+  });
+
   test("without a transform the body is passed through byte for byte", async () => {
     const s = serve(() => new Response("plain\ntext", { headers: { "content-type": "text/plain" } }));
     const out = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/` }));

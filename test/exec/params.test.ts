@@ -95,6 +95,19 @@ describe("merging parameter sources", () => {
     expect(() => mergeParamSources({ json: `${bom}${bom}{}` }, schema)).toThrow(expect.objectContaining({ code: "E_INPUT_INVALID" }));
   });
 
+  test("a document nested deeper than 1000 levels is refused naming its source, not left to overflow the stack later (40,000 levels did)", () => {
+    const deep = (levels: number) => `{"opts": {"a": ${"[".repeat(levels)}${"]".repeat(levels)}}}`;
+    expect(() => mergeParamSources({ file: { path: "deep.json", text: deep(40_000) } }, schema)).toThrow(
+      expect.objectContaining({ code: "E_INPUT_INVALID", message: "--params-file deep.json nests arrays and objects more than 1000 levels deep" }),
+    );
+    expect(() => mergeParamSources({ json: deep(999) }, schema)).toThrow(expect.objectContaining({ message: "--params nests arrays and objects more than 1000 levels deep" }));
+    // The params object is level 1, opts 2, then 998 arrays: 1000 levels exactly.
+    expect(Object.keys(mergeParamSources({ json: deep(998) }, schema))).toEqual(["opts"]);
+    expect(() => mergeParamSources({ pairs: [`opts={"a": ${"[".repeat(40_000)}${"]".repeat(40_000)}}`] }, schema)).toThrow(
+      expect.objectContaining({ code: "E_INPUT_INVALID", message: "--param opts nests arrays and objects more than 1000 levels deep" }),
+    );
+  });
+
   test("empty stdin means no parameters", () => {
     expect(mergeParamSources({ stdin: { text: "  \n" } }, schema)).toEqual({});
   });

@@ -44,6 +44,17 @@ describe("subprocess plans", () => {
     expect(plan.chain.map((l) => `${l.id}:${l.integrity}`)).toEqual(["dp:sha256:aa", "python_runtime:sha256:bb", "subprocess:sha256:cc"]);
   });
 
+  test("a runtime's own entry point (a wrapper it ships) runs from its run directory, before the tool's: each link's entry point, then its args", () => {
+    const wrapper: PlanTool = { id: "wrap_rt", version: "1.0.0", type: "runtime", config: { command: "python3", entrypoint: "boot.py", args: ["-q"] }, limits: {}, entrypoint: "boot.py", manifestFile: ".ai/tools/wrap_rt/tool.yaml" };
+    const chain: LinkInput[] = [
+      { tool: script({ entrypoint: "main.py", args: ["--n", "1"] }), integrity: "sha256:aa", runDir: "/cache/runs/aa/files" },
+      { tool: wrapper, integrity: "sha256:bb", runDir: "/cache/runs/bb/files" },
+      { tool: builtin("subprocess"), integrity: "sha256:cc", runDir: null },
+    ];
+    const plan = buildPlan({ chain, params: {}, env, host, mode: "locked" }) as SubprocessPlan;
+    expect(plan.subprocess.argv).toEqual(["/usr/bin/python3", "/cache/runs/bb/files/boot.py", "-q", "/cache/runs/aa/files/main.py", "--n", "1"]);
+  });
+
   test.each([
     ["; rm -rf ~"],
     ["$(touch /tmp/pwned)"],

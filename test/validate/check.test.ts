@@ -61,6 +61,7 @@ const rows: Row[] = [
   ["security/reserved-key", () => [script()], () => [script("metadata: { constructor: x }\n")], ".ai/tools/proc/tool.yaml", 7],
   ["entrypoint/required", () => [script()], () => [yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: {}\n", ["main.py"])], ".ai/tools/p/tool.yaml", 5],
   ["entrypoint/not-found", () => [script()], () => [script("", ["other.py"])], ".ai/tools/proc/tool.yaml", 6],
+  ["entrypoint/not-found", () => [yaml(".ai/tools/wrap/tool.yaml", "tool_id: wrap\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  command: python3\n  entrypoint: boot.py\n", ["boot.py"])], () => [yaml(".ai/tools/wrap/tool.yaml", "tool_id: wrap\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  command: python3\n  entrypoint: boot.py\n", ["other.py"])], ".ai/tools/wrap/tool.yaml", 7],
   ["entrypoint/extension", () => [kiwiBinary("wasm", "t.wasm")], () => [kiwiBinary("wasm", "t.exe")], ".ai/tools/bin/tool.yaml", 6],
   ["entrypoint/extension", () => [kiwiBinary("native", "bin/run")], () => [kiwiBinary("native", "t.wasm")], ".ai/tools/bin/tool.yaml", 6],
   ["magray/type-entry", () => [magray({ type: "wasm", entry_point: "t.wasm" }, ["t.wasm"])], () => [magray({ type: "wasm", entry_point: "t.exe" }, ["t.exe"])], ".ai/tools/mg/tool.json", 5],

@@ -52,6 +52,8 @@ describe("buildParametersSchema", () => {
     ["a scalar entry", "  - city\n", "parameters/entry", "/parameters/0", 6],
     ["a missing name", "  - { type: string }\n", "parameters/name", "/parameters/0", 6],
     ["a name with spaces", "  - { name: 'my city', type: string }\n", "parameters/name", "/parameters/0/name", 6],
+    // A plain object takes __proto__ as its prototype, not a key: no call could ever pass it.
+    ["the name __proto__", "  - { name: __proto__, type: string, required: true }\n", "parameters/name", "/parameters/0/name", 6],
     ["a duplicate name", "  - { name: a, type: string }\n  - { name: a, type: integer }\n", "parameters/duplicate-name", "/parameters/1/name", 7],
     ["an unknown type", "  - { name: a, type: text }\n", "parameters/type", "/parameters/0/type", 6],
     ["a missing type", "  - { name: a }\n", "parameters/type", "/parameters/0", 6],
