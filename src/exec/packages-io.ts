@@ -4,7 +4,7 @@
 // python finds site-packages through PYTHONPATH; an mcp_server's `config.package` becomes
 // `node <its bin>` from that copy. Nothing is downloaded here: a missing tree is "run kiwi install".
 import { readFileSync } from "node:fs";
-import { type Store, blobPath, readTreeEntry } from "../cache/store-io.ts";
+import { type Store, getVerifiedBlobPath, readTreeEntry } from "../cache/store-io.ts";
 import { serverBin } from "../deps/npm-lock.ts";
 import { declaredPackages, requirementChanges } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
@@ -77,7 +77,8 @@ function consoleScript(store: Store, files: readonly FileEntry[], project: strin
   const norm = (n: string) => n.toLowerCase().replace(/[-_.]+/g, "_");
   const entry = files.find((f) => /^site-packages\/[^/]+\.dist-info\/entry_points\.txt$/.test(f.path) && norm(f.path.split("/")[1]!.replace(/-[^-]+\.dist-info$/, "")) === norm(project));
   if (!entry) return { problem: `${project} installs no console script (no entry_points.txt)` };
-  const text = readFileSync(blobPath(store, entry.sha256), "utf8");
+  // Re-verified like every cached byte: the command line is built from it.
+  const text = readFileSync(getVerifiedBlobPath(store, entry.sha256), "utf8");
   const section = /\[console_scripts\]([^[]*)/.exec(text)?.[1] ?? "";
   const scripts = section.split("\n").map((l) => /^\s*([^=\s]+)\s*=\s*([\w.]+)\s*:\s*([\w.]+)\s*$/.exec(l)).filter((m): m is RegExpExecArray => m !== null).map((m) => ({ name: m[1]!, module: m[2]!, attr: m[3]! }));
   const chosen = bin ? scripts.find((s) => s.name === bin) : scripts.length === 1 ? scripts[0] : undefined;

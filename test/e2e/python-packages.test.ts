@@ -3,7 +3,7 @@
 // imported at exec from the verified copy with no network. PyPI is not reachable here: a PEP 503
 // index on 127.0.0.1 serves wheels the test builds.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { type PypiIndex, startPypiIndex } from "../helpers/pypi-index.ts";
@@ -259,4 +259,13 @@ test("a Python MCP server runs from its installed package (config.package: pypi:
   expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).mcp_servers)).toEqual(["echo_py"]);
   const r = await kiwi.run(["exec", "say", "--param", "message=hi", ...(probeSandbox(process.env).usable ? ["--sandbox=require"] : [])], { PIP_INDEX_URL: "http://127.0.0.1:9/simple/" });
   expect([r.exitCode, r.stdout]).toEqual([0, "Echo: hi\n"]);
+  // The console script kiwi starts is read from the cached entry_points.txt: a rewritten one is evicted, not run.
+  const tree = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.echo_py.pypi.tree.slice("sha256:".length) as string;
+  const entry = (JSON.parse(readFileSync(join(kiwi.cache, "index", tree.slice(0, 2), `${tree.slice(2)}.json`), "utf8")).files as { path: string; sha256: string }[]).find((f) => f.path.endsWith("/entry_points.txt"))!;
+  const blob = join(kiwi.cache, "blobs", entry.sha256.slice(0, 2), entry.sha256.slice(2));
+  chmodSync(blob, 0o644);
+  writeFileSync(blob, "[console_scripts]\nkiwi-echo-server = os:getcwd\n");
+  const tampered = await kiwi.run(["exec", "say", "--param", "message=hi"]);
+  expect([tampered.exitCode, tampered.stdout]).toEqual([4, ""]);
+  expect(tampered.stderr).toContain("error[E_CACHE_CORRUPT]");
 });
