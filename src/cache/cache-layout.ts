@@ -9,7 +9,7 @@ export const CACHE_ENTRIES = {
   stat: "per-project stat caches: stat/<project key>.json, (size, mtime, ctime, inode) -> sha256; stat/<project key>.index, the lock index",
   manifests: "per-project parsed-manifest caches: manifests/<project key>.json (discovery)",
   check: "remembered interpreter syntax verdicts by script digest (kiwi check), staged verdicts per project and the last staged lockfiles as git blobs by blob id (kiwi check --staged)",
-  runs: "read-only run directories materialized from verified blobs: runs/<integrity>/ (kiwi exec)",
+  runs: "read-only run directories materialized from verified blobs: runs/<integrity>[-<tree>...]/ (kiwi exec)",
   exec: "kiwi exec's memos: parsed manifests, child-schema passes and parameter schemas by content digest; chains per project and tool; launches per call (tool, folder, sandbox mode, environment)",
   projects: "projects/<project key>.json: the project roots whose lockfiles `kiwi cache prune` keeps",
   quarantine: "evicted entries that failed verification, kept for inspection until prune or clean",
@@ -34,6 +34,15 @@ export function blobRelPath(hex: string): string {
 /** `index/ab/cdef….json` for a tool integrity digest. */
 export function indexRelPath(hex: string): string {
   return `index/${hex.slice(0, 2)}/${hex.slice(2)}.json`;
+}
+
+/**
+ * The run directory's name (`runs/<name>/`) for a tool version: its integrity, then for a tool with
+ * packages the first 16 hex digits of each installed tree (npm's, then Python's), so another
+ * install of the packages gets another directory.
+ */
+export function runDirName(integrityHex: string, treeHexes: readonly string[] = []): string {
+  return [integrityHex, ...treeHexes.map((t) => t.slice(0, 16))].join("-");
 }
 
 /** A stable, path-free key for a project root (the root itself never appears in a file name). */

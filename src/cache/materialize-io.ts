@@ -16,6 +16,8 @@ export interface MaterializeOptions {
   link?: boolean;
   /** Leave folders writable (default false: folders become read-only once filled). */
   writableDirs?: boolean;
+  /** Names the tool in messages about its files (`pad: node_modules/left-pad/index.js`). */
+  subject?: string;
 }
 
 export interface MaterializeResult {
@@ -43,15 +45,16 @@ export function materializeTool(store: Store, files: readonly FileEntry[], destD
       });
     }
     const dest = join(destDir, ...file.path.split("/"));
+    const label = options.subject === undefined ? file.path : `${options.subject}: ${file.path}`;
     mkdirSync(dirname(dest), { recursive: true });
     for (let d = dirname(dest); d.length > destDir.length; d = dirname(d)) dirs.add(d);
     const source = blobPath(store, file.sha256);
-    const linked = options.link !== false && !file.is_executable && tryLink(source, dest, file.sha256);
+    const linked = options.link !== false && !file.is_executable && tryLink(source, dest, file.sha256, label);
     if (!linked) {
       try {
         copyFileSync(source, dest);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") throw missingBlob(file.sha256);
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") throw missingBlob(file.sha256, label);
         throw error;
       }
       chmodSync(dest, file.is_executable ? 0o555 : 0o444);
@@ -65,7 +68,7 @@ export function materializeTool(store: Store, files: readonly FileEntry[], destD
           hint: "run the command again; check what is writing to the cache",
         });
       }
-      throw verdict === "missing" ? missingBlob(file.sha256) : corruptError(verdict);
+      throw verdict === "missing" ? missingBlob(file.sha256, label) : corruptError(verdict, label);
     }
     if (linked) result.linked++;
     else result.copied++;
@@ -78,13 +81,13 @@ export function materializeTool(store: Store, files: readonly FileEntry[], destD
   return result;
 }
 
-function tryLink(source: string, dest: string, hex: string): boolean {
+function tryLink(source: string, dest: string, hex: string, label: string): boolean {
   try {
     linkSync(source, dest);
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw missingBlob(hex);
+    if (code === "ENOENT") throw missingBlob(hex, label);
     // EXDEV (another file system), EPERM/EMLINK (links not allowed or too many): copy instead.
     return false;
   }

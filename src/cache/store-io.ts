@@ -169,18 +169,18 @@ export function checkIndexEntry(store: Store, hex: string): "ok" | "missing" | E
   return actual === hex ? "ok" : { kind: "index", expected: hex, actual, quarantined: quarantine(store, path, hex) };
 }
 
-/** The error for an evicted entry. */
-export function corruptError(e: Eviction): KiwiError {
+/** The error for an evicted entry; `file` names the file the blob holds, when the caller knows it. */
+export function corruptError(e: Eviction, file?: string): KiwiError {
   return new KiwiError(
     "E_CACHE_CORRUPT",
-    `cached ${e.kind === "blob" ? "blob" : "tool index entry"} sha256:${shortDigest(e.expected)} holds bytes hashing to sha256:${shortDigest(e.actual)}; it was evicted to ${e.quarantined}`,
-    { hint: 'run "kiwi install" to restore it from the tool tree, and check what is writing to the cache', details: { ...e } },
+    `cached ${e.kind === "blob" ? "blob" : "tool index entry"} sha256:${shortDigest(e.expected)}${file === undefined ? "" : ` (${file})`} holds bytes hashing to sha256:${shortDigest(e.actual)}; it was evicted to ${e.quarantined}`,
+    { hint: 'run "kiwi install" to restore it from the tool tree, and check what is writing to the cache', details: { ...e, ...(file === undefined ? {} : { file }) } },
   );
 }
 
-/** The error for a blob the lockfile needs but the cache does not hold. */
-export function missingBlob(hex: string): KiwiError {
-  return new KiwiError("E_CACHE_MISSING", `the cache holds no blob sha256:${shortDigest(hex)}`, { hint: 'run "kiwi install"', details: { sha256: hex } });
+/** The error for a blob the lockfile needs but the cache does not hold; `file` names the file it holds. */
+export function missingBlob(hex: string, file?: string): KiwiError {
+  return new KiwiError("E_CACHE_MISSING", `the cache holds no blob sha256:${shortDigest(hex)}${file === undefined ? "" : ` (${file})`}`, { hint: 'run "kiwi install"', details: { sha256: hex, ...(file === undefined ? {} : { file }) } });
 }
 
 function readIndexBytes(path: string): Uint8Array | undefined {

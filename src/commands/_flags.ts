@@ -1,6 +1,7 @@
 // Flags shared by many commands, defined once, and the Context they build.
 import type { ArgsDef } from "citty";
 import { type Context, createContext } from "../context.ts";
+import { KiwiError } from "../errors.ts";
 
 /** `--cwd`, `--json`: on every command that reads a project. */
 export const projectFlags = {
@@ -15,6 +16,9 @@ export const strictFlag = {
 
 /** Builds the Context from parsed shared flags. */
 export function contextFromArgs(args: { cwd?: string }): Context {
+  // `--cwd` with nothing after it (`kiwi lock --cwd $PROJECT` with PROJECT unset) parses as "",
+  // which would resolve to the folder kiwi was started in: the wrong project, silently.
+  if (args.cwd === "") throw new KiwiError("E_USAGE", "--cwd needs a folder", { hint: "pass --cwd <dir>, or leave --cwd out to use the folder kiwi runs in" });
   return createContext({ cwd: args.cwd });
 }
 

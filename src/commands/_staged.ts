@@ -13,7 +13,19 @@ import { type FindingFormat, findingsDocument, renderFindingsHuman, renderFindin
 import { renderFileDiff } from "../ui/lock-render.ts";
 import { colors, showJson, showNote, showResult } from "../ui/output.ts";
 
-const HINT = `run "kiwi lock", then "git add ${LOCKFILE_NAME}"`;
+/**
+ * How to bring a project's lockfile up to date, from where kiwi was started: a project below it (a
+ * monorepo checked from its top) is locked with --cwd, and its lockfile added by its path.
+ */
+function lockHint(root: string, cwd: string): string {
+  const dir = display(root, cwd);
+  if (dir === "") return `run "kiwi lock", then "git add ${LOCKFILE_NAME}"`;
+  return `run "kiwi lock --cwd ${shellWord(dir)}", then "git add ${shellWord(`${dir}/${LOCKFILE_NAME}`)}"`;
+}
+
+function shellWord(word: string): string {
+  return /^[\w./@+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
 
 /** Runs the staged check and prints it in `format`; returns the exit code. */
 export async function runStagedCheck(context: Context, options: { files: string[]; strict?: boolean; format: FindingFormat }): Promise<number> {
@@ -26,7 +38,7 @@ export async function runStagedCheck(context: Context, options: { files: string[
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of findings) counts[f.severity]++;
   const toolsChecked = projects.reduce((n, p) => n + p.check.toolsChecked, 0);
-  const lockProblem = projects.map((p) => lockError(p, ctx.cwd)).find((e) => e !== undefined);
+  const lockProblem = oneLockError(projects.flatMap((p) => lockError(p, ctx.cwd) ?? []));
   const code = counts.error > 0 ? 1 : lockProblem ? lockProblem.exitCode : 0;
 
   if (options.format === "sarif") {
@@ -46,20 +58,32 @@ export async function runStagedCheck(context: Context, options: { files: string[
   return code;
 }
 
+/**
+ * The projects' lockfile problems as the one error to report: the first's code (its exit code),
+ * every project's message and hint, so a commit in a monorepo learns all it must relock at once.
+ */
+function oneLockError(errors: KiwiError[]): KiwiError | undefined {
+  const [first, ...rest] = errors;
+  if (!first || rest.length === 0) return first;
+  const hints = [...new Set(errors.map((e) => e.hint).filter((h): h is string => h !== undefined))];
+  return new KiwiError(first.code, errors.map((e) => e.message).join("; "), { hint: hints.join("; "), ...(first.details ? { details: first.details } : {}) });
+}
+
 /** What went wrong with a project's lockfile for this commit, as the error to report. */
 function lockError(p: StagedProject, cwd: string): KiwiError | undefined {
   const where = display(join(p.root, LOCKFILE_NAME), cwd);
+  const hint = lockHint(p.root, cwd);
   const changes = p.lock.diff ? [...p.lock.diff.added, ...p.lock.diff.removed, ...p.lock.diff.changed].map((c) => `${c.id} ${c.kind}`) : [];
   switch (p.lock.status) {
     case "stale":
       return new KiwiError("E_LOCK_STALE", `${where}${p.lock.fromIndex ? " (as staged)" : ""} is out of date for this commit: ${changes.join(", ")}`, {
-        hint: HINT,
+        hint,
         details: { diff: summarizeDiff(p.lock.diff!) },
       });
     case "missing":
-      return new KiwiError("E_LOCK_MISSING", `${where}: ${p.lock.message ?? "missing"}`, { hint: HINT });
+      return new KiwiError("E_LOCK_MISSING", `${where}: ${p.lock.message ?? "missing"}`, { hint });
     case "invalid":
-      return new KiwiError("E_LOCK_INVALID", p.lock.message ?? `${where} is invalid`, { hint: `restore ${LOCKFILE_NAME} from version control, or ${HINT}` });
+      return new KiwiError("E_LOCK_INVALID", p.lock.message ?? `${where} is invalid`, { hint: `restore ${where} from version control, or ${hint}` });
     default:
       return undefined;
   }

@@ -38,6 +38,11 @@ export default defineCommand({
     }
     if (args.id !== undefined || args.pick !== undefined) throw new KiwiError("E_USAGE", "--id and --pick go with --from", { hint: "kiwi add --from server.json --id <tool_id>" });
     if (!args.reference) throw new KiwiError("E_USAGE", "kiwi add needs a reference or --from <file>", { hint: "kiwi add <registry>/<repository>:<tag>, or kiwi add --from server.json" });
+    // One reference per call: a second one was dropped unread, and the first reported as if all were added.
+    const references = (args._ ?? []).map(String);
+    if (references.length > 1) {
+      throw new KiwiError("E_USAGE", `kiwi add takes one reference, not ${references.length} (${references.join(", ")}); nothing was added`, { hint: `run kiwi add once per tool: ${references.map((r) => `kiwi add ${r}`).join(" && ")}` });
+    }
     const { findings, ...result } = await addRemoteTool(ctx, String(args.reference), { insecure: insecureList(args.insecureRegistry) });
     if (args.json) {
       showJson({ ok: true, ...result, ...(findings.length ? { findings: findingsJson(findings) } : {}) });

@@ -61,7 +61,7 @@ async function addIgnoresAndReport(root: string, result: CheckTreeResult["result
   const { ctx } = options;
   const { addIgnoreEntries } = await import("../ops/ignore-add-io.ts");
   const { file, added } = addIgnoreEntries(root, result.findings, options.started, options.expires);
-  const remaining = result.findings.filter((f) => !isIgnorable(f.rule));
+  const remaining = result.findings.filter((f) => !isIgnorable(f.rule, f.severity));
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of remaining) counts[f.severity]++;
   if (options.json) {

@@ -9,6 +9,12 @@ import { renderFindingsHuman } from "../ui/findings-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 
+/** What to run first, by the example file it runs (the README's tour). */
+const NEXT_STEPS = [
+  { path: ".ai/tools/word_count.py", command: "kiwi exec word_count --param text='to be or not to be'" },
+  { path: ".ai/tools/greet.sh", command: "kiwi exec greet --param name=Ada --param times=2" },
+] as const;
+
 export default defineCommand({
   meta: { name: "init", description: "Create .ai/tools/ with an example of each tool type, and tool.lock.json; never overwrites" },
   args: {
@@ -40,7 +46,9 @@ export default defineCommand({
       }
       return lockfile.error.exitCode;
     }
-    if (added && !args.json) showNote('next: "kiwi exec word_count --param text=\'to be or not to be\'"');
+    // The first example this run wrote: one it kept or skipped may not be kiwi's word_count at all.
+    const next = NEXT_STEPS.find((n) => result.created.includes(n.path));
+    if (next && !args.json) showNote(`next: "${next.command}"`);
     return 0;
   },
 });

@@ -46,6 +46,7 @@ export default defineCommand({
           showCheckNotes(installed.findings, ctx, args.json === true);
           if (args.json) return;
           for (const r of installed.resolutions ?? []) showNote(renderResolution(r));
+          for (const id of installed.remote.removed) showNote(`removed .ai/tools/.remote/${id}: ${LOCKFILE_NAME} records no remote tool "${id}" (a kiwi remove elsewhere)`);
           if (installed.remote.placed > 0) showNote(`placed ${plural(installed.remote.placed, "remote tool")} (${plural(installed.remote.fetched, "file")} downloaded)`);
         },
         onMcpStart: args.json ? undefined : (server) => showNote(renderPinStart(server)),
@@ -63,11 +64,14 @@ export default defineCommand({
     const { stats, remote } = result;
     const mcpPins = lockPinsDocument(result.mcpPins);
     if (args.json) {
-      showJson({ ok: true, remote, lockfile: result.lockfile, frozen: result.frozen, written: result.written, ...summarizeDiff(result.diff), stats, evicted: result.evicted, ...(result.findings.length ? { findings: findingsJson(result.findings) } : {}), ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
+      showJson({ ok: true, remote, lockfile: result.lockfile, frozen: result.frozen, written: result.written, ...summarizeDiff(result.diff), stats, ...(result.packages ? { packages: result.packages } : {}), evicted: result.evicted, ...(result.findings.length ? { findings: findingsJson(result.findings) } : {}), ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
       return 0;
     }
     const lockLine = result.frozen ? `${LOCKFILE_NAME} matches the tree (frozen)` : result.written ? `wrote ${LOCKFILE_NAME}` : `${LOCKFILE_NAME} is up to date`;
-    showResult(`${renderToolSummary(summarizeDiff(result.diff), ctx)}${lockLine}\ninstalled ${plural(stats.tools, "tool")}, ${plural(stats.files, "file")} (${stats.stored} stored, ${stats.present} already cached)`);
+    // Package sets (a tool's npm or Python packages; tools with the same ones share a set): said only when the project has some.
+    const { installed, reused } = result.packages ?? { installed: 0, reused: 0 };
+    const packages = installed + reused > 0 ? `; ${plural(installed + reused, "package set")} (${installed} installed, ${reused} already cached)` : "";
+    showResult(`${renderToolSummary(summarizeDiff(result.diff), ctx)}${lockLine}\ninstalled ${plural(stats.tools, "tool")}, ${plural(stats.files, "file")} (${stats.stored} stored, ${stats.present} already cached)${packages}`);
     return 0;
   },
 });

@@ -59,8 +59,10 @@ const verify = defineCommand({
       return 0;
     }
     const failing = rows.filter((r) => r.status !== "ok" || (r.scan && !r.scan.ok)).map((r) => r.server);
-    throw new KiwiError(code === 1 ? "E_CHECK_FAILED" : code === 10 ? "E_MCP_DRIFT" : "E_MCP", `kiwi mcp verify failed for ${failing.join(", ")}`, {
-      hint: code === 10 ? 'review with "kiwi mcp diff <server>", then "kiwi mcp approve <server>"' : code === 1 ? 'review the findings with "kiwi mcp scan <server>"' : "run the server's command by hand to see why it fails",
+    // A server that failed sets the exit code with its own error (E_MCP, or E_CACHE_MISSING for a package not installed): so do its code and hint.
+    const failed = code === 10 || code === 1 ? undefined : rows.find((r) => r.status === "error")?.error;
+    throw new KiwiError(code === 1 ? "E_CHECK_FAILED" : code === 10 ? "E_MCP_DRIFT" : (failed?.code ?? "E_MCP"), `kiwi mcp verify failed for ${failing.join(", ")}`, {
+      hint: code === 10 ? 'review with "kiwi mcp diff <server>", then "kiwi mcp approve <server>"' : code === 1 ? 'review the findings with "kiwi mcp scan <server>"' : (failed?.hint ?? "run the server's command by hand to see why it fails"),
       exitCode: code,
       details: { servers: doc },
     });

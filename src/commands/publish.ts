@@ -20,6 +20,10 @@ export default defineCommand({
   async run({ args }) {
     const ctx = contextFromArgs(args);
     if (!args.tool || !args.target) throw new KiwiError("E_USAGE", "kiwi publish needs a tool id and a target reference", { hint: "kiwi publish <tool> <registry>/<repository>:<tag>" });
+    const extra = ((args._ ?? []) as unknown[]).map(String).slice(2);
+    if (extra.length > 0) {
+      throw new KiwiError("E_USAGE", `kiwi publish takes one tool and one target; ${extra.join(", ")} would be left out, so nothing was published`, { hint: `run kiwi publish once per target: kiwi publish ${args.tool} ${args.target}` });
+    }
     let result: Awaited<ReturnType<typeof publishTool>>;
     try {
       result = await publishTool(ctx, String(args.tool), String(args.target), { insecure: insecureList(args.insecureRegistry), signKey: args.sign });

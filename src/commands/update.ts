@@ -17,6 +17,8 @@ export default defineCommand({
   async run({ args }) {
     const ctx = contextFromArgs(args);
     if (!args.tool) throw new KiwiError("E_USAGE", "kiwi update needs a tool id", { hint: "kiwi update <tool>; kiwi outdated lists them" });
+    const tools = (args._ ?? []).map(String);
+    if (tools.length > 1) throw new KiwiError("E_USAGE", `kiwi update takes one tool, not ${tools.length} (${tools.join(", ")}); nothing was updated`, { hint: `run kiwi update once per tool: ${tools.map((t) => `kiwi update ${t}`).join(" && ")}` });
     const result = await updateRemoteTool(ctx, String(args.tool), { insecure: insecureList(args.insecureRegistry) });
     if (args.json) {
       showJson({ ok: true, ...result });

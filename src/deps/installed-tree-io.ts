@@ -1,11 +1,12 @@
 // Installed package trees into kiwi's cache: every file an installer (npm, pip) wrote, hashed and
 // stored as a blob, under a size cap so a runaway or hostile package cannot fill the disk.
-import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { hashFileHex } from "../cache/hash-io.ts";
-import { putBlobFromFile, type Store } from "../cache/store-io.ts";
+import { getVerifiedBlobPath, putBlobFromFile, readTreeEntry, type Store } from "../cache/store-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
+import { treePackageMismatch } from "./installed-tree.ts";
 
 /** Where npm or pip runs and what it sees: the user's own settings, never kiwi's cache for theirs. */
 export interface PackageContext {
@@ -59,4 +60,21 @@ export function hashInstalledTree(ctx: PackageContext, store: Store, top: string
   };
   if (existsSync(top)) walk(top, prefix);
   return files;
+}
+
+/**
+ * How the cached tree `treeHex` differs from the packages a lock entry lists (deps/installed-tree.ts
+ * treePackageMismatch), reading its package.json and METADATA files from their verified blobs.
+ */
+export function cachedTreeMismatch(store: Store, ecosystem: "npm" | "pypi", treeHex: string, locked: Parameters<typeof treePackageMismatch>[2]): string[] {
+  const files = readTreeEntry(store, treeHex) ?? [];
+  return treePackageMismatch(`${ecosystem}-tree`, files, locked, (f) => readFileSync(getVerifiedBlobPath(store, f.sha256), "utf8"));
+}
+
+/** The E_LOCK_INVALID for an entry whose recorded tree is not the packages it lists. */
+export function treeMismatchError(toolId: string, ecosystem: "npm" | "pypi", tree: string, problems: readonly string[]): KiwiError {
+  return new KiwiError("E_LOCK_INVALID", `tool.lock.json: the installed ${ecosystem} tree recorded for ${toolId} (${tree.slice(0, "sha256:".length + 12)}) is not the packages its entry lists: ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? `; and ${problems.length - 3} more` : ""}`, {
+    hint: `the entry's tree and packages come from two resolutions (a merge that kept one side's of each?); delete the "tree" line of ${toolId}'s ${ecosystem} entry and run kiwi install to record the tree of the packages it lists`,
+    details: { tool: toolId, ecosystem, tree, problems },
+  });
 }

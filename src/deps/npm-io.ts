@@ -18,6 +18,13 @@ import { packageLockOf, packagesWithInstallScripts, parsePackageLock } from "./n
 const NPM_TIMEOUT_MS = 5 * 60 * 1000;
 
 /**
+ * The layout kiwi locks and stores, whatever the user's npm settings say: npm's hoisted
+ * node_modules of real folders, as the package-lock's paths name them (install-strategy=linked
+ * would install symbolic links into node_modules/.store, which an installed tree does not keep).
+ */
+const LAYOUT = ["--install-strategy=hoisted"];
+
+/**
  * Resolves `dependencies` to npm's exact tree (no tarball is downloaded or unpacked), starting
  * from `seed` (a package-lock's entries) when the tool has one.
  */
@@ -27,7 +34,8 @@ export async function resolveNpm(ctx: PackageContext, dependencies: Record<strin
     writePackageJson(dir, dependencies);
     // The tool's own package-lock: npm keeps every version it pins that still satisfies the ranges.
     if (seed) writeFileSync(join(dir, "package-lock.json"), packageLockOf({ requires: dependencies, packages: seed }));
-    await runNpm(ctx, dir, ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], dependencies);
+    // Lockfile version 3 (packages only) is what kiwi reads, whatever lockfile-version an .npmrc sets.
+    await runNpm(ctx, dir, ["install", "--package-lock-only", "--lockfile-version=3", ...LAYOUT, "--ignore-scripts", "--no-audit", "--no-fund"], dependencies);
     const text = readFileSync(join(dir, "package-lock.json"), "utf8");
     const packages = parsePackageLock(text, ctx.toolId);
     return { requires: dependencies, packages };
@@ -45,9 +53,12 @@ export async function installNpm(ctx: PackageContext, store: Store, locked: NpmD
   try {
     writePackageJson(dir, locked.requires);
     writeFileSync(join(dir, "package-lock.json"), packageLockOf(locked));
-    await runNpm(ctx, dir, ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], locked.requires, locked.packages);
+    await runNpm(ctx, dir, ["ci", ...LAYOUT, "--ignore-scripts", "--no-audit", "--no-fund"], locked.requires, locked.packages);
     for (const [path, entry] of Object.entries(locked.packages)) {
       const installed = readInstalledVersion(join(dir, path, "package.json"));
+      // An optional package for another platform (esbuild's @esbuild/darwin-arm64 on Linux: its
+      // os/cpu do not match) is one npm ci skips, as it should.
+      if (installed === undefined && (entry as Record<string, unknown>).optional === true) continue;
       if (installed !== entry.version) {
         throw new KiwiError("E_DEPS", `${ctx.toolId}: npm installed ${installed === undefined ? "nothing" : installed} at ${path}, but the lock has ${entry.version}`, {
           hint: 'run "kiwi lock" to resolve the requirements again',
@@ -125,13 +136,23 @@ export function npmError(toolId: string, stderr: string, code: number | null, de
   const npmCode = /npm (?:error|ERR!) code (\w+)/.exec(stderr)?.[1];
   const lines = stderr.split("\n").map((l) => l.replace(/^npm (error|ERR!) ?/, "").trim()).filter((l) => l && !/^(code|errno|syscall|A complete log|\d{4}-)/.test(l));
   // An integrity failure names the digest, not the package: the lock says whose digest it is.
-  const byIntegrity = Object.entries(packages ?? {}).find(([, e]) => stderr.includes(e.integrity));
+  const byIntegrity = Object.entries(packages ?? {}).find(([, e]) => e.integrity !== undefined && stderr.includes(e.integrity));
   const lockedName = byIntegrity ? byIntegrity[0].slice(byIntegrity[0].lastIndexOf("node_modules/") + "node_modules/".length) : undefined;
   const names = Object.keys(dependencies);
-  const named = lockedName ?? names.find((name) => stderr.includes(name)) ?? (names.length === 1 ? names[0] : undefined);
+  // The package npm could not find (E404) or match (ETARGET), as npm spells it: one the tool
+  // requires, or a dependency of one, which the tool's manifest does not name.
+  const spec = /'((?:@[^/'\s]+\/)?[^@'\s]+)@([^']*)' (?:could not be found|is not in this registry)/.exec(stderr) ?? /No matching version found for ((?:@[^/\s]+\/)?[^@\s]+)@(\S+?)\.?\s*$/m.exec(stderr);
+  const dependency = spec && !names.includes(spec[1]!) ? `${spec[1]}@${spec[2]}` : undefined;
+  // Which of the tool's requirements: npm's own words, else the one the output mentions (not for a
+  // dependency, whose dependents the output does not name), else the only one.
+  const named = lockedName ?? (spec && names.includes(spec[1]!) ? spec[1] : undefined) ?? (dependency ? undefined : names.find((name) => stderr.includes(name))) ?? (names.length === 1 ? names[0] : undefined);
   const what = lockedName ? `${lockedName}@${byIntegrity![1].version}` : named ? `${named}@${dependencies[named]}` : "its packages";
   const reason =
-    npmCode === "ETARGET"
+    dependency && (npmCode === "ETARGET" || npmCode === "E404")
+      ? npmCode === "ETARGET"
+        ? `no version of its dependency ${dependency} matches`
+        : `its dependency ${dependency} is not in the registry`
+      : npmCode === "ETARGET"
       ? `no version of ${what} matches`
       : npmCode === "E404"
         ? `${named ?? "a package"} is not in the registry`
@@ -148,7 +169,9 @@ export function npmError(toolId: string, stderr: string, code: number | null, de
         ? "the lock pins the registry's sha512 for each tarball; check which registry served it (.npmrc, npm_config_registry)"
         : npmCode && /CONN|NOTFOUND|AI_AGAIN|TIMEDOUT/.test(npmCode)
           ? "check the registry (npm config get registry) and the network; kiwi never downloads at exec time"
-          : "fix the requirement in the tool's manifest",
+          : dependency
+            ? "a package the tool requires needs a version the registry does not have: check the registry (a mirror may lag behind), or require another version of the package that needs it"
+            : "fix the requirement in the tool's manifest",
     details: { tool: toolId, npmCode, npm: lines.slice(0, 5) },
   });
 }

@@ -13,8 +13,8 @@ const ROOT_NAME = "kiwi-tool-packages";
 
 /**
  * The package entries of npm's package-lock.json (v2/v3), keyed by node_modules path, sorted. Every
- * package must come from a registry tarball with an integrity: a git or local dependency could
- * change under the lock, so it is refused.
+ * package must come from a registry tarball with an integrity, or inside one (a bundled dependency):
+ * a git or local dependency could change under the lock, so it is refused.
  */
 export function parsePackageLock(text: string, toolId: string): NpmDependencies["packages"] {
   let doc: unknown;
@@ -33,7 +33,9 @@ export function parsePackageLock(text: string, toolId: string): NpmDependencies[
     const name = path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
     // npm leaves `resolved` out when it is the configured registry's URL (omit-lockfile-registry-resolved).
     const resolved = entry.resolved;
-    if (entry.link === true || (resolved !== undefined && (typeof resolved !== "string" || !/^https?:\/\//.test(resolved))) || typeof entry.integrity !== "string") {
+    // A bundled package (bundleDependencies) comes inside its bundler's tarball, whose integrity covers it.
+    const bundled = entry.inBundle === true && resolved === undefined && entry.integrity === undefined;
+    if (entry.link === true || (resolved !== undefined && (typeof resolved !== "string" || !/^https?:\/\//.test(resolved))) || (typeof entry.integrity !== "string" && !bundled)) {
       throw new KiwiError("E_DEPS", `${toolId}: ${name} does not come from a registry tarball with an integrity (${typeof resolved === "string" ? resolved : entry.link === true ? "a link" : "no integrity"})`, {
         hint: "require packages from a registry by version; git, file and link dependencies cannot be pinned by digest",
         details: { tool: toolId, package: path },

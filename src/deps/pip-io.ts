@@ -37,7 +37,7 @@ export async function resolvePip(ctx: PackageContext, requires: string[], allow:
     writeFileSync(join(dir, "requirements.in"), `${requires.join("\n")}\n`);
     const report = join(dir, "report.json");
     const formats = allow.length === 0 ? ["--only-binary", ":all:"] : ["--prefer-binary"];
-    await runPip(ctx, python, ["install", "--dry-run", "--ignore-installed", ...formats, "--report", report, "-r", join(dir, "requirements.in")], requires, allow.length === 0);
+    await runPip(ctx, python, ["install", "--dry-run", "--ignore-installed", ...formats, "--report", report, "-r", join(dir, "requirements.in")], requires, { wheelsOnly: allow.length === 0, resolving: true });
     const packages: PypiDependencies["packages"] = {};
     const doc = JSON.parse(readFileSync(report, "utf8")) as { install?: unknown[] };
     for (const item of doc.install ?? []) {
@@ -87,7 +87,7 @@ export async function installPip(ctx: PackageContext, store: Store, locked: Pypi
     }
     const formats = ["--only-binary", ":all:", ...(built.length > 0 ? ["--no-binary", built.join(",")] : [])];
     // --no-compile: bytecode is not reproducible; python writes none at run time (-B).
-    await runPip(ctx, python, ["install", "--require-hashes", "--no-deps", "--no-compile", ...formats, "--target", target, "-r", join(dir, "requirements.txt")], locked.requires, false);
+    await runPip(ctx, python, ["install", "--require-hashes", "--no-deps", "--no-compile", ...formats, "--target", target, "-r", join(dir, "requirements.txt")], locked.requires, { wheelsOnly: false, resolving: false });
     return hashInstalledTree(ctx, store, target, "site-packages");
   } finally {
     removeTree(dir);
@@ -108,45 +108,78 @@ async function makeVenv(ctx: PackageContext, dir: string): Promise<string> {
   return python;
 }
 
+/**
+ * The user's pip settings decide where packages come from (indexes, proxies, certificates), not
+ * what is resolved or where pip installs: an environment variable outranks pip.conf, so these turn
+ * off a no-deps (which would lock a package without its dependencies), a user, prefix or root
+ * install (which clash with the venv and --target), and a global require-hashes (kiwi pins the
+ * hashes itself; a requirement's own --hash still counts).
+ */
+const KIWI_PIP_SETTINGS = { PIP_NO_DEPS: "0", PIP_USER: "0", PIP_REQUIRE_HASHES: "0", PIP_PREFIX: undefined, PIP_ROOT: undefined, PIP_TARGET: undefined } as const;
+
 function envOf(ctx: PackageContext): Record<string, string> {
-  return Object.fromEntries(Object.entries({ ...ctx.env, PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1", PIP_RETRIES: ctx.env.PIP_RETRIES ?? "1", PIP_TIMEOUT: ctx.env.PIP_TIMEOUT ?? "15" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  return Object.fromEntries(Object.entries({ ...ctx.env, ...KIWI_PIP_SETTINGS, PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1", PIP_RETRIES: ctx.env.PIP_RETRIES ?? "1", PIP_TIMEOUT: ctx.env.PIP_TIMEOUT ?? "15" }).filter(([, v]) => v !== undefined)) as Record<string, string>;
 }
 
-async function runPip(ctx: PackageContext, python: string, args: string[], requires: string[], wheelsOnly: boolean): Promise<void> {
+/** How a pip failure reads: whether only wheels were allowed, and whether kiwi lock was resolving (no lock to mismatch yet). */
+interface PipRun {
+  wheelsOnly: boolean;
+  resolving: boolean;
+}
+
+async function runPip(ctx: PackageContext, python: string, args: string[], requires: string[], run: PipRun): Promise<void> {
   const proc = Bun.spawn([python, "-m", "pip", ...args], { cwd: tmpdir(), env: envOf(ctx), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), PIP_TIMEOUT_MS);
   const [, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
   if (code === 0) return;
-  throw pipError(ctx.toolId, stderr, code, requires, wheelsOnly);
+  throw pipError(ctx.toolId, stderr, code, requires, run);
 }
 
 /** pip's failure as a coded error naming the tool and, when pip says, the requirement. */
-export function pipError(toolId: string, stderr: string, code: number | null, requires: string[], wheelsOnly = false): KiwiError {
+export function pipError(toolId: string, stderr: string, code: number | null, requires: string[], run: PipRun = { wheelsOnly: false, resolving: false }): KiwiError {
+  const { wheelsOnly, resolving } = run;
   const text = stderr.replace(/\r/g, "");
   const hashMismatch = /THESE PACKAGES DO NOT MATCH THE HASHES/.test(text);
+  // One requirement with --hash (pip-compile --generate-hashes) makes pip want a hash and an ==
+  // pin for every distribution; it lists, indented, those that lack them.
+  const unhashed = /Hashes are required in --require-hashes mode/.test(text);
+  const unpinned = /In --require-hashes mode, all requirements must have their versions pinned/.test(text);
+  const listed = text.split("\n").filter((l) => /^ {4}\S/.test(l)).map((l) => l.trim().split(/\s+/)[0]!);
+  const hashMode = (unhashed || unpinned) && listed.length > 0 ? `${listed.join(", ")} ${listed.length === 1 ? "has" : "have"} no ${unhashed ? "--hash" : "== pin"}, which pip requires of every distribution once one requirement has a --hash` : undefined;
   const named = requires.find((r) => text.toLowerCase().includes(normalizeName(r.split(/[<>=!~ ;[]/)[0]!).replace(/-/g, "")) || text.includes(r.split(/[<>=!~ ;[]/)[0]!)) ?? (requires.length === 1 ? requires[0] : undefined);
-  const what = named ?? "its packages";
+  // A requirement as named in a message, without the --hash options pip-compile puts after it.
+  const what = named?.replace(/\s+--hash[= ]\S+/g, "") ?? "its packages";
   const noMatch = /No matching distribution found|Could not find a version that satisfies/.test(text);
-  const reason = hashMismatch
-    ? "a distribution does not match the sha256 in the lock (the index served other bytes)"
-    : noMatch
-      ? `no version of ${what} matches`
-      : /ResolutionImpossible|conflict/i.test(text)
-        ? "the requirements conflict"
-        : /Connection refused|Failed to establish a new connection|NewConnectionError|Name or service not known|Max retries exceeded/.test(text)
-          ? "the index cannot be reached"
-          : code === null
-            ? "pip did not finish in time"
-            : (text.split("\n").map((l) => l.replace(/^ERROR: /, "").trim()).filter(Boolean).pop() ?? `pip exited with ${code}`);
-  return new KiwiError(hashMismatch ? "E_INTEGRITY_MISMATCH" : "E_DEPS", `${toolId}: cannot get ${what}: ${reason}`, {
-    hint: hashMismatch
-      ? "the lock pins each distribution's sha256; check which index served it (PIP_INDEX_URL, PIP_FIND_LINKS)"
-      : /cannot be reached/.test(reason)
-        ? "check the index (PIP_INDEX_URL) and the network; kiwi never downloads at exec time"
-        : noMatch && wheelsOnly
-          ? "fix the requirement in the tool's manifest; kiwi takes wheels only, so a distribution published only as source needs allow_scripts: [pypi:<name>] (its build runs its code)"
-          : "fix the requirement in the tool's manifest",
+  // The requirement pip could not satisfy, as pip spells it, and who asked for it: one the tool
+  // declares, or a dependency of one ("old-dist>=5 (from needs-newer)").
+  const unsatisfied = /satisfies the requirement (\S+)(?: \(from ([^)]+)\))?/.exec(text) ?? /No matching distribution found for (\S+)/.exec(text);
+  const nameOf = (spec: string) => normalizeName(spec.split(/[<>=!~ ;[]/)[0]!);
+  const dependency = unsatisfied && !requires.some((r) => nameOf(r) === nameOf(unsatisfied[1]!)) ? { spec: unsatisfied[1]!, from: unsatisfied[2] } : undefined;
+  // A dependency's message names the requirement pip says asked for it.
+  const asker = dependency?.from === undefined ? undefined : requires.find((r) => nameOf(r) === nameOf(dependency.from!));
+  const subject = asker?.replace(/\s+--hash[= ]\S+/g, "") ?? what;
+  const unreachable = /Connection refused|Failed to establish a new connection|NewConnectionError|Name or service not known|Max retries exceeded/.test(text);
+  const [reason, hint] = hashMismatch
+    ? resolving
+      ? ["a distribution does not match the sha256 its index lists or its --hash names (the index served other bytes, or the --hash is wrong)", "check which index served it (PIP_INDEX_URL, PIP_FIND_LINKS) and the tool's --hash options; nothing was locked"]
+      : ["a distribution does not match the sha256 in the lock (the index served other bytes)", "the lock pins each distribution's sha256; check which index served it (PIP_INDEX_URL, PIP_FIND_LINKS)"]
+    : hashMode
+      ? [hashMode, "give every requirement, its dependencies included, an == pin and a --hash (pip-compile --generate-hashes writes them all), or drop the --hash options: kiwi locks each distribution's sha256 either way"]
+      : noMatch && dependency
+        ? [
+            `no version of its dependency ${dependency.spec}${dependency.from ? ` (which ${dependency.from} requires)` : ""} matches`,
+            `a distribution the tool requires needs a version the index does not have: check the index (PIP_INDEX_URL, PIP_FIND_LINKS), or require another version of the distribution that needs it${wheelsOnly ? "; kiwi takes wheels only, so one published only as source needs allow_scripts: [pypi:<name>]" : ""}`,
+          ]
+        : noMatch
+        ? [`no version of ${what} matches`, wheelsOnly ? "fix the requirement in the tool's manifest; kiwi takes wheels only, so a distribution published only as source needs allow_scripts: [pypi:<name>] (its build runs its code)" : "fix the requirement in the tool's manifest"]
+        : /ResolutionImpossible|conflict/i.test(text)
+          ? ["the requirements conflict", "fix the requirement in the tool's manifest"]
+          : unreachable
+            ? ["the index cannot be reached", "check the index (PIP_INDEX_URL) and the network; kiwi never downloads at exec time"]
+            : [code === null ? "pip did not finish in time" : (text.split("\n").map((l) => l.replace(/^ERROR: /, "").trim()).filter(Boolean).pop() ?? `pip exited with ${code}`), "fix the requirement in the tool's manifest"];
+  return new KiwiError(hashMismatch ? "E_INTEGRITY_MISMATCH" : "E_DEPS", hashMode ? `${toolId}: ${reason}` : `${toolId}: cannot get ${subject}: ${reason}`, {
+    hint,
     details: { tool: toolId, pip: text.split("\n").filter(Boolean).slice(-5) },
   });
 }

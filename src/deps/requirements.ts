@@ -4,6 +4,7 @@
 import { isRecord } from "../integrity/value.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { ToolDependencies } from "../schema/lockfile.ts";
+import { isSemverRange } from "../schema/vocabulary.ts";
 
 export type Ecosystem = "npm" | "pypi";
 
@@ -46,11 +47,11 @@ export interface DeclaredPackages {
 /** Runtimes whose packages come from npm or PyPI when a requirement names no ecosystem. */
 const RUNTIME_ECOSYSTEM: Record<string, Ecosystem> = { node_runtime: "npm", bun_runtime: "npm", python_runtime: "pypi" };
 
-/** npm's package name rules (validate-npm-package-name, for new packages): lower case, URL-safe. */
-const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
-
-/** What a requirement's range may be: a semver range or tag-free exact version (no URLs, no paths). */
-const NPM_RANGE = /^[0-9A-Za-z.^~<>=|*xX +-]*$/;
+/**
+ * npm's package name rules (validate-npm-package-name): URL-safe, optionally @scope/name. Lower
+ * case for new packages, but npm still installs the older names with capitals (JSONStream).
+ */
+const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[A-Za-z0-9][A-Za-z0-9._~-]*$/;
 
 /**
  * Reads the packages a tool declares: its manifest's `requires` and `config.package` (kiwi
@@ -173,9 +174,10 @@ export function parseRequirement(raw: string, pointer: string, fallback: Ecosyst
   const name = at === -1 ? spec : spec.slice(0, at);
   const range = at === -1 ? "" : spec.slice(at + 1).trim();
   if (!NPM_NAME.test(name) || name.length > 214) {
-    return { pointer, message: `requirement ${JSON.stringify(raw)}: ${JSON.stringify(name)} is not an npm package name`, hint: "npm names are lower case, URL-safe, optionally @scope/name" };
+    return { pointer, message: `requirement ${JSON.stringify(raw)}: ${JSON.stringify(name)} is not an npm package name`, hint: "npm names are URL-safe (letters, digits, . _ ~ -), optionally @scope/name" };
   }
-  if (!NPM_RANGE.test(range) || range === "latest") {
+  // A semver range or exact version: a dist-tag (latest, next), a URL or a path is no version.
+  if (!isSemverRange(range)) {
     return { pointer, message: `requirement ${JSON.stringify(raw)}: ${JSON.stringify(range)} is not a version range`, hint: "use a semver range (^1.2.0, ~1.2, 1.2.3); tags, URLs and paths are not pinned by version" };
   }
   return { ecosystem, name, range, raw, pointer };

@@ -1,12 +1,13 @@
 // `kiwi lock`'s dependency step: each tool's npm and Python requirements resolved to exact packages
 // by the real npm and pip clients, reusing the locked resolution while a tool's requirements are unchanged (a warm
-// lock never reaches the registry). Tools with the same requirements share one resolution.
+// lock never reaches the registry), or another locked tool's of the same requirements. Tools with
+// the same requirements share one resolution.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
-import type { NpmDependencies, ToolDependencies } from "../schema/lockfile.ts";
+import type { NpmDependencies, PypiDependencies, ToolDependencies } from "../schema/lockfile.ts";
 import { resolveNpm } from "./npm-io.ts";
 import { packagesWithInstallScripts, parsePackageLock } from "./npm-lock.ts";
 import { isSourceDistribution, resolvePip } from "./pip-io.ts";
@@ -36,16 +37,23 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
   const resolutions: Resolution[] = [];
   const pending = new Map<string, { requires: Record<string, string>; allow: string[]; seed: NpmDependencies["packages"] | undefined; tools: string[] }>();
   const pendingPypi = new Map<string, { requires: string[]; allow: string[]; tools: string[] }>();
+  // Another tool's resolution of the same requirements serves a tool the lock does not know by its
+  // id (renamed, moved or copied), as the registry would resolve them: the lock's, tree included.
+  const byRequirements = new Map<string, NpmDependencies | PypiDependencies>();
+  for (const d of Object.values(previous)) {
+    if (d.npm) byRequirements.set(npmKey(d.npm.requires, d.npm.allow_scripts ?? []), d.npm);
+    if (d.pypi) byRequirements.set(pypiKey(d.pypi.requires, d.pypi.allow_scripts ?? []), d.pypi);
+  }
   for (const tool of tools) {
     const declared = declaredPackages(tool);
     // A tool whose requirements did not change keeps its resolution, per ecosystem.
     const changed = new Set(requirementChanges(tool, previous[tool.id]).map((c) => c.ecosystem));
     const pypi = pypiRequirements(declared);
     if (pypi) {
-      const locked = previous[tool.id]?.pypi;
-      if (locked && !changed.has("pypi")) dependencies[tool.id] = { ...dependencies[tool.id], pypi: locked };
+      const allow = allowedScripts(declared, "pypi");
+      const locked = previous[tool.id]?.pypi && !changed.has("pypi") ? previous[tool.id]!.pypi : (byRequirements.get(pypiKey(pypi, allow)) as PypiDependencies | undefined);
+      if (locked) dependencies[tool.id] = { ...dependencies[tool.id], pypi: locked };
       else {
-        const allow = allowedScripts(declared, "pypi");
         const key = JSON.stringify([pypi, allow]);
         const group = pendingPypi.get(key) ?? { requires: pypi, allow, tools: [] };
         group.tools.push(tool.id);
@@ -58,12 +66,12 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
       throw new KiwiError("E_DEPS", `${tool.id} (${tool.manifestFile}) declares conflicting requirements: ${npm.conflicts.join("; ")}`, { hint: "declare each package once", details: { tool: tool.id } });
     }
     const seed = readToolPackageLock(tool);
-    const locked = previous[tool.id]?.npm;
-    if (locked && !changed.has("npm") && (!seed || seedDropped(seed, locked.packages).length === 0)) {
+    const allow = allowedScripts(declared, "npm");
+    const locked = previous[tool.id]?.npm && !changed.has("npm") ? previous[tool.id]!.npm : (byRequirements.get(npmKey(npm.dependencies, allow)) as NpmDependencies | undefined);
+    if (locked && (!seed || seedDropped(seed, locked.packages).length === 0)) {
       dependencies[tool.id] = { ...dependencies[tool.id], npm: locked };
       continue;
     }
-    const allow = allowedScripts(declared, "npm");
     const key = JSON.stringify([npm.dependencies, allow, seed ?? null]);
     const group = pending.get(key) ?? { requires: npm.dependencies, allow, seed, tools: [] };
     group.tools.push(tool.id);
@@ -102,6 +110,16 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
     });
   }
   return { dependencies, warnings, resolutions };
+}
+
+/** What makes two npm resolutions the same (requirementChanges' terms): the requirements and the allowance. */
+function npmKey(requires: Record<string, string>, allow: readonly string[]): string {
+  return JSON.stringify(["npm", Object.entries(requires).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), [...allow].sort()]);
+}
+
+/** The same for PEP 508 requirements, a set as requirementChanges reads them. */
+function pypiKey(requires: readonly string[], allow: readonly string[]): string {
+  return JSON.stringify(["pypi", [...new Set(requires)].sort(), [...allow].sort()]);
 }
 
 /**

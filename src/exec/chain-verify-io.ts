@@ -10,7 +10,7 @@ import type { FileChange } from "../lockfile/lock-diff.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import type { TreeTool } from "../lockfile/hash-tree-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
-import type { Tool } from "../manifest/model.ts";
+import { type Tool, isRemoteTool } from "../manifest/model.ts";
 import type { LockedTool, Lockfile, ToolDependencies } from "../schema/lockfile.ts";
 import type { WatchedPath } from "./stat-proof-io.ts";
 import { type ChainIndex, chainProof, readChainIndex, recordVerifiedChain, replayVerifiedChain, writeChainIndex } from "./chain-memo-io.ts";
@@ -145,7 +145,10 @@ function resolveLocked(ctx: Context, root: string, lock: Lockfile, toolId: strin
   if (mismatches.length > 0) {
     const first = mismatches[0]!;
     throw new KiwiError("E_INTEGRITY_MISMATCH", [`${renderIds(ids)} does not match ${LOCKFILE_NAME}; nothing was run`, ...mismatches.map((m) => `  ${m.text}`)].join("\n"), {
-      hint: 'if the change is intended, run "kiwi lock" and review the diff; otherwise restore the file',
+      // A remote tool's files are its registry's: kiwi lock refuses an edit to them, install restores them.
+      hint: lock.remote?.[first.tool]
+        ? `${first.tool} is a remote tool, read-only: run "kiwi install" to restore its files (kiwi update ${first.tool} moves it to a newer version)`
+        : 'if the change is intended, run "kiwi lock" and review the diff; otherwise restore the file',
       details: { link: first.link, tool: first.tool, file: first.file, locked: first.locked, actual: first.actual, mismatches },
     });
   }
@@ -206,8 +209,13 @@ function renderFileChange(f: FileChange, root: string): string {
 
 function notLocked(root: string, toolId: string, lockedIds: string[]): KiwiError {
   const project = load.discover().readProject(root);
-  if (project.tools.some((t) => t.id === toolId)) {
-    return new KiwiError("E_LOCK_STALE", `${toolId} is not in ${LOCKFILE_NAME}`, { hint: 'run "kiwi lock" to lock it (or pass --unlocked while developing)', details: { tool: toolId } });
+  const tool = project.tools.find((t) => t.id === toolId);
+  if (tool) {
+    // Unlocked in .ai/tools/.remote/: most often what another checkout's kiwi remove left there.
+    const hint = isRemoteTool(tool)
+      ? `${tool.root} holds no remote tool ${LOCKFILE_NAME} records: if a kiwi remove elsewhere took it out, "kiwi install" removes the folder; "kiwi add <reference>" takes it from its registry again`
+      : 'run "kiwi lock" to lock it (or pass --unlocked while developing)';
+    return new KiwiError("E_LOCK_STALE", `${toolId} is not in ${LOCKFILE_NAME}`, { hint, details: { tool: toolId } });
   }
   return unknownTool(toolId, [...new Set([...project.tools.map((t) => t.id), ...lockedIds])]);
 }

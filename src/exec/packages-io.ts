@@ -17,8 +17,8 @@ export interface LinkPackages {
   tool: Tool;
   /** The installed files, under node_modules/ and site-packages/. */
   files: FileEntry[];
-  /** Names the installed trees (part of the run directory's name). */
-  treeKey: string;
+  /** The installed trees' digests (hex, npm's then Python's): part of the run directory's name (cache-layout.ts runDirName). */
+  trees: string[];
   /** Whether Python packages are installed (the run then gets PYTHONPATH=<run dir>/site-packages). */
   python: boolean;
 }
@@ -40,7 +40,7 @@ export function linkPackages(store: Store, link: Pick<VerifiedLink, "tool" | "pa
     throw new KiwiError("E_DEPS", `${tool.id} has its own ${clash.path}, where its installed packages go`, { hint: "remove that folder from the tool: kiwi installs the declared packages", details: { tool: tool.id } });
   }
   const files: FileEntry[] = [];
-  const keys: string[] = [];
+  const trees: string[] = [];
   for (const ecosystem of ["npm", "pypi"] as const) {
     const locked = packages?.[ecosystem];
     if (!locked) continue;
@@ -51,9 +51,9 @@ export function linkPackages(store: Store, link: Pick<VerifiedLink, "tool" | "pa
       throw new KiwiError("E_CACHE_MISSING", `${tool.id}'s installed ${ecosystem} packages (tree sha256:${treeHex.slice(0, 12)}) are not in the cache`, { hint: 'run "kiwi install" to install them again', details: { tool: tool.id } });
     }
     files.push(...tree);
-    keys.push(treeHex.slice(0, 16));
+    trees.push(treeHex);
   }
-  const result = { files, treeKey: keys.join("-"), python: packages?.pypi !== undefined };
+  const result = { files, trees, python: packages?.pypi !== undefined };
   const server = declared.server;
   if (!server) return { tool, ...result };
   if (server.requirement.ecosystem === "pypi") {

@@ -84,7 +84,7 @@ export function ensureRunDir(req: RunDirRequest): RunDir {
   mkdirSync(tmp, { recursive: true });
   // Copies, not links: a run directory shares no inode with the store, so its stats stay stable
   // and a tool that chmods its own files cannot reach the blobs.
-  load.materialize().materializeTool(store, req.files, join(tmp, "files"), { link: false });
+  load.materialize().materializeTool(store, req.files, join(tmp, "files"), { link: false, subject: req.subject });
   const rows: Row[] = req.files.map((f) => {
     const st = lstatSync(join(tmp, "files", ...f.path.split("/")));
     return [f.path, st.ino, st.size, st.mtimeMs, st.ctimeMs];

@@ -12,6 +12,11 @@ export interface RuleInfo {
    * always may (isIgnorable).
    */
   ignorable?: true;
+  /**
+   * True when some of the rule's findings are warnings though the rule is an error (skill/field:
+   * an unknown field): those may be ignored like any warning, its errors may not.
+   */
+  warnsToo?: true;
   description: string;
   /** A short example of input that triggers the rule. */
   example: string;
@@ -35,7 +40,7 @@ export const RULES = {
   "skill/front-matter": { severity: "error", description: "A SKILL.md does not open with YAML front matter.", example: "# My skill (no --- block)" },
   "skill/name": { severity: "error", description: "A skill's name is missing, is not 1-64 lower-case letters, digits and hyphens, or differs from its folder's name.", example: "pdf-tools/SKILL.md with name: pdf" },
   "skill/description": { severity: "error", description: "A skill's description is missing, empty or longer than 1024 characters.", example: "name: pdf-tools (no description)" },
-  "skill/field": { severity: "error", description: "A front-matter field has the wrong type (metadata not a string map, allowed-tools not a string); an unknown field is a warning.", example: "metadata: { version: 1.0 }" },
+  "skill/field": { severity: "error", warnsToo: true, description: "A front-matter field has the wrong type (metadata not a string map, allowed-tools not a string); an unknown field is a warning.", example: "metadata: { version: 1.0 }" },
   "skill/path-escape": { severity: "error", description: "A relative link in SKILL.md points outside the skill's folder, where kiwi locks nothing.", example: "[config](../../shared/config.md)" },
   "plugin/manifest": { severity: "error", description: "An Agent Plugin's plugin.json violates the spec ($schema, name, a field of the wrong type): the plugin is rejected and none of its components read.", example: "{ \"name\": \"My Plugin\" }" },
   "plugin/field": { severity: "warning", description: "plugin.json has a field the spec does not define (reported and ignored), or a component location of the wrong kind.", example: "{ \"$schema\": \"…/1.0.0/plugin.schema.json\", \"name\": \"p\", \"hooks\": {} }" },
@@ -103,6 +108,7 @@ export const RULES = {
   "magray/advice": { severity: "warning", description: "magray's own warnings: no repository or documentation URL, memory over 256 MB, a timeout over 60 s, shell access, more than three capabilities.", example: '"metadata": { "author": "A", "license": "MIT" }' },
   "deps/requirement": { severity: "error", description: "A package requirement kiwi cannot read: no ecosystem, not an npm name, a tag or URL instead of a version, a config.package without an exact version.", example: "requires: [npm:left-pad@latest]" },
   "deps/conflict": { severity: "error", description: "One package is required twice with different ranges.", example: "requires: [npm:a@^1, npm:a@^2]" },
+  "deps/installed-folder": { severity: "error", description: "A tool that declares packages has its own node_modules/ or site-packages/ (npm install or pip install --target run in the tool): kiwi installs the declared packages there at exec, so the folder would be hashed as the tool's files and refused.", example: ".ai/tools/pad/node_modules/left-pad/index.js" },
   "security/capability-unknown": { severity: "error", description: "A declared capability is not one kiwi knows.", example: "requires: [{ fs.exec: [./bin] }]" },
   "security/capability-permission": { severity: "error", description: "A magray capability has no matching permissions entry.", example: '"capabilities": ["network"], "permissions": {}' },
   "security/host-invalid": { severity: "error", description: "A net.outbound entry is not a host name, wildcard, IP address or CIDR range (a URL with a path, a bad port): it would match nothing, so exec refuses the tool.", example: "requires: [{ net.outbound: [api.example.com/v1] }]" },
@@ -159,10 +165,14 @@ export function ruleInfo(id: string): RuleInfo {
 /**
  * Whether a `# kiwi-ignore:` comment may let a finding of this rule through: warnings and infos, and
  * the errors the table marks ignorable. Not the ignore rules themselves, and not an unknown id.
+ * With a finding's `severity`, whether that finding may be; without one, whether any of the rule's
+ * may (a rule that warnsToo: its warnings).
  */
-export function isIgnorable(id: string): boolean {
+export function isIgnorable(id: string, severity?: Severity): boolean {
   const info = (RULES as Record<string, RuleInfo>)[id];
-  return info !== undefined && !id.startsWith("ignore/") && (info.severity !== "error" || info.ignorable === true);
+  if (info === undefined || id.startsWith("ignore/")) return false;
+  if (info.severity !== "error" || info.ignorable === true) return true;
+  return info.warnsToo === true && severity !== "error";
 }
 
 /** Every rule id, in table order. */

@@ -9,6 +9,8 @@ import { type LockDiff, diffLockfiles } from "./lock-diff.ts";
 export interface HandEdit {
   id: string;
   message: string;
+  /** What to do when it is not what a tool entry's hand edit needs (restore the file, or kiwi lock). */
+  hint?: string;
 }
 
 export interface TreeComparison {

@@ -7,8 +7,10 @@ import { type Faults, NO_FAULTS } from "../cache/faults-io.ts";
 import { tempOwner, tempTarget } from "../cache/cache-layout.ts";
 import { removeDeadLeftovers } from "../cache/projects-io.ts";
 import { KiwiError } from "../errors.ts";
+import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { parseDigest } from "../integrity/digest.ts";
-import type { Lockfile, McpPin, RemoteTool } from "../schema/lockfile.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
+import type { Lockfile, McpPin, NpmDependencies, PypiDependencies, ToolDependencies } from "../schema/lockfile.ts";
 import { withFileLock } from "./mutex-io.ts";
 import { LOCKFILE_NAME, parseLockfile } from "./parse.ts";
 import { renderLockfile } from "./render.ts";
@@ -99,40 +101,16 @@ export async function writeMcpPin(root: string, serverId: string, pin: McpPin | 
 }
 
 /**
- * Sets (or, with `undefined`, removes) the `remote` record of a tool added from a registry,
- * keeping every other byte of the lockfile. The tool must be locked with the same integrity.
- */
-export async function writeRemoteEntry(root: string, toolId: string, entry: RemoteTool | undefined, pin?: McpPin): Promise<Lockfile> {
-  return withProjectLock(root, () => {
-    const { lock, text } = readLockfileOrFail(root);
-    const tool = lock.tools[toolId];
-    if (entry && (!tool || tool.integrity !== entry.integrity)) {
-      throw new KiwiError("E_ARTIFACT_INVALID", `the tool "${toolId}" from ${entry.source} locked as ${tool?.integrity ?? "nothing"}, not the published ${entry.integrity}`, {
-        hint: "the pulled files do not reproduce the published tool; nothing was recorded",
-      });
-    }
-    const remote = { ...lock.remote };
-    if (entry) remote[toolId] = entry;
-    else delete remote[toolId];
-    const pins = { ...lock.mcp_servers };
-    if (pin) pins[toolId] = pin;
-    const next: Lockfile = {
-      lockfileVersion: lock.lockfileVersion,
-      tools: lock.tools,
-      ...(Object.keys(remote).length ? { remote } : {}),
-      ...(lock.dependencies ? { dependencies: lock.dependencies } : {}),
-      mcp_servers: pins,
-    };
-    writeLockfile(root, next, text);
-    return next;
-  });
-}
-
-/**
  * Records the installed tree digests of each tool's packages (kiwi install), keeping every other
- * byte of the lockfile. Only tools whose locked packages are still the ones installed are touched.
+ * byte of the lockfile. Only tools whose locked packages are still the ones installed (`installed`:
+ * the entries the install read) are touched: a kiwi lock that ran meanwhile and resolved them anew
+ * keeps its entry without a tree, rather than one naming another resolution's files.
  */
-export async function writeDependencyTrees(root: string, trees: Record<string, { npm?: string; pypi?: string }>): Promise<boolean> {
+export async function writeDependencyTrees(root: string, trees: Record<string, { npm?: string; pypi?: string }>, installed: Readonly<Record<string, ToolDependencies>>): Promise<boolean> {
+  const sameResolution = (a: NpmDependencies | PypiDependencies, b: NpmDependencies | PypiDependencies | undefined) => {
+    const plain = ({ tree: _tree, ...rest }: NpmDependencies | PypiDependencies) => renderCanonicalJson(rest as unknown as CanonicalValue);
+    return b !== undefined && plain(a) === plain(b);
+  };
   return withProjectLock(root, () => {
     const { lock, text } = readLockfileOrFail(root);
     const dependencies = { ...lock.dependencies };
@@ -141,7 +119,7 @@ export async function writeDependencyTrees(root: string, trees: Record<string, {
       for (const ecosystem of ["npm", "pypi"] as const) {
         const tree = byEcosystem[ecosystem];
         const locked = dependencies[id]?.[ecosystem];
-        if (!tree || !locked || locked.tree === tree) continue;
+        if (!tree || !locked || locked.tree === tree || !sameResolution(locked, installed[id]?.[ecosystem])) continue;
         dependencies[id] = { ...dependencies[id], [ecosystem]: { ...locked, tree } };
         changed = true;
       }

@@ -179,9 +179,16 @@ function assertSemantics(lock: Lockfile, invalid: (m: string, h?: string) => Kiw
     const tool = lock.tools[id];
     if (!tool) throw invalid(`remote tool "${id}" is not locked in tools`);
     if (tool.integrity !== entry.integrity) throw invalid(`remote tool "${id}" was added with integrity ${entry.integrity} but tools locks ${tool.integrity}`);
+    // kiwi install places the manifest file by this path, as it places the tool's files.
+    const problem = toolPathProblem(entry.manifest_file, "locked");
+    if (problem) throw invalid(`remote tool "${id}" manifest_file ${JSON.stringify(entry.manifest_file)} ${problem}`);
   }
-  for (const id of Object.keys(lock.dependencies ?? {})) {
+  for (const [id, deps] of Object.entries(lock.dependencies ?? {})) {
     if (!lock.tools[id]) throw invalid(`dependencies of "${id}" are recorded, but "${id}" is not locked in tools`);
+    // Only a package inside another's tarball goes without an integrity: npm ci would fetch any other unchecked.
+    for (const [path, entry] of Object.entries(deps.npm?.packages ?? {})) {
+      if (entry.integrity === undefined && (entry as Record<string, unknown>).inBundle !== true) throw invalid(`the npm package ${path} of "${id}" has no integrity`);
+    }
   }
   for (const [id, tool] of Object.entries(lock.tools)) {
     const seen = new Set<string>();

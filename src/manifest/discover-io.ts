@@ -5,7 +5,7 @@ import { basename, dirname, extname, join } from "node:path";
 import type { Finding } from "../findings/verdict.ts";
 import { builtinTools } from "./builtins.ts";
 import { type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
-import { DIRECTORY_MANIFESTS, type IgnoreFileText, type ManifestForm, type PackageFileRequirements, type Tool, type ToolFile } from "./model.ts";
+import { DIRECTORY_MANIFESTS, REMOTE_TOOLS_DIR, type IgnoreFileText, type ManifestForm, type PackageFileRequirements, type Tool, type ToolFile } from "./model.ts";
 import { readIgnoreFileText } from "./ignore-file-io.ts";
 import { type FolderEntry, type Listing, TOOLS_DIR, findProjectRoot, ioFinding, listToolFiles, statToolFile, toProjectPath } from "./project-io.ts";
 import { type RawTree, TreeListing } from "./raw-tree-io.ts";
@@ -73,6 +73,20 @@ export function readProject(cwd: string, options: ReadProjectOptions = {}): Proj
   return { root, toolsDir, tools, findings, ...(ignoreFile ? { ignoreFile } : {}) };
 }
 
+/**
+ * kiwi add places one tool in .ai/tools/.remote/<id>/. For an MCP server of an Agent Plugin that
+ * is the plugin's files outside skills/, whose mcp.json names its other servers too: they came as
+ * files of <id>, not as tools the project added, so only <id> is read there. A folder holding no
+ * tool of its own name (put there by hand) keeps all it holds.
+ */
+function remoteComponent(root: string, dir: string, found: Tool[]): Tool[] {
+  const rel = toProjectPath(root, dir);
+  if (!rel.startsWith(`${REMOTE_TOOLS_DIR}/`)) return found;
+  const name = rel.slice(REMOTE_TOOLS_DIR.length + 1);
+  const own = found.filter((t) => t.id === name);
+  return own.length > 0 ? own : found;
+}
+
 function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Finding[]): void {
   let entries: FolderEntry[];
   try {
@@ -105,7 +119,7 @@ function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Findin
     return;
   }
   if (dir !== join(root, TOOLS_DIR) && entries.some((e) => e.name === PLUGIN_FILE && e.isFile()) && isAgentPlugin(dir, entries)) {
-    tools.push(...pluginTools(root, dir, (abs, syntax) => parseFile(root, abs, syntax, findings), findings));
+    tools.push(...remoteComponent(root, dir, pluginTools(root, dir, (abs, syntax) => parseFile(root, abs, syntax, findings), findings)));
     return;
   }
   for (const entry of entries) {

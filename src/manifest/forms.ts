@@ -5,7 +5,7 @@ import { computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/j
 import { ParseProblem, type Position } from "../integrity/parse-problem.ts";
 import { type IgnoreDirective, pythonIgnoreDirectives, yamlIgnoreDirectives } from "./ignore-comments.ts";
 import { parsePythonModuleMetadata } from "./python-module.ts";
-import { parseYaml } from "./yaml.ts";
+import { TOO_DEEP_HINT, parseYaml } from "./yaml.ts";
 
 /** Largest manifest kiwi parses; anything bigger is a finding, not a parse. */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
@@ -122,7 +122,10 @@ function parseJsonManifest(text: string): ParsedManifest {
     );
     return { value: result.value, locate, warnings };
   } catch (error) {
-    if (error instanceof ParseProblem && error.offset !== undefined) throw new ParseProblem(error.rule, `invalid JSON: ${error.message}`, lineColumn(lineStarts(), error.offset));
+    if (error instanceof ParseProblem && error.offset !== undefined) {
+      const hint = error.rule === "parse/syntax" ? "fix the JSON there: it allows no trailing comma, comment or unquoted key (or write the manifest as YAML)" : error.rule === "parse/too-deep" ? TOO_DEEP_HINT : error.hint;
+      throw new ParseProblem(error.rule, `invalid JSON: ${error.message}`, lineColumn(lineStarts(), error.offset), hint);
+    }
     throw error;
   }
 }
@@ -132,7 +135,7 @@ function parseYamlManifest(text: string, lineOffset: number, columnOffset: numbe
     const result = parseYaml(text, lineOffset, columnOffset);
     return withIgnores({ value: result.value, locate: result.locate, warnings: [] }, yamlIgnoreDirectives(text, lineOffset, columnOffset));
   } catch (error) {
-    if (error instanceof RangeError) throw new ParseProblem("parse/too-deep", "invalid YAML: the document is nested too deeply");
+    if (error instanceof RangeError) throw new ParseProblem("parse/too-deep", "invalid YAML: the document is nested too deeply", undefined, TOO_DEEP_HINT);
     throw error;
   }
 }
@@ -143,14 +146,16 @@ function parseYamlManifest(text: string, lineOffset: number, columnOffset: numbe
  * Without it, kiwi_mcp's module variables (`__version__ = ...`, python-module.ts).
  */
 function parsePythonMetadata(text: string): ParsedManifest | "none" {
-  const lines = text.split("\n");
+  const lines = textLines(text);
   let i = 0;
   while (i < lines.length && (lines[i]!.trim() === "" || lines[i]!.trimStart().startsWith("#"))) i++;
   const open = lines[i]?.trimStart();
-  const quote = open?.startsWith('"""') ? '"""' : open?.startsWith("'''") ? "'''" : undefined;
-  if (!quote || open === undefined) return pythonModule(text);
+  // A raw or unicode docstring (r"""…""", common where the text holds backslashes) is a docstring too.
+  const opening = open?.match(/^[rRuU]?("""|''')/);
+  const quote = opening?.[1];
+  if (!quote || !opening || open === undefined) return pythonModule(text);
   const startLine = i;
-  const firstRest = open.slice(open.indexOf(quote) + 3);
+  const firstRest = open.slice(opening[0].length);
   const body: string[] = [];
   let closed = false;
   if (firstRest.includes(quote)) {
@@ -172,7 +177,7 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
   // A docstring is a manifest only when it declares tool_type; anything else is prose (a helper's
   // "Usage: python helper.py --url URL", "helper2.py: shared utilities") and the file is no tool.
   if (!body.some((line) => DECLARES_TOOL_TYPE.test(line))) return pythonModule(text);
-  if (!closed) throw new ParseProblem("parse/syntax", "the leading docstring is never closed", { line: startLine + 1, column: 1 });
+  if (!closed) throw new ParseProblem("parse/syntax", "the leading docstring is never closed", { line: startLine + 1, column: 1 }, `close it with ${quote} on the line after the manifest`);
   // Line numbers: body[0] is on startLine+2 unless text followed the opening quotes.
   const firstBodyLine = firstRest.trim() !== "" ? startLine : startLine + 1;
   // i is the closing quotes' line (the opening one when the docstring is one line).
@@ -197,12 +202,21 @@ function withIgnores(parsed: ParsedManifest, ignores: IgnoreDirective[]): Parsed
   return parsed;
 }
 
+/**
+ * A file's lines without their line breaks, CRLF included: the embedded YAML is cut out line by line
+ * and joined with LF, so a CR left at a line's end would end the last value of the block (a
+ * Windows-saved SKILL.md's `name: pdf-tools` read as "pdf-tools\r") or break a flow collection.
+ */
+function textLines(text: string): string[] {
+  return text.split(/\r?\n/);
+}
+
 /** A `tool_type:` key at the start of a line (any indentation): what makes a docstring a manifest. */
 const DECLARES_TOOL_TYPE = /^\s*tool_type\s*:/;
 
 /** A shell script's metadata: a comment block opened and closed by `# ---` lines. */
 function parseShellMetadata(text: string): ParsedManifest | "none" {
-  const lines = text.split("\n");
+  const lines = textLines(text);
   let i = 0;
   if (lines[0]?.startsWith("#!")) i++;
   while (i < lines.length && lines[i]!.trim() === "") i++;
@@ -223,7 +237,7 @@ function parseShellMetadata(text: string): ParsedManifest | "none" {
 
 /** Markdown front matter: the YAML between a leading `---` line and the next `---` line. */
 function parseFrontMatter(text: string): ParsedManifest | "none" {
-  const lines = text.split("\n");
+  const lines = textLines(text);
   if (lines[0]?.trim() !== "---") return "none";
   const end = lines.findIndex((l, idx) => idx > 0 && l.trim() === "---");
   if (end === -1) throw new ParseProblem("parse/syntax", "the front matter is never closed", { line: 1, column: 1 }, "close it with a `---` line");
@@ -234,16 +248,18 @@ function fencedYaml(body: string[], firstLineIndex: number, columnOffset: number
   const fence = body.findIndex((l) => l.trim() === "---");
   if (fence !== -1) {
     const close = body.findIndex((l, idx) => idx > fence && l.trim() === "---");
-    const slice = body.slice(fence + 1, close === -1 ? undefined : close);
-    return parseYamlManifest(dedent(slice).join("\n"), firstLineIndex + fence + 1, columnOffset);
+    const slice = dedent(body.slice(fence + 1, close === -1 ? undefined : close));
+    return parseYamlManifest(slice.lines.join("\n"), firstLineIndex + fence + 1, columnOffset + slice.indent);
   }
-  const text = dedent(body).join("\n");
+  const dedented = dedent(body);
+  const text = dedented.lines.join("\n");
   if (text.trim() === "") return "none";
-  return parseYamlManifest(text, firstLineIndex, columnOffset);
+  return parseYamlManifest(text, firstLineIndex, columnOffset + dedented.indent);
 }
 
-function dedent(lines: string[]): string[] {
+/** The lines without their common indentation, and how many columns that was (findings point into the file). */
+function dedent(lines: string[]): { lines: string[]; indent: number } {
   const indents = lines.filter((l) => l.trim() !== "").map((l) => l.length - l.trimStart().length);
   const min = indents.length ? Math.min(...indents) : 0;
-  return lines.map((l) => l.slice(Math.min(min, l.length - l.trimStart().length)));
+  return { lines: lines.map((l) => l.slice(Math.min(min, l.length - l.trimStart().length))), indent: min };
 }

@@ -12,16 +12,21 @@ export type FileRequirements = PackageFileRequirements;
  * requirements, and the index comes from the user's pip settings.
  */
 export function parseRequirementsTxt(text: string, source: string, out: FileRequirements): void {
-  const lines = text.replace(/\\\r?\n/g, "").split(/\r?\n/);
-  lines.forEach((raw, i) => {
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    // A requirement continued over lines (`\` at the end, as pip-compile writes its --hash options)
+    // is one line, named by the line it starts on.
+    const at = `${source}:${i + 1}`;
+    let raw = lines[i]!;
+    while (raw.endsWith("\\") && i + 1 < lines.length) raw = raw.slice(0, -1) + lines[++i];
     const line = raw.replace(/(^|\s)#.*$/, "").trim();
-    if (line === "") return;
+    if (line === "") continue;
     if (line.startsWith("-") || /^[a-z+]+:\/\//i.test(line) || line.startsWith(".") || line.startsWith("/")) {
-      out.problems.push({ source: `${source}:${i + 1}`, message: `"${line}" is a pip option, URL or path; kiwi reads requirements only (the index comes from PIP_INDEX_URL)` });
-      return;
+      out.problems.push({ source: at, message: `"${line}" is a pip option, URL or path; kiwi reads requirements only (the index comes from PIP_INDEX_URL)` });
+      continue;
     }
-    out.pypi.push({ spec: line, source: `${source}:${i + 1}` });
-  });
+    out.pypi.push({ spec: line, source: at });
+  }
 }
 
 /** package.json: its `dependencies` (devDependencies are not the tool's run time) and `allowScripts`. */

@@ -33,7 +33,10 @@ export function parametersFromJsonSchema(schema: CanonicalValue | undefined, opt
 }
 
 /** The parameters list a parameters file holds, or why it holds none. */
-export function parametersFromFile(text: string, fileName: string): { ok: true; parameters: unknown[] } | { ok: false; problem: string } {
+export function parametersFromFile(read: string, fileName: string): { ok: true; parameters: unknown[] } | { ok: false; problem: string } {
+  // A byte-order mark (Windows editors write one) is no part of the text: JSON refuses it, and the
+  // yaml library takes a list after it for a syntax error.
+  const text = read.charCodeAt(0) === 0xfeff ? read.slice(1) : read;
   let value: CanonicalValue;
   try {
     value = /\.json$/i.test(fileName) ? parseJsonLossless(text).value : parseYaml(text).value;

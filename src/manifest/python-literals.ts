@@ -58,6 +58,13 @@ export function moduleStatements(text: string, onComment?: (start: number, end: 
       i++;
       continue;
     }
+    if (c === ";" && depth === 0) {
+      // `__version__ = "1.0.0"; __tool_type__ = "python"`: a statement starts after it too.
+      i++;
+      while (text[i] === " " || text[i] === "\t") i++;
+      lineStart = true;
+      continue;
+    }
     if (c === "\\" && text[i + 1] === "\n") {
       continued = true;
       i += 2;
@@ -108,7 +115,7 @@ export function readLiteral(text: string, offset: number): LiteralResult {
     const value = p.expression();
     const end = p.i;
     p.skipSpace(false);
-    if (p.i < text.length && text[p.i] !== "\n" && text[p.i] !== ";") return { ok: false, reason: `it continues with ${JSON.stringify(p.snippet())} after the literal` };
+    if (p.i < text.length && text[p.i] !== "\n" && text[p.i] !== ";" && text[p.i] !== "#") return { ok: false, reason: `it continues with ${JSON.stringify(p.snippet())} after the literal` };
     return { ok: true, value, end, offsets: p.offsets };
   } catch (error) {
     if (error instanceof NotLiteral) return { ok: false, reason: error.message };
@@ -220,21 +227,39 @@ class LiteralParser {
     return value;
   }
 
-  sequence(close: "]" | ")"): CanonicalValue[] {
+  sequence(close: "]" | ")"): CanonicalValue {
     this.i++;
     this.depth++;
     const out: CanonicalValue[] = [];
+    let comma = false;
     for (;;) {
       this.skipSpace();
       if (this.text[this.i] === close) break;
       out.push(this.member(String(out.length), this.i));
       this.skipSpace();
-      if (this.text[this.i] === ",") this.i++;
-      else if (this.text[this.i] !== close) throw new NotLiteral(`expected , or ${close} at ${JSON.stringify(this.snippet())}`);
+      if (this.text[this.i] === ",") {
+        this.i++;
+        comma = true;
+      } else if (this.text[this.i] !== close) throw new NotLiteral(`expected , or ${close} at ${JSON.stringify(this.snippet())}`);
     }
     this.i++;
     this.depth--;
+    // A comma makes a tuple: `("a long text "\n "continued")`, the usual way to wrap a long
+    // string, is that one string in parentheses, and so is `(1)`.
+    if (close === ")" && out.length === 1 && !comma) {
+      this.unnest(`${this.pointer}/0`);
+      return out[0]!;
+    }
     return out;
+  }
+
+  /** The offsets recorded at `from` and below it, moved up to the pointer being read. */
+  unnest(from: string): void {
+    for (const [pointer, offset] of [...this.offsets]) {
+      if (pointer !== from && !pointer.startsWith(`${from}/`)) continue;
+      this.offsets.delete(pointer);
+      this.offsets.set(this.pointer + pointer.slice(from.length), offset);
+    }
   }
 
   mapping(): { [key: string]: CanonicalValue } {

@@ -147,7 +147,9 @@ function firstParagraph(docstring: string): { text: string; last: number } | und
  * signed: a warning, since kiwi's own integrity (the lock) is what gates execution.
  */
 function checkSignature(text: string): ParseProblem | undefined {
-  const lines = text.split("\n");
+  // kiwi_mcp reads the file as Python text, whose universal newlines turn CRLF into LF: a file
+  // saved with CRLF hashes as with LF, and its signature line does not end in a CR.
+  const lines = text.split(/\r?\n/);
   const shebang = lines[0]?.startsWith("#!/") ?? false;
   const index = shebang ? 1 : 0;
   const line = lines[index];

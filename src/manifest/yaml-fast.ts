@@ -22,6 +22,8 @@ const DEFER: readonly RegExp[] = [
   /\d[eE][-+]?\d/, // exponents (1e3 is an integral float)
   /\.(?:inf|Inf|INF|nan|NaN|NAN)\b/, // non-finite numbers (the reference path reports them)
   /\d{16,}/, // integers that may pass 2^53
+  /0[xXoObB][\da-fA-F_]{12,}/, // hex, octal or binary integers that may pass 2^53 (Bun reads them as text)
+  /[-+]0[xXoObB]/, // a signed hex or octal: text in YAML 1.2's core schema, a number to Bun
 ];
 
 /**
@@ -70,6 +72,9 @@ function convert(value: unknown, depth: number, keys: { count: number }): Canoni
   if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
     const out: { [key: string]: CanonicalValue } = {};
     for (const key of Object.keys(value)) {
+      // A flow mapping written as a key (`{a: 1}: c`) is "[object Object]" here; the reference
+      // parser refuses it.
+      if (key === "[object Object]") return undefined;
       const converted = convert((value as Record<string, unknown>)[key], depth + 1, keys);
       if (converted === undefined) return undefined;
       keys.count++;

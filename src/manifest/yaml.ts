@@ -14,6 +14,9 @@ type YamlLib = typeof import("yaml");
 let lib: YamlLib | undefined;
 const yaml = (): YamlLib => (lib ??= require("yaml") as YamlLib);
 
+/** What to do about a manifest nested past MAX_DEPTH. */
+export const TOO_DEEP_HINT = `a manifest nests at most ${MAX_DEPTH} levels: flatten the data, or move it into a file of the tool`;
+
 /** Most nodes one document may expand to, aliases included. */
 export const MAX_YAML_NODES = 100_000;
 
@@ -74,6 +77,17 @@ function spaces(n: number): string {
   return n === 1 ? "1 space" : `${n} spaces`;
 }
 
+/** What to do about the yaml library's syntax errors, by its error code. */
+const SYNTAX_HINTS: Readonly<Record<string, string>> = {
+  TAB_AS_INDENT: "indent with spaces: YAML does not allow tabs in indentation",
+  MISSING_CHAR: "add the closing character the message names, on the value's own line or after its last one",
+  BAD_INDENT: "close the [ or { on the line it opens, or indent its continuation lines deeper than the key",
+  BLOCK_AS_IMPLICIT_KEY: 'quote the value ("a: b"): a colon followed by a space starts a mapping',
+  BAD_SCALAR_START: "quote the value: a plain value cannot start with @ or `",
+  BAD_DQ_ESCAPE: "write the backslash twice, or single-quote the value, where no escape applies",
+  MULTILINE_IMPLICIT_KEY: "write each key on one line, followed by a colon",
+};
+
 /** Parses one YAML document; `lineOffset` shifts positions when the YAML is embedded in a script. */
 export function parseYaml(text: string, lineOffset = 0, columnOffset = 0): YamlParseResult {
   const fast = parseYamlFast(text);
@@ -89,7 +103,8 @@ export function parseYaml(text: string, lineOffset = 0, columnOffset = 0): YamlP
 export function parseYamlReference(text: string, lineOffset = 0, columnOffset = 0): YamlParseResult {
   const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { intAsBigInt: true, lineCounter, prettyErrors: false, uniqueKeys: true });
+  // merge: `<<: *defaults` merges as PyYAML (kiwi_mcp's reader), js-yaml and Bun.YAML merge it.
+  const doc = parseDocument(text, { intAsBigInt: true, lineCounter, merge: true, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number | undefined): Position | undefined => {
     if (offset === undefined) return undefined;
     const p = lineCounter.linePos(offset);
@@ -103,7 +118,11 @@ export function parseYamlReference(text: string, lineOffset = 0, columnOffset = 
     const where = at(first.pos[0]);
     const indent = rule === "parse/syntax" && where ? badIndentation(text, message, where.line - lineOffset, lineOffset) : undefined;
     if (indent) throw new ParseProblem(rule, `invalid YAML: ${indent.message}`, { line: indent.line + lineOffset, column: indent.column + columnOffset }, indent.hint);
-    throw new ParseProblem(rule, `invalid YAML: ${message}`, where, rule === "parse/duplicate-key" ? "remove one of the two keys" : undefined);
+    if (first.code === "MULTIPLE_DOCS") {
+      // The library's words name its own API ("please use YAML.parseAllDocuments()").
+      throw new ParseProblem(rule, `invalid YAML: a manifest is one YAML document, and another one starts at line ${where?.line ?? "?"}`, where, 'remove that "---" line and what follows it, or move the second document into a manifest of its own');
+    }
+    throw new ParseProblem(rule, `invalid YAML: ${message}`, where, rule === "parse/duplicate-key" ? "remove one of the two keys" : (SYNTAX_HINTS[first.code] ?? "fix the YAML at that line and column"));
   }
   const budget = { nodes: 0 };
   const value = convert(doc, doc.contents as Node | null, "", 0, budget, at);
@@ -121,18 +140,15 @@ function convert(
   if (++budget.nodes > MAX_YAML_NODES) {
     throw new ParseProblem("parse/alias-bomb", `invalid YAML: the document expands to more than ${MAX_YAML_NODES} nodes (alias bomb?)`, at(node?.range?.[0]), "YAML aliases may not expand the document past the cap; write the data out");
   }
-  if (depth > MAX_DEPTH) throw new ParseProblem("parse/too-deep", `invalid YAML: nesting deeper than ${MAX_DEPTH} levels`, at(node?.range?.[0]));
+  if (depth > MAX_DEPTH) throw new ParseProblem("parse/too-deep", `invalid YAML: nesting deeper than ${MAX_DEPTH} levels`, at(node?.range?.[0]), TOO_DEEP_HINT);
   if (node === null || node === undefined) return null;
-  if (yaml().isAlias(node)) {
-    const target = (node as Alias).resolve(doc);
-    return convert(doc, target as Node | undefined, pointer, depth + 1, budget, at);
-  }
+  if (yaml().isAlias(node)) return convert(doc, aliasTarget(doc, node as Alias, at), pointer, depth + 1, budget, at);
   if (yaml().isScalar(node)) {
     const v = node.value;
     if (typeof v === "bigint") return numberFromLexeme(false, v);
     if (typeof v === "number") {
       if (!Number.isFinite(v)) {
-        throw new ParseProblem("parse/non-finite", `invalid YAML: ${pointer || "the document"} is ${v}, which is not a JSON number`, at(node.range?.[0]));
+        throw new ParseProblem("parse/non-finite", `invalid YAML: ${pointer || "the document"} is ${v}, which is not a JSON number`, at(node.range?.[0]), "write a finite number, or quote the value to keep it as text: '.inf'");
       }
       return numberFromLexeme(true, v);
     }
@@ -141,22 +157,81 @@ function convert(
     }
     if (v === null || typeof v === "boolean" || typeof v === "string") return v;
     if (v instanceof Uint8Array) return Buffer.from(v).toString("base64");
-    return String(v);
+    // Anything else a tag made of it (a !!timestamp's Date, whose String() follows the machine's
+    // time zone and so would change the tool's hash from one machine to the next): as written.
+    return typeof node.source === "string" ? node.source : String(v);
   }
   if (yaml().isSeq(node)) {
-    return node.items.map((item, i) => convert(doc, item as Node, `${pointer}/${i}`, depth + 1, budget, at));
+    // An !!omap's or !!pairs' items are pairs: each as the one-key mapping it is written as.
+    return node.items.map((item, i) => convert(doc, yaml().isPair(item) ? mappingOf(doc, item) : (item as Node), `${pointer}/${i}`, depth + 1, budget, at));
   }
   if (yaml().isMap(node)) {
     const out: { [key: string]: CanonicalValue } = {};
     for (const pair of node.items) {
-      if (!yaml().isPair(pair)) continue;
+      if (!yaml().isPair(pair) || isMergeKey(pair.key)) continue;
       const keyNode = pair.key as Node | null;
-      const key = keyText(doc, keyNode);
+      const keyTarget = keyNode && yaml().isAlias(keyNode) ? aliasTarget(doc, keyNode as Alias, at) : keyNode;
+      // A manifest is JSON: its keys are text. A list or mapping as a key (`? [a, b]`) read as
+      // "[object Object]", two such keys as one.
+      if (keyTarget && (yaml().isMap(keyTarget) || yaml().isSeq(keyTarget))) {
+        throw new ParseProblem("parse/syntax", `invalid YAML: a key must be text, not a ${yaml().isMap(keyTarget) ? "mapping" : "list"}`, at(keyNode?.range?.[0]), "write the key as text (quote it if it holds [ ] { } or a colon)");
+      }
+      const key = keyText(doc, keyTarget);
+      // The yaml library compares keys by value, so `1:` and `"1":` (or `~:` and `null:`) pass its
+      // uniqueness check, but both are the key "1" here: the second would replace the first.
+      if (Object.hasOwn(out, key)) throw new ParseProblem("parse/duplicate-key", `invalid YAML: the key ${JSON.stringify(key)} appears twice in one mapping, written two ways`, at(keyNode?.range?.[0]), "remove one of the two keys");
       setOwn(out, key, convert(doc, pair.value as Node | null, `${pointer}/${escapePointer(key)}`, depth + 1, budget, at));
+    }
+    // Merged keys never replace the mapping's own, and an earlier source's win over a later one's.
+    for (const source of mergeSources(doc, node, at)) {
+      const merged = convert(doc, source, pointer, depth + 1, budget, at) as { [key: string]: CanonicalValue };
+      for (const key of Object.keys(merged)) if (!Object.hasOwn(out, key)) setOwn(out, key, merged[key]!);
     }
     return out;
   }
   return null;
+}
+
+/**
+ * The node an alias stands for. The yaml library leaves an alias to no anchor (`*nope`, or one whose
+ * anchor comes after it) unresolved until toJS(), which kiwi does not call: it would read as null.
+ */
+function aliasTarget(doc: Document, node: Alias, at: (offset: number | undefined) => Position | undefined): Node {
+  const target = node.resolve(doc) as Node | undefined;
+  if (target !== undefined) return target;
+  throw new ParseProblem("parse/syntax", `invalid YAML: the alias *${node.source} names no anchor before it`, at(node.range?.[0]), `define the anchor (&${node.source}) on a value above the alias, or write the value out`);
+}
+
+/** One pair as a mapping of its own (an !!omap or !!pairs item). */
+function mappingOf(doc: Document, pair: import("yaml").Pair): Node {
+  const map = new (yaml().YAMLMap)(doc.schema);
+  map.items.push(pair);
+  return map;
+}
+
+/** A plain `<<` key, which the library (with merge on) resolves to a symbol; a quoted "<<" is a string. */
+function isMergeKey(key: unknown): boolean {
+  return yaml().isScalar(key) && typeof key.value === "symbol";
+}
+
+/**
+ * The mappings a mapping's `<<` keys merge in, in order (a `<<: [*a, *b]` list in its order). YAML's
+ * merge type takes a mapping, an alias to one, or a list of those; anything else is parse/syntax.
+ */
+function mergeSources(doc: Document, map: import("yaml").YAMLMap, at: (offset: number | undefined) => Position | undefined): Node[] {
+  const out: Node[] = [];
+  for (const pair of map.items) {
+    if (!yaml().isPair(pair) || !isMergeKey(pair.key)) continue;
+    const deref = (n: Node | null | undefined) => (n && yaml().isAlias(n) ? aliasTarget(doc, n as Alias, at) : n);
+    const value = deref(pair.value as Node | null);
+    for (const item of yaml().isSeq(value) ? value.items.map((i) => deref(i as Node | null)) : [value]) {
+      if (!item || !yaml().isMap(item)) {
+        throw new ParseProblem("parse/syntax", "invalid YAML: a merge key (<<) takes a mapping, an alias to one, or a list of them", at(((item ?? pair.key) as Node).range?.[0]), "write <<: *anchor, where &anchor names a mapping");
+      }
+      out.push(item);
+    }
+  }
+  return out;
 }
 
 function keyText(doc: Document, node: Node | null): string {
@@ -181,14 +256,16 @@ function locateYaml(doc: Document, pointer: string, at: (offset: number | undefi
   for (const seg of segments) {
     if (node && yaml().isAlias(node)) node = (node as Alias).resolve(doc) as Node | undefined;
     if (node && yaml().isMap(node)) {
-      const pair = node.items.find((p) => yaml().isPair(p) && keyText(doc, p.key as Node) === seg);
+      const pair = pairOf(doc, node, seg, at);
       if (!pair) break;
       found = (pair.key as Node | null)?.range?.[0] ?? found;
       node = pair.value as Node | null;
     } else if (node && yaml().isSeq(node)) {
-      const item = node.items[Number(seg)] as Node | undefined;
-      if (!item) break;
-      found = item.range?.[0] ?? found;
+      const entry = node.items[Number(seg)];
+      if (!entry) break;
+      // An !!omap item is a pair: it starts at its key.
+      const item = yaml().isPair(entry) ? mappingOf(doc, entry) : (entry as Node);
+      found = (yaml().isPair(entry) ? (entry.key as Node | null)?.range?.[0] : item.range?.[0]) ?? found;
       node = item;
     } else break;
     reached++;
@@ -200,4 +277,15 @@ function locateYaml(doc: Document, pointer: string, at: (offset: number | undefi
   const last = range && range[1] > range[0] ? at(range[1] - 1) : undefined;
   if (position && last && last.line > position.line) position.lastLine = last.line;
   return position;
+}
+
+/** The pair that gives a mapping its key: its own, else the first merge source's that has it (where the value is written). */
+function pairOf(doc: Document, map: import("yaml").YAMLMap, key: string, at: (offset: number | undefined) => Position | undefined): import("yaml").Pair | undefined {
+  const own = map.items.find((p) => yaml().isPair(p) && !isMergeKey(p.key) && keyText(doc, p.key as Node) === key);
+  if (own) return own as import("yaml").Pair;
+  for (const source of mergeSources(doc, map, at)) {
+    const found = pairOf(doc, source as import("yaml").YAMLMap, key, at);
+    if (found) return found;
+  }
+  return undefined;
 }

@@ -21,6 +21,8 @@ export interface McpProject {
   /** Verified pins by server id (empty without a lockfile). */
   pins: Record<string, McpPin>;
   hasLockfile: boolean;
+  /** Tools whose packages the lockfile resolved but records no installed tree for (kiwi lock before kiwi install). */
+  packagesNotInstalled: string[];
 }
 
 /** Reads the project and its MCP pins; a tampered pin is E_LOCK_INVALID. */
@@ -35,6 +37,9 @@ export function readMcpProject(ctx: Pick<Context, "cwd" | "cacheDir">): McpProje
     tools: project.tools.filter((t) => t.type === "mcp_tool"),
     pins,
     hasLockfile: read !== undefined,
+    packagesNotInstalled: Object.entries(read?.lock.dependencies ?? {})
+      .filter(([, d]) => (d.npm !== undefined && d.npm.tree === undefined) || (d.pypi !== undefined && d.pypi.tree === undefined))
+      .map(([id]) => id),
   };
 }
 

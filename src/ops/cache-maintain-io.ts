@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parseDigest } from "../integrity/digest.ts";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
 import { writeFileAtomic } from "../cache/atomic-io.ts";
-import { CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, tempOwner } from "../cache/cache-layout.ts";
+import { CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, runDirName, tempOwner } from "../cache/cache-layout.ts";
 import { type Eviction, type Store, checkBlob, checkIndexEntry, corruptError, openStore, readTreeEntry } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
@@ -65,6 +65,8 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
   const report: PruneReport = { projects: [], skipped: [], removedBlobs: 0, removedIndex: 0, removedOther: 0, bytesFreed: 0, keptRecent: 0 };
   const keepBlobs = new Set<string>();
   const keepIndex = new Set<string>();
+  // Run directories a lock references: each tool's, with its installed trees' keys when it has packages.
+  const keepRuns = new Set<string>();
   const liveKeys = new Set<string>();
   for (const reg of readRegistrations(store)) {
     const lockPath = join(reg.root, LOCKFILE_NAME);
@@ -80,8 +82,19 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
       const lock = parseLockfile(text, lockPath);
       report.projects.push(reg.root);
       for (const [id, tool] of Object.entries(lock.tools)) {
-        keepIndex.add(parseDigest(tool.integrity, `${lockPath}: tool "${id}" integrity`));
+        const hex = parseDigest(tool.integrity, `${lockPath}: tool "${id}" integrity`);
+        keepIndex.add(hex);
+        keepRuns.add(hex);
+        const deps = lock.dependencies?.[id];
+        const trees = [deps?.npm?.tree, deps?.pypi?.tree].filter((t) => t !== undefined).map((t) => t.slice("sha256:".length));
+        if (trees.length > 0) keepRuns.add(runDirName(hex, trees));
         for (const f of tool.files) keepBlobs.add(f.sha256);
+      }
+      // A remote tool's manifest file (not one of its files) and its signature: install places
+      // and verifies both from the cache, offline.
+      for (const [id, entry] of Object.entries(lock.remote ?? {})) {
+        keepBlobs.add(entry.manifest_sha256);
+        if (entry.signature) keepBlobs.add(parseDigest(entry.signature.digest, `${lockPath}: remote tool "${id}" signature digest`));
       }
       // Installed package trees: their index entry and every file of them.
       for (const tree of Object.values(lock.dependencies ?? {}).flatMap((d) => [d.npm?.tree, d.pypi?.tree])) {
@@ -128,7 +141,7 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
     }
   }
   for (const name of safeReaddir(join(store.dir, "runs"))) {
-    if (!keepIndex.has(name)) remove(join(store.dir, "runs", name), "removedOther");
+    if (!keepRuns.has(name)) remove(join(store.dir, "runs", name), "removedOther");
   }
   for (const name of safeReaddir(join(store.dir, "quarantine"))) remove(join(store.dir, "quarantine", name), "removedOther");
   // exec's memos (exec/<kind>/<2 hex>/<rest>) are rewritten whenever a call derives them again,

@@ -58,7 +58,7 @@ export interface InstallResult {
   mcpServers: string[];
   /** Those the lockfile does not pin, when the lock knew its pins. */
   mcpUnpinned?: string[];
-  /** npm package sets installed now, and found in the cache. */
+  /** npm and Python package sets installed now, and found in the cache. */
   packages?: { installed: number; reused: number };
   /** Package resolutions the lock step ran, with the registries and indexes they used. */
   resolutions?: Resolution[];
@@ -233,5 +233,5 @@ async function installPackages(ctx: Context, root: string, store: Store, tree: r
     return { ...done, written: false };
   }
   const { writeDependencyTrees } = await import("../lockfile/fs.ts");
-  return { ...done, written: await writeDependencyTrees(root, done.trees) };
+  return { ...done, written: await writeDependencyTrees(root, done.trees, lock.dependencies) };
 }

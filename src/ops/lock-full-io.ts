@@ -10,9 +10,10 @@ import { type PrehashRun, type PrehashedFiles, startPrehash } from "../cache/pre
 import { type StatCache, loadStatCache, loadTreeMemo, saveTreeMemo } from "../cache/stat-cache-io.ts";
 import type { Context } from "../context.ts";
 import type { Finding } from "../findings/verdict.ts";
-import { hashCanonical, sha256Hex } from "../integrity/digest.ts";
+import { formatDigest, hashCanonical, sha256Hex } from "../integrity/digest.ts";
+import { KiwiError } from "../errors.ts";
 import { type Project, readProject } from "../manifest/discover-io.ts";
-import { REMOTE_TOOLS_DIR, type Tool, ignoreFileDated } from "../manifest/model.ts";
+import { REMOTE_TOOLS_DIR, type Tool, ignoreFileDated, isRemoteTool } from "../manifest/model.ts";
 import { TOOLS_DIR } from "../manifest/project-io.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import type { Resolution } from "../deps/resolve-io.ts";
@@ -21,8 +22,8 @@ import { compareTreeToLock } from "../lockfile/compare.ts";
 import { type LockDiff, diffLockfiles } from "../lockfile/lock-diff.ts";
 import { remoteToolsNotInstalled } from "./remote-installed-io.ts";
 import { lockfilePath, readLockfileText, withProjectLock, writeLockfileText } from "../lockfile/fs.ts";
-import { lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
-import type { LockedTool, Lockfile } from "../schema/lockfile.ts";
+import { LOCKFILE_NAME, lockfileFromCheckedValue, parseLockfile } from "../lockfile/parse.ts";
+import type { LockedTool, Lockfile, McpPin, RemoteTool } from "../schema/lockfile.ts";
 import { type TreeIndex, buildLockIndex, completeLockIndex, indexTree, saveLockIndex, withoutPins } from "../lockfile/lock-index-io.ts";
 import { type RawTree, TreeListing, joinRawTree, listTop, walkRawTree } from "../manifest/raw-tree-io.ts";
 import { rememberWrittenLockfile } from "../exec/chain-io.ts";
@@ -63,6 +64,19 @@ export interface LockOptions {
   onProgress?: (done: number, total: number) => void;
   /** Always hash the tree (install needs every file's digest), even when the tree memo matches. */
   needTree?: boolean;
+  /**
+   * The remote tool `kiwi add` or `kiwi update` just placed: its record (with the MCP pin published
+   * with it) goes into the lockfile with its entry, in one write, so no kill between two writes can
+   * leave its folder locked as a project tool with no record of its registry, or a record that
+   * names another version. Its files must hash to the published integrity (else E_ARTIFACT_INVALID).
+   */
+  record?: RemoteRecord;
+}
+
+export interface RemoteRecord {
+  id: string;
+  entry: RemoteTool;
+  pin?: McpPin;
 }
 
 export interface LockResult {
@@ -171,7 +185,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     const index = treeIndex ? completeLockIndex(treeIndex, lockfile) : buildLockIndex({ root: project.root, strict: options.strict === true, raw, tools: project.tools, manifestDigests, findings: project.findings, ignoreFile: project.ignoreFile, startedAt, ...lockfile });
     saveLockIndex(ctx.cacheDir, index, faults);
   };
-  if (!options.needTree && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
+  if (!options.needTree && !options.record && !fingerprint.racy && memo?.fingerprint === fingerprint.digest && memo.lockfile === textDigest) {
     // The pins are read from the bytes only where the MCP step will ask for them.
     const mcpPinned = base.mcpServers.length > 0 ? pinnedIn(text!) : [];
     saveIndex(text!, textDigest, mcpPinned);
@@ -216,7 +230,7 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     else saveTreeMemo(ctx.cacheDir, project.root, { fingerprint: fingerprint.digest, lockfile: finalSha256 }, faults);
   };
   const quick = renderWithQuickPins(text, tree);
-  if (quick && quick.rendered === text && packagesLocked(tree, quick.lock)) {
+  if (!options.record && quick && quick.rendered === text && packagesLocked(tree, quick.lock)) {
     const unchanged = confirmUnchanged(quick);
     remember(unchanged.rendered, unchanged.lock);
     return { ...base, ...unpinnedOf(base.mcpServers, Object.keys(unchanged.lock.mcp_servers)), written: false, diff: { added: [], removed: [], changed: [] }, tree, findings, stats };
@@ -245,13 +259,23 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
     if (previous?.dependencies?.[id]) dependencies = { ...dependencies, [id]: previous.dependencies[id] };
     warnings.push(`${id} is a remote tool this checkout has not installed (${REMOTE_TOOLS_DIR}/${id} is missing): its entry is kept; "kiwi install" places it, "kiwi remove ${id}" drops it`);
   }
-  const lock = buildLockfile(tree, pins, previous?.remote, dependencies, notInstalled);
+  const record = options.record;
+  if (record) assertPublishedIntegrity(tree, record);
+  // A folder in .ai/tools/.remote/ the lockfile has neither a record nor an entry of is most often
+  // what another checkout's kiwi remove left (the lockfile came through git without it): locked,
+  // it would be a project tool whose files git ignores.
+  for (const { tool } of tree) {
+    if (!isRemoteTool(tool) || previous?.tools[tool.id] || previous?.remote?.[tool.id] || record?.id === tool.id) continue;
+    warnings.push(`${tool.id} is in ${tool.root}, but ${LOCKFILE_NAME} records no remote tool "${tool.id}": it is locked as a project tool, whose files git ignores; if a kiwi remove elsewhere took it out, "kiwi install" removes the folder`);
+  }
+  const remote = record ? { ...previous?.remote, [record.id]: record.entry } : previous?.remote;
+  const lock = buildLockfile(tree, record?.pin ? { ...pins, [record.id]: record.pin } : pins, remote, dependencies, notInstalled);
   // Bytes this kiwi wrote hold no hand edit: each entry was rendered from the tree it hashed.
   if (previous && !wroteItself) {
     for (const edit of compareTreeToLock(previous, tree as HashedTool[]).handEdited) warnings.push(`${edit.message}; rewritten from the tool tree`);
   }
   // Without pins the quick rendering is already the final text (pins are the only lossy part).
-  const reuse = quick && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 && !previous?.remote && !lock.dependencies && !previous?.dependencies ? quick.rendered : undefined;
+  const reuse = quick && !record && Object.keys(pins).length === 0 && Object.keys(quick.lock.mcp_servers).length === 0 && !previous?.remote && !lock.dependencies && !previous?.dependencies ? quick.rendered : undefined;
   const finalText = reuse ?? renderLockfile(lock);
   // Flushed on Bun's thread pool while the memos and the index are saved. A crash before the
   // rename leaves them naming bytes that are not there (the index records no stat for a lockfile
@@ -260,6 +284,16 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   remember(finalText, lock, pending !== undefined);
   await pending;
   return { ...base, ...unpinnedOf(base.mcpServers, Object.keys(lock.mcp_servers)), written: pending !== undefined, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}) };
+}
+
+/** The files kiwi add placed must lock as the integrity the registry published, or nothing is recorded. */
+function assertPublishedIntegrity(tree: readonly TreeTool[], record: RemoteRecord): void {
+  const tool = tree.find((h) => h.tool.id === record.id);
+  const locked = tool ? formatDigest(tool.integrity) : undefined;
+  if (locked === record.entry.integrity) return;
+  throw new KiwiError("E_ARTIFACT_INVALID", `the tool "${record.id}" from ${record.entry.source} locked as ${locked ?? "nothing"}, not the published ${record.entry.integrity}`, {
+    hint: "the pulled files do not reproduce the published tool; nothing was recorded",
+  });
 }
 
 /**

@@ -14,7 +14,7 @@ export type { LockOptions, LockResult } from "./lock-full-io.ts";
 /** Hashes the project, validates it and writes tool.lock.json if anything changed. */
 export async function lockProject(ctx: Context, options: LockOptions = {}): Promise<LockResult> {
   const root = findProjectRoot(ctx.cwd);
-  if (!options.needTree) {
+  if (!options.needTree && !options.record) {
     // The lock index: an unchanged tree, or files changed inside tools it can pin, answered without discovery.
     const indexed = await lockFromIndex(ctx.cacheDir, root, options.strict === true, ctx.now(), faultsFromEnv(ctx.env));
     if (indexed) {

@@ -43,6 +43,11 @@ export async function pinUnpinnedServers(ctx: Context, options: { strict: boolea
   const sandboxed = willRunSandboxed(ctx.env);
   const reports = new Map<string, LockPinReport>();
   const runnable = unpinned.filter((server) => {
+    // A server run from its package (config.package) cannot start before kiwi install puts it in the cache.
+    if (project.packagesNotInstalled.includes(server.id)) {
+      reports.set(server.id, { server: server.id, result: "skipped", reason: `its packages are locked but not installed; "kiwi install" installs them, then pins the server` });
+      return false;
+    }
     const command = typeof server.config.command === "string" ? server.config.command.split("/").pop()! : "";
     if (!sandboxed || !FETCHING_LAUNCHERS.has(command) || server.capabilities.some((c) => c.name === "net.outbound")) return true;
     reports.set(server.id, { server: server.id, result: "skipped", reason: `${command} downloads the server when it starts, and ${server.id} declares no net.outbound for the sandbox; use config.package, or declare the registry` });

@@ -2,6 +2,7 @@
 // chain, validate the parameters, materialise the verified files into run directories and build
 // the plan (as run, and as shown with secrets redacted). Nothing runs here.
 import { join } from "node:path";
+import { runDirName } from "../cache/cache-layout.ts";
 import type { Store } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { type ParamTool, buildParametersSchemaLazily, resolveCallParams, withStdinSource } from "../exec/call-params.ts";
@@ -55,7 +56,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     const files = packages ? [...l.hashed.files, ...packages.files] : l.hashed.files;
     const needsDir = files.length > 0 || (i === 0 && primitive === "subprocess");
     if (!needsDir) return { tool, integrity: l.integrity, runDir: null };
-    const dirName = packages?.treeKey ? `${hex}-${packages.treeKey}` : hex;
+    const dirName = runDirName(hex, packages?.trees);
     let runDir = join(ctx.cacheDir, RUNS_DIR, dirName, "files");
     if (!req.dryRun) {
       const byPath = new Map(l.tool.files.map((f) => [f.path, f.abs]));

@@ -20,6 +20,7 @@ import { RegistryClient, referrersTag } from "../registry/oci-client-io.ts";
 import { type Dependency, MEDIA, buildArtifact } from "../registry/artifact-layout.ts";
 import { mapLimit } from "../registry/pool.ts";
 import { formatReference, parseReference } from "../registry/reference.ts";
+import { suggest } from "../resolve/suggest.ts";
 
 export interface PublishOptions {
   insecure?: readonly string[];
@@ -48,6 +49,7 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
   const ref = parseReference(target);
   if (!ref.tag || ref.digest) throw new KiwiError("E_USAGE", `publish needs a tag, not a digest: ${target}`, { hint: "write registry/repository:tag" });
   const privateKey = options.signKey ? readPrivateKey(options.signKey) : undefined;
+  publishable(readProject(ctx.cwd, { cacheDir: ctx.cacheDir }), toolId);
   const { result } = await checkTree({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, now: ctx.now(), strict: true, targets: [toolId] });
   // A credential in a remote tool is a warning to its consumer, who cannot change the tool
   // (validate/credentials.ts); published again, it would reach another registry: here it is the
@@ -63,8 +65,7 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
   }
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
   const byId = new Map(project.tools.map((t) => [t.id, t]));
-  const tool = byId.get(toolId);
-  if (!tool || tool.form === "builtin") throw new KiwiError("E_TOOL_NOT_FOUND", `no project tool has the id "${toolId}"`, { hint: 'built-in tools are not published; run "kiwi list" to see the project tools' });
+  const tool = publishable(project, toolId);
   // The chain below the tool: built-ins come with every kiwi; anything else the consumer must have.
   const chain: Tool[] = [];
   for (let t = tool.executor ? byId.get(tool.executor.id) : undefined; t && t.form !== "builtin" && !chain.includes(t); t = t.executor ? byId.get(t.executor.id) : undefined) chain.push(t);
@@ -116,6 +117,17 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
   };
   if (privateKey) out.signature = await attachSignature(client, artifact, { tool_id: toolId, version: tool.version }, privateKey);
   return out;
+}
+
+/** The tool to publish is named by its id, and is the project's own (a built-in comes with every kiwi). */
+function publishable(project: ReturnType<typeof readProject>, toolId: string): Tool {
+  const tool = project.tools.find((t) => t.id === toolId);
+  if (tool && tool.form !== "builtin") return tool;
+  if (tool) throw new KiwiError("E_TOOL_NOT_FOUND", `"${toolId}" is built into kiwi, not a tool of the project`, { hint: 'built-in tools come with every kiwi and are not published; run "kiwi list" to see the project tools' });
+  const near = suggest(toolId, project.tools.filter((t) => t.form !== "builtin").map((t) => t.id));
+  throw new KiwiError("E_TOOL_NOT_FOUND", `no project tool has the id "${toolId}"`, {
+    hint: near ? `did you mean "${near}"? (kiwi publish takes a tool id)` : 'kiwi publish takes a tool id; run "kiwi list" to see the project tools',
+  });
 }
 
 /** Pushes a signature artifact whose subject is the tool's manifest, and lists it for the referrers fallback. */

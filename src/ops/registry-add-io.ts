@@ -7,19 +7,21 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest } from "../integrity/digest.ts";
 import type { FileEntry } from "../integrity/tool.ts";
-import { readLockfile, readLockfileOrFail, writeRemoteEntry } from "../lockfile/fs.ts";
+import { readLockfile, readLockfileOrFail } from "../lockfile/fs.ts";
 import { lockProject } from "./lock-io.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import type { McpPin, RemoteTool } from "../schema/lockfile.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
+import { parsePin } from "../mcp/pin.ts";
 import { readTrustPolicy } from "../trust/keys-io.ts";
 import { RegistryClient } from "../registry/oci-client-io.ts";
-import { type PullOptions, type Pulled, pullArtifact } from "../registry/fetch-io.ts";
+import { type PullOptions, type Pulled, pullArtifact, pullConfig } from "../registry/fetch-io.ts";
 import { type ToolConfig, placedFiles } from "../registry/artifact-layout.ts";
 import { placeTool } from "../registry/place-io.ts";
-import { isRemoteTool } from "../manifest/model.ts";
+import { REMOTE_TOOLS_DIR, isRemoteTool } from "../manifest/model.ts";
 import { formatReference, ociSource, parseReference, sourceDigest } from "../registry/reference.ts";
 
 export interface AddResult {
@@ -60,25 +62,21 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
   const reference = formatReference({ ...pulled.ref, digest: undefined, ...(pulled.ref.tag ? {} : { digest: pulled.digest }) });
   const before = previous?.tools[id];
   const beforeEntry = previous?.remote?.[id];
-  // The old record names the old integrity; it goes first so locking the new files is not refused.
-  if (beforeEntry) await writeRemoteEntry(root, id, undefined);
+  const entry: RemoteTool = { source, reference, integrity: config.integrity, manifest_file: config.manifest_file, manifest_sha256: config.manifest_sha256, ...(pulled.signature ? { signature: pulled.signature } : {}) };
+  const pin = publishedPin(config, `${pulled.ref.registry}/${pulled.ref.repository}@${pulled.digest}`);
   const dir = await placeTool(root, store, id, placedFiles(config));
-  let lock;
   let findings: Finding[];
   try {
-    ({ findings } = await lockProject(ctx, {}));
-    const pin = config.mcp_pin as McpPin | undefined;
-    const entry: RemoteTool = { source, reference, integrity: config.integrity, manifest_file: config.manifest_file, manifest_sha256: config.manifest_sha256, ...(pulled.signature ? { signature: pulled.signature } : {}) };
-    lock = await writeRemoteEntry(root, id, entry, pin);
+    // The record goes in with the lock entry, in one write: the old record (another integrity)
+    // is replaced, not refused, and no kill leaves the files locked without their origin.
+    ({ findings } = await lockProject(ctx, { record: { id, entry, ...(pin ? { pin } : {}) } }));
   } catch (error) {
-    // Nothing half-added: the folder goes (or the previous version comes back from the cache),
-    // and the lockfile is rebuilt as it was.
+    // Nothing half-added: the folder goes (or the previous version comes back from the cache);
+    // the lockfile was not written.
     removeTree(dir);
     if (beforeEntry && before) {
       await placeTool(root, store, id, placedFiles({ files: before.files, manifest_file: beforeEntry.manifest_file, manifest_sha256: beforeEntry.manifest_sha256 })).catch(() => undefined);
     }
-    await lockProject(ctx, {}).catch(() => undefined);
-    if (beforeEntry) await writeRemoteEntry(root, id, beforeEntry).catch(() => undefined);
     throw error;
   }
   return {
@@ -87,13 +85,32 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
     source,
     reference,
     integrity: config.integrity,
-    path: lock.tools[id]!.source,
+    // The lock's source (an Agent Plugin's server is <folder>/mcp.json#<server>), as it was written.
+    path: readLockfile(root)?.lock.tools[id]?.source ?? `${REMOTE_TOOLS_DIR}/${id}/${config.manifest_file}`,
     files: placedFiles(config).length,
     fetched: pulled.fetched,
     ...(pulled.signature ? { signedBy: pulled.signature.key_id } : {}),
     ...(before && before.integrity !== config.integrity ? { replaced: { version: before.version, integrity: before.integrity } } : {}),
     findings,
   };
+}
+
+/**
+ * The interface pin an mcp_server's artifact carries, checked as the lockfile will check it (its
+ * hashes re-derived from its snapshot). The tool's integrity does not cover it, so a pin that is
+ * malformed, or rides on a tool that is no MCP server, would otherwise reach tool.lock.json and
+ * make it unreadable to every later command.
+ */
+function publishedPin(config: ToolConfig, subject: string): McpPin | undefined {
+  if (config.mcp_pin === undefined) return undefined;
+  const refuse = (why: string) => new KiwiError("E_ARTIFACT_INVALID", `${subject}: the config's mcp_pin ${why}`, { hint: "the registry served an artifact kiwi did not publish, or it was altered; nothing was installed" });
+  if (config.type !== "mcp_server") throw refuse(`is on a ${config.type} tool; only an mcp_server carries one`);
+  try {
+    return parsePin(config.mcp_pin as CanonicalValue, config.tool_id);
+  } catch (error) {
+    if (error instanceof KiwiError) throw refuse(`is not a valid pin (${error.message.replace(/^tool\.lock\.json mcp_servers\.[^:]*: /, "")})`);
+    throw error;
+  }
 }
 
 /** The chain tools the artifact names must be in this project with the same integrity. */
@@ -165,6 +182,12 @@ export async function updateRemoteTool(ctx: Context, toolId: string, options: Pu
   if (pulled.digest === from.digest) return { tool: toolId, updated: false, from };
   if (pulled.config.tool_id !== toolId) {
     throw new KiwiError("E_ARTIFACT_INVALID", `${entry.reference} now holds the tool "${pulled.config.tool_id}", not "${toolId}"`, { hint: `use "kiwi add ${entry.reference}" if you want that tool` });
+  }
+  // A checkout that has not installed the tool compares with the locked version's own manifest,
+  // from its registry, not with nothing (every field would read as new, permissions included).
+  if (!current) {
+    const source = parseReference(entry.source);
+    from.manifest = (await pullConfig(new RegistryClient(source, { env: ctx.env, home: ctx.home, insecure: options.insecure }), from.digest)).config.manifest;
   }
   const added = await placeAndLock(ctx, root, pulled, store);
   return { ...added, tool: toolId, updated: true, from, to: { version: pulled.config.version, digest: pulled.digest, manifest: pulled.config.manifest, files: pulled.config.files } };

@@ -1,6 +1,6 @@
 // The remote step of `kiwi install`: every remote tool of the lockfile placed with exactly its
 // locked files, by digest only, from the cache when it can (a warm project makes no request).
-import { readFileSync } from "node:fs";
+import { type Dirent, readFileSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { blobPath, checkBlob, ensureStore, openStore, putBlobBytes, type Store } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
@@ -13,7 +13,8 @@ import { verifySignature } from "../trust/signature.ts";
 import { RegistryClient } from "../registry/oci-client-io.ts";
 import { type PullOptions, pullArtifact } from "../registry/fetch-io.ts";
 import { placedFiles } from "../registry/artifact-layout.ts";
-import { folderMatches, placeTool } from "../registry/place-io.ts";
+import { folderMatches, placeTool, releaseTemps, tempPathFor } from "../registry/place-io.ts";
+import { removeTree } from "../cache/remove-io.ts";
 import { REMOTE_TOOLS_DIR } from "../manifest/model.ts";
 import { parseReference, sourceDigest } from "../registry/reference.ts";
 
@@ -24,6 +25,8 @@ export interface SyncResult {
   placed: number;
   /** Blobs fetched from registries. */
   fetched: number;
+  /** Folders of .ai/tools/.remote/ the lockfile records no remote tool for (another checkout's kiwi remove), removed. */
+  removed: string[];
 }
 
 /**
@@ -33,7 +36,7 @@ export interface SyncResult {
  * project makes no request at all.
  */
 export async function syncRemoteTools(ctx: Context, options: PullOptions = {}): Promise<SyncResult> {
-  const result: SyncResult = { present: 0, placed: 0, fetched: 0 };
+  const result: SyncResult = { present: 0, placed: 0, fetched: 0, removed: [] };
   let root: string;
   try {
     root = findProjectRoot(ctx.cwd);
@@ -41,7 +44,9 @@ export async function syncRemoteTools(ctx: Context, options: PullOptions = {}): 
     return result;
   }
   const read = readLockfile(root);
-  if (!read?.lock.remote) return result;
+  if (!read) return result;
+  result.removed = removeUnrecorded(root, read.lock.remote ?? {});
+  if (!read.lock.remote) return result;
   const store = openStore(ctx.cacheDir, ctx.env);
   const policy = readTrustPolicy(root);
   for (const [id, entry] of Object.entries(read.lock.remote)) {
@@ -66,6 +71,32 @@ export async function syncRemoteTools(ctx: Context, options: PullOptions = {}): 
     result.placed++;
   }
   return result;
+}
+
+/**
+ * .ai/tools/.remote/ holds what the lockfile records, as node_modules holds what package-lock.json
+ * does: a folder there of a tool it has no remote record of is what a kiwi remove in another
+ * checkout left behind (the lockfile came through git without it). It goes, through .ai/.kiwi-tmp/,
+ * before the lock could take it for a project tool.
+ */
+function removeUnrecorded(root: string, remote: Record<string, RemoteTool>): string[] {
+  const dir = join(root, REMOTE_TOOLS_DIR);
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const e of entries) {
+    if (!e.isDirectory() || Object.hasOwn(remote, e.name)) continue;
+    const aside = tempPathFor(root, e.name);
+    renameSync(join(dir, e.name), aside);
+    removeTree(aside);
+    removed.push(e.name);
+  }
+  if (removed.length > 0) releaseTemps(root);
+  return removed.sort();
 }
 
 /**

@@ -14,6 +14,7 @@ import type { Finding } from "../findings/verdict.ts";
 import { fileFinding } from "../findings/finding.ts";
 import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/build.ts";
 import { type LockDiff, diffToolEntries } from "../lockfile/lock-diff.ts";
+import { checkEntryConsistency } from "../lockfile/consistency.ts";
 import { peekLockfileMemo } from "../exec/chain-io.ts";
 import { LOCKFILE_NAME, lockfileFromCheckedText } from "../lockfile/parse.ts";
 import { readLockfileText } from "../lockfile/fs.ts";
@@ -85,7 +86,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const memorable = validated.memorable;
   const remote = committedRemoteTools(paths, repo === undefined ? new Set() : new Set(repo.status.deleted.map((p) => toProject(root, repo.top, p))));
   const check = remote.size === 0 ? validated.check : { ...withFindings(validated.check, remoteCommitted(remote), { strict: options.strict }), unmatched: [] };
-  const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed, selected.ignoresChanged);
+  const unstaged = repo === undefined ? [] : unstagedFiles(root, repo, selected.changed, selected.ignoresChanged, paths);
   const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged, ...(selected.ignoresChanged ? { ignoresChanged: true } : {}) };
   if (!locked) {
     const touched = judged.length > 0 || selected.gone.length > 0 || selected.lockfileChanged;
@@ -97,8 +98,27 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const extra = edited === "all" ? locked.ids() : [...selected.gone, ...edited];
   if (scope.length > JIT_FROM_TOOLS) jitAtFullSpeed();
   const diff = compareEntries(project, scope, locked, extra, options);
+  // An entry the staged lockfile changed that disagrees with itself was edited by hand or merged
+  // badly: kiwi verify's E_LOCK_INVALID, not a "stale" lockfile whose diff has nothing to show.
+  const edit = selected.lockfileChanged ? handEditedEntry(diff, project.tools, edited) : undefined;
+  if (edit) return { verdict: { affected, check, lock: { status: "invalid", message: `${LOCKFILE_NAME}${fromIndex ? " (as staged)" : ""}: ${edit}`, fromIndex }, unstaged }, memorable, read };
   const stale = diff.added.length + diff.removed.length + diff.changed.length > 0;
   return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged }, memorable, read };
+}
+
+/**
+ * The first changed entry of the staged lockfile (where it was edited since HEAD) whose integrity
+ * is not the digest of its own manifest and files, as lockfile/compare.ts judges it for kiwi verify.
+ */
+function handEditedEntry(diff: LockDiff, tools: readonly Tool[], edited: readonly string[] | "all"): string | undefined {
+  for (const change of diff.changed) {
+    if (!change.before || (edited !== "all" && !edited.includes(change.id))) continue;
+    const tool = tools.find((t) => t.id === change.id);
+    if (tool && checkEntryConsistency(change.id, change.before, tool.manifest) === "inconsistent") {
+      return `the entry for "${change.id}" disagrees with itself: its integrity is not the digest of its manifest and file list (edited by hand or merged badly)`;
+    }
+  }
+  return undefined;
 }
 
 /** A path git names (relative to the work tree's top) as the project names it. */
@@ -310,10 +330,15 @@ function lockedOf(text: string, cacheDir: string): { locked: LockedTools; render
   return rendered ? { locked: lockedToolsOfRendered(rendered), rendered } : { locked: lockedToolsOf(lockfileFromCheckedText(text).tools) };
 }
 
-/** Files of the changed tools whose working copy differs from the index (they were checked as on disk). */
-function unstagedFiles(root: string, repo: Repo, changed: readonly Tool[], ignoreFile: boolean): string[] {
+/**
+ * Files of the changed tools, and staged files, whose working copy differs from the index (they were
+ * checked as on disk). A staged file deleted from the working copy belongs to no tool any more (its
+ * tool was judged removed), so the staged paths are asked too; the lockfile is read as staged.
+ */
+function unstagedFiles(root: string, repo: Repo, changed: readonly Tool[], ignoreFile: boolean, paths: readonly string[]): string[] {
   const files = changed.flatMap((t) => [t.manifestFile, ...(t.form === "directory" ? t.files.map((f) => `${t.root}/${f.path}`) : [])]);
   if (ignoreFile) files.push(IGNORE_FILE);
+  for (const path of paths) if (path !== LOCKFILE_NAME) files.push(path);
   const toTop = (p: string) => relative(repo.top, join(root, p)).split(sep).join("/");
   const unstaged = repo.status.unstaged;
   return [...new Set(files)].filter((f) => unstaged.has(toTop(f)));

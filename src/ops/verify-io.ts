@@ -6,6 +6,7 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import { readProject } from "../manifest/discover-io.ts";
+import { REMOTE_TOOLS_DIR, isRemoteTool } from "../manifest/model.ts";
 import { type HandEdit, compareTreeToLock } from "../lockfile/compare.ts";
 import { type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileOrFail } from "../lockfile/fs.ts";
@@ -13,13 +14,17 @@ import { cachedManifest } from "./install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { remoteToolsNotInstalled } from "./remote-installed-io.ts";
+import { cachedTreeMismatch, treeMismatchError } from "../deps/installed-tree-io.ts";
 
 export interface CacheProblem {
   tool: string;
-  /** The file's path in the tool, absent for the tool's index entry. */
+  /** The file's path in the tool (or in its installed packages), absent for an index entry. */
   path?: string;
-  kind: "blob" | "index";
-  sha256: string;
+  /** `tree`: the index entry of the tool's installed packages (`ecosystem` says which). */
+  kind: "blob" | "index" | "tree";
+  ecosystem?: "npm" | "pypi";
+  /** Absent for a tree the lock does not record: kiwi lock resolved the packages, kiwi install has not run. */
+  sha256?: string;
   /** Set when the entry was corrupt (and has been evicted). */
   evicted?: Eviction;
 }
@@ -41,6 +46,10 @@ export interface VerifyReport {
    * before kiwi install): not in `tree`'s removed, since only kiwi remove takes one out.
    */
   notInstalled: string[];
+  /** The changed tools that are remote (read-only: kiwi install restores them, kiwi lock refuses). */
+  remoteChanged: string[];
+  /** The added tools that are folders of .ai/tools/.remote/ the lockfile records no remote tool of (kiwi install removes them). */
+  remoteLeftover: string[];
   cache: { checked: number; missing: CacheProblem[]; corrupt: CacheProblem[] };
 }
 
@@ -55,6 +64,7 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
   const notInstalled = remoteToolsNotInstalled(project.root, Object.keys(lock.remote ?? {}), new Set(tree.map((h) => h.tool.id)));
   const diff = notInstalled.length === 0 ? cmp.diff : { ...cmp.diff, removed: cmp.diff.removed.filter((ch) => !notInstalled.includes(ch.id)) };
   const cache: VerifyReport["cache"] = { checked: 0, missing: [], corrupt: [] };
+  const handEdited = [...cmp.handEdited];
   let files = 0;
   for (const [id, entry] of Object.entries(lock.tools)) {
     const integrity = entry.integrity.slice("sha256:".length);
@@ -68,24 +78,54 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
       files++;
       add(checkBlob(store, f.sha256), { tool: id, path: f.path, kind: "blob", sha256: f.sha256 });
     }
-    // The tool's installed packages: each tree entry, then every file of it.
-    for (const tree of [lock.dependencies?.[id]?.npm?.tree, lock.dependencies?.[id]?.pypi?.tree].filter((t) => t !== undefined).map((t) => t.slice("sha256:".length))) {
-      const verdict = checkIndexEntry(store, tree);
-      add(verdict, { tool: id, kind: "index", sha256: tree });
-      for (const f of verdict === "ok" ? (readTreeEntry(store, tree) ?? []) : []) {
+    // The tool's installed packages: each tree entry, then every file of it. Packages the lock
+    // resolved but records no installed tree for are as missing as an evicted tree: exec refuses them.
+    for (const ecosystem of ["npm", "pypi"] as const) {
+      const locked = lock.dependencies?.[id]?.[ecosystem];
+      if (!locked) continue;
+      const tree = locked.tree?.slice("sha256:".length);
+      const verdict = tree === undefined ? "missing" : checkIndexEntry(store, tree);
+      add(verdict, { tool: id, kind: "tree", ecosystem, ...(tree === undefined ? {} : { sha256: tree }) });
+      for (const f of verdict === "ok" ? (readTreeEntry(store, tree!) ?? []) : []) {
         files++;
         add(checkBlob(store, f.sha256), { tool: id, path: f.path, kind: "blob", sha256: f.sha256 });
+      }
+      // A tree that is not the packages the entry lists (a bad merge) is an edit of the lockfile.
+      if (verdict === "ok" && !cache.corrupt.some((p) => p.tool === id) && !cache.missing.some((p) => p.tool === id)) {
+        const problems = cachedTreeMismatch(store, ecosystem, tree!, locked);
+        if (problems.length > 0) {
+          const error = treeMismatchError(id, ecosystem, locked.tree!, problems);
+          handEdited.push({ id, message: error.message.replace(/^tool\.lock\.json: /, ""), hint: error.hint });
+        }
       }
     }
   }
   const outcome: VerifyOutcome =
-    cmp.handEdited.length > 0 ? "lock-invalid"
+    handEdited.length > 0 ? "lock-invalid"
     : cache.corrupt.length > 0 ? "cache-corrupt"
     : !isEmptyDiff(diff) ? "tree-differs"
     : notInstalled.length > 0 ? "not-installed"
     : cache.missing.length > 0 ? "cache-missing"
     : "ok";
-  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited: cmp.handEdited, tree: diff, notInstalled, cache };
+  const remoteChanged = diff.changed.map((ch) => ch.id).filter((id) => lock.remote?.[id] !== undefined);
+  const remoteFolders = new Set(tree.filter((h) => isRemoteTool(h.tool)).map((h) => h.tool.id));
+  const remoteLeftover = diff.added.map((ch) => ch.id).filter((id) => remoteFolders.has(id) && lock.remote?.[id] === undefined);
+  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited, tree: diff, notInstalled, remoteChanged, remoteLeftover, cache };
+}
+
+/**
+ * kiwi lock takes a change to the project's own tools; a remote tool's files go back, and a folder
+ * another checkout's kiwi remove left in .ai/tools/.remote/ goes, with kiwi install.
+ */
+function treeDiffersHint(report: VerifyReport): string {
+  const { remoteChanged: changed, remoteLeftover: leftover } = report;
+  if (changed.length + leftover.length === 0) return 'run "kiwi lock" if the change is intended';
+  const fixes = [
+    changed.length > 0 ? `to restore the remote tool${changed.length === 1 ? "" : "s"} ${changed.join(", ")} (read-only: the registry's files)` : "",
+    leftover.length > 0 ? `to remove ${leftover.map((id) => `${REMOTE_TOOLS_DIR}/${id}`).join(", ")}, which ${LOCKFILE_NAME} records no remote tool of` : "",
+  ].filter(Boolean);
+  const install = `run "kiwi install" ${fixes.join(" and ")}`;
+  return allChanges(report.tree).length === changed.length + leftover.length ? install : `${install}; run "kiwi lock" if the change to the others is intended`;
 }
 
 /** The error a failed verification exits with, or undefined when everything verified. */
@@ -95,7 +135,7 @@ export function verifyOutcomeError(report: VerifyReport, details: Record<string,
       return undefined;
     case "lock-invalid":
       return new KiwiError("E_LOCK_INVALID", `${LOCKFILE_NAME}: ${report.handEdited.map((h) => h.message).join("; ")}`, {
-        hint: `restore ${LOCKFILE_NAME} from version control, or run "kiwi lock" to rewrite it from the tool tree`,
+        hint: report.handEdited.find((h) => h.hint !== undefined)?.hint ?? `restore ${LOCKFILE_NAME} from version control, or run "kiwi lock" to rewrite it from the tool tree`,
         details,
       });
     case "cache-corrupt": {
@@ -107,7 +147,7 @@ export function verifyOutcomeError(report: VerifyReport, details: Record<string,
     }
     case "tree-differs":
       return new KiwiError("E_LOCK_STALE", `the tool tree differs from ${LOCKFILE_NAME} (${allChanges(report.tree).map((c) => `${c.id} ${c.kind}`).join(", ")})`, {
-        hint: 'run "kiwi lock" if the change is intended',
+        hint: treeDiffersHint(report),
         details,
       });
     case "not-installed":
@@ -126,8 +166,9 @@ export function verifyOutcomeError(report: VerifyReport, details: Record<string,
 }
 
 function describe(p: CacheProblem): string {
-  const what = p.kind === "index" ? `tool index entry of "${p.tool}"` : `"${p.tool}" file ${p.path}`;
-  return `${what}, sha256:${shortDigest(p.sha256)}${p.evicted ? ` held sha256:${shortDigest(p.evicted.actual)}` : ""}`;
+  const what = p.kind === "index" ? `tool index entry of "${p.tool}"` : p.kind === "tree" ? `installed ${p.ecosystem} packages of "${p.tool}"` : `"${p.tool}" file ${p.path}`;
+  const digest = p.sha256 === undefined ? "not recorded in the lock" : `sha256:${shortDigest(p.sha256)}`;
+  return `${what}, ${digest}${p.evicted ? ` held sha256:${shortDigest(p.evicted.actual)}` : ""}`;
 }
 
 /** `kiwi verify`: the report, its `--json` document, and the error to raise when the outcome is not ok. */

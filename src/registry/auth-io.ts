@@ -9,6 +9,11 @@ import { isRecord } from "../integrity/value.ts";
 export interface Credentials {
   username: string;
   password: string;
+  /**
+   * An OAuth2 refresh token docker stored instead of a password (`identitytoken`, or a helper's
+   * `<token>` user): traded at the token service for an access token, never sent as Basic.
+   */
+  identityToken?: string;
 }
 
 /** Where docker's config lives for this environment. */
@@ -35,8 +40,12 @@ export function findCredentials(registry: string, env: Readonly<Record<string, s
   const helpers = isRecord(config.credHelpers) ? config.credHelpers : {};
   const helper = typeof helpers[registry] === "string" ? (helpers[registry] as string) : typeof config.credsStore === "string" ? config.credsStore : undefined;
   const auths = isRecord(config.auths) ? config.auths : {};
-  const entry = auths[registry] ?? auths[`https://${registry}`] ?? auths[`http://${registry}`];
+  // Docker's file store: the exact key, else any key whose host is this one, as `docker login`
+  // wrote them in the past and some tools still do ("https://registry.example.com/v1/").
+  const key = Object.hasOwn(auths, registry) ? registry : Object.keys(auths).find((k) => hostOfAuthKey(k) === registry);
+  const entry = key === undefined ? undefined : auths[key];
   if (isRecord(entry)) {
+    if (typeof entry.identitytoken === "string" && entry.identitytoken !== "") return { username: "", password: "", identityToken: entry.identitytoken };
     if (typeof entry.auth === "string" && entry.auth !== "") {
       const decoded = Buffer.from(entry.auth, "base64").toString("utf8");
       const colon = decoded.indexOf(":");
@@ -46,6 +55,12 @@ export function findCredentials(registry: string, env: Readonly<Record<string, s
     if (typeof entry.username === "string" && typeof entry.password === "string") return { username: entry.username, password: entry.password };
   }
   return helper ? runHelper(helper, registry) : undefined;
+}
+
+/** The registry host an `auths` key names: docker's ConvertToHostname (scheme and path dropped). */
+function hostOfAuthKey(key: string): string {
+  const rest = key.startsWith("http://") ? key.slice("http://".length) : key.startsWith("https://") ? key.slice("https://".length) : key;
+  return rest.split("/", 1)[0]!.toLowerCase();
 }
 
 /** Runs `docker-credential-<helper> get` the way docker does (server URL on stdin, JSON out). */
@@ -72,5 +87,7 @@ function runHelper(helper: string, registry: string): Credentials | undefined {
     throw new KiwiError("E_REGISTRY_AUTH", `the credential helper ${program} printed something that is not JSON`, { hint: `run "${program} get" yourself to see why` });
   }
   if (!isRecord(value) || typeof value.Username !== "string" || typeof value.Secret !== "string") return undefined;
+  // Docker's helpers keep an identity token under the user "<token>".
+  if (value.Username === "<token>") return { username: "", password: "", identityToken: value.Secret };
   return { username: value.Username, password: value.Secret };
 }

@@ -28,13 +28,19 @@ export interface Pulled {
   fetched: number;
 }
 
-/** Fetches and verifies manifest, config, signature (per policy) and every file blob into the cache. */
-export async function pullArtifact(client: RegistryClient, ref: OciReference, reference: string, store: Store, policy: TrustPolicy): Promise<Pulled> {
+/** The image manifest (by tag or digest) and its config, each verified: no file blob is fetched. */
+export async function pullConfig(client: RegistryClient, reference: string): Promise<{ digest: string; manifest: ImageManifest; config: ToolConfig }> {
   const got = await client.getManifest(reference);
   const subject = `${client.name()}@${got.digest}`;
   const manifest = parseToolManifest(got.bytes, subject);
   const configBytes = await client.getBlob(manifest.config.digest, manifest.config.size);
-  const config = checkToolConfig(configBytes, manifest, subject);
+  return { digest: got.digest, manifest, config: checkToolConfig(configBytes, manifest, subject) };
+}
+
+/** Fetches and verifies manifest, config, signature (per policy) and every file blob into the cache. */
+export async function pullArtifact(client: RegistryClient, ref: OciReference, reference: string, store: Store, policy: TrustPolicy): Promise<Pulled> {
+  const got = await pullConfig(client, reference);
+  const { manifest, config } = got;
   const signature = policy.requireSignature ? await verifyRemoteSignature(client, got.digest, policy, store) : undefined;
   const fetched = await fetchBlobs(client, manifest, placedFiles(config), store);
   return { ref, digest: got.digest, manifest, config, ...(signature ? { signature } : {}), fetched };

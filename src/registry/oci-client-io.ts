@@ -21,6 +21,11 @@ export interface ClientOptions {
 
 const MANIFEST_ACCEPT = [MEDIA.manifest, MEDIA.index].join(", ");
 const MAX_REDIRECTS = 5;
+/** Waits before the second and third try of a GET or HEAD that met a passing fault. */
+const RETRY_DELAYS_MS = [250, 1000];
+/** Answers that say "try again": a timeout, too many requests, a server, gateway or service briefly failing. */
+const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+const MAX_RETRY_AFTER_MS = 10_000;
 
 /** One registry repository, with its auth state. */
 export class RegistryClient {
@@ -47,11 +52,18 @@ export class RegistryClient {
     const res = await this.request("GET", `/manifests/${reference}`, { accept: MANIFEST_ACCEPT, scope: "pull" });
     if (res.status === 404) {
       await res.body?.cancel();
-      const what = reference.startsWith("sha256:") ? `the digest ${reference}` : `the tag "${reference}"`;
-      throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for ${what}`, { hint: "check the reference; `kiwi outdated` lists what the tags point to now" });
+      if (reference.startsWith("sha256:")) {
+        // A locked digest the registry no longer has: the tag cannot bring those bytes back.
+        throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for the digest ${reference}`, {
+          hint: "the artifact was deleted from the registry (or pushed to another one): publish that version again, or move to one it has with kiwi update or kiwi add",
+        });
+      }
+      throw new KiwiError("E_REGISTRY", `${this.name()} has no manifest for the tag "${reference}"`, {
+        hint: `check the tag and the repository: "${reference}" was never pushed to ${this.name()}, or was deleted (a tool added from it stays installable by its locked digest)`,
+      });
     }
     await this.expectOk(res, `GET manifest ${reference}`);
-    const bytes = await readCapped(res, MAX_MANIFEST_BYTES, `the manifest ${this.name()}:${reference}`);
+    const bytes = await this.readBody(res, MAX_MANIFEST_BYTES, `the manifest ${this.name()}:${reference}`);
     const digest = formatDigest(sha256Hex(bytes));
     if (reference.startsWith("sha256:") && digest !== reference) {
       throw new KiwiError("E_ARTIFACT_INVALID", `${this.name()} served a manifest for ${reference} whose bytes hash to ${digest}`, { hint: "the registry or something between kiwi and it altered the manifest; nothing was used" });
@@ -70,13 +82,23 @@ export class RegistryClient {
 
   /** Fetches a blob of known digest and size; any other bytes are an error, never returned. */
   async getBlob(digest: string, size: number): Promise<Uint8Array> {
-    const res = await this.request("GET", `/blobs/${digest}`, { scope: "pull" });
-    if (res.status === 404) {
-      await res.body?.cancel();
-      throw new KiwiError("E_REGISTRY", `${this.name()} has no blob ${digest}`, { hint: "the artifact was deleted or only partly pushed; publish it again" });
+    let bytes: Uint8Array;
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.request("GET", `/blobs/${digest}`, { scope: "pull" });
+      if (res.status === 404) {
+        await res.body?.cancel();
+        throw new KiwiError("E_REGISTRY", `${this.name()} has no blob ${digest}`, { hint: "the artifact was deleted or only partly pushed; publish it again" });
+      }
+      await this.expectOk(res, `GET blob ${digest}`);
+      try {
+        bytes = await this.readBody(res, size, `blob ${digest}`);
+        break;
+      } catch (error) {
+        // A download cut midway is fetched again, as a connection cut before the answer is.
+        if (attempt >= RETRY_DELAYS_MS.length || !(error instanceof KiwiError) || error.details?.cut !== true) throw error;
+        await Bun.sleep(RETRY_DELAYS_MS[attempt]!);
+      }
     }
-    await this.expectOk(res, `GET blob ${digest}`);
-    const bytes = await readCapped(res, size, `blob ${digest}`);
     const actual = formatDigest(sha256Hex(bytes));
     if (bytes.length !== size || actual !== digest) {
       throw new KiwiError("E_ARTIFACT_INVALID", `${this.name()} served ${bytes.length} bytes hashing to ${actual} for the blob ${digest} (${size} bytes)`, {
@@ -103,7 +125,7 @@ export class RegistryClient {
     if (start.status !== 202) await this.expectOk(start, "POST blob upload", 202);
     const location = start.headers.get("location");
     if (!location) throw new KiwiError("E_REGISTRY", `${this.name()} started an upload without a Location header`, { hint: "the registry does not follow the distribution spec" });
-    const url = new URL(location, this.base);
+    const url = registryUrl(this.registry, location, this.base, "the upload Location");
     url.searchParams.set("digest", digest);
     const put = await this.request("PUT", url.toString(), { scope: "pull,push", body: bytes, contentType: "application/octet-stream" });
     await put.body?.cancel();
@@ -125,7 +147,7 @@ export class RegistryClient {
   async getReferrers(digest: string): Promise<{ descriptors: Array<Record<string, unknown>>; api: boolean }> {
     const res = await this.request("GET", `/referrers/${digest}`, { accept: MEDIA.index, scope: "pull" });
     if (res.status === 200 && (res.headers.get("content-type") ?? "").startsWith(MEDIA.index)) {
-      const bytes = await readCapped(res, MAX_MANIFEST_BYTES, `the referrers of ${digest}`);
+      const bytes = await this.readBody(res, MAX_MANIFEST_BYTES, `the referrers of ${digest}`);
       return { descriptors: manifestsOf(bytes), api: true };
     }
     await res.body?.cancel();
@@ -135,12 +157,25 @@ export class RegistryClient {
       return { descriptors: [], api: false };
     }
     await this.expectOk(fallback, `GET referrers tag of ${digest}`);
-    return { descriptors: manifestsOf(await readCapped(fallback, MAX_MANIFEST_BYTES, `the referrers tag of ${digest}`)), api: false };
+    return { descriptors: manifestsOf(await this.readBody(fallback, MAX_MANIFEST_BYTES, `the referrers tag of ${digest}`)), api: false };
   }
 
   /** `registry/repository`, for messages. */
   name(): string {
     return `${this.registry}/${this.repository}`;
+  }
+
+  /** A capped body (readCapped); a connection that is cut or stalls midway is E_REGISTRY, never a crash. */
+  private async readBody(res: Response, max: number, subject: string): Promise<Uint8Array> {
+    try {
+      return await readCapped(res, max, subject);
+    } catch (error) {
+      if (error instanceof KiwiError) throw error;
+      throw new KiwiError("E_REGISTRY", `${this.registry} broke off ${subject} midway: ${failureDetail(error)}`, {
+        hint: isTimeout(error) ? "the registry or the network stalled; try again later" : "the connection was cut; try again later",
+        details: { cut: isReset(error) },
+      });
+    }
   }
 
   private async expectOk(res: Response, what: string, want = 200): Promise<void> {
@@ -184,7 +219,7 @@ export class RegistryClient {
     await res.body?.cancel();
     if (this.credentials === null) this.credentials = findCredentials(this.registry, this.options.env, this.options.home);
     const creds = this.credentials;
-    const basic = creds ? `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString("base64")}` : undefined;
+    const basic = creds && !creds.identityToken ? `Basic ${Buffer.from(`${creds.username}:${creds.password}`).toString("base64")}` : undefined;
     if (/^basic\b/i.test(challenge)) {
       if (!basic || sent === basic) {
         throw new KiwiError("E_REGISTRY_AUTH", `${this.registry} requires a login${basic ? " and refused the credentials from the docker config" : ""}`, {
@@ -197,26 +232,34 @@ export class RegistryClient {
     if (/^bearer\b/i.test(challenge)) {
       const params = parseChallenge(challenge.slice(6));
       if (!params.realm) throw new KiwiError("E_REGISTRY_AUTH", `${this.registry} sent a Bearer challenge without a realm`, { hint: "the registry's auth set-up is broken" });
-      const tokenUrl = new URL(params.realm);
+      const tokenUrl = registryUrl(this.registry, params.realm, undefined, "the Bearer realm");
       // Credentials go to the realm: plain HTTP only where it would be allowed for a registry.
       const realmPlainOk = isLoopbackHost(tokenUrl.host) || (this.options.insecure ?? []).includes(tokenUrl.host);
       if (tokenUrl.protocol !== "https:" && !(tokenUrl.protocol === "http:" && realmPlainOk)) {
         throw new KiwiError("E_REGISTRY_AUTH", `${this.registry} sends kiwi to a plain-HTTP token service ${params.realm}`, { hint: "use --insecure-registry only for a registry you control" });
       }
-      if (params.service) tokenUrl.searchParams.set("service", params.service);
-      tokenUrl.searchParams.set("scope", params.scope ?? `repository:${this.repository}:${scope}`);
-      const headers: Record<string, string> = basic ? { authorization: basic } : {};
-      const tokenRes = await this.fetchFollowing("GET", tokenUrl.toString(), headers);
+      const query = { ...(params.service ? { service: params.service } : {}), scope: params.scope ?? `repository:${this.repository}:${scope}` };
+      let tokenRes: Response;
+      if (creds?.identityToken) {
+        // An identity token is an OAuth2 refresh token: POSTed to the realm, as docker does.
+        const form = new URLSearchParams({ ...query, client_id: "kiwi", grant_type: "refresh_token", refresh_token: creds.identityToken });
+        tokenRes = await this.fetchFollowing("POST", tokenUrl.toString(), { "content-type": "application/x-www-form-urlencoded" }, new TextEncoder().encode(form.toString()));
+      } else {
+        for (const [k, v] of Object.entries(query)) tokenUrl.searchParams.set(k, v);
+        tokenRes = await this.fetchFollowing("GET", tokenUrl.toString(), basic ? { authorization: basic } : {});
+      }
       if (tokenRes.status === 401 || tokenRes.status === 403) {
         await tokenRes.body?.cancel();
-        throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} refused ${basic ? "the credentials from the docker config" : "an anonymous token"} (HTTP ${tokenRes.status})`, {
+        const offered = creds?.identityToken ? "the identity token from the docker config" : basic ? "the credentials from the docker config" : "an anonymous token";
+        throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} refused ${offered} (HTTP ${tokenRes.status})`, {
           hint: `run "docker login ${this.registry}" (kiwi reads ~/.docker/config.json and credential helpers)`,
         });
       }
       if (tokenRes.status !== 200) throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} answered HTTP ${tokenRes.status}`, { hint: "try again later" });
+      const bytes = await this.readBody(tokenRes, 1024 * 1024, "the token response");
       let body: unknown;
       try {
-        body = JSON.parse(new TextDecoder().decode(await readCapped(tokenRes, 1024 * 1024, "the token response")));
+        body = JSON.parse(new TextDecoder().decode(bytes));
       } catch {
         throw new KiwiError("E_REGISTRY_AUTH", `the token service of ${this.registry} did not answer with JSON`, { hint: "the registry's auth set-up is broken" });
       }
@@ -239,22 +282,44 @@ export class RegistryClient {
     const origin = current.origin;
     for (let hop = 0; ; hop++) {
       const sent = current.origin === origin ? headers : Object.fromEntries(Object.entries(headers).filter(([k]) => k !== "authorization"));
-      let res: Response;
-      try {
-        res = await fetch(current, { method, headers: sent, body, redirect: "manual", tls: this.tls, decompress: false } as RequestInit);
-      } catch (error) {
-        throw unreachable(this.registry, current, error);
-      }
+      const res = await this.fetchRetrying(method, current, { method, headers: sent, body, redirect: "manual", tls: this.tls, decompress: false } as RequestInit);
       if (res.status < 300 || res.status >= 400 || res.status === 304) return res;
       const location = res.headers.get("location");
       await res.body?.cancel();
       if (!location || (method !== "GET" && method !== "HEAD")) return res;
       if (hop >= MAX_REDIRECTS) throw new KiwiError("E_REGISTRY", `${this.registry} redirected more than ${MAX_REDIRECTS} times for ${url}`, { hint: "the registry is misconfigured" });
-      const next = new URL(location, current);
+      const next = registryUrl(this.registry, location, current, "a redirect's Location");
       if (current.protocol === "https:" && next.protocol !== "https:") {
         throw new KiwiError("E_REGISTRY", `${this.registry} redirected ${current} to the insecure ${next}`, { hint: "kiwi never follows a redirect from HTTPS to HTTP" });
       }
       current = next;
+    }
+  }
+
+  /**
+   * One fetch; a GET or HEAD (which change nothing) is sent again after a passing fault, as
+   * docker, ORAS and npm do: a 408, 429, 500, 502, 503 or 504 answer, or a connection reset (a blob
+   * download cut midway too: getBlob). Two more tries,
+   * after 0.25 s and 1 s, or after the server's Retry-After (10 s at most).
+   */
+  private async fetchRetrying(method: string, url: URL, init: RequestInit): Promise<Response> {
+    const idempotent = method === "GET" || method === "HEAD";
+    for (let attempt = 0; ; attempt++) {
+      const again = idempotent && attempt < RETRY_DELAYS_MS.length;
+      let res: Response;
+      try {
+        res = await fetch(url, init);
+      } catch (error) {
+        if (again && isReset(error)) {
+          await Bun.sleep(RETRY_DELAYS_MS[attempt]!);
+          continue;
+        }
+        throw unreachable(this.registry, url, error, this.options.env);
+      }
+      if (!again || !RETRY_STATUSES.has(res.status)) return res;
+      const wait = retryAfterMs(res.headers.get("retry-after")) ?? RETRY_DELAYS_MS[attempt]!;
+      await res.body?.cancel();
+      await Bun.sleep(wait);
     }
   }
 
@@ -269,8 +334,8 @@ export class RegistryClient {
       return (this.base = https);
     } catch (error) {
       const code = (error as { code?: string }).code ?? "";
-      if (code === "ConnectionRefused" || code === "ECONNREFUSED") throw unreachable(this.registry, new URL(https), error);
-      if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) throw unreachable(this.registry, new URL(https), error);
+      if (code === "ConnectionRefused" || code === "ECONNREFUSED") throw unreachable(this.registry, new URL(https), error, this.options.env);
+      if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) throw unreachable(this.registry, new URL(https), error, this.options.env);
       return (this.base = `http://${this.registry}`);
     }
   }
@@ -326,9 +391,71 @@ function parseChallenge(text: string): Record<string, string> {
   return out;
 }
 
-function unreachable(registry: string, url: URL, error: unknown): KiwiError {
-  const code = (error as { code?: string }).code;
-  const detail = code ? `${code}` : error instanceof Error ? error.message : String(error);
+/** A URL the registry sent (a Location, a realm), resolved; one that is no URL is the registry's fault, named. */
+function registryUrl(registry: string, text: string, base: string | URL | undefined, what: string): URL {
+  try {
+    return new URL(text, base);
+  } catch {
+    throw new KiwiError("E_REGISTRY", `${registry} sent ${what} ${JSON.stringify(text.slice(0, 200))}, which is not a URL`, { hint: "the registry (or a proxy in front of it) is misconfigured" });
+  }
+}
+
+/** A connection the server (or something between) closed under the request. */
+function isReset(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === "ECONNRESET" || code === "EPIPE" || code === "ConnectionClosed";
+}
+
+/** Retry-After in seconds (an HTTP date is not worth a clock comparison here), capped; undefined when absent or odd. */
+function retryAfterMs(value: string | null): number | undefined {
+  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
+  return Math.min(Number(value.trim()) * 1000, MAX_RETRY_AFTER_MS);
+}
+
+/** Bun's fetch gives up on a connection idle for too long (5 minutes by default) with a TimeoutError. */
+function isTimeout(error: unknown): boolean {
+  return (error as { name?: unknown } | undefined)?.name === "TimeoutError";
+}
+
+/** What went wrong, for a message: the errno code (ECONNRESET), else the error's own words. */
+function failureDetail(error: unknown): string {
+  if (isTimeout(error)) return "no data came for too long (timed out)";
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === "string" && code !== "") return code;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The proxy Bun's fetch sends `url` through, for messages: HTTPS_PROXY or HTTP_PROXY by scheme
+ * (either case), unless NO_PROXY names the host (exactly, as a domain suffix, with its port, or `*`).
+ */
+function proxyFor(url: URL, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const proxy = url.protocol === "https:" ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy);
+  if (!proxy) return undefined;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  const bypass = (env.NO_PROXY ?? env.no_proxy ?? "").split(",").map((n) => n.trim().toLowerCase()).filter(Boolean);
+  const bypassed = bypass.some((n) => n === "*" || n === host || n === `${host}:${url.port}` || host.endsWith(n.startsWith(".") ? n : `.${n}`));
+  return bypassed ? undefined : proxy;
+}
+
+function unreachable(registry: string, url: URL, error: unknown, env: Readonly<Record<string, string | undefined>>): KiwiError {
+  if (isTimeout(error)) {
+    return new KiwiError("E_REGISTRY", `${registry} (${url.origin}) did not answer: ${failureDetail(error)}`, { hint: "the registry or the network stalled; try again later" });
+  }
+  if (isReset(error)) {
+    // Reached, then cut (after the retries): not a registry that is down or misaddressed.
+    return new KiwiError("E_REGISTRY", `${registry} (${url.origin}) closed the connection under the request: ${failureDetail(error)}`, {
+      hint: "the registry or something between it and kiwi (a proxy, a load balancer) cut the connection; try again later",
+    });
+  }
+  const detail = failureDetail(error);
+  const proxy = proxyFor(url, env);
+  if (proxy) {
+    // The connection that failed was to the proxy: "nothing listens at <registry>" would send the user the wrong way.
+    return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}) through the proxy ${proxy}: ${detail}`, {
+      hint: `kiwi goes through the proxy in ${url.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY"} for this address: check that it runs and lets ${registry} through, or name ${url.hostname} in NO_PROXY`,
+    });
+  }
   const tlsProblem = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL/i.test(detail);
   const refused = detail === "ConnectionRefused" || detail === "ECONNREFUSED";
   return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}): ${detail}`, {

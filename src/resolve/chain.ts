@@ -2,7 +2,7 @@
 // version ranges, cycles (with their path) and depth are verdicts, not exceptions. Pure.
 import type { Finding } from "../findings/verdict.ts";
 import type { Tool } from "../manifest/model.ts";
-import { SEMVER_PATTERN } from "../schema/vocabulary.ts";
+import { SEMVER_PATTERN, isSemverRange } from "../schema/vocabulary.ts";
 import { toolFinding } from "../findings/finding.ts";
 import { suggest } from "./suggest.ts";
 
@@ -66,7 +66,8 @@ export function resolveChain(index: ToolIndex, start: string | Tool): ChainResul
     }
     const next = index.get(ref.id);
     if (!next) {
-      const near = suggest(ref.id, index.ids());
+      // Never the tool itself (it cannot run on itself), and nothing for an empty id (every short id is "near" it).
+      const near = ref.id.trim() === "" ? undefined : suggest(ref.id, index.ids().filter((id) => id !== current.id));
       return fail(toolFinding(current, "chain/missing-executor", at, `executor "${ref.id}" of ${current.id} does not exist`, near ? `did you mean "${near}"?` : "add the executor tool under .ai/tools/ or use a built-in runtime"));
     }
     if (ref.range !== null) {
@@ -105,25 +106,3 @@ export function isSemver(version: string): boolean {
   return version.length <= 256 && SEMVER.test(version);
 }
 
-const PART = "(?:0|[1-9]\\d*|[xX*])";
-const PRE = "(?:-[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?";
-const PARTIAL = `[vV]?${PART}(?:\\.${PART}(?:\\.${PART}${PRE})?)?`;
-const COMPARATOR = new RegExp(`^(?:<=|>=|<|>|=|\\^|~>?)?${PARTIAL}$`);
-const HYPHEN = new RegExp(`^${PARTIAL} - ${PARTIAL}$`);
-
-/**
- * True for an npm-style range (`^1.4`, `~1.2.3`, `>=1 <2`, `1.x`, `1.0.0 - 2.0.0`, `a || b`).
- * Bun.semver.satisfies accepts garbage as "any version", so ranges are checked here first.
- */
-export function isSemverRange(range: string): boolean {
-  if (range.length > 256) return false;
-  return range.split("||").every((set) => {
-    const s = set.trim().replace(/\s+/g, " ");
-    if (s === "") return true;
-    if (HYPHEN.test(s)) return true;
-    return s
-      .replace(/(<=|>=|<|>|=|\^|~>?) /g, "$1")
-      .split(" ")
-      .every((c) => COMPARATOR.test(c));
-  });
-}

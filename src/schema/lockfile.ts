@@ -77,8 +77,8 @@ export const RemoteSignatureSchema = Type.Object(
 );
 
 /**
- * Where a tool pulled from an OCI registry came from (src/registry/ writes it through
- * lockfile/fs.ts). Its files live in .ai/tools/.remote/<id>/ and are locked in `tools` as usual.
+ * Where a tool pulled from an OCI registry came from (kiwi add writes it with the tool's entry,
+ * ops/lock-full-io.ts). Its files live in .ai/tools/.remote/<id>/ and are locked in `tools` as usual.
  */
 export const RemoteToolSchema = Type.Object(
   {
@@ -108,7 +108,7 @@ export const NpmDependenciesSchema = Type.Object(
         {
           version: Type.String({ minLength: 1 }),
           resolved: Type.Optional(Type.String({ pattern: "^https?://", description: "the tarball npm fetched (npm leaves it out for the configured registry)" })),
-          integrity: Type.String({ pattern: "^sha(512|384|256)-", description: "the registry's subresource integrity of the tarball" }),
+          integrity: Type.Optional(Type.String({ pattern: "^sha(512|384|256)-", description: "the registry's subresource integrity of the tarball; absent only for a package bundled in another's tarball (inBundle)" })),
         },
         { additionalProperties: true, description: "npm's package-lock entry, as npm wrote it" },
       ),

@@ -27,6 +27,31 @@ export const TOOL_ID = new RegExp(TOOL_ID_PATTERN);
 export const SEMVER_PATTERN =
   "^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$";
 
+const PART = "(?:0|[1-9]\\d*|[xX*])";
+const PRE = "(?:-[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?";
+const PARTIAL = `[vV]?${PART}(?:\\.${PART}(?:\\.${PART}${PRE})?)?`;
+const COMPARATOR = new RegExp(`^(?:<=|>=|<|>|=|\\^|~>?)?${PARTIAL}$`);
+const HYPHEN = new RegExp(`^${PARTIAL} - ${PARTIAL}$`);
+
+/**
+ * True for an npm-style range (`^1.4`, `~1.2.3`, `>=1 <2`, `1.x`, `1.0.0 - 2.0.0`, `a || b`).
+ * Bun.semver.satisfies accepts garbage as "any version", so ranges are checked with this first.
+ * npm reads any other spec as a dist-tag (`latest`, `next`), a name for whatever version was last
+ * published under it.
+ */
+export function isSemverRange(range: string): boolean {
+  if (range.length > 256) return false;
+  return range.split("||").every((set) => {
+    const s = set.trim().replace(/\s+/g, " ");
+    if (s === "") return true;
+    if (HYPHEN.test(s)) return true;
+    return s
+      .replace(/(<=|>=|<|>|=|\^|~>?) /g, "$1")
+      .split(" ")
+      .every((c) => COMPARATOR.test(c));
+  });
+}
+
 /** magray's capability words. */
 export const MAGRAY_CAPABILITY_WORDS = ["filesystem", "network", "shell", "ui", "environment", "process"] as const;
 

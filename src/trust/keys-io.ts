@@ -1,7 +1,7 @@
 // Key files and the project's trust policy: the ed25519 private key `kiwi publish` signs with
 // (PKCS#8; ops/key-generate-io.ts writes the pair), and .ai/trust.yaml, which names the trusted keys.
 import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { parse as parseYamlText } from "yaml";
 import { KiwiError } from "../errors.ts";
 import { isRecord } from "../integrity/value.ts";
@@ -48,7 +48,8 @@ export function readTrustPolicy(root: string): TrustPolicy {
   try {
     value = parseYamlText(text);
   } catch (error) {
-    throw bad(`invalid YAML: ${(error as Error).message.split("\n")[0]}`);
+    // The library's first line, without the colon that introduces its excerpt of the text.
+    throw bad(`invalid YAML: ${(error as Error).message.split("\n")[0]!.replace(/:$/, "")}`);
   }
   if (value === null || value === undefined) value = {};
   if (!isRecord(value)) throw bad("the top level is not a mapping");
@@ -64,8 +65,10 @@ export function readTrustPolicy(root: string): TrustPolicy {
       const keyPath = isAbsolute(entry.file) ? entry.file : resolve(dirname(abs), entry.file);
       try {
         pem = readFileSync(keyPath, "utf8");
-      } catch {
-        throw bad(`keys[${i}] ("${entry.name}"): cannot read ${entry.file}`);
+      } catch (error) {
+        // Say where it looked: a path written from the project root (".ai/keys/x.pub") is read below .ai/.
+        const where = isAbsolute(entry.file) ? "" : ` (${relative(root, keyPath)}: a key file is relative to .ai/)`;
+        throw bad(`keys[${i}] ("${entry.name}"): cannot read ${entry.file}${where}: ${(error as NodeJS.ErrnoException).code ?? error}`);
       }
     } else throw bad(`keys[${i}] ("${entry.name}") needs public_key (PEM text) or file`);
     const key = parsePublicKey(pem, `${TRUST_FILE} key "${entry.name}"`);

@@ -52,6 +52,12 @@ function parseKey(pem: string, subject: string, kind: "public" | "private"): Key
   try {
     key = kind === "public" ? createPublicKey(pem) : createPrivateKey(pem);
   } catch {
+    if (kind === "private" && pem.includes("-----BEGIN ENCRYPTED PRIVATE KEY-----")) {
+      // kiwi runs in CI and hooks, where nothing can ask for the passphrase.
+      throw new KiwiError("E_TRUST", `${subject} is encrypted with a passphrase, which kiwi does not ask for`, {
+        hint: 'sign with an unencrypted copy kept where only you (or CI\'s secret store) can read it ("openssl pkey -in <key> -out <copy>"), or make a key with "kiwi key generate"',
+      });
+    }
     throw new KiwiError("E_TRUST", `${subject} is not a PEM ${kind} key`, { hint: kind === "public" ? 'use the .pub file "kiwi key generate" wrote' : 'use the key file "kiwi key generate" wrote' });
   }
   if (key.asymmetricKeyType !== "ed25519") throw new KiwiError("E_TRUST", `${subject} is a ${key.asymmetricKeyType} key; kiwi signs and verifies ed25519 only`, { hint: 'make one with "kiwi key generate"' });

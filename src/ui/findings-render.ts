@@ -6,6 +6,7 @@ import type { Finding, IgnoredFinding, Severity } from "../findings/verdict.ts";
 import { RULES, type RuleInfo } from "../findings/rules.ts";
 import { fileOnDisk } from "../findings/finding.ts";
 import { colors } from "./output.ts";
+import { renderVisible } from "../mcp/visible.ts";
 
 /** Output formats of `kiwi check`. */
 export const FINDING_FORMATS = ["human", "json", "sarif"] as const;
@@ -41,12 +42,30 @@ export function renderFindingsHuman(findings: readonly Finding[], ctx: Pick<Cont
     for (const f of list) {
       const where = f.line === undefined ? file : f.column === undefined ? `${file}:${f.line}` : `${file}:${f.line}:${f.column}`;
       const server = f.file === file ? "" : `server ${f.file.slice(file.length + 1)}: `;
-      lines.push(`${c.bold(where)}  ${paint[f.severity](f.severity)}  ${c.dim(f.rule)}  ${server}${f.message}`);
-      if (f.hint) lines.push(`    ${c.dim("hint:")} ${f.hint}`);
+      // A message quotes what the manifest holds (a type, a version, a file name): a control
+      // character in it is shown, never sent to the terminal, as kiwi list shows a description.
+      lines.push(`${c.bold(visible(where))}  ${paint[f.severity](f.severity)}  ${c.dim(f.rule)}  ${visible(server + f.message)}`);
+      if (f.hint) lines.push(`    ${c.dim("hint:")} ${visible(f.hint)}`);
     }
     blocks.push(lines.join("\n"));
   }
   return blocks.length ? `${blocks.join("\n\n")}\n` : "";
+}
+
+function visible(text: string): string {
+  return renderVisible(clipQuoted(text), { keepNewlines: true });
+}
+
+/** Longest quoted value a human finding shows whole; --json and SARIF keep the message as it is. */
+const QUOTE_LIMIT = 160;
+
+/**
+ * A message quotes the value it is about (`method "FETCH" is not one of …`): one of 200,000
+ * characters would bury the line and what it says. The quote keeps its start and says how long
+ * it is; the finding's line and pointer say where the whole value is.
+ */
+function clipQuoted(text: string): string {
+  return text.replace(/"((?:[^"\\\n]|\\.)*)"/g, (whole, inner: string) => (inner.length <= QUOTE_LIMIT ? whole : `"${inner.slice(0, 80).replace(/\\(?:u[0-9a-fA-F]{0,3})?$/, "")}…" (${inner.length} characters)`));
 }
 
 /**

@@ -7,6 +7,7 @@ import { inCodePointOrder } from "../integrity/canonical.ts";
 import { type DiffSummary, type ToolChangeSummary, summarizeDiff } from "../lockfile/lock-diff.ts";
 import type { VerifyReport } from "../ops/verify-io.ts";
 import { colors } from "./output.ts";
+import { renderVisible } from "../mcp/visible.ts";
 
 type Colors = ReturnType<typeof colors>;
 
@@ -28,7 +29,7 @@ export function renderFileDiff(diff: DiffSummary, ctx: Pick<Context, "color">): 
     const note = ch.change === "added" ? " (not in the lockfile)" : ch.change === "removed" ? " (no longer in the tree)" : "";
     out.push(`${paint(c, ch.change, MARK[ch.change])} ${ch.id} ${versionOf(ch)}${note}\n`);
     for (const f of ch.fields) {
-      const shown = (v: string | null) => (v === null ? "null" : f.field === "manifest" ? shortDigest(v) : v);
+      const shown = (v: string | null) => (v === null ? "null" : f.field === "manifest" ? shortDigest(v) : renderVisible(v));
       out.push(`    ${c.yellow("~")} ${f.field}: ${shown(f.before)} -> ${shown(f.after)}\n`);
     }
     const files = ch.change === "changed" || ch.files.length <= 20 ? ch.files : [];
@@ -65,10 +66,11 @@ export function renderVerifyReport(report: VerifyReport, ctx: Pick<Context, "col
   for (const id of report.notInstalled) out.push(`    ${c.yellow("?")} ${id}  a remote tool this checkout has not installed (kiwi install places it)\n`);
   const cacheOk = report.cache.corrupt.length === 0 && report.cache.missing.length === 0;
   out.push(`cache     ${ok(cacheOk)}  ${report.cache.checked} entries checked\n`);
+  const what = (p: VerifyReport["cache"]["missing"][number]) => p.path ?? (p.kind === "tree" ? `(installed ${p.ecosystem} packages)` : "(tool index entry)");
   for (const p of report.cache.corrupt) {
-    out.push(`    ${c.red("!")} ${p.tool} ${p.path ?? "(tool index entry)"}  sha256:${shortDigest(p.sha256)} held sha256:${shortDigest(p.evicted!.actual)}; evicted\n`);
+    out.push(`    ${c.red("!")} ${p.tool} ${what(p)}  sha256:${shortDigest(p.sha256!)} held sha256:${shortDigest(p.evicted!.actual)}; evicted\n`);
   }
-  for (const p of report.cache.missing) out.push(`    ${c.yellow("?")} ${p.tool} ${p.path ?? "(tool index entry)"}  sha256:${shortDigest(p.sha256)} not cached\n`);
+  for (const p of report.cache.missing) out.push(`    ${c.yellow("?")} ${p.tool} ${what(p)}  ${p.sha256 === undefined ? "locked, not installed" : `sha256:${shortDigest(p.sha256)} not cached`}\n`);
   return out.join("");
 }
 
@@ -81,9 +83,10 @@ function changesOf(diff: DiffSummary): ToolChangeSummary[] {
   return inCodePointOrder([...diff.added, ...diff.removed, ...diff.changed], (ch) => ch.id);
 }
 
+/** The version, or both: as written in a manifest the check may not have passed, so shown visibly. */
 function versionOf(ch: ToolChangeSummary): string {
-  if (ch.change === "changed" && ch.before !== ch.after) return `${ch.before} -> ${ch.after}`;
-  return (ch.after ?? ch.before)!;
+  if (ch.change === "changed" && ch.before !== ch.after) return `${renderVisible(ch.before ?? "")} -> ${renderVisible(ch.after ?? "")}`;
+  return renderVisible((ch.after ?? ch.before)!);
 }
 
 function whatChanged(ch: ToolChangeSummary): string {

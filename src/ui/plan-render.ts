@@ -1,5 +1,6 @@
 // Renders exec plans and `kiwi tree` chains for humans and as JSON documents. Pure: value in,
 // string out; the commands print through ui/output.ts.
+import { renderVisible } from "../mcp/visible.ts";
 import type { Plan } from "../exec/plan.ts";
 import type { TreeReport } from "../ops/tree-io.ts";
 import { ERROR_CODES } from "../errors.ts";
@@ -70,7 +71,9 @@ export function renderTrees(reports: readonly TreeReport[], c: Colors): string {
 
 /** The chain as an indented tree, one link per line; `note`: say below it when it is not locked. */
 export function renderTree(report: TreeReport, c: Colors, note = true): string {
-  if (report.broken) return `${c.bold(report.tool)}  ${c.red("chain broken")}: ${report.broken.message}\n${report.broken.hint ? `  ${c.dim(`hint: ${report.broken.hint}`)}\n` : ""}`;
+  // Versions, types and messages quote manifests as written: a control character in one is shown.
+  const v = (text: string) => renderVisible(text);
+  if (report.broken) return `${c.bold(report.tool)}  ${c.red("chain broken")}: ${v(report.broken.message)}\n${report.broken.hint ? `  ${c.dim(`hint: ${v(report.broken.hint)}`)}\n` : ""}`;
   const lines: string[] = [];
   report.links.forEach((link, i) => {
     const indent = i === 0 ? "" : `${"   ".repeat(i - 1)}└─ `;
@@ -78,7 +81,7 @@ export function renderTree(report: TreeReport, c: Colors, note = true): string {
     const status = renderStatus(link.status, c);
     const changed = link.status === "changed" && link.tree ? ` ${c.dim(`(tree sha256:${shortDigest(link.tree)})`)}` : "";
     lines.push(
-      `${indent}${c.bold(link.id)} ${link.version} ${c.dim(`(${link.type || "untyped"})`)}  ${integrity ? `sha256:${shortDigest(integrity)}` : "-"}  ${link.source}  ${status}${changed}`,
+      `${indent}${c.bold(v(link.id))} ${v(link.version)} ${c.dim(`(${v(link.type || "untyped")})`)}  ${integrity ? `sha256:${shortDigest(integrity)}` : "-"}  ${v(link.source)}  ${status}${changed}`,
     );
   });
   if (note && report.mode === "unlocked") {

@@ -193,7 +193,7 @@ function remoteUnlocked(tool: Tool, records: RemoteRecords): Finding {
     "security/remote-unlocked",
     "",
     `the tool is in ${tool.root}, where kiwi add and kiwi install place the tools of a registry, but ${lock}: it is checked as the project's own`,
-    `move it out of .ai/tools/.remote/ to keep it as your own tool, or take it from its registry with "kiwi add <registry>/<repository>:<tag>"; if a commit brought it, remove it from git too (git rm -r --cached ${tool.root})`,
+    `move it out of .ai/tools/.remote/ to keep it as your own tool (kiwi install removes a folder there that tool.lock.json records no remote tool of), or take it from its registry with "kiwi add <registry>/<repository>:<tag>"; if a commit brought it, remove it from git too (git rm -r --cached ${tool.root})`,
   );
 }
 

@@ -240,7 +240,7 @@ export function entriesFor(findings: readonly Finding[], reason: string, expires
   const out: NewEntry[] = [];
   const seen = new Set<string>();
   for (const f of findings) {
-    if (!isIgnorable(f.rule)) continue;
+    if (!isIgnorable(f.rule, f.severity)) continue;
     const entry: NewEntry =
       f.tool !== undefined && f.pointer !== undefined
         ? { rule: f.rule, tool: f.tool, pointer: f.pointer, reason }
@@ -265,7 +265,14 @@ export function withEntries(text: string | undefined, entries: readonly NewEntry
   // The library's first line, without the colon that introduces its excerpt of the text.
   if (doc.errors.length > 0) return { problem: `it is not valid YAML (${doc.errors[0]!.message.split("\n")[0]!.replace(/:$/, "")})` };
   if (doc.contents === null) doc.contents = doc.createNode({ ignore: [] });
-  if (!isRecord(doc.toJS())) return { problem: "it is not a mapping" };
+  // toJS() throws where parsing did not (an alias to no anchor, aliases past the library's cap).
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (error) {
+    return { problem: `it is not valid YAML (${error instanceof Error ? error.message : String(error)})` };
+  }
+  if (!isRecord(value)) return { problem: "it is not a mapping" };
   const empty = doc.get("ignore", true);
   if (empty === undefined || (isScalar(empty) && empty.value === null)) {
     // `ignore:` with nothing under it but a comment: the comment goes with the list that replaces it.
@@ -279,5 +286,9 @@ export function withEntries(text: string | undefined, entries: readonly NewEntry
   if (!isSeq(list)) return { problem: '"ignore" is not a list' };
   list.flow = false;
   for (const e of entries) list.items.push(doc.createNode(e));
-  return { text: doc.toString({ lineWidth: 0 }) };
+  // The library writes LF and no byte-order mark: a file saved with CRLF (or a BOM) keeps them, so
+  // the entries added are the only lines of its diff.
+  const out = doc.toString({ lineWidth: 0 });
+  const crlf = text !== undefined && text.includes("\r\n") ? out.replace(/\r?\n/g, "\r\n") : out;
+  return { text: text?.startsWith("\ufeff") ? `\ufeff${crlf}` : crlf };
 }

@@ -34,6 +34,8 @@ export function applyIgnores(findings: readonly Finding[], comments: readonly Ig
   const byFile = new Map<string, IgnoreDirective[]>();
   for (const c of comments) byFile.set(c.file, [...(byFile.get(c.file) ?? []), ...c.directives]);
   const used = new Set<string>();
+  // Comments naming a rule that warnsToo on a line where its finding is an error, which stands.
+  const refused = new Set<string>();
   const usedEntries = new Set<ScopedIgnoreEntry>();
   // By rule: a baseline (kiwi check --add-ignores) may hold an entry for each of a thousand findings.
   const byRule = new Map<string, ScopedIgnoreEntry[]>();
@@ -45,15 +47,17 @@ export function applyIgnores(findings: readonly Finding[], comments: readonly Ig
   const kept: Finding[] = [];
   const ignored: IgnoredFinding[] = [];
   for (const f of findings) {
-    // The entries' rules are all ignorable (ignore-file.ts drops the others); a comment's may not be.
     const directive = f.line === undefined ? undefined : byFile.get(f.file)?.find((d) => d.target === f.line && d.rules.includes(f.rule));
-    if (directive !== undefined && isIgnorable(f.rule)) {
+    if (directive !== undefined && !isIgnorable(f.rule, f.severity)) refused.add(usage(f.file, directive, f.rule));
+    else if (directive !== undefined) {
       used.add(usage(f.file, directive, f.rule));
       ignored.push({ ...f, ignoredBy: directive.reason === undefined ? { line: directive.line } : { line: directive.line, reason: directive.reason } });
       continue;
     }
     let entry: ScopedIgnoreEntry | undefined;
-    for (const e of byRule.get(f.rule) ?? []) {
+    // An entry's rule may be ignored (ignore-file.ts drops the others), but not every finding of
+    // a rule that warnsToo: its errors stand.
+    for (const e of isIgnorable(f.rule, f.severity) ? (byRule.get(f.rule) ?? []) : []) {
       if (!matches(e, f)) continue;
       usedEntries.add(e); // every entry that matches is in use: a narrower one beside a broader one hides nothing more
       entry ??= e;
@@ -64,7 +68,7 @@ export function applyIgnores(findings: readonly Finding[], comments: readonly Ig
     }
     ignored.push({ ...f, ignoredBy: { file: IGNORE_FILE, line: entry.line, ...(entry.reason === undefined ? {} : { reason: entry.reason }), ...(entry.expires === undefined ? {} : { expires: entry.expires }) } });
   }
-  for (const c of comments) for (const d of c.directives) kept.push(...commentFindings(c, d, used));
+  for (const c of comments) for (const d of c.directives) kept.push(...commentFindings(c, d, used, refused));
   for (const e of entries) if (e.report && !usedEntries.has(e)) kept.push(unusedEntry(e));
   return { kept, ignored };
 }
@@ -89,7 +93,7 @@ function unusedEntry(e: IgnoreEntry): Finding {
 }
 
 /** What is wrong with one comment: each name that ignores nothing, and why. */
-function commentFindings(c: IgnoreComments, d: IgnoreDirective, used: ReadonlySet<string>): Finding[] {
+function commentFindings(c: IgnoreComments, d: IgnoreDirective, used: ReadonlySet<string>, refused: ReadonlySet<string>): Finding[] {
   const at = (rule: "ignore/invalid" | "ignore/unused", message: string, hint: string): Finding => ({
     rule,
     severity: ruleInfo(rule).severity,
@@ -108,7 +112,9 @@ function commentFindings(c: IgnoreComments, d: IgnoreDirective, used: ReadonlySe
   for (const rule of d.rules) {
     const wrong = ruleProblem(rule);
     if (wrong) out.push(at("ignore/invalid", `the kiwi-ignore comment ${wrong.message}`, wrong.hint));
-    else if (!used.has(usage(c.file, d, rule))) {
+    else if (refused.has(usage(c.file, d, rule)) && !used.has(usage(c.file, d, rule))) {
+      out.push(at("ignore/invalid", `the kiwi-ignore comment names ${rule}, whose finding on ${covers} is an error, which cannot be ignored (its warnings can)`, "fix what it reports"));
+    } else if (!used.has(usage(c.file, d, rule))) {
       out.push(at("ignore/unused", `the kiwi-ignore comment names ${rule}, which reports nothing on ${covers}`, "remove the comment, or move it onto the line of the finding (or alone on the line above it)"));
     }
   }

@@ -206,7 +206,10 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
   const pairs: [string, string][] = [["minLength", "maxLength"], ["minItems", "maxItems"]];
   for (const [lo, hi] of pairs) {
     if (typeof contract[lo] === "number" && typeof contract[hi] === "number" && (contract[lo] as number) > (contract[hi] as number)) {
-      fail("parameters/constraint", entry[lo] !== undefined ? lo : entry.non_empty !== undefined ? "non_empty" : "nonEmpty", `"${lo}" (${contract[lo]}) of "${name}" is greater than "${hi}" (${contract[hi]})`);
+      // non_empty sets the lower bound when no minLength/minItems is written: name what was written.
+      const written = entry[lo] !== undefined ? lo : entry.non_empty !== undefined ? "non_empty" : "nonEmpty";
+      if (written === lo) fail("parameters/constraint", lo, `"${lo}" (${contract[lo]}) of "${name}" is greater than "${hi}" (${contract[hi]})`, `make ${lo} at most ${hi}, or ${hi} at least ${lo}`);
+      else fail("parameters/constraint", written, `"${written}" of "${name}" asks for at least 1, more than "${hi}" (${contract[hi]}) allows`, `make ${hi} at least 1, or drop ${written}`);
     }
   }
   const lower = [contract.minimum, contract.exclusiveMinimum].filter((v): v is number => typeof v === "number");
@@ -215,7 +218,7 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
     const lo = Math.max(...lower);
     const hi = Math.min(...upper);
     const strict = contract.exclusiveMinimum === lo || contract.exclusiveMaximum === hi;
-    if (lo > hi || (lo === hi && strict)) fail("parameters/constraint", entry.minimum !== undefined ? "minimum" : "exclusiveMinimum", `the bounds of "${name}" leave no allowed value (${lo} .. ${hi})`);
+    if (lo > hi || (lo === hi && strict)) fail("parameters/constraint", entry.minimum !== undefined ? "minimum" : "exclusiveMinimum", `the bounds of "${name}" leave no allowed value (${lo} .. ${hi})`, "make the lower bound less than the upper one (equal only when both are inclusive: minimum and maximum)");
   }
   if (broken) return undefined;
   // Parameters travel as JSON numbers: an integer past 2^53 would be passed on rounded (what runs
@@ -224,7 +227,7 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
   const PAST_EXACT_HINT = "keep integer parameters within ±9007199254740991, or make the parameter a string";
   if (entry.enum !== undefined) {
     if (!Array.isArray(entry.enum) || entry.enum.length === 0) {
-      report("parameters/enum", `${at}/enum`, `enum of "${name}" must be a non-empty list`);
+      report("parameters/enum", `${at}/enum`, `enum of "${name}" must be a non-empty list`, "list the allowed values: enum: [metric, imperial]");
       return undefined;
     }
     // Members compare as JSON Schema (and checkValue) compare them: key order does not matter.
@@ -233,7 +236,7 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
       const key = JSON.stringify(v);
       const canonical = renderCanonicalJson(v as CanonicalValue);
       if (seen.has(canonical)) {
-        report("parameters/enum", `${at}/enum/${i}`, `enum of "${name}" lists ${key} twice`);
+        report("parameters/enum", `${at}/enum/${i}`, `enum of "${name}" lists ${key} twice`, `remove the second ${key}`);
         return undefined;
       }
       seen.add(canonical);
@@ -243,7 +246,7 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
       }
       const problem = checkValue(contract, v);
       if (problem) {
-        report("parameters/enum", `${at}/enum/${i}`, `enum value ${key} of "${name}" is not a valid ${t} (${problem})`);
+        report("parameters/enum", `${at}/enum/${i}`, `enum value ${key} of "${name}" is not a valid ${t} (${problem})`, `list only ${t} values that meet the parameter's contracts${t === "string" ? " (quote a value YAML reads as a number or boolean: '1')" : ""}`);
         return undefined;
       }
     }
@@ -264,7 +267,7 @@ function buildProperty(entry: Record<string, unknown>, name: string, at: string,
   }
   if (entry.description !== undefined) {
     if (typeof entry.description !== "string") {
-      report("parameters/constraint", `${at}/description`, `description of "${name}" must be a string`);
+      report("parameters/constraint", `${at}/description`, `description of "${name}" must be a string`, "write it as one line of text, quoted if it holds a colon: description: \"City name: where to look\"");
       return undefined;
     }
     property.description = entry.description;

@@ -398,6 +398,10 @@ function paths(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     const reason = toolPathProblem(value, "written");
     if (reason) {
       out.push(toolFinding(tool, "security/path", pointer, `${fieldName(pointer)} "${value}" ${reason}; paths must stay inside the tool directory`, "use a path relative to the tool folder, without '..'"));
+    } else if (tool.dialect === "magray" && value.includes("..")) {
+      // magray's validate_security refuses ".." anywhere in an entry point (`bin..x` too), not
+      // only as a path segment: its verdict, in its words.
+      out.push(toolFinding(tool, "security/path", pointer, `Security validation error: Entry point contains potentially dangerous path components ("${value}" holds '..')`, "rename the file so its path holds no '..': magray refuses it anywhere in an entry point"));
     } else if (ctx.escapedPaths.has(toolPath(tool, normalizeRel(value)))) {
       out.push(toolFinding(tool, "security/path", pointer, `${fieldName(pointer)} "${value}" resolves outside the tool directory through a symbolic link`, "copy the file into the tool instead of linking to it"));
     }

@@ -168,10 +168,24 @@ async function checkBash(paths: string[], env: Record<string, string>, results: 
     while (next < paths.length) {
       const path = paths[next++]!;
       const output = await run([bash, "--noprofile", "--norc", "-n", path], env);
-      results.verdicts.set(path, output.exitCode === 0 ? { ok: true } : parseBashError(path, output.stderr, output.exitCode));
+      results.verdicts.set(path, output.exitCode === 0 ? { ok: true } : withLineEnds(path, parseBashError(path, output.stderr, output.exitCode)));
     }
   };
   await Promise.all(Array.from({ length: Math.min(BASH_PARALLEL, paths.length) }, worker));
+}
+
+/**
+ * A failed verdict on a script saved with CRLF line ends says so: bash reads each CR as part of
+ * the line (`then\r` is no keyword), so its own message ("unexpected end of file") hides the cause.
+ */
+function withLineEnds(path: string, verdict: SyntaxVerdict): SyntaxVerdict {
+  if (verdict.ok) return verdict;
+  try {
+    if (readFileSync(path, "latin1").includes("\r\n")) return { ...verdict, crlf: true };
+  } catch {
+    // Unreadable now: the verdict stands as bash gave it.
+  }
+  return verdict;
 }
 
 /** `path: line 3: syntax error near unexpected token `fi'` -> line 3 and the message. */

@@ -20,7 +20,7 @@ export interface SyntaxRequest {
 }
 
 /** What the interpreter said about one file. */
-export type SyntaxVerdict = { ok: true } | { ok: false; line?: number; column?: number; message: string };
+export type SyntaxVerdict = { ok: true } | { ok: false; line?: number; column?: number; message: string; crlf?: boolean };
 
 /** Verdicts by absolute path, plus the languages whose interpreter is not installed. */
 export interface SyntaxResults {
@@ -66,7 +66,9 @@ export function syntaxFindings(requests: readonly SyntaxRequest[], results: Synt
       file: request.file,
       tool: request.tool.id,
       message: `${request.language === "python" ? "Python" : "bash"} syntax error: ${verdict.message}`,
-      hint: `fix the script; kiwi checked it with ${request.language === "python" ? "python3's ast.parse" : "bash -n"} without running it`,
+      hint: verdict.crlf
+        ? "the script has CRLF (Windows) line ends, which bash reads as part of each line: save it with LF line ends (git: a .gitattributes line `*.sh text eol=lf`)"
+        : `fix the script; kiwi checked it with ${request.language === "python" ? "python3's ast.parse" : "bash -n"} without running it`,
     };
     if (verdict.line !== undefined) finding.line = verdict.line;
     if (verdict.column !== undefined) finding.column = verdict.column;

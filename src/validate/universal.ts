@@ -1,6 +1,7 @@
 // Layer 1, universal rules: the manifest's shape (TypeBox schema of its dialect), tool id, type,
 // version, executor presence, reserved keys. Duplicate ids are a tree-level rule in check-project.ts. Pure.
 import type { TSchema } from "@sinclair/typebox";
+import type { ValueError } from "@sinclair/typebox/errors";
 import type { Finding } from "../findings/verdict.ts";
 import { renderCanonicalJson, unescapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
@@ -90,7 +91,8 @@ function shape(tool: Tool, out: Finding[]): void {
   // the schemas load only for a manifest that failed (building the schemas costs ~0.7 ms of start-up).
   const { Errors, ValueErrorType } = require("@sinclair/typebox/errors") as typeof import("@sinclair/typebox/errors");
   const { manifestSchemaOf } = require("../schema/manifest.ts") as typeof import("../schema/manifest.ts");
-  for (const error of Errors(manifestSchemaOf(tool.dialect), [], tool.doc)) {
+  for (const found of Errors(manifestSchemaOf(tool.dialect), [], tool.doc)) {
+    const error = narrowUnion(found, ValueErrorType.Union);
     const at = error.path;
     if (isOwned(at) || reported.has(at)) continue;
     reported.add(at);
@@ -109,6 +111,20 @@ function shape(tool: Tool, out: Finding[]): void {
       out.push(toolFinding(tool, "universal/field-type", at, `${at} must be ${describe(error.schema)}`, `write ${at.slice(1).replaceAll("/", ".")} as ${describe(error.schema)}${typeHint(error.schema)}`));
     }
   }
+}
+
+/**
+ * A value no variant of a union accepts, narrowed to the variant whose shape it has: a list with
+ * one bad item (`filesystem: [execute]`) is that item not being one of "read", "write", not the
+ * list failing to be "a list or a mapping or null".
+ */
+function narrowUnion(error: ValueError, unionType: number): ValueError {
+  if (error.type !== unionType) return error;
+  for (const variant of error.errors) {
+    const first = variant.First();
+    if (first && first.path.startsWith(`${error.path}/`)) return narrowUnion(first, unionType);
+  }
+  return error;
 }
 
 /** How a value of that type is written in YAML, where a user most often slips (a version read as a number). */
@@ -172,7 +188,7 @@ function identity(tool: Tool, out: Finding[]): void {
   const idField = magray ? "name" : "tool_id";
   const idAt = tool.pointers.id ?? `/${idField}`;
   if (idField in doc && typeof doc[idField] !== "string") {
-    out.push(toolFinding(tool, "universal/id-format", idAt, `${idField} must be a string`));
+    out.push(toolFinding(tool, "universal/id-format", idAt, `${idField} must be a string`, `write ${idField} as 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter: ${idField}: weather`));
   } else if (magray) {
     // magray.ts judges a magray name: missing, its format, and whether kiwi can use it as an id.
   } else if (!TOOL_ID.test(tool.id)) {
@@ -226,9 +242,9 @@ function identity(tool: Tool, out: Finding[]): void {
   if (written !== undefined && written !== null && typeof written !== "string") {
     out.push(toolFinding(tool, "universal/field-type", "/executor", "executor must be a tool id string (optionally id@range) or null", "write the id of the tool it runs on: executor: python_runtime (or python_runtime@^1)"));
   } else if (executorless && typeof written === "string") {
-    out.push(toolFinding(tool, "universal/executor-forbidden", "/executor", `a ${tool.type} tool runs nothing, so its executor must be null`, "remove the executor line or set executor: null"));
+    out.push(toolFinding(tool, "universal/executor-forbidden", "/executor", `${article(tool.type)} tool runs nothing, so its executor must be null`, "remove the executor line or set executor: null"));
   } else if (!executorless && (typeof written !== "string" || written.trim() === "" || !tool.executor?.id)) {
-    out.push(toolFinding(tool, "universal/executor-required", "executor" in doc ? "/executor" : "", `a ${tool.type} tool needs an executor`, hintForExecutor(tool.type)));
+    out.push(toolFinding(tool, "universal/executor-required", "executor" in doc ? "/executor" : "", `${article(tool.type)} tool needs an executor`, hintForExecutor(tool.type)));
   }
 }
 

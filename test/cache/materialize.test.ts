@@ -50,14 +50,18 @@ describe("materializing a tool into a run directory", () => {
     chmodSync(blob, 0o644);
     writeFileSync(blob, "evil");
     const dest = join(makeTemp(), "run");
-    expect(() => materializeTool(store, entries, dest)).toThrow(expect.objectContaining({ code: "E_CACHE_CORRUPT" }));
+    expect(() => materializeTool(store, entries, dest, { subject: "pad" })).toThrow(expect.objectContaining({ code: "E_CACHE_CORRUPT", message: expect.stringContaining(`cached blob sha256:${sha256Hex("good").slice(0, 12)} (pad: a.txt) holds bytes`) }));
     expect(() => readFileSync(join(dest, "a.txt"))).toThrow();
   });
 
-  test("a missing blob says to run kiwi install", () => {
+  test("a missing blob names the tool and file it holds, and says to run kiwi install", () => {
     const { store } = storeWith({});
-    const dest = join(makeTemp(), "run");
-    expect(() => materializeTool(store, [{ path: "x", sha256: sha256Hex("nope"), is_executable: false }], dest)).toThrow(expect.objectContaining({ code: "E_CACHE_MISSING", hint: 'run "kiwi install"' }));
+    const hex = sha256Hex("nope");
+    expect(() => materializeTool(store, [{ path: "node_modules/x/index.js", sha256: hex, is_executable: false }], join(makeTemp(), "run"), { subject: "pad" })).toThrow(
+      expect.objectContaining({ code: "E_CACHE_MISSING", message: `the cache holds no blob sha256:${hex.slice(0, 12)} (pad: node_modules/x/index.js)`, hint: 'run "kiwi install"' }),
+    );
+    // Copying (links off) reaches the same error through another call.
+    expect(() => materializeTool(store, [{ path: "x", sha256: hex, is_executable: false }], join(makeTemp(), "run"), { link: false })).toThrow(expect.objectContaining({ message: `the cache holds no blob sha256:${hex.slice(0, 12)} (x)` }));
   });
 
   test.each(["../escape.txt", "/etc/passwd", "a/../../b"])("refuses the unsafe path %s", (path) => {

@@ -20,9 +20,16 @@ describe("npm's package-lock entries", () => {
     [{ "node_modules/a": { version: "1.0.0", resolved: "file:../a", integrity: "sha512-A" } }, "does not come from a registry tarball"],
     [{ "node_modules/a": { link: true, resolved: "../a" } }, "does not come from a registry tarball"],
     [{ "node_modules/a": { version: "1.0.0" } }, "does not come from a registry tarball"],
+    [{ "node_modules/a": { version: "1.0.0", inBundle: true, resolved: "git+ssh://git@example.com/a.git#abc" } }, "does not come from a registry tarball"],
   ])("refuses what cannot be pinned by digest: %o", (packages, message) => {
     const error = thrownBy(() => parsePackageLock(lockText(packages), "t"));
     expect([error.code, error.message.includes(message)]).toEqual(["E_DEPS", true]);
+  });
+
+  test("a bundled package (bundleDependencies) comes inside its bundler's tarball, so it has no integrity of its own", () => {
+    const inner = { version: "1.0.0", inBundle: true };
+    const parsed = parsePackageLock(lockText({ "node_modules/a": { ...a, bundleDependencies: ["inner"] }, "node_modules/a/node_modules/inner": inner }), "t");
+    expect(parsed["node_modules/a/node_modules/inner"]).toEqual(inner);
   });
 
   test("the rebuilt package-lock gives npm ci the locked entries under the requirements", () => {

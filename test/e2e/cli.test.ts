@@ -35,6 +35,14 @@ describe("the kiwi binary", () => {
     expect((await runKiwi(["mcp", "approve"], { cwd: root })).stderr).toContain('hint: run "kiwi mcp approve --help" for its arguments and flags');
   });
 
+  test.each([[["lock", "--cwd"]], [["check", "--cwd", ""]], [["list", "--cwd="]]])("%p is a usage error, not the folder kiwi runs in (an unset variable after --cwd)", async (args) => {
+    const root = makeProject({ ".ai/tools/a.yaml": "tool_id: a\ntool_type: knowledge\nversion: 1.0.0\n" });
+    const r = await runKiwi(args, { cwd: root });
+    expect(r).toEqual({ exitCode: 2, stdout: "", stderr: "error[E_USAGE]: --cwd needs a folder\n  hint: pass --cwd <dir>, or leave --cwd out to use the folder kiwi runs in\n" });
+    // Nothing was written where kiwi ran.
+    expect(await Bun.file(`${root}/tool.lock.json`).exists()).toBe(false);
+  });
+
   test("rejects an unknown command with a coded error, a suggestion and exit 2", async () => {
     const r = await runKiwi(["chekc"]);
     expect(r.exitCode).toBe(2);

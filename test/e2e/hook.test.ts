@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KIWI_BIN, runKiwi } from "../helpers/kiwi.ts";
-import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
+import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { git, repoEnv, run } from "./git-helpers.ts";
 
 afterAll(cleanupTemps);
@@ -174,5 +174,49 @@ describe("kiwi hook", () => {
     const root = await initRepo();
     const r = await kiwi(root, ["hook", "uninstall"]);
     expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, "absent .git/hooks/pre-commit\n", ""]);
+  }, SLOW);
+});
+
+describe("kiwi check --staged in a monorepo, from its top", () => {
+  test("a stale project lockfile's hint names the project, and following it word for word passes", async () => {
+    const root = makeTemp("kiwi-mono-");
+    const api = (id: string, version: string) => `tool_id: ${id}\ntool_type: api\nversion: ${version}\nexecutor: http_client\nconfig: { url: 'https://a.example.com' }\nrequires: [{ net.outbound: [a.example.com] }]\n`;
+    writeTree(root, { "apps/one/.ai/tools/t.yaml": api("one", "1.0.0"), "two/.ai/tools/t.yaml": api("two", "1.0.0") });
+    for (const project of ["apps/one", "two"]) expect((await kiwi(join(root, project), ["lock"])).exitCode).toBe(0);
+    await git(root, env, "init", "-q", "-b", "main", ".");
+    await git(root, env, "add", "-A");
+    await git(root, env, "commit", "-q", "-m", "init");
+    writeFileSync(join(root, "apps/one/.ai/tools/t.yaml"), api("one", "1.0.1"));
+    await git(root, env, "add", "-A");
+    const stale = await kiwi(root, ["check", "--staged"]);
+    expect(stale.exitCode).toBe(3);
+    // There is no project at the top: a bare "kiwi lock" there is E_NO_PROJECT.
+    expect(stale.stderr).toContain('error[E_LOCK_STALE]: apps/one/tool.lock.json is out of date for this commit: one changed\n  hint: run "kiwi lock --cwd apps/one", then "git add apps/one/tool.lock.json"\n');
+    expect((await kiwi(root, ["lock", "--cwd", "apps/one"])).exitCode).toBe(0);
+    await git(root, env, "add", "apps/one/tool.lock.json");
+    expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
+  }, SLOW);
+
+  test("two stale projects are both named, with both fixes, so one round of relocking passes", async () => {
+    const root = makeTemp("kiwi-mono-");
+    const api = (id: string, version: string) => `tool_id: ${id}\ntool_type: api\nversion: ${version}\nexecutor: http_client\nconfig: { url: 'https://a.example.com' }\nrequires: [{ net.outbound: [a.example.com] }]\n`;
+    writeTree(root, { "one/.ai/tools/t.yaml": api("one", "1.0.0"), "two/.ai/tools/t.yaml": api("two", "1.0.0") });
+    for (const project of ["one", "two"]) expect((await kiwi(join(root, project), ["lock"])).exitCode).toBe(0);
+    await git(root, env, "init", "-q", "-b", "main", ".");
+    await git(root, env, "add", "-A");
+    await git(root, env, "commit", "-q", "-m", "init");
+    for (const project of ["one", "two"]) writeFileSync(join(root, project, ".ai/tools/t.yaml"), api(project, "1.0.1"));
+    await git(root, env, "add", "-A");
+    const stale = await kiwi(root, ["check", "--staged"]);
+    expect(stale.exitCode).toBe(3);
+    expect(stale.stderr).toContain(
+      'error[E_LOCK_STALE]: one/tool.lock.json is out of date for this commit: one changed; two/tool.lock.json is out of date for this commit: two changed\n' +
+        '  hint: run "kiwi lock --cwd one", then "git add one/tool.lock.json"; run "kiwi lock --cwd two", then "git add two/tool.lock.json"\n',
+    );
+    for (const project of ["one", "two"]) {
+      expect((await kiwi(root, ["lock", "--cwd", project])).exitCode).toBe(0);
+      await git(root, env, "add", `${project}/tool.lock.json`);
+    }
+    expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
   }, SLOW);
 });

@@ -114,6 +114,15 @@ describe("kiwi init", () => {
     expect(readFileSync(join(root, "tool.lock.json"), "utf8")).toBe("not even JSON\n");
   }, SLOW);
 
+  test("suggests running an example it wrote: not word_count when the user's word_count was kept", async () => {
+    const root = makeTemp("kiwi-init-");
+    // The user's own word_count: a tool of another kind, with no text parameter.
+    writeTree(root, { ".ai/tools/word_count.py": '"""\ntool_id: word_count\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\n"""\nprint(0)\n' });
+    const r = await kiwiAt(root)(["init", "--no-lock"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('kept .ai/tools/word_count.py: already exists\nnext: "kiwi exec greet --param name=Ada --param times=2"\n');
+  }, SLOW);
+
   test("with --no-lock writes no lockfile", async () => {
     const root = makeTemp("kiwi-init-");
     const r = await kiwiAt(root)(["init", "--no-lock"]);

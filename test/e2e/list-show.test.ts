@@ -41,6 +41,41 @@ describe("kiwi list", () => {
   });
 });
 
+describe("a description written over lines, or holding control characters", () => {
+  // A published tool's description reaches the terminal: an escape sequence in it would recolour,
+  // move the cursor or rewrite what kiwi shows; a block scalar's second line broke the table.
+  const root = makeProject({
+    // A broken tool is listed too, its type and version as written.
+    ".ai/tools/b.yaml": "tool_id: b\ntool_type: \"api\\e[31m\"\nversion: \"1.0.0\\e[2J\"\nexecutor: http_client\n",
+    ".ai/tools/a.yaml": "tool_id: a\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\ndescription: |\n  First line.\n  Second\tline \u001b[31mred\u001b[0m.\nconfig: { url: 'https://a.example.com' }\nrequires: [{ net.outbound: [a.example.com] }]\nparameters:\n  - { name: q, type: string, description: \"one\\ntwo\\u001b[2J\" }\n",
+  });
+  const k = kiwiIn(root, { KIWI_MCP_MODE: "off" });
+
+  test("kiwi list keeps it on the tool's line, the escape made visible", async () => {
+    const r = await k.run(["list"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.split("\n")[0]).toMatch(/^a\s+api\s+1\.0\.0\s+not locked\s+First line\. Second line <U\+001B>\[31mred<U\+001B>\[0m\.$/);
+    expect(r.stdout.split("\n")[1]).toMatch(/^b\s+api<U\+001B>\[31m\s+1\.0\.0<U\+001B>\[2J\s+not locked$/);
+    expect(r.stdout).not.toContain("\u001b");
+  });
+
+  test("kiwi show indents each of its lines, and a parameter's stays on its line", async () => {
+    const r = await k.run(["show", "a"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("\n  First line.\n  Second\\tline <U+001B>[31mred<U+001B>[0m.\n");
+    expect(r.stdout).toContain("  q: string  one two<U+001B>[2J\n");
+    expect(r.stdout).not.toContain("\u001b");
+  });
+
+  test("kiwi show's heading and kiwi tree show a broken tool's type and version with the escape made visible", async () => {
+    const show = await k.run(["show", "b"]);
+    expect(show.stdout.split("\n")[0]).toBe("b 1.0.0<U+001B>[2J (api<U+001B>[31m, .ai/tools/b.yaml)");
+    const tree = await k.run(["tree", "b"]);
+    expect(tree.stdout.split("\n")[0]).toMatch(/^b 1\.0\.0<U\+001B>\[2J \(api<U\+001B>\[31m\)  sha256:/);
+    expect(show.stdout + tree.stdout).not.toContain("\u001b");
+  });
+});
+
 describe("kiwi show", () => {
   test("shows parameters with types, contracts and defaults, permissions and the verified chain", async () => {
     const { k } = await scaffolded();

@@ -155,7 +155,7 @@ describe("kiwi lock", () => {
 
 describe("what the lock's check says that does not stop it", () => {
   // A warning (every host) and nothing that stops a lock.
-  const anyHost = "tool_id: crawl\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://{host}/' }\nrequires: [{ net.outbound: ['*'] }]\nparameters:\n  - { name: host, type: string, required: true }\n";
+  const anyHost = "tool_id: crawl\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://${CRAWL_HOST}/{page}' }\nrequires: [{ net.outbound: ['*'] }]\nparameters:\n  - { name: page, type: string, required: true }\n";
 
   test("kiwi lock prints the check's warnings on stderr as kiwi check does, lists them under --json, and says nothing of a verdict it remembers", async () => {
     const root = makeTemp();

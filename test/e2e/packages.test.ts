@@ -3,7 +3,7 @@
 // network. Most cases use a real npm registry on 127.0.0.1 (packages built with `npm pack`), which
 // can also be stopped or made to lie; one case installs the MCP reference server from npmjs.org.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
@@ -11,6 +11,19 @@ import { KIWI_BIN } from "../helpers/kiwi.ts";
 import { type NpmRegistry, startNpmRegistry } from "../helpers/npm-registry.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
+
+/** A stdio MCP server in plain node (newline-delimited JSON-RPC, a handshake revision), published as a package with a bin. */
+const ECHO_SERVER = `const rl = require("readline").createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+rl.on("line", (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined) return;
+  if (msg.method === "initialize") send({ id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "kiwi-mcp-echo", version: "1.0.0" } } });
+  else if (msg.method === "tools/list") send({ id: msg.id, result: { tools: [{ name: "echo", description: "Echoes the message.", inputSchema: { type: "object", properties: { message: { type: "string" } } } }] } });
+  else if (msg.method === "tools/call") send({ id: msg.id, result: { content: [{ type: "text", text: "Echo: " + msg.params.arguments.message }] } });
+  else send({ id: msg.id, error: { code: -32601, message: "unknown method" } });
+});
+`;
 
 const registry: NpmRegistry = startNpmRegistry();
 {
@@ -20,6 +33,14 @@ const registry: NpmRegistry = startNpmRegistry();
   registry.publish({ name: "kiwi-scripted", version: "1.0.0", json: { main: "index.js", scripts: { postinstall: "node -e \"require('fs').writeFileSync(process.env.HOME + '/postinstall-ran', '')\"" } }, files: { "index.js": "module.exports = 1;\n" } });
   registry.publish({ name: "kiwi-built", version: "1.0.0", json: { main: "index.js", scripts: { postinstall: "node -e \"require('fs').writeFileSync('built.js', 'module.exports = \\'built at install\\';')\"" } }, files: { "index.js": "module.exports = require('./built.js');\n" } });
   registry.publish({ name: "kiwi-failing", version: "1.0.0", json: { main: "index.js", scripts: { install: "node -e \"console.error('no compiler here'); process.exit(3)\"" } }, files: { "index.js": "module.exports = 1;\n" } });
+  // esbuild's shape: one optional package per platform, of which npm installs the one that fits.
+  registry.publish({ name: "kiwi-native-here", version: "1.0.0", json: { main: "index.js", os: [process.platform] }, files: { "index.js": "module.exports = 'native here';\n" } });
+  registry.publish({ name: "kiwi-native-elsewhere", version: "1.0.0", json: { main: "index.js", os: [`!${process.platform}`] }, files: { "index.js": "module.exports = 'native elsewhere';\n" } });
+  registry.publish({ name: "kiwi-native", version: "1.0.0", json: { main: "index.js", optionalDependencies: { "kiwi-native-here": "1.0.0", "kiwi-native-elsewhere": "1.0.0" } }, files: { "index.js": "let m;\ntry { m = require('kiwi-native-here'); } catch { m = require('kiwi-native-elsewhere'); }\nmodule.exports = m;\n" } });
+  // bundleDependencies: kiwi-inner ships inside kiwi-bundler's tarball (npm locks it inBundle, with no integrity of its own).
+  registry.publish({ name: "kiwi-inner", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'from the registry';\n" } });
+  registry.publish({ name: "kiwi-bundler", version: "1.0.0", json: { main: "index.js", dependencies: { "kiwi-inner": "1.0.0" }, bundleDependencies: ["kiwi-inner"] }, files: { "index.js": "module.exports = require('kiwi-inner');\n", "node_modules/kiwi-inner/package.json": JSON.stringify({ name: "kiwi-inner", version: "1.0.0", main: "index.js" }), "node_modules/kiwi-inner/index.js": "module.exports = 'bundled';\n" } });
+  registry.publish({ name: "kiwi-mcp-echo", version: "1.0.0", json: { bin: { "kiwi-mcp-echo": "server.js" } }, files: { "server.js": ECHO_SERVER } });
   registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
 }
 // npm resolves and installs for real: seconds, not milliseconds.
@@ -65,6 +86,7 @@ describe("a node tool with npm packages", () => {
   test("kiwi install installs them into the cache and records the tree; exec then runs with the registry unreachable", async () => {
     const r = await kiwi.run(["install"]);
     expect(r.exitCode).toBe(0);
+    expect(r.stdout).toEndWith("; 1 package set (1 installed, 0 already cached)\n");
     const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
     expect(lock.dependencies.pad.npm.tree).toMatch(/^sha256:[0-9a-f]{64}$/);
     const offline = await kiwi.run(["exec", "pad"], { npm_config_registry: "http://127.0.0.1:9/" });
@@ -76,6 +98,9 @@ describe("a node tool with npm packages", () => {
     const r = await kiwi.run(["install", "--frozen-lockfile"], { npm_config_registry: "http://127.0.0.1:9/" });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).not.toContain("resolved pad");
+    expect(r.stdout).toEndWith("; 1 package set (0 installed, 1 already cached)\n");
+    const json = await kiwi.run(["install", "--frozen-lockfile", "--json"]);
+    expect(JSON.parse(json.stdout).packages).toEqual({ installed: 0, reused: 1 });
     expect(registry.requests.length).toBe(before);
   });
 
@@ -88,7 +113,11 @@ describe("a node tool with npm packages", () => {
     const verified = await kiwi.run(["verify", "--json"]);
     expect(verified.exitCode).toBe(0);
     expect(JSON.parse(verified.stdout).cache.checked).toBeGreaterThan(4);
+    // The tool's run directory (its integrity and its tree's key) is referenced: prune keeps it.
+    const runs = readdirSync(join(kiwi.cache, "runs")).filter((n) => /^[0-9a-f]{64}-[0-9a-f]{16}$/.test(n));
+    expect(runs.length).toBe(1);
     expect((await kiwi.run(["cache", "prune", "--grace", "0"])).exitCode).toBe(0);
+    expect(readdirSync(join(kiwi.cache, "runs"))).toContain(runs[0]!);
     expect((await kiwi.run(["exec", "pad"])).stdout).toBe("007\n");
     // The blob of kiwi-pad's index.js, rewritten in the cache.
     const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
@@ -103,6 +132,21 @@ describe("a node tool with npm packages", () => {
     expect(r.stdout).toContain("pad node_modules/kiwi-pad/index.js");
   });
 
+  test("kiwi verify fails when the lock records packages but no installed tree (exec would refuse them)", async () => {
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const lockPath = join(root, "tool.lock.json");
+    const text = readFileSync(lockPath, "utf8");
+    // What kiwi lock writes for a new resolution, before kiwi install records the tree.
+    writeFileSync(lockPath, text.replace(/,\n\s*"tree": "sha256:[0-9a-f]{64}"/, ""));
+    const r = await kiwi.run(["verify"]);
+    expect(r.exitCode).toBe(4);
+    expect(r.stdout).toContain("? pad (installed npm packages)  locked, not installed");
+    expect(r.stderr).toContain('error[E_CACHE_MISSING]: 1 locked entry is not in the cache (first: installed npm packages of "pad", not recorded in the lock)');
+    expect((await kiwi.run(["exec", "pad"])).exitCode).toBe(15);
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+  });
+
   test("a frozen install with a changed requirement is refused with what changed", async () => {
     const changed = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
     const k = kiwiIn(changed, withRegistry());
@@ -113,6 +157,62 @@ describe("a node tool with npm packages", () => {
     expect(r.stderr).toContain("E_LOCK_STALE");
     expect(r.stderr).toContain("~ requires (npm): ~ kiwi-pad ^1.0.0 <1.1.0 -> 1.1.0");
   });
+});
+
+test("a lock entry whose tree and packages come from two resolutions (a bad merge) is refused by kiwi verify and kiwi install", async () => {
+  const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
+  const kiwi = kiwiIn(root, withRegistry());
+  const lockPath = join(root, "tool.lock.json");
+  const manifest = join(root, ".ai/tools/pad/tool.yaml");
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const oldTree = JSON.parse(readFileSync(lockPath, "utf8")).dependencies.pad.npm.tree as string;
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace("^1.0.0 <1.1.0", "1.1.0"));
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  // One side bumped kiwi-pad to 1.1.0; the merge kept the other side's tree line.
+  const text = readFileSync(lockPath, "utf8");
+  writeFileSync(lockPath, text.replace(JSON.parse(text).dependencies.pad.npm.tree, oldTree));
+  const verify = await kiwi.run(["verify"]);
+  expect(verify.exitCode).toBe(5);
+  expect(verify.stdout).toContain(`! the installed npm tree recorded for pad (${oldTree.slice(0, 19)}) is not the packages its entry lists: it holds kiwi-pad 1.0.0, not 1.1.0`);
+  expect(verify.stderr).toContain('hint: the entry\'s tree and packages come from two resolutions (a merge that kept one side\'s of each?); delete the "tree" line of pad\'s npm entry');
+  const install = await kiwi.run(["install", "--frozen-lockfile"]);
+  expect(install.exitCode).toBe(5);
+  expect(install.stderr).toContain("error[E_LOCK_INVALID]: tool.lock.json: the installed npm tree recorded for pad");
+  // What the hint says: without the tree line, install records the tree of the packages listed.
+  writeFileSync(lockPath, readFileSync(lockPath, "utf8").replace(/,\n\s*"tree": "sha256:[0-9a-f]{64}"/, ""));
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  expect((await kiwi.run(["exec", "pad"])).stdout).toBe("v1.1\n");
+  expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+});
+
+test("a project .npmrc that sets another layout or lockfile version does not change what kiwi locks and installs", async () => {
+  // install-strategy=linked puts symbolic links in node_modules; lockfile-version=1 has no "packages".
+  const root = makeProject({ ...padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]), ".npmrc": "install-strategy=linked\nlockfile-version=1\n" });
+  const kiwi = kiwiIn(root, withRegistry());
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.not.stringContaining("error")]);
+  expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pad.npm.packages)).toEqual(["node_modules/kiwi-digits", "node_modules/kiwi-pad"]);
+  const r = await kiwi.run(["exec", "pad"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "007\n"]);
+});
+
+test("a renamed tool keeps the resolution and installed tree of its requirements: the lock reaches no registry, exec needs no install", async () => {
+  const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const before = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pad.npm;
+  renameSync(join(root, ".ai/tools/pad"), join(root, ".ai/tools/padder"));
+  const manifest = join(root, ".ai/tools/padder/tool.yaml");
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace("tool_id: pad", "tool_id: padder"));
+  const requests = registry.requests.length;
+  const lock = await kiwi.run(["lock"], { npm_config_registry: "http://127.0.0.1:9/" });
+  expect([lock.exitCode, lock.stderr]).toEqual([0, expect.not.stringContaining("resolved")]);
+  expect(registry.requests.length).toBe(requests);
+  const deps = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies;
+  expect(Object.keys(deps)).toEqual(["padder"]);
+  expect(deps.padder.npm).toEqual(before);
+  const r = await kiwi.run(["exec", "padder"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "007\n"]);
 });
 
 test("kill -9 at any point of an install with packages: the lock parses, exec runs a verified tree or refuses, a rerun completes and removes what the killed runs staged", async () => {
@@ -142,6 +242,73 @@ test("kill -9 at any point of an install with packages: the lock parses, exec ru
   expect((await kiwi.run(["verify"])).exitCode).toBe(0);
 });
 
+test("a kiwi lock that resolves anew while an install runs keeps its entry without the install's tree", async () => {
+  const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+  // npm as kiwi install finds it on PATH: the real one, but npm ci waits for the test's go.
+  const bin = makeTemp("kiwi-npm-wrapper-");
+  const started = join(bin, "started");
+  const go = join(bin, "go");
+  writeFileSync(join(bin, "npm"), `#!/bin/sh\nif [ "$1" = ci ]; then : > "${started}"; while [ ! -e "${go}" ]; do sleep 0.05; done; fi\nexec "${Bun.which("npm")}" "$@"\n`);
+  chmodSync(join(bin, "npm"), 0o755);
+  const install = Bun.spawn([KIWI_BIN, "install"], { cwd: root, env: { ...kiwi.env, PATH: `${bin}:${kiwi.env.PATH}` }, stdout: "pipe", stderr: "pipe" });
+  while (!existsSync(started)) await Bun.sleep(20);
+  // Meanwhile the requirement changes and kiwi lock resolves it: kiwi-pad 1.1.0, not installed.
+  const manifest = join(root, ".ai/tools/pad/tool.yaml");
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace("^1.0.0 <1.1.0", "1.1.0"));
+  expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+  writeFileSync(go, "");
+  expect(await install.exited).toBe(0);
+  const npm = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pad.npm;
+  expect([npm.requires, npm.packages["node_modules/kiwi-pad"].version, npm.tree]).toEqual([{ "kiwi-pad": "1.1.0" }, "1.1.0", undefined]);
+  // So exec refuses what is not installed, rather than run kiwi-pad 1.0.0 under a lock that pins 1.1.0.
+  const r = await kiwi.run(["exec", "pad"]);
+  expect([r.exitCode, r.stdout]).toEqual([15, ""]);
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  expect((await kiwi.run(["exec", "pad"])).stdout).toBe("v1.1\n");
+});
+
+test("a package with an optional package per platform (esbuild's shape) installs the one for this platform", async () => {
+  const root = makeProject({
+    ".ai/tools/native/tool.yaml": "tool_id: native\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-native@1.0.0]\n",
+    ".ai/tools/native/main.js": "console.log(require('kiwi-native'));\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.not.stringContaining("error")]);
+  const npm = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.native.npm;
+  // Every platform's package is locked; the tree holds what this platform installed.
+  expect(Object.keys(npm.packages)).toEqual(["node_modules/kiwi-native", "node_modules/kiwi-native-elsewhere", "node_modules/kiwi-native-here"]);
+  expect(npm.tree).toMatch(/^sha256:/);
+  const r = await kiwi.run(["exec", "native"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "native here\n"]);
+  expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+  // A lock whose tree another platform recorded (here: another digest) says why this machine's differs.
+  const lockPath = join(root, "tool.lock.json");
+  writeFileSync(lockPath, readFileSync(lockPath, "utf8").replace(npm.tree, `sha256:${"0".repeat(64)}`));
+  const other = await kiwi.run(["install"]);
+  expect(other.exitCode).toBe(6);
+  expect(other.stderr).toContain("they include optional packages for particular platforms (kiwi-native-elsewhere, kiwi-native-here), so the installed tree depends on the machine");
+  expect(other.stderr).toContain("hint: tool.lock.json records one installed tree per tool, from the platform (os, cpu, libc) that first ran kiwi install");
+});
+
+test("a package with bundled dependencies is locked, installed from its own tarball and verified", async () => {
+  const root = makeProject({
+    ".ai/tools/bundle/tool.yaml": "tool_id: bundle\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-bundler@1.0.0]\n",
+    ".ai/tools/bundle/main.js": "console.log(require('kiwi-bundler'));\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.not.stringContaining("error")]);
+  expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.bundle.npm.packages["node_modules/kiwi-bundler/node_modules/kiwi-inner"]).toEqual({ version: "1.0.0", inBundle: true });
+  const r = await kiwi.run(["exec", "bundle"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "bundled\n"]);
+  expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+  // A fresh cache: npm ci installs the bundle again and gives the locked tree.
+  expect((await kiwi.run(["install", "--frozen-lockfile"], { KIWI_CACHE_DIR: makeTemp("kiwi-cache-") })).exitCode).toBe(0);
+});
+
 test("a package.json in a directory tool declares its npm packages", async () => {
   const root = makeProject({
     ".ai/tools/pj/tool.yaml": "tool_id: pj\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\n",
@@ -152,6 +319,22 @@ test("a package.json in a directory tool declares its npm packages", async () =>
   expect((await kiwi.run(["install"])).exitCode).toBe(0);
   expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pj.npm.requires).toEqual({ "kiwi-pad": "~1.0.0" });
   expect((await kiwi.run(["exec", "pj"])).stdout).toBe("05\n");
+});
+
+test("a tool where npm install was run (its own node_modules/) is a check error before anything is locked", async () => {
+  const root = makeProject({
+    ".ai/tools/pj/tool.yaml": "tool_id: pj\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\n",
+    ".ai/tools/pj/package.json": JSON.stringify({ name: "pj", private: true, dependencies: { "kiwi-pad": "~1.0.0" } }),
+    ".ai/tools/pj/main.js": "console.log(require('kiwi-pad')(5, 2));\n",
+    ".ai/tools/pj/node_modules/kiwi-pad/package.json": JSON.stringify({ name: "kiwi-pad", version: "1.0.0" }),
+    ".ai/tools/pj/node_modules/kiwi-pad/index.js": "module.exports = () => 'local';\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  const r = await kiwi.run(["install"]);
+  expect(r.exitCode).toBe(1);
+  expect(r.stderr).toContain(".ai/tools/pj/tool.yaml:1:1  error  deps/installed-folder  pj declares packages but has its own node_modules/ (2 files), where kiwi installs them");
+  expect(r.stderr).toContain("hint: delete .ai/tools/pj/node_modules/ (an install run in the tool made it)");
+  expect(existsSync(join(root, "tool.lock.json"))).toBe(false);
 });
 
 test("a package-lock.json beside the tool's package.json is honoured: kiwi resolves from the versions it pins", async () => {
@@ -282,6 +465,23 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
     expect(frozen.stderr).toContain("~ requires (npm): - allow_scripts kiwi-built");
   });
 
+  test("two tools with the same packages, one allowing the install script and one not, get their own trees", async () => {
+    // "a" sorts first: the install must not give "b" the unbuilt tree "a" asked for, nor "a" b's build.
+    const tool = (id: string, allow: string) => ({
+      [`.ai/tools/${id}/tool.yaml`]: `tool_id: ${id}\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-built@1.0.0]\n${allow}`,
+      [`.ai/tools/${id}/main.js`]: "try { console.log(require('kiwi-built')); } catch { console.log('not built'); }\n",
+    });
+    const root = makeProject({ ...tool("a", ""), ...tool("b", "allow_scripts: [kiwi-built]\n") });
+    const kiwi = kiwiIn(root, withRegistry());
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const deps = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies;
+    expect(deps.a.npm.tree).not.toBe(deps.b.npm.tree);
+    const a = await kiwi.run(["exec", "a"]);
+    const b = await kiwi.run(["exec", "b"]);
+    expect([a.exitCode, a.stdout, b.exitCode, b.stdout]).toEqual([0, "not built\n", 0, "built at install\n"]);
+    expect((await kiwi.run(["install", "--frozen-lockfile"])).exitCode).toBe(0);
+  });
+
   test("an allowed install script that fails is E_DEPS naming it; an allowance with no script is a warning", async () => {
     const root = makeProject({
       ".ai/tools/failing/tool.yaml": "tool_id: failing\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-failing@1.0.0, npm:kiwi-digits@2.0.0]\nallow_scripts: [kiwi-failing, kiwi-digits]\n",
@@ -319,6 +519,7 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
 
   test.each([
     ["npm:kiwi-pad@latest", "deps/requirement", 'is not a version range'],
+    ["npm:kiwi-pad@next", "deps/requirement", "is not a version range"],
     ["npm:Kiwi Pad@1", "deps/requirement", "is not an npm package name"],
     ["npm:git+https://example.com/x.git", "deps/requirement", "is not an npm package name"],
   ])("the requirement %s is a check error naming the field", async (requirement, rule, message) => {
@@ -341,6 +542,26 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
 const NPM_CACHE = join(homedir(), ".cache", "kiwi-test", "npm");
 
 describe("an MCP server run from its installed package (config.package)", () => {
+  test("kiwi lock does not start it before kiwi install has installed its package; kiwi install pins it", async () => {
+    const root = makeProject({
+      ".ai/tools/echo_server.yaml": "tool_id: echo_server\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:kiwi-mcp-echo@1.0.0\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry({ KIWI_SANDBOX: "off" }));
+    const lock = await kiwi.run(["lock"]);
+    expect(lock.exitCode).toBe(0);
+    expect(lock.stderr).not.toContain("starting MCP server");
+    expect(lock.stderr).toContain('note: MCP server "echo_server" was not pinned (its packages are locked but not installed; "kiwi install" installs them, then pins the server)');
+    const install = await kiwi.run(["install"]);
+    expect(install.exitCode).toBe(0);
+    expect(install.stderr).toContain('pinned MCP server "echo_server" (kiwi-mcp-echo)');
+    expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).mcp_servers)).toEqual(["echo_server"]);
+    expect((await kiwi.run(["mcp", "verify"])).exitCode).toBe(0);
+    // A CI runner whose cache lacks the package: mcp verify fails with what stopped the server, and says what to run.
+    const cold = await kiwi.run(["mcp", "verify", "--json"], { KIWI_CACHE_DIR: makeTemp("kiwi-cache-") });
+    expect(cold.exitCode).toBe(4);
+    expect(JSON.parse(cold.stdout).error).toMatchObject({ code: "E_CACHE_MISSING", message: "kiwi mcp verify failed for echo_server", hint: 'run "kiwi install" to install them again', exitCode: 4 });
+  });
+
   test.skipIf(!probeSandbox(process.env).usable)("server-everything from npmjs.org: installed, pinned, and called in the sandbox with no network declared", async () => {
     const root = makeProject({
       ".ai/tools/everything.yaml":

@@ -61,6 +61,17 @@ describe("a Python tool with requirements", () => {
   });
 });
 
+test("the user's pip settings about what to install (no-deps, a user or prefix install) do not reach kiwi's pip; their index does", async () => {
+  const root = makeProject(greetTool("pypi:kiwi-greeting==1.0.0"));
+  const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url, PIP_NO_DEPS: "1", PIP_USER: "1", PIP_PREFIX: "/nonexistent", PIP_REQUIRE_HASHES: "1" });
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.not.stringContaining("error")]);
+  // kiwi-words is kiwi-greeting's dependency: a no-deps resolution would have left it out.
+  expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.greet.pypi.packages)).toEqual(["kiwi-greeting", "kiwi-words"]);
+  const r = await kiwi.run(["exec", "greet"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "hello, Ada\n"]);
+});
+
 test("the same requirements in another order keep their resolution: no pip run, and exec still runs", async () => {
   const root = makeProject({ ...greetTool("kiwi-greeting==1.0.0"), ".ai/tools/greet/tool.yaml": "tool_id: greet\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nrequires: [kiwi-greeting==1.0.0, kiwi-words>=2]\n" });
   const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
@@ -164,6 +175,35 @@ describe("requirements in the tool's own files", () => {
     const install = await kiwi.run(["install"]);
     expect([install.exitCode, install.stderr]).toEqual([0, expect.any(String)]);
     expect((await kiwi.run(["exec", "greet_inline"])).stdout).toBe("hello, inline\n");
+  });
+
+  test("a requirements.txt with pip-compile's --hash options: pip checks them at lock, and says which requirement lacks one", async () => {
+    const files = (requirements: string) => ({
+      ".ai/tools/hashed/tool.yaml": "tool_id: hashed\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\n",
+      ".ai/tools/hashed/requirements.txt": requirements,
+      ".ai/tools/hashed/main.py": "from kiwi_greeting import greet\nprint(greet('hashed'))\n",
+    });
+    const root = makeProject(files("kiwi-greeting==1.0.0\nkiwi-words==2.0.0\n"));
+    const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    const sha = (name: string) => JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.hashed.pypi.packages[name].sha256 as string;
+    const [greeting, words] = [sha("kiwi-greeting"), sha("kiwi-words")];
+    const txt = join(root, ".ai/tools/hashed/requirements.txt");
+    writeFileSync(txt, `kiwi-greeting==1.0.0 \\\n    --hash=sha256:${greeting}\n    # via -r requirements.in\nkiwi-words==2.0.0 \\\n    --hash=sha256:${words}\n    # via kiwi-greeting\n`);
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    expect((await kiwi.run(["exec", "hashed"])).stdout).toBe("hello, hashed\n");
+    // A dependency left out (pip-compile lists each with its pin and hash): pip refuses, and kiwi says which and why.
+    writeFileSync(txt, `kiwi-greeting==1.0.0 --hash=sha256:${greeting}\n`);
+    const unhashed = await kiwi.run(["lock"]);
+    expect(unhashed.exitCode).toBe(15);
+    expect(unhashed.stderr).toContain("error[E_DEPS]: hashed: kiwi-words>=2 has no == pin, which pip requires of every distribution once one requirement has a --hash");
+    expect(unhashed.stderr).toContain("hint: give every requirement, its dependencies included, an == pin and a --hash");
+    // A wrong hash at lock is the requirement's or the index's, not a lock's: nothing is locked yet.
+    writeFileSync(txt, `kiwi-greeting==1.0.0 --hash=sha256:${"0".repeat(64)}\nkiwi-words==2.0.0 --hash=sha256:${words}\n`);
+    const wrong = await kiwi.run(["lock"]);
+    expect(wrong.exitCode).toBe(6);
+    expect(wrong.stderr).toContain("error[E_INTEGRITY_MISMATCH]: hashed: cannot get kiwi-greeting==1.0.0: a distribution does not match the sha256 its index lists or its --hash names");
+    expect(wrong.stderr).toContain("nothing was locked");
   });
 
   test("a pip option in requirements.txt is a check error naming the file and line", async () => {

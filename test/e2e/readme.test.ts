@@ -98,7 +98,7 @@ describe("the README", () => {
       ".ai/tools/deploy/tool.json": JSON.stringify({ tool_id: "deploy", tool_type: "script", version: "1.0.0", executor: "bash_runtime", config: { entrypoint: "release.sh" }, requires: ["shell.execute", { "net.outbound": ["deploy.example.test"] }, { "fs.write": ["./out"] }] }, null, 2),
       ".ai/tools/deploy/release.sh": "echo released\n",
       ".ai/tools/docs_example/tool.json": JSON.stringify({ tool_id: "docs_example", tool_type: "api", version: "1.0.0", executor: "http_client", config: { url: "https://api.example.test/v1", headers: { "X-Example": key } }, requires: [{ "net.outbound": ["api.example.test"] }] }, null, 2),
-      ".ai/tools/crawl.yaml": "tool_id: crawl\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://{host}/' }\nrequires: [{ net.outbound: ['*'] }]\nparameters:\n  - { name: host, type: string, required: true }\n",
+      ".ai/tools/crawl.yaml": "tool_id: crawl\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://${CRAWL_HOST}/{page}' }\nrequires: [{ net.outbound: ['*'] }]\nparameters:\n  - { name: page, type: string, required: true }\n",
     };
     const bare = await runKiwi(["check", "--strict"], { cwd: makeProject(tools) });
     expect(bare.exitCode).toBe(1);

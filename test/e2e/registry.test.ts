@@ -111,6 +111,38 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(missing.stderr).toContain(`error[E_REGISTRY]: ${registry.host}/team/bydigest has no manifest for the digest sha256:${"0".repeat(64)}`);
   });
 
+  test("a locked artifact deleted from the registry: a fresh clone's install names the digest and says it was deleted, not to look at tags", async () => {
+    const pub = JSON.parse((await kiwiIn(publisher()).run(["publish", "dp", `${registry.host}/team/deleted:1.0`, "--json"])).stdout);
+    const b = consumer();
+    expect((await kiwiIn(b).run(["add", `${registry.host}/team/deleted:1.0`])).exitCode).toBe(0);
+    const del = await fetch(`${registry.url}/v2/team/deleted/manifests/${pub.digest}`, { method: "DELETE" });
+    expect(del.status).toBe(202);
+    const c = consumer();
+    writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
+    const inst = await kiwiIn(c).run(["install", "--frozen-lockfile"]);
+    expect(inst.exitCode).toBe(12);
+    expect(inst.stderr).toContain(`error[E_REGISTRY]: ${registry.host}/team/deleted has no manifest for the digest ${pub.digest}`);
+    expect(inst.stderr).toContain("hint: the artifact was deleted from the registry (or pushed to another one): publish that version again, or move to one it has with kiwi update or kiwi add");
+  });
+
+  test("kiwi add takes one reference, kiwi publish one target and kiwi update one tool: another is refused, not dropped, and nothing changes", async () => {
+    const b = consumer();
+    const k = kiwiIn(b);
+    const before = registry.requests().length;
+    const add = await k.run(["add", `${registry.host}/team/one:1`, `${registry.host}/team/two:1`]);
+    expect([add.exitCode, add.stdout]).toEqual([2, ""]);
+    expect(add.stderr).toContain(`error[E_USAGE]: kiwi add takes one reference, not 2 (${registry.host}/team/one:1, ${registry.host}/team/two:1); nothing was added`);
+    expect(add.stderr).toContain(`hint: run kiwi add once per tool: kiwi add ${registry.host}/team/one:1 && kiwi add ${registry.host}/team/two:1`);
+    const pub = await kiwiIn(publisher()).run(["publish", "dp", `${registry.host}/team/one:1`, `${registry.host}/team/two:1`]);
+    expect([pub.exitCode, pub.stdout]).toEqual([2, ""]);
+    expect(pub.stderr).toContain(`error[E_USAGE]: kiwi publish takes one tool and one target; ${registry.host}/team/two:1 would be left out, so nothing was published`);
+    const upd = await k.run(["update", "dp", "other"]);
+    expect([upd.exitCode, upd.stdout]).toEqual([2, ""]);
+    expect(upd.stderr).toContain("error[E_USAGE]: kiwi update takes one tool, not 2 (dp, other); nothing was updated");
+    expect(registry.requests().length).toBe(before);
+    expect(existsSync(join(b, "tool.lock.json"))).toBe(false);
+  });
+
   test("a tool on a project runtime names it as a dependency; add refuses until that runtime is added too", async () => {
     const runtime = [
       "tool_id: sh_runtime",
@@ -167,6 +199,24 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect((await kb.run(["exec", "greet"])).stdout).toBe("hi\n");
   });
 
+  test("publish names what it cannot publish: an unknown id (with the one it is near), a path, a built-in; nothing is pushed", async () => {
+    const k = kiwiIn(publisher());
+    const before = registry.requests().length;
+    const cases: [string, string, string][] = [
+      ["dq", 'no project tool has the id "dq"', 'hint: did you mean "dp"? (kiwi publish takes a tool id)'],
+      [".ai/tools/dp/tool.yaml", 'no project tool has the id ".ai/tools/dp/tool.yaml"', 'hint: kiwi publish takes a tool id; run "kiwi list" to see the project tools'],
+      ["python_runtime", '"python_runtime" is built into kiwi, not a tool of the project', "hint: built-in tools come with every kiwi and are not published"],
+    ];
+    for (const [id, message, hint] of cases) {
+      const r = await k.run(["publish", id, `${registry.host}/team/named:1`]);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain(`error[E_TOOL_NOT_FOUND]: ${message}`);
+      expect(r.stderr).toContain(hint);
+      expect(r.stderr).not.toContain("kiwi check");
+    }
+    expect(registry.requests().length).toBe(before);
+  });
+
   test("publish refuses a tool that fails kiwi check --strict, and pushes nothing", async () => {
     const root = makeProject({ ".ai/tools/bad/tool.yaml": "tool_id: bad\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: missing.py\n" });
     const before = registry.requests().length;
@@ -209,6 +259,32 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(registry.requests().length).toBe(before);
   });
 
+  test("an MCP server published from an Agent Plugin arrives alone: the plugin's other servers, in its files, are no tools of the consumer", async () => {
+    const off = { KIWI_MCP_MODE: "off" };
+    const plugin = ".ai/tools/myplug";
+    const a = makeProject({
+      [`${plugin}/plugin.json`]: JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "myplug", version: "1.2.0", description: "two servers" }),
+      [`${plugin}/mcp.json`]: JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { alpha: { type: "stdio", command: "./alpha.sh" }, beta: { type: "stdio", command: "./beta.sh" } } }),
+      [`${plugin}/alpha.sh`]: { content: "echo a\n", mode: 0o755 },
+      [`${plugin}/beta.sh`]: { content: "echo b\n", mode: 0o755 },
+    });
+    const ref = `${registry.host}/team/plugin-alpha:1`;
+    expect((await kiwiIn(a, off).run(["publish", "alpha", ref])).exitCode).toBe(0);
+    const b = consumer();
+    const kb = kiwiIn(b, off);
+    const add = await kb.run(["add", ref]);
+    expect([add.exitCode, add.stderr]).toEqual([0, ""]);
+    expect(add.stdout).toContain("placed in .ai/tools/.remote/alpha/mcp.json#alpha (4 files, 4 downloaded)");
+    // The plugin's files came along (alpha's files), beta with them; beta is not a tool here.
+    expect(existsSync(join(b, ".ai/tools/.remote/alpha/beta.sh"))).toBe(true);
+    expect(Object.keys(lockOf(b).tools).filter((id) => !lockOf(b).tools[id].source.startsWith("<builtin>"))).toEqual(["alpha"]);
+    const check = await kb.run(["check"]);
+    expect(check.exitCode).toBe(0);
+    expect(check.stdout + check.stderr).toContain("1 tool checked, no problems");
+    expect((await kb.run(["remove", "alpha"])).exitCode).toBe(0);
+    expect(lockOf(b).remote).toBeUndefined();
+  });
+
   test("a tool put in .ai/tools/.remote/ by hand is no remote tool: its key is an error, and kiwi check names the folder it should not be in", async () => {
     const root = makeProject(leakyTool(".ai/tools/.remote/copied", "copied"));
     const k = kiwiIn(root);
@@ -226,7 +302,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
   });
 
   test("a project's ignore file lets its own tool be published; the consumer's kiwi add says the warning, and the consumer's own file decides there", async () => {
-    const crawl = "tool_id: crawl\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://{host}/' }\nrequires: [{ net.outbound: ['*'] }]\nparameters:\n  - { name: host, type: string, required: true }\n";
+    const crawl = "tool_id: crawl\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://${CRAWL_HOST}/{page}' }\nrequires: [{ net.outbound: ['*'] }]\nparameters:\n  - { name: page, type: string, required: true }\n";
     const entry = "ignore:\n  - rule: security/host-any\n    tool: crawl\n    reason: crawls the host it is given\n";
     const ref = `${registry.host}/team/crawl:1`;
     const bare = await kiwiIn(makeProject({ ".ai/tools/crawl.yaml": crawl })).run(["publish", "crawl", ref]);
@@ -296,6 +372,43 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(json.exitCode).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, removed: [{ tool: "dp", version: "1.0.0", placed: false }], lock: { removed: [{ id: "dp", change: "removed", before: "1.0.0" }], changed: [] } });
     expect(lockOf(d).remote).toBeUndefined();
+  });
+
+  test("a kiwi remove in another checkout comes through git: kiwi install removes the folder it left, instead of locking it as a project tool", async () => {
+    const ref = `${registry.host}/team/gone:1`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const mine = consumer();
+    const km = kiwiIn(mine);
+    expect((await km.run(["add", ref])).exitCode).toBe(0);
+    // A teammate's checkout: the same lockfile, then kiwi remove, then the commit comes to mine.
+    const theirs = consumer();
+    writeFileSync(join(theirs, "tool.lock.json"), readFileSync(join(mine, "tool.lock.json")));
+    const kt = kiwiIn(theirs);
+    expect((await kt.run(["install"])).exitCode).toBe(0);
+    expect((await kt.run(["remove", "dp"])).exitCode).toBe(0);
+    const pulled = readFileSync(join(theirs, "tool.lock.json"), "utf8");
+    writeFileSync(join(mine, "tool.lock.json"), pulled);
+
+    const verify = await km.run(["verify"]);
+    expect(verify.exitCode).toBe(3);
+    expect(verify.stderr).toContain('hint: run "kiwi install" to remove .ai/tools/.remote/dp, which tool.lock.json records no remote tool of');
+    const exec = await km.run(["exec", "dp"]);
+    expect([exec.exitCode, exec.stdout]).toEqual([3, ""]);
+    expect(exec.stderr).toContain('hint: .ai/tools/.remote/dp holds no remote tool tool.lock.json records: if a kiwi remove elsewhere took it out, "kiwi install" removes the folder');
+    // kiwi lock cannot tell a leftover from a tool put there by hand: it locks it, and says so.
+    const lock = await km.run(["lock"]);
+    expect(lock.exitCode).toBe(0);
+    expect(lock.stderr).toContain('warning: dp is in .ai/tools/.remote/dp, but tool.lock.json records no remote tool "dp": it is locked as a project tool, whose files git ignores; if a kiwi remove elsewhere took it out, "kiwi install" removes the folder');
+    const inst = await km.run(["install"]);
+    expect(inst.exitCode).toBe(0);
+    expect(inst.stderr).toContain('removed .ai/tools/.remote/dp: tool.lock.json records no remote tool "dp" (a kiwi remove elsewhere)');
+    expect(inst.stdout).toContain("- dp 1.0.0");
+    expect(existsSync(join(mine, ".ai/tools/.remote/dp"))).toBe(false);
+    expect(existsSync(join(mine, ".ai/.kiwi-tmp"))).toBe(false);
+    expect(readFileSync(join(mine, "tool.lock.json"), "utf8")).toBe(pulled);
+    expect((await km.run(["check"])).exitCode).toBe(0);
+    const json = await km.run(["install", "--json"]);
+    expect(JSON.parse(json.stdout).remote).toEqual({ present: 0, placed: 0, fetched: 0, removed: [] });
   });
 
   test("kiwi remove refuses what it cannot take (the project's own tool, a built-in, an unknown id, a tool others run on) and changes nothing; a failed lock puts everything back", async () => {
@@ -383,6 +496,25 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect((await kb.run(["update", "dp"])).stdout).toContain("dp is up to date");
   });
 
+  test("kiwi update in a checkout that has not installed the tool diffs against the locked version's manifest, not against nothing", async () => {
+    const ref = `${registry.host}/team/moving-clone:stable`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const b = consumer();
+    expect((await kiwiIn(b).run(["add", ref])).exitCode).toBe(0);
+    await kiwiIn(publisher(MAIN_V2, {}, "requires:\n  - net.outbound\n")).run(["publish", "dp", ref]);
+    // A fresh clone: the lockfile only, no .ai/tools/.remote/dp.
+    const c = consumer();
+    writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
+    const upd = await kiwiIn(c).run(["update", "dp"]);
+    expect([upd.exitCode, upd.stderr]).toEqual([0, ""]);
+    expect(upd.stdout).toContain("  ~ main.py\n");
+    expect(upd.stdout).toContain('  manifest requires (PERMISSIONS): (absent) -> ["net.outbound"]');
+    expect(upd.stdout).toContain('  manifest version: "1.0.0" -> "2.0.0"');
+    expect(upd.stdout).not.toContain("manifest tool_id");
+    expect(upd.stdout).not.toContain("manifest executor");
+    expect((await kiwiIn(c).run(["exec", "dp"])).stdout).toBe("42\n");
+  });
+
   test("remote tools are read-only: an edited remote file stops kiwi lock, and install restores it", async () => {
     const ref = `${registry.host}/team/ro:1`;
     await kiwiIn(publisher()).run(["publish", "dp", ref]);
@@ -396,6 +528,13 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     const lock = await kb.run(["lock"]);
     expect(lock.exitCode).toBe(6);
     expect(lock.stderr).toContain('error[E_INTEGRITY_MISMATCH]: remote tool "dp" (.ai/tools/.remote/dp/tool.yaml) hashes to');
+    // exec and verify name the fix that works for a remote tool: install, not lock.
+    const exec = await kb.run(["exec", "dp"]);
+    expect(exec.exitCode).toBe(6);
+    expect(exec.stderr).toContain('hint: dp is a remote tool, read-only: run "kiwi install" to restore its files (kiwi update dp moves it to a newer version)');
+    const verify = await kb.run(["verify"]);
+    expect(verify.exitCode).toBe(3);
+    expect(verify.stderr).toContain('hint: run "kiwi install" to restore the remote tool dp (read-only: the registry\'s files)');
     const inst = await kb.run(["install", "--frozen-lockfile"]);
     expect(inst.exitCode).toBe(0);
     expect(readFileSync(main, "utf8")).toBe(MAIN_V1);
@@ -428,8 +567,20 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     expect((await kiwiIn(b).run(["add", `127.0.0.1:${port}/faults/dp:1`])).stderr).toContain(`hint: nothing accepts connections at 127.0.0.1:${port}: start the registry, or check the host and port`);
   });
 
-  test("an unknown tag is E_REGISTRY naming the tag", async () => {
+  test("a proxy in HTTP_PROXY that refuses is named as the one kiwi could not reach, not the registry; NO_PROXY bypasses it", async () => {
+    const proxy = `http://127.0.0.1:${freePort()}`;
+    const b = consumer();
+    const r = await kiwiIn(b, { HTTP_PROXY: proxy }).run(["add", ref()]);
+    expect([r.exitCode, r.stdout]).toEqual([12, ""]);
+    expect(r.stderr).toContain(`error[E_REGISTRY]: cannot reach ${registry.host} (http://${registry.host}) through the proxy ${proxy}: ECONNREFUSED`);
+    expect(r.stderr).toContain(`hint: kiwi goes through the proxy in HTTP_PROXY for this address: check that it runs and lets ${registry.host} through, or name 127.0.0.1 in NO_PROXY`);
+    const bypassed = await kiwiIn(b, { HTTP_PROXY: proxy, NO_PROXY: "localhost,127.0.0.1" }).run(["add", ref()]);
+    expect([bypassed.exitCode, bypassed.stderr]).toEqual([0, ""]);
+  });
+
+  test("an unknown tag is E_REGISTRY naming the tag, with a hint about the tag (not one to run kiwi outdated, which asks the same registry)", async () => {
     await addFails(`${registry.host}/faults/dp:nope`, 12, `error[E_REGISTRY]: ${registry.host}/faults/dp has no manifest for the tag "nope"`);
+    await addFails(`${registry.host}/faults/dp:nope`, 12, `hint: check the tag and the repository: "nope" was never pushed to ${registry.host}/faults/dp, or was deleted`);
   });
 
   test("a blob whose bytes do not match its digest is refused and never cached or placed", async () => {
@@ -461,6 +612,41 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     await addFails(`${registry.host}/faults/dp:tampered`, 6, "the config was tampered with");
   });
 
+  test("an mcp_pin the integrity does not cover is checked before it reaches tool.lock.json: malformed, or on a tool that is no MCP server, it is refused", async () => {
+    const off = { KIWI_MCP_MODE: "off" };
+    const server = makeProject({
+      ".ai/tools/srv/tool.yaml": "tool_id: srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\ndescription: a server\nconfig:\n  transport: stdio\n  command: node\n  args: [server.js]\n",
+      ".ai/tools/srv/server.js": "// a server\n",
+    });
+    expect((await kiwiIn(server, off).run(["publish", "srv", `${registry.host}/faults/srv:1`])).exitCode).toBe(0);
+    /** Re-pushes `repo`'s tag 1 as `tag` with `pin` spliced into its config text (every digest consistent, the integrity untouched). */
+    const withPin = async (repo: string, tag: string, pin: string) => {
+      const client = new RegistryClient({ registry: registry.host, repository: repo }, { env: {}, home: "/nonexistent" });
+      const { bytes } = await client.getManifest("1");
+      const manifest = JSON.parse(new TextDecoder().decode(bytes));
+      const text = new TextDecoder().decode(await client.getBlob(manifest.config.digest, manifest.config.size));
+      const configBytes = new TextEncoder().encode(text.replace("{", `{"mcp_pin":${pin},`));
+      await client.pushBlob(configBytes);
+      manifest.config = { ...manifest.config, digest: formatDigest(sha256Hex(configBytes)), size: configBytes.length };
+      await client.putManifest(tag, new TextEncoder().encode(JSON.stringify(manifest)), MEDIA.manifest);
+    };
+    const bad = '{"name":"x","interface_hash":"sha256:zz","full_hash":"sha256:zz","interface":{}}';
+    await withPin("faults/srv", "badpin", bad);
+    await withPin("faults/dp", "pinned", bad);
+    for (const [reference, message] of [
+      [`${registry.host}/faults/srv:badpin`, "the config's mcp_pin is not a valid pin"],
+      [`${registry.host}/faults/dp:pinned`, "the config's mcp_pin is on a script tool; only an mcp_server carries one"],
+    ]) {
+      const b = consumer();
+      const r = await kiwiIn(b, off).run(["add", reference!]);
+      expect([r.exitCode, r.stdout]).toEqual([6, ""]);
+      expect(r.stderr).toContain("error[E_ARTIFACT_INVALID]: ");
+      expect(r.stderr).toContain(message!);
+      expect(existsSync(join(b, "tool.lock.json"))).toBe(false);
+      expect(existsSync(join(b, ".ai/tools/.remote"))).toBe(false);
+    }
+  });
+
   test("an oversized manifest is refused without being read whole", async () => {
     const proxy = startProxy({ upstream: registry.url, rewrite: { path: /\/manifests\//, body: () => new Uint8Array(5 * 1024 * 1024).fill(32) } });
     try {
@@ -469,6 +655,29 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
       proxy.stop();
     }
   });
+
+  test("a registry that stalls, before answering or midway through a blob, is E_REGISTRY once the connection idles out, not a crash", async () => {
+    const blob = new RegExp(`/blobs/sha256:${sha256Hex("X = 41\n")}$`);
+    // Bun's fetch gives up on an idle connection after BUN_CONFIG_HTTP_IDLE_TIMEOUT seconds (5 minutes by default).
+    const idle = { BUN_CONFIG_HTTP_IDLE_TIMEOUT: "1" };
+    for (const [options, message] of [
+      [{ stallBody: blob }, `broke off blob sha256:${sha256Hex("X = 41\n")} midway: no data came for too long (timed out)`],
+      [{ stall: blob }, "did not answer: no data came for too long (timed out)"],
+    ] as const) {
+      const proxy = startProxy({ upstream: registry.url, ...options });
+      try {
+        const b = consumer();
+        const r = await kiwiIn(b, idle).run(["add", `${proxy.host}/faults/dp:1`]);
+        expect([r.exitCode, r.stdout]).toEqual([12, ""]);
+        expect(r.stderr).toContain(`error[E_REGISTRY]: ${proxy.host}`);
+        expect(r.stderr).toContain(message);
+        expect(r.stderr).toContain("hint: the registry or the network stalled; try again later");
+        expect(existsSync(join(b, ".ai/tools/.remote/dp"))).toBe(false);
+      } finally {
+        proxy.stop();
+      }
+    }
+  }, 30_000);
 
   test("kill -9 during a pull leaves no partial tool; the next add succeeds", async () => {
     const proxy = startProxy({ upstream: registry.url, stall: new RegExp(`/blobs/sha256:${sha256Hex("X = 41\n")}$`) });
@@ -491,6 +700,51 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     } finally {
       proxy.stop();
     }
+  });
+
+  test("a kiwi add that cannot write the lockfile (a full disk) leaves the previous version placed and the lockfile byte for byte", async () => {
+    const ref = `${registry.host}/faults/full-disk:1`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const b = consumer();
+    const k = kiwiIn(b);
+    expect((await k.run(["add", ref])).exitCode).toBe(0);
+    const before = readFileSync(join(b, "tool.lock.json"), "utf8");
+    await kiwiIn(publisher(MAIN_V2)).run(["publish", "dp", ref]);
+    const full = await k.run(["add", ref], { KIWI_TEST_FAULT: "lockfile-write=ENOSPC" });
+    expect([full.exitCode, full.stdout]).toEqual([2, ""]);
+    expect(full.stderr).toContain("ENOSPC");
+    expect(readFileSync(join(b, "tool.lock.json"), "utf8")).toBe(before);
+    expect(readFileSync(join(b, ".ai/tools/.remote/dp/main.py"), "utf8")).toBe(MAIN_V1);
+    expect(existsSync(join(b, ".ai/.kiwi-tmp"))).toBe(false);
+    const lock = await k.run(["lock"]);
+    expect([lock.exitCode, lock.stdout]).toEqual([0, expect.stringContaining("tool.lock.json is up to date")]);
+    expect((await k.run(["exec", "dp"])).stdout).toBe("41\n");
+  });
+
+  test("kill -9 while kiwi update writes the lockfile keeps the remote record: install puts the locked version back, and the tool stays remote", async () => {
+    const ref = `${registry.host}/faults/moving:1`;
+    await kiwiIn(publisher()).run(["publish", "dp", ref]);
+    const b = consumer();
+    const k = kiwiIn(b);
+    expect((await k.run(["add", ref])).exitCode).toBe(0);
+    const v1 = lockOf(b).remote.dp;
+    await kiwiIn(publisher(MAIN_V2)).run(["publish", "dp", ref]);
+    const marker = join(b, "paused");
+    const proc = Bun.spawn([KIWI_BIN, "update", "dp"], { cwd: b, env: { ...k.env, KIWI_TEST_FAULT: "lockfile-write=pause", KIWI_TEST_FAULT_MARKER: marker }, stdout: "pipe", stderr: "pipe" });
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(marker) && Date.now() < deadline) await Bun.sleep(50);
+    expect(existsSync(marker)).toBe(true);
+    proc.kill("SIGKILL");
+    await proc.exited;
+    // The lockfile is the one before the update, record and all (not the entry without its record).
+    expect(lockOf(b).remote.dp).toEqual(v1);
+    const inst = await k.run(["install"]);
+    expect([inst.exitCode, inst.stdout]).toEqual([0, expect.stringContaining("tool.lock.json is up to date")]);
+    expect(readFileSync(join(b, ".ai/tools/.remote/dp/main.py"), "utf8")).toBe(MAIN_V1);
+    expect(lockOf(b).remote.dp).toEqual(v1);
+    const upd = await k.run(["update", "dp"]);
+    expect([upd.exitCode, upd.stderr]).toEqual([0, ""]);
+    expect((await k.run(["exec", "dp"])).stdout).toBe("42\n");
   });
 });
 
@@ -546,5 +800,32 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("signin
     expect(refused.exitCode).toBe(13);
     expect(refused.stderr).toContain(`error[E_TRUST]: remote tool "dp" (oci://${registry.host}/trust/dp@`);
     expect(refused.stderr).toContain(`signed by the key ${keyId}, which .ai/trust.yaml does not trust`);
+  });
+
+  test("kiwi cache prune keeps a remote tool's manifest file and signature: a fresh clone on the same cache installs with no request", async () => {
+    const a = publisher();
+    const ka = kiwiIn(a);
+    await ka.run(["key", "generate", "release.key"]);
+    const ref = `${registry.host}/trust/pruned:1`;
+    expect((await ka.run(["publish", "dp", ref, "--sign", "release.key"])).exitCode).toBe(0);
+    const b = consumer();
+    mkdirSync(join(b, ".ai/keys"), { recursive: true });
+    cpSync(join(a, "release.key.pub"), join(b, ".ai/keys/release.pub"));
+    writeFileSync(join(b, ".ai/trust.yaml"), "require_signature: true\nkeys:\n  - name: release\n    file: keys/release.pub\n");
+    const kb = kiwiIn(b);
+    expect((await kb.run(["add", ref])).exitCode).toBe(0);
+    expect((await kb.run(["install"])).exitCode).toBe(0);
+    const prune = await kb.run(["cache", "prune", "--grace", "0"]);
+    expect([prune.exitCode, prune.stdout]).toEqual([0, expect.stringContaining("removed 0 blobs")]);
+
+    // A second checkout of the project (the lockfile and .ai/ from git) on the same cache, offline.
+    const c = consumer();
+    cpSync(join(b, ".ai/keys"), join(c, ".ai/keys"), { recursive: true });
+    cpSync(join(b, ".ai/trust.yaml"), join(c, ".ai/trust.yaml"));
+    writeFileSync(join(c, "tool.lock.json"), readFileSync(join(b, "tool.lock.json")));
+    const before = registry.requests().length;
+    const inst = await kiwiIn(c, { KIWI_CACHE_DIR: kb.cache }).run(["install", "--frozen-lockfile"]);
+    expect([inst.exitCode, inst.stderr]).toEqual([0, "placed 1 remote tool (0 files downloaded)\n"]);
+    expect(registry.requests().length).toBe(before);
   });
 });

@@ -42,6 +42,19 @@ describe("Agent Skills", () => {
     expect(r.stderr).toContain("error[E_LOCK_STALE]");
   });
 
+  test("a SKILL.md saved with CRLF line ends (as Windows editors save it) is the same skill, checked clean and locked", async () => {
+    const text = "---\ndescription: Fills PDF forms.\nname: pdf-tools\n---\n# PDF tools\n";
+    const crlf = makeProject({ ".ai/tools/pdf-tools/SKILL.md": text.replaceAll("\n", "\r\n") });
+    const lf = makeProject({ ".ai/tools/pdf-tools/SKILL.md": text });
+    // Its last front-matter line was read as name "pdf-tools\r", which no skill name or tool id is.
+    const check = await kiwiIn(crlf).run(["check"]);
+    expect([check.exitCode, check.stdout]).toEqual([0, ""]);
+    expect((await kiwiIn(crlf).run(["lock"])).exitCode).toBe(0);
+    expect((await kiwiIn(lf).run(["lock"])).exitCode).toBe(0);
+    const manifestOf = (root: string) => JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).tools["pdf-tools"].manifest;
+    expect(manifestOf(crlf)).toBe(manifestOf(lf));
+  });
+
   test("a bad skill is a check error at the file and line, and lock refuses it", async () => {
     const bad = makeProject({ ".ai/tools/my-skill/SKILL.md": "---\nname: other-name\ndescription: d\n---\nSee [x](../../secret.md)\n" });
     const r = await kiwiIn(bad).run(["check"]);

@@ -1,6 +1,6 @@
 // A proxy in front of the real test registry for the fault tests: it can rewrite a response's
 // bytes (a blob that does not match its digest, a tampered config, an oversized manifest), stall
-// one response forever (kill -9 during a pull), or demand a Bearer token from its own token
+// one response forever (kill -9 during a pull) or midway through its body, or demand a Bearer token from its own token
 // endpoint (the distribution token flow).
 export interface ProxyOptions {
   /** Upstream `http://127.0.0.1:<port>`. */
@@ -9,6 +9,8 @@ export interface ProxyOptions {
   rewrite?: { path: RegExp; body: (bytes: Uint8Array) => Uint8Array };
   /** Never answers matching requests (the client hangs until killed). */
   stall?: RegExp;
+  /** Answers matching GETs with their headers and half the body, then sends nothing more. */
+  stallBody?: RegExp;
   /** Requires `Authorization: Bearer <token>` obtained from /token with these basic credentials. */
   bearer?: { user: string; password: string; token: string };
 }
@@ -50,6 +52,11 @@ export function startProxy(options: ProxyOptions): Proxy {
       outHeaders.delete("content-length");
       outHeaders.delete("content-encoding");
       let body: Uint8Array | null = req.method === "HEAD" ? null : new Uint8Array(await up.arrayBuffer());
+      if (body && options.stallBody?.test(url.pathname)) {
+        const half = body.slice(0, Math.floor(body.length / 2));
+        outHeaders.set("content-length", String(body.length));
+        return new Response(new ReadableStream({ start: (c) => c.enqueue(half) }), { status: up.status, headers: outHeaders });
+      }
       if (body && options.rewrite?.path.test(url.pathname)) {
         body = options.rewrite.body(body);
         outHeaders.delete("docker-content-digest");

@@ -28,13 +28,19 @@ describe("the dependencies section of tool.lock.json", () => {
     expect(renderLockfile(parseLockfile(text))).toBe(text);
   });
 
+  test("a package bundled in another's tarball (inBundle) has no integrity of its own", () => {
+    const bundled = npm({ packages: { ...npm().packages, "node_modules/kiwi-pad/node_modules/kiwi-inner": { version: "1.0.0", inBundle: true } as never } });
+    const text = renderLockfile(withDeps(bundled));
+    expect(renderLockfile(parseLockfile(text))).toBe(text);
+  });
+
   test("is absent when no tool has packages (older lockfiles keep their bytes)", () => {
     expect(renderLockfile(lockOf({ pad }))).not.toContain('"dependencies"');
   });
 
   test.each([
     ["a tool that is not locked", { ...lockOf({}), dependencies: { pad: { npm: npm() } } }, 'dependencies of "pad" are recorded, but "pad" is not locked in tools'],
-    ["a package without an integrity", withDeps(npm({ packages: { "node_modules/kiwi-pad": { version: "1.0.0" } as never } })), "/dependencies/pad/npm/packages/node_modules~1kiwi-pad/integrity"],
+    ["a package without an integrity", withDeps(npm({ packages: { "node_modules/kiwi-pad": { version: "1.0.0" } as never } })), 'the npm package node_modules/kiwi-pad of "pad" has no integrity'],
     ["a package from a git URL", withDeps(npm({ packages: { "node_modules/kiwi-pad": { version: "1.0.0", resolved: "git+ssh://x/y.git", integrity: "sha512-A" } } })), "/dependencies/pad/npm/packages/node_modules~1kiwi-pad/resolved"],
     ["a tree that is no digest", withDeps(npm({ tree: "abc" })), "/dependencies/pad/npm/tree"],
   ])("refuses %s (E_LOCK_INVALID)", (_what, lock, message) => {

@@ -43,6 +43,13 @@ describe("the remote section of tool.lock.json", () => {
     expect(code(() => parseLockfile(text))).toBe("E_LOCK_INVALID");
   });
 
+  test("must name its manifest file by a clean path inside the tool's folder, as every locked file", () => {
+    for (const manifest_file of ["../evil.yaml", "/etc/kiwi.yaml", "a/./tool.yaml", "a\\tool.yaml"]) {
+      const e = thrownBy(() => parseLockfile(renderLockfile(withRemote({ ...remote(), manifest_file }))));
+      expect([e.code, e.message]).toEqual(["E_LOCK_INVALID", expect.stringContaining(`remote tool "dp" manifest_file ${JSON.stringify(manifest_file)} `)]);
+    }
+  });
+
   const hashed = (integrityHex: string) => [{ tool: { id: "dp", version: "1.0.0", type: "script", manifestFile: dp.source, manifest: { tool_id: "dp" }, executor: undefined }, files: dp.files, integrity: integrityHex, manifestDigest: dp.manifest_digest.slice(7) }];
 
   test("locking keeps the record of a remote tool whose files are unchanged, and drops it when the tool is gone", () => {

@@ -20,6 +20,16 @@ describe("requirements.txt", () => {
     parseRequirementsTxt(`ok==1\n${line}\n`, "r.txt", out);
     expect(out.problems).toEqual([{ source: "r.txt:2", message: expect.stringContaining("is a pip option, URL or path") }]);
   });
+
+  test("a requirement continued over lines is named by its first line, and the lines after it by their own", () => {
+    const out = fresh();
+    parseRequirementsTxt("a==1 \\\n    --hash=sha256:00\n    # via b\nb==2 \\\n    --hash=sha256:11\n-e ./local\n", "r.txt", out);
+    expect(out.pypi).toEqual([
+      { spec: "a==1     --hash=sha256:00", source: "r.txt:1" },
+      { spec: "b==2     --hash=sha256:11", source: "r.txt:4" },
+    ]);
+    expect(out.problems).toEqual([{ source: "r.txt:6", message: expect.stringContaining('"-e ./local" is a pip option') }]);
+  });
 });
 
 describe("package.json", () => {

@@ -7,6 +7,13 @@ describe("a parameters file", () => {
     expect(parametersFromFile("- { name: q, type: string, required: true }\n", "params.yaml")).toEqual({ ok: true, parameters: [{ name: "q", type: "string", required: true }] });
   });
 
+  test.each([
+    ["a YAML list", "- { name: q, type: string, required: true }\r\n", "params.yaml"],
+    ["a JSON list", '[{ "name": "q", "type": "string", "required": true }]\r\n', "params.json"],
+  ])("%s saved with a byte-order mark (and CRLF) reads as without it", (_what, text, name) => {
+    expect(parametersFromFile(`\ufeff${text}`, name)).toEqual({ ok: true, parameters: [{ name: "q", type: "string", required: true }] });
+  });
+
   test("a JSON Schema's properties become the list, required ones marked; a nested schema is kept as written for the check to report, annotations are dropped", () => {
     const schema = { type: "object", properties: { q: { type: "string", minLength: 2, description: "query", title: "Query" }, tags: { type: "array", items: { type: "string" }, maxItems: 3 } }, required: ["q"] };
     expect(parametersFromFile(JSON.stringify(schema), "params.json")).toEqual({

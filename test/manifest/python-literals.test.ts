@@ -28,6 +28,13 @@ describe("a literal reads as python3's ast.literal_eval reads it", () => {
     ['{\n    # a comment\n    "a": [\n        1,  # one\n        2,\n    ],\n}'],
     ["-7"],
     ["12345678901234567890"],
+    // Parentheses without a comma hold one value (the usual way to wrap a long string), not a tuple.
+    ['("Counts the words of a text "\n "and lists the most frequent ones.")'],
+    ["(1)"],
+    ["((1, 2))"],
+    ["(1,)"],
+    ["()"],
+    ['{"args": ("--flag"), "pair": ("a", "b")}'],
   ])("%s", (literal) => {
     const read = readLiteral(literal, 0);
     expect(read.ok).toBe(true);
@@ -53,6 +60,21 @@ describe("a literal reads as python3's ast.literal_eval reads it", () => {
     expect(at("/args/0")).toEqual(['"--a", ', 5, true]);
     expect(at("/args/1")).toEqual(['"""one\n', 13, true]);
     expect(read.offsets.has("")).toBe(false);
+  });
+
+  test("a value in parentheses is located as itself, not as a tuple's first element", () => {
+    const text = '{"d": ("one "\n  "two"), "t": ("x",)}';
+    const read = readLiteral(text, 0);
+    if (!read.ok) throw new Error(read.reason);
+    expect([...read.offsets.keys()].sort()).toEqual(["/d", "/t", "/t/0"]);
+  });
+});
+
+describe("a comment after a literal, on its line", () => {
+  test.each([['"1.0.0"  # bumped by the release script'], ["[1, 2]  # kiwi-ignore: security/secret-literal -- sample"], ['("a" "b")  # wrapped'], ["None# tight"]])("ends the literal, as in Python: %s", (source) => {
+    const read = readLiteral(`${source}\nNEXT = 1\n`, 0);
+    expect(read.ok).toBe(true);
+    if (read.ok) expect(toPlain(read.value)).toEqual(python(source) as never);
   });
 });
 
@@ -93,5 +115,10 @@ describe("module-level statements", () => {
       "a == b",
     ].join("\n");
     expect(moduleStatements(text).map((s) => s.target ?? "-")).toEqual(["__version__", "-", "-", "X", "Y", "CONFIG", "-"]);
+  });
+
+  test("statements after a semicolon, as Python reads them; one inside a string or brackets is text", () => {
+    const text = '__version__ = "1.0.0"; __tool_type__ = "python";  __executor_id__ = "python_runtime"\nX = "a; B = 1"; Y = [1, 2]; Z = {"k": "v;w"}\nprint(1);\n';
+    expect(moduleStatements(text).map((s) => s.target ?? "-")).toEqual(["__version__", "__tool_type__", "__executor_id__", "X", "Y", "Z", "-"]);
   });
 });

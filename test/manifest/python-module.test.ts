@@ -101,6 +101,8 @@ describe("the kiwi-mcp:validated line", () => {
     ["the full SHA-256 of the file without its signature line", signed(sha(BODY))],
     ["its first 12 hex digits", signed(sha(BODY).slice(0, 12))],
     ["after a shebang, which the hash leaves out too", signed(sha(BODY), true)],
+    // Python reads text with universal newlines: kiwi_mcp hashed the LF text and saw no CR.
+    ["in a file saved with CRLF line ends", signed(sha(BODY), true).replaceAll("\n", "\r\n")],
   ])("holds with %s", (_what, text) => {
     expect(read(text).warnings).toEqual([]);
   });

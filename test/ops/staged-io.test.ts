@@ -105,8 +105,18 @@ describe.each([
     writeFileSync(lockPath, relocked.replace(web[1]!, `sha256:${"0".repeat(64)}`));
     git(root, ["add", "-A"], env);
     const [p] = await stagedHere(root);
-    expect(p!.lock.status).toBe("stale");
-    expect(p!.lock.diff!.changed.map((c) => c.id)).toEqual(["web"]);
+    // Its integrity is no longer the digest of its own manifest and files: invalid, as kiwi verify
+    // says, not a stale lockfile whose diff for web shows nothing that changed.
+    expect([p!.lock.status, p!.lock.message]).toEqual(["invalid", 'tool.lock.json: the entry for "web" disagrees with itself: its integrity is not the digest of its manifest and file list (edited by hand or merged badly)']);
+  });
+
+  test("a lockfile entry the staged lockfile changes consistently (a relock of a changed tool) is no hand edit", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/web.yaml"), "description: now described\n");
+    await relock(root);
+    git(root, ["add", "-A"], env);
+    const [p] = await stagedHere(root);
+    expect(p!.lock.status).toBe("fresh");
   });
 
   test("judges a tool of many files as a tool of few (through the stat cache, not around it)", async () => {
@@ -143,6 +153,16 @@ describe.each([
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo not staged\n");
     const [p] = await stagedHere(root);
     expect(p!.unstaged).toEqual([".ai/tools/hi.sh"]);
+  });
+
+  test("warns about a staged file deleted from the working copy, whose tool was then judged removed", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo staged\n");
+    git(root, ["add", ".ai/tools/hi.sh"], env);
+    rmSync(join(root, ".ai/tools/hi.sh"));
+    const [p] = await stagedHere(root);
+    // The commit records hi.sh; the working copy, which kiwi checks, has no hi: say so.
+    expect([p!.affected.gone, p!.unstaged]).toEqual([["hi"], [".ai/tools/hi.sh"]]);
   });
 
   describe("the working copies the verdict reads", () => {
@@ -342,7 +362,8 @@ describe("HEAD's lockfile, kept in the cache by the check of the commit that sta
     writeTree(join(g.cacheDir, "check", "git-blobs"), { [headId(root)]: plant(edited) });
     const [p] = await check(root, g.env);
     expect(shows(g.log)).toEqual(["show HEAD:tool.lock.json"]);
-    expect([p!.lock.status, p!.lock.diff!.changed.map((c) => c.id)]).toEqual(["stale", ["web"]]);
+    // Judged, the edited entry disagrees with itself.
+    expect([p!.lock.status, p!.lock.message]).toEqual(["invalid", expect.stringContaining('the entry for "web" disagrees with itself')]);
     expect(readFileSync(path, "utf8")).toBe(head);
   });
 

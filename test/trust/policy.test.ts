@@ -42,4 +42,14 @@ describe(".ai/trust.yaml", () => {
     expect(error.code).toBe("E_TRUST");
     expect(error.message).toContain(message);
   });
+
+  test("a key file that cannot be read is named with where it was looked for: relative to .ai/, not to the project root", () => {
+    const error = thrownBy(() => readTrustPolicy(makeProject({ ".ai/trust.yaml": "keys:\n  - name: release\n    file: .ai/keys/release.pub\n" })));
+    expect([error.code, error.message]).toEqual(["E_TRUST", '.ai/trust.yaml: keys[0] ("release"): cannot read .ai/keys/release.pub (.ai/.ai/keys/release.pub: a key file is relative to .ai/): ENOENT']);
+  });
+
+  test("invalid YAML is named at its line and column, without the colon the YAML library puts before its excerpt", () => {
+    const error = thrownBy(() => readTrustPolicy(makeProject({ ".ai/trust.yaml": "require_signature: [\n" })));
+    expect(error.message).toMatch(/^\.ai\/trust\.yaml: invalid YAML: .* at line 2, column 1$/);
+  });
 });

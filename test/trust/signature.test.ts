@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { generateKeyPairSync } from "node:crypto";
-import { keyIdOf, signArtifact, verifySignature } from "../../src/trust/signature.ts";
+import { keyIdOf, parsePrivateKey, signArtifact, verifySignature } from "../../src/trust/signature.ts";
+import { thrownBy } from "../helpers/errors.ts";
 
 const ARTIFACT = `sha256:${"a".repeat(64)}`;
 const pair = () => generateKeyPairSync("ed25519");
@@ -14,6 +15,15 @@ describe("ed25519 artifact signatures", () => {
     const { bytes } = signArtifact(payload(), alice.privateKey);
     const verdict = verifySignature(bytes, ARTIFACT, trusted);
     expect(verdict).toMatchObject({ ok: true, key: { name: "alice" } });
+  });
+
+  test("a signing key encrypted with a passphrase is named as encrypted, not as something that is no PEM key", () => {
+    const pem = alice.privateKey.export({ type: "pkcs8", format: "pem", cipher: "aes-256-cbc", passphrase: "secret" }) as string;
+    expect(pem).toStartWith("-----BEGIN ENCRYPTED PRIVATE KEY-----");
+    const e = thrownBy(() => parsePrivateKey(pem, "the signing key release.key"));
+    expect([e.code, e.message]).toEqual(["E_TRUST", "the signing key release.key is encrypted with a passphrase, which kiwi does not ask for"]);
+    expect(e.hint).toContain("openssl pkey -in <key> -out <copy>");
+    expect(thrownBy(() => parsePrivateKey("hello", "the signing key k")).message).toBe("the signing key k is not a PEM private key");
   });
 
   test("a valid signature by an untrusted key is refused, naming that key", () => {

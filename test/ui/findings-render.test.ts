@@ -34,6 +34,24 @@ describe("human findings", () => {
     );
   });
 
+  test("show a control character quoted from a manifest instead of sending it to the terminal", () => {
+    const quoted: Finding[] = [
+      { rule: "universal/version-semver", severity: "error", file: ".ai/tools/\u001b[2Jb.yaml", line: 3, column: 1, tool: "b", message: 'version "1.0.0\u001b[2J" is not a semantic version', hint: "use an executor meant for api\u001b[31m tools\nor another" },
+    ];
+    expect(renderFindingsHuman(quoted, { color: false })).toBe(
+      '.ai/tools/<U+001B>[2Jb.yaml:3:1  error  universal/version-semver  version "1.0.0<U+001B>[2J" is not a semantic version\n    hint: use an executor meant for api<U+001B>[31m tools\nor another\n',
+    );
+  });
+
+  test("clip a long quoted value, saying how long it is; --json keeps the message whole", () => {
+    const long: Finding[] = [{ rule: "api/method", severity: "error", file: ".ai/tools/w.yaml", line: 6, column: 3, message: `method ${JSON.stringify("X".repeat(200000))} is not one of GET`, hint: "use GET" }];
+    expect(renderFindingsHuman(long, { color: false })).toBe(`.ai/tools/w.yaml:6:3  error  api/method  method "${"X".repeat(80)}…" (200000 characters) is not one of GET\n    hint: use GET\n`);
+    expect((findingsDocument(long, { toolsChecked: 1, counts: { error: 1, warning: 0, info: 0 } }).findings as { message: string }[])[0]!.message.length).toBe(200027);
+    // A cut never leaves half an escape behind.
+    const escaped: Finding[] = [{ ...long[0]!, message: `method ${JSON.stringify(`${"X".repeat(78)}\u001b${"Y".repeat(200)}`)} is not one of GET` }];
+    expect(renderFindingsHuman(escaped, { color: false })).toContain(`method "${"X".repeat(78)}…" (`);
+  });
+
   test("are coloured only when the context allows it", () => {
     expect(renderFindingsHuman(findings, { color: false })).not.toContain("\x1b[");
     expect(renderFindingsHuman([], { color: false })).toBe("");

@@ -106,6 +106,7 @@ const rows: Row[] = [
   ["primitive/not-builtin", () => [script()], () => [yaml(".ai/tools/spawner.yaml", "tool_id: spawner\ntool_type: primitive\nversion: 1.0.0\nexecutor: null\n")], ".ai/tools/spawner.yaml", 2],
   ["deps/requirement", () => [script("requires: [npm:left-pad@1.3.0]\n")], () => [script("requires: [npm:left-pad@latest]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["deps/conflict", () => [script("requires: [npm:a@^1]\n")], () => [script("requires: [npm:a@^1, npm:a@^2]\n")], ".ai/tools/proc/tool.yaml", 7],
+  ["deps/installed-folder", () => [script("", ["main.py", "node_modules/a/index.js"]), script("requires: [pypi:httpx]\n", ["main.py", "lib/node_modules.py"])], () => [script("requires: [pypi:httpx]\n", ["main.py", "site-packages/httpx/__init__.py"])], ".ai/tools/proc/tool.yaml", 1],
   ["security/capability-unknown", () => [script("requires: [{ fs.read: [./data] }, requests]\n")], () => [script("requires: [{ fs.exec: [./bin] }]\n")], ".ai/tools/proc/tool.yaml", 7],
   ["security/capability-unknown", () => [magray({ capabilities: ["ui"] }, ["bin/run"])], () => [magray({ capabilities: ["telepathy"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 14],
   ["security/capability-permission", () => [magray({ capabilities: ["network"], permissions: { network: ["outbound"] } }, ["bin/run"])], () => [magray({ capabilities: ["network"] }, ["bin/run"])], ".ai/tools/mg/tool.json", 14],
@@ -199,6 +200,20 @@ describe("every rule, valid and invalid", () => {
     // ignore/expired is about an entry of .ai/kiwi-ignore.yaml on a given day (test/validate/ignore-file.test.ts).
     const own = Object.keys(RULES).filter((r) => !/^(parse|discover|parameters|kiwi_mcp|skill|plugin)\/|^security\/symlink|^security\/remote-(committed|unlocked)$|^ignore\/expired$|^mcp_tool\/unknown-name$/.test(r) && !r.startsWith("script/"));
     expect(own.filter((r) => !covered.has(r))).toEqual([]);
+  });
+});
+
+describe("an id that is not text", () => {
+  test("is universal/id-format at the field, saying what to write", () => {
+    const found = check([yaml(".ai/tools/w.yaml", "tool_id: 5\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: https://x.test }\n")]).findings.filter((f) => f.rule === "universal/id-format");
+    expect(found.map((f) => [f.line, f.message, f.hint])).toEqual([[1, "tool_id must be a string", "write tool_id as 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter: tool_id: weather"]]);
+  });
+});
+
+describe("an executor a type needs", () => {
+  test("is asked for with the type's article (an api tool)", () => {
+    const found = check([yaml(".ai/tools/w.yaml", "tool_id: w\ntool_type: api\nversion: 1.0.0\nconfig: { url: https://x.test }\n")]).findings.filter((f) => f.rule === "universal/executor-required");
+    expect(found.map((f) => f.message)).toEqual(["an api tool needs an executor"]);
   });
 });
 
@@ -506,6 +521,18 @@ describe("findings speak the user's dialect", () => {
     expect(check([good]).findings.filter((f) => f.rule.startsWith("child-schema/"))).toEqual([]);
     // main.sh maps to bash_runtime, whose child schema accepts it; a .py under bash would not.
     expect(check([bad]).findings.filter((f) => f.rule.startsWith("child-schema/"))).toEqual([]);
+  });
+
+  test("a magray entry point holding '..' anywhere is refused as magray refuses it; kiwi's dialect refuses only a '..' segment", () => {
+    const mg = check([magray({ entry_point: "bin..x" }, ["bin..x"])]).findings.filter((f) => f.rule === "security/path");
+    expect(mg.map((f) => [f.pointer, f.severity, f.message])).toEqual([["/entry_point", "error", 'Security validation error: Entry point contains potentially dangerous path components ("bin..x" holds \'..\')']]);
+    const own = yaml(".ai/tools/p/tool.yaml", "tool_id: p\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: a..b.py }\n", ["a..b.py"]);
+    expect(check([own]).findings.filter((f) => f.rule === "security/path")).toEqual([]);
+  });
+
+  test("a list with one bad item is told about that item, not that it should be a list or a mapping", () => {
+    const found = check([magray({ capabilities: ["filesystem"], permissions: { filesystem: ["read", "execute"] } }, ["bin/run"])]).findings.filter((f) => f.rule === "universal/field-type");
+    expect(found.map((f) => [f.pointer, f.message])).toEqual([["/permissions/filesystem/1", '/permissions/filesystem/1 must be one of "read", "write"']]);
   });
 
   test("an unknown field suggests the field it probably meant", () => {

@@ -254,9 +254,21 @@ describe("entries kiwi check --add-ignores writes", () => {
   });
 
   test.each([
+    ["CRLF line ends", "# reviewed\r\nignore:\r\n  - rule: a/b\r\n    tool: y\r\n"],
+    ["a byte-order mark and CRLF line ends", "\ufeff# reviewed\r\nignore:\r\n  - rule: a/b\r\n    tool: y\r\n"],
+    ["a byte-order mark", "\ufeff# reviewed\nignore:\n  - rule: a/b\n    tool: y\n"],
+  ])("adds to a file with %s, keeping them, so only the new entry's lines differ", (_name, before) => {
+    const eol = before.includes("\r\n") ? "\r\n" : "\n";
+    const r = withEntries(before, [{ rule: "security/host-any", tool: "t", reason: "why" }]);
+    expect(r).toEqual({ text: `${before}  - rule: security/host-any${eol}    tool: t${eol}    reason: why${eol}` });
+  });
+
+  test.each([
     ["not YAML", "ignore: [unclosed\n", /^it is not valid YAML/],
     ["a list", "- a\n", /^it is not a mapping$/],
     ["ignore: as text", "ignore: all\n", /^"ignore" is not a list$/],
+    // The library parses it, then throws reading it: that was E_INTERNAL.
+    ["YAML with an alias to no anchor", "ignore:\n  - rule: security/host-any\n    tool: *crawl\n", /^it is not valid YAML \(.*crawl\)$/],
   ])("refuses a file that is %s", (_name, before, problem) => {
     const r = withEntries(before, [{ rule: "security/host-any", tool: "t", reason: "why" }]);
     expect("problem" in r && r.problem).toMatch(problem);

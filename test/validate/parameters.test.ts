@@ -69,6 +69,7 @@ describe("buildParametersSchema", () => {
     // The same member with its keys in another order: JSON Schema (and checkValue) call them equal.
     ["a duplicate enum member in another key order", "  - { name: a, type: object, enum: [{ a: 1, b: 2 }, { b: 2, a: 1 }] }\n", "parameters/enum", "/parameters/0/enum/1", 6],
     ["minLength above maxLength", "  - { name: a, type: string, minLength: 5, maxLength: 2 }\n", "parameters/constraint", "/parameters/0/minLength", 6],
+    ["non_empty with maxLength 0", "  - { name: a, type: string, maxLength: 0, non_empty: true }\n", "parameters/constraint", "/parameters/0/non_empty", 6],
     ["minimum above maximum", "  - { name: a, type: number, minimum: 5, maximum: 2 }\n", "parameters/constraint", "/parameters/0/minimum", 6],
     ["an empty exclusive range", "  - { name: a, type: number, exclusiveMinimum: 2, maximum: 2 }\n", "parameters/constraint", "/parameters/0/exclusiveMinimum", 6],
     ["a negative length", "  - { name: a, type: string, maxLength: -1 }\n", "parameters/constraint", "/parameters/0/maxLength", 6],
@@ -80,10 +81,13 @@ describe("buildParametersSchema", () => {
     ["an unknown format", "  - { name: a, type: string, format: phone }\n", "parameters/format", "/parameters/0/format", 6],
     ["a format on a number", "  - { name: a, type: number, format: uuid }\n", "parameters/format", "/parameters/0/format", 6],
     ["a misspelt field", "  - { name: a, type: string, requried: true }\n", "parameters/unknown-field", "/parameters/0/requried", 6],
+    ["a description that is no text", "  - { name: a, type: string, description: [a, b] }\n", "parameters/constraint", "/parameters/0/description", 6],
   ])("reports %s", (_name, yaml, rule, pointer, line) => {
     const result = buildParametersSchema(withParams(yaml));
     expect(result.findings.map((f) => [f.rule, f.pointer, f.line, f.file])).toEqual([[rule, pointer, line, ".ai/tools/t/tool.yaml"]]);
     expect(result.ok).toBe(rule === "parameters/unknown-field");
+    // Every finding says what to do about it.
+    expect(result.findings.filter((f) => !f.hint).map((f) => f.message)).toEqual([]);
     // The check's path (a memo shared by the tools of one check) reports the same, fresh and remembered.
     const memo: ParameterMemo = new Map();
     expect(checkParameters(withParams(yaml), memo)).toEqual(result.findings);

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Tool } from "../../src/manifest/model.ts";
-import type { SyntaxRequest } from "../../src/validate/syntax.ts";
+import { type SyntaxRequest, syntaxFindings } from "../../src/validate/syntax.ts";
 import { SYNTAX_CACHE_FILE, parseBashError, runSyntaxChecks } from "../../src/validate/syntax-io.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 
@@ -31,6 +31,21 @@ describe("runSyntaxChecks", () => {
     expect(results.verdicts.get(join(dir, "bad.sh"))).toMatchObject({ ok: false, line: 2 });
     expect(existsSync(marker)).toBe(false);
     expect(readdirSync(dir).some((n) => n === "__pycache__")).toBe(false);
+  });
+
+  test("a bash script failing only for its CRLF line ends is told so, where bash's own message hides it", async () => {
+    const dir = makeTemp();
+    const script = "#!/bin/bash\nif [ -n \"$1\" ]; then\n  echo hi\nfi\n";
+    writeTree(dir, { "crlf.sh": script.replaceAll("\n", "\r\n"), "bad.sh": "echo hi\nif then\nfi\n" });
+    const requests = [{ ...request(dir, "crlf.sh", "bash"), tool: { id: "t", pointers: {} } as Tool }, { ...request(dir, "bad.sh", "bash"), tool: { id: "t", pointers: {} } as Tool }];
+    const results = await runSyntaxChecks(requests);
+    // bash says "unexpected end of file": `then\r` is no keyword to it.
+    expect(results.verdicts.get(join(dir, "crlf.sh"))).toMatchObject({ ok: false, crlf: true });
+    expect(results.verdicts.get(join(dir, "bad.sh"))).not.toHaveProperty("crlf");
+    expect(syntaxFindings(requests, results).map((f) => f.hint)).toEqual([
+      "the script has CRLF (Windows) line ends, which bash reads as part of each line: save it with LF line ends (git: a .gitattributes line `*.sh text eol=lf`)",
+      "fix the script; kiwi checked it with bash -n without running it",
+    ]);
   });
 
   test("a missing interpreter is reported per language, never thrown", async () => {
