@@ -122,11 +122,25 @@ export function makeRedactor(values: readonly string[]): (text: string) => strin
   return (text) => {
     let out = text;
     for (const s of secrets) out = out.split(s).join(REDACTED);
-    // The same secret percent-encoded in a URL is still the secret.
+    // The same secret percent-encoded in a URL is still the secret, in each form a URL takes it:
+    // as one component, as a query value (form encoding: a space is "+"), and as the URL parser
+    // leaves it in a path or a query string it was written into whole.
     for (const s of secrets) {
-      const enc = encodeURIComponent(s);
-      if (enc !== s) out = out.split(enc).join(REDACTED);
+      for (const enc of urlForms(s)) if (enc !== s && enc !== "") out = out.split(enc).join(REDACTED);
     }
     return out;
   };
+}
+
+/** The spellings a URL gives `secret`, longest first (so none is left half replaced by a shorter one). */
+function urlForms(secret: string): string[] {
+  const forms = new Set([encodeURIComponent(secret), new URLSearchParams([["k", secret]]).toString().slice(2)]);
+  try {
+    // ? and # would end a path (written encoded, as a URL carries them); a \ in an http path is a /.
+    forms.add(new URL(`http://h/${secret.replace(/\?/g, "%3F").replace(/#/g, "%23")}`).pathname.slice(1));
+    forms.add(new URL(`http://h/?${secret.replace(/#/g, "%23")}`).search.slice(1));
+  } catch {
+    // Not parseable as part of a URL: the component forms above are all it can take.
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
 }

@@ -151,7 +151,8 @@ function subprocessConfig(tool: Tool, out: Finding[]): void {
   }
   if (tool.type !== "runtime" && typeof c.cwd === "string" && c.cwd !== "" && c.cwd !== "." && !toolPathProblem(c.cwd, "written")) {
     const dir = normalizeRel(c.cwd).replace(/\/+$/, "");
-    if (!tool.files.some((f) => f.path.startsWith(`${dir}/`))) {
+    // "./" is the tool's own folder, as "." is.
+    if (dir !== "" && dir !== "." && !tool.files.some((f) => f.path.startsWith(`${dir}/`))) {
       out.push(toolFinding(tool, "config/cwd", `${base}/cwd`, `config.cwd "${c.cwd}" is no folder of the tool's files, so the tool cannot start there`, "name a folder inside the tool that holds some of its files (its run directory holds only those), or leave config.cwd out"));
     }
   }

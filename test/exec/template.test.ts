@@ -50,4 +50,18 @@ describe("expanding placeholders", () => {
     const redact = makeRedactor(["p@ss word", "", "tok"]);
     expect(redact("url=https://h/?k=p%40ss%20word tok=tok, p@ss word")).toBe("url=https://h/?k=*** ***=***, ***");
   });
+
+  test("removes a secret in every form a URL gives it: a query value (a space is +), and a path or query it was written into whole", () => {
+    const secret = "s3cr3t/&=+ x'";
+    const redact = makeRedactor([secret]);
+    const query = new URL("https://h/v1");
+    query.searchParams.set("key", secret);
+    expect(query.href).toBe("https://h/v1?key=s3cr3t%2F%26%3D%2B+x%27");
+    expect(redact(`GET ${query.href}: bad key`)).toBe("GET https://h/v1?key=***: bad key");
+    // ${KEY} in a URL template: the parser encodes what a path or a query string may not hold.
+    const path = new URL(`https://h/v1/${secret}/items`).href;
+    expect(path).toBe("https://h/v1/s3cr3t/&=+%20x'/items");
+    expect(redact(path)).toBe("https://h/v1/***/items");
+    expect(redact(new URL(`https://h/v1?key=${secret}`).href)).toBe("https://h/v1?key=***");
+  });
 });

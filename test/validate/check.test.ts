@@ -100,7 +100,7 @@ const rows: Row[] = [
   ["config/command-param", () => [runtime("executor: subprocess\nconfig: { command: \"${PYTHON}\" }\n")], () => [runtime("executor: subprocess\nconfig: { command: \"{interp}\" }\n")], ".ai/tools/rt.yaml", 5],
   ["config/env-name", () => [script("  env: { A_B: x }")], () => [script("  env: { \"A=B\": x }")], ".ai/tools/proc/tool.yaml", 7],
   ["config/stdin", () => [script("  stdin: none")], () => [script("  stdin: pipe")], ".ai/tools/proc/tool.yaml", 7],
-  ["config/cwd", () => [script("  cwd: lib/", ["main.py", "lib/util.py"])], () => [script("  cwd: work")], ".ai/tools/proc/tool.yaml", 7],
+  ["config/cwd", () => [script("  cwd: lib/", ["main.py", "lib/util.py"]), script("  cwd: ./", ["main.py"], "other")], () => [script("  cwd: work")], ".ai/tools/proc/tool.yaml", 7],
   ["runtime/endpoint", () => [runtime("executor: subprocess\nconfig: { command: ruby }\n")], () => [runtime("executor: subprocess\nconfig: { args: [] }\n")], ".ai/tools/rt.yaml", 5],
   ["knowledge/format", () => [yaml(".ai/tools/n.md", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n", [], "markdown")], () => [yaml(".ai/tools/n.yaml", "tool_id: n\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\n")], ".ai/tools/n.yaml", 1],
   ["primitive/not-builtin", () => [script()], () => [yaml(".ai/tools/spawner.yaml", "tool_id: spawner\ntool_type: primitive\nversion: 1.0.0\nexecutor: null\n")], ".ai/tools/spawner.yaml", 2],
