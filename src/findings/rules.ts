@@ -65,7 +65,7 @@ export const RULES = {
   "universal/executor-required": { severity: "error", description: "The tool type needs an executor and none is given.", example: "tool_type: script  # no executor" },
   "universal/executor-forbidden": { severity: "error", description: "Primitives and knowledge run nothing, so their executor must be null.", example: "tool_type: knowledge\nexecutor: python_runtime" },
   "universal/duplicate-id": { severity: "error", description: "Two tools in the tree have the same id.", example: "a/tool.yaml and b.yaml both say tool_id: fetch" },
-  "universal/shadows-primitive": { severity: "error", description: "A project tool takes the id of a built-in primitive (subprocess, http_client), which it may not replace.", example: ".ai/tools/subprocess.yaml" },
+  "universal/shadows-primitive": { severity: "error", description: "A project tool takes the id of a built-in primitive (subprocess, http_client), or a remote tool the id of any built-in, which it may not replace.", example: ".ai/tools/subprocess.yaml" },
   "security/reserved-key": { severity: "error", description: "A key such as __proto__, constructor or prototype appears in the manifest.", example: "config: { __proto__: { admin: true } }" },
   // Per type
   "entrypoint/required": { severity: "error", description: "A script, wasm or native tool declares no entry point.", example: "tool_type: script\nconfig: {}" },

@@ -2,6 +2,7 @@
 // newer kiwi, a digest that is empty, malformed or of another algorithm, an unsafe path or a
 // dangling executor are all E_LOCK_INVALID, never skipped. Pure.
 import { KiwiError } from "../errors.ts";
+import { BUILTIN_IDS } from "../manifest/builtins.ts";
 import { parseDigest } from "../integrity/digest.ts";
 import { type CanonicalValue, isMapping, toPlain } from "../integrity/value.ts";
 import { computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
@@ -178,6 +179,8 @@ function assertSemantics(lock: Lockfile, invalid: (m: string, h?: string) => Kiw
   for (const [id, entry] of Object.entries(lock.remote ?? {})) {
     const tool = lock.tools[id];
     if (!tool) throw invalid(`remote tool "${id}" is not locked in tools`);
+    // kiwi add refuses such an artifact: placed, it would take over every chain that ends in the built-in.
+    if (BUILTIN_IDS.includes(id)) throw invalid(`remote tool "${id}" takes the id of kiwi's built-in ${id}, which a remote tool may not replace`, `delete remote.${id} and tools.${id} from the lockfile, remove .ai/tools/.remote/${id}/ and run "kiwi lock"`);
     if (tool.integrity !== entry.integrity) throw invalid(`remote tool "${id}" was added with integrity ${entry.integrity} but tools locks ${tool.integrity}`);
     // kiwi install places the manifest file by this path, as it places the tool's files.
     const problem = toolPathProblem(entry.manifest_file, "locked");

@@ -21,6 +21,7 @@ import { RegistryClient } from "../registry/oci-client-io.ts";
 import { type PullOptions, type Pulled, pullArtifact, pullConfig } from "../registry/fetch-io.ts";
 import { type ToolConfig, placedFiles } from "../registry/artifact-layout.ts";
 import { placeTool } from "../registry/place-io.ts";
+import { BUILTIN_IDS } from "../manifest/builtins.ts";
 import { REMOTE_TOOLS_DIR, isRemoteTool } from "../manifest/model.ts";
 import { formatReference, ociSource, parseReference, sourceDigest } from "../registry/reference.ts";
 
@@ -55,6 +56,13 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
   const id = config.tool_id;
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
   const previous = readLockfile(root)?.lock;
+  // A remote tool never replaces a built-in: a runtime would take over the chain of every project
+  // tool that runs on it (a project's own runtime of that id is the project's choice, not a publisher's).
+  if (BUILTIN_IDS.includes(id)) {
+    throw new KiwiError("E_USAGE", `${formatReference(pulled.ref)} holds the tool "${id}", the id of kiwi's built-in ${id}; a remote tool cannot replace a built-in`, {
+      hint: `a runtime from a registry must be published under an id of its own (its tools then name that id as their executor); nothing was added`,
+    });
+  }
   const clash = project.tools.find((t) => t.id === id && t.form !== "builtin" && !isRemoteTool(t));
   if (clash) throw new KiwiError("E_USAGE", `the project already has a tool "${id}" (${clash.manifestFile}); a remote tool cannot shadow it`, { hint: "rename or remove the local tool first" });
   assertDependencies(project, config);

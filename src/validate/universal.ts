@@ -6,7 +6,8 @@ import type { Finding } from "../findings/verdict.ts";
 import { renderCanonicalJson, unescapePointer } from "../integrity/canonical.ts";
 import { type CanonicalValue, Float } from "../integrity/value.ts";
 import { aliasConflicts } from "../manifest/aliases.ts";
-import { EXECUTORLESS_TYPES, PRIMITIVES, type Tool } from "../manifest/model.ts";
+import { BUILTIN_IDS } from "../manifest/builtins.ts";
+import { EXECUTORLESS_TYPES, PRIMITIVES, type Tool, isRemoteTool } from "../manifest/model.ts";
 import { parseExecutorRef, ryeExecutorRef } from "../manifest/normalize.ts";
 import { isSemver } from "../resolve/chain.ts";
 import { suggest } from "../resolve/suggest.ts";
@@ -199,6 +200,10 @@ function identity(tool: Tool, out: Finding[]): void {
   // every chain ends in one, and a project copy could redefine what it accepts.
   if (tool.form !== "builtin" && (PRIMITIVES as readonly string[]).includes(tool.id)) {
     out.push(toolFinding(tool, "universal/shadows-primitive", idField in doc ? idAt : "", `the tool id "${tool.id}" is kiwi's built-in primitive; a project tool may not replace it`, `rename the tool (set ${idField}); chains end in kiwi's own ${tool.id}`));
+  } else if (isRemoteTool(tool) && BUILTIN_IDS.includes(tool.id)) {
+    // A runtime the project writes itself is its own choice; one pulled from a registry would
+    // take over the chain of every project tool that runs on the built-in.
+    out.push(toolFinding(tool, "universal/shadows-primitive", idField in doc ? idAt : "", `the remote tool "${tool.id}" takes the id of kiwi's built-in ${tool.id}; a remote tool may not replace a built-in (it would run every tool on ${tool.id})`, `delete .ai/tools/.remote/${tool.id}/ and its entries in tool.lock.json, then run "kiwi lock"; to use a runtime from a registry, publish it under an id of its own and name that id as the executor`));
   }
 
   const typeField = magray ? "type" : "tool_type";
