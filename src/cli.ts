@@ -2,7 +2,7 @@
 // The root command: lazy subcommands, --help/--version, unknown-flag checks, and the single place
 // that renders errors and sets the exit code. Commands return an exit code or throw KiwiError.
 import type { ArgsDef, CommandDef } from "citty";
-import { USAGE_HINT, kebabCase, parseCommandArgs } from "./commands/_args.ts";
+import { USAGE_HINT, assertNoExtraPositionals, kebabCase, parseCommandArgs } from "./commands/_args.ts";
 import { defineCommand } from "./commands/_define.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createContext } from "./context.ts";
@@ -84,7 +84,7 @@ export async function main(given: string[]): Promise<number> {
     // mostly runs once, and compiling it made the first check of a commit use ~20% more CPU.
     if (path[0] !== "exec" && path[0] !== "lock" && path[0] !== "check") jitAtFullSpeed();
     // Run the resolved command itself: citty drops a subcommand's return value, and it is the exit code.
-    const result = await runLeaf(cmd, rawArgs.slice(path.length));
+    const result = await runLeaf(cmd, rawArgs.slice(path.length), path);
     return typeof result === "number" ? result : 0;
   } catch (thrown) {
     const error = isCittyError(thrown) ? new KiwiError("E_USAGE", stripAnsi((thrown as Error).message), { hint: USAGE_HINT }) : toKiwiError(thrown);
@@ -99,13 +99,15 @@ export async function main(given: string[]): Promise<number> {
  * The command gets a plain object (citty hands it a Proxy that re-spells every unset flag it is
  * asked for). Commands with setup, cleanup, plugins or subcommands go through citty's runCommand.
  */
-async function runLeaf(cmd: CommandDef<any>, rawArgs: string[]): Promise<unknown> {
+async function runLeaf(cmd: CommandDef<any>, rawArgs: string[], path: readonly string[]): Promise<unknown> {
   if (typeof cmd.run !== "function" || cmd.setup || cmd.cleanup || cmd.plugins || cmd.subCommands) {
     const { runCommand } = await import("citty");
     return (await runCommand(cmd, { rawArgs })).result;
   }
   const defs: ArgsDef = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
-  return cmd.run({ rawArgs, args: parseCommandArgs(rawArgs, defs) as never, cmd, data: undefined });
+  const args = parseCommandArgs(rawArgs, defs);
+  assertNoExtraPositionals(args, defs, path);
+  return cmd.run({ rawArgs, args: args as never, cmd, data: undefined });
 }
 
 /** Removes ANSI colour codes (citty colours help text whatever the terminal is). */

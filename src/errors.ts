@@ -7,7 +7,7 @@
  * `test/errors.test.ts` keeps the two in step.
  */
 export const ERROR_CODES = {
-  E_USAGE: { exit: 2, meaning: "the command line is malformed (unknown flag, missing argument)" },
+  E_USAGE: { exit: 2, meaning: "the command line is malformed (unknown flag, missing argument, or a word the command would ignore)" },
   E_INTERNAL: { exit: 2, meaning: "a bug in kiwi; please report it with the command you ran" },
   E_IO: { exit: 2, meaning: "a file could not be read or written" },
   E_NO_PROJECT: { exit: 2, meaning: "no .ai/tools/ folder in this directory or any parent" },

@@ -52,6 +52,34 @@ export function parseCommandArgs(rawArgs: readonly string[], defs: ArgsDef): Val
   return parsed;
 }
 
+/**
+ * A positional that takes every word from it on (`kiwi check a b`, `kiwi remove x y`), or whose
+ * command reads those words itself to refuse them with its own hint (`kiwi add a b`). citty has no
+ * such notion and ignores the field; assertNoExtraPositionals reads it.
+ */
+export const VARIADIC = { variadic: true } as const;
+
+/**
+ * Refuses words past a command's positionals: citty drops them silently, so `kiwi key generate a b`
+ * would write `a` and say nothing of `b`. Commands with a VARIADIC positional take them (or refuse
+ * them) themselves. The message names the command; cli.ts turns the hint into its --help.
+ */
+export function assertNoExtraPositionals(parsed: Values, defs: ArgsDef, command: readonly string[]): void {
+  const names: string[] = [];
+  for (const name in defs) {
+    const arg = defs[name] as ArgDef & { variadic?: boolean };
+    if (arg.type !== "positional") continue;
+    if (arg.variadic) return;
+    names.push(name.toUpperCase());
+  }
+  const positionals = (parsed._ ?? []) as string[];
+  if (positionals.length <= names.length) return;
+  const extra = positionals.slice(names.length);
+  const takes = names.length === 0 ? "takes no arguments" : `takes ${names.length === 1 ? "one argument" : `${names.length} arguments`} (${names.join(", ")})`;
+  const words = extra.map((word) => JSON.stringify(word)).join(" ");
+  throw usage(`${["kiwi", ...command].join(" ")} ${takes}; ${words} would be ignored, so nothing was done`);
+}
+
 /** citty's read of a flag: the name as given, else its camelCase, else its kebab-case spelling. */
 function lookup(values: Values, name: string): unknown {
   return values[name] ?? values[camelCase(name)] ?? values[kebabCase(name)];

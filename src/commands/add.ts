@@ -2,6 +2,7 @@
 // .ai/tools/.remote/<id>/ and lock with its oci:// source.
 // `kiwi add --from <file>`: import a tool from a format users already have (formats/), no registry.
 import { defineCommand } from "./_define.ts";
+import { VARIADIC } from "./_args.ts";
 import { KiwiError } from "../errors.ts";
 import { importFromFile } from "../ops/import-io.ts";
 import { addRemoteTool } from "../ops/registry-add-io.ts";
@@ -16,7 +17,7 @@ import { insecureList, registryFlags } from "./_registry-flags.ts";
 export default defineCommand({
   meta: { name: "add", description: "Add a tool from an OCI registry (verify every digest and the integrity, validate, lock), or import one with --from" },
   args: {
-    reference: { type: "positional", required: false, description: "registry/repository:tag or registry/repository@sha256:<digest>", valueHint: "reference" },
+    reference: { type: "positional", ...VARIADIC, required: false, description: "registry/repository:tag or registry/repository@sha256:<digest>", valueHint: "reference" },
     from: { type: "string", description: "Import a tool instead: an MCP registry server.json, an .mcpb bundle, or a skill or Agent Plugin folder", valueHint: "file" },
     id: { type: "string", description: "With --from: the tool id to write (default: from the server's or bundle's name)", valueHint: "tool_id" },
     pick: { type: "string", description: "With --from: which entry of a server.json to import (npm, pypi, mcpb, remote; default: the first kiwi can run)", valueHint: "entry" },

@@ -1,6 +1,7 @@
 // `kiwi check [paths...]`: validates every tool (or the given ones; chain rules still see the whole
 // tree) and prints findings as human text, JSON or SARIF. Exit 0 without errors, 1 with errors.
 import { defineCommand } from "./_define.ts";
+import { VARIADIC } from "./_args.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { KiwiError } from "../errors.ts";
 import { FINDING_FORMATS, type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings-render.ts";
@@ -15,7 +16,7 @@ import { plural } from "../ui/plural.ts";
 export default defineCommand({
   meta: { name: "check", description: "Validate tools: manifests, types, security, executor chains, child_schemas and parameters" },
   args: {
-    paths: { type: "positional", required: false, description: "Tool ids or paths to report on (default: every tool)", valueHint: "tool-id|path" },
+    paths: { type: "positional", ...VARIADIC, required: false, description: "Tool ids or paths to report on (default: every tool)", valueHint: "tool-id|path" },
     ...projectFlags,
     ...strictFlag,
     format: { type: "string", description: "Output format: human, json or sarif (--json is --format json)", valueHint: FINDING_FORMATS.join("|") },

@@ -2,7 +2,7 @@
 // parameters, run the verified copy through its primitive, or with --dry-run only plan) -> ui/.
 import type { ArgsDef } from "citty";
 import type { Context } from "../context.ts";
-import { kebabCase } from "./_args.ts";
+import { VARIADIC, kebabCase } from "./_args.ts";
 import { readAll, readFlagSources, stdinCarriesData } from "./_stdin.ts";
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
@@ -15,7 +15,7 @@ import { collectingSinks, ranDocument, terminalSinks } from "../ui/stream.ts";
 import { contextFromArgs, mcpFlags, projectFlags, strictFlag } from "./_flags.ts";
 
 const EXEC_ARGS = {
-  tool: { type: "positional", required: true, description: "Id of the tool to run", valueHint: "tool" },
+  tool: { type: "positional", ...VARIADIC, required: true, description: "Id of the tool to run", valueHint: "tool" },
   param: { type: "string", description: "A parameter as name=value, coerced to its declared type (repeat for more)", valueHint: "name=value" },
   params: { type: "string", description: "Parameters as a JSON object ('-' reads it from stdin)", valueHint: "json" },
   paramsFile: { type: "string", description: "Read parameters from a JSON file ('-' for stdin)", valueHint: "file" },

@@ -2,6 +2,7 @@
 // the ecosystem's formats (formats/export-plan.ts).
 import { plural } from "../ui/plural.ts";
 import { defineCommand } from "./_define.ts";
+import { VARIADIC } from "./_args.ts";
 import { KiwiError } from "../errors.ts";
 import { exportTools } from "../ops/export-io.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
@@ -10,7 +11,7 @@ import { contextFromArgs, projectFlags } from "./_flags.ts";
 export default defineCommand({
   meta: { name: "export", description: "Write tools out as an Agent Skill, an Agent Plugin or an MCP registry server.json" },
   args: {
-    tool: { type: "positional", required: true, description: "The tool id to export (several with --format plugin)", valueHint: "tool-id" },
+    tool: { type: "positional", ...VARIADIC, required: true, description: "The tool id to export (several with --format plugin)", valueHint: "tool-id" },
     format: { type: "string", description: "skill (a knowledge tool), plugin (skills and MCP servers) or server.json (an MCP server's package or remote)", valueHint: "format" },
     out: { type: "string", description: "The folder to write into (the export is a new folder or file inside it)", valueHint: "dir" },
     name: { type: "string", description: "The plugin's name, or the server.json registry name (io.github.<owner>/<server>)", valueHint: "name" },

@@ -2,6 +2,7 @@
 // tool.lock.json, drift diffs and the poisoning scan. Flags -> ops/mcp-*-io.ts -> ui/mcp-render.ts.
 import { join } from "node:path";
 import { defineCommand } from "./_define.ts";
+import { VARIADIC } from "./_args.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { GateOutcome } from "../ops/mcp-gate-io.ts";
@@ -40,7 +41,7 @@ const hash = defineCommand({
 
 const verify = defineCommand({
   meta: { name: "verify", description: "Check every pinned server's live interface against its pin (a CI gate: 0 ok, 10 drift or unpinned, 9 server failure, 1 scan errors with --strict)" },
-  args: { servers: { type: "positional", required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
+  args: { servers: { type: "positional", ...VARIADIC, required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
     const { rows, exitCode: code } = await verifyMcpServers(ctx, args._, { strict: args.strict === true });
@@ -71,7 +72,7 @@ const verify = defineCommand({
 
 const pin = defineCommand({
   meta: { name: "pin", description: "Pin (or re-pin) servers' live interfaces in tool.lock.json, after a poisoning scan" },
-  args: { servers: { type: "positional", required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
+  args: { servers: { type: "positional", ...VARIADIC, required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
     const { project, outcomes } = await pinServers(ctx, args._, args.strict === true, (outcome, live) => reportOutcome(ctx, outcome, live, args.json === true));

@@ -1,5 +1,6 @@
 // `kiwi publish <tool> <registry>/<repository>:<tag>`: one tool version as an OCI artifact.
 import { defineCommand } from "./_define.ts";
+import { VARIADIC } from "./_args.ts";
 import { KiwiError } from "../errors.ts";
 import { publishTool } from "../ops/publish-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
@@ -12,7 +13,7 @@ export default defineCommand({
   meta: { name: "publish", description: "Push a tool (which must pass kiwi check --strict) to an OCI registry, optionally signed" },
   args: {
     tool: { type: "positional", required: true, description: "The tool id to publish", valueHint: "tool-id" },
-    target: { type: "positional", required: true, description: "Where: registry/repository:tag", valueHint: "registry/repo:tag" },
+    target: { type: "positional", ...VARIADIC, required: true, description: "Where: registry/repository:tag", valueHint: "registry/repo:tag" },
     sign: { type: "string", description: "Sign the artifact with this ed25519 private key file (kiwi key generate)", valueHint: "key-file" },
     ...registryFlags,
     ...projectFlags,

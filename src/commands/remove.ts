@@ -1,5 +1,6 @@
 // `kiwi remove <tool>...`: takes remote tools out of the project (ops/registry-remove-io.ts).
 import { defineCommand } from "./_define.ts";
+import { VARIADIC } from "./_args.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
 import { removeRemoteTools } from "../ops/registry-remove-io.ts";
 import { findingsJson } from "../ui/findings-render.ts";
@@ -11,7 +12,7 @@ import { contextFromArgs, projectFlags } from "./_flags.ts";
 export default defineCommand({
   meta: { name: "remove", description: "Remove remote tools: their folders, lock entries, records, MCP pins and packages" },
   args: {
-    tools: { type: "positional", required: true, description: "Ids of remote tools (added with kiwi add)", valueHint: "tool-id" },
+    tools: { type: "positional", ...VARIADIC, required: true, description: "Ids of remote tools (added with kiwi add)", valueHint: "tool-id" },
     ...projectFlags,
   },
   async run({ args }) {

@@ -1,5 +1,6 @@
 // `kiwi update <tool>`: moves a remote tool's lock to what its tag points to now, showing what changed.
 import { defineCommand } from "./_define.ts";
+import { VARIADIC } from "./_args.ts";
 import { KiwiError } from "../errors.ts";
 import { updateRemoteTool } from "../ops/registry-add-io.ts";
 import { showJson, showResult } from "../ui/output.ts";
@@ -10,7 +11,7 @@ import { insecureList, registryFlags } from "./_registry-flags.ts";
 export default defineCommand({
   meta: { name: "update", description: "Move a remote tool to what its tag points to now, with a diff of files, manifest and permissions" },
   args: {
-    tool: { type: "positional", required: true, description: "The remote tool's id", valueHint: "tool-id" },
+    tool: { type: "positional", ...VARIADIC, required: true, description: "The remote tool's id", valueHint: "tool-id" },
     ...registryFlags,
     ...projectFlags,
   },

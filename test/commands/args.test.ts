@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { type ArgsDef, type CommandDef, parseArgs } from "citty";
 import { COMMANDS } from "../../src/cli.ts";
-import { camelCase, kebabCase, parseCommandArgs } from "../../src/commands/_args.ts";
+import { VARIADIC, assertNoExtraPositionals, camelCase, kebabCase, parseCommandArgs } from "../../src/commands/_args.ts";
 
 async function leaves(): Promise<[string, ArgsDef][]> {
   const out: [string, ArgsDef][] = [];
@@ -68,5 +68,23 @@ describe("kiwi's flag parser", () => {
   test("names a missing positional and a bad enum value as usage errors", () => {
     expect(() => parseCommandArgs([], { tool: { type: "positional", required: true } })).toThrow("Missing required positional argument: TOOL");
     expect(() => parseCommandArgs(["--kind", "z"], { kind: { type: "enum", options: ["a", "b"] } })).toThrow("Invalid value for argument: --kind (z). Expected one of: a, b.");
+  });
+
+  test.each<[string, ArgsDef, string[], string | undefined]>([
+    ["no positional, one word", {}, ["x"], 'kiwi c takes no arguments; "x" would be ignored, so nothing was done'],
+    ["one positional, two words", { file: { type: "positional" } }, ["a", "b", "c"], 'kiwi c takes one argument (FILE); "b" "c" would be ignored, so nothing was done'],
+    ["two positionals, three words", { a: { type: "positional" }, b: { type: "positional" } }, ["1", "2", "3"], 'kiwi c takes 2 arguments (A, B); "3" would be ignored, so nothing was done'],
+    ["words after --", {}, ["--", "x"], 'kiwi c takes no arguments; "x" would be ignored, so nothing was done'],
+    ["one positional, one word", { file: { type: "positional" } }, ["a"], undefined],
+    ["a variadic positional, many words", { ids: { type: "positional", ...VARIADIC } as ArgsDef[string] }, ["a", "b", "c"], undefined],
+  ])("refuses words past the positionals (%s)", (_, defs, argv, message) => {
+    const check = () => assertNoExtraPositionals(parseCommandArgs(argv, defs), defs, ["c"]);
+    if (message === undefined) expect(check).not.toThrow();
+    else expect(check).toThrow(message);
+  });
+
+  test("every command that reads the words past its positionals says so (VARIADIC), and no other", async () => {
+    const variadic = (await leaves()).filter(([, defs]) => Object.values(defs).some((d) => (d as { variadic?: boolean }).variadic)).map(([name]) => name);
+    expect(variadic.sort()).toEqual(["add", "check", "exec", "export", "mcp pin", "mcp verify", "publish", "remove", "update"]);
   });
 });

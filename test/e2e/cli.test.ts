@@ -35,6 +35,30 @@ describe("the kiwi binary", () => {
     expect((await runKiwi(["mcp", "approve"], { cwd: root })).stderr).toContain('hint: run "kiwi mcp approve --help" for its arguments and flags');
   });
 
+  test.each([
+    [["key", "generate", "k1.key", "k2.key"], "kiwi key generate takes one argument (FILE); \"k2.key\" would be ignored"],
+    [["outdated", "x"], 'kiwi outdated takes no arguments; "x" would be ignored'],
+    [["lock", "a"], 'kiwi lock takes no arguments; "a" would be ignored'],
+    [["show", "a", "b"], 'kiwi show takes one argument (TOOL); "b" would be ignored'],
+    [["mcp", "skill", "s", "skill://x/SKILL.md", "more"], 'kiwi mcp skill takes 2 arguments (SERVER, URI); "more" would be ignored'],
+    [["cache", "clean", "--", "x"], 'kiwi cache clean takes no arguments; "x" would be ignored'],
+  ])("%p refuses the words it would drop, and does nothing", async (args, message) => {
+    const root = makeProject({ ".ai/tools/a.yaml": "tool_id: a\ntool_type: knowledge\nversion: 1.0.0\n" });
+    const r = await runKiwi(args, { cwd: root });
+    const command = args.slice(0, args[0] === "key" || args[0] === "mcp" || args[0] === "cache" ? 2 : 1).join(" ");
+    expect(r).toEqual({ exitCode: 2, stdout: "", stderr: `error[E_USAGE]: ${message}, so nothing was done\n  hint: run "kiwi ${command} --help" for its arguments and flags\n` });
+    // Nothing was written: no key, no lockfile.
+    expect(await Bun.file(`${root}/k1.key`).exists()).toBe(false);
+    expect(await Bun.file(`${root}/tool.lock.json`).exists()).toBe(false);
+  });
+
+  test("a command that takes many words still takes them", async () => {
+    const root = makeProject({ ".ai/tools/a.yaml": "tool_id: a\ntool_type: knowledge\nversion: 1.0.0\n", ".ai/tools/b.yaml": "tool_id: b\ntool_type: knowledge\nversion: 1.0.0\n" });
+    const r = await runKiwi(["check", "a", "b", "--json"], { cwd: root });
+    expect([r.exitCode, r.stderr]).toEqual([1, ""]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ tools_checked: 2 });
+  });
+
   test.each([[["lock", "--cwd"]], [["check", "--cwd", ""]], [["list", "--cwd="]]])("%p is a usage error, not the folder kiwi runs in (an unset variable after --cwd)", async (args) => {
     const root = makeProject({ ".ai/tools/a.yaml": "tool_id: a\ntool_type: knowledge\nversion: 1.0.0\n" });
     const r = await runKiwi(args, { cwd: root });
