@@ -2,7 +2,9 @@
 // check the chain, place (registry/place-io.ts), validate and lock. Nothing reaches .ai/tools/.remote/
 // before every byte matched its digest; on any failure the project is put back as it was.
 import { removeTree } from "../cache/remove-io.ts";
+import { registerProject } from "../cache/projects-io.ts";
 import { type Store, openStore } from "../cache/store-io.ts";
+import { cacheWriteError } from "./install-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest } from "../integrity/digest.ts";
@@ -72,6 +74,13 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
   const beforeEntry = previous?.remote?.[id];
   const entry: RemoteTool = { source, reference, integrity: config.integrity, manifest_file: config.manifest_file, manifest_sha256: config.manifest_sha256, ...(pulled.signature ? { signature: pulled.signature } : {}) };
   const pin = publishedPin(config, `${pulled.ref.registry}/${pulled.ref.repository}@${pulled.digest}`);
+  // The pulled blobs are this project's now: prune keeps what a registered project's lockfile names
+  // (registered before the lock is written, so no prune between the two can take them).
+  try {
+    registerProject(store, root);
+  } catch (error) {
+    throw cacheWriteError(store, error);
+  }
   const dir = await placeTool(root, store, id, placedFiles(config));
   let findings: Finding[];
   try {

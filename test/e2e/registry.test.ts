@@ -840,6 +840,26 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("signin
     expect(refused.stderr).toContain(`signed by the key ${keyId}, which .ai/trust.yaml does not trust`);
   });
 
+  test("kiwi add (and kiwi update, which places the same way) registers the project: another project's kiwi cache prune keeps the blobs they pulled", async () => {
+    const ref = `${registry.host}/team/prune-add:1`;
+    expect((await kiwiIn(publisher()).run(["publish", "dp", ref])).exitCode).toBe(0);
+    const b = consumer();
+    const kb = kiwiIn(b);
+    expect((await kb.run(["add", ref])).exitCode).toBe(0);
+    // Another project on the same cache installs and prunes: b never ran kiwi install.
+    const other = makeProject({ ".ai/tools/hi.yaml": "tool_id: hi\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  command: echo\n" });
+    const ko = kiwiIn(other, { KIWI_CACHE_DIR: kb.cache });
+    expect((await ko.run(["install"])).exitCode).toBe(0);
+    const prune = await ko.run(["cache", "prune", "--grace", "0"]);
+    expect([prune.exitCode, prune.stdout]).toEqual([0, expect.stringContaining("removed 0 blobs")]);
+    // So b's folder comes back from the cache, with no request.
+    rmSync(join(b, ".ai/tools/.remote/dp"), { recursive: true, force: true });
+    const before = registry.requests().length;
+    const inst = await kb.run(["install", "--frozen-lockfile"]);
+    expect([inst.exitCode, inst.stderr]).toEqual([0, "placed 1 remote tool (0 files downloaded)\n"]);
+    expect(registry.requests().length).toBe(before);
+  });
+
   test("kiwi cache prune keeps a remote tool's manifest file and signature: a fresh clone on the same cache installs with no request", async () => {
     const a = publisher();
     const ka = kiwiIn(a);
