@@ -149,11 +149,17 @@ export interface OutdatedEntry {
   tool: string;
   reference: string;
   locked: string;
-  latest: string;
+  /** Where the tag points now; null when the registry could not say (`error`). */
+  latest: string | null;
   outdated: boolean;
+  /** Why this tool could not be checked (its tag deleted, its registry down): the others still are. */
+  error?: { code: string; message: string; hint?: string; exitCode: number };
 }
 
-/** `kiwi outdated`: where each remote tool's tag points now (one manifest request per tool). */
+/**
+ * `kiwi outdated`: where each remote tool's tag points now (one manifest request per tool). A tool
+ * the registry cannot answer for is reported with its error, and the rest are still checked.
+ */
 export async function listOutdated(ctx: Context, options: PullOptions = {}): Promise<OutdatedEntry[]> {
   const root = findProjectRoot(ctx.cwd);
   const { lock } = readLockfileOrFail(root);
@@ -165,9 +171,15 @@ export async function listOutdated(ctx: Context, options: PullOptions = {}): Pro
       out.push({ tool: id, reference: entry.reference, locked, latest: locked, outdated: false });
       continue;
     }
-    const client = new RegistryClient(ref, { env: ctx.env, home: ctx.home, insecure: options.insecure });
-    const latest = await client.resolveTag(ref.tag);
-    out.push({ tool: id, reference: entry.reference, locked, latest, outdated: latest !== locked });
+    try {
+      const client = new RegistryClient(ref, { env: ctx.env, home: ctx.home, insecure: options.insecure });
+      const latest = await client.resolveTag(ref.tag);
+      out.push({ tool: id, reference: entry.reference, locked, latest, outdated: latest !== locked });
+    } catch (error) {
+      if (!(error instanceof KiwiError)) throw error;
+      const why = { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), exitCode: error.exitCode };
+      out.push({ tool: id, reference: entry.reference, locked, latest: null, outdated: false, error: why });
+    }
   }
   return out;
 }
