@@ -2,7 +2,9 @@
 // check the chain, place (registry/place-io.ts), validate and lock. Nothing reaches .ai/tools/.remote/
 // before every byte matched its digest; on any failure the project is put back as it was.
 import { removeTree } from "../cache/remove-io.ts";
+import { registerProject } from "../cache/projects-io.ts";
 import { type Store, openStore } from "../cache/store-io.ts";
+import { cacheWriteError } from "./install-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest } from "../integrity/digest.ts";
@@ -72,6 +74,13 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
   const beforeEntry = previous?.remote?.[id];
   const entry: RemoteTool = { source, reference, integrity: config.integrity, manifest_file: config.manifest_file, manifest_sha256: config.manifest_sha256, ...(pulled.signature ? { signature: pulled.signature } : {}) };
   const pin = publishedPin(config, `${pulled.ref.registry}/${pulled.ref.repository}@${pulled.digest}`);
+  // The pulled blobs are this project's now: prune keeps what a registered project's lockfile names
+  // (registered before the lock is written, so no prune between the two can take them).
+  try {
+    registerProject(store, root);
+  } catch (error) {
+    throw cacheWriteError(store, error);
+  }
   const dir = await placeTool(root, store, id, placedFiles(config));
   let findings: Finding[];
   try {
@@ -140,11 +149,17 @@ export interface OutdatedEntry {
   tool: string;
   reference: string;
   locked: string;
-  latest: string;
+  /** Where the tag points now; null when the registry could not say (`error`). */
+  latest: string | null;
   outdated: boolean;
+  /** Why this tool could not be checked (its tag deleted, its registry down): the others still are. */
+  error?: { code: string; message: string; hint?: string; exitCode: number };
 }
 
-/** `kiwi outdated`: where each remote tool's tag points now (one manifest request per tool). */
+/**
+ * `kiwi outdated`: where each remote tool's tag points now (one manifest request per tool). A tool
+ * the registry cannot answer for is reported with its error, and the rest are still checked.
+ */
 export async function listOutdated(ctx: Context, options: PullOptions = {}): Promise<OutdatedEntry[]> {
   const root = findProjectRoot(ctx.cwd);
   const { lock } = readLockfileOrFail(root);
@@ -156,9 +171,15 @@ export async function listOutdated(ctx: Context, options: PullOptions = {}): Pro
       out.push({ tool: id, reference: entry.reference, locked, latest: locked, outdated: false });
       continue;
     }
-    const client = new RegistryClient(ref, { env: ctx.env, home: ctx.home, insecure: options.insecure });
-    const latest = await client.resolveTag(ref.tag);
-    out.push({ tool: id, reference: entry.reference, locked, latest, outdated: latest !== locked });
+    try {
+      const client = new RegistryClient(ref, { env: ctx.env, home: ctx.home, insecure: options.insecure });
+      const latest = await client.resolveTag(ref.tag);
+      out.push({ tool: id, reference: entry.reference, locked, latest, outdated: latest !== locked });
+    } catch (error) {
+      if (!(error instanceof KiwiError)) throw error;
+      const why = { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}), exitCode: error.exitCode };
+      out.push({ tool: id, reference: entry.reference, locked, latest: null, outdated: false, error: why });
+    }
   }
   return out;
 }

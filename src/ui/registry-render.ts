@@ -64,5 +64,6 @@ export function renderRemoved(r: RemoveResult): string {
 /** One line per remote tool: where its tag points now. */
 export function renderOutdated(entries: readonly OutdatedEntry[]): string {
   if (entries.length === 0) return "no remote tools";
-  return entries.map((e) => `${e.tool}  ${e.reference}  locked ${short(e.locked)}  ${e.outdated ? `now ${short(e.latest)} (run "kiwi update ${e.tool}")` : "up to date"}`).join("\n");
+  const state = (e: OutdatedEntry) => (e.error ? `not checked: ${e.error.message}` : e.outdated ? `now ${short(e.latest!)} (run "kiwi update ${e.tool}")` : "up to date");
+  return entries.map((e) => `${e.tool}  ${e.reference}  locked ${short(e.locked)}  ${state(e)}`).join("\n");
 }

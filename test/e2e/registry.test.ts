@@ -534,6 +534,36 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect((await kb.run(["update", "dp"])).stdout).toContain("dp is up to date");
   });
 
+  test("kiwi outdated reports a tool whose tag was deleted and still checks the others, exiting with that error's code", async () => {
+    const gone = `${registry.host}/team/outdated-gone:1`;
+    const moving = `${registry.host}/team/outdated-moving:1`;
+    const pub = JSON.parse((await kiwiIn(publisher()).run(["publish", "dp", gone, "--json"])).stdout);
+    const a = makeProject({ ".ai/tools/other/tool.yaml": "tool_id: other\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  command: echo\n" });
+    expect((await kiwiIn(a).run(["publish", "other", moving])).exitCode).toBe(0);
+    const b = consumer();
+    const kb = kiwiIn(b);
+    expect((await kb.run(["add", gone])).exitCode).toBe(0);
+    expect((await kb.run(["add", moving])).exitCode).toBe(0);
+    writeFileSync(join(a, ".ai/tools/other/tool.yaml"), "tool_id: other\ntool_type: runtime\nversion: 2.0.0\nexecutor: subprocess\nconfig:\n  command: echo\n");
+    const moved = JSON.parse((await kiwiIn(a).run(["publish", "other", moving, "--json"])).stdout);
+    expect((await fetch(`${registry.url}/v2/team/outdated-gone/manifests/${pub.digest}`, { method: "DELETE" })).status).toBe(202);
+
+    const out = await kb.run(["outdated"]);
+    expect(out.exitCode).toBe(12);
+    expect(out.stdout).toContain(`other  ${moving}  locked `);
+    expect(out.stdout).toContain(`now ${moved.digest.slice(0, 19)} (run "kiwi update other")`);
+    expect(out.stdout).toContain(`dp  ${gone}  locked ${pub.digest.slice(0, 19)}  not checked: ${registry.host}/team/outdated-gone has no manifest for the tag "1"`);
+    expect(out.stderr).toContain(`error[E_REGISTRY]: dp: ${registry.host}/team/outdated-gone has no manifest for the tag "1"`);
+    const json = await kb.run(["outdated", "--json"]);
+    expect(json.exitCode).toBe(12);
+    const doc = JSON.parse(json.stdout);
+    expect(doc.ok).toBe(false);
+    expect(doc.tools).toEqual([
+      expect.objectContaining({ tool: "dp", latest: null, outdated: false, error: expect.objectContaining({ code: "E_REGISTRY", exitCode: 12 }) }),
+      expect.objectContaining({ tool: "other", latest: moved.digest, outdated: true }),
+    ]);
+  });
+
   test("kiwi update in a checkout that has not installed the tool diffs against the locked version's manifest, not against nothing", async () => {
     const ref = `${registry.host}/team/moving-clone:stable`;
     await kiwiIn(publisher()).run(["publish", "dp", ref]);
@@ -838,6 +868,26 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("signin
     expect(refused.exitCode).toBe(13);
     expect(refused.stderr).toContain(`error[E_TRUST]: remote tool "dp" (oci://${registry.host}/trust/dp@`);
     expect(refused.stderr).toContain(`signed by the key ${keyId}, which .ai/trust.yaml does not trust`);
+  });
+
+  test("kiwi add (and kiwi update, which places the same way) registers the project: another project's kiwi cache prune keeps the blobs they pulled", async () => {
+    const ref = `${registry.host}/team/prune-add:1`;
+    expect((await kiwiIn(publisher()).run(["publish", "dp", ref])).exitCode).toBe(0);
+    const b = consumer();
+    const kb = kiwiIn(b);
+    expect((await kb.run(["add", ref])).exitCode).toBe(0);
+    // Another project on the same cache installs and prunes: b never ran kiwi install.
+    const other = makeProject({ ".ai/tools/hi.yaml": "tool_id: hi\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  command: echo\n" });
+    const ko = kiwiIn(other, { KIWI_CACHE_DIR: kb.cache });
+    expect((await ko.run(["install"])).exitCode).toBe(0);
+    const prune = await ko.run(["cache", "prune", "--grace", "0"]);
+    expect([prune.exitCode, prune.stdout]).toEqual([0, expect.stringContaining("removed 0 blobs")]);
+    // So b's folder comes back from the cache, with no request.
+    rmSync(join(b, ".ai/tools/.remote/dp"), { recursive: true, force: true });
+    const before = registry.requests().length;
+    const inst = await kb.run(["install", "--frozen-lockfile"]);
+    expect([inst.exitCode, inst.stderr]).toEqual([0, "placed 1 remote tool (0 files downloaded)\n"]);
+    expect(registry.requests().length).toBe(before);
   });
 
   test("kiwi cache prune keeps a remote tool's manifest file and signature: a fresh clone on the same cache installs with no request", async () => {
