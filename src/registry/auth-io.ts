@@ -37,8 +37,13 @@ export function findCredentials(registry: string, env: Readonly<Record<string, s
     throw new KiwiError("E_REGISTRY_AUTH", `${path} is not valid JSON`, { hint: "fix the file, or point DOCKER_CONFIG at another folder" });
   }
   if (!isRecord(config)) return undefined;
+  // Docker's order (GetCredentialsStore): the host's credHelpers entry, else credsStore, else the
+  // file's auths. A helper, once named, answers alone: docker does not fall back to auths when it
+  // has no credentials for the host (an auths entry beside a helper is docker login's placeholder).
   const helpers = isRecord(config.credHelpers) ? config.credHelpers : {};
-  const helper = typeof helpers[registry] === "string" ? (helpers[registry] as string) : typeof config.credsStore === "string" ? config.credsStore : undefined;
+  const named = Object.hasOwn(helpers, registry) ? helpers[registry] : undefined;
+  const helper = typeof named === "string" && named !== "" ? named : typeof config.credsStore === "string" && config.credsStore !== "" ? config.credsStore : undefined;
+  if (helper) return runHelper(helper, registry, env);
   const auths = isRecord(config.auths) ? config.auths : {};
   // Docker's file store: the exact key, else any key whose host is this one, as `docker login`
   // wrote them in the past and some tools still do ("https://registry.example.com/v1/").
@@ -54,7 +59,7 @@ export function findCredentials(registry: string, env: Readonly<Record<string, s
     }
     if (typeof entry.username === "string" && typeof entry.password === "string") return { username: entry.username, password: entry.password };
   }
-  return helper ? runHelper(helper, registry) : undefined;
+  return undefined;
 }
 
 /** The registry host an `auths` key names: docker's ConvertToHostname (scheme and path dropped). */
@@ -64,11 +69,14 @@ function hostOfAuthKey(key: string): string {
 }
 
 /** Runs `docker-credential-<helper> get` the way docker does (server URL on stdin, JSON out). */
-function runHelper(helper: string, registry: string): Credentials | undefined {
+function runHelper(helper: string, registry: string, env: Readonly<Record<string, string | undefined>>): Credentials | undefined {
   const program = `docker-credential-${helper}`;
+  // Found on the PATH of the environment kiwi was given, as every other program it starts.
+  const found = Bun.which(program, { PATH: env.PATH ?? "" });
   let result;
   try {
-    result = Bun.spawnSync([program, "get"], { stdin: new TextEncoder().encode(registry), stdout: "pipe", stderr: "pipe" });
+    if (!found) throw new Error("not found");
+    result = Bun.spawnSync([found, "get"], { stdin: new TextEncoder().encode(registry), stdout: "pipe", stderr: "pipe" });
   } catch {
     throw new KiwiError("E_REGISTRY_AUTH", `the credential helper ${program} named for ${registry} is not installed`, { hint: `install ${program}, or remove it from the docker config` });
   }
