@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { isRecord } from "../integrity/value.ts";
+import { credentialServer } from "./reference.ts";
 
 export interface Credentials {
   username: string;
@@ -24,6 +25,8 @@ export function dockerConfigPath(env: Readonly<Record<string, string | undefined
 /** The credentials docker would use for `registry`, or undefined (anonymous). */
 export function findCredentials(registry: string, env: Readonly<Record<string, string | undefined>>, home: string): Credentials | undefined {
   const path = dockerConfigPath(env, home);
+  // The name docker keeps it under (Docker Hub's is https://index.docker.io/v1/).
+  const server = credentialServer(registry);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -41,13 +44,13 @@ export function findCredentials(registry: string, env: Readonly<Record<string, s
   // file's auths. A helper, once named, answers alone: docker does not fall back to auths when it
   // has no credentials for the host (an auths entry beside a helper is docker login's placeholder).
   const helpers = isRecord(config.credHelpers) ? config.credHelpers : {};
-  const named = Object.hasOwn(helpers, registry) ? helpers[registry] : undefined;
+  const named = Object.hasOwn(helpers, server) ? helpers[server] : undefined;
   const helper = typeof named === "string" && named !== "" ? named : typeof config.credsStore === "string" && config.credsStore !== "" ? config.credsStore : undefined;
-  if (helper) return runHelper(helper, registry, env);
+  if (helper) return runHelper(helper, server, env);
   const auths = isRecord(config.auths) ? config.auths : {};
   // Docker's file store: the exact key, else any key whose host is this one, as `docker login`
   // wrote them in the past and some tools still do ("https://registry.example.com/v1/").
-  const key = Object.hasOwn(auths, registry) ? registry : Object.keys(auths).find((k) => hostOfAuthKey(k) === registry);
+  const key = Object.hasOwn(auths, server) ? server : Object.keys(auths).find((k) => hostOfAuthKey(k) === hostOfAuthKey(server));
   const entry = key === undefined ? undefined : auths[key];
   if (isRecord(entry)) {
     if (typeof entry.identitytoken === "string" && entry.identitytoken !== "") return { username: "", password: "", identityToken: entry.identitytoken };

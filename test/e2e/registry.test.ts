@@ -646,6 +646,20 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     expect([bypassed.exitCode, bypassed.stderr]).toEqual([0, ""]);
   });
 
+  test("a docker.io reference is sent to registry-1.docker.io, the host of Docker Hub's API, as every OCI client sends it", async () => {
+    // A proxy that records where kiwi asks to go and refuses: no request leaves the machine.
+    const seen: string[] = [];
+    const proxy = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data(socket, data) { seen.push(data.toString().split("\r\n")[0]!); socket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n"); } } });
+    try {
+      const r = await kiwiIn(consumer(), { HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`, NO_PROXY: "" }).run(["add", "docker.io/echo:1"]);
+      expect(r.exitCode).toBe(12);
+      expect(seen[0]).toBe("CONNECT registry-1.docker.io:443 HTTP/1.1");
+      expect(r.stderr).not.toContain("https://docker.io");
+    } finally {
+      proxy.stop(true);
+    }
+  });
+
   test("an unknown tag is E_REGISTRY naming the tag, with a hint about the tag (not one to run kiwi outdated, which asks the same registry)", async () => {
     await addFails(`${registry.host}/faults/dp:nope`, 12, `error[E_REGISTRY]: ${registry.host}/faults/dp has no manifest for the tag "nope"`);
     await addFails(`${registry.host}/faults/dp:nope`, 12, `hint: check the tag and the repository: "nope" was never pushed to ${registry.host}/faults/dp, or was deleted`);

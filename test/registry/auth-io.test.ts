@@ -40,6 +40,11 @@ describe("docker config credentials", () => {
     expect(findCredentials("example.azurecr.io", {}, home)).toEqual({ username: "", password: "", identityToken: "refresh-123" });
   });
 
+  test("Docker Hub's credentials are found under the key docker login writes for it, https://index.docker.io/v1/", () => {
+    expect(findCredentials("docker.io", {}, homeWith({ "https://index.docker.io/v1/": basic("hub", "pw") }))).toEqual({ username: "hub", password: "pw" });
+    expect(findCredentials("docker.io", {}, homeWith({ "index.docker.io": basic("hub", "pw") }))).toEqual({ username: "hub", password: "pw" });
+  });
+
   test("a registry named like an Object property is no entry of an empty auths", () => {
     const home = homeWith({});
     expect(findCredentials("constructor", {}, home)).toBeUndefined();
