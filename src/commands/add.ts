@@ -23,7 +23,7 @@ export default defineCommand({
     ...registryFlags,
     ...projectFlags,
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const ctx = contextFromArgs(args);
     if (args.from !== undefined) {
       if (args.reference) throw new KiwiError("E_USAGE", "kiwi add takes a registry reference or --from <file>, not both", { hint: "kiwi add --from server.json" });
@@ -43,7 +43,7 @@ export default defineCommand({
     if (references.length > 1) {
       throw new KiwiError("E_USAGE", `kiwi add takes one reference, not ${references.length} (${references.join(", ")}); nothing was added`, { hint: `run kiwi add once per tool: ${references.map((r) => `kiwi add ${r}`).join(" && ")}` });
     }
-    const { findings, ...result } = await addRemoteTool(ctx, String(args.reference), { insecure: insecureList(args.insecureRegistry) });
+    const { findings, ...result } = await addRemoteTool(ctx, String(args.reference), { insecure: insecureList(rawArgs, args.insecureRegistry) });
     if (args.json) {
       showJson({ ok: true, ...result, ...(findings.length ? { findings: findingsJson(findings) } : {}) });
       return 0;

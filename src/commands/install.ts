@@ -27,7 +27,7 @@ export default defineCommand({
       negativeDescription: "Lock even when CI=true",
     },
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const ctx = contextFromArgs(args);
     const flag = args["frozen-lockfile"];
     const frozen = typeof flag === "boolean" ? flag : ctx.ci;
@@ -37,7 +37,7 @@ export default defineCommand({
       result = await installProject(ctx, {
         frozen,
         strict: args.strict,
-        insecure: insecureList(args.insecureRegistry),
+        insecure: insecureList(rawArgs, args.insecureRegistry),
         onProgress: (phase, d, t) => progress.update(phase, d, t),
         // What the lock step says comes before the MCP step starts any server.
         onInstalled: (installed) => {

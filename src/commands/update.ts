@@ -14,12 +14,12 @@ export default defineCommand({
     ...registryFlags,
     ...projectFlags,
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const ctx = contextFromArgs(args);
     if (!args.tool) throw new KiwiError("E_USAGE", "kiwi update needs a tool id", { hint: "kiwi update <tool>; kiwi outdated lists them" });
     const tools = (args._ ?? []).map(String);
     if (tools.length > 1) throw new KiwiError("E_USAGE", `kiwi update takes one tool, not ${tools.length} (${tools.join(", ")}); nothing was updated`, { hint: `run kiwi update once per tool: ${tools.map((t) => `kiwi update ${t}`).join(" && ")}` });
-    const result = await updateRemoteTool(ctx, String(args.tool), { insecure: insecureList(args.insecureRegistry) });
+    const result = await updateRemoteTool(ctx, String(args.tool), { insecure: insecureList(rawArgs, args.insecureRegistry) });
     if (args.json) {
       showJson({ ok: true, ...result });
       return 0;

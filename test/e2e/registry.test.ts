@@ -646,6 +646,18 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     expect([bypassed.exitCode, bypassed.stderr]).toEqual([0, ""]);
   });
 
+  test("--insecure-registry given twice allows both hosts, in either order and spelling, not only the last", async () => {
+    // 0.0.0.0 reaches the loopback registry but is no loopback name: plain HTTP needs the flag.
+    const host = registry.host.replace("127.0.0.1", "0.0.0.0");
+    const a = publisher();
+    const refused = await kiwiIn(a).run(["publish", "dp", `${host}/insecure/dp:1`]);
+    expect(refused.exitCode).toBe(12);
+    for (const flags of [["--insecure-registry", host, "--insecure-registry", "other.example:5000"], [`--insecure-registry=other.example:5000`, `--insecure-registry=${host}`]]) {
+      const r = await kiwiIn(a).run(["publish", "dp", `${host}/insecure/dp:1`, ...flags]);
+      expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    }
+  });
+
   test("a docker.io reference is sent to registry-1.docker.io, the host of Docker Hub's API, as every OCI client sends it", async () => {
     // A proxy that records where kiwi asks to go and refuses: no request leaves the machine.
     const seen: string[] = [];
