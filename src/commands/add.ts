@@ -7,7 +7,7 @@ import { importFromFile } from "../ops/import-io.ts";
 import { addRemoteTool } from "../ops/registry-add-io.ts";
 import { renderImportNotes, renderImported } from "../ui/import-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
-import { renderAdded } from "../ui/registry-render.ts";
+import { renderAdded, renderRefetched } from "../ui/registry-render.ts";
 import { findingsJson } from "../ui/findings-render.ts";
 import { showCheckNotes } from "./_check-notes.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
@@ -49,6 +49,7 @@ export default defineCommand({
       return 0;
     }
     showCheckNotes(findings, ctx, false);
+    for (const e of result.evicted) showNote(renderRefetched(e));
     showResult(renderAdded(result));
     return 0;
   },

@@ -2,8 +2,8 @@
 import { defineCommand } from "./_define.ts";
 import { KiwiError } from "../errors.ts";
 import { updateRemoteTool } from "../ops/registry-add-io.ts";
-import { showJson, showResult } from "../ui/output.ts";
-import { renderUpdateDiff, short } from "../ui/registry-render.ts";
+import { showJson, showNote, showResult } from "../ui/output.ts";
+import { renderRefetched, renderUpdateDiff, short } from "../ui/registry-render.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 
@@ -24,6 +24,7 @@ export default defineCommand({
       showJson({ ok: true, ...result });
       return 0;
     }
+    for (const e of result.evicted ?? []) showNote(renderRefetched(e));
     if (!result.updated || !result.to) showResult(`${result.tool} is up to date (${short(result.from.digest)})`);
     else showResult(`updated ${result.tool}: ${renderUpdateDiff(result.from, result.to)}`);
     return 0;

@@ -2,7 +2,7 @@
 // (Debian's docker-registry) on 127.0.0.1, from the compiled binary: the round trip through three
 // projects, the warm install that makes no request, and the faults a registry can throw at kiwi.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { RegistryClient } from "../../src/registry/oci-client-io.ts";
@@ -446,7 +446,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(readFileSync(join(mine, "tool.lock.json"), "utf8")).toBe(pulled);
     expect((await km.run(["check"])).exitCode).toBe(0);
     const json = await km.run(["install", "--json"]);
-    expect(JSON.parse(json.stdout).remote).toEqual({ present: 0, placed: 0, fetched: 0, removed: [] });
+    expect(JSON.parse(json.stdout).remote).toEqual({ present: 0, placed: 0, fetched: 0, removed: [], evicted: [] });
   });
 
   test("kiwi remove refuses what it cannot take (the project's own tool, a built-in, an unknown id, a tool others run on) and changes nothing; a failed lock puts everything back", async () => {
@@ -914,6 +914,40 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("signin
     const inst = await kb.run(["install", "--frozen-lockfile"]);
     expect([inst.exitCode, inst.stderr]).toEqual([0, "placed 1 remote tool (0 files downloaded)\n"]);
     expect(registry.requests().length).toBe(before);
+  });
+
+  test("a corrupt cached blob of a remote tool is evicted, fetched again and reported, by kiwi install and by kiwi add", async () => {
+    const ref = `${registry.host}/team/refetch:1`;
+    expect((await kiwiIn(publisher()).run(["publish", "dp", ref])).exitCode).toBe(0);
+    const b = consumer();
+    const kb = kiwiIn(b);
+    expect((await kb.run(["add", ref])).exitCode).toBe(0);
+    const hex = sha256Hex(MAIN_V1);
+    const blob = join(kb.cache, "blobs", hex.slice(0, 2), hex.slice(2));
+    const corrupt = () => {
+      chmodSync(blob, 0o644);
+      writeFileSync(blob, "print('not what was published')\n");
+    };
+    const note = (out: string) => expect(out).toContain(`warning: evicted a corrupt cached blob sha256:${hex.slice(0, 12)} (it held sha256:`);
+
+    corrupt();
+    rmSync(join(b, ".ai/tools/.remote/dp"), { recursive: true, force: true });
+    const inst = await kb.run(["install"]);
+    expect(inst.exitCode).toBe(0);
+    note(inst.stderr);
+    expect(inst.stderr).toContain("; fetched again from the registry\nplaced 1 remote tool (1 file downloaded)\n");
+    expect(readFileSync(join(b, ".ai/tools/.remote/dp/main.py"), "utf8")).toBe(MAIN_V1);
+
+    corrupt();
+    const kc = kiwiIn(consumer(), { KIWI_CACHE_DIR: kb.cache });
+    const add = await kc.run(["add", ref]);
+    expect(add.exitCode).toBe(0);
+    note(add.stderr);
+    expect(add.stdout).toContain("(3 files, 1 downloaded)");
+    // --json carries them in the document.
+    corrupt();
+    const json = await kiwiIn(consumer(), { KIWI_CACHE_DIR: kb.cache }).run(["add", ref, "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ fetched: 1, evicted: [expect.objectContaining({ kind: "blob", expected: hex })] });
   });
 
   test("kiwi cache prune keeps a remote tool's manifest file and signature: a fresh clone on the same cache installs with no request", async () => {
