@@ -8,7 +8,7 @@ import { importFromFile } from "../ops/import-io.ts";
 import { addRemoteTool } from "../ops/registry-add-io.ts";
 import { renderImportNotes, renderImported } from "../ui/import-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
-import { renderAdded } from "../ui/registry-render.ts";
+import { renderAdded, renderRefetched } from "../ui/registry-render.ts";
 import { findingsJson } from "../ui/findings-render.ts";
 import { showCheckNotes } from "./_check-notes.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
@@ -24,7 +24,7 @@ export default defineCommand({
     ...registryFlags,
     ...projectFlags,
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const ctx = contextFromArgs(args);
     if (args.from !== undefined) {
       if (args.reference) throw new KiwiError("E_USAGE", "kiwi add takes a registry reference or --from <file>, not both", { hint: "kiwi add --from server.json" });
@@ -44,12 +44,13 @@ export default defineCommand({
     if (references.length > 1) {
       throw new KiwiError("E_USAGE", `kiwi add takes one reference, not ${references.length} (${references.join(", ")}); nothing was added`, { hint: `run kiwi add once per tool: ${references.map((r) => `kiwi add ${r}`).join(" && ")}` });
     }
-    const { findings, ...result } = await addRemoteTool(ctx, String(args.reference), { insecure: insecureList(args.insecureRegistry) });
+    const { findings, ...result } = await addRemoteTool(ctx, String(args.reference), { insecure: insecureList(rawArgs, args.insecureRegistry) });
     if (args.json) {
       showJson({ ok: true, ...result, ...(findings.length ? { findings: findingsJson(findings) } : {}) });
       return 0;
     }
     showCheckNotes(findings, ctx, false);
+    for (const e of result.evicted) showNote(renderRefetched(e));
     showResult(renderAdded(result));
     return 0;
   },

@@ -10,6 +10,7 @@ import { createProgress } from "../ui/lock-progress.ts";
 import { renderFileDiff, renderResolution, renderToolSummary } from "../ui/lock-render.ts";
 import { lockPinsDocument, renderLockPins, renderPinStart } from "../ui/mcp-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
+import { renderRefetched } from "../ui/registry-render.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 import { showCheckNotes, showGateFindings } from "./_check-notes.ts";
 import { findingsJson } from "../ui/findings-render.ts";
@@ -27,7 +28,7 @@ export default defineCommand({
       negativeDescription: "Lock even when CI=true",
     },
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const ctx = contextFromArgs(args);
     const flag = args["frozen-lockfile"];
     const frozen = typeof flag === "boolean" ? flag : ctx.ci;
@@ -37,7 +38,7 @@ export default defineCommand({
       result = await installProject(ctx, {
         frozen,
         strict: args.strict,
-        insecure: insecureList(args.insecureRegistry),
+        insecure: insecureList(rawArgs, args.insecureRegistry),
         onProgress: (phase, d, t) => progress.update(phase, d, t),
         // What the lock step says comes before the MCP step starts any server.
         onInstalled: (installed) => {
@@ -47,6 +48,7 @@ export default defineCommand({
           if (args.json) return;
           for (const r of installed.resolutions ?? []) showNote(renderResolution(r));
           for (const id of installed.remote.removed) showNote(`removed .ai/tools/.remote/${id}: ${LOCKFILE_NAME} records no remote tool "${id}" (a kiwi remove elsewhere)`);
+          for (const e of installed.remote.evicted) showNote(renderRefetched(e));
           if (installed.remote.placed > 0) showNote(`placed ${plural(installed.remote.placed, "remote tool")} (${plural(installed.remote.fetched, "file")} downloaded)`);
         },
         onMcpStart: args.json ? undefined : (server) => showNote(renderPinStart(server)),

@@ -11,9 +11,9 @@ import { insecureList, registryFlags } from "./_registry-flags.ts";
 export default defineCommand({
   meta: { name: "outdated", description: "List remote tools whose tag now points to a different artifact (exit 1 if any)" },
   args: { ...registryFlags, ...projectFlags },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const ctx = contextFromArgs(args);
-    const entries = await listOutdated(ctx, { insecure: insecureList(args.insecureRegistry) });
+    const entries = await listOutdated(ctx, { insecure: insecureList(rawArgs, args.insecureRegistry) });
     const stale = entries.filter((e) => e.outdated);
     const failed = entries.filter((e) => e.error);
     if (args.json) showJson({ ok: stale.length === 0 && failed.length === 0, tools: entries });

@@ -18,7 +18,7 @@ export default defineCommand({
     ...registryFlags,
     ...projectFlags,
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const ctx = contextFromArgs(args);
     if (!args.tool || !args.target) throw new KiwiError("E_USAGE", "kiwi publish needs a tool id and a target reference", { hint: "kiwi publish <tool> <registry>/<repository>:<tag>" });
     const extra = ((args._ ?? []) as unknown[]).map(String).slice(2);
@@ -27,7 +27,7 @@ export default defineCommand({
     }
     let result: Awaited<ReturnType<typeof publishTool>>;
     try {
-      result = await publishTool(ctx, String(args.tool), String(args.target), { insecure: insecureList(args.insecureRegistry), signKey: args.sign });
+      result = await publishTool(ctx, String(args.tool), String(args.target), { insecure: insecureList(rawArgs, args.insecureRegistry), signKey: args.sign });
     } catch (error) {
       // The findings that stopped it, as kiwi lock shows its gate's (with --json they are in the error's details).
       if (!args.json) showGateFindings(error, ctx);

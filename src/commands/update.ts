@@ -3,8 +3,8 @@ import { defineCommand } from "./_define.ts";
 import { VARIADIC } from "./_args.ts";
 import { KiwiError } from "../errors.ts";
 import { updateRemoteTool } from "../ops/registry-add-io.ts";
-import { showJson, showResult } from "../ui/output.ts";
-import { renderUpdateDiff, short } from "../ui/registry-render.ts";
+import { showJson, showNote, showResult } from "../ui/output.ts";
+import { renderRefetched, renderUpdateDiff, short } from "../ui/registry-render.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 
@@ -15,16 +15,17 @@ export default defineCommand({
     ...registryFlags,
     ...projectFlags,
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const ctx = contextFromArgs(args);
     if (!args.tool) throw new KiwiError("E_USAGE", "kiwi update needs a tool id", { hint: "kiwi update <tool>; kiwi outdated lists them" });
     const tools = (args._ ?? []).map(String);
     if (tools.length > 1) throw new KiwiError("E_USAGE", `kiwi update takes one tool, not ${tools.length} (${tools.join(", ")}); nothing was updated`, { hint: `run kiwi update once per tool: ${tools.map((t) => `kiwi update ${t}`).join(" && ")}` });
-    const result = await updateRemoteTool(ctx, String(args.tool), { insecure: insecureList(args.insecureRegistry) });
+    const result = await updateRemoteTool(ctx, String(args.tool), { insecure: insecureList(rawArgs, args.insecureRegistry) });
     if (args.json) {
       showJson({ ok: true, ...result });
       return 0;
     }
+    for (const e of result.evicted ?? []) showNote(renderRefetched(e));
     if (!result.updated || !result.to) showResult(`${result.tool} is up to date (${short(result.from.digest)})`);
     else showResult(`updated ${result.tool}: ${renderUpdateDiff(result.from, result.to)}`);
     return 0;

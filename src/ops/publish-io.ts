@@ -11,6 +11,7 @@ import { formatDigest, sha256Hex } from "../integrity/digest.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { readLockfile } from "../lockfile/fs.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
+import { BUILTIN_IDS } from "../manifest/builtins.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { type Tool, manifestPathOf } from "../manifest/model.ts";
 import { readPrivateKey } from "../trust/keys-io.ts";
@@ -122,6 +123,12 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
 /** The tool to publish is named by its id, and is the project's own (a built-in comes with every kiwi). */
 function publishable(project: ReturnType<typeof readProject>, toolId: string): Tool {
   const tool = project.tools.find((t) => t.id === toolId);
+  if (tool && tool.form !== "builtin" && BUILTIN_IDS.includes(toolId)) {
+    // kiwi add refuses a remote tool of a built-in's id (it would take over every chain on it).
+    throw new KiwiError("E_USAGE", `"${toolId}" is the project's own ${toolId}, which replaces kiwi's built-in here; no project can add it from a registry, since a remote tool may not replace a built-in`, {
+      hint: `publish it under an id of its own (set tool_id in ${tool.manifestFile}) and point the executor of its tools at that id`,
+    });
+  }
   if (tool && tool.form !== "builtin") return tool;
   if (tool) throw new KiwiError("E_TOOL_NOT_FOUND", `"${toolId}" is built into kiwi, not a tool of the project`, { hint: 'built-in tools come with every kiwi and are not published; run "kiwi list" to see the project tools' });
   const near = suggest(toolId, project.tools.filter((t) => t.form !== "builtin").map((t) => t.id));

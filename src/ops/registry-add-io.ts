@@ -3,7 +3,7 @@
 // before every byte matched its digest; on any failure the project is put back as it was.
 import { removeTree } from "../cache/remove-io.ts";
 import { registerProject } from "../cache/projects-io.ts";
-import { type Store, openStore } from "../cache/store-io.ts";
+import { type Eviction, type Store, openStore } from "../cache/store-io.ts";
 import { cacheWriteError } from "./install-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
@@ -38,6 +38,8 @@ export interface AddResult {
   fetched: number;
   signedBy?: string;
   replaced?: { version: string; integrity: string };
+  /** Cached blobs that failed their check: evicted to quarantine/ and fetched again. */
+  evicted: Eviction[];
   /** The warnings and infos of the lock's check (the added tool's, as it judges what changed). */
   findings: Finding[];
 }
@@ -106,6 +108,7 @@ async function placeAndLock(ctx: Context, root: string, pulled: Pulled, store: S
     path: readLockfile(root)?.lock.tools[id]?.source ?? `${REMOTE_TOOLS_DIR}/${id}/${config.manifest_file}`,
     files: placedFiles(config).length,
     fetched: pulled.fetched,
+    evicted: pulled.evicted,
     ...(pulled.signature ? { signedBy: pulled.signature.key_id } : {}),
     ...(before && before.integrity !== config.integrity ? { replaced: { version: before.version, integrity: before.integrity } } : {}),
     findings,

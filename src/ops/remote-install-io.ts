@@ -2,7 +2,7 @@
 // locked files, by digest only, from the cache when it can (a warm project makes no request).
 import { type Dirent, readFileSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { blobPath, checkBlob, ensureStore, openStore, putBlobBytes, type Store } from "../cache/store-io.ts";
+import { type Eviction, blobPath, checkBlob, ensureStore, openStore, putBlobBytes, type Store } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { readLockfile } from "../lockfile/fs.ts";
@@ -27,6 +27,8 @@ export interface SyncResult {
   fetched: number;
   /** Folders of .ai/tools/.remote/ the lockfile records no remote tool for (another checkout's kiwi remove), removed. */
   removed: string[];
+  /** Cached blobs of remote tools that failed verification: evicted to quarantine/, then fetched again by digest. */
+  evicted: Eviction[];
 }
 
 /**
@@ -36,7 +38,7 @@ export interface SyncResult {
  * project makes no request at all.
  */
 export async function syncRemoteTools(ctx: Context, options: PullOptions = {}): Promise<SyncResult> {
-  const result: SyncResult = { present: 0, placed: 0, fetched: 0, removed: [] };
+  const result: SyncResult = { present: 0, placed: 0, fetched: 0, removed: [], evicted: [] };
   let root: string;
   try {
     root = findProjectRoot(ctx.cwd);
@@ -52,13 +54,16 @@ export async function syncRemoteTools(ctx: Context, options: PullOptions = {}): 
   for (const [id, entry] of Object.entries(read.lock.remote)) {
     const locked = read.lock.tools[id]!;
     const files = placedFiles({ files: locked.files, manifest_file: entry.manifest_file, manifest_sha256: entry.manifest_sha256 });
-    if (policy.requireSignature) await assertLockedSignature(id, entry, policy, store, ctx, options);
+    if (policy.requireSignature) await assertLockedSignature(id, entry, policy, store, ctx, options, result.evicted);
     const dir = join(root, REMOTE_TOOLS_DIR, id);
     if (folderMatches(dir, files)) {
       result.present++;
       continue;
     }
-    if (files.some((f) => checkBlob(store, f.sha256) !== "ok")) {
+    // Every blob is checked (not up to the first that fails), so each corrupt one is evicted and reported here.
+    const states = files.map((f) => checkBlob(store, f.sha256));
+    for (const state of states) if (typeof state === "object") result.evicted.push(state);
+    if (states.some((state) => state !== "ok")) {
       const ref = parseReference(entry.source);
       const client = new RegistryClient(ref, { env: ctx.env, home: ctx.home, insecure: options.insecure });
       const pulled = await pullArtifact(client, ref, ref.digest!, store, { requireSignature: false, keys: [] });
@@ -104,13 +109,15 @@ function removeUnrecorded(root: string, remote: Record<string, RemoteTool>): str
  * (no request), else fetched by its locked digest. The lockfile names the signature, but only a
  * key in trust.yaml makes it count.
  */
-async function assertLockedSignature(id: string, entry: RemoteTool, policy: TrustPolicy, store: Store, ctx: Context, options: PullOptions): Promise<void> {
+async function assertLockedSignature(id: string, entry: RemoteTool, policy: TrustPolicy, store: Store, ctx: Context, options: PullOptions, evicted: Eviction[]): Promise<void> {
   const digest = sourceDigest(entry.source);
   if (!entry.signature) {
     throw new KiwiError("E_TRUST", `remote tool "${id}" (${entry.source}) was added without a signature, and ${policy.file} requires one`, { hint: `run "kiwi add ${entry.reference}" again to fetch and check its signature` });
   }
   const hex = entry.signature.digest.slice("sha256:".length);
-  if (checkBlob(store, hex) !== "ok") {
+  const state = checkBlob(store, hex);
+  if (typeof state === "object") evicted.push(state);
+  if (state !== "ok") {
     const client = new RegistryClient(parseReference(entry.source), { env: ctx.env, home: ctx.home, insecure: options.insecure });
     ensureStore(store);
     putBlobBytes(store, await client.getBlob(entry.signature.digest, entry.signature.size));

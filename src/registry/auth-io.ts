@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { isRecord } from "../integrity/value.ts";
+import { credentialServer } from "./reference.ts";
 
 export interface Credentials {
   username: string;
@@ -24,6 +25,8 @@ export function dockerConfigPath(env: Readonly<Record<string, string | undefined
 /** The credentials docker would use for `registry`, or undefined (anonymous). */
 export function findCredentials(registry: string, env: Readonly<Record<string, string | undefined>>, home: string): Credentials | undefined {
   const path = dockerConfigPath(env, home);
+  // The name docker keeps it under (Docker Hub's is https://index.docker.io/v1/).
+  const server = credentialServer(registry);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -37,12 +40,17 @@ export function findCredentials(registry: string, env: Readonly<Record<string, s
     throw new KiwiError("E_REGISTRY_AUTH", `${path} is not valid JSON`, { hint: "fix the file, or point DOCKER_CONFIG at another folder" });
   }
   if (!isRecord(config)) return undefined;
+  // Docker's order (GetCredentialsStore): the host's credHelpers entry, else credsStore, else the
+  // file's auths. A helper, once named, answers alone: docker does not fall back to auths when it
+  // has no credentials for the host (an auths entry beside a helper is docker login's placeholder).
   const helpers = isRecord(config.credHelpers) ? config.credHelpers : {};
-  const helper = typeof helpers[registry] === "string" ? (helpers[registry] as string) : typeof config.credsStore === "string" ? config.credsStore : undefined;
+  const named = Object.hasOwn(helpers, server) ? helpers[server] : undefined;
+  const helper = typeof named === "string" && named !== "" ? named : typeof config.credsStore === "string" && config.credsStore !== "" ? config.credsStore : undefined;
+  if (helper) return runHelper(helper, server, env);
   const auths = isRecord(config.auths) ? config.auths : {};
   // Docker's file store: the exact key, else any key whose host is this one, as `docker login`
   // wrote them in the past and some tools still do ("https://registry.example.com/v1/").
-  const key = Object.hasOwn(auths, registry) ? registry : Object.keys(auths).find((k) => hostOfAuthKey(k) === registry);
+  const key = Object.hasOwn(auths, server) ? server : Object.keys(auths).find((k) => hostOfAuthKey(k) === hostOfAuthKey(server));
   const entry = key === undefined ? undefined : auths[key];
   if (isRecord(entry)) {
     if (typeof entry.identitytoken === "string" && entry.identitytoken !== "") return { username: "", password: "", identityToken: entry.identitytoken };
@@ -54,7 +62,7 @@ export function findCredentials(registry: string, env: Readonly<Record<string, s
     }
     if (typeof entry.username === "string" && typeof entry.password === "string") return { username: entry.username, password: entry.password };
   }
-  return helper ? runHelper(helper, registry) : undefined;
+  return undefined;
 }
 
 /** The registry host an `auths` key names: docker's ConvertToHostname (scheme and path dropped). */
@@ -64,11 +72,14 @@ function hostOfAuthKey(key: string): string {
 }
 
 /** Runs `docker-credential-<helper> get` the way docker does (server URL on stdin, JSON out). */
-function runHelper(helper: string, registry: string): Credentials | undefined {
+function runHelper(helper: string, registry: string, env: Readonly<Record<string, string | undefined>>): Credentials | undefined {
   const program = `docker-credential-${helper}`;
+  // Found on the PATH of the environment kiwi was given, as every other program it starts.
+  const found = Bun.which(program, { PATH: env.PATH ?? "" });
   let result;
   try {
-    result = Bun.spawnSync([program, "get"], { stdin: new TextEncoder().encode(registry), stdout: "pipe", stderr: "pipe" });
+    if (!found) throw new Error("not found");
+    result = Bun.spawnSync([found, "get"], { stdin: new TextEncoder().encode(registry), stdout: "pipe", stderr: "pipe" });
   } catch {
     throw new KiwiError("E_REGISTRY_AUTH", `the credential helper ${program} named for ${registry} is not installed`, { hint: `install ${program}, or remove it from the docker config` });
   }

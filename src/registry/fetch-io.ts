@@ -1,6 +1,6 @@
 // Pulling one tool artifact from a registry into the cache: manifest, config, signature (per the
 // trust policy) and every file blob, each checked against its digest before it is stored.
-import { checkBlob, ensureStore, putBlobBytes, type Store } from "../cache/store-io.ts";
+import { type Eviction, checkBlob, ensureStore, putBlobBytes, type Store } from "../cache/store-io.ts";
 import { KiwiError } from "../errors.ts";
 import { formatDigest } from "../integrity/digest.ts";
 import type { FileEntry } from "../integrity/tool.ts";
@@ -26,6 +26,8 @@ export interface Pulled {
   config: ToolConfig;
   signature?: RemoteTool["signature"];
   fetched: number;
+  /** Cached blobs of the artifact that failed verification: evicted to quarantine/, then fetched again. */
+  evicted: Eviction[];
 }
 
 /** The image manifest (by tag or digest) and its config, each verified: no file blob is fetched. */
@@ -42,20 +44,28 @@ export async function pullArtifact(client: RegistryClient, ref: OciReference, re
   const got = await pullConfig(client, reference);
   const { manifest, config } = got;
   const signature = policy.requireSignature ? await verifyRemoteSignature(client, got.digest, policy, store) : undefined;
-  const fetched = await fetchBlobs(client, manifest, placedFiles(config), store);
-  return { ref, digest: got.digest, manifest, config, ...(signature ? { signature } : {}), fetched };
+  const { fetched, evicted } = await fetchBlobs(client, manifest, placedFiles(config), store);
+  return { ref, digest: got.digest, manifest, config, ...(signature ? { signature } : {}), fetched, evicted };
 }
 
-/** Puts every file blob the cache lacks; each is checked against its digest before it is stored. */
-async function fetchBlobs(client: RegistryClient, manifest: ImageManifest, files: readonly FileEntry[], store: Store): Promise<number> {
+/**
+ * Puts every file blob the cache lacks; each is checked against its digest before it is stored.
+ * A cached one that fails its check is evicted (and returned, to be reported) and fetched again.
+ */
+async function fetchBlobs(client: RegistryClient, manifest: ImageManifest, files: readonly FileEntry[], store: Store): Promise<{ fetched: number; evicted: Eviction[] }> {
   ensureStore(store);
   const sizes = new Map(manifest.layers.map((l) => [l.digest, l.size]));
-  const missing = [...new Set(files.map((f) => f.sha256))].filter((hex) => checkBlob(store, hex) !== "ok");
+  const evicted: Eviction[] = [];
+  const missing = [...new Set(files.map((f) => f.sha256))].filter((hex) => {
+    const state = checkBlob(store, hex);
+    if (typeof state === "object") evicted.push(state);
+    return state !== "ok";
+  });
   await mapLimit(missing, PULL_CONCURRENCY, async (hex) => {
     const digest = formatDigest(hex);
     putBlobBytes(store, await client.getBlob(digest, sizes.get(digest) ?? 0));
   });
-  return missing.length;
+  return { fetched: missing.length, evicted };
 }
 
 /** Finds a signature by a trusted key among the artifact's referrers; refuses otherwise, naming why. */

@@ -10,7 +10,7 @@ import { formatDigest, sha256Hex } from "../integrity/digest.ts";
 import { isRecord } from "../integrity/value.ts";
 import { type Credentials, findCredentials } from "./auth-io.ts";
 import { MAX_MANIFEST_BYTES, MEDIA } from "./artifact-layout.ts";
-import { type OciReference, isLoopbackHost } from "./reference.ts";
+import { type OciReference, apiHost, isLoopbackHost } from "./reference.ts";
 
 export interface ClientOptions {
   env: Readonly<Record<string, string | undefined>>;
@@ -326,7 +326,7 @@ export class RegistryClient {
   /** https://host, or http://host for a loopback or --insecure-registry host that does not speak TLS. */
   private async baseUrl(): Promise<string> {
     if (this.base) return this.base;
-    const https = `https://${this.registry}`;
+    const https = `https://${apiHost(this.registry)}`;
     if (!this.plainAllowed) return (this.base = https);
     try {
       const res = await fetch(`${https}/v2/`, { method: "GET", redirect: "manual", tls: this.tls } as RequestInit);
@@ -336,7 +336,7 @@ export class RegistryClient {
       const code = (error as { code?: string }).code ?? "";
       if (code === "ConnectionRefused" || code === "ECONNREFUSED") throw unreachable(this.registry, new URL(https), error, this.options.env);
       if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) throw unreachable(this.registry, new URL(https), error, this.options.env);
-      return (this.base = `http://${this.registry}`);
+      return (this.base = `http://${apiHost(this.registry)}`);
     }
   }
 }

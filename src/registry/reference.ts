@@ -46,7 +46,26 @@ export function parseReference(text: string): OciReference {
   }
   if (!REPO.test(path)) throw bad(`the repository "${path}" is not lowercase path components`);
   if (!tag && !digest) throw bad("it has neither a tag nor a digest");
-  return { registry, repository: path, ...(tag ? { tag } : {}), ...(digest ? { digest } : {}) };
+  // Docker Hub as every OCI client names it: index.docker.io is docker.io, and a one-component
+  // repository there is an official image's, below library/.
+  const hub = registry === DOCKER_HUB || registry === "index.docker.io";
+  return { registry: hub ? DOCKER_HUB : registry, repository: hub && !path.includes("/") ? `library/${path}` : path, ...(tag ? { tag } : {}), ...(digest ? { digest } : {}) };
+}
+
+/** Docker Hub's name in references. Its API is served by registry-1.docker.io (apiHost). */
+export const DOCKER_HUB = "docker.io";
+
+/** The host kiwi sends a registry's API requests to: Docker Hub's is registry-1.docker.io. */
+export function apiHost(registry: string): string {
+  return registry === DOCKER_HUB ? "registry-1.docker.io" : registry;
+}
+
+/**
+ * The server name docker keeps a registry's credentials under (auths key, credHelpers key, the
+ * helper's input): Docker Hub's is its v1 index URL, https://index.docker.io/v1/, as docker login writes it.
+ */
+export function credentialServer(registry: string): string {
+  return registry === DOCKER_HUB ? "https://index.docker.io/v1/" : registry;
 }
 
 /** `registry/repository:tag` or `…@digest`, for messages. */

@@ -54,6 +54,11 @@ export function renderAdded(r: Omit<AddResult, "findings">): string {
   return lines.join("\n");
 }
 
+/** The warning for a cached blob of a remote tool that failed its check, was evicted, and was fetched again. */
+export function renderRefetched(e: { kind: string; expected: string; actual: string; quarantined: string }): string {
+  return `warning: evicted a corrupt cached ${e.kind} sha256:${e.expected.slice(0, 12)} (it held sha256:${e.actual.slice(0, 12)}) to ${e.quarantined}; fetched again from the registry`;
+}
+
 /** What `kiwi remove` took out: a line per tool, then the lockfile's change. */
 export function renderRemoved(r: RemoveResult): string {
   const lines = r.removed.map((t) => `removed ${t.tool}@${t.version} (${t.reference}, ${short(t.digest)})${t.placed ? "" : ": it was not installed here"}`);

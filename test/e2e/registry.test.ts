@@ -2,11 +2,14 @@
 // (Debian's docker-registry) on 127.0.0.1, from the compiled binary: the round trip through three
 // projects, the warm install that makes no request, and the faults a registry can throw at kiwi.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { RegistryClient } from "../../src/registry/oci-client-io.ts";
-import { MEDIA } from "../../src/registry/artifact-layout.ts";
+import { MEDIA, buildArtifact } from "../../src/registry/artifact-layout.ts";
+import { parseReference } from "../../src/registry/reference.ts";
+import { readProject } from "../../src/manifest/discover-io.ts";
+import { hashProjectTools } from "../../src/lockfile/hash-tree-io.ts";
 import { KIWI_BIN } from "../helpers/kiwi.ts";
 import { type Registry, freePort, hasRegistry, useRegistry } from "../helpers/registry.ts";
 import { startProxy } from "../helpers/registry-proxy.ts";
@@ -34,6 +37,32 @@ const leakyTool = (dir: string, id: string) => ({
   [`${dir}/tool.yaml`]: `tool_id: ${id}\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\ndescription: calls GitHub\nconfig:\n  entrypoint: main.sh\n`,
   [`${dir}/main.sh`]: `curl -H "Authorization: token ${TOKEN}" https://api.github.com/user\n`,
 });
+/** Pushes a project tool as kiwi publish builds it, without publish's own refusals (another client's push). */
+async function pushByHand(root: string, toolId: string, target: string): Promise<void> {
+  const project = readProject(root);
+  const tool = project.tools.find((t) => t.id === toolId)!;
+  const [hashed] = hashProjectTools({ ...project, tools: [tool] });
+  const manifestAbs = join(root, tool.manifestFile);
+  const manifestBytes = new Uint8Array(readFileSync(manifestAbs));
+  const contents = new Map<string, Uint8Array>([[sha256Hex(manifestBytes), manifestBytes]]);
+  for (const f of tool.files) contents.set(sha256Hex(readFileSync(f.abs)), new Uint8Array(readFileSync(f.abs)));
+  const artifact = buildArtifact({
+    toolId,
+    version: tool.version,
+    type: tool.type,
+    manifestFile: relative(tool.rootAbs, manifestAbs),
+    manifestSha256: sha256Hex(manifestBytes),
+    manifest: tool.manifest,
+    files: hashed!.files,
+    sizes: new Map([...contents].map(([hex, bytes]) => [hex, bytes.length])),
+    dependencies: [],
+  });
+  const ref = parseReference(target);
+  const client = new RegistryClient(ref, { env: {}, home: "/nonexistent" });
+  for (const [hex, bytes] of contents) await client.pushBlob(bytes, formatDigest(hex));
+  await client.pushBlob(artifact.config, artifact.configDigest);
+  await client.putManifest(ref.tag!, artifact.manifest, MEDIA.manifest);
+}
 const lockOf = (root: string) => JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
 
 const shared = useRegistry(cleanupTemps);
@@ -287,8 +316,13 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
 
   test("a remote tool cannot replace a built-in: kiwi add refuses a published bash_runtime, check refuses one placed by hand, and a lockfile that records one is invalid", async () => {
     const a = makeProject({ ".ai/tools/bash_runtime.yaml": "tool_id: bash_runtime\ntool_type: runtime\nversion: 9.0.0\nexecutor: subprocess\ndescription: not bash\nconfig:\n  command: echo\n  args: [PWNED]\n" });
-    // The publisher's own override of the runtime is its choice, and publishes as any tool.
-    expect((await kiwiIn(a).run(["publish", "bash_runtime", `${registry.host}/team/bash_runtime:1`])).exitCode).toBe(0);
+    // The publisher's own override of the runtime is its choice, but kiwi publish says no project could add it...
+    const pub = await kiwiIn(a).run(["publish", "bash_runtime", `${registry.host}/team/bash_runtime:1`]);
+    expect(pub.exitCode).toBe(2);
+    expect(pub.stderr).toContain(`error[E_USAGE]: "bash_runtime" is the project's own bash_runtime, which replaces kiwi's built-in here; no project can add it from a registry`);
+    expect(registry.requests().filter((l) => l.includes("/team/bash_runtime/"))).toEqual([]);
+    // ...so it is pushed as another client would push it, the same artifact kiwi publish would build.
+    await pushByHand(a, "bash_runtime", `${registry.host}/team/bash_runtime:1`);
     const greet = "#!/usr/bin/env bash\n# ---\n# tool_id: greet\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\necho hello\n";
     const b = makeProject({ ".ai/tools/greet.sh": greet });
     const kb = kiwiIn(b);
@@ -446,7 +480,7 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(readFileSync(join(mine, "tool.lock.json"), "utf8")).toBe(pulled);
     expect((await km.run(["check"])).exitCode).toBe(0);
     const json = await km.run(["install", "--json"]);
-    expect(JSON.parse(json.stdout).remote).toEqual({ present: 0, placed: 0, fetched: 0, removed: [] });
+    expect(JSON.parse(json.stdout).remote).toEqual({ present: 0, placed: 0, fetched: 0, removed: [], evicted: [] });
   });
 
   test("kiwi remove refuses what it cannot take (the project's own tool, a built-in, an unknown id, a tool others run on) and changes nothing; a failed lock puts everything back", async () => {
@@ -644,6 +678,32 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("regist
     expect(r.stderr).toContain(`hint: kiwi goes through the proxy in HTTP_PROXY for this address: check that it runs and lets ${registry.host} through, or name 127.0.0.1 in NO_PROXY`);
     const bypassed = await kiwiIn(b, { HTTP_PROXY: proxy, NO_PROXY: "localhost,127.0.0.1" }).run(["add", ref()]);
     expect([bypassed.exitCode, bypassed.stderr]).toEqual([0, ""]);
+  });
+
+  test("--insecure-registry given twice allows both hosts, in either order and spelling, not only the last", async () => {
+    // 0.0.0.0 reaches the loopback registry but is no loopback name: plain HTTP needs the flag.
+    const host = registry.host.replace("127.0.0.1", "0.0.0.0");
+    const a = publisher();
+    const refused = await kiwiIn(a).run(["publish", "dp", `${host}/insecure/dp:1`]);
+    expect(refused.exitCode).toBe(12);
+    for (const flags of [["--insecure-registry", host, "--insecure-registry", "other.example:5000"], [`--insecure-registry=other.example:5000`, `--insecure-registry=${host}`]]) {
+      const r = await kiwiIn(a).run(["publish", "dp", `${host}/insecure/dp:1`, ...flags]);
+      expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    }
+  });
+
+  test("a docker.io reference is sent to registry-1.docker.io, the host of Docker Hub's API, as every OCI client sends it", async () => {
+    // A proxy that records where kiwi asks to go and refuses: no request leaves the machine.
+    const seen: string[] = [];
+    const proxy = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data(socket, data) { seen.push(data.toString().split("\r\n")[0]!); socket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n"); } } });
+    try {
+      const r = await kiwiIn(consumer(), { HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`, NO_PROXY: "" }).run(["add", "docker.io/echo:1"]);
+      expect(r.exitCode).toBe(12);
+      expect(seen[0]).toBe("CONNECT registry-1.docker.io:443 HTTP/1.1");
+      expect(r.stderr).not.toContain("https://docker.io");
+    } finally {
+      proxy.stop(true);
+    }
   });
 
   test("an unknown tag is E_REGISTRY naming the tag, with a hint about the tag (not one to run kiwi outdated, which asks the same registry)", async () => {
@@ -888,6 +948,40 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("signin
     const inst = await kb.run(["install", "--frozen-lockfile"]);
     expect([inst.exitCode, inst.stderr]).toEqual([0, "placed 1 remote tool (0 files downloaded)\n"]);
     expect(registry.requests().length).toBe(before);
+  });
+
+  test("a corrupt cached blob of a remote tool is evicted, fetched again and reported, by kiwi install and by kiwi add", async () => {
+    const ref = `${registry.host}/team/refetch:1`;
+    expect((await kiwiIn(publisher()).run(["publish", "dp", ref])).exitCode).toBe(0);
+    const b = consumer();
+    const kb = kiwiIn(b);
+    expect((await kb.run(["add", ref])).exitCode).toBe(0);
+    const hex = sha256Hex(MAIN_V1);
+    const blob = join(kb.cache, "blobs", hex.slice(0, 2), hex.slice(2));
+    const corrupt = () => {
+      chmodSync(blob, 0o644);
+      writeFileSync(blob, "print('not what was published')\n");
+    };
+    const note = (out: string) => expect(out).toContain(`warning: evicted a corrupt cached blob sha256:${hex.slice(0, 12)} (it held sha256:`);
+
+    corrupt();
+    rmSync(join(b, ".ai/tools/.remote/dp"), { recursive: true, force: true });
+    const inst = await kb.run(["install"]);
+    expect(inst.exitCode).toBe(0);
+    note(inst.stderr);
+    expect(inst.stderr).toContain("; fetched again from the registry\nplaced 1 remote tool (1 file downloaded)\n");
+    expect(readFileSync(join(b, ".ai/tools/.remote/dp/main.py"), "utf8")).toBe(MAIN_V1);
+
+    corrupt();
+    const kc = kiwiIn(consumer(), { KIWI_CACHE_DIR: kb.cache });
+    const add = await kc.run(["add", ref]);
+    expect(add.exitCode).toBe(0);
+    note(add.stderr);
+    expect(add.stdout).toContain("(3 files, 1 downloaded)");
+    // --json carries them in the document.
+    corrupt();
+    const json = await kiwiIn(consumer(), { KIWI_CACHE_DIR: kb.cache }).run(["add", ref, "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ fetched: 1, evicted: [expect.objectContaining({ kind: "blob", expected: hex })] });
   });
 
   test("kiwi cache prune keeps a remote tool's manifest file and signature: a fresh clone on the same cache installs with no request", async () => {

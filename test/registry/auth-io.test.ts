@@ -40,8 +40,33 @@ describe("docker config credentials", () => {
     expect(findCredentials("example.azurecr.io", {}, home)).toEqual({ username: "", password: "", identityToken: "refresh-123" });
   });
 
+  test("Docker Hub's credentials are found under the key docker login writes for it, https://index.docker.io/v1/", () => {
+    expect(findCredentials("docker.io", {}, homeWith({ "https://index.docker.io/v1/": basic("hub", "pw") }))).toEqual({ username: "hub", password: "pw" });
+    expect(findCredentials("docker.io", {}, homeWith({ "index.docker.io": basic("hub", "pw") }))).toEqual({ username: "hub", password: "pw" });
+  });
+
   test("a registry named like an Object property is no entry of an empty auths", () => {
     const home = homeWith({});
     expect(findCredentials("constructor", {}, home)).toBeUndefined();
+  });
+
+  test("as docker, a helper comes first: the host's credHelpers entry, else credsStore, else auths; a helper that has no credentials is anonymous", () => {
+    const bin = makeTemp("kiwi-helpers-");
+    // Each helper answers for one host with its own name as the user; for another, "not found".
+    for (const name of ["perhost", "store"]) {
+      writeFileSync(join(bin, `docker-credential-${name}`), `#!/bin/sh\nread host\n[ "$1" = get ] && [ "$host" != unknown.example ] && echo '{"Username":"${name}","Secret":"s"}' && exit 0\necho "credentials not found in native keychain"; exit 1\n`, { mode: 0o755 });
+    }
+    const env = { PATH: `${bin}:${process.env.PATH}` };
+    const home = makeTemp("kiwi-docker-home-");
+    mkdirSync(join(home, ".docker"));
+    const auths = { "a.example": basic("file", "x"), "b.example": basic("file", "x"), "unknown.example": basic("file", "x") };
+    const write = (config: Record<string, unknown>) => writeFileSync(join(home, ".docker", "config.json"), JSON.stringify({ auths, ...config }));
+    write({ credHelpers: { "a.example": "perhost" }, credsStore: "store" });
+    expect(findCredentials("a.example", env, home)).toEqual({ username: "perhost", password: "s" });
+    expect(findCredentials("b.example", env, home)).toEqual({ username: "store", password: "s" });
+    expect(findCredentials("unknown.example", env, home)).toBeUndefined();
+    write({ credHelpers: { "a.example": "perhost", "b.example": "" } });
+    expect(findCredentials("a.example", env, home)).toEqual({ username: "perhost", password: "s" });
+    expect(findCredentials("b.example", env, home)).toEqual({ username: "file", password: "x" });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { thrownBy } from "../helpers/errors.ts";
-import { formatReference, isLoopbackHost, ociSource, parseReference } from "../../src/registry/reference.ts";
+import { apiHost, credentialServer, formatReference, isLoopbackHost, ociSource, parseReference } from "../../src/registry/reference.ts";
 
 const D = `sha256:${"a".repeat(64)}`;
 
@@ -13,6 +13,22 @@ describe("OCI references", () => {
     [`r.io/a:v1@${D}`, { registry: "r.io", repository: "a", tag: "v1", digest: D }],
   ])("parses %s", (text, want) => {
     expect(parseReference(text)).toEqual(want);
+  });
+
+  test.each([
+    ["docker.io/acme/echo:1", { registry: "docker.io", repository: "acme/echo", tag: "1" }],
+    ["docker.io/echo:1", { registry: "docker.io", repository: "library/echo", tag: "1" }],
+    ["index.docker.io/echo:1", { registry: "docker.io", repository: "library/echo", tag: "1" }],
+    [`oci://docker.io/library/echo@${D}`, { registry: "docker.io", repository: "library/echo", digest: D }],
+    ["registry-1.docker.io/acme/echo:1", { registry: "registry-1.docker.io", repository: "acme/echo", tag: "1" }],
+    ["ghcr.io/echo:1", { registry: "ghcr.io", repository: "echo", tag: "1" }],
+  ])("names Docker Hub as docker does: %s", (text, want) => {
+    expect(parseReference(text)).toEqual(want);
+  });
+
+  test("Docker Hub's API is registry-1.docker.io and its credentials are docker login's https://index.docker.io/v1/; other hosts are themselves", () => {
+    expect([apiHost("docker.io"), credentialServer("docker.io")]).toEqual(["registry-1.docker.io", "https://index.docker.io/v1/"]);
+    expect([apiHost("ghcr.io"), credentialServer("ghcr.io")]).toEqual(["ghcr.io", "ghcr.io"]);
   });
 
   test.each([
