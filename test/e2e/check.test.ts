@@ -114,6 +114,15 @@ describe("kiwi check on a broken tree", () => {
     expect(doc.tools_checked).toBe(2);
   });
 
+  test("a built-in's id checks that built-in: one tool checked, not none", async () => {
+    const r = await runKiwi(["check", "python_runtime", "--json"], { cwd: fixtureCopy() });
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, tools_checked: 1, findings: [] });
+    const human = await runKiwi(["check", "python_runtime"], { cwd: fixtureCopy() });
+    expect([human.exitCode, human.stdout]).toEqual([0, ""]);
+    expect(human.stderr).toMatch(/^✔ 1 tool checked, no problems \(\d+ ms\)\n$/);
+  });
+
   test("a tool with only warnings exits 0, and --strict makes the security warnings errors", async () => {
     const dir = makeProject({
       ".ai/tools/risky.yaml": "tool_id: risky\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://x.test' }\nrequires: [shell.execute, { net.outbound: [x.test] }, { fs.read: [./d] }]\n",
