@@ -1,17 +1,17 @@
 // `kiwi check --staged [files…]`: the pre-commit form of check. Loaded lazily by check.ts; the
 // selection and lock logic live in src/ops/staged-io.ts, this file only renders and sets the code.
 import { realpathSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
-import type { Finding, IgnoredFinding } from "../findings/verdict.ts";
 import { type StagedProject, checkStaged } from "../ops/staged-io.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
 import { type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings-render.ts";
 import { renderFileDiff } from "../ui/lock-render.ts";
 import { colors, showJson, showNote, showResult } from "../ui/output.ts";
+import { display, relocate, relocateIgnored } from "./_relocate.ts";
 
 /**
  * How to bring a project's lockfile up to date, from where kiwi was started: a project below it (a
@@ -113,21 +113,3 @@ function projectDocument(p: StagedProject, cwd: string): Record<string, unknown>
     unstaged: p.unstaged,
   };
 }
-
-/** A finding's file, relative to where kiwi was started (projects below it keep their prefix). */
-function relocate<F extends Finding>(f: F, root: string, cwd: string): F {
-  if (root === cwd || f.file.startsWith("<")) return f;
-  return { ...f, file: display(join(root, f.file), cwd) };
-}
-
-/** An ignored finding relocated, with the ignore file that let it through (a comment's line stays its file's). */
-function relocateIgnored(f: IgnoredFinding, root: string, cwd: string): IgnoredFinding {
-  const moved = relocate(f, root, cwd);
-  if (f.ignoredBy.file === undefined || root === cwd) return moved;
-  return { ...moved, ignoredBy: { ...f.ignoredBy, file: display(join(root, f.ignoredBy.file), cwd) } };
-}
-
-function display(abs: string, cwd: string): string {
-  return relative(cwd, abs).split(sep).join("/");
-}
-

@@ -12,6 +12,9 @@ import type { Context } from "../context.ts";
 import type { CheckTreeResult } from "../ops/check-io.ts";
 import { isIgnorable } from "../findings/rules.ts";
 import { plural } from "../ui/plural.ts";
+import { join } from "node:path";
+import type { Finding } from "../findings/verdict.ts";
+import { display, relocate } from "./_relocate.ts";
 
 export default defineCommand({
   meta: { name: "check", description: "Validate tools: manifests, types, security, executor chains, child_schemas and parameters" },
@@ -46,7 +49,7 @@ export default defineCommand({
     if (format === "json") showJson(findingsDocument(result.findings, summary, result.ignored));
     else if (format === "sarif") showJson(sarifDocument(result.findings, pkg.version, result.ignored));
     else {
-      const text = renderFindingsHuman(result.findings, ctx);
+      const text = renderFindingsHuman(fromHere(result.findings, project.root, ctx), ctx);
       if (text) showResult(text);
     }
     if (format === "human") showNote(renderFindingsSummary(summary, ctx));
@@ -56,24 +59,53 @@ export default defineCommand({
 
 /**
  * `--add-ignores`: writes the entries, then reports what the check found that no entry can let
- * through, as the check would; exit 1 while an error remains.
+ * through, and what an expired entry names (no entry is added for it: the person renews that entry
+ * or fixes the finding), as the check would; exit 1 while an error remains.
  */
 async function addIgnoresAndReport(root: string, result: CheckTreeResult["result"], options: { ctx: Context; started: number; expires: string | undefined; json: boolean }): Promise<number> {
   const { ctx } = options;
   const { addIgnoreEntries } = await import("../ops/ignore-add-io.ts");
-  const { file, added } = addIgnoreEntries(root, result.findings, options.started, options.expires);
-  const remaining = result.findings.filter((f) => !isIgnorable(f.rule, f.severity));
+  const { file, added, held } = addIgnoreEntries(root, result.findings, options.started, options.expires);
+  const heldFindings = new Set(held.map((h) => h.finding));
+  const remaining = result.findings.filter((f) => !isIgnorable(f.rule, f.severity) || heldFindings.has(f));
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of remaining) counts[f.severity]++;
   if (options.json) {
-    showJson({ ...findingsDocument(remaining, { toolsChecked: result.toolsChecked, counts }, result.ignored), ignore_file: file, added });
+    const notAdded = held.map(({ finding: f, entry }) => ({
+      rule: f.rule,
+      ...(f.tool === undefined ? {} : { tool: f.tool }),
+      file: f.file,
+      ...(f.line === undefined ? {} : { line: f.line }),
+      ...(f.pointer === undefined ? {} : { pointer: f.pointer }),
+      expired_entry: { file, line: entry.line, expires: entry.expires },
+    }));
+    showJson({ ...findingsDocument(remaining, { toolsChecked: result.toolsChecked, counts }, result.ignored), ignore_file: file, added, not_added: notAdded });
     return counts.error === 0 ? 0 : 1;
   }
-  const text = renderFindingsHuman(remaining, ctx);
+  const text = renderFindingsHuman(fromHere(remaining, root, ctx), ctx);
   if (text) showResult(text);
-  showNote(added.length === 0 ? `nothing to add to ${file}: no finding here can be let through` : `added ${plural(added.length, "entry", "entries")} to ${file}${options.expires === undefined ? "" : `, each expiring on ${options.expires}`}: review each one, and say in its reason why the finding is let through`);
+  if (added.length > 0 || held.length === 0) {
+    showNote(added.length === 0 ? `nothing to add to ${file}: no finding here can be let through` : `added ${plural(added.length, "entry", "entries")} to ${file}${options.expires === undefined ? "" : `, each expiring on ${options.expires}`}: review each one, and say in its reason why the finding is let through`);
+  }
+  const byEntry = new Map<number, { expires: string; count: number }>();
+  for (const h of held) {
+    const seen = byEntry.get(h.entry.line);
+    if (seen) seen.count++;
+    else byEntry.set(h.entry.line, { expires: h.entry.expires ?? "", count: 1 });
+  }
+  for (const [line, { expires, count }] of byEntry) {
+    showNote(`added no entry for ${plural(count, "finding", "findings")} that ${display(join(root, file), ctx.cwd)}:${line} let through until it expired on ${expires}: fix ${count === 1 ? "it" : "them"}, or, if its reason still holds, give that entry a later date`);
+  }
   showNote(renderFindingsSummary({ toolsChecked: result.toolsChecked, counts, elapsedMs: ctx.now() - options.started, ignored: result.ignored }, ctx));
   return counts.error === 0 ? 0 : 1;
+}
+
+/**
+ * Findings as human output names them: from the folder kiwi runs in, as the staged check does (a
+ * path a terminal opens from there); --json, SARIF and the ignore file keep project-relative paths.
+ */
+function fromHere(findings: readonly Finding[], root: string, ctx: Context): Finding[] {
+  return findings.map((f) => relocate(f, root, ctx.cwd));
 }
 
 function formatOf(format: string | undefined, json: boolean | undefined): FindingFormat {

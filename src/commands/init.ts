@@ -30,12 +30,13 @@ export default defineCommand({
         ok: lockfile.status !== "failed",
         root: result.root,
         created: result.created,
-        skipped: result.skip,
+        skipped: result.skip.map(({ path, reason }) => ({ path, reason })),
         lockfile: { status: lockfile.status, ...(lockfile.error ? { error: errorDocument(lockfile.error).error } : {}) },
       });
     } else if (result.created.length > 0) showResult(result.created.join("\n"));
-    for (const skip of result.skip) showNote(`kept ${skip.path}: ${skip.reason}`);
-    if (result.created.length === 0) showNote(`nothing to add: all ${TEMPLATES.length} examples are already there`);
+    // "kept" only for a file that is there: an example left out for its tool id has no file to keep.
+    for (const skip of result.skip) showNote(`${skip.kept ? "kept" : "did not write"} ${skip.path}: ${skip.reason}`);
+    if (result.created.length === 0) showNote(result.skip.every((s) => s.kept) ? `nothing to add: all ${TEMPLATES.length} examples are already there` : `nothing to add: each of the ${TEMPLATES.length} examples is there, or its tool id is already defined`);
     const added = result.created.some((p) => p.startsWith(".ai/"));
     if (lockfile.status === "kept" && added) showNote('tool.lock.json was left as it is; run "kiwi lock" to add the new tools');
     if (lockfile.status === "failed" && lockfile.error) {

@@ -27,7 +27,7 @@ export function writeScaffold(root: string, templates: readonly Template[] = TEM
     if (createExclusive(abs, template.content, template.mode)) {
       created.push(template.path);
       written.push(template);
-    } else skip.push({ path: template.path, reason: "already exists" });
+    } else skip.push({ path: template.path, reason: "already exists", kept: true });
   }
   return { root, created, write: written, skip };
 }

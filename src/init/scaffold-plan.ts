@@ -6,6 +6,8 @@ export interface ScaffoldSkip {
   path: string;
   /** Why the template was not written, for the stderr note. */
   reason: string;
+  /** Whether something is at `path` (kept as it is); false when the template's tool id is defined elsewhere and nothing is there. */
+  kept: boolean;
 }
 
 export interface ScaffoldPlan {
@@ -25,8 +27,8 @@ export function planScaffold(templates: readonly Template[], existing: ExistingT
   const plan: ScaffoldPlan = { write: [], skip: [] };
   for (const template of templates) {
     const owner = existing.toolIds.get(template.toolId);
-    if (existing.paths.has(template.path)) plan.skip.push({ path: template.path, reason: "already exists" });
-    else if (owner !== undefined) plan.skip.push({ path: template.path, reason: `the tool id "${template.toolId}" is already defined by ${owner}` });
+    if (existing.paths.has(template.path)) plan.skip.push({ path: template.path, reason: "already exists", kept: true });
+    else if (owner !== undefined) plan.skip.push({ path: template.path, reason: `the tool id "${template.toolId}" is already defined by ${owner}`, kept: false });
     else plan.write.push(template);
   }
   return plan;

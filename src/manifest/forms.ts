@@ -5,7 +5,7 @@ import { computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/j
 import { ParseProblem, type Position } from "../integrity/parse-problem.ts";
 import { type IgnoreDirective, pythonIgnoreDirectives, yamlIgnoreDirectives } from "./ignore-comments.ts";
 import { parsePythonModuleMetadata } from "./python-module.ts";
-import { TOO_DEEP_HINT, parseYaml } from "./yaml.ts";
+import { type ColumnOffset, TOO_DEEP_HINT, parseYaml } from "./yaml.ts";
 
 /** Largest manifest kiwi parses; anything bigger is a finding, not a parse. */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
@@ -130,7 +130,7 @@ function parseJsonManifest(text: string): ParsedManifest {
   }
 }
 
-function parseYamlManifest(text: string, lineOffset: number, columnOffset: number): ParsedManifest {
+function parseYamlManifest(text: string, lineOffset: number, columnOffset: ColumnOffset): ParsedManifest {
   try {
     const result = parseYaml(text, lineOffset, columnOffset);
     return withIgnores({ value: result.value, locate: result.locate, warnings: [] }, yamlIgnoreDirectives(text, lineOffset, columnOffset));
@@ -223,14 +223,18 @@ function parseShellMetadata(text: string): ParsedManifest | "none" {
   if (lines[i]?.trim() !== "# ---") return "none";
   const start = i + 1;
   const body: string[] = [];
+  // Each line's prefix: `# ` or `#` alone (`#key: value`), so a finding's column is the file's.
+  const prefixes: number[] = [];
   for (i = start; i < lines.length; i++) {
     const line = lines[i]!;
-    if (line.trim() === "# ---") return spanning(parseYamlManifest(body.join("\n"), start, 2), start, i + 1);
+    if (line.trim() === "# ---") return spanning(parseYamlManifest(body.join("\n"), start, prefixes), start, i + 1);
     if (line === "" && i === lines.length - 1) break;
     if (!line.startsWith("#")) {
       throw new ParseProblem("parse/syntax", "the `# ---` metadata block is interrupted by a non-comment line", { line: i + 1, column: 1 }, "close the block with a `# ---` line");
     }
-    body.push(line.startsWith("# ") ? line.slice(2) : line.slice(1));
+    const prefix = line.startsWith("# ") ? 2 : 1;
+    body.push(line.slice(prefix));
+    prefixes.push(prefix);
   }
   throw new ParseProblem("parse/syntax", "the `# ---` metadata block is never closed", { line: start, column: 1 }, "close the block with a `# ---` line");
 }

@@ -6,6 +6,7 @@
 // is not needed; validate/ignores.ts decides what they ignore. Pure.
 import { computeLineStarts, lastStartAtOrBefore } from "../integrity/json-lossless.ts";
 import { moduleStatements } from "./python-literals.ts";
+import { type ColumnOffset, columnShift } from "./yaml.ts";
 
 /** One ignore comment, as written. */
 export interface IgnoreDirective {
@@ -47,7 +48,7 @@ interface Comment {
  * finds the comments, so a `#` inside a quoted string or a block scalar (a description that shows
  * the syntax) is none. Most manifests hold no mark: one substring test, and the parser not loaded.
  */
-export function yamlIgnoreDirectives(text: string, lineOffset = 0, columnOffset = 0): IgnoreDirective[] {
+export function yamlIgnoreDirectives(text: string, lineOffset = 0, columnOffset: ColumnOffset = 0): IgnoreDirective[] {
   if (!text.includes(MARK)) return [];
   const { Parser } = require("yaml") as typeof import("yaml");
   const comments: Comment[] = [];
@@ -98,7 +99,7 @@ export function textIgnoreDirectives(text: string): IgnoreDirective[] {
 }
 
 /** The ignore comments among `comments`, placed in the file and read. */
-function directives(text: string, comments: readonly Comment[], lineOffset: number, columnOffset: number): IgnoreDirective[] {
+function directives(text: string, comments: readonly Comment[], lineOffset: number, columnOffset: ColumnOffset): IgnoreDirective[] {
   const out: IgnoreDirective[] = [];
   let starts: number[] | undefined;
   for (const c of comments) {
@@ -119,7 +120,7 @@ function directives(text: string, comments: readonly Comment[], lineOffset: numb
     const named = m[1] === ":";
     const directive: IgnoreDirective = {
       line,
-      column: c.offset - starts[index]! + 1 + columnOffset,
+      column: c.offset - starts[index]! + 1 + columnShift(columnOffset, index + 1),
       target: alone ? line + 1 : line,
       rules: named ? words.filter((w) => RULE_ID.test(w)) : [],
       invalid: named ? words.filter((w) => !RULE_ID.test(w)) : [],

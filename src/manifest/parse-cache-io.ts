@@ -16,8 +16,8 @@ import { parseJsonLossless } from "../integrity/json-lossless.ts";
 import type { IgnoreDirective } from "./ignore-comments.ts";
 import { renderLosslessJson } from "../integrity/canonical.ts";
 
-/** Bumped whenever what an entry holds changes (2, 3: ignore comments; 4: a CRLF file's embedded metadata read without its CRs), as the kiwi version is between releases. */
-const FORMAT = 4;
+/** Bumped whenever what an entry holds changes (2, 3: ignore comments; 4: a CRLF file's embedded metadata read without its CRs; 5: an ignore comment's column on a shell block's `#key` line), as the kiwi version is between releases. */
+const FORMAT = 5;
 
 /** How recent a change must be for its parse not to be remembered (the stat cache's rule too). */
 const RACY_MS = 2000;

@@ -88,8 +88,20 @@ const SYNTAX_HINTS: Readonly<Record<string, string>> = {
   MULTILINE_IMPLICIT_KEY: "write each key on one line, followed by a colon",
 };
 
-/** Parses one YAML document; `lineOffset` shifts positions when the YAML is embedded in a script. */
-export function parseYaml(text: string, lineOffset = 0, columnOffset = 0): YamlParseResult {
+/**
+ * How far right of the YAML's own columns its text sits in the file: one width for every line (a
+ * docstring's indentation), or one per line of the text (a shell block, whose lines drop `# ` or
+ * just `#`).
+ */
+export type ColumnOffset = number | readonly number[];
+
+/** The column offset of the text's line `line` (1-based). */
+export function columnShift(offset: ColumnOffset, line: number): number {
+  return typeof offset === "number" ? offset : (offset[line - 1] ?? offset[offset.length - 1] ?? 0);
+}
+
+/** Parses one YAML document; `lineOffset` and `columnOffset` shift positions when the YAML is embedded in a script. */
+export function parseYaml(text: string, lineOffset = 0, columnOffset: ColumnOffset = 0): YamlParseResult {
   const fast = parseYamlFast(text);
   if (fast !== undefined) {
     // Positions are only needed for findings: the reference parse runs when one asks.
@@ -100,7 +112,7 @@ export function parseYaml(text: string, lineOffset = 0, columnOffset = 0): YamlP
 }
 
 /** The yaml library's parse: the reference every fast-path result must equal. */
-export function parseYamlReference(text: string, lineOffset = 0, columnOffset = 0): YamlParseResult {
+export function parseYamlReference(text: string, lineOffset = 0, columnOffset: ColumnOffset = 0): YamlParseResult {
   const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   // merge: `<<: *defaults` merges as PyYAML (kiwi_mcp's reader), js-yaml and Bun.YAML merge it.
@@ -108,7 +120,7 @@ export function parseYamlReference(text: string, lineOffset = 0, columnOffset = 
   const at = (offset: number | undefined): Position | undefined => {
     if (offset === undefined) return undefined;
     const p = lineCounter.linePos(offset);
-    return { line: p.line + lineOffset, column: p.col + columnOffset };
+    return { line: p.line + lineOffset, column: p.col + columnShift(columnOffset, p.line) };
   };
   const first = doc.errors[0];
   if (first) {
@@ -117,7 +129,7 @@ export function parseYamlReference(text: string, lineOffset = 0, columnOffset = 
     const message = first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
     const where = at(first.pos[0]);
     const indent = rule === "parse/syntax" && where ? badIndentation(text, message, where.line - lineOffset, lineOffset) : undefined;
-    if (indent) throw new ParseProblem(rule, `invalid YAML: ${indent.message}`, { line: indent.line + lineOffset, column: indent.column + columnOffset }, indent.hint);
+    if (indent) throw new ParseProblem(rule, `invalid YAML: ${indent.message}`, { line: indent.line + lineOffset, column: indent.column + columnShift(columnOffset, indent.line) }, indent.hint);
     if (first.code === "MULTIPLE_DOCS") {
       // The library's words name its own API ("please use YAML.parseAllDocuments()").
       throw new ParseProblem(rule, `invalid YAML: a manifest is one YAML document, and another one starts at line ${where?.line ?? "?"}`, where, 'remove that "---" line and what follows it, or move the second document into a manifest of its own');

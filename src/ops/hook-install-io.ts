@@ -1,6 +1,6 @@
 // Installs and removes kiwi's git pre-commit hook. Only a hook carrying kiwi's marker is ever
 // replaced or removed; a foreign hook is replaced only with --force, and then kept as a backup.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { type GitEnv, resolveHooksDir, resolveWorkTree } from "../hook/git-io.ts";
@@ -74,7 +74,11 @@ export function uninstallHook(options: { cwd: string; env?: GitEnv }): HookOutco
   return { status: "removed", hook };
 }
 
-/** The hook path as the user would type it: relative to the work tree when inside it. */
+/**
+ * The hook path as the user would type it where kiwi runs: relative to that folder when the hook is
+ * inside the work tree (`.git/hooks/pre-commit` at the top, `../.git/hooks/pre-commit` one folder
+ * down), absolute when it is outside (a core.hooksPath elsewhere, a linked worktree's git folder).
+ */
 export function displayPath(cwd: string, abs: string, env?: GitEnv): string {
   let top: string;
   try {
@@ -82,8 +86,9 @@ export function displayPath(cwd: string, abs: string, env?: GitEnv): string {
   } catch {
     return abs;
   }
-  const rel = relative(top, abs);
-  return rel.startsWith("..") ? abs : rel;
+  if (relative(top, abs).startsWith("..")) return abs;
+  // git names the top by its real path: so must the folder be, for the path between them.
+  return relative(realpathSync(cwd), abs) || abs;
 }
 
 function readIfExists(path: string): string | undefined {

@@ -8,7 +8,7 @@ import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { readIgnoreFileText } from "../manifest/ignore-file-io.ts";
 import { IGNORE_FILE, utcDay } from "../manifest/model.ts";
-import { type NewEntry, entriesFor, expiryProblem, withEntries } from "../validate/ignore-file.ts";
+import { type HeldFinding, type NewEntry, entriesFor, expiryProblem, holdExpired, parseIgnoreFile, withEntries } from "../validate/ignore-file.ts";
 
 /** `--expires` as given, checked before anything is checked or written: E_USAGE unless a day after the day of `now` (UTC). */
 export function assertExpiry(day: string, now: number): void {
@@ -19,18 +19,20 @@ export function assertExpiry(day: string, now: number): void {
 /**
  * Adds the entries for `findings` to the ignore file of the project at `root` (creating it), in one
  * atomic write; the day of `now` (UTC) dates their reason, `expires` (assertExpiry) ends them.
- * Nothing is written when no finding can be let through. A file kiwi cannot add to as it stands is
- * E_INPUT_INVALID, and stays as it was.
+ * A finding an expired entry names gets none (`held`, with that entry): a new, undated entry would
+ * quietly undo the end date. Nothing is written when no finding can be let through. A file kiwi
+ * cannot add to as it stands is E_INPUT_INVALID, and stays as it was.
  */
-export function addIgnoreEntries(root: string, findings: readonly Finding[], now: number, expires?: string): { file: string; added: NewEntry[] } {
-  const added = entriesFor(findings, `added by kiwi check --add-ignores on ${utcDay(now)}: say why it is let through, or fix it`, expires);
-  if (added.length === 0) return { file: IGNORE_FILE, added };
-  const current = readIgnoreFileText(root);
+export function addIgnoreEntries(root: string, findings: readonly Finding[], now: number, expires?: string): { file: string; added: NewEntry[]; held: HeldFinding[] } {
+  const current = readIgnoreFileText(root, now);
+  const { open, held } = holdExpired(findings, current?.text === undefined ? [] : parseIgnoreFile(current).expired);
+  const added = entriesFor(open, `added by kiwi check --add-ignores on ${utcDay(now)}: say why it is let through, or fix it`, expires);
+  if (added.length === 0) return { file: IGNORE_FILE, added, held };
   const refuse = (why: string) =>
     new KiwiError("E_INPUT_INVALID", `cannot add entries to ${IGNORE_FILE}: ${why}`, { hint: `fix it (kiwi check says where), or move it aside and run kiwi check --add-ignores again` });
   if (current !== undefined && current.text === undefined) throw refuse(`the file ${current.unreadable ?? "cannot be read"}`);
   const next = withEntries(current?.text, added);
   if ("problem" in next) throw refuse(next.problem);
   writeFileAtomic(join(root, IGNORE_FILE), next.text);
-  return { file: IGNORE_FILE, added };
+  return { file: IGNORE_FILE, added, held };
 }

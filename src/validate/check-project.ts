@@ -276,7 +276,9 @@ function finish(findings: Finding[], scope: Scope | undefined, options: CheckOpt
   return {
     ok: counts.error === 0,
     findings: kept,
-    toolsChecked: scope ? scope.tools.filter((t) => t.form !== "builtin").length : 0,
+    // A built-in counts when it was named (kiwi check python_runtime checks it): in a check of
+    // everything, the count is the project's own tools.
+    toolsChecked: scope ? (options.only !== undefined && options.only.length > 0 ? scope.tools.length : scope.tools.filter((t) => t.form !== "builtin").length) : 0,
     unmatched: scope?.unmatched ?? [],
     counts,
     ignored,

@@ -49,12 +49,16 @@ const ENTRY_KEYS = ["rule", "tool", "file", "pointer", "line", "reason", "expire
 
 const SHAPE = 'the file is a mapping whose one key, "ignore", lists entries of rule, tool, file, pointer, line, reason and expires';
 
-/** The file's entries, and what is wrong with it (ignore/invalid warnings, each at its place). */
-export function parseIgnoreFile(file: IgnoreFileText): { entries: IgnoreEntry[]; findings: Finding[] } {
+/**
+ * The file's entries, those whose day has come (`expired`: they ignore nothing), and what is wrong
+ * with it (ignore/invalid and ignore/expired warnings, each at its place).
+ */
+export function parseIgnoreFile(file: IgnoreFileText): { entries: IgnoreEntry[]; expired: IgnoreEntry[]; findings: Finding[] } {
   const findings: Finding[] = [];
+  const expired: IgnoreEntry[] = [];
   const nothing = (message: string, hint: string, position?: { line: number; column: number }) => {
     findings.push(fileFinding("ignore/invalid", IGNORE_FILE, `${message}, so it ignores nothing`, hint, position));
-    return { entries: [], findings };
+    return { entries: [], expired, findings };
   };
   if (file.text === undefined) return nothing(`the ignore file ${file.unreadable ?? "cannot be read"}`, "make it a regular UTF-8 file, or remove it");
   let parsed: ReturnType<typeof parseYaml>;
@@ -66,7 +70,7 @@ export function parseIgnoreFile(file: IgnoreFileText): { entries: IgnoreEntry[];
   }
   const { value, locate } = parsed;
   // An empty file, or one of comments only, ignores nothing and says nothing wrong.
-  if (value === null) return { entries: [], findings };
+  if (value === null) return { entries: [], expired, findings };
   if (!isRecord(value)) return nothing("the ignore file is not a mapping", SHAPE, locate(""));
   for (const key of Object.keys(value)) {
     if (key === "ignore") continue;
@@ -74,7 +78,7 @@ export function parseIgnoreFile(file: IgnoreFileText): { entries: IgnoreEntry[];
     findings.push(fileFinding("ignore/invalid", IGNORE_FILE, `the ignore file has a key "${key}", which kiwi does not read`, near ? `did you mean "${near}"?` : 'its one key is "ignore", a list of entries', locate(`/${escapePointer(key)}`)));
   }
   const list = value.ignore;
-  if (list === undefined || list === null) return { entries: [], findings };
+  if (list === undefined || list === null) return { entries: [], expired, findings };
   if (!Array.isArray(list)) return nothing('"ignore" is not a list', `list one entry per finding under it, each "- rule: …" with the keys that narrow it`, locate("/ignore"));
   const entries: IgnoreEntry[] = [];
   // Where each entry starts, from the lines when the list has the usual block shape: the yaml
@@ -91,11 +95,21 @@ export function parseIgnoreFile(file: IgnoreFileText): { entries: IgnoreEntry[];
     const entry = toEntry(list[i] as Record<string, unknown>, where ?? { line: 1, column: 1 });
     if (entry.expires !== undefined && entry.expires <= file.day) {
       findings.push(fileFinding("ignore/expired", IGNORE_FILE, `entry ${i + 1} (${entry.rule}${entry.tool === undefined ? "" : `, tool ${entry.tool}`}) expired on ${entry.expires}, so it ignores nothing`, "fix what it let through (kiwi check shows it again), or, if its reason still holds, give it a later date", { line: entry.line, column: entry.column }));
+      expired.push(entry);
       continue;
     }
     entries.push(entry);
   }
-  return { entries, findings };
+  return { entries, expired, findings };
+}
+
+/** Whether an entry lets `f` through: its rule, and each narrowing it gives. */
+export function entryMatches(e: IgnoreEntry, f: Finding): boolean {
+  if (e.rule !== f.rule) return false;
+  if (e.tool !== undefined && f.tool !== e.tool) return false;
+  if (e.file !== undefined && f.file !== e.file && fileOnDisk(f.file) !== e.file) return false;
+  if (e.pointer !== undefined && f.pointer !== e.pointer) return false;
+  return e.atLine === undefined || f.line === e.atLine;
 }
 
 /**
@@ -252,6 +266,28 @@ export function entriesFor(findings: readonly Finding[], reason: string, expires
     out.push(entry);
   }
   return out;
+}
+
+/** A finding kiwi check --add-ignores adds no entry for: an entry that expired names it. */
+export interface HeldFinding {
+  finding: Finding;
+  /** The first expired entry that names it. */
+  entry: IgnoreEntry;
+}
+
+/**
+ * The findings an expired entry names, set apart from the rest: a new entry for one would quietly
+ * undo the end date someone gave it, so the person renews that entry (or fixes the finding) instead.
+ */
+export function holdExpired(findings: readonly Finding[], expired: readonly IgnoreEntry[]): { open: Finding[]; held: HeldFinding[] } {
+  const open: Finding[] = [];
+  const held: HeldFinding[] = [];
+  for (const finding of findings) {
+    const entry = isIgnorable(finding.rule, finding.severity) ? expired.find((e) => entryMatches(e, finding)) : undefined;
+    if (entry === undefined) open.push(finding);
+    else held.push({ finding, entry });
+  }
+  return { open, held };
 }
 
 /**

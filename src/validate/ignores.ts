@@ -5,11 +5,11 @@
 // one that lets nothing through, become findings of their own (ignore/invalid, ignore/unused), so
 // neither a typo nor one left behind hides anything quietly. Pure.
 import type { Finding, IgnoredFinding } from "../findings/verdict.ts";
-import { fileOnDisk, fileFinding } from "../findings/finding.ts";
+import { fileFinding } from "../findings/finding.ts";
 import { isIgnorable, ruleInfo } from "../findings/rules.ts";
 import { IGNORE_FILE } from "../manifest/model.ts";
 import type { IgnoreDirective } from "../manifest/ignore-comments.ts";
-import { type IgnoreEntry, ruleProblem } from "./ignore-file.ts";
+import { type IgnoreEntry, entryMatches, ruleProblem } from "./ignore-file.ts";
 
 /** The ignore comments of one manifest in scope, and the tool it belongs to. */
 export interface IgnoreComments {
@@ -58,7 +58,7 @@ export function applyIgnores(findings: readonly Finding[], comments: readonly Ig
     // An entry's rule may be ignored (ignore-file.ts drops the others), but not every finding of
     // a rule that warnsToo: its errors stand.
     for (const e of isIgnorable(f.rule, f.severity) ? (byRule.get(f.rule) ?? []) : []) {
-      if (!matches(e, f)) continue;
+      if (!entryMatches(e, f)) continue;
       usedEntries.add(e); // every entry that matches is in use: a narrower one beside a broader one hides nothing more
       entry ??= e;
     }
@@ -71,15 +71,6 @@ export function applyIgnores(findings: readonly Finding[], comments: readonly Ig
   for (const c of comments) for (const d of c.directives) kept.push(...commentFindings(c, d, used, refused));
   for (const e of entries) if (e.report && !usedEntries.has(e)) kept.push(unusedEntry(e));
   return { kept, ignored };
-}
-
-/** Whether an entry lets `f` through: its rule, and each narrowing it gives. */
-function matches(e: IgnoreEntry, f: Finding): boolean {
-  if (e.rule !== f.rule) return false;
-  if (e.tool !== undefined && f.tool !== e.tool) return false;
-  if (e.file !== undefined && f.file !== e.file && fileOnDisk(f.file) !== e.file) return false;
-  if (e.pointer !== undefined && f.pointer !== e.pointer) return false;
-  return e.atLine === undefined || f.line === e.atLine;
 }
 
 function usage(file: string, d: IgnoreDirective, rule: string): string {

@@ -3,8 +3,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
+import { KIWI_BIN, REPO_ROOT, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
+import { git, repoEnv, run } from "./git-helpers.ts";
 
 afterAll(cleanupTemps);
 
@@ -112,6 +113,34 @@ describe("kiwi check on a broken tree", () => {
     const doc = JSON.parse(r.stdout);
     expect(doc.findings.map((f: { rule: string }) => f.rule)).toEqual(["api/method", "chain/missing-executor"]);
     expect(doc.tools_checked).toBe(2);
+  });
+
+  test("from a subfolder, human output names files from there, as --staged does; --json and SARIF keep project-relative paths", async () => {
+    const dir = brokenCopy();
+    const env = repoEnv();
+    await git(dir, env, "init", "-q", ".");
+    await git(dir, env, "add", ".ai/tools/apis/weather.yaml");
+    const here = join(dir, ".ai/tools/apis");
+    const plain = await run([KIWI_BIN, "check", "weather"], here, env);
+    expect(plain.exitCode).toBe(1);
+    expect(plain.stdout).toStartWith("weather.yaml:6:3  error  api/method  ");
+    const staged = await run([KIWI_BIN, "check", "--staged"], here, env);
+    expect(staged.stdout).toStartWith("weather.yaml:6:3  error  api/method  ");
+    const top = await run([KIWI_BIN, "check", "weather"], dir, env);
+    expect(top.stdout).toStartWith(".ai/tools/apis/weather.yaml:6:3  error  api/method  ");
+    const json = JSON.parse((await run([KIWI_BIN, "check", "weather", "--json"], here, env)).stdout) as { findings: { file: string }[] };
+    expect(json.findings.map((f) => f.file)).toEqual([".ai/tools/apis/weather.yaml"]);
+    const sarif = JSON.parse((await run([KIWI_BIN, "check", "weather", "--format", "sarif"], here, env)).stdout) as { runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[] }[] };
+    expect(sarif.runs[0]!.results[0]!.locations[0]!.physicalLocation.artifactLocation.uri).toBe(".ai/tools/apis/weather.yaml");
+  });
+
+  test("a built-in's id checks that built-in: one tool checked, not none", async () => {
+    const r = await runKiwi(["check", "python_runtime", "--json"], { cwd: fixtureCopy() });
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, tools_checked: 1, findings: [] });
+    const human = await runKiwi(["check", "python_runtime"], { cwd: fixtureCopy() });
+    expect([human.exitCode, human.stdout]).toEqual([0, ""]);
+    expect(human.stderr).toMatch(/^✔ 1 tool checked, no problems \(\d+ ms\)\n$/);
   });
 
   test("a tool with only warnings exits 0, and --strict makes the security warnings errors", async () => {

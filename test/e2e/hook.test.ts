@@ -33,6 +33,24 @@ describe("kiwi hook", () => {
     expect(JSON.parse(second.stdout)).toEqual({ ok: true, status: "unchanged", hook: join(root, ".git/hooks/pre-commit") });
   }, SLOW);
 
+  test("from a subfolder, names the hook as a path from there; one outside the work tree by its absolute path", async () => {
+    const root = await initRepo();
+    const sub = join(root, "apps", "web");
+    mkdirSync(sub, { recursive: true });
+    const installed = await kiwi(sub, ["hook", "install", "--cwd", sub]);
+    expect([installed.exitCode, installed.stdout, installed.stderr]).toEqual([0, "installed ../../.git/hooks/pre-commit\n", ""]);
+    expect(readFileSync(join(sub, "../../.git/hooks/pre-commit"), "utf8")).toContain("check --staged");
+    writeFileSync(join(root, ".git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const refused = await kiwi(sub, ["hook", "install"]);
+    expect(refused.stderr).toContain("error[E_HOOK_EXISTS]: ../../.git/hooks/pre-commit exists and was not written by kiwi\n");
+    const forced = await kiwi(sub, ["hook", "install", "--force"]);
+    expect([forced.exitCode, forced.stdout, forced.stderr]).toEqual([0, "installed ../../.git/hooks/pre-commit\n", 'kept the previous hook as ../../.git/hooks/pre-commit.pre-kiwi; "kiwi hook uninstall" puts it back\n']);
+    expect((await kiwi(join(root, "apps"), ["hook", "uninstall"])).stdout).toBe("removed ../.git/hooks/pre-commit\n");
+    const elsewhere = makeTemp("kiwi-hooks-");
+    await git(root, env, "config", "core.hooksPath", elsewhere);
+    expect((await kiwi(sub, ["hook", "install"])).stdout).toBe(`installed ${join(elsewhere, "pre-commit")}\n`);
+  }, SLOW);
+
   test("refuses a foreign hook with E_HOOK_EXISTS and exit 2, then replaces it with --force", async () => {
     const root = await initRepo();
     const hook = join(root, ".git/hooks/pre-commit");

@@ -230,6 +230,18 @@ describe("kiwi check --add-ignores", () => {
     expect(expired.exitCode).toBe(1);
     expect(expired.stdout.match(/warning {2}ignore\/expired {2}entry \d \(security\/secret-literal, tool \w+\) expired on 2020-01-01, so it ignores nothing/g)?.length).toBe(2);
     expect(expired.stdout.match(/error {2}security\/secret-literal/g)?.length).toBe(2);
+    // A baseline run now adds no undated entry behind the expired ones' backs: it names each, and the file stays as it was.
+    const dated = readFileSync(join(dir, IGNORE_FILE), "utf8");
+    const baseline = await runKiwi(["check", "--add-ignores"], { cwd: dir });
+    expect(baseline.exitCode).toBe(1);
+    expect(baseline.stdout.match(/error {2}security\/secret-literal/g)?.length).toBe(2);
+    expect(baseline.stderr).not.toMatch(/^added \d/m);
+    const lines = [...dated.matchAll(/^ {2}- /gm)].map((m) => dated.slice(0, m.index).split("\n").length);
+    for (const line of lines) expect(baseline.stderr).toContain(`added no entry for 1 finding that ${IGNORE_FILE}:${line} let through until it expired on 2020-01-01: fix it, or, if its reason still holds, give that entry a later date`);
+    expect(readFileSync(join(dir, IGNORE_FILE), "utf8")).toBe(dated);
+    const doc = JSON.parse((await runKiwi(["check", "--add-ignores", "--json"], { cwd: dir })).stdout) as { added: unknown[]; not_added: { rule: string; expired_entry: unknown }[] };
+    expect(doc.added).toEqual([]);
+    expect(doc.not_added.map((n) => [n.rule, n.expired_entry])).toEqual(lines.map((line) => ["security/secret-literal", { file: IGNORE_FILE, line, expires: "2020-01-01" }]));
   });
 
   test("a file it cannot add to is left as it was (E_INPUT_INVALID); --staged and SARIF do not go with it", async () => {

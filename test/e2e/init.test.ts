@@ -114,6 +114,18 @@ describe("kiwi init", () => {
     expect(readFileSync(join(root, "tool.lock.json"), "utf8")).toBe("not even JSON\n");
   }, SLOW);
 
+  test("an example left out because its tool id is taken is not said to be kept: no file is there", async () => {
+    const root = makeTemp("kiwi-init-");
+    writeTree(root, { ".ai/tools/mine.yaml": "tool_id: greet\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { method: GET, url: https://x.test/ }\n" });
+    const r = await kiwiAt(root)(["init", "--no-lock"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toStartWith('did not write .ai/tools/greet.sh: the tool id "greet" is already defined by .ai/tools/mine.yaml\n');
+    expect(r.stderr).not.toContain("kept");
+    expect(existsSync(join(root, ".ai/tools/greet.sh"))).toBe(false);
+    const doc = JSON.parse((await kiwiAt(root)(["init", "--no-lock", "--json"])).stdout);
+    expect(doc.skipped).toContainEqual({ path: ".ai/tools/greet.sh", reason: 'the tool id "greet" is already defined by .ai/tools/mine.yaml' });
+  }, SLOW);
+
   test("suggests running an example it wrote: not word_count when the user's word_count was kept", async () => {
     const root = makeTemp("kiwi-init-");
     // The user's own word_count: a tool of another kind, with no text parameter.

@@ -27,8 +27,8 @@ describe("writing the scaffold", () => {
     const result = writeScaffold(root);
     expect(result.created).toEqual([".ai/tools/weather_forecast.yaml", ".ai/tools/everything.yaml", ".ai/tools/everything_echo.yaml"]);
     expect(result.skip).toEqual([
-      { path: ".ai/tools/word_count.py", reason: 'the tool id "word_count" is already defined by .ai/tools/mine/tool.yaml' },
-      { path: ".ai/tools/greet.sh", reason: "already exists" },
+      { path: ".ai/tools/word_count.py", reason: 'the tool id "word_count" is already defined by .ai/tools/mine/tool.yaml', kept: false },
+      { path: ".ai/tools/greet.sh", reason: "already exists", kept: true },
     ]);
     expect(readFileSync(join(root, ".ai/tools/greet.sh"), "utf8")).toBe("my own greet.sh\n");
   });
@@ -37,7 +37,7 @@ describe("writing the scaffold", () => {
     const root = makeTemp("kiwi-init-");
     writeTree(root, { ".ai/tools/.keep": "" });
     symlinkSync("/nonexistent/target", join(root, ".ai/tools/greet.sh"));
-    expect(writeScaffold(root).skip).toEqual([{ path: ".ai/tools/greet.sh", reason: "already exists" }]);
+    expect(writeScaffold(root).skip).toEqual([{ path: ".ai/tools/greet.sh", reason: "already exists", kept: true }]);
   });
 
   test("is a no-op the second time", () => {

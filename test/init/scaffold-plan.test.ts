@@ -12,13 +12,13 @@ describe("planning the scaffold", () => {
   });
 
   test.each([
-    ["an existing file at the path", { paths: new Set([".ai/tools/greet.sh"]), toolIds: new Map() }, { path: ".ai/tools/greet.sh", reason: "already exists" }],
+    ["an existing file at the path", { paths: new Set([".ai/tools/greet.sh"]), toolIds: new Map() }, { path: ".ai/tools/greet.sh", reason: "already exists", kept: true }],
     [
       "a tool elsewhere with the same id",
       { paths: new Set<string>(), toolIds: new Map([["greet", ".ai/tools/mine/tool.yaml"]]) },
-      { path: ".ai/tools/greet.sh", reason: 'the tool id "greet" is already defined by .ai/tools/mine/tool.yaml' },
+      { path: ".ai/tools/greet.sh", reason: 'the tool id "greet" is already defined by .ai/tools/mine/tool.yaml', kept: false },
     ],
-  ])("never overwrites: keeps %s", (_name, existing, skipped) => {
+  ])("never overwrites: leaves out the template for %s", (_name, existing, skipped) => {
     const plan = planScaffold(TEMPLATES, existing);
     expect(plan.skip).toEqual([skipped]);
     expect(paths(plan.write)).not.toContain(".ai/tools/greet.sh");

@@ -219,6 +219,21 @@ describe("embedded metadata", () => {
     expect(parsed("#!/bin/bash\n# ---\n# tool_id: sh1\n# description: |\n#   one\n#   two\n# ---\necho hi\n", "shell").locate("/description")).toEqual({ line: 4, column: 3, lastLine: 6 });
   });
 
+  test("a `# ---` block's `#key` lines (no space after #) point at the file's columns, as `# key` lines do", () => {
+    const text = "#!/bin/bash\n# ---\n# tool_id: sh1\n#version: abc\n#config:\n#  n: 2\n# description: x\n# ---\necho hi\n";
+    const { value, locate } = parsed(text, "shell");
+    expect(value).toEqual({ tool_id: "sh1", version: "abc", config: { n: 2 }, description: "x" });
+    expect([locate("/tool_id"), locate("/version"), locate("/config"), locate("/config/n"), locate("/description")]).toEqual([
+      { line: 3, column: 3 },
+      { line: 4, column: 2 },
+      { line: 5, column: 2 },
+      { line: 6, column: 4 },
+      { line: 7, column: 3 },
+    ]);
+    // A YAML error on such a line is placed the same way.
+    expect(problem(() => parsed("# ---\n# tool_id: a\n#k: v: w\n# ---\n", "shell")).position).toEqual({ line: 3, column: 5 });
+  });
+
   test("reads Markdown front matter", () => {
     expect(parsed("---\ntool_id: notes\ntool_type: knowledge\n---\n# Notes\n", "markdown").value).toEqual({ tool_id: "notes", tool_type: "knowledge" });
   });

@@ -63,6 +63,11 @@ describe("every form with comments", () => {
     expect(p.locate("/config")).toMatchObject({ line: 6 });
   });
 
+  test("a shell script's # --- block of `#key` lines: the comment's column past a one-character prefix", () => {
+    const text = "# ---\n#tool_id: greet\n#config: { env: { API_KEY: k } } # kiwi-ignore: security/secret-value\n# ---\n";
+    expect(parsed(text, "shell").ignores).toEqual([{ line: 3, column: 34, target: 3, rules: ["security/secret-value"], invalid: [] }]);
+  });
+
   test("Markdown front matter, and not a comment shown in the page below it", () => {
     const text = "---\ntool_id: notes\ntool_type: knowledge  # kiwi-ignore: universal/unknown-field\n---\n```yaml\nk: v  # kiwi-ignore: security/path\n```\n";
     expect(parsed(text, "markdown").ignores).toEqual([{ line: 3, column: 23, target: 3, rules: ["universal/unknown-field"], invalid: [] }]);

@@ -70,7 +70,7 @@ describe("the parsed-manifest cache", () => {
     expect(ignoresOf()).toEqual(expected); // fills the cache
     const [name] = readdirSync(join(cache, "manifests"));
     const stored = JSON.parse(readFileSync(join(cache, "manifests", name!), "utf8")) as { format: number; entries: Record<string, { ignores?: unknown }> };
-    expect([stored.format, stored.entries[".ai/tools/a.yaml"]!.ignores, "ignores" in stored.entries[".ai/tools/b.yaml"]!]).toEqual([4, expected[0]![1], false]);
+    expect([stored.format, stored.entries[".ai/tools/a.yaml"]!.ignores, "ignores" in stored.entries[".ai/tools/b.yaml"]!]).toEqual([5, expected[0]![1], false]);
     expect(ignoresOf()).toEqual(expected); // served from it
   });
 

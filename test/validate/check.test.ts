@@ -603,6 +603,11 @@ describe("built-ins", () => {
     expect(result.findings).toEqual([]);
     expect(result.toolsChecked).toBe(0);
   });
+
+  test("a built-in named by its id is checked and counted, as any tool named is", () => {
+    const result = check([], { only: ["python_runtime", "subprocess"] });
+    expect([result.findings, result.unmatched, result.toolsChecked]).toEqual([[], [], 2]);
+  });
 });
 
 describe("script syntax findings", () => {

@@ -7,7 +7,7 @@ import type { Project } from "../../src/manifest/discover-io.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
 import type { IgnoreFileText, Tool } from "../../src/manifest/model.ts";
 import { type CheckOptions, checkProject, withFindings } from "../../src/validate/check-project.ts";
-import { entriesFor, parseIgnoreFile, withEntries } from "../../src/validate/ignore-file.ts";
+import { entriesFor, holdExpired, parseIgnoreFile, withEntries } from "../../src/validate/ignore-file.ts";
 import { toolFromJson, toolFromYaml } from "./_tools.ts";
 
 const file = (text: string, day = "2026-11-28"): IgnoreFileText => ({ text, stat: [text.length, 1, 1, 1], digest: "d", day });
@@ -34,6 +34,7 @@ describe("reading the ignore file", () => {
     const text = "# reviewed 2026-11\nignore:\n  - rule: security/risky-combination\n    tool: deploy\n    file: ./.ai/tools/deploy/tool.json\n    pointer: /requires\n    line: 12\n    reason: ' deploys over ssh by design '\n";
     expect(parseIgnoreFile(file(text))).toEqual({
       entries: [{ line: 3, column: 5, rule: "security/risky-combination", tool: "deploy", file: ".ai/tools/deploy/tool.json", pointer: "/requires", atLine: 12, reason: "deploys over ssh by design" }],
+      expired: [],
       findings: [],
     });
   });
@@ -51,7 +52,7 @@ describe("reading the ignore file", () => {
     ["an empty list", "ignore: []\n"],
     ["a key with no value", "ignore:\n"],
   ])("%s ignores nothing and says nothing", (_name, text) => {
-    expect(parseIgnoreFile(file(text))).toEqual({ entries: [], findings: [] });
+    expect(parseIgnoreFile(file(text))).toEqual({ entries: [], expired: [], findings: [] });
   });
 
   test.each([
@@ -242,6 +243,19 @@ describe("entries kiwi check --add-ignores writes", () => {
       ["security/secret-literal", "notes", ".ai/tools/p/mcp.json", undefined, 11],
       ["discover/no-metadata", undefined, ".ai/tools/helper.py", undefined, undefined],
     ]);
+  });
+
+  test("a finding an expired entry names is held back, with that entry, so no new entry undoes its end date", () => {
+    const parsed = parseIgnoreFile(file("ignore:\n  - rule: security/host-any\n    tool: crawl\n    expires: 2026-01-31\n  - rule: security/host-any\n    tool: live\n    expires: 2027-01-31\n"));
+    expect(parsed.expired.map((e) => [e.line, e.tool, e.expires])).toEqual([[2, "crawl", "2026-01-31"]]);
+    const crawl = finding({ tool: "crawl", pointer: "/requires" });
+    const fresh = finding({ tool: "new", pointer: "/requires" });
+    // An error that cannot be ignored is no entry's, expired or not.
+    const path = finding({ rule: "security/path", severity: "error", tool: "crawl", pointer: "/config/entrypoint" });
+    const { open, held } = holdExpired([crawl, fresh, path], parsed.expired);
+    expect(open).toEqual([fresh, path]);
+    expect(held.map((h) => [h.finding, h.entry.line])).toEqual([[crawl, 2]]);
+    expect(entriesFor(open, "why")).toEqual([{ rule: "security/host-any", tool: "new", pointer: "/requires", reason: "why" }]);
   });
 
   test.each([
