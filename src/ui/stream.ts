@@ -1,9 +1,10 @@
 // Forwards a running tool's output to kiwi's own stdout and stderr as it arrives, with
-// backpressure; a closed reader (`kiwi exec … | head`) stops the forwarding, not kiwi.
+// backpressure. A closed reader (`kiwi exec … | head`) is passed on to the tool: the sink answers
+// "closed" and the subprocess primitive stops reading that stream, so the tool's next write fails.
 // Bun.write on Bun.stdout/Bun.stderr rather than process.stdout: the Node stream objects cost
 // ~9 ms to create, a large share of a warm kiwi exec.
 import type { BunFile } from "bun";
-import type { OutputSinks } from "../exec/subprocess.ts";
+import type { OutputSinks, SinkResult } from "../exec/subprocess.ts";
 
 /**
  * Sinks that keep a tool's output for one JSON document (`kiwi exec --json`); the subprocess
@@ -32,16 +33,17 @@ export function terminalSinks(): OutputSinks {
   return { stdout: forward(() => Bun.stdout), stderr: forward(() => Bun.stderr) };
 }
 
-function forward(open: () => BunFile): (chunk: Uint8Array) => Promise<void> {
+function forward(open: () => BunFile): (chunk: Uint8Array) => Promise<SinkResult> {
   let closed = false;
   let target: BunFile | undefined;
   return async (chunk) => {
-    if (closed) return;
+    if (closed) return "closed";
     try {
       await Bun.write((target ??= open()), chunk);
     } catch {
-      // EPIPE: the reader went away; the tool keeps running and its exit code still counts.
+      // EPIPE: the reader went away.
       closed = true;
+      return "closed";
     }
   };
 }

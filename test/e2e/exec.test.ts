@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
-import { kiwiIn } from "./lock-helpers.ts";
+import { execIntoHead, kiwiIn } from "./lock-helpers.ts";
 import { KIWI_BIN } from "../helpers/kiwi.ts";
 
 afterAll(cleanupTemps);
@@ -245,6 +245,16 @@ describe("kiwi exec: faults of running tools", () => {
     expect(r.exitCode).toBe(8);
     expect(r.stdout.length).toBe(65536);
     expect(r.stderr).toContain("floods wrote more than 65536 bytes to stdout and stderr; kiwi stopped it");
+  });
+});
+
+describe("kiwi exec into a pipeline whose reader goes away (`| head -2`)", () => {
+  const ENDLESS = { ".ai/tools/endless.sh": "#!/bin/bash\n# ---\n# tool_id: endless\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# limits:\n#   timeout_ms: 100000\n# ---\nyes\n" };
+
+  test("the endless tool ends at once as `yes | head -2` does: kiwi exits 141 and reports nothing, the long way and replayed", async () => {
+    const { root, k } = await lockedProject(ENDLESS);
+    // The first call goes the long way and remembers its launch; the second replays it.
+    for (let call = 0; call < 2; call++) expect(await execIntoHead(k.env, root, ["endless"])).toEqual({ stdout: "y\ny\n", kiwi: 141, stderr: "" });
   });
 });
 
