@@ -162,6 +162,27 @@ export function shownTwin(plan: Plan, input: PlanInput): Plan {
 }
 
 /**
+ * Refuses a runtime, a primitive or an MCP server as the tool of a call: each is what other tools run
+ * on, not a call of its own (run alone, python_runtime would execute the parameters' JSON as Python
+ * and exit 0). kiwi's MCP commands plan a server's launch without this check.
+ */
+export function assertCallable(tool: { id: string; type: string; manifestFile: string }): void {
+  const notCalled = NOT_CALLED_ALONE[tool.type];
+  if (!notCalled) return;
+  throw new KiwiError("E_CHAIN", `${tool.id} is ${notCalled.what} (${tool.manifestFile}): it is not called on its own`, {
+    hint: notCalled.hint(tool.id),
+    details: { tool: tool.id, toolType: tool.type },
+  });
+}
+
+/** The tool types a call refuses as its tool, each with what it is and what to run instead. */
+const NOT_CALLED_ALONE: Partial<Record<string, { what: string; hint: (id: string) => string }>> = {
+  runtime: { what: "a runtime", hint: (id) => `run a tool whose executor is ${id} instead ("kiwi list" shows the project's tools)` },
+  primitive: { what: "a primitive", hint: (id) => `run a tool whose chain ends in ${id} instead ("kiwi list" shows the project's tools)` },
+  mcp_server: { what: "an MCP server", hint: (id) => `call one of its tools: kiwi exec <an mcp_tool whose executor is ${id}> ("kiwi list" shows them)` },
+};
+
+/**
  * Builds the plan; throws E_CHAIN, E_PARAMS_INVALID (placement violations), E_EXEC_FAILED or
  * E_SANDBOX. The launch's warnings and folders to create go into `notes` when given.
  */

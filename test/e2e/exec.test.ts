@@ -248,6 +248,21 @@ describe("kiwi exec: faults of running tools", () => {
   });
 });
 
+describe("kiwi exec of what tools run on (a runtime, a primitive, an MCP server)", () => {
+  const SERVER = { ".ai/tools/srv.yaml": "tool_id: srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: python3\n  args: [\"-c\", \"print('the server ran')\"]\n" };
+
+  test.each([
+    ["python_runtime", "python_runtime is a runtime (<builtin>/python_runtime.yaml)", 'run a tool whose executor is python_runtime instead ("kiwi list" shows the project\'s tools)'],
+    ["subprocess", "subprocess is a primitive (<builtin>/subprocess.yaml)", 'run a tool whose chain ends in subprocess instead ("kiwi list" shows the project\'s tools)'],
+    ["srv", "srv is an MCP server (.ai/tools/srv.yaml)", 'call one of its tools: kiwi exec <an mcp_tool whose executor is srv> ("kiwi list" shows them)'],
+  ])("%s is refused with E_CHAIN naming what it is, and nothing runs (also after kiwi lock started the server to pin it)", async (id, what, hint) => {
+    const { k } = await lockedProject({ ...SUM, ...SERVER });
+    const refusal = { exitCode: 6, stdout: "", stderr: `error[E_CHAIN]: ${what}: it is not called on its own\n  hint: ${hint}\n` };
+    for (let call = 0; call < 2; call++) expect(await k.run(["exec", id], {}, '{"numbers":[1]}')).toEqual(refusal);
+    expect(await k.run(["exec", id, "--dry-run"])).toEqual(refusal);
+  });
+});
+
 describe("kiwi exec into a pipeline whose reader goes away (`| head -2`)", () => {
   const ENDLESS = { ".ai/tools/endless.sh": "#!/bin/bash\n# ---\n# tool_id: endless\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# limits:\n#   timeout_ms: 100000\n# ---\nyes\n" };
 
