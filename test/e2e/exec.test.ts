@@ -273,6 +273,30 @@ describe("kiwi exec into a pipeline whose reader goes away (`| head -2`)", () =>
   });
 });
 
+describe("kiwi's message after a tool's output that did not end its line", () => {
+  const OPEN = {
+    ".ai/tools/open_out.sh": "#!/bin/bash\n# ---\n# tool_id: open_out\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\nprintf 'no newline'; kill -SEGV $$\n",
+    ".ai/tools/open_err.sh": "#!/bin/bash\n# ---\n# tool_id: open_err\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\nprintf 'oops' >&2; kill -SEGV $$\n",
+  };
+  const ERROR = (id: string) => `error[E_EXEC_FAILED]: ${id} was killed by SIGSEGV (signal 11)\n  hint: the tool crashed or was killed; its stderr above may say why\n`;
+
+  test("starts on a new line when stdout and stderr are one file (a terminal, 2>&1), the long way and replayed", async () => {
+    const { root, k } = await lockedProject(OPEN);
+    for (let call = 0; call < 2; call++) {
+      const proc = Bun.spawn(["bash", "-c", '"$0" exec open_out 2>&1', KIWI_BIN], { cwd: root, env: k.env, stdout: "pipe" });
+      expect([await new Response(proc.stdout).text(), await proc.exited]).toEqual([`no newline\n${ERROR("open_out")}`, 139]);
+    }
+  });
+
+  test("starts on a new line after the tool's stderr, and adds nothing to stderr for a stdout that goes elsewhere", async () => {
+    const { k } = await lockedProject(OPEN);
+    for (let call = 0; call < 2; call++) {
+      expect(await k.run(["exec", "open_err"])).toEqual({ exitCode: 139, stdout: "", stderr: `oops\n${ERROR("open_err")}` });
+      expect(await k.run(["exec", "open_out"])).toEqual({ exitCode: 139, stdout: "no newline", stderr: ERROR("open_out") });
+    }
+  });
+});
+
 describe("kiwi exec --json: exactly one document", () => {
   const BOTH = { ".ai/tools/both.sh": "#!/bin/bash\n# ---\n# tool_id: both\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\necho out; echo err >&2; exit 3\n" };
 
