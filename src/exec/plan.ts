@@ -25,7 +25,7 @@ import { type LaunchFacts, type LaunchNotes, type SandboxSummary, launched } fro
 export const ENV_ALLOWLIST = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ"] as const;
 
 /** The fields of a tool the plan reads. */
-export type PlanTool = Pick<Tool, "id" | "version" | "type" | "config" | "configLossless" | "limits" | "entrypoint" | "manifestFile">;
+export type PlanTool = Pick<Tool, "id" | "version" | "type" | "config" | "configLossless" | "limits" | "entrypoint" | "manifestFile"> & Partial<Pick<Tool, "dialect">>;
 
 /** One verified link, tool first: the tool, its locked integrity and where its files were materialised. */
 export interface LinkInput {
@@ -220,12 +220,15 @@ export function buildPlan(input: PlanInput, notes?: LaunchNotes): Plan {
     secrets,
   };
   let plan: Plan;
+  // The timeout is named in hints as it was written: by the link that declared it (the tool's own when none did).
+  const timeoutBy = chain.find((l) => l.tool.limits.timeoutMs !== undefined) ?? leaf;
+  const timeoutField = timeoutBy.tool.dialect === "magray" ? { timeoutField: "runtime_config.max_execution_time_ms" } : {};
   if (root.tool.id === "subprocess") {
-    const limits = resolvePlanLimits(declared, true);
+    const limits = { ...resolvePlanLimits(declared, true), ...timeoutField };
     const spec = buildSubprocessSpec(rootFirst, config, exact, scope, input, violations);
     plan = { ...common, primitive: "subprocess", limits, subprocess: spec };
   } else {
-    const limits = resolvePlanLimits(declared, false);
+    const limits = { ...resolvePlanLimits(declared, false), ...timeoutField };
     const http = buildHttpRequest({ toolId: leaf.tool.id, config, exact, scope, limits, userAgent: input.host.userAgent, violations });
     plan = { ...common, primitive: "http_client", limits, http, ...(input.network ? { network: { ...input.network } } : {}) };
   }

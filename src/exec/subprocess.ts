@@ -243,7 +243,7 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
   const how = outcome.escalated ? `SIGTERM, then SIGKILL after ${plan.limits.killGraceMs} ms` : "SIGTERM";
   if (outcome.timedOut) {
     throw new KiwiError("E_EXEC_FAILED", `${tool} timed out after ${plan.limits.timeoutMs} ms; its process group got ${how}`, {
-      hint: "raise limits.timeout_ms (or config.timeout, in seconds) in the tool's manifest if it needs longer",
+      hint: `raise ${plan.limits.timeoutField ?? "limits.timeout_ms (or config.timeout, in seconds)"} in the tool's manifest if it needs longer`,
       details: { tool, timeoutMs: plan.limits.timeoutMs, escalated: outcome.escalated },
     });
   }

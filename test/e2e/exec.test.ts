@@ -239,6 +239,29 @@ describe("kiwi exec: faults of running tools", () => {
     expect(r.stderr).toStartWith("error[E_EXEC_FAILED]: hangs timed out after 500 ms; its process group got SIGTERM, then SIGKILL after 2000 ms\n");
   });
 
+  test("a magray tool's timeout hint names the field it wrote, runtime_config.max_execution_time_ms, the long way and replayed", async () => {
+    const { k } = await lockedProject({
+      ".ai/tools/slow/tool.json": JSON.stringify({
+        name: "slow",
+        version: "1.0.0",
+        description: "Sleeps past its timeout.",
+        type: "native",
+        capabilities: [],
+        entry_point: "bin/slow",
+        runtime_config: { max_execution_time_ms: 300 },
+        metadata: { author: "kiwi tests", license: "MIT", repository: "https://example.com/kiwi", documentation: "https://example.com/kiwi/docs" },
+      }),
+      ".ai/tools/slow/bin/slow": { content: "#!/bin/sh\nexec sleep 30\n", mode: 0o755 },
+    });
+    for (let call = 0; call < 2; call++) {
+      expect(await k.run(["exec", "slow"])).toEqual({
+        exitCode: 8,
+        stdout: "",
+        stderr: "error[E_EXEC_FAILED]: slow timed out after 300 ms; its process group got SIGTERM\n  hint: raise runtime_config.max_execution_time_ms in the tool's manifest if it needs longer\n",
+      });
+    }
+  });
+
   test("a tool flooding stdout is stopped at its output cap (exit 8)", async () => {
     const { k } = await lockedProject(FAULTS);
     const r = await k.run(["exec", "floods"]);
