@@ -25,7 +25,7 @@ import { type LaunchFacts, type LaunchNotes, type SandboxSummary, launched } fro
 export const ENV_ALLOWLIST = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ"] as const;
 
 /** The fields of a tool the plan reads. */
-export type PlanTool = Pick<Tool, "id" | "version" | "type" | "config" | "configLossless" | "limits" | "entrypoint" | "manifestFile">;
+export type PlanTool = Pick<Tool, "id" | "version" | "type" | "config" | "configLossless" | "limits" | "entrypoint" | "manifestFile"> & Partial<Pick<Tool, "dialect">>;
 
 /** One verified link, tool first: the tool, its locked integrity and where its files were materialised. */
 export interface LinkInput {
@@ -162,6 +162,27 @@ export function shownTwin(plan: Plan, input: PlanInput): Plan {
 }
 
 /**
+ * Refuses a runtime, a primitive or an MCP server as the tool of a call: each is what other tools run
+ * on, not a call of its own (run alone, python_runtime would execute the parameters' JSON as Python
+ * and exit 0). kiwi's MCP commands plan a server's launch without this check.
+ */
+export function assertCallable(tool: { id: string; type: string; manifestFile: string }): void {
+  const notCalled = NOT_CALLED_ALONE[tool.type];
+  if (!notCalled) return;
+  throw new KiwiError("E_CHAIN", `${tool.id} is ${notCalled.what} (${tool.manifestFile}): it is not called on its own`, {
+    hint: notCalled.hint(tool.id),
+    details: { tool: tool.id, toolType: tool.type },
+  });
+}
+
+/** The tool types a call refuses as its tool, each with what it is and what to run instead. */
+const NOT_CALLED_ALONE: Partial<Record<string, { what: string; hint: (id: string) => string }>> = {
+  runtime: { what: "a runtime", hint: (id) => `run a tool whose executor is ${id} instead ("kiwi list" shows the project's tools)` },
+  primitive: { what: "a primitive", hint: (id) => `run a tool whose chain ends in ${id} instead ("kiwi list" shows the project's tools)` },
+  mcp_server: { what: "an MCP server", hint: (id) => `call one of its tools: kiwi exec <an mcp_tool whose executor is ${id}> ("kiwi list" shows them)` },
+};
+
+/**
  * Builds the plan; throws E_CHAIN, E_PARAMS_INVALID (placement violations), E_EXEC_FAILED or
  * E_SANDBOX. The launch's warnings and folders to create go into `notes` when given.
  */
@@ -199,12 +220,15 @@ export function buildPlan(input: PlanInput, notes?: LaunchNotes): Plan {
     secrets,
   };
   let plan: Plan;
+  // The timeout is named in hints as it was written: by the link that declared it (the tool's own when none did).
+  const timeoutBy = chain.find((l) => l.tool.limits.timeoutMs !== undefined) ?? leaf;
+  const timeoutField = timeoutBy.tool.dialect === "magray" ? { timeoutField: "runtime_config.max_execution_time_ms" } : {};
   if (root.tool.id === "subprocess") {
-    const limits = resolvePlanLimits(declared, true);
+    const limits = { ...resolvePlanLimits(declared, true), ...timeoutField };
     const spec = buildSubprocessSpec(rootFirst, config, exact, scope, input, violations);
     plan = { ...common, primitive: "subprocess", limits, subprocess: spec };
   } else {
-    const limits = resolvePlanLimits(declared, false);
+    const limits = { ...resolvePlanLimits(declared, false), ...timeoutField };
     const http = buildHttpRequest({ toolId: leaf.tool.id, config, exact, scope, limits, userAgent: input.host.userAgent, violations });
     plan = { ...common, primitive: "http_client", limits, http, ...(input.network ? { network: { ...input.network } } : {}) };
   }

@@ -20,6 +20,8 @@ export interface ExecRequest {
   sandbox: SandboxMode;
   /** Run a tool whose declared hosts admit every host (--allow-any-host). */
   allowAnyHost?: boolean;
+  /** Plans an MCP server's launch for kiwi's MCP commands: not a call (a call refuses a server). */
+  server?: boolean;
 }
 
 export interface PreparedExec {

@@ -9,10 +9,15 @@ import type { SubprocessPlan } from "./plan.ts";
 import { signalFromSandboxExit } from "./sandbox-plan.ts";
 import { WASM_EXIT, WASM_VERDICT_FD_ENV } from "../wasm/wasi-command.ts";
 
-/** Where the tool's output goes, chunk by chunk, as it arrives. */
+/**
+ * Where the tool's output goes, chunk by chunk, as it arrives. A sink answers "closed" when its
+ * reader has gone away (`kiwi exec … | head`): kiwi then stops reading that stream, so the tool's
+ * own next write to it fails (SIGPIPE, or EPIPE where it ignores the signal) as it would without kiwi.
+ */
+export type SinkResult = void | "closed";
 export interface OutputSinks {
-  stdout(chunk: Uint8Array): void | Promise<void>;
-  stderr(chunk: Uint8Array): void | Promise<void>;
+  stdout(chunk: Uint8Array): SinkResult | Promise<SinkResult>;
+  stderr(chunk: Uint8Array): SinkResult | Promise<SinkResult>;
 }
 
 export interface SubprocessOutcome {
@@ -28,6 +33,8 @@ export interface SubprocessOutcome {
   /** SIGKILL was needed after SIGTERM's grace ran out. */
   escalated: boolean;
   outputBytes: number;
+  /** A reader of kiwi's stdout or stderr went away, and kiwi stopped reading that stream of the tool's. */
+  readerGone?: boolean;
   /** The limit kiwi's WASI host says ended a WebAssembly run (its verdict descriptor), if one did. */
   wasmLimit?: "fuel" | "memory";
 }
@@ -116,7 +123,18 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
     process.on(sig, handler);
     return [sig, handler] as const;
   });
-  const pump = async (stream: ReadableStream<Uint8Array>, sink: (c: Uint8Array) => void | Promise<void>) => {
+  // The reader of kiwi's stdout or stderr went away (`kiwi exec … | head -2`): the tool learns it
+  // as a writer to a closed pipe does, by SIGPIPE (inside bubblewrap, below it, as interruptions
+  // are passed on), and kiwi closes its end so a tool that ignores the signal gets EPIPE on its next
+  // write. Bun's pipes are socket pairs, where a writer asleep on a full buffer when the reader
+  // closes gets ECONNRESET and no SIGPIPE: the signal is what makes `yes` end as it does in a shell.
+  const readerGone = () => {
+    if (outcome.readerGone) return;
+    outcome.readerGone = true;
+    if (plan.sandbox?.active) signalDescendants(pgid, "SIGPIPE", "bwrap");
+    else signalGroup(pgid, "SIGPIPE");
+  };
+  const pump = async (stream: ReadableStream<Uint8Array>, sink: (c: Uint8Array) => SinkResult | Promise<SinkResult>) => {
     const reader = stream.getReader();
     try {
       for (;;) {
@@ -126,7 +144,11 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
         const room = cap - outcome.outputBytes;
         const chunk = value.byteLength > room ? value.subarray(0, room) : value;
         outcome.outputBytes += chunk.byteLength;
-        if (chunk.byteLength > 0) await sink(chunk);
+        if (chunk.byteLength > 0 && (await sink(chunk)) === "closed") {
+          readerGone();
+          await reader.cancel().catch(() => {});
+          break;
+        }
         if (value.byteLength > room) {
           outcome.outputCapped = true;
           stopGroup();
@@ -221,7 +243,7 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
   const how = outcome.escalated ? `SIGTERM, then SIGKILL after ${plan.limits.killGraceMs} ms` : "SIGTERM";
   if (outcome.timedOut) {
     throw new KiwiError("E_EXEC_FAILED", `${tool} timed out after ${plan.limits.timeoutMs} ms; its process group got ${how}`, {
-      hint: "raise limits.timeout_ms (or config.timeout, in seconds) in the tool's manifest if it needs longer",
+      hint: `raise ${plan.limits.timeoutField ?? "limits.timeout_ms (or config.timeout, in seconds)"} in the tool's manifest if it needs longer`,
       details: { tool, timeoutMs: plan.limits.timeoutMs, escalated: outcome.escalated },
     });
   }
@@ -253,6 +275,9 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
       },
     );
   }
+  // Its reader gone, the tool died of SIGPIPE on its next write, as `yes | head -2` ends: kiwi
+  // ends as that writer does in a shell, with 128 + 13 and nothing to report.
+  if (outcome.signal === "SIGPIPE" && outcome.readerGone) return 128 + (signalNumbers().SIGPIPE ?? 13);
   if (outcome.signal) {
     const number = signalNumbers()[outcome.signal] ?? 0;
     const exitCode = 128 + number;

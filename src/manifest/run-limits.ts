@@ -61,4 +61,6 @@ export interface PlanLimits {
   processes?: number;
   /** Which limits the chain declared; the others are kiwi's defaults. */
   declared: string[];
+  /** Where the timeout is written when not as limits.timeout_ms: a magray tool's runtime_config.max_execution_time_ms. */
+  timeoutField?: string;
 }

@@ -56,7 +56,7 @@ export function negotiationFor(pin: Pick<McpPin, "protocol_version"> | undefined
 export async function withServerSession<T>(ctx: Context, serverId: string, options: InspectOptions, fn: (session: McpSession, server: Tool) => Promise<T>): Promise<T> {
   // Same sandbox as `kiwi exec` (KIWI_SANDBOX): a server is a subprocess tool like any other.
   const sandbox = resolveSandboxMode(undefined, ctx.env);
-  const prepared = prepareExec(ctx, { toolId: serverId, unlocked: options.unlocked, sources: {}, dryRun: false, sandbox });
+  const prepared = prepareExec(ctx, { toolId: serverId, unlocked: options.unlocked, sources: {}, dryRun: false, sandbox, server: true });
   try {
     const server = prepared.chain.links[0]!.tool;
     return await withSessionFor(prepared, server, (session) => fn(session, server), options.limits, options.negotiation);

@@ -9,7 +9,7 @@ import { type ParamTool, buildParametersSchemaLazily, resolveCallParams, withStd
 import { type Lookup, planHost } from "../exec/host-io.ts";
 import { chainDeclarations, gatherLaunchFacts, settleLaunch } from "../exec/launch-io.ts";
 import { mergeConfigs } from "../exec/merge.ts";
-import { type LinkInput, type PlanInput, type Plans, type SubprocessPlan, buildPlan, buildPlans, shownTwin } from "../exec/plan.ts";
+import { type LinkInput, type PlanInput, type Plans, type SubprocessPlan, assertCallable, buildPlan, buildPlans, shownTwin } from "../exec/plan.ts";
 import { RUNS_DIR, ensureRunDir } from "../exec/rundir-io.ts";
 import { declaresPackages } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
@@ -29,6 +29,7 @@ export type { ExecRequest, PreparedExec };
 export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const chain = verifyChain(ctx, req.toolId, { unlocked: req.unlocked, strict: req.strict });
   const leaf = chain.links[0]!;
+  if (!req.server) assertCallable(leaf.tool);
   const primitive = chain.links[chain.links.length - 1]!.tool.id;
   const mergedStdin = mergeConfigs([...chain.links].reverse().map((l) => l.tool.config)).stdin;
   let schema: Record<string, unknown> | undefined;

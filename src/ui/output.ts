@@ -3,6 +3,7 @@
 import { writeSync } from "node:fs";
 import type { Context } from "../context.ts";
 import { renderLosslessJson } from "../integrity/canonical.ts";
+import { takeOpenToolLine } from "./stream.ts";
 
 /** Writes result text to stdout. */
 export function showResult(text: string): void {
@@ -59,7 +60,10 @@ export function colors(ctx: Pick<Context, "color">): Colors {
   return picocolors.createColors(ctx.color);
 }
 
-/** Writes a line to stderr (warnings, summaries that are not results). */
+/**
+ * Writes a line to stderr (warnings, summaries that are not results), on a line of its own when a
+ * running tool's output left the line open.
+ */
 export function showNote(text: string): void {
-  writeFully(2, text.endsWith("\n") ? text : `${text}\n`);
+  writeFully(2, `${takeOpenToolLine() ? "\n" : ""}${text.endsWith("\n") ? text : `${text}\n`}`);
 }

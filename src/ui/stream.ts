@@ -1,9 +1,11 @@
 // Forwards a running tool's output to kiwi's own stdout and stderr as it arrives, with
-// backpressure; a closed reader (`kiwi exec … | head`) stops the forwarding, not kiwi.
+// backpressure. A closed reader (`kiwi exec … | head`) is passed on to the tool: the sink answers
+// "closed" and the subprocess primitive stops reading that stream, so the tool's next write fails.
 // Bun.write on Bun.stdout/Bun.stderr rather than process.stdout: the Node stream objects cost
 // ~9 ms to create, a large share of a warm kiwi exec.
+import { fstatSync } from "node:fs";
 import type { BunFile } from "bun";
-import type { OutputSinks } from "../exec/subprocess.ts";
+import type { OutputSinks, SinkResult } from "../exec/subprocess.ts";
 
 /**
  * Sinks that keep a tool's output for one JSON document (`kiwi exec --json`); the subprocess
@@ -29,19 +31,42 @@ export function ranDocument(tool: string, exitCode: number, output: { stdout: st
  * tool already runs, not before it starts: a warm call's set-up is what kiwi adds to it.
  */
 export function terminalSinks(): OutputSinks {
-  return { stdout: forward(() => Bun.stdout), stderr: forward(() => Bun.stderr) };
+  return { stdout: forward(1, () => Bun.stdout), stderr: forward(2, () => Bun.stderr) };
 }
 
-function forward(open: () => BunFile): (chunk: Uint8Array) => Promise<void> {
+/** The descriptor the tool wrote to last and whether its last byte there was not a newline. */
+let lastWrite: { fd: 1 | 2; open: boolean } | undefined;
+
+/**
+ * True once, when the tool's output left a line open where kiwi writes its own messages: on its
+ * stderr, or on its stdout when stdout and stderr are one file (a terminal, `2>&1`). kiwi's warning
+ * or error then starts on a new line instead of mid-line.
+ */
+export function takeOpenToolLine(): boolean {
+  const last = lastWrite;
+  lastWrite = undefined;
+  if (!last?.open) return false;
+  if (last.fd === 2) return true;
+  try {
+    const [out, err] = [fstatSync(1), fstatSync(2)];
+    return out.dev === err.dev && out.ino === err.ino;
+  } catch {
+    return false;
+  }
+}
+
+function forward(fd: 1 | 2, open: () => BunFile): (chunk: Uint8Array) => Promise<SinkResult> {
   let closed = false;
   let target: BunFile | undefined;
   return async (chunk) => {
-    if (closed) return;
+    if (closed) return "closed";
     try {
       await Bun.write((target ??= open()), chunk);
+      lastWrite = { fd, open: chunk[chunk.byteLength - 1] !== 0x0a };
     } catch {
-      // EPIPE: the reader went away; the tool keeps running and its exit code still counts.
+      // EPIPE: the reader went away.
       closed = true;
+      return "closed";
     }
   };
 }

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
-import { kiwiIn } from "./lock-helpers.ts";
+import { execIntoHead, kiwiIn } from "./lock-helpers.ts";
 import { KIWI_BIN } from "../helpers/kiwi.ts";
 
 afterAll(cleanupTemps);
@@ -239,12 +239,84 @@ describe("kiwi exec: faults of running tools", () => {
     expect(r.stderr).toStartWith("error[E_EXEC_FAILED]: hangs timed out after 500 ms; its process group got SIGTERM, then SIGKILL after 2000 ms\n");
   });
 
+  test("a magray tool's timeout hint names the field it wrote, runtime_config.max_execution_time_ms, the long way and replayed", async () => {
+    const { k } = await lockedProject({
+      ".ai/tools/slow/tool.json": JSON.stringify({
+        name: "slow",
+        version: "1.0.0",
+        description: "Sleeps past its timeout.",
+        type: "native",
+        capabilities: [],
+        entry_point: "bin/slow",
+        runtime_config: { max_execution_time_ms: 300 },
+        metadata: { author: "kiwi tests", license: "MIT", repository: "https://example.com/kiwi", documentation: "https://example.com/kiwi/docs" },
+      }),
+      ".ai/tools/slow/bin/slow": { content: "#!/bin/sh\nexec sleep 30\n", mode: 0o755 },
+    });
+    for (let call = 0; call < 2; call++) {
+      expect(await k.run(["exec", "slow"])).toEqual({
+        exitCode: 8,
+        stdout: "",
+        stderr: "error[E_EXEC_FAILED]: slow timed out after 300 ms; its process group got SIGTERM\n  hint: raise runtime_config.max_execution_time_ms in the tool's manifest if it needs longer\n",
+      });
+    }
+  });
+
   test("a tool flooding stdout is stopped at its output cap (exit 8)", async () => {
     const { k } = await lockedProject(FAULTS);
     const r = await k.run(["exec", "floods"]);
     expect(r.exitCode).toBe(8);
     expect(r.stdout.length).toBe(65536);
     expect(r.stderr).toContain("floods wrote more than 65536 bytes to stdout and stderr; kiwi stopped it");
+  });
+});
+
+describe("kiwi exec of what tools run on (a runtime, a primitive, an MCP server)", () => {
+  const SERVER = { ".ai/tools/srv.yaml": "tool_id: srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: python3\n  args: [\"-c\", \"print('the server ran')\"]\n" };
+
+  test.each([
+    ["python_runtime", "python_runtime is a runtime (<builtin>/python_runtime.yaml)", 'run a tool whose executor is python_runtime instead ("kiwi list" shows the project\'s tools)'],
+    ["subprocess", "subprocess is a primitive (<builtin>/subprocess.yaml)", 'run a tool whose chain ends in subprocess instead ("kiwi list" shows the project\'s tools)'],
+    ["srv", "srv is an MCP server (.ai/tools/srv.yaml)", 'call one of its tools: kiwi exec <an mcp_tool whose executor is srv> ("kiwi list" shows them)'],
+  ])("%s is refused with E_CHAIN naming what it is, and nothing runs (also after kiwi lock started the server to pin it)", async (id, what, hint) => {
+    const { k } = await lockedProject({ ...SUM, ...SERVER });
+    const refusal = { exitCode: 6, stdout: "", stderr: `error[E_CHAIN]: ${what}: it is not called on its own\n  hint: ${hint}\n` };
+    for (let call = 0; call < 2; call++) expect(await k.run(["exec", id], {}, '{"numbers":[1]}')).toEqual(refusal);
+    expect(await k.run(["exec", id, "--dry-run"])).toEqual(refusal);
+  });
+});
+
+describe("kiwi exec into a pipeline whose reader goes away (`| head -2`)", () => {
+  const ENDLESS = { ".ai/tools/endless.sh": "#!/bin/bash\n# ---\n# tool_id: endless\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# limits:\n#   timeout_ms: 100000\n# ---\nyes\n" };
+
+  test("the endless tool ends at once as `yes | head -2` does: kiwi exits 141 and reports nothing, the long way and replayed", async () => {
+    const { root, k } = await lockedProject(ENDLESS);
+    // The first call goes the long way and remembers its launch; the second replays it.
+    for (let call = 0; call < 2; call++) expect(await execIntoHead(k.env, root, ["endless"])).toEqual({ stdout: "y\ny\n", kiwi: 141, stderr: "" });
+  });
+});
+
+describe("kiwi's message after a tool's output that did not end its line", () => {
+  const OPEN = {
+    ".ai/tools/open_out.sh": "#!/bin/bash\n# ---\n# tool_id: open_out\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\nprintf 'no newline'; kill -SEGV $$\n",
+    ".ai/tools/open_err.sh": "#!/bin/bash\n# ---\n# tool_id: open_err\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\nprintf 'oops' >&2; kill -SEGV $$\n",
+  };
+  const ERROR = (id: string) => `error[E_EXEC_FAILED]: ${id} was killed by SIGSEGV (signal 11)\n  hint: the tool crashed or was killed; its stderr above may say why\n`;
+
+  test("starts on a new line when stdout and stderr are one file (a terminal, 2>&1), the long way and replayed", async () => {
+    const { root, k } = await lockedProject(OPEN);
+    for (let call = 0; call < 2; call++) {
+      const proc = Bun.spawn(["bash", "-c", '"$0" exec open_out 2>&1', KIWI_BIN], { cwd: root, env: k.env, stdout: "pipe" });
+      expect([await new Response(proc.stdout).text(), await proc.exited]).toEqual([`no newline\n${ERROR("open_out")}`, 139]);
+    }
+  });
+
+  test("starts on a new line after the tool's stderr, and adds nothing to stderr for a stdout that goes elsewhere", async () => {
+    const { k } = await lockedProject(OPEN);
+    for (let call = 0; call < 2; call++) {
+      expect(await k.run(["exec", "open_err"])).toEqual({ exitCode: 139, stdout: "", stderr: `oops\n${ERROR("open_err")}` });
+      expect(await k.run(["exec", "open_out"])).toEqual({ exitCode: 139, stdout: "no newline", stderr: ERROR("open_out") });
+    }
   });
 });
 

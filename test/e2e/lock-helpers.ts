@@ -1,9 +1,9 @@
 // Shared pieces of the lock/install/verify/cache end-to-end tests: a small demo project and a
 // kiwi runner bound to one temp HOME and cache.
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { type RunResult, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
-import { makeProject } from "../helpers/tree.ts";
+import { KIWI_BIN, type RunResult, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
+import { makeProject, makeTemp } from "../helpers/tree.ts";
 
 /** A project with a directory tool (script + lib + executable bit), a single-file API tool and a shell script tool. */
 export function demoProject(): string {
@@ -46,4 +46,15 @@ export async function runKiwiUnshared(setup: string, args: string[], cwd: string
   const proc = Bun.spawn(["unshare", "-m", "--propagation", "private", "sh", "-c", script, KIWI_BIN, ...args], { cwd, env, stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { exitCode, stdout, stderr };
+}
+
+/** `kiwi exec args… | head -2` in bash: what head printed, and kiwi's exit status and stderr. */
+export async function execIntoHead(env: Record<string, string>, cwd: string, args: string[]): Promise<{ stdout: string; kiwi: number; stderr: string }> {
+  const script = '"$0" exec "$@" 2>"$KIWI_ERR" | head -2; echo "${PIPESTATUS[0]}"';
+  const errFile = join(makeTemp("kiwi-head-"), "stderr");
+  const proc = Bun.spawn(["bash", "-c", script, KIWI_BIN, ...args], { cwd, env: { ...env, KIWI_ERR: errFile }, stdout: "pipe", stderr: "inherit" });
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  const lines = out.split("\n");
+  return { stdout: lines.slice(0, 2).join("\n") + "\n", kiwi: Number(lines[2]), stderr: readFileSync(errFile, "utf8") };
 }

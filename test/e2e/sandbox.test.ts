@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { SANDBOX_UID_BASE } from "../../src/exec/sandbox-plan.ts";
 import { KIWI_BIN } from "../helpers/kiwi.ts";
-import { kiwiIn } from "./lock-helpers.ts";
+import { execIntoHead, kiwiIn } from "./lock-helpers.ts";
 import { busiestUid, waitUidGone } from "../helpers/sandbox.ts";
 import { cleanupTemps, makeProject, writeTree } from "../helpers/tree.ts";
 
@@ -255,6 +255,15 @@ describe("Ctrl-C during a run", () => {
     expect([code, out]).toEqual([130, "ready\ncleaned up\n"]);
     expect(stderr).toContain("error[E_INTERRUPTED]: patient was interrupted: kiwi received SIGINT and passed it on to the tool");
   }, 60_000);
+});
+
+describe("a sandboxed tool whose reader goes away (`kiwi exec … | head -2`)", () => {
+  test("ends at once as `yes | head -2` does: the signal reaches it below bubblewrap, kiwi exits 141 and reports nothing", async () => {
+    const root = makeProject({ ".ai/tools/endless.sh": "#!/bin/bash\n# ---\n# tool_id: endless\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# limits:\n#   timeout_ms: 100000\n# ---\nyes\n" });
+    const k = kiwiIn(root, { KIWI_SANDBOX: "require" });
+    expect((await k.run(["lock"])).exitCode).toBe(0);
+    for (let call = 0; call < 2; call++) expect(await execIntoHead(k.env, root, ["endless"])).toEqual({ stdout: "y\ny\n", kiwi: 141, stderr: "" });
+  });
 });
 
 describe("http_client host policy through kiwi exec", () => {

@@ -82,6 +82,23 @@ describe("the subprocess primitive", () => {
     expect(io.stdout().trim()).toBe("0");
   });
 
+  test("a sink whose reader went away passes it on: the endless writer dies of SIGPIPE and kiwi ends as a shell's writer does (141, no error)", async () => {
+    const p = plan("yes", [], { timeoutMs: 60_000 });
+    let chunks = 0;
+    const outcome = await runSubprocess(p, { stdout: () => (++chunks > 2 ? "closed" : undefined), stderr: () => {} });
+    expect([outcome.readerGone, outcome.signal, outcome.timedOut]).toEqual([true, "SIGPIPE", false]);
+    expect(resolveOutcome(p, outcome)).toBe(141);
+  });
+
+  test("a tool that ignores SIGPIPE learns from its next write (EPIPE), and its own exit code is kiwi's", async () => {
+    const p = plan("python3", ["-c", "import sys\ntry:\n  while True: sys.stdout.write('y' * 4096)\nexcept OSError as e:\n  sys.stderr.write(type(e).__name__); sys.exit(5)"], { timeoutMs: 60_000 });
+    const err: string[] = [];
+    const outcome = await runSubprocess(p, { stdout: () => "closed", stderr: (c) => void err.push(Buffer.from(c).toString()) });
+    expect(outcome.readerGone).toBe(true);
+    expect(resolveOutcome(p, outcome)).toBe(5);
+    expect(err.join("")).toMatch(/BrokenPipeError|ConnectionResetError/);
+  });
+
   test("a hanging tool is stopped at its timeout and reported as such", async () => {
     const p = plan("sleep", ["30"], { timeoutMs: 300 });
     const outcome = await runSubprocess(p, collect().sinks);
