@@ -253,6 +253,16 @@ describe("a runtime reached through a linked folder", () => {
     expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, "from node\n", ""]);
   });
 
+  test("a link inside a declared folder is not followed out of it: its target is readable only when declared too", async () => {
+    const { fx, root } = linkedTree({ "store/node_modules/dep/index.js": "DEP\n", "proj/main.js": "MAIN\n" }, "proj/node_modules", "../store/node_modules");
+    const argv = ["/bin/cat", join(root, "proj/main.js"), join(root, "proj/node_modules/dep/index.js")];
+    const project = await launch(prepareSandbox(sandboxInput(fx, argv, [cap("fs.read", [join(root, "proj")])]), "require", process.env));
+    expect([project.exitCode, project.stdout]).toEqual([1, "MAIN\n"]);
+    expect(project.stderr).toContain("No such file or directory");
+    const both = await launch(prepareSandbox(sandboxInput(fx, argv, [cap("fs.read", [join(root, "proj"), join(root, "store/node_modules")])]), "require", process.env));
+    expect([both.exitCode, both.stdout, both.stderr]).toEqual([0, "MAIN\nDEP\n", ""]);
+  });
+
   test("bun reached through a worktree's node_modules linked to another checkout's starts", async () => {
     // The repository's own bun (a devDependency), reached as a worktree linked to this checkout would.
     const { fx, root } = linkedTree({}, "worktree/node_modules", realpathSync(join(REPO_ROOT, "node_modules")));
