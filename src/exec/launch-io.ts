@@ -10,7 +10,7 @@ import { isAbsolute, join } from "node:path";
 import { isCompiled } from "../self.ts";
 import type { HostPolicy } from "./net-policy.ts";
 import { WASI_COMMAND } from "../wasm/wasi-command.ts";
-import { createWritableFolders, findCommand, firstUnavailableWarning, probeFor, realCommandPath } from "./sandbox-io.ts";
+import { createWritableFolders, findCommand, firstUnavailableWarning, probeFor, resolveCommand } from "./sandbox-io.ts";
 import type { ProxyLaunch, SandboxMode } from "./sandbox-plan.ts";
 import type { LaunchFacts, LaunchNotes, ProgramFacts } from "./launch-plan.ts";
 
@@ -99,9 +99,9 @@ export function programFacts(bare: readonly SubprocessPlan[], env: LaunchContext
     // An absolute path is its own resolution (findCommand would only test that it is executable,
     // and startProblem below says why not); the plan resolves command names through PATH already.
     const resolved = isAbsolute(program) ? program : (findCommand(program, spec.env.PATH ?? env.PATH ?? "/usr/bin:/bin", spec.cwd) ?? program);
-    const realPath = realCommandPath(resolved);
+    const { realPath, links } = resolveCommand(resolved);
     const problem = startProblem(program);
-    programs[program] = { resolved, ...(realPath !== undefined ? { realPath } : {}), ...(problem !== undefined ? { problem } : {}) };
+    programs[program] = { resolved, ...(realPath !== undefined ? { realPath } : {}), ...(links.length > 0 ? { links } : {}), ...(problem !== undefined ? { problem } : {}) };
   }
   return programs;
 }

@@ -7,6 +7,7 @@ import type { Capability, Limits } from "../manifest/model.ts";
 import type { WasmLaunch } from "../wasm/prepare-io.ts";
 import { WASI_COMMAND } from "../wasm/wasi-command.ts";
 import type { HostPolicy } from "./net-policy.ts";
+import type { CommandLink } from "./sandbox-mounts.ts";
 import { type ProxyLaunch, type SandboxMode, type SandboxProbe, declaredWritable, planSandbox } from "./sandbox-plan.ts";
 
 /** What the file system says about a program a launch starts, by its path as planned. */
@@ -15,6 +16,8 @@ export interface ProgramFacts {
   resolved: string;
   /** `resolved` with symlinks resolved, to find the runtime's own prefix (a pyenv, a venv). */
   realPath?: string;
+  /** The symbolic links `resolved` goes through, which the sandbox makes too (sandbox-io.ts commandLinks). */
+  links?: CommandLink[];
   /** Why it cannot start ("it does not exist", …), when it cannot. */
   problem?: string;
 }
@@ -90,6 +93,7 @@ export function planLaunch(toolId: string, spec: { argv: readonly string[]; cwd:
       toolId,
       argv: [program.resolved, ...argv.slice(1)],
       ...(program.realPath !== undefined ? { commandRealPath: program.realPath } : {}),
+      ...(program.links !== undefined ? { commandLinks: program.links } : {}),
       runDirs: facts.runDirs,
       cwd: spec.cwd,
       env: spec.env,

@@ -70,7 +70,9 @@ function describeMounts(plan: SandboxPlan): string {
   const run = of((m) => m.why.startsWith("run directory"));
   parts.push(`read-only run director${run.length === 1 ? "y" : "ies"} ${run.map((m) => m.path).join(", ")}`);
   const runtime = of((m) => m.why === "runtime");
-  if (runtime.length) parts.push(`read-only runtime ${runtime.map((m) => m.path).join(", ")}`);
+  const links = of((m) => m.kind === "symlink" && m.why.startsWith("runtime"));
+  const through = links.length ? ` (reached through the link${links.length === 1 ? "" : "s"} ${links.map((m) => `${m.path} -> ${m.target}`).join(", ")})` : "";
+  if (runtime.length) parts.push(`read-only runtime ${runtime.map((m) => m.path).join(", ")}${through}`);
   parts.push("read-only system paths (/usr, /bin, /lib*, part of /etc)");
   const declared = of((m) => m.why.startsWith("declared"));
   for (const m of declared) parts.push(`${m.kind === "rw" ? "writable" : "read-only"} ${m.path} (${m.why}; skipped if missing)`);

@@ -1,10 +1,10 @@
 // Finds out whether this machine can sandbox (bubblewrap present and working, once per process) and
 // resolves the command a run starts; then asks sandbox-plan.ts for the launch. The I/O half of the sandbox.
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
 import { basename, isAbsolute, resolve } from "node:path";
 import { rememberProbe, rememberedProbe } from "./sandbox-probe-io.ts";
-import { NETWORK_PATHS, SYSTEM_PATHS, type SystemEntry } from "./sandbox-mounts.ts";
+import { type CommandLink, NETWORK_PATHS, SYSTEM_PATHS, type SystemEntry } from "./sandbox-mounts.ts";
 import { declaredWritable, namespaceArgs, planSandbox, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-plan.ts";
 
 const probes = new Map<string, SandboxProbe>();
@@ -102,8 +102,50 @@ export function realCommandPath(path: string): string | undefined {
   }
 }
 
+/** Most links one resolution follows, as Linux's path walk (MAXSYMLINKS). */
+const MAX_LINKS = 40;
+
+/**
+ * The command `path` resolved as the kernel does, component by component: its real path (undefined
+ * when it cannot be read) and the symbolic links met on the way, in order, each at its real
+ * location (its folder's links resolved) with its text as written, so the sandbox can make the same
+ * links. One walk does both at the cost of the realpath it replaces (an lstat per component).
+ */
+export function resolveCommand(path: string): { realPath?: string; links: CommandLink[] } {
+  if (!isAbsolute(path)) {
+    const realPath = realCommandPath(path);
+    return { ...(realPath !== undefined ? { realPath } : {}), links: [] };
+  }
+  const links: CommandLink[] = [];
+  let pending = path.split("/");
+  let at = "";
+  while (pending.length > 0) {
+    const part = pending.shift()!;
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      at = at.slice(0, at.lastIndexOf("/"));
+      continue;
+    }
+    const next = `${at}/${part}`;
+    try {
+      if (!lstatSync(next).isSymbolicLink()) {
+        at = next;
+        continue;
+      }
+      if (links.length === MAX_LINKS) return { links };
+      const target = readlinkSync(next);
+      links.push({ path: next, target });
+      if (target.startsWith("/")) at = "";
+      pending = [...target.split("/"), ...pending];
+    } catch {
+      return { links };
+    }
+  }
+  return { realPath: at === "" ? "/" : at, links };
+}
+
 /** What a run hands to the sandbox: the exec plan's fields, with argv[0] as written. */
-export type SandboxInput = Omit<SandboxRequest, "commandRealPath">;
+export type SandboxInput = Omit<SandboxRequest, "commandRealPath" | "commandLinks">;
 
 /**
  * Plans the launch of one run under `mode`: resolves argv[0] through the tool's PATH, probes, and
@@ -113,7 +155,8 @@ export function prepareSandbox(input: SandboxInput, mode: SandboxMode, env: Read
   const probe = probeFor(mode, env, cacheDir);
   const command = input.argv[0] ?? "";
   const resolved = findCommand(command, input.env.PATH ?? env.PATH ?? "/usr/bin:/bin", input.cwd) ?? command;
-  const req: SandboxRequest = { ...input, argv: [resolved, ...input.argv.slice(1)], commandRealPath: realCommandPath(resolved) };
+  const { realPath, links } = resolveCommand(resolved);
+  const req: SandboxRequest = { ...input, argv: [resolved, ...input.argv.slice(1)], commandRealPath: realPath, commandLinks: links };
   const plan = planSandbox(req, probe, mode);
   if (plan.active && options.createWritable !== false) plan.warnings.push(...createWritableFolders(declaredWritable(plan)));
   if (plan.warnings.length > 0 && !plan.active && mode === "auto" && !firstUnavailableWarning()) plan.warnings = [];

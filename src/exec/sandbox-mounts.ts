@@ -27,6 +27,12 @@ export interface Mount {
 /** A system path on this machine: a regular file (its mode and size), a symbolic link (its real path), or something else (a folder). */
 export type SystemEntry = { kind: "file"; mode: number; size: number } | { kind: "link"; realPath: string } | { kind: "other" };
 
+/** A symbolic link a command's path goes through: where it is (no link in its folder's path) and its text. */
+export interface CommandLink {
+  path: string;
+  target: string;
+}
+
 /** System paths every runtime needs, read-only; missing ones are skipped. */
 export const SYSTEM_PATHS = [
   "/usr",
@@ -59,6 +65,8 @@ const HOME_BROAD = [".local", ".cargo", "go", ".config", ".ssh", ".gnupg"];
 interface MountInput {
   argv: readonly string[];
   commandRealPath?: string;
+  /** The symbolic links argv[0] goes through on the host (sandbox-io.ts commandLinks). */
+  commandLinks?: readonly CommandLink[];
   runDirs: readonly string[];
   capabilities: readonly Capability[];
   home: string;
@@ -94,7 +102,50 @@ export function planMounts(req: MountInput, network: boolean, memoryMb: number):
     ...declared,
     ...req.runDirs.map((d): Mount => ({ kind: "ro", path: posix.normalize(d), optional: false, why: "run directory (verified files)" })),
   ];
-  return orderMounts(mounts);
+  return orderMounts([...mounts, ...commandLinkMounts(req.commandLinks ?? [], mounts)]);
+}
+
+/**
+ * The links the command's path goes through, made in the sandbox as on the host (a node_modules,
+ * a home or a checkout reached through a linked folder), so the path as the tool is started (and
+ * sees itself) leads to the runtime mounted at its real path. Each one only names a path: what it
+ * leads to is mounted or not on its own. One inside a folder that is bound already, or a system
+ * path, is there as the host has it and is left out.
+ */
+function commandLinkMounts(links: readonly CommandLink[], mounts: readonly Mount[]): Mount[] {
+  const bound = mounts.filter((m) => m.kind === "ro" || m.kind === "rw");
+  return links
+    .filter((l) => !SYSTEM_PATHS.some((s) => isWithin(l.path, s)) && !bound.some((m) => isWithin(l.path, m.path)))
+    .map((l): Mount => ({ kind: "symlink", path: l.path, target: l.target, optional: false, why: "runtime (a link its command is reached through)" }));
+}
+
+/**
+ * `path` with the links in `links` resolved, as the kernel would (the links met resolving argv[0],
+ * so exact for argv[0] and its folders). A path through none is returned normalized.
+ */
+export function throughLinks(path: string, links: readonly CommandLink[]): string {
+  if (links.length === 0) return posix.normalize(path);
+  const byPath = new Map(links.map((l) => [l.path, l.target]));
+  let pending = path.split("/");
+  let at = "";
+  let hops = 0;
+  while (pending.length > 0) {
+    const part = pending.shift()!;
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      at = at.slice(0, at.lastIndexOf("/"));
+      continue;
+    }
+    const next = `${at}/${part}`;
+    const target = byPath.get(next);
+    if (target === undefined || ++hops > 40) {
+      at = next;
+      continue;
+    }
+    if (target.startsWith("/")) at = "";
+    pending = [...target.split("/"), ...pending];
+  }
+  return at === "" ? "/" : at;
 }
 
 /**
@@ -142,22 +193,27 @@ function declaredMounts(req: MountInput): Mount[] {
  * the command's own folder. System paths need nothing; home, the project and other broad folders are
  * never mounted whole (the command file alone is).
  */
-export function runtimePrefixes(req: Pick<MountInput, "argv" | "commandRealPath" | "home" | "projectRoot">): string[] {
+export function runtimePrefixes(req: Pick<MountInput, "argv" | "commandRealPath" | "commandLinks" | "home" | "projectRoot">): string[] {
   const out = new Set<string>();
-  const tooBroad = (dir: string) =>
+  const links = req.commandLinks ?? [];
+  const broad = (dir: string) =>
     BROAD.has(dir) || isWithin(req.home, dir) || isWithin(req.projectRoot, dir) || HOME_BROAD.some((d) => dir === posix.join(req.home, d));
+  // A folder reached through a link is mounted at its real path (the sandbox makes the link, see
+  // commandLinkMounts); it is too broad when either path is.
+  const real = (dir: string) => throughLinks(dir, links);
+  const tooBroad = (dir: string) => broad(dir) || broad(real(dir));
   for (const cmd of [req.argv[0], req.commandRealPath]) {
     if (!cmd || !posix.isAbsolute(cmd)) continue;
     const file = posix.normalize(cmd);
     if (SYSTEM_PATHS.some((s) => isWithin(file, s))) continue;
-    if (isWithin(file, "/nix/store")) {
+    if (isWithin(real(file), "/nix/store")) {
       out.add("/nix/store");
       continue;
     }
     const dir = posix.dirname(file);
     const base = posix.basename(dir);
     const prefix = base === "bin" || base === "sbin" || base === "shims" ? posix.dirname(dir) : dir;
-    out.add(!tooBroad(prefix) ? prefix : !tooBroad(dir) ? dir : file);
+    out.add(real(!tooBroad(prefix) ? prefix : !tooBroad(dir) ? dir : file));
   }
   return [...out];
 }

@@ -2,7 +2,7 @@
 // sandbox-describe.ts (which says what a plan enforces), so neither imports the other. Pure.
 import type { Capability, Limits } from "../manifest/model.ts";
 import type { ResolvedLimits } from "../manifest/run-limits.ts";
-import type { Mount, SystemEntry } from "./sandbox-mounts.ts";
+import type { CommandLink, Mount, SystemEntry } from "./sandbox-mounts.ts";
 
 /** One line of the account: an area, whether kiwi enforces it, and what exactly. */
 export interface EnforcementEntry {
@@ -44,6 +44,8 @@ export interface SandboxRequest {
   argv: readonly string[];
   /** argv[0] with symlinks resolved, to find the runtime's own prefix (a pyenv, a venv, node_modules). */
   commandRealPath?: string;
+  /** The symbolic links argv[0] goes through on the host, each at its real location (sandbox-io.ts commandLinks). */
+  commandLinks?: readonly CommandLink[];
   /** The read-only run directories the chain's verified files were materialised into. */
   runDirs: readonly string[];
   /** Working directory (the run directory unless the manifest says otherwise). */

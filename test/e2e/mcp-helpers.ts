@@ -1,6 +1,6 @@
 // Projects with MCP servers for the end-to-end tests: the SDK-built fixture (with a state file that
 // makes it rug-pull between runs), tools on it, and the reference servers from node_modules.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../helpers/kiwi.ts";
 import { makeTemp, writeTree } from "../helpers/tree.ts";
@@ -21,7 +21,15 @@ export interface ServerSpec {
   startupTimeout?: number;
 }
 
-/** A stdio mcp_server manifest: node runs `script`; the repo and the project are readable in a sandbox. */
+/**
+ * What a sandboxed server may read: the repo (scripts, fixtures) and node_modules at its real path
+ * as well, for a checkout whose node_modules links to another's (a worktree): the sandbox shows a
+ * declared folder as the host has it, and a link in it leads out only to what is declared too.
+ */
+const MODULES = realpathSync(join(REPO_ROOT, "node_modules"));
+const READABLE = MODULES.startsWith(`${REPO_ROOT}/`) ? [REPO_ROOT] : [REPO_ROOT, MODULES];
+
+/** A stdio mcp_server manifest: node runs `script`; the repo (with its node_modules) and the project are readable in a sandbox. */
 export function stdioServer(root: string, spec: ServerSpec): string {
   const env = Object.entries(spec.env ?? {}).map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`);
   return [
@@ -38,7 +46,7 @@ export function stdioServer(root: string, spec: ServerSpec): string {
     ...(spec.startupTimeout ? [`  startup_timeout: ${spec.startupTimeout}`] : []),
     ...(env.length ? ["  env:", ...env] : []),
     "requires:",
-    `  - fs.read: ${JSON.stringify([REPO_ROOT, root])}`,
+    `  - fs.read: ${JSON.stringify([...READABLE, root])}`,
     "validation:",
     "  child_schemas:",
     "    - match: { tool_type: mcp_tool }",

@@ -1,7 +1,7 @@
 // `kiwi exec` enforcing declared permissions, through the compiled binary: each tool fails without
 // its declaration and the same tool, declared, succeeds. Needs a working bubblewrap (CI installs it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { SANDBOX_UID_BASE } from "../../src/exec/sandbox-plan.ts";
@@ -367,5 +367,42 @@ describe("a sandboxed call made before runs from its launch memo, sandboxed", ()
       expect(uids.every((u) => u > SANDBOX_UID_BASE)).toBe(true);
       expect(uids[0]).not.toBe(uids[1]);
     } else expect(uids).toEqual([process.getuid!(), process.getuid!()]);
+  });
+});
+
+describe("a runtime found on PATH through a linked folder (a worktree's node_modules linked to another checkout's)", () => {
+  test("runs sandboxed, from its launch memo too, and a link repointed since leads the next call to the new runtime", async () => {
+    const root = makeProject({
+      ".ai/tools/greet_rt.yaml": "tool_id: greet_rt\ntool_type: runtime\nversion: 1.0.0\nexecutor: subprocess\nconfig: { command: greet }\nvalidation:\n  child_schemas:\n    - match: { tool_type: script }\n      schema: { type: object }\n",
+      ".ai/tools/hello/tool.yaml": "tool_id: hello\ntool_type: script\nversion: 1.0.0\nexecutor: greet_rt\nconfig:\n  entrypoint: msg.txt\n",
+      ".ai/tools/hello/msg.txt": "hi\n",
+    });
+    const store = makeProject({});
+    for (const n of ["one", "two"]) {
+      writeTree(store, {
+        [`${n}/node_modules/greet/bin/greet.sh`]: { content: `#!/bin/bash\necho "${n} ran $(cat "$1")"\n`, mode: 0o755 },
+        [`${n}/node_modules/.bin/greet`]: { symlink: "../greet/bin/greet.sh" },
+      });
+    }
+    writeTree(store, { "worktree/node_modules": { symlink: "../one/node_modules" } });
+    const k = kiwiIn(root);
+    const env = { PATH: `${store}/worktree/node_modules/.bin:${k.env.PATH ?? "/usr/bin:/bin"}` };
+    expect((await k.run(["lock"], env)).exitCode).toBe(0);
+    // Inputs within the racy margin (2 s) are never remembered.
+    await Bun.sleep(2_100);
+    const calls = [];
+    for (let i = 0; i < 3; i++) calls.push(await k.run(["exec", "hello", "--sandbox=require"], env));
+    expect(calls.map((r) => [r.exitCode, r.stdout, r.stderr])).toEqual(Array(3).fill([0, "one ran hi\n", ""]));
+    // The warm call replays its launch memo, which holds no machine facts: the links are looked at anew.
+    const launches = join(k.cache, "exec", "launches");
+    const memoFile = () => readdirSync(launches, { recursive: true, withFileTypes: true }).find((e) => e.isFile())!;
+    const memo = join(memoFile().parentPath, memoFile().name);
+    const recorded = statSync(memo);
+    symlinkSync("../two/node_modules", `${store}/worktree/node_modules.new`);
+    renameSync(`${store}/worktree/node_modules.new`, `${store}/worktree/node_modules`);
+    const after = await k.run(["exec", "hello", "--sandbox=require"], env);
+    expect([after.exitCode, after.stdout, after.stderr]).toEqual([0, "two ran hi\n", ""]);
+    // Replayed, not recorded again.
+    expect([statSync(memo).ino, statSync(memo).mtimeMs]).toEqual([recorded.ino, recorded.mtimeMs]);
   });
 });

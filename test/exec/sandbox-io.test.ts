@@ -4,10 +4,10 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { accessSync, appendFileSync, chmodSync, constants, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
-import { createWritableFolders, probeSandbox, prepareSandbox, resetSandboxProbe, systemPaths } from "../../src/exec/sandbox-io.ts";
-import { NETWORK_PATHS, SYSTEM_PATHS, type SystemEntry } from "../../src/exec/sandbox-mounts.ts";
+import { createWritableFolders, probeSandbox, prepareSandbox, resetSandboxProbe, resolveCommand, systemPaths } from "../../src/exec/sandbox-io.ts";
+import { type CommandLink, NETWORK_PATHS, SYSTEM_PATHS, type SystemEntry } from "../../src/exec/sandbox-mounts.ts";
 import { launch, sandboxFixture, sandboxInput } from "../helpers/sandbox.ts";
-import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
+import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 
 afterEach(() => {
   resetSandboxProbe();
@@ -193,3 +193,38 @@ describe("createWritableFolders", () => {
   });
 });
 
+
+describe("resolveCommand", () => {
+  test("finds the real path as realpath does, and each link met on the way at its real location with its text", () => {
+    const root = realpathSync(makeTemp("kiwi-resolve-"));
+    writeTree(root, {
+      "store/pkg/bin/tool": { content: "#!/bin/sh\n", mode: 0o755 },
+      "store/.bin/tool": { symlink: "../pkg/bin/tool" },
+      "proj/node_modules": { symlink: `${root}/store` },
+      "alias": { symlink: "proj/node_modules/.bin/../.bin/tool" },
+      "loop": { symlink: "loop" },
+    });
+    const cases: [string, CommandLink[]][] = [
+      [`${root}/store/pkg/bin/tool`, []],
+      [
+        `${root}/proj/node_modules/.bin/tool`,
+        [
+          { path: `${root}/proj/node_modules`, target: `${root}/store` },
+          { path: `${root}/store/.bin/tool`, target: "../pkg/bin/tool" },
+        ],
+      ],
+      [
+        `${root}/alias`,
+        [
+          { path: `${root}/alias`, target: "proj/node_modules/.bin/../.bin/tool" },
+          { path: `${root}/proj/node_modules`, target: `${root}/store` },
+          { path: `${root}/store/.bin/tool`, target: "../pkg/bin/tool" },
+        ],
+      ],
+    ];
+    for (const [path, links] of cases) expect(resolveCommand(path)).toEqual({ realPath: realpathSync(path), links });
+    expect(resolveCommand(`${root}/missing/tool`).realPath).toBeUndefined();
+    expect(resolveCommand(`${root}/loop`).realPath).toBeUndefined();
+    expect(resolveCommand(`${root}/store/pkg/bin/tool/x`).realPath).toBeUndefined();
+  });
+});

@@ -1,12 +1,13 @@
 // Real tools under the real launcher (bubblewrap + setpriv + prlimit): each undeclared permission makes
 // the tool fail, and the same tool succeeds once the manifest declares it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { probeSandbox, prepareSandbox } from "../../src/exec/sandbox-io.ts";
 import { planSandbox, SANDBOX_UID_BASE } from "../../src/exec/sandbox-plan.ts";
 import { cap, launch, processesOfUid, sandboxFixture, sandboxInput, waitUidGone } from "../helpers/sandbox.ts";
-import { cleanupTemps } from "../helpers/tree.ts";
+import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
+import { REPO_ROOT } from "../helpers/kiwi.ts";
 import { needs } from "../helpers/needs.ts";
 
 afterAll(cleanupTemps);
@@ -184,5 +185,88 @@ describe("environment", () => {
     expect(r.exitCode).toBe(0);
     // bash adds PWD, SHLVL and _ itself.
     expect(r.stdout.trim().split(" ")).toEqual(["DECLARED", "PATH", "PWD", "SHLVL", "_"]);
+  });
+});
+
+describe("a runtime reached through a linked folder", () => {
+  // A real folder holding the runtime, reached through a symbolic link in an ancestor: a worktree's
+  // node_modules linked to another checkout's, a home on /home -> /data/home, a pnpm-style store.
+  function linkedTree(files: Record<string, string>, linkAt: string, linkTo: string): { fx: ReturnType<typeof sandboxFixture>; root: string } {
+    const fx = sandboxFixture({});
+    const root = makeTemp("kiwi-sbx-linked-");
+    writeTree(root, Object.fromEntries(Object.entries(files).map(([p, content]) => [p, { content, mode: 0o755 }])));
+    mkdirSync(dirname(join(root, linkAt)), { recursive: true });
+    symlinkSync(linkTo, join(root, linkAt));
+    return { fx, root };
+  }
+
+  test("a command under a linked node_modules/.bin starts, and its relative link leads to the package mounted at its real path", async () => {
+    const { fx, root } = linkedTree(
+      { "store/node_modules/greet/bin/greet.sh": '#!/bin/bash\necho "me=$0"\ncat "$(dirname "$(readlink -f "$0")")/../share/word.txt"\n', "store/node_modules/greet/share/word.txt": "hello\n", "store/node_modules/secret.txt": "SECRET\n" },
+      "proj/node_modules",
+      "../store/node_modules",
+    );
+    mkdirSync(join(root, "store/node_modules/.bin"));
+    symlinkSync("../greet/bin/greet.sh", join(root, "store/node_modules/.bin/greet"));
+    const cmd = join(root, "proj/node_modules/.bin/greet");
+    const plan = prepareSandbox(sandboxInput(fx, [cmd, join(root, "store/node_modules/secret.txt")]), "require", process.env);
+    const r = await launch(plan);
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, `me=${cmd}\nhello\n`, ""]);
+    // Exactly the link, the .bin folder and the package, at their real paths: not the rest of the store.
+    const real = realpathSync(root);
+    expect(plan.mounts.filter((m) => m.why.startsWith("runtime")).map((m) => [m.kind, m.path, m.target ?? ""])).toEqual([
+      ["symlink", `${real}/proj/node_modules`, "../store/node_modules"],
+      ["ro", `${real}/store/node_modules/.bin`, ""],
+      ["ro", `${real}/store/node_modules/greet`, ""],
+    ]);
+    const peek = await launch(prepareSandbox(sandboxInput(fx, ["/bin/cat", join(root, "store/node_modules/secret.txt")]), "require", process.env));
+    expect(peek.stdout).not.toContain("SECRET");
+  });
+
+  test("a script found through a linked home keeps its path as started: files beside it are found from $0 and from its real path", async () => {
+    const { fx, root } = linkedTree(
+      {
+        "data/home/ann/.venvs/tool/bin/run": '#!/bin/bash\n. "$(dirname "$0")/../lib/helper.sh"\necho "$0 says $(helper) $(cat "$(dirname "$(readlink -f "$0")")/../VERSION")"\n',
+        "data/home/ann/.venvs/tool/lib/helper.sh": "helper() { echo hi; }\n",
+        "data/home/ann/.venvs/tool/VERSION": "1.2\n",
+        "data/home/ann/notes.txt": "PRIVATE\n",
+      },
+      "home",
+      "data/home",
+    );
+    const cmd = join(root, "home/ann/.venvs/tool/bin/run");
+    const r = await launch(prepareSandbox(sandboxInput(fx, [cmd]), "require", process.env));
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, `${cmd} says hi 1.2\n`, ""]);
+    const peek = await launch(prepareSandbox(sandboxInput(fx, ["/bin/cat", join(root, "home/ann/notes.txt")]), "require", process.env));
+    expect(peek.stdout).not.toContain("PRIVATE");
+  });
+
+  test("node runs a package's bin reached through a linked node_modules, importing its own modules", async () => {
+    const { fx, root } = linkedTree(
+      { "store/node_modules/hello/bin/hello.mjs": '#!/usr/bin/env node\nimport { word } from "../lib/word.mjs";\nconsole.log(word);\n', "store/node_modules/hello/lib/word.mjs": 'export const word = "from node";\n' },
+      "proj/node_modules",
+      "../store/node_modules",
+    );
+    mkdirSync(join(root, "store/node_modules/.bin"));
+    symlinkSync("../hello/bin/hello.mjs", join(root, "store/node_modules/.bin/hello"));
+    const r = await launch(prepareSandbox(sandboxInput(fx, [join(root, "proj/node_modules/.bin/hello")]), "require", process.env));
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, "from node\n", ""]);
+  });
+
+  test("a link inside a declared folder is not followed out of it: its target is readable only when declared too", async () => {
+    const { fx, root } = linkedTree({ "store/node_modules/dep/index.js": "DEP\n", "proj/main.js": "MAIN\n" }, "proj/node_modules", "../store/node_modules");
+    const argv = ["/bin/cat", join(root, "proj/main.js"), join(root, "proj/node_modules/dep/index.js")];
+    const project = await launch(prepareSandbox(sandboxInput(fx, argv, [cap("fs.read", [join(root, "proj")])]), "require", process.env));
+    expect([project.exitCode, project.stdout]).toEqual([1, "MAIN\n"]);
+    expect(project.stderr).toContain("No such file or directory");
+    const both = await launch(prepareSandbox(sandboxInput(fx, argv, [cap("fs.read", [join(root, "proj"), join(root, "store/node_modules")])]), "require", process.env));
+    expect([both.exitCode, both.stdout, both.stderr]).toEqual([0, "MAIN\nDEP\n", ""]);
+  });
+
+  test("bun reached through a worktree's node_modules linked to another checkout's starts", async () => {
+    // The repository's own bun (a devDependency), reached as a worktree linked to this checkout would.
+    const { fx, root } = linkedTree({}, "worktree/node_modules", realpathSync(join(REPO_ROOT, "node_modules")));
+    const r = await launch(prepareSandbox(sandboxInput(fx, [join(root, "worktree/node_modules/.bin/bun"), "-e", "console.log(6 * 7)"]), "require", process.env));
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, "42\n", ""]);
   });
 });

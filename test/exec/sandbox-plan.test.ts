@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { KiwiError } from "../../src/errors.ts";
 import { renderEnforcement } from "../../src/exec/sandbox-describe.ts";
 import { expandDeclaredPath } from "../../src/manifest/capability-path.ts";
-import { runtimePrefixes } from "../../src/exec/sandbox-mounts.ts";
+import { runtimePrefixes, throughLinks } from "../../src/exec/sandbox-mounts.ts";
 import { planSandbox, resolveSandboxMode, SANDBOX_UID_BASE, signalFromSandboxExit, type SandboxProbe, type SandboxRequest } from "../../src/exec/sandbox-plan.ts";
 import type { Capability } from "../../src/manifest/model.ts";
 
@@ -269,6 +269,64 @@ describe("paths", () => {
     [["/nix/store/abc-python3/bin/python3"], ["/nix/store"]],
   ])("the runtime of %p is mounted as %p", ([cmd, real], want) => {
     expect(runtimePrefixes({ argv: [cmd!], commandRealPath: real, home: "/home/ann", projectRoot: "/home/ann/proj" })).toEqual(want);
+  });
+});
+
+describe("a command reached through symbolic links", () => {
+  // /w/h/node_modules -> /w/m/node_modules (a worktree's), whose .bin/bun -> ../bun/bin/bun.exe.
+  const worktree = [
+    { path: "/w/h/node_modules", target: "/w/m/node_modules" },
+    { path: "/w/m/node_modules/.bin/bun", target: "../bun/bin/bun.exe" },
+  ];
+
+  test.each([
+    ["/w/h/node_modules/.bin/bun", "/w/m/node_modules/bun/bin/bun.exe"],
+    ["/w/h/node_modules/.bin", "/w/m/node_modules/.bin"],
+    ["/w/h/node_modules", "/w/m/node_modules"],
+    ["/w/h", "/w/h"],
+    ["/w/h/node_modules/../x", "/w/m/x"],
+  ])("%p resolves to %p, as the kernel would", (path, want) => {
+    expect(throughLinks(path, worktree)).toBe(want);
+  });
+
+  test("a relative link resolves from its own folder; a loop stops", () => {
+    expect(throughLinks("/a/b/c", [{ path: "/a/b", target: "../d/e" }])).toBe("/d/e/c");
+    expect(typeof throughLinks("/a/x", [{ path: "/a/x", target: "/a/x" }])).toBe("string");
+  });
+
+  test.each([
+    // The runtime is mounted at its real paths: the .bin folder and the package.
+    ["/w/h/node_modules/.bin/bun", "/w/m/node_modules/bun/bin/bun.exe", worktree, ["/w/m/node_modules/.bin", "/w/m/node_modules/bun"]],
+    // A home reached through /home -> /data/home: ~/.local stays too broad under its real path too.
+    ["/home/ann/.local/bin/black", "/data/home/ann/.local/pipx/venvs/black/bin/black", [{ path: "/home", target: "/data/home" }, { path: "/data/home/ann/.local/bin/black", target: "../pipx/venvs/black/bin/black" }], ["/data/home/ann/.local/bin", "/data/home/ann/.local/pipx/venvs/black"]],
+    // A prefix whose real path is the home folder is too broad: its bin folder alone.
+    ["/opt/tools/bin/x", "/home/ann/bin/x", [{ path: "/opt/tools", target: "/home/ann" }], ["/home/ann/bin"]],
+  ])("the runtime of %p (real %p) is mounted as %p", (cmd, real, links, want) => {
+    expect(runtimePrefixes({ argv: [cmd], commandRealPath: real, commandLinks: links, home: "/home/ann", projectRoot: "/home/ann/proj" })).toEqual(want);
+  });
+
+  test("the sandbox makes the links the command goes through, except one in a folder bound already or a system path", () => {
+    const plan = planSandbox(
+      request({
+        argv: ["/w/h/node_modules/.bin/bun", "run.ts"],
+        commandRealPath: "/w/m/node_modules/bun/bin/bun.exe",
+        commandLinks: [...worktree, { path: "/usr/local/bin/x", target: "y" }],
+      }),
+      probe(),
+      "require",
+    );
+    const runtime = plan.mounts.filter((m) => m.why.startsWith("runtime")).map((m) => [m.kind, m.path, m.target ?? ""]);
+    expect(runtime).toEqual([
+      ["symlink", "/w/h/node_modules", "/w/m/node_modules"],
+      ["ro", "/w/m/node_modules/.bin", ""],
+      ["ro", "/w/m/node_modules/bun", ""],
+    ]);
+    expect(plan.enforcement.find((e) => e.area === "filesystem")?.detail).toContain("read-only runtime /w/m/node_modules/.bin, /w/m/node_modules/bun (reached through the link /w/h/node_modules -> /w/m/node_modules)");
+    // Made before anything is mounted through it.
+    expect(plan.argv.indexOf("/w/h/node_modules")).toBeLessThan(plan.argv.indexOf("/w/m/node_modules/.bin"));
+    // Under a declared folder that holds it, the link is there as the host has it.
+    const declared = planSandbox(request({ argv: ["/w/h/node_modules/.bin/bun"], commandRealPath: "/w/m/node_modules/bun/bin/bun.exe", commandLinks: worktree, capabilities: [c("fs.read", ["/w/h"])] }), probe(), "require");
+    expect(declared.mounts.some((m) => m.kind === "symlink" && m.path === "/w/h/node_modules")).toBe(false);
   });
 });
 
