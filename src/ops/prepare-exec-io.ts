@@ -44,8 +44,10 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const cleanups: (() => void)[] = [];
   // What a replay must find intact (exec/launch-memo-io.ts); a link with packages is never replayed.
   const runDirs: RememberedLaunch["runDirs"] = [];
-  // An mcp_tool's chain plans its server's launch, but the call is made over MCP (ops/exec-io.ts).
-  let replayable = !req.dryRun && chain.proof !== undefined && leaf.tool.type !== "mcp_tool";
+  // An mcp_tool's chain plans its server's launch, but the call is made over MCP (ops/exec-io.ts);
+  // a server's launch planned for kiwi mcp is no call either: remembered under the server's id, it
+  // would let `kiwi exec <server>` replay what exec refuses to run.
+  let replayable = !req.dryRun && !req.server && chain.proof !== undefined && leaf.tool.type !== "mcp_tool";
   if (chain.links.filter((l) => l.packages).length > 1) assertNoPackageConflicts(chain.links);
   const links: LinkInput[] = chain.links.map((l, i) => {
     const hex = l.integrity.slice("sha256:".length);
