@@ -15,7 +15,9 @@
 // What the replay loads only on demand (the error and --json renderers, ajv, the HTTP and wasm
 // primitives...) stays outside it, in the chunks the CLI shares, and so do errors.ts and
 // integrity/value.ts, whose classes (KiwiError, Float) must be the same ones those chunks check
-// with instanceof. The replay's other modules are pure or hold nothing another module reads.
+// with instanceof, and ui/stream.ts, whose note of a line the tool left open the error renderer
+// reads (a second copy in the replay would record it where no renderer looks). The replay's other
+// modules are pure or hold nothing another module reads.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -59,7 +61,7 @@ process.exit(proc.exitCode ?? 1);
 
 /** Bundles the replay's statically imported modules into `out`, leaving the shared ones to the compile step (see the top). */
 async function bundleReplay(out: string): Promise<void> {
-  const shared = new Set(["errors.ts", "integrity/value.ts"].map((p) => join(root, "src", p)));
+  const shared = new Set(["errors.ts", "integrity/value.ts", "ui/stream.ts"].map((p) => join(root, "src", p)));
   const built = await Bun.build({
     entrypoints: [join(root, "src/commands/exec-remembered.ts")],
     target: "bun",

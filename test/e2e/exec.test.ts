@@ -56,6 +56,22 @@ async function lockedProject(files: Record<string, string | { content: string; m
   return { root, k };
 }
 
+/**
+ * A project locked past the racy margin: inputs written within 2 s are never remembered, so only
+ * there does a call record its launch and the next one replay it.
+ */
+async function settledProject(files: Record<string, string | { content: string; mode?: number }>) {
+  const project = await lockedProject(files);
+  await Bun.sleep(2_100);
+  return project;
+}
+
+/** How many launches kiwi remembers (each replays a later call). */
+function launchMemos(cache: string): number {
+  const dir = join(cache, "exec", "launches");
+  return existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length : 0;
+}
+
 describe("kiwi exec: a three-link chain", () => {
   test("runs the verified script with coerced --param values, the JSON on stdin, defaults applied", async () => {
     const { k } = await lockedProject(SUM);
@@ -240,7 +256,7 @@ describe("kiwi exec: faults of running tools", () => {
   });
 
   test("a magray tool's timeout hint names the field it wrote, runtime_config.max_execution_time_ms, the long way and replayed", async () => {
-    const { k } = await lockedProject({
+    const { k } = await settledProject({
       ".ai/tools/slow/tool.json": JSON.stringify({
         name: "slow",
         version: "1.0.0",
@@ -259,6 +275,7 @@ describe("kiwi exec: faults of running tools", () => {
         stdout: "",
         stderr: "error[E_EXEC_FAILED]: slow timed out after 300 ms; its process group got SIGTERM\n  hint: raise runtime_config.max_execution_time_ms in the tool's manifest if it needs longer\n",
       });
+      expect(launchMemos(k.cache)).toBe(1);
     }
   });
 
@@ -278,8 +295,11 @@ describe("kiwi exec of what tools run on (a runtime, a primitive, an MCP server)
     ["python_runtime", "python_runtime is a runtime (<builtin>/python_runtime.yaml)", 'run a tool whose executor is python_runtime instead ("kiwi list" shows the project\'s tools)'],
     ["subprocess", "subprocess is a primitive (<builtin>/subprocess.yaml)", 'run a tool whose chain ends in subprocess instead ("kiwi list" shows the project\'s tools)'],
     ["srv", "srv is an MCP server (.ai/tools/srv.yaml)", 'call one of its tools: kiwi exec <an mcp_tool whose executor is srv> ("kiwi list" shows them)'],
-  ])("%s is refused with E_CHAIN naming what it is, and nothing runs (also after kiwi lock started the server to pin it)", async (id, what, hint) => {
-    const { k } = await lockedProject({ ...SUM, ...SERVER });
+  ])("%s is refused with E_CHAIN naming what it is, and nothing runs (also after kiwi lock and kiwi mcp started the server)", async (id, what, hint) => {
+    const { k } = await settledProject({ ...SUM, ...SERVER });
+    // kiwi mcp plans the server's launch as exec does; it must leave nothing a `kiwi exec srv` could replay.
+    expect((await k.run(["mcp", "hash", "srv"])).exitCode).toBe(9);
+    expect(launchMemos(k.cache)).toBe(0);
     const refusal = { exitCode: 6, stdout: "", stderr: `error[E_CHAIN]: ${what}: it is not called on its own\n  hint: ${hint}\n` };
     for (let call = 0; call < 2; call++) expect(await k.run(["exec", id], {}, '{"numbers":[1]}')).toEqual(refusal);
     expect(await k.run(["exec", id, "--dry-run"])).toEqual(refusal);
@@ -290,9 +310,12 @@ describe("kiwi exec into a pipeline whose reader goes away (`| head -2`)", () =>
   const ENDLESS = { ".ai/tools/endless.sh": "#!/bin/bash\n# ---\n# tool_id: endless\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# limits:\n#   timeout_ms: 100000\n# ---\nyes\n" };
 
   test("the endless tool ends at once as `yes | head -2` does: kiwi exits 141 and reports nothing, the long way and replayed", async () => {
-    const { root, k } = await lockedProject(ENDLESS);
+    const { root, k } = await settledProject(ENDLESS);
     // The first call goes the long way and remembers its launch; the second replays it.
-    for (let call = 0; call < 2; call++) expect(await execIntoHead(k.env, root, ["endless"])).toEqual({ stdout: "y\ny\n", kiwi: 141, stderr: "" });
+    for (let call = 0; call < 2; call++) {
+      expect(await execIntoHead(k.env, root, ["endless"])).toEqual({ stdout: "y\ny\n", kiwi: 141, stderr: "" });
+      expect(launchMemos(k.cache)).toBe(1);
+    }
   });
 });
 
@@ -304,18 +327,20 @@ describe("kiwi's message after a tool's output that did not end its line", () =>
   const ERROR = (id: string) => `error[E_EXEC_FAILED]: ${id} was killed by SIGSEGV (signal 11)\n  hint: the tool crashed or was killed; its stderr above may say why\n`;
 
   test("starts on a new line when stdout and stderr are one file (a terminal, 2>&1), the long way and replayed", async () => {
-    const { root, k } = await lockedProject(OPEN);
+    const { root, k } = await settledProject(OPEN);
     for (let call = 0; call < 2; call++) {
       const proc = Bun.spawn(["bash", "-c", '"$0" exec open_out 2>&1', KIWI_BIN], { cwd: root, env: k.env, stdout: "pipe" });
       expect([await new Response(proc.stdout).text(), await proc.exited]).toEqual([`no newline\n${ERROR("open_out")}`, 139]);
+      expect(launchMemos(k.cache)).toBe(1);
     }
   });
 
   test("starts on a new line after the tool's stderr, and adds nothing to stderr for a stdout that goes elsewhere", async () => {
-    const { k } = await lockedProject(OPEN);
+    const { k } = await settledProject(OPEN);
     for (let call = 0; call < 2; call++) {
       expect(await k.run(["exec", "open_err"])).toEqual({ exitCode: 139, stdout: "", stderr: `oops\n${ERROR("open_err")}` });
       expect(await k.run(["exec", "open_out"])).toEqual({ exitCode: 139, stdout: "no newline", stderr: ERROR("open_out") });
+      expect(launchMemos(k.cache)).toBe(2);
     }
   });
 });

@@ -50,9 +50,11 @@ export async function runKiwiUnshared(setup: string, args: string[], cwd: string
 
 /** `kiwi exec args… | head -2` in bash: what head printed, and kiwi's exit status and stderr. */
 export async function execIntoHead(env: Record<string, string>, cwd: string, args: string[]): Promise<{ stdout: string; kiwi: number; stderr: string }> {
-  const script = '"$0" exec "$@" 2>"$KIWI_ERR" | head -2; echo "${PIPESTATUS[0]}"';
+  // The stderr file is an argument, not a variable: kiwi remembers a launch per environment, so a
+  // variable that changes every call would keep each call from replaying the one before.
+  const script = 'err=$1; shift; "$0" exec "$@" 2>"$err" | head -2; echo "${PIPESTATUS[0]}"';
   const errFile = join(makeTemp("kiwi-head-"), "stderr");
-  const proc = Bun.spawn(["bash", "-c", script, KIWI_BIN, ...args], { cwd, env: { ...env, KIWI_ERR: errFile }, stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn(["bash", "-c", script, KIWI_BIN, errFile, ...args], { cwd, env, stdout: "pipe", stderr: "inherit" });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   const lines = out.split("\n");

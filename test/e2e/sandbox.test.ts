@@ -262,7 +262,12 @@ describe("a sandboxed tool whose reader goes away (`kiwi exec … | head -2`)", 
     const root = makeProject({ ".ai/tools/endless.sh": "#!/bin/bash\n# ---\n# tool_id: endless\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# limits:\n#   timeout_ms: 100000\n# ---\nyes\n" });
     const k = kiwiIn(root, { KIWI_SANDBOX: "require" });
     expect((await k.run(["lock"])).exitCode).toBe(0);
-    for (let call = 0; call < 2; call++) expect(await execIntoHead(k.env, root, ["endless"])).toEqual({ stdout: "y\ny\n", kiwi: 141, stderr: "" });
+    // Past the racy margin (2 s), the first call remembers its launch and the second replays it.
+    await Bun.sleep(2_100);
+    for (let call = 0; call < 2; call++) {
+      expect(await execIntoHead(k.env, root, ["endless"])).toEqual({ stdout: "y\ny\n", kiwi: 141, stderr: "" });
+      expect(readdirSync(join(k.cache, "exec", "launches"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length).toBe(1);
+    }
   });
 });
 
