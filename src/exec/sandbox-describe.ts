@@ -68,14 +68,15 @@ function describeMounts(plan: SandboxPlan): string {
   const parts: string[] = [];
   const of = (pred: (m: SandboxPlan["mounts"][number]) => boolean) => plan.mounts.filter(pred);
   const run = of((m) => m.why.startsWith("run directory"));
-  parts.push(`read-only run director${run.length === 1 ? "y" : "ies"} ${run.map((m) => m.path).join(", ")}`);
+  // A mount placed where a link leads (sandbox-mounts.ts withCommandLinks) is named by its path as declared.
+  parts.push(`read-only run director${run.length === 1 ? "y" : "ies"} ${run.map((m) => m.source ?? m.path).join(", ")}`);
   const runtime = of((m) => m.why === "runtime");
   const links = of((m) => m.kind === "symlink" && m.why.startsWith("runtime"));
   const through = links.length ? ` (reached through the link${links.length === 1 ? "" : "s"} ${links.map((m) => `${m.path} -> ${m.target}`).join(", ")})` : "";
   if (runtime.length) parts.push(`read-only runtime ${runtime.map((m) => m.path).join(", ")}${through}`);
   parts.push("read-only system paths (/usr, /bin, /lib*, part of /etc)");
   const declared = of((m) => m.why.startsWith("declared"));
-  for (const m of declared) parts.push(`${m.kind === "rw" ? "writable" : "read-only"} ${m.path} (${m.why}; skipped if missing)`);
+  for (const m of declared) parts.push(`${m.kind === "rw" ? "writable" : "read-only"} ${m.source ?? m.path} (${m.why}; skipped if missing)`);
   const tmp = of((m) => m.kind === "tmpfs");
   parts.push(`private ${tmp.map((m) => `${m.path} (${formatBytes(m.sizeBytes ?? 0)})`).join(", ")}`);
   parts.push("nothing else is visible (home, other projects)");

@@ -82,8 +82,11 @@ interface MountInput {
  */
 const COPY_MAX_BYTES = 1024 * 1024;
 
-/** The mounts of one sandbox, ordered so a folder is mounted before anything inside it. */
-export function planMounts(req: MountInput, network: boolean, memoryMb: number): Mount[] {
+/**
+ * The mounts of one sandbox, ordered so a folder is mounted before anything inside it; `extra`
+ * (kiwi's own helpers) is placed like the rest.
+ */
+export function planMounts(req: MountInput, network: boolean, memoryMb: number, extra: readonly Mount[] = []): Mount[] {
   const tmpBytes = Math.floor(memoryMb * 1024 * 1024);
   const declared = declaredMounts(req);
   // A declared folder (/etc, or / itself) already shows the system paths inside it as the host has
@@ -101,22 +104,34 @@ export function planMounts(req: MountInput, network: boolean, memoryMb: number):
     ...runtimePrefixes(req).map((path): Mount => ({ kind: "ro", path, optional: true, why: "runtime" })),
     ...declared,
     ...req.runDirs.map((d): Mount => ({ kind: "ro", path: posix.normalize(d), optional: false, why: "run directory (verified files)" })),
+    ...extra,
   ];
-  return orderMounts([...mounts, ...commandLinkMounts(req.commandLinks ?? [], mounts)]);
+  return orderMounts(withCommandLinks(req.commandLinks ?? [], mounts));
 }
 
 /**
- * The links the command's path goes through, made in the sandbox as on the host (a node_modules,
- * a home or a checkout reached through a linked folder), so the path as the tool is started (and
- * sees itself) leads to the runtime mounted at its real path. Each one only names a path: what it
- * leads to is mounted or not on its own. One inside a folder that is bound already, or a system
- * path, is there as the host has it and is left out.
+ * `mounts` with the links the command's path goes through, made in the sandbox as on the host (a
+ * node_modules, a home or a checkout reached through a linked folder), so the path as the tool is
+ * started (and sees itself) leads to the runtime mounted at its real path. Each one only names a
+ * path: what it leads to is mounted or not on its own. A bound folder whose path goes through one
+ * (the run directory or a declared folder under a linked home) is placed where the link leads:
+ * bubblewrap sets mounts up before the sandbox's root is its root, where a link's absolute target
+ * would lead elsewhere and a relative one to a folder not made yet. A link in a system path, where
+ * kiwi mounts something of its own (/tmp), or inside a bound folder (there as the host has it) is
+ * not made.
  */
-function commandLinkMounts(links: readonly CommandLink[], mounts: readonly Mount[]): Mount[] {
-  const bound = mounts.filter((m) => m.kind === "ro" || m.kind === "rw");
-  return links
-    .filter((l) => !SYSTEM_PATHS.some((s) => isWithin(l.path, s)) && !bound.some((m) => isWithin(l.path, m.path)))
-    .map((l): Mount => ({ kind: "symlink", path: l.path, target: l.target, optional: false, why: "runtime (a link its command is reached through)" }));
+function withCommandLinks(links: readonly CommandLink[], mounts: readonly Mount[]): Mount[] {
+  const bind = (m: Mount) => m.kind === "ro" || m.kind === "rw";
+  const fixed = mounts.filter((m) => !bind(m));
+  const candidates = links.filter((l) => !SYSTEM_PATHS.some((s) => isWithin(l.path, s)) && !fixed.some((m) => m.path === l.path));
+  if (candidates.length === 0) return [...mounts];
+  const placed = mounts.map((m): Mount => {
+    if (!bind(m)) return m;
+    const at = throughLinks(m.path, candidates);
+    return at === posix.normalize(m.path) ? m : { ...m, path: at, source: m.source ?? m.path };
+  });
+  const made = candidates.filter((l) => !placed.some((m) => bind(m) && isWithin(l.path, m.path)));
+  return [...placed, ...made.map((l): Mount => ({ kind: "symlink", path: l.path, target: l.target, optional: false, why: "runtime (a link its command is reached through)" }))];
 }
 
 /**

@@ -56,7 +56,7 @@ export function planSandbox(req: SandboxRequest, probe: SandboxProbe, mode: Sand
     return plainPlan(req, probe, mode, limits, [`no sandbox: ${why}; ${req.toolId} runs with your full file system and network access (use --sandbox=require to refuse instead)`]);
   }
   const helperFiles = (req.readOnly ?? []).map((path): Mount => ({ kind: "ro", path, optional: false, why: "kiwi helper (read-only)" }));
-  const mounts = [...planMounts({ ...req, systemPaths: probe.systemPaths }, network, limits.memoryMb.value), ...helperFiles, ...(proxy ? proxyMounts(proxy) : [])];
+  const mounts = planMounts({ ...req, systemPaths: probe.systemPaths }, network, limits.memoryMb.value, [...helperFiles, ...(proxy ? proxyMounts(proxy) : [])]);
   // A copied file reaches bubblewrap as an open descriptor: 3, 4, … (after stdin, stdout and stderr) in mount order.
   const files = mounts.filter((m) => m.kind === "file").map((m) => m.source ?? m.path);
   let fd = FIRST_FILE_FD;

@@ -1,7 +1,7 @@
 // Real tools under the real launcher (bubblewrap + setpriv + prlimit): each undeclared permission makes
 // the tool fail, and the same tool succeeds once the manifest declares it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { probeSandbox, prepareSandbox } from "../../src/exec/sandbox-io.ts";
 import { planSandbox, SANDBOX_UID_BASE } from "../../src/exec/sandbox-plan.ts";
@@ -239,6 +239,35 @@ describe("a runtime reached through a linked folder", () => {
     expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, `${cmd} says hi 1.2\n`, ""]);
     const peek = await launch(prepareSandbox(sandboxInput(fx, ["/bin/cat", join(root, "home/ann/notes.txt")]), "require", process.env));
     expect(peek.stdout).not.toContain("PRIVATE");
+  });
+
+  test.each([["relative", "data/home"], ["absolute", ""]])("under a home reached through a link (%s target), the run directory and a declared fs.write folder there are usable too", async (_kind, relative) => {
+    const { fx, root } = linkedTree(
+      { "data/home/ann/tools/bin/run": '#!/bin/bash\ncat msg.txt\necho written > "$1/w.txt" && echo "wrote in $PWD"\n', "data/home/ann/.cache/run/msg.txt": "hi\n" },
+      "home",
+      "data/home",
+    );
+    if (!relative) {
+      rmSync(join(root, "home"));
+      symlinkSync(join(root, "data/home"), join(root, "home"));
+    }
+    const runDir = join(root, "home/ann/.cache/run");
+    const out = join(root, "home/ann/out");
+    const input = { ...sandboxInput(fx, [join(root, "home/ann/tools/bin/run"), out], [cap("fs.write", [out])]), runDirs: [runDir], cwd: runDir };
+    const r = await launch(prepareSandbox(input, "require", process.env));
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, `hi\nwrote in ${runDir}\n`, ""]);
+    expect(readFileSync(join(root, "data/home/ann/out/w.txt"), "utf8")).toBe("written\n");
+  });
+
+  test("with the linked home declared, a link inside it that the command goes through is there as the host has it, not made again", async () => {
+    const { fx, root } = linkedTree({ "store/nm/greet/bin/greet.sh": '#!/bin/bash\necho "greet $(cat ~/note.txt)"\n', "data/home/ann/note.txt": "from home\n" }, "home", "data/home");
+    mkdirSync(join(root, "store/nm/.bin"));
+    symlinkSync("../greet/bin/greet.sh", join(root, "store/nm/.bin/greet"));
+    symlinkSync(join(root, "store/nm"), join(root, "data/home/ann/nm"));
+    const home = join(root, "home/ann");
+    const input = sandboxInput(fx, [join(home, "nm/.bin/greet")], [cap("fs.read", [home])]);
+    const r = await launch(prepareSandbox({ ...input, env: { ...input.env, HOME: home } }, "require", process.env));
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, "greet from home\n", ""]);
   });
 
   test("node runs a package's bin reached through a linked node_modules, importing its own modules", async () => {

@@ -324,6 +324,26 @@ describe("a command reached through symbolic links", () => {
     expect(plan.enforcement.find((e) => e.area === "filesystem")?.detail).toContain("read-only runtime /w/m/node_modules/.bin, /w/m/node_modules/bun (reached through the link /w/h/node_modules -> /w/m/node_modules)");
     // Made before anything is mounted through it.
     expect(plan.argv.indexOf("/w/h/node_modules")).toBeLessThan(plan.argv.indexOf("/w/m/node_modules/.bin"));
+    // A mount whose path goes through a link made there is placed where the link leads (bubblewrap
+    // sets mounts up before the sandbox's root is its root); its host path is the one declared.
+    const home = planSandbox(
+      request({
+        argv: ["/home/ann/tools/bin/run"],
+        commandRealPath: "/data/home/ann/tools/bin/run",
+        commandLinks: [{ path: "/home", target: "/data/home" }],
+        capabilities: [c("fs.write", ["~/out"])],
+      }),
+      probe(),
+      "require",
+    );
+    expect(home.mounts.filter((m) => m.path.startsWith("/home") || m.path.startsWith("/data")).map((m) => [m.kind, m.path, m.source ?? m.target ?? ""])).toEqual([
+      ["symlink", "/home", "/data/home"],
+      ["rw", "/data/home/ann/out", "/home/ann/out"],
+      ["ro", "/data/home/ann/tools", ""],
+      ["ro", "/data/home/ann/.cache/kiwi/run/abc", "/home/ann/.cache/kiwi/run/abc"],
+    ]);
+    expect(pairs(home.argv, "--bind-try")).toEqual(["/data/home/ann/out"]);
+    expect(home.enforcement.find((e) => e.area === "filesystem")?.detail).toContain("writable /home/ann/out (declared fs.write");
     // Under a declared folder that holds it, the link is there as the host has it.
     const declared = planSandbox(request({ argv: ["/w/h/node_modules/.bin/bun"], commandRealPath: "/w/m/node_modules/bun/bin/bun.exe", commandLinks: worktree, capabilities: [c("fs.read", ["/w/h"])] }), probe(), "require");
     expect(declared.mounts.some((m) => m.kind === "symlink" && m.path === "/w/h/node_modules")).toBe(false);
