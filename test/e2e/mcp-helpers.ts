@@ -27,7 +27,7 @@ export interface ServerSpec {
  * declared folder as the host has it, and a link in it leads out only to what is declared too.
  */
 const MODULES = realpathSync(join(REPO_ROOT, "node_modules"));
-const READABLE = MODULES.startsWith(`${REPO_ROOT}/`) ? [REPO_ROOT] : [REPO_ROOT, MODULES];
+export const READABLE = MODULES.startsWith(`${REPO_ROOT}/`) ? [REPO_ROOT] : [REPO_ROOT, MODULES];
 
 /** A stdio mcp_server manifest: node runs `script`; the repo (with its node_modules) and the project are readable in a sandbox. */
 export function stdioServer(root: string, spec: ServerSpec): string {

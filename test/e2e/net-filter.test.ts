@@ -9,9 +9,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { needs } from "../helpers/needs.ts";
-import { REPO_ROOT } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
-import { FIXTURE } from "./mcp-helpers.ts";
+import { FIXTURE, READABLE } from "./mcp-helpers.ts";
 import { kiwiIn } from "./lock-helpers.ts";
 
 if (!probeSandbox(process.env).usable) throw new Error(`the host-filtering tests need a working bubblewrap: ${probeSandbox(process.env).reason}`);
@@ -147,7 +146,7 @@ const root = makeProject({
     `  args: [${JSON.stringify(FIXTURE)}]`,
     "  env: { FIXTURE_MODE: fetch }",
     "requires:",
-    `  - fs.read: [${JSON.stringify(REPO_ROOT)}]`,
+    `  - fs.read: ${JSON.stringify(READABLE)}`,
     `  - net.outbound: ["${a}"]`,
     "",
   ].join("\n"),
