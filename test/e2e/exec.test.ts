@@ -191,6 +191,14 @@ describe("kiwi exec: refusals", () => {
       expect(r.stderr).toContain("warning: running summer unlocked: tool.lock.json is not compared");
     }
   });
+
+  test("--unlocked from a subfolder names the files that stop it from there, as kiwi check does", async () => {
+    const root = makeProject({ ".ai/tools/apis/w.yaml": "tool_id: w\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://a.example.com', method: FETCH }\nrequires: [{ net.outbound: [a.example.com] }]\n" });
+    const r = await kiwiIn(join(root, ".ai/tools/apis"), { KIWI_SANDBOX: "off" }).run(["exec", "--unlocked", "w"]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("w.yaml:5:41  error  api/method  ");
+    expect(r.stderr).not.toContain(".ai/tools/apis/w.yaml");
+  });
 });
 
 describe("kiwi exec: what runs is what was verified", () => {
