@@ -4,20 +4,21 @@ import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { renderFindingsHuman } from "../ui/findings-render.ts";
 import { showNote } from "../ui/output.ts";
+import { findingsFromHere } from "./_relocate.ts";
 
 /**
  * The warnings and infos of the check a lock, install or add ran (none when it remembered the tree's
  * verdict, or judged only what changed and that had none), on stderr, as kiwi check prints them:
  * what did not stop it is still said, as a compiler's warnings are. --json lists them instead.
  */
-export function showCheckNotes(findings: readonly Finding[], ctx: { color: boolean }, json: boolean): void {
+export function showCheckNotes(findings: readonly Finding[], ctx: { color: boolean; cwd: string }, json: boolean): void {
   if (json || findings.length === 0) return;
-  showNote(renderFindingsHuman(findings, ctx).trimEnd());
+  showNote(renderFindingsHuman(findingsFromHere(findings, ctx.cwd), ctx).trimEnd());
 }
 
 /** Shows the check report that stopped a lock or install, on stderr, before the error itself. */
-export function showGateFindings(error: unknown, ctx: { color: boolean }): void {
+export function showGateFindings(error: unknown, ctx: { color: boolean; cwd: string }): void {
   if (error instanceof KiwiError && error.code === "E_CHECK_FAILED" && Array.isArray(error.details?.findings)) {
-    showNote(renderFindingsHuman(error.details.findings as Finding[], ctx));
+    showNote(renderFindingsHuman(findingsFromHere(error.details.findings as Finding[], ctx.cwd), ctx));
   }
 }

@@ -1,7 +1,8 @@
 // Findings named from where kiwi was started: a project's findings carry project-relative paths
 // (what --json, SARIF and .ai/kiwi-ignore.yaml name), and human output names each file as a
 // terminal or editor opens it from the current folder, as tsc and ruff do.
-import { join, relative, sep } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
 import type { Finding, IgnoredFinding } from "../findings/verdict.ts";
 
 /** A finding's file, relative to `cwd` (projects below it keep their prefix; built-ins stay as named). */
@@ -20,4 +21,21 @@ export function relocateIgnored(f: IgnoredFinding, root: string, cwd: string): I
 /** `abs` relative to `cwd`, with `/` separators. */
 export function display(abs: string, cwd: string): string {
   return relative(cwd, abs).split(sep).join("/");
+}
+
+/**
+ * Findings of the project around `cwd` (the one lock, install, add, exec… work on from there),
+ * named from `cwd` for human output, as kiwi check names them; without a project, as they are.
+ */
+export function findingsFromHere<F extends Finding>(findings: readonly F[], cwd: string): F[] {
+  const root = projectAround(cwd);
+  return root === undefined ? [...findings] : findings.map((f) => relocate(f, root, cwd));
+}
+
+/** The nearest folder at or above `cwd` that holds `.ai/tools/`, as discovery finds the project. */
+function projectAround(cwd: string): string | undefined {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".ai", "tools"))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
 }

@@ -1,7 +1,7 @@
 // `kiwi check --staged [files…]`: the pre-commit form of check. Loaded lazily by check.ts; the
 // selection and lock logic live in src/ops/staged-io.ts, this file only renders and sets the code.
 import { realpathSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
@@ -33,8 +33,11 @@ export async function runStagedCheck(context: Context, options: { files: string[
   const ctx = { ...context, cwd: realpathSync(context.cwd) };
   const started = ctx.now();
   const projects = await checkStaged({ cwd: ctx.cwd, env: ctx.env, cacheDir: ctx.cacheDir, now: ctx.now, strict: options.strict, files: options.files });
-  const findings = projects.flatMap((p) => p.check.findings.map((f) => relocate(f, p.root, ctx.cwd)));
-  const ignored = projects.flatMap((p) => p.check.ignored.map((f) => relocateIgnored(f, p.root, ctx.cwd)));
+  // Human output names files from the folder kiwi runs in; --json and SARIF from the repository's
+  // top, where they do not depend on that folder and a monorepo's projects stay apart.
+  const base = options.format === "human" ? ctx.cwd : documentBase(projects);
+  const findings = projects.flatMap((p) => p.check.findings.map((f) => relocate(f, p.root, base)));
+  const ignored = projects.flatMap((p) => p.check.ignored.map((f) => relocateIgnored(f, p.root, base)));
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of findings) counts[f.severity]++;
   const toolsChecked = projects.reduce((n, p) => n + p.check.toolsChecked, 0);
@@ -46,7 +49,7 @@ export async function runStagedCheck(context: Context, options: { files: string[
     return code;
   }
   if (options.format === "json") {
-    showJson({ ...findingsDocument(findings, { toolsChecked, counts }, ignored), ok: code === 0, staged: projects.map((p) => projectDocument(p, ctx.cwd)) });
+    showJson({ ...findingsDocument(findings, { toolsChecked, counts }, ignored), ok: code === 0, staged: projects.map((p) => projectDocument(p, base)) });
     return code;
   }
   const text = renderFindingsHuman(findings, ctx);
@@ -56,6 +59,21 @@ export async function runStagedCheck(context: Context, options: { files: string[
   if (lockProblem && counts.error === 0) throw lockProblem;
   if (lockProblem) showNote(`${colors(ctx).red("✖")} ${lockProblem.message}\n  hint: ${lockProblem.hint}`);
   return code;
+}
+
+/**
+ * The folder the staged check's --json and SARIF name files from: the repository's top, as git
+ * names a commit's files and code scanning resolves %SRCROOT% (a project there gets the plain
+ * check's project-relative paths); given files outside a repository, their projects' common folder.
+ */
+function documentBase(projects: readonly StagedProject[]): string {
+  const top = projects.find((p) => p.top !== undefined)?.top;
+  if (top !== undefined) return top;
+  const [first, ...rest] = projects.map((p) => p.root);
+  if (first === undefined) return "/";
+  let base = first;
+  for (const root of rest) while (base !== "/" && root !== base && !root.startsWith(`${base}/`)) base = dirname(base);
+  return base;
 }
 
 /**
@@ -103,9 +121,9 @@ function scopeNote(projects: StagedProject[]): string {
   return `; ${changed} changed${dependents ? `, ${dependents} whose chain includes them` : ""}${lock}${ignores}`;
 }
 
-function projectDocument(p: StagedProject, cwd: string): Record<string, unknown> {
+function projectDocument(p: StagedProject, base: string): Record<string, unknown> {
   return {
-    project: display(p.root, cwd) || ".",
+    project: display(p.root, base) || ".",
     changed: p.affected.changed,
     dependents: p.affected.dependents,
     gone: p.affected.gone,

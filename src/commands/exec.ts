@@ -88,7 +88,8 @@ async function showBeforeError(error: unknown, ctx: Context, json: boolean): Pro
   if (json || !(error instanceof KiwiError)) return;
   if (error.code === "E_CHECK_FAILED" && Array.isArray(error.details?.findings)) {
     const { renderFindingsHuman } = await import("../ui/findings-render.ts");
-    showNote(renderFindingsHuman(error.details.findings as Finding[], ctx));
+    const { findingsFromHere } = await import("./_relocate.ts");
+    showNote(renderFindingsHuman(findingsFromHere(error.details.findings as Finding[], ctx.cwd), ctx));
   }
   if (error.code === "E_MCP_DRIFT") (await import("./_mcp-exec.ts")).showDriftDetails(error);
 }

@@ -6,6 +6,7 @@ import { initProject } from "../ops/init-io.ts";
 import { TEMPLATES } from "../init/templates.ts";
 import { errorDocument, renderError } from "../ui/error.ts";
 import { renderFindingsHuman } from "../ui/findings-render.ts";
+import { findingsFromHere } from "./_relocate.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 
@@ -42,7 +43,7 @@ export default defineCommand({
     if (lockfile.status === "failed" && lockfile.error) {
       if (!args.json) {
         const findings = lockfile.error.details?.findings;
-        if (Array.isArray(findings)) showNote(renderFindingsHuman(findings as Finding[], ctx));
+        if (Array.isArray(findings)) showNote(renderFindingsHuman(findingsFromHere(findings as Finding[], ctx.cwd), ctx));
         showNote(renderError(lockfile.error, ctx).trimEnd());
       }
       return lockfile.error.exitCode;

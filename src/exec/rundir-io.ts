@@ -7,7 +7,7 @@
 // nothing; one found tampered is renamed aside (never deleted under a running tool).
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Store } from "../cache/store-io.ts";
+import type { Eviction, Store } from "../cache/store-io.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 
 // Loaded only to build or replace a run directory: a warm call reuses an intact one and should not
@@ -53,6 +53,8 @@ export interface RunDir {
   /** The folder holding the tool's files: the run's cwd. */
   dir: string;
   reused: boolean;
+  /** Cached blobs that failed their check while it was built, moved to quarantine/ and stored again from the tree. */
+  evicted?: Eviction[];
   /** Removes a one-off copy (made when another kiwi published the same version at the same time). */
   cleanup?: () => void;
 }
@@ -74,11 +76,14 @@ export function ensureRunDir(req: RunDirRequest): RunDir {
   const store = req.store();
   const { ensureStore, putBlobFromFile } = load.store();
   ensureStore(store);
+  const evicted: Eviction[] = [];
   for (const f of req.files) {
     const src = req.sourceOf(f.path);
     // putBlobFromFile re-verifies a present blob and refuses a source whose bytes are not the locked ones.
-    if (src !== undefined) putBlobFromFile(store, src, f.sha256, `${req.subject}: ${f.path}`);
+    const put = src === undefined ? undefined : putBlobFromFile(store, src, f.sha256, `${req.subject}: ${f.path}`);
+    if (put?.evicted) evicted.push(put.evicted);
   }
+  const built = (dir: string, reused: boolean, cleanup?: () => void): RunDir => ({ dir, reused, ...(evicted.length ? { evicted } : {}), ...(cleanup ? { cleanup } : {}) });
   sweep(runs);
   const tmp = join(runs, `.run-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
   mkdirSync(tmp, { recursive: true });
@@ -93,16 +98,16 @@ export function ensureRunDir(req: RunDirRequest): RunDir {
   writeFileSync(join(tmp, "marker.json"), JSON.stringify(marker), { mode: 0o444 });
   chmodSync(tmp, 0o555);
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (publish(tmp, container)) return { dir: join(container, "files"), reused: false };
+    if (publish(tmp, container)) return built(join(container, "files"), false);
     // Someone else published this version meanwhile: use theirs if it is intact...
     if (containerIntact(container, req)) {
       removeTree(tmp);
-      return { dir: join(container, "files"), reused: true };
+      return built(join(container, "files"), true);
     }
     // ...otherwise it is damaged: move it aside (a tool may still run from it) and try once more.
     setAside(runs, container);
   }
-  return { dir: join(tmp, "files"), reused: false, cleanup: () => removeTree(tmp) };
+  return built(join(tmp, "files"), false, () => removeTree(tmp));
 }
 
 /** Renames the finished temp folder into place; false when a version is already there. */

@@ -44,6 +44,8 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   const cleanups: (() => void)[] = [];
   // What a replay must find intact (exec/launch-memo-io.ts); a link with packages is never replayed.
   const runDirs: RememberedLaunch["runDirs"] = [];
+  // Said as kiwi install says it: a corrupt blob a run directory needed, evicted and stored again.
+  const evictions: string[] = [];
   // An mcp_tool's chain plans its server's launch, but the call is made over MCP (ops/exec-io.ts);
   // a server's launch planned for kiwi mcp is no call either: remembered under the server's id, it
   // would let `kiwi exec <server>` replay what exec refuses to run.
@@ -68,6 +70,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
         cleanups.push(run.cleanup);
         replayable = false;
       }
+      for (const e of run.evicted ?? []) evictions.push(`evicted a corrupt cached ${e.kind} sha256:${e.expected.slice(0, 12)} of ${l.tool.id} (it held sha256:${e.actual.slice(0, 12)}) to ${e.quarantined}; restored from the tree`);
       runDir = run.dir;
       runDirs.push({ name: dirName, files: [...files] });
     }
@@ -83,7 +86,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   });
   const lookups: Lookup[] = [];
   const input: PlanInput = { chain: links, params, env: ctx.env, host: planHost(lookups), mode: chain.mode };
-  const warnings = [...chain.warnings];
+  const warnings = [...chain.warnings, ...evictions];
   let checkUrl = async (_url: URL) => {};
   let netPolicy: HostPolicy | undefined;
   // The plans are built once the machine's facts are in: a bare plan names the programs the launch

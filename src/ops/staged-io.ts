@@ -45,6 +45,8 @@ export type { LockStatus };
 export interface StagedProject extends StagedVerdict {
   /** Absolute project root. */
   root: string;
+  /** The repository's top folder (undefined: files given outside a repository). */
+  top: string | undefined;
   /** The verdict was replayed from the staged memo (inputs unchanged since a check computed it). */
   remembered: boolean;
 }
@@ -91,7 +93,7 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
     const root = `/${group.root}`;
     if (!existsSync(join(root, TOOLS_DIR))) continue;
     const mine = root === around;
-    results.push(await checkProjectRemembered(root, group.paths, repo, { ...options, started: now, index: mine ? aroundIndex : undefined, early: early?.root === root ? early : undefined, ...(mine ? { memo: aroundMemo ?? null, dependencies: aroundDeps, worktree } : {}) }));
+    results.push({ ...(await checkProjectRemembered(root, group.paths, repo, { ...options, started: now, index: mine ? aroundIndex : undefined, early: early?.root === root ? early : undefined, ...(mine ? { memo: aroundMemo ?? null, dependencies: aroundDeps, worktree } : {}) })), top: repo?.top });
   }
   return results;
 }
@@ -164,7 +166,7 @@ function projectAround(cwd: string): string | undefined {
  * is asked about the working copies the memo names; the index and the whole tree's identity are
  * read only when that key does not answer.
  */
-async function checkProjectRemembered(root: string, paths: string[], git: StagedRepo | undefined, options: StagedOptions & { started: number; index?: LockIndex | null; early?: TreeIdentity; memo?: StagedMemo | null; dependencies?: TreeIdentity; worktree?: Promise<GitStatus> }): Promise<StagedProject> {
+async function checkProjectRemembered(root: string, paths: string[], git: StagedRepo | undefined, options: StagedOptions & { started: number; index?: LockIndex | null; early?: TreeIdentity; memo?: StagedMemo | null; dependencies?: TreeIdentity; worktree?: Promise<GitStatus> }): Promise<Omit<StagedProject, "top">> {
   const strict = options.strict === true;
   const keyOf = (repo: Repo | undefined, tree: TreeIdentity) => stagedMemoKey({ cacheDir: options.cacheDir, root, paths, strict, repo, env: options.env, now: options.started }, tree);
   const memo = options.memo === undefined ? peekStagedMemo(stagedMemoFile(options.cacheDir, root, strict)) : (options.memo ?? undefined);
@@ -229,7 +231,7 @@ async function checkNarrowly(
   scoped: Promise<GitStatus> | undefined,
   options: StagedOptions & { started: number },
   keyOf: (repo: Repo | undefined, tree: TreeIdentity) => StagedMemoKey | undefined,
-): Promise<StagedProject | undefined> {
+): Promise<Omit<StagedProject, "top"> | undefined> {
   const { toolsReadAtOnce } = await import("./staged-project-io.ts");
   const atOnce = toolsReadAtOnce(index, paths);
   const first = atOnce && dependencyPositions(index, atOnce);

@@ -132,6 +132,11 @@ describe("kiwi check on a broken tree", () => {
     expect(json.findings.map((f) => f.file)).toEqual([".ai/tools/apis/weather.yaml"]);
     const sarif = JSON.parse((await run([KIWI_BIN, "check", "weather", "--format", "sarif"], here, env)).stdout) as { runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[] }[] };
     expect(sarif.runs[0]!.results[0]!.locations[0]!.physicalLocation.artifactLocation.uri).toBe(".ai/tools/apis/weather.yaml");
+    // The staged check's documents too: a URI relative to the folder it ran in names no file under %SRCROOT%.
+    const stagedJson = JSON.parse((await run([KIWI_BIN, "check", "--staged", "--json"], here, env)).stdout) as { findings: { file: string }[]; staged: { project: string }[] };
+    expect([stagedJson.findings.map((f) => f.file), stagedJson.staged.map((p) => p.project)]).toEqual([[".ai/tools/apis/weather.yaml"], ["."]]);
+    const stagedSarif = JSON.parse((await run([KIWI_BIN, "check", "--staged", "--format", "sarif"], here, env)).stdout) as typeof sarif;
+    expect(stagedSarif.runs[0]!.results[0]!.locations[0]!.physicalLocation.artifactLocation.uri).toBe(".ai/tools/apis/weather.yaml");
   });
 
   test("a built-in's id checks that built-in: one tool checked, not none", async () => {

@@ -3,7 +3,7 @@
 // against a real server on 127.0.0.1. The sandbox is off here (its own tests cover it) unless a
 // test says otherwise.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { execIntoHead, kiwiIn } from "./lock-helpers.ts";
@@ -207,6 +207,14 @@ describe("kiwi exec: refusals", () => {
       expect(r.stderr).toContain("warning: running summer unlocked: tool.lock.json is not compared");
     }
   });
+
+  test("--unlocked from a subfolder names the files that stop it from there, as kiwi check does", async () => {
+    const root = makeProject({ ".ai/tools/apis/w.yaml": "tool_id: w\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://a.example.com', method: FETCH }\nrequires: [{ net.outbound: [a.example.com] }]\n" });
+    const r = await kiwiIn(join(root, ".ai/tools/apis"), { KIWI_SANDBOX: "off" }).run(["exec", "--unlocked", "w"]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("w.yaml:5:41  error  api/method  ");
+    expect(r.stderr).not.toContain(".ai/tools/apis/w.yaml");
+  });
 });
 
 describe("kiwi exec: what runs is what was verified", () => {
@@ -225,6 +233,24 @@ describe("kiwi exec: what runs is what was verified", () => {
     const again = await k.run(["exec", "victim", "--param", `project=${root}`]);
     expect(again.exitCode).toBe(6);
     expect(again.stderr).toContain(".ai/tools/victim/main.py changed");
+  });
+
+  test("a corrupt cached blob a run directory needs is evicted, restored from the tree and reported, as kiwi install reports it", async () => {
+    const script = "#!/bin/bash\n# ---\n# tool_id: greet\n# tool_type: script\n# version: 1.0.0\n# executor: bash_runtime\n# ---\necho hi\n";
+    const root = makeProject({ ".ai/tools/greet.sh": { content: script, mode: 0o755 } });
+    const k = kiwiIn(root, { KIWI_SANDBOX: "off" });
+    expect((await k.run(["install"])).exitCode).toBe(0);
+    const hex = new Bun.CryptoHasher("sha256").update(script).digest("hex");
+    const blob = join(k.cache, "blobs", hex.slice(0, 2), hex.slice(2));
+    chmodSync(blob, 0o644);
+    writeFileSync(blob, "garbage\n");
+    for (const dir of ["runs", "exec"]) rmSync(join(k.cache, dir), { recursive: true, force: true });
+    const r = await k.run(["exec", "greet"]);
+    expect([r.exitCode, r.stdout]).toEqual([0, "hi\n"]);
+    expect(r.stderr).toContain(`warning: evicted a corrupt cached blob sha256:${hex.slice(0, 12)} of greet (it held sha256:`);
+    expect(r.stderr).toContain("; restored from the tree");
+    expect(readdirSync(join(k.cache, "quarantine"))).toHaveLength(1);
+    expect(await k.run(["exec", "greet"])).toEqual({ exitCode: 0, stdout: "hi\n", stderr: "" });
   });
 });
 

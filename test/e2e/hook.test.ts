@@ -215,6 +215,25 @@ describe("kiwi check --staged in a monorepo, from its top", () => {
     expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
   }, SLOW);
 
+  test("--json and SARIF name each project's files from the repository's top, wherever the check runs", async () => {
+    const root = makeTemp("kiwi-mono-");
+    const bad = (id: string) => `tool_id: ${id}\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://a.example.com', method: FETCH }\nrequires: [{ net.outbound: [a.example.com] }]\n`;
+    writeTree(root, { "apps/one/.ai/tools/t.yaml": bad("one"), "two/.ai/tools/t.yaml": bad("two") });
+    await git(root, env, "init", "-q", "-b", "main", ".");
+    await git(root, env, "add", "-A");
+    const expected = [["apps/one/.ai/tools/t.yaml", "two/.ai/tools/t.yaml"], ["apps/one", "two"]];
+    for (const cwd of [root, join(root, "apps/one/.ai/tools")]) {
+      const json = JSON.parse((await kiwi(cwd, ["check", "--staged", "--json"])).stdout) as { findings: { file: string }[]; staged: { project: string }[] };
+      expect([json.findings.map((f) => f.file), json.staged.map((p) => p.project)]).toEqual(expected);
+      const sarif = JSON.parse((await kiwi(cwd, ["check", "--staged", "--format", "sarif"])).stdout) as { runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[] }[] };
+      expect(sarif.runs[0]!.results.map((r) => r.locations[0]!.physicalLocation.artifactLocation.uri)).toEqual(expected[0]!);
+    }
+    // Human output stays relative to the folder it runs in.
+    const human = await kiwi(join(root, "apps/one/.ai/tools"), ["check", "--staged"]);
+    expect(human.stdout).toContain("t.yaml:");
+    expect(human.stdout).toContain("../../../../two/.ai/tools/t.yaml:");
+  }, SLOW);
+
   test("two stale projects are both named, with both fixes, so one round of relocking passes", async () => {
     const root = makeTemp("kiwi-mono-");
     const api = (id: string, version: string) => `tool_id: ${id}\ntool_type: api\nversion: ${version}\nexecutor: http_client\nconfig: { url: 'https://a.example.com' }\nrequires: [{ net.outbound: [a.example.com] }]\n`;

@@ -175,6 +175,22 @@ describe("what the lock's check says that does not stop it", () => {
     expect(JSON.parse(json.stdout).findings).toEqual([expect.objectContaining({ rule: "security/host-any", severity: "warning", file: ".ai/tools/crawl.yaml", line: 6, tool: "crawl" })]);
   });
 
+  test("from a subfolder, the warnings and the report that stops a lock name files from there, as kiwi check does; --json keeps project-relative paths", async () => {
+    const root = makeTemp();
+    mkdirSync(join(root, ".ai/tools/apis"), { recursive: true });
+    writeFileSync(join(root, ".ai/tools/apis/crawl.yaml"), anyHost);
+    const kiwi = kiwiIn(join(root, ".ai/tools/apis"));
+    const warned = await kiwi.run(["lock"]);
+    expect(warned.exitCode).toBe(0);
+    expect(warned.stderr).toStartWith("crawl.yaml:6:12  warning  security/host-any");
+    writeFileSync(join(root, ".ai/tools/bad.yaml"), "tool_id: bad\ntool_type: api\nversion: 1.0.0\nexecutor: http_client\nconfig: { url: 'https://a.example.com', method: FETCH }\nrequires: [{ net.outbound: [a.example.com] }]\n");
+    const stopped = await kiwi.run(["lock"]);
+    expect(stopped.exitCode).toBe(1);
+    expect(stopped.stderr).toStartWith("../bad.yaml:5:41  error  api/method  ");
+    const json = await kiwi.run(["lock", "--json"]);
+    expect(JSON.parse(json.stdout).error.details.findings.map((f: { file: string }) => f.file)).toContain(".ai/tools/bad.yaml");
+  });
+
   test("kiwi install prints them too", async () => {
     const root = makeTemp();
     mkdirSync(join(root, ".ai/tools"), { recursive: true });
