@@ -32,7 +32,7 @@ const verify = defineCommand({
       throw error;
     }
     if (args.json) showJson({ ok: true, dir: ctx.cacheDir, ...report });
-    else showResult(`${ctx.cacheDir}: ${plural(report.blobs, "blob")} and ${plural(report.index, "tool entry", "tool entries")} verified${report.tempsRemoved ? `; removed ${plural(report.tempsRemoved, "leftover temp file")}` : ""}`);
+    else showResult(`${ctx.cacheDir}: ${entries(report.blobs, report.index, report.trees)} verified${report.tempsRemoved ? `; removed ${plural(report.tempsRemoved, "leftover temp file")}` : ""}`);
     return 0;
   },
 });
@@ -52,7 +52,7 @@ const prune = defineCommand({
     if (args.json) showJson({ ok: true, dir: ctx.cacheDir, ...report });
     else {
       showResult(
-        `removed ${plural(report.removedBlobs, "blob")} and ${plural(report.removedIndex, "tool entry", "tool entries")} (${formatBytes(report.bytesFreed)}) not referenced by ${plural(report.projects.length, "project lockfile")}` +
+        `removed ${entries(report.removedBlobs, report.removedIndex, report.removedTrees)} (${formatBytes(report.bytesFreed)}) not referenced by ${plural(report.projects.length, "project lockfile")}` +
           (report.keptRecent ? `; kept ${report.keptRecent} used in the last ${grace} s` : ""),
       );
     }
@@ -79,4 +79,10 @@ export default defineCommand({
 
 function formatBytes(n: number): string {
   return n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
+}
+
+/** `3 blobs and 10 tool entries`, with `and 1 package tree` when index entries list installed packages. */
+function entries(blobs: number, index: number, trees: number): string {
+  const tools = `${plural(blobs, "blob")}${trees ? ", " : " and "}${plural(index - trees, "tool entry", "tool entries")}`;
+  return trees ? `${tools} and ${plural(trees, "package tree")}` : tools;
 }

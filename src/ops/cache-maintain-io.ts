@@ -15,13 +15,15 @@ import { isAlive } from "../cache/projects-io.ts";
 export interface CacheVerifyReport {
   blobs: number;
   index: number;
+  /** Of the index entries, those that list an installed package tree rather than a tool. */
+  trees: number;
   evicted: Eviction[];
   tempsRemoved: number;
 }
 
 /** Re-hashes every blob and index entry; corrupt ones are evicted and listed. */
 export function verifyCache(store: Store, onProgress?: (done: number, total: number) => void): CacheVerifyReport {
-  const report: CacheVerifyReport = { blobs: 0, index: 0, evicted: [], tempsRemoved: 0 };
+  const report: CacheVerifyReport = { blobs: 0, index: 0, trees: 0, evicted: [], tempsRemoved: 0 };
   const entries = [...listFanout(store, "blobs", ""), ...listFanout(store, "index", ".json")];
   entries.forEach((e, i) => {
     onProgress?.(i, entries.length);
@@ -30,6 +32,7 @@ export function verifyCache(store: Store, onProgress?: (done: number, total: num
       return;
     }
     if (!e.hex) return;
+    if (e.kind === "index" && isTreeEntry(e.path)) report.trees++;
     const verdict = e.kind === "blobs" ? checkBlob(store, e.hex) : checkIndexEntry(store, e.hex);
     if (e.kind === "blobs") report.blobs++;
     else report.index++;
@@ -37,6 +40,16 @@ export function verifyCache(store: Store, onProgress?: (done: number, total: num
   });
   onProgress?.(entries.length, entries.length);
   return report;
+}
+
+/** An index entry that lists an installed package tree (deps/: kind npm-tree or pypi-tree); false for a tool entry or unreadable bytes. */
+function isTreeEntry(path: string): boolean {
+  try {
+    const kind = (JSON.parse(readFileSync(path, "utf8")) as { kind?: unknown }).kind;
+    return kind === "npm-tree" || kind === "pypi-tree";
+  } catch {
+    return false;
+  }
 }
 
 export interface PruneOptions {
@@ -51,6 +64,8 @@ export interface PruneReport {
   skipped: { root: string; reason: string }[];
   removedBlobs: number;
   removedIndex: number;
+  /** Of the removed index entries, those that listed an installed package tree rather than a tool. */
+  removedTrees: number;
   removedOther: number;
   bytesFreed: number;
   keptRecent: number;
@@ -62,7 +77,7 @@ export interface PruneReport {
  * stat caches, quarantined entries and exec memos past the grace period and temp files of dead writers.
  */
 export function pruneCache(store: Store, options: PruneOptions): PruneReport {
-  const report: PruneReport = { projects: [], skipped: [], removedBlobs: 0, removedIndex: 0, removedOther: 0, bytesFreed: 0, keptRecent: 0 };
+  const report: PruneReport = { projects: [], skipped: [], removedBlobs: 0, removedIndex: 0, removedTrees: 0, removedOther: 0, bytesFreed: 0, keptRecent: 0 };
   const keepBlobs = new Set<string>();
   const keepIndex = new Set<string>();
   // Run directories a lock references: each tool's, with its installed trees' keys when it has packages.
@@ -120,6 +135,7 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
         if (kept === "keptRecent") report.keptRecent++;
         return;
       }
+      if (counter === "removedIndex" && isTreeEntry(path)) report.removedTrees++;
       removeTree(path);
       report[counter]++;
       report.bytesFreed += st.isFile() ? st.size : 0;

@@ -101,6 +101,9 @@ function paint(c: Colors, kind: ToolChangeSummary["change"], text: string): stri
 
 /** `resolved pad: 2 npm packages from https://registry.npmjs.org (npm_config_registry)`: where a lock's packages came from. */
 export function renderResolution(r: { tools: string[]; ecosystem: string; packages: number; sources: string[]; setting: string }): string {
-  const what = `${r.packages} ${r.ecosystem === "npm" ? "npm" : "Python"} ${r.packages === 1 ? "package" : "packages"}`;
+  const kind = r.ecosystem === "npm" ? "npm" : "Python";
+  // Nothing was fetched from anywhere: pip's environment markers left out every requirement on this machine.
+  if (r.packages === 0) return `resolved ${r.tools.join(", ")}: no ${kind} packages to install${r.ecosystem === "npm" ? "" : " (the requirements' environment markers exclude every one on this machine)"}`;
+  const what = `${r.packages} ${kind} ${r.packages === 1 ? "package" : "packages"}`;
   return `resolved ${r.tools.join(", ")}: ${what} from ${r.sources.join(", ") || "nowhere"} (${r.setting})`;
 }

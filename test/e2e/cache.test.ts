@@ -1,7 +1,7 @@
 // `kiwi cache dir|verify|prune|clean`, and two kiwi processes sharing one cache and one project.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { blobRelPath } from "../../src/cache/cache-layout.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
 import { parseLockfile } from "../../src/lockfile/parse.ts";
@@ -36,6 +36,24 @@ describe("kiwi cache verify / prune / clean", () => {
     expect(r.stderr).toContain(`cached blob sha256:${sha256Hex("X = 1\n").slice(0, 12)} holds bytes hashing to sha256:${sha256Hex("tampered").slice(0, 12)}`);
     expect(existsSync(blob)).toBe(false);
     expect(listFiles(join(k.cache, "quarantine"))).toHaveLength(1);
+  });
+
+  test("verify and prune count an installed package tree's entry as a package tree, not as a tool entry", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["install"]);
+    // An unreferenced npm tree's index entry, as deps/ writes it: canonical text named by its sha256.
+    const text = '{"files":[],"kind":"npm-tree"}';
+    const hex = sha256Hex(text);
+    const path = join(k.cache, "index", hex.slice(0, 2), `${hex.slice(2)}.json`);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    expect((await k.run(["cache", "verify"])).stdout).toBe(`${k.cache}: 3 blobs, 10 tool entries and 1 package tree verified\n`);
+    const old = new Date(Date.now() - 3600_000);
+    utimesSync(path, old, old);
+    const r = await k.run(["cache", "prune", "--grace", "0"]);
+    expect(r.stdout).toStartWith("removed 0 blobs, 0 tool entries and 1 package tree (");
+    expect(existsSync(path)).toBe(false);
   });
 
   test("prune keeps what the project's lockfile references and removes the rest", async () => {
