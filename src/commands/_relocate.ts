@@ -1,9 +1,9 @@
 // Findings named from where kiwi was started: a project's findings carry project-relative paths
 // (what --json, SARIF and .ai/kiwi-ignore.yaml name), and human output names each file as a
 // terminal or editor opens it from the current folder, as tsc and ruff do.
-import { existsSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 import type { Finding, IgnoredFinding } from "../findings/verdict.ts";
+import { projectAround } from "../ops/project-root-io.ts";
 
 /** A finding's file, relative to `cwd` (projects below it keep their prefix; built-ins stay as named). */
 export function relocate<F extends Finding>(f: F, root: string, cwd: string): F {
@@ -30,12 +30,4 @@ export function display(abs: string, cwd: string): string {
 export function findingsFromHere<F extends Finding>(findings: readonly F[], cwd: string): F[] {
   const root = projectAround(cwd);
   return root === undefined ? [...findings] : findings.map((f) => relocate(f, root, cwd));
-}
-
-/** The nearest folder at or above `cwd` that holds `.ai/tools/`, as discovery finds the project. */
-function projectAround(cwd: string): string | undefined {
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, ".ai", "tools"))) return dir;
-    if (dirname(dir) === dir) return undefined;
-  }
 }

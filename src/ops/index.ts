@@ -26,6 +26,7 @@
 //   tree-io.ts              kiwi tree: a tool's chain against tool.lock.json
 //   inventory-io.ts         kiwi list / kiwi show
 //   tool-ids-io.ts          kiwi completion --tools (discovery alone, for a fast TAB)
+//   project-root-io.ts      the project around the current folder (findings named from where kiwi runs)
 //   init-io.ts              kiwi init: scaffold, then lock a new tree
 //   import-io.ts            kiwi add --from <server.json|.mcpb>
 //   export-io.ts            kiwi export
