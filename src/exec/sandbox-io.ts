@@ -4,7 +4,7 @@ import { accessSync, constants, existsSync, lstatSync, mkdirSync, readlinkSync, 
 import { KiwiError } from "../errors.ts";
 import { basename, isAbsolute, resolve } from "node:path";
 import { rememberProbe, rememberedProbe } from "./sandbox-probe-io.ts";
-import { type CommandLink, NETWORK_PATHS, SYSTEM_PATHS, type SystemEntry } from "./sandbox-mounts.ts";
+import { type CommandLink, NETWORK_PATHS, SYSTEM_PATHS, type SystemEntry, walkLinks } from "./sandbox-mounts.ts";
 import { declaredWritable, namespaceArgs, planSandbox, type SandboxMode, type SandboxPlan, type SandboxProbe, type SandboxRequest } from "./sandbox-plan.ts";
 
 const probes = new Map<string, SandboxProbe>();
@@ -102,9 +102,6 @@ export function realCommandPath(path: string): string | undefined {
   }
 }
 
-/** Most links one resolution follows, as Linux's path walk (MAXSYMLINKS). */
-const MAX_LINKS = 40;
-
 /**
  * The command `path` resolved as the kernel does, component by component: its real path (undefined
  * when it cannot be read) and the symbolic links met on the way, in order, each at its real
@@ -117,31 +114,18 @@ export function resolveCommand(path: string): { realPath?: string; links: Comman
     return { ...(realPath !== undefined ? { realPath } : {}), links: [] };
   }
   const links: CommandLink[] = [];
-  let pending = path.split("/");
-  let at = "";
-  while (pending.length > 0) {
-    const part = pending.shift()!;
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      at = at.slice(0, at.lastIndexOf("/"));
-      continue;
-    }
-    const next = `${at}/${part}`;
-    try {
-      if (!lstatSync(next).isSymbolicLink()) {
-        at = next;
-        continue;
-      }
-      if (links.length === MAX_LINKS) return { links };
-      const target = readlinkSync(next);
-      links.push({ path: next, target });
-      if (target.startsWith("/")) at = "";
-      pending = [...target.split("/"), ...pending];
-    } catch {
-      return { links };
-    }
+  try {
+    const realPath = walkLinks(path, (at) => {
+      if (!lstatSync(at).isSymbolicLink()) return undefined;
+      const target = readlinkSync(at);
+      links.push({ path: at, target });
+      return target;
+    });
+    return { ...(realPath !== undefined ? { realPath } : {}), links };
+  } catch {
+    // A component that cannot be read: no real path, as realpath fails.
+    return { links };
   }
-  return { realPath: at === "" ? "/" : at, links };
 }
 
 /** What a run hands to the sandbox: the exec plan's fields, with argv[0] as written. */

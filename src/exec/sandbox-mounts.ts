@@ -134,13 +134,16 @@ function withCommandLinks(links: readonly CommandLink[], mounts: readonly Mount[
   return [...placed, ...made.map((l): Mount => ({ kind: "symlink", path: l.path, target: l.target, optional: false, why: "runtime (a link its command is reached through)" }))];
 }
 
+/** Most links one resolution follows, as Linux's path walk (MAXSYMLINKS). */
+const MAX_LINKS = 40;
+
 /**
- * `path` with the links in `links` resolved, as the kernel would (the links met resolving argv[0],
- * so exact for argv[0] and its folders). A path through none is returned normalized.
+ * `path` resolved component by component as the kernel resolves it, `linkAt` giving the text of
+ * the link at a path (undefined: no link there). Undefined past MAX_LINKS links (a loop). The one
+ * walk behind both the command's resolution on disk (sandbox-io.ts resolveCommand) and the mount
+ * paths placed through the links it met (throughLinks).
  */
-export function throughLinks(path: string, links: readonly CommandLink[]): string {
-  if (links.length === 0) return posix.normalize(path);
-  const byPath = new Map(links.map((l) => [l.path, l.target]));
+export function walkLinks(path: string, linkAt: (path: string) => string | undefined): string | undefined {
   let pending = path.split("/");
   let at = "";
   let hops = 0;
@@ -152,15 +155,26 @@ export function throughLinks(path: string, links: readonly CommandLink[]): strin
       continue;
     }
     const next = `${at}/${part}`;
-    const target = byPath.get(next);
-    if (target === undefined || ++hops > 40) {
+    const target = linkAt(next);
+    if (target === undefined) {
       at = next;
       continue;
     }
+    if (++hops > MAX_LINKS) return undefined;
     if (target.startsWith("/")) at = "";
     pending = [...target.split("/"), ...pending];
   }
   return at === "" ? "/" : at;
+}
+
+/**
+ * `path` with the links in `links` resolved, as the kernel would (the links met resolving argv[0],
+ * so exact for argv[0] and its folders). A path through none, or through a loop, is returned normalized.
+ */
+export function throughLinks(path: string, links: readonly CommandLink[]): string {
+  if (links.length === 0) return posix.normalize(path);
+  const byPath = new Map(links.map((l) => [l.path, l.target]));
+  return walkLinks(path, (at) => byPath.get(at)) ?? posix.normalize(path);
 }
 
 /**
