@@ -3,7 +3,6 @@
 // with the system CAs or SSL_CERT_FILE, plain HTTP only for loopback or --insecure-registry.
 // The registry is untrusted: every body is capped in size and checked against its digest here,
 // before a caller sees a byte. Hand-written: see the commit that added it for the npm clients evaluated.
-import { readFileSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
 import { readBodyCapped } from "../exec/body-io.ts";
 import { formatDigest, sha256Hex } from "../integrity/digest.ts";
@@ -11,6 +10,7 @@ import { isRecord } from "../integrity/value.ts";
 import { type Credentials, findCredentials } from "./auth-io.ts";
 import { MAX_MANIFEST_BYTES, MEDIA } from "./artifact-layout.ts";
 import { type OciReference, apiHost, isLoopbackHost } from "./reference.ts";
+import { RETRY_DELAYS_MS, type Route, caBundle, failureDetail, fetchFollowing, isReset, isTimeout, registryUrl, unreachable } from "./transport-io.ts";
 
 export interface ClientOptions {
   env: Readonly<Record<string, string | undefined>>;
@@ -20,12 +20,6 @@ export interface ClientOptions {
 }
 
 const MANIFEST_ACCEPT = [MEDIA.manifest, MEDIA.index].join(", ");
-const MAX_REDIRECTS = 5;
-/** Waits before the second and third try of a GET or HEAD that met a passing fault. */
-const RETRY_DELAYS_MS = [250, 1000];
-/** Answers that say "try again": a timeout, too many requests, a server, gateway or service briefly failing. */
-const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
-const MAX_RETRY_AFTER_MS = 10_000;
 
 /** One registry repository, with its auth state. */
 export class RegistryClient {
@@ -34,7 +28,8 @@ export class RegistryClient {
   private base: string | undefined;
   private authorization: string | undefined;
   private credentials: Credentials | undefined | null = null;
-  private readonly tls: { ca?: string };
+  /** Where this client's requests go and how (transport-io.ts). */
+  private readonly route: Route;
   private readonly plainAllowed: boolean;
 
   constructor(
@@ -44,7 +39,7 @@ export class RegistryClient {
     this.registry = ref.registry;
     this.repository = ref.repository;
     this.plainAllowed = isLoopbackHost(ref.registry) || (options.insecure ?? []).includes(ref.registry);
-    this.tls = caBundle(options.env.SSL_CERT_FILE);
+    this.route = { registry: ref.registry, env: options.env, tls: caBundle(options.env.SSL_CERT_FILE) };
   }
 
   /** Fetches a manifest by tag or digest; the digest is of the exact bytes served. */
@@ -200,7 +195,7 @@ export class RegistryClient {
       if (init.contentType) headers["content-type"] = init.contentType;
       sent = this.authorization;
       if (sent) headers.authorization = sent;
-      return this.fetchFollowing(method, url, headers, init.body);
+      return fetchFollowing(this.route, method, url, headers, init.body);
     };
     let res = await send();
     for (let attempt = 0; res.status === 401 && attempt < 3; attempt++) {
@@ -243,10 +238,10 @@ export class RegistryClient {
       if (creds?.identityToken) {
         // An identity token is an OAuth2 refresh token: POSTed to the realm, as docker does.
         const form = new URLSearchParams({ ...query, client_id: "kiwi", grant_type: "refresh_token", refresh_token: creds.identityToken });
-        tokenRes = await this.fetchFollowing("POST", tokenUrl.toString(), { "content-type": "application/x-www-form-urlencoded" }, new TextEncoder().encode(form.toString()));
+        tokenRes = await fetchFollowing(this.route, "POST", tokenUrl.toString(), { "content-type": "application/x-www-form-urlencoded" }, new TextEncoder().encode(form.toString()));
       } else {
         for (const [k, v] of Object.entries(query)) tokenUrl.searchParams.set(k, v);
-        tokenRes = await this.fetchFollowing("GET", tokenUrl.toString(), basic ? { authorization: basic } : {});
+        tokenRes = await fetchFollowing(this.route, "GET", tokenUrl.toString(), basic ? { authorization: basic } : {});
       }
       if (tokenRes.status === 401 || tokenRes.status === 403) {
         await tokenRes.body?.cancel();
@@ -272,64 +267,13 @@ export class RegistryClient {
     return false;
   }
 
-  /**
-   * fetch with redirects followed by hand: at most five, never from HTTPS down to HTTP, and the
-   * Authorization header is dropped when the redirect leaves the registry's origin (blob
-   * downloads are redirected to storage with their own signed URL, per the distribution spec).
-   */
-  private async fetchFollowing(method: string, url: string, headers: Record<string, string>, body?: Uint8Array): Promise<Response> {
-    let current = new URL(url);
-    const origin = current.origin;
-    for (let hop = 0; ; hop++) {
-      const sent = current.origin === origin ? headers : Object.fromEntries(Object.entries(headers).filter(([k]) => k !== "authorization"));
-      const res = await this.fetchRetrying(method, current, { method, headers: sent, body, redirect: "manual", tls: this.tls, decompress: false } as RequestInit);
-      if (res.status < 300 || res.status >= 400 || res.status === 304) return res;
-      const location = res.headers.get("location");
-      await res.body?.cancel();
-      if (!location || (method !== "GET" && method !== "HEAD")) return res;
-      if (hop >= MAX_REDIRECTS) throw new KiwiError("E_REGISTRY", `${this.registry} redirected more than ${MAX_REDIRECTS} times for ${url}`, { hint: "the registry is misconfigured" });
-      const next = registryUrl(this.registry, location, current, "a redirect's Location");
-      if (current.protocol === "https:" && next.protocol !== "https:") {
-        throw new KiwiError("E_REGISTRY", `${this.registry} redirected ${current} to the insecure ${next}`, { hint: "kiwi never follows a redirect from HTTPS to HTTP" });
-      }
-      current = next;
-    }
-  }
-
-  /**
-   * One fetch; a GET or HEAD (which change nothing) is sent again after a passing fault, as
-   * docker, ORAS and npm do: a 408, 429, 500, 502, 503 or 504 answer, or a connection reset (a blob
-   * download cut midway too: getBlob). Two more tries,
-   * after 0.25 s and 1 s, or after the server's Retry-After (10 s at most).
-   */
-  private async fetchRetrying(method: string, url: URL, init: RequestInit): Promise<Response> {
-    const idempotent = method === "GET" || method === "HEAD";
-    for (let attempt = 0; ; attempt++) {
-      const again = idempotent && attempt < RETRY_DELAYS_MS.length;
-      let res: Response;
-      try {
-        res = await fetch(url, init);
-      } catch (error) {
-        if (again && isReset(error)) {
-          await Bun.sleep(RETRY_DELAYS_MS[attempt]!);
-          continue;
-        }
-        throw unreachable(this.registry, url, error, this.options.env);
-      }
-      if (!again || !RETRY_STATUSES.has(res.status)) return res;
-      const wait = retryAfterMs(res.headers.get("retry-after")) ?? RETRY_DELAYS_MS[attempt]!;
-      await res.body?.cancel();
-      await Bun.sleep(wait);
-    }
-  }
-
   /** https://host, or http://host for a loopback or --insecure-registry host that does not speak TLS. */
   private async baseUrl(): Promise<string> {
     if (this.base) return this.base;
     const https = `https://${apiHost(this.registry)}`;
     if (!this.plainAllowed) return (this.base = https);
     try {
-      const res = await fetch(`${https}/v2/`, { method: "GET", redirect: "manual", tls: this.tls } as RequestInit);
+      const res = await fetch(`${https}/v2/`, { method: "GET", redirect: "manual", tls: this.route.tls } as RequestInit);
       await res.body?.cancel();
       return (this.base = https);
     } catch (error) {
@@ -339,36 +283,6 @@ export class RegistryClient {
       return (this.base = `http://${apiHost(this.registry)}`);
     }
   }
-}
-
-/** Where distributions keep the system CA bundle (Debian/Ubuntu, Fedora/RHEL, Alpine/macOS). */
-const SYSTEM_CA_FILES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"];
-let systemCa: { ca?: string } | undefined;
-
-/**
- * The CAs registry TLS is verified against: SSL_CERT_FILE when set, else the system bundle (so a
- * corporate CA added with update-ca-certificates works), else Bun's built-in Mozilla roots.
- */
-function caBundle(sslCertFile: string | undefined): { ca?: string } {
-  if (sslCertFile) {
-    try {
-      return { ca: readFileSync(sslCertFile, "utf8") };
-    } catch (error) {
-      throw new KiwiError("E_IO", `SSL_CERT_FILE ${sslCertFile} cannot be read: ${(error as NodeJS.ErrnoException).code ?? error}`, { hint: "point SSL_CERT_FILE at a PEM bundle, or unset it" });
-    }
-  }
-  if (!systemCa) {
-    systemCa = {};
-    for (const file of SYSTEM_CA_FILES) {
-      try {
-        systemCa = { ca: readFileSync(file, "utf8") };
-        break;
-      } catch {
-        // Not this distribution's path.
-      }
-    }
-  }
-  return systemCa;
 }
 
 /** The tag the referrers fallback keeps an index under: `sha256-<hex>`. */
@@ -389,82 +303,6 @@ function parseChallenge(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of text.matchAll(/([a-zA-Z_]+)="([^"]*)"/g)) out[m[1]!.toLowerCase()] = m[2]!;
   return out;
-}
-
-/** A URL the registry sent (a Location, a realm), resolved; one that is no URL is the registry's fault, named. */
-function registryUrl(registry: string, text: string, base: string | URL | undefined, what: string): URL {
-  try {
-    return new URL(text, base);
-  } catch {
-    throw new KiwiError("E_REGISTRY", `${registry} sent ${what} ${JSON.stringify(text.slice(0, 200))}, which is not a URL`, { hint: "the registry (or a proxy in front of it) is misconfigured" });
-  }
-}
-
-/** A connection the server (or something between) closed under the request. */
-function isReset(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === "ECONNRESET" || code === "EPIPE" || code === "ConnectionClosed";
-}
-
-/** Retry-After in seconds (an HTTP date is not worth a clock comparison here), capped; undefined when absent or odd. */
-function retryAfterMs(value: string | null): number | undefined {
-  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
-  return Math.min(Number(value.trim()) * 1000, MAX_RETRY_AFTER_MS);
-}
-
-/** Bun's fetch gives up on a connection idle for too long (5 minutes by default) with a TimeoutError. */
-function isTimeout(error: unknown): boolean {
-  return (error as { name?: unknown } | undefined)?.name === "TimeoutError";
-}
-
-/** What went wrong, for a message: the errno code (ECONNRESET), else the error's own words. */
-function failureDetail(error: unknown): string {
-  if (isTimeout(error)) return "no data came for too long (timed out)";
-  const code = (error as { code?: unknown } | undefined)?.code;
-  if (typeof code === "string" && code !== "") return code;
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * The proxy Bun's fetch sends `url` through, for messages: HTTPS_PROXY or HTTP_PROXY by scheme
- * (either case), unless NO_PROXY names the host (exactly, as a domain suffix, with its port, or `*`).
- */
-function proxyFor(url: URL, env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const proxy = url.protocol === "https:" ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy);
-  if (!proxy) return undefined;
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  const bypass = (env.NO_PROXY ?? env.no_proxy ?? "").split(",").map((n) => n.trim().toLowerCase()).filter(Boolean);
-  const bypassed = bypass.some((n) => n === "*" || n === host || n === `${host}:${url.port}` || host.endsWith(n.startsWith(".") ? n : `.${n}`));
-  return bypassed ? undefined : proxy;
-}
-
-function unreachable(registry: string, url: URL, error: unknown, env: Readonly<Record<string, string | undefined>>): KiwiError {
-  if (isTimeout(error)) {
-    return new KiwiError("E_REGISTRY", `${registry} (${url.origin}) did not answer: ${failureDetail(error)}`, { hint: "the registry or the network stalled; try again later" });
-  }
-  if (isReset(error)) {
-    // Reached, then cut (after the retries): not a registry that is down or misaddressed.
-    return new KiwiError("E_REGISTRY", `${registry} (${url.origin}) closed the connection under the request: ${failureDetail(error)}`, {
-      hint: "the registry or something between it and kiwi (a proxy, a load balancer) cut the connection; try again later",
-    });
-  }
-  const detail = failureDetail(error);
-  const proxy = proxyFor(url, env);
-  if (proxy) {
-    // The connection that failed was to the proxy: "nothing listens at <registry>" would send the user the wrong way.
-    return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}) through the proxy ${proxy}: ${detail}`, {
-      hint: `kiwi goes through the proxy in ${url.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY"} for this address: check that it runs and lets ${registry} through, or name ${url.hostname} in NO_PROXY`,
-    });
-  }
-  const tlsProblem = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL/i.test(detail);
-  const refused = detail === "ConnectionRefused" || detail === "ECONNREFUSED";
-  return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}): ${detail}`, {
-    hint: tlsProblem
-      ? "the registry's certificate is not trusted: set SSL_CERT_FILE to its CA bundle"
-      : refused
-        ? `nothing accepts connections at ${registry}: start the registry, or check the host and port`
-        : "check that the registry is running and the address is right; plain HTTP is only used for loopback or --insecure-registry",
-  });
 }
 
 /** Reads a body, failing as soon as it passes `max` bytes (a declared Content-Length is checked first). */
