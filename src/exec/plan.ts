@@ -13,6 +13,7 @@ import { mergeConfigs } from "./merge.ts";
 import { type CanonicalValue, isMapping, isRecord, toPlain } from "../integrity/value.ts";
 import { type ParamViolation, assertNoViolations } from "./params.ts";
 import { declaredSecrets, referencedSecrets } from "../schema/placeholders.ts";
+import { type StdinMode, isEnvName } from "../schema/vocabulary.ts";
 import { type TemplateScope, assertEnvPresent, expandString, renderConfigText } from "./template.ts";
 import { WASI_COMMAND } from "../wasm/wasi-command.ts";
 import { toolPathProblem } from "../integrity/tool-path.ts";
@@ -104,7 +105,7 @@ export interface SubprocessSpec {
   cwd: string;
   env: Record<string, string>;
   /** json: the params as JSON then EOF; none: empty stdin; inherit: kiwi's stdin. */
-  stdin: "json" | "none" | "inherit";
+  stdin: StdinMode;
   /** Host filtering: kiwi's proxy listens on this Unix socket while the tool runs (launch-io.ts). */
   proxy?: { socket: string; uid?: number };
   /** A WebAssembly module on kiwi's WASI host, with the limits woven into it (wasm/prepare-io.ts). */
@@ -300,6 +301,7 @@ function buildSubprocessSpec(rootFirst: LinkInput[], config: Record<string, unkn
     }
     argv.push(e.value);
   }
+  // A mode exec does not know is json, the default (kiwi check reports it: config/stdin).
   const stdin = config.stdin === "none" || config.stdin === "inherit" ? config.stdin : "json";
   // An mcp_tool is a call into its server, and the server process runs among the server's own files
   // (at lock the server is the leaf, so it starts in the same place at lock and at exec).
@@ -317,7 +319,7 @@ function buildEnv(config: Record<string, unknown>, scope: TemplateScope, kiwiEnv
   }
   if (isMapping(config.env as CanonicalValue)) {
     for (const [name, raw] of Object.entries(config.env as Record<string, unknown>)) {
-      if (name === "" || name.includes("=") || name.includes("\0")) {
+      if (!isEnvName(name)) {
         throw new KiwiError("E_EXEC_FAILED", `${toolId}: config.env has an invalid variable name ${JSON.stringify(name)}`, { hint: "environment names cannot be empty or contain '=' or NUL" });
       }
       const e = expandString(renderConfigText(raw), scope);

@@ -53,6 +53,15 @@ export function isSemverRange(range: string): boolean {
 }
 
 /** magray's capability words. */
+/** A subprocess link's config.stdin: json (the parameters, then EOF), none (an empty stdin), inherit (kiwi's own). */
+export const STDIN_MODES = ["json", "none", "inherit"] as const;
+export type StdinMode = (typeof STDIN_MODES)[number];
+
+/** A config.env name a process environment can carry: not empty, no '=' and no NUL. */
+export function isEnvName(name: string): boolean {
+  return name !== "" && !name.includes("=") && !name.includes("\0");
+}
+
 export const MAGRAY_CAPABILITY_WORDS = ["filesystem", "network", "shell", "ui", "environment", "process"] as const;
 
 /** Fields whose problems a dedicated rule reports, so the shape check stays quiet about them. */

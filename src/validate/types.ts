@@ -9,6 +9,7 @@ import { type LayerContext, executorOf, normalizeRel, seg, toolPath } from "./la
 import { toolPathProblem } from "../integrity/tool-path.ts";
 import { isRecord } from "../integrity/value.ts";
 import { HEADER_NAME, PLACEHOLDER, URL_AUTHORITY, referencedParams } from "../schema/placeholders.ts";
+import { STDIN_MODES, isEnvName } from "../schema/vocabulary.ts";
 import { ParseProblem } from "../integrity/parse-problem.ts";
 import { readJsonPath } from "./jsonpath-parse.ts";
 
@@ -123,10 +124,6 @@ function declaredLanguage(tool: Tool, out: Finding[]): void {
   out.push(toolFinding(tool, "script/language-mismatch", tool.pointers.language ?? "/language", `language is "${tool.language}", but the entry point "${tool.entrypoint}" is a ${ext} file`, `fix language, or point the entry point at a ${exts.join(" or ")} file`));
 }
 
-/** The entry point is declared, safe (security.ts reports unsafe ones), has the right extension and exists. */
-/** Where a subprocess tool's parameters arrive (README "How parameters reach the tool"). */
-const STDIN_MODES = ["json", "none", "inherit"];
-
 /**
  * A link's subprocess config that kiwi exec refuses on every call, or would misread: a program
  * chosen by a parameter, an environment name no process can carry, a stdin mode exec does not
@@ -143,10 +140,10 @@ function subprocessConfig(tool: Tool, out: Finding[]): void {
   }
   if (isRecord(c.env)) {
     for (const name of Object.keys(c.env)) {
-      if (name === "" || name.includes("=") || name.includes("\0")) out.push(toolFinding(tool, "config/env-name", `${base}/env/${seg(name)}`, `config.env has the variable name ${JSON.stringify(name)}, which no environment can hold`, "an environment variable's name is not empty and has no '=' or NUL; rename it"));
+      if (!isEnvName(name)) out.push(toolFinding(tool, "config/env-name", `${base}/env/${seg(name)}`, `config.env has the variable name ${JSON.stringify(name)}, which no environment can hold`, "an environment variable's name is not empty and has no '=' or NUL; rename it"));
     }
   }
-  if (c.stdin !== undefined && !STDIN_MODES.includes(c.stdin as string)) {
+  if (c.stdin !== undefined && !(STDIN_MODES as readonly unknown[]).includes(c.stdin)) {
     out.push(toolFinding(tool, "config/stdin", `${base}/stdin`, `config.stdin ${JSON.stringify(c.stdin)} is not one of ${STDIN_MODES.join(", ")}`, "json (the default) sends the parameters, none an empty stdin, inherit kiwi's own"));
   }
   if (tool.type !== "runtime" && typeof c.cwd === "string" && c.cwd !== "" && c.cwd !== "." && !toolPathProblem(c.cwd, "written")) {
@@ -158,6 +155,7 @@ function subprocessConfig(tool: Tool, out: Finding[]): void {
   }
 }
 
+/** The entry point is declared, safe (security.ts reports unsafe ones), has the right extension and exists. */
 function entrypoint(tool: Tool, ctx: LayerContext, out: Finding[]): void {
   const at = tool.pointers.entrypoint ?? "/config/entrypoint";
   const entry = tool.entrypoint;
