@@ -5,6 +5,7 @@ import { KiwiError } from "../errors.ts";
 import { applyJsonPath, parseJsonPath } from "./jsonpath.ts";
 import type { HttpPlan } from "./plan.ts";
 import { readBodyCapped } from "./body-io.ts";
+import { INTERRUPT_SIGNALS, interruptedError } from "./interrupt.ts";
 import { MAX_JSON_DEPTH, nestingDepth } from "../integrity/value.ts";
 import type { Refusal } from "./net-proxy.ts";
 
@@ -39,8 +40,6 @@ export const BACKOFF_BASE_MS = 200;
 export const BACKOFF_CAP_MS = 5_000;
 const EXCERPT_CHARS = 300;
 
-const INTERRUPTS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-
 /**
  * Runs the request, with retries; throws E_EXEC_FAILED for every failure it can name. Ctrl-C
  * (SIGINT, SIGTERM, SIGHUP) abandons the request or the wait between attempts and ends the call as
@@ -48,7 +47,7 @@ const INTERRUPTS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
  */
 export async function runHttp(plan: HttpPlan, options: HttpOptions): Promise<HttpOutcome> {
   const interrupt = new AbortController();
-  const handlers = INTERRUPTS.map((sig) => {
+  const handlers = INTERRUPT_SIGNALS.map((sig) => {
     const handler = () => {
       if (!interrupt.signal.aborted) interrupt.abort(sig);
     };
@@ -58,7 +57,7 @@ export async function runHttp(plan: HttpPlan, options: HttpOptions): Promise<Htt
   try {
     return await attemptAll(plan, options, interrupt.signal);
   } catch (error) {
-    if (interrupt.signal.aborted) throw interruptedError(plan, interrupt.signal.reason as string);
+    if (interrupt.signal.aborted) throw interruptedError(plan.tool, interrupt.signal.reason as string, `abandoned its ${plan.http.method} request`);
     throw error;
   } finally {
     for (const [sig, handler] of handlers) process.off(sig, handler);
@@ -98,15 +97,6 @@ function untilAborted(wait: Promise<void>, signal: AbortSignal): Promise<void> {
       signal.removeEventListener("abort", onAbort);
       resolve();
     }, reject);
-  });
-}
-
-function interruptedError(plan: HttpPlan, signal: string): KiwiError {
-  const number = ((require("node:os") as typeof import("node:os")).constants.signals as Record<string, number>)[signal] ?? 2;
-  return new KiwiError("E_INTERRUPTED", `${plan.tool} was interrupted: kiwi received ${signal} and abandoned its ${plan.http.method} request`, {
-    hint: "nothing to fix; run it again when you want it",
-    exitCode: 128 + number,
-    details: { tool: plan.tool, signal },
   });
 }
 

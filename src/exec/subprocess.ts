@@ -1,13 +1,15 @@
 // The subprocess primitive: runs a SubprocessPlan through Bun.spawn and nothing else. The child
 // leads its own process group (a new session), so a timeout, an output flood or kiwi's own
 // interruption stops the whole group, grandchildren included: SIGTERM first, SIGKILL after a grace.
-import { openSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { KiwiError } from "../errors.ts";
+import { INTERRUPT_SIGNALS, interruptedError, signalNumber } from "./interrupt.ts";
 import { closeLaunchFiles, openLaunchFiles } from "./launch-files-io.ts";
 import type { SubprocessPlan } from "./plan.ts";
 import { signalFromSandboxExit } from "./sandbox-plan.ts";
-import { WASM_EXIT, WASM_VERDICT_FD_ENV } from "../wasm/wasi-command.ts";
+import { WASM_VERDICT_FD_ENV } from "../wasm/wasi-command.ts";
+import { type WasmLimit, limitThatEnded, openVerdict } from "../wasm/verdict-io.ts";
 
 /**
  * Where the tool's output goes, chunk by chunk, as it arrives. A sink answers "closed" when its
@@ -36,10 +38,9 @@ export interface SubprocessOutcome {
   /** A reader of kiwi's stdout or stderr went away, and kiwi stopped reading that stream of the tool's. */
   readerGone?: boolean;
   /** The limit kiwi's WASI host says ended a WebAssembly run (its verdict descriptor), if one did. */
-  wasmLimit?: "fuel" | "memory";
+  wasmLimit?: WasmLimit;
 }
 
-const FORWARDED_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /** The bytes a subprocess gets on stdin in `json` mode: the params object and a newline. */
 export function renderStdinParams(params: Record<string, unknown>): string {
@@ -101,7 +102,7 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
     outcome.timedOut = true;
     stopGroup();
   }, timeoutMs);
-  const handlers = FORWARDED_SIGNALS.map((sig) => {
+  const handlers = INTERRUPT_SIGNALS.map((sig) => {
     const handler = () => {
       // A second interruption does not wait for the grace.
       if (outcome.interruptedBy) {
@@ -177,45 +178,12 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
     clearTimeout(timer);
     if (escalation) clearTimeout(escalation);
     for (const [sig, handler] of handlers) process.off(sig, handler);
-    if (verdict) {
-      const limit = verdict.read();
+    if (spec.wasm) {
+      const limit = limitThatEnded(verdict, outcome.exitCode);
       if (limit) outcome.wasmLimit = limit;
-    } else if (spec.wasm && (outcome.exitCode === WASM_EXIT.fuel || outcome.exitCode === WASM_EXIT.memory)) {
-      // No verdict file could be made: the status is all there is to go by.
-      outcome.wasmLimit = outcome.exitCode === WASM_EXIT.fuel ? "fuel" : "memory";
     }
   }
   return outcome;
-}
-
-/**
- * A file kiwi's WASI host writes its verdict to (through an inherited descriptor), beside the
- * instrumented module kiwi has just written; read once, then removed. Undefined when it cannot be
- * made (the status then decides, as it did before the verdict).
- */
-function openVerdict(dir: string): { fd: number; read: () => "fuel" | "memory" | undefined; discard: () => void } | undefined {
-  const path = join(dir, `.verdict-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
-  let fd: number;
-  try {
-    fd = openSync(path, "wx", 0o600);
-  } catch {
-    return undefined;
-  }
-  const discard = () => rmSync(path, { force: true });
-  return {
-    fd,
-    discard,
-    read: () => {
-      try {
-        const text = readFileSync(path, "utf8").trim();
-        return text === "fuel" || text === "memory" ? text : undefined;
-      } catch {
-        return undefined;
-      } finally {
-        discard();
-      }
-    },
-  };
 }
 
 /** Linux refuses one argument longer than this (MAX_ARG_STRLEN), and argv plus environment past ARG_MAX. */
@@ -255,12 +223,7 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
   }
   if (outcome.interruptedBy) {
     // Interrupted by the user (or a supervisor): the tool's own outcome is beside the point.
-    const number = signalNumbers()[outcome.interruptedBy] ?? 2;
-    throw new KiwiError("E_INTERRUPTED", `${tool} was interrupted: kiwi received ${outcome.interruptedBy} and passed it on to the tool${outcome.escalated || outcome.signal === "SIGKILL" ? ", which had to be killed" : ""}`, {
-      hint: "nothing to fix; run it again when you want it",
-      exitCode: 128 + number,
-      details: { tool, signal: outcome.interruptedBy, toolExitCode: outcome.exitCode, toolSignal: outcome.signal },
-    });
+    throw interruptedError(tool, outcome.interruptedBy, `passed it on to the tool${outcome.escalated || outcome.signal === "SIGKILL" ? ", which had to be killed" : ""}`, { toolExitCode: outcome.exitCode, toolSignal: outcome.signal });
   }
   // The host's verdict, not its status: a module may exit 250 or 251 itself.
   if (plan.subprocess.wasm && outcome.wasmLimit) {
@@ -277,9 +240,9 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
   }
   // Its reader gone, the tool died of SIGPIPE on its next write, as `yes | head -2` ends: kiwi
   // ends as that writer does in a shell, with 128 + 13 and nothing to report.
-  if (outcome.signal === "SIGPIPE" && outcome.readerGone) return 128 + (signalNumbers().SIGPIPE ?? 13);
+  if (outcome.signal === "SIGPIPE" && outcome.readerGone) return 128 + (signalNumber("SIGPIPE") ?? 13);
   if (outcome.signal) {
-    const number = signalNumbers()[outcome.signal] ?? 0;
+    const number = signalNumber(outcome.signal) ?? 0;
     const exitCode = 128 + number;
     const why = outcome.interruptedBy ? ` after kiwi passed on ${outcome.interruptedBy}` : "";
     throw new KiwiError("E_EXEC_FAILED", `${tool} was killed by ${outcome.signal} (signal ${number})${why}`, {
@@ -385,14 +348,6 @@ async function raceTimeout(promise: Promise<unknown>, ms: number): Promise<void>
 async function waitGroupGone(pgid: number, maxMs: number): Promise<void> {
   const deadline = Date.now() + maxMs;
   for (let wait = 5; groupAlive(pgid) && Date.now() < deadline; wait = Math.min(wait * 2, 100)) await Bun.sleep(wait);
-}
-
-/**
- * Signal names to numbers, read only when a run ended by a signal: evaluating node:os costs every
- * call ~0.3 ms of start-up, and almost no run needs it.
- */
-function signalNumbers(): Record<string, number> {
-  return (require("node:os") as typeof import("node:os")).constants.signals as Record<string, number>;
 }
 
 function isDirectory(path: string): boolean {

@@ -13,6 +13,7 @@ import { liveInterfaceOf, negotiationFor, withSessionFor } from "./mcp-inspect-i
 import type { WireObject } from "../mcp/listing.ts";
 import { readMcpProject } from "../mcp/mcp-project-io.ts";
 import { interceptInterrupts } from "../mcp/reaper-io.ts";
+import { interruptedError } from "../exec/interrupt.ts";
 import { callLimitsFor } from "../mcp/target.ts";
 import { suggest } from "../resolve/suggest.ts";
 
@@ -46,7 +47,7 @@ export async function runMcpTool(ctx: Context, prepared: PreparedExec, gate: Omi
   // ends any tool's run: one error, or one --json document, and exit 128+N.
   let interrupt: (signal: NodeJS.Signals) => void = () => {};
   const interrupted = new Promise<never>((_, reject) => {
-    interrupt = (signal) => reject(interruptedError(leaf.id, server.id, signal));
+    interrupt = (signal) => reject(interruptedError(leaf.id, signal, `stopped the call on MCP server "${server.id}"`, { server: server.id }));
   });
   const release = interceptInterrupts((signal) => interrupt(signal));
   try {
@@ -85,15 +86,6 @@ function callTimeoutNamed(error: unknown, leaf: Pick<Tool, "limits" | "manifestF
     hint: `raise limits.timeout_ms (${leaf.limits.timeoutMs} ms) in ${leaf.manifestFile} if the tool needs longer`,
     details: error.details,
     cause: error,
-  });
-}
-
-function interruptedError(tool: string, server: string, signal: NodeJS.Signals): KiwiError {
-  const number = ((require("node:os") as typeof import("node:os")).constants.signals as Record<string, number>)[signal] ?? 2;
-  return new KiwiError("E_INTERRUPTED", `${tool} was interrupted: kiwi received ${signal} and stopped the call on MCP server "${server}"`, {
-    hint: "nothing to fix; run it again when you want it",
-    exitCode: 128 + number,
-    details: { tool, server, signal },
   });
 }
 

@@ -11,6 +11,6 @@ export const WASM_EXIT = { fuel: 250, memory: 251 } as const;
 /**
  * The variable naming the descriptor kiwi's WASI host writes `fuel` or `memory` to when that limit
  * ended the run. A module may exit 250 or 251 itself (proc_exit), so the status alone cannot say
- * which it was; exec/subprocess.ts opens the descriptor and believes only what it finds there.
+ * which it was; exec opens the descriptor (verdict-io.ts) and believes only what it finds there.
  */
 export const WASM_VERDICT_FD_ENV = "KIWI_WASI_VERDICT_FD";
