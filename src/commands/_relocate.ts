@@ -24,10 +24,10 @@ export function display(abs: string, cwd: string): string {
 }
 
 /**
- * Findings of the project around `cwd` (the one lock, install, add, exec… work on from there),
- * named from `cwd` for human output, as kiwi check names them; without a project, as they are.
+ * Findings of the project at `root` (by default the one around `cwd`, which lock, install, add,
+ * exec… work on from there), named from `cwd` for human output; --json, SARIF and the ignore file
+ * keep project-relative paths. Without a project, as they are.
  */
-export function findingsFromHere<F extends Finding>(findings: readonly F[], cwd: string): F[] {
-  const root = projectAround(cwd);
+export function findingsFromHere<F extends Finding>(findings: readonly F[], cwd: string, root = projectAround(cwd)): F[] {
   return root === undefined ? [...findings] : findings.map((f) => relocate(f, root, cwd));
 }

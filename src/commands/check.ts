@@ -13,8 +13,7 @@ import type { CheckTreeResult } from "../ops/check-io.ts";
 import { isIgnorable } from "../findings/rules.ts";
 import { plural } from "../ui/plural.ts";
 import { join } from "node:path";
-import type { Finding } from "../findings/verdict.ts";
-import { display, relocate } from "./_relocate.ts";
+import { display, findingsFromHere } from "./_relocate.ts";
 
 export default defineCommand({
   meta: { name: "check", description: "Validate tools: manifests, types, security, executor chains, child_schemas and parameters" },
@@ -49,7 +48,7 @@ export default defineCommand({
     if (format === "json") showJson(findingsDocument(result.findings, summary, result.ignored));
     else if (format === "sarif") showJson(sarifDocument(result.findings, pkg.version, result.ignored));
     else {
-      const text = renderFindingsHuman(fromHere(result.findings, project.root, ctx), ctx);
+      const text = renderFindingsHuman(findingsFromHere(result.findings, ctx.cwd, project.root), ctx);
       if (text) showResult(text);
     }
     if (format === "human") showNote(renderFindingsSummary(summary, ctx));
@@ -82,7 +81,7 @@ async function addIgnoresAndReport(root: string, result: CheckTreeResult["result
     showJson({ ...findingsDocument(remaining, { toolsChecked: result.toolsChecked, counts }, result.ignored), ignore_file: file, added, not_added: notAdded });
     return counts.error === 0 ? 0 : 1;
   }
-  const text = renderFindingsHuman(fromHere(remaining, root, ctx), ctx);
+  const text = renderFindingsHuman(findingsFromHere(remaining, ctx.cwd, root), ctx);
   if (text) showResult(text);
   if (added.length > 0 || held.length === 0) {
     showNote(added.length === 0 ? `nothing to add to ${file}: no finding here can be let through` : `added ${plural(added.length, "entry", "entries")} to ${file}${options.expires === undefined ? "" : `, each expiring on ${options.expires}`}: review each one, and say in its reason why the finding is let through`);
@@ -98,14 +97,6 @@ async function addIgnoresAndReport(root: string, result: CheckTreeResult["result
   }
   showNote(renderFindingsSummary({ toolsChecked: result.toolsChecked, counts, elapsedMs: ctx.now() - options.started, ignored: result.ignored }, ctx));
   return counts.error === 0 ? 0 : 1;
-}
-
-/**
- * Findings as human output names them: from the folder kiwi runs in, as the staged check does (a
- * path a terminal opens from there); --json, SARIF and the ignore file keep project-relative paths.
- */
-function fromHere(findings: readonly Finding[], root: string, ctx: Context): Finding[] {
-  return findings.map((f) => relocate(f, root, ctx.cwd));
 }
 
 function formatOf(format: string | undefined, json: boolean | undefined): FindingFormat {
