@@ -5,12 +5,15 @@
 // `node <its bin>` from that copy. Nothing is downloaded here: a missing tree is "run kiwi install".
 import { readFileSync } from "node:fs";
 import { type Store, getVerifiedBlobPath, readTreeEntry } from "../cache/store-io.ts";
+import { cachedTreeMismatch, treeMismatchError } from "../deps/installed-tree-io.ts";
 import { serverBin } from "../deps/npm-lock.ts";
 import { declaredPackages, requirementChanges } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 import { type Tool, withConfig } from "../manifest/model.ts";
+import type { ToolDependencies } from "../schema/lockfile.ts";
 import type { VerifiedLink } from "./chain-verify-io.ts";
+import { memoKey, readMemo, writeMemo } from "./memo-io.ts";
 
 export interface LinkPackages {
   /** The tool as it runs: an mcp_server package started as `node <bin>` from the run directory. */
@@ -50,6 +53,7 @@ export function linkPackages(store: Store, link: Pick<VerifiedLink, "tool" | "pa
     if (!tree) {
       throw new KiwiError("E_CACHE_MISSING", `${tool.id}'s installed ${ecosystem} packages (tree sha256:${treeHex.slice(0, 12)}) are not in the cache`, { hint: 'run "kiwi install" to install them again', details: { tool: tool.id } });
     }
+    assertTreeIsPackages(store, tool.id, ecosystem, locked);
     files.push(...tree);
     trees.push(treeHex);
   }
@@ -67,6 +71,23 @@ export function linkPackages(store: Store, link: Pick<VerifiedLink, "tool" | "pa
   const bin = serverBin(packages.npm, server.requirement.name, server.bin);
   if ("problem" in bin) throw new KiwiError("E_DEPS", `${tool.id}: config.package: ${bin.problem}`, { hint: "name the bin with config.bin", details: { tool: tool.id } });
   return { tool: { ...withConfig(tool, (config) => ({ ...config, command: "node" })), entrypoint: bin.path }, ...result };
+}
+
+/**
+ * Refuses a recorded tree that is not the packages the entry lists (a merge that kept one side's
+ * `tree` line and the other's packages), as kiwi verify and kiwi install do: on a machine that
+ * already holds that tree, exec would otherwise run the other side's packages. The verdict is a
+ * pure function of the tree's digest and the listed versions, so it is remembered under both and
+ * a tree is read through once, not on every call.
+ */
+function assertTreeIsPackages(store: Store, toolId: string, ecosystem: "npm" | "pypi", locked: NonNullable<ToolDependencies["npm" | "pypi"]>): void {
+  const tree = locked.tree!;
+  const versions = Object.entries(locked.packages).map(([key, p]) => `${key}@${p.version}${p.optional === true ? "?" : ""}`).sort();
+  const key = memoKey("verdicts", "installed tree", ecosystem, tree, ...versions);
+  if (readMemo(store.dir, "verdicts", key) === "ok") return;
+  const problems = cachedTreeMismatch(store, ecosystem, tree.slice("sha256:".length), locked);
+  if (problems.length > 0) throw treeMismatchError(toolId, ecosystem, tree, problems);
+  writeMemo(store.dir, "verdicts", key, "ok");
 }
 
 /**

@@ -159,7 +159,7 @@ describe("a node tool with npm packages", () => {
   });
 });
 
-test("a lock entry whose tree and packages come from two resolutions (a bad merge) is refused by kiwi verify and kiwi install", async () => {
+test("a lock entry whose tree and packages come from two resolutions (a bad merge) is refused by kiwi verify, kiwi install and kiwi exec", async () => {
   const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
   const kiwi = kiwiIn(root, withRegistry());
   const lockPath = join(root, "tool.lock.json");
@@ -168,9 +168,15 @@ test("a lock entry whose tree and packages come from two resolutions (a bad merg
   const oldTree = JSON.parse(readFileSync(lockPath, "utf8")).dependencies.pad.npm.tree as string;
   writeFileSync(manifest, readFileSync(manifest, "utf8").replace("^1.0.0 <1.1.0", "1.1.0"));
   expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  expect((await kiwi.run(["exec", "pad"])).stdout).toBe("v1.1\n");
   // One side bumped kiwi-pad to 1.1.0; the merge kept the other side's tree line.
   const text = readFileSync(lockPath, "utf8");
   writeFileSync(lockPath, text.replace(JSON.parse(text).dependencies.pad.npm.tree, oldTree));
+  // This machine holds both trees: exec must not run the 1.0.0 tree for a lock that lists 1.1.0.
+  const exec = await kiwi.run(["exec", "pad"]);
+  expect([exec.exitCode, exec.stdout]).toEqual([5, ""]);
+  expect(exec.stderr).toContain("error[E_LOCK_INVALID]: tool.lock.json: the installed npm tree recorded for pad");
+  expect(exec.stderr).toContain('delete the "tree" line of pad\'s npm entry');
   const verify = await kiwi.run(["verify"]);
   expect(verify.exitCode).toBe(5);
   expect(verify.stdout).toContain(`! the installed npm tree recorded for pad (${oldTree.slice(0, 19)}) is not the packages its entry lists: it holds kiwi-pad 1.0.0, not 1.1.0`);
