@@ -10,8 +10,7 @@ import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 import { jitAtFullSpeed } from "../self.ts";
 import type { Context } from "../context.ts";
 import type { CheckTreeResult } from "../ops/check-io.ts";
-import { isIgnorable } from "../findings/rules.ts";
-import { plural } from "../ui/plural.ts";
+import { ignoresAddedDocument, ignoresAddedNotes } from "../ui/ignore-render.ts";
 import { join } from "node:path";
 import { display, findingsFromHere } from "./_relocate.ts";
 
@@ -63,40 +62,17 @@ export default defineCommand({
  */
 async function addIgnoresAndReport(root: string, result: CheckTreeResult["result"], options: { ctx: Context; started: number; expires: string | undefined; json: boolean }): Promise<number> {
   const { ctx } = options;
-  const { addIgnoreEntries } = await import("../ops/ignore-add-io.ts");
-  const { file, added, held } = addIgnoreEntries(root, result.findings, options.started, options.expires);
-  const heldFindings = new Set(held.map((h) => h.finding));
-  const remaining = result.findings.filter((f) => !isIgnorable(f.rule, f.severity) || heldFindings.has(f));
-  const counts = { error: 0, warning: 0, info: 0 };
-  for (const f of remaining) counts[f.severity]++;
+  const outcome = (await import("../ops/ignore-add-io.ts")).addIgnoresForCheck(root, result.findings, options.started, options.expires);
+  const code = outcome.counts.error === 0 ? 0 : 1;
   if (options.json) {
-    const notAdded = held.map(({ finding: f, entry }) => ({
-      rule: f.rule,
-      ...(f.tool === undefined ? {} : { tool: f.tool }),
-      file: f.file,
-      ...(f.line === undefined ? {} : { line: f.line }),
-      ...(f.pointer === undefined ? {} : { pointer: f.pointer }),
-      expired_entry: { file, line: entry.line, expires: entry.expires },
-    }));
-    showJson({ ...findingsDocument(remaining, { toolsChecked: result.toolsChecked, counts }, result.ignored), ignore_file: file, added, not_added: notAdded });
-    return counts.error === 0 ? 0 : 1;
+    showJson(ignoresAddedDocument(outcome, result.toolsChecked, result.ignored));
+    return code;
   }
-  const text = renderFindingsHuman(findingsFromHere(remaining, ctx.cwd, root), ctx);
+  const text = renderFindingsHuman(findingsFromHere(outcome.remaining, ctx.cwd, root), ctx);
   if (text) showResult(text);
-  if (added.length > 0 || held.length === 0) {
-    showNote(added.length === 0 ? `nothing to add to ${file}: no finding here can be let through` : `added ${plural(added.length, "entry", "entries")} to ${file}${options.expires === undefined ? "" : `, each expiring on ${options.expires}`}: review each one, and say in its reason why the finding is let through`);
-  }
-  const byEntry = new Map<number, { expires: string; count: number }>();
-  for (const h of held) {
-    const seen = byEntry.get(h.entry.line);
-    if (seen) seen.count++;
-    else byEntry.set(h.entry.line, { expires: h.entry.expires ?? "", count: 1 });
-  }
-  for (const [line, { expires, count }] of byEntry) {
-    showNote(`added no entry for ${plural(count, "finding", "findings")} that ${display(join(root, file), ctx.cwd)}:${line} let through until it expired on ${expires}: fix ${count === 1 ? "it" : "them"}, or, if its reason still holds, give that entry a later date`);
-  }
-  showNote(renderFindingsSummary({ toolsChecked: result.toolsChecked, counts, elapsedMs: ctx.now() - options.started, ignored: result.ignored }, ctx));
-  return counts.error === 0 ? 0 : 1;
+  for (const note of ignoresAddedNotes(outcome, display(join(root, outcome.file), ctx.cwd), options.expires)) showNote(note);
+  showNote(renderFindingsSummary({ toolsChecked: result.toolsChecked, counts: outcome.counts, elapsedMs: ctx.now() - options.started, ignored: result.ignored }, ctx));
+  return code;
 }
 
 function formatOf(format: string | undefined, json: boolean | undefined): FindingFormat {

@@ -5,7 +5,8 @@
 import { join } from "node:path";
 import { writeFileAtomic } from "../cache/atomic-io.ts";
 import { KiwiError } from "../errors.ts";
-import type { Finding } from "../findings/verdict.ts";
+import { isIgnorable } from "../findings/rules.ts";
+import type { Finding, Severity } from "../findings/verdict.ts";
 import { readIgnoreFileText } from "../manifest/ignore-file-io.ts";
 import { IGNORE_FILE, utcDay } from "../manifest/model.ts";
 import { type HeldFinding, type NewEntry, entriesFor, expiryProblem, holdExpired, parseIgnoreFile, withEntries } from "../validate/ignore-file.ts";
@@ -35,4 +36,25 @@ export function addIgnoreEntries(root: string, findings: readonly Finding[], now
   if ("problem" in next) throw refuse(next.problem);
   writeFileAtomic(join(root, IGNORE_FILE), next.text);
   return { file: IGNORE_FILE, added, held };
+}
+
+/** What `kiwi check --add-ignores` did, and what the check still reports. */
+export interface IgnoresAdded {
+  file: string;
+  added: NewEntry[];
+  /** Findings an expired entry names, which get no new entry. */
+  held: HeldFinding[];
+  /** What no entry lets through: the findings kiwi may not ignore, and the held ones. */
+  remaining: Finding[];
+  counts: Record<Severity, number>;
+}
+
+/** addIgnoreEntries for a check's findings, with what the check still reports once they are written. */
+export function addIgnoresForCheck(root: string, findings: readonly Finding[], now: number, expires?: string): IgnoresAdded {
+  const { file, added, held } = addIgnoreEntries(root, findings, now, expires);
+  const heldFindings = new Set(held.map((h) => h.finding));
+  const remaining = findings.filter((f) => !isIgnorable(f.rule, f.severity) || heldFindings.has(f));
+  const counts = { error: 0, warning: 0, info: 0 };
+  for (const f of remaining) counts[f.severity]++;
+  return { file, added, held, remaining, counts };
 }
