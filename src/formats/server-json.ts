@@ -15,6 +15,8 @@ export const SERVER_JSON_SCHEMA = "2025-12-11";
 export const REGISTRY_TYPES = ["npm", "pypi", "oci", "nuget", "mcpb"] as const;
 const RUNNABLE = ["npm", "pypi", "mcpb"] as const;
 type Runnable = (typeof RUNNABLE)[number];
+/** The transports a package may declare; kiwi starts a package's server and speaks to it over stdio only. */
+const PACKAGE_TRANSPORTS = ["stdio", "streamable-http", "sse"] as const;
 
 export interface ServerJsonImportOptions {
   /** The tool id to write (default: the part of `name` after the slash, made a valid id). */
@@ -156,6 +158,7 @@ function checkPackage(pkg: unknown, pointer: string, file: string): void {
   }
   const transport = pkg.transport;
   if (!isRecord(transport) || typeof transport.type !== "string") throw importError(file, child(pointer, "transport"), "transport is missing or has no type", 'write "transport": { "type": "stdio" }');
+  if (!(PACKAGE_TRANSPORTS as readonly string[]).includes(transport.type)) throw importError(file, child(child(pointer, "transport"), "type"), `transport type ${JSON.stringify(transport.type)} is not stdio, streamable-http or sse`, "a package's transport is stdio, streamable-http or sse");
   if (registryType === "npm") {
     if (!NPM_NAME.test(identifier) || identifier.length > 214) throw importError(file, child(pointer, "identifier"), `${JSON.stringify(identifier)} is not an npm package name`, "npm names are lower case, URL-safe, optionally @scope/name");
     if (version === undefined) throw importError(file, pointer, "the npm package names no version", "add \"version\": the exact version to install (kiwi pins the package by it)");
@@ -188,12 +191,26 @@ function pickEntry(packages: Record<string, unknown>[], remotes: Record<string, 
     const index = packages.findIndex((p) => p.registryType === pick);
     if (index === -1) throw importError(file, "/packages", `--pick ${pick}, but the server has no ${pick} package`, `pick one of: ${[...new Set(kinds)].join(", ")}`);
     if (!(RUNNABLE as readonly string[]).includes(pick)) throw unrunnable(file, child("/packages", index), pick);
-    return { kind: "package", index };
+    const stdio = packages.findIndex((p) => p.registryType === pick && overStdio(p));
+    if (stdio === -1) throw notStdio(file, child("/packages", index), packages[index]!);
+    return { kind: "package", index: stdio };
   }
-  const index = packages.findIndex((p) => (RUNNABLE as readonly string[]).includes(String(p.registryType)));
+  const index = packages.findIndex((p) => (RUNNABLE as readonly string[]).includes(String(p.registryType)) && overStdio(p));
   if (index !== -1) return { kind: "package", index };
   if (remotes.length > 0) return { kind: "remote", index: 0 };
+  const runnable = packages.findIndex((p) => (RUNNABLE as readonly string[]).includes(String(p.registryType)));
+  if (runnable !== -1) throw notStdio(file, child("/packages", runnable), packages[runnable]!);
   throw unrunnable(file, child("/packages", 0), String(packages[0]!.registryType));
+}
+
+/** A package kiwi can start: its server speaks MCP on stdin and stdout. */
+function overStdio(pkg: Record<string, unknown>): boolean {
+  return isRecord(pkg.transport) && pkg.transport.type === "stdio";
+}
+
+function notStdio(file: string, pointer: string, pkg: Record<string, unknown>) {
+  const type = isRecord(pkg.transport) ? String(pkg.transport.type) : "";
+  return importError(file, child(child(pointer, "transport"), "type"), `the package's server listens on ${type} once started; kiwi starts a package's server over stdio only`, "import a remote of the server (--pick remote) if it has one, or ask the publisher for a stdio package");
 }
 
 function unrunnable(file: string, pointer: string, registryType: string) {

@@ -167,6 +167,18 @@ describe("bad input: a coded error naming the file and the field, with a hint", 
     expect(e.message).toBe("server.json at /packages/0/registryType: kiwi cannot pin and run oci packages");
   });
 
+  test("a package whose server listens on HTTP is not run over stdio: another entry is taken, or the import is refused", () => {
+    const http = { transport: { type: "streamable-http", url: "http://localhost:{port}/mcp" } };
+    expect(refusal(npmServer(http)).message).toBe("server.json at /packages/0/transport/type: the package's server listens on streamable-http once started; kiwi starts a package's server over stdio only");
+    expect(refusal(npmServer(http), { pick: "npm" }).message).toStartWith("server.json at /packages/0/transport/type: the package's server listens on streamable-http");
+    expect(refusal(npmServer({ transport: { type: "websocket" } })).message).toBe('server.json at /packages/0/transport/type: transport type "websocket" is not stdio, streamable-http or sse');
+    const both = npmServer({}, { packages: [{ ...npmServer().packages[0], ...http }, { ...npmServer().packages[0], identifier: "@acme/weather-stdio" }] });
+    expect(importServerJson(both, "server.json").source).toBe("npm:@acme/weather-stdio@1.2.0");
+    expect(importServerJson(both, "server.json", { pick: "npm" }).source).toBe("npm:@acme/weather-stdio@1.2.0");
+    const withRemote = npmServer(http, { remotes: [{ type: "streamable-http", url: "https://weather.example.com/mcp" }] });
+    expect(importServerJson(withRemote, "server.json").kind).toBe("remote");
+  });
+
   test("--pick a type the server lacks, and a bad --id", () => {
     expect(refusal(npmServer(), { pick: "pypi" }).message).toBe("server.json at /packages: --pick pypi, but the server has no pypi package");
     expect(refusal(npmServer(), { pick: "remote" }).message).toBe("server.json at /remotes: --pick remote, but the server has no remotes");
