@@ -90,7 +90,8 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
   let mcp: Record<string, unknown> = given;
   const override = isRecord(mcp.platform_overrides) ? mcp.platform_overrides[options.platform] : undefined;
   if (isRecord(override)) {
-    mcp = { ...mcp, ...override };
+    // As the mcpb host does (getMcpConfigForManifest): command and args replace the base's, env adds to it.
+    mcp = { ...mcp, command: override.command || mcp.command, args: override.args || mcp.args, env: isRecord(override.env) && isRecord(mcp.env) ? { ...mcp.env, ...override.env } : (override.env ?? mcp.env) };
     notes.push(`used server.mcp_config.platform_overrides.${options.platform}: the tool is written for this platform`);
   }
   if (typeof mcp.command !== "string" || mcp.command === "") throw importError(at, "/server/mcp_config/command", "command is missing", "name the program that starts the server");

@@ -50,6 +50,13 @@ describe("manifest.json", () => {
     expect(r.notes[0]).toContain("platform_overrides.linux");
   });
 
+  test("platform_overrides' env adds to the base env, as the mcpb host merges it; command and args replace", () => {
+    const base = { command: "node", args: ["server/index.js"], env: { BASE: "1", SHARED: "base" } };
+    const doc = { ...REAL, user_config: {}, server: { ...REAL.server, mcp_config: { ...base, platform_overrides: { linux: { env: { SHARED: "linux", EXTRA: "2" } }, darwin: { command: "other" } } } } };
+    const r = importMcpbManifest(doc, "h.mcpb", { platform: "linux" });
+    expect(r.manifest.config).toEqual({ transport: "stdio", command: "node", args: ["server/index.js"], env: { BASE: "1", SHARED: "linux", EXTRA: "2" } });
+  });
+
   test("a server without a type says it is missing", () => {
     expect(() => importMcpbManifest({ ...REAL, server: { ...REAL.server, type: undefined } }, "h.mcpb", { platform: "linux" })).toThrow("server.type is missing");
   });
