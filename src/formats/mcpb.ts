@@ -124,7 +124,15 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
   const env = mcp.env === undefined ? {} : mcp.env;
   if (!isRecord(env) || Object.values(env).some((v) => typeof v !== "string")) throw importError(at, "/server/mcp_config/env", "env is not an object of strings", 'write "env": { "NAME": "value" }');
   const config: Record<string, unknown> = { transport: "stdio", command: expand(mcp.command as string, "/server/mcp_config/command") };
-  const mappedArgs = (args as string[]).map((a, i) => expand(a, `/server/mcp_config/args/${i}`));
+  const mappedArgs = (args as string[]).flatMap((a, i) => {
+    // An argument that is exactly a multiple-valued option becomes one argument per value (MANIFEST.md, "Array Expansion").
+    const option = /^\$\{user_config\.([^}]+)\}$/.exec(a)?.[1];
+    const chosen = option === undefined || !Object.hasOwn(userConfig, option) ? undefined : userConfig[option];
+    if (isRecord(chosen) && chosen.sensitive !== true && Array.isArray(chosen.default)) {
+      return chosen.default.map((v, j) => expand(String(v), child(child(child("/user_config", option!), "default"), j), [option!]));
+    }
+    return [expand(a, `/server/mcp_config/args/${i}`)];
+  });
   if (mappedArgs.length > 0) config.args = mappedArgs;
   const mappedEnv = Object.fromEntries(Object.entries(env as Record<string, string>).map(([k, v]) => [k, expand(v, child("/server/mcp_config/env", k))]));
   if (Object.keys(mappedEnv).length > 0) config.env = mappedEnv;
