@@ -82,7 +82,8 @@ export function exportServerJson(tool: Tool, registryName: string, notes: string
     if (env.length > 0) pkg.environmentVariables = env;
     doc.packages = [pkg];
   } else if (tool.executor?.id === "http_client" && typeof c.url === "string") {
-    const remote: Record<string, unknown> = { type: c.transport === "sse" ? "sse" : "streamable-http", url: unescape(c.url) };
+    const url = templateOf(c.url, secrets);
+    const remote: Record<string, unknown> = { type: c.transport === "sse" ? "sse" : "streamable-http", url: url.text, ...(Object.keys(url.variables).length > 0 ? { variables: url.variables } : {}) };
     const headers = keyValues(c.headers, secrets);
     if (headers.length > 0) remote.headers = headers;
     doc.remotes = [remote];
@@ -189,12 +190,23 @@ function keyValues(map: unknown, secrets: ReadonlySet<string>): Record<string, u
 
 /** A fixed value, with each `${X}` it reads as a `{x}` variable the user supplies. */
 function withVariables(base: Record<string, unknown>, value: string, secrets: ReadonlySet<string>): Record<string, unknown> {
+  const { text, variables } = templateOf(value, secrets);
+  return { ...base, value: text, ...(Object.keys(variables).length > 0 ? { variables } : {}) };
+}
+
+/**
+ * kiwi config text as a server.json template, in one pass: `${X}` (read from the environment)
+ * becomes the variable `{x}`, and `{{x}}` the literal `{x}`. Unescaping first would turn a kiwi
+ * literal `${{HOME}}` into the reference `${HOME}`.
+ */
+function templateOf(value: string, secrets: ReadonlySet<string>): { text: string; variables: Record<string, unknown> } {
   const variables: Record<string, unknown> = {};
-  const text = unescape(value).replace(/\$\{([A-Za-z_]\w*)\}/g, (_m, name: string) => {
+  const text = value.replace(/\$\{([A-Za-z_]\w*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g, (_m, name: string | undefined, literal: string | undefined) => {
+    if (name === undefined) return `{${literal}}`;
     variables[name.toLowerCase()] = { isRequired: true, ...(isSecretName(name, secrets) ? { isSecret: true } : {}) };
     return `{${name.toLowerCase()}}`;
   });
-  return { ...base, value: text, ...(Object.keys(variables).length > 0 ? { variables } : {}) };
+  return { text, variables };
 }
 
 function stripFrontMatter(text: string): string {

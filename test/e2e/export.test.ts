@@ -66,6 +66,23 @@ describe("--format server.json", () => {
     expect(strip(readFileSync(join(again, ".ai/tools/local-weather.yaml"), "utf8"))).toBe(strip(readFileSync(join(root, ".ai/tools/local-weather.yaml"), "utf8")));
   });
 
+  test.each([
+    ["a remote whose URL reads the environment", "remote.yaml", "tool_id: remote\ntool_type: mcp_server\nversion: 2.0.0\ndescription: Remote\nexecutor: http_client\nconfig:\n  transport: streamable-http\n  url: https://acme.example.com/mcp/${REGION}?t={{tenant}}\n  headers: { Authorization: \"Bearer ${TOKEN}\" }\n  secrets: [TOKEN]\nrequires:\n  - net.outbound: [acme.example.com]\n"],
+    ["a package whose variable holds a literal ${HOME}", "pkg.yaml", "tool_id: pkg\ntool_type: mcp_server\nversion: 1.0.0\ndescription: Pkg\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:@acme/pkg@1.0.0\n  args: [\"--dir=${{HOME}}/w\"]\n  env: { HOMEDIR: \"${{HOME}}/w\", DATA: \"${DATA_DIR}/x\" }\n"],
+  ])("%s exports and imports back to the same integrity", async (_what, file, manifest) => {
+    const root = makeProject({ [`.ai/tools/${file}`]: manifest });
+    const id = file.replace(".yaml", "");
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", id, "--format", "server.json", "--name", `io.github.acme/${id}`, "--out", out]);
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    const again = makeProject({});
+    cpSync(join(out, "server.json"), join(again, "server.json"));
+    const add = await kiwiIn(again).run(["add", "--from", "server.json"]);
+    expect([add.exitCode, add.stderr]).toEqual([0, ""]);
+    const hash = async (dir: string) => (await kiwiIn(dir).run(["hash", "tool", id])).stdout.split(" ")[0];
+    expect(await hash(again)).toBe(await hash(root));
+  });
+
   test("a server that runs a local command cannot be a server.json", async () => {
     const root = makeProject({ ".ai/tools/local.yaml": "tool_id: local\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig: { transport: stdio, command: node, args: [/srv/x.js] }\n" });
     const r = await kiwiIn(root).run(["export", "local", "--format", "server.json", "--out", makeTemp("kiwi-export-")]);
