@@ -3,7 +3,7 @@
 // files out (export-io.ts writes it).
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
-import { PLUGIN_MCP_SCHEMA, PLUGIN_SCHEMA } from "../manifest/plugin.ts";
+import { PLUGIN_MCP_FILE, PLUGIN_MCP_SCHEMA, PLUGIN_SCHEMA } from "../manifest/plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { SERVER_JSON_SCHEMA } from "./server-json.ts";
 import { declaredSecrets, isSecretName } from "../schema/placeholders.ts";
@@ -113,7 +113,14 @@ export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, 
       for (const f of skill.files) place({ ...f, path: `skills/${skill.name}/${f.path}` }, tool);
     } else if (tool.type === "mcp_server") {
       servers[tool.id] = pluginServer(tool, notes);
-      for (const f of tool.files) place({ path: f.path, from: f.abs, executable: f.isExecutable }, tool);
+      for (const f of tool.files) {
+        if (f.path === "plugin.json" || f.path === PLUGIN_MCP_FILE) {
+          // A server read from a plugin carries that plugin's manifests as files: the export writes them anew.
+          if (tool.manifestFile.endsWith(`/${PLUGIN_MCP_FILE}#${tool.id}`)) continue;
+          throw refuse(tool, `its file ${f.path} is where the plugin's own ${f.path} goes`, "rename that file of the tool (and the path the server opens), then export again");
+        }
+        place({ path: f.path, from: f.abs, executable: f.isExecutable }, tool);
+      }
     } else {
       throw refuse(tool, `a ${tool.type} tool has no place in an Agent Plugin (skills and MCP servers only)`, "export knowledge tools and mcp_server tools");
     }

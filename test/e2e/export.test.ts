@@ -115,6 +115,39 @@ describe("--format plugin", () => {
   });
 });
 
+describe("--format plugin, from a plugin", () => {
+  const plugin = {
+    ".ai/tools/kit/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "kit", version: "3.1.0", description: "A kit" }),
+    ".ai/tools/kit/mcp.json": JSON.stringify({
+      $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json",
+      mcpServers: { one: { type: "stdio", command: "node", args: ["${PLUGIN_ROOT}/bin/one.js"] }, two: { type: "stdio", command: "node", args: ["${PLUGIN_ROOT}/bin/one.js", "--two"] } },
+    }),
+    ".ai/tools/kit/bin/one.js": "// server\n",
+  };
+
+  test("a server read from a plugin exports with the plugin's plugin.json and mcp.json written anew, once", async () => {
+    const root = makeProject(plugin);
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", "one", "--format", "plugin", "--name", "kit", "--out", out, "--json"]);
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(r.stdout).files).toEqual(["bin/one.js", "mcp.json", "plugin.json"]);
+    expect(JSON.parse(readFileSync(join(out, "kit/mcp.json"), "utf8")).mcpServers).toEqual({ one: { type: "stdio", command: "node", args: ["./bin/one.js"] } });
+  });
+
+  test("a server whose own file is named mcp.json or plugin.json is refused, not overwritten", async () => {
+    const root = makeProject({
+      ".ai/tools/cfg/tool.yaml": "tool_id: cfg\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig: { transport: stdio, command: node, args: [./server.js, ./mcp.json] }\n",
+      ".ai/tools/cfg/server.js": "// server\n",
+      ".ai/tools/cfg/mcp.json": "{\"servers\": []}\n",
+    });
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", "cfg", "--format", "plugin", "--out", out]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("error[E_USAGE]: cfg (.ai/tools/cfg/tool.yaml): its file mcp.json is where the plugin's own mcp.json goes");
+    expect(existsSync(join(out, "cfg"))).toBe(false);
+  });
+});
+
 describe("bad requests", () => {
   test.each([
     [["export", "nope", "--format", "skill", "--out", "x"], 2, 'error[E_TOOL_NOT_FOUND]: no project tool has the id "nope"'],
