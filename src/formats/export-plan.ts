@@ -100,12 +100,15 @@ export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, 
   }
   const files: ExportFile[] = [];
   const servers: Record<string, unknown> = {};
-  const owner = new Map<string, string>();
+  const owner = new Map<string, { id: string; from?: string }>();
   const place = (file: ExportFile, tool: Tool) => {
     const other = owner.get(file.path);
-    if (other !== undefined && other !== tool.id) throw refuse(tool, `its file ${file.path} is also ${other}'s, and a plugin has one root`, "export the two servers as two plugins");
-    owner.set(file.path, tool.id);
-    if (other === undefined) files.push(file);
+    // Servers of one plugin share its root: the same file on disk is placed once.
+    if (other !== undefined && other.id !== tool.id && (file.from === undefined || other.from !== file.from)) throw refuse(tool, `its file ${file.path} is also ${other.id}'s, and a plugin has one root`, "export the two servers as two plugins");
+    if (other === undefined) {
+      owner.set(file.path, { id: tool.id, from: file.from });
+      files.push(file);
+    }
   };
   for (const tool of tools) {
     if (tool.type === "knowledge") {

@@ -134,6 +134,16 @@ describe("--format plugin, from a plugin", () => {
     expect(JSON.parse(readFileSync(join(out, "kit/mcp.json"), "utf8")).mcpServers).toEqual({ one: { type: "stdio", command: "node", args: ["./bin/one.js"] } });
   });
 
+  test("servers of one plugin export together: the files they share are the same files", async () => {
+    const root = makeProject(plugin);
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", "one", "two", "--format", "plugin", "--name", "kit", "--out", out, "--json"]);
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(r.stdout).files).toEqual(["bin/one.js", "mcp.json", "plugin.json"]);
+    expect(Object.keys(JSON.parse(readFileSync(join(out, "kit/mcp.json"), "utf8")).mcpServers)).toEqual(["one", "two"]);
+    expect(JSON.parse(readFileSync(join(out, "kit/plugin.json"), "utf8"))).toEqual({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "kit", version: "3.1.0" });
+  });
+
   test("a server whose own file is named mcp.json or plugin.json is refused, not overwritten", async () => {
     const root = makeProject({
       ".ai/tools/cfg/tool.yaml": "tool_id: cfg\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig: { transport: stdio, command: node, args: [./server.js, ./mcp.json] }\n",
