@@ -1,6 +1,7 @@
 // The official MCP registry's server.json (schema 2025-12-11) -> one kiwi mcp_server manifest.
 // Refuses what the registry refuses (ranges, `latest`, unknown registry types) and what kiwi
 // cannot pin or run, naming the field. Pure: a parsed value in, a manifest value out.
+import { KiwiError } from "../errors.ts";
 import { isRecord } from "../integrity/value.ts";
 import { isExactVersion } from "../deps/requirements.ts";
 import { TOOL_ID } from "../schema/vocabulary.ts";
@@ -55,6 +56,29 @@ const PEP440 = /^(?:\d+!)?\d+(?:\.\d+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|previ
 
 /** Maps a parsed server.json to a kiwi mcp_server manifest. Throws E_INPUT_INVALID naming the field. */
 export function importServerJson(doc: unknown, file: string, options: ServerJsonImportOptions = {}): ServerJsonImport {
+  if (isRecord(doc) && doc.name === undefined && isRecord(doc.server)) return importServerResponse(doc.server, file, options);
+  return importServerDoc(doc, file, options);
+}
+
+/**
+ * The registry API's answer for one version (GET /v0/servers/<name>/versions/<version>) wraps the
+ * server.json as { server, _meta }: the server is read as a server.json, and every field named
+ * (in errors and notes) is a pointer into the file as saved, below /server.
+ */
+function importServerResponse(server: Record<string, unknown>, file: string, options: ServerJsonImportOptions): ServerJsonImport {
+  const rebase = (text: string) => (text.startsWith("/") ? `/server${text}` : text);
+  try {
+    const imported = importServerDoc(server, file, options);
+    return { ...imported, notes: imported.notes.map(rebase), ...(imported.mcpb ? { mcpb: { ...imported.mcpb, pointer: `/server${imported.mcpb.pointer}` } } : {}) };
+  } catch (error) {
+    if (!(error instanceof KiwiError) || error.code !== "E_INPUT_INVALID") throw error;
+    const inner = String((error.details as { field?: string } | undefined)?.field ?? "");
+    const prefix = `${inner === "" ? file : `${file} at ${inner}`}: `;
+    throw importError(file, `/server${inner}`, error.message.slice(prefix.length), error.hint ?? "");
+  }
+}
+
+function importServerDoc(doc: unknown, file: string, options: ServerJsonImportOptions): ServerJsonImport {
   if (!isRecord(doc)) throw importError(file, "", "a server.json is a JSON object", "export it from the registry (GET /v0/servers/<name>/versions/<version>) or write it with mcp-publisher init");
   const old = findSnakeCase(doc, "");
   if (old) throw importError(file, old, "this is the pre-2025-09 snake_case server.json", `re-publish or convert it to the ${SERVER_JSON_SCHEMA} schema (camelCase: registryType, packageArguments, environmentVariables)`);

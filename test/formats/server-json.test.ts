@@ -72,6 +72,25 @@ describe("the registry's examples (docs/reference/server-json/examples/valid)", 
   });
 });
 
+describe("the registry API's answer for one version ({ server, _meta }, as GET /v0/servers/<name>/versions/<version> returns it)", () => {
+  const response = (server: unknown) => ({ server, _meta: { "io.modelcontextprotocol.registry/official": { status: "active", publishedAt: "2025-01-01T10:30:00Z", isLatest: true } } });
+
+  test("is read as the server.json it wraps", () => {
+    const direct = importServerJson(fixture("with-package.json"), "server.json");
+    const wrapped = importServerJson(response(fixture("with-package.json")), "server.json");
+    expect({ ...wrapped, notes: [] }).toEqual({ ...direct, notes: [] });
+    expect(wrapped.notes).toEqual(direct.notes.map((n) => (n.startsWith("/") ? `/server${n}` : n)));
+  });
+
+  test("names fields and notes by their place in the file as saved, below /server", () => {
+    const e = refusal(response(npmServer({ version: "^1.2.0" })));
+    expect([e.code, e.message, e.details]).toEqual(["E_INPUT_INVALID", 'server.json at /server/packages/0/version: "^1.2.0" is a version range, not one version', { file: "server.json", field: "/server/packages/0/version" }]);
+    expect(refusal(response({ description: "x" })).message).toBe("server.json at /server: name is missing");
+    const noted = importServerJson(response(npmServer({ environmentVariables: [{ name: "OPT" }] })), "server.json");
+    expect(noted.notes).toEqual(["/server/packages/0/environmentVariables/0: optional OPT has no value or default and is not passed; add it to the manifest to set it"]);
+  });
+});
+
 describe("mapping inputs", () => {
   test("a PyPI package is pinned with ==", () => {
     const r = importServerJson(npmServer({ registryType: "pypi", identifier: "mcp-server-fetch", version: "2025.4.7" }), "server.json");
