@@ -165,8 +165,16 @@ describe("bad requests", () => {
     [["export", "doc", "--format", "server.json", "--out", "x"], 2, "error[E_USAGE]: doc (.ai/tools/doc.md): a knowledge tool is not an MCP server"],
     [["export", "run", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: run (.ai/tools/run.yaml): a script tool is not a skill"],
     [["export", "doc", "--format", "skill"], 2, "error[E_USAGE]: kiwi export needs a tool, --format and --out"],
+    [["export", "guide", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: guide (.ai/tools/guide/tool.yaml): the tool has no Markdown document"],
+    [["export", "pictures", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: pictures (.ai/tools/pictures/tool.yaml): the tool has no Markdown document"],
   ])("%p", async (args, exitCode, message) => {
     const root = makeProject({
+      // A knowledge folder that names no document: its first file (a PNG) is not a skill's body.
+      ".ai/tools/guide/tool.yaml": "tool_id: guide\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: A guide\n",
+      ".ai/tools/guide/assets/a.png": "\x89PNG\r\n",
+      ".ai/tools/guide/guide.md": "# Guide\n",
+      ".ai/tools/pictures/tool.yaml": "tool_id: pictures\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: Pictures\nconfig: { entrypoint: a.png }\n",
+      ".ai/tools/pictures/a.png": "\x89PNG\r\n",
       ".ai/tools/doc.md": "---\ntool_id: doc\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: d\n---\n# Doc\n",
       ".ai/tools/run.yaml": "tool_id: run\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig: { entrypoint: run.sh }\n",
     });
