@@ -3,7 +3,7 @@
 // files out (export-io.ts writes it).
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
-import { PLUGIN_MCP_SCHEMA, PLUGIN_SCHEMA } from "../manifest/plugin.ts";
+import { PLUGIN_MCP_FILE, PLUGIN_MCP_SCHEMA, PLUGIN_SCHEMA } from "../manifest/plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { SERVER_JSON_SCHEMA } from "./server-json.ts";
 import { declaredSecrets, isSecretName } from "../schema/placeholders.ts";
@@ -40,9 +40,9 @@ export function exportSkill(tool: Tool, read: ReadText, notes: string[] = []): E
   if (name !== tool.id) notes.push(`${tool.id} is exported as the skill ${name} (skill names have no underscores)`);
   if (!SKILL_NAME.test(name) || name.length > 64) throw refuse(tool, `${JSON.stringify(name)} is not a skill name`, "skill names are 1-64 lower-case letters, digits and single hyphens");
   if (!tool.description) throw refuse(tool, "the tool has no description, which a skill must have", "add description: what it is and when to use it");
-  const entry = tool.form === "markdown" ? undefined : tool.entrypoint;
-  const entryFile = entry ? tool.files.find((f) => f.path === entry) : tool.files[0];
-  if (!entryFile) throw refuse(tool, "the tool has no Markdown document", "point config.entrypoint at a .md file of the tool");
+  // A Markdown tool is its one file; any other knowledge tool names its document (never "the first file": a PNG is no skill).
+  const entryFile = tool.form === "markdown" ? tool.files[0] : tool.entrypoint ? tool.files.find((f) => f.path === tool.entrypoint) : undefined;
+  if (!entryFile || !/\.md$/i.test(entryFile.path)) throw refuse(tool, "the tool has no Markdown document", "point config.entrypoint at a .md file of the tool");
   const text = read(entryFile.abs);
   const files: ExportFile[] = [];
   if (tool.manifestFile.endsWith(`/${SKILL_FILE}`) && name === tool.id) {
@@ -82,7 +82,8 @@ export function exportServerJson(tool: Tool, registryName: string, notes: string
     if (env.length > 0) pkg.environmentVariables = env;
     doc.packages = [pkg];
   } else if (tool.executor?.id === "http_client" && typeof c.url === "string") {
-    const remote: Record<string, unknown> = { type: c.transport === "sse" ? "sse" : "streamable-http", url: unescape(c.url) };
+    const url = templateOf(c.url, secrets);
+    const remote: Record<string, unknown> = { type: c.transport === "sse" ? "sse" : "streamable-http", url: url.text, ...(Object.keys(url.variables).length > 0 ? { variables: url.variables } : {}) };
     const headers = keyValues(c.headers, secrets);
     if (headers.length > 0) remote.headers = headers;
     doc.remotes = [remote];
@@ -99,12 +100,15 @@ export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, 
   }
   const files: ExportFile[] = [];
   const servers: Record<string, unknown> = {};
-  const owner = new Map<string, string>();
+  const owner = new Map<string, { id: string; from?: string }>();
   const place = (file: ExportFile, tool: Tool) => {
     const other = owner.get(file.path);
-    if (other !== undefined && other !== tool.id) throw refuse(tool, `its file ${file.path} is also ${other}'s, and a plugin has one root`, "export the two servers as two plugins");
-    owner.set(file.path, tool.id);
-    if (other === undefined) files.push(file);
+    // Servers of one plugin share its root: the same file on disk is placed once.
+    if (other !== undefined && other.id !== tool.id && (file.from === undefined || other.from !== file.from)) throw refuse(tool, `its file ${file.path} is also ${other.id}'s, and a plugin has one root`, "export the two servers as two plugins");
+    if (other === undefined) {
+      owner.set(file.path, { id: tool.id, from: file.from });
+      files.push(file);
+    }
   };
   for (const tool of tools) {
     if (tool.type === "knowledge") {
@@ -112,7 +116,14 @@ export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, 
       for (const f of skill.files) place({ ...f, path: `skills/${skill.name}/${f.path}` }, tool);
     } else if (tool.type === "mcp_server") {
       servers[tool.id] = pluginServer(tool, notes);
-      for (const f of tool.files) place({ path: f.path, from: f.abs, executable: f.isExecutable }, tool);
+      for (const f of tool.files) {
+        if (f.path === "plugin.json" || f.path === PLUGIN_MCP_FILE) {
+          // A server read from a plugin carries that plugin's manifests as files: the export writes them anew.
+          if (tool.manifestFile.endsWith(`/${PLUGIN_MCP_FILE}#${tool.id}`)) continue;
+          throw refuse(tool, `its file ${f.path} is where the plugin's own ${f.path} goes`, "rename that file of the tool (and the path the server opens), then export again");
+        }
+        place({ path: f.path, from: f.abs, executable: f.isExecutable }, tool);
+      }
     } else {
       throw refuse(tool, `a ${tool.type} tool has no place in an Agent Plugin (skills and MCP servers only)`, "export knowledge tools and mcp_server tools");
     }
@@ -189,12 +200,23 @@ function keyValues(map: unknown, secrets: ReadonlySet<string>): Record<string, u
 
 /** A fixed value, with each `${X}` it reads as a `{x}` variable the user supplies. */
 function withVariables(base: Record<string, unknown>, value: string, secrets: ReadonlySet<string>): Record<string, unknown> {
+  const { text, variables } = templateOf(value, secrets);
+  return { ...base, value: text, ...(Object.keys(variables).length > 0 ? { variables } : {}) };
+}
+
+/**
+ * kiwi config text as a server.json template, in one pass: `${X}` (read from the environment)
+ * becomes the variable `{x}`, and `{{x}}` the literal `{x}`. Unescaping first would turn a kiwi
+ * literal `${{HOME}}` into the reference `${HOME}`.
+ */
+function templateOf(value: string, secrets: ReadonlySet<string>): { text: string; variables: Record<string, unknown> } {
   const variables: Record<string, unknown> = {};
-  const text = unescape(value).replace(/\$\{([A-Za-z_]\w*)\}/g, (_m, name: string) => {
+  const text = value.replace(/\$\{([A-Za-z_]\w*)\}|\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g, (_m, name: string | undefined, literal: string | undefined) => {
+    if (name === undefined) return `{${literal}}`;
     variables[name.toLowerCase()] = { isRequired: true, ...(isSecretName(name, secrets) ? { isSecret: true } : {}) };
     return `{${name.toLowerCase()}}`;
   });
-  return { ...base, value: text, ...(Object.keys(variables).length > 0 ? { variables } : {}) };
+  return { text, variables };
 }
 
 function stripFrontMatter(text: string): string {

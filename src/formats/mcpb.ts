@@ -90,26 +90,31 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
   let mcp: Record<string, unknown> = given;
   const override = isRecord(mcp.platform_overrides) ? mcp.platform_overrides[options.platform] : undefined;
   if (isRecord(override)) {
-    mcp = { ...mcp, ...override };
+    // As the mcpb host does (getMcpConfigForManifest): command and args replace the base's, env adds to it.
+    mcp = { ...mcp, command: override.command || mcp.command, args: override.args || mcp.args, env: isRecord(override.env) && isRecord(mcp.env) ? { ...mcp.env, ...override.env } : (override.env ?? mcp.env) };
     notes.push(`used server.mcp_config.platform_overrides.${options.platform}: the tool is written for this platform`);
   }
   if (typeof mcp.command !== "string" || mcp.command === "") throw importError(at, "/server/mcp_config/command", "command is missing", "name the program that starts the server");
   const userConfig = isRecord(doc.user_config) ? doc.user_config : {};
   const secrets = new Set<string>();
-  const expand = (text: string, pointer: string): string =>
+  // `via`: the options whose defaults are being expanded, so a default that names itself is refused, not followed forever.
+  const expand = (text: string, pointer: string, via: readonly string[] = []): string =>
     escapeLiteral(text).replace(/\$\{\{?([^{}]+)\}?\}/g, (whole, name: string) => {
       if (name === "__dirname") return ".";
       if (Object.hasOwn(HOST_PATHS, name)) return HOST_PATHS[name]!;
       const m = /^user_config\.(.+)$/.exec(name);
       if (!m) return whole;
-      const option = userConfig[m[1]!];
+      const option = Object.hasOwn(userConfig, m[1]!) ? userConfig[m[1]!] : undefined;
       if (!isRecord(option)) throw importError(at, pointer, `${whole} names no user_config option`, `declare user_config.${m[1]} or fix the reference`);
+      if (via.includes(m[1]!)) throw importError(at, pointer, `the default of user_config.${m[1]} refers to itself (${[...via, m[1]!].join(" -> ")})`, "give the option a default that does not name it");
       const envName = envNameOf(m[1]!);
       if (option.sensitive === true) {
         secrets.add(envName);
         return `\${${envName}}`;
       }
-      if (option.default !== undefined) return Array.isArray(option.default) ? option.default.map(String).join(",") : expand(String(option.default), child(child("/user_config", m[1]!), "default"));
+      const defaultAt = child(child("/user_config", m[1]!), "default");
+      if (Array.isArray(option.default)) return option.default.map((v, j) => expand(String(v), child(defaultAt, j), [...via, m[1]!])).join(",");
+      if (option.default !== undefined) return expand(String(option.default), defaultAt, [...via, m[1]!]);
       if (option.required === true) return `\${${envName}}`;
       notes.push(`user_config.${m[1]} is optional and has no default: it is passed as an empty string; set it in the manifest if the server needs it`);
       return "";
@@ -119,7 +124,15 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
   const env = mcp.env === undefined ? {} : mcp.env;
   if (!isRecord(env) || Object.values(env).some((v) => typeof v !== "string")) throw importError(at, "/server/mcp_config/env", "env is not an object of strings", 'write "env": { "NAME": "value" }');
   const config: Record<string, unknown> = { transport: "stdio", command: expand(mcp.command as string, "/server/mcp_config/command") };
-  const mappedArgs = (args as string[]).map((a, i) => expand(a, `/server/mcp_config/args/${i}`));
+  const mappedArgs = (args as string[]).flatMap((a, i) => {
+    // An argument that is exactly a multiple-valued option becomes one argument per value (MANIFEST.md, "Array Expansion").
+    const option = /^\$\{user_config\.([^}]+)\}$/.exec(a)?.[1];
+    const chosen = option === undefined || !Object.hasOwn(userConfig, option) ? undefined : userConfig[option];
+    if (isRecord(chosen) && chosen.sensitive !== true && Array.isArray(chosen.default)) {
+      return chosen.default.map((v, j) => expand(String(v), child(child(child("/user_config", option!), "default"), j), [option!]));
+    }
+    return [expand(a, `/server/mcp_config/args/${i}`)];
+  });
   if (mappedArgs.length > 0) config.args = mappedArgs;
   const mappedEnv = Object.fromEntries(Object.entries(env as Record<string, string>).map(([k, v]) => [k, expand(v, child("/server/mcp_config/env", k))]));
   if (Object.keys(mappedEnv).length > 0) config.env = mappedEnv;

@@ -1,6 +1,7 @@
 // The official MCP registry's server.json (schema 2025-12-11) -> one kiwi mcp_server manifest.
 // Refuses what the registry refuses (ranges, `latest`, unknown registry types) and what kiwi
 // cannot pin or run, naming the field. Pure: a parsed value in, a manifest value out.
+import { KiwiError } from "../errors.ts";
 import { isRecord } from "../integrity/value.ts";
 import { isExactVersion } from "../deps/requirements.ts";
 import { TOOL_ID } from "../schema/vocabulary.ts";
@@ -15,6 +16,8 @@ export const SERVER_JSON_SCHEMA = "2025-12-11";
 export const REGISTRY_TYPES = ["npm", "pypi", "oci", "nuget", "mcpb"] as const;
 const RUNNABLE = ["npm", "pypi", "mcpb"] as const;
 type Runnable = (typeof RUNNABLE)[number];
+/** The transports a package may declare; kiwi starts a package's server and speaks to it over stdio only. */
+const PACKAGE_TRANSPORTS = ["stdio", "streamable-http", "sse"] as const;
 
 export interface ServerJsonImportOptions {
   /** The tool id to write (default: the part of `name` after the slash, made a valid id). */
@@ -53,6 +56,29 @@ const PEP440 = /^(?:\d+!)?\d+(?:\.\d+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|previ
 
 /** Maps a parsed server.json to a kiwi mcp_server manifest. Throws E_INPUT_INVALID naming the field. */
 export function importServerJson(doc: unknown, file: string, options: ServerJsonImportOptions = {}): ServerJsonImport {
+  if (isRecord(doc) && doc.name === undefined && isRecord(doc.server)) return importServerResponse(doc.server, file, options);
+  return importServerDoc(doc, file, options);
+}
+
+/**
+ * The registry API's answer for one version (GET /v0/servers/<name>/versions/<version>) wraps the
+ * server.json as { server, _meta }: the server is read as a server.json, and every field named
+ * (in errors and notes) is a pointer into the file as saved, below /server.
+ */
+function importServerResponse(server: Record<string, unknown>, file: string, options: ServerJsonImportOptions): ServerJsonImport {
+  const rebase = (text: string) => (text.startsWith("/") ? `/server${text}` : text);
+  try {
+    const imported = importServerDoc(server, file, options);
+    return { ...imported, notes: imported.notes.map(rebase), ...(imported.mcpb ? { mcpb: { ...imported.mcpb, pointer: `/server${imported.mcpb.pointer}` } } : {}) };
+  } catch (error) {
+    if (!(error instanceof KiwiError) || error.code !== "E_INPUT_INVALID") throw error;
+    const inner = String((error.details as { field?: string } | undefined)?.field ?? "");
+    const prefix = `${inner === "" ? file : `${file} at ${inner}`}: `;
+    throw importError(file, `/server${inner}`, error.message.slice(prefix.length), error.hint ?? "");
+  }
+}
+
+function importServerDoc(doc: unknown, file: string, options: ServerJsonImportOptions): ServerJsonImport {
   if (!isRecord(doc)) throw importError(file, "", "a server.json is a JSON object", "export it from the registry (GET /v0/servers/<name>/versions/<version>) or write it with mcp-publisher init");
   const old = findSnakeCase(doc, "");
   if (old) throw importError(file, old, "this is the pre-2025-09 snake_case server.json", `re-publish or convert it to the ${SERVER_JSON_SCHEMA} schema (camelCase: registryType, packageArguments, environmentVariables)`);
@@ -156,6 +182,7 @@ function checkPackage(pkg: unknown, pointer: string, file: string): void {
   }
   const transport = pkg.transport;
   if (!isRecord(transport) || typeof transport.type !== "string") throw importError(file, child(pointer, "transport"), "transport is missing or has no type", 'write "transport": { "type": "stdio" }');
+  if (!(PACKAGE_TRANSPORTS as readonly string[]).includes(transport.type)) throw importError(file, child(child(pointer, "transport"), "type"), `transport type ${JSON.stringify(transport.type)} is not stdio, streamable-http or sse`, "a package's transport is stdio, streamable-http or sse");
   if (registryType === "npm") {
     if (!NPM_NAME.test(identifier) || identifier.length > 214) throw importError(file, child(pointer, "identifier"), `${JSON.stringify(identifier)} is not an npm package name`, "npm names are lower case, URL-safe, optionally @scope/name");
     if (version === undefined) throw importError(file, pointer, "the npm package names no version", "add \"version\": the exact version to install (kiwi pins the package by it)");
@@ -188,12 +215,26 @@ function pickEntry(packages: Record<string, unknown>[], remotes: Record<string, 
     const index = packages.findIndex((p) => p.registryType === pick);
     if (index === -1) throw importError(file, "/packages", `--pick ${pick}, but the server has no ${pick} package`, `pick one of: ${[...new Set(kinds)].join(", ")}`);
     if (!(RUNNABLE as readonly string[]).includes(pick)) throw unrunnable(file, child("/packages", index), pick);
-    return { kind: "package", index };
+    const stdio = packages.findIndex((p) => p.registryType === pick && overStdio(p));
+    if (stdio === -1) throw notStdio(file, child("/packages", index), packages[index]!);
+    return { kind: "package", index: stdio };
   }
-  const index = packages.findIndex((p) => (RUNNABLE as readonly string[]).includes(String(p.registryType)));
+  const index = packages.findIndex((p) => (RUNNABLE as readonly string[]).includes(String(p.registryType)) && overStdio(p));
   if (index !== -1) return { kind: "package", index };
   if (remotes.length > 0) return { kind: "remote", index: 0 };
+  const runnable = packages.findIndex((p) => (RUNNABLE as readonly string[]).includes(String(p.registryType)));
+  if (runnable !== -1) throw notStdio(file, child("/packages", runnable), packages[runnable]!);
   throw unrunnable(file, child("/packages", 0), String(packages[0]!.registryType));
+}
+
+/** A package kiwi can start: its server speaks MCP on stdin and stdout. */
+function overStdio(pkg: Record<string, unknown>): boolean {
+  return isRecord(pkg.transport) && pkg.transport.type === "stdio";
+}
+
+function notStdio(file: string, pointer: string, pkg: Record<string, unknown>) {
+  const type = isRecord(pkg.transport) ? String(pkg.transport.type) : "";
+  return importError(file, child(child(pointer, "transport"), "type"), `the package's server listens on ${type} once started; kiwi starts a package's server over stdio only`, "import a remote of the server (--pick remote) if it has one, or ask the publisher for a stdio package");
 }
 
 function unrunnable(file: string, pointer: string, registryType: string) {

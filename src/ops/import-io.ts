@@ -13,7 +13,7 @@ import type { Finding } from "../findings/verdict.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { toProjectPath } from "../manifest/project-io.ts";
 import { IGNORED_NAMES } from "../integrity/tool-path.ts";
-import { PLUGIN_FILE } from "../manifest/plugin.ts";
+import { PLUGIN_FILE, checkPluginManifest } from "../manifest/plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { checkProject } from "../validate/check-project.ts";
 import { importError } from "../formats/import-errors.ts";
@@ -97,8 +97,18 @@ function importFolder(ctx: Context, root: string, toolsDir: string, abs: string,
   const path = toProjectPath(root, dir);
   const findings = checkOrRemove(ctx, path, file, () => rmSync(dir, { recursive: true, force: true }));
   const tools = readProject(ctx.cwd, { cacheDir: ctx.cacheDir }).tools.filter((t) => t.root === path || t.root.startsWith(`${path}/`));
-  const version = tools[0]?.version ?? "0.0.0";
+  // A plugin's version is its plugin.json's (its skills carry their own); a skill's is the tool's.
+  const version = kind === "plugin" ? pluginVersion(join(dir, PLUGIN_FILE)) : (tools[0]?.version ?? "0.0.0");
   return { tool: kind === "plugin" ? name : (tools[0]?.id ?? name), version, format: kind, source: file, path, tools: tools.map((t) => t.id), notes: [], findings };
+}
+
+/** plugin.json's version as the components read it (manifest/plugin.ts): semver, else 0.0.0. */
+function pluginVersion(file: string): string {
+  try {
+    return checkPluginManifest(JSON.parse(readFileSync(file, "utf8"))).version;
+  } catch {
+    return "0.0.0";
+  }
 }
 
 function checkPlaced(ctx: Context, root: string, placed: PlacedBundle, source: string, notes: string[]): ImportResult {

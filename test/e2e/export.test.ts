@@ -66,6 +66,23 @@ describe("--format server.json", () => {
     expect(strip(readFileSync(join(again, ".ai/tools/local-weather.yaml"), "utf8"))).toBe(strip(readFileSync(join(root, ".ai/tools/local-weather.yaml"), "utf8")));
   });
 
+  test.each([
+    ["a remote whose URL reads the environment", "remote.yaml", "tool_id: remote\ntool_type: mcp_server\nversion: 2.0.0\ndescription: Remote\nexecutor: http_client\nconfig:\n  transport: streamable-http\n  url: https://acme.example.com/mcp/${REGION}?t={{tenant}}\n  headers: { Authorization: \"Bearer ${TOKEN}\" }\n  secrets: [TOKEN]\nrequires:\n  - net.outbound: [acme.example.com]\n"],
+    ["a package whose variable holds a literal ${HOME}", "pkg.yaml", "tool_id: pkg\ntool_type: mcp_server\nversion: 1.0.0\ndescription: Pkg\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:@acme/pkg@1.0.0\n  args: [\"--dir=${{HOME}}/w\"]\n  env: { HOMEDIR: \"${{HOME}}/w\", DATA: \"${DATA_DIR}/x\" }\n"],
+  ])("%s exports and imports back to the same integrity", async (_what, file, manifest) => {
+    const root = makeProject({ [`.ai/tools/${file}`]: manifest });
+    const id = file.replace(".yaml", "");
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", id, "--format", "server.json", "--name", `io.github.acme/${id}`, "--out", out]);
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    const again = makeProject({});
+    cpSync(join(out, "server.json"), join(again, "server.json"));
+    const add = await kiwiIn(again).run(["add", "--from", "server.json"]);
+    expect([add.exitCode, add.stderr]).toEqual([0, ""]);
+    const hash = async (dir: string) => (await kiwiIn(dir).run(["hash", "tool", id])).stdout.split(" ")[0];
+    expect(await hash(again)).toBe(await hash(root));
+  });
+
   test("a server that runs a local command cannot be a server.json", async () => {
     const root = makeProject({ ".ai/tools/local.yaml": "tool_id: local\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig: { transport: stdio, command: node, args: [/srv/x.js] }\n" });
     const r = await kiwiIn(root).run(["export", "local", "--format", "server.json", "--out", makeTemp("kiwi-export-")]);
@@ -98,6 +115,49 @@ describe("--format plugin", () => {
   });
 });
 
+describe("--format plugin, from a plugin", () => {
+  const plugin = {
+    ".ai/tools/kit/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "kit", version: "3.1.0", description: "A kit" }),
+    ".ai/tools/kit/mcp.json": JSON.stringify({
+      $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json",
+      mcpServers: { one: { type: "stdio", command: "node", args: ["${PLUGIN_ROOT}/bin/one.js"] }, two: { type: "stdio", command: "node", args: ["${PLUGIN_ROOT}/bin/one.js", "--two"] } },
+    }),
+    ".ai/tools/kit/bin/one.js": "// server\n",
+  };
+
+  test("a server read from a plugin exports with the plugin's plugin.json and mcp.json written anew, once", async () => {
+    const root = makeProject(plugin);
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", "one", "--format", "plugin", "--name", "kit", "--out", out, "--json"]);
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(r.stdout).files).toEqual(["bin/one.js", "mcp.json", "plugin.json"]);
+    expect(JSON.parse(readFileSync(join(out, "kit/mcp.json"), "utf8")).mcpServers).toEqual({ one: { type: "stdio", command: "node", args: ["./bin/one.js"] } });
+  });
+
+  test("servers of one plugin export together: the files they share are the same files", async () => {
+    const root = makeProject(plugin);
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", "one", "two", "--format", "plugin", "--name", "kit", "--out", out, "--json"]);
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(r.stdout).files).toEqual(["bin/one.js", "mcp.json", "plugin.json"]);
+    expect(Object.keys(JSON.parse(readFileSync(join(out, "kit/mcp.json"), "utf8")).mcpServers)).toEqual(["one", "two"]);
+    expect(JSON.parse(readFileSync(join(out, "kit/plugin.json"), "utf8"))).toEqual({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "kit", version: "3.1.0" });
+  });
+
+  test("a server whose own file is named mcp.json or plugin.json is refused, not overwritten", async () => {
+    const root = makeProject({
+      ".ai/tools/cfg/tool.yaml": "tool_id: cfg\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig: { transport: stdio, command: node, args: [./server.js, ./mcp.json] }\n",
+      ".ai/tools/cfg/server.js": "// server\n",
+      ".ai/tools/cfg/mcp.json": "{\"servers\": []}\n",
+    });
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", "cfg", "--format", "plugin", "--out", out]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("error[E_USAGE]: cfg (.ai/tools/cfg/tool.yaml): its file mcp.json is where the plugin's own mcp.json goes");
+    expect(existsSync(join(out, "cfg"))).toBe(false);
+  });
+});
+
 describe("bad requests", () => {
   test.each([
     [["export", "nope", "--format", "skill", "--out", "x"], 2, 'error[E_TOOL_NOT_FOUND]: no project tool has the id "nope"'],
@@ -105,8 +165,16 @@ describe("bad requests", () => {
     [["export", "doc", "--format", "server.json", "--out", "x"], 2, "error[E_USAGE]: doc (.ai/tools/doc.md): a knowledge tool is not an MCP server"],
     [["export", "run", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: run (.ai/tools/run.yaml): a script tool is not a skill"],
     [["export", "doc", "--format", "skill"], 2, "error[E_USAGE]: kiwi export needs a tool, --format and --out"],
+    [["export", "guide", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: guide (.ai/tools/guide/tool.yaml): the tool has no Markdown document"],
+    [["export", "pictures", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: pictures (.ai/tools/pictures/tool.yaml): the tool has no Markdown document"],
   ])("%p", async (args, exitCode, message) => {
     const root = makeProject({
+      // A knowledge folder that names no document: its first file (a PNG) is not a skill's body.
+      ".ai/tools/guide/tool.yaml": "tool_id: guide\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: A guide\n",
+      ".ai/tools/guide/assets/a.png": "\x89PNG\r\n",
+      ".ai/tools/guide/guide.md": "# Guide\n",
+      ".ai/tools/pictures/tool.yaml": "tool_id: pictures\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: Pictures\nconfig: { entrypoint: a.png }\n",
+      ".ai/tools/pictures/a.png": "\x89PNG\r\n",
       ".ai/tools/doc.md": "---\ntool_id: doc\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: d\n---\n# Doc\n",
       ".ai/tools/run.yaml": "tool_id: run\ntool_type: script\nversion: 1.0.0\nexecutor: bash_runtime\nconfig: { entrypoint: run.sh }\n",
     });

@@ -113,6 +113,17 @@ describe("kiwi add --from <folder>", () => {
     expect((await kiwi.run(["lock"])).exitCode).toBe(0);
   });
 
+  test("a plugin is reported at its plugin.json's version, not at the version of one of its skills", async () => {
+    const src = makeProject({
+      "my-plug/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "my-plug", version: "1.2.0" }),
+      "my-plug/skills/a-skill/SKILL.md": '---\nname: a-skill\ndescription: d\nmetadata:\n  version: "2.0.0"\n---\nbody\n',
+    });
+    const kiwi = kiwiIn(makeProject({}));
+    const r = await kiwi.run(["add", "--from", join(src, "my-plug")]);
+    expect([r.exitCode, r.stdout.split("\n")[0], r.stderr]).toEqual([0, `imported my-plug@1.2.0 from plugin (${join(src, "my-plug")})`, ""]);
+    expect((await kiwi.run(["list", "--json"])).stdout).toContain('"version": "2.0.0"');
+  });
+
   test("a skill that fails kiwi check is refused and nothing stays behind", async () => {
     const src = makeProject({ "my-skill/SKILL.md": "---\nname: other\ndescription: d\n---\n" });
     const root = makeProject({});

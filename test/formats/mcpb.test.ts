@@ -50,6 +50,35 @@ describe("manifest.json", () => {
     expect(r.notes[0]).toContain("platform_overrides.linux");
   });
 
+  test("platform_overrides' env adds to the base env, as the mcpb host merges it; command and args replace", () => {
+    const base = { command: "node", args: ["server/index.js"], env: { BASE: "1", SHARED: "base" } };
+    const doc = { ...REAL, user_config: {}, server: { ...REAL.server, mcp_config: { ...base, platform_overrides: { linux: { env: { SHARED: "linux", EXTRA: "2" } }, darwin: { command: "other" } } } } };
+    const r = importMcpbManifest(doc, "h.mcpb", { platform: "linux" });
+    expect(r.manifest.config).toEqual({ transport: "stdio", command: "node", args: ["server/index.js"], env: { BASE: "1", SHARED: "linux", EXTRA: "2" } });
+  });
+
+  test("an argument that is exactly a multiple-valued option becomes one argument per value", () => {
+    const user_config = { dirs: { type: "directory", title: "Dirs", description: "d", multiple: true, required: true, default: ["${HOME}/Desktop", "/srv/{x}"] } };
+    const doc = { ...REAL, user_config, server: { ...REAL.server, mcp_config: { command: "node", args: ["server/index.js", "${user_config.dirs}", "--dirs=${user_config.dirs}"] } } };
+    const r = importMcpbManifest(doc, "h.mcpb", { platform: "linux" });
+    expect((r.manifest.config as { args: string[] }).args).toEqual(["server/index.js", "${HOME}/Desktop", "/srv/{{x}}", "--dirs=${HOME}/Desktop,/srv/{{x}}"]);
+  });
+
+  test.each([
+    ["itself", { a: { type: "string", title: "A", description: "a", default: "x${user_config.a}" } }, "the default of user_config.a refers to itself (a -> a)"],
+    ["itself through another option", { a: { type: "string", title: "A", description: "a", default: "${user_config.b}" }, b: { type: "string", title: "B", description: "b", default: ["${user_config.a}"] } }, "the default of user_config.a refers to itself (a -> b -> a)"],
+  ])("a default that refers to %s is refused naming the field, not followed forever", (_what, user_config, message) => {
+    const doc = { ...REAL, user_config, server: { ...REAL.server, mcp_config: { command: "node", args: ["--a=${user_config.a}"] } } };
+    try {
+      importMcpbManifest(doc, "h.mcpb", { platform: "linux" });
+      throw new Error("not refused");
+    } catch (error) {
+      expect(error).toBeInstanceOf(KiwiError);
+      expect((error as KiwiError).code).toBe("E_INPUT_INVALID");
+      expect((error as KiwiError).message).toContain(message);
+    }
+  });
+
   test("a server without a type says it is missing", () => {
     expect(() => importMcpbManifest({ ...REAL, server: { ...REAL.server, type: undefined } }, "h.mcpb", { platform: "linux" })).toThrow("server.type is missing");
   });

@@ -72,6 +72,25 @@ describe("the registry's examples (docs/reference/server-json/examples/valid)", 
   });
 });
 
+describe("the registry API's answer for one version ({ server, _meta }, as GET /v0/servers/<name>/versions/<version> returns it)", () => {
+  const response = (server: unknown) => ({ server, _meta: { "io.modelcontextprotocol.registry/official": { status: "active", publishedAt: "2025-01-01T10:30:00Z", isLatest: true } } });
+
+  test("is read as the server.json it wraps", () => {
+    const direct = importServerJson(fixture("with-package.json"), "server.json");
+    const wrapped = importServerJson(response(fixture("with-package.json")), "server.json");
+    expect({ ...wrapped, notes: [] }).toEqual({ ...direct, notes: [] });
+    expect(wrapped.notes).toEqual(direct.notes.map((n) => (n.startsWith("/") ? `/server${n}` : n)));
+  });
+
+  test("names fields and notes by their place in the file as saved, below /server", () => {
+    const e = refusal(response(npmServer({ version: "^1.2.0" })));
+    expect([e.code, e.message, e.details]).toEqual(["E_INPUT_INVALID", 'server.json at /server/packages/0/version: "^1.2.0" is a version range, not one version', { file: "server.json", field: "/server/packages/0/version" }]);
+    expect(refusal(response({ description: "x" })).message).toBe("server.json at /server: name is missing");
+    const noted = importServerJson(response(npmServer({ environmentVariables: [{ name: "OPT" }] })), "server.json");
+    expect(noted.notes).toEqual(["/server/packages/0/environmentVariables/0: optional OPT has no value or default and is not passed; add it to the manifest to set it"]);
+  });
+});
+
 describe("mapping inputs", () => {
   test("a PyPI package is pinned with ==", () => {
     const r = importServerJson(npmServer({ registryType: "pypi", identifier: "mcp-server-fetch", version: "2025.4.7" }), "server.json");
@@ -165,6 +184,18 @@ describe("bad input: a coded error naming the file and the field, with a hint", 
   test("an oci-only server is refused: kiwi cannot pin and run it", () => {
     const e = refusal(npmServer({ registryType: "oci", identifier: "docker.io/acme/x" }));
     expect(e.message).toBe("server.json at /packages/0/registryType: kiwi cannot pin and run oci packages");
+  });
+
+  test("a package whose server listens on HTTP is not run over stdio: another entry is taken, or the import is refused", () => {
+    const http = { transport: { type: "streamable-http", url: "http://localhost:{port}/mcp" } };
+    expect(refusal(npmServer(http)).message).toBe("server.json at /packages/0/transport/type: the package's server listens on streamable-http once started; kiwi starts a package's server over stdio only");
+    expect(refusal(npmServer(http), { pick: "npm" }).message).toStartWith("server.json at /packages/0/transport/type: the package's server listens on streamable-http");
+    expect(refusal(npmServer({ transport: { type: "websocket" } })).message).toBe('server.json at /packages/0/transport/type: transport type "websocket" is not stdio, streamable-http or sse');
+    const both = npmServer({}, { packages: [{ ...npmServer().packages[0], ...http }, { ...npmServer().packages[0], identifier: "@acme/weather-stdio" }] });
+    expect(importServerJson(both, "server.json").source).toBe("npm:@acme/weather-stdio@1.2.0");
+    expect(importServerJson(both, "server.json", { pick: "npm" }).source).toBe("npm:@acme/weather-stdio@1.2.0");
+    const withRemote = npmServer(http, { remotes: [{ type: "streamable-http", url: "https://weather.example.com/mcp" }] });
+    expect(importServerJson(withRemote, "server.json").kind).toBe("remote");
   });
 
   test("--pick a type the server lacks, and a bad --id", () => {
