@@ -218,6 +218,51 @@ describe("faults are bounded, clear, and leave no process", () => {
   });
 });
 
+describe("an HTTP server that refuses a request with a status", () => {
+  /** A streamable HTTP server on 127.0.0.1 port 0 that answers `method` with `status` and JSON-RPC otherwise. */
+  function refusing(method: string, status: number) {
+    return Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        if (req.method !== "POST") return new Response(null, { status: 405 }); // no standalone SSE stream
+        const msg = (await req.json()) as { id?: number; method: string; params?: { protocolVersion?: string } };
+        if (msg.method === method) return new Response("go away", { status, headers: { "content-type": "text/plain" } });
+        if (msg.id === undefined) return new Response(null, { status: 202 });
+        const result =
+          msg.method === "initialize"
+            ? { protocolVersion: msg.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "refusing", version: "1.0.0" } }
+            : msg.method === "tools/list"
+              ? { tools: [{ name: "a", inputSchema: { type: "object" } }] }
+              : undefined;
+        const body = result ? { jsonrpc: "2.0", id: msg.id, result } : { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "method not found" } };
+        return Response.json(body);
+      },
+    });
+  }
+
+  test.each([
+    ["initialize", 401, /answered initialize with HTTP 401: go away/, /check config\.headers/],
+    ["initialize", 403, /answered initialize with HTTP 403: go away/, /check config\.headers/],
+    ["initialize", 404, /answered initialize with HTTP 404: go away/, /check config\.url/],
+    ["initialize", 500, /answered initialize with HTTP 500: go away/, /server failed handling the request/],
+    ["tools/list", 503, /answered tools\/list with HTTP 503: go away/, /server failed handling the request/],
+  ] as const)("%s answered with HTTP %d names the status and a fix for an HTTP server, not its command", async (method, status, message, hint) => {
+    const server = refusing(method, status);
+    try {
+      const error = (await list({ kind: "http", url: `http://127.0.0.1:${server.port}/mcp`, headers: {}, transport: "streamable-http" }).catch((e) => e)) as KiwiError;
+      expect(error).toBeInstanceOf(KiwiError);
+      expect(error.code).toBe("E_MCP");
+      expect(error.message).toMatch(message);
+      expect(error.hint).toMatch(hint);
+      expect(error.hint).not.toContain("command");
+      expect(error.details).toMatchObject({ method, status });
+    } finally {
+      server.stop(true);
+    }
+  });
+});
+
 describe("NoiseLines", () => {
   test("keeps the first three lines, each cut at 160 characters, and counts the rest", () => {
     const noise = new NoiseLines();
