@@ -122,7 +122,7 @@ export function scanListing(listing: WireListing, options: ScanOptions): ScanRes
   for (const { key, item } of LIST_KINDS) {
     listing[key].forEach((entry, i) => {
       const id = entry[key === "resources" ? "uri" : key === "resourceTemplates" ? "uriTemplate" : "name"];
-      const component = `${item} ${JSON.stringify(typeof id === "string" ? id : String(i))}`;
+      const component = `${item} ${renderVisible(JSON.stringify(typeof id === "string" ? id : String(i)))}`;
       walk(entry, `/${key}/${i}`, component, undefined, visit);
     });
   }

@@ -58,6 +58,13 @@ describe("scan rules", () => {
     const tool = { name: "search", description: "Use search to find things." };
     expect(scanTool(tool, { otherServers: [{ id: "web_mcp", tools: ["search"] }] }).findings).toEqual([]);
   });
+
+  test("names a component whose name hides characters with them made visible", () => {
+    const result = scanTool({ name: "add\u200B\u001b[31m", description: "Adds." });
+    const hit = result.findings.find((f) => f.rule === "mcp/zero-width");
+    expect(hit!.component).toBe('tool "add<U+200B ZWSP>\\u001b[31m"');
+    expect(hit!.message).not.toMatch(/[\u001b\u200b]/);
+  });
 });
 
 describe("where the scan looks", () => {
