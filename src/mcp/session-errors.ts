@@ -42,7 +42,7 @@ export function mapSessionError(error: unknown, facts: SessionFacts, method: str
       });
     }
     if (error.code === SdkErrorCode.InvalidResult || error.code === SdkErrorCode.UnsupportedResultType) {
-      return new KiwiError("E_MCP", `${label} sent an invalid ${method} result: ${error.message}`, {
+      return new KiwiError("E_MCP", `${label} sent an invalid ${method} result: ${invalidResultSummary(error.message, method)}`, {
         hint: "the server's answer does not follow the MCP schema; report it to the server's author",
         details: { method },
       });
@@ -119,6 +119,25 @@ export function sessionTimeoutError(label: string, method: string, ms: number, w
     what === "session" ? `${label} did not finish within the session limit of ${seconds} s (at ${method})` : `${label} did not answer ${method} within ${seconds} s${stderrSummary()}`,
     { hint: "check the server starts and answers on its own; raise config.timeout (seconds) in its manifest if it is just slow", details: { method, timeoutMs: ms, limit: what } },
   );
+}
+
+/**
+ * The SDK's "Invalid result for tools/list: [ {…zod issue…}, … ]" as one line: the first issue's
+ * JSON pointer into the result and its message, and how many more there are.
+ */
+function invalidResultSummary(message: string, method: string): string {
+  const text = message.replace(`Invalid result for ${method}: `, "");
+  let issues: unknown;
+  try {
+    issues = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (!Array.isArray(issues) || issues.length === 0) return text;
+  const first = issues[0] as { path?: unknown[]; message?: unknown };
+  const pointer = Array.isArray(first.path) && first.path.length ? `/${first.path.map((p) => String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}: ` : "";
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length === 2 ? "" : "s"})` : "";
+  return `${pointer}${String(first.message ?? "invalid")}${more}`;
 }
 
 function zodSummary(error: Error): string {

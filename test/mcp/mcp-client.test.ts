@@ -184,6 +184,7 @@ describe("faults are bounded, clear, and leave no process", () => {
     ["a server that never answers initialize", RAW, { RAW_MODE: "silent" }, {}, /did not answer initialize within 1 s/],
     ["a line that opens like JSON but is not JSON", RAW, { RAW_MODE: "garbage" }, {}, /cannot parse as JSON/],
     ["JSON that is not JSON-RPC", RAW, { RAW_MODE: "not-jsonrpc" }, {}, /not valid JSON-RPC 2.0/],
+    ["a result the MCP schema refuses, named by its pointer on one line", RAW, { RAW_MODE: "no-input-schema" }, {}, /sent an invalid tools\/list result: \/tools\/0\/inputSchema: Invalid input: expected object, received undefined \(and 1 more problem\)$/],
     ["an unknown protocol revision", RAW, { RAW_MODE: "bad-protocol" }, {}, /protocol version is not supported: 1999-01-01/],
     ["a cursor loop", FIXTURE, { FIXTURE_MODE: "cursor-loop" }, {}, /cursor "same-cursor" twice: a cursor loop/],
     ["a crash mid-listing", FIXTURE, { FIXTURE_MODE: "crash-mid-listing" }, {}, /exited with code 3 before the session ended; its stderr ends with:\n {4}fixture: crashing on purpose/],
