@@ -172,6 +172,14 @@ describe("wire text is captured losslessly", () => {
     ]);
   });
 
+  test.each([
+    ["a second answer to the same request is not the one hashed: the first, which the SDK settled with, is", "answer-twice"],
+    ['an answer whose id is the request\'s as a string ("1" for 1), which the SDK accepts, is captured too', "string-ids"],
+  ])("%s", async (_what, mode) => {
+    const listing = await leavesNoProcess((mark) => list(stdioTarget(RAW, [mark], { RAW_MODE: mode })));
+    expect(listing.tools.map((t) => t.name)).toEqual(["get_forecast"]);
+  });
+
   test("speaks the older 2024-11-05 revision when the server answers with it", async () => {
     const listing = await list(stdioTarget(RAW, [], { RAW_MODE: "old-protocol" }));
     expect(listing.protocolVersion).toBe("2024-11-05");
