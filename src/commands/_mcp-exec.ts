@@ -6,7 +6,7 @@ import type { McpGateHooks } from "../ops/exec-io.ts";
 import type { McpCall } from "../ops/mcp-exec-io.ts";
 import type { GateOutcome } from "../ops/mcp-gate-io.ts";
 import { resolveMcpMode } from "../mcp/modes.ts";
-import { renderDiff, renderFindings, renderToolResult } from "../ui/mcp-render.ts";
+import { renderDiff, renderDriftSummary, renderFindings, renderToolResult } from "../ui/mcp-render.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 
@@ -47,6 +47,5 @@ function reportGate(ctx: Context, outcome: GateOutcome): void {
 export function showDriftDetails(error: KiwiError): void {
   const changes = error.details?.changes as { kind: string; name: string; change: string; severity: string; fields: string[] }[] | undefined;
   if (!changes?.length) return;
-  const lines = changes.map((c) => `  ${c.change === "added" ? "+" : c.change === "removed" ? "-" : "~"} ${c.kind}${c.name ? ` ${JSON.stringify(c.name)}` : ""} [${c.severity}]${c.fields.length && c.fields[0] !== "*" ? `: ${c.fields.join(", ")}` : ""}`);
-  showNote(`MCP server "${String(error.details?.server)}" changed:\n${lines.join("\n")}`);
+  showNote(renderDriftSummary(String(error.details?.server), changes));
 }

@@ -79,9 +79,11 @@ export function withProjectLock<T>(root: string, fn: () => T | Promise<T>): Prom
 
 /**
  * Sets (or, with `undefined`, removes) the interface pin of an MCP server, keeping every other
- * byte of the lockfile. The server must be a locked tool; the lockfile must exist.
+ * byte of the lockfile. The server must be a locked tool; the lockfile must exist. With `firstUse`
+ * (trust on first use), the pin is written only while the server has none: a pin another kiwi
+ * wrote since the caller read the lockfile is kept, and the returned lockfile holds it.
  */
-export async function writeMcpPin(root: string, serverId: string, pin: McpPin | undefined, faults: Faults = NO_FAULTS): Promise<Lockfile> {
+export async function writeMcpPin(root: string, serverId: string, pin: McpPin | undefined, faults: Faults = NO_FAULTS, options: { firstUse?: boolean } = {}): Promise<Lockfile> {
   if (pin) {
     parseDigest(pin.interface_hash, `MCP pin for "${serverId}" interface_hash`);
     parseDigest(pin.full_hash, `MCP pin for "${serverId}" full_hash`);
@@ -91,6 +93,7 @@ export async function writeMcpPin(root: string, serverId: string, pin: McpPin | 
     if (!lock.tools[serverId]) {
       throw new KiwiError("E_LOCK_STALE", `MCP server "${serverId}" is not in ${LOCKFILE_NAME}`, { hint: 'run "kiwi lock" first' });
     }
+    if (options.firstUse && Object.hasOwn(lock.mcp_servers, serverId)) return lock;
     const pins = { ...lock.mcp_servers };
     if (pin) pins[serverId] = pin;
     else delete pins[serverId];

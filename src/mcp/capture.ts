@@ -54,10 +54,23 @@ export class LosslessCapture {
       if (!isMapping(message) || message.result === undefined) continue;
       const id = message.id;
       if (typeof id !== "number" && typeof id !== "string") continue;
-      const key = keyOf(id);
+      const key = this.responseKey(id);
+      // The first answer to a request is the one the SDK settles it with (it ignores any later
+      // answer to the same id), so it is the one kept: never a second answer the SDK never saw.
+      if (this.results.has(key)) continue;
       for (const wanted of this.lastIdByMethod.values()) if (wanted === key) this.results.set(key, message.result);
     }
     return value;
+  }
+
+  /**
+   * Which request a response answers, as the SDK decides it: it looks its requests (numbered) up by
+   * `Number(response.id)`, so a server that answers request 1 with id "1" has answered it.
+   */
+  private responseKey(id: number | string): string {
+    if (typeof id === "number") return keyOf(id);
+    const asString = keyOf(id);
+    return [...this.lastIdByMethod.values()].includes(asString) ? asString : keyOf(Number(id));
   }
 
   /** The lossless result of the latest `method` request if one arrived (left in place). */

@@ -77,7 +77,7 @@ export function diffListings(pinned: WireListing, live: WireListing): InterfaceD
       name: "",
       change: before === "" ? "added" : after === "" ? "removed" : "changed",
       severity: "security",
-      fields: [{ field: "instructions", severity: "security", patch: patchOf("instructions", before, after) }],
+      fields: [{ field: "instructions", severity: "security", patch: patchOf("instructions", renderFieldText(before), renderFieldText(after)) }],
     });
   }
   for (const { key } of LIST_KINDS) changes.push(...diffList(key, pinned[key], live[key]));
@@ -90,8 +90,8 @@ function diffServer(pinned: WireListing, live: WireListing): ComponentChange | u
   const name = (l: WireListing) => (typeof l.serverInfo?.name === "string" ? l.serverInfo.name : "");
   const version = (l: WireListing) => (typeof l.serverInfo?.version === "string" ? l.serverInfo.version : "");
   // A server that now calls itself something else must not pass as the pinned one.
-  if (name(pinned) !== name(live)) fields.push({ field: "serverInfo.name", severity: "security", patch: patchOf("serverInfo.name", name(pinned), name(live)) });
-  if (version(pinned) !== version(live)) fields.push({ field: "serverInfo.version", severity: "info", patch: patchOf("serverInfo.version", version(pinned), version(live)) });
+  if (name(pinned) !== name(live)) fields.push({ field: "serverInfo.name", severity: "security", patch: patchOf("serverInfo.name", renderFieldText(name(pinned)), renderFieldText(name(live))) });
+  if (version(pinned) !== version(live)) fields.push({ field: "serverInfo.version", severity: "info", patch: patchOf("serverInfo.version", renderFieldText(version(pinned)), renderFieldText(version(live))) });
   // A 2026-07-28 server's discover result: supported revisions are informational, capabilities a notice.
   const before = pinned.discover ?? {};
   const after = live.discover ?? {};

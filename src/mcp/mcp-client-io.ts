@@ -54,6 +54,7 @@ export class McpSession {
     readonly label: string,
     limits: ListingLimits,
     private readonly stderrSummary: () => string,
+    private readonly http = false,
   ) {
     this.limits = limits;
     this.deadline = Date.now() + limits.sessionTimeoutMs;
@@ -223,7 +224,7 @@ export class McpSession {
 
   /** Maps whatever a request threw to one KiwiError (a transport's own failure wins). */
   mapError(error: unknown, method: string, timeoutMs: number): KiwiError {
-    return mapSessionError(error, { label: this.label, failure: this.failure(), stderrSummary: this.stderrSummary }, method, timeoutMs);
+    return mapSessionError(error, { label: this.label, failure: this.failure(), stderrSummary: this.stderrSummary, http: this.http }, method, timeoutMs);
   }
 
   private timeoutError(method: string, ms: number, what: "request" | "session"): KiwiError {
@@ -277,7 +278,7 @@ async function connectOnce(target: McpTarget, options: SessionOptions, negotiati
     { name: "kiwi", version: options.clientVersion },
     { capabilities: {}, ...(negotiation === "auto" ? { versionNegotiation: { mode: "auto", probe: { timeoutMs: startMs } } } : {}) },
   );
-  const session = new McpSession(client, transport, capture, failure, options.label, limits, stderrSummary);
+  const session = new McpSession(client, transport, capture, failure, options.label, limits, stderrSummary, target.kind === "http");
   session.sandbox = options.sandbox?.mode;
   if (target.kind === "http") session.credential = credentialIdentity(target.url, target.headers);
   if (transport instanceof StdioProcessTransport) {

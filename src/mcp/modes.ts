@@ -5,6 +5,7 @@ import { shortDigest } from "../integrity/digest.ts";
 import type { InterfaceDiff } from "./interface-diff.ts";
 import type { WireListing } from "./listing.ts";
 import { type McpPin, diffFromPin, pinMatches } from "./pin.ts";
+import { renderVisible } from "./visible.ts";
 
 /** Every mode, with what it does; `--mcp-mode` and KIWI_MCP_MODE take these names. */
 export const MCP_MODES = {
@@ -76,7 +77,7 @@ export function decidePin(input: DecideInput): PinDecision {
 export function driftError(server: string, pin: McpPin, live: McpPin, diff: InterfaceDiff, note?: string): KiwiError {
   const renamed = pin.name !== live.name;
   const what = renamed
-    ? `now calls itself ${JSON.stringify(live.name)} but was pinned as ${JSON.stringify(pin.name)}`
+    ? `now calls itself ${renderVisible(JSON.stringify(live.name))} but was pinned as ${renderVisible(JSON.stringify(pin.name))}`
     : `changed its interface since it was pinned (interface ${shortDigest(pin.interface_hash)} → ${shortDigest(live.interface_hash)}, full ${shortDigest(pin.full_hash)} → ${shortDigest(live.full_hash)})`;
   return new KiwiError("E_MCP_DRIFT", `MCP server "${server}" ${what}`, {
     hint: `review the change with "kiwi mcp diff ${server}", then accept it with "kiwi mcp approve ${server}"${note ? ` (${note})` : ""}`,

@@ -122,7 +122,7 @@ export function scanListing(listing: WireListing, options: ScanOptions): ScanRes
   for (const { key, item } of LIST_KINDS) {
     listing[key].forEach((entry, i) => {
       const id = entry[key === "resources" ? "uri" : key === "resourceTemplates" ? "uriTemplate" : "name"];
-      const component = `${item} ${JSON.stringify(typeof id === "string" ? id : String(i))}`;
+      const component = `${item} ${renderVisible(JSON.stringify(typeof id === "string" ? id : String(i)))}`;
       walk(entry, `/${key}/${i}`, component, undefined, visit);
     });
   }
@@ -215,9 +215,16 @@ function crossServerPattern(others: readonly OtherServer[], ownTools: ReadonlySe
 
 /** Up to ~40 characters either side of a match, with hidden characters made visible. */
 export function excerptAround(text: string, index: number, length: number): string {
-  const start = Math.max(0, index - 40);
-  const end = Math.min(text.length, index + length + 40);
-  const clippedMatch = length > 160 ? text.slice(index, index + 80) + "…" + text.slice(index + length - 40, index + length) : text.slice(index, index + length);
+  const start = onBoundary(text, Math.max(0, index - 40));
+  const end = onBoundary(text, Math.min(text.length, index + length + 40));
+  const clippedMatch =
+    length > 160 ? text.slice(index, onBoundary(text, index + 80)) + "…" + text.slice(onBoundary(text, index + length - 40), index + length) : text.slice(index, index + length);
   const body = text.slice(start, index) + clippedMatch + text.slice(index + length, end);
   return `${start > 0 ? "…" : ""}${renderVisible(body)}${end < text.length ? "…" : ""}`;
+}
+
+/** `i`, moved back one when it would cut a surrogate pair (a tag character, an emoji) in half. */
+function onBoundary(text: string, i: number): number {
+  const code = text.charCodeAt(i);
+  return i > 0 && i < text.length && code >= 0xdc00 && code <= 0xdfff && /[\uD800-\uDBFF]/.test(text[i - 1]!) ? i - 1 : i;
 }

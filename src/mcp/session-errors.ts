@@ -1,6 +1,6 @@
 // What a failed MCP request means, as one KiwiError naming the server, the method and the fix:
 // timeouts, a closed connection, a JSON-RPC error answer, an unsupported revision, an invalid result.
-import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/client";
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, SseError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/client";
 import { KiwiError } from "../errors.ts";
 
 /** The stateless revision, reached through `server/discover` (no initialize handshake). */
@@ -23,6 +23,8 @@ export interface SessionFacts {
   /** The transport's own fatal problem, if it saw one: it explains the SDK's error better. */
   failure: KiwiError | undefined;
   stderrSummary: () => string;
+  /** True for a server reached over HTTP: it has no command to run by hand, only a URL and headers. */
+  http?: boolean;
 }
 
 /** Maps whatever a request threw to one KiwiError. */
@@ -30,6 +32,8 @@ export function mapSessionError(error: unknown, facts: SessionFacts, method: str
   const { label } = facts;
   if (facts.failure) return facts.failure;
   if (error instanceof KiwiError) return error;
+  const status = httpStatusOf(error);
+  if (status !== undefined) return httpStatusError(label, method, status, error as Error);
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) return sessionTimeoutError(label, method, timeoutMs, "request", facts.stderrSummary);
     if (error.code === SdkErrorCode.ConnectionClosed) {
@@ -38,7 +42,7 @@ export function mapSessionError(error: unknown, facts: SessionFacts, method: str
       });
     }
     if (error.code === SdkErrorCode.InvalidResult || error.code === SdkErrorCode.UnsupportedResultType) {
-      return new KiwiError("E_MCP", `${label} sent an invalid ${method} result: ${error.message}`, {
+      return new KiwiError("E_MCP", `${label} sent an invalid ${method} result: ${invalidResultSummary(error.message, method)}`, {
         hint: "the server's answer does not follow the MCP schema; report it to the server's author",
         details: { method },
       });
@@ -73,7 +77,38 @@ export function mapSessionError(error: unknown, facts: SessionFacts, method: str
       hint: "the server's answer does not follow the MCP schema; report it to the server's author",
     });
   }
-  return new KiwiError("E_MCP", `${label}: ${method} failed: ${message}`, { hint: "run the server's command by hand to check it works", cause: error });
+  const hint = facts.http ? "check that config.url names the server's MCP endpoint and that the server is up" : "run the server's command by hand to check it works";
+  return new KiwiError("E_MCP", `${label}: ${method} failed: ${message}`, { hint, cause: error });
+}
+
+/**
+ * The HTTP status of a refused request: the streamable HTTP transport throws SdkHttpError, the
+ * legacy SSE transport an SseError (its stream) or a plain Error "… (HTTP 404): …" (its POSTs).
+ */
+function httpStatusOf(error: unknown): number | undefined {
+  if (error instanceof SdkHttpError) return error.status;
+  if (error instanceof SseError && typeof error.code === "number" && error.code >= 300) return error.code;
+  const match = error instanceof Error ? /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec(error.message) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
+/** A request the server answered with an HTTP error status: the status, what it said, and what to fix. */
+function httpStatusError(label: string, method: string, status: number, error: Error): KiwiError {
+  const said = error.message.replace(/^Error POSTing to endpoint(?: \(HTTP \d{3}\))?: /, "").replace(/^SSE error: /, "").trim();
+  const body = said.length > 300 ? `${said.slice(0, 300)}…` : said;
+  const hint =
+    status === 401 || status === 403
+      ? "the server refused the credentials kiwi sent: check config.headers in the server's manifest and the environment variables they expand"
+      : status === 404 || status === 405 || status === 410
+        ? "check config.url in the server's manifest: no MCP endpoint answers there"
+        : status >= 300 && status < 400
+          ? "the server redirects elsewhere: if that is the intended server, put its address in config.url"
+          : status === 429
+            ? "the server is limiting requests; wait and try again"
+            : status >= 500
+              ? "the server failed handling the request; check its logs, or try again later"
+              : "the server rejected the request; check config.url and config.headers in the server's manifest";
+  return new KiwiError("E_MCP", `${label} answered ${method} with HTTP ${status}${body ? `: ${body}` : ""}`, { hint, details: { method, status } });
 }
 
 /** A request (or the whole session) ran out of time. */
@@ -84,6 +119,25 @@ export function sessionTimeoutError(label: string, method: string, ms: number, w
     what === "session" ? `${label} did not finish within the session limit of ${seconds} s (at ${method})` : `${label} did not answer ${method} within ${seconds} s${stderrSummary()}`,
     { hint: "check the server starts and answers on its own; raise config.timeout (seconds) in its manifest if it is just slow", details: { method, timeoutMs: ms, limit: what } },
   );
+}
+
+/**
+ * The SDK's "Invalid result for tools/list: [ {…zod issue…}, … ]" as one line: the first issue's
+ * JSON pointer into the result and its message, and how many more there are.
+ */
+function invalidResultSummary(message: string, method: string): string {
+  const text = message.replace(`Invalid result for ${method}: `, "");
+  let issues: unknown;
+  try {
+    issues = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (!Array.isArray(issues) || issues.length === 0) return text;
+  const first = issues[0] as { path?: unknown[]; message?: unknown };
+  const pointer = Array.isArray(first.path) && first.path.length ? `/${first.path.map((p) => String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}: ` : "";
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length === 2 ? "" : "s"})` : "";
+  return `${pointer}${String(first.message ?? "invalid")}${more}`;
 }
 
 function zodSummary(error: Error): string {

@@ -2,10 +2,13 @@
 // poisoning scan when a pin is about to be written, asks when the mode says so, and writes pins
 // through lockfile/fs.ts (the only writer of tool.lock.json).
 import { KiwiError } from "../errors.ts";
+import { NO_FAULTS } from "../cache/faults-io.ts";
 import { writeMcpPin } from "../lockfile/fs.ts";
 import type { InterfaceDiff } from "../mcp/interface-diff.ts";
 import type { LiveInterface } from "./mcp-inspect-io.ts";
 import { type McpMode, type PinDecision, decidePin } from "../mcp/modes.ts";
+import { type McpPin, parsePin, pinMatches } from "../mcp/pin.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
 import { type McpProject, otherServersOf } from "../mcp/mcp-project-io.ts";
 import { type ScanResult, scanListing } from "../mcp/scan.ts";
 
@@ -61,13 +64,16 @@ export async function gateServer(project: McpProject, live: LiveInterface, optio
       const scan = scanFor(project, live, options.strict);
       const yes = await options.ask!({ server, reason: decision.reason, diff: decision.diff, scan });
       if (!yes) throw new KiwiError(decision.refusal.code, `${decision.refusal.message}; not approved`, { hint: decision.refusal.hint, details: decision.refusal.details });
-      await writePin(project, live, warnings);
+      // Approved as a first pin, but pinned by another kiwi meanwhile: decide (and ask) again against that pin.
+      if (pinnedMeanwhile(await writePin(project, live, warnings, decision.reason === "unpinned"), live)) return gateServer(project, live, options);
       return { server, decision: "ask", result: "approved", diff: decision.diff, scan, warnings };
     }
     case "pin": {
       const scan = scanFor(project, live, options.strict);
       assertScanPasses(server, scan);
-      await writePin(project, live, warnings);
+      // Trust on first use holds for the first pin only: one another kiwi (a parallel exec, kiwi
+      // lock) wrote since the project was read is what this listing must match, as in a later run.
+      if (pinnedMeanwhile(await writePin(project, live, warnings, decision.reason === "first-use"), live)) return gateServer(project, live, options);
       return { server, decision: "pin", result: decision.reason === "first-use" ? "pinned" : "repinned", diff: decision.diff, scan, warnings };
     }
   }
@@ -88,13 +94,25 @@ export function assertScanPasses(server: string, scan: ScanResult): void {
   });
 }
 
-/** Writes the live pin; without a lockfile (unlocked runs) it is reported, not written. */
-export async function writePin(project: McpProject, live: LiveInterface, warnings: string[]): Promise<boolean> {
+/**
+ * Writes the live pin and returns the server's pin now in tool.lock.json; without a lockfile
+ * (unlocked runs) it is reported, not written, and undefined is returned. With `firstUse` a pin
+ * another kiwi wrote since the project was read is kept (and returned) instead of overwritten.
+ */
+export async function writePin(project: McpProject, live: LiveInterface, warnings: string[], firstUse = false): Promise<McpPin | undefined> {
   if (!project.hasLockfile) {
     warnings.push(`MCP server "${live.server.id}" was not pinned: there is no tool.lock.json (run "kiwi lock", then "kiwi mcp pin ${live.server.id}")`);
-    return false;
+    return undefined;
   }
-  await writeMcpPin(project.root, live.server.id, live.live);
-  project.pins[live.server.id] = live.live;
-  return true;
+  const lock = await writeMcpPin(project.root, live.server.id, live.live, NO_FAULTS, { firstUse });
+  const stored = lock.mcp_servers[live.server.id] as unknown;
+  // Another kiwi's pin is read as any pin is: re-verified against its own snapshot.
+  const now = stored === undefined || stored === live.live ? live.live : parsePin(stored as CanonicalValue, live.server.id);
+  project.pins[live.server.id] = now;
+  return now;
+}
+
+/** True when the pin in tool.lock.json is not the live one: another kiwi pinned the server first, differently. */
+export function pinnedMeanwhile(now: McpPin | undefined, live: LiveInterface): now is McpPin {
+  return now !== undefined && now !== live.live && !pinMatches(now, live.live);
 }

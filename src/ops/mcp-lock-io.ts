@@ -5,7 +5,7 @@
 // reported, not fatal, because the tool hashes in the lockfile are still right.
 import type { Context } from "../context.ts";
 import { type KiwiError, toKiwiError } from "../errors.ts";
-import { assertScanPasses, scanFor, writePin } from "./mcp-gate-io.ts";
+import { assertScanPasses, pinnedMeanwhile, scanFor, writePin } from "./mcp-gate-io.ts";
 import { inspectServer } from "./mcp-inspect-io.ts";
 import { lockTimeSkipReason, resolveMcpMode } from "../mcp/modes.ts";
 import type { McpPin } from "../mcp/pin.ts";
@@ -72,9 +72,13 @@ export async function pinUnpinnedServers(ctx: Context, options: { strict: boolea
       const scan = scanFor(project, live, options.strict);
       assertScanPasses(server.id, scan);
       const warnings: string[] = [...live.warnings];
-      const written = writes.then(() => writePin(project, live, warnings));
+      const written = writes.then(() => writePin(project, live, warnings, true));
       writes = written.then(() => undefined, () => undefined);
-      await written;
+      const now = await written;
+      if (pinnedMeanwhile(now, live)) {
+        const reason = `another kiwi pinned it while kiwi lock listed it, and the interface it pinned differs from the one listed now; review with "kiwi mcp diff ${server.id}"`;
+        return { server: server.id, result: "failed", reason, pin: now, scan, warnings };
+      }
       return { server: server.id, result: "pinned", pin: live.live, scan, warnings };
     } catch (error) {
       const e = toKiwiError(error);

@@ -19,8 +19,8 @@ export function renderHashes(pin: Pick<McpPin, "interface_hash" | "full_hash">):
 
 /** `weather 1.2.0, protocol 2025-06-18: 3 tools, 1 prompt, 2 resources, 0 resource templates`. */
 export function renderListingSummary(listing: WireListing): string {
-  const name = typeof listing.serverInfo?.name === "string" ? listing.serverInfo.name : "(unnamed server)";
-  const version = typeof listing.serverInfo?.version === "string" ? ` ${listing.serverInfo.version}` : "";
+  const name = typeof listing.serverInfo?.name === "string" ? renderVisible(listing.serverInfo.name) : "(unnamed server)";
+  const version = typeof listing.serverInfo?.version === "string" ? ` ${renderVisible(listing.serverInfo.version)}` : "";
   const protocol = listing.protocolVersion ? `, protocol ${listing.protocolVersion}` : "";
   const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
   return `${name}${version}${protocol}: ${n(listing.tools.length, "tool")}, ${n(listing.prompts.length, "prompt")}, ${n(listing.resources.length, "resource")}, ${n(listing.resourceTemplates.length, "resource template")}${listing.skills.length ? `, ${n(listing.skills.length, "skill")}` : ""}${listing.instructions ? ", instructions" : ""}`;
@@ -52,6 +52,12 @@ export function renderDiff(server: string, diff: InterfaceDiff, ctx: Pick<Contex
   return `${lines.join("\n")}\n`;
 }
 
+/** The one-line-per-component summary a refused drift shows before its error. */
+export function renderDriftSummary(server: string, changes: readonly { kind: string; name: string; change: string; severity: string; fields: string[] }[]): string {
+  const lines = changes.map((c) => `  ${c.change === "added" ? "+" : c.change === "removed" ? "-" : "~"} ${c.kind}${c.name ? ` ${renderVisible(JSON.stringify(c.name))}` : ""} [${c.severity}]${c.fields.length && c.fields[0] !== "*" ? `: ${c.fields.join(", ")}` : ""}`);
+  return `MCP server "${server}" changed:\n${lines.join("\n")}`;
+}
+
 /** Scan findings, one block each: rule, where, the visible excerpt, the hint. */
 export function renderFindings(scan: ScanResult, ctx: Pick<Context, "color">): string {
   const c = colors(ctx);
@@ -77,7 +83,7 @@ export function renderVerifyLine(row: { server: string; status: string; pin?: Mc
 function componentName(change: ComponentChange): string {
   if (change.kind === "server") return "server";
   if (change.kind === "instructions") return "instructions";
-  return `${change.kind.replace("_", " ")} ${JSON.stringify(change.name)}`;
+  return `${change.kind.replace("_", " ")} ${renderVisible(JSON.stringify(change.name))}`;
 }
 
 function changeMark(change: ComponentChange, c: Colors): string {
@@ -129,7 +135,7 @@ export function renderLockPins(reports: readonly LockPinReport[], ctx: Pick<Cont
     for (const w of r.warnings ?? []) notes.push(`warning: ${w}`);
     if (r.result === "pinned") {
       if (r.scan?.findings.length) notes.push(renderFindings(r.scan, ctx).trimEnd());
-      notes.push(`pinned MCP server "${r.server}" (${r.pin!.name}): interface ${r.pin!.interface_hash}`);
+      notes.push(`pinned MCP server "${r.server}" (${renderVisible(r.pin!.name)}): interface ${r.pin!.interface_hash}`);
     } else if (r.result === "failed") notes.push(`warning: MCP server "${r.server}" was not pinned: ${r.reason}\n  hint: fix it, then run "kiwi mcp pin ${r.server}"`);
     else notes.push(`note: MCP server "${r.server}" was not pinned (${r.reason})`);
   }

@@ -2,7 +2,7 @@
 // pins recorded by lock, rug pulls refused (description, schema, annotation, rename), the modes,
 // live-schema validation, the poisoning scan, offline hashing and Ctrl-C cleanup.
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KIWI_BIN, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
@@ -244,6 +244,28 @@ describe("modes", () => {
     else expect(r.stderr).toBe("");
     expect(Boolean(readLock(root).mcp_servers.fixture_mcp)).toBe(stderrPart.includes("on first use"));
   });
+
+  test("a first-use pin never replaces one another kiwi wrote meanwhile: the slower run is held to it", async () => {
+    // Run A reads the project (no pin) and lists a held server; meanwhile run B pins another
+    // interface. A must then be judged against B's pin, as a later run would be, not overwrite it.
+    const { root, setState } = fixtureProject();
+    const env = hermeticEnv({ KIWI_SANDBOX: "off" }); // the held server signals through files in the project
+    expect((await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_MCP_MODE: "verify" }) })).exitCode).toBe(0);
+    const state = join(root, "state");
+    setState("v1 hold");
+    const slow = runKiwi(["exec", "add", "--param", "a=1", "--param", "b=2"], { cwd: root, env, timeoutMs: 60_000 });
+    expect(await eventually(() => existsSync(`${state}.held`), 30_000)).toBe(true);
+    setState("description");
+    const fast = await runKiwi(["exec", "add", "--param", "a=1", "--param", "b=2"], { cwd: root, env });
+    expect([fast.exitCode, fast.stdout]).toEqual([0, "3\n"]);
+    const pinned = readLock(root).mcp_servers.fixture_mcp!;
+    writeFileSync(`${state}.release`, "");
+    const r = await slow;
+    expect([r.exitCode, r.stdout]).toEqual([10, ""]);
+    expect(r.stderr).toContain('~ tool "add" [security]: description');
+    expect(r.stderr).toContain('error[E_MCP_DRIFT]: MCP server "fixture_mcp" changed its interface since it was pinned');
+    expect(readLock(root).mcp_servers.fixture_mcp).toEqual(pinned);
+  }, SLOW);
 
   test.skipIf(!needs(Bun.which("script") !== null || process.env.CI === "true", "script(1) (bsdutils) is not installed"))("approval on a terminal asks: yes re-pins, no refuses", async () => {
     const project = await pinnedProject();

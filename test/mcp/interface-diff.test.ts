@@ -68,6 +68,18 @@ describe("diffListings", () => {
     const c = listing({ tools: [{ name: "t", description: "Adds.\u200B" }] });
     expect(diffListings(listing({ tools: [{ name: "t", description: "Adds." }] }), c).changes[0]!.fields[0]!.patch).toContain("+Adds.<U+200B ZWSP>");
   });
+
+  test("instructions and the server's name and version show hidden characters too, not raw terminal controls", () => {
+    const before = listing({ serverInfo: { name: "fs", version: "1.0.0" }, instructions: "Be careful." });
+    const after = listing({ serverInfo: { name: "fs\u001b[2J\u200B", version: "1\u001b[31m" }, instructions: "Be careful.\u202Eevil" });
+    const patches = diffListings(before, after).changes.flatMap((c) => c.fields.map((f) => [f.field, f.patch] as const));
+    expect(Object.fromEntries(patches.map(([field, patch]) => [field, patch.split("\n").filter((l) => l.startsWith("+") && !l.startsWith("+++"))]))).toEqual({
+      "serverInfo.name": ["+fs<U+001B>[2J<U+200B ZWSP>"],
+      "serverInfo.version": ["+1<U+001B>[31m"],
+      instructions: ["+Be careful.<U+202E RLO>evil"],
+    });
+    for (const [, patch] of patches) expect(patch).not.toMatch(/[\u001b\u200b\u202e]/);
+  });
 });
 
 describe("patchOf", () => {

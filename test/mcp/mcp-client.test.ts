@@ -172,6 +172,14 @@ describe("wire text is captured losslessly", () => {
     ]);
   });
 
+  test.each([
+    ["a second answer to the same request is not the one hashed: the first, which the SDK settled with, is", "answer-twice"],
+    ['an answer whose id is the request\'s as a string ("1" for 1), which the SDK accepts, is captured too', "string-ids"],
+  ])("%s", async (_what, mode) => {
+    const listing = await leavesNoProcess((mark) => list(stdioTarget(RAW, [mark], { RAW_MODE: mode })));
+    expect(listing.tools.map((t) => t.name)).toEqual(["get_forecast"]);
+  });
+
   test("speaks the older 2024-11-05 revision when the server answers with it", async () => {
     const listing = await list(stdioTarget(RAW, [], { RAW_MODE: "old-protocol" }));
     expect(listing.protocolVersion).toBe("2024-11-05");
@@ -184,6 +192,7 @@ describe("faults are bounded, clear, and leave no process", () => {
     ["a server that never answers initialize", RAW, { RAW_MODE: "silent" }, {}, /did not answer initialize within 1 s/],
     ["a line that opens like JSON but is not JSON", RAW, { RAW_MODE: "garbage" }, {}, /cannot parse as JSON/],
     ["JSON that is not JSON-RPC", RAW, { RAW_MODE: "not-jsonrpc" }, {}, /not valid JSON-RPC 2.0/],
+    ["a result the MCP schema refuses, named by its pointer on one line", RAW, { RAW_MODE: "no-input-schema" }, {}, /sent an invalid tools\/list result: \/tools\/0\/inputSchema: Invalid input: expected object, received undefined \(and 1 more problem\)$/],
     ["an unknown protocol revision", RAW, { RAW_MODE: "bad-protocol" }, {}, /protocol version is not supported: 1999-01-01/],
     ["a cursor loop", FIXTURE, { FIXTURE_MODE: "cursor-loop" }, {}, /cursor "same-cursor" twice: a cursor loop/],
     ["a crash mid-listing", FIXTURE, { FIXTURE_MODE: "crash-mid-listing" }, {}, /exited with code 3 before the session ended; its stderr ends with:\n {4}fixture: crashing on purpose/],
@@ -215,6 +224,51 @@ describe("faults are bounded, clear, and leave no process", () => {
     const error = (await list({ kind: "http", url: "http://127.0.0.1:9/mcp", headers: {}, transport: "streamable-http" }).catch((e) => e)) as KiwiError;
     expect(error.code).toBe("E_MCP");
     expect(error.message).toContain("http://127.0.0.1:9/mcp");
+  });
+});
+
+describe("an HTTP server that refuses a request with a status", () => {
+  /** A streamable HTTP server on 127.0.0.1 port 0 that answers `method` with `status` and JSON-RPC otherwise. */
+  function refusing(method: string, status: number) {
+    return Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        if (req.method !== "POST") return new Response(null, { status: 405 }); // no standalone SSE stream
+        const msg = (await req.json()) as { id?: number; method: string; params?: { protocolVersion?: string } };
+        if (msg.method === method) return new Response("go away", { status, headers: { "content-type": "text/plain" } });
+        if (msg.id === undefined) return new Response(null, { status: 202 });
+        const result =
+          msg.method === "initialize"
+            ? { protocolVersion: msg.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "refusing", version: "1.0.0" } }
+            : msg.method === "tools/list"
+              ? { tools: [{ name: "a", inputSchema: { type: "object" } }] }
+              : undefined;
+        const body = result ? { jsonrpc: "2.0", id: msg.id, result } : { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "method not found" } };
+        return Response.json(body);
+      },
+    });
+  }
+
+  test.each([
+    ["initialize", 401, /answered initialize with HTTP 401: go away/, /check config\.headers/],
+    ["initialize", 403, /answered initialize with HTTP 403: go away/, /check config\.headers/],
+    ["initialize", 404, /answered initialize with HTTP 404: go away/, /check config\.url/],
+    ["initialize", 500, /answered initialize with HTTP 500: go away/, /server failed handling the request/],
+    ["tools/list", 503, /answered tools\/list with HTTP 503: go away/, /server failed handling the request/],
+  ] as const)("%s answered with HTTP %d names the status and a fix for an HTTP server, not its command", async (method, status, message, hint) => {
+    const server = refusing(method, status);
+    try {
+      const error = (await list({ kind: "http", url: `http://127.0.0.1:${server.port}/mcp`, headers: {}, transport: "streamable-http" }).catch((e) => e)) as KiwiError;
+      expect(error).toBeInstanceOf(KiwiError);
+      expect(error.code).toBe("E_MCP");
+      expect(error.message).toMatch(message);
+      expect(error.hint).toMatch(hint);
+      expect(error.hint).not.toContain("command");
+      expect(error.details).toMatchObject({ method, status });
+    } finally {
+      server.stop(true);
+    }
   });
 });
 

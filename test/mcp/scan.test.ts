@@ -58,6 +58,22 @@ describe("scan rules", () => {
     const tool = { name: "search", description: "Use search to find things." };
     expect(scanTool(tool, { otherServers: [{ id: "web_mcp", tools: ["search"] }] }).findings).toEqual([]);
   });
+
+  test("names a component whose name hides characters with them made visible", () => {
+    const result = scanTool({ name: "add\u200B\u001b[31m", description: "Adds." });
+    const hit = result.findings.find((f) => f.rule === "mcp/zero-width");
+    expect(hit!.component).toBe('tool "add<U+200B ZWSP>\\u001b[31m"');
+    expect(hit!.message).not.toMatch(/[\u001b\u200b]/);
+  });
+
+  test.each([20, 21, 60, 61])("an excerpt never cuts a tag character or an emoji in half (%d characters before the marker)", (pad) => {
+    // The 40 UTF-16 units either side of the marker end inside runs of two-unit characters.
+    const description = `${"🙂".repeat(pad / 2)}${"x".repeat(pad % 2)}<IMPORTANT>${" ".repeat(pad % 2 ? 19 : 20)}${tag("abcdefghijklmnop")}`;
+    const hit = scanTool({ name: "add", description }).findings.find((f) => f.rule === "mcp/injection-marker")!;
+    expect(hit.excerpt).not.toMatch(/<U\+D[89A-F][0-9A-F]{2}>/);
+    expect(hit.excerpt).not.toMatch(/[\uD800-\uDFFF]/u);
+    expect(hit.excerpt).toMatch(/^…?(🙂)*x?<IMPORTANT> {19,20}<tags:"[a-p]+">…$/u);
+  });
 });
 
 describe("where the scan looks", () => {
