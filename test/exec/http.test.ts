@@ -17,7 +17,7 @@ function serve(fetch: (req: Request) => Response | Promise<Response>) {
   return server;
 }
 
-const ENV = { API_TOKEN: "tok-SECRET-123" };
+const ENV = { API_TOKEN: "tok-SECRET-123", DB_PASSWORD: 'pa"ss\\wörd' };
 
 function plan(config: Record<string, unknown>, params: Record<string, unknown> = {}, limits: Limits = {}, redact = false): HttpPlan {
   const tool: PlanTool = { id: "weather", version: "1.0.0", type: "api", config, limits, manifestFile: ".ai/tools/weather.yaml" };
@@ -162,6 +162,15 @@ describe("the http_client primitive", () => {
     const error = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/`, headers: { Authorization: "Bearer ${API_TOKEN}" } })).catch((e) => e);
     expect(error.message).toBe(`weather: HTTP 401 Unauthorized from GET http://127.0.0.1:${s.port}/: bad token Bearer ***`);
     expect(JSON.stringify(error.details)).not.toContain(ENV.API_TOKEN);
+  });
+
+  test("a secret sent in a JSON body and echoed back escaped by the server is removed from the error", async () => {
+    const s = serve(async (req) => new Response(`rejected ${await req.text()}`, { status: 422 }));
+    const p = plan({ method: "POST", url: `http://127.0.0.1:${s.port}/login`, body: { user: "me", password: "${DB_PASSWORD}" } });
+    expect(p.http.body).toBe('{"user":"me","password":"pa\\"ss\\\\wörd"}');
+    const error = await runHttp(p, { redact: makeRedactor([ENV.DB_PASSWORD]) }).catch((e) => e);
+    expect(error.message).toBe(`weather: HTTP 422 Unprocessable Entity from POST http://127.0.0.1:${s.port}/login: rejected {"user":"me","password":"***"}`);
+    expect(error.details.bodyExcerpt).toBe('rejected {"user":"me","password":"***"}');
   });
 
   test("a refused connection is an error naming the URL, after the retries", async () => {
