@@ -215,10 +215,12 @@ async function sendFollowingRedirects(plan: HttpPlan, signal: AbortSignal, optio
       );
     }
     if (!sameHost) {
-      // Credentials meant for one host are never replayed to another.
+      // Credentials meant for one host are never replayed to another: the usual ones, and any
+      // header that carries a secret's value (X-Api-Key: ${API_KEY}).
       delete headers.authorization;
       delete headers.cookie;
       delete headers["proxy-authorization"];
+      for (const [name, value] of Object.entries(headers)) if (options.redact(value) !== value) delete headers[name];
     }
     if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
       if (method !== "HEAD") method = "GET";

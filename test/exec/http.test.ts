@@ -157,6 +157,16 @@ describe("the http_client primitive", () => {
     expect(auth).toEqual([null]);
   });
 
+  test("a header carrying a secret's value never follows a redirect to another host; other headers do", async () => {
+    const seen: Record<string, string | null>[] = [];
+    const other = serve((req) => (seen.push({ key: req.headers.get("x-api-key"), signed: req.headers.get("x-signed"), trace: req.headers.get("x-trace") }), Response.json({ reached: true })));
+    const s = serve(() => Response.redirect(`http://localhost:${other.port}/download`, 302));
+    const headers = { "X-Api-Key": "${API_TOKEN}", "X-Signed": "v1=${API_TOKEN};t=1", "X-Trace": "abc" };
+    const out = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/`, headers, allow_redirect_hosts: ["localhost"] }));
+    expect(JSON.parse(text(out.output))).toEqual({ reached: true });
+    expect(seen).toEqual([{ key: null, signed: null, trace: "abc" }]);
+  });
+
   test("secret values never appear in errors, even when the server echoes them", async () => {
     const s = serve((req) => new Response(`bad token ${req.headers.get("authorization")}`, { status: 401 }));
     const error = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/`, headers: { Authorization: "Bearer ${API_TOKEN}" } })).catch((e) => e);
