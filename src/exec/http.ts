@@ -7,6 +7,7 @@ import type { HttpPlan } from "./plan.ts";
 import { readBodyCapped } from "./body-io.ts";
 import { INTERRUPT_SIGNALS, interruptedError } from "./interrupt.ts";
 import { MAX_JSON_DEPTH, nestingDepth } from "../integrity/value.ts";
+import { parseJsonKeepingNumbers } from "../integrity/canonical.ts";
 import type { Refusal } from "./net-proxy.ts";
 
 export interface HttpOptions {
@@ -262,9 +263,10 @@ function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: 
   if (req.method === "HEAD") return new Uint8Array();
   const isJson = /\bjson\b/i.test(res.headers.get("content-type") ?? "");
   if (!req.responseTransform && !isJson) return body;
+  const text = new TextDecoder().decode(body);
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder().decode(body));
+    value = JSON.parse(text);
   } catch (error) {
     throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(req.url)} is not valid JSON (${(error as Error).message}): ${options.redact(excerptOf(body))}`, {
       hint: req.responseTransform ? "response_transform needs a JSON response; check the URL and the API's content type" : "the server said application/json but sent something else",
@@ -280,7 +282,9 @@ function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: 
       details: { tool: plan.tool, maxDepth: MAX_JSON_DEPTH },
     });
   }
-  const result = applyJsonPath(parseJsonPath(req.responseTransform), value, plan.tool);
+  // Read again keeping each number's text, so the transform prints numbers as the API wrote them
+  // (a 64-bit id keeps every digit). Only now: that parse's reviver recurses as deep as the document.
+  const result = applyJsonPath(parseJsonPath(req.responseTransform), parseJsonKeepingNumbers(text), plan.tool);
   return new TextEncoder().encode(`${JSON.stringify(result, null, 2)}\n`);
 }
 

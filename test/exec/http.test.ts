@@ -39,6 +39,16 @@ describe("the http_client primitive", () => {
     expect(JSON.parse(text(out.output))).toEqual(daily.slice(0, 7));
   });
 
+  test("a transform prints each number as the API wrote it: a 64-bit id keeps every digit", async () => {
+    const body = '{"items":[{"id":1234567890123456789,"price":10.50,"ratio":1.0,"huge":1e400,"n":-0,"small":7}]}';
+    const s = serve(() => new Response(body, { headers: { "content-type": "application/json" } }));
+    const url = `http://127.0.0.1:${s.port}/`;
+    expect(text((await run(plan({ method: "GET", url, response_transform: "$.items[0].id" }))).output)).toBe("1234567890123456789\n");
+    expect(text((await run(plan({ method: "GET", url, response_transform: "$.items[*]" }))).output)).toBe(
+      '[\n  {\n    "id": 1234567890123456789,\n    "price": 10.50,\n    "ratio": 1.0,\n    "huge": 1e400,\n    "n": -0,\n    "small": 7\n  }\n]\n',
+    );
+  });
+
   test("a response nested 40,000 levels deep is refused once for its transform, not retried as a network failure after a stack overflow", async () => {
     const deep = `{"a": ${"[".repeat(40_000)}${"]".repeat(40_000)}}`;
     let hits = 0;
