@@ -148,8 +148,8 @@ export function checkHostAllowed(hostname: string, port: number, policy: HostPol
       ok: false,
       rule: "not declared",
       reason: `not among the declared net.outbound hosts (${declared})`,
-      message: `${policy.toolId} may not contact ${host}:${port}: it is not among the declared net.outbound hosts (${declared})`,
-      hint: `add "${host}${policy.rules.some((r) => r.port !== undefined) ? `:${port}` : ""}" to net.outbound in the tool's manifest (${policy.pointers.join(", ")}) if it should be reachable`,
+      message: `${policy.toolId} may not contact ${withPort(host, port)}: it is not among the declared net.outbound hosts (${declared})`,
+      hint: `add "${policy.rules.some((r) => r.port !== undefined) ? withPort(host, port) : host}" to net.outbound in the tool's manifest (${policy.pointers.join(", ")}) if it should be reachable`,
     };
   }
   const localName = host === "localhost" || host.endsWith(".localhost");
@@ -178,6 +178,11 @@ export function checkHostAllowed(hostname: string, port: number, policy: HostPol
 export function assertUrlAllowed(url: URL, policy: HostPolicy, addresses: readonly string[] = []): void {
   const v = checkUrlAllowed(url, policy, addresses);
   if (!v.ok) throw new KiwiError("E_SANDBOX", v.message, { hint: v.hint, details: { tool: policy.toolId, url: url.href } });
+}
+
+/** `host:port`, an IPv6 address in brackets (`[::1]:8080`; `::1:8080` would be another address). */
+function withPort(host: string, port: number): string {
+  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 function ruleMatches(r: HostRule, host: string, literal: ipaddr.IPv4 | ipaddr.IPv6 | null, port: number): boolean {
