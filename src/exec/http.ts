@@ -260,7 +260,9 @@ function renderedOutput(plan: HttpPlan, res: Response, body: Uint8Array, options
 
 function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: HttpOptions): Uint8Array {
   const req = plan.http;
-  if (req.method === "HEAD") return new Uint8Array();
+  // No content by definition, whatever the Content-Type says (a DELETE answered 204 with
+  // application/json, as many frameworks send it, succeeded).
+  if (req.method === "HEAD" || res.status === 204 || res.status === 205) return new Uint8Array();
   const isJson = /\bjson\b/i.test(res.headers.get("content-type") ?? "");
   if (!req.responseTransform && !isJson) return body;
   const text = new TextDecoder().decode(body);

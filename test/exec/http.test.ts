@@ -131,6 +131,15 @@ describe("the http_client primitive", () => {
     });
   });
 
+  test.each([204, 205])("a %d answer under a JSON content type succeeds with no output, transform or not", async (status) => {
+    const s = serve(() => new Response(null, { status, headers: { "content-type": "application/json" } }));
+    const url = `http://127.0.0.1:${s.port}/items/7`;
+    for (const config of [{ method: "DELETE", url }, { method: "DELETE", url, response_transform: "$.id" }]) {
+      const out = await run(plan(config));
+      expect([out.status, text(out.output)]).toEqual([status, ""]);
+    }
+  });
+
   test("invalid JSON under a JSON content type is an error with an excerpt", async () => {
     const s = serve(() => new Response("{not json", { headers: { "content-type": "application/json" } }));
     await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/` }))).rejects.toMatchObject({ code: "E_EXEC_FAILED", message: expect.stringMatching(/is not valid JSON .*: \{not json$/) });
