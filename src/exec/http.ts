@@ -8,7 +8,7 @@ import { readBodyCapped } from "./body-io.ts";
 import { INTERRUPT_SIGNALS, interruptedError } from "./interrupt.ts";
 import { MAX_JSON_DEPTH, nestingDepth } from "../integrity/value.ts";
 import { parseJsonKeepingNumbers } from "../integrity/canonical.ts";
-import type { Refusal } from "./net-proxy.ts";
+import type { ProxyFailure, Refusal } from "./net-proxy.ts";
 
 export interface HttpOptions {
   /** Removes secret values from any text before it enters a message. */
@@ -21,7 +21,7 @@ export interface HttpOptions {
    * kiwi's filtering proxy (net-proxy-io.ts): requests go through it, so the connection is made
    * to the address the policy checked (no second lookup that DNS rebinding could answer differently).
    */
-  proxy?: { url: string; refusals(): readonly Refusal[] };
+  proxy?: { url: string; refusals(): readonly Refusal[]; failures(): readonly ProxyFailure[] };
 }
 
 export interface HttpOutcome {
@@ -159,15 +159,20 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
   }
 }
 
-/** fetch, through kiwi's proxy when there is one; a connection the proxy refused is E_SANDBOX. */
+/**
+ * fetch, through kiwi's proxy when there is one; a connection the proxy refused is E_SANDBOX, and
+ * one it could not make fails as a direct connection would (not as the proxy's 502 for the URL).
+ */
 async function fetchVia(plan: HttpPlan, url: URL, init: RequestInit, options: HttpOptions): Promise<Response> {
   if (!options.proxy) return fetch(url, init);
   const proxy = options.proxy;
   const before = proxy.refusals().length;
+  const failuresBefore = proxy.failures().length;
   const refused = () => {
     const r = proxy.refusals()[before];
-    if (!r) return undefined;
-    return new KiwiError("E_SANDBOX", `${plan.tool} may not contact ${r.host}:${r.port}: ${r.reason}`, { hint: r.hint, details: { tool: plan.tool, host: r.host, port: r.port, rule: r.rule } });
+    if (r) return new KiwiError("E_SANDBOX", `${plan.tool} may not contact ${r.host}:${r.port}: ${r.reason}`, { hint: r.hint, details: { tool: plan.tool, host: r.host, port: r.port, rule: r.rule } });
+    const f = proxy.failures()[failuresBefore];
+    return f ? Object.assign(new Error(f.reason), f.code !== undefined ? { code: f.code } : {}) : undefined;
   };
   let res: Response;
   try {
