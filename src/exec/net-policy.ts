@@ -209,7 +209,7 @@ function inRange(a: ipaddr.IPv4 | ipaddr.IPv6, r: HostRule): boolean {
 export function describeHostPolicy(p: HostPolicy): string {
   if (!p.enforced) return "hosts: not checked (--sandbox=off)";
   const local = "loopback, private and link-local addresses refused unless declared";
-  const dns = "names are resolved and their addresses checked before each request; a DNS answer that changes between that check and fetch's own lookup (rebinding) is not caught";
+  const dns = "names are resolved and their addresses checked before each request, and the request goes through kiwi's proxy, which connects only to an address it checked itself (a DNS answer that changes in between, rebinding, cannot slip a private address in)";
   const bad = p.invalid.length ? `; ignored (not hosts): ${p.invalid.join(", ")}` : "";
   if (!p.restricted) return `hosts: any public host (no net.outbound hosts declared); ${local}; ${dns}`;
   return `hosts: only ${p.rules.map((r) => r.raw).join(", ")} (${p.pointers.join(", ")}), checked before each request and redirect; ${local}; ${dns}${bad}`;

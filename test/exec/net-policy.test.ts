@@ -167,10 +167,11 @@ describe("describeHostPolicy", () => {
   test.each([
     [[], "hosts: any public host (no net.outbound hosts declared); loopback, private and link-local addresses refused unless declared;"],
     [["api.example.com"], "hosts: only api.example.com (/requires/0), checked before each request and redirect;"],
-  ])("for %p starts with %p and admits the rebinding gap", (hosts, start) => {
+  ])("for %p starts with %p and says connections go to checked addresses only, through kiwi's proxy", (hosts, start) => {
     const text = describeHostPolicy(policy(...hosts));
     expect(text.startsWith(start)).toBe(true);
-    expect(text).toContain("(rebinding) is not caught");
+    expect(text).toContain("kiwi's proxy, which connects only to an address it checked itself (a DNS answer that changes in between, rebinding, cannot slip a private address in)");
+    expect(text).not.toContain("not caught");
   });
 });
 
