@@ -7,7 +7,8 @@ import type { HttpPlan } from "./plan.ts";
 import { readBodyCapped } from "./body-io.ts";
 import { INTERRUPT_SIGNALS, interruptedError } from "./interrupt.ts";
 import { MAX_JSON_DEPTH, nestingDepth } from "../integrity/value.ts";
-import type { Refusal } from "./net-proxy.ts";
+import { parseJsonKeepingNumbers } from "../integrity/canonical.ts";
+import type { ProxyFailure, Refusal } from "./net-proxy.ts";
 
 export interface HttpOptions {
   /** Removes secret values from any text before it enters a message. */
@@ -20,7 +21,7 @@ export interface HttpOptions {
    * kiwi's filtering proxy (net-proxy-io.ts): requests go through it, so the connection is made
    * to the address the policy checked (no second lookup that DNS rebinding could answer differently).
    */
-  proxy?: { url: string; refusals(): readonly Refusal[] };
+  proxy?: { url: string; refusals(): readonly Refusal[]; failures(): readonly ProxyFailure[] };
 }
 
 export interface HttpOutcome {
@@ -158,15 +159,20 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
   }
 }
 
-/** fetch, through kiwi's proxy when there is one; a connection the proxy refused is E_SANDBOX. */
+/**
+ * fetch, through kiwi's proxy when there is one; a connection the proxy refused is E_SANDBOX, and
+ * one it could not make fails as a direct connection would (not as the proxy's 502 for the URL).
+ */
 async function fetchVia(plan: HttpPlan, url: URL, init: RequestInit, options: HttpOptions): Promise<Response> {
   if (!options.proxy) return fetch(url, init);
   const proxy = options.proxy;
   const before = proxy.refusals().length;
+  const failuresBefore = proxy.failures().length;
   const refused = () => {
     const r = proxy.refusals()[before];
-    if (!r) return undefined;
-    return new KiwiError("E_SANDBOX", `${plan.tool} may not contact ${r.host}:${r.port}: ${r.reason}`, { hint: r.hint, details: { tool: plan.tool, host: r.host, port: r.port, rule: r.rule } });
+    if (r) return new KiwiError("E_SANDBOX", `${plan.tool} may not contact ${r.host}:${r.port}: ${r.reason}`, { hint: r.hint, details: { tool: plan.tool, host: r.host, port: r.port, rule: r.rule } });
+    const f = proxy.failures()[failuresBefore];
+    return f ? Object.assign(new Error(f.reason), f.code !== undefined ? { code: f.code } : {}) : undefined;
   };
   let res: Response;
   try {
@@ -215,10 +221,12 @@ async function sendFollowingRedirects(plan: HttpPlan, signal: AbortSignal, optio
       );
     }
     if (!sameHost) {
-      // Credentials meant for one host are never replayed to another.
+      // Credentials meant for one host are never replayed to another: the usual ones, and any
+      // header that carries a secret's value (X-Api-Key: ${API_KEY}).
       delete headers.authorization;
       delete headers.cookie;
       delete headers["proxy-authorization"];
+      for (const [name, value] of Object.entries(headers)) if (options.redact(value) !== value) delete headers[name];
     }
     if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
       if (method !== "HEAD") method = "GET";
@@ -257,12 +265,15 @@ function renderedOutput(plan: HttpPlan, res: Response, body: Uint8Array, options
 
 function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: HttpOptions): Uint8Array {
   const req = plan.http;
-  if (req.method === "HEAD") return new Uint8Array();
+  // No content by definition, whatever the Content-Type says (a DELETE answered 204 with
+  // application/json, as many frameworks send it, succeeded).
+  if (req.method === "HEAD" || res.status === 204 || res.status === 205) return new Uint8Array();
   const isJson = /\bjson\b/i.test(res.headers.get("content-type") ?? "");
   if (!req.responseTransform && !isJson) return body;
+  const text = new TextDecoder().decode(body);
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder().decode(body));
+    value = JSON.parse(text);
   } catch (error) {
     throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(req.url)} is not valid JSON (${(error as Error).message}): ${options.redact(excerptOf(body))}`, {
       hint: req.responseTransform ? "response_transform needs a JSON response; check the URL and the API's content type" : "the server said application/json but sent something else",
@@ -278,7 +289,9 @@ function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: 
       details: { tool: plan.tool, maxDepth: MAX_JSON_DEPTH },
     });
   }
-  const result = applyJsonPath(parseJsonPath(req.responseTransform), value, plan.tool);
+  // Read again keeping each number's text, so the transform prints numbers as the API wrote them
+  // (a 64-bit id keeps every digit). Only now: that parse's reviver recurses as deep as the document.
+  const result = applyJsonPath(parseJsonPath(req.responseTransform), parseJsonKeepingNumbers(text), plan.tool);
   return new TextEncoder().encode(`${JSON.stringify(result, null, 2)}\n`);
 }
 

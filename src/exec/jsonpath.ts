@@ -4,6 +4,7 @@
 import { KiwiError } from "../errors.ts";
 import { ParseProblem } from "../integrity/parse-problem.ts";
 import { isRecord } from "../integrity/value.ts";
+import { isRawJson } from "../integrity/canonical.ts";
 import { type JsonPath, readJsonPath } from "../validate/jsonpath-parse.ts";
 
 /** Parses a path of the documented subset, or throws E_INPUT_INVALID naming the column. */
@@ -17,6 +18,9 @@ export function parseJsonPath(text: string): JsonPath {
 }
 
 
+/** An object whose members a path can select (a number kept as its text is none). */
+const hasMembers = (node: unknown): node is Record<string, unknown> => isRecord(node) && !isRawJson(node);
+
 /** The nodes a path selects, in document order. */
 export function selectJsonPath(path: JsonPath, root: unknown): unknown[] {
   let nodes: unknown[] = [root];
@@ -25,7 +29,7 @@ export function selectJsonPath(path: JsonPath, root: unknown): unknown[] {
     for (const node of nodes) {
       switch (seg.kind) {
         case "name":
-          if (isRecord(node) && Object.hasOwn(node, seg.name)) next.push(node[seg.name]);
+          if (hasMembers(node) && Object.hasOwn(node, seg.name)) next.push(node[seg.name]);
           break;
         case "index":
           if (Array.isArray(node)) {
@@ -38,7 +42,7 @@ export function selectJsonPath(path: JsonPath, root: unknown): unknown[] {
           break;
         case "wildcard":
           if (Array.isArray(node)) next.push(...node);
-          else if (isRecord(node)) next.push(...Object.values(node));
+          else if (hasMembers(node)) next.push(...Object.values(node));
           break;
       }
     }

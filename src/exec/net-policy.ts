@@ -148,8 +148,8 @@ export function checkHostAllowed(hostname: string, port: number, policy: HostPol
       ok: false,
       rule: "not declared",
       reason: `not among the declared net.outbound hosts (${declared})`,
-      message: `${policy.toolId} may not contact ${host}:${port}: it is not among the declared net.outbound hosts (${declared})`,
-      hint: `add "${host}${policy.rules.some((r) => r.port !== undefined) ? `:${port}` : ""}" to net.outbound in the tool's manifest (${policy.pointers.join(", ")}) if it should be reachable`,
+      message: `${policy.toolId} may not contact ${withPort(host, port)}: it is not among the declared net.outbound hosts (${declared})`,
+      hint: `add "${policy.rules.some((r) => r.port !== undefined) ? withPort(host, port) : host}" to net.outbound in the tool's manifest (${policy.pointers.join(", ")}) if it should be reachable`,
     };
   }
   const localName = host === "localhost" || host.endsWith(".localhost");
@@ -180,6 +180,11 @@ export function assertUrlAllowed(url: URL, policy: HostPolicy, addresses: readon
   if (!v.ok) throw new KiwiError("E_SANDBOX", v.message, { hint: v.hint, details: { tool: policy.toolId, url: url.href } });
 }
 
+/** `host:port`, an IPv6 address in brackets (`[::1]:8080`; `::1:8080` would be another address). */
+function withPort(host: string, port: number): string {
+  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
 function ruleMatches(r: HostRule, host: string, literal: ipaddr.IPv4 | ipaddr.IPv6 | null, port: number): boolean {
   if (r.port !== undefined && r.port !== port) return false;
   switch (r.kind) {
@@ -204,7 +209,7 @@ function inRange(a: ipaddr.IPv4 | ipaddr.IPv6, r: HostRule): boolean {
 export function describeHostPolicy(p: HostPolicy): string {
   if (!p.enforced) return "hosts: not checked (--sandbox=off)";
   const local = "loopback, private and link-local addresses refused unless declared";
-  const dns = "names are resolved and their addresses checked before each request; a DNS answer that changes between that check and fetch's own lookup (rebinding) is not caught";
+  const dns = "names are resolved and their addresses checked before each request, and the request goes through kiwi's proxy, which connects only to an address it checked itself (a DNS answer that changes in between, rebinding, cannot slip a private address in)";
   const bad = p.invalid.length ? `; ignored (not hosts): ${p.invalid.join(", ")}` : "";
   if (!p.restricted) return `hosts: any public host (no net.outbound hosts declared); ${local}; ${dns}`;
   return `hosts: only ${p.rules.map((r) => r.raw).join(", ")} (${p.pointers.join(", ")}), checked before each request and redirect; ${local}; ${dns}${bad}`;

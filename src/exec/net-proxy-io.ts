@@ -16,7 +16,7 @@ import { KiwiError } from "../errors.ts";
 import { type HostPolicy, type HostVerdict, checkHostAllowed } from "./net-policy.ts";
 import { lookupAll } from "./net-policy-io.ts";
 import { type Relay, closed, finished, flush, forward, freshRelay, link, send, sendAndClose } from "./net-relay-io.ts";
-import { type ProxyTarget, type Refusal, SOCKS_REPLY, httpReply, isSocks5, parseHttpRequest, parseSocks5, socksReply } from "./net-proxy.ts";
+import { type ProxyFailure, type ProxyTarget, type Refusal, SOCKS_REPLY, httpReply, isSocks5, parseHttpRequest, parseSocks5, socksReply } from "./net-proxy.ts";
 
 /** A running proxy. */
 export interface NetProxy {
@@ -24,6 +24,8 @@ export interface NetProxy {
   address: string;
   /** Connections refused so far, in order. */
   refusals(): Refusal[];
+  /** Connections allowed but not made so far (no address, none answered), in order. */
+  failures(): ProxyFailure[];
   /** Stops listening and cuts every open connection. */
   close(): Promise<void>;
 }
@@ -53,6 +55,7 @@ interface Shared {
   policy: HostPolicy;
   resolve: Resolver;
   refused: Refusal[];
+  failed: ProxyFailure[];
   open: Set<Socket<End>>;
   /** Upstream connections still being made: each cancels its attempt. */
   pending: Set<() => void>;
@@ -76,7 +79,7 @@ const upstreamHandlers = (shared: Shared): SocketHandler<End> => ({
 
 /** Starts the proxy; resolves once it is listening. */
 export async function startNetProxy(listen: ProxyListen, policy: HostPolicy, resolve: Resolver = lookupAll): Promise<NetProxy> {
-  const shared: Shared = { policy, resolve, refused: [], open: new Set(), pending: new Set(), stopped: false };
+  const shared: Shared = { policy, resolve, refused: [], failed: [], open: new Set(), pending: new Set(), stopped: false };
   const handlers: SocketHandler<End> = {
     open(client) {
       client.data = fresh();
@@ -120,6 +123,7 @@ export async function startNetProxy(listen: ProxyListen, policy: HostPolicy, res
   return {
     address: "path" in listen ? `unix:${listen.path}` : `http://127.0.0.1:${port}`,
     refusals: () => [...shared.refused],
+    failures: () => [...shared.failed],
     close: async () => {
       shared.stopped = true;
       for (const cancel of shared.pending) cancel();
@@ -166,7 +170,8 @@ async function connectTarget(shared: Shared, client: Socket<End>, target: ProxyT
     shared.refused.push({ host: target.host, port: target.port, rule, reason: v.reason ?? v.message, hint: v.hint });
     sendAndClose(client, target.protocol === "socks5" ? socksReply(SOCKS_REPLY.notAllowed) : httpReply(403, "Forbidden", `kiwi: ${v.message}`, { "X-Kiwi-Refused": rule }));
   };
-  const fail = (status: number, socksCode: number, why: string) => {
+  const fail = (status: number, socksCode: number, why: string, code?: string) => {
+    shared.failed.push({ host: target.host, port: target.port, reason: why, ...(code !== undefined ? { code } : {}) });
     sendAndClose(client, target.protocol === "socks5" ? socksReply(socksCode) : httpReply(status, status === 504 ? "Gateway Timeout" : "Bad Gateway", `kiwi proxy: ${why}`));
   };
   // The name first (the allow-list), so an undeclared host is never even looked up.
@@ -178,7 +183,8 @@ async function connectTarget(shared: Shared, client: Socket<End>, target: ProxyT
     try {
       addresses = await shared.resolve(target.host);
     } catch (error) {
-      return fail(502, SOCKS_REPLY.hostUnreachable, `cannot resolve ${target.host} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      const code = (error as NodeJS.ErrnoException).code;
+      return fail(502, SOCKS_REPLY.hostUnreachable, `cannot resolve ${target.host} (${code ?? String(error)})`, code);
     }
     if (addresses.length === 0) return fail(502, SOCKS_REPLY.hostUnreachable, `${target.host} has no address`);
   }
@@ -190,7 +196,8 @@ async function connectTarget(shared: Shared, client: Socket<End>, target: ProxyT
     upstream = await connectFirst(shared, addresses, target.port);
   } catch (error) {
     const timedOut = (error as Error).message === "timeout";
-    return fail(timedOut ? 504 : 502, timedOut ? SOCKS_REPLY.ttlExpired : SOCKS_REPLY.refused, `cannot connect to ${target.host}:${target.port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    return fail(timedOut ? 504 : 502, timedOut ? SOCKS_REPLY.ttlExpired : SOCKS_REPLY.refused, `cannot connect to ${target.host}:${target.port} (${code ?? (error as Error).message})`, code);
   }
   if (client.data.closed || shared.stopped) return void upstream.terminate();
   shared.open.add(upstream);

@@ -155,6 +155,16 @@ export interface Refusal {
   hint: string;
 }
 
+/** A connection the proxy allowed but could not make: the name did not resolve, or no address answered. */
+export interface ProxyFailure {
+  host: string;
+  port: number;
+  /** What went wrong, in a phrase: `cannot connect to api.example.com:443 (ECONNREFUSED)`. */
+  reason: string;
+  /** The system's error code, when there is one (ENOTFOUND, ECONNREFUSED…). */
+  code?: string;
+}
+
 /** The lines printed on stderr after a run: each refused destination once, with its count. */
 export function renderRefusals(toolId: string, refusals: readonly Refusal[]): string[] {
   return summarizeRefusals(refusals).map((r) => `kiwi: refused ${toolId}'s connection to ${r.host.includes(":") ? `[${r.host}]` : r.host}:${r.port}${r.count > 1 ? ` (${r.count} times)` : ""}: ${r.reason}; ${r.hint}`);

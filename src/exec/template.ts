@@ -119,15 +119,20 @@ export function assertEnvPresent(scope: TemplateScope, toolId: string): void {
 export function makeRedactor(values: readonly string[]): (text: string) => string {
   const secrets = [...new Set(values.filter((v) => v.length > 0))].sort((a, b) => b.length - a.length);
   if (secrets.length === 0) return (text) => text;
+  // A secret sent in a JSON body comes back escaped when a server echoes the body: `pa"ss` as
+  // `pa\"ss`, `wörd` as `w\u00f6rd` (Python's json.dumps), `a/b` as `a\/b` (PHP's json_encode).
+  // Built on first use: most calls redact nothing (a warm exec builds the redactor and never calls it).
+  let jsonSpellings: RegExp[] | undefined;
   return (text) => {
     let out = text;
     for (const s of secrets) out = out.split(s).join(REDACTED);
     // The same secret percent-encoded in a URL is still the secret, in each form a URL takes it:
-    // as one component, as a query value (form encoding: a space is "+"), and as the URL parser
-    // leaves it in a path or a query string it was written into whole.
+    // as one component, as a query value (form encoding: a space is "+"), as the URL parser
+    // leaves it in a path or a query string it was written into whole, and as a URL's userinfo.
     for (const s of secrets) {
       for (const enc of urlForms(s)) if (enc !== s && enc !== "") out = out.split(enc).join(REDACTED);
     }
+    for (const spelling of (jsonSpellings ??= secrets.map(jsonSpelling))) out = out.replace(spelling, REDACTED);
     return out;
   };
 }
@@ -139,8 +144,30 @@ function urlForms(secret: string): string[] {
     // ? and # would end a path (written encoded, as a URL carries them); a \ in an http path is a /.
     forms.add(new URL(`http://h/${secret.replace(/\?/g, "%3F").replace(/#/g, "%23")}`).pathname.slice(1));
     forms.add(new URL(`http://h/?${secret.replace(/#/g, "%23")}`).search.slice(1));
+    // https://user:${PASSWORD}@host/: userinfo encodes another set (";" but not "$").
+    const userinfo = new URL("http://h/");
+    userinfo.password = secret;
+    forms.add(userinfo.password);
   } catch {
     // Not parseable as part of a URL: the component forms above are all it can take.
   }
   return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Every way a JSON string can spell `secret`: each character as itself, as its `\u` escape (hex in
+ * either case; a surrogate pair past U+FFFF) or as JSON.stringify escapes it (`\"`, `\\`, `\n`…),
+ * and `/` as `\/` too.
+ */
+function jsonSpelling(secret: string): RegExp {
+  const pattern = [...secret].map((ch) => {
+    const unicode = Array.from({ length: ch.length }, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
+    const spellings = new Set([ch, JSON.stringify(ch).slice(1, -1), unicode, unicode.toUpperCase().replaceAll("\\U", "\\u"), ...(ch === "/" ? ["\\/"] : [])]);
+    return `(?:${[...spellings].map(escapeRegExp).join("|")})`;
+  });
+  return new RegExp(pattern.join(""), "g");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }

@@ -151,6 +151,23 @@ function adjust(unit: number): number {
 
 /** JSON.rawJSON (ES2025, in Bun): a JSON text JSON.stringify inserts as it is. */
 const rawJson = (JSON as unknown as { rawJSON: (text: string) => unknown }).rawJSON;
+const isRawJSON = (JSON as unknown as { isRawJSON: (value: unknown) => boolean }).isRawJSON;
+
+/**
+ * JSON.parse, except that a number JSON.parse would change (an integer past 2^53, `1.0`, `10.50`,
+ * `1e400`) is kept as its text, a raw JSON value (`isRawJson`) that JSON.stringify writes back as
+ * it came: an API's 64-bit id printed after a transform is the id it sent.
+ */
+export function parseJsonKeepingNumbers(text: string): unknown {
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value === "number" && context?.source !== undefined && JSON.stringify(value) !== context.source ? rawJson(context.source) : value,
+  );
+}
+
+/** A number `parseJsonKeepingNumbers` kept as its text: a leaf, though typeof says "object". */
+export function isRawJson(value: unknown): boolean {
+  return isRawJSON(value);
+}
 
 function exactReplacer(_key: string, v: unknown): unknown {
   if (typeof v === "bigint") return rawJson(v.toString());

@@ -43,7 +43,7 @@ export interface ModuleInfo {
   imports: ModuleImport[];
   /** Defined memories (initial and maximum in pages; memory64 and shared flagged). */
   memories: { initial: number; maximum?: number; memory64: boolean; shared: boolean }[];
-  exports: string[];
+  exports: { name: string; kind: ModuleImport["kind"] }[];
 }
 
 const KINDS = ["function", "table", "memory", "global", "tag"] as const;
@@ -101,8 +101,8 @@ export function readModuleInfo(bytes: Uint8Array, subject: string): ModuleInfo {
       for (let n = u32(); n > 0; n--) info.memories.push(limits());
     } else if (id === 7) {
       for (let n = u32(); n > 0; n--) {
-        info.exports.push(name());
-        pos++;
+        const exported = name();
+        info.exports.push({ name: exported, kind: KINDS[bytes[pos++]!] ?? "unknown" });
         u32();
       }
     }
@@ -113,8 +113,8 @@ export function readModuleInfo(bytes: Uint8Array, subject: string): ModuleInfo {
 
 /**
  * Refuses what kiwi's host cannot run: an import other than a WASI preview 1 function, an
- * imported or 64-bit or shared memory, several memories, no `_start`, or a memory whose initial
- * size is already past the cap. E_WASM_INVALID, or E_WASM_LIMIT for the memory cap.
+ * imported or 64-bit or shared memory, several memories, no `_start` function, no memory exported
+ * as `memory`, or a memory whose initial size is already past the cap. E_WASM_INVALID, or E_WASM_LIMIT for the memory cap.
  */
 export function assertRunnable(info: ModuleInfo, subject: string, limits: WasmLimits): void {
   for (const imp of info.imports) {
@@ -125,20 +125,28 @@ export function assertRunnable(info: ModuleInfo, subject: string, limits: WasmLi
       details: { module: subject, import: `${imp.module}.${imp.name}`, kind: imp.kind },
     });
   }
-  const reserved = info.exports.find((e) => e === FUEL_GLOBAL || e === MEMORY_GLOBAL);
+  const reserved = info.exports.map((e) => e.name).find((e) => e === FUEL_GLOBAL || e === MEMORY_GLOBAL);
   if (reserved !== undefined) {
     throw new KiwiError("E_WASM_INVALID", `${subject} exports ${reserved}, a name kiwi reserves for the counter it adds to the module`, {
       hint: `rename the module's export ${reserved}; kiwi's host reads it to tell which limit ended a run`,
       details: { module: subject, export: reserved },
     });
   }
-  if (!info.exports.includes("_start")) {
+  if (!info.exports.some((e) => e.name === "_start" && e.kind === "function")) {
     throw new KiwiError("E_WASM_INVALID", `${subject} exports no _start function: it is not a WASI command`, { hint: "build the module as a WASI command (a program with main), not a library", details: { module: subject } });
   }
   if (info.memories.length > 1) throw new KiwiError("E_WASM_INVALID", `${subject} defines ${info.memories.length} memories; kiwi caps one`, { hint: "build without multi-memory", details: { module: subject } });
   const mem = info.memories[0];
   if (mem && (mem.memory64 || mem.shared)) {
     throw new KiwiError("E_WASM_INVALID", `${subject} uses a ${mem.memory64 ? "64-bit" : "shared"} memory, which kiwi's host does not run`, { hint: "build for wasm32 without threads", details: { module: subject } });
+  }
+  // WASI functions read and write the module's memory by the name "memory": a command without it
+  // traps in the host before its first instruction.
+  if (!info.exports.some((e) => e.name === "memory" && e.kind === "memory")) {
+    throw new KiwiError("E_WASM_INVALID", `${subject} exports no memory named "memory": it is not a WASI command`, {
+      hint: 'a WASI command exports its linear memory as "memory" (compilers targeting wasm32-wasip1 do); export it',
+      details: { module: subject },
+    });
   }
   if (mem && mem.initial * PAGE_BYTES > limits.memoryMb * 1024 * 1024) {
     throw new KiwiError("E_WASM_LIMIT", `${subject} starts with ${(mem.initial * PAGE_BYTES) / 1024 / 1024} MiB of linear memory, past its memory limit of ${limits.memoryMb} MiB`, {

@@ -118,6 +118,7 @@ describe("the module itself", () => {
     ...kiwiTool("hello", wat(MODULES.hello)),
     ...kiwiTool("not_wasm", new TextEncoder().encode("#!/bin/sh\necho pretending\n")),
     ...kiwiTool("foreign", wat(MODULES.foreignImport)),
+    ...kiwiTool("memoryless", wat(`(module (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32))) (func (export "_start") (call $exit (i32.const 4))))`)),
   });
   const kiwi = kiwiIn(root);
 
@@ -140,6 +141,13 @@ describe("the module itself", () => {
     expect(r.exitCode).toBe(6);
     expect(errorOf(r.stderr)).toBe("E_WASM_INVALID");
     expect(r.stderr).toMatch(/env/);
+  });
+
+  test("a module that exports no memory is refused with E_WASM_INVALID before it runs, not reported as a crash of the host", async () => {
+    const r = await kiwi.run(["exec", "memoryless", "--unlocked"]);
+    expect(r.exitCode).toBe(6);
+    expect(r.stderr).toContain(`error[E_WASM_INVALID]: memoryless's module memoryless.wasm exports no memory named "memory": it is not a WASI command\n`);
+    expect(r.stderr).not.toContain("SIGABRT");
   });
 
   test("the instrumented module is cached once, and a tampered cache entry is rebuilt, not run", async () => {

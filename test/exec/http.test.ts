@@ -17,7 +17,7 @@ function serve(fetch: (req: Request) => Response | Promise<Response>) {
   return server;
 }
 
-const ENV = { API_TOKEN: "tok-SECRET-123" };
+const ENV = { API_TOKEN: "tok-SECRET-123", DB_PASSWORD: 'pa"ss\\wörd' };
 
 function plan(config: Record<string, unknown>, params: Record<string, unknown> = {}, limits: Limits = {}, redact = false): HttpPlan {
   const tool: PlanTool = { id: "weather", version: "1.0.0", type: "api", config, limits, manifestFile: ".ai/tools/weather.yaml" };
@@ -37,6 +37,16 @@ describe("the http_client primitive", () => {
     const out = await run(plan({ method: "GET", url_template: `http://127.0.0.1:${s.port}/v1/{city}`, response_transform: "$.forecast.daily[0:7]" }, { city: "Oslo" }));
     expect(out.status).toBe(200);
     expect(JSON.parse(text(out.output))).toEqual(daily.slice(0, 7));
+  });
+
+  test("a transform prints each number as the API wrote it: a 64-bit id keeps every digit", async () => {
+    const body = '{"items":[{"id":1234567890123456789,"price":10.50,"ratio":1.0,"huge":1e400,"n":-0,"small":7}]}';
+    const s = serve(() => new Response(body, { headers: { "content-type": "application/json" } }));
+    const url = `http://127.0.0.1:${s.port}/`;
+    expect(text((await run(plan({ method: "GET", url, response_transform: "$.items[0].id" }))).output)).toBe("1234567890123456789\n");
+    expect(text((await run(plan({ method: "GET", url, response_transform: "$.items[*]" }))).output)).toBe(
+      '[\n  {\n    "id": 1234567890123456789,\n    "price": 10.50,\n    "ratio": 1.0,\n    "huge": 1e400,\n    "n": -0,\n    "small": 7\n  }\n]\n',
+    );
   });
 
   test("a response nested 40,000 levels deep is refused once for its transform, not retried as a network failure after a stack overflow", async () => {
@@ -121,6 +131,15 @@ describe("the http_client primitive", () => {
     });
   });
 
+  test.each([204, 205])("a %d answer under a JSON content type succeeds with no output, transform or not", async (status) => {
+    const s = serve(() => new Response(null, { status, headers: { "content-type": "application/json" } }));
+    const url = `http://127.0.0.1:${s.port}/items/7`;
+    for (const config of [{ method: "DELETE", url }, { method: "DELETE", url, response_transform: "$.id" }]) {
+      const out = await run(plan(config));
+      expect([out.status, text(out.output)]).toEqual([status, ""]);
+    }
+  });
+
   test("invalid JSON under a JSON content type is an error with an excerpt", async () => {
     const s = serve(() => new Response("{not json", { headers: { "content-type": "application/json" } }));
     await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/` }))).rejects.toMatchObject({ code: "E_EXEC_FAILED", message: expect.stringMatching(/is not valid JSON .*: \{not json$/) });
@@ -157,11 +176,30 @@ describe("the http_client primitive", () => {
     expect(auth).toEqual([null]);
   });
 
+  test("a header carrying a secret's value never follows a redirect to another host; other headers do", async () => {
+    const seen: Record<string, string | null>[] = [];
+    const other = serve((req) => (seen.push({ key: req.headers.get("x-api-key"), signed: req.headers.get("x-signed"), trace: req.headers.get("x-trace") }), Response.json({ reached: true })));
+    const s = serve(() => Response.redirect(`http://localhost:${other.port}/download`, 302));
+    const headers = { "X-Api-Key": "${API_TOKEN}", "X-Signed": "v1=${API_TOKEN};t=1", "X-Trace": "abc" };
+    const out = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/`, headers, allow_redirect_hosts: ["localhost"] }));
+    expect(JSON.parse(text(out.output))).toEqual({ reached: true });
+    expect(seen).toEqual([{ key: null, signed: null, trace: "abc" }]);
+  });
+
   test("secret values never appear in errors, even when the server echoes them", async () => {
     const s = serve((req) => new Response(`bad token ${req.headers.get("authorization")}`, { status: 401 }));
     const error = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/`, headers: { Authorization: "Bearer ${API_TOKEN}" } })).catch((e) => e);
     expect(error.message).toBe(`weather: HTTP 401 Unauthorized from GET http://127.0.0.1:${s.port}/: bad token Bearer ***`);
     expect(JSON.stringify(error.details)).not.toContain(ENV.API_TOKEN);
+  });
+
+  test("a secret sent in a JSON body and echoed back escaped by the server is removed from the error", async () => {
+    const s = serve(async (req) => new Response(`rejected ${await req.text()}`, { status: 422 }));
+    const p = plan({ method: "POST", url: `http://127.0.0.1:${s.port}/login`, body: { user: "me", password: "${DB_PASSWORD}" } });
+    expect(p.http.body).toBe('{"user":"me","password":"pa\\"ss\\\\wörd"}');
+    const error = await runHttp(p, { redact: makeRedactor([ENV.DB_PASSWORD]) }).catch((e) => e);
+    expect(error.message).toBe(`weather: HTTP 422 Unprocessable Entity from POST http://127.0.0.1:${s.port}/login: rejected {"user":"me","password":"***"}`);
+    expect(error.details.bodyExcerpt).toBe('rejected {"user":"me","password":"***"}');
   });
 
   test("a refused connection is an error naming the URL, after the retries", async () => {

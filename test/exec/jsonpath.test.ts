@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { applyJsonPath, parseJsonPath, selectJsonPath } from "../../src/exec/jsonpath.ts";
+import { parseJsonKeepingNumbers } from "../../src/integrity/canonical.ts";
 
 const doc = {
   forecast: { daily: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], city: "Paris" },
@@ -39,6 +40,13 @@ describe("response_transform paths", () => {
     expect(() => applyJsonPath(parseJsonPath("$.forecast.hourly"), doc, "weather")).toThrow(
       expect.objectContaining({ code: "E_EXEC_FAILED", message: expect.stringContaining("$.forecast.hourly matched nothing") }),
     );
+  });
+
+  test("a number kept as its text is a leaf: no member, not even rawJSON, and no wildcard match", () => {
+    const kept = parseJsonKeepingNumbers('{"id": 1234567890123456789}');
+    expect(selectJsonPath(parseJsonPath("$.id.rawJSON"), kept)).toEqual([]);
+    expect(selectJsonPath(parseJsonPath("$.id.*"), kept)).toEqual([]);
+    expect(JSON.stringify(selectJsonPath(parseJsonPath("$.*"), kept))).toBe("[1234567890123456789]");
   });
 
   test("member names never reach the prototype", () => {

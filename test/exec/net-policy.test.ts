@@ -132,6 +132,19 @@ describe("checkUrlAllowed with declared hosts", () => {
     });
   });
 
+  test("an undeclared IPv6 address is named in brackets, and the declaration the hint gives matches it", () => {
+    const p = policy("127.0.0.1:8443");
+    const verdict = check("http://[::1]:8080/", p);
+    expect(verdict).toMatchObject({
+      ok: false,
+      message: "weather_api may not contact [::1]:8080: it is not among the declared net.outbound hosts (127.0.0.1:8443)",
+      hint: 'add "[::1]:8080" to net.outbound in the tool\'s manifest (/requires/0) if it should be reachable',
+    });
+    // Followed, the hint admits the address it was given for (not ::1:8080, another address).
+    expect(check("http://[::1]:8080/", policy("127.0.0.1:8443", "[::1]:8080")).ok).toBe(true);
+    expect(check("http://[::1]/", policy("example.com"))).toMatchObject({ ok: false, hint: expect.stringContaining('add "::1" to net.outbound') });
+  });
+
   test("a policy that is not enforced (--sandbox=off) allows anything", () => {
     expect(check("http://127.0.0.1/", parseHostPolicy("t", [], false)).ok).toBe(true);
   });
@@ -154,10 +167,11 @@ describe("describeHostPolicy", () => {
   test.each([
     [[], "hosts: any public host (no net.outbound hosts declared); loopback, private and link-local addresses refused unless declared;"],
     [["api.example.com"], "hosts: only api.example.com (/requires/0), checked before each request and redirect;"],
-  ])("for %p starts with %p and admits the rebinding gap", (hosts, start) => {
+  ])("for %p starts with %p and says connections go to checked addresses only, through kiwi's proxy", (hosts, start) => {
     const text = describeHostPolicy(policy(...hosts));
     expect(text.startsWith(start)).toBe(true);
-    expect(text).toContain("(rebinding) is not caught");
+    expect(text).toContain("kiwi's proxy, which connects only to an address it checked itself (a DNS answer that changes in between, rebinding, cannot slip a private address in)");
+    expect(text).not.toContain("not caught");
   });
 });
 

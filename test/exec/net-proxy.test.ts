@@ -195,12 +195,31 @@ describe("http_client through the proxy (DNS pinning)", () => {
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (hits++, new Response("secret")) });
     const proxy = await startNetProxy({ loopback: true }, policy(), async () => ["127.0.0.1"]);
     try {
-      const run = runHttp(plan(`http://rebind.example.com:${server.port}/`), { redact: (s) => s, checkUrl: async () => {}, proxy: { url: proxy.address, refusals: proxy.refusals } });
+      const run = runHttp(plan(`http://rebind.example.com:${server.port}/`), { redact: (s) => s, checkUrl: async () => {}, proxy: { url: proxy.address, refusals: proxy.refusals, failures: proxy.failures } });
       await expect(run).rejects.toMatchObject({ code: "E_SANDBOX", message: `weather may not contact rebind.example.com:${server.port}: rebind.example.com resolves to 127.0.0.1, a loopback address, refused unless declared` });
       expect(hits).toBe(0);
     } finally {
       await proxy.close();
       server.stop(true);
+    }
+  });
+});
+
+describe("http_client through the proxy: a connection it cannot make", () => {
+  const plan = (url: string): HttpPlan =>
+    ({ tool: "weather", primitive: "http_client", http: { method: "GET", url, headers: {}, retries: 0, maxRedirects: 0, timeoutMs: 10_000, maxResponseBytes: 1 << 20, allowRedirectHosts: [] } }) as unknown as HttpPlan;
+
+  test.each(["http", "https"])("fails over %s as a direct connection would, naming the host and the system's reason, not as an HTTP 502 from the URL or a proxy the user never set", async (scheme) => {
+    const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("x") });
+    const port = closed.port;
+    closed.stop(true);
+    const proxy = await startNetProxy({ loopback: true }, policy("127.0.0.1"));
+    try {
+      const url = `${scheme}://127.0.0.1:${port}/v1`;
+      const error = await runHttp(plan(url), { redact: (s) => s, proxy: { url: proxy.address, refusals: proxy.refusals, failures: proxy.failures } }).catch((e) => e);
+      expect(error).toMatchObject({ code: "E_EXEC_FAILED", message: `weather: GET ${url} failed: cannot connect to 127.0.0.1:${port} (ECONNREFUSED)`, hint: "check the host is reachable and the URL is right", details: { code: "ECONNREFUSED" } });
+    } finally {
+      await proxy.close();
     }
   });
 });

@@ -64,4 +64,21 @@ describe("expanding placeholders", () => {
     expect(redact(path)).toBe("https://h/v1/***/items");
     expect(redact(new URL(`https://h/v1?key=${secret}`).href)).toBe("https://h/v1?key=***");
   });
+
+  test("removes a secret written into a URL's userinfo, which encodes \";\" but leaves \"$\"", () => {
+    const secret = "pa$s;x";
+    const url = new URL(`https://bob:${secret}@h/v1`).href;
+    expect(url).toBe("https://bob:pa$s%3Bx@h/v1");
+    expect(makeRedactor([secret])(`GET ${url} failed`)).toBe("GET https://bob:***@h/v1 failed");
+  });
+
+  test.each([
+    ["as JSON.stringify writes it", 'pa\\"ss\\\\wörd\\n😀/'],
+    ["with every non-ASCII character escaped, as Python's json.dumps does", 'pa\\"ss\\\\w\\u00f6rd\\n\\ud83d\\ude00/'],
+    ["with upper-case hex escapes", 'pa\\"ss\\\\w\\u00F6rd\\n\\uD83D\\uDE00/'],
+    ["with / escaped, as PHP's json_encode does", 'pa\\"ss\\\\w\\u00f6rd\\n\\ud83d\\ude00\\/'],
+  ])("removes a secret a server echoes back inside JSON, %s", (_how, spelled) => {
+    const secret = 'pa"ss\\wörd\n😀/';
+    expect(makeRedactor([secret])(`HTTP 422: {"password":"${spelled}","user":"me"}`)).toBe('HTTP 422: {"password":"***","user":"me"}');
+  });
 });

@@ -44,6 +44,16 @@ describe.skipIf(!needs(hasWat2wasm, "wat2wasm (wabt) is not installed"))("assert
     expect(() => check(wat(`(module (import "env" "memory" (memory 1)) (func (export "_start")))`))).toThrow(expect.objectContaining({ message: "m.wasm imports memory env.memory, which kiwi's WASI host does not provide" }));
     expect(() => check(wat(`(module (memory i64 1) (func (export "_start")))`.replace("(memory i64 1)", "(memory (export \"memory\") i64 1)")))).toThrow(expect.objectContaining({ message: "m.wasm uses a 64-bit memory, which kiwi's host does not run" }));
     expect(() => check(wat(`(module (memory 1) (func (export "main")))`))).toThrow(expect.objectContaining({ message: "m.wasm exports no _start function: it is not a WASI command" }));
+    expect(() => check(wat(`(module (memory (export "memory") 1) (global (export "_start") i32 (i32.const 0)))`))).toThrow(expect.objectContaining({ message: "m.wasm exports no _start function: it is not a WASI command" }));
+  });
+
+  test.each([
+    ["no memory at all", `(module (func (export "_start")))`],
+    ["a memory it does not export", `(module (memory 1) (func (export "_start")))`],
+    ["its memory under another name", `(module (memory (export "mem") 1) (func (export "_start")))`],
+    ["a function named memory", `(module (memory 1) (func (export "memory")) (func (export "_start")))`],
+  ])("a module with %s is E_WASM_INVALID before it runs (WASI reads and writes memory by that name)", (_what, text) => {
+    expect(() => check(wat(text))).toThrow(expect.objectContaining({ code: "E_WASM_INVALID", message: 'm.wasm exports no memory named "memory": it is not a WASI command' }));
   });
 
   test.each(["kiwi_fuel", "kiwi_memory_exceeded"])("an export named %s, which kiwi's host reads after a trap, is refused naming it", (name) => {
@@ -53,7 +63,7 @@ describe.skipIf(!needs(hasWat2wasm, "wat2wasm (wabt) is not installed"))("assert
   });
 
   test("an initial memory past the cap is E_WASM_LIMIT before anything runs", () => {
-    expect(() => check(wat(`(module (memory 512) (func (export "_start")))`))).toThrow(
+    expect(() => check(wat(`(module (memory (export "memory") 512) (func (export "_start")))`))).toThrow(
       expect.objectContaining({ code: "E_WASM_LIMIT", message: "m.wasm starts with 32 MiB of linear memory, past its memory limit of 16 MiB" }),
     );
   });
