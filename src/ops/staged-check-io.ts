@@ -35,6 +35,8 @@ import { type AffectedTools, committedRemoteTools, selectAffected } from "../hoo
 import { jitAtFullSpeed } from "../self.ts";
 
 export type LockStatus = "fresh" | "stale" | "missing" | "invalid" | "unchecked";
+/** Why a lockfile could not be read at all: git's conflict markers, or any other damage. */
+export type Unreadable = "conflict" | "damaged";
 
 /**
  * The staged check's verdict on one project, as plain data (tool ids, findings, the lock diff), so
@@ -44,7 +46,8 @@ export interface StagedVerdict {
   /** The changed tools, those whose chain includes them and the locked tools that went away, by id. */
   affected: { changed: string[]; dependents: string[]; gone: string[]; lockfileChanged: boolean; ignoresChanged?: boolean };
   check: CheckResult;
-  lock: { status: LockStatus; diff?: LockDiff; message?: string; fromIndex: boolean };
+  /** `unreadable`: an invalid lockfile kiwi lock cannot rewrite (a merge conflict, damage), as opposed to a hand-edited entry. */
+  lock: { status: LockStatus; diff?: LockDiff; message?: string; unreadable?: Unreadable; fromIndex: boolean };
   /** Project-relative files of changed tools whose working copy differs from what is staged. */
   unstaged: string[];
 }
@@ -76,7 +79,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read (or read from the cache once the committed text is known).
   const headLock = paths.includes(LOCKFILE_NAME) && repo !== undefined ? readHeadLockfile(root, repo, options.env, options.cacheDir) : undefined;
   const { project, read } = readStagedProject(root, paths, { cacheDir: options.cacheDir, indexed: options.indexed, raw: options.raw, now: options.now() });
-  const { locked, text, rendered, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
+  const { locked, text, rendered, status, message, unreadable, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, locked);
   // The lockfile this commit stages is HEAD's at the next one: kept, that check needs no git.
   if (selected.lockfileChanged && repo !== undefined && text !== undefined) keepStagedLockfile(root, repo, text, options.cacheDir);
@@ -90,7 +93,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged, ...(selected.ignoresChanged ? { ignoresChanged: true } : {}) };
   if (!locked) {
     const touched = judged.length > 0 || selected.gone.length > 0 || selected.lockfileChanged;
-    return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), fromIndex }, unstaged }, memorable, read };
+    return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), ...(touched && unreadable ? { unreadable } : {}), fromIndex }, unstaged }, memorable, read };
   }
   // A staged lockfile is judged where it changed since HEAD (or everywhere without history).
   const edited = selected.lockfileChanged ? editedToolIds(text!, await headLock?.(text!), rendered) : [];
@@ -295,15 +298,18 @@ interface CommittedLock {
   rendered?: RenderedTools;
   status: LockStatus;
   message?: string;
+  unreadable?: Unreadable;
   fromIndex: boolean;
 }
 
 /** The lockfile the commit will carry: the staged copy when the working copy differs, else the file. */
 function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv, cacheDir: string): CommittedLock {
+  let fromIndex = false;
   try {
     if (repo !== undefined) {
       const rel = lockfileRel(root, repo.top);
       if (!rel.startsWith("..") && !isAbsolute(rel) && repo.status.unstaged.has(rel)) {
+        fromIndex = true;
         const text = tryGit(root, ["show", `:${rel}`], env);
         if (text === undefined) return { status: "missing", message: `${LOCKFILE_NAME} exists but is not staged`, fromIndex: true };
         return { ...lockedOf(text, cacheDir), text, status: "fresh", fromIndex: true };
@@ -312,7 +318,10 @@ function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv
     const text = readLockfileText(root);
     return text !== undefined ? { ...lockedOf(text, cacheDir), text, status: "fresh", fromIndex: false } : { status: "missing", message: `${LOCKFILE_NAME} does not exist`, fromIndex: false };
   } catch (error) {
-    if (error instanceof KiwiError && error.code === "E_LOCK_INVALID") return { status: "invalid", message: error.message, fromIndex: false };
+    if (error instanceof KiwiError && error.code === "E_LOCK_INVALID") {
+      const message = fromIndex ? error.message.replace(`${LOCKFILE_NAME}:`, `${LOCKFILE_NAME} (as staged):`) : error.message;
+      return { status: "invalid", message, unreadable: error.details?.conflict === true ? "conflict" : "damaged", fromIndex };
+    }
     throw error;
   }
 }
