@@ -27,7 +27,7 @@ import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withF
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
 import { withFileSecrets } from "../validate/file-secrets-io.ts";
 import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
-import { type GitEnv, gitText, runGit, runGitLargeAsync } from "../hook/git-io.ts";
+import { type GitEnv, gitText, readScopedStatus, runGit, runGitLargeAsync } from "../hook/git-io.ts";
 import { isNullBlobId } from "../integrity/git-blob.ts";
 import { hasGitBlob, readGitBlob, readGitBlobBeside, readGitBlobText, storeGitBlob } from "../cache/git-blobs-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
@@ -106,7 +106,12 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const edit = selected.lockfileChanged ? handEditedEntry(diff, project.tools, edited) : undefined;
   if (edit) return { verdict: { affected, check, lock: { status: "invalid", message: `${LOCKFILE_NAME}${fromIndex ? " (as staged)" : ""}: ${edit}`, fromIndex }, unstaged }, memorable, read };
   const stale = diff.added.length + diff.removed.length + diff.changed.length > 0;
-  return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged }, memorable, read };
+  // An entry the staged lockfile changed was compared with its tool's working copy; where that
+  // copy is not what is staged (kiwi lock, then only the lockfile added), say so, as for a changed tool.
+  // git's status may cover only the changed tools' working copies, so it is asked about these.
+  const relocked = edited === "all" || repo === undefined ? [] : project.tools.filter((t) => edited.includes(t.id) && !selected.changed.includes(t) && t.form !== "builtin");
+  const warned = relocked.length === 0 ? unstaged : [...new Set([...unstaged, ...(await unstagedOf(root, repo!, relocked, options.env))])];
+  return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged: warned }, memorable, read };
 }
 
 /**
@@ -345,12 +350,25 @@ function lockedOf(text: string, cacheDir: string): { locked: LockedTools; render
  * tool was judged removed), so the staged paths are asked too; the lockfile is read as staged.
  */
 function unstagedFiles(root: string, repo: Repo, changed: readonly Tool[], ignoreFile: boolean, paths: readonly string[]): string[] {
-  const files = changed.flatMap((t) => [t.manifestFile, ...(t.form === "directory" ? t.files.map((f) => `${t.root}/${f.path}`) : [])]);
+  const files = changed.flatMap(filesOf);
   if (ignoreFile) files.push(IGNORE_FILE);
   for (const path of paths) if (path !== LOCKFILE_NAME) files.push(path);
   const toTop = (p: string) => relative(repo.top, join(root, p)).split(sep).join("/");
   const unstaged = repo.status.unstaged;
   return [...new Set(files)].filter((f) => unstaged.has(toTop(f)));
+}
+
+/** A tool's project-relative files: its manifest and, for a folder tool, every file in it. */
+function filesOf(t: Tool): string[] {
+  return [t.manifestFile, ...(t.form === "directory" ? t.files.map((f) => `${t.root}/${f.path}`) : [])];
+}
+
+/** The files of `tools` whose working copy differs from the index, asked of git for them alone. */
+async function unstagedOf(root: string, repo: Repo, tools: readonly Tool[], env: GitEnv): Promise<string[]> {
+  const files = [...new Set(tools.flatMap(filesOf))];
+  const status = await readScopedStatus(repo.top, files.map((f) => join(root, f)), env);
+  const toTop = (p: string) => relative(repo.top, join(root, p)).split(sep).join("/");
+  return files.filter((f) => status.unstaged.has(toTop(f)));
 }
 
 function tryGit(cwd: string, args: string[], env: GitEnv): string | undefined {
