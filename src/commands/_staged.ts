@@ -8,6 +8,7 @@ import { KiwiError } from "../errors.ts";
 import { type StagedProject, checkStaged } from "../ops/staged-io.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
 import { LOCKFILE_NAME } from "../lockfile/name.ts";
+import { conflictHint } from "../lockfile/parse.ts";
 import { type FindingFormat, findingsDocument, renderFindingsHuman, renderFindingsSummary, sarifDocument } from "../ui/findings-render.ts";
 import { renderFileDiff } from "../ui/lock-render.ts";
 import { colors, showJson, showNote, showResult } from "../ui/output.ts";
@@ -101,6 +102,10 @@ function lockError(p: StagedProject, cwd: string): KiwiError | undefined {
     case "missing":
       return new KiwiError("E_LOCK_MISSING", `${where}: ${p.lock.message ?? "missing"}`, { hint });
     case "invalid":
+      // kiwi lock refuses a lockfile it cannot read (it may hold MCP pins), so that one is first
+      // taken from git; an entry edited by hand it rewrites itself.
+      if (p.lock.unreadable === "conflict") return new KiwiError("E_LOCK_INVALID", p.lock.message ?? `${where} is invalid`, { hint: `${conflictHint(shellWord(where))}, then ${hint}` });
+      if (p.lock.unreadable === "damaged") return new KiwiError("E_LOCK_INVALID", p.lock.message ?? `${where} is invalid`, { hint: `restore ${where} from version control ("git checkout HEAD -- ${shellWord(where)}"), then ${hint}` });
       return new KiwiError("E_LOCK_INVALID", p.lock.message ?? `${where} is invalid`, { hint: `restore ${where} from version control, or ${hint}` });
     default:
       return undefined;

@@ -57,7 +57,11 @@ export function writeLockfile(root: string, lock: Lockfile, previous: string | u
   const text = renderLockfile(lock);
   if (text === previous) return { written: false, text };
   removeDeadTemps(root);
-  writeFileAtomic(lockfilePath(root), text, { faults, writePoint: "lockfile-write", renamePoint: "lockfile-rename", fsync: true });
+  try {
+    writeFileAtomic(lockfilePath(root), text, { faults, writePoint: "lockfile-write", renamePoint: "lockfile-rename", fsync: true });
+  } catch (error) {
+    throw lockfileWriteError(root, error);
+  }
   return { written: true, text };
 }
 
@@ -69,7 +73,23 @@ export function writeLockfile(root: string, lock: Lockfile, previous: string | u
 export function writeLockfileText(root: string, text: string, previous: string | undefined, faults: Faults = NO_FAULTS): Promise<void> | undefined {
   if (text === previous) return undefined;
   removeDeadTemps(root);
-  return writeFileAtomicSynced(lockfilePath(root), text, { faults, writePoint: "lockfile-write", renamePoint: "lockfile-rename" });
+  return writeFileAtomicSynced(lockfilePath(root), text, { faults, writePoint: "lockfile-write", renamePoint: "lockfile-rename" }).catch((error) => {
+    throw lockfileWriteError(root, error);
+  });
+}
+
+/**
+ * A lockfile write this process may not make (a read-only checkout) as E_IO naming the lockfile
+ * and the project's permissions, not the cache's; other errors (a full disk) pass unchanged.
+ */
+function lockfileWriteError(root: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") return error;
+  return new KiwiError("E_IO", `cannot write ${lockfilePath(root)}: ${code} (the project folder is ${code === "EROFS" ? "on a read-only file system" : "not writable by this user"})`, {
+    hint: `make ${root} writable to lock it; "kiwi install --frozen-lockfile" and "kiwi verify" only read ${LOCKFILE_NAME}`,
+    cause: error,
+    details: { file: lockfilePath(root), code },
+  });
 }
 
 /** Runs `fn` holding the project's lockfile lock (tool.lock.json.lock next to it). */

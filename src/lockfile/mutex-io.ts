@@ -28,12 +28,24 @@ export interface HeldLock {
   release(): void;
 }
 
-/** Takes the lock at `path`, waiting while a live process holds it. */
+/**
+ * Takes the lock at `path`, waiting while a live process holds it. In a folder this process may
+ * not write (EACCES, EPERM, EROFS: a read-only checkout) it could not write what the lock guards
+ * either, and reading needs no lock (writers rename whole files into place): the lock returned
+ * then holds nothing, and a write its holder attempts fails on its own.
+ */
 export async function acquireFileLock(path: string, options: LockOptions): Promise<HeldLock> {
   const me: Owner = { pid: process.pid, host: hostname(), nonce: Math.random().toString(36).slice(2, 12) };
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   for (;;) {
-    if (tryCreate(path, me)) return { path, release: () => releaseIfOwned(path, me.nonce) };
+    let created: boolean;
+    try {
+      created = tryCreate(path, me);
+    } catch (error) {
+      if (READ_ONLY.has((error as NodeJS.ErrnoException).code ?? "")) return { path, release: () => {} };
+      throw error;
+    }
+    if (created) return { path, release: () => releaseIfOwned(path, me.nonce) };
     const owner = readOwner(path);
     if (owner === "gone") continue;
     // An unreadable lock file is either being written right now or was left half-written by a
@@ -62,6 +74,9 @@ export async function withFileLock<T>(path: string, options: LockOptions, fn: ()
     lock.release();
   }
 }
+
+/** The errors of creating the lock file in a folder this process may not write. */
+const READ_ONLY = new Set(["EACCES", "EPERM", "EROFS"]);
 
 /** How old an unreadable lock file must be before it counts as abandoned. */
 const HALF_WRITTEN_MS = 5000;

@@ -40,12 +40,33 @@ export function parseLockfile(text: string, file: string = LOCKFILE_NAME, quick?
     value = parsed.value;
   } catch (error) {
     if (!(error instanceof ParseProblem) || error.offset === undefined) throw error;
+    const conflict = conflictMarker(text);
+    if (conflict) throw invalid(`unresolved merge conflict (line ${conflict.line}: "${conflict.marker}")`, `${conflictHint(LOCKFILE_NAME)}, then run "kiwi lock"`, { conflict: true });
     const at = lineColumn(computeLineStarts(text), error.offset);
     // kiwi always ends the file with "}\n"; a parse error in a file that does not is a cut-off write or copy.
     const truncated = !text.trimEnd().endsWith("}");
     throw invalid(`${truncated ? "the file is truncated" : "invalid JSON"}: ${error.message} (line ${at.line}, column ${at.column})`);
   }
   return checkLockfileValue(value, file);
+}
+
+/**
+ * The way out of a merge conflict in the lockfile, up to the lock that follows: take either side
+ * whole, since kiwi lock rewrites every tool entry from the merged tree (MCP pins and registry
+ * records come from the side kept). By commit, not --ours/--theirs: those do nothing once the
+ * conflicted file was added. `where` names the lockfile from where the user stands.
+ */
+export function conflictHint(where: string): string {
+  return `take one side of the merge whole ("git checkout HEAD -- ${where}", or MERGE_HEAD for the other; kiwi lock rewrites every tool entry from the tree)`;
+}
+
+/** The first line git's merge left as a conflict marker (<<<<<<<, |||||||, =======, >>>>>>>). */
+function conflictMarker(text: string): { line: number; marker: string } | undefined {
+  const found = /^(?:<{7}|\|{7}|={7}|>{7})(?![<|=>])[^\r\n]*/m.exec(text);
+  if (!found) return undefined;
+  let line = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < found.index; i = text.indexOf("\n", i + 1)) line++;
+  return { line, marker: found[0].slice(0, 60) };
 }
 
 /** Checks a parsed (lossless) lockfile value; the checks of parseLockfile after JSON syntax. */

@@ -27,7 +27,7 @@ import { type CheckResult, checkProject, planSyntaxChecks, syntaxFindings, withF
 import { runSyntaxChecks } from "../validate/syntax-io.ts";
 import { withFileSecrets } from "../validate/file-secrets-io.ts";
 import { openChildSchemaMemo } from "../validate/child-schema-memo-io.ts";
-import { type GitEnv, gitText, runGit, runGitLargeAsync } from "../hook/git-io.ts";
+import { type GitEnv, gitText, readScopedStatus, runGit, runGitLargeAsync } from "../hook/git-io.ts";
 import { isNullBlobId } from "../integrity/git-blob.ts";
 import { hasGitBlob, readGitBlob, readGitBlobBeside, readGitBlobText, storeGitBlob } from "../cache/git-blobs-io.ts";
 import type { GitStatus } from "../hook/git-status.ts";
@@ -35,6 +35,8 @@ import { type AffectedTools, committedRemoteTools, selectAffected } from "../hoo
 import { jitAtFullSpeed } from "../self.ts";
 
 export type LockStatus = "fresh" | "stale" | "missing" | "invalid" | "unchecked";
+/** Why a lockfile could not be read at all: git's conflict markers, or any other damage. */
+export type Unreadable = "conflict" | "damaged";
 
 /**
  * The staged check's verdict on one project, as plain data (tool ids, findings, the lock diff), so
@@ -44,7 +46,8 @@ export interface StagedVerdict {
   /** The changed tools, those whose chain includes them and the locked tools that went away, by id. */
   affected: { changed: string[]; dependents: string[]; gone: string[]; lockfileChanged: boolean; ignoresChanged?: boolean };
   check: CheckResult;
-  lock: { status: LockStatus; diff?: LockDiff; message?: string; fromIndex: boolean };
+  /** `unreadable`: an invalid lockfile kiwi lock cannot rewrite (a merge conflict, damage), as opposed to a hand-edited entry. */
+  lock: { status: LockStatus; diff?: LockDiff; message?: string; unreadable?: Unreadable; fromIndex: boolean };
   /** Project-relative files of changed tools whose working copy differs from what is staged. */
   unstaged: string[];
 }
@@ -76,7 +79,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   // HEAD's copy of a staged lockfile is asked of git now, so that it comes back while the tree is read (or read from the cache once the committed text is known).
   const headLock = paths.includes(LOCKFILE_NAME) && repo !== undefined ? readHeadLockfile(root, repo, options.env, options.cacheDir) : undefined;
   const { project, read } = readStagedProject(root, paths, { cacheDir: options.cacheDir, indexed: options.indexed, raw: options.raw, now: options.now() });
-  const { locked, text, rendered, status, message, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
+  const { locked, text, rendered, status, message, unreadable, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const selected = selectAffected(project.tools, paths, locked);
   // The lockfile this commit stages is HEAD's at the next one: kept, that check needs no git.
   if (selected.lockfileChanged && repo !== undefined && text !== undefined) keepStagedLockfile(root, repo, text, options.cacheDir);
@@ -90,7 +93,7 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const affected = { changed: selected.changed.map((t) => t.id), dependents: selected.dependents.map((t) => t.id), gone: selected.gone, lockfileChanged: selected.lockfileChanged, ...(selected.ignoresChanged ? { ignoresChanged: true } : {}) };
   if (!locked) {
     const touched = judged.length > 0 || selected.gone.length > 0 || selected.lockfileChanged;
-    return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), fromIndex }, unstaged }, memorable, read };
+    return { verdict: { affected, check, lock: { status: touched ? status : "unchecked", ...(message === undefined ? {} : { message }), ...(touched && unreadable ? { unreadable } : {}), fromIndex }, unstaged }, memorable, read };
   }
   // A staged lockfile is judged where it changed since HEAD (or everywhere without history).
   const edited = selected.lockfileChanged ? editedToolIds(text!, await headLock?.(text!), rendered) : [];
@@ -103,7 +106,12 @@ export async function checkProjectChanges(root: string, paths: string[], repo: R
   const edit = selected.lockfileChanged ? handEditedEntry(diff, project.tools, edited) : undefined;
   if (edit) return { verdict: { affected, check, lock: { status: "invalid", message: `${LOCKFILE_NAME}${fromIndex ? " (as staged)" : ""}: ${edit}`, fromIndex }, unstaged }, memorable, read };
   const stale = diff.added.length + diff.removed.length + diff.changed.length > 0;
-  return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged }, memorable, read };
+  // An entry the staged lockfile changed was compared with its tool's working copy; where that
+  // copy is not what is staged (kiwi lock, then only the lockfile added), say so, as for a changed tool.
+  // git's status may cover only the changed tools' working copies, so it is asked about these.
+  const relocked = edited === "all" || repo === undefined ? [] : project.tools.filter((t) => edited.includes(t.id) && !selected.changed.includes(t) && t.form !== "builtin");
+  const warned = relocked.length === 0 ? unstaged : [...new Set([...unstaged, ...(await unstagedOf(root, repo!, relocked, options.env))])];
+  return { verdict: { affected, check, lock: { status: stale ? "stale" : "fresh", diff, fromIndex }, unstaged: warned }, memorable, read };
 }
 
 /**
@@ -295,15 +303,18 @@ interface CommittedLock {
   rendered?: RenderedTools;
   status: LockStatus;
   message?: string;
+  unreadable?: Unreadable;
   fromIndex: boolean;
 }
 
 /** The lockfile the commit will carry: the staged copy when the working copy differs, else the file. */
 function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv, cacheDir: string): CommittedLock {
+  let fromIndex = false;
   try {
     if (repo !== undefined) {
       const rel = lockfileRel(root, repo.top);
       if (!rel.startsWith("..") && !isAbsolute(rel) && repo.status.unstaged.has(rel)) {
+        fromIndex = true;
         const text = tryGit(root, ["show", `:${rel}`], env);
         if (text === undefined) return { status: "missing", message: `${LOCKFILE_NAME} exists but is not staged`, fromIndex: true };
         return { ...lockedOf(text, cacheDir), text, status: "fresh", fromIndex: true };
@@ -312,7 +323,10 @@ function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv
     const text = readLockfileText(root);
     return text !== undefined ? { ...lockedOf(text, cacheDir), text, status: "fresh", fromIndex: false } : { status: "missing", message: `${LOCKFILE_NAME} does not exist`, fromIndex: false };
   } catch (error) {
-    if (error instanceof KiwiError && error.code === "E_LOCK_INVALID") return { status: "invalid", message: error.message, fromIndex: false };
+    if (error instanceof KiwiError && error.code === "E_LOCK_INVALID") {
+      const message = fromIndex ? error.message.replace(`${LOCKFILE_NAME}:`, `${LOCKFILE_NAME} (as staged):`) : error.message;
+      return { status: "invalid", message, unreadable: error.details?.conflict === true ? "conflict" : "damaged", fromIndex };
+    }
     throw error;
   }
 }
@@ -336,12 +350,25 @@ function lockedOf(text: string, cacheDir: string): { locked: LockedTools; render
  * tool was judged removed), so the staged paths are asked too; the lockfile is read as staged.
  */
 function unstagedFiles(root: string, repo: Repo, changed: readonly Tool[], ignoreFile: boolean, paths: readonly string[]): string[] {
-  const files = changed.flatMap((t) => [t.manifestFile, ...(t.form === "directory" ? t.files.map((f) => `${t.root}/${f.path}`) : [])]);
+  const files = changed.flatMap(filesOf);
   if (ignoreFile) files.push(IGNORE_FILE);
   for (const path of paths) if (path !== LOCKFILE_NAME) files.push(path);
   const toTop = (p: string) => relative(repo.top, join(root, p)).split(sep).join("/");
   const unstaged = repo.status.unstaged;
   return [...new Set(files)].filter((f) => unstaged.has(toTop(f)));
+}
+
+/** A tool's project-relative files: its manifest and, for a folder tool, every file in it. */
+function filesOf(t: Tool): string[] {
+  return [t.manifestFile, ...(t.form === "directory" ? t.files.map((f) => `${t.root}/${f.path}`) : [])];
+}
+
+/** The files of `tools` whose working copy differs from the index, asked of git for them alone. */
+async function unstagedOf(root: string, repo: Repo, tools: readonly Tool[], env: GitEnv): Promise<string[]> {
+  const files = [...new Set(tools.flatMap(filesOf))];
+  const status = await readScopedStatus(repo.top, files.map((f) => join(root, f)), env);
+  const toTop = (p: string) => relative(repo.top, join(root, p)).split(sep).join("/");
+  return files.filter((f) => status.unstaged.has(toTop(f)));
 }
 
 function tryGit(cwd: string, args: string[], env: GitEnv): string | undefined {

@@ -195,6 +195,62 @@ describe("kiwi hook", () => {
   }, SLOW);
 });
 
+describe("kiwi check --staged after a merge", () => {
+  /** Two branches that each changed greet.sh and locked, merged: both files conflict; greet.sh is then resolved and everything added. */
+  async function conflictedMerge(): Promise<string> {
+    const root = await initRepo();
+    const base = readFileSync(join(root, ".ai/tools/greet.sh"), "utf8");
+    for (const [branch, line] of [["a", "# from a\n"], ["b", "# from b\n"]] as const) {
+      await git(root, env, "checkout", "-q", "-b", branch, "main");
+      writeFileSync(join(root, ".ai/tools/greet.sh"), base + line);
+      expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+      await git(root, env, "commit", "-q", "-a", "-m", branch);
+    }
+    await git(root, env, "checkout", "-q", "main");
+    await git(root, env, "merge", "-q", "a");
+    expect((await run(["git", "merge", "-q", "b"], root, env)).exitCode).toBe(1);
+    expect(readFileSync(join(root, "tool.lock.json"), "utf8")).toContain("<<<<<<< HEAD");
+    writeFileSync(join(root, ".ai/tools/greet.sh"), base + "# from a\n# from b\n");
+    await git(root, env, "add", "-A");
+    return root;
+  }
+
+  test("conflict markers staged in tool.lock.json: exit 5 naming the conflict, and following the hint word for word commits the merge", async () => {
+    const root = await conflictedMerge();
+    const r = await kiwi(root, ["check", "--staged"]);
+    expect([r.exitCode, r.stdout]).toEqual([5, ""]);
+    const hint = 'take one side of the merge whole ("git checkout HEAD -- tool.lock.json", or MERGE_HEAD for the other; kiwi lock rewrites every tool entry from the tree), then run "kiwi lock", then "git add tool.lock.json"';
+    expect(r.stderr).toMatch(/error\[E_LOCK_INVALID\]: tool\.lock\.json: unresolved merge conflict \(line \d+: "<<<<<<< HEAD"\)\n/);
+    expect(r.stderr).toContain(`  hint: ${hint}\n`);
+    // kiwi lock on its own refuses the file (it may hold MCP pins), with the same way out.
+    const lock = await kiwi(root, ["lock"]);
+    expect(lock.exitCode).toBe(5);
+    expect(lock.stderr).toContain("unresolved merge conflict");
+    expect(lock.stderr).toContain('then run "kiwi lock"');
+
+    await git(root, env, "checkout", "HEAD", "--", "tool.lock.json");
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "tool.lock.json");
+    expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
+    await git(root, env, "commit", "-q", "--no-edit");
+    expect((await kiwi(root, ["verify"])).stdout).toContain("tree      ok");
+  }, SLOW);
+
+  test("a staged lockfile that is not JSON: the hint restores it before locking, since kiwi lock refuses it", async () => {
+    const root = await initRepo();
+    appendFileSync(join(root, ".ai/tools/greet.sh"), "# changed\n");
+    writeFileSync(join(root, "tool.lock.json"), readFileSync(join(root, "tool.lock.json"), "utf8").slice(0, 300));
+    await git(root, env, "add", "-A");
+    const r = await kiwi(root, ["check", "--staged"]);
+    expect([r.exitCode, r.stdout]).toEqual([5, ""]);
+    expect(r.stderr).toContain('hint: restore tool.lock.json from version control ("git checkout HEAD -- tool.lock.json"), then run "kiwi lock", then "git add tool.lock.json"\n');
+    await git(root, env, "checkout", "HEAD", "--", "tool.lock.json");
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "tool.lock.json");
+    expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
+  }, SLOW);
+});
+
 describe("kiwi check --staged in a monorepo, from its top", () => {
   test("a stale project lockfile's hint names the project, and following it word for word passes", async () => {
     const root = makeTemp("kiwi-mono-");

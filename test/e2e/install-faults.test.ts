@@ -189,4 +189,40 @@ describe("a read-only cache directory", () => {
     expect(stderr).toContain("KIWI_CACHE_DIR");
     expect(listFiles(cache)).toEqual([]);
   });
+
+  test.skipIf(!needs(process.getuid?.() === 0, "needs root"))("a project the user may not write (run as nobody): an up-to-date lock and install succeed; a lock that must write exits 2 naming the lockfile", async () => {
+    const base = makeTemp();
+    chmodSync(base, 0o755);
+    const root = join(base, "project");
+    cpSync(demoProject(), root, { recursive: true });
+    const cache = join(base, "cache");
+    mkdirSync(cache, { mode: 0o777 });
+    chmodSync(cache, 0o777);
+    const env = { PATH: process.env.PATH!, HOME: base, KIWI_CACHE_DIR: cache, NO_COLOR: "1" };
+    const asNobody = async (...args: string[]) => {
+      const proc = Bun.spawn(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", KIWI_BIN, ...args], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
+      const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      return { exitCode, stdout, stderr };
+    };
+    expect((await kiwiIn(root).run(["lock"])).exitCode).toBe(0);
+    const locked = lockText(root);
+    for (const dir of [root, join(root, ".ai"), join(root, ".ai/tools"), join(root, ".ai/tools/dp"), join(root, ".ai/tools/dp/lib")]) chmodSync(dir, 0o555);
+
+    const lock = await asNobody("lock");
+    expect([lock.exitCode, lock.stdout, lock.stderr]).toEqual([0, "tool.lock.json is up to date (10 tools)\n", ""]);
+    const install = await asNobody("install");
+    expect([install.exitCode, install.stderr]).toEqual([0, ""]);
+    expect(install.stdout).toContain("installed 10 tools");
+    expect((await asNobody("verify")).exitCode).toBe(0);
+
+    chmodSync(join(root, ".ai/tools/dp"), 0o755);
+    writeFileSync(join(root, ".ai/tools/dp/main.py"), "print(2)\n");
+    const stale = await asNobody("lock");
+    expect([stale.exitCode, stale.stdout]).toEqual([2, ""]);
+    expect(stale.stderr).toContain(`error[E_IO]: cannot write ${join(root, "tool.lock.json")}: EACCES (the project folder is not writable by this user)`);
+    expect(stale.stderr).toContain(`hint: make ${root} writable to lock it; "kiwi install --frozen-lockfile" and "kiwi verify" only read tool.lock.json`);
+    expect(lockText(root)).toBe(locked);
+    expect(listFiles(root).filter((f) => f.includes("tool.lock.json"))).toEqual(["tool.lock.json"]);
+    chmodSync(root, 0o755);
+  });
 });

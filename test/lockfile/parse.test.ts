@@ -20,6 +20,17 @@ function edited(fn: (doc: any) => void): string {
 
 const HEX = "a".repeat(64);
 
+/** The lockfile as git leaves it when both sides changed dp's integrity: `open` (may be empty), the other side, `middle`, `close`. */
+function conflicted(open: string, ...rest: string[]): string {
+  const lines = text.split("\n");
+  const at = lines.findIndex((l) => l.includes('"integrity"'));
+  const ours = lines[at]!;
+  const theirs = ours.replace(/[0-9a-f]{64}/, "b".repeat(64));
+  const close = rest.pop()!;
+  const between = rest.flatMap((r) => (r === "=======" ? [r, theirs] : [r.replace(/\n$/, "")]));
+  return [...lines.slice(0, at), ...(open ? [open] : []), ours, ...between, close, ...lines.slice(at + 1)].join("\n");
+}
+
 describe("parsing tool.lock.json fails closed", () => {
   test("accepts what kiwi writes", () => {
     expect(parseLockfile(text)).toEqual(good);
@@ -29,7 +40,8 @@ describe("parsing tool.lock.json fails closed", () => {
     ["an empty file", "", /is empty/],
     ["a whitespace-only file", "  \n", /is empty/],
     ["a truncated file", text.slice(0, text.length / 2), /truncated/],
-    ["a file that is not JSON", "<<<<<<< HEAD\n{}", /invalid JSON/],
+    ["a file that is not JSON", "lockfileVersion = 1\n{}", /invalid JSON/],
+    ["git's conflict markers (a merge left unresolved)", "<<<<<<< HEAD\n{}", /unresolved merge conflict \(line 1: "<<<<<<< HEAD"\)/],
     ["a top-level array", "[]", /not a JSON object/],
     ["a duplicate key (a bad merge)", text.replace('"lockfileVersion": 1,', '"lockfileVersion": 1,\n  "lockfileVersion": 1,'), /duplicate/i],
     ["a missing lockfileVersion", edited((d) => delete d.lockfileVersion), /lockfileVersion is missing/],
@@ -66,6 +78,22 @@ describe("parsing tool.lock.json fails closed", () => {
     expect(error.message).toMatch(message);
     expect(error.message).toStartWith("tool.lock.json");
     expect(error.hint).toBeString();
+  });
+
+  test.each([
+    ["both sides of one entry", conflicted("<<<<<<< HEAD", "=======", ">>>>>>> feature"), 9, "<<<<<<< HEAD"],
+    ["diff3 style, with the base between", conflicted("<<<<<<< ours", "||||||| base\n      \"executor\": \"subprocess@1.0.0\",\n", "=======", ">>>>>>> theirs"), 9, "<<<<<<< ours"],
+    ["CRLF line ends", conflicted("<<<<<<< HEAD", "=======", ">>>>>>> b").replaceAll("\n", "\r\n"), 9, "<<<<<<< HEAD"],
+    ["markers left after a hand resolution removed the first one", conflicted("", "=======", ">>>>>>> b"), 10, "======="],
+  ])("names a merge conflict and how to leave it, not a JSON error: %s", (_what, input, line, marker) => {
+    expect(() => parseLockfile(input)).toThrow(
+      expect.objectContaining({
+        code: "E_LOCK_INVALID",
+        message: `tool.lock.json: unresolved merge conflict (line ${line}: "${marker}")`,
+        hint: 'take one side of the merge whole ("git checkout HEAD -- tool.lock.json", or MERGE_HEAD for the other; kiwi lock rewrites every tool entry from the tree), then run "kiwi lock"',
+        details: { file: "tool.lock.json", conflict: true },
+      }),
+    );
   });
 
   test("a newer lockfile's hint says to upgrade kiwi, not to delete it", () => {

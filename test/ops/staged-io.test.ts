@@ -155,6 +155,19 @@ describe.each([
     expect(p!.unstaged).toEqual([".ai/tools/hi.sh"]);
   });
 
+  test("warns about a tool whose entry the staged lockfile changes when its own change is not staged (relocked, only the lockfile added)", async () => {
+    const root = await lockedRepo();
+    appendFileSync(join(root, ".ai/tools/hi.sh"), "echo not staged\n");
+    await relock(root);
+    git(root, ["add", "tool.lock.json"], env);
+    const [p] = await stagedHere(root);
+    // The lockfile matches the working copy, which the commit does not carry.
+    expect([p!.affected.changed, p!.lock.status, p!.unstaged]).toEqual([[], "fresh", [".ai/tools/hi.sh"]]);
+    git(root, ["add", ".ai/tools/hi.sh"], env);
+    const [added] = await stagedHere(root);
+    expect([added!.affected.changed, added!.lock.status, added!.unstaged]).toEqual([["hi"], "fresh", []]);
+  });
+
   test("warns about a staged file deleted from the working copy, whose tool was then judged removed", async () => {
     const root = await lockedRepo();
     appendFileSync(join(root, ".ai/tools/hi.sh"), "echo staged\n");
