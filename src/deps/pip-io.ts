@@ -4,7 +4,7 @@
 // URL and sha256; `kiwi install` installs exactly those with `--require-hashes --no-deps` into a
 // plain folder (`site-packages/`), which kiwi stores like any tree. Indexes come from the user's pip
 // settings (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf). Nothing here runs at `kiwi exec` time.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeStagingDir } from "./staging-io.ts";
@@ -88,9 +88,37 @@ export async function installPip(ctx: PackageContext, store: Store, locked: Pypi
     const formats = ["--only-binary", ":all:", ...(built.length > 0 ? ["--no-binary", built.join(",")] : [])];
     // --no-compile: bytecode is not reproducible; python writes none at run time (-B).
     await runPip(ctx, python, ["install", "--require-hashes", "--no-deps", "--no-compile", ...formats, "--target", target, "-r", join(dir, "requirements.txt")], locked.requires, { wheelsOnly: false, resolving: false });
+    dropScriptRecords(target);
     return hashInstalledTree(ctx, store, target, "site-packages");
   } finally {
     removeTree(dir);
+  }
+}
+
+/**
+ * A distribution's RECORD without its lines for the scripts pip wrote into bin/ (console scripts,
+ * a wheel's .data/scripts). pip records each wrapper's sha256, and a wrapper's first line names the
+ * python that ran pip: kiwi's staging venv, a new path on every install. The installed tree leaves
+ * bin/ out, so those lines name files it does not hold; without them RECORD, and so the tree's
+ * digest, is the same on every install and machine.
+ */
+export function recordWithoutScripts(text: string): string {
+  return text
+    .split("\n")
+    .filter((line) => !/^"?(?:\.\.\/)+bin\//.test(line))
+    .join("\n");
+}
+
+/** Rewrites every RECORD of an installed --target folder with recordWithoutScripts. */
+function dropScriptRecords(target: string): void {
+  if (!existsSync(target)) return;
+  for (const name of readdirSync(target)) {
+    if (!name.endsWith(".dist-info")) continue;
+    const record = join(target, name, "RECORD");
+    if (!existsSync(record)) continue;
+    const text = readFileSync(record, "utf8");
+    const kept = recordWithoutScripts(text);
+    if (kept !== text) writeFileSync(record, kept);
   }
 }
 

@@ -6,6 +6,9 @@ import type { PackageFileRequirements } from "./model.ts";
 /** What a tool's own files declare (the model's type). */
 export type FileRequirements = PackageFileRequirements;
 
+/** A line pip takes for a comment as a whole (its COMMENT_RE, matched at the line's start). */
+const COMMENT_LINE = /^\s*#/;
+
 /**
  * requirements.txt: one PEP 508 requirement per line; comments, blank lines and line continuations
  * as pip reads them. Options (`-r`, `-e`, `--index-url`, URLs) are refused: a pinned tool names its
@@ -15,10 +18,15 @@ export function parseRequirementsTxt(text: string, source: string, out: FileRequ
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     // A requirement continued over lines (`\` at the end, as pip-compile writes its --hash options)
-    // is one line, named by the line it starts on.
+    // is one line, named by the line it starts on. As pip reads it (req_file.join_lines), a comment
+    // line continues nothing, even ending in `\` (`# C:\`), and it ends a continuation it meets.
     const at = `${source}:${i + 1}`;
     let raw = lines[i]!;
-    while (raw.endsWith("\\") && i + 1 < lines.length) raw = raw.slice(0, -1) + lines[++i];
+    while (!COMMENT_LINE.test(raw) && raw.endsWith("\\") && i + 1 < lines.length) {
+      const next = lines[++i]!;
+      raw = raw.slice(0, -1) + (COMMENT_LINE.test(next) ? ` ${next}` : next);
+      if (COMMENT_LINE.test(next)) break;
+    }
     const line = raw.replace(/(^|\s)#.*$/, "").trim();
     if (line === "") continue;
     if (line.startsWith("-") || /^[a-z+]+:\/\//i.test(line) || line.startsWith(".") || line.startsWith("/")) {

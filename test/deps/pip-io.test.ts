@@ -1,6 +1,6 @@
 // pip's failures as kiwi reports them (pipError), from pip's own stderr.
 import { describe, expect, test } from "bun:test";
-import { pipError } from "../../src/deps/pip-io.ts";
+import { pipError, recordWithoutScripts } from "../../src/deps/pip-io.ts";
 
 const UNHASHED = `ERROR: Hashes are required in --require-hashes mode, but they are missing from some requirements. Here is a list of those requirements along with the hashes their downloaded archives actually had. Add lines like these to your requirements files to prevent tampering. (If you did not enable --require-hashes manually, note that it turns on automatically when any package has a hash.)
     dep-a==1.0 --hash=sha256:dc2515de7059eadbab53f195ba4fed14ce36e100ba1dc1b20461fd1d8e972fb4
@@ -34,5 +34,20 @@ describe("pipError", () => {
   ])("%s", (_what, stderr, requires, message) => {
     const e = pipError("t", stderr, 1, requires, { wheelsOnly: true, resolving: true });
     expect([e.code, e.message]).toEqual(["E_DEPS", message]);
+  });
+});
+
+describe("recordWithoutScripts", () => {
+  test("drops the lines of the scripts pip wrote into bin/ (their sha256 covers a shebang naming the staging venv), keeps every other", () => {
+    const record = [
+      "../../bin/kiwi-cli,sha256=abc,246",
+      '"../../bin/odd,name",sha256=def,10',
+      "../../share/kiwi/data.txt,sha256=ghi,12",
+      "kiwi_cli/__init__.py,sha256=jkl,40",
+      "kiwi_cli/bin/helper.py,sha256=mno,5",
+      "kiwi_cli-1.0.0.dist-info/RECORD,,",
+      "",
+    ].join("\n");
+    expect(recordWithoutScripts(record)).toBe(["../../share/kiwi/data.txt,sha256=ghi,12", "kiwi_cli/__init__.py,sha256=jkl,40", "kiwi_cli/bin/helper.py,sha256=mno,5", "kiwi_cli-1.0.0.dist-info/RECORD,,", ""].join("\n"));
   });
 });

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { type PypiIndex, startPypiIndex } from "../helpers/pypi-index.ts";
-import { cleanupTemps, makeProject } from "../helpers/tree.ts";
+import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
 import { kiwiIn } from "./lock-helpers.ts";
 
 // pip makes a venv and resolves for real: seconds, not milliseconds.
@@ -82,6 +82,32 @@ test("the same requirements in another order keep their resolution: no pip run, 
   expect((await kiwi.run(["install"], down)).exitCode).toBe(0);
   const r = await kiwi.run(["exec", "greet"], down);
   expect([r.exitCode, r.stdout]).toEqual([0, "hello, Ada\n"]);
+});
+
+test("a distribution with scripts installs as the same tree on every machine: its RECORD does not name kiwi's staging venv", async () => {
+  index.publish({
+    name: "kiwi-scripted-cli",
+    version: "1.0.0",
+    files: {
+      "kiwi_scripted_cli/__init__.py": "def main():\n    print('cli')\n",
+      "kiwi_scripted_cli-1.0.0.dist-info/entry_points.txt": "[console_scripts]\nkiwi-scripted-cli = kiwi_scripted_cli:main\n",
+      "kiwi_scripted_cli-1.0.0.data/scripts/kiwi-scripted-tool": "#!python\nprint('tool')\n",
+    },
+  });
+  const root = makeProject({
+    ".ai/tools/cli/tool.yaml": "tool_id: cli\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig: { entrypoint: main.py }\nrequires: [pypi:kiwi-scripted-cli==1.0.0]\n",
+    ".ai/tools/cli/main.py": "from kiwi_scripted_cli import main\nmain()\n",
+  });
+  const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const lockText = readFileSync(join(root, "tool.lock.json"), "utf8");
+  // A teammate's clone (another cache: pip installs again, from another staging venv) gets the locked tree.
+  const other = { KIWI_CACHE_DIR: makeTemp("kiwi-other-cache-") };
+  const again = await kiwi.run(["install", "--frozen-lockfile"], other);
+  expect([again.exitCode, again.stderr]).toEqual([0, ""]);
+  expect(readFileSync(join(root, "tool.lock.json"), "utf8")).toBe(lockText);
+  const r = await kiwi.run(["exec", "cli"], { ...other, PIP_INDEX_URL: "http://127.0.0.1:9/simple/" });
+  expect([r.exitCode, r.stdout]).toEqual([0, "cli\n"]);
 });
 
 describe("a distribution published only as source (its build runs code)", () => {

@@ -21,6 +21,16 @@ describe("requirements.txt", () => {
     expect(out.problems).toEqual([{ source: "r.txt:2", message: expect.stringContaining("is a pip option, URL or path") }]);
   });
 
+  test("a comment line ending in a backslash continues nothing, and a comment line ends a continuation (pip's join_lines)", () => {
+    const out = fresh();
+    parseRequirementsTxt("# built on C:\\\nfoo-bar==1.0\na==1 \\\n# why a \\\nb==2\n", "r.txt", out);
+    expect(out.pypi).toEqual([
+      { spec: "foo-bar==1.0", source: "r.txt:2" },
+      { spec: "a==1", source: "r.txt:3" },
+      { spec: "b==2", source: "r.txt:5" },
+    ]);
+  });
+
   test("a requirement continued over lines is named by its first line, and the lines after it by their own", () => {
     const out = fresh();
     parseRequirementsTxt("a==1 \\\n    --hash=sha256:00\n    # via b\nb==2 \\\n    --hash=sha256:11\n-e ./local\n", "r.txt", out);
