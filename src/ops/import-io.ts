@@ -16,7 +16,7 @@ import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 import { PLUGIN_FILE, checkPluginManifest } from "../manifest/plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { checkProject } from "../validate/check-project.ts";
-import { importError } from "../formats/import-errors.ts";
+import { commentText, importError } from "../formats/import-errors.ts";
 import { type BundleSignature, type PlacedBundle, placeBundle } from "../formats/mcpb-io.ts";
 import { type McpbFetch, importServerJson, type ServerJsonImportOptions } from "../formats/server-json.ts";
 
@@ -72,7 +72,7 @@ export async function importFromFile(ctx: Context, file: string, options: Server
     const where = existing === undefined ? "" : existing.form === "builtin" ? " (built into kiwi)" : ` (${existing.manifestFile})`;
     throw new KiwiError("E_USAGE", `a tool named ${imported.id} already exists${where}`, { hint: "pass --id <another id>, or remove the existing tool first", details: { tool: imported.id } });
   }
-  const header = `# Imported by kiwi add --from ${basename(file)}: ${imported.server.name} ${imported.server.version} (${imported.source})\n`;
+  const header = `# ${commentText(`Imported by kiwi add --from ${basename(file)}: ${imported.server.name} ${imported.server.version} (${imported.source})`)}\n`;
   writeFileAtomic(target, header + YAML.stringify(imported.manifest, { lineWidth: 0 }));
   const path = toProjectPath(project.root, target);
   const findings = checkOrRemove(ctx, path, file, () => rmSync(target, { force: true }));
