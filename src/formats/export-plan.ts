@@ -76,6 +76,7 @@ export function exportServerJson(tool: Tool, registryName: string, notes: string
     const m = /^(npm|pypi):(.+?)(?:@|==)([^@=]+)$/.exec(c.package);
     if (!m) throw refuse(tool, `config.package ${JSON.stringify(c.package)} names no exact version`, "pin it: npm:<name>@<version> or pypi:<name>==<version>");
     const pkg: Record<string, unknown> = { registryType: m[1], identifier: m[2], version: m[3], transport: { type: "stdio" } };
+    if (typeof c.bin === "string") notes.push(`config.bin ${c.bin} has no place in a server.json: clients run the package's default program (npx, uvx), which may not be ${c.bin}`);
     const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map((a) => argumentOf(String(a), secrets));
     if (args.length > 0) pkg.packageArguments = args;
     const env = keyValues(c.env, secrets);
@@ -162,7 +163,10 @@ function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
     const m = /^(npm|pypi):(.+?)(?:@|==)([^@=]+)$/.exec(c.package);
     if (!m) throw refuse(tool, `config.package ${JSON.stringify(c.package)} names no exact version`, "pin it");
     command = m[1] === "npm" ? "npx" : "uvx";
-    launcher = m[1] === "npm" ? ["-y", `${m[2]}@${m[3]}`] : [`${m[2]}==${m[3]}`];
+    // config.bin names the package's program kiwi runs; without it the launcher runs the default one.
+    const bin = typeof c.bin === "string" ? c.bin : undefined;
+    if (m[1] === "npm") launcher = bin ? ["-y", "-p", `${m[2]}@${m[3]}`, bin] : ["-y", `${m[2]}@${m[3]}`];
+    else launcher = bin ? ["--from", `${m[2]}==${m[3]}`, bin] : [`${m[2]}==${m[3]}`];
     notes.push(`${tool.id}: runs its package through ${command} (${launcher.join(" ")}), which fetches it at start; kiwi ran the locked copy`);
   }
   if (command === undefined) throw refuse(tool, "it names no command or package", "set config.command or config.package");

@@ -115,6 +115,27 @@ describe("--format plugin", () => {
   });
 });
 
+describe("--format plugin, servers run from their package", () => {
+  test("the launcher runs the program config.bin names, not the package's default one", async () => {
+    const root = makeProject({
+      ".ai/tools/everything.yaml": "tool_id: everything\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:@acme/tools@2.1.0\n  bin: acme-mcp\n  args: [stdio]\n",
+      ".ai/tools/fetch.yaml": "tool_id: fetch\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: pypi:acme-tools==2025.4.7\n  bin: acme-fetch\n",
+      ".ai/tools/plain.yaml": "tool_id: plain\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:plain-mcp@1.0.0\n",
+    });
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", "everything", "fetch", "plain", "--format", "plugin", "--name", "kit", "--out", out]);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, "kit/mcp.json"), "utf8")).mcpServers).toEqual({
+      everything: { type: "stdio", command: "npx", args: ["-y", "-p", "@acme/tools@2.1.0", "acme-mcp", "stdio"] },
+      fetch: { type: "stdio", command: "uvx", args: ["--from", "acme-tools==2025.4.7", "acme-fetch"] },
+      plain: { type: "stdio", command: "npx", args: ["-y", "plain-mcp@1.0.0"] },
+    });
+    const json = await kiwiIn(root).run(["export", "everything", "--format", "server.json", "--name", "io.github.acme/everything", "--out", makeTemp("kiwi-export-")]);
+    expect(json.exitCode).toBe(0);
+    expect(json.stderr).toContain("note: config.bin acme-mcp has no place in a server.json");
+  });
+});
+
 describe("--format plugin, from a plugin", () => {
   const plugin = {
     ".ai/tools/kit/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "kit", version: "3.1.0", description: "A kit" }),
