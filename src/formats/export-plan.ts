@@ -7,6 +7,7 @@ import { PLUGIN_MCP_FILE, PLUGIN_MCP_SCHEMA, PLUGIN_SCHEMA } from "../manifest/p
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { SERVER_JSON_SCHEMA } from "./server-json.ts";
 import { declaredSecrets, isSecretName } from "../schema/placeholders.ts";
+import { renderLosslessJson } from "../integrity/canonical.ts";
 
 export const EXPORT_FORMATS = ["skill", "plugin", "server.json"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -63,7 +64,7 @@ export function exportSkill(tool: Tool, read: ReadText, notes: string[] = []): E
 export function exportServerJson(tool: Tool, registryName: string, notes: string[] = []): ExportPlan {
   if (tool.type !== "mcp_server") throw refuse(tool, `a ${tool.type} tool is not an MCP server`, "server.json describes MCP servers");
   if (!/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/.test(registryName)) throw new KiwiError("E_USAGE", `--name ${JSON.stringify(registryName)} is not a registry name`, { hint: "write it as io.github.<owner>/<server>" });
-  const c = tool.config;
+  const c = exactConfig(tool);
   const secrets = declaredSecrets(c);
   const doc: Record<string, unknown> = { $schema: `https://static.modelcontextprotocol.io/schemas/${SERVER_JSON_SCHEMA}/server.schema.json`, name: registryName };
   let description = tool.description ?? tool.id;
@@ -77,7 +78,7 @@ export function exportServerJson(tool: Tool, registryName: string, notes: string
     if (!m) throw refuse(tool, `config.package ${JSON.stringify(c.package)} names no exact version`, "pin it: npm:<name>@<version> or pypi:<name>==<version>");
     const pkg: Record<string, unknown> = { registryType: m[1], identifier: m[2], version: m[3], transport: { type: "stdio" } };
     if (typeof c.bin === "string") notes.push(`config.bin ${c.bin} has no place in a server.json: clients run the package's default program (npx, uvx), which may not be ${c.bin}`);
-    const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map((a) => argumentOf(String(a), secrets));
+    const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map((a) => argumentOf(configText(a), secrets));
     if (args.length > 0) pkg.packageArguments = args;
     const env = keyValues(c.env, secrets);
     if (env.length > 0) pkg.environmentVariables = env;
@@ -138,7 +139,7 @@ export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, 
 }
 
 function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
-  const c = tool.config;
+  const c = exactConfig(tool);
   const literal = (what: string, value: string): string | undefined => {
     if (/\$\{[A-Za-z_]\w*\}/.test(value.replace(/\$\{PLUGIN_ROOT\}/g, ""))) {
       notes.push(`${tool.id}: ${what} reads ${value.match(/\$\{[A-Za-z_]\w*\}/)![0]} from the environment, which Agent Plugins cannot express (no expansion, no secrets in mcp.json): left out; set it in the client`);
@@ -151,12 +152,12 @@ function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
     if (url === undefined) throw refuse(tool, "its URL depends on the environment", "write the URL literally to export it");
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries((c.headers as Record<string, unknown>) ?? {})) {
-      const value = literal(`header ${k}`, String(v));
+      const value = literal(`header ${k}`, configText(v));
       if (value !== undefined) headers[k] = value;
     }
     return { type: c.transport === "sse" ? "sse" : "streamable-http", url, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
   }
-  const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map(String);
+  const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map(configText);
   let command = typeof c.command === "string" ? c.command : undefined;
   let launcher: string[] = [];
   if (typeof c.package === "string") {
@@ -173,11 +174,21 @@ function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries((c.env as Record<string, unknown>) ?? {})) {
     if (k === "PLUGIN_ROOT" || k === "PLUGIN_DATA") continue;
-    const value = literal(`env ${k}`, String(v));
+    const value = literal(`env ${k}`, configText(v));
     if (value !== undefined) env[k] = value;
   }
   const mappedArgs = [...launcher, ...args.flatMap((a) => literal(`argument ${JSON.stringify(a)}`, a) ?? [])];
   return { type: "stdio", command: command.startsWith("./") || !command.includes("/") ? command : `./${command}`, ...(mappedArgs.length > 0 ? { args: mappedArgs } : {}), ...(Object.keys(env).length > 0 ? { env } : {}), ...(typeof c.cwd === "string" ? { cwd: `./${c.cwd}` } : {}) };
+}
+
+/** The config as written (1.0 a float, 12345678901234567890 exact): what kiwi passes at exec, so what an export must say. */
+function exactConfig(tool: Tool): Record<string, unknown> {
+  return tool.configLossless ?? tool.config;
+}
+
+/** A config value as the argument or variable text exec makes of it (exec/template.ts renderConfigText). */
+function configText(value: unknown): string {
+  return typeof value === "string" ? value : renderLosslessJson(value);
 }
 
 /** kiwi config text back to literal text: `{{x}}` is a literal `{x}`. */
@@ -195,7 +206,7 @@ function argumentOf(arg: string, secrets: ReadonlySet<string>): Record<string, u
 function keyValues(map: unknown, secrets: ReadonlySet<string>): Record<string, unknown>[] {
   if (typeof map !== "object" || map === null) return [];
   return Object.entries(map as Record<string, unknown>).map(([name, raw]) => {
-    const value = String(raw);
+    const value = configText(raw);
     const whole = /^\$\{([A-Za-z_]\w*)\}$/.exec(value);
     if (whole && whole[1] === name) return { name, isRequired: true, ...(isSecretName(name, secrets) ? { isSecret: true } : {}) };
     return withVariables({ name }, value, secrets);

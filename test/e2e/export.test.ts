@@ -83,6 +83,17 @@ describe("--format server.json", () => {
     expect(await hash(again)).toBe(await hash(root));
   });
 
+  test("numbers in arguments and variables are exported as kiwi passes them at exec: 1.0 and 12345678901234567890 as written", async () => {
+    const root = makeProject({ ".ai/tools/nums.yaml": "tool_id: nums\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:nums-mcp@1.0.0\n  args: [--ratio, 1.0, --big, 12345678901234567890]\n  env: { BIG: 12345678901234567890 }\n" });
+    const out = makeTemp("kiwi-export-");
+    expect((await kiwiIn(root).run(["export", "nums", "--format", "server.json", "--name", "io.github.acme/nums", "--out", out])).exitCode).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(out, "server.json"), "utf8")).packages[0];
+    expect(pkg.packageArguments.map((a: { value: string }) => a.value)).toEqual(["--ratio", "1.0", "--big", "12345678901234567890"]);
+    expect(pkg.environmentVariables).toEqual([{ name: "BIG", value: "12345678901234567890" }]);
+    expect((await kiwiIn(root).run(["export", "nums", "--format", "plugin", "--out", out])).exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, "nums/mcp.json"), "utf8")).mcpServers.nums).toMatchObject({ args: ["-y", "nums-mcp@1.0.0", "--ratio", "1.0", "--big", "12345678901234567890"], env: { BIG: "12345678901234567890" } });
+  });
+
   test("a server that runs a local command cannot be a server.json", async () => {
     const root = makeProject({ ".ai/tools/local.yaml": "tool_id: local\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig: { transport: stdio, command: node, args: [/srv/x.js] }\n" });
     const r = await kiwiIn(root).run(["export", "local", "--format", "server.json", "--out", makeTemp("kiwi-export-")]);
