@@ -143,7 +143,9 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
   if (Object.keys(mappedEnv).length > 0) config.env = mappedEnv;
   if (secrets.size > 0) config.secrets = [...secrets].sort();
   const manifest = { tool_id: id, tool_type: "mcp_server", version: doc.version, description: doc.description, executor: "subprocess", config };
-  return { id, version: doc.version as string, manifest, entryPoint: server.entry_point, binary: server.type === "binary", notes };
+  // The bundle's file as the zip names it: `./server/index.js` and `server//index.js` are server/index.js.
+  const entryPoint = server.entry_point.split("/").filter((s) => s !== "" && s !== ".").join("/");
+  return { id, version: doc.version as string, manifest, entryPoint, binary: server.type === "binary", notes };
 }
 
 function leaves(path: string): boolean {

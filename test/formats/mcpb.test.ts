@@ -84,6 +84,10 @@ describe("manifest.json", () => {
     expect(importMcpbManifest({ ...REAL, compatibility: { platforms: [] } }, "h.mcpb", { platform: "linux" }).id).toBe("hello-world-node");
   });
 
+  test("an entry point written ./server/index.js is the zip's server/index.js", () => {
+    expect(importMcpbManifest({ ...REAL, server: { ...REAL.server, entry_point: "./server/index.js" } }, "h.mcpb", { platform: "linux" }).entryPoint).toBe("server/index.js");
+  });
+
   test("a server without a type says it is missing", () => {
     expect(() => importMcpbManifest({ ...REAL, server: { ...REAL.server, type: undefined } }, "h.mcpb", { platform: "linux" })).toThrow("server.type is missing");
   });
