@@ -7,6 +7,7 @@ import { PLUGIN_MCP_FILE, PLUGIN_MCP_SCHEMA, PLUGIN_SCHEMA } from "../manifest/p
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { SERVER_JSON_SCHEMA } from "./server-json.ts";
 import { declaredSecrets, isSecretName } from "../schema/placeholders.ts";
+import { renderLosslessJson } from "../integrity/canonical.ts";
 
 export const EXPORT_FORMATS = ["skill", "plugin", "server.json"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -63,7 +64,7 @@ export function exportSkill(tool: Tool, read: ReadText, notes: string[] = []): E
 export function exportServerJson(tool: Tool, registryName: string, notes: string[] = []): ExportPlan {
   if (tool.type !== "mcp_server") throw refuse(tool, `a ${tool.type} tool is not an MCP server`, "server.json describes MCP servers");
   if (!/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/.test(registryName)) throw new KiwiError("E_USAGE", `--name ${JSON.stringify(registryName)} is not a registry name`, { hint: "write it as io.github.<owner>/<server>" });
-  const c = tool.config;
+  const c = exactConfig(tool);
   const secrets = declaredSecrets(c);
   const doc: Record<string, unknown> = { $schema: `https://static.modelcontextprotocol.io/schemas/${SERVER_JSON_SCHEMA}/server.schema.json`, name: registryName };
   let description = tool.description ?? tool.id;
@@ -76,7 +77,8 @@ export function exportServerJson(tool: Tool, registryName: string, notes: string
     const m = /^(npm|pypi):(.+?)(?:@|==)([^@=]+)$/.exec(c.package);
     if (!m) throw refuse(tool, `config.package ${JSON.stringify(c.package)} names no exact version`, "pin it: npm:<name>@<version> or pypi:<name>==<version>");
     const pkg: Record<string, unknown> = { registryType: m[1], identifier: m[2], version: m[3], transport: { type: "stdio" } };
-    const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map((a) => argumentOf(String(a), secrets));
+    if (typeof c.bin === "string") notes.push(`config.bin ${c.bin} has no place in a server.json: clients run the package's default program (npx, uvx), which may not be ${c.bin}`);
+    const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map((a) => argumentOf(configText(a), secrets));
     if (args.length > 0) pkg.packageArguments = args;
     const env = keyValues(c.env, secrets);
     if (env.length > 0) pkg.environmentVariables = env;
@@ -137,7 +139,7 @@ export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, 
 }
 
 function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
-  const c = tool.config;
+  const c = exactConfig(tool);
   const literal = (what: string, value: string): string | undefined => {
     if (/\$\{[A-Za-z_]\w*\}/.test(value.replace(/\$\{PLUGIN_ROOT\}/g, ""))) {
       notes.push(`${tool.id}: ${what} reads ${value.match(/\$\{[A-Za-z_]\w*\}/)![0]} from the environment, which Agent Plugins cannot express (no expansion, no secrets in mcp.json): left out; set it in the client`);
@@ -150,30 +152,43 @@ function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
     if (url === undefined) throw refuse(tool, "its URL depends on the environment", "write the URL literally to export it");
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries((c.headers as Record<string, unknown>) ?? {})) {
-      const value = literal(`header ${k}`, String(v));
+      const value = literal(`header ${k}`, configText(v));
       if (value !== undefined) headers[k] = value;
     }
     return { type: c.transport === "sse" ? "sse" : "streamable-http", url, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
   }
-  const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map(String);
+  const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map(configText);
   let command = typeof c.command === "string" ? c.command : undefined;
   let launcher: string[] = [];
   if (typeof c.package === "string") {
     const m = /^(npm|pypi):(.+?)(?:@|==)([^@=]+)$/.exec(c.package);
     if (!m) throw refuse(tool, `config.package ${JSON.stringify(c.package)} names no exact version`, "pin it");
     command = m[1] === "npm" ? "npx" : "uvx";
-    launcher = m[1] === "npm" ? ["-y", `${m[2]}@${m[3]}`] : [`${m[2]}==${m[3]}`];
+    // config.bin names the package's program kiwi runs; without it the launcher runs the default one.
+    const bin = typeof c.bin === "string" ? c.bin : undefined;
+    if (m[1] === "npm") launcher = bin ? ["-y", "-p", `${m[2]}@${m[3]}`, bin] : ["-y", `${m[2]}@${m[3]}`];
+    else launcher = bin ? ["--from", `${m[2]}==${m[3]}`, bin] : [`${m[2]}==${m[3]}`];
     notes.push(`${tool.id}: runs its package through ${command} (${launcher.join(" ")}), which fetches it at start; kiwi ran the locked copy`);
   }
   if (command === undefined) throw refuse(tool, "it names no command or package", "set config.command or config.package");
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries((c.env as Record<string, unknown>) ?? {})) {
     if (k === "PLUGIN_ROOT" || k === "PLUGIN_DATA") continue;
-    const value = literal(`env ${k}`, String(v));
+    const value = literal(`env ${k}`, configText(v));
     if (value !== undefined) env[k] = value;
   }
   const mappedArgs = [...launcher, ...args.flatMap((a) => literal(`argument ${JSON.stringify(a)}`, a) ?? [])];
   return { type: "stdio", command: command.startsWith("./") || !command.includes("/") ? command : `./${command}`, ...(mappedArgs.length > 0 ? { args: mappedArgs } : {}), ...(Object.keys(env).length > 0 ? { env } : {}), ...(typeof c.cwd === "string" ? { cwd: `./${c.cwd}` } : {}) };
+}
+
+/** The config as written (1.0 a float, 12345678901234567890 exact): what kiwi passes at exec, so what an export must say. */
+function exactConfig(tool: Tool): Record<string, unknown> {
+  return tool.configLossless ?? tool.config;
+}
+
+/** A config value as the argument or variable text exec makes of it (exec/template.ts renderConfigText). */
+function configText(value: unknown): string {
+  return typeof value === "string" ? value : renderLosslessJson(value);
 }
 
 /** kiwi config text back to literal text: `{{x}}` is a literal `{x}`. */
@@ -191,7 +206,7 @@ function argumentOf(arg: string, secrets: ReadonlySet<string>): Record<string, u
 function keyValues(map: unknown, secrets: ReadonlySet<string>): Record<string, unknown>[] {
   if (typeof map !== "object" || map === null) return [];
   return Object.entries(map as Record<string, unknown>).map(([name, raw]) => {
-    const value = String(raw);
+    const value = configText(raw);
     const whole = /^\$\{([A-Za-z_]\w*)\}$/.exec(value);
     if (whole && whole[1] === name) return { name, isRequired: true, ...(isSecretName(name, secrets) ? { isSecret: true } : {}) };
     return withVariables({ name }, value, secrets);

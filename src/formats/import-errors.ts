@@ -13,3 +13,11 @@ export function importError(file: string, pointer: string, message: string, hint
 export function child(pointer: string, key: string | number): string {
   return `${pointer}/${escapePointer(String(key))}`;
 }
+
+/**
+ * Text for the one comment line an import writes above a manifest: a line break in a file name, a
+ * URL or a certificate's subject would end the comment and put the rest into the manifest as YAML.
+ */
+export function commentText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

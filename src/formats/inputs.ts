@@ -90,6 +90,7 @@ export function mapArguments(items: unknown[], pointer: string, scope: InputScop
       if (item.value === undefined && item.default === undefined && item.format === "boolean") {
         // A bare flag: present when the publisher requires it.
         if (item.isRequired === true) out.push(item.name);
+        else scope.notes.push(`${at}: optional flag ${item.name} is not passed; add it to config.args to set it`);
         return;
       }
       const value = inputValue(item, envNameOf(item.name), at, scope, `argument ${item.name}`);

@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { unzipSync } from "fflate";
 import YAML from "yaml";
 import { KiwiError } from "../errors.ts";
-import { importError } from "./import-errors.ts";
+import { commentText, importError } from "./import-errors.ts";
 import { type BundleSignature, describeSignature, importMcpbManifest, splitSignature, unsafeEntryName, zipUnixModes } from "./mcpb.ts";
 import { Pkcs7Error, classifySigner, verifyDetachedSignature } from "./pkcs7.ts";
 
@@ -99,7 +99,7 @@ export function placeBundle(root: string, toolsDir: string, bytes: Uint8Array, f
       if (((modes.get(name) ?? 0) & 0o111) !== 0) chmodSync(target, 0o755);
     }
     if (mapped.binary) chmodSync(join(stage, ...mapped.entryPoint.split("/")), 0o755);
-    const header = `# Imported by kiwi add --from ${file.split("/").pop()}: MCP bundle ${mapped.id} ${mapped.version}, sha256 ${sha256}, ${describeSignature(signature)}\n`;
+    const header = `# ${commentText(`Imported by kiwi add --from ${file.split("/").pop()}: MCP bundle ${mapped.id} ${mapped.version}, sha256 ${sha256}, ${describeSignature(signature)}`)}\n`;
     writeFileSync(join(stage, "tool.yaml"), header + YAML.stringify(mapped.manifest, { lineWidth: 0 }));
     mkdirSync(toolsDir, { recursive: true });
     renameSync(stage, dir);

@@ -78,6 +78,11 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
   const id = options.id ?? name.toLowerCase().replace(/[^a-z0-9_-]+/g, "_").replace(/^[^a-z]+/, "").slice(0, 64);
   if (!TOOL_ID.test(id)) throw importError(at, "/name", `no tool id can be made from ${JSON.stringify(name)}`, "pass --id <tool_id>");
   if (!SEMVER.test(doc.version as string)) throw importError(at, "/version", `version ${JSON.stringify(doc.version)} is not a semantic version`, "bundles use MAJOR.MINOR.PATCH");
+  // The host installs a bundle only on a platform it lists (compatibility.platforms: darwin, win32, linux).
+  const platforms = isRecord(doc.compatibility) ? doc.compatibility.platforms : undefined;
+  if (Array.isArray(platforms) && platforms.length > 0 && !platforms.includes(options.platform)) {
+    throw importError(at, "/compatibility/platforms", `the bundle supports ${platforms.map(String).join(", ")}, not ${options.platform}`, "import it on a platform it supports, or ask the publisher for a build for this one");
+  }
   const server = doc.server;
   if (!isRecord(server)) throw importError(at, "/server", "server is missing", "describe the server: { type, entry_point, mcp_config }");
   if (!["node", "python", "binary", "uv"].includes(String(server.type))) throw importError(at, "/server/type", server.type === undefined ? "server.type is missing" : `server type ${JSON.stringify(server.type)} is not node, python, binary or uv`, "set server.type to node, python, binary or uv");
@@ -138,7 +143,9 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
   if (Object.keys(mappedEnv).length > 0) config.env = mappedEnv;
   if (secrets.size > 0) config.secrets = [...secrets].sort();
   const manifest = { tool_id: id, tool_type: "mcp_server", version: doc.version, description: doc.description, executor: "subprocess", config };
-  return { id, version: doc.version as string, manifest, entryPoint: server.entry_point, binary: server.type === "binary", notes };
+  // The bundle's file as the zip names it: `./server/index.js` and `server//index.js` are server/index.js.
+  const entryPoint = server.entry_point.split("/").filter((s) => s !== "" && s !== ".").join("/");
+  return { id, version: doc.version as string, manifest, entryPoint, binary: server.type === "binary", notes };
 }
 
 function leaves(path: string): boolean {

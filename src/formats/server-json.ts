@@ -192,7 +192,7 @@ function checkPackage(pkg: unknown, pointer: string, file: string): void {
     if (version === undefined) throw importError(file, pointer, "the PyPI package names no version", "add \"version\": the exact version to install (kiwi pins it with ==)");
     if (!PEP440.test(version as string)) throw importError(file, child(pointer, "version"), `${JSON.stringify(version)} is not a PEP 440 version`, "write one release, e.g. 2025.4.7 or 1.0.0rc1");
   } else if (registryType === "mcpb") {
-    if (!/^https:\/\//.test(identifier) && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(identifier)) throw importError(file, child(pointer, "identifier"), `${JSON.stringify(identifier)} is not an https URL`, "an MCPB package's identifier is the download URL of the .mcpb file");
+    if ((!/^https:\/\//.test(identifier) && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(identifier)) || !/^[^\s\u0000-\u001f\u007f]+$/.test(identifier)) throw importError(file, child(pointer, "identifier"), `${JSON.stringify(identifier)} is not an https URL`, "an MCPB package's identifier is the download URL of the .mcpb file");
     if (pkg.fileSha256 === undefined) throw importError(file, pointer, "the MCPB package has no fileSha256", "the registry requires the SHA-256 of the .mcpb file for MCPB packages: add fileSha256");
   }
 }

@@ -6,6 +6,7 @@ import { severityOf } from "../findings/finding.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { isRecord, toPlain } from "../integrity/value.ts";
 import { TOOL_ID } from "../schema/vocabulary.ts";
+import { BUILTIN_IDS } from "./builtins.ts";
 import { leavesFolder } from "./skill.ts";
 
 export const PLUGIN_FILE = "plugin.json";
@@ -93,6 +94,11 @@ export function pluginServers(value: CanonicalValue, plugin: PluginManifest): { 
     const skip = (message: string, hint: string) => warn(pointer, `server ${JSON.stringify(name)} is skipped: ${message}`, hint);
     if (!TOOL_ID.test(name)) {
       skip("its name is not a kiwi tool id", "name servers with lower-case letters, digits, - and _, starting with a letter");
+      continue;
+    }
+    if (BUILTIN_IDS.includes(name)) {
+      // A project tool of a built-in's id replaces it: a plugin's server would become every Python (or Node…) tool's runtime.
+      skip(`its name is kiwi's built-in ${name}, which a plugin's server must not replace`, "give the server another name");
       continue;
     }
     if (!isRecord(entry)) {

@@ -16,7 +16,7 @@ import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 import { PLUGIN_FILE, checkPluginManifest } from "../manifest/plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { checkProject } from "../validate/check-project.ts";
-import { importError } from "../formats/import-errors.ts";
+import { commentText, importError } from "../formats/import-errors.ts";
 import { type BundleSignature, type PlacedBundle, placeBundle } from "../formats/mcpb-io.ts";
 import { type McpbFetch, importServerJson, type ServerJsonImportOptions } from "../formats/server-json.ts";
 
@@ -49,26 +49,30 @@ export async function importFromFile(ctx: Context, file: string, options: Server
   const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
   const taken = new Set(project.tools.filter((t) => t.form !== "builtin").map((t) => t.id));
   if (statSync(abs).isDirectory()) return importFolder(ctx, project.root, project.toolsDir, abs, file, options, taken);
+  // The id kiwi makes from a registry or bundle name must not replace a built-in either: an MCP
+  // server named python_runtime would silently become the runtime of every Python tool.
+  const takenOrBuiltin = new Set(project.tools.map((t) => t.id));
   const head = readFileSync(abs).subarray(0, 4);
   if (file.toLowerCase().endsWith(".mcpb") || ZIP_MAGIC.every((b, i) => head[i] === b)) {
     if (options.pick !== undefined) throw new KiwiError("E_USAGE", "--pick goes with a server.json, not a bundle", { hint: `kiwi add --from ${file}` });
-    const placed = placeBundle(project.root, project.toolsDir, new Uint8Array(readFileSync(abs)), file, { id: options.id, env: ctx.env, takenIds: taken });
+    const placed = placeBundle(project.root, project.toolsDir, new Uint8Array(readFileSync(abs)), file, { id: options.id, env: ctx.env, takenIds: takenOrBuiltin });
     return checkPlaced(ctx, project.root, placed, `mcpb:${file}`, []);
   }
   const doc = readJsonFile(abs, file);
   const imported = importServerJson(doc, file, options);
   if (imported.mcpb) {
     const bytes = await downloadBundle(imported.mcpb, file);
-    const placed = placeBundle(project.root, project.toolsDir, bytes, imported.mcpb.url.split("/").pop() || "bundle.mcpb", { id: imported.id, env: ctx.env, takenIds: taken });
+    const placed = placeBundle(project.root, project.toolsDir, bytes, imported.mcpb.url.split("/").pop() || "bundle.mcpb", { id: imported.id, env: ctx.env, takenIds: takenOrBuiltin });
     mergeServerJsonInputs(join(placed.dir, "tool.yaml"), imported.manifest);
     return checkPlaced(ctx, project.root, placed, imported.source, imported.notes);
   }
-  const existing = project.tools.find((t) => t.id === imported.id && t.form !== "builtin");
+  const existing = project.tools.find((t) => t.id === imported.id);
   const target = join(project.toolsDir, `${imported.id}.yaml`);
   if (existing || existsSync(target)) {
-    throw new KiwiError("E_USAGE", `a tool named ${imported.id} already exists${existing ? ` (${existing.manifestFile})` : ""}`, { hint: "pass --id <another id>, or remove the existing tool first", details: { tool: imported.id } });
+    const where = existing === undefined ? "" : existing.form === "builtin" ? " (built into kiwi)" : ` (${existing.manifestFile})`;
+    throw new KiwiError("E_USAGE", `a tool named ${imported.id} already exists${where}`, { hint: "pass --id <another id>, or remove the existing tool first", details: { tool: imported.id } });
   }
-  const header = `# Imported by kiwi add --from ${basename(file)}: ${imported.server.name} ${imported.server.version} (${imported.source})\n`;
+  const header = `# ${commentText(`Imported by kiwi add --from ${basename(file)}: ${imported.server.name} ${imported.server.version} (${imported.source})`)}\n`;
   writeFileAtomic(target, header + YAML.stringify(imported.manifest, { lineWidth: 0 }));
   const path = toProjectPath(project.root, target);
   const findings = checkOrRemove(ctx, path, file, () => rmSync(target, { force: true }));

@@ -83,6 +83,17 @@ describe("--format server.json", () => {
     expect(await hash(again)).toBe(await hash(root));
   });
 
+  test("numbers in arguments and variables are exported as kiwi passes them at exec: 1.0 and 12345678901234567890 as written", async () => {
+    const root = makeProject({ ".ai/tools/nums.yaml": "tool_id: nums\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:nums-mcp@1.0.0\n  args: [--ratio, 1.0, --big, 12345678901234567890]\n  env: { BIG: 12345678901234567890 }\n" });
+    const out = makeTemp("kiwi-export-");
+    expect((await kiwiIn(root).run(["export", "nums", "--format", "server.json", "--name", "io.github.acme/nums", "--out", out])).exitCode).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(out, "server.json"), "utf8")).packages[0];
+    expect(pkg.packageArguments.map((a: { value: string }) => a.value)).toEqual(["--ratio", "1.0", "--big", "12345678901234567890"]);
+    expect(pkg.environmentVariables).toEqual([{ name: "BIG", value: "12345678901234567890" }]);
+    expect((await kiwiIn(root).run(["export", "nums", "--format", "plugin", "--out", out])).exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, "nums/mcp.json"), "utf8")).mcpServers.nums).toMatchObject({ args: ["-y", "nums-mcp@1.0.0", "--ratio", "1.0", "--big", "12345678901234567890"], env: { BIG: "12345678901234567890" } });
+  });
+
   test("a server that runs a local command cannot be a server.json", async () => {
     const root = makeProject({ ".ai/tools/local.yaml": "tool_id: local\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig: { transport: stdio, command: node, args: [/srv/x.js] }\n" });
     const r = await kiwiIn(root).run(["export", "local", "--format", "server.json", "--out", makeTemp("kiwi-export-")]);
@@ -112,6 +123,27 @@ describe("--format plugin", () => {
     expect((await kiwiIn(back).run(["lock"])).exitCode).toBe(0);
     const lock = JSON.parse(readFileSync(join(back, "tool.lock.json"), "utf8"));
     expect([lock.tools.notes.source, lock.tools["template-skill"].source]).toEqual([".ai/tools/notes-kit/mcp.json#notes", ".ai/tools/notes-kit/skills/template-skill/SKILL.md"]);
+  });
+});
+
+describe("--format plugin, servers run from their package", () => {
+  test("the launcher runs the program config.bin names, not the package's default one", async () => {
+    const root = makeProject({
+      ".ai/tools/everything.yaml": "tool_id: everything\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:@acme/tools@2.1.0\n  bin: acme-mcp\n  args: [stdio]\n",
+      ".ai/tools/fetch.yaml": "tool_id: fetch\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: pypi:acme-tools==2025.4.7\n  bin: acme-fetch\n",
+      ".ai/tools/plain.yaml": "tool_id: plain\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:plain-mcp@1.0.0\n",
+    });
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", "everything", "fetch", "plain", "--format", "plugin", "--name", "kit", "--out", out]);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, "kit/mcp.json"), "utf8")).mcpServers).toEqual({
+      everything: { type: "stdio", command: "npx", args: ["-y", "-p", "@acme/tools@2.1.0", "acme-mcp", "stdio"] },
+      fetch: { type: "stdio", command: "uvx", args: ["--from", "acme-tools==2025.4.7", "acme-fetch"] },
+      plain: { type: "stdio", command: "npx", args: ["-y", "plain-mcp@1.0.0"] },
+    });
+    const json = await kiwiIn(root).run(["export", "everything", "--format", "server.json", "--name", "io.github.acme/everything", "--out", makeTemp("kiwi-export-")]);
+    expect(json.exitCode).toBe(0);
+    expect(json.stderr).toContain("note: config.bin acme-mcp has no place in a server.json");
   });
 });
 

@@ -127,19 +127,39 @@ describe("bad bundles: a coded error, nothing written", () => {
   });
 });
 
+test("a bundle file whose name holds a line break stays in the header comment of the written manifest", async () => {
+  const root = makeProject({});
+  const name = 'a\nrequires:\n  - net.outbound: ["*"]\n#.mcpb';
+  writeFileSync(join(root, name), bundleZip());
+  const r = await kiwiIn(root).run(["add", "--from", name, "--id", "hello"]);
+  expect(r.exitCode).toBe(0);
+  const text = readFileSync(join(root, ".ai/tools/hello/tool.yaml"), "utf8");
+  expect(text.split("\n")[0]).toStartWith('# Imported by kiwi add --from a\\u000arequires:\\u000a  - net.outbound: ["*"]\\u000a#.mcpb: MCP bundle hello 0.1.0');
+  expect(text).not.toContain("\nrequires:");
+});
+
 describe("an MCPB package named by a server.json", () => {
   const bundle = sign(bundleZip(), "self");
   const sha = createHash("sha256").update(bundle).digest("hex");
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(bundle) });
   afterAll(() => server.stop(true));
-  const serverJson = (fileSha256: string) =>
+  const serverJson = (fileSha256: string, path = "/hello.mcpb") =>
     JSON.stringify({
       $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
       name: "io.github.acme/hello",
       description: "Hello",
       version: "0.1.0",
-      packages: [{ registryType: "mcpb", identifier: `http://127.0.0.1:${server.port}/hello.mcpb`, version: "0.1.0", fileSha256, transport: { type: "stdio" }, environmentVariables: [{ name: "LOG_LEVEL", default: "debug" }] }],
+      packages: [{ registryType: "mcpb", identifier: `http://127.0.0.1:${server.port}${path}`, version: "0.1.0", fileSha256, transport: { type: "stdio" }, environmentVariables: [{ name: "LOG_LEVEL", default: "debug" }] }],
     });
+
+  test("an identifier with a line break (which fetch drops) is refused: its file name would write YAML into the manifest's header", async () => {
+    const root = makeProject({});
+    writeFileSync(join(root, "server.json"), serverJson(sha, '/b\nrequires:\n  - net.outbound: ["*"]\n#.mcpb'));
+    const r = await kiwiIn(root).run(["add", "--from", "server.json"]);
+    expect([r.exitCode, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toContain("error[E_INPUT_INVALID]: server.json at /packages/0/identifier:");
+    expect(existsSync(join(root, ".ai/tools/hello"))).toBe(false);
+  });
 
   test("is downloaded, checked against fileSha256, verified and placed; server.json's variables join the bundle's", async () => {
     const root = makeProject({});

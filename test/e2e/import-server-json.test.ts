@@ -196,6 +196,18 @@ describe("a remote from server.json", () => {
     }
   });
 
+  test("a server whose name makes the id of a built-in is refused: it would replace kiwi's runtime", async () => {
+    const root = makeProject({});
+    const doc = JSON.parse(readFileSync(join(FIXTURES, "with-remote.json"), "utf8"));
+    writeFileSync(join(root, "server.json"), JSON.stringify({ ...doc, name: "io.github.acme/python_runtime" }));
+    const r = await kiwiIn(root).run(["add", "--from", "server.json"]);
+    expect([r.exitCode, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toContain("error[E_USAGE]: a tool named python_runtime already exists (built into kiwi)");
+    expect(r.stderr).toContain("hint: pass --id <another id>");
+    expect(existsSync(join(root, ".ai/tools/python_runtime.yaml"))).toBe(false);
+    expect((await kiwiIn(root).run(["add", "--from", "server.json", "--id", "acme_python"])).exitCode).toBe(0);
+  });
+
   test("the registry's with-remote.json example imports as written", async () => {
     const root = makeProject({});
     copyFileSync(join(FIXTURES, "with-remote.json"), join(root, "with-remote.json"));

@@ -79,6 +79,15 @@ describe("manifest.json", () => {
     }
   });
 
+  test("a bundle that lists the platform kiwi runs on, or none, is imported", () => {
+    expect(importMcpbManifest({ ...REAL, compatibility: { platforms: ["darwin", "linux"] } }, "h.mcpb", { platform: "linux" }).id).toBe("hello-world-node");
+    expect(importMcpbManifest({ ...REAL, compatibility: { platforms: [] } }, "h.mcpb", { platform: "linux" }).id).toBe("hello-world-node");
+  });
+
+  test("an entry point written ./server/index.js is the zip's server/index.js", () => {
+    expect(importMcpbManifest({ ...REAL, server: { ...REAL.server, entry_point: "./server/index.js" } }, "h.mcpb", { platform: "linux" }).entryPoint).toBe("server/index.js");
+  });
+
   test("a server without a type says it is missing", () => {
     expect(() => importMcpbManifest({ ...REAL, server: { ...REAL.server, type: undefined } }, "h.mcpb", { platform: "linux" })).toThrow("server.type is missing");
   });
@@ -90,6 +99,7 @@ describe("manifest.json", () => {
     ["an entry point leaving the bundle", { ...REAL, server: { ...REAL.server, entry_point: "../x.js" } }, "/server/entry_point"],
     ["an unknown server type", { ...REAL, server: { ...REAL.server, type: "deno" } }, "/server/type"],
     ["a non-semver version", { ...REAL, version: "1.0" }, "/version"],
+    ["a bundle for other platforms only", { ...REAL, compatibility: { platforms: ["darwin", "win32"] } }, "/compatibility/platforms"],
   ])("%s is refused naming the field", (_what, doc, field) => {
     try {
       importMcpbManifest(doc, "h.mcpb", { platform: "linux" });

@@ -109,12 +109,15 @@ describe("mapping inputs", () => {
           { type: "named", name: "--verbose", format: "boolean", isRequired: true },
           { type: "named", name: "--token", isSecret: true, isRequired: true },
           { type: "positional", value: "literal {braces}" },
+          { type: "named", name: "--debug", format: "boolean" },
         ],
       }),
       "server.json",
     );
     expect((r.manifest.config as { args: string[] }).args).toEqual(["serve", "${TARGET_DIR}", "--mode", "local", "--mount", "src=${SOURCE_PATH},dst=/project", "--verbose", "--token", "${TOKEN}", "literal {{braces}}"]);
     expect((r.manifest.config as { secrets: string[] }).secrets).toEqual(["TOKEN"]);
+    // An optional input left out is named in a note, a bare flag too.
+    expect(r.notes).toEqual(["/packages/0/packageArguments/7: optional flag --debug is not passed; add it to config.args to set it"]);
   });
 
   test("environment variables: default written, required referenced, optional left out with a note, a literal secret never copied", () => {

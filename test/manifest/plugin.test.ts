@@ -86,6 +86,12 @@ describe("bad plugins", () => {
     expect(read.problems).toEqual([expect.objectContaining({ rule: "plugin/mcp", pointer: "/mcpServers/bad", message: expect.stringContaining(message) })]);
   });
 
+  test.each(["python_runtime", "node_runtime", "subprocess"])("a server named %s, a built-in's id, is skipped: it would replace kiwi's own tool", (name) => {
+    const read = pluginServers({ $schema: MCP_SCHEMA, mcpServers: { [name]: { type: "stdio", command: "node" }, good: { type: "stdio", command: "node" } } }, { ok: true, version: "0.0.0", problems: [] });
+    expect(read.servers.map((s) => s.name)).toEqual(["good"]);
+    expect(read.problems).toEqual([expect.objectContaining({ rule: "plugin/mcp", pointer: `/mcpServers/${name}`, message: `server "${name}" is skipped: its name is kiwi's built-in ${name}, which a plugin's server must not replace` })]);
+  });
+
   test("an mcp.json without $schema says it has none", () => {
     const read = pluginServers({ mcpServers: { a: { type: "stdio", command: "node" } } }, { ok: true, version: "0.0.0", problems: [] });
     expect(read.servers).toEqual([]);
