@@ -167,7 +167,22 @@ export class StdioProcessTransport implements Transport {
       }
     } catch {
       // The stream ends with an error when the process is killed; exit handling reports it.
+      return;
     }
+    await this.stdoutEnded();
+  }
+
+  /**
+   * stdout reached its end. A server that is exiting is reported with its exit code (the exit
+   * handler); one that closed stdout and lives on can never answer again, so the session fails
+   * now instead of waiting out a request timeout whose hint (raise config.timeout) cannot help.
+   */
+  private async stdoutEnded(): Promise<void> {
+    const proc = this.proc;
+    if (!proc || this.closing || (await exitsWithin(proc, STDOUT_EOF_GRACE_MS)) || this.closing) return;
+    this.fail(new KiwiError("E_MCP", `${this.label} closed its stdout but kept running, so it can no longer answer${this.stderr.summary()}`, {
+      hint: "an MCP stdio server must keep stdout open for its JSON-RPC messages; report it to the server's author",
+    }));
   }
 
   private tooLarge(bytes: number): void {
@@ -239,6 +254,9 @@ export class NoiseLines {
 function withLabel(error: KiwiError, label: string): KiwiError {
   return new KiwiError(error.code, `${label}: ${error.message}`, { hint: error.hint, details: error.details });
 }
+
+/** How long a server whose stdout ended may take to exit before kiwi says it closed stdout and lives on. */
+const STDOUT_EOF_GRACE_MS = 1_000;
 
 async function exitsWithin(proc: Subprocess, ms: number): Promise<boolean> {
   if (proc.exitCode !== null || proc.signalCode !== null) return true;
