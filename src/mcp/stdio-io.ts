@@ -84,7 +84,8 @@ export class StdioProcessTransport implements Transport {
       untrackGroup(proc.pid);
       if (!this.closing) {
         const how = proc.signalCode ? `was killed by ${proc.signalCode}` : `exited with code ${code}`;
-        this.fail(new KiwiError("E_MCP", `${this.label} ${how} before the session ended${this.stderr.summary()}`, {
+        const after = this.capture.lastSent ? ` (after kiwi sent ${this.capture.lastSent})` : "";
+        this.fail(new KiwiError("E_MCP", `${this.label} ${how} before the session ended${after}${this.stderr.summary()}`, {
           hint: "run the server's command by hand to see why it stops",
           details: { exitCode: code, signal: proc.signalCode ?? null, stderr: this.stderr.text() },
         }));
@@ -187,7 +188,7 @@ export class StdioProcessTransport implements Transport {
 
   private tooLarge(bytes: number): void {
     this.fail(new KiwiError("E_MCP", `${this.label} sent a message larger than ${describeBytes(this.limits.maxMessageBytes)} (${describeBytes(bytes)} so far)`, {
-      hint: "a listing this large is refused as hostile or broken; report it to the server's author",
+      hint: "a message this large (a listing, a tool result) is refused as hostile or broken; report it to the server's author",
       details: { limit: this.limits.maxMessageBytes },
     }));
   }
