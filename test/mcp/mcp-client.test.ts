@@ -257,6 +257,7 @@ describe("an HTTP server that refuses a request with a status", () => {
     ["initialize", 404, /answered initialize with HTTP 404: go away/, /check config\.url/],
     ["initialize", 500, /answered initialize with HTTP 500: go away/, /server failed handling the request/],
     ["tools/list", 503, /answered tools\/list with HTTP 503: go away/, /server failed handling the request/],
+    ["tools/list", 404, /answered tools\/list with HTTP 404: go away/, /no longer knows this session/],
   ] as const)("%s answered with HTTP %d names the status and a fix for an HTTP server, not its command", async (method, status, message, hint) => {
     const server = refusing(method, status);
     try {
