@@ -155,7 +155,7 @@ function captureEvents(capture: LosslessCapture, limits: TransportLimits, label:
 
 function tooLarge(label: string, max: number, bytes: number): KiwiError {
   return new KiwiError("E_MCP", `${label} sent a message larger than ${describeBytes(max)} (${describeBytes(bytes)} so far)`, {
-    hint: "a listing this large is refused as hostile or broken; report it to the server's author",
+    hint: "a message this large (a listing, a tool result) is refused as hostile or broken; report it to the server's author",
     details: { limit: max },
   });
 }

@@ -100,7 +100,33 @@ export function parseWireListing(text: string, source: string): WireListing {
     }
     throw error;
   }
+  assertListingKeys(value, source);
   return checkWireListing(value, source);
+}
+
+/** The keys of a wire listing file (§3), all optional; `_meta` is allowed and ignored, as on the wire. */
+const LISTING_FILE_KEYS: ReadonlySet<string> = new Set(["serverInfo", "protocolVersion", "capabilities", "instructions", "discover", "_meta", ...LIST_KINDS.map((k) => k.key)]);
+
+/**
+ * A listing file with another key is refused rather than hashed without it: a saved JSON-RPC
+ * response (`{"jsonrpc", "id", "result"}`), one page of a paginated list (`nextCursor`) or a
+ * misspelt `tool` would otherwise hash as an interface it does not describe (often the empty one).
+ */
+function assertListingKeys(value: CanonicalValue, source: string): void {
+  if (!isMapping(value)) return;
+  const unknown = Object.keys(value).filter((key) => !LISTING_FILE_KEYS.has(key));
+  if (unknown.length === 0) return;
+  const key = unknown[0]!;
+  const why =
+    key === "jsonrpc" || key === "result" || key === "id"
+      ? "this is a JSON-RPC message: save its result's keys (tools, prompts, …) as the listing, merging the results of initialize and each list"
+      : key === "nextCursor"
+        ? "this is one page of a paginated list: follow nextCursor and put every page's items in one list"
+        : `a listing file has only the keys ${[...LISTING_FILE_KEYS].filter((k) => k !== "_meta").join(", ")}`;
+  throw new KiwiError("E_INPUT_INVALID", `${source} at /${key.replace(/~/g, "~0").replace(/\//g, "~1")}: unknown key ${JSON.stringify(key)} in a wire listing`, {
+    hint: why,
+    details: { source, pointer: `/${key}`, unknown },
+  });
 }
 
 /** Checks a parsed value has the listing shape and returns it typed; errors name the JSON pointer. */

@@ -5,7 +5,7 @@ import { isMapping } from "../integrity/value.ts";
 import { escapePointer } from "../integrity/canonical.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { type Finding, verdictOf } from "../findings/verdict.ts";
-import { LIST_KINDS, type WireListing } from "./listing.ts";
+import { LIST_KINDS, type WireListing, discoverComponent } from "./listing.ts";
 import { renderVisible } from "./visible.ts";
 
 /** Every scan rule: id → what it catches and how to respond. */
@@ -113,12 +113,15 @@ export function scanListing(listing: WireListing, options: ScanOptions): ScanRes
         component,
         field,
         excerpt: excerptAround(text, hit.index, hit.length),
-        message: `${component} ${field}: ${SCAN_RULES[hit.rule].title}${hit.detail ? ` (${hit.detail})` : ""}`,
+        message: `${component} ${renderVisible(field)}: ${SCAN_RULES[hit.rule].title}${hit.detail ? ` (${hit.detail})` : ""}`,
         hint: SCAN_RULES[hit.rule].hint,
       });
     }
   };
   if (typeof listing.instructions === "string") visit(listing.instructions, "/instructions", "instructions", "instructions");
+  // A 2026-07-28 server's discover result is pinned interface too (its capabilities, experimental
+  // fields and all); its instructions were scanned above and its volatile fields are in no pin.
+  if (listing.discover) walk(discoverComponent(listing.discover), "/discover", "server/discover", undefined, visit);
   for (const { key, item } of LIST_KINDS) {
     listing[key].forEach((entry, i) => {
       const id = entry[key === "resources" ? "uri" : key === "resourceTemplates" ? "uriTemplate" : "name"];
@@ -138,8 +141,9 @@ function walk(value: CanonicalValue, pointer: string, component: string, field: 
   else if (isMapping(value)) {
     for (const key of Object.keys(value)) {
       const child = `${pointer}/${escapePointer(key)}`;
-      // Object keys are strings the model reads too (schema property names above all).
-      if (field !== undefined) visit(key, child, component, `${field} (key)`);
+      // Object keys are strings the model reads too (schema property names above all), the keys
+      // of a tool object itself included.
+      visit(key, child, component, `${field ?? key} (key)`);
       walk(value[key]!, child, component, field ?? key, visit);
     }
   }

@@ -96,18 +96,7 @@ function httpStatusOf(error: unknown): number | undefined {
 function httpStatusError(label: string, method: string, status: number, error: Error): KiwiError {
   const said = error.message.replace(/^Error POSTing to endpoint(?: \(HTTP \d{3}\))?: /, "").replace(/^SSE error: /, "").trim();
   const body = said.length > 300 ? `${said.slice(0, 300)}…` : said;
-  const hint =
-    status === 401 || status === 403
-      ? "the server refused the credentials kiwi sent: check config.headers in the server's manifest and the environment variables they expand"
-      : status === 404 || status === 405 || status === 410
-        ? "check config.url in the server's manifest: no MCP endpoint answers there"
-        : status >= 300 && status < 400
-          ? "the server redirects elsewhere: if that is the intended server, put its address in config.url"
-          : status === 429
-            ? "the server is limiting requests; wait and try again"
-            : status >= 500
-              ? "the server failed handling the request; check its logs, or try again later"
-              : "the server rejected the request; check config.url and config.headers in the server's manifest";
+  const hint = hintForStatus(status, method);
   return new KiwiError("E_MCP", `${label} answered ${method} with HTTP ${status}${body ? `: ${body}` : ""}`, { hint, details: { method, status } });
 }
 
@@ -144,4 +133,18 @@ function zodSummary(error: Error): string {
   const issues = (error as unknown as { issues?: { path: (string | number)[]; message: string }[] }).issues;
   const first = issues?.[0];
   return first ? `${first.path.length ? `/${first.path.join("/")}: ` : ""}${first.message}` : error.message;
+}
+
+/** What to fix for an HTTP error status, by status (and, for 404, whether a session was open). */
+function hintForStatus(status: number, method: string): string {
+  if (status === 401 || status === 403) return "the server refused the credentials kiwi sent: check config.headers in the server's manifest and the environment variables they expand";
+  // Streamable HTTP answers 404 to a request whose session id the server no longer knows.
+  if (status === 404 && method !== "initialize" && method !== "server/discover") {
+    return "the server no longer knows this session (streamable HTTP answers 404 to an expired session id); try again, and if it keeps happening check the server's session lifetime";
+  }
+  if (status === 404 || status === 405 || status === 410) return "check config.url in the server's manifest: no MCP endpoint answers there";
+  if (status >= 300 && status < 400) return "the server redirects elsewhere: if that is the intended server, put its address in config.url";
+  if (status === 429) return "the server is limiting requests; wait and try again";
+  if (status >= 500) return "the server failed handling the request; check its logs, or try again later";
+  return "the server rejected the request; check config.url and config.headers in the server's manifest";
 }

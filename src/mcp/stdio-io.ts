@@ -84,7 +84,8 @@ export class StdioProcessTransport implements Transport {
       untrackGroup(proc.pid);
       if (!this.closing) {
         const how = proc.signalCode ? `was killed by ${proc.signalCode}` : `exited with code ${code}`;
-        this.fail(new KiwiError("E_MCP", `${this.label} ${how} before the session ended${this.stderr.summary()}`, {
+        const after = this.capture.lastSent ? ` (after kiwi sent ${this.capture.lastSent})` : "";
+        this.fail(new KiwiError("E_MCP", `${this.label} ${how} before the session ended${after}${this.stderr.summary()}`, {
           hint: "run the server's command by hand to see why it stops",
           details: { exitCode: code, signal: proc.signalCode ?? null, stderr: this.stderr.text() },
         }));
@@ -167,12 +168,27 @@ export class StdioProcessTransport implements Transport {
       }
     } catch {
       // The stream ends with an error when the process is killed; exit handling reports it.
+      return;
     }
+    await this.stdoutEnded();
+  }
+
+  /**
+   * stdout reached its end. A server that is exiting is reported with its exit code (the exit
+   * handler); one that closed stdout and lives on can never answer again, so the session fails
+   * now instead of waiting out a request timeout whose hint (raise config.timeout) cannot help.
+   */
+  private async stdoutEnded(): Promise<void> {
+    const proc = this.proc;
+    if (!proc || this.closing || (await exitsWithin(proc, STDOUT_EOF_GRACE_MS)) || this.closing) return;
+    this.fail(new KiwiError("E_MCP", `${this.label} closed its stdout but kept running, so it can no longer answer${this.stderr.summary()}`, {
+      hint: "an MCP stdio server must keep stdout open for its JSON-RPC messages; report it to the server's author",
+    }));
   }
 
   private tooLarge(bytes: number): void {
     this.fail(new KiwiError("E_MCP", `${this.label} sent a message larger than ${describeBytes(this.limits.maxMessageBytes)} (${describeBytes(bytes)} so far)`, {
-      hint: "a listing this large is refused as hostile or broken; report it to the server's author",
+      hint: "a message this large (a listing, a tool result) is refused as hostile or broken; report it to the server's author",
       details: { limit: this.limits.maxMessageBytes },
     }));
   }
@@ -239,6 +255,9 @@ export class NoiseLines {
 function withLabel(error: KiwiError, label: string): KiwiError {
   return new KiwiError(error.code, `${label}: ${error.message}`, { hint: error.hint, details: error.details });
 }
+
+/** How long a server whose stdout ended may take to exit before kiwi says it closed stdout and lives on. */
+const STDOUT_EOF_GRACE_MS = 1_000;
 
 async function exitsWithin(proc: Subprocess, ms: number): Promise<boolean> {
   if (proc.exitCode !== null || proc.signalCode !== null) return true;

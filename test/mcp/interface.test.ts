@@ -11,6 +11,7 @@ import { Float } from "../../src/integrity/value.ts";
 import { fullComponents, hashComponents, hashInterface, interfaceComponents, normalizeUri, requiredFlag } from "../../src/mcp/interface.ts";
 import { checkWireListing, parseWireListing } from "../../src/mcp/listing.ts";
 import { needs } from "../helpers/needs.ts";
+import type { KiwiError } from "../../src/errors.ts";
 
 const VECTORS_FILE = join(import.meta.dir, "..", "fixtures", "vectors", "mcp-interface.json");
 const SHARED_FILE = join(import.meta.dir, "..", "..", "..", "shared", "vectors", "mcp-interface.json");
@@ -137,8 +138,24 @@ describe("wire listing files", () => {
     ['{"resources":[{"name":"x"}]}', 'the resource has no string "uri"'],
     ['{"instructions":5}', '"instructions" must be a string'],
     ['{"tools":[', "is not valid JSON"],
+    ['{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}', 'at /jsonrpc: unknown key "jsonrpc" in a wire listing'],
+    ['{"tools":[],"nextCursor":"p2"}', 'at /nextCursor: unknown key "nextCursor" in a wire listing'],
+    ['{"tool":[{"name":"a"}]}', 'at /tool: unknown key "tool" in a wire listing'],
   ])("rejects %s with a message naming the problem", (text, message) => {
     expect(() => parseWireListing(text, "listing.json")).toThrow(message);
+  });
+
+  test("says what to do with a saved JSON-RPC response or one page of a list", () => {
+    const hintOf = (text: string) => {
+      try {
+        parseWireListing(text, "listing.json");
+      } catch (error) {
+        return (error as KiwiError).hint;
+      }
+    };
+    expect(hintOf('{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}')).toStartWith("this is a JSON-RPC message: save its result's keys");
+    expect(hintOf('{"tools":[],"nextCursor":"p2"}')).toStartWith("this is one page of a paginated list");
+    expect(parseWireListing('{"_meta":{"x":1},"tools":[]}', "listing.json").tools).toEqual([]);
   });
 });
 

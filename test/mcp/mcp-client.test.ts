@@ -194,8 +194,9 @@ describe("faults are bounded, clear, and leave no process", () => {
     ["JSON that is not JSON-RPC", RAW, { RAW_MODE: "not-jsonrpc" }, {}, /not valid JSON-RPC 2.0/],
     ["a result the MCP schema refuses, named by its pointer on one line", RAW, { RAW_MODE: "no-input-schema" }, {}, /sent an invalid tools\/list result: \/tools\/0\/inputSchema: Invalid input: expected object, received undefined \(and 1 more problem\)$/],
     ["an unknown protocol revision", RAW, { RAW_MODE: "bad-protocol" }, {}, /protocol version is not supported: 1999-01-01/],
+    ["a server that closes its stdout and lives on (no waiting out the timeout)", RAW, { RAW_MODE: "close-stdout" }, {}, /closed its stdout but kept running, so it can no longer answer/],
     ["a cursor loop", FIXTURE, { FIXTURE_MODE: "cursor-loop" }, {}, /cursor "same-cursor" twice: a cursor loop/],
-    ["a crash mid-listing", FIXTURE, { FIXTURE_MODE: "crash-mid-listing" }, {}, /exited with code 3 before the session ended; its stderr ends with:\n {4}fixture: crashing on purpose/],
+    ["a crash mid-listing", FIXTURE, { FIXTURE_MODE: "crash-mid-listing" }, {}, /exited with code 3 before the session ended \(after kiwi sent tools\/list\); its stderr ends with:\n {4}fixture: crashing on purpose/],
     ["a 50 MB description", FIXTURE, { FIXTURE_MODE: "huge-description" }, {}, /sent a message larger than 16 MiB/],
     ["JSON nested 600 levels deep", FIXTURE, { FIXTURE_MODE: "deep-json" }, {}, /nesting deeper than 256 levels/],
     ["more tools than the item limit", FIXTURE, { FIXTURE_MODE: "many-tools", FIXTURE_COUNT: "600" }, { maxItems: 500 }, /lists more than 500 tools/],
@@ -256,6 +257,7 @@ describe("an HTTP server that refuses a request with a status", () => {
     ["initialize", 404, /answered initialize with HTTP 404: go away/, /check config\.url/],
     ["initialize", 500, /answered initialize with HTTP 500: go away/, /server failed handling the request/],
     ["tools/list", 503, /answered tools\/list with HTTP 503: go away/, /server failed handling the request/],
+    ["tools/list", 404, /answered tools\/list with HTTP 404: go away/, /no longer knows this session/],
   ] as const)("%s answered with HTTP %d names the status and a fix for an HTTP server, not its command", async (method, status, message, hint) => {
     const server = refusing(method, status);
     try {
