@@ -21,7 +21,14 @@ export interface HttpOptions {
    * kiwi's filtering proxy (net-proxy-io.ts): requests go through it, so the connection is made
    * to the address the policy checked (no second lookup that DNS rebinding could answer differently).
    */
-  proxy?: { url: string; refusals(): readonly Refusal[]; failures(): readonly ProxyFailure[] };
+  proxy?: HttpProxy;
+}
+
+/** kiwi's filtering proxy as a request sees it: where it listens, what it refused and could not reach. */
+export interface HttpProxy {
+  url: string;
+  refusals(): readonly Refusal[];
+  failures(): readonly ProxyFailure[];
 }
 
 export interface HttpOutcome {
@@ -160,17 +167,17 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
 }
 
 /**
- * fetch, through kiwi's proxy when there is one; a connection the proxy refused is E_SANDBOX, and
- * one it could not make fails as a direct connection would (not as the proxy's 502 for the URL).
+ * fetch, through kiwi's proxy when there is one; a connection the proxy refused is E_SANDBOX naming
+ * `tool`, and one it could not make fails as a direct connection would (not as the proxy's 502 for
+ * the URL). An http_client call and an HTTP MCP server's requests go this way.
  */
-async function fetchVia(plan: HttpPlan, url: URL, init: RequestInit, options: HttpOptions): Promise<Response> {
-  if (!options.proxy) return fetch(url, init);
-  const proxy = options.proxy;
+export async function fetchVia(tool: string, url: URL, init: RequestInit, proxy: HttpProxy | undefined): Promise<Response> {
+  if (!proxy) return fetch(url, init);
   const before = proxy.refusals().length;
   const failuresBefore = proxy.failures().length;
   const refused = () => {
     const r = proxy.refusals()[before];
-    if (r) return new KiwiError("E_SANDBOX", `${plan.tool} may not contact ${r.host}:${r.port}: ${r.reason}`, { hint: r.hint, details: { tool: plan.tool, host: r.host, port: r.port, rule: r.rule } });
+    if (r) return new KiwiError("E_SANDBOX", `${tool} may not contact ${r.host}:${r.port}: ${r.reason}`, { hint: r.hint, details: { tool, host: r.host, port: r.port, rule: r.rule } });
     const f = proxy.failures()[failuresBefore];
     return f ? Object.assign(new Error(f.reason), f.code !== undefined ? { code: f.code } : {}) : undefined;
   };
@@ -197,7 +204,7 @@ async function sendFollowingRedirects(plan: HttpPlan, signal: AbortSignal, optio
   const headers = { ...req.headers };
   for (let hop = 0; ; hop++) {
     await options.checkUrl?.(url);
-    const res = await fetchVia(plan, url, { method, headers, body, redirect: "manual", signal }, options);
+    const res = await fetchVia(plan.tool, url, { method, headers, body, redirect: "manual", signal }, options.proxy);
     const location = res.headers.get("location");
     if (!REDIRECT_STATUSES.has(res.status) || location === null) return { res, url };
     await res.body?.cancel().catch(() => {});

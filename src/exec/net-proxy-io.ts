@@ -16,7 +16,7 @@ import { KiwiError } from "../errors.ts";
 import { type HostPolicy, type HostVerdict, checkHostAllowed } from "./net-policy.ts";
 import { lookupAll } from "./net-policy-io.ts";
 import { type Relay, closed, finished, flush, forward, freshRelay, link, send, sendAndClose } from "./net-relay-io.ts";
-import { type ProxyFailure, type ProxyTarget, type Refusal, SOCKS_REPLY, httpReply, isSocks5, parseHttpRequest, parseSocks5, socksReply } from "./net-proxy.ts";
+import { type ProxyFailure, type ProxyTarget, type Refusal, MAX_HEAD_BYTES, SOCKS_REPLY, closingResponseHead, httpReply, isSocks5, parseHttpRequest, parseSocks5, socksReply } from "./net-proxy.ts";
 
 /** A running proxy. */
 export interface NetProxy {
@@ -46,6 +46,8 @@ interface End extends Relay {
   socks?: boolean;
   greeted: boolean;
   headTimer?: ReturnType<typeof setTimeout>;
+  /** Upstream of a plain HTTP request only: its response head read so far, until it is rewritten to close. */
+  responseHead?: Uint8Array | null;
 }
 
 const fresh = (): End => ({ ...freshRelay(), head: null, greeted: false });
@@ -69,7 +71,7 @@ function onClose(shared: Shared, socket: Socket<End>): void {
 }
 
 const upstreamHandlers = (shared: Shared): SocketHandler<End> => ({
-  data: forward,
+  data: (upstream, chunk) => (upstream.data.responseHead ? readResponseHead(upstream, chunk) : forward(upstream, chunk)),
   drain: flush,
   end: finished,
   close: (s) => onClose(shared, s),
@@ -201,6 +203,8 @@ async function connectTarget(shared: Shared, client: Socket<End>, target: ProxyT
   }
   if (client.data.closed || shared.stopped) return void upstream.terminate();
   shared.open.add(upstream);
+  // One request per connection, which the client must be told (the origin's answer may say keep-alive).
+  if (target.protocol === "http") upstream.data.responseHead = new Uint8Array(0);
   if (target.protocol === "connect") send(client, new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
   else if (target.protocol === "socks5") send(client, socksReply(SOCKS_REPLY.succeeded));
   let fits = true;
@@ -208,6 +212,30 @@ async function connectTarget(shared: Shared, client: Socket<End>, target: ProxyT
   if (target.rest && target.rest.byteLength > 0) fits = send(upstream, target.rest) && fits;
   fits = link(client, upstream) && fits;
   if (fits) client.resume();
+}
+
+/**
+ * Passes a plain HTTP response on with `Connection: close` in its final head (net-proxy.ts
+ * closingResponseHead); from then on the bytes are relayed as they come. A head past the size a
+ * request head may have is passed on as it is.
+ */
+function readResponseHead(upstream: Socket<End>, chunk: Uint8Array): void {
+  let buf = concat(upstream.data.responseHead!, chunk);
+  for (;;) {
+    const r = closingResponseHead(buf);
+    if (!r) {
+      if (buf.byteLength <= MAX_HEAD_BYTES) {
+        upstream.data.responseHead = new Uint8Array(buf); // copied: Bun reuses its read buffer
+        return;
+      }
+      break;
+    }
+    forward(upstream, r.head);
+    buf = buf.subarray(r.length);
+    if (r.final) break;
+  }
+  upstream.data.responseHead = null;
+  if (buf.byteLength > 0) forward(upstream, buf);
 }
 
 /** Connects to the first address that answers, in resolver order. */

@@ -75,6 +75,24 @@ export function parseHttpRequest(buf: Uint8Array): ParseResult {
   return { kind: "target", target: { protocol: "http", host: url.hostname.replace(/^\[(.*)\]$/, "$1"), port, forward } };
 }
 
+/**
+ * Where the head of the response to a plain HTTP request ends, and that head as the client must
+ * get it: with `Connection: close` in place of any keep-alive. The request went upstream with
+ * `Connection: close`, yet a server may answer keep-alive (an SSE endpoint sets it itself); a
+ * client believing it would send its next request, perhaps for another host, down a connection
+ * kiwi already joined to this one. A 1xx interim head passes as it is (the final head follows);
+ * null until the head is whole.
+ */
+export function closingResponseHead(buf: Uint8Array): { head: Uint8Array; length: number; final: boolean } | null {
+  const end = indexOfHeadEnd(buf);
+  if (end === -1) return null;
+  const lines = dec.decode(buf.subarray(0, end)).split("\r\n");
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? "")?.[1]);
+  if (status >= 100 && status < 200 && status !== 101) return { head: buf.subarray(0, end + 4), length: end + 4, final: false };
+  const kept = lines.slice(1).filter((l) => !["connection", "keep-alive", "proxy-connection"].includes(l.slice(0, l.indexOf(":")).trim().toLowerCase()));
+  return { head: enc.encode(`${[lines[0], ...kept, "Connection: close"].join("\r\n")}\r\n\r\n`), length: end + 4, final: true };
+}
+
 function bad(status: number, reason: string, why: string): ParseResult {
   return { kind: "bad", reply: httpReply(status, reason, `kiwi proxy: ${why}`), reason: why };
 }

@@ -5,7 +5,7 @@ import type { PreparedExec } from "./prepared.ts";
 // The subprocess primitive is imported, not loaded on first use: most calls run one, and a dynamic
 // import of its chunk cost a warm exec ~0.02 ms more than loading it with exec.
 import { type OutputSinks, resolveOutcome, runSubprocess } from "./subprocess.ts";
-import type { ProxyFailure, Refusal } from "./net-proxy.ts";
+import type { HttpProxy } from "./http.ts";
 
 /** What a run needs of a prepared call. */
 export type Runnable = Pick<PreparedExec, "plan" | "redact" | "checkUrl" | "refusals" | "cleanup" | "netPolicy">;
@@ -47,10 +47,11 @@ export async function withPlanProxy<T>(prepared: Pick<PreparedExec, "plan" | "ne
 }
 
 /**
- * Runs an http_client call with kiwi's proxy on 127.0.0.1 when the host policy is enforced, so
- * fetch connects to the address the policy checked (DNS pinning); without a policy, directly.
+ * Runs an http_client call (or an HTTP MCP server's session) with kiwi's proxy on 127.0.0.1 when
+ * the host policy is enforced, so fetch connects to the address the policy checked (DNS pinning);
+ * without a policy, directly.
  */
-async function withHttpProxy<T>(prepared: Pick<PreparedExec, "netPolicy">, fn: (proxy?: { url: string; refusals(): readonly Refusal[]; failures(): readonly ProxyFailure[] }) => Promise<T>): Promise<T> {
+export async function withHttpProxy<T>(prepared: Pick<PreparedExec, "netPolicy">, fn: (proxy?: HttpProxy) => Promise<T>): Promise<T> {
   if (!prepared.netPolicy) return fn();
   const { startNetProxy } = await import("./net-proxy-io.ts");
   const proxy = await startNetProxy({ loopback: true }, prepared.netPolicy);

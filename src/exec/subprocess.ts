@@ -8,8 +8,8 @@ import { INTERRUPT_SIGNALS, interruptedError, signalNumber } from "./interrupt.t
 import { closeLaunchFiles, openLaunchFiles } from "./launch-files-io.ts";
 import type { SubprocessPlan } from "./plan.ts";
 import { signalFromSandboxExit } from "./sandbox-plan.ts";
-import { WASM_VERDICT_FD_ENV } from "../wasm/wasi-command.ts";
-import { type WasmLimit, limitThatEnded, openVerdict } from "../wasm/verdict-io.ts";
+import { WASM_TRAP_EXIT, WASM_VERDICT_FD_ENV } from "../wasm/wasi-command.ts";
+import { type WasmEnding, howItEnded, openVerdict } from "../wasm/verdict-io.ts";
 
 /**
  * Where the tool's output goes, chunk by chunk, as it arrives. A sink answers "closed" when its
@@ -37,8 +37,8 @@ export interface SubprocessOutcome {
   outputBytes: number;
   /** A reader of kiwi's stdout or stderr went away, and kiwi stopped reading that stream of the tool's. */
   readerGone?: boolean;
-  /** The limit kiwi's WASI host says ended a WebAssembly run (its verdict descriptor), if one did. */
-  wasmLimit?: WasmLimit;
+  /** The limit or trap kiwi's WASI host says ended a WebAssembly run (its verdict descriptor), if one did. */
+  wasmEnding?: WasmEnding;
 }
 
 
@@ -179,8 +179,8 @@ export async function runSubprocess(plan: SubprocessPlan, sinks: OutputSinks): P
     if (escalation) clearTimeout(escalation);
     for (const [sig, handler] of handlers) process.off(sig, handler);
     if (spec.wasm) {
-      const limit = limitThatEnded(verdict, outcome.exitCode);
-      if (limit) outcome.wasmLimit = limit;
+      const ending = howItEnded(verdict, outcome.exitCode);
+      if (ending) outcome.wasmEnding = ending;
     }
   }
   return outcome;
@@ -226,9 +226,18 @@ export function resolveOutcome(plan: SubprocessPlan, outcome: SubprocessOutcome)
     throw interruptedError(tool, outcome.interruptedBy, `passed it on to the tool${outcome.escalated || outcome.signal === "SIGKILL" ? ", which had to be killed" : ""}`, { toolExitCode: outcome.exitCode, toolSignal: outcome.signal });
   }
   // The host's verdict, not its status: a module may exit 250 or 251 itself.
-  if (plan.subprocess.wasm && outcome.wasmLimit) {
+  if (plan.subprocess.wasm && outcome.wasmEnding && "trap" in outcome.wasmEnding) {
+    // The host's status for a trap is wasmtime's (134): through bubblewrap it would read as SIGABRT.
+    const { trap } = outcome.wasmEnding;
+    throw new KiwiError("E_EXEC_FAILED", `${tool}'s WebAssembly module trapped: ${trap}`, {
+      hint: "a trap is the module's own failure (unreachable code, an out-of-bounds access, a call stack too deep); fix the module or what it was given",
+      exitCode: WASM_TRAP_EXIT,
+      details: { tool, trap, exitCode: WASM_TRAP_EXIT },
+    });
+  }
+  if (plan.subprocess.wasm && outcome.wasmEnding && "limit" in outcome.wasmEnding) {
     const { fuel, memoryMb } = plan.subprocess.wasm;
-    const which = outcome.wasmLimit;
+    const which = outcome.wasmEnding.limit;
     throw new KiwiError(
       "E_WASM_LIMIT",
       which === "fuel" ? `${tool} ran out of fuel: its limit is ${fuel} function entries, loop iterations and returns` : `${tool} tried to grow its linear memory past its limit of ${memoryMb} MiB`,

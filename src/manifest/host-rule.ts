@@ -34,7 +34,7 @@ export function parseHostRule(raw: string): HostRule | null {
     s = m[1]!;
   }
   if (port !== undefined && (port < 1 || port > 65535)) return null;
-  const bare = s.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  const bare = asciiName(s.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, ""));
   if (ipaddr.isValid(bare)) return { raw, kind: "ip", range: [ipaddr.process(bare), ipaddr.process(bare).kind() === "ipv4" ? 32 : 128], port };
   if (bare.startsWith("*.") && isHostName(bare.slice(2))) return { raw, kind: "wildcard", name: bare.slice(1), port };
   if (isHostName(bare)) return { raw, kind: "name", name: bare, port };
@@ -58,6 +58,21 @@ export function hostEntryProblem(raw: string): string | null {
 /** A rule that admits every host: `*`, or a /0 range. */
 export function coversEverything(rule: HostRule): boolean {
   return rule.kind === "any" || (rule.kind === "cidr" && rule.range![1] === 0);
+}
+
+/**
+ * An internationalised name in the ASCII form URLs and clients use (`bücher.example` is
+ * `xn--bcher-kva.example`, as `new URL` and curl write it), so a declaration matches the host a
+ * request names. A wildcard's labels are converted after its `*.`; anything else is left as it is.
+ */
+function asciiName(s: string): string {
+  if (!/[^\x00-\x7f]/.test(s)) return s;
+  const wild = s.startsWith("*.") ? "*." : "";
+  try {
+    return wild + new URL(`http://${s.slice(wild.length)}/`).hostname;
+  } catch {
+    return s;
+  }
 }
 
 function isHostName(s: string): boolean {

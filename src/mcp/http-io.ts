@@ -4,6 +4,7 @@
 import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
 import { createParser } from "eventsource-parser";
 import { KiwiError } from "../errors.ts";
+import { type HttpProxy, fetchVia } from "../exec/http.ts";
 import type { LosslessCapture } from "./capture.ts";
 import { type TransportLimits, describeBytes } from "./server-limits.ts";
 
@@ -13,6 +14,8 @@ export interface HttpSpec {
   transport: "streamable-http" | "sse";
   /** The http_client primitive's host policy (declared net.outbound, SSRF rule), checked per request. */
   checkUrl?: (url: URL) => Promise<void>;
+  /** kiwi's filtering proxy the requests go through, so each connects to an address the policy checked. */
+  proxy?: HttpProxy;
 }
 
 /** An SDK HTTP transport plus the first fatal problem the tap saw. */
@@ -36,7 +39,7 @@ export function createHttpTransport(spec: HttpSpec, capture: LosslessCapture, li
     // Closing rejects the pending request at once instead of letting it wait for its timeout.
     void inner?.close().catch(() => {});
   };
-  const tapped = tapFetch(capture, limits, label, fail, spec.checkUrl);
+  const tapped = tapFetch(capture, limits, label, fail, spec.checkUrl, spec.proxy);
   let url: URL;
   try {
     url = new URL(spec.url);
@@ -60,7 +63,7 @@ export function createHttpTransport(spec: HttpSpec, capture: LosslessCapture, li
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
-function tapFetch(capture: LosslessCapture, limits: TransportLimits, label: string, fail: (e: KiwiError) => void, checkUrl?: (url: URL) => Promise<void>): Fetch {
+function tapFetch(capture: LosslessCapture, limits: TransportLimits, label: string, fail: (e: KiwiError) => void, checkUrl?: (url: URL) => Promise<void>, proxy?: HttpProxy): Fetch {
   return async (url, init) => {
     // Every request (POSTs, the SSE stream, an SSE server's announced endpoint, redirect hops the
     // SDK follows) passes the same host policy as an http_client tool.
@@ -74,9 +77,14 @@ function tapFetch(capture: LosslessCapture, limits: TransportLimits, label: stri
     }
     let response: Response;
     try {
-      response = await fetch(url, { ...init, redirect: "manual" });
+      // Through kiwi's proxy when the policy is enforced: no second lookup DNS rebinding could answer.
+      response = await fetchVia(label, new URL(String(url)), { ...init, redirect: "manual" }, proxy);
     } catch (error) {
       if ((error as Error).name === "AbortError") throw error;
+      if (error instanceof KiwiError) {
+        fail(error);
+        throw error;
+      }
       const failure = new KiwiError("E_MCP", `${label} could not be reached at ${String(url)}: ${(error as Error).message}`, {
         hint: "check that the server is running and config.url is right",
         cause: error,

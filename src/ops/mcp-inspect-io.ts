@@ -4,7 +4,7 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { Context } from "../context.ts";
 import { type PreparedExec, prepareExec } from "./prepare-exec-io.ts";
-import { withPlanProxy } from "../exec/run-io.ts";
+import { withHttpProxy, withPlanProxy } from "../exec/run-io.ts";
 import { type Refusal, renderRefusals } from "../exec/net-proxy.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
 import type { Tool } from "../manifest/model.ts";
@@ -74,8 +74,11 @@ export function withSessionFor<T>(prepared: PreparedLike, server: Tool, fn: (ses
   const target = targetFromPlan(prepared.plan as PlanLike, server, prepared.checkUrl);
   const mode = sandboxOf(prepared.plan);
   const network = (prepared.plan as { sandbox?: { network?: "none" | "filtered" | "host" } }).sandbox?.network ?? "host";
-  // A host-filtered stdio server reaches the network only through kiwi's proxy, which lives as long as the session.
-  return withPlanProxy(prepared, () => withSession(target, { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits }, ...(mode ? { sandbox: { mode, network } } : {}), ...(negotiation ? { negotiation } : {}) }, fn));
+  // A host-filtered stdio server reaches the network only through kiwi's proxy, and an HTTP server
+  // is reached through it: either way the proxy lives as long as the session.
+  const options = { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits }, ...(mode ? { sandbox: { mode, network } } : {}), ...(negotiation ? { negotiation } : {}) };
+  if (target.kind === "http") return withHttpProxy(prepared, (proxy) => withSession(proxy ? { ...target, proxy } : target, options, fn));
+  return withPlanProxy(prepared, () => withSession(target, options, fn));
 }
 
 /** Extracts a project server's live interface with both hashes and the pin it would get. */

@@ -1,18 +1,22 @@
-// exec's end of the WASI host's verdict (wasi-host-io.ts reportLimit): a file beside the
+// exec's end of the WASI host's verdict (wasi-host-io.ts reportEnd): a file beside the
 // instrumented module that the host, through a descriptor it inherits (WASM_VERDICT_FD_ENV), says
-// `fuel` or `memory` in when that limit ended the run. A module may exit 250 or 251 itself, so the
-// status is believed only when no verdict file could be made.
+// `fuel` or `memory` in when that limit ended the run, or `trap` and the trap's message when the
+// module trapped on its own. A module may exit 250, 251 or 134 itself, so the status is believed
+// only when no verdict file could be made (and then only for the limits).
 import { openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { WASM_EXIT } from "./wasi-command.ts";
 
 export type WasmLimit = "fuel" | "memory";
 
+/** What ended a run, when it was not the module's own exit: a limit, or a trap of the module's. */
+export type WasmEnding = { limit: WasmLimit } | { trap: string };
+
 export interface Verdict {
   /** The descriptor to hand the host. */
   fd: number;
   /** The host's word, read once; the file is then removed. */
-  read(): WasmLimit | undefined;
+  read(): WasmEnding | undefined;
   /** Removes the file unread (the run never started). */
   discard(): void;
 }
@@ -32,8 +36,10 @@ export function openVerdict(dir: string): Verdict | undefined {
     discard,
     read: () => {
       try {
-        const text = readFileSync(path, "utf8").trim();
-        return text === "fuel" || text === "memory" ? text : undefined;
+        const text = readFileSync(path, "utf8");
+        const [word, ...rest] = text.split("\n");
+        if (word === "fuel" || word === "memory") return { limit: word };
+        return word === "trap" ? { trap: rest.join("\n").trim() } : undefined;
       } catch {
         return undefined;
       } finally {
@@ -43,8 +49,8 @@ export function openVerdict(dir: string): Verdict | undefined {
   };
 }
 
-/** The limit that ended a run: the verdict's word, or without a verdict file, what the status says. */
-export function limitThatEnded(verdict: Verdict | undefined, exitCode: number | null): WasmLimit | undefined {
+/** What ended a run: the verdict's word, or without a verdict file, the limit the status says. */
+export function howItEnded(verdict: Verdict | undefined, exitCode: number | null): WasmEnding | undefined {
   if (verdict) return verdict.read();
-  return exitCode === WASM_EXIT.fuel ? "fuel" : exitCode === WASM_EXIT.memory ? "memory" : undefined;
+  return exitCode === WASM_EXIT.fuel ? { limit: "fuel" } : exitCode === WASM_EXIT.memory ? { limit: "memory" } : undefined;
 }

@@ -8,6 +8,9 @@ export const WASI_COMMAND = "kiwi:wasi";
 /** How kiwi's WASI host reports a limit (exit status), read back by exec/subprocess.ts. */
 export const WASM_EXIT = { fuel: 250, memory: 251 } as const;
 
+/** kiwi's status when a module traps: wasmtime's (128 + SIGABRT), as its host exits. */
+export const WASM_TRAP_EXIT = 134;
+
 /**
  * The variable naming the descriptor kiwi's WASI host writes `fuel` or `memory` to when that limit
  * ended the run. A module may exit 250 or 251 itself (proc_exit), so the status alone cannot say

@@ -9,16 +9,21 @@
 import { readFileSync, writeSync } from "node:fs";
 import { WASI } from "node:wasi";
 
-const EXIT = { fuel: 250, memory: 251, usage: 2, trap: 134 } as const; // fuel/memory: wasi-command.ts WASM_EXIT
+const EXIT = { fuel: 250, memory: 251, usage: 2, trap: 134 } as const; // wasi-command.ts WASM_EXIT, WASM_TRAP_EXIT
 const VERDICT_FD_ENV = "KIWI_WASI_VERDICT_FD"; // wasi-command.ts WASM_VERDICT_FD_ENV
 
-/** Tells exec which limit ended the run, on the descriptor it opened for that (exit 250 alone could be the module's own). */
-function reportLimit(fd: number | undefined, limit: "fuel" | "memory"): void {
-  if (fd === undefined) return;
+/**
+ * Tells exec what ended the run, on the descriptor it opened for that (exit 250 alone could be the
+ * module's own): `fuel`, `memory`, or `trap` and the trap's message. False when it could not.
+ */
+function reportEnd(fd: number | undefined, word: string): boolean {
+  if (fd === undefined) return false;
   try {
-    writeSync(fd, `${limit}\n`);
+    writeSync(fd, `${word}\n`);
+    return true;
   } catch {
     // exec then takes the status for the module's own.
+    return false;
   }
 }
 
@@ -53,14 +58,16 @@ export async function runWasiHost(args: readonly string[]): Promise<number> {
     const exports = instance.exports as Record<string, WebAssembly.Global | undefined>;
     // kiwi names the limit itself (E_WASM_LIMIT) from the status.
     if (typeof exports.kiwi_fuel?.value === "bigint" && exports.kiwi_fuel.value < 0n) {
-      reportLimit(verdictFd, "fuel");
+      reportEnd(verdictFd, "fuel");
       return EXIT.fuel;
     }
     if (exports.kiwi_memory_exceeded?.value === 1) {
-      reportLimit(verdictFd, "memory");
+      reportEnd(verdictFd, "memory");
       return EXIT.memory;
     }
-    process.stderr.write(`kiwi: ${name} trapped: ${(error as Error).message ?? String(error)}\n`);
+    const message = (error as Error)?.message ?? String(error);
+    // exec names the trap in its own error; without a verdict descriptor, say it here.
+    if (!reportEnd(verdictFd, `trap\n${message}`)) process.stderr.write(`kiwi: ${name} trapped: ${message}\n`);
     return EXIT.trap;
   }
 }

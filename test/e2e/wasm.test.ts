@@ -180,6 +180,24 @@ describe("exit statuses", () => {
   });
 });
 
+describe("traps", () => {
+  test("a module that traps is E_EXEC_FAILED naming the trap, exit 134, sandboxed or not (not \"killed by SIGABRT\", nor a bare 134)", async () => {
+    const traps = `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (drop (i32.div_u (i32.const 1) (i32.const 0)))))`;
+    const kiwi = kiwiIn(makeProject(kiwiTool("divide", wat(traps))));
+    for (const sandbox of ["off", "auto"]) {
+      const r = await kiwi.run(["exec", "divide", "--unlocked", `--sandbox=${sandbox}`]);
+      expect(r.exitCode).toBe(134);
+      expect(r.stderr).toMatch(/\nerror\[E_EXEC_FAILED\]: divide's WebAssembly module trapped: .*[Dd]ivision by zero.*\n  hint: a trap is the module's own failure/);
+      expect(r.stderr).not.toContain("SIGABRT");
+      const json = await kiwi.run(["exec", "divide", "--unlocked", `--sandbox=${sandbox}`, "--json"]);
+      expect(JSON.parse(json.stdout).error).toMatchObject({ code: "E_EXEC_FAILED", exitCode: 134, details: { tool: "divide", trap: expect.stringMatching(/[Dd]ivision by zero/) } });
+    }
+  });
+});
+
 describe("debug names", () => {
   test("a module whose name section names a function as instrumentation names its hook (log_execution) runs", async () => {
     // As a C program built without stripping, with a function of that name.

@@ -155,6 +155,17 @@ describe("parseHostRule", () => {
     expect(parseHostRule(raw)).toBeNull();
   });
 
+  test.each([
+    ["bücher.example", "https://bücher.example/", true],
+    ["BÜCHER.example:8443", "https://xn--bcher-kva.example:8443/", true],
+    ["*.bücher.example", "https://api.bücher.example/", true],
+    ["*.bücher.example", "https://bücher.example/", false],
+    ["bücher.example", "https://buecher.example/", false],
+  ])("an internationalised name %p is declared as the URL names it (punycode): %p allowed %p", (declared, url, ok) => {
+    expect(parseHostRule(declared)).not.toBeNull();
+    expect(check(url, policy(declared), ["93.184.216.34"]).ok).toBe(ok);
+  });
+
   test("an invalid entry still restricts: it matches nothing and is reported", () => {
     const p = policy("https://api.example.com/v1");
     expect([p.restricted, p.invalid]).toEqual([true, ["https://api.example.com/v1"]]);

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { type AddressInfo, type Socket, createConnection, createServer } from "node:net";
 import { parseHostPolicy } from "../../src/exec/net-policy.ts";
-import { isSocks5, parseHttpRequest, parseSocks5, renderRefusals, splitHostPort } from "../../src/exec/net-proxy.ts";
+import { closingResponseHead, isSocks5, parseHttpRequest, parseSocks5, renderRefusals, splitHostPort } from "../../src/exec/net-proxy.ts";
 import { startNetProxy } from "../../src/exec/net-proxy-io.ts";
 import { runHttp } from "../../src/exec/http.ts";
 import type { HttpPlan } from "../../src/exec/plan.ts";
@@ -59,6 +59,19 @@ describe("parseHttpRequest", () => {
   test("a head past 64 KiB is 431", () => {
     const r = parseHttpRequest(enc(`GET http://example.com/ HTTP/1.1\r\nX: ${"a".repeat(70_000)}`));
     expect(r.kind === "bad" && text(r.reply)).toStartWith("HTTP/1.1 431 ");
+  });
+});
+
+describe("closingResponseHead", () => {
+  test("the final head says Connection: close whatever the origin said; the body is not part of it", () => {
+    const r = closingResponseHead(enc("HTTP/1.1 200 OK\r\nconnection: keep-alive\r\nKeep-Alive: timeout=5\r\nContent-Length: 2\r\n\r\nok"))!;
+    expect([text(r.head), r.length, r.final]).toEqual(["HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n", 85, true]);
+  });
+
+  test("a 100 Continue passes as it is (the final head follows); an unfinished head waits", () => {
+    const interim = "HTTP/1.1 100 Continue\r\n\r\n";
+    expect(closingResponseHead(enc(`${interim}HTTP/1.1 201 Created\r\n`))).toEqual({ head: enc(interim), length: interim.length, final: false });
+    expect(closingResponseHead(enc("HTTP/1.1 200 OK\r\nConnection: keep-"))).toBeNull();
   });
 });
 
@@ -314,6 +327,45 @@ describe("the proxy's sockets", () => {
     } finally {
       await proxy.close();
       target.close();
+    }
+  });
+
+  test("an origin that answers keep-alive to a plain request is passed on as Connection: close, so the client's next request (for another host) is not sent down the same connection", async () => {
+    // Raw origins that answer every request they read with keep-alive, whatever the request said.
+    const keepAlive = (name: string, seen: string[]) =>
+      new Promise<{ port: number; close(): void }>((done) => {
+        const server = createServer((socket) => {
+          let buf = "";
+          socket.on("data", (d: Buffer) => {
+            buf += d.toString("latin1");
+            for (let end = buf.indexOf("\r\n\r\n"); end !== -1; end = buf.indexOf("\r\n\r\n")) {
+              const line = buf.slice(0, buf.indexOf("\r\n"));
+              buf = buf.slice(end + 4);
+              seen.push(line);
+              const body = `${name}: ${line}`;
+              // The head in two writes: the proxy must wait for all of it.
+              socket.write("HTTP/1.1 200 OK\r\nConnection: keep-al");
+              setTimeout(() => socket.write(`ive\r\nContent-Length: ${body.length}\r\n\r\n${body}`), 20);
+            }
+          });
+          socket.on("error", () => {});
+        });
+        server.listen(0, "127.0.0.1", () => done({ port: (server.address() as AddressInfo).port, close: () => server.close() }));
+      });
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    const [a, b] = [await keepAlive("A", seenA), await keepAlive("B", seenB)];
+    const proxy = await startNetProxy({ loopback: true }, policy(`a.test:${a.port}`, `b.test:${b.port}`), async () => ["127.0.0.1"]);
+    try {
+      const first = await fetch(`http://a.test:${a.port}/one`, { proxy: proxy.address } as RequestInit);
+      expect([first.headers.get("connection"), await first.text()]).toEqual(["close", "A: GET /one HTTP/1.1"]);
+      const second = await fetch(`http://b.test:${b.port}/two`, { proxy: proxy.address } as RequestInit);
+      expect(await second.text()).toBe("B: GET /two HTTP/1.1");
+      expect([seenA, seenB]).toEqual([["GET /one HTTP/1.1"], ["GET /two HTTP/1.1"]]);
+    } finally {
+      await proxy.close();
+      a.close();
+      b.close();
     }
   });
 

@@ -6,6 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
+import { type NetProxy, startNetProxy } from "../../src/exec/net-proxy-io.ts";
+import { parseHostPolicy } from "../../src/exec/net-policy.ts";
 import { type McpTarget, PROTOCOL_REVISIONS, withSession } from "../../src/mcp/mcp-client-io.ts";
 import { hashInterface } from "../../src/mcp/interface.ts";
 import type { ListingLimits } from "../../src/mcp/server-limits.ts";
@@ -89,6 +91,26 @@ describe("the SDK-built fixture", () => {
       expect(result.structuredContent).toEqual({ sum: 42 });
     } finally {
       await server.stop();
+    }
+  });
+
+  test("an HTTP server is reached through kiwi's proxy: each request connects to an address the proxy checked itself", async () => {
+    const server = await startHttpFixture("http");
+    // The names resolve only in the proxy (an injected resolver): fetch could not have looked them up itself.
+    const resolve = async (host: string) => (host === "mcp.example.com" ? ["127.0.0.1"] : host === "rebind.example.com" ? ["127.0.0.1"] : []);
+    const port = new URL(server.url).port;
+    const via = (proxy: NetProxy) => ({ url: proxy.address, refusals: proxy.refusals, failures: proxy.failures });
+    const at = (host: string, proxy: NetProxy): McpTarget => ({ kind: "http", url: server.url.replace(`127.0.0.1:${port}`, `${host}:${port}`), headers: {}, transport: "streamable-http", proxy: via(proxy) });
+    const declared = await startNetProxy({ loopback: true }, parseHostPolicy("mcp", [{ name: "net.outbound", hosts: ["mcp.example.com"], pointer: "/requires/0" }]), resolve);
+    const anyPublic = await startNetProxy({ loopback: true }, parseHostPolicy("mcp", []), resolve);
+    try {
+      const result = await withSession(at("mcp.example.com", declared), options(), (s) => s.callTool("add", { a: 2, b: 40 }));
+      expect(result.structuredContent).toEqual({ sum: 42 });
+      // A name the host check took for public, answering loopback to the connection: refused there.
+      const refused = (await list(at("rebind.example.com", anyPublic)).catch((e) => e)) as KiwiError;
+      expect(refused).toMatchObject({ code: "E_SANDBOX", message: `MCP server "test" may not contact rebind.example.com:${port}: rebind.example.com resolves to 127.0.0.1, a loopback address, refused unless declared` });
+    } finally {
+      await Promise.all([declared.close(), anyPublic.close(), server.stop()]);
     }
   });
 
