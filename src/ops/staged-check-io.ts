@@ -325,6 +325,8 @@ function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv
   } catch (error) {
     if (error instanceof KiwiError && error.code === "E_LOCK_INVALID") {
       const message = fromIndex ? error.message.replace(`${LOCKFILE_NAME}:`, `${LOCKFILE_NAME} (as staged):`) : error.message;
+      // An entry naming an executor the file does not lock kiwi lock rewrites, as it does a hand edit.
+      if (error.details?.rewritable === true) return { status: "invalid", message, fromIndex };
       return { status: "invalid", message, unreadable: error.details?.conflict === true ? "conflict" : "damaged", fromIndex };
     }
     throw error;

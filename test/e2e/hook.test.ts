@@ -195,7 +195,7 @@ describe("kiwi hook", () => {
   }, SLOW);
 });
 
-describe("kiwi check --staged after a merge", () => {
+describe("after a merge", () => {
   /** Two branches that each changed greet.sh and locked, merged: both files conflict; greet.sh is then resolved and everything added. */
   async function conflictedMerge(): Promise<string> {
     const root = await initRepo();
@@ -233,6 +233,39 @@ describe("kiwi check --staged after a merge", () => {
     await git(root, env, "add", "tool.lock.json");
     expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
     await git(root, env, "commit", "-q", "--no-edit");
+    expect((await kiwi(root, ["verify"])).stdout).toContain("tree      ok");
+  }, SLOW);
+
+  test("a clean merge of a runtime upgrade and a new tool on the old runtime: verify refuses the lockfile, kiwi lock rewrites the entry and warns", async () => {
+    const root = makeTemp("kiwi-merge-");
+    const script = (id: string) => `#!/bin/bash\n# ---\n# tool_id: ${id}\n# tool_type: script\n# version: 1.0.0\n# executor: rt\n# ---\necho ${id}\n`;
+    const runtime = (version: string) => `tool_id: rt\ntool_type: runtime\nversion: ${version}\nexecutor: subprocess\nconfig: { command: bash }\n`;
+    writeTree(root, { ".ai/tools/rt.yaml": runtime("1.0.0"), ".ai/tools/one.sh": script("one") });
+    await git(root, env, "init", "-q", "-b", "main", ".");
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "-A");
+    await git(root, env, "commit", "-q", "-m", "init");
+    await git(root, env, "checkout", "-q", "-b", "upgrade");
+    writeFileSync(join(root, ".ai/tools/rt.yaml"), runtime("2.0.0"));
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "commit", "-q", "-a", "-m", "rt 2");
+    await git(root, env, "checkout", "-q", "-b", "zzz", "main");
+    writeTree(root, { ".ai/tools/zzz.sh": script("zzz") });
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "-A");
+    await git(root, env, "commit", "-q", "-m", "zzz");
+    await git(root, env, "checkout", "-q", "main");
+    await git(root, env, "merge", "-q", "upgrade");
+    await git(root, env, "merge", "-q", "zzz");
+
+    const message = 'tool.lock.json: tool "zzz" names the executor rt@1.0.0, which the lockfile does not lock';
+    const verify = await kiwi(root, ["verify"]);
+    expect(verify.exitCode).toBe(5);
+    expect(verify.stderr).toContain(`error[E_LOCK_INVALID]: ${message}\n  hint: tool.lock.json was merged or edited badly: run "kiwi lock", which rewrites every tool entry from the tree\n`);
+    const lock = await kiwi(root, ["lock"]);
+    expect([lock.exitCode, lock.stdout]).toEqual([0, "~ zzz 1.0.0 (executor)\nwrote tool.lock.json: 0 added, 0 removed, 1 changed (10 tools)\n"]);
+    expect(lock.stderr).toContain(`warning: ${message} (merged or edited badly); rewritten from the tool tree\n`);
+    expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).tools.zzz.executor).toBe("rt@2.0.0");
     expect((await kiwi(root, ["verify"])).stdout).toContain("tree      ok");
   }, SLOW);
 
