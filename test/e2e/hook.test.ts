@@ -1,7 +1,7 @@
 // `kiwi hook install|uninstall` from the compiled binary, and the plain git hook it writes doing
 // its job on real commits.
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KIWI_BIN, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
@@ -114,6 +114,19 @@ describe("kiwi hook", () => {
     const r = await run(["git", "commit", "-q", "-m", "x"], root, noKiwiPath);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain("E_LOCK_STALE");
+  }, SLOW);
+
+  test("runs $KIWI as one path, spaces and all", async () => {
+    const root = await initRepo();
+    expect((await kiwi(root, ["hook", "install"])).exitCode).toBe(0);
+    const dir = join(makeTemp("kiwi-bin-"), "my tools ü");
+    mkdirSync(dir);
+    symlinkSync(KIWI_BIN, join(dir, "kiwi"));
+    appendFileSync(join(root, ".ai/tools/greet.sh"), "# changed\n");
+    await git(root, env, "add", ".ai/tools/greet.sh");
+    const r = await run(["git", "commit", "-q", "-m", "x"], root, { ...env, PATH: "/usr/bin:/bin", KIWI: join(dir, "kiwi") });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("error[E_LOCK_STALE]: tool.lock.json is out of date for this commit: greet changed");
   }, SLOW);
 
   test("a key a kiwi-ignore comment names commits; without the comment the same manifest is blocked", async () => {
