@@ -315,6 +315,8 @@ function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv
       const rel = lockfileRel(root, repo.top);
       if (!rel.startsWith("..") && !isAbsolute(rel) && repo.status.unstaged.has(rel)) {
         fromIndex = true;
+        // Mid-merge, a conflicted lockfile has no staged copy, only git's three stages of it.
+        if (repo.status.entries.get(rel)?.x === "U") return { status: "invalid", message: `${LOCKFILE_NAME}: unresolved merge conflict (unmerged in git's index)`, unreadable: "conflict", fromIndex: true };
         const text = tryGit(root, ["show", `:${rel}`], env);
         if (text === undefined) return { status: "missing", message: `${LOCKFILE_NAME} exists but is not staged`, fromIndex: true };
         return { ...lockedOf(text, cacheDir), text, status: "fresh", fromIndex: true };

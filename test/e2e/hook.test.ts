@@ -210,7 +210,7 @@ describe("kiwi hook", () => {
 
 describe("after a merge", () => {
   /** Two branches that each changed greet.sh and locked, merged: both files conflict; greet.sh is then resolved and everything added. */
-  async function conflictedMerge(): Promise<string> {
+  async function conflictedMerge(addLockfile = true): Promise<string> {
     const root = await initRepo();
     const base = readFileSync(join(root, ".ai/tools/greet.sh"), "utf8");
     for (const [branch, line] of [["a", "# from a\n"], ["b", "# from b\n"]] as const) {
@@ -224,7 +224,7 @@ describe("after a merge", () => {
     expect((await run(["git", "merge", "-q", "b"], root, env)).exitCode).toBe(1);
     expect(readFileSync(join(root, "tool.lock.json"), "utf8")).toContain("<<<<<<< HEAD");
     writeFileSync(join(root, ".ai/tools/greet.sh"), base + "# from a\n# from b\n");
-    await git(root, env, "add", "-A");
+    await git(root, env, ...(addLockfile ? ["add", "-A"] : ["add", ".ai/tools/greet.sh"]));
     return root;
   }
 
@@ -280,6 +280,19 @@ describe("after a merge", () => {
     expect(lock.stderr).toContain(`warning: ${message} (merged or edited badly); rewritten from the tool tree\n`);
     expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).tools.zzz.executor).toBe("rt@2.0.0");
     expect((await kiwi(root, ["verify"])).stdout).toContain("tree      ok");
+  }, SLOW);
+
+  test("a lockfile still unmerged in git's index is named as a conflict, not as a lockfile that is not staged", async () => {
+    const root = await conflictedMerge(false);
+    expect(await git(root, env, "status", "--porcelain", "tool.lock.json")).toBe("UU tool.lock.json\n");
+    const r = await kiwi(root, ["check", "--staged"]);
+    expect([r.exitCode, r.stdout]).toEqual([5, ""]);
+    expect(r.stderr).toContain("error[E_LOCK_INVALID]: tool.lock.json: unresolved merge conflict (unmerged in git's index)\n");
+    expect(r.stderr).toContain('  hint: take one side of the merge whole ("git checkout HEAD -- tool.lock.json", or MERGE_HEAD for the other; kiwi lock rewrites every tool entry from the tree), then run "kiwi lock", then "git add tool.lock.json"\n');
+    await git(root, env, "checkout", "MERGE_HEAD", "--", "tool.lock.json");
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "tool.lock.json");
+    expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
   }, SLOW);
 
   test("a staged lockfile that is not JSON: the hint restores it before locking, since kiwi lock refuses it", async () => {
