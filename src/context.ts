@@ -1,6 +1,6 @@
 // Reads the process's surroundings (env, cwd, paths, clock, terminal) once into a Context.
 // Everything below the commands receives a Context instead of touching process.* itself.
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 
 export interface Context {
   /** Absolute working directory (after --cwd). */
@@ -22,7 +22,7 @@ export interface Context {
 /** The environment variables kiwi reads; the README's table lists exactly these. */
 export const ENV_VARS = {
   KIWI_CACHE_DIR: "where the content-addressed cache lives",
-  XDG_CACHE_HOME: "base for the cache when KIWI_CACHE_DIR is unset ($XDG_CACHE_HOME/kiwi)",
+  XDG_CACHE_HOME: "base for the cache when KIWI_CACHE_DIR is unset ($XDG_CACHE_HOME/kiwi; a relative path is ignored, as the XDG spec says)",
   CI: "when 'true', install uses --frozen-lockfile by default",
   NO_COLOR: "when set (to anything), no colour is printed",
   KIWI_UNLOCKED: "when '1', exec skips the lockfile comparison (development mode)",
@@ -79,10 +79,12 @@ export function createContext(options: ContextOptions = {}): Context {
   const cwd = resolve(process.cwd(), options.cwd ?? ".");
   // node:os only without HOME: evaluating the module costs every call ~0.3 ms of start-up.
   const home = env.HOME || (require("node:os") as typeof import("node:os")).homedir();
+  // The XDG base directory spec: a relative XDG_CACHE_HOME is invalid and ignored (taken from the
+  // working folder, it would put a cache into each project kiwi runs in).
   const cacheDir = env.KIWI_CACHE_DIR
     ? resolve(cwd, env.KIWI_CACHE_DIR)
-    : env.XDG_CACHE_HOME
-      ? join(resolve(cwd, env.XDG_CACHE_HOME), "kiwi")
+    : env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)
+      ? join(env.XDG_CACHE_HOME, "kiwi")
       : join(home, ".cache", "kiwi");
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
   // Asked lazily: touching process.stderr builds Node's stream machinery (~9 ms of start-up),

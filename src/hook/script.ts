@@ -27,8 +27,9 @@ export function quoteSh(word: string): string {
 }
 
 /**
- * The hook script. It prefers `$KIWI` (an explicit override), then `kiwi` on PATH, then the
- * binary that installed it, because git GUIs often run hooks with a reduced PATH.
+ * The hook script. It prefers `$KIWI` (an explicit override: the path of a kiwi binary, run as
+ * one word whatever it holds), then `kiwi` on PATH, then the binary that installed it, because
+ * git GUIs often run hooks with a reduced PATH.
  */
 export function renderHookScript(fallback: readonly string[], replaced?: string): string {
   const fallbackCommand = fallback.map(quoteSh).join(" ");
@@ -38,7 +39,7 @@ ${HOOK_MARKER}
 ${replaced ? `${REPLACED_PREFIX}${replaced}\n` : ""}# Validates the staged tools (and every tool whose chain includes them) and checks that
 # tool.lock.json is up to date for them. Skip once with "git commit --no-verify".
 if [ -n "$KIWI" ]; then
-  exec $KIWI check --staged
+  exec "$KIWI" check --staged
 elif command -v kiwi >/dev/null 2>&1; then
   exec kiwi check --staged
 elif [ -x ${fallbackProgram} ]; then

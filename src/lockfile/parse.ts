@@ -20,14 +20,23 @@ const RESTORE_HINT = `restore ${LOCKFILE_NAME} from version control, or delete i
 const HEX = /^[0-9a-f]{64}$/;
 
 /**
+ * What kiwi lock, which rewrites every tool entry from the tree, may read past: an entry naming an
+ * executor version the lockfile does not lock (what git makes of two branches, one upgrading a
+ * runtime, one adding a tool on it) is recorded in `danglingExecutors` instead of refused.
+ */
+export interface RewriteOptions {
+  danglingExecutors: string[];
+}
+
+/**
  * Parses lockfile text; `file` names it in messages (project-relative). Throws E_LOCK_INVALID.
  * `quick` may pass JSON.parse(text) when the caller already has it.
  */
-export function parseLockfile(text: string, file: string = LOCKFILE_NAME, quick?: unknown): Lockfile {
+export function parseLockfile(text: string, file: string = LOCKFILE_NAME, quick?: unknown, rewrite?: RewriteOptions): Lockfile {
   const invalid = (message: string, hint = RESTORE_HINT, details?: Record<string, unknown>) =>
     new KiwiError("E_LOCK_INVALID", `${file}: ${message}`, { hint, details: { file, ...details } });
   if (text.trim() === "") throw invalid("the file is empty");
-  const fast = parseRendered(text, file, quick);
+  const fast = parseRendered(text, file, quick, rewrite);
   if (fast) return fast;
   let value: CanonicalValue;
   try {
@@ -47,7 +56,7 @@ export function parseLockfile(text: string, file: string = LOCKFILE_NAME, quick?
     const truncated = !text.trimEnd().endsWith("}");
     throw invalid(`${truncated ? "the file is truncated" : "invalid JSON"}: ${error.message} (line ${at.line}, column ${at.column})`);
   }
-  return checkLockfileValue(value, file);
+  return checkLockfileValue(value, file, false, rewrite);
 }
 
 /**
@@ -70,7 +79,7 @@ function conflictMarker(text: string): { line: number; marker: string } | undefi
 }
 
 /** Checks a parsed (lossless) lockfile value; the checks of parseLockfile after JSON syntax. */
-export function checkLockfileValue(value: CanonicalValue, file: string = LOCKFILE_NAME, plainAlready = false): Lockfile {
+export function checkLockfileValue(value: CanonicalValue, file: string = LOCKFILE_NAME, plainAlready = false, rewrite?: RewriteOptions): Lockfile {
   const invalid = (message: string, hint = RESTORE_HINT, details?: Record<string, unknown>) =>
     new KiwiError("E_LOCK_INVALID", `${file}: ${message}`, { hint, details: { file, ...details } });
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid("the top level is not a JSON object");
@@ -90,7 +99,7 @@ export function checkLockfileValue(value: CanonicalValue, file: string = LOCKFIL
   }
   // Pins keep their lossless values (integer/float identity) so rewriting them changes nothing.
   const lock = lockfileOf(plain, record.mcp_servers as Record<string, CanonicalValue>);
-  assertSemantics(lock, invalid);
+  assertSemantics(lock, invalid, rewrite);
   return lock;
 }
 
@@ -129,7 +138,7 @@ export function lockfileFromCheckedValue(value: unknown): Lockfile {
  * exact text, nothing was lost (no duplicate key vanished, no 3.0 became 3), so the lossless
  * parser is not needed; the value still goes through every check.
  */
-function parseRendered(text: string, file: string, quick?: unknown): Lockfile | undefined {
+function parseRendered(text: string, file: string, quick?: unknown, rewrite?: RewriteOptions): Lockfile | undefined {
   let value: unknown;
   try {
     value = quick ?? JSON.parse(text);
@@ -137,7 +146,7 @@ function parseRendered(text: string, file: string, quick?: unknown): Lockfile | 
   } catch {
     return undefined;
   }
-  return checkLockfileValue(value as CanonicalValue, file, true);
+  return checkLockfileValue(value as CanonicalValue, file, true, rewrite);
 }
 
 /** A quick, lossy look (JSON.parse) at lockfile text, for the unchanged-lockfile fast path. */
@@ -196,7 +205,7 @@ function assertDigests(record: Record<string, CanonicalValue>, file: string): vo
   }
 }
 
-function assertSemantics(lock: Lockfile, invalid: (m: string, h?: string) => KiwiError): void {
+function assertSemantics(lock: Lockfile, invalid: (m: string, h?: string, d?: Record<string, unknown>) => KiwiError, rewrite?: RewriteOptions): void {
   for (const [id, entry] of Object.entries(lock.remote ?? {})) {
     const tool = lock.tools[id];
     if (!tool) throw invalid(`remote tool "${id}" is not locked in tools`);
@@ -226,7 +235,9 @@ function assertSemantics(lock: Lockfile, invalid: (m: string, h?: string) => Kiw
       const at = tool.executor.lastIndexOf("@");
       const target = lock.tools[tool.executor.slice(0, at)];
       if (!target || target.version !== tool.executor.slice(at + 1)) {
-        throw invalid(`tool "${id}" names the executor ${tool.executor}, which the lockfile does not lock`);
+        const message = `tool "${id}" names the executor ${tool.executor}, which the lockfile does not lock`;
+        if (!rewrite) throw invalid(message, `${LOCKFILE_NAME} was merged or edited badly: run "kiwi lock", which rewrites every tool entry from the tree`, { rewritable: true });
+        rewrite.danglingExecutors.push(message);
       }
     }
   }

@@ -241,7 +241,10 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   // thousand-tool relock). Only when it holds tools alone (strings and integers, which JSON.parse
   // keeps as written); pins, remote records, packages and any other text are parsed in full.
   const wroteItself = quick !== undefined && memo?.lockfile === textDigest && toolsOnly(quick.quick);
-  const previous = text === undefined ? undefined : wroteItself ? lockfileFromCheckedValue(quick!.quick) : parseLockfile(text, undefined, quick?.quick);
+  // Every tool entry is rewritten below, so one naming an executor the file does not lock (a bad merge) is no reason to refuse it.
+  const rewrite = { danglingExecutors: [] as string[] };
+  const previous = text === undefined ? undefined : wroteItself ? lockfileFromCheckedValue(quick!.quick) : parseLockfile(text, undefined, quick?.quick, rewrite);
+  for (const dangling of rewrite.danglingExecutors) warnings.push(`${LOCKFILE_NAME}: ${dangling} (merged or edited badly); rewritten from the tool tree`);
   const pins = previous?.mcp_servers ?? {};
   // Packages load only for a project whose tools declare some (deps/ is npm's driver).
   const declaring = project.tools.filter((t) => t.form !== "builtin" && declaresPackages(t));

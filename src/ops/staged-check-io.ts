@@ -315,6 +315,8 @@ function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv
       const rel = lockfileRel(root, repo.top);
       if (!rel.startsWith("..") && !isAbsolute(rel) && repo.status.unstaged.has(rel)) {
         fromIndex = true;
+        // Mid-merge, a conflicted lockfile has no staged copy, only git's three stages of it.
+        if (repo.status.entries.get(rel)?.x === "U") return { status: "invalid", message: `${LOCKFILE_NAME}: unresolved merge conflict (unmerged in git's index)`, unreadable: "conflict", fromIndex: true };
         const text = tryGit(root, ["show", `:${rel}`], env);
         if (text === undefined) return { status: "missing", message: `${LOCKFILE_NAME} exists but is not staged`, fromIndex: true };
         return { ...lockedOf(text, cacheDir), text, status: "fresh", fromIndex: true };
@@ -325,6 +327,8 @@ function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv
   } catch (error) {
     if (error instanceof KiwiError && error.code === "E_LOCK_INVALID") {
       const message = fromIndex ? error.message.replace(`${LOCKFILE_NAME}:`, `${LOCKFILE_NAME} (as staged):`) : error.message;
+      // An entry naming an executor the file does not lock kiwi lock rewrites, as it does a hand edit.
+      if (error.details?.rewritable === true) return { status: "invalid", message, fromIndex };
       return { status: "invalid", message, unreadable: error.details?.conflict === true ? "conflict" : "damaged", fromIndex };
     }
     throw error;

@@ -15,6 +15,7 @@ describe("kiwi cache dir", () => {
     ["KIWI_CACHE_DIR", { KIWI_CACHE_DIR: "/tmp/kiwi-x" }, "/tmp/kiwi-x"],
     ["XDG_CACHE_HOME", { KIWI_CACHE_DIR: undefined, XDG_CACHE_HOME: "/tmp/xdg" }, "/tmp/xdg/kiwi"],
     ["HOME", { KIWI_CACHE_DIR: undefined, HOME: "/tmp/home-y" }, "/tmp/home-y/.cache/kiwi"],
+    ["HOME over a relative XDG_CACHE_HOME, which the XDG spec calls invalid", { KIWI_CACHE_DIR: undefined, HOME: "/tmp/home-y", XDG_CACHE_HOME: "xdg" }, "/tmp/home-y/.cache/kiwi"],
   ])("follows %s", async (_what, env, expected) => {
     const k = kiwiIn(makeTemp());
     const r = await k.run(["cache", "dir"], env);

@@ -1,7 +1,7 @@
 // `kiwi hook install|uninstall` from the compiled binary, and the plain git hook it writes doing
 // its job on real commits.
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KIWI_BIN, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
@@ -116,6 +116,19 @@ describe("kiwi hook", () => {
     expect(r.stderr).toContain("E_LOCK_STALE");
   }, SLOW);
 
+  test("runs $KIWI as one path, spaces and all", async () => {
+    const root = await initRepo();
+    expect((await kiwi(root, ["hook", "install"])).exitCode).toBe(0);
+    const dir = join(makeTemp("kiwi-bin-"), "my tools ü");
+    mkdirSync(dir);
+    symlinkSync(KIWI_BIN, join(dir, "kiwi"));
+    appendFileSync(join(root, ".ai/tools/greet.sh"), "# changed\n");
+    await git(root, env, "add", ".ai/tools/greet.sh");
+    const r = await run(["git", "commit", "-q", "-m", "x"], root, { ...env, PATH: "/usr/bin:/bin", KIWI: join(dir, "kiwi") });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("error[E_LOCK_STALE]: tool.lock.json is out of date for this commit: greet changed");
+  }, SLOW);
+
   test("a key a kiwi-ignore comment names commits; without the comment the same manifest is blocked", async () => {
     const root = await initRepo();
     expect((await kiwi(root, ["hook", "install"])).exitCode).toBe(0);
@@ -195,9 +208,9 @@ describe("kiwi hook", () => {
   }, SLOW);
 });
 
-describe("kiwi check --staged after a merge", () => {
+describe("after a merge", () => {
   /** Two branches that each changed greet.sh and locked, merged: both files conflict; greet.sh is then resolved and everything added. */
-  async function conflictedMerge(): Promise<string> {
+  async function conflictedMerge(addLockfile = true): Promise<string> {
     const root = await initRepo();
     const base = readFileSync(join(root, ".ai/tools/greet.sh"), "utf8");
     for (const [branch, line] of [["a", "# from a\n"], ["b", "# from b\n"]] as const) {
@@ -211,7 +224,7 @@ describe("kiwi check --staged after a merge", () => {
     expect((await run(["git", "merge", "-q", "b"], root, env)).exitCode).toBe(1);
     expect(readFileSync(join(root, "tool.lock.json"), "utf8")).toContain("<<<<<<< HEAD");
     writeFileSync(join(root, ".ai/tools/greet.sh"), base + "# from a\n# from b\n");
-    await git(root, env, "add", "-A");
+    await git(root, env, ...(addLockfile ? ["add", "-A"] : ["add", ".ai/tools/greet.sh"]));
     return root;
   }
 
@@ -234,6 +247,52 @@ describe("kiwi check --staged after a merge", () => {
     expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
     await git(root, env, "commit", "-q", "--no-edit");
     expect((await kiwi(root, ["verify"])).stdout).toContain("tree      ok");
+  }, SLOW);
+
+  test("a clean merge of a runtime upgrade and a new tool on the old runtime: verify refuses the lockfile, kiwi lock rewrites the entry and warns", async () => {
+    const root = makeTemp("kiwi-merge-");
+    const script = (id: string) => `#!/bin/bash\n# ---\n# tool_id: ${id}\n# tool_type: script\n# version: 1.0.0\n# executor: rt\n# ---\necho ${id}\n`;
+    const runtime = (version: string) => `tool_id: rt\ntool_type: runtime\nversion: ${version}\nexecutor: subprocess\nconfig: { command: bash }\n`;
+    writeTree(root, { ".ai/tools/rt.yaml": runtime("1.0.0"), ".ai/tools/one.sh": script("one") });
+    await git(root, env, "init", "-q", "-b", "main", ".");
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "-A");
+    await git(root, env, "commit", "-q", "-m", "init");
+    await git(root, env, "checkout", "-q", "-b", "upgrade");
+    writeFileSync(join(root, ".ai/tools/rt.yaml"), runtime("2.0.0"));
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "commit", "-q", "-a", "-m", "rt 2");
+    await git(root, env, "checkout", "-q", "-b", "zzz", "main");
+    writeTree(root, { ".ai/tools/zzz.sh": script("zzz") });
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "-A");
+    await git(root, env, "commit", "-q", "-m", "zzz");
+    await git(root, env, "checkout", "-q", "main");
+    await git(root, env, "merge", "-q", "upgrade");
+    await git(root, env, "merge", "-q", "zzz");
+
+    const message = 'tool.lock.json: tool "zzz" names the executor rt@1.0.0, which the lockfile does not lock';
+    const verify = await kiwi(root, ["verify"]);
+    expect(verify.exitCode).toBe(5);
+    expect(verify.stderr).toContain(`error[E_LOCK_INVALID]: ${message}\n  hint: tool.lock.json was merged or edited badly: run "kiwi lock", which rewrites every tool entry from the tree\n`);
+    const lock = await kiwi(root, ["lock"]);
+    expect([lock.exitCode, lock.stdout]).toEqual([0, "~ zzz 1.0.0 (executor)\nwrote tool.lock.json: 0 added, 0 removed, 1 changed (10 tools)\n"]);
+    expect(lock.stderr).toContain(`warning: ${message} (merged or edited badly); rewritten from the tool tree\n`);
+    expect(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).tools.zzz.executor).toBe("rt@2.0.0");
+    expect((await kiwi(root, ["verify"])).stdout).toContain("tree      ok");
+  }, SLOW);
+
+  test("a lockfile still unmerged in git's index is named as a conflict, not as a lockfile that is not staged", async () => {
+    const root = await conflictedMerge(false);
+    expect(await git(root, env, "status", "--porcelain", "tool.lock.json")).toBe("UU tool.lock.json\n");
+    const r = await kiwi(root, ["check", "--staged"]);
+    expect([r.exitCode, r.stdout]).toEqual([5, ""]);
+    expect(r.stderr).toContain("error[E_LOCK_INVALID]: tool.lock.json: unresolved merge conflict (unmerged in git's index)\n");
+    expect(r.stderr).toContain('  hint: take one side of the merge whole ("git checkout HEAD -- tool.lock.json", or MERGE_HEAD for the other; kiwi lock rewrites every tool entry from the tree), then run "kiwi lock", then "git add tool.lock.json"\n');
+    await git(root, env, "checkout", "MERGE_HEAD", "--", "tool.lock.json");
+    expect((await kiwi(root, ["lock"])).exitCode).toBe(0);
+    await git(root, env, "add", "tool.lock.json");
+    expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
   }, SLOW);
 
   test("a staged lockfile that is not JSON: the hint restores it before locking, since kiwi lock refuses it", async () => {

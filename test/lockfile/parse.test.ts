@@ -96,6 +96,22 @@ describe("parsing tool.lock.json fails closed", () => {
     );
   });
 
+  test("an executor version the lockfile does not lock (a clean but bad merge): refused with the hint to relock; kiwi lock's parse collects it instead", () => {
+    const merged = edited((d) => (d.tools.dp.executor = "subprocess@0.9.0"));
+    expect(() => parseLockfile(merged)).toThrow(
+      expect.objectContaining({
+        message: "tool.lock.json: tool \"dp\" names the executor subprocess@0.9.0, which the lockfile does not lock",
+        hint: 'tool.lock.json was merged or edited badly: run "kiwi lock", which rewrites every tool entry from the tree',
+        details: { file: "tool.lock.json", rewritable: true },
+      }),
+    );
+    const rewrite = { danglingExecutors: [] as string[] };
+    expect(parseLockfile(merged, undefined, undefined, rewrite).tools.dp!.executor).toBe("subprocess@0.9.0");
+    expect(rewrite.danglingExecutors).toEqual(['tool "dp" names the executor subprocess@0.9.0, which the lockfile does not lock']);
+    // Nothing else is read past: a lockfile kiwi lock cannot rewrite stays refused.
+    expect(() => parseLockfile(edited((d) => (d.tools.dp.files[0].sha256 = "x")), undefined, undefined, rewrite)).toThrow(expect.objectContaining({ code: "E_LOCK_INVALID" }));
+  });
+
   test("a newer lockfile's hint says to upgrade kiwi, not to delete it", () => {
     expect(() => parseLockfile(edited((d) => (d.lockfileVersion = 9)))).toThrow(expect.objectContaining({ hint: expect.stringContaining("upgrade kiwi") }));
   });
