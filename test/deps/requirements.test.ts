@@ -15,6 +15,11 @@ describe("a requirement", () => {
     ["npm:left-pad@>= 1.2.0 < 2 || 3.x", undefined, { ecosystem: "npm", name: "left-pad", range: ">= 1.2.0 < 2 || 3.x" }],
     ["npm:left-pad@1.0.0 - 1.3.0", undefined, { ecosystem: "npm", name: "left-pad", range: "1.0.0 - 1.3.0" }],
     ["left-pad@~1.3", "npm", { ecosystem: "npm", name: "left-pad", range: "~1.3" }],
+    // An alias installs another package under this name, pinned by version like any.
+    ["npm:pad@npm:left-pad@^1.3.0", undefined, { ecosystem: "npm", name: "pad", range: "npm:left-pad@^1.3.0" }],
+    ["string-width-cjs@npm:string-width@^4.2.0", "npm", { ecosystem: "npm", name: "string-width-cjs", range: "npm:string-width@^4.2.0" }],
+    ["npm:@acme/ui@npm:@other/ui@2.0.0", undefined, { ecosystem: "npm", name: "@acme/ui", range: "npm:@other/ui@2.0.0" }],
+    ["npm:pad@npm:left-pad", undefined, { ecosystem: "npm", name: "pad", range: "npm:left-pad" }],
     ["pypi:httpx>=0.24.0", undefined, { ecosystem: "pypi", name: "httpx", range: ">=0.24.0" }],
     ["pydantic>=2.0", "pypi", { ecosystem: "pypi", name: "pydantic", range: ">=2.0" }],
   ] as const)("%s reads as %o", (raw, fallback, expected) => {
@@ -27,7 +32,9 @@ describe("a requirement", () => {
     ["npm:left-pad@latest", undefined, "is not a version range"],
     ["npm:left-pad@next", undefined, "is not a version range"],
     ["npm:@scope/pkg@beta", undefined, "is not a version range"],
-    ["npm:left-pad@npm:right-pad@1", undefined, "is not a version range"],
+    ["npm:left-pad@npm:right-pad@latest", undefined, "is not a version range"],
+    ["npm:left-pad@npm:Right Pad@1", undefined, "is not an npm package name"],
+    ["npm:left-pad@npm:@scope@1", undefined, "is not an npm package name"],
     ["npm:left-pad@https://x.test/a.tgz", undefined, "is not a version range"],
     ["npm:left-pad@file:../x", undefined, "is not a version range"],
     ["pypi:>=1", undefined, "is not a PEP 508 requirement"],
@@ -63,6 +70,7 @@ describe("a tool's packages", () => {
   test.each([
     [{ package: "npm:srv@^1.0.0" }, "names no exact version"],
     [{ package: "npm:srv@latest" }, "is not a version range"],
+    [{ package: "npm:srv@npm:@acme/server@^1.0.0" }, "names no exact version"],
     [{ package: "pypi:srv>=1.0" }, "names no exact version"],
     [{ package: 42 }, "config.package must be a string"],
     [{ package: "npm:srv@1.0.0", bin: "" }, "config.bin must be the name of one of the package's bins"],
