@@ -173,7 +173,13 @@ export function parseRequirement(raw: string, pointer: string, fallback: Ecosyst
     // PEP 508's name, then anything pip reads (extras, specifiers, markers); pip judges the rest.
     const name = /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)/.exec(spec)?.[1];
     if (!name) return { pointer, message: `requirement ${JSON.stringify(raw)} is not a PEP 508 requirement`, hint: "write a name and an optional specifier: pypi:httpx>=0.24" };
-    return { ecosystem, name, range: spec.slice(name.length).trim(), raw, pointer };
+    const range = spec.slice(name.length).trim();
+    // A direct reference (`name @ https://…/x.whl`, `name[extra] @ file:///…`) names an archive, not
+    // a version an index serves: kiwi install takes the locked version from the index.
+    if (/^(?:\[[^\]]*\]\s*)?@/.test(range)) {
+      return { pointer, message: `requirement ${JSON.stringify(raw)} is a direct reference (a URL or path), not a version from an index`, hint: `require ${name} by version (pypi:${name}==<version>) from an index; PIP_INDEX_URL or PIP_FIND_LINKS can name your own, a folder of wheels included` };
+    }
+    return { ecosystem, name, range, raw, pointer };
   }
   const at = spec.indexOf("@", spec.startsWith("@") ? 1 : 0);
   const name = at === -1 ? spec : spec.slice(0, at);

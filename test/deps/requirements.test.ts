@@ -22,6 +22,7 @@ describe("a requirement", () => {
     ["npm:pad@npm:left-pad", undefined, { ecosystem: "npm", name: "pad", range: "npm:left-pad" }],
     ["pypi:httpx>=0.24.0", undefined, { ecosystem: "pypi", name: "httpx", range: ">=0.24.0" }],
     ["pydantic>=2.0", "pypi", { ecosystem: "pypi", name: "pydantic", range: ">=2.0" }],
+    ["pypi:httpx[http2]>=0.24; python_version >= '3.8' and platform_machine != 'x86@64'", undefined, { ecosystem: "pypi", name: "httpx", range: "[http2]>=0.24; python_version >= '3.8' and platform_machine != 'x86@64'" }],
   ] as const)("%s reads as %o", (raw, fallback, expected) => {
     expect(parseRequirement(raw, "/requires/0", fallback)).toMatchObject(expected);
   });
@@ -38,6 +39,9 @@ describe("a requirement", () => {
     ["npm:left-pad@https://x.test/a.tgz", undefined, "is not a version range"],
     ["npm:left-pad@file:../x", undefined, "is not a version range"],
     ["pypi:>=1", undefined, "is not a PEP 508 requirement"],
+    ["pypi:kiwi-words @ https://x.test/kiwi_words-2.0.0-py3-none-any.whl", undefined, "is a direct reference (a URL or path)"],
+    ["pypi:httpx[http2]@file:///wheels/httpx-0.27.0-py3-none-any.whl ; python_version >= '3.8'", undefined, "is a direct reference"],
+    ["httpx @ git+https://github.com/encode/httpx", "pypi", "is a direct reference"],
   ] as const)("%s is refused: %s", (raw, fallback, message) => {
     const read = parseRequirement(raw, "/requires/0", fallback);
     expect("message" in read && read.message).toContain(message);

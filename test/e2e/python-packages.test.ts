@@ -189,6 +189,16 @@ describe("what pip gets wrong is a coded error naming the tool and requirement",
     const finding = (JSON.parse(r.stdout).findings as { rule: string; pointer: string; message: string }[]).find((f) => f.rule === "deps/requirement");
     expect(finding).toMatchObject({ pointer: "/requires/0", message: expect.stringContaining("is not a PEP 508 requirement") });
   });
+
+  test("a direct reference (name @ URL) is a check error: kiwi install takes the locked version from the index, not that archive", async () => {
+    const wheel = `${new URL(index.url).origin}/files/kiwi_words-2.0.0-py3-none-any.whl`;
+    const root = makeProject(greetTool(`pypi:kiwi-words @ ${wheel}`));
+    const r = await kiwiIn(root, { PIP_INDEX_URL: index.url }).run(["lock"]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`deps/requirement  requirement "pypi:kiwi-words @ ${wheel}" is a direct reference (a URL or path), not a version from an index`);
+    expect(r.stderr).toContain("hint: require kiwi-words by version (pypi:kiwi-words==<version>) from an index");
+    expect(existsSync(join(root, "tool.lock.json"))).toBe(false);
+  });
 });
 
 describe("requirements in the tool's own files", () => {
