@@ -114,7 +114,7 @@ export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | 
     else {
       const read = parseRequirement(tool.config.package, pointer, undefined);
       if ("message" in read) out.problems.push(read);
-      else if (read.ecosystem === "npm" ? !isExactVersion(read.range.replace(NPM_ALIAS_PREFIX, "")) : !/^==\s*\d[\w.+!-]*$/.test(read.range)) {
+      else if (read.ecosystem === "npm" ? !isExactVersion(read.range.replace(NPM_ALIAS_PREFIX, "")) : !/^(?:\[[^\]]*\]\s*)?==\s*\d[\w.+!-]*$/.test(read.range)) {
         const pin = read.ecosystem === "npm" ? `npm:${read.name}@<version>` : `pypi:${read.name}==<version>`;
         out.problems.push({ pointer, message: `config.package ${JSON.stringify(read.raw)} names no exact version`, hint: `pin the server: ${pin} (a range or latest would let the server change under the lock)` });
       }

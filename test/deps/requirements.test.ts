@@ -76,6 +76,7 @@ describe("a tool's packages", () => {
     [{ package: "npm:srv@latest" }, "is not a version range"],
     [{ package: "npm:srv@npm:@acme/server@^1.0.0" }, "names no exact version"],
     [{ package: "pypi:srv>=1.0" }, "names no exact version"],
+    [{ package: "pypi:srv[cli]>=1.0" }, "names no exact version"],
     [{ package: 42 }, "config.package must be a string"],
     [{ package: "npm:srv@1.0.0", bin: "" }, "config.bin must be the name of one of the package's bins"],
     [{ package: "npm:srv@1.0.0", command: "npx" }, "config.command and config.package both say how to start the server"],
@@ -89,6 +90,9 @@ describe("a tool's packages", () => {
     expect(declared.problems).toEqual([]);
     expect(pypiRequirements(declared)).toEqual(["mcp-server-fetch==2025.4.7"]);
     expect(npmDependencies(declared)).toBeUndefined();
+    // Pinned with extras (what `uvx 'srv[cli]==1.0'` runs): the extras' distributions come with it.
+    const extras = declaredPackages(tool({ tool_type: "mcp_server", executor: "subprocess", config: { transport: "stdio", package: "pypi:mcp-server-x[cli, http] == 1.2.0" } }));
+    expect([extras.problems, extras.server?.requirement.name, pypiRequirements(extras)]).toEqual([[], "mcp-server-x", ["mcp-server-x[cli, http] == 1.2.0"]]);
   });
 
   test("one package with two ranges is a conflict", () => {
