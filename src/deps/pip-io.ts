@@ -186,14 +186,21 @@ export function pipError(toolId: string, stderr: string, code: number | null, re
   const dependency = unsatisfied && !requires.some((r) => nameOf(r) === nameOf(unsatisfied[1]!)) ? { spec: unsatisfied[1]!, from: unsatisfied[2] } : undefined;
   // A dependency's message names the requirement pip says asked for it.
   const asker = dependency?.from === undefined ? undefined : requires.find((r) => nameOf(r) === nameOf(dependency.from!));
-  const subject = asker?.replace(/\s+--hash[= ]\S+/g, "") ?? what;
+  // pip says no version matches when it could not reach the index too: then that is the reason.
   const unreachable = /Connection refused|Failed to establish a new connection|NewConnectionError|Name or service not known|Max retries exceeded/.test(text);
+  // At install pip is given the lock's pins, not the tool's requirements: the one it cannot find is the subject.
+  const pinMissing = noMatch && !unreachable && !resolving && unsatisfied !== null;
+  const subject = pinMissing ? `${unsatisfied[1]!}, which tool.lock.json pins` : (asker?.replace(/\s+--hash[= ]\S+/g, "") ?? what);
   const [reason, hint] = hashMismatch
     ? resolving
       ? ["a distribution does not match the sha256 its index lists or its --hash names (the index served other bytes, or the --hash is wrong)", "check which index served it (PIP_INDEX_URL, PIP_FIND_LINKS) and the tool's --hash options; nothing was locked"]
       : ["a distribution does not match the sha256 in the lock (the index served other bytes)", "the lock pins each distribution's sha256; check which index served it (PIP_INDEX_URL, PIP_FIND_LINKS)"]
     : hashMode
       ? [hashMode, "give every requirement, its dependencies included, an == pin and a --hash (pip-compile --generate-hashes writes them all), or drop the --hash options: kiwi locks each distribution's sha256 either way"]
+      : unreachable
+        ? ["the index cannot be reached", "check the index (PIP_INDEX_URL) and the network; kiwi never downloads at exec time"]
+      : pinMissing
+        ? ["the index does not have it", "check the index (PIP_INDEX_URL, PIP_FIND_LINKS): it must serve every distribution the lock pins, as the index kiwi lock resolved from did (a mirror may lag behind)"]
       : noMatch && dependency
         ? [
             `no version of its dependency ${dependency.spec}${dependency.from ? ` (which ${dependency.from} requires)` : ""} matches`,
@@ -203,9 +210,7 @@ export function pipError(toolId: string, stderr: string, code: number | null, re
         ? [`no version of ${what} matches`, wheelsOnly ? "fix the requirement in the tool's manifest; kiwi takes wheels only, so a distribution published only as source needs allow_scripts: [pypi:<name>] (its build runs its code)" : "fix the requirement in the tool's manifest"]
         : /ResolutionImpossible|conflict/i.test(text)
           ? ["the requirements conflict", "fix the requirement in the tool's manifest"]
-          : unreachable
-            ? ["the index cannot be reached", "check the index (PIP_INDEX_URL) and the network; kiwi never downloads at exec time"]
-            : [code === null ? "pip did not finish in time" : (text.split("\n").map((l) => l.replace(/^ERROR: /, "").trim()).filter(Boolean).pop() ?? `pip exited with ${code}`), "fix the requirement in the tool's manifest"];
+          : [code === null ? "pip did not finish in time" : (text.split("\n").map((l) => l.replace(/^ERROR: /, "").trim()).filter(Boolean).pop() ?? `pip exited with ${code}`), "fix the requirement in the tool's manifest"];
   return new KiwiError(hashMismatch ? "E_INTEGRITY_MISMATCH" : "E_DEPS", hashMode ? `${toolId}: ${reason}` : `${toolId}: cannot get ${subject}: ${reason}`, {
     hint,
     details: { tool: toolId, pip: text.split("\n").filter(Boolean).slice(-5) },

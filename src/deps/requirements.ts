@@ -53,6 +53,11 @@ const RUNTIME_ECOSYSTEM: Record<string, Ecosystem> = { node_runtime: "npm", bun_
  */
 const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[A-Za-z0-9][A-Za-z0-9._~-]*$/;
 
+/** An npm alias spec, `npm:<name>[@<range>]`: the package installed under another name. */
+const NPM_ALIAS = /^npm:(@?[^@]+)(?:@(.*))?$/;
+/** An alias spec's `npm:<name>@`, leaving its range. */
+const NPM_ALIAS_PREFIX = /^npm:@?[^@]+@/;
+
 /**
  * Reads the packages a tool declares: its manifest's `requires` and `config.package` (kiwi
  * dialect; magray manifests declare none), and its own requirements.txt, package.json and PEP 723
@@ -109,7 +114,7 @@ export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | 
     else {
       const read = parseRequirement(tool.config.package, pointer, undefined);
       if ("message" in read) out.problems.push(read);
-      else if (read.ecosystem === "npm" ? !isExactVersion(read.range) : !/^==\s*\d[\w.+!-]*$/.test(read.range)) {
+      else if (read.ecosystem === "npm" ? !isExactVersion(read.range.replace(NPM_ALIAS_PREFIX, "")) : !/^(?:\[[^\]]*\]\s*)?==\s*\d[\w.+!-]*$/.test(read.range)) {
         const pin = read.ecosystem === "npm" ? `npm:${read.name}@<version>` : `pypi:${read.name}==<version>`;
         out.problems.push({ pointer, message: `config.package ${JSON.stringify(read.raw)} names no exact version`, hint: `pin the server: ${pin} (a range or latest would let the server change under the lock)` });
       }
@@ -168,7 +173,13 @@ export function parseRequirement(raw: string, pointer: string, fallback: Ecosyst
     // PEP 508's name, then anything pip reads (extras, specifiers, markers); pip judges the rest.
     const name = /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)/.exec(spec)?.[1];
     if (!name) return { pointer, message: `requirement ${JSON.stringify(raw)} is not a PEP 508 requirement`, hint: "write a name and an optional specifier: pypi:httpx>=0.24" };
-    return { ecosystem, name, range: spec.slice(name.length).trim(), raw, pointer };
+    const range = spec.slice(name.length).trim();
+    // A direct reference (`name @ https://…/x.whl`, `name[extra] @ file:///…`) names an archive, not
+    // a version an index serves: kiwi install takes the locked version from the index.
+    if (/^(?:\[[^\]]*\]\s*)?@/.test(range)) {
+      return { pointer, message: `requirement ${JSON.stringify(raw)} is a direct reference (a URL or path), not a version from an index`, hint: `require ${name} by version (pypi:${name}==<version>) from an index; PIP_INDEX_URL or PIP_FIND_LINKS can name your own, a folder of wheels included` };
+    }
+    return { ecosystem, name, range, raw, pointer };
   }
   const at = spec.indexOf("@", spec.startsWith("@") ? 1 : 0);
   const name = at === -1 ? spec : spec.slice(0, at);
@@ -176,8 +187,14 @@ export function parseRequirement(raw: string, pointer: string, fallback: Ecosyst
   if (!NPM_NAME.test(name) || name.length > 214) {
     return { pointer, message: `requirement ${JSON.stringify(raw)}: ${JSON.stringify(name)} is not an npm package name`, hint: "npm names are URL-safe (letters, digits, . _ ~ -), optionally @scope/name" };
   }
+  // An alias (`npm install pad@npm:left-pad@^1`, package.json's "pad": "npm:left-pad@^1"): another
+  // package installed under this name, pinned by version like any; its own range is judged below.
+  const alias = NPM_ALIAS.exec(range);
+  if (alias && (!NPM_NAME.test(alias[1]!) || alias[1]!.length > 214)) {
+    return { pointer, message: `requirement ${JSON.stringify(raw)}: ${JSON.stringify(alias[1])} is not an npm package name`, hint: "an alias names the package it installs: npm:<alias>@npm:<name>@<range>" };
+  }
   // A semver range or exact version: a dist-tag (latest, next), a URL or a path is no version.
-  if (!isSemverRange(range)) {
+  if (!isSemverRange(alias ? (alias[2] ?? "") : range)) {
     return { pointer, message: `requirement ${JSON.stringify(raw)}: ${JSON.stringify(range)} is not a version range`, hint: "use a semver range (^1.2.0, ~1.2, 1.2.3); tags, URLs and paths are not pinned by version" };
   }
   return { ecosystem, name, range, raw, pointer };

@@ -37,6 +37,30 @@ describe("pipError", () => {
   });
 });
 
+const DOWN = `WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPConnection object at 0x7f>: Failed to establish a new connection: [Errno 111] Connection refused')': /simple/kiwi-words/
+ERROR: Could not find a version that satisfies the requirement kiwi-words>=2 (from versions: none)
+ERROR: No matching distribution found for kiwi-words>=2
+`;
+const PIN_MISSING = `ERROR: Could not find a version that satisfies the requirement foo-bar==1.0.0 (from versions: none)
+ERROR: No matching distribution found for foo-bar==1.0.0
+`;
+
+describe("pipError: an index that is down, or lacks what the lock pins", () => {
+  test("pip says no version matches when it reached no index: the index is named, not the requirement", () => {
+    for (const resolving of [true, false]) {
+      const e = pipError("t", DOWN, 1, ["kiwi-words>=2"], { wheelsOnly: true, resolving });
+      expect([e.code, e.message]).toEqual(["E_DEPS", "t: cannot get kiwi-words>=2: the index cannot be reached"]);
+      expect(e.hint).toContain("check the index (PIP_INDEX_URL) and the network");
+    }
+  });
+
+  test("at install, a pin the index does not have is named as the lock pins it, and the index is to be checked, not the manifest", () => {
+    const e = pipError("t", PIN_MISSING, 1, ["kiwi-words>=2", "Foo_Bar"], { wheelsOnly: false, resolving: false });
+    expect([e.code, e.message]).toEqual(["E_DEPS", "t: cannot get foo-bar==1.0.0, which tool.lock.json pins: the index does not have it"]);
+    expect(e.hint).toContain("it must serve every distribution the lock pins");
+  });
+});
+
 describe("recordWithoutScripts", () => {
   test("drops the lines of the scripts pip wrote into bin/ (their sha256 covers a shebang naming the staging venv), keeps every other", () => {
     const record = [

@@ -15,8 +15,14 @@ describe("a requirement", () => {
     ["npm:left-pad@>= 1.2.0 < 2 || 3.x", undefined, { ecosystem: "npm", name: "left-pad", range: ">= 1.2.0 < 2 || 3.x" }],
     ["npm:left-pad@1.0.0 - 1.3.0", undefined, { ecosystem: "npm", name: "left-pad", range: "1.0.0 - 1.3.0" }],
     ["left-pad@~1.3", "npm", { ecosystem: "npm", name: "left-pad", range: "~1.3" }],
+    // An alias installs another package under this name, pinned by version like any.
+    ["npm:pad@npm:left-pad@^1.3.0", undefined, { ecosystem: "npm", name: "pad", range: "npm:left-pad@^1.3.0" }],
+    ["string-width-cjs@npm:string-width@^4.2.0", "npm", { ecosystem: "npm", name: "string-width-cjs", range: "npm:string-width@^4.2.0" }],
+    ["npm:@acme/ui@npm:@other/ui@2.0.0", undefined, { ecosystem: "npm", name: "@acme/ui", range: "npm:@other/ui@2.0.0" }],
+    ["npm:pad@npm:left-pad", undefined, { ecosystem: "npm", name: "pad", range: "npm:left-pad" }],
     ["pypi:httpx>=0.24.0", undefined, { ecosystem: "pypi", name: "httpx", range: ">=0.24.0" }],
     ["pydantic>=2.0", "pypi", { ecosystem: "pypi", name: "pydantic", range: ">=2.0" }],
+    ["pypi:httpx[http2]>=0.24; python_version >= '3.8' and platform_machine != 'x86@64'", undefined, { ecosystem: "pypi", name: "httpx", range: "[http2]>=0.24; python_version >= '3.8' and platform_machine != 'x86@64'" }],
   ] as const)("%s reads as %o", (raw, fallback, expected) => {
     expect(parseRequirement(raw, "/requires/0", fallback)).toMatchObject(expected);
   });
@@ -27,10 +33,15 @@ describe("a requirement", () => {
     ["npm:left-pad@latest", undefined, "is not a version range"],
     ["npm:left-pad@next", undefined, "is not a version range"],
     ["npm:@scope/pkg@beta", undefined, "is not a version range"],
-    ["npm:left-pad@npm:right-pad@1", undefined, "is not a version range"],
+    ["npm:left-pad@npm:right-pad@latest", undefined, "is not a version range"],
+    ["npm:left-pad@npm:Right Pad@1", undefined, "is not an npm package name"],
+    ["npm:left-pad@npm:@scope@1", undefined, "is not an npm package name"],
     ["npm:left-pad@https://x.test/a.tgz", undefined, "is not a version range"],
     ["npm:left-pad@file:../x", undefined, "is not a version range"],
     ["pypi:>=1", undefined, "is not a PEP 508 requirement"],
+    ["pypi:kiwi-words @ https://x.test/kiwi_words-2.0.0-py3-none-any.whl", undefined, "is a direct reference (a URL or path)"],
+    ["pypi:httpx[http2]@file:///wheels/httpx-0.27.0-py3-none-any.whl ; python_version >= '3.8'", undefined, "is a direct reference"],
+    ["httpx @ git+https://github.com/encode/httpx", "pypi", "is a direct reference"],
   ] as const)("%s is refused: %s", (raw, fallback, message) => {
     const read = parseRequirement(raw, "/requires/0", fallback);
     expect("message" in read && read.message).toContain(message);
@@ -63,7 +74,9 @@ describe("a tool's packages", () => {
   test.each([
     [{ package: "npm:srv@^1.0.0" }, "names no exact version"],
     [{ package: "npm:srv@latest" }, "is not a version range"],
+    [{ package: "npm:srv@npm:@acme/server@^1.0.0" }, "names no exact version"],
     [{ package: "pypi:srv>=1.0" }, "names no exact version"],
+    [{ package: "pypi:srv[cli]>=1.0" }, "names no exact version"],
     [{ package: 42 }, "config.package must be a string"],
     [{ package: "npm:srv@1.0.0", bin: "" }, "config.bin must be the name of one of the package's bins"],
     [{ package: "npm:srv@1.0.0", command: "npx" }, "config.command and config.package both say how to start the server"],
@@ -77,6 +90,9 @@ describe("a tool's packages", () => {
     expect(declared.problems).toEqual([]);
     expect(pypiRequirements(declared)).toEqual(["mcp-server-fetch==2025.4.7"]);
     expect(npmDependencies(declared)).toBeUndefined();
+    // Pinned with extras (what `uvx 'srv[cli]==1.0'` runs): the extras' distributions come with it.
+    const extras = declaredPackages(tool({ tool_type: "mcp_server", executor: "subprocess", config: { transport: "stdio", package: "pypi:mcp-server-x[cli, http] == 1.2.0" } }));
+    expect([extras.problems, extras.server?.requirement.name, pypiRequirements(extras)]).toEqual([[], "mcp-server-x", ["mcp-server-x[cli, http] == 1.2.0"]]);
   });
 
   test("one package with two ranges is a conflict", () => {

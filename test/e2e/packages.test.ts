@@ -327,6 +327,27 @@ test("a package.json in a directory tool declares its npm packages", async () =>
   expect((await kiwi.run(["exec", "pj"])).stdout).toBe("05\n");
 });
 
+test("an npm alias (package.json's \"pad\": \"npm:kiwi-pad@…\", requires' npm:digits@npm:kiwi-digits@…) installs the package under the alias, pinned like any", async () => {
+  const root = makeProject({
+    ".ai/tools/al/tool.yaml": "tool_id: al\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:digits@npm:kiwi-digits@2.0.0]\n",
+    ".ai/tools/al/package.json": JSON.stringify({ name: "al", private: true, dependencies: { pad: "npm:kiwi-pad@~1.0.0" } }),
+    ".ai/tools/al/main.js": "console.log(require('pad')(5, 2), require('digits').zeros(3));\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  const install = await kiwi.run(["install"]);
+  expect([install.exitCode, install.stderr]).toEqual([0, expect.stringContaining("resolved al: 3 npm packages")]);
+  const npm = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.al.npm;
+  expect(npm.requires).toEqual({ digits: "npm:kiwi-digits@2.0.0", pad: "npm:kiwi-pad@~1.0.0" });
+  expect(npm.packages["node_modules/pad"]).toMatchObject({ name: "kiwi-pad", version: "1.0.0", integrity: expect.stringMatching(/^sha512-/) });
+  expect((await kiwi.run(["exec", "al"], { npm_config_registry: "http://127.0.0.1:9/" })).stdout).toBe("05 000\n");
+  expect((await kiwi.run(["verify"])).exitCode).toBe(0);
+  // An alias to a tag is no more pinned than the tag.
+  writeFileSync(join(root, ".ai/tools/al/package.json"), JSON.stringify({ name: "al", private: true, dependencies: { pad: "npm:kiwi-pad@latest" } }));
+  const tagged = await kiwi.run(["lock"]);
+  expect(tagged.exitCode).toBe(1);
+  expect(tagged.stderr).toContain('deps/requirement  .ai/tools/al/package.json: requirement "npm:pad@npm:kiwi-pad@latest": "npm:kiwi-pad@latest" is not a version range');
+});
+
 test("a tool where npm install was run (its own node_modules/) is a check error before anything is locked", async () => {
   const root = makeProject({
     ".ai/tools/pj/tool.yaml": "tool_id: pj\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\n",

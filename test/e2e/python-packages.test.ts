@@ -151,10 +151,21 @@ describe("what pip gets wrong is a coded error naming the tool and requirement",
     expect(r.stderr).toContain("error[E_DEPS]: greet: cannot get kiwi-greeting==9.0.0: no version of kiwi-greeting==9.0.0 matches");
   });
 
-  test("an index that is down", async () => {
-    const r = await kiwiIn(makeProject(greetTool("pypi:kiwi-greeting==1.0.0")), { PIP_INDEX_URL: "http://127.0.0.1:9/simple/", PIP_RETRIES: "0" }).run(["lock"]);
+  test("an index that is down, at lock and at install: the index is blamed, not the requirement", async () => {
+    const root = makeProject(greetTool("pypi:kiwi-greeting==1.0.0"));
+    const down = { PIP_INDEX_URL: "http://127.0.0.1:9/simple/", PIP_FIND_LINKS: "", PIP_CONFIG_FILE: "/dev/null" };
+    const r = await kiwiIn(root, down).run(["lock"]);
     expect(r.exitCode).toBe(15);
-    expect(r.stderr).toContain("greet: cannot get kiwi-greeting==1.0.0");
+    expect(r.stderr).toContain("error[E_DEPS]: greet: cannot get kiwi-greeting==1.0.0: the index cannot be reached");
+    const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    const install = await kiwi.run(["install"], down);
+    expect(install.exitCode).toBe(15);
+    expect(install.stderr).toContain("the index cannot be reached");
+    // An index that is up but does not serve what the lock pins (another index, a mirror behind): the pin is named.
+    const empty = await kiwi.run(["install"], { ...down, PIP_INDEX_URL: `${new URL(index.url).origin}/elsewhere/` });
+    expect(empty.exitCode).toBe(15);
+    expect(empty.stderr).toMatch(/error\[E_DEPS\]: greet: cannot get kiwi-[a-z]+==[0-9.]+, which tool\.lock\.json pins: the index does not have it/);
   });
 
   test("an index that serves other bytes than it locked: nothing is installed", async () => {
@@ -177,6 +188,16 @@ describe("what pip gets wrong is a coded error naming the tool and requirement",
     const r = await kiwiIn(makeProject(greetTool("pypi:>=1"))).run(["check", "--json"]);
     const finding = (JSON.parse(r.stdout).findings as { rule: string; pointer: string; message: string }[]).find((f) => f.rule === "deps/requirement");
     expect(finding).toMatchObject({ pointer: "/requires/0", message: expect.stringContaining("is not a PEP 508 requirement") });
+  });
+
+  test("a direct reference (name @ URL) is a check error: kiwi install takes the locked version from the index, not that archive", async () => {
+    const wheel = `${new URL(index.url).origin}/files/kiwi_words-2.0.0-py3-none-any.whl`;
+    const root = makeProject(greetTool(`pypi:kiwi-words @ ${wheel}`));
+    const r = await kiwiIn(root, { PIP_INDEX_URL: index.url }).run(["lock"]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`deps/requirement  requirement "pypi:kiwi-words @ ${wheel}" is a direct reference (a URL or path), not a version from an index`);
+    expect(r.stderr).toContain("hint: require kiwi-words by version (pypi:kiwi-words==<version>) from an index");
+    expect(existsSync(join(root, "tool.lock.json"))).toBe(false);
   });
 });
 
