@@ -82,7 +82,7 @@ export const RULES = {
   "api/method": { severity: "error", description: "The HTTP method is not GET, POST, PUT, PATCH, DELETE or HEAD.", example: "config: { method: FETCH }" },
   "api/url": { severity: "error", description: "config.url or config.url_template is missing, not an absolute http(s) URL, or puts a {param} in its scheme or host.", example: "config: { url: /v1/weather }" },
   "api/placeholder": { severity: "error", description: "A {param} placeholder in the URL, headers or body is not a declared parameter.", example: "url_template: https://x.test/{city}  # no city parameter" },
-  "api/header-name": { severity: "error", description: "A config.headers name is not a valid HTTP header name (an RFC 9110 token), so every call would be refused.", example: "headers: { \"X Api Key\": \"${KEY}\" }" },
+  "api/header-name": { severity: "error", description: "A config.headers name (of an api tool or an HTTP MCP server) is not a valid HTTP header name (an RFC 9110 token), so every call would be refused.", example: "headers: { \"X Api Key\": \"${KEY}\" }" },
   "api/response-transform": { severity: "error", description: "config.response_transform is not a path of the JSONPath subset kiwi exec applies ($, .name, ['name'], [n], [a:b], [*]), so every call would be refused.", example: "response_transform: $..daily" },
   "mcp_server/transport": { severity: "error", description: "The MCP transport is missing or not stdio, streamable-http or sse.", example: "config: { transport: websocket }" },
   "mcp_server/command": { severity: "error", description: "A stdio MCP server needs config.command.", example: "config: { transport: stdio }" },

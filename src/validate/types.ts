@@ -212,11 +212,7 @@ function api(tool: Tool, ctx: LayerContext, out: Finding[]): void {
       out.push(toolFinding(tool, "api/url", `${base}/${field}`, `${field} ${JSON.stringify(url)} puts the parameter {${inAuthority[0]}} in its scheme or host`, "parameters may only fill the path, query and fragment; put a configurable host in an environment variable (${API_HOST})"));
     }
   }
-  if (isRecord(c.headers)) {
-    for (const name of Object.keys(c.headers)) {
-      if (!HEADER_NAME.test(name)) out.push(toolFinding(tool, "api/header-name", `${base}/headers/${seg(name)}`, `header name ${JSON.stringify(name)} is not a valid HTTP header name`, "use letters, digits and - (e.g. X-Api-Version); an HTTP header name has no spaces, colons or quotes"));
-    }
-  }
+  headerNames(tool, base, out);
   const declared = declaredParameterNames(tool.parameters);
   const scan = (value: unknown, pointer: string, depth: number) => {
     if (depth > 64) return;
@@ -260,6 +256,15 @@ export function isAbsoluteHttpTemplate(template: string): boolean {
   }
 }
 
+/** config.headers names that are no HTTP token: exec refuses every request that would send one. */
+function headerNames(tool: Tool, base: string, out: Finding[]): void {
+  const headers = tool.config.headers;
+  if (!isRecord(headers)) return;
+  for (const name of Object.keys(headers)) {
+    if (!HEADER_NAME.test(name)) out.push(toolFinding(tool, "api/header-name", `${base}/headers/${seg(name)}`, `header name ${JSON.stringify(name)} is not a valid HTTP header name`, "use letters, digits and - (e.g. X-Api-Version); an HTTP header name has no spaces, colons or quotes"));
+  }
+}
+
 function mcpServer(tool: Tool, out: Finding[]): void {
   const c = tool.config;
   const base = tool.pointers.config ?? "/config";
@@ -281,6 +286,7 @@ function mcpServer(tool: Tool, out: Finding[]): void {
   if (transport !== "stdio" && (typeof c.url !== "string" || !isAbsoluteHttpTemplate(c.url))) {
     out.push(toolFinding(tool, "mcp_server/url", c.url === undefined ? base : `${base}/url`, `a ${transport} MCP server needs an absolute http(s) config.url`, "set config.url to the server's endpoint (https://host/mcp), or use transport: stdio with config.command or config.package"));
   }
+  if (transport !== "stdio") headerNames(tool, base, out);
   const wanted = MCP_TRANSPORTS[transport]!;
   if (tool.executor && tool.executor.id !== wanted) {
     out.push(toolFinding(tool, "mcp_server/executor", tool.pointers.executor ?? "/executor", `a ${transport} MCP server runs on ${wanted}, not ${tool.executor.id}`, `set executor: ${wanted}`));

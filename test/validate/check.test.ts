@@ -88,6 +88,8 @@ const rows: Row[] = [
   ],
   ["api/url", () => [api("  url_template: https://${API_HOST}/v1/{city}", "parameters: [{ name: city, type: string }]")], () => [api("  url_template: https://{city}.x.test/v1", "parameters: [{ name: city, type: string }]")], ".ai/tools/weather.yaml", 6],
   ["api/header-name", () => [api("  url: https://x.test\n  headers: { X-Api-Version: '2' }")], () => [api("  url: https://x.test\n  headers: { 'X Api Version': '2' }")], ".ai/tools/weather.yaml", 7],
+  // An HTTP MCP server sends its headers on every request too.
+  ["api/header-name", () => [mcpServer("  transport: streamable-http\n  url: https://mcp.test/mcp\n  headers: { X-Tenant: a }", "http_client")], () => [mcpServer("  transport: streamable-http\n  url: https://mcp.test/mcp\n  headers: { 'X Tenant': a }", "http_client")], ".ai/tools/srv.yaml", 8],
   ["api/response-transform", () => [api("  url: https://x.test\n  response_transform: \"$.forecast['daily'][0:7]\"")], () => [api("  url: https://x.test\n  response_transform: \"$..daily\"")], ".ai/tools/weather.yaml", 7],
   ["mcp_server/transport", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: websocket\n  command: node")], ".ai/tools/srv.yaml", 6],
   ["mcp_server/command", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: stdio")], ".ai/tools/srv.yaml", 5],
