@@ -41,6 +41,8 @@ export function exportSkill(tool: Tool, read: ReadText, notes: string[] = []): E
   if (name !== tool.id) notes.push(`${tool.id} is exported as the skill ${name} (skill names have no underscores)`);
   if (!SKILL_NAME.test(name) || name.length > 64) throw refuse(tool, `${JSON.stringify(name)} is not a skill name`, "skill names are 1-64 lower-case letters, digits and single hyphens");
   if (!tool.description) throw refuse(tool, "the tool has no description, which a skill must have", "add description: what it is and when to use it");
+  // The Agent Skills limits kiwi reads a skill by (manifest/skill.ts): an export must be a skill kiwi and its clients accept.
+  if (tool.description.length > 1024) throw refuse(tool, `its description is ${tool.description.length} characters; a skill's is at most 1024`, "shorten the description; put the detail in the document");
   // A Markdown tool is its one file; any other knowledge tool names its document (never "the first file": a PNG is no skill).
   const entryFile = tool.form === "markdown" ? tool.files[0] : tool.entrypoint ? tool.files.find((f) => f.path === tool.entrypoint) : undefined;
   if (!entryFile || !/\.md$/i.test(entryFile.path)) throw refuse(tool, "the tool has no Markdown document", "point config.entrypoint at a .md file of the tool");

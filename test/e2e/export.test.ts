@@ -199,8 +199,10 @@ describe("bad requests", () => {
     [["export", "doc", "--format", "skill"], 2, "error[E_USAGE]: kiwi export needs a tool, --format and --out"],
     [["export", "guide", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: guide (.ai/tools/guide/tool.yaml): the tool has no Markdown document"],
     [["export", "pictures", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: pictures (.ai/tools/pictures/tool.yaml): the tool has no Markdown document"],
+    [["export", "long", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: long (.ai/tools/long.md): its description is 1025 characters; a skill's is at most 1024"],
   ])("%p", async (args, exitCode, message) => {
     const root = makeProject({
+      ".ai/tools/long.md": `---\ntool_id: long\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: ${"d".repeat(1025)}\n---\n# Long\n`,
       // A knowledge folder that names no document: its first file (a PNG) is not a skill's body.
       ".ai/tools/guide/tool.yaml": "tool_id: guide\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: A guide\n",
       ".ai/tools/guide/assets/a.png": "\x89PNG\r\n",
