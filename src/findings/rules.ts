@@ -72,7 +72,7 @@ export const RULES = {
   "entrypoint/not-found": { severity: "error", description: "The entry point is not a file inside the tool directory.", example: "config: { entrypoint: main.py }  # no main.py" },
   "entrypoint/extension": { severity: "error", description: "A wasm entry point must end in .wasm; a native one must not.", example: "type: wasm\nentry_point: tool.exe" },
   "script/executor-runtime": { severity: "error", description: "A script's executor must be a runtime.", example: "tool_type: script\nexecutor: http_client" },
-  "mcp_server/fetches-at-start": { severity: "warning", description: "A stdio MCP server started by npx, uvx or pipx (which download it at start) declares no net.outbound, so it cannot start in the sandbox.", example: "config: { command: npx, args: [-y, some-server] }" },
+  "mcp_server/fetches-at-start": { severity: "warning", description: "A stdio MCP server started by npx, uvx, pipx or uv run (which download it, or its dependencies, at start) declares no net.outbound, so it cannot start in the sandbox.", example: "config: { command: npx, args: [-y, some-server] }" },
   "mcp_tool/unknown-name": { severity: "error", description: "An mcp_tool's config.tool_name is not in its server's pinned interface.", example: "config: { tool_name: read_grpah }" },
   "script/language-mismatch": { severity: "error", description: "The declared language (language, manifest.language) is not the language of the entry point's extension.", example: "manifest: { language: python, entrypoint: run.sh }" },
   "script/runtime-language": { severity: "error", description: "A script's entry point is in another language than its kiwi runtime runs (a .sh file on python_runtime).", example: "executor: python_runtime\nconfig: { entrypoint: main.sh }" },
