@@ -41,6 +41,8 @@ export function exportSkill(tool: Tool, read: ReadText, notes: string[] = []): E
   if (name !== tool.id) notes.push(`${tool.id} is exported as the skill ${name} (skill names have no underscores)`);
   if (!SKILL_NAME.test(name) || name.length > 64) throw refuse(tool, `${JSON.stringify(name)} is not a skill name`, "skill names are 1-64 lower-case letters, digits and single hyphens");
   if (!tool.description) throw refuse(tool, "the tool has no description, which a skill must have", "add description: what it is and when to use it");
+  // The Agent Skills limits kiwi reads a skill by (manifest/skill.ts): an export must be a skill kiwi and its clients accept.
+  if (tool.description.length > 1024) throw refuse(tool, `its description is ${tool.description.length} characters; a skill's is at most 1024`, "shorten the description; put the detail in the document");
   // A Markdown tool is its one file; any other knowledge tool names its document (never "the first file": a PNG is no skill).
   const entryFile = tool.form === "markdown" ? tool.files[0] : tool.entrypoint ? tool.files.find((f) => f.path === tool.entrypoint) : undefined;
   if (!entryFile || !/\.md$/i.test(entryFile.path)) throw refuse(tool, "the tool has no Markdown document", "point config.entrypoint at a .md file of the tool");
@@ -80,13 +82,13 @@ export function exportServerJson(tool: Tool, registryName: string, notes: string
     if (typeof c.bin === "string") notes.push(`config.bin ${c.bin} has no place in a server.json: clients run the package's default program (npx, uvx), which may not be ${c.bin}`);
     const args = (Array.isArray(c.args) ? (c.args as unknown[]) : []).map((a) => argumentOf(configText(a), secrets));
     if (args.length > 0) pkg.packageArguments = args;
-    const env = keyValues(c.env, secrets);
+    const env = keyValues(c.env, secrets, notes);
     if (env.length > 0) pkg.environmentVariables = env;
     doc.packages = [pkg];
   } else if (tool.executor?.id === "http_client" && typeof c.url === "string") {
     const url = templateOf(c.url, secrets);
     const remote: Record<string, unknown> = { type: c.transport === "sse" ? "sse" : "streamable-http", url: url.text, ...(Object.keys(url.variables).length > 0 ? { variables: url.variables } : {}) };
-    const headers = keyValues(c.headers, secrets);
+    const headers = keyValues(c.headers, secrets, notes);
     if (headers.length > 0) remote.headers = headers;
     doc.remotes = [remote];
   } else {
@@ -140,7 +142,12 @@ export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, 
 
 function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
   const c = exactConfig(tool);
-  const literal = (what: string, value: string): string | undefined => {
+  const secrets = declaredSecrets(c);
+  const literal = (what: string, value: string, name?: string): string | undefined => {
+    if (name !== undefined && isSecretName(name, secrets) && !value.includes("${")) {
+      notes.push(`${tool.id}: ${what} is a secret, and mcp.json holds no secrets: its literal value is left out; set it in the client`);
+      return undefined;
+    }
     if (/\$\{[A-Za-z_]\w*\}/.test(value.replace(/\$\{PLUGIN_ROOT\}/g, ""))) {
       notes.push(`${tool.id}: ${what} reads ${value.match(/\$\{[A-Za-z_]\w*\}/)![0]} from the environment, which Agent Plugins cannot express (no expansion, no secrets in mcp.json): left out; set it in the client`);
       return undefined;
@@ -152,7 +159,7 @@ function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
     if (url === undefined) throw refuse(tool, "its URL depends on the environment", "write the URL literally to export it");
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries((c.headers as Record<string, unknown>) ?? {})) {
-      const value = literal(`header ${k}`, configText(v));
+      const value = literal(`header ${k}`, configText(v), k);
       if (value !== undefined) headers[k] = value;
     }
     return { type: c.transport === "sse" ? "sse" : "streamable-http", url, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
@@ -174,7 +181,7 @@ function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries((c.env as Record<string, unknown>) ?? {})) {
     if (k === "PLUGIN_ROOT" || k === "PLUGIN_DATA") continue;
-    const value = literal(`env ${k}`, configText(v));
+    const value = literal(`env ${k}`, configText(v), k);
     if (value !== undefined) env[k] = value;
   }
   const mappedArgs = [...launcher, ...args.flatMap((a) => literal(`argument ${JSON.stringify(a)}`, a) ?? [])];
@@ -203,12 +210,17 @@ function argumentOf(arg: string, secrets: ReadonlySet<string>): Record<string, u
   return withVariables({ type: "positional" }, arg, secrets);
 }
 
-function keyValues(map: unknown, secrets: ReadonlySet<string>): Record<string, unknown>[] {
+function keyValues(map: unknown, secrets: ReadonlySet<string>, notes: string[]): Record<string, unknown>[] {
   if (typeof map !== "object" || map === null) return [];
   return Object.entries(map as Record<string, unknown>).map(([name, raw]) => {
     const value = configText(raw);
     const whole = /^\$\{([A-Za-z_]\w*)\}$/.exec(value);
     if (whole && whole[1] === name) return { name, isRequired: true, ...(isSecretName(name, secrets) ? { isSecret: true } : {}) };
+    if (isSecretName(name, secrets) && !value.includes("${")) {
+      // A server.json is published: a secret's value written into the manifest is never copied (as the import never copies one).
+      notes.push(`${name} is a secret, and its literal value is not exported: the server.json asks the user for it`);
+      return { name, isRequired: true, isSecret: true };
+    }
     return withVariables({ name }, value, secrets);
   });
 }

@@ -75,6 +75,7 @@ export function importMcpbManifest(doc: unknown, file: string, options: { id?: s
   if (!MCPB_VERSIONS.includes(version)) throw importError(at, doc.manifest_version !== undefined ? "/manifest_version" : "/dxt_version", `manifest_version ${JSON.stringify(version)} is not one kiwi reads (${MCPB_VERSIONS.join(", ")})`, "repack the bundle with an mcpb CLI of the 0.x line");
   for (const key of ["name", "version", "description"]) if (typeof doc[key] !== "string" || doc[key] === "") throw importError(at, `/${key}`, `${key} is missing`, `add "${key}"`);
   const name = doc.name as string;
+  if (options.id !== undefined && !TOOL_ID.test(options.id)) throw importError(at, "/name", `--id ${JSON.stringify(options.id)} is not a tool id`, "tool ids are lower case letters, digits, - and _, starting with a letter (at most 64)");
   const id = options.id ?? name.toLowerCase().replace(/[^a-z0-9_-]+/g, "_").replace(/^[^a-z]+/, "").slice(0, 64);
   if (!TOOL_ID.test(id)) throw importError(at, "/name", `no tool id can be made from ${JSON.stringify(name)}`, "pass --id <tool_id>");
   if (!SEMVER.test(doc.version as string)) throw importError(at, "/version", `version ${JSON.stringify(doc.version)} is not a semantic version`, "bundles use MAJOR.MINOR.PATCH");

@@ -4,7 +4,7 @@ import { type CanonicalValue } from "../integrity/value.ts";
 import { computeLineStarts, lineColumn, parseJsonLossless } from "../integrity/json-lossless.ts";
 import { ParseProblem, type Position } from "../integrity/parse-problem.ts";
 import { type IgnoreDirective, pythonIgnoreDirectives, yamlIgnoreDirectives } from "./ignore-comments.ts";
-import { parsePythonModuleMetadata } from "./python-module.ts";
+import { checkSignature, parsePythonModuleMetadata } from "./python-module.ts";
 import { type ColumnOffset, TOO_DEEP_HINT, parseYaml } from "./yaml.ts";
 
 /** Largest manifest kiwi parses; anything bigger is a finding, not a parse. */
@@ -181,7 +181,11 @@ function parsePythonMetadata(text: string): ParsedManifest | "none" {
   // Line numbers: body[0] is on startLine+2 unless text followed the opening quotes.
   const firstBodyLine = firstRest.trim() !== "" ? startLine : startLine + 1;
   // i is the closing quotes' line (the opening one when the docstring is one line).
-  return spanning(fencedYaml(body, firstBodyLine, 0), startLine + 1, (firstRest.includes(quote) ? startLine : i) + 1);
+  const parsed = spanning(fencedYaml(body, firstBodyLine, 0), startLine + 1, (firstRest.includes(quote) ? startLine : i) + 1);
+  // kiwi_mcp signs a docstring tool as it signs a module-variables one: the same line, checked the same way.
+  const signature = parsed === "none" ? undefined : checkSignature(text);
+  if (signature && parsed !== "none") parsed.warnings = [...parsed.warnings, signature];
+  return parsed;
 }
 
 /** kiwi_mcp's module variables; the whole module is the manifest, so any of its comments may ignore a finding. */

@@ -2,7 +2,7 @@
 // VAPORA keeps one schema per tool: a parameters list (YAML or JSON), or a JSON Schema object
 // whose `properties` and `required` become that list, the form kiwi_mcp's CONFIG_SCHEMA takes
 // too. Pure: the caller reads the file (discover-io.ts).
-import { type CanonicalValue, isMapping, toPlain } from "../integrity/value.ts";
+import { type CanonicalValue, Float, isMapping, toPlain } from "../integrity/value.ts";
 import { parseJsonLossless } from "../integrity/json-lossless.ts";
 import { parseYaml } from "./yaml.ts";
 
@@ -25,11 +25,32 @@ export function parametersFromJsonSchema(schema: CanonicalValue | undefined, opt
     const out: { [key: string]: CanonicalValue } = { name };
     if (isMapping(property)) {
       for (const key of PARAMETER_FIELDS) if (property[key] !== undefined) out[key] = property[key]!;
+      const type = typeOf(property);
+      if (type !== undefined) out.type = type;
       if (options.keepUnknown) for (const [key, value] of Object.entries(property)) if (!(key in out) && key !== "name" && key !== "required" && !ANNOTATIONS.has(key)) out[key] = value;
     }
     if (required.includes(name)) out.required = true;
     return out;
   });
+}
+
+/**
+ * The parameter type of a property written in JSON Schema's other common ways: optional as
+ * `["string", "null"]` (kiwi's parameters are optional by leaving them out, so null adds nothing a
+ * call needs), or only an `enum`, whose values say the type (`enum: [fast, slow]` is a string).
+ * Undefined where `type` says it already, or nothing does (the check names the property).
+ */
+function typeOf(property: { [key: string]: CanonicalValue }): CanonicalValue | undefined {
+  const t = property.type;
+  if (Array.isArray(t) && t.length === 2 && t.includes("null")) {
+    const other = t.find((x) => x !== "null");
+    return typeof other === "string" ? other : undefined;
+  }
+  if (t !== undefined || !Array.isArray(property.enum) || property.enum.length === 0) return undefined;
+  const kinds = new Set(property.enum.map((v) => (typeof v === "string" ? "string" : typeof v === "boolean" ? "boolean" : typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v)) ? "integer" : typeof v === "number" || v instanceof Float ? "number" : "other")));
+  if (kinds.size === 1 && !kinds.has("other")) return [...kinds][0];
+  if (kinds.size === 2 && kinds.has("integer") && kinds.has("number")) return "number";
+  return undefined;
 }
 
 /** The parameters list a parameters file holds, or why it holds none. */

@@ -5,6 +5,7 @@ import { escapePointer } from "../integrity/canonical.ts";
 import { severityOf } from "../findings/finding.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { isRecord, toPlain } from "../integrity/value.ts";
+import { HEADER_NAME } from "../schema/placeholders.ts";
 import { TOOL_ID } from "../schema/vocabulary.ts";
 import { BUILTIN_IDS } from "./builtins.ts";
 import { leavesFolder } from "./skill.ts";
@@ -180,6 +181,8 @@ function httpServer(entry: Record<string, unknown>): Mapped {
   if (url.username || url.password || entry.url.includes("#")) return { problem: "url has user information or a fragment", hint: "remove them" };
   if (entry.headers !== undefined && (!isRecord(entry.headers) || Object.values(entry.headers).some((v) => typeof v !== "string"))) return { problem: "headers is not an object of strings", hint: 'write "headers": { "Name": "value" }' };
   const headers = (entry.headers ?? {}) as Record<string, string>;
+  const badName = Object.keys(headers).find((h) => !HEADER_NAME.test(h));
+  if (badName !== undefined) return { problem: `header name ${JSON.stringify(badName)} is not an HTTP header name`, hint: "use letters, digits and - (X-Tenant)" };
   const lower = Object.keys(headers).map((h) => h.toLowerCase());
   if (new Set(lower).size !== lower.length) return { problem: "a header is named twice (names are case-insensitive)", hint: "keep one" };
   const config: { [key: string]: CanonicalValue } = { transport: entry.type as string, url: escapeLiteral(entry.url) };

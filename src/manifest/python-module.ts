@@ -146,7 +146,7 @@ function firstParagraph(docstring: string): { text: string; last: number } | und
  * full (64 hex) or as its first 12 hex digits. A mismatch means the file changed after it was
  * signed: a warning, since kiwi's own integrity (the lock) is what gates execution.
  */
-function checkSignature(text: string): ParseProblem | undefined {
+export function checkSignature(text: string): ParseProblem | undefined {
   // kiwi_mcp reads the file as Python text, whose universal newlines turn CRLF into LF: a file
   // saved with CRLF hashes as with LF, and its signature line does not end in a CR.
   const lines = text.split(/\r?\n/);

@@ -2,7 +2,7 @@
 // kiwi tool it maps to under .ai/tools/, and checks it with its chain. Nothing of the OCI path is
 // used. If the new tool does not pass `kiwi check`, what was written is removed again.
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, join, resolve } from "node:path";
 import YAML from "yaml";
@@ -92,8 +92,10 @@ function importFolder(ctx: Context, root: string, toolsDir: string, abs: string,
   if (existsSync(dir) || (kind === "skill" && taken.has(name))) throw new KiwiError("E_USAGE", `.ai/tools/${name} already exists`, { hint: "remove the existing tool first", details: { tool: name } });
   const stage = join(root, ".ai", ".kiwi-tmp", `folder-${randomBytes(6).toString("hex")}`);
   try {
-    // Links are copied as links: discovery refuses one that leaves the tool (security/symlink-escape).
-    cpSync(abs, stage, { recursive: true, verbatimSymlinks: true, filter: (src) => !IGNORED_NAMES.has(basename(src)) });
+    // The folder a link names is copied (skills are often linked in from one checkout), not the
+    // link, which discovery would not follow. Links inside it are copied as links: discovery
+    // refuses one that leaves the tool (security/symlink-escape).
+    cpSync(realpathSync(abs), stage, { recursive: true, verbatimSymlinks: true, filter: (src) => !IGNORED_NAMES.has(basename(src)) });
     renameSync(stage, dir);
   } finally {
     rmSync(stage, { recursive: true, force: true });

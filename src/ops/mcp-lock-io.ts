@@ -14,7 +14,7 @@ import type { ScanResult } from "../mcp/scan.ts";
 import { limitsFor } from "../mcp/target.ts";
 import { probeSandbox } from "../exec/sandbox-io.ts";
 import { resolveSandboxMode } from "../exec/sandbox-plan.ts";
-import { FETCHING_LAUNCHERS } from "../validate/types.ts";
+import { fetchingLauncher } from "../validate/types.ts";
 
 /** How long `kiwi lock` waits for each answer of a server whose manifest sets no config.timeout. */
 export const LOCK_TIME_TIMEOUT_MS = 10_000;
@@ -48,8 +48,8 @@ export async function pinUnpinnedServers(ctx: Context, options: { strict: boolea
       reports.set(server.id, { server: server.id, result: "skipped", reason: `its packages are locked but not installed; "kiwi install" installs them, then pins the server` });
       return false;
     }
-    const command = typeof server.config.command === "string" ? server.config.command.split("/").pop()! : "";
-    if (!sandboxed || !FETCHING_LAUNCHERS.has(command) || server.capabilities.some((c) => c.name === "net.outbound")) return true;
+    const command = fetchingLauncher(server.config);
+    if (!sandboxed || command === undefined || server.capabilities.some((c) => c.name === "net.outbound")) return true;
     reports.set(server.id, { server: server.id, result: "skipped", reason: `${command} downloads the server when it starts, and ${server.id} declares no net.outbound for the sandbox; use config.package, or declare the registry` });
     return false;
   });

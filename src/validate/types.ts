@@ -20,6 +20,21 @@ export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as
 /** Launchers that download the server when it starts (they need the network in the sandbox). */
 export const FETCHING_LAUNCHERS: ReadonlySet<string> = new Set(["npx", "uvx", "pipx", "bunx", "pnpx"]);
 
+/**
+ * The launcher a stdio server's command starts that downloads what it runs when it starts: npx,
+ * uvx and the like, or `uv run` (uv resolves and installs the project's dependencies first, as an
+ * MCP bundle's uv server does), unless `--offline`. Undefined for a command that runs what it has.
+ */
+export function fetchingLauncher(config: Record<string, unknown>): string | undefined {
+  const command = typeof config.command === "string" ? config.command.split("/").pop()! : "";
+  if (FETCHING_LAUNCHERS.has(command)) return command;
+  const args = Array.isArray(config.args) ? config.args.map(String) : [];
+  const end = args.indexOf("--");
+  const own = end === -1 ? args : args.slice(0, end);
+  if (command === "uv" && own.includes("run") && !own.includes("--offline")) return "uv run";
+  return undefined;
+}
+
 /** `http` is rye-os's spelling of streamable-http (its MCP tools accept stdio, http and sse). */
 export const MCP_TRANSPORTS: Record<string, (typeof PRIMITIVES)[number]> = { stdio: "subprocess", "streamable-http": "http_client", http: "http_client", sse: "http_client" };
 
@@ -212,11 +227,7 @@ function api(tool: Tool, ctx: LayerContext, out: Finding[]): void {
       out.push(toolFinding(tool, "api/url", `${base}/${field}`, `${field} ${JSON.stringify(url)} puts the parameter {${inAuthority[0]}} in its scheme or host`, "parameters may only fill the path, query and fragment; put a configurable host in an environment variable (${API_HOST})"));
     }
   }
-  if (isRecord(c.headers)) {
-    for (const name of Object.keys(c.headers)) {
-      if (!HEADER_NAME.test(name)) out.push(toolFinding(tool, "api/header-name", `${base}/headers/${seg(name)}`, `header name ${JSON.stringify(name)} is not a valid HTTP header name`, "use letters, digits and - (e.g. X-Api-Version); an HTTP header name has no spaces, colons or quotes"));
-    }
-  }
+  headerNames(tool, base, out);
   const declared = declaredParameterNames(tool.parameters);
   const scan = (value: unknown, pointer: string, depth: number) => {
     if (depth > 64) return;
@@ -260,6 +271,15 @@ export function isAbsoluteHttpTemplate(template: string): boolean {
   }
 }
 
+/** config.headers names that are no HTTP token: exec refuses every request that would send one. */
+function headerNames(tool: Tool, base: string, out: Finding[]): void {
+  const headers = tool.config.headers;
+  if (!isRecord(headers)) return;
+  for (const name of Object.keys(headers)) {
+    if (!HEADER_NAME.test(name)) out.push(toolFinding(tool, "api/header-name", `${base}/headers/${seg(name)}`, `header name ${JSON.stringify(name)} is not a valid HTTP header name`, "use letters, digits and - (e.g. X-Api-Version); an HTTP header name has no spaces, colons or quotes"));
+  }
+}
+
 function mcpServer(tool: Tool, out: Finding[]): void {
   const c = tool.config;
   const base = tool.pointers.config ?? "/config";
@@ -269,8 +289,9 @@ function mcpServer(tool: Tool, out: Finding[]): void {
     return;
   }
   // npx, uvx and the like download the server when it starts: in the sandbox that needs the network.
-  if (transport === "stdio" && typeof c.command === "string" && FETCHING_LAUNCHERS.has(c.command.split("/").pop()!) && !tool.capabilities.some((cap) => cap.name === "net.outbound")) {
-    out.push(toolFinding(tool, "mcp_server/fetches-at-start", `${base}/command`, `${c.command} downloads the server when it starts, but ${tool.id} declares no net.outbound: in kiwi's sandbox it cannot reach the registry`, `declare net.outbound for the registry (e.g. registry.npmjs.org) and fs.write for its cache (~/.npm), or install the package and start it directly`));
+  const launcher = transport === "stdio" ? fetchingLauncher(c) : undefined;
+  if (launcher !== undefined && !tool.capabilities.some((cap) => cap.name === "net.outbound")) {
+    out.push(toolFinding(tool, "mcp_server/fetches-at-start", `${base}/command`, `${launcher} downloads the server when it starts, but ${tool.id} declares no net.outbound: in kiwi's sandbox it cannot reach the registry`, `declare net.outbound for the registry (e.g. registry.npmjs.org) and fs.write for its cache (~/.npm), or install the package and start it directly`));
   }
   if (transport === "stdio" && !nonEmpty(c.command) && c.package === undefined) {
     out.push(toolFinding(tool, "mcp_server/command", base, "a stdio MCP server needs config.command or config.package", "name the server's package (config.package: npm:@scope/server@1.2.3), which kiwi installs and runs, or set config.command"));
@@ -281,6 +302,7 @@ function mcpServer(tool: Tool, out: Finding[]): void {
   if (transport !== "stdio" && (typeof c.url !== "string" || !isAbsoluteHttpTemplate(c.url))) {
     out.push(toolFinding(tool, "mcp_server/url", c.url === undefined ? base : `${base}/url`, `a ${transport} MCP server needs an absolute http(s) config.url`, "set config.url to the server's endpoint (https://host/mcp), or use transport: stdio with config.command or config.package"));
   }
+  if (transport !== "stdio") headerNames(tool, base, out);
   const wanted = MCP_TRANSPORTS[transport]!;
   if (tool.executor && tool.executor.id !== wanted) {
     out.push(toolFinding(tool, "mcp_server/executor", tool.pointers.executor ?? "/executor", `a ${transport} MCP server runs on ${wanted}, not ${tool.executor.id}`, `set executor: ${wanted}`));

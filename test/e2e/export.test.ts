@@ -94,6 +94,20 @@ describe("--format server.json", () => {
     expect(JSON.parse(readFileSync(join(out, "nums/mcp.json"), "utf8")).mcpServers.nums).toMatchObject({ args: ["-y", "nums-mcp@1.0.0", "--ratio", "1.0", "--big", "12345678901234567890"], env: { BIG: "12345678901234567890" } });
   });
 
+  test("a secret's literal value in the manifest is never written into a server.json or an mcp.json", async () => {
+    const root = makeProject({ ".ai/tools/leaky.yaml": "tool_id: leaky\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:leaky-mcp@1.0.0\n  env: { API_TOKEN: tok-123, DB_PASS: hunter2, MODE: fast }\n  secrets: [DB_PASS]\n" });
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", "leaky", "--format", "server.json", "--name", "io.github.acme/leaky", "--out", out]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain("note: API_TOKEN is a secret, and its literal value is not exported");
+    const text = readFileSync(join(out, "server.json"), "utf8");
+    expect([text.includes("tok-123"), text.includes("hunter2")]).toEqual([false, false]);
+    expect(JSON.parse(text).packages[0].environmentVariables).toEqual([{ name: "API_TOKEN", isRequired: true, isSecret: true }, { name: "DB_PASS", isRequired: true, isSecret: true }, { name: "MODE", value: "fast" }]);
+    const plugin = await kiwiIn(root).run(["export", "leaky", "--format", "plugin", "--out", out]);
+    expect(plugin.exitCode).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, "leaky/mcp.json"), "utf8")).mcpServers.leaky.env).toEqual({ MODE: "fast" });
+  });
+
   test("a server that runs a local command cannot be a server.json", async () => {
     const root = makeProject({ ".ai/tools/local.yaml": "tool_id: local\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig: { transport: stdio, command: node, args: [/srv/x.js] }\n" });
     const r = await kiwiIn(root).run(["export", "local", "--format", "server.json", "--out", makeTemp("kiwi-export-")]);
@@ -199,8 +213,10 @@ describe("bad requests", () => {
     [["export", "doc", "--format", "skill"], 2, "error[E_USAGE]: kiwi export needs a tool, --format and --out"],
     [["export", "guide", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: guide (.ai/tools/guide/tool.yaml): the tool has no Markdown document"],
     [["export", "pictures", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: pictures (.ai/tools/pictures/tool.yaml): the tool has no Markdown document"],
+    [["export", "long", "--format", "skill", "--out", "x"], 2, "error[E_USAGE]: long (.ai/tools/long.md): its description is 1025 characters; a skill's is at most 1024"],
   ])("%p", async (args, exitCode, message) => {
     const root = makeProject({
+      ".ai/tools/long.md": `---\ntool_id: long\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: ${"d".repeat(1025)}\n---\n# Long\n`,
       // A knowledge folder that names no document: its first file (a PNG) is not a skill's body.
       ".ai/tools/guide/tool.yaml": "tool_id: guide\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: A guide\n",
       ".ai/tools/guide/assets/a.png": "\x89PNG\r\n",

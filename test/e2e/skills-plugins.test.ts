@@ -2,7 +2,7 @@
 // from anthropics/skills and the Agent Plugins spec are checked, locked, installed and verified
 // like any tool, and a changed byte anywhere in a skill's folder is caught.
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rawMcpServer } from "../helpers/raw-mcp.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
@@ -122,6 +122,17 @@ describe("kiwi add --from <folder>", () => {
     const r = await kiwi.run(["add", "--from", join(src, "my-plug")]);
     expect([r.exitCode, r.stdout.split("\n")[0], r.stderr]).toEqual([0, `imported my-plug@1.2.0 from plugin (${join(src, "my-plug")})`, ""]);
     expect((await kiwi.run(["list", "--json"])).stdout).toContain('"version": "2.0.0"');
+  });
+
+  test("a link to a skill folder imports the folder it names, not the link (which discovery would not follow)", async () => {
+    const src = makeProject({ "store/my-skill/SKILL.md": "---\nname: my-skill\ndescription: d\n---\nbody\n", "store/my-skill/scripts/run.sh": "echo hi\n" });
+    symlinkSync(join(src, "store/my-skill"), join(src, "my-skill"));
+    const root = makeProject({});
+    const r = await kiwiIn(root).run(["add", "--from", join(src, "my-skill")]);
+    expect([r.exitCode, r.stdout.split("\n")[0], r.stderr]).toEqual([0, `imported my-skill@0.0.0 from skill (${join(src, "my-skill")})`, ""]);
+    expect(lstatSync(join(root, ".ai/tools/my-skill")).isDirectory()).toBe(true);
+    expect(readFileSync(join(root, ".ai/tools/my-skill/scripts/run.sh"), "utf8")).toBe("echo hi\n");
+    expect((await kiwiIn(root).run(["lock"])).exitCode).toBe(0);
   });
 
   test("a skill that fails kiwi check is refused and nothing stays behind", async () => {

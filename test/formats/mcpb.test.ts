@@ -88,6 +88,10 @@ describe("manifest.json", () => {
     expect(importMcpbManifest({ ...REAL, server: { ...REAL.server, entry_point: "./server/index.js" } }, "h.mcpb", { platform: "linux" }).entryPoint).toBe("server/index.js");
   });
 
+  test("a bad --id is named as the flag, not as a name no id can be made from", () => {
+    expect(() => importMcpbManifest(REAL, "h.mcpb", { platform: "linux", id: "Bad Id" })).toThrow('h.mcpb!manifest.json at /name: --id "Bad Id" is not a tool id');
+  });
+
   test("a server without a type says it is missing", () => {
     expect(() => importMcpbManifest({ ...REAL, server: { ...REAL.server, type: undefined } }, "h.mcpb", { platform: "linux" })).toThrow("server.type is missing");
   });

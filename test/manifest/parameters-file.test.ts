@@ -25,6 +25,21 @@ describe("a parameters file", () => {
     });
   });
 
+  test("an optional type written [T, null] is T, and a property with only an enum takes its values' type", () => {
+    const schema = { type: "object", properties: { q: { type: ["string", "null"] }, n: { type: ["null", "integer"] }, mode: { enum: ["fast", "slow"] }, level: { enum: [1, 2] }, ratio: { enum: [1, 2.5] }, mixed: { enum: ["a", 1] } } };
+    expect(parametersFromFile(JSON.stringify(schema), "params.json")).toEqual({
+      ok: true,
+      parameters: [
+        { name: "q", type: "string" },
+        { name: "n", type: "integer" },
+        { name: "mode", enum: ["fast", "slow"], type: "string" },
+        { name: "level", enum: [1, 2], type: "integer" },
+        { name: "ratio", enum: [1, 2.5], type: "number" },
+        { name: "mixed", enum: ["a", 1] },
+      ],
+    });
+  });
+
   test.each([
     ["{ not json", "params.json", "it is not valid JSON"],
     ["a: [unclosed", "params.yaml", "it is not valid YAML"],

@@ -112,6 +112,14 @@ describe("the kiwi-mcp:validated line", () => {
     expect(read(signed(sha(BODY), true).replace("threads", "thread")).warnings).toEqual([["kiwi_mcp/signature-stale", "warning", 2]]);
   });
 
+  test("on a tool whose manifest is its YAML docstring, the line is checked the same way", () => {
+    const body = '"""\ntool_id: reader\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\n"""\nprint("threads")\n';
+    const signedDoc = (hash: string) => `#!/usr/bin/env python3\n# kiwi-mcp:validated:2026-01-26T04:13:30Z:${hash}\n${body}`;
+    expect(read(signedDoc(sha(body))).warnings).toEqual([]);
+    expect(read(signedDoc(sha(body)).replace("threads", "thread")).warnings).toEqual([["kiwi_mcp/signature-stale", "warning", 2]]);
+    expect(read(signedDoc("abc")).warnings).toEqual([["kiwi_mcp/signature-invalid", "warning", 2]]);
+  });
+
   test("a hash that is not 12 or 64 hex digits is a warning of its own", () => {
     expect(read(signed("not-a-hash")).warnings).toEqual([["kiwi_mcp/signature-invalid", "warning", 1]]);
     expect(read(signed("abc")).warnings).toEqual([["kiwi_mcp/signature-invalid", "warning", 1]]);

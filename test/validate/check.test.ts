@@ -88,11 +88,15 @@ const rows: Row[] = [
   ],
   ["api/url", () => [api("  url_template: https://${API_HOST}/v1/{city}", "parameters: [{ name: city, type: string }]")], () => [api("  url_template: https://{city}.x.test/v1", "parameters: [{ name: city, type: string }]")], ".ai/tools/weather.yaml", 6],
   ["api/header-name", () => [api("  url: https://x.test\n  headers: { X-Api-Version: '2' }")], () => [api("  url: https://x.test\n  headers: { 'X Api Version': '2' }")], ".ai/tools/weather.yaml", 7],
+  // An HTTP MCP server sends its headers on every request too.
+  ["api/header-name", () => [mcpServer("  transport: streamable-http\n  url: https://mcp.test/mcp\n  headers: { X-Tenant: a }", "http_client")], () => [mcpServer("  transport: streamable-http\n  url: https://mcp.test/mcp\n  headers: { 'X Tenant': a }", "http_client")], ".ai/tools/srv.yaml", 8],
   ["api/response-transform", () => [api("  url: https://x.test\n  response_transform: \"$.forecast['daily'][0:7]\"")], () => [api("  url: https://x.test\n  response_transform: \"$..daily\"")], ".ai/tools/weather.yaml", 7],
   ["mcp_server/transport", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: websocket\n  command: node")], ".ai/tools/srv.yaml", 6],
   ["mcp_server/command", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: stdio")], ".ai/tools/srv.yaml", 5],
   ["mcp_server/url", () => [mcpServer("  transport: sse\n  url: https://mcp.test/sse", "http_client")], () => [mcpServer("  transport: sse", "http_client")], ".ai/tools/srv.yaml", 5],
   ["mcp_server/fetches-at-start", () => [yaml(".ai/tools/npx_srv.yaml", "tool_id: npx_srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: npx\nrequires:\n  - net.outbound: [registry.npmjs.org]\n")], () => [yaml(".ai/tools/npx_srv.yaml", "tool_id: npx_srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: npx\n")], ".ai/tools/npx_srv.yaml", 7],
+  // An MCP bundle's uv server: uv run installs the project's dependencies before it starts the server.
+  ["mcp_server/fetches-at-start", () => [yaml(".ai/tools/uv_srv.yaml", "tool_id: uv_srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: uv\n  args: [run, --offline, src/server.py]\n")], () => [yaml(".ai/tools/uv_srv.yaml", "tool_id: uv_srv\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  command: uv\n  args: [--directory, ., run, src/server.py]\n")], ".ai/tools/uv_srv.yaml", 7],
   ["mcp_server/executor", () => [mcpServer("  transport: stdio\n  command: node")], () => [mcpServer("  transport: stdio\n  command: npx", "http_client")], ".ai/tools/srv.yaml", 4],
   ["mcp_tool/executor", () => [mcpServer("  transport: stdio\n  command: node"), mcpTool("srv")], () => [mcpTool("subprocess")], ".ai/tools/echo.yaml", 4],
   ["mcp_tool/name", () => [mcpServer("  transport: stdio\n  command: node"), mcpTool("srv")], () => [mcpServer("  transport: stdio\n  command: node"), mcpTool("srv", "  other: 1")], ".ai/tools/echo.yaml", 5],
