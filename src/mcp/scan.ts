@@ -22,6 +22,10 @@ export const SCAN_RULES = {
     title: "bidirectional control characters reorder how text is displayed",
     hint: "text shown to reviewers may differ from what the model reads; ask the author to remove them",
   },
+  "mcp/control-character": {
+    title: "control characters (an ANSI escape, NUL, backspace) that a terminal acts on instead of showing",
+    hint: "escape sequences can hide or rewrite text where descriptions are displayed; ask the author to remove them",
+  },
   "mcp/injection-marker": {
     title: "prompt-injection marker",
     hint: "a tool description should describe the tool, not instruct the model; review it before pinning",
@@ -81,6 +85,8 @@ export interface ScanResult {
 
 const TAG = /[\u{E0000}-\u{E007F}]+/gu;
 const ZERO_WIDTH = /[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD\u034F\u115F\u1160\u3164\uFFA0]/gu;
+/** C0 and C1 controls other than tab, line feed and carriage return (ordinary whitespace in text). */
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/gu;
 const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/gu;
 const INJECTION =
   /<\s*\/?\s*(?:important|system|instructions?|secret|hidden)\s*>|\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding)\s+(?:instructions?|prompts?|rules|directions)\b|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this\s+|it\s+)?to|notify|alert|reveal\s+(?:this\s+|it\s+)?to)\s+(?:this\s+|it\s+|anything\s+)?(?:to\s+)?the\s+user\b|\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b/giu;
@@ -174,6 +180,7 @@ export function matchString(text: string, cross?: RegExp): Hit[] {
     first("mcp/zero-width", ZERO_WIDTH, (m) => !isEmojiJoiner(text, m.index, m[0]), (m) => `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
     first("mcp/bidi-control", BIDI, undefined, (m) => `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
   }
+  first("mcp/control-character", CONTROL, undefined, (m) => `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
   first("mcp/injection-marker", INJECTION, undefined, (m) => JSON.stringify(m[0]));
   first("mcp/sensitive-path", SENSITIVE, undefined, (m) => JSON.stringify(m[0]));
   first("mcp/cross-server-reference", GENERIC_CROSS, undefined, (m) => JSON.stringify(m[0]));
