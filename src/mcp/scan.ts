@@ -26,6 +26,10 @@ export const SCAN_RULES = {
     title: "control characters (an ANSI escape, NUL, backspace) that a terminal acts on instead of showing",
     hint: "escape sequences can hide or rewrite text where descriptions are displayed; ask the author to remove them",
   },
+  "mcp/mixed-script": {
+    title: "a word that mixes Latin letters with Cyrillic or Greek look-alikes (a homoglyph)",
+    hint: "a look-alike letter makes a name read as another (a shadowed tool, a dodged keyword); ask the author to use one script per word",
+  },
   "mcp/injection-marker": {
     title: "prompt-injection marker",
     hint: "a tool description should describe the tool, not instruct the model; review it before pinning",
@@ -85,6 +89,14 @@ export interface ScanResult {
 
 const TAG = /[\u{E0000}-\u{E007F}]+/gu;
 const ZERO_WIDTH = /[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD\u034F\u115F\u1160\u3164\uFFA0]/gu;
+/**
+ * A word (letters and marks) that holds both Latin letters and Cyrillic letters, or Greek letters
+ * that look Latin (ο, α, ρ, ν…; not μ, which units use): "reаd_file" with a Cyrillic а.
+ */
+const WORD = /[\p{L}\p{M}]+/gu;
+const LATIN = /\p{Script=Latin}/u;
+const LOOKALIKE = /[\p{Script=Cyrillic}ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ]/u;
+
 /** C0 and C1 controls other than tab, line feed and carriage return (ordinary whitespace in text). */
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/gu;
 const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/gu;
@@ -179,6 +191,8 @@ export function matchString(text: string, cross?: RegExp): Hit[] {
     first("mcp/unicode-tag", TAG, undefined, (m) => `hidden text: ${JSON.stringify(decodeTags(m[0]).slice(0, 80))}`);
     first("mcp/zero-width", ZERO_WIDTH, (m) => !isEmojiJoiner(text, m.index, m[0]), (m) => `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
     first("mcp/bidi-control", BIDI, undefined, (m) => `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
+    // Word by word, each tested twice: linear in the text, whatever a hostile listing holds.
+    first("mcp/mixed-script", WORD, (m) => LATIN.test(m[0]) && LOOKALIKE.test(m[0]), (m) => JSON.stringify(m[0]));
   }
   first("mcp/control-character", CONTROL, undefined, (m) => `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
   first("mcp/injection-marker", INJECTION, undefined, (m) => JSON.stringify(m[0]));
