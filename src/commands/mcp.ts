@@ -62,8 +62,16 @@ const verify = defineCommand({
     const failing = rows.filter((r) => r.status !== "ok" || (r.scan && !r.scan.ok)).map((r) => r.server);
     // A server that failed sets the exit code with its own error (E_MCP, or E_CACHE_MISSING for a package not installed): so do its code and hint.
     const failed = code === 10 || code === 1 ? undefined : rows.find((r) => r.status === "error")?.error;
-    throw new KiwiError(code === 1 ? "E_CHECK_FAILED" : code === 10 ? "E_MCP_DRIFT" : (failed?.code ?? "E_MCP"), `kiwi mcp verify failed for ${failing.join(", ")}`, {
-      hint: code === 10 ? 'review with "kiwi mcp diff <server>", then "kiwi mcp approve <server>"' : code === 1 ? 'review the findings with "kiwi mcp scan <server>"' : (failed?.hint ?? "run the server's command by hand to see why it fails"),
+    // Exit 10 is a drift, or only servers with no pin yet: those have nothing to diff against.
+    const drifted = rows.filter((r) => r.status === "drift").map((r) => r.server);
+    const unpinned = rows.filter((r) => r.status === "unpinned").map((r) => r.server);
+    const one = (servers: string[]) => (servers.length === 1 ? servers[0]! : "<server>");
+    const refusal =
+      drifted.length > 0
+        ? { code: "E_MCP_DRIFT" as const, hint: `review with "kiwi mcp diff ${one(drifted)}", then "kiwi mcp approve ${one(drifted)}"${unpinned.length ? `; pin the unpinned with "kiwi mcp approve ${one(unpinned)}"` : ""}` }
+        : { code: "E_MCP_UNPINNED" as const, hint: `review with "kiwi mcp scan ${one(unpinned)}", then pin with "kiwi mcp approve ${one(unpinned)}"` };
+    throw new KiwiError(code === 1 ? "E_CHECK_FAILED" : code === 10 ? refusal.code : (failed?.code ?? "E_MCP"), `kiwi mcp verify failed for ${failing.join(", ")}`, {
+      hint: code === 10 ? refusal.hint : code === 1 ? 'review the findings with "kiwi mcp scan <server>"' : (failed?.hint ?? "run the server's command by hand to see why it fails"),
       exitCode: code,
       details: { servers: doc },
     });

@@ -245,6 +245,16 @@ describe("modes", () => {
     expect(Boolean(readLock(root).mcp_servers.fixture_mcp)).toBe(stderrPart.includes("on first use"));
   });
 
+  test("kiwi mcp verify of an unpinned server is E_MCP_UNPINNED, whose hint pins it (kiwi mcp diff has nothing to compare)", async () => {
+    const { root } = fixtureProject();
+    expect((await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_MCP_MODE: "verify" }) })).exitCode).toBe(0);
+    const r = await runKiwi(["mcp", "verify", "--json"], { cwd: root });
+    expect(r.exitCode).toBe(10);
+    const doc = JSON.parse(r.stdout);
+    expect([doc.error.code, doc.error.hint]).toEqual(["E_MCP_UNPINNED", 'review with "kiwi mcp scan fixture_mcp", then pin with "kiwi mcp approve fixture_mcp"']);
+    expect(r.stderr).toContain("error[E_MCP_UNPINNED]: kiwi mcp verify failed for fixture_mcp");
+  });
+
   test("a first-use pin never replaces one another kiwi wrote meanwhile: the slower run is held to it", async () => {
     // Run A reads the project (no pin) and lists a held server; meanwhile run B pins another
     // interface. A must then be judged against B's pin, as a later run would be, not overwrite it.
