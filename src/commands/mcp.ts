@@ -12,6 +12,7 @@ import { approveServer, pinServers } from "../ops/mcp-pin-io.ts";
 import { verifyMcpServers } from "../ops/mcp-verify-io.ts";
 import { renderDiff, renderFindings, renderHashes, renderListingSummary, renderVerifyLine, listingCounts } from "../ui/mcp-render.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
+import { renderError } from "../ui/error.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 
@@ -83,7 +84,24 @@ const pin = defineCommand({
   args: { servers: { type: "positional", ...VARIADIC, required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { project, outcomes } = await pinServers(ctx, args._, args.strict === true, (outcome, live) => reportOutcome(ctx, outcome, live, args.json === true));
+    const { project, outcomes, failures } = await pinServers(ctx, args._, args.strict === true, (outcome, live) => reportOutcome(ctx, outcome, live, args.json === true));
+    // One server's failure does not keep the others from being pinned; the run still fails, with
+    // the failure itself when it is the only one, else naming each failed server and what was pinned.
+    if (failures.length === 1 && outcomes.length === 0) throw failures[0]!.error;
+    if (failures.length > 0) {
+      if (!args.json) for (const f of failures) showNote(renderError(f.error, ctx).trimEnd());
+      const first = failures[0]!.error;
+      throw new KiwiError(first.code, `kiwi mcp pin could not pin ${failures.map((f) => f.server).join(", ")}${outcomes.length ? ` (pinned: ${outcomes.map((o) => o.server).join(", ")})` : ""}`, {
+        hint: `fix ${failures.length === 1 ? "it" : "each"} as its error says, then run "kiwi mcp pin ${failures.map((f) => f.server).join(" ")}"`,
+        exitCode: first.exitCode,
+        details: {
+          servers: [
+            ...outcomes.map((o) => ({ server: o.server, result: o.result, ...hashesOf(project.pins[o.server]!) })),
+            ...failures.map((f) => ({ server: f.server, result: "failed", error: { code: f.error.code, message: f.error.message, hint: f.error.hint } })),
+          ],
+        },
+      });
+    }
     if (args.json) showJson({ ok: true, servers: outcomes.map((o) => ({ server: o.server, result: o.result, ...hashesOf(project.pins[o.server]!), findings: o.scan?.findings ?? [], changes: o.diff?.changes ?? [] })) });
     return 0;
   },

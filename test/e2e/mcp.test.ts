@@ -255,6 +255,25 @@ describe("modes", () => {
     expect(r.stderr).toContain("error[E_MCP_UNPINNED]: kiwi mcp verify failed for fixture_mcp");
   });
 
+  test("kiwi mcp pin pins every server it can: one that fails is reported with the rest, not a stop before them", async () => {
+    const { root } = fixtureProject();
+    writeTree(root, { ".ai/tools/aaa_broken.yaml": stdioServer(root, { id: "aaa_broken", script: join(root, "missing-server.mjs") }) });
+    expect((await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_MCP_MODE: "verify" }) })).exitCode).toBe(0);
+    const r = await runKiwi(["mcp", "pin", "--json"], { cwd: root, timeoutMs: 60_000 });
+    expect(r.exitCode).toBe(9);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.error.message).toBe("kiwi mcp pin could not pin aaa_broken (pinned: fixture_mcp)");
+    expect(doc.error.hint).toBe('fix it as its error says, then run "kiwi mcp pin aaa_broken"');
+    expect(doc.error.details.servers.map((s: { server: string; result: string }) => [s.server, s.result])).toEqual([["fixture_mcp", "pinned"], ["aaa_broken", "failed"]]);
+    expect(doc.error.details.servers[1].error.message).toContain('MCP server "aaa_broken" exited with code 1');
+    expect(Object.keys(readLock(root).mcp_servers)).toEqual(["fixture_mcp"]);
+    const human = await runKiwi(["mcp", "pin"], { cwd: root, timeoutMs: 60_000 });
+    expect(human.exitCode).toBe(9);
+    expect(human.stdout).toStartWith("repinned fixture_mcp (kiwi-fixture 1.0.0");
+    expect(human.stderr).toContain('error[E_MCP]: MCP server "aaa_broken" exited with code 1');
+    expect(human.stderr).toContain("error[E_MCP]: kiwi mcp pin could not pin aaa_broken (pinned: fixture_mcp)");
+  }, SLOW);
+
   test("a first-use pin never replaces one another kiwi wrote meanwhile: the slower run is held to it", async () => {
     // Run A reads the project (no pin) and lists a held server; meanwhile run B pins another
     // interface. A must then be judged against B's pin, as a later run would be, not overwrite it.
