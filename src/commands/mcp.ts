@@ -85,23 +85,8 @@ const pin = defineCommand({
   async run({ args }) {
     const ctx = contextFromArgs(args);
     const { project, outcomes, failures } = await pinServers(ctx, args._, args.strict === true, (outcome, live) => reportOutcome(ctx, outcome, live, args.json === true));
-    // One server's failure does not keep the others from being pinned; the run still fails, with
-    // the failure itself when it is the only one, else naming each failed server and what was pinned.
-    if (failures.length === 1 && outcomes.length === 0) throw failures[0]!.error;
-    if (failures.length > 0) {
-      if (!args.json) for (const f of failures) showNote(renderError(f.error, ctx).trimEnd());
-      const first = failures[0]!.error;
-      throw new KiwiError(first.code, `kiwi mcp pin could not pin ${failures.map((f) => f.server).join(", ")}${outcomes.length ? ` (pinned: ${outcomes.map((o) => o.server).join(", ")})` : ""}`, {
-        hint: `fix ${failures.length === 1 ? "it" : "each"} as its error says, then run "kiwi mcp pin ${failures.map((f) => f.server).join(" ")}"`,
-        exitCode: first.exitCode,
-        details: {
-          servers: [
-            ...outcomes.map((o) => ({ server: o.server, result: o.result, ...hashesOf(project.pins[o.server]!) })),
-            ...failures.map((f) => ({ server: f.server, result: "failed", error: { code: f.error.code, message: f.error.message, hint: f.error.hint } })),
-          ],
-        },
-      });
-    }
+    const done = outcomes.map((o) => ({ server: o.server, result: o.result, ...hashesOf(project.pins[o.server]!) }));
+    assertNoServerFailed(ctx, "pin", "pinned", failures, done, args.json === true);
     if (args.json) showJson({ ok: true, servers: outcomes.map((o) => ({ server: o.server, result: o.result, ...hashesOf(project.pins[o.server]!), findings: o.scan?.findings ?? [], changes: o.diff?.changes ?? [] })) });
     return 0;
   },
@@ -157,13 +142,14 @@ const scan = defineCommand({
   args: { server: { type: "positional", required: false, description: "mcp_server tool id (default: all)" }, ...listingFlag, ...unlockedFlag, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const results = await scanServers(ctx, { ...(args.server ? { server: args.server } : {}), ...(args.listing ? { listing: args.listing } : {}), unlocked: args.unlocked === true, strict: args.strict === true });
+    const { results, failures } = await scanServers(ctx, { ...(args.server ? { server: args.server } : {}), ...(args.listing ? { listing: args.listing } : {}), unlocked: args.unlocked === true, strict: args.strict === true });
     if (!args.json) for (const r of results) showWarnings(r.warnings);
     const failed = results.filter((r) => !r.scan.ok);
     if (!args.json) {
       for (const r of results) showResult(r.scan.findings.length ? renderFindings(r.scan, ctx) : `MCP server "${r.server}": no findings`);
     }
     const doc = results.map((r) => ({ server: r.server, ok: r.scan.ok, truncated: r.scan.truncated, findings: r.scan.findings }));
+    assertNoServerFailed(ctx, "scan", "scanned", failures, doc, args.json === true);
     if (failed.length > 0) {
       throw new KiwiError("E_CHECK_FAILED", `the poisoning scan found errors in ${failed.map((r) => r.server).join(", ")}`, { hint: "without --strict the findings are warnings", details: { servers: doc } });
     }
@@ -221,6 +207,24 @@ function reportOutcome(ctx: Context, outcome: GateOutcome, live: LiveInterface, 
   showResult(`${outcome.result} ${outcome.server} (${renderListingSummary(live.listing)}) interface ${live.live.interface_hash}`);
 }
 
+
+/**
+ * A server that failed does not stop pin or scan from doing the others; the run still fails: with
+ * the failure itself when no other server was done, else showing each failure, then a summary
+ * naming the failed and the done servers (the --json error lists every server).
+ */
+function assertNoServerFailed(ctx: Context, verb: "pin" | "scan", did: string, failures: readonly { server: string; error: KiwiError }[], done: readonly ({ server: string } & Record<string, unknown>)[], json: boolean): void {
+  if (failures.length === 0) return;
+  if (failures.length === 1 && done.length === 0) throw failures[0]!.error;
+  if (!json) for (const f of failures) showNote(renderError(f.error, ctx).trimEnd());
+  const first = failures[0]!.error;
+  const failed = failures.map((f) => f.server);
+  throw new KiwiError(first.code, `kiwi mcp ${verb} could not ${verb} ${failed.join(", ")}${done.length ? ` (${did}: ${done.map((d) => d.server).join(", ")})` : ""}`, {
+    hint: `fix ${failures.length === 1 ? "it" : "each"} as its error says, then run "kiwi mcp ${verb} ${failed.join(" ")}"`,
+    exitCode: first.exitCode,
+    details: { servers: [...done, ...failures.map((f) => ({ server: f.server, result: "failed", error: { code: f.error.code, message: f.error.message, hint: f.error.hint } }))] },
+  });
+}
 
 function noteIf(text: string): void {
   if (text.trim() !== "") showNote(text);

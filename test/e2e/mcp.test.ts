@@ -255,7 +255,7 @@ describe("modes", () => {
     expect(r.stderr).toContain("error[E_MCP_UNPINNED]: kiwi mcp verify failed for fixture_mcp");
   });
 
-  test("kiwi mcp pin pins every server it can: one that fails is reported with the rest, not a stop before them", async () => {
+  test("kiwi mcp pin and scan do every server they can: one that fails is reported with the rest, not a stop before them", async () => {
     const { root } = fixtureProject();
     writeTree(root, { ".ai/tools/aaa_broken.yaml": stdioServer(root, { id: "aaa_broken", script: join(root, "missing-server.mjs") }) });
     expect((await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_MCP_MODE: "verify" }) })).exitCode).toBe(0);
@@ -272,6 +272,12 @@ describe("modes", () => {
     expect(human.stdout).toStartWith("repinned fixture_mcp (kiwi-fixture 1.0.0");
     expect(human.stderr).toContain('error[E_MCP]: MCP server "aaa_broken" exited with code 1');
     expect(human.stderr).toContain("error[E_MCP]: kiwi mcp pin could not pin aaa_broken (pinned: fixture_mcp)");
+    // kiwi mcp scan, the same: the server that answers is scanned and shown.
+    const scan = await runKiwi(["mcp", "scan", "--json"], { cwd: root, timeoutMs: 60_000 });
+    expect(scan.exitCode).toBe(9);
+    const scanned = JSON.parse(scan.stdout).error;
+    expect(scanned.message).toBe("kiwi mcp scan could not scan aaa_broken (scanned: fixture_mcp)");
+    expect(scanned.details.servers.map((s: { server: string; ok?: boolean; result?: string }) => [s.server, s.ok ?? s.result])).toEqual([["fixture_mcp", true], ["aaa_broken", "failed"]]);
   }, SLOW);
 
   test("a first-use pin never replaces one another kiwi wrote meanwhile: the slower run is held to it", async () => {
