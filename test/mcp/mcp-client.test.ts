@@ -175,6 +175,7 @@ describe("wire text is captured losslessly", () => {
   test.each([
     ["a second answer to the same request is not the one hashed: the first, which the SDK settled with, is", "answer-twice"],
     ['an answer whose id is the request\'s as a string ("1" for 1), which the SDK accepts, is captured too', "string-ids"],
+    ["an answer whose id is written as a float (1.0 for 1), which JSON.parse reads as 1, is captured too", "float-ids"],
   ])("%s", async (_what, mode) => {
     const listing = await leavesNoProcess((mark) => list(stdioTarget(RAW, [mark], { RAW_MODE: mode })));
     expect(listing.tools.map((t) => t.name)).toEqual(["get_forecast"]);
