@@ -105,6 +105,8 @@ const INJECTION =
 const SENSITIVE =
   /~\/\.ssh\b|\.ssh\/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?<![\w.])\.env\b|\bcredentials?\b(?:\.json)?|\.netrc\b|\.npmrc\b|\.pgpass\b|\.git-credentials\b|\/etc\/(?:passwd|shadow)\b|\.kube\/config\b|\.gnupg\b|\bprivate[ _-]key\b/giu;
 const GENERIC_CROSS = /\bmcp__[\w-]+__[\w-]+|\b(?:any|all|every|the)\s+other\s+(?:mcp\s+)?(?:tools?|servers?)\b|\bother\s+(?:mcp\s+)?servers?(?:'s?)?\s+tools?\b/giu;
+/** What precedes the payload of an inline image (`data:image/png;base64,…`, as MCP icons may be). */
+const IMAGE_DATA_URI = /(?:^|[\s"'(<=])data:image\/[\w.+-]+(?:;[\w-]+=[\w.+-]+)*;base64,$/i;
 const BASE64 = /[A-Za-z0-9+/]{80,}={0,2}|[A-Za-z0-9_-]{80,}/g;
 
 /** Scans every string and key of a listing; findings are warnings (errors with `strict`). */
@@ -199,7 +201,7 @@ export function matchString(text: string, cross?: RegExp): Hit[] {
   first("mcp/sensitive-path", SENSITIVE, undefined, (m) => JSON.stringify(m[0]));
   first("mcp/cross-server-reference", GENERIC_CROSS, undefined, (m) => JSON.stringify(m[0]));
   if (cross && !hits.some((h) => h.rule === "mcp/cross-server-reference")) first("mcp/cross-server-reference", cross, undefined, (m) => JSON.stringify(m[0]));
-  first("mcp/base64-blob", BASE64, (m) => isBase64Like(m[0]), (m) => `${m[0].length} characters`);
+  first("mcp/base64-blob", BASE64, (m) => isBase64Like(m[0]) && !IMAGE_DATA_URI.test(text.slice(Math.max(0, m.index - 120), m.index)), (m) => `${m[0].length} characters`);
   return hits;
 }
 
