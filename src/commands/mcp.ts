@@ -12,6 +12,7 @@ import { approveServer, pinServers } from "../ops/mcp-pin-io.ts";
 import { verifyMcpServers } from "../ops/mcp-verify-io.ts";
 import { renderDiff, renderFindings, renderHashes, renderListingSummary, renderVerifyLine, listingCounts } from "../ui/mcp-render.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
+import { renderError } from "../ui/error.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 
@@ -62,8 +63,16 @@ const verify = defineCommand({
     const failing = rows.filter((r) => r.status !== "ok" || (r.scan && !r.scan.ok)).map((r) => r.server);
     // A server that failed sets the exit code with its own error (E_MCP, or E_CACHE_MISSING for a package not installed): so do its code and hint.
     const failed = code === 10 || code === 1 ? undefined : rows.find((r) => r.status === "error")?.error;
-    throw new KiwiError(code === 1 ? "E_CHECK_FAILED" : code === 10 ? "E_MCP_DRIFT" : (failed?.code ?? "E_MCP"), `kiwi mcp verify failed for ${failing.join(", ")}`, {
-      hint: code === 10 ? 'review with "kiwi mcp diff <server>", then "kiwi mcp approve <server>"' : code === 1 ? 'review the findings with "kiwi mcp scan <server>"' : (failed?.hint ?? "run the server's command by hand to see why it fails"),
+    // Exit 10 is a drift, or only servers with no pin yet: those have nothing to diff against.
+    const drifted = rows.filter((r) => r.status === "drift").map((r) => r.server);
+    const unpinned = rows.filter((r) => r.status === "unpinned").map((r) => r.server);
+    const one = (servers: string[]) => (servers.length === 1 ? servers[0]! : "<server>");
+    const refusal =
+      drifted.length > 0
+        ? { code: "E_MCP_DRIFT" as const, hint: `review with "kiwi mcp diff ${one(drifted)}", then "kiwi mcp approve ${one(drifted)}"${unpinned.length ? `; pin the unpinned with "kiwi mcp approve ${one(unpinned)}"` : ""}` }
+        : { code: "E_MCP_UNPINNED" as const, hint: `review with "kiwi mcp scan ${one(unpinned)}", then pin with "kiwi mcp approve ${one(unpinned)}"` };
+    throw new KiwiError(code === 1 ? "E_CHECK_FAILED" : code === 10 ? refusal.code : (failed?.code ?? "E_MCP"), `kiwi mcp verify failed for ${failing.join(", ")}`, {
+      hint: code === 10 ? refusal.hint : code === 1 ? 'review the findings with "kiwi mcp scan <server>"' : (failed?.hint ?? "run the server's command by hand to see why it fails"),
       exitCode: code,
       details: { servers: doc },
     });
@@ -75,7 +84,9 @@ const pin = defineCommand({
   args: { servers: { type: "positional", ...VARIADIC, required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { project, outcomes } = await pinServers(ctx, args._, args.strict === true, (outcome, live) => reportOutcome(ctx, outcome, live, args.json === true));
+    const { project, outcomes, failures } = await pinServers(ctx, args._, args.strict === true, (outcome, live) => reportOutcome(ctx, outcome, live, args.json === true));
+    const done = outcomes.map((o) => ({ server: o.server, result: o.result, ...hashesOf(project.pins[o.server]!) }));
+    assertNoServerFailed(ctx, "pin", "pinned", failures, done, args.json === true);
     if (args.json) showJson({ ok: true, servers: outcomes.map((o) => ({ server: o.server, result: o.result, ...hashesOf(project.pins[o.server]!), findings: o.scan?.findings ?? [], changes: o.diff?.changes ?? [] })) });
     return 0;
   },
@@ -131,13 +142,14 @@ const scan = defineCommand({
   args: { server: { type: "positional", required: false, description: "mcp_server tool id (default: all)" }, ...listingFlag, ...unlockedFlag, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const results = await scanServers(ctx, { ...(args.server ? { server: args.server } : {}), ...(args.listing ? { listing: args.listing } : {}), unlocked: args.unlocked === true, strict: args.strict === true });
+    const { results, failures } = await scanServers(ctx, { ...(args.server ? { server: args.server } : {}), ...(args.listing ? { listing: args.listing } : {}), unlocked: args.unlocked === true, strict: args.strict === true });
     if (!args.json) for (const r of results) showWarnings(r.warnings);
     const failed = results.filter((r) => !r.scan.ok);
     if (!args.json) {
       for (const r of results) showResult(r.scan.findings.length ? renderFindings(r.scan, ctx) : `MCP server "${r.server}": no findings`);
     }
     const doc = results.map((r) => ({ server: r.server, ok: r.scan.ok, truncated: r.scan.truncated, findings: r.scan.findings }));
+    assertNoServerFailed(ctx, "scan", "scanned", failures, doc, args.json === true);
     if (failed.length > 0) {
       throw new KiwiError("E_CHECK_FAILED", `the poisoning scan found errors in ${failed.map((r) => r.server).join(", ")}`, { hint: "without --strict the findings are warnings", details: { servers: doc } });
     }
@@ -195,6 +207,24 @@ function reportOutcome(ctx: Context, outcome: GateOutcome, live: LiveInterface, 
   showResult(`${outcome.result} ${outcome.server} (${renderListingSummary(live.listing)}) interface ${live.live.interface_hash}`);
 }
 
+
+/**
+ * A server that failed does not stop pin or scan from doing the others; the run still fails: with
+ * the failure itself when no other server was done, else showing each failure, then a summary
+ * naming the failed and the done servers (the --json error lists every server).
+ */
+function assertNoServerFailed(ctx: Context, verb: "pin" | "scan", did: string, failures: readonly { server: string; error: KiwiError }[], done: readonly ({ server: string } & Record<string, unknown>)[], json: boolean): void {
+  if (failures.length === 0) return;
+  if (failures.length === 1 && done.length === 0) throw failures[0]!.error;
+  if (!json) for (const f of failures) showNote(renderError(f.error, ctx).trimEnd());
+  const first = failures[0]!.error;
+  const failed = failures.map((f) => f.server);
+  throw new KiwiError(first.code, `kiwi mcp ${verb} could not ${verb} ${failed.join(", ")}${done.length ? ` (${did}: ${done.map((d) => d.server).join(", ")})` : ""}`, {
+    hint: `fix ${failures.length === 1 ? "it" : "each"} as its error says, then run "kiwi mcp ${verb} ${failed.join(" ")}"`,
+    exitCode: first.exitCode,
+    details: { servers: [...done, ...failures.map((f) => ({ server: f.server, result: "failed", error: { code: f.error.code, message: f.error.message, hint: f.error.hint } }))] },
+  });
+}
 
 function noteIf(text: string): void {
   if (text.trim() !== "") showNote(text);

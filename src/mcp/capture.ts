@@ -1,7 +1,7 @@
 // Lossless capture of JSON-RPC results. The SDK parses with JSON.parse, which turns 3.0 into 3;
 // hashes must see what the server sent, so every incoming message is also parsed here with the
 // lossless parser and each response's `result` kept by request id until the caller takes it. Pure.
-import { isMapping } from "../integrity/value.ts";
+import { Float, isMapping } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { parseJsonLossless } from "../integrity/json-lossless.ts";
@@ -52,7 +52,10 @@ export class LosslessCapture {
     const messages = Array.isArray(value) ? value : [value];
     for (const message of messages) {
       if (!isMapping(message) || message.result === undefined) continue;
-      const id = message.id;
+      // The lossless parser keeps 1.0 as a Float and big integers as bigints; JSON.parse (the SDK's)
+      // reads both as numbers, so they name the request as numbers do.
+      const raw = message.id;
+      const id = raw instanceof Float ? raw.value : typeof raw === "bigint" ? Number(raw) : raw;
       if (typeof id !== "number" && typeof id !== "string") continue;
       const key = this.responseKey(id);
       // The first answer to a request is the one the SDK settles it with (it ignores any later

@@ -92,9 +92,11 @@ function tapFetch(capture: LosslessCapture, limits: TransportLimits, label: stri
       fail(failure);
       throw failure;
     }
-    const type = response.headers.get("content-type") ?? "";
+    // Media types are case-insensitive (RFC 9110) and the SDK reads "Application/JSON" as JSON, so
+    // the tap must too: a body it let pass would be parsed by the SDK alone, never captured.
+    const type = mediaType(response.headers.get("content-type"));
     if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
-    if (type.includes("application/json")) {
+    if (type === "application/json") {
       const text = await readBounded(response.body, limits.maxMessageBytes, label, fail);
       try {
         capture.noteIncoming(text);
@@ -103,12 +105,36 @@ function tapFetch(capture: LosslessCapture, limits: TransportLimits, label: stri
       }
       return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
     }
-    if (type.includes("text/event-stream")) {
+    if (type === "text/event-stream") {
       const body = response.body.pipeThrough(captureEvents(capture, limits, label, fail));
       return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     }
-    return response;
+    // Any other body (an error page the SDK reads for its message) is bounded like a message.
+    const body = response.body.pipeThrough(boundedBytes(limits.maxMessageBytes, label, fail));
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/** The media type of a Content-Type header, lowercased, without parameters ("" when absent). */
+function mediaType(header: string | null): string {
+  return (header ?? "").split(";", 1)[0]!.trim().toLowerCase();
+}
+
+/** Passes bytes through unchanged until `max`, then fails the session and errors the stream. */
+function boundedBytes(max: number, label: string, fail: (e: KiwiError) => void): TransformStream<Uint8Array, Uint8Array> {
+  let total = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      total += chunk.length;
+      if (total > max) {
+        const error = tooLarge(label, max, total);
+        fail(error);
+        controller.error(error);
+        return;
+      }
+      controller.enqueue(chunk);
+    },
+  });
 }
 
 async function readBounded(body: ReadableStream<Uint8Array>, max: number, label: string, fail: (e: KiwiError) => void): Promise<string> {

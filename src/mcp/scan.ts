@@ -22,6 +22,14 @@ export const SCAN_RULES = {
     title: "bidirectional control characters reorder how text is displayed",
     hint: "text shown to reviewers may differ from what the model reads; ask the author to remove them",
   },
+  "mcp/control-character": {
+    title: "control characters (an ANSI escape, NUL, backspace) that a terminal acts on instead of showing",
+    hint: "escape sequences can hide or rewrite text where descriptions are displayed; ask the author to remove them",
+  },
+  "mcp/mixed-script": {
+    title: "a word that mixes Latin letters with Cyrillic or Greek look-alikes (a homoglyph)",
+    hint: "a look-alike letter makes a name read as another (a shadowed tool, a dodged keyword); ask the author to use one script per word",
+  },
   "mcp/injection-marker": {
     title: "prompt-injection marker",
     hint: "a tool description should describe the tool, not instruct the model; review it before pinning",
@@ -81,12 +89,24 @@ export interface ScanResult {
 
 const TAG = /[\u{E0000}-\u{E007F}]+/gu;
 const ZERO_WIDTH = /[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD\u034F\u115F\u1160\u3164\uFFA0]/gu;
+/**
+ * A word (letters and marks) that holds both Latin letters and Cyrillic letters, or Greek letters
+ * that look Latin (ο, α, ρ, ν…; not μ, which units use): "reаd_file" with a Cyrillic а.
+ */
+const WORD = /[\p{L}\p{M}]+/gu;
+const LATIN = /\p{Script=Latin}/u;
+const LOOKALIKE = /[\p{Script=Cyrillic}ΑΒΕΖΗΙΚΜΝΟΡΤΥΧαικνορτυχ]/u;
+
+/** C0 and C1 controls other than tab, line feed and carriage return (ordinary whitespace in text). */
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/gu;
 const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/gu;
 const INJECTION =
   /<\s*\/?\s*(?:important|system|instructions?|secret|hidden)\s*>|\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding)\s+(?:instructions?|prompts?|rules|directions)\b|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this\s+|it\s+)?to|notify|alert|reveal\s+(?:this\s+|it\s+)?to)\s+(?:this\s+|it\s+|anything\s+)?(?:to\s+)?the\s+user\b|\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b/giu;
 const SENSITIVE =
   /~\/\.ssh\b|\.ssh\/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?<![\w.])\.env\b|\bcredentials?\b(?:\.json)?|\.netrc\b|\.npmrc\b|\.pgpass\b|\.git-credentials\b|\/etc\/(?:passwd|shadow)\b|\.kube\/config\b|\.gnupg\b|\bprivate[ _-]key\b/giu;
 const GENERIC_CROSS = /\bmcp__[\w-]+__[\w-]+|\b(?:any|all|every|the)\s+other\s+(?:mcp\s+)?(?:tools?|servers?)\b|\bother\s+(?:mcp\s+)?servers?(?:'s?)?\s+tools?\b/giu;
+/** What precedes the payload of an inline image (`data:image/png;base64,…`, as MCP icons may be). */
+const IMAGE_DATA_URI = /(?:^|[\s"'(<=])data:image\/[\w.+-]+(?:;[\w-]+=[\w.+-]+)*;base64,$/i;
 const BASE64 = /[A-Za-z0-9+/]{80,}={0,2}|[A-Za-z0-9_-]{80,}/g;
 
 /** Scans every string and key of a listing; findings are warnings (errors with `strict`). */
@@ -173,12 +193,15 @@ export function matchString(text: string, cross?: RegExp): Hit[] {
     first("mcp/unicode-tag", TAG, undefined, (m) => `hidden text: ${JSON.stringify(decodeTags(m[0]).slice(0, 80))}`);
     first("mcp/zero-width", ZERO_WIDTH, (m) => !isEmojiJoiner(text, m.index, m[0]), (m) => `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
     first("mcp/bidi-control", BIDI, undefined, (m) => `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
+    // Word by word, each tested twice: linear in the text, whatever a hostile listing holds.
+    first("mcp/mixed-script", WORD, (m) => LATIN.test(m[0]) && LOOKALIKE.test(m[0]), (m) => JSON.stringify(m[0]));
   }
+  first("mcp/control-character", CONTROL, undefined, (m) => `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
   first("mcp/injection-marker", INJECTION, undefined, (m) => JSON.stringify(m[0]));
   first("mcp/sensitive-path", SENSITIVE, undefined, (m) => JSON.stringify(m[0]));
   first("mcp/cross-server-reference", GENERIC_CROSS, undefined, (m) => JSON.stringify(m[0]));
   if (cross && !hits.some((h) => h.rule === "mcp/cross-server-reference")) first("mcp/cross-server-reference", cross, undefined, (m) => JSON.stringify(m[0]));
-  first("mcp/base64-blob", BASE64, (m) => isBase64Like(m[0]), (m) => `${m[0].length} characters`);
+  first("mcp/base64-blob", BASE64, (m) => isBase64Like(m[0]) && !IMAGE_DATA_URI.test(text.slice(Math.max(0, m.index - 120), m.index)), (m) => `${m[0].length} characters`);
   return hits;
 }
 

@@ -2,7 +2,7 @@
 // wire listing file) read, then hashed, compared with its pin or scanned for poisoning. Read-only:
 // nothing here writes a pin (ops/mcp-gate-io.ts does).
 import type { Context } from "../context.ts";
-import { KiwiError } from "../errors.ts";
+import { KiwiError, toKiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import type { Negotiation } from "../mcp/mcp-client-io.ts";
 import type { InterfaceDiff } from "../mcp/interface-diff.ts";
@@ -42,17 +42,23 @@ export async function diffServer(ctx: Context, serverId: string, options: { list
 }
 
 /** `kiwi mcp scan`: the poisoning scan of a listing file, or of the named (default: every) server. */
-export async function scanServers(ctx: Context, options: { server?: string; listing?: string; unlocked: boolean; strict: boolean }): Promise<{ server: string; scan: ScanResult; warnings: string[] }[]> {
+export async function scanServers(ctx: Context, options: { server?: string; listing?: string; unlocked: boolean; strict: boolean }): Promise<{ results: { server: string; scan: ScanResult; warnings: string[] }[]; failures: { server: string; error: KiwiError }[] }> {
   if (options.listing) {
     const { listing, source } = readWireListing(ctx.cwd, options.listing);
     const server = options.server ?? source;
-    return [{ server, scan: scanListing(listing, { server, file: source, strict: options.strict }), warnings: [] }];
+    return { results: [{ server, scan: scanListing(listing, { server, file: source, strict: options.strict }), warnings: [] }], failures: [] };
   }
   const project = readMcpProject(ctx);
   const results = [];
+  const failures = [];
+  // A server that cannot be listed does not keep the others from being scanned.
   for (const server of selectServers(project, options.server ? [options.server] : [])) {
-    const live = await inspectServer(ctx, server.id, { unlocked: options.unlocked });
-    results.push({ server: server.id, scan: scanFor(project, live, options.strict), warnings: live.warnings });
+    try {
+      const live = await inspectServer(ctx, server.id, { unlocked: options.unlocked });
+      results.push({ server: server.id, scan: scanFor(project, live, options.strict), warnings: live.warnings });
+    } catch (error) {
+      failures.push({ server: server.id, error: toKiwiError(error) });
+    }
   }
-  return results;
+  return { results, failures };
 }

@@ -1,6 +1,6 @@
 // `kiwi mcp pin` and `kiwi mcp approve`: servers started, listed, scanned and in tool.lock.json through the gate (ops/mcp-gate-io.ts), which writes the pin.
 import type { Context } from "../context.ts";
-import { KiwiError } from "../errors.ts";
+import { KiwiError, toKiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import { type McpProject, readMcpProject, selectServers } from "../mcp/mcp-project-io.ts";
 import { type AskInput, type GateOutcome, assertScanPasses, gateServer, scanFor } from "./mcp-gate-io.ts";
@@ -14,17 +14,31 @@ export function readPinnableProject(ctx: Context): McpProject {
   return project;
 }
 
-/** Pins (or re-pins) the named servers (default: all), one at a time; `each` sees every outcome as it is written. */
-export async function pinServers(ctx: Context, ids: readonly string[], strict: boolean, each: (outcome: GateOutcome, live: LiveInterface) => void): Promise<{ project: McpProject; outcomes: GateOutcome[] }> {
+/** A server `kiwi mcp pin` could not pin (it failed to start or answer, or --strict refused it). */
+export interface PinFailure {
+  server: string;
+  error: KiwiError;
+}
+
+/**
+ * Pins (or re-pins) the named servers (default: all), one at a time; `each` sees every outcome as
+ * it is written. A server that fails does not stop the others: its failure is returned with them.
+ */
+export async function pinServers(ctx: Context, ids: readonly string[], strict: boolean, each: (outcome: GateOutcome, live: LiveInterface) => void): Promise<{ project: McpProject; outcomes: GateOutcome[]; failures: PinFailure[] }> {
   const project = readPinnableProject(ctx);
   const outcomes: GateOutcome[] = [];
+  const failures: PinFailure[] = [];
   for (const server of selectServers(project, ids)) {
-    const live = await inspectServer(ctx, server.id, { unlocked: false });
-    const outcome = await gateServer(project, live, { mode: "pin", warnOnly: false, strict, interactive: false });
-    outcomes.push(outcome);
-    each(outcome, live);
+    try {
+      const live = await inspectServer(ctx, server.id, { unlocked: false });
+      const outcome = await gateServer(project, live, { mode: "pin", warnOnly: false, strict, interactive: false });
+      outcomes.push(outcome);
+      each(outcome, live);
+    } catch (error) {
+      failures.push({ server: server.id, error: toKiwiError(error) });
+    }
   }
-  return { project, outcomes };
+  return { project, outcomes, failures };
 }
 
 export interface ApproveOutcome {

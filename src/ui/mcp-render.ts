@@ -136,13 +136,17 @@ export function renderLockPins(reports: readonly LockPinReport[], ctx: Pick<Cont
     if (r.result === "pinned") {
       if (r.scan?.findings.length) notes.push(renderFindings(r.scan, ctx).trimEnd());
       notes.push(`pinned MCP server "${r.server}" (${renderVisible(r.pin!.name)}): interface ${r.pin!.interface_hash}`);
-    } else if (r.result === "failed") notes.push(`warning: MCP server "${r.server}" was not pinned: ${r.reason}\n  hint: fix it, then run "kiwi mcp pin ${r.server}"`);
+    } else if (r.result === "failed") {
+      // The failure's own hint says what to fix (config.headers for a 401, the sandbox for npx…).
+      const fix = r.error?.hint ? `${r.error.hint}; then` : "fix it, then";
+      notes.push(`warning: MCP server "${r.server}" was not pinned: ${r.reason}\n  hint: ${fix} run "kiwi mcp pin ${r.server}"`);
+    }
     else notes.push(`note: MCP server "${r.server}" was not pinned (${r.reason})`);
   }
   return notes;
 }
 
 /** The `mcp_pins` rows of the `--json` document of `kiwi lock` / `kiwi install`. */
-export function lockPinsDocument(reports: readonly LockPinReport[]): { server: string; result: string; reason?: string; interface_hash?: string; full_hash?: string }[] {
-  return reports.map((r) => ({ server: r.server, result: r.result, ...(r.reason ? { reason: r.reason } : {}), ...(r.pin ? { interface_hash: r.pin.interface_hash, full_hash: r.pin.full_hash } : {}) }));
+export function lockPinsDocument(reports: readonly LockPinReport[]): { server: string; result: string; reason?: string; hint?: string; interface_hash?: string; full_hash?: string }[] {
+  return reports.map((r) => ({ server: r.server, result: r.result, ...(r.reason ? { reason: r.reason } : {}), ...(r.error?.hint ? { hint: r.error.hint } : {}), ...(r.pin ? { interface_hash: r.pin.interface_hash, full_hash: r.pin.full_hash } : {}) }));
 }

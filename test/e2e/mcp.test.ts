@@ -245,6 +245,41 @@ describe("modes", () => {
     expect(Boolean(readLock(root).mcp_servers.fixture_mcp)).toBe(stderrPart.includes("on first use"));
   });
 
+  test("kiwi mcp verify of an unpinned server is E_MCP_UNPINNED, whose hint pins it (kiwi mcp diff has nothing to compare)", async () => {
+    const { root } = fixtureProject();
+    expect((await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_MCP_MODE: "verify" }) })).exitCode).toBe(0);
+    const r = await runKiwi(["mcp", "verify", "--json"], { cwd: root });
+    expect(r.exitCode).toBe(10);
+    const doc = JSON.parse(r.stdout);
+    expect([doc.error.code, doc.error.hint]).toEqual(["E_MCP_UNPINNED", 'review with "kiwi mcp scan fixture_mcp", then pin with "kiwi mcp approve fixture_mcp"']);
+    expect(r.stderr).toContain("error[E_MCP_UNPINNED]: kiwi mcp verify failed for fixture_mcp");
+  });
+
+  test("kiwi mcp pin and scan do every server they can: one that fails is reported with the rest, not a stop before them", async () => {
+    const { root } = fixtureProject();
+    writeTree(root, { ".ai/tools/aaa_broken.yaml": stdioServer(root, { id: "aaa_broken", script: join(root, "missing-server.mjs") }) });
+    expect((await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_MCP_MODE: "verify" }) })).exitCode).toBe(0);
+    const r = await runKiwi(["mcp", "pin", "--json"], { cwd: root, timeoutMs: 60_000 });
+    expect(r.exitCode).toBe(9);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.error.message).toBe("kiwi mcp pin could not pin aaa_broken (pinned: fixture_mcp)");
+    expect(doc.error.hint).toBe('fix it as its error says, then run "kiwi mcp pin aaa_broken"');
+    expect(doc.error.details.servers.map((s: { server: string; result: string }) => [s.server, s.result])).toEqual([["fixture_mcp", "pinned"], ["aaa_broken", "failed"]]);
+    expect(doc.error.details.servers[1].error.message).toContain('MCP server "aaa_broken" exited with code 1');
+    expect(Object.keys(readLock(root).mcp_servers)).toEqual(["fixture_mcp"]);
+    const human = await runKiwi(["mcp", "pin"], { cwd: root, timeoutMs: 60_000 });
+    expect(human.exitCode).toBe(9);
+    expect(human.stdout).toStartWith("repinned fixture_mcp (kiwi-fixture 1.0.0");
+    expect(human.stderr).toContain('error[E_MCP]: MCP server "aaa_broken" exited with code 1');
+    expect(human.stderr).toContain("error[E_MCP]: kiwi mcp pin could not pin aaa_broken (pinned: fixture_mcp)");
+    // kiwi mcp scan, the same: the server that answers is scanned and shown.
+    const scan = await runKiwi(["mcp", "scan", "--json"], { cwd: root, timeoutMs: 60_000 });
+    expect(scan.exitCode).toBe(9);
+    const scanned = JSON.parse(scan.stdout).error;
+    expect(scanned.message).toBe("kiwi mcp scan could not scan aaa_broken (scanned: fixture_mcp)");
+    expect(scanned.details.servers.map((s: { server: string; ok?: boolean; result?: string }) => [s.server, s.ok ?? s.result])).toEqual([["fixture_mcp", true], ["aaa_broken", "failed"]]);
+  }, SLOW);
+
   test("a first-use pin never replaces one another kiwi wrote meanwhile: the slower run is held to it", async () => {
     // Run A reads the project (no pin) and lists a held server; meanwhile run B pins another
     // interface. A must then be judged against B's pin, as a later run would be, not overwrite it.

@@ -197,6 +197,7 @@ describe("wire text is captured losslessly", () => {
   test.each([
     ["a second answer to the same request is not the one hashed: the first, which the SDK settled with, is", "answer-twice"],
     ['an answer whose id is the request\'s as a string ("1" for 1), which the SDK accepts, is captured too', "string-ids"],
+    ["an answer whose id is written as a float (1.0 for 1), which JSON.parse reads as 1, is captured too", "float-ids"],
   ])("%s", async (_what, mode) => {
     const listing = await leavesNoProcess((mark) => list(stdioTarget(RAW, [mark], { RAW_MODE: mode })));
     expect(listing.tools.map((t) => t.name)).toEqual(["get_forecast"]);
@@ -290,6 +291,55 @@ describe("an HTTP server that refuses a request with a status", () => {
       expect(error.hint).toMatch(hint);
       expect(error.hint).not.toContain("command");
       expect(error.details).toMatchObject({ method, status });
+    } finally {
+      server.stop(true);
+    }
+  });
+});
+
+describe("an HTTP server's Content-Type, read as the SDK reads it", () => {
+  /** A streamable HTTP server on 127.0.0.1 port 0 answering every request with `contentType`, as JSON or as one SSE event. */
+  function serving(contentType: string, sse: boolean) {
+    return Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        if (req.method !== "POST") return new Response(null, { status: 405 });
+        const msg = (await req.json()) as { id?: number; method: string; params?: { protocolVersion?: string } };
+        if (msg.id === undefined) return new Response(null, { status: 202 });
+        const result =
+          msg.method === "initialize"
+            ? { protocolVersion: msg.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "typed", version: "1.0.0" } }
+            : msg.method === "tools/list"
+              ? { tools: [{ name: "a", inputSchema: { type: "object", properties: { n: { type: "number", default: 3.0 } } } }] }
+              : undefined;
+        const body = JSON.stringify(result ? { jsonrpc: "2.0", id: msg.id, result } : { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "method not found" } });
+        return new Response(sse ? `event: message\ndata: ${body}\n\n` : body, { headers: { "content-type": contentType } });
+      },
+    });
+  }
+
+  test.each([
+    ["Application/JSON", false],
+    ["APPLICATION/JSON; charset=UTF-8", false],
+    ["Text/Event-Stream", true],
+  ] as const)("%s is captured (media types are case-insensitive), not an internal error", async (contentType, sse) => {
+    const server = serving(contentType, sse);
+    try {
+      const listing = await list({ kind: "http", url: `http://127.0.0.1:${server.port}/mcp`, headers: {}, transport: "streamable-http" });
+      expect(listing.tools.map((t) => t.name)).toEqual(["a"]);
+    } finally {
+      server.stop(true);
+    }
+  });
+
+  test("an error page of any other type is bounded like a message", async () => {
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("x".repeat(64 * 1024), { status: 500, headers: { "content-type": "text/html" } }) });
+    try {
+      const target = { kind: "http" as const, url: `http://127.0.0.1:${server.port}/mcp`, headers: {}, transport: "streamable-http" as const };
+      const error = (await withSession(target, { ...options(), transportLimits: { maxMessageBytes: 1024 } }, (s) => s.extractListing()).catch((e) => e)) as KiwiError;
+      expect(error.code).toBe("E_MCP");
+      expect(error.message).toContain("sent a message larger than 1 KiB");
     } finally {
       server.stop(true);
     }

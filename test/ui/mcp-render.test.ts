@@ -4,7 +4,8 @@ import { diffListings } from "../../src/mcp/interface-diff.ts";
 import { parseWireListing } from "../../src/mcp/listing.ts";
 import { driftError } from "../../src/mcp/modes.ts";
 import { pinFromListing } from "../../src/mcp/pin.ts";
-import { renderDiff, renderDriftSummary, renderListingSummary } from "../../src/ui/mcp-render.ts";
+import { KiwiError } from "../../src/errors.ts";
+import { lockPinsDocument, renderDiff, renderDriftSummary, renderListingSummary, renderLockPins } from "../../src/ui/mcp-render.ts";
 
 const listing = (value: object) => parseWireListing(JSON.stringify(value), "l.json");
 /** Terminal controls and invisible characters a hostile server could put in its names. */
@@ -31,5 +32,17 @@ describe("a server's strings reach the terminal with hidden characters made visi
 
   test("kiwi mcp hash: the server's name and version", () => {
     expect(renderListingSummary(live)).toBe("fs<U+200B ZWSP> 2<U+001B>[31m: 2 tools, 0 prompts, 0 resources, 0 resource templates, instructions");
+  });
+});
+
+describe("the MCP step of kiwi lock", () => {
+  test("a server that could not be pinned gets its failure's own hint, then the re-pin command", () => {
+    const error = new KiwiError("E_MCP", 'MCP server "hs" answered initialize with HTTP 401: go away', { hint: "the server refused the credentials kiwi sent: check config.headers" });
+    const reports = [{ server: "hs", result: "failed" as const, reason: error.message, error }, { server: "other", result: "failed" as const, reason: "it broke" }];
+    expect(renderLockPins(reports, { color: false })).toEqual([
+      'warning: MCP server "hs" was not pinned: MCP server "hs" answered initialize with HTTP 401: go away\n  hint: the server refused the credentials kiwi sent: check config.headers; then run "kiwi mcp pin hs"',
+      'warning: MCP server "other" was not pinned: it broke\n  hint: fix it, then run "kiwi mcp pin other"',
+    ]);
+    expect(lockPinsDocument(reports)[0]).toEqual({ server: "hs", result: "failed", reason: error.message, hint: "the server refused the credentials kiwi sent: check config.headers" });
   });
 });
