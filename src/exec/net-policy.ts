@@ -162,7 +162,8 @@ export function checkHostAllowed(hostname: string, port: number, policy: HostPol
     const parsed = ipaddr.isValid(a) ? ipaddr.process(a) : null;
     const covered = parsed !== null && policy.rules.some((r) => (r.kind === "ip" || r.kind === "cidr") && inRange(parsed, r) && (r.port === undefined || r.port === port));
     if (named || covered) continue;
-    const what = literal ? `${host} is a ${cls} address` : `${host} resolves to ${a}, a ${cls} address`;
+    const kind = `${cls === "unspecified" ? "an" : "a"} ${cls} address`;
+    const what = literal ? `${host} is ${kind}` : `${host} resolves to ${a}, ${kind}`;
     return {
       ok: false,
       rule: `${cls} address`,
