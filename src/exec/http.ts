@@ -147,6 +147,9 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
     }
     return { ok: true, outcome: { status: res.status, url: options.redact(url.href), output: renderedOutput(plan, res, body, options, where) } };
   } catch (error) {
+    // A name that did not resolve before the request (net-policy-io.ts) is a network error, retried
+    // as a connection that failed is (and as fetch's own failed lookup is, with --sandbox=off).
+    if (error instanceof KiwiError && error.details?.stage === "lookup" && !interrupted.aborted) throw new Retryable(error);
     if (error instanceof KiwiError) throw error;
     if (timedOut) {
       throw new Retryable(new KiwiError("E_EXEC_FAILED", `${plan.tool}: ${req.method} ${shownUrl()} timed out after ${req.timeoutMs} ms`, {

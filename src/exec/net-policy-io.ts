@@ -39,9 +39,11 @@ export async function assertUrlAllowedIo(url: URL, policy: HostPolicy): Promise<
   try {
     addresses = await resolveHostAddresses(url.hostname);
   } catch (error) {
-    throw new KiwiError("E_EXEC_FAILED", `${policy.toolId}: cannot resolve ${url.hostname} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new KiwiError("E_EXEC_FAILED", `${policy.toolId}: cannot resolve ${url.hostname} (${code ?? String(error)})`, {
       hint: "check the host name and your network; kiwi resolves hosts to check their addresses before connecting",
-      details: { tool: policy.toolId, url: url.href },
+      // `stage: "lookup"`: a network error, which the http_client primitive retries as it retries a failed connection.
+      details: { tool: policy.toolId, url: url.href, ...(code !== undefined ? { code } : {}), stage: "lookup" },
     });
   }
   assertUrlAllowed(url, policy, addresses);

@@ -3,7 +3,7 @@
 // Checked before every request and every redirect hop. Pure: DNS answers come in from net-policy-io.ts.
 import ipaddr from "ipaddr.js";
 import { KiwiError } from "../errors.ts";
-import { type HostRule, coversEverything, hostEntryProblem, parseHostRule } from "../manifest/host-rule.ts";
+import { type HostRule, coversEverything, hostEntryProblem, inRange, parseHostRule, ruleMatches } from "../manifest/host-rule.ts";
 import type { Capability } from "../manifest/model.ts";
 
 export interface HostPolicy {
@@ -162,7 +162,8 @@ export function checkHostAllowed(hostname: string, port: number, policy: HostPol
     const parsed = ipaddr.isValid(a) ? ipaddr.process(a) : null;
     const covered = parsed !== null && policy.rules.some((r) => (r.kind === "ip" || r.kind === "cidr") && inRange(parsed, r) && (r.port === undefined || r.port === port));
     if (named || covered) continue;
-    const what = literal ? `${host} is a ${cls} address` : `${host} resolves to ${a}, a ${cls} address`;
+    const kind = `${cls === "unspecified" ? "an" : "a"} ${cls} address`;
+    const what = literal ? `${host} is ${kind}` : `${host} resolves to ${a}, ${kind}`;
     return {
       ok: false,
       rule: `${cls} address`,
@@ -183,26 +184,6 @@ export function assertUrlAllowed(url: URL, policy: HostPolicy, addresses: readon
 /** `host:port`, an IPv6 address in brackets (`[::1]:8080`; `::1:8080` would be another address). */
 function withPort(host: string, port: number): string {
   return `${host.includes(":") ? `[${host}]` : host}:${port}`;
-}
-
-function ruleMatches(r: HostRule, host: string, literal: ipaddr.IPv4 | ipaddr.IPv6 | null, port: number): boolean {
-  if (r.port !== undefined && r.port !== port) return false;
-  switch (r.kind) {
-    case "any":
-      return true;
-    case "name":
-      return !literal && host === r.name;
-    case "wildcard":
-      return !literal && host.endsWith(r.name!) && host.length > r.name!.length;
-    case "ip":
-    case "cidr":
-      return literal !== null && inRange(literal, r);
-  }
-}
-
-function inRange(a: ipaddr.IPv4 | ipaddr.IPv6, r: HostRule): boolean {
-  const [net, bits] = r.range!;
-  return a.kind() === net.kind() && a.match(net as never, bits);
 }
 
 /** One line for `--dry-run`: which hosts the tool may contact and what is checked. */

@@ -62,8 +62,21 @@ export async function withHttpProxy<T>(prepared: Pick<PreparedExec, "netPolicy">
   }
 }
 
-/** The same error with secret values removed from its message, hint and details. */
+/**
+ * The same error with secret values removed from its message, hint and details. Details are
+ * redacted value by value, not as JSON text: a secret ending in `\` or holding a newline, matched in
+ * its JSON escape, would have left text JSON.parse cannot read, and a short one would hit keys.
+ */
 export function redactError(error: KiwiError, redact: (text: string) => string): KiwiError {
-  const details = error.details === undefined ? undefined : (JSON.parse(redact(JSON.stringify(error.details))) as Record<string, unknown>);
+  const details = error.details === undefined ? undefined : (redactValue(error.details, redact) as Record<string, unknown>);
   return new KiwiError(error.code, redact(error.message), { hint: error.hint === undefined ? undefined : redact(error.hint), details, exitCode: error.exitCode, cause: error.cause });
+}
+
+function redactValue(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, redact));
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: redactValue(v, redact), enumerable: true, writable: true, configurable: true });
+  return out;
 }

@@ -124,7 +124,10 @@ export function makeRedactor(values: readonly string[]): (text: string) => strin
   // Built on first use: most calls redact nothing (a warm exec builds the redactor and never calls it).
   let jsonSpellings: RegExp[] | undefined;
   return (text) => {
+    // The JSON spellings first: each also matches the secret as it is, and a raw match inside an
+    // escaped one (`pw\` in `pw\\`) would leave half an escape behind.
     let out = text;
+    for (const spelling of (jsonSpellings ??= secrets.map(jsonSpelling))) out = out.replace(spelling, REDACTED);
     for (const s of secrets) out = out.split(s).join(REDACTED);
     // The same secret percent-encoded in a URL is still the secret, in each form a URL takes it:
     // as one component, as a query value (form encoding: a space is "+"), as the URL parser
@@ -132,7 +135,6 @@ export function makeRedactor(values: readonly string[]): (text: string) => strin
     for (const s of secrets) {
       for (const enc of urlForms(s)) if (enc !== s && enc !== "") out = out.split(enc).join(REDACTED);
     }
-    for (const spelling of (jsonSpellings ??= secrets.map(jsonSpelling))) out = out.replace(spelling, REDACTED);
     return out;
   };
 }
@@ -163,7 +165,8 @@ function jsonSpelling(secret: string): RegExp {
   const pattern = [...secret].map((ch) => {
     const unicode = Array.from({ length: ch.length }, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
     const spellings = new Set([ch, JSON.stringify(ch).slice(1, -1), unicode, unicode.toUpperCase().replaceAll("\\U", "\\u"), ...(ch === "/" ? ["\\/"] : [])]);
-    return `(?:${[...spellings].map(escapeRegExp).join("|")})`;
+    // Longest first: in `pw\\` (JSON for `pw\`) the escape, not the bare `\`, is the secret's.
+    return `(?:${[...spellings].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|")})`;
   });
   return new RegExp(pattern.join(""), "g");
 }

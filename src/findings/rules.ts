@@ -81,6 +81,7 @@ export const RULES = {
   "api/executor": { severity: "error", description: "An api tool's executor must be http_client.", example: "tool_type: api\nexecutor: subprocess" },
   "api/method": { severity: "error", description: "The HTTP method is not GET, POST, PUT, PATCH, DELETE or HEAD.", example: "config: { method: FETCH }" },
   "api/url": { severity: "error", description: "config.url or config.url_template is missing, not an absolute http(s) URL, or puts a {param} in its scheme or host.", example: "config: { url: /v1/weather }" },
+  "api/host-undeclared": { severity: "error", description: "The host config.url or config.url_template names is not among the tool's declared net.outbound hosts, so kiwi exec refuses every call.", example: "url: https://api.weather.gov/points\nrequires: [{ net.outbound: [api.weather.com] }]" },
   "api/placeholder": { severity: "error", description: "A {param} placeholder in the URL, headers or body is not a declared parameter.", example: "url_template: https://x.test/{city}  # no city parameter" },
   "api/header-name": { severity: "error", description: "A config.headers name (of an api tool or an HTTP MCP server) is not a valid HTTP header name (an RFC 9110 token), so every call would be refused.", example: "headers: { \"X Api Key\": \"${KEY}\" }" },
   "api/response-transform": { severity: "error", description: "config.response_transform is not a path of the JSONPath subset kiwi exec applies ($, .name, ['name'], [n], [a:b], [*]), so every call would be refused.", example: "response_transform: $..daily" },

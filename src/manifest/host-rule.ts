@@ -75,6 +75,38 @@ function asciiName(s: string): string {
   }
 }
 
+/**
+ * Whether `rule` admits `host` (lower case, no brackets, no trailing dot) on `port`; `literal` is
+ * the host parsed as an IP, or null for a name. A name never matches an IP rule, nor an IP a name.
+ */
+export function ruleMatches(r: HostRule, host: string, literal: ipaddr.IPv4 | ipaddr.IPv6 | null, port: number): boolean {
+  if (r.port !== undefined && r.port !== port) return false;
+  switch (r.kind) {
+    case "any":
+      return true;
+    case "name":
+      return !literal && host === r.name;
+    case "wildcard":
+      return !literal && host.endsWith(r.name!) && host.length > r.name!.length;
+    case "ip":
+    case "cidr":
+      return literal !== null && inRange(literal, r);
+  }
+}
+
+/** Whether an address lies in an IP or CIDR rule's range. */
+export function inRange(a: ipaddr.IPv4 | ipaddr.IPv6, r: HostRule): boolean {
+  const [net, bits] = r.range!;
+  return a.kind() === net.kind() && a.match(net as never, bits);
+}
+
+/** Whether any of `rules` admits a URL's host and port (as written in the URL: brackets, any case). */
+export function admitsHost(rules: readonly HostRule[], hostname: string, port: number): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
+  const literal = ipaddr.isValid(host) ? ipaddr.process(host) : null;
+  return rules.some((r) => ruleMatches(r, host, literal, port));
+}
+
 function isHostName(s: string): boolean {
   return s.length > 0 && s.length <= 253 && s.split(".").every((l) => /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/.test(l));
 }

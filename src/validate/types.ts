@@ -225,7 +225,7 @@ function api(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     const inAuthority = referencedParams(URL_AUTHORITY.exec(url)?.[0] ?? "");
     if (inAuthority.length > 0) {
       out.push(toolFinding(tool, "api/url", `${base}/${field}`, `${field} ${JSON.stringify(url)} puts the parameter {${inAuthority[0]}} in its scheme or host`, "parameters may only fill the path, query and fragment; put a configurable host in an environment variable (${API_HOST})"));
-    }
+    } else undeclaredHost(tool, url, field, `${base}/${field}`, out);
   }
   headerNames(tool, base, out);
   const declared = declaredParameterNames(tool.parameters);
@@ -250,6 +250,34 @@ function api(tool: Tool, ctx: LayerContext, out: Finding[]): void {
       out.push(toolFinding(tool, "api/response-transform", `${base}/response_transform`, error.message, error.hint ?? "use the documented JSONPath subset"));
     }
   }
+}
+
+/**
+ * A URL whose host, written in the manifest, none of the tool's declared net.outbound hosts admits:
+ * exec's host policy refuses every call to it. A host from the environment (${API_HOST}) is known
+ * only at the call, and entries that are no hosts are security/host-invalid's.
+ */
+function undeclaredHost(tool: Tool, template: string, field: string, pointer: string, out: Finding[]): void {
+  const authority = URL_AUTHORITY.exec(template)?.[0];
+  const caps = tool.capabilities.filter((c) => c.name === "net.outbound" && c.hosts?.length);
+  if (authority === undefined || authority.includes("${") || caps.length === 0) return;
+  // host-rule (with ipaddr.js) loads only for an api tool that declares hosts, as in security.ts.
+  const { admitsHost, parseHostRule } = require("../manifest/host-rule.ts") as typeof import("../manifest/host-rule.ts");
+  const declared = caps.flatMap((c) => c.hosts!);
+  const rules = declared.map(parseHostRule).filter((r) => r !== null);
+  let url: URL;
+  try {
+    url = new URL(authority);
+  } catch {
+    return;
+  }
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  if (rules.length === 0 || admitsHost(rules, url.hostname, port)) return;
+  const portful = rules.some((r) => r.port !== undefined);
+  const entry = portful ? `${url.hostname}:${port}` : url.hostname;
+  out.push(
+    toolFinding(tool, "api/host-undeclared", pointer, `${field} ${JSON.stringify(template)} calls ${url.hostname}:${port}, which is not among the declared net.outbound hosts (${declared.join(", ")}), so kiwi exec refuses every call`, `add "${entry}" to net.outbound (${caps.map((c) => c.pointer).join(", ")}), or fix the URL`),
+  );
 }
 
 /** Names in a parameters list (whatever else is wrong with it). */

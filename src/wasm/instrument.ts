@@ -11,7 +11,7 @@
 // The globals are exported so the host can tell which limit ended the run.
 import type Binaryen from "binaryen";
 import type { BinaryenApi } from "./binaryen-io.ts";
-import { FUEL_GLOBAL, MEMORY_GLOBAL, PAGE_BYTES, type WasmLimits, withoutNameSection } from "./module-info.ts";
+import { FUEL_GLOBAL, MEMORY_GLOBAL, PAGE_BYTES, TABLE_ENTRIES_CAP, type WasmLimits, withoutNameSection } from "./module-info.ts";
 
 /** Every feature a module may use, except compact imports (engines cannot read them yet). */
 function features(binaryen: BinaryenApi): number {
@@ -48,10 +48,28 @@ export function instrumentModule(binaryen: BinaryenApi, bytes: Uint8Array, limit
       m.local.get(1, i32),
     ], i32));
     replaceImport(m, "memory_grow_post", binaryen.createType([i32, i32]), i32, [], m.local.get(1, i32));
+    capTables(binaryen, m);
     if (!m.validate()) throw new Error("binaryen produced an invalid module");
     return m.emitBinary();
   } finally {
     m.dispose();
+  }
+}
+
+/**
+ * Gives every table a maximum within its share of TABLE_ENTRIES_CAP (never below its initial size,
+ * which assertRunnable already held to the cap), so a table.grow past it fails with -1, as one past
+ * the engine's own ceiling does, instead of growing the host out of memory.
+ */
+function capTables(binaryen: BinaryenApi, m: Binaryen.Module): void {
+  const count = m.getNumTables();
+  const share = Math.floor(TABLE_ENTRIES_CAP / Math.max(count, 1));
+  const table = (binaryen as unknown as { Table: { setMax(ref: Binaryen.TableRef, max: number): void } }).Table;
+  for (let i = 0; i < count; i++) {
+    const ref = m.getTableByIndex(i);
+    const info = binaryen.getTableInfo(ref);
+    const max = Math.max(info.initial, Math.min(info.max ?? Number.POSITIVE_INFINITY, share));
+    if (info.max === undefined || max < info.max) table.setMax(ref, max);
   }
 }
 

@@ -16,6 +16,14 @@ export const DEFAULT_FUEL = 100_000_000;
 
 export const PAGE_BYTES = 64 * 1024;
 
+/**
+ * Entries the module's tables may hold in all. Tables live in the engine's memory, outside the
+ * linear-memory cap: a table grown without end took the host past its limit (cap + 512 MiB) and
+ * crashed it (JSC spends ~60 bytes an entry; its own ceiling is 10,000,000 a table). A million is
+ * ~60 MiB, far more than programs use (a function-pointer table holds thousands).
+ */
+export const TABLE_ENTRIES_CAP = 1_000_000;
+
 /** WASI preview 1 (wasi_snapshot_preview1): the functions kiwi's host provides. */
 export const WASI_FUNCTIONS: ReadonlySet<string> = new Set([
   "args_get", "args_sizes_get", "environ_get", "environ_sizes_get", "clock_res_get", "clock_time_get",
@@ -43,6 +51,8 @@ export interface ModuleInfo {
   imports: ModuleImport[];
   /** Defined memories (initial and maximum in pages; memory64 and shared flagged). */
   memories: { initial: number; maximum?: number; memory64: boolean; shared: boolean }[];
+  /** Defined tables' initial sizes, as far as the section could be read (newer encodings stop it). */
+  tables: { initial: number }[];
   exports: { name: string; kind: ModuleImport["kind"] }[];
 }
 
@@ -55,7 +65,7 @@ export function readModuleInfo(bytes: Uint8Array, subject: string): ModuleInfo {
   if (bytes.byteLength < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) throw bad("it does not start with \\0asm");
   const version = bytes[4]! | (bytes[5]! << 8) | (bytes[6]! << 16) | (bytes[7]! << 24);
   if (version !== 1) throw bad(version === 0x1000d ? "it is a component (component model), not a core module" : `binary version ${version} (only 1)`);
-  const info: ModuleInfo = { imports: [], memories: [], exports: [] };
+  const info: ModuleInfo = { imports: [], memories: [], tables: [], exports: [] };
   let pos = 8;
   const u32 = (): number => {
     let result = 0;
@@ -96,6 +106,15 @@ export function readModuleInfo(bytes: Uint8Array, subject: string): ModuleInfo {
         // The rest of the entry is not needed: kiwi refuses every import but WASI functions.
         if (kind !== 0) break;
         u32(); // type index
+      }
+    } else if (id === 4) {
+      for (let n = u32(); n > 0; n--) {
+        // A reference type (funcref 0x70, externref 0x6f, or 0x63/0x64 and a heap type), then limits;
+        // a table with an initialiser (0x40 0x00 …) is not read further.
+        const type = bytes[pos++]!;
+        if (type === 0x63 || type === 0x64) u32();
+        else if (type !== 0x70 && type !== 0x6f) break;
+        info.tables.push({ initial: limits().initial });
       }
     } else if (id === 5) {
       for (let n = u32(); n > 0; n--) info.memories.push(limits());
@@ -146,6 +165,13 @@ export function assertRunnable(info: ModuleInfo, subject: string, limits: WasmLi
     throw new KiwiError("E_WASM_INVALID", `${subject} exports no memory named "memory": it is not a WASI command`, {
       hint: 'a WASI command exports its linear memory as "memory" (compilers targeting wasm32-wasip1 do); export it',
       details: { module: subject },
+    });
+  }
+  const entries = info.tables.reduce((n, t) => n + t.initial, 0);
+  if (entries > TABLE_ENTRIES_CAP) {
+    throw new KiwiError("E_WASM_LIMIT", `${subject} starts with ${entries} table entries, past kiwi's limit of ${TABLE_ENTRIES_CAP}`, {
+      hint: "build the module with smaller tables; kiwi caps them because they live outside the linear-memory limit",
+      details: { module: subject, limit: "tables", tableEntries: TABLE_ENTRIES_CAP },
     });
   }
   if (mem && mem.initial * PAGE_BYTES > limits.memoryMb * 1024 * 1024) {

@@ -15,7 +15,7 @@ import { isCompiled } from "../self.ts";
 import { DEFAULT_FUEL, type WasmLimits, assertRunnable, readModuleInfo } from "./module-info.ts";
 
 /** Bumped when instrument.ts changes what it writes, so old cache entries are not reused. */
-const INSTRUMENTATION_VERSION = 1;
+const INSTRUMENTATION_VERSION = 2;
 
 export interface WasmLaunchInput {
   toolId: string;

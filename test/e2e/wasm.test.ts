@@ -62,6 +62,19 @@ describe("limits", () => {
     expect(r.stderr).toContain("past its limit of 8 MiB");
   });
 
+  test("a table grown without end stops at kiwi's entry cap (its grow fails), instead of crashing the host out of memory", async () => {
+    const grower = `(module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (table $t 1 funcref)
+  (func (export "_start")
+    (loop $more (br_if $more (i32.ne (table.grow $t (ref.null func) (i32.const 100000)) (i32.const -1))))
+    (call $exit (i32.const 5))))`;
+    const r = await kiwiIn(makeProject(kiwiTool("tables", wat(grower), "limits:\n  memory_mb: 64\n"))).run(["exec", "tables", "--unlocked"]);
+    expect(r.exitCode).toBe(5);
+    expect(r.stderr).not.toContain("crashed");
+  });
+
   test("fuel is exact: 1001 units of work pass with 1002 and stop with 1000", async () => {
     expect((await kiwi.run(["exec", "counted_enough", "--unlocked"])).exitCode).toBe(0);
     const low = await kiwi.run(["exec", "counted_low", "--unlocked"]);

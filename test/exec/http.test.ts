@@ -4,6 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { runHttp } from "../../src/exec/http.ts";
 import { type HttpPlan, type PlanTool, buildPlan } from "../../src/exec/plan.ts";
 import { makeRedactor } from "../../src/exec/template.ts";
+import { assertUrlAllowedIo } from "../../src/exec/net-policy-io.ts";
+import { parseHostPolicy } from "../../src/exec/net-policy.ts";
 import type { Limits } from "../../src/manifest/model.ts";
 import { builtinTools } from "../../src/manifest/builtins.ts";
 
@@ -200,6 +202,15 @@ describe("the http_client primitive", () => {
     const error = await runHttp(p, { redact: makeRedactor([ENV.DB_PASSWORD]) }).catch((e) => e);
     expect(error.message).toBe(`weather: HTTP 422 Unprocessable Entity from POST http://127.0.0.1:${s.port}/login: rejected {"user":"me","password":"***"}`);
     expect(error.details.bodyExcerpt).toBe('rejected {"user":"me","password":"***"}');
+  });
+
+  test("a name that does not resolve before the request is a network error: retried like a refused connection", async () => {
+    const sleeps: number[] = [];
+    const policy = parseHostPolicy("weather", []);
+    const p = plan({ method: "GET", url: "http://no-such-host.invalid/v1", retries: 2 });
+    const error = await runHttp(p, { redact: (s) => s, sleep: async (ms) => void sleeps.push(ms), checkUrl: (url) => assertUrlAllowedIo(url, policy) }).catch((e) => e);
+    expect(error).toMatchObject({ code: "E_EXEC_FAILED", message: expect.stringMatching(/^weather: cannot resolve no-such-host\.invalid \(E[A-Z_]+\) \(after 3 attempts\)$/), details: { stage: "lookup", attempts: 3 } });
+    expect(sleeps).toEqual([200, 400]);
   });
 
   test("a refused connection is an error naming the URL, after the retries", async () => {

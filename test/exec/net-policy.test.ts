@@ -76,6 +76,14 @@ describe("checkUrlAllowed without declared hosts", () => {
     }
   });
 
+  test.each([
+    ["http://0.0.0.0/", "0.0.0.0 is an unspecified address"],
+    ["http://[::]/", ":: is an unspecified address"],
+    ["http://10.0.0.5/", "10.0.0.5 is a private address"],
+  ])("names the kind of %s with its article", (url, phrase) => {
+    expect(check(url)).toMatchObject({ ok: false, message: expect.stringContaining(`: ${phrase} (refused to prevent request forgery)`) });
+  });
+
   test("refuses a public-looking name that resolves to a private address", () => {
     const v = check("https://rebind.example.com/x", policy(), ["93.184.216.34", "10.0.0.7"]);
     expect(v).toMatchObject({

@@ -81,4 +81,9 @@ describe("expanding placeholders", () => {
     const secret = 'pa"ss\\wörd\n😀/';
     expect(makeRedactor([secret])(`HTTP 422: {"password":"${spelled}","user":"me"}`)).toBe('HTTP 422: {"password":"***","user":"me"}');
   });
+
+  test.each(["pw\\", 'p"w', "two\nlines"])("removes the whole JSON escape of a secret %p, leaving no half escape behind", (secret) => {
+    const json = JSON.stringify({ password: secret, user: "me" });
+    expect(makeRedactor([secret])(`HTTP 422: ${json}`)).toBe('HTTP 422: {"password":"***","user":"me"}');
+  });
 });

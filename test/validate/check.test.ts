@@ -87,6 +87,14 @@ const rows: Row[] = [
     7,
   ],
   ["api/url", () => [api("  url_template: https://${API_HOST}/v1/{city}", "parameters: [{ name: city, type: string }]")], () => [api("  url_template: https://{city}.x.test/v1", "parameters: [{ name: city, type: string }]")], ".ai/tools/weather.yaml", 6],
+  [
+    "api/host-undeclared",
+    () => [api("  url: https://API.x.test:8443/v1", 'requires:\n  - net.outbound: ["*.x.test:8443"]')],
+    () => [api("  url: https://api.x.test/v1", 'requires:\n  - net.outbound: ["x.test", "api.x.test:8443"]')],
+    ".ai/tools/weather.yaml",
+    6,
+  ],
+  ["api/host-undeclared", () => [api("  url: ${BASE_URL}/v1", 'requires:\n  - net.outbound: ["x.test"]')], () => [api("  url: http://127.0.0.1:8080/v1", 'requires:\n  - net.outbound: ["localhost:8080"]')], ".ai/tools/weather.yaml", 6],
   ["api/header-name", () => [api("  url: https://x.test\n  headers: { X-Api-Version: '2' }")], () => [api("  url: https://x.test\n  headers: { 'X Api Version': '2' }")], ".ai/tools/weather.yaml", 7],
   // An HTTP MCP server sends its headers on every request too.
   ["api/header-name", () => [mcpServer("  transport: streamable-http\n  url: https://mcp.test/mcp\n  headers: { X-Tenant: a }", "http_client")], () => [mcpServer("  transport: streamable-http\n  url: https://mcp.test/mcp\n  headers: { 'X Tenant': a }", "http_client")], ".ai/tools/srv.yaml", 8],

@@ -46,6 +46,36 @@ describe.skipIf(!needs(hasWat2wasm, "wat2wasm (wabt) is not installed"))("instru
     expect(r.pages).toBe(49);
   });
 
+  test("a table grows to its share of the entry cap and no further: the grow past it fails with -1, the host is not grown out of memory", async () => {
+    // Grows its table by 300,000 entries while that succeeds, then stores the table's size at 0.
+    const text = `(module
+  (memory (export "memory") 1)
+  (table $t 1 funcref)
+  (func (export "_start")
+    (loop $more (br_if $more (i32.ne (table.grow $t (ref.null func) (i32.const 300000)) (i32.const -1))))
+    (i32.store (i32.const 0) (table.size $t))))`;
+    const bytes = instrumentModule(binaryen, wat(text), { fuel: 1_000_000, memoryMb: 16 });
+    const wasi = new WASI({ version: "preview1", args: ["m"], env: {}, preopens: {} });
+    const instance = await WebAssembly.instantiate(await WebAssembly.compile(bytes), { wasi_snapshot_preview1: wasi.wasiImport as never });
+    wasi.start(instance);
+    const size = new DataView((instance.exports.memory as WebAssembly.Memory).buffer).getUint32(0, true);
+    expect(size).toBe(900_001); // 1 + 3 × 300,000: a fourth grow would pass 1,000,000
+    // Two tables share the cap: half each.
+    const two = `(module
+  (memory (export "memory") 1)
+  (table $a 1 funcref) (table $b 1 funcref)
+  (func (export "_start")
+    (loop $more (br_if $more (i32.ne (table.grow $a (ref.null func) (i32.const 300000)) (i32.const -1))))
+    (loop $more (br_if $more (i32.ne (table.grow $b (ref.null func) (i32.const 300000)) (i32.const -1))))
+    (i32.store (i32.const 0) (table.size $a))
+    (i32.store (i32.const 4) (table.size $b))))`;
+    const wasiTwo = new WASI({ version: "preview1", args: ["m"], env: {}, preopens: {} });
+    const both = await WebAssembly.instantiate(await WebAssembly.compile(instrumentModule(binaryen, wat(two), { fuel: 1_000_000, memoryMb: 16 })), { wasi_snapshot_preview1: wasiTwo.wasiImport as never });
+    wasiTwo.start(both);
+    const view = new DataView((both.exports.memory as WebAssembly.Memory).buffer);
+    expect([view.getUint32(0, true), view.getUint32(4, true)]).toEqual([300_001, 300_001]);
+  });
+
   test("a module with no loops and no grows still gets both counters", async () => {
     const r = await run(instrumentModule(binaryen, wat(MODULES.hello), { fuel: 5, memoryMb: 1 }));
     expect([r.trapped, r.fuel, r.memoryExceeded]).toEqual([false, 3n, 0]); // its entry and its return

@@ -62,6 +62,13 @@ describe.skipIf(!needs(hasWat2wasm, "wat2wasm (wabt) is not installed"))("assert
     );
   });
 
+  test("tables starting with more than 1,000,000 entries in all are E_WASM_LIMIT before anything runs; their sizes are read", () => {
+    const tables = (sizes: number[]) => wat(`(module (memory (export "memory") 1) ${sizes.map((n) => `(table ${n} funcref)`).join(" ")} (func (export "_start")))`);
+    expect(readModuleInfo(tables([3, 7]), "m.wasm").tables).toEqual([{ initial: 3 }, { initial: 7 }]);
+    expect(() => check(tables([600_000, 400_000]))).not.toThrow();
+    expect(() => check(tables([600_000, 400_001]))).toThrow(expect.objectContaining({ code: "E_WASM_LIMIT", message: "m.wasm starts with 1000001 table entries, past kiwi's limit of 1000000" }));
+  });
+
   test("an initial memory past the cap is E_WASM_LIMIT before anything runs", () => {
     expect(() => check(wat(`(module (memory (export "memory") 512) (func (export "_start")))`))).toThrow(
       expect.objectContaining({ code: "E_WASM_LIMIT", message: "m.wasm starts with 32 MiB of linear memory, past its memory limit of 16 MiB" }),
