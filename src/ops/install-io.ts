@@ -37,6 +37,8 @@ export interface InstallOptions {
   /** Registries reached over plain HTTP when remote tools are pulled (`--insecure-registry`). */
   insecure?: PullOptions["insecure"];
   onProgress?: (phase: InstallPhase, done: number, total: number) => void;
+  /** Told when another kiwi holds tool.lock.json's lock and this one starts to wait for it. */
+  onWait?: (holder: string, lockFile: string) => void;
   /** Called once the tree is locked and cached, before any MCP server is started to be pinned. */
   onInstalled?: (result: Omit<InstallResult, "mcpPins">) => void;
   /** Called as each unpinned MCP server is started (it may take a while: npx may download it). */
@@ -102,7 +104,7 @@ async function installTree(ctx: Context, options: InstallOptions): Promise<Omit<
     if (!matchUnchangedLockfile(text, tree)) assertTreeMatches(parseLockfile(text), tree, store);
     base = { root: project.root, lockfile: lockfilePath(project.root), frozen: true, written: false, diff: { added: [], removed: [], changed: [] }, findings: checked.findings, warnings, mcpServers: [] };
   } else {
-    const locked = await lockProject(ctx, { strict: options.strict, onProgress: onHash, needTree: true });
+    const locked = await lockProject(ctx, { strict: options.strict, onProgress: onHash, needTree: true, onWait: options.onWait });
     tree = locked.tree!;
     base = { root: locked.root, lockfile: locked.lockfile, frozen: false, written: locked.written, diff: locked.diff, findings: locked.findings, warnings: locked.warnings, mcpServers: locked.mcpServers, ...(locked.mcpUnpinned ? { mcpUnpinned: locked.mcpUnpinned } : {}), ...(locked.resolutions ? { resolutions: locked.resolutions } : {}) };
   }

@@ -107,3 +107,8 @@ export function renderResolution(r: { tools: string[]; ecosystem: string; packag
   const what = `${r.packages} ${kind} ${r.packages === 1 ? "package" : "packages"}`;
   return `resolved ${r.tools.join(", ")}: ${what} from ${r.sources.join(", ") || "nowhere"} (${r.setting})`;
 }
+
+/** The note shown once when another kiwi holds the lockfile's lock: who, the lock file, how long kiwi waits. */
+export function renderLockWait(holder: string, lockFile: string): string {
+  return `waiting for ${holder}, which holds ${lockFile} (up to 2 minutes; if no kiwi is running, delete that file)`;
+}

@@ -1,8 +1,10 @@
 // `kiwi lock` from the compiled binary: deterministic bytes, writes only on change, reports
 // added/removed/changed tools, validates first, and fails closed on a bad existing lockfile.
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
+import { KIWI_BIN } from "../helpers/kiwi.ts";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 import { demoProject, kiwiIn, listFiles } from "./lock-helpers.ts";
@@ -12,6 +14,27 @@ afterAll(cleanupTemps);
 const lockText = (root: string) => readFileSync(join(root, "tool.lock.json"), "utf8");
 
 describe("kiwi lock", () => {
+  test("says at once whom it waits for when another kiwi holds the lockfile's lock, then locks when it is released", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    const lockFile = join(root, "tool.lock.json.lock");
+    // A live holder on this machine: this test process.
+    writeFileSync(lockFile, JSON.stringify({ pid: process.pid, host: hostname(), nonce: "test" }));
+    const proc = Bun.spawn([KIWI_BIN, "lock"], { cwd: root, env: k.env, stdout: "pipe", stderr: "pipe" });
+    const reader = proc.stderr.getReader();
+    let stderr = "";
+    while (!stderr.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      stderr += new TextDecoder().decode(value);
+    }
+    expect(stderr).toBe(`waiting for kiwi process ${process.pid} on ${hostname()}, which holds ${lockFile} (up to 2 minutes; if no kiwi is running, delete that file)\n`);
+    rmSync(lockFile);
+    expect(await proc.exited).toBe(0);
+    expect(await new Response(proc.stdout).text()).toContain("wrote tool.lock.json: 10 added");
+    expect(existsSync(lockFile)).toBe(false);
+  });
+
   test("writes tool.lock.json listing every tool, built-ins included, and says what it added", async () => {
     const root = demoProject();
     const r = await kiwiIn(root).run(["lock"]);
