@@ -325,9 +325,20 @@ describe("kiwi check --staged in a monorepo, from its top", () => {
     expect(stale.exitCode).toBe(3);
     // There is no project at the top: a bare "kiwi lock" there is E_NO_PROJECT.
     expect(stale.stderr).toContain('error[E_LOCK_STALE]: apps/one/tool.lock.json is out of date for this commit: one changed\n  hint: run "kiwi lock --cwd apps/one", then "git add apps/one/tool.lock.json"\n');
+    // With --json the same error is the document's, its paths from the repository's top wherever the check runs.
+    for (const cwd of [root, join(root, "apps/one")]) {
+      const json = await kiwi(cwd, ["check", "--staged", "--json"]);
+      expect(json.exitCode).toBe(3);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ok: false,
+        error: { code: "E_LOCK_STALE", message: "apps/one/tool.lock.json is out of date for this commit: one changed", hint: 'run "kiwi lock --cwd apps/one", then "git add apps/one/tool.lock.json"', exitCode: 3 },
+        staged: [{ project: "apps/one", lockfile: { status: "stale" } }],
+      });
+    }
     expect((await kiwi(root, ["lock", "--cwd", "apps/one"])).exitCode).toBe(0);
     await git(root, env, "add", "apps/one/tool.lock.json");
     expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
+    expect(JSON.parse((await kiwi(root, ["check", "--staged", "--json"])).stdout).error).toBeUndefined();
   }, SLOW);
 
   test("--json and SARIF name each project's files from the repository's top, wherever the check runs", async () => {
