@@ -47,7 +47,7 @@ function renderFileChange(f: ToolChangeSummary["files"][number], c: Colors): str
     case "removed":
       return `${c.red("-")} ${f.path}  ${shortDigest(f.before!)}`;
     case "changed":
-      return `${c.yellow("~")} ${f.path}  ${shortDigest(f.before!)} -> ${shortDigest(f.after!)}`;
+      return `${c.yellow("~")} ${f.path}  ${shortDigest(f.before!)} -> ${shortDigest(f.after!)}${f.lineEndings ? "  (only its line endings differ: CRLF)" : ""}`;
     case "mode":
       return `${c.yellow("~")} ${f.path}  ${f.executable ? "now executable" : "no longer executable"}`;
   }
