@@ -132,6 +132,7 @@ describe("kiwi lock", () => {
     ["truncated", (t: string) => t.slice(0, 300), /tool\.lock\.json: the file is truncated/],
     ["from a newer kiwi", (t: string) => t.replace('"lockfileVersion": 1', '"lockfileVersion": 2'), /written by a newer kiwi/],
     ["with an unknown digest algorithm", (t: string) => t.replace(/"integrity": "sha256:[0-9a-f]+"/, '"integrity": "md5:d41d8cd98f00b204e9800998ecf8427e"'), /unsupported algorithm "md5"/],
+    ["left with git's conflict markers", (t: string) => t.replace(/( *"integrity": "sha256:[0-9a-f]+",\n)/, "<<<<<<< HEAD\n$1=======\n$1>>>>>>> feature\n"), /tool\.lock\.json: unresolved merge conflict \(line \d+: "<<<<<<< HEAD"\)\n  hint: take one side of the merge whole \("git checkout HEAD -- tool\.lock\.json", or MERGE_HEAD/],
   ])("refuses to overwrite a lockfile that is %s (exit 5, file untouched)", async (_what, damage, message) => {
     const root = demoProject();
     const k = kiwiIn(root);
