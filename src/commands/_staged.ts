@@ -50,7 +50,10 @@ export async function runStagedCheck(context: Context, options: { files: string[
     return code;
   }
   if (options.format === "json") {
-    showJson({ ...findingsDocument(findings, { toolsChecked, counts }, ignored), ok: code === 0, staged: projects.map((p) => projectDocument(p, base)) });
+    // A lockfile problem that sets the exit code is the document's error, as any command's failure
+    // is (its code and hint; the diff is the project's), named from the document's base like the rest.
+    const error = counts.error === 0 ? oneLockError(projects.flatMap((p) => lockError(p, base) ?? [])) : undefined;
+    showJson({ ...findingsDocument(findings, { toolsChecked, counts }, ignored), ok: code === 0, ...(error ? { error: { code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode } } : {}), staged: projects.map((p) => projectDocument(p, base)) });
     return code;
   }
   const text = renderFindingsHuman(findings, ctx);

@@ -7,7 +7,7 @@ import { type DiffSummary, summarizeDiff } from "../lockfile/lock-diff.ts";
 import { installProject } from "../ops/install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";
-import { renderFileDiff, renderResolution, renderToolSummary } from "../ui/lock-render.ts";
+import { renderFileDiff, renderLockWait, renderResolution, renderToolSummary } from "../ui/lock-render.ts";
 import { lockPinsDocument, renderLockPins, renderPinStart } from "../ui/mcp-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { renderRefetched } from "../ui/registry-render.ts";
@@ -40,6 +40,7 @@ export default defineCommand({
         strict: args.strict,
         insecure: insecureList(rawArgs, args.insecureRegistry),
         onProgress: (phase, d, t) => progress.update(phase, d, t),
+        onWait: (holder, lockFile) => showNote(renderLockWait(holder, lockFile)),
         // What the lock step says comes before the MCP step starts any server.
         onInstalled: (installed) => {
           progress.end();

@@ -8,7 +8,7 @@ import { createProgress } from "../ui/lock-progress.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
 import { findingsJson } from "../ui/findings-render.ts";
 import { showCheckNotes, showGateFindings } from "./_check-notes.ts";
-import { renderResolution, renderToolSummary } from "../ui/lock-render.ts";
+import { renderLockWait, renderResolution, renderToolSummary } from "../ui/lock-render.ts";
 import { lockPinsDocument, renderLockPins, renderPinStart } from "../ui/mcp-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
@@ -29,6 +29,7 @@ export default defineCommand({
         from: args.from,
         strict: args.strict,
         onProgress: (d, t) => progress.update("hashing", d, t),
+        onWait: (holder, lockFile) => showNote(renderLockWait(holder, lockFile)),
         // What the lock step says comes before the MCP step starts any server.
         onLocked: (locked) => {
           progress.end();

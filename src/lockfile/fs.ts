@@ -11,7 +11,7 @@ import { renderCanonicalJson } from "../integrity/canonical.ts";
 import { parseDigest } from "../integrity/digest.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import type { Lockfile, McpPin, NpmDependencies, PypiDependencies, ToolDependencies } from "../schema/lockfile.ts";
-import { withFileLock } from "./mutex-io.ts";
+import { type LockOptions, withFileLock } from "./mutex-io.ts";
 import { LOCKFILE_NAME, parseLockfile } from "./parse.ts";
 import { renderLockfile } from "./render.ts";
 
@@ -92,9 +92,9 @@ function lockfileWriteError(root: string, error: unknown): unknown {
   });
 }
 
-/** Runs `fn` holding the project's lockfile lock (tool.lock.json.lock next to it). */
-export function withProjectLock<T>(root: string, fn: () => T | Promise<T>): Promise<T> {
-  return withFileLock(`${lockfilePath(root)}.lock`, { subject: LOCKFILE_NAME }, fn);
+/** Runs `fn` holding the project's lockfile lock (tool.lock.json.lock next to it); `onWait` is told when another process holds it. */
+export function withProjectLock<T>(root: string, fn: () => T | Promise<T>, onWait?: LockOptions["onWait"]): Promise<T> {
+  return withFileLock(`${lockfilePath(root)}.lock`, { subject: LOCKFILE_NAME, onWait }, fn);
 }
 
 /**

@@ -100,7 +100,8 @@ export interface ToolChangeSummary {
   before?: string;
   after?: string;
   fields: { field: string; before: string | null; after: string | null }[];
-  files: { path: string; change: FileChangeKind; before?: string; after?: string; executable?: boolean }[];
+  /** `lineEndings: "crlf"`: the file's bytes, with CRLF read as LF, are the locked ones (git converted them on checkout). */
+  files: { path: string; change: FileChangeKind; before?: string; after?: string; executable?: boolean; lineEndings?: "crlf" }[];
   /** Declared packages the lock does not resolve (a frozen install names them), per ecosystem. */
   packages?: { ecosystem: string; changes: string[] }[];
 }

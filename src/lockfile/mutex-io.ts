@@ -14,6 +14,8 @@ export interface LockOptions {
   pollMs?: number;
   /** Shown in the error when the wait times out, e.g. "tool.lock.json". */
   subject: string;
+  /** Told once, when the lock is found held and the wait begins: who holds it, and the lock file. */
+  onWait?: (holder: string, path: string) => void;
 }
 
 interface Owner {
@@ -37,6 +39,7 @@ export interface HeldLock {
 export async function acquireFileLock(path: string, options: LockOptions): Promise<HeldLock> {
   const me: Owner = { pid: process.pid, host: hostname(), nonce: Math.random().toString(36).slice(2, 12) };
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  let told = false;
   for (;;) {
     let created: boolean;
     try {
@@ -54,8 +57,12 @@ export async function acquireFileLock(path: string, options: LockOptions): Promi
       stealIfStill(path, owner, me);
       continue;
     }
+    const who = owner ? `kiwi process ${owner.pid} on ${owner.host}` : "another kiwi process";
+    if (!told) {
+      told = true;
+      options.onWait?.(who, path);
+    }
     if (Date.now() >= deadline) {
-      const who = owner ? `kiwi process ${owner.pid} on ${owner.host}` : "another kiwi process";
       throw new KiwiError("E_IO", `${options.subject} is locked by ${who} (lock file ${path})`, {
         hint: `wait for that kiwi to finish; if none is running, delete ${path}`,
         details: { lock: path, ...(owner ? { pid: owner.pid, host: owner.host } : {}) },

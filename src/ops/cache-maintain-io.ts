@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parseDigest } from "../integrity/digest.ts";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile/parse.ts";
 import { writeFileAtomic } from "../cache/atomic-io.ts";
-import { CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, runDirName, tempOwner } from "../cache/cache-layout.ts";
+import { CACHEDIR_TAG, CACHE_ENTRIES, digestOfFanout, projectKey, projectRelPath, runDirName, tempOwner } from "../cache/cache-layout.ts";
 import { type Eviction, type Store, checkBlob, checkIndexEntry, corruptError, openStore, readTreeEntry } from "../cache/store-io.ts";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
@@ -77,6 +77,7 @@ export interface PruneReport {
  * stat caches, quarantined entries and exec memos past the grace period and temp files of dead writers.
  */
 export function pruneCache(store: Store, options: PruneOptions): PruneReport {
+  assertOwnCache(store, "kiwi cache prune");
   const report: PruneReport = { projects: [], skipped: [], removedBlobs: 0, removedIndex: 0, removedTrees: 0, removedOther: 0, bytesFreed: 0, keptRecent: 0 };
   const keepBlobs = new Set<string>();
   const keepIndex = new Set<string>();
@@ -174,6 +175,7 @@ export function pruneCache(store: Store, options: PruneOptions): PruneReport {
 
 /** Removes every entry kiwi creates in the cache folder (and nothing else found there). */
 export function cleanCache(store: Store): string[] {
+  assertOwnCache(store, "kiwi cache clean");
   const removed: string[] = [];
   for (const name of Object.keys(CACHE_ENTRIES)) {
     const path = join(store.dir, name);
@@ -182,6 +184,30 @@ export function cleanCache(store: Store): string[] {
     removed.push(name);
   }
   return removed;
+}
+
+/**
+ * Prune and clean remove whole folders by name (runs/, exec/, check/…): they run only in a folder
+ * that is kiwi's cache, one with kiwi's CACHEDIR.TAG or holding nothing but kiwi's entries (a
+ * cache only kiwi lock wrote has no tag yet). A KIWI_CACHE_DIR pointed at a home, a project or
+ * ~/.cache holds other things, and its own check/ or index/ folder is not kiwi's to remove.
+ */
+function assertOwnCache(store: Store, command: string): void {
+  let tag: string | undefined;
+  try {
+    tag = readFileSync(join(store.dir, "CACHEDIR.TAG"), "utf8");
+  } catch {
+    tag = undefined;
+  }
+  // The standard's signature line, then kiwi's own words (any kiwi's: the comment may change).
+  if (tag !== undefined && tag.startsWith(CACHEDIR_TAG.split("\n")[0]!) && tag.includes("kiwi")) return;
+  const foreign = safeReaddir(store.dir).filter((name) => !Object.hasOwn(CACHE_ENTRIES, name) && tempOwner(name) === undefined).sort();
+  if (foreign.length === 0) return;
+  const shown = foreign.length > 3 ? `${foreign.slice(0, 3).join(", ")} and ${foreign.length - 3} more` : foreign.join(", ");
+  throw new KiwiError("E_IO", `${store.dir} does not look like kiwi's cache (no CACHEDIR.TAG written by kiwi, and it holds ${shown}): ${command} removed nothing`, {
+    hint: 'check KIWI_CACHE_DIR and XDG_CACHE_HOME ("kiwi cache dir" prints the folder kiwi uses); kiwi\'s cache is a folder of its own',
+    details: { cache: store.dir, foreign },
+  });
 }
 
 interface FanoutEntry {

@@ -1,6 +1,6 @@
 // Installs and removes kiwi's git pre-commit hook. Only a hook carrying kiwi's marker is ever
 // replaced or removed; a foreign hook is replaced only with --force, and then kept as a backup.
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { type GitEnv, resolveHooksDir, resolveWorkTree } from "../hook/git-io.ts";
@@ -44,9 +44,18 @@ export function installHook(options: { cwd: string; env?: GitEnv; force?: boolea
         details: { hook },
       });
     }
+    // The backup is a second name for the foreign hook, and kiwi's is renamed over the first: at
+    // no moment is there no pre-commit hook, and a failed write (a full disk) leaves things as they were.
+    // (A file system without hard links gets the rename, put back if the write fails.)
     const backup = freeBackupPath(hook);
-    renameSync(hook, backup);
-    writeHook(hook, renderHookScript(options.command, basename(backup)));
+    const linked = linkOrRename(hook, backup);
+    try {
+      writeHook(hook, renderHookScript(options.command, basename(backup)));
+    } catch (error) {
+      if (linked) rmSync(backup, { force: true });
+      else renameSync(backup, hook);
+      throw error;
+    }
     return { status: "installed", hook, backup };
   }
   // Re-installing keeps the note of which foreign hook to restore on uninstall.
@@ -97,6 +106,18 @@ function readIfExists(path: string): string | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
+  }
+}
+
+/** Gives `from` the second name `to` (true), or, where the file system has no hard links, moves it there (false). */
+function linkOrRename(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch (error) {
+    if (!["EPERM", "ENOTSUP", "EOPNOTSUPP", "EMLINK"].includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
+    renameSync(from, to);
+    return false;
   }
 }
 

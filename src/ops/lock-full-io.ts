@@ -53,7 +53,7 @@ export async function lockFull(ctx: Context, root: string, options: LockOptions 
     // and so does the fingerprint (the manifests' stats).
     const listing = raw ? new TreeListing(raw, join(root, TOOLS_DIR)) : undefined;
     const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir, now: startedAt, ...(raw ? { raw: { root, tree: raw, listing } } : {}) });
-    return await withProjectLock(project.root, () => lockLocked(ctx, project, options, prehash, raw, project.root === root ? listing : undefined));
+    return await withProjectLock(project.root, () => lockLocked(ctx, project, options, prehash, raw, project.root === root ? listing : undefined), options.onWait);
   } finally {
     prehash?.cancel();
   }
@@ -64,6 +64,8 @@ export interface LockOptions {
   onProgress?: (done: number, total: number) => void;
   /** Always hash the tree (install needs every file's digest), even when the tree memo matches. */
   needTree?: boolean;
+  /** Told when another kiwi holds tool.lock.json's lock and this one starts to wait for it. */
+  onWait?: (holder: string, lockFile: string) => void;
   /**
    * The remote tool `kiwi add` or `kiwi update` just placed: its record (with the MCP pin published
    * with it) goes into the lockfile with its entry, in one write, so no kill between two writes can

@@ -33,7 +33,7 @@ export interface IndexedLock {
 }
 
 /** The lock answered from the index, or undefined when the full lock must run. */
-export async function lockFromIndex(cacheDir: string, root: string, strict: boolean, startedAt: number, faults: Faults): Promise<IndexedLock | undefined> {
+export async function lockFromIndex(cacheDir: string, root: string, strict: boolean, startedAt: number, faults: Faults, onWait?: (holder: string, lockFile: string) => void): Promise<IndexedLock | undefined> {
   const index = loadLockIndex(cacheDir, root, strict);
   if (!index) return undefined;
   const scan = await scanLockIndexFast(index);
@@ -50,7 +50,7 @@ export async function lockFromIndex(cacheDir: string, root: string, strict: bool
     return { ...base, written: false, stats: { tools: index.toolCount, files: index.files, hashed: 0, reused: index.files, memo: true } };
   }
   for (const t of scan.tools.keys()) if (!index.tools[t]!.alone) return undefined;
-  return withProjectLock(root, () => relock(cacheDir, index, scan, startedAt, faults));
+  return withProjectLock(root, () => relock(cacheDir, index, scan, startedAt, faults), onWait);
 }
 
 async function relock(cacheDir: string, index: LockIndex, scan: IndexScan, startedAt: number, faults: Faults): Promise<IndexedLock | undefined> {

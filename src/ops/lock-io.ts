@@ -16,7 +16,7 @@ export async function lockProject(ctx: Context, options: LockOptions = {}): Prom
   const root = findProjectRoot(ctx.cwd);
   if (!options.needTree && !options.record) {
     // The lock index: an unchanged tree, or files changed inside tools it can pin, answered without discovery.
-    const indexed = await lockFromIndex(ctx.cacheDir, root, options.strict === true, ctx.now(), faultsFromEnv(ctx.env));
+    const indexed = await lockFromIndex(ctx.cacheDir, root, options.strict === true, ctx.now(), faultsFromEnv(ctx.env), options.onWait);
     if (indexed) {
       const { text, ...rest } = indexed;
       if (text !== undefined && text.endsWith('  "mcp_servers": {}\n}\n') && !text.includes('\n  "remote": ') && !text.includes('\n  "dependencies": ')) {

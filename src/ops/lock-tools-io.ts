@@ -7,7 +7,7 @@ import { type LockOptions, type LockResult, lockProject } from "./lock-io.ts";
 import type { LockPinReport } from "./mcp-lock-io.ts";
 import { pinAfterLock } from "./mcp-lock-step-io.ts";
 
-export interface LockToolsOptions extends Pick<LockOptions, "strict" | "onProgress"> {
+export interface LockToolsOptions extends Pick<LockOptions, "strict" | "onProgress" | "onWait"> {
   /** A kiwi_mcp lockfile (or its .ai/lockfiles store) the tree must still match before anything is written. */
   from?: string;
   /** Called once tool.lock.json is written (or found current), before any MCP server is started. */
@@ -29,7 +29,7 @@ export async function lockTools(ctx: Context, options: LockToolsOptions = {}): P
     const { error } = verifyKiwiMcpLockfiles(ctx, options.from, `kiwi lock --from ${options.from} wrote nothing`);
     if (error) throw error;
   }
-  const result = await lockProject(ctx, { strict: options.strict, onProgress: options.onProgress });
+  const result = await lockProject(ctx, { strict: options.strict, onProgress: options.onProgress, onWait: options.onWait });
   options.onLocked?.(result);
   const mcpPins = await pinAfterLock(ctx, result, { strict: options.strict === true, onStart: options.onMcpStart });
   return { ...result, mcpPins };

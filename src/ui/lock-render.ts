@@ -47,7 +47,7 @@ function renderFileChange(f: ToolChangeSummary["files"][number], c: Colors): str
     case "removed":
       return `${c.red("-")} ${f.path}  ${shortDigest(f.before!)}`;
     case "changed":
-      return `${c.yellow("~")} ${f.path}  ${shortDigest(f.before!)} -> ${shortDigest(f.after!)}`;
+      return `${c.yellow("~")} ${f.path}  ${shortDigest(f.before!)} -> ${shortDigest(f.after!)}${f.lineEndings ? "  (only its line endings differ: CRLF)" : ""}`;
     case "mode":
       return `${c.yellow("~")} ${f.path}  ${f.executable ? "now executable" : "no longer executable"}`;
   }
@@ -106,4 +106,9 @@ export function renderResolution(r: { tools: string[]; ecosystem: string; packag
   if (r.packages === 0) return `resolved ${r.tools.join(", ")}: no ${kind} packages to install${r.ecosystem === "npm" ? "" : " (the requirements' environment markers exclude every one on this machine)"}`;
   const what = `${r.packages} ${kind} ${r.packages === 1 ? "package" : "packages"}`;
   return `resolved ${r.tools.join(", ")}: ${what} from ${r.sources.join(", ") || "nowhere"} (${r.setting})`;
+}
+
+/** The note shown once when another kiwi holds the lockfile's lock: who, the lock file, how long kiwi waits. */
+export function renderLockWait(holder: string, lockFile: string): string {
+  return `waiting for ${holder}, which holds ${lockFile} (up to 2 minutes; if no kiwi is running, delete that file)`;
 }

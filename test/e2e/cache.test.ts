@@ -24,6 +24,33 @@ describe("kiwi cache dir", () => {
 });
 
 describe("kiwi cache verify / prune / clean", () => {
+  test.each([[["clean"]], [["prune", "--grace", "0"]]])("%p refuses a folder that is not kiwi's cache (KIWI_CACHE_DIR pointed at a project), removing nothing", async (args: string[]) => {
+    const root = demoProject();
+    // A project with folders of its own that share names with kiwi's cache entries.
+    writeFileSync(join(root, "README.md"), "# app\n");
+    for (const dir of ["check", "runs", "index"]) {
+      mkdirSync(join(root, dir));
+      writeFileSync(join(root, dir, "keep.txt"), "mine\n");
+    }
+    const k = kiwiIn(root, { KIWI_CACHE_DIR: root });
+    const before = listFiles(root);
+    const r = await k.run(["cache", ...args]);
+    expect([r.exitCode, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toContain(`error[E_IO]: ${root} does not look like kiwi's cache (no CACHEDIR.TAG written by kiwi, and it holds .ai, README.md): kiwi cache ${args[0]} removed nothing\n`);
+    expect(r.stderr).toContain('hint: check KIWI_CACHE_DIR and XDG_CACHE_HOME ("kiwi cache dir" prints the folder kiwi uses)');
+    expect(listFiles(root)).toEqual(before);
+  });
+
+  test("a cache only kiwi lock has written (no CACHEDIR.TAG yet) is still cleaned", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    expect((await k.run(["lock"])).exitCode).toBe(0);
+    expect(existsSync(join(k.cache, "CACHEDIR.TAG"))).toBe(false);
+    const r = await k.run(["cache", "clean"]);
+    expect(r.exitCode).toBe(0);
+    expect(readdirSync(k.cache)).toEqual([]);
+  });
+
   test("verify passes a good cache, and evicts and exits 4 for a tampered blob", async () => {
     const root = demoProject();
     const k = kiwiIn(root);

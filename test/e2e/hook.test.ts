@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { KIWI_BIN, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { git, repoEnv, run } from "./git-helpers.ts";
+import { canUnshareMounts } from "./lock-helpers.ts";
+import { needs } from "../helpers/needs.ts";
 
 afterAll(cleanupTemps);
 
@@ -64,6 +66,18 @@ describe("kiwi hook", () => {
     const removed = await kiwi(root, ["hook", "uninstall"]);
     expect([removed.exitCode, removed.stdout]).toEqual([0, "removed .git/hooks/pre-commit\n"]);
     expect(readFileSync(hook, "utf8")).toBe("#!/bin/sh\nexit 0\n");
+  }, SLOW);
+
+  test.skipIf(!needs(canUnshareMounts(), "mount namespaces (unshare -m) are not available"))("--force on a full disk: the foreign hook stays in place, with no backup left", async () => {
+    const root = makeTemp("kiwi-hook-full-");
+    await git(root, env, "init", "-q", "-b", "main", ".");
+    const hooks = makeTemp("kiwi-hooks-");
+    await git(root, env, "config", "core.hooksPath", hooks);
+    // A 16 KiB tmpfs as the hooks folder, holding the foreign hook and filled up.
+    const script = `set -e; mount -t tmpfs -o size=16k tmpfs "$1"; printf '#!/bin/sh\\necho mine\\n' > "$1/pre-commit"; chmod +x "$1/pre-commit"; head -c 100000 /dev/zero > "$1/fill" 2>/dev/null || true; set +e; "$0" hook install --force; echo "exit $?"; ls "$1"; cat "$1/pre-commit"`;
+    const r = await run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, KIWI_BIN, hooks], root, env);
+    expect(r.stdout).toBe("exit 2\nfill\npre-commit\n#!/bin/sh\necho mine\n");
+    expect(r.stderr).toContain("ENOSPC");
   }, SLOW);
 
   test("says E_GIT outside a repository", async () => {
@@ -325,9 +339,20 @@ describe("kiwi check --staged in a monorepo, from its top", () => {
     expect(stale.exitCode).toBe(3);
     // There is no project at the top: a bare "kiwi lock" there is E_NO_PROJECT.
     expect(stale.stderr).toContain('error[E_LOCK_STALE]: apps/one/tool.lock.json is out of date for this commit: one changed\n  hint: run "kiwi lock --cwd apps/one", then "git add apps/one/tool.lock.json"\n');
+    // With --json the same error is the document's, its paths from the repository's top wherever the check runs.
+    for (const cwd of [root, join(root, "apps/one")]) {
+      const json = await kiwi(cwd, ["check", "--staged", "--json"]);
+      expect(json.exitCode).toBe(3);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ok: false,
+        error: { code: "E_LOCK_STALE", message: "apps/one/tool.lock.json is out of date for this commit: one changed", hint: 'run "kiwi lock --cwd apps/one", then "git add apps/one/tool.lock.json"', exitCode: 3 },
+        staged: [{ project: "apps/one", lockfile: { status: "stale" } }],
+      });
+    }
     expect((await kiwi(root, ["lock", "--cwd", "apps/one"])).exitCode).toBe(0);
     await git(root, env, "add", "apps/one/tool.lock.json");
     expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
+    expect(JSON.parse((await kiwi(root, ["check", "--staged", "--json"])).stdout).error).toBeUndefined();
   }, SLOW);
 
   test("--json and SARIF name each project's files from the repository's top, wherever the check runs", async () => {

@@ -87,6 +87,33 @@ describe("kiwi install", () => {
     expect(listFiles(join(k.cache, "blobs"))).toEqual([]);
   });
 
+  test("frozen, and only a file's line endings differ (a checkout with core.autocrlf): the file is marked and the hint names .gitattributes, not a relock", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["lock"]);
+    // What git's core.autocrlf does on checkout; a real edit saved with CRLF is a change like any other.
+    writeFileSync(join(root, ".ai/tools/dp/main.py"), MAIN.replaceAll("\n", "\r\n"));
+    writeFileSync(join(root, ".ai/tools/dp/lib/helper.py"), "X = 2\r\n");
+    const r = await k.run(["install", "--frozen-lockfile"]);
+    expect([r.exitCode, r.stdout]).toEqual([3, ""]);
+    const short = (s: string) => sha256Hex(s).slice(0, 12);
+    expect(r.stderr).toBe(
+      [
+        "~ dp 1.0.0",
+        `    ~ lib/helper.py  ${short("X = 1\n")} -> ${short("X = 2\r\n")}`,
+        `    ~ main.py  ${short(MAIN)} -> ${short(MAIN.replaceAll("\n", "\r\n"))}  (only its line endings differ: CRLF)`,
+        "error[E_LOCK_STALE]: the tool tree differs from tool.lock.json (1 changed: dp)",
+        '  hint: git converted line endings to CRLF when it checked a tool file out (core.autocrlf, or an eol=crlf attribute): add "/.ai/tools/** -text" to .gitattributes so tool files keep their bytes, and check them out again; "kiwi lock" would lock the converted bytes',
+        "",
+      ].join("\n"),
+    );
+    const json = await k.run(["install", "--frozen-lockfile", "--json"]);
+    expect(JSON.parse(json.stdout).error.details.diff.changed[0].files).toEqual([
+      { path: "lib/helper.py", change: "changed", before: sha256Hex("X = 1\n"), after: sha256Hex("X = 2\r\n") },
+      { path: "main.py", change: "changed", before: sha256Hex(MAIN), after: sha256Hex(MAIN.replaceAll("\n", "\r\n")), lineEndings: "crlf" },
+    ]);
+  });
+
   test("CI=true means frozen; --no-frozen-lockfile locks anyway", async () => {
     const root = demoProject();
     const k = kiwiIn(root, { CI: "true" });

@@ -1,8 +1,10 @@
 // `kiwi lock` from the compiled binary: deterministic bytes, writes only on change, reports
 // added/removed/changed tools, validates first, and fails closed on a bad existing lockfile.
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
+import { KIWI_BIN } from "../helpers/kiwi.ts";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { cleanupTemps, makeTemp } from "../helpers/tree.ts";
 import { demoProject, kiwiIn, listFiles } from "./lock-helpers.ts";
@@ -12,6 +14,27 @@ afterAll(cleanupTemps);
 const lockText = (root: string) => readFileSync(join(root, "tool.lock.json"), "utf8");
 
 describe("kiwi lock", () => {
+  test("says at once whom it waits for when another kiwi holds the lockfile's lock, then locks when it is released", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    const lockFile = join(root, "tool.lock.json.lock");
+    // A live holder on this machine: this test process.
+    writeFileSync(lockFile, JSON.stringify({ pid: process.pid, host: hostname(), nonce: "test" }));
+    const proc = Bun.spawn([KIWI_BIN, "lock"], { cwd: root, env: k.env, stdout: "pipe", stderr: "pipe" });
+    const reader = proc.stderr.getReader();
+    let stderr = "";
+    while (!stderr.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      stderr += new TextDecoder().decode(value);
+    }
+    expect(stderr).toBe(`waiting for kiwi process ${process.pid} on ${hostname()}, which holds ${lockFile} (up to 2 minutes; if no kiwi is running, delete that file)\n`);
+    rmSync(lockFile);
+    expect(await proc.exited).toBe(0);
+    expect(await new Response(proc.stdout).text()).toContain("wrote tool.lock.json: 10 added");
+    expect(existsSync(lockFile)).toBe(false);
+  });
+
   test("writes tool.lock.json listing every tool, built-ins included, and says what it added", async () => {
     const root = demoProject();
     const r = await kiwiIn(root).run(["lock"]);
@@ -109,6 +132,7 @@ describe("kiwi lock", () => {
     ["truncated", (t: string) => t.slice(0, 300), /tool\.lock\.json: the file is truncated/],
     ["from a newer kiwi", (t: string) => t.replace('"lockfileVersion": 1', '"lockfileVersion": 2'), /written by a newer kiwi/],
     ["with an unknown digest algorithm", (t: string) => t.replace(/"integrity": "sha256:[0-9a-f]+"/, '"integrity": "md5:d41d8cd98f00b204e9800998ecf8427e"'), /unsupported algorithm "md5"/],
+    ["left with git's conflict markers", (t: string) => t.replace(/( *"integrity": "sha256:[0-9a-f]+",\n)/, "<<<<<<< HEAD\n$1=======\n$1>>>>>>> feature\n"), /tool\.lock\.json: unresolved merge conflict \(line \d+: "<<<<<<< HEAD"\)\n  hint: take one side of the merge whole \("git checkout HEAD -- tool\.lock\.json", or MERGE_HEAD/],
   ])("refuses to overwrite a lockfile that is %s (exit 5, file untouched)", async (_what, damage, message) => {
     const root = demoProject();
     const k = kiwiIn(root);

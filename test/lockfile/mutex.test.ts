@@ -73,6 +73,28 @@ describe("the lockfile lock", () => {
     held.release();
   });
 
+  test("a waiter is told once who holds the lock, then takes it once the holder is killed", async () => {
+    const dir = makeTemp();
+    const lock = join(dir, "tool.lock.json.lock");
+    const holder = spawnHolder(lock, join(dir, "log"), "hold", "h");
+    expect(await firstLine(holder.stdout)).toBe("locked");
+    const told: string[][] = [];
+    const waiting = acquireFileLock(lock, { subject: "tool.lock.json", pollMs: 10, onWait: (who, path) => told.push([who, path]) });
+    await Bun.sleep(100);
+    expect(told).toEqual([[`kiwi process ${holder.pid} on ${hostname()}`, lock]]);
+    holder.kill("SIGKILL");
+    await holder.exited;
+    (await waiting).release();
+    expect(told.length).toBe(1);
+  });
+
+  test("a free lock is taken without a word", async () => {
+    const told: string[] = [];
+    const held = await acquireFileLock(join(makeTemp(), "x.lock"), { subject: "x", onWait: (who) => told.push(who) });
+    held.release();
+    expect(told).toEqual([]);
+  });
+
   test("release never removes a lock another process took over", async () => {
     const dir = makeTemp();
     const lock = join(dir, "tool.lock.json.lock");
