@@ -10,6 +10,7 @@ import type { Store } from "../cache/store-io.ts";
 import { removeTree } from "../cache/remove-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
+import type { NpmOverrides } from "../manifest/model.ts";
 import type { NpmDependencies } from "../schema/lockfile.ts";
 import { type PackageContext, hashInstalledTree } from "./installed-tree-io.ts";
 import { packageLockOf, packagesWithInstallScripts, parsePackageLock } from "./npm-lock.ts";
@@ -28,17 +29,17 @@ const LAYOUT = ["--install-strategy=hoisted"];
  * Resolves `dependencies` to npm's exact tree (no tarball is downloaded or unpacked), starting
  * from `seed` (a package-lock's entries) when the tool has one.
  */
-export async function resolveNpm(ctx: PackageContext, dependencies: Record<string, string>, seed?: NpmDependencies["packages"]): Promise<Omit<NpmDependencies, "tree">> {
+export async function resolveNpm(ctx: PackageContext, dependencies: Record<string, string>, seed?: NpmDependencies["packages"], overrides?: NpmOverrides): Promise<Omit<NpmDependencies, "tree">> {
   const dir = staging(ctx, "resolve");
   try {
-    writePackageJson(dir, dependencies);
+    writePackageJson(dir, dependencies, overrides);
     // The tool's own package-lock: npm keeps every version it pins that still satisfies the ranges.
     if (seed) writeFileSync(join(dir, "package-lock.json"), packageLockOf({ requires: dependencies, packages: seed }));
     // Lockfile version 3 (packages only) is what kiwi reads, whatever lockfile-version an .npmrc sets.
     await runNpm(ctx, dir, ["install", "--package-lock-only", "--lockfile-version=3", ...LAYOUT, "--ignore-scripts", "--no-audit", "--no-fund"], dependencies);
     const text = readFileSync(join(dir, "package-lock.json"), "utf8");
     const packages = parsePackageLock(text, ctx.toolId);
-    return { requires: dependencies, packages };
+    return { requires: dependencies, ...(overrides ? { overrides } : {}), packages };
   } finally {
     removeTree(dir);
   }
@@ -51,7 +52,7 @@ export async function resolveNpm(ctx: PackageContext, dependencies: Record<strin
 export async function installNpm(ctx: PackageContext, store: Store, locked: NpmDependencies): Promise<FileEntry[]> {
   const dir = staging(ctx, "install");
   try {
-    writePackageJson(dir, locked.requires);
+    writePackageJson(dir, locked.requires, locked.overrides);
     writeFileSync(join(dir, "package-lock.json"), packageLockOf(locked));
     await runNpm(ctx, dir, ["ci", ...LAYOUT, "--ignore-scripts", "--no-audit", "--no-fund"], locked.requires, locked.packages);
     for (const [path, entry] of Object.entries(locked.packages)) {
@@ -111,8 +112,9 @@ function staging(ctx: PackageContext, what: "resolve" | "install"): string {
   return dir;
 }
 
-function writePackageJson(dir: string, dependencies: Record<string, string>): void {
-  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "kiwi-tool-packages", version: "0.0.0", private: true, dependencies }, null, 2)}\n`);
+/** The staging package.json: the tool's dependencies, and its package.json's overrides, which npm applies anywhere in the tree. */
+function writePackageJson(dir: string, dependencies: Record<string, string>, overrides?: NpmOverrides): void {
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "kiwi-tool-packages", version: "0.0.0", private: true, dependencies, ...(overrides ? { overrides } : {}) }, null, 2)}\n`);
 }
 
 /** Runs npm; a failure is E_DEPS in npm's own words, naming the tool and the package when npm does. */

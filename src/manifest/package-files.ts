@@ -1,7 +1,7 @@
 // Requirements a tool declares in files of its own rather than in its manifest, as their
 // ecosystems write them: a `requirements.txt` or a `package.json` in a directory tool, and PEP 723
 // inline metadata (`# /// script` … `# ///`) in a Python script. Pure: discovery reads the files.
-import type { PackageFileRequirements } from "./model.ts";
+import type { NpmOverrides, PackageFileRequirements } from "./model.ts";
 
 /** What a tool's own files declare (the model's type). */
 export type FileRequirements = PackageFileRequirements;
@@ -52,12 +52,28 @@ export function parsePackageJson(text: string, source: string, out: FileRequirem
     out.problems.push({ source, message: "dependencies must map package names to version ranges" });
     return;
   }
+  const overrides = (doc as Record<string, unknown>).overrides;
+  if (overrides !== undefined && !isOverrides(overrides)) {
+    out.problems.push({ source, message: "overrides must map package names to versions, or to overrides of their own" });
+    return;
+  }
   const allowScripts = (doc as Record<string, unknown>).allowScripts;
   if (allowScripts !== undefined && (typeof allowScripts !== "object" || allowScripts === null || Array.isArray(allowScripts))) {
     out.problems.push({ source, message: "allowScripts must map package names to true or false" });
     return;
   }
-  out.npm = { dependencies: deps as Record<string, string>, ...(allowScripts ? { allowScripts: allowScripts as Record<string, unknown> } : {}), source };
+  out.npm = {
+    dependencies: deps as Record<string, string>,
+    ...(overrides !== undefined && Object.keys(overrides).length > 0 ? { overrides } : {}),
+    ...(allowScripts ? { allowScripts: allowScripts as Record<string, unknown> } : {}),
+    source,
+  };
+}
+
+/** npm's overrides shape: names to version strings or to nested overrides. */
+function isOverrides(value: unknown): value is NpmOverrides {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  return Object.values(value).every((v) => typeof v === "string" || isOverrides(v));
 }
 
 /**

@@ -348,6 +348,34 @@ test("an npm alias (package.json's \"pad\": \"npm:kiwi-pad@…\", requires' npm:
   expect(tagged.stderr).toContain('deps/requirement  .ai/tools/al/package.json: requirement "npm:pad@npm:kiwi-pad@latest": "npm:kiwi-pad@latest" is not a version range');
 });
 
+test("a package.json's overrides apply as npm install applies them, and a changed override is a changed requirement", async () => {
+  registry.publish({ name: "kiwi-ov-dep", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'dep 1.0.0';\n" } });
+  registry.publish({ name: "kiwi-ov-dep", version: "1.1.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'dep 1.1.0';\n" } });
+  registry.publish({ name: "kiwi-ov-top", version: "1.0.0", json: { main: "index.js", dependencies: { "kiwi-ov-dep": "^1.0.0" } }, files: { "index.js": "module.exports = require('kiwi-ov-dep');\n" } });
+  const packageJson = (overrides: Record<string, unknown>) => JSON.stringify({ name: "ov", private: true, dependencies: { "kiwi-ov-top": "1.0.0" }, overrides });
+  const root = makeProject({
+    ".ai/tools/ov/tool.yaml": "tool_id: ov\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\n",
+    // A security pin of a dependency's dependency, as projects write them.
+    ".ai/tools/ov/package.json": packageJson({ "kiwi-ov-dep": "1.0.0" }),
+    ".ai/tools/ov/main.js": "console.log(require('kiwi-ov-top'));\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const npm = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.ov.npm;
+  expect([npm.overrides, npm.packages["node_modules/kiwi-ov-dep"].version]).toEqual([{ "kiwi-ov-dep": "1.0.0" }, "1.0.0"]);
+  expect((await kiwi.run(["exec", "ov"])).stdout).toBe("dep 1.0.0\n");
+  // A teammate's clone installs the same tree (npm ci is given the overrides with the lock).
+  expect((await kiwi.run(["install", "--frozen-lockfile"], { KIWI_CACHE_DIR: makeTemp("kiwi-other-cache-") })).exitCode).toBe(0);
+  writeFileSync(join(root, ".ai/tools/ov/package.json"), packageJson({ "kiwi-ov-top": { "kiwi-ov-dep": "1.1.0" } }));
+  const frozen = await kiwi.run(["install", "--frozen-lockfile"]);
+  expect(frozen.exitCode).toBe(3);
+  expect(frozen.stderr).toContain('~ overrides {"kiwi-ov-dep":"1.0.0"} -> {"kiwi-ov-top":{"kiwi-ov-dep":"1.1.0"}}');
+  // The package.json is a tool file: exec refuses the changed tool before any package is run.
+  expect((await kiwi.run(["exec", "ov"])).stdout).toBe("");
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  expect((await kiwi.run(["exec", "ov"])).stdout).toBe("dep 1.1.0\n");
+});
+
 test("a tool where npm install was run (its own node_modules/) is a check error before anything is locked", async () => {
   const root = makeProject({
     ".ai/tools/pj/tool.yaml": "tool_id: pj\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\n",

@@ -49,9 +49,18 @@ describe("package.json", () => {
     expect(out.npm).toEqual({ dependencies: { a: "^1" }, source: "p.json" });
   });
 
+  test("overrides are the tool's too: npm forces those versions anywhere in the tree", () => {
+    const out = fresh();
+    const overrides = { "kiwi-digits": "2.0.0", "kiwi-pad": { ".": "1.0.0", "kiwi-digits": "$kiwi-digits" } };
+    parsePackageJson(JSON.stringify({ dependencies: { "kiwi-pad": "^1" }, overrides }), "p.json", out);
+    expect(out.npm).toEqual({ dependencies: { "kiwi-pad": "^1" }, overrides, source: "p.json" });
+  });
+
   test.each([
     ["{ nope", "it is not valid JSON"],
     ['{"dependencies": ["a"]}', "dependencies must map package names to version ranges"],
+    ['{"dependencies": {"a": "1"}, "overrides": {"b": 2}}', "overrides must map package names to versions, or to overrides of their own"],
+    ['{"dependencies": {"a": "1"}, "overrides": ["b@1"]}', "overrides must map package names to versions"],
   ])("%s is refused", (text, message) => {
     const out = fresh();
     parsePackageJson(text, "p.json", out);
