@@ -71,7 +71,7 @@ export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | 
   const out: DeclaredPackages = { requirements: [], allowScripts: [], problems: [] };
   const files = tool.fileRequirements;
   if (files) {
-    for (const p of files.problems) out.problems.push({ pointer: "", message: `${p.source}: ${p.message}`, hint: "write one requirement per line, or move the option to your pip settings" });
+    for (const p of files.problems) out.problems.push({ pointer: "", message: `${p.source}: ${p.message}`, hint: p.hint });
     for (const { spec, source } of files.pypi) {
       const read = parseRequirement(`pypi:${spec}`, "", undefined);
       if ("message" in read) out.problems.push({ ...read, message: `${source}: ${read.message}` });

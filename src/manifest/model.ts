@@ -81,8 +81,8 @@ export interface PackageFileRequirements {
    * `allowScripts` (npm 11: which packages may run install scripts).
    */
   npm?: { dependencies: Record<string, string>; overrides?: NpmOverrides; allowScripts?: Record<string, unknown>; source: string };
-  /** Lines kiwi cannot read, with why (reported by `kiwi check`). */
-  problems: { source: string; message: string }[];
+  /** Lines kiwi cannot read, with why and how to write them (reported by `kiwi check`). */
+  problems: { source: string; message: string; hint: string }[];
 }
 
 /** One tool, however it was written. */

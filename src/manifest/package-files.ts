@@ -30,7 +30,7 @@ export function parseRequirementsTxt(text: string, source: string, out: FileRequ
     const line = raw.replace(/(^|\s)#.*$/, "").trim();
     if (line === "") continue;
     if (line.startsWith("-") || /^[a-z+]+:\/\//i.test(line) || line.startsWith(".") || line.startsWith("/")) {
-      out.problems.push({ source: at, message: `"${line}" is a pip option, URL or path; kiwi reads requirements only (the index comes from PIP_INDEX_URL)` });
+      out.problems.push({ source: at, message: `"${line}" is a pip option, URL or path; kiwi reads requirements only (the index comes from PIP_INDEX_URL)`, hint: "write one requirement per line, or move the option to your pip settings" });
       continue;
     }
     out.pypi.push({ spec: line, source: at });
@@ -43,23 +43,23 @@ export function parsePackageJson(text: string, source: string, out: FileRequirem
   try {
     doc = JSON.parse(text);
   } catch (error) {
-    out.problems.push({ source, message: `it is not valid JSON (${(error as Error).message})` });
+    out.problems.push({ source, message: `it is not valid JSON (${(error as Error).message})`, hint: "fix the file's JSON syntax: npm cannot read it either" });
     return;
   }
   const deps = typeof doc === "object" && doc !== null ? (doc as Record<string, unknown>).dependencies : undefined;
   if (deps === undefined) return;
   if (typeof deps !== "object" || deps === null || Array.isArray(deps) || Object.values(deps).some((v) => typeof v !== "string")) {
-    out.problems.push({ source, message: "dependencies must map package names to version ranges" });
+    out.problems.push({ source, message: "dependencies must map package names to version ranges", hint: 'write "dependencies": { "<name>": "<range>" }' });
     return;
   }
   const overrides = (doc as Record<string, unknown>).overrides;
   if (overrides !== undefined && !isOverrides(overrides)) {
-    out.problems.push({ source, message: "overrides must map package names to versions, or to overrides of their own" });
+    out.problems.push({ source, message: "overrides must map package names to versions, or to overrides of their own", hint: 'write "overrides": { "<name>": "<version>" }, or { "<name>": { "<its dependency>": "<version>" } }' });
     return;
   }
   const allowScripts = (doc as Record<string, unknown>).allowScripts;
   if (allowScripts !== undefined && (typeof allowScripts !== "object" || allowScripts === null || Array.isArray(allowScripts))) {
-    out.problems.push({ source, message: "allowScripts must map package names to true or false" });
+    out.problems.push({ source, message: "allowScripts must map package names to true or false", hint: 'write "allowScripts": { "<name>": true }' });
     return;
   }
   out.npm = {
@@ -86,7 +86,7 @@ export function parseInlineScriptMetadata(text: string, source: string, out: Fil
   if (start === -1) return;
   const end = lines.findIndex((l, i) => i > start && /^# \/\/\/\s*$/.test(l));
   if (end === -1) {
-    out.problems.push({ source: `${source}:${start + 1}`, message: "the `# /// script` block is never closed with `# ///`" });
+    out.problems.push({ source: `${source}:${start + 1}`, message: "the `# /// script` block is never closed with `# ///`", hint: "end the block with a line that is exactly `# ///`" });
     return;
   }
   const body = lines.slice(start + 1, end).map((l) => (l.startsWith("# ") ? l.slice(2) : l === "#" ? "" : l)).join("\n");
@@ -94,13 +94,13 @@ export function parseInlineScriptMetadata(text: string, source: string, out: Fil
   try {
     doc = parseToml(body);
   } catch (error) {
-    out.problems.push({ source: `${source}:${start + 1}`, message: `its inline script metadata is not valid TOML (${(error as Error).message})` });
+    out.problems.push({ source: `${source}:${start + 1}`, message: `its inline script metadata is not valid TOML (${(error as Error).message})`, hint: "fix the TOML between `# /// script` and `# ///` (each line starts with `# `)" });
     return;
   }
   const deps = typeof doc === "object" && doc !== null ? (doc as Record<string, unknown>).dependencies : undefined;
   if (deps === undefined) return;
   if (!Array.isArray(deps) || deps.some((d) => typeof d !== "string")) {
-    out.problems.push({ source: `${source}:${start + 1}`, message: "dependencies in the inline script metadata must be a list of strings" });
+    out.problems.push({ source: `${source}:${start + 1}`, message: "dependencies in the inline script metadata must be a list of strings", hint: 'write dependencies = ["<name><specifier>", ...]' });
     return;
   }
   for (const spec of deps as string[]) out.pypi.push({ spec, source: `${source}:${start + 1}` });
