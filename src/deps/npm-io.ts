@@ -144,10 +144,12 @@ export function npmError(toolId: string, stderr: string, code: number | null, de
   // The package npm could not find (E404) or match (ETARGET), as npm spells it: one the tool
   // requires, or a dependency of one, which the tool's manifest does not name.
   const spec = /'((?:@[^/'\s]+\/)?[^@'\s]+)@([^']*)' (?:could not be found|is not in this registry)/.exec(stderr) ?? /No matching version found for ((?:@[^/\s]+\/)?[^@\s]+)@(\S+?)\.?\s*$/m.exec(stderr);
-  const dependency = spec && !names.includes(spec[1]!) ? `${spec[1]}@${spec[2]}` : undefined;
+  // An alias's package (pad: npm:left-pad@^1, which npm names as left-pad) is the requirement itself.
+  const required = spec ? (names.includes(spec[1]!) ? spec[1] : names.find((n) => dependencies[n] === `npm:${spec[1]}` || dependencies[n]!.startsWith(`npm:${spec[1]}@`))) : undefined;
+  const dependency = spec && !required ? `${spec[1]}@${spec[2]}` : undefined;
   // Which of the tool's requirements: npm's own words, else the one the output mentions (not for a
   // dependency, whose dependents the output does not name), else the only one.
-  const named = lockedName ?? (spec && names.includes(spec[1]!) ? spec[1] : undefined) ?? (dependency ? undefined : names.find((name) => stderr.includes(name))) ?? (names.length === 1 ? names[0] : undefined);
+  const named = lockedName ?? required ?? (dependency ? undefined : names.find((name) => stderr.includes(name))) ?? (names.length === 1 ? names[0] : undefined);
   const what = lockedName ? `${lockedName}@${byIntegrity![1].version}` : named ? `${named}@${dependencies[named]}` : "its packages";
   const reason =
     dependency && (npmCode === "ETARGET" || npmCode === "E404")
@@ -157,7 +159,7 @@ export function npmError(toolId: string, stderr: string, code: number | null, de
       : npmCode === "ETARGET"
       ? `no version of ${what} matches`
       : npmCode === "E404"
-        ? `${named ?? "a package"} is not in the registry`
+        ? `${required && spec && required !== spec[1] ? `${spec[1]} (which ${required} installs)` : (named ?? "a package")} is not in the registry`
         : npmCode === "EINTEGRITY"
           ? "a tarball does not match the integrity in the lock (the registry served other bytes)"
           : npmCode && /^E(CONNREFUSED|NOTFOUND|AI_AGAIN|CONNRESET|TIMEDOUT)$|^ENOTFOUND$/.test(npmCode)
