@@ -167,7 +167,8 @@ function npmSetting(env: Context["env"], root: string): string {
   const named = Object.keys(env).find((k) => k.toLowerCase() === "npm_config_registry" && env[k]);
   if (named) return named;
   try {
-    if (/^\s*registry\s*=/m.test(readFileSync(join(root, ".npmrc"), "utf8"))) return "the project's .npmrc";
+    // `registry=`, or a scope's own (`@acme:registry=`), as company registries are set.
+    if (/^\s*(?:@[^:\s]+:)?registry\s*=/m.test(readFileSync(join(root, ".npmrc"), "utf8"))) return "the project's .npmrc";
   } catch {
     // No project .npmrc.
   }

@@ -10,7 +10,7 @@ import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { KIWI_BIN } from "../helpers/kiwi.ts";
 import { type NpmRegistry, startNpmRegistry } from "../helpers/npm-registry.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
-import { kiwiIn } from "./lock-helpers.ts";
+import { kiwiIn, listFiles } from "./lock-helpers.ts";
 
 /** A stdio MCP server in plain node (newline-delimited JSON-RPC, a handshake revision), published as a package with a bin. */
 const ECHO_SERVER = `const rl = require("readline").createInterface({ input: process.stdin });
@@ -200,6 +200,37 @@ test("a project .npmrc that sets another layout or lockfile version does not cha
   expect(Object.keys(JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.pad.npm.packages)).toEqual(["node_modules/kiwi-digits", "node_modules/kiwi-pad"]);
   const r = await kiwi.run(["exec", "pad"]);
   expect([r.exitCode, r.stdout]).toEqual([0, "007\n"]);
+});
+
+test("a scope's registry and auth token from the project .npmrc: packages come from it, and the token is sent but never written or printed", async () => {
+  const scoped = startNpmRegistry();
+  try {
+    scoped.publish({ name: "@kiwi-acme/secret", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'from acme';\n" } });
+    const token = "npm_KIWITESTTOKEN0123456789abcdef";
+    const host = new URL(scoped.url).host;
+    const root = makeProject({
+      ".npmrc": `@kiwi-acme:registry=${scoped.url}\n//${host}/:_authToken=\${ACME_NPM_TOKEN}\n`,
+      ".ai/tools/acme/tool.yaml": "tool_id: acme\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:@kiwi-acme/secret@1.0.0]\n",
+      ".ai/tools/acme/main.js": "console.log(require('@kiwi-acme/secret'));\n",
+    });
+    const kiwi = kiwiIn(root, { npm_config_cache: makeTemp("kiwi-npm-cache-"), ACME_NPM_TOKEN: token });
+    const lock = await kiwi.run(["lock", "--json"]);
+    expect(lock.exitCode).toBe(0);
+    expect(JSON.parse(lock.stdout).resolutions).toEqual([{ tools: ["acme"], ecosystem: "npm", packages: 1, sources: [new URL(scoped.url).origin], setting: "the project's .npmrc" }]);
+    const install = await kiwi.run(["install"]);
+    expect(install.exitCode).toBe(0);
+    expect(scoped.authorizations.length).toBeGreaterThan(0);
+    expect(scoped.authorizations.every((a) => a === `Bearer ${token}`)).toBe(true);
+    // A failure quotes npm, and still not the token.
+    writeFileSync(join(root, ".ai/tools/acme/tool.yaml"), readFileSync(join(root, ".ai/tools/acme/tool.yaml"), "utf8").replace("@1.0.0", "@9.0.0"));
+    const missing = await kiwi.run(["lock"]);
+    expect(missing.exitCode).toBe(15);
+    const r = await kiwi.run(["exec", "acme"]);
+    for (const out of [lock.stdout, lock.stderr, install.stdout, install.stderr, missing.stderr, r.stderr, readFileSync(join(root, "tool.lock.json"), "utf8")]) expect(out).not.toContain(token);
+    expect(listFiles(kiwi.cache).filter((f) => readFileSync(join(kiwi.cache, f)).includes(token))).toEqual([]);
+  } finally {
+    scoped.stop();
+  }
 });
 
 test("a renamed tool keeps the resolution and installed tree of its requirements: the lock reaches no registry, exec needs no install", async () => {
