@@ -149,12 +149,16 @@ function seedDropped(seed: NpmDependencies["packages"], resolved: NpmDependencie
     .map(([path, entry]) => `${path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length)} ${entry.version}`);
 }
 
-/** The distinct origins of archive URLs; an absent URL is npm's configured registry. */
-function originsOf(urls: readonly (string | undefined)[]): string[] {
+/**
+ * The distinct origins of archive URLs; an absent URL is npm's configured registry. A file: URL
+ * (pip's PIP_FIND_LINKS folder, a file:// index) has no origin (URL.origin is "null"): its folder is named.
+ */
+export function originsOf(urls: readonly (string | undefined)[]): string[] {
   const origins = new Set<string>();
   for (const url of urls) {
     try {
-      origins.add(url === undefined ? "the configured registry" : new URL(url).origin);
+      const parsed = url === undefined ? undefined : new URL(url);
+      origins.add(parsed === undefined ? "the configured registry" : parsed.protocol === "file:" ? `file://${parsed.pathname.slice(0, parsed.pathname.lastIndexOf("/") + 1)}` : parsed.origin);
     } catch {
       origins.add(url!);
     }
