@@ -84,9 +84,13 @@ export function parseInlineScriptMetadata(text: string, source: string, out: Fil
   const lines = text.split(/\r?\n/);
   const start = lines.findIndex((l) => /^# \/\/\/ script\s*$/.test(l));
   if (start === -1) return;
-  const end = lines.findIndex((l, i) => i > start && /^# \/\/\/\s*$/.test(l));
+  // As uv (and PEP 723's reference regex) reads it: the block is the comment lines that follow
+  // (`#` alone, or `# ` and text), and it ends at the last `# ///` among them; a line of code, or a
+  // `#text` line, before any `# ///` leaves the block unclosed.
+  let end = -1;
+  for (let i = start + 1; i < lines.length && (lines[i] === "#" || lines[i]!.startsWith("# ")); i++) if (/^# \/\/\/\s*$/.test(lines[i]!)) end = i;
   if (end === -1) {
-    out.problems.push({ source: `${source}:${start + 1}`, message: "the `# /// script` block is never closed with `# ///`", hint: "end the block with a line that is exactly `# ///`" });
+    out.problems.push({ source: `${source}:${start + 1}`, message: "the `# /// script` block is never closed with `# ///` (every line up to it must be `#`, or `# ` and text)", hint: "end the block with a line that is exactly `# ///`, and start each line inside it with `# `" });
     return;
   }
   const body = lines.slice(start + 1, end).map((l) => (l.startsWith("# ") ? l.slice(2) : l === "#" ? "" : l)).join("\n");

@@ -79,6 +79,9 @@ describe("PEP 723 inline script metadata", () => {
 
   test.each([
     ["# /// script\n# dependencies = ['a']\n", "is never closed"],
+    // uv stops at the first line that is not `#` or `# …`: a typo or code before the closing line leaves it open.
+    ["# /// script\n#dependencies = ['a']\n# ///\n", "is never closed"],
+    ["# /// script\n# dependencies = ['a']\nimport a\n# ///\n", "is never closed"],
     ["# /// script\n# dependencies = [\n# ///\n", "not valid TOML"],
     ["# /// script\n# dependencies = 'a'\n# ///\n", "must be a list of strings"],
   ])("%j is refused, with a hint about the block", (text, message) => {
@@ -86,6 +89,12 @@ describe("PEP 723 inline script metadata", () => {
     parseInlineScriptMetadata(text, "s.py", out, toml);
     expect(out.problems[0]?.message).toContain(message);
     expect(out.problems[0]?.hint).not.toContain("pip");
+  });
+
+  test("the block ends at the last `# ///` of its comment lines, as uv reads it", () => {
+    const out = fresh();
+    parseInlineScriptMetadata('# /// script\n# dependencies = ["a"]\n# [tool.notes]\n# text = """\n# ///\n# """\n# ///\nprint(1)\n# ///\n', "s.py", out, toml);
+    expect([out.problems, out.pypi]).toEqual([[], [{ spec: "a", source: "s.py:1" }]]);
   });
 
   test("a script without the block declares nothing", () => {
