@@ -10,6 +10,7 @@ import type { Store } from "../cache/store-io.ts";
 import { removeTree } from "../cache/remove-io.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
+import type { NpmOverrides } from "../manifest/model.ts";
 import type { NpmDependencies } from "../schema/lockfile.ts";
 import { type PackageContext, hashInstalledTree } from "./installed-tree-io.ts";
 import { packageLockOf, packagesWithInstallScripts, parsePackageLock } from "./npm-lock.ts";
@@ -28,17 +29,17 @@ const LAYOUT = ["--install-strategy=hoisted"];
  * Resolves `dependencies` to npm's exact tree (no tarball is downloaded or unpacked), starting
  * from `seed` (a package-lock's entries) when the tool has one.
  */
-export async function resolveNpm(ctx: PackageContext, dependencies: Record<string, string>, seed?: NpmDependencies["packages"]): Promise<Omit<NpmDependencies, "tree">> {
+export async function resolveNpm(ctx: PackageContext, dependencies: Record<string, string>, seed?: NpmDependencies["packages"], overrides?: NpmOverrides): Promise<Omit<NpmDependencies, "tree">> {
   const dir = staging(ctx, "resolve");
   try {
-    writePackageJson(dir, dependencies);
+    writePackageJson(dir, dependencies, overrides);
     // The tool's own package-lock: npm keeps every version it pins that still satisfies the ranges.
     if (seed) writeFileSync(join(dir, "package-lock.json"), packageLockOf({ requires: dependencies, packages: seed }));
     // Lockfile version 3 (packages only) is what kiwi reads, whatever lockfile-version an .npmrc sets.
     await runNpm(ctx, dir, ["install", "--package-lock-only", "--lockfile-version=3", ...LAYOUT, "--ignore-scripts", "--no-audit", "--no-fund"], dependencies);
     const text = readFileSync(join(dir, "package-lock.json"), "utf8");
     const packages = parsePackageLock(text, ctx.toolId);
-    return { requires: dependencies, packages };
+    return { requires: dependencies, ...(overrides ? { overrides } : {}), packages };
   } finally {
     removeTree(dir);
   }
@@ -51,7 +52,7 @@ export async function resolveNpm(ctx: PackageContext, dependencies: Record<strin
 export async function installNpm(ctx: PackageContext, store: Store, locked: NpmDependencies): Promise<FileEntry[]> {
   const dir = staging(ctx, "install");
   try {
-    writePackageJson(dir, locked.requires);
+    writePackageJson(dir, locked.requires, locked.overrides);
     writeFileSync(join(dir, "package-lock.json"), packageLockOf(locked));
     await runNpm(ctx, dir, ["ci", ...LAYOUT, "--ignore-scripts", "--no-audit", "--no-fund"], locked.requires, locked.packages);
     for (const [path, entry] of Object.entries(locked.packages)) {
@@ -111,8 +112,9 @@ function staging(ctx: PackageContext, what: "resolve" | "install"): string {
   return dir;
 }
 
-function writePackageJson(dir: string, dependencies: Record<string, string>): void {
-  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "kiwi-tool-packages", version: "0.0.0", private: true, dependencies }, null, 2)}\n`);
+/** The staging package.json: the tool's dependencies, and its package.json's overrides, which npm applies anywhere in the tree. */
+function writePackageJson(dir: string, dependencies: Record<string, string>, overrides?: NpmOverrides): void {
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "kiwi-tool-packages", version: "0.0.0", private: true, dependencies, ...(overrides ? { overrides } : {}) }, null, 2)}\n`);
 }
 
 /** Runs npm; a failure is E_DEPS in npm's own words, naming the tool and the package when npm does. */
@@ -142,10 +144,12 @@ export function npmError(toolId: string, stderr: string, code: number | null, de
   // The package npm could not find (E404) or match (ETARGET), as npm spells it: one the tool
   // requires, or a dependency of one, which the tool's manifest does not name.
   const spec = /'((?:@[^/'\s]+\/)?[^@'\s]+)@([^']*)' (?:could not be found|is not in this registry)/.exec(stderr) ?? /No matching version found for ((?:@[^/\s]+\/)?[^@\s]+)@(\S+?)\.?\s*$/m.exec(stderr);
-  const dependency = spec && !names.includes(spec[1]!) ? `${spec[1]}@${spec[2]}` : undefined;
+  // An alias's package (pad: npm:left-pad@^1, which npm names as left-pad) is the requirement itself.
+  const required = spec ? (names.includes(spec[1]!) ? spec[1] : names.find((n) => dependencies[n] === `npm:${spec[1]}` || dependencies[n]!.startsWith(`npm:${spec[1]}@`))) : undefined;
+  const dependency = spec && !required ? `${spec[1]}@${spec[2]}` : undefined;
   // Which of the tool's requirements: npm's own words, else the one the output mentions (not for a
   // dependency, whose dependents the output does not name), else the only one.
-  const named = lockedName ?? (spec && names.includes(spec[1]!) ? spec[1] : undefined) ?? (dependency ? undefined : names.find((name) => stderr.includes(name))) ?? (names.length === 1 ? names[0] : undefined);
+  const named = lockedName ?? required ?? (dependency ? undefined : names.find((name) => stderr.includes(name))) ?? (names.length === 1 ? names[0] : undefined);
   const what = lockedName ? `${lockedName}@${byIntegrity![1].version}` : named ? `${named}@${dependencies[named]}` : "its packages";
   const reason =
     dependency && (npmCode === "ETARGET" || npmCode === "E404")
@@ -155,7 +159,7 @@ export function npmError(toolId: string, stderr: string, code: number | null, de
       : npmCode === "ETARGET"
       ? `no version of ${what} matches`
       : npmCode === "E404"
-        ? `${named ?? "a package"} is not in the registry`
+        ? `${required && spec && required !== spec[1] ? `${spec[1]} (which ${required} installs)` : (named ?? "a package")} is not in the registry`
         : npmCode === "EINTEGRITY"
           ? "a tarball does not match the integrity in the lock (the registry served other bytes)"
           : npmCode && /^E(CONNREFUSED|NOTFOUND|AI_AGAIN|CONNRESET|TIMEDOUT)$|^ENOTFOUND$/.test(npmCode)

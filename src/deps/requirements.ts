@@ -2,7 +2,9 @@
 // (`npm:<name>@<range>`, `pypi:<PEP 508>`, or bare, when the runtime decides the ecosystem), and
 // an mcp_server's `config.package` (the server itself, run from its installed copy). Pure.
 import { isRecord } from "../integrity/value.ts";
-import type { Tool } from "../manifest/model.ts";
+import { renderCanonicalJson } from "../integrity/canonical.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
+import type { NpmOverrides, Tool } from "../manifest/model.ts";
 import type { ToolDependencies } from "../schema/lockfile.ts";
 import { isSemverRange } from "../schema/vocabulary.ts";
 
@@ -41,6 +43,8 @@ export interface DeclaredPackages {
   server?: ServerPackage;
   /** The tool's `allow_scripts` (and package.json's `allowScripts`): who may run code at install. */
   allowScripts: ScriptAllowance[];
+  /** package.json's `overrides`: versions npm puts anywhere in the tree, whatever asks for them. */
+  npmOverrides?: NpmOverrides;
   problems: { pointer: string; message: string; hint: string }[];
 }
 
@@ -67,12 +71,13 @@ export function declaredPackages(tool: Pick<Tool, "doc" | "executor" | "type" | 
   const out: DeclaredPackages = { requirements: [], allowScripts: [], problems: [] };
   const files = tool.fileRequirements;
   if (files) {
-    for (const p of files.problems) out.problems.push({ pointer: "", message: `${p.source}: ${p.message}`, hint: "write one requirement per line, or move the option to your pip settings" });
+    for (const p of files.problems) out.problems.push({ pointer: "", message: `${p.source}: ${p.message}`, hint: p.hint });
     for (const { spec, source } of files.pypi) {
       const read = parseRequirement(`pypi:${spec}`, "", undefined);
       if ("message" in read) out.problems.push({ ...read, message: `${source}: ${read.message}` });
       else out.requirements.push({ ...read, raw: spec });
     }
+    if (files.npm?.overrides) out.npmOverrides = files.npm.overrides;
     for (const [name, range] of Object.entries(files.npm?.dependencies ?? {})) {
       const read = parseRequirement(`npm:${name}@${range}`, "", undefined);
       if ("message" in read) out.problems.push({ ...read, message: `${files.npm!.source}: ${read.message}` });
@@ -210,7 +215,7 @@ export function isExactVersion(range: string): boolean {
  * undefined when it needs no npm packages. Two tools with the same map share one installed copy.
  * A name declared twice with different ranges is a conflict the caller reports.
  */
-export function npmDependencies(declared: DeclaredPackages): { dependencies: Record<string, string>; conflicts: string[] } | undefined {
+export function npmDependencies(declared: DeclaredPackages): { dependencies: Record<string, string>; conflicts: string[]; overrides?: NpmOverrides } | undefined {
   const npm = [...declared.requirements.filter((r) => r.ecosystem === "npm"), ...(declared.server?.requirement.ecosystem === "npm" ? [declared.server.requirement] : [])];
   if (npm.length === 0) return undefined;
   const dependencies: Record<string, string> = {};
@@ -220,7 +225,7 @@ export function npmDependencies(declared: DeclaredPackages): { dependencies: Rec
     if (dependencies[r.name] !== undefined && dependencies[r.name] !== range) conflicts.push(`${r.name} is required as ${dependencies[r.name]} and as ${range}`);
     dependencies[r.name] = range;
   }
-  return { dependencies: Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), conflicts };
+  return { dependencies: Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), conflicts, ...(declared.npmOverrides ? { overrides: declared.npmOverrides } : {}) };
 }
 
 /** The PEP 508 requirements a tool declares (without the `pypi:` prefix), or undefined for none. */
@@ -254,6 +259,9 @@ export function requirementChanges(tool: Parameters<typeof declaredPackages>[0],
   const out: RequirementChange[] = [];
   const npmDeclared = npmDependencies(declared)?.dependencies;
   const npm = mapChanges(locked?.npm?.requires ?? {}, npmDeclared ?? {});
+  // package.json's overrides force versions anywhere in the tree: another set is another resolution.
+  const overrides = npmDeclared ? declared.npmOverrides : undefined;
+  if (overridesKey(locked?.npm?.overrides) !== overridesKey(overrides)) npm.push(`~ overrides ${overridesKey(locked?.npm?.overrides) ?? "(none)"} -> ${overridesKey(overrides) ?? "(none)"}`);
   // Who may run install scripts is part of what the lock pins: it changes the installed tree.
   if (npmDeclared || locked?.npm) npm.push(...setChanges(locked?.npm?.allow_scripts ?? [], npmDeclared ? allowedScripts(declared, "npm") : [], "allow_scripts "));
   if (npm.length > 0) out.push({ ecosystem: "npm", changes: npm });
@@ -263,6 +271,11 @@ export function requirementChanges(tool: Parameters<typeof declaredPackages>[0],
   if (pypiDeclared || locked?.pypi) pypi.push(...setChanges(locked?.pypi?.allow_scripts ?? [], pypiDeclared ? allowedScripts(declared, "pypi") : [], "allow_scripts "));
   if (pypi.length > 0) out.push({ ecosystem: "pypi", changes: pypi });
   return out;
+}
+
+/** Overrides as one comparable text (canonical JSON: key order does not count); undefined for none. */
+export function overridesKey(overrides: NpmOverrides | undefined): string | undefined {
+  return overrides && Object.keys(overrides).length > 0 ? renderCanonicalJson(overrides as unknown as CanonicalValue) : undefined;
 }
 
 function setChanges(before: readonly string[], after: readonly string[], label: string): string[] {

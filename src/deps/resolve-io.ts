@@ -6,12 +6,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
-import type { Tool } from "../manifest/model.ts";
+import type { NpmOverrides, Tool } from "../manifest/model.ts";
 import type { NpmDependencies, PypiDependencies, ToolDependencies } from "../schema/lockfile.ts";
 import { resolveNpm } from "./npm-io.ts";
 import { packagesWithInstallScripts, parsePackageLock } from "./npm-lock.ts";
 import { isSourceDistribution, resolvePip } from "./pip-io.ts";
-import { allowedScripts, declaredPackages, npmDependencies, pypiRequirements, requirementChanges } from "./requirements.ts";
+import { allowedScripts, declaredPackages, npmDependencies, overridesKey, pypiRequirements, requirementChanges } from "./requirements.ts";
 
 /** Resolutions run at once at most (npm is network- and CPU-bound). */
 const CONCURRENCY = 2;
@@ -35,13 +35,13 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
   const dependencies: Record<string, ToolDependencies> = {};
   const warnings: string[] = [];
   const resolutions: Resolution[] = [];
-  const pending = new Map<string, { requires: Record<string, string>; allow: string[]; seed: NpmDependencies["packages"] | undefined; tools: string[] }>();
+  const pending = new Map<string, { requires: Record<string, string>; overrides: NpmOverrides | undefined; allow: string[]; seed: NpmDependencies["packages"] | undefined; tools: string[] }>();
   const pendingPypi = new Map<string, { requires: string[]; allow: string[]; tools: string[] }>();
   // Another tool's resolution of the same requirements serves a tool the lock does not know by its
   // id (renamed, moved or copied), as the registry would resolve them: the lock's, tree included.
   const byRequirements = new Map<string, NpmDependencies | PypiDependencies>();
   for (const d of Object.values(previous)) {
-    if (d.npm) byRequirements.set(npmKey(d.npm.requires, d.npm.allow_scripts ?? []), d.npm);
+    if (d.npm) byRequirements.set(npmKey(d.npm.requires, d.npm.overrides, d.npm.allow_scripts ?? []), d.npm);
     if (d.pypi) byRequirements.set(pypiKey(d.pypi.requires, d.pypi.allow_scripts ?? []), d.pypi);
   }
   for (const tool of tools) {
@@ -67,20 +67,20 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
     }
     const seed = readToolPackageLock(tool);
     const allow = allowedScripts(declared, "npm");
-    const locked = previous[tool.id]?.npm && !changed.has("npm") ? previous[tool.id]!.npm : (byRequirements.get(npmKey(npm.dependencies, allow)) as NpmDependencies | undefined);
+    const locked = previous[tool.id]?.npm && !changed.has("npm") ? previous[tool.id]!.npm : (byRequirements.get(npmKey(npm.dependencies, npm.overrides, allow)) as NpmDependencies | undefined);
     if (locked && (!seed || seedDropped(seed, locked.packages).length === 0)) {
       dependencies[tool.id] = { ...dependencies[tool.id], npm: locked };
       continue;
     }
-    const key = JSON.stringify([npm.dependencies, allow, seed ?? null]);
-    const group = pending.get(key) ?? { requires: npm.dependencies, allow, seed, tools: [] };
+    const key = JSON.stringify([npm.dependencies, overridesKey(npm.overrides) ?? null, allow, seed ?? null]);
+    const group = pending.get(key) ?? { requires: npm.dependencies, overrides: npm.overrides, allow, seed, tools: [] };
     group.tools.push(tool.id);
     pending.set(key, group);
   }
   const groups = [...pending.values()];
   for (let i = 0; i < groups.length; i += CONCURRENCY) {
     const batch = groups.slice(i, i + CONCURRENCY);
-    const resolved = await Promise.all(batch.map((g) => resolveNpm({ root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: g.tools.join(", ") }, g.requires, g.seed)));
+    const resolved = await Promise.all(batch.map((g) => resolveNpm({ root, cacheDir: ctx.cacheDir, env: ctx.env, toolId: g.tools.join(", ") }, g.requires, g.seed, g.overrides)));
     batch.forEach((g, j) => {
       const npm: NpmDependencies = { ...resolved[j]!, ...(g.allow.length > 0 ? { allow_scripts: g.allow } : {}) };
       for (const id of g.tools) dependencies[id] = { ...dependencies[id], npm };
@@ -112,9 +112,9 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
   return { dependencies, warnings, resolutions };
 }
 
-/** What makes two npm resolutions the same (requirementChanges' terms): the requirements and the allowance. */
-function npmKey(requires: Record<string, string>, allow: readonly string[]): string {
-  return JSON.stringify(["npm", Object.entries(requires).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), [...allow].sort()]);
+/** What makes two npm resolutions the same (requirementChanges' terms): the requirements, overrides and the allowance. */
+function npmKey(requires: Record<string, string>, overrides: NpmOverrides | undefined, allow: readonly string[]): string {
+  return JSON.stringify(["npm", Object.entries(requires).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), overridesKey(overrides) ?? null, [...allow].sort()]);
 }
 
 /** The same for PEP 508 requirements, a set as requirementChanges reads them. */
@@ -149,12 +149,16 @@ function seedDropped(seed: NpmDependencies["packages"], resolved: NpmDependencie
     .map(([path, entry]) => `${path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length)} ${entry.version}`);
 }
 
-/** The distinct origins of archive URLs; an absent URL is npm's configured registry. */
-function originsOf(urls: readonly (string | undefined)[]): string[] {
+/**
+ * The distinct origins of archive URLs; an absent URL is npm's configured registry. A file: URL
+ * (pip's PIP_FIND_LINKS folder, a file:// index) has no origin (URL.origin is "null"): its folder is named.
+ */
+export function originsOf(urls: readonly (string | undefined)[]): string[] {
   const origins = new Set<string>();
   for (const url of urls) {
     try {
-      origins.add(url === undefined ? "the configured registry" : new URL(url).origin);
+      const parsed = url === undefined ? undefined : new URL(url);
+      origins.add(parsed === undefined ? "the configured registry" : parsed.protocol === "file:" ? `file://${parsed.pathname.slice(0, parsed.pathname.lastIndexOf("/") + 1)}` : parsed.origin);
     } catch {
       origins.add(url!);
     }
@@ -167,7 +171,8 @@ function npmSetting(env: Context["env"], root: string): string {
   const named = Object.keys(env).find((k) => k.toLowerCase() === "npm_config_registry" && env[k]);
   if (named) return named;
   try {
-    if (/^\s*registry\s*=/m.test(readFileSync(join(root, ".npmrc"), "utf8"))) return "the project's .npmrc";
+    // `registry=`, or a scope's own (`@acme:registry=`), as company registries are set.
+    if (/^\s*(?:@[^:\s]+:)?registry\s*=/m.test(readFileSync(join(root, ".npmrc"), "utf8"))) return "the project's .npmrc";
   } catch {
     // No project .npmrc.
   }

@@ -68,13 +68,21 @@ export interface Limits {
 }
 
 /** Requirements a tool declares in files of its own (deps/package-files.ts reads them). */
+/** package.json's `overrides`: a package name to its version, or to overrides below it (`"."`: its own). */
+export interface NpmOverrides {
+  [name: string]: string | NpmOverrides;
+}
+
 export interface PackageFileRequirements {
   /** PEP 508 requirements from requirements.txt and PEP 723 inline metadata, with where each came from. */
   pypi: { spec: string; source: string }[];
-  /** npm dependencies from package.json, and its `allowScripts` (npm 11: which packages may run install scripts). */
-  npm?: { dependencies: Record<string, string>; allowScripts?: Record<string, unknown>; source: string };
-  /** Lines kiwi cannot read, with why (reported by `kiwi check`). */
-  problems: { source: string; message: string }[];
+  /**
+   * npm dependencies from package.json, its `overrides` (versions forced anywhere in the tree) and its
+   * `allowScripts` (npm 11: which packages may run install scripts).
+   */
+  npm?: { dependencies: Record<string, string>; overrides?: NpmOverrides; allowScripts?: Record<string, unknown>; source: string };
+  /** Lines kiwi cannot read, with why and how to write them (reported by `kiwi check`). */
+  problems: { source: string; message: string; hint: string }[];
 }
 
 /** One tool, however it was written. */

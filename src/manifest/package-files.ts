@@ -1,7 +1,7 @@
 // Requirements a tool declares in files of its own rather than in its manifest, as their
 // ecosystems write them: a `requirements.txt` or a `package.json` in a directory tool, and PEP 723
 // inline metadata (`# /// script` … `# ///`) in a Python script. Pure: discovery reads the files.
-import type { PackageFileRequirements } from "./model.ts";
+import type { NpmOverrides, PackageFileRequirements } from "./model.ts";
 
 /** What a tool's own files declare (the model's type). */
 export type FileRequirements = PackageFileRequirements;
@@ -30,7 +30,7 @@ export function parseRequirementsTxt(text: string, source: string, out: FileRequ
     const line = raw.replace(/(^|\s)#.*$/, "").trim();
     if (line === "") continue;
     if (line.startsWith("-") || /^[a-z+]+:\/\//i.test(line) || line.startsWith(".") || line.startsWith("/")) {
-      out.problems.push({ source: at, message: `"${line}" is a pip option, URL or path; kiwi reads requirements only (the index comes from PIP_INDEX_URL)` });
+      out.problems.push({ source: at, message: `"${line}" is a pip option, URL or path; kiwi reads requirements only (the index comes from PIP_INDEX_URL)`, hint: "write one requirement per line, or move the option to your pip settings" });
       continue;
     }
     out.pypi.push({ spec: line, source: at });
@@ -43,21 +43,37 @@ export function parsePackageJson(text: string, source: string, out: FileRequirem
   try {
     doc = JSON.parse(text);
   } catch (error) {
-    out.problems.push({ source, message: `it is not valid JSON (${(error as Error).message})` });
+    out.problems.push({ source, message: `it is not valid JSON (${(error as Error).message})`, hint: "fix the file's JSON syntax: npm cannot read it either" });
     return;
   }
   const deps = typeof doc === "object" && doc !== null ? (doc as Record<string, unknown>).dependencies : undefined;
   if (deps === undefined) return;
   if (typeof deps !== "object" || deps === null || Array.isArray(deps) || Object.values(deps).some((v) => typeof v !== "string")) {
-    out.problems.push({ source, message: "dependencies must map package names to version ranges" });
+    out.problems.push({ source, message: "dependencies must map package names to version ranges", hint: 'write "dependencies": { "<name>": "<range>" }' });
+    return;
+  }
+  const overrides = (doc as Record<string, unknown>).overrides;
+  if (overrides !== undefined && !isOverrides(overrides)) {
+    out.problems.push({ source, message: "overrides must map package names to versions, or to overrides of their own", hint: 'write "overrides": { "<name>": "<version>" }, or { "<name>": { "<its dependency>": "<version>" } }' });
     return;
   }
   const allowScripts = (doc as Record<string, unknown>).allowScripts;
   if (allowScripts !== undefined && (typeof allowScripts !== "object" || allowScripts === null || Array.isArray(allowScripts))) {
-    out.problems.push({ source, message: "allowScripts must map package names to true or false" });
+    out.problems.push({ source, message: "allowScripts must map package names to true or false", hint: 'write "allowScripts": { "<name>": true }' });
     return;
   }
-  out.npm = { dependencies: deps as Record<string, string>, ...(allowScripts ? { allowScripts: allowScripts as Record<string, unknown> } : {}), source };
+  out.npm = {
+    dependencies: deps as Record<string, string>,
+    ...(overrides !== undefined && Object.keys(overrides).length > 0 ? { overrides } : {}),
+    ...(allowScripts ? { allowScripts: allowScripts as Record<string, unknown> } : {}),
+    source,
+  };
+}
+
+/** npm's overrides shape: names to version strings or to nested overrides. */
+function isOverrides(value: unknown): value is NpmOverrides {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  return Object.values(value).every((v) => typeof v === "string" || isOverrides(v));
 }
 
 /**
@@ -68,9 +84,13 @@ export function parseInlineScriptMetadata(text: string, source: string, out: Fil
   const lines = text.split(/\r?\n/);
   const start = lines.findIndex((l) => /^# \/\/\/ script\s*$/.test(l));
   if (start === -1) return;
-  const end = lines.findIndex((l, i) => i > start && /^# \/\/\/\s*$/.test(l));
+  // As uv (and PEP 723's reference regex) reads it: the block is the comment lines that follow
+  // (`#` alone, or `# ` and text), and it ends at the last `# ///` among them; a line of code, or a
+  // `#text` line, before any `# ///` leaves the block unclosed.
+  let end = -1;
+  for (let i = start + 1; i < lines.length && (lines[i] === "#" || lines[i]!.startsWith("# ")); i++) if (/^# \/\/\/\s*$/.test(lines[i]!)) end = i;
   if (end === -1) {
-    out.problems.push({ source: `${source}:${start + 1}`, message: "the `# /// script` block is never closed with `# ///`" });
+    out.problems.push({ source: `${source}:${start + 1}`, message: "the `# /// script` block is never closed with `# ///` (every line up to it must be `#`, or `# ` and text)", hint: "end the block with a line that is exactly `# ///`, and start each line inside it with `# `" });
     return;
   }
   const body = lines.slice(start + 1, end).map((l) => (l.startsWith("# ") ? l.slice(2) : l === "#" ? "" : l)).join("\n");
@@ -78,13 +98,13 @@ export function parseInlineScriptMetadata(text: string, source: string, out: Fil
   try {
     doc = parseToml(body);
   } catch (error) {
-    out.problems.push({ source: `${source}:${start + 1}`, message: `its inline script metadata is not valid TOML (${(error as Error).message})` });
+    out.problems.push({ source: `${source}:${start + 1}`, message: `its inline script metadata is not valid TOML (${(error as Error).message})`, hint: "fix the TOML between `# /// script` and `# ///` (each line starts with `# `)" });
     return;
   }
   const deps = typeof doc === "object" && doc !== null ? (doc as Record<string, unknown>).dependencies : undefined;
   if (deps === undefined) return;
   if (!Array.isArray(deps) || deps.some((d) => typeof d !== "string")) {
-    out.problems.push({ source: `${source}:${start + 1}`, message: "dependencies in the inline script metadata must be a list of strings" });
+    out.problems.push({ source: `${source}:${start + 1}`, message: "dependencies in the inline script metadata must be a list of strings", hint: 'write dependencies = ["<name><specifier>", ...]' });
     return;
   }
   for (const spec of deps as string[]) out.pypi.push({ spec, source: `${source}:${start + 1}` });

@@ -93,6 +93,12 @@ export const RemoteToolSchema = Type.Object(
 );
 
 
+/** package.json's `overrides`, as the tool declares them: a name to a version, or to overrides below it. */
+const NpmOverridesSchema = Type.Recursive((This) => Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.String(), This])), {
+  $id: "NpmOverrides",
+  description: "package.json's overrides (versions npm forces anywhere in the tree), as the tool declares them; absent: none",
+});
+
 /**
  * A tool's npm packages, resolved by npm (src/deps/): what the tool requires, npm's own
  * package-lock entries for every package of the tree (name, exact version, tarball and its sha512
@@ -114,6 +120,7 @@ export const NpmDependenciesSchema = Type.Object(
       ),
       { description: "keyed by node_modules path, sorted" },
     ),
+    overrides: Type.Optional(NpmOverridesSchema),
     allow_scripts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: "packages whose install scripts kiwi install runs (the tool's allow_scripts); absent: none" })),
     tree: Type.Optional(Type.String({ pattern: DIGEST_PATTERN, description: "sha256 of the installed tree's file list (set by kiwi install)" })),
   },

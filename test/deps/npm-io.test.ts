@@ -19,6 +19,9 @@ describe("npmError", () => {
     ["a dependency's range no version matches", ETARGET("old-dep@^5.0.0"), { "needs-newer": "1.0.0" }, "t: cannot get needs-newer@1.0.0: no version of its dependency old-dep@^5.0.0 matches"],
     ["the requirement itself, among several", ETARGET("@s/pad@9.0.0"), { "@s/pad": "9.0.0", other: "^2" }, "t: cannot get @s/pad@9.0.0: no version of @s/pad@9.0.0 matches"],
     ["a requirement not in the registry", E404.replaceAll("ghost-dep", "nothere").replace("^1.0.0", "1.0.0"), { nothere: "1.0.0" }, "t: cannot get nothere@1.0.0: nothere is not in the registry"],
+    // An alias's package is the requirement, though npm names it by the package, not the alias.
+    ["an alias's package not in the registry", E404.replaceAll("ghost-dep", "nothere").replace("^1.0.0", "1.0.0"), { x: "npm:nothere@1.0.0", other: "^2" }, "t: cannot get x@npm:nothere@1.0.0: nothere (which x installs) is not in the registry"],
+    ["an alias's version no version matches", ETARGET("left-pad@9.0.0"), { pad: "npm:left-pad@9.0.0" }, "t: cannot get pad@npm:left-pad@9.0.0: no version of pad@npm:left-pad@9.0.0 matches"],
   ])("%s", (_what, stderr, dependencies, message) => {
     const e = npmError("t", stderr, 1, dependencies);
     expect([e.code, e.message]).toEqual(["E_DEPS", message]);

@@ -120,6 +120,14 @@ describe("a tool's requirements against its lock entry", () => {
     expect(requirementChanges(python, { pypi: { requires: ["httpx>=0.23"], packages: {} } })).toEqual([{ ecosystem: "pypi", changes: ["+ httpx>=0.24", "+ pydantic>=2.0", "- httpx>=0.23"] }]);
   });
 
+  test("package.json's overrides are part of what the lock resolves: added, changed or dropped, they are a change; reordered, not", () => {
+    const withOverrides = (overrides: unknown) => ({ ...tool({ tool_type: "script", executor: "node_runtime" }), fileRequirements: { pypi: [], problems: [], npm: { dependencies: { a: "^1.0.0" }, ...(overrides ? { overrides } : {}), source: "t/package.json" } } }) as never;
+    const locked = { npm: { requires: { a: "^1.0.0" }, overrides: { b: "1.0.0", c: "2.0.0" }, packages: {} } };
+    expect(requirementChanges(withOverrides({ c: "2.0.0", b: "1.0.0" }), locked)).toEqual([]);
+    expect(requirementChanges(withOverrides({ b: "1.0.1", c: "2.0.0" }), locked)).toEqual([{ ecosystem: "npm", changes: ['~ overrides {"b":"1.0.0","c":"2.0.0"} -> {"b":"1.0.1","c":"2.0.0"}'] }]);
+    expect(requirementChanges(withOverrides(undefined), locked)).toEqual([{ ecosystem: "npm", changes: ['~ overrides {"b":"1.0.0","c":"2.0.0"} -> (none)'] }]);
+  });
+
   test("a lock entry for an ecosystem the tool no longer uses is a change; no entry at all, every requirement is one", () => {
     expect(requirementChanges(python, { npm: { requires: { a: "1.0.0" }, packages: {} }, pypi: { requires: ["httpx>=0.24", "pydantic>=2.0"], packages: {} } })).toEqual([{ ecosystem: "npm", changes: ["- a@1.0.0"] }]);
     expect(requirementChanges(node, undefined)).toEqual([{ ecosystem: "npm", changes: ["+ a@^1.0.0", "+ b@2.0.0"] }]);

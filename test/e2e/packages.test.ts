@@ -10,7 +10,7 @@ import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { KIWI_BIN } from "../helpers/kiwi.ts";
 import { type NpmRegistry, startNpmRegistry } from "../helpers/npm-registry.ts";
 import { cleanupTemps, makeProject, makeTemp } from "../helpers/tree.ts";
-import { kiwiIn } from "./lock-helpers.ts";
+import { kiwiIn, listFiles } from "./lock-helpers.ts";
 
 /** A stdio MCP server in plain node (newline-delimited JSON-RPC, a handshake revision), published as a package with a bin. */
 const ECHO_SERVER = `const rl = require("readline").createInterface({ input: process.stdin });
@@ -202,6 +202,37 @@ test("a project .npmrc that sets another layout or lockfile version does not cha
   expect([r.exitCode, r.stdout]).toEqual([0, "007\n"]);
 });
 
+test("a scope's registry and auth token from the project .npmrc: packages come from it, and the token is sent but never written or printed", async () => {
+  const scoped = startNpmRegistry();
+  try {
+    scoped.publish({ name: "@kiwi-acme/secret", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'from acme';\n" } });
+    const token = "npm_KIWITESTTOKEN0123456789abcdef";
+    const host = new URL(scoped.url).host;
+    const root = makeProject({
+      ".npmrc": `@kiwi-acme:registry=${scoped.url}\n//${host}/:_authToken=\${ACME_NPM_TOKEN}\n`,
+      ".ai/tools/acme/tool.yaml": "tool_id: acme\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:@kiwi-acme/secret@1.0.0]\n",
+      ".ai/tools/acme/main.js": "console.log(require('@kiwi-acme/secret'));\n",
+    });
+    const kiwi = kiwiIn(root, { npm_config_cache: makeTemp("kiwi-npm-cache-"), ACME_NPM_TOKEN: token });
+    const lock = await kiwi.run(["lock", "--json"]);
+    expect(lock.exitCode).toBe(0);
+    expect(JSON.parse(lock.stdout).resolutions).toEqual([{ tools: ["acme"], ecosystem: "npm", packages: 1, sources: [new URL(scoped.url).origin], setting: "the project's .npmrc" }]);
+    const install = await kiwi.run(["install"]);
+    expect(install.exitCode).toBe(0);
+    expect(scoped.authorizations.length).toBeGreaterThan(0);
+    expect(scoped.authorizations.every((a) => a === `Bearer ${token}`)).toBe(true);
+    // A failure quotes npm, and still not the token.
+    writeFileSync(join(root, ".ai/tools/acme/tool.yaml"), readFileSync(join(root, ".ai/tools/acme/tool.yaml"), "utf8").replace("@1.0.0", "@9.0.0"));
+    const missing = await kiwi.run(["lock"]);
+    expect(missing.exitCode).toBe(15);
+    const r = await kiwi.run(["exec", "acme"]);
+    for (const out of [lock.stdout, lock.stderr, install.stdout, install.stderr, missing.stderr, r.stderr, readFileSync(join(root, "tool.lock.json"), "utf8")]) expect(out).not.toContain(token);
+    expect(listFiles(kiwi.cache).filter((f) => readFileSync(join(kiwi.cache, f)).includes(token))).toEqual([]);
+  } finally {
+    scoped.stop();
+  }
+});
+
 test("a renamed tool keeps the resolution and installed tree of its requirements: the lock reaches no registry, exec needs no install", async () => {
   const root = makeProject(padTool(["npm:kiwi-pad@^1.0.0 <1.1.0"]));
   const kiwi = kiwiIn(root, withRegistry());
@@ -346,6 +377,34 @@ test("an npm alias (package.json's \"pad\": \"npm:kiwi-pad@…\", requires' npm:
   const tagged = await kiwi.run(["lock"]);
   expect(tagged.exitCode).toBe(1);
   expect(tagged.stderr).toContain('deps/requirement  .ai/tools/al/package.json: requirement "npm:pad@npm:kiwi-pad@latest": "npm:kiwi-pad@latest" is not a version range');
+});
+
+test("a package.json's overrides apply as npm install applies them, and a changed override is a changed requirement", async () => {
+  registry.publish({ name: "kiwi-ov-dep", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'dep 1.0.0';\n" } });
+  registry.publish({ name: "kiwi-ov-dep", version: "1.1.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'dep 1.1.0';\n" } });
+  registry.publish({ name: "kiwi-ov-top", version: "1.0.0", json: { main: "index.js", dependencies: { "kiwi-ov-dep": "^1.0.0" } }, files: { "index.js": "module.exports = require('kiwi-ov-dep');\n" } });
+  const packageJson = (overrides: Record<string, unknown>) => JSON.stringify({ name: "ov", private: true, dependencies: { "kiwi-ov-top": "1.0.0" }, overrides });
+  const root = makeProject({
+    ".ai/tools/ov/tool.yaml": "tool_id: ov\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\n",
+    // A security pin of a dependency's dependency, as projects write them.
+    ".ai/tools/ov/package.json": packageJson({ "kiwi-ov-dep": "1.0.0" }),
+    ".ai/tools/ov/main.js": "console.log(require('kiwi-ov-top'));\n",
+  });
+  const kiwi = kiwiIn(root, withRegistry());
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const npm = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8")).dependencies.ov.npm;
+  expect([npm.overrides, npm.packages["node_modules/kiwi-ov-dep"].version]).toEqual([{ "kiwi-ov-dep": "1.0.0" }, "1.0.0"]);
+  expect((await kiwi.run(["exec", "ov"])).stdout).toBe("dep 1.0.0\n");
+  // A teammate's clone installs the same tree (npm ci is given the overrides with the lock).
+  expect((await kiwi.run(["install", "--frozen-lockfile"], { KIWI_CACHE_DIR: makeTemp("kiwi-other-cache-") })).exitCode).toBe(0);
+  writeFileSync(join(root, ".ai/tools/ov/package.json"), packageJson({ "kiwi-ov-top": { "kiwi-ov-dep": "1.1.0" } }));
+  const frozen = await kiwi.run(["install", "--frozen-lockfile"]);
+  expect(frozen.exitCode).toBe(3);
+  expect(frozen.stderr).toContain('~ overrides {"kiwi-ov-dep":"1.0.0"} -> {"kiwi-ov-top":{"kiwi-ov-dep":"1.1.0"}}');
+  // The package.json is a tool file: exec refuses the changed tool before any package is run.
+  expect((await kiwi.run(["exec", "ov"])).stdout).toBe("");
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  expect((await kiwi.run(["exec", "ov"])).stdout).toBe("dep 1.1.0\n");
 });
 
 test("a tool where npm install was run (its own node_modules/) is a check error before anything is locked", async () => {

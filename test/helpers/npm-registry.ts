@@ -29,6 +29,8 @@ export interface NpmRegistry {
   /** Serves `bytes` of another package build for name@version from now on (the packument keeps the old integrity). */
   lie(name: string, version: string, files: Record<string, string>): void;
   requests: string[];
+  /** The Authorization header of each request ("" when none), in step with `requests`. */
+  authorizations: string[];
   stop(): void;
 }
 
@@ -51,6 +53,7 @@ export function startNpmRegistry(): NpmRegistry {
   const packages = new Map<string, Map<string, Published>>();
   const lies = new Map<string, Uint8Array>();
   const requests: string[] = [];
+  const authorizations: string[] = [];
   let port = 0;
   const server: ReturnType<typeof Bun.serve> = Bun.serve({
     hostname: "127.0.0.1",
@@ -58,6 +61,7 @@ export function startNpmRegistry(): NpmRegistry {
     fetch(req): Response {
       const path = decodeURIComponent(new URL(req.url).pathname);
       requests.push(path);
+      authorizations.push(req.headers.get("authorization") ?? "");
       const tgz = /^\/(.+)\/-\/[^/]+-(\d[^/]*)\.tgz$/.exec(path);
       if (tgz) {
         const lie = lies.get(`${tgz[1]}@${tgz[2]}`);
@@ -93,6 +97,7 @@ export function startNpmRegistry(): NpmRegistry {
   return {
     url: `http://127.0.0.1:${port}/`,
     requests,
+    authorizations,
     publish(spec) {
       const tarball = pack(spec);
       const integrity = `sha512-${createHash("sha512").update(tarball).digest("base64")}`;

@@ -28,6 +28,14 @@ describe("the dependencies section of tool.lock.json", () => {
     expect(renderLockfile(parseLockfile(text))).toBe(text);
   });
 
+  test("a tool's package.json overrides are recorded with its requirements, nested ones too", () => {
+    const text = renderLockfile(withDeps(npm({ overrides: { "kiwi-digits": "2.0.0", "kiwi-pad": { ".": "1.0.0", "kiwi-digits": "2.0.0" } } })));
+    expect(text).toContain('"overrides": {');
+    expect(renderLockfile(parseLockfile(text))).toBe(text);
+    const bad = text.replace('"kiwi-digits": "2.0.0",', '"kiwi-digits": 2,');
+    expect(thrownBy(() => parseLockfile(bad))?.code).toBe("E_LOCK_INVALID");
+  });
+
   test("a package bundled in another's tarball (inBundle) has no integrity of its own", () => {
     const bundled = npm({ packages: { ...npm().packages, "node_modules/kiwi-pad/node_modules/kiwi-inner": { version: "1.0.0", inBundle: true } as never } });
     const text = renderLockfile(withDeps(bundled));

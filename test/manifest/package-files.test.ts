@@ -18,7 +18,7 @@ describe("requirements.txt", () => {
   test.each(["-e .", "--index-url https://x.test/simple", "-r other.txt", "https://x.test/a.whl", "./local", "/abs/pkg"])("%s is refused, with its line", (line) => {
     const out = fresh();
     parseRequirementsTxt(`ok==1\n${line}\n`, "r.txt", out);
-    expect(out.problems).toEqual([{ source: "r.txt:2", message: expect.stringContaining("is a pip option, URL or path") }]);
+    expect(out.problems).toEqual([{ source: "r.txt:2", message: expect.stringContaining("is a pip option, URL or path"), hint: "write one requirement per line, or move the option to your pip settings" }]);
   });
 
   test("a comment line ending in a backslash continues nothing, and a comment line ends a continuation (pip's join_lines)", () => {
@@ -38,7 +38,7 @@ describe("requirements.txt", () => {
       { spec: "a==1     --hash=sha256:00", source: "r.txt:1" },
       { spec: "b==2     --hash=sha256:11", source: "r.txt:4" },
     ]);
-    expect(out.problems).toEqual([{ source: "r.txt:6", message: expect.stringContaining('"-e ./local" is a pip option') }]);
+    expect(out.problems).toEqual([{ source: "r.txt:6", message: expect.stringContaining('"-e ./local" is a pip option'), hint: expect.any(String) }]);
   });
 });
 
@@ -49,13 +49,23 @@ describe("package.json", () => {
     expect(out.npm).toEqual({ dependencies: { a: "^1" }, source: "p.json" });
   });
 
+  test("overrides are the tool's too: npm forces those versions anywhere in the tree", () => {
+    const out = fresh();
+    const overrides = { "kiwi-digits": "2.0.0", "kiwi-pad": { ".": "1.0.0", "kiwi-digits": "$kiwi-digits" } };
+    parsePackageJson(JSON.stringify({ dependencies: { "kiwi-pad": "^1" }, overrides }), "p.json", out);
+    expect(out.npm).toEqual({ dependencies: { "kiwi-pad": "^1" }, overrides, source: "p.json" });
+  });
+
   test.each([
     ["{ nope", "it is not valid JSON"],
     ['{"dependencies": ["a"]}', "dependencies must map package names to version ranges"],
-  ])("%s is refused", (text, message) => {
+    ['{"dependencies": {"a": "1"}, "overrides": {"b": 2}}', "overrides must map package names to versions, or to overrides of their own"],
+    ['{"dependencies": {"a": "1"}, "overrides": ["b@1"]}', "overrides must map package names to versions"],
+  ])("%s is refused, with a hint in npm's terms", (text, message) => {
     const out = fresh();
     parsePackageJson(text, "p.json", out);
     expect(out.problems[0]?.message).toContain(message);
+    expect(out.problems[0]?.hint).not.toContain("pip");
   });
 });
 
@@ -69,12 +79,22 @@ describe("PEP 723 inline script metadata", () => {
 
   test.each([
     ["# /// script\n# dependencies = ['a']\n", "is never closed"],
+    // uv stops at the first line that is not `#` or `# …`: a typo or code before the closing line leaves it open.
+    ["# /// script\n#dependencies = ['a']\n# ///\n", "is never closed"],
+    ["# /// script\n# dependencies = ['a']\nimport a\n# ///\n", "is never closed"],
     ["# /// script\n# dependencies = [\n# ///\n", "not valid TOML"],
     ["# /// script\n# dependencies = 'a'\n# ///\n", "must be a list of strings"],
-  ])("%j is refused", (text, message) => {
+  ])("%j is refused, with a hint about the block", (text, message) => {
     const out = fresh();
     parseInlineScriptMetadata(text, "s.py", out, toml);
     expect(out.problems[0]?.message).toContain(message);
+    expect(out.problems[0]?.hint).not.toContain("pip");
+  });
+
+  test("the block ends at the last `# ///` of its comment lines, as uv reads it", () => {
+    const out = fresh();
+    parseInlineScriptMetadata('# /// script\n# dependencies = ["a"]\n# [tool.notes]\n# text = """\n# ///\n# """\n# ///\nprint(1)\n# ///\n', "s.py", out, toml);
+    expect([out.problems, out.pypi]).toEqual([[], [{ spec: "a", source: "s.py:1" }]]);
   });
 
   test("a script without the block declares nothing", () => {
