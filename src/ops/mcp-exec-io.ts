@@ -16,6 +16,7 @@ import { interceptInterrupts } from "../mcp/reaper-io.ts";
 import { interruptedError } from "../exec/interrupt.ts";
 import { callLimitsFor } from "../mcp/target.ts";
 import { suggest } from "../resolve/suggest.ts";
+import { renderVisible } from "../mcp/visible.ts";
 
 export interface McpCall {
   server: string;
@@ -58,7 +59,8 @@ export async function runMcpTool(ctx: Context, prepared: PreparedExec, gate: Omi
       onGate?.(outcome);
       const tool = listing.tools.find((t) => t.name === name);
       if (!tool) {
-        const names = listing.tools.map((t) => String(t.name));
+        // The server's own names, hidden characters made visible: a hint is printed on a terminal.
+        const names = listing.tools.map((t) => renderVisible(String(t.name)));
         throw new KiwiError("E_MCP", `MCP server "${server.id}" has no tool named ${JSON.stringify(name)} (asked for by ${leaf.id})`, {
           hint: names.length ? `${didYouMean(name, names)}its tools: ${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}; fix config.tool_name in ${leaf.manifestFile}` : "the server lists no tools",
         });

@@ -9,6 +9,7 @@ import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { eventually, isAlive, processesMatching, startHttpFixture } from "../mcp/servers.ts";
 import { EVERYTHING, RAW, fixtureProject, mcpTool, readLock, stdioServer } from "./mcp-helpers.ts";
 import { needs } from "../helpers/needs.ts";
+import { rawMcpServer } from "../helpers/raw-mcp.ts";
 
 afterAll(cleanupTemps);
 
@@ -123,6 +124,20 @@ describe("an mcp_tool whose tool_name is a typo", () => {
     const exec = await runKiwi(["exec", "ehco", "--param", "message=hi"], { cwd: project.root, timeoutMs: 60_000 });
     expect(exec.exitCode).toBe(9);
     expect(exec.stderr).toContain('error[E_MCP]: MCP server "fixture_mcp" has no tool named "ehco" (asked for by ehco)\n  hint: did you mean "echo"? its tools:');
+  }, SLOW);
+
+  test("the hint lists the server's tool names with hidden characters made visible", async () => {
+    const root = makeTemp("kiwi-mcp-names-");
+    writeTree(root, {
+      "server.js": rawMcpServer({ name: "names", tool: "read\u001b[2J\u200B", description: "Reads.", textExpression: '"read"' }),
+      ".ai/tools/names_mcp.yaml": stdioServer(root, { id: "names_mcp", script: join(root, "server.js") }),
+      ".ai/tools/read.yaml": mcpTool("read", "names_mcp", "read", "  []"),
+    });
+    expect((await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_MCP_MODE: "off" }) })).exitCode).toBe(0);
+    const exec = await runKiwi(["exec", "read", "--mcp-mode", "off"], { cwd: root, timeoutMs: 60_000 });
+    expect(exec.exitCode).toBe(9);
+    expect(exec.stderr).toContain("its tools: read<U+001B>[2J<U+200B ZWSP>; fix config.tool_name");
+    expect(exec.stderr).not.toMatch(/[\u001b\u200b]/);
   }, SLOW);
 });
 
