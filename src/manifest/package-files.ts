@@ -30,11 +30,21 @@ export function parseRequirementsTxt(text: string, source: string, out: FileRequ
     const line = raw.replace(/(^|\s)#.*$/, "").trim();
     if (line === "") continue;
     if (line.startsWith("-") || /^[a-z+]+:\/\//i.test(line) || line.startsWith(".") || line.startsWith("/")) {
-      out.problems.push({ source: at, message: `"${line}" is a pip option, URL or path; kiwi reads requirements only (the index comes from PIP_INDEX_URL)`, hint: "write one requirement per line, or move the option to your pip settings" });
+      out.problems.push({ source: at, message: `"${line}" is a pip option, URL or path; kiwi reads requirements only (the index comes from PIP_INDEX_URL)`, hint: optionHint(line) });
       continue;
     }
     out.pypi.push({ spec: line, source: at });
   }
+}
+
+/** What to write instead of a pip option, URL or path in requirements.txt. */
+function optionHint(line: string): string {
+  // -r base.txt, -c constraints.txt: another file, which no pip setting can include.
+  if (/^(-r|-c|--requirement|--constraint)\b/.test(line)) return "write the included file's requirements into this one: kiwi reads only the tool's own requirements.txt";
+  // --index-url, --extra-index-url, --find-links, --trusted-host, --pre, …: where and how pip looks.
+  if (line.startsWith("-") && !/^(-e|--editable)\b/.test(line)) return "move the option to your pip settings (PIP_INDEX_URL, PIP_FIND_LINKS, pip.conf), and write one requirement per line";
+  // -e ./local, ./pkg, https://…/x.whl: an archive or folder, not a version from an index.
+  return "require the distribution by name and version from an index; PIP_FIND_LINKS can name a folder of your own wheels";
 }
 
 /** package.json: its `dependencies` (devDependencies are not the tool's run time) and `allowScripts`. */

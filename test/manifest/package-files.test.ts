@@ -15,10 +15,19 @@ describe("requirements.txt", () => {
     ]);
   });
 
-  test.each(["-e .", "--index-url https://x.test/simple", "-r other.txt", "https://x.test/a.whl", "./local", "/abs/pkg"])("%s is refused, with its line", (line) => {
+  test.each([
+    ["-e .", "require the distribution by name and version from an index"],
+    ["--index-url https://x.test/simple", "move the option to your pip settings"],
+    ["--extra-index-url=https://x.test/simple", "move the option to your pip settings"],
+    ["-r other.txt", "write the included file's requirements into this one"],
+    ["-c constraints.txt", "write the included file's requirements into this one"],
+    ["https://x.test/a.whl", "require the distribution by name and version from an index"],
+    ["./local", "require the distribution by name and version from an index"],
+    ["/abs/pkg", "require the distribution by name and version from an index"],
+  ])("%s is refused, with its line and what to write instead", (line, hint) => {
     const out = fresh();
     parseRequirementsTxt(`ok==1\n${line}\n`, "r.txt", out);
-    expect(out.problems).toEqual([{ source: "r.txt:2", message: expect.stringContaining("is a pip option, URL or path"), hint: "write one requirement per line, or move the option to your pip settings" }]);
+    expect(out.problems).toEqual([{ source: "r.txt:2", message: expect.stringContaining("is a pip option, URL or path"), hint: expect.stringContaining(hint) }]);
   });
 
   test("a comment line ending in a backslash continues nothing, and a comment line ends a continuation (pip's join_lines)", () => {
