@@ -346,4 +346,10 @@ describe("NoiseLines", () => {
     expect(noise.warning('MCP server "s"')).toBe(`MCP server "s" wrote 5 lines on stdout that are not JSON-RPC, skipped: "${"x".repeat(160)}…", "b", "c" (and 2 more); MCP stdio servers should log to stderr`);
     expect(new NoiseLines().warning("x")).toBeUndefined();
   });
+
+  test("quotes a banner with its invisible and bidi characters made visible", () => {
+    const noise = new NoiseLines();
+    noise.add("Starting\u200B \u202Eserver");
+    expect(noise.warning('MCP server "s"')).toContain('skipped: "Starting<U+200B ZWSP> <U+202E RLO>server"');
+  });
 });
