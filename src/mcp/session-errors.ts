@@ -2,6 +2,7 @@
 // timeouts, a closed connection, a JSON-RPC error answer, an unsupported revision, an invalid result.
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, SseError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/client";
 import { KiwiError } from "../errors.ts";
+import { renderVisible } from "./visible.ts";
 
 /** The stateless revision, reached through `server/discover` (no initialize handshake). */
 export const MODERN_REVISION = "2026-07-28";
@@ -61,7 +62,8 @@ export function mapSessionError(error: unknown, facts: SessionFacts, method: str
         details: { method, code: error.code },
       });
     }
-    return new KiwiError("E_MCP", `${label} answered ${method} with error ${error.code}: ${error.message.replace(/^MCP error -?\d+: /, "")}`, {
+    // The server's own words reach a terminal: hidden characters and escapes are shown, not sent.
+    return new KiwiError("E_MCP", `${label} answered ${method} with error ${error.code}: ${renderVisible(error.message.replace(/^MCP error -?\d+: /, ""))}`, {
       hint: "the server refused the request; check the server's documentation and logs",
       details: { method, code: error.code },
     });
@@ -95,7 +97,7 @@ function httpStatusOf(error: unknown): number | undefined {
 /** A request the server answered with an HTTP error status: the status, what it said, and what to fix. */
 function httpStatusError(label: string, method: string, status: number, error: Error): KiwiError {
   const said = error.message.replace(/^Error POSTing to endpoint(?: \(HTTP \d{3}\))?: /, "").replace(/^SSE error: /, "").trim();
-  const body = said.length > 300 ? `${said.slice(0, 300)}…` : said;
+  const body = renderVisible(said.length > 300 ? `${said.slice(0, 300)}…` : said);
   const hint = hintForStatus(status, method);
   return new KiwiError("E_MCP", `${label} answered ${method} with HTTP ${status}${body ? `: ${body}` : ""}`, { hint, details: { method, status } });
 }

@@ -11,6 +11,7 @@ import { toPlain } from "../integrity/value.ts";
 import type { LosslessCapture } from "./capture.ts";
 import { signalGroup, trackGroup, untrackGroup } from "./reaper-io.ts";
 import { type TransportLimits, TailBuffer, describeBytes } from "./server-limits.ts";
+import { renderVisible } from "./visible.ts";
 
 /** What to start: a resolved argv, working directory and complete environment. */
 export interface StdioSpec {
@@ -212,7 +213,7 @@ export class StdioProcessTransport implements Transport {
     }
     const parsed = JSONRPCMessageSchema.safeParse(plain);
     if (!parsed.success) {
-      this.fail(new KiwiError("E_MCP", `${this.label} sent a message that is not valid JSON-RPC 2.0: ${line.slice(0, 120)}`, {
+      this.fail(new KiwiError("E_MCP", `${this.label} sent a message that is not valid JSON-RPC 2.0: ${renderVisible(line.slice(0, 120))}`, {
         hint: "the server does not speak MCP over stdio (or prints logs to stdout); check its command",
       }));
       return false;
@@ -247,7 +248,7 @@ export class NoiseLines {
   warning(label: string): string | undefined {
     if (this.count === 0) return undefined;
     const more = this.count > this.kept.length ? ` (and ${this.count - this.kept.length} more)` : "";
-    const lines = this.kept.map((l) => JSON.stringify(l)).join(", ");
+    const lines = this.kept.map((l) => renderVisible(JSON.stringify(l))).join(", ");
     return `${label} wrote ${this.count} line${this.count === 1 ? "" : "s"} on stdout that ${this.count === 1 ? "is" : "are"} not JSON-RPC, skipped: ${lines}${more}; MCP stdio servers should log to stderr`;
   }
 }

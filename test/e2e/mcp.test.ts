@@ -11,7 +11,9 @@ import { EVERYTHING, RAW, fixtureProject, mcpTool, readLock, stdioServer } from 
 import { needs } from "../helpers/needs.ts";
 import { rawMcpServer } from "../helpers/raw-mcp.ts";
 
-afterAll(cleanupTemps);
+// Every runKiwi call gets a hermetic home with its own cache: this file leaves ~150 folders, whose
+// removal takes longer than bun's 5 s default for a hook on a loaded machine.
+afterAll(cleanupTemps, 60_000);
 
 const VECTORS = join(import.meta.dir, "..", "fixtures", "vectors", "mcp-interface.json");
 /** Tests that run the binary many times against a real server get room on a loaded machine. */

@@ -253,14 +253,15 @@ describe("faults are bounded, clear, and leave no process", () => {
 
 describe("an HTTP server that refuses a request with a status", () => {
   /** A streamable HTTP server on 127.0.0.1 port 0 that answers `method` with `status` and JSON-RPC otherwise. */
-  function refusing(method: string, status: number) {
+  function refusing(method: string, status: number, text = "go away") {
     return Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
       async fetch(req) {
         if (req.method !== "POST") return new Response(null, { status: 405 }); // no standalone SSE stream
         const msg = (await req.json()) as { id?: number; method: string; params?: { protocolVersion?: string } };
-        if (msg.method === method) return new Response("go away", { status, headers: { "content-type": "text/plain" } });
+        if (msg.method === method && status === 200) return Response.json({ jsonrpc: "2.0", id: msg.id, error: { code: -32000, message: text } });
+        if (msg.method === method) return new Response(text, { status, headers: { "content-type": "text/plain" } });
         if (msg.id === undefined) return new Response(null, { status: 202 });
         const result =
           msg.method === "initialize"
@@ -291,6 +292,19 @@ describe("an HTTP server that refuses a request with a status", () => {
       expect(error.hint).toMatch(hint);
       expect(error.hint).not.toContain("command");
       expect(error.details).toMatchObject({ method, status });
+    } finally {
+      server.stop(true);
+    }
+  });
+
+  test.each([
+    ["an HTTP error page", 500],
+    ["a JSON-RPC error message", 200],
+  ] as const)("the server's words in %s are shown with escapes made visible, not sent to the terminal", async (_what, status) => {
+    const server = refusing("tools/list", status, "boom\u001b[2J\u200B gone");
+    try {
+      const error = (await list({ kind: "http", url: `http://127.0.0.1:${server.port}/mcp`, headers: {}, transport: "streamable-http" }).catch((e) => e)) as KiwiError;
+      expect(error.message).toEndWith(": boom<U+001B>[2J<U+200B ZWSP> gone");
     } finally {
       server.stop(true);
     }
@@ -353,5 +367,11 @@ describe("NoiseLines", () => {
     for (const line of ["b", "c", "d", "e"]) noise.add(line);
     expect(noise.warning('MCP server "s"')).toBe(`MCP server "s" wrote 5 lines on stdout that are not JSON-RPC, skipped: "${"x".repeat(160)}…", "b", "c" (and 2 more); MCP stdio servers should log to stderr`);
     expect(new NoiseLines().warning("x")).toBeUndefined();
+  });
+
+  test("quotes a banner with its invisible and bidi characters made visible", () => {
+    const noise = new NoiseLines();
+    noise.add("Starting\u200B \u202Eserver");
+    expect(noise.warning('MCP server "s"')).toContain('skipped: "Starting<U+200B ZWSP> <U+202E RLO>server"');
   });
 });
