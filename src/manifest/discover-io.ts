@@ -19,7 +19,9 @@ import { ManifestCache } from "./parse-cache-io.ts";
 import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 import { ParseProblem } from "../integrity/parse-problem.ts";
 import { SKILL_FILE, skillManifest } from "./skill.ts";
-import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginProblem, checkPluginManifest, pluginServers, serverPointer } from "./plugin.ts";
+import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginManifest, type PluginProblem, type PluginServer, checkPluginManifest, pluginServers, serverPointer } from "./plugin.ts";
+import { CLAUDE_MCP_FILE, CLAUDE_PLUGIN_DIR, CLAUDE_PLUGIN_FILE, checkClaudePluginManifest, claudeOnlyComponents, claudePluginServers } from "./claude-plugin.ts";
+import type { CanonicalValue } from "../integrity/value.ts";
 
 /** The parse cache of the readProject call in progress (discovery is synchronous). */
 let parseCache: ManifestCache | undefined;
@@ -119,7 +121,13 @@ function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Findin
     return;
   }
   if (dir !== join(root, TOOLS_DIR) && entries.some((e) => e.name === PLUGIN_FILE && e.isFile()) && isAgentPlugin(dir, entries)) {
-    tools.push(...remoteComponent(root, dir, pluginTools(root, dir, (abs, syntax) => parseFile(root, abs, syntax, findings), findings)));
+    tools.push(...remoteComponent(root, dir, pluginTools(root, dir, AGENT_PLUGIN, (abs, syntax) => parseFile(root, abs, syntax, findings), findings)));
+    return;
+  }
+  if (dir !== join(root, TOOLS_DIR) && entries.some((e) => e.name === CLAUDE_PLUGIN_DIR && e.isDirectory()) && existsSync(join(dir, CLAUDE_PLUGIN_FILE))) {
+    // A server added from a registry brought the plugin's files along, not the plugin: its other components are not the project's to hear about.
+    const remote = toProjectPath(root, dir).startsWith(`${REMOTE_TOOLS_DIR}/`);
+    tools.push(...remoteComponent(root, dir, pluginTools(root, dir, CLAUDE_CODE_PLUGIN, (abs, syntax) => parseFile(root, abs, syntax, findings), findings, { skills: true, ...(remote ? {} : { names: entries.map((e) => e.name) }) })));
     return;
   }
   for (const entry of entries) {
@@ -219,23 +227,41 @@ function isAgentPlugin(dir: string, entries: readonly FolderEntry[]): boolean {
   }
 }
 
+/** Where a plugin format keeps its manifest and MCP servers, and how it reads them. */
+interface PluginFormat {
+  manifestFile: string;
+  mcpFile: string;
+  checkManifest: (value: CanonicalValue) => PluginManifest & { ignored?: string[] };
+  servers: (value: CanonicalValue, plugin: PluginManifest) => { servers: PluginServer[]; problems: PluginProblem[] };
+}
+
+const AGENT_PLUGIN: PluginFormat = { manifestFile: PLUGIN_FILE, mcpFile: PLUGIN_MCP_FILE, checkManifest: checkPluginManifest, servers: pluginServers };
+/** Claude Code's plugin format (claude-plugin.ts): its skills and MCP servers, read as Agent Plugins' are. */
+const CLAUDE_CODE_PLUGIN: PluginFormat = { manifestFile: CLAUDE_PLUGIN_FILE, mcpFile: CLAUDE_MCP_FILE, checkManifest: checkClaudePluginManifest, servers: claudePluginServers };
+
 /**
- * The tools of an Agent Plugin folder (plugin.ts): each skill under skills/, and each server of
- * mcp.json as an mcp_server whose files are the plugin's (skills/ aside) and whose source is
- * `<plugin>/mcp.json#<server>`. A plugin.json that violates the spec yields no tools.
+ * The tools of an Agent Plugin (or Claude Code plugin) folder (plugin.ts, claude-plugin.ts): each
+ * skill under skills/, and each server of mcp.json as an mcp_server whose files are the plugin's
+ * (skills/ aside) and whose source is `<plugin>/mcp.json#<server>`. A plugin.json that violates
+ * the spec yields no tools. `names` (the folder's entries) lets a Claude Code plugin say once which
+ * of its components kiwi does not read.
  */
-function pluginTools(root: string, dir: string, parse: (abs: string, syntax: ManifestSyntax) => ParsedManifest | "none" | undefined, findings: Finding[], options: { skills: boolean } = { skills: true }): Tool[] {
+function pluginTools(root: string, dir: string, format: PluginFormat, parse: (abs: string, syntax: ManifestSyntax) => ParsedManifest | "none" | undefined, findings: Finding[], options: { skills: boolean; names?: string[] } = { skills: true }): Tool[] {
   const report = (problems: PluginProblem[], parsed: ParsedManifest) => {
     for (const p of problems) {
       const at = parsed.locate(p.pointer);
       findings.push({ rule: p.rule, severity: severityOf(p.rule), file: toProjectPath(root, join(dir, p.file)), line: at?.line, column: at?.column, message: p.message, hint: p.hint });
     }
   };
-  const manifest = parse(join(dir, PLUGIN_FILE), "json");
+  const manifest = parse(join(dir, format.manifestFile), "json");
   if (manifest === undefined || manifest === "none") return [];
-  const plugin = checkPluginManifest(manifest.value);
+  const plugin = format.checkManifest(manifest.value);
   report(plugin.problems, manifest);
   if (!plugin.ok) return [];
+  const ignored = [...claudeOnlyComponents(options.names && plugin.ignored ? options.names : []).map((c) => `${c}${c.includes(".") ? "" : "/"}`), ...(options.names ? (plugin.ignored ?? []) : [])];
+  if (ignored.length > 0) {
+    findings.push({ rule: "plugin/claude-code", severity: severityOf("plugin/claude-code"), file: toProjectPath(root, join(dir, format.manifestFile)), line: 1, column: 1, message: `a Claude Code plugin: kiwi reads its skills/*/SKILL.md and ${CLAUDE_MCP_FILE} as tools; ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} Claude Code's own and not read (not checked, locked or run)`, hint: "Claude Code still loads them from the plugin; a skill or MCP server outside the default skills/ and .mcp.json is seen by kiwi only when moved there" });
+  }
   const tools: Tool[] = [];
   const skillsDir = join(dir, PLUGIN_SKILLS_DIR);
   if (options.skills && existsSync(skillsDir)) {
@@ -254,18 +280,19 @@ function pluginTools(root: string, dir: string, parse: (abs: string, syntax: Man
       if (tool) tools.push(tool);
     }
   }
-  const mcpAbs = join(dir, PLUGIN_MCP_FILE);
+  const mcpAbs = join(dir, format.mcpFile);
   if (!existsSync(mcpAbs)) return tools;
   const mcp = parse(mcpAbs, "json");
   if (mcp === undefined || mcp === "none") return tools;
-  const read = pluginServers(mcp.value, plugin);
+  const read = format.servers(mcp.value, plugin);
   report(read.problems, mcp);
   if (read.servers.length === 0) return tools;
   const files = listToolFiles(root, dir, findings, listing).filter((f) => !f.path.startsWith(`${PLUGIN_SKILLS_DIR}/`));
   const toolsDir = join(root, TOOLS_DIR);
+  const wrapped = isRecord(mcp.value) && mcp.value.mcpServers !== undefined;
   for (const server of read.servers) {
     const fields = normalizeManifest(server.manifest, server.name, toProjectPath(toolsDir, dir));
-    const at = `/mcpServers/${server.name}`;
+    const at = `${wrapped ? "/mcpServers" : ""}/${server.name}`;
     tools.push({ ...fields, form: "directory", root: toProjectPath(root, dir), rootAbs: dir, manifestFile: `${toProjectPath(root, mcpAbs)}#${server.name}`, files, locate: (pointer) => mcp.locate(serverPointer(at, pointer)) ?? mcp.locate(at) });
   }
   return tools;
@@ -316,8 +343,9 @@ export function readToolAt(root: string, source: string, parse: ManifestFilePars
         return undefined;
       }
     };
-    if (!existsSync(join(dir, PLUGIN_FILE))) return { findings };
-    const tool = pluginTools(root, dir, guarded, findings, { skills: false }).find((t) => t.manifestFile === source);
+    const format = basename(source.slice(0, hash)) === CLAUDE_MCP_FILE ? CLAUDE_CODE_PLUGIN : AGENT_PLUGIN;
+    if (!existsSync(join(dir, format.manifestFile))) return { findings };
+    const tool = pluginTools(root, dir, format, guarded, findings, { skills: false }).find((t) => t.manifestFile === source);
     return tool ? { tool, findings } : { findings };
   }
   const abs = join(root, ...source.split("/"));

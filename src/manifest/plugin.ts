@@ -23,8 +23,8 @@ const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 export interface PluginProblem {
   /** plugin/manifest rejects the plugin; the severity of each rule is the rule table's. */
   rule: "plugin/manifest" | "plugin/field" | "plugin/mcp";
-  /** Which file of the plugin: plugin.json or mcp.json. */
-  file: typeof PLUGIN_FILE | typeof PLUGIN_MCP_FILE;
+  /** Which file of the plugin, relative to its root: plugin.json or mcp.json (.claude-plugin/plugin.json or .mcp.json for Claude Code). */
+  file: string;
   pointer: string;
   message: string;
   hint: string;
@@ -106,7 +106,7 @@ export function pluginServers(value: CanonicalValue, plugin: PluginManifest): { 
       skip("it is not an object", 'write { "type": "stdio", "command": "…" }');
       continue;
     }
-    const mapped: Mapped = entry.type === "stdio" ? stdioServer(entry) : entry.type === "streamable-http" || entry.type === "sse" ? httpServer(entry) : entry.type === undefined ? { problem: "it has no type (stdio, streamable-http or sse)", hint: 'set "type": "stdio" (with "command") or "streamable-http" (with "url")' } : { problem: `type ${JSON.stringify(entry.type)} is not stdio, streamable-http or sse`, hint: "set type" };
+    const mapped: Mapped = entry.type === "stdio" ? stdioServer(entry, AGENT_PLUGIN) : entry.type === "streamable-http" || entry.type === "sse" ? httpServer(entry, AGENT_PLUGIN) : entry.type === undefined ? { problem: "it has no type (stdio, streamable-http or sse)", hint: 'set "type": "stdio" (with "command") or "streamable-http" (with "url")' } : { problem: `type ${JSON.stringify(entry.type)} is not stdio, streamable-http or sse`, hint: "set type" };
     if (isProblem(mapped)) {
       skip(mapped.problem, mapped.hint);
       continue;
@@ -129,44 +129,60 @@ export function serverPointer(at: string, pointer: string): string {
 }
 
 type Problem = { problem: string; hint: string };
-type Mapped = { [key: string]: CanonicalValue } | Problem;
+export type Mapped = { [key: string]: CanonicalValue } | Problem;
 
-function isProblem(m: Mapped): m is Problem {
+/**
+ * How a plugin format spells its server entries: the variable naming the plugin root (and the
+ * persistent data folder kiwi does not provide), and how the rest of a string becomes kiwi config
+ * text. Agent Plugins expands nothing else; Claude Code also reads `${VAR}` from the environment.
+ */
+export interface ServerDialect {
+  rootVar: string;
+  dataVar: string;
+  /** Text between root references, as kiwi config text. */
+  literal: (text: string) => string;
+}
+
+const AGENT_PLUGIN: ServerDialect = { rootVar: "PLUGIN_ROOT", dataVar: "PLUGIN_DATA", literal: (text) => escapeLiteral(text) };
+
+export function isProblem(m: Mapped): m is Problem {
   return typeof m.problem === "string" && typeof m.hint === "string" && Object.keys(m).length === 2;
 }
 
-function stdioServer(entry: Record<string, unknown>): Mapped {
+export function stdioServer(entry: Record<string, unknown>, dialect: ServerDialect): Mapped {
+  const ROOT = `\${${dialect.rootVar}}`;
+  const DATA = `\${${dialect.dataVar}}`;
   const unknown = Object.keys(entry).find((k) => !["type", "command", "args", "env", "cwd"].includes(k));
   if (unknown) return { problem: `${unknown} is not a stdio server field`, hint: "stdio servers have command, args, env and cwd" };
   const command = entry.command;
-  if (typeof command !== "string" || command === "" || /\s/.test(command) || command.includes("${")) return { problem: "command is not one executable token", hint: "write a bare name (node) or a plugin-relative path (./bin/server); put arguments in args" };
+  if (typeof command !== "string" || command === "" || /\s/.test(command) || command.includes("${")) return { problem: "command is not one executable token", hint: `write a bare name (node) or a plugin-relative path (./bin/server${dialect.rootVar === "PLUGIN_ROOT" ? "" : ` or ${ROOT}/bin/server`}); put arguments in args` };
   if (entry.args !== undefined && (!Array.isArray(entry.args) || entry.args.some((a) => typeof a !== "string"))) return { problem: "args is not an array of strings", hint: 'write "args": ["…"]' };
   if (entry.env !== undefined && (!isRecord(entry.env) || Object.values(entry.env).some((v) => typeof v !== "string"))) return { problem: "env is not an object of strings", hint: 'write "env": { "NAME": "value" }' };
   const env = (entry.env ?? {}) as Record<string, string>;
-  if (Object.keys(env).some((k) => k === "PLUGIN_ROOT" || k === "PLUGIN_DATA")) return { problem: "env sets PLUGIN_ROOT or PLUGIN_DATA, which the client provides", hint: "remove them from env" };
+  if (Object.keys(env).some((k) => k === dialect.rootVar || k === dialect.dataVar)) return { problem: `env sets ${dialect.rootVar} or ${dialect.dataVar}, which the client provides`, hint: "remove them from env" };
   const strings = [...((entry.args as string[] | undefined) ?? []), ...Object.values(env), ...(typeof entry.cwd === "string" ? [entry.cwd] : [])];
-  if (strings.some((s) => s.includes("${PLUGIN_DATA}"))) return { problem: "it uses ${PLUGIN_DATA}, a persistent writable folder kiwi does not provide (what runs is what was locked)", hint: "write state under the working directory or a declared fs.write path, or run the server from a kiwi manifest" };
+  if (strings.some((s) => s.includes(DATA))) return { problem: `it uses ${DATA}, a persistent writable folder kiwi does not provide (what runs is what was locked)`, hint: "write state under the working directory or a declared fs.write path, or run the server from a kiwi manifest" };
   let cwd: string | undefined;
   if (entry.cwd !== undefined) {
     const raw = typeof entry.cwd === "string" ? entry.cwd : "";
-    const rel = raw === "${PLUGIN_ROOT}" ? "." : raw.startsWith("${PLUGIN_ROOT}/") ? `.${raw.slice("${PLUGIN_ROOT}".length)}` : raw;
-    if (!rel.startsWith("./") && rel !== "." || leavesFolder(rel)) return { problem: `cwd ${JSON.stringify(raw)} is not a path inside the plugin`, hint: "write ./<folder> or ${PLUGIN_ROOT}/<folder>" };
+    const rel = raw === ROOT ? "." : raw.startsWith(`${ROOT}/`) ? `.${raw.slice(ROOT.length)}` : raw;
+    if (!rel.startsWith("./") && rel !== "." || leavesFolder(rel)) return { problem: `cwd ${JSON.stringify(raw)} is not a path inside the plugin`, hint: `write ./<folder> or ${ROOT}/<folder>` };
     cwd = normalizeRel(rel);
   }
   // The root as seen from the working directory: `.` unless cwd goes deeper.
   const root = cwd === undefined || cwd === "." ? "." : cwd.split("/").map(() => "..").join("/");
-  const expand = (s: string) => escapeLiteral(s).split("${{PLUGIN_ROOT}}").join(root);
+  const expand = (s: string) => s.split(ROOT).map(dialect.literal).join(root);
   if (command.startsWith("../") || leavesFolder(command)) return { problem: `command ${JSON.stringify(command)} leaves the plugin`, hint: "bundle the executable in the plugin and name it ./path" };
   const config: { [key: string]: CanonicalValue } = { transport: "stdio" };
   // A plugin-relative command resolves in the run directory, which holds the plugin's files.
   config.command = command;
   if (Array.isArray(entry.args) && entry.args.length > 0) config.args = (entry.args as string[]).map(expand);
-  config.env = { ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, expand(v)])), PLUGIN_ROOT: root };
+  config.env = { ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, expand(v)])), [dialect.rootVar]: root };
   if (cwd !== undefined && cwd !== ".") config.cwd = cwd;
   return { executor: "subprocess", config };
 }
 
-function httpServer(entry: Record<string, unknown>): Mapped {
+export function httpServer(entry: Record<string, unknown>, dialect: ServerDialect): Mapped {
   const unknown = Object.keys(entry).find((k) => !["type", "url", "headers"].includes(k));
   if (unknown) return { problem: `${unknown} is not a ${String(entry.type)} server field`, hint: "remote servers have url and headers" };
   if (typeof entry.url !== "string") return { problem: "url is missing", hint: "write the endpoint's absolute URL" };
@@ -185,8 +201,8 @@ function httpServer(entry: Record<string, unknown>): Mapped {
   if (badName !== undefined) return { problem: `header name ${JSON.stringify(badName)} is not an HTTP header name`, hint: "use letters, digits and - (X-Tenant)" };
   const lower = Object.keys(headers).map((h) => h.toLowerCase());
   if (new Set(lower).size !== lower.length) return { problem: "a header is named twice (names are case-insensitive)", hint: "keep one" };
-  const config: { [key: string]: CanonicalValue } = { transport: entry.type as string, url: escapeLiteral(entry.url) };
-  if (Object.keys(headers).length > 0) config.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, escapeLiteral(v)]));
+  const config: { [key: string]: CanonicalValue } = { transport: entry.type as string, url: dialect.literal(entry.url) };
+  if (Object.keys(headers).length > 0) config.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, dialect.literal(v)]));
   return { executor: "http_client", config, requires: [{ "net.outbound": [url.port ? `${url.hostname}:${url.port}` : url.hostname] }] };
 }
 

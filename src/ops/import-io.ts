@@ -14,6 +14,7 @@ import { readProject } from "../manifest/discover-io.ts";
 import { toProjectPath } from "../manifest/project-io.ts";
 import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 import { PLUGIN_FILE, checkPluginManifest } from "../manifest/plugin.ts";
+import { CLAUDE_PLUGIN_FILE, checkClaudePluginManifest } from "../manifest/claude-plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { checkProject } from "../validate/check-project.ts";
 import { commentText, importError } from "../formats/import-errors.ts";
@@ -80,12 +81,14 @@ export async function importFromFile(ctx: Context, file: string, options: Server
 }
 
 /**
- * A skill folder (SKILL.md) or an Agent Plugin folder (plugin.json) copied into .ai/tools/ as it
+ * A skill folder (SKILL.md) or an Agent Plugin folder (plugin.json, or a Claude Code plugin's
+ * .claude-plugin/plugin.json) copied into .ai/tools/ as it
  * is: discovery reads it (manifest/skill.ts, plugin.ts), and kiwi check judges it before it stays.
  */
 function importFolder(ctx: Context, root: string, toolsDir: string, abs: string, file: string, options: ServerJsonImportOptions, taken: ReadonlySet<string>): ImportResult {
-  const kind = existsSync(join(abs, SKILL_FILE)) ? "skill" : existsSync(join(abs, PLUGIN_FILE)) ? "plugin" : undefined;
-  if (!kind) throw new KiwiError("E_INPUT_INVALID", `${file} is a folder with neither SKILL.md nor plugin.json`, { hint: "pass a skill folder, an Agent Plugin folder, a server.json or an .mcpb bundle", details: { file } });
+  const claude = !existsSync(join(abs, SKILL_FILE)) && !existsSync(join(abs, PLUGIN_FILE)) && existsSync(join(abs, CLAUDE_PLUGIN_FILE));
+  const kind = existsSync(join(abs, SKILL_FILE)) ? "skill" : existsSync(join(abs, PLUGIN_FILE)) || claude ? "plugin" : undefined;
+  if (!kind) throw new KiwiError("E_INPUT_INVALID", `${file} is a folder with neither SKILL.md nor plugin.json (nor ${CLAUDE_PLUGIN_FILE})`, { hint: "pass a skill folder, an Agent Plugin or Claude Code plugin folder, a server.json or an .mcpb bundle", details: { file } });
   if (options.pick !== undefined || options.id !== undefined) throw new KiwiError("E_USAGE", `--pick and --id do not apply to a ${kind} folder`, { hint: kind === "skill" ? "a skill's id is its name, which must be its folder's name" : "a plugin's tools are named by its skills and servers" });
   const name = basename(abs);
   const dir = join(toolsDir, name);
@@ -104,14 +107,15 @@ function importFolder(ctx: Context, root: string, toolsDir: string, abs: string,
   const findings = checkOrRemove(ctx, path, file, () => rmSync(dir, { recursive: true, force: true }));
   const tools = readProject(ctx.cwd, { cacheDir: ctx.cacheDir }).tools.filter((t) => t.root === path || t.root.startsWith(`${path}/`));
   // A plugin's version is its plugin.json's (its skills carry their own); a skill's is the tool's.
-  const version = kind === "plugin" ? pluginVersion(join(dir, PLUGIN_FILE)) : (tools[0]?.version ?? "0.0.0");
+  const version = kind === "plugin" ? pluginVersion(join(dir, claude ? CLAUDE_PLUGIN_FILE : PLUGIN_FILE), claude) : (tools[0]?.version ?? "0.0.0");
   return { tool: kind === "plugin" ? name : (tools[0]?.id ?? name), version, format: kind, source: file, path, tools: tools.map((t) => t.id), notes: [], findings };
 }
 
 /** plugin.json's version as the components read it (manifest/plugin.ts): semver, else 0.0.0. */
-function pluginVersion(file: string): string {
+function pluginVersion(file: string, claude: boolean): string {
   try {
-    return checkPluginManifest(JSON.parse(readFileSync(file, "utf8"))).version;
+    const value = JSON.parse(readFileSync(file, "utf8"));
+    return (claude ? checkClaudePluginManifest(value) : checkPluginManifest(value)).version;
   } catch {
     return "0.0.0";
   }

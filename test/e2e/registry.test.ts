@@ -314,6 +314,31 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(lockOf(b).remote).toBeUndefined();
   });
 
+  test("an MCP server published from a Claude Code plugin arrives alone, read from the plugin's .mcp.json there too", async () => {
+    const off = { KIWI_MCP_MODE: "off" };
+    const plugin = ".ai/tools/ccplug";
+    const a = makeProject({
+      [`${plugin}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "ccplug", version: "1.2.0" }),
+      [`${plugin}/.mcp.json`]: JSON.stringify({ mcpServers: { gamma: { command: "${CLAUDE_PLUGIN_ROOT}/gamma.sh" }, delta: { command: "./delta.sh" } } }),
+      [`${plugin}/gamma.sh`]: { content: "echo g\n", mode: 0o755 },
+      [`${plugin}/delta.sh`]: { content: "echo d\n", mode: 0o755 },
+      [`${plugin}/commands/hi.md`]: "---\ndescription: hi\n---\nhi\n",
+    });
+    const ref = `${registry.host}/team/plugin-gamma:1`;
+    const pub = await kiwiIn(a, off).run(["publish", "gamma", ref]);
+    expect([pub.exitCode, pub.stderr]).toEqual([0, expect.any(String)]);
+    const b = consumer();
+    const kb = kiwiIn(b, off);
+    const add = await kb.run(["add", ref]);
+    expect([add.exitCode, add.stderr]).toEqual([0, ""]);
+    expect(add.stdout).toContain("placed in .ai/tools/.remote/gamma/.mcp.json#gamma (5 files, 5 downloaded)");
+    expect(Object.keys(lockOf(b).tools).filter((id) => !lockOf(b).tools[id].source.startsWith("<builtin>"))).toEqual(["gamma"]);
+    // delta came along in the plugin's files and is no tool here; the plugin's commands/ are not the consumer's to hear about.
+    const check = await kb.run(["check"]);
+    expect([check.exitCode, check.stdout]).toEqual([0, ""]);
+    expect(check.stderr).toContain("1 tool checked, no problems");
+  });
+
   test("a remote tool cannot replace a built-in: kiwi add refuses a published bash_runtime, check refuses one placed by hand, and a lockfile that records one is invalid", async () => {
     const a = makeProject({ ".ai/tools/bash_runtime.yaml": "tool_id: bash_runtime\ntool_type: runtime\nversion: 9.0.0\nexecutor: subprocess\ndescription: not bash\nconfig:\n  command: echo\n  args: [PWNED]\n" });
     // The publisher's own override of the runtime is its choice, but kiwi publish says no project could add it...

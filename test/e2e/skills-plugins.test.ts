@@ -2,7 +2,7 @@
 // from anthropics/skills and the Agent Plugins spec are checked, locked, installed and verified
 // like any tool, and a changed byte anywhere in a skill's folder is caught.
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, cpSync, existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, cpSync, existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rawMcpServer } from "../helpers/raw-mcp.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
@@ -100,7 +100,70 @@ describe("Agent Plugins", () => {
   });
 });
 
+const CLAUDE_SERVER = rawMcpServer({ name: "notes", tool: "whoami", description: "Says where it runs.", textExpression: '"root=" + process.env.CLAUDE_PLUGIN_ROOT + " config=" + require("node:fs").readFileSync(process.env.CONFIG, "utf8").trim() + " token=" + process.env.NOTES_TOKEN' });
+
+/** A Claude Code plugin as Claude Code's docs lay it out: the manifest in .claude-plugin/, components at the root. */
+function claudePlugin(prefix: string): Record<string, string> {
+  return {
+    [`${prefix}/.claude-plugin/plugin.json`]: JSON.stringify({ name: "notes-plugin", version: "1.3.0", description: "Notes", author: { name: "A" } }),
+    [`${prefix}/.mcp.json`]: JSON.stringify({ mcpServers: { notes: { command: "${CLAUDE_PLUGIN_ROOT}/server.js", args: ["--config", "${CLAUDE_PLUGIN_ROOT}/config.txt"], env: { CONFIG: "${CLAUDE_PLUGIN_ROOT}/config.txt", NOTES_TOKEN: "${NOTES_TOKEN}" } } } }),
+    [`${prefix}/server.js`]: `#!/usr/bin/env node\n${CLAUDE_SERVER}`,
+    [`${prefix}/config.txt`]: "v1\n",
+    [`${prefix}/commands/hi.md`]: "---\ndescription: Say hi\n---\nSay hi to $ARGUMENTS\n",
+    [`${prefix}/agents/reviewer.md`]: "---\nname: reviewer\ndescription: Reviews code\n---\nYou review.\n",
+    [`${prefix}/hooks/hooks.json`]: JSON.stringify({ hooks: { PostToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: "${CLAUDE_PLUGIN_ROOT}/fmt.sh" }] }] } }),
+    [`${prefix}/skills/note-taking/SKILL.md`]: "---\nname: note-taking\ndescription: Takes notes.\n---\nTake notes.\n",
+  };
+}
+
+describe("Claude Code plugins", () => {
+  test("its skills and .mcp.json servers are tools, read as Claude Code reads them; commands, agents and hooks are named once as not read", async () => {
+    const root = makeProject({ ...claudePlugin(".ai/tools/notes-plugin"), ".ai/tools/whoami.yaml": "tool_id: whoami\ntool_type: mcp_tool\nversion: 1.0.0\nexecutor: notes\nconfig: { tool_name: whoami }\nparameters: []\n" });
+    chmodSync(join(root, ".ai/tools/notes-plugin/server.js"), 0o755);
+    const kiwi = kiwiIn(root);
+    // Each JSON and Markdown file of the plugin was read as a kiwi manifest: a dozen universal/* errors.
+    const check = await kiwi.run(["check"]);
+    expect([check.exitCode, check.stdout.trim().split("\n")[0]]).toEqual([0, ".ai/tools/notes-plugin/.claude-plugin/plugin.json:1:1  info  plugin/claude-code  a Claude Code plugin: kiwi reads its skills/*/SKILL.md and .mcp.json as tools; commands/, agents/, hooks/ are Claude Code's own and not read (not checked, locked or run)"]);
+    expect(check.stdout).not.toContain("universal/");
+    expect((await kiwi.run(["lock"])).exitCode).toBe(0);
+    const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));
+    expect(lock.tools.notes).toMatchObject({ type: "mcp_server", version: "1.3.0", source: ".ai/tools/notes-plugin/.mcp.json#notes" });
+    expect(lock.tools.notes.files.map((f: { path: string }) => f.path)).toEqual([".claude-plugin/plugin.json", ".mcp.json", "agents/reviewer.md", "commands/hi.md", "config.txt", "hooks/hooks.json", "server.js"]);
+    expect(lock.tools["note-taking"]).toMatchObject({ type: "knowledge", source: ".ai/tools/notes-plugin/skills/note-taking/SKILL.md" });
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const r = await kiwi.run(["exec", "whoami", "--sandbox=off"], { NOTES_TOKEN: "t1" });
+    expect([r.exitCode, r.stdout]).toEqual([0, "root=. config=v1 token=t1\n"]);
+    writeFileSync(join(root, ".ai/tools/notes-plugin/hooks/hooks.json"), "{}");
+    const tampered = await kiwi.run(["exec", "whoami", "--sandbox=off"], { NOTES_TOKEN: "t1" });
+    expect([tampered.exitCode === 0, tampered.stderr.includes("notes")]).toEqual([false, true]);
+  });
+
+  test("a server kiwi cannot run as written is skipped with a plugin/mcp warning naming it; a bad manifest is plugin/manifest", async () => {
+    const root = makeProject({
+      ".ai/tools/p/.claude-plugin/plugin.json": JSON.stringify({ name: "p" }),
+      ".ai/tools/p/.mcp.json": JSON.stringify({ api: { type: "http", url: "https://api.example.com/mcp", headers: { Authorization: "Bearer ${API_TOKEN}" } }, db: { command: "node", args: ["${DB:-x}"] } }),
+      ".ai/tools/q/.claude-plugin/plugin.json": JSON.stringify({ name: "Not Kebab" }),
+    });
+    const kiwi = kiwiIn(root);
+    const check = await kiwi.run(["check"]);
+    expect(check.stdout).toContain('.ai/tools/p/.mcp.json:1:110  warning  plugin/mcp  server "db" is skipped: it uses ${DB:-…}, a default kiwi does not expand');
+    expect(check.stdout).toContain('.ai/tools/q/.claude-plugin/plugin.json:1:2  error  plugin/manifest  name "Not Kebab" is not a plugin name');
+    const show = await kiwi.run(["show", "api", "--json"]);
+    expect(show.exitCode).toBe(0);
+    const list = JSON.parse((await kiwi.run(["list", "--json"])).stdout);
+    expect(list.tools.filter((t: { builtin?: boolean; source?: string }) => t.source?.startsWith(".ai/")).map((t: { id: string }) => t.id)).toEqual(["api"]);
+  });
+});
+
 describe("kiwi add --from <folder>", () => {
+  test("a Claude Code plugin folder is copied in and its skills and servers listed, at its plugin.json's version", async () => {
+    const src = makeProject(claudePlugin("notes-plugin"));
+    const kiwi = kiwiIn(makeProject({}));
+    const r = await kiwi.run(["add", "--from", join(src, "notes-plugin"), "--json"]);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ tool: "notes-plugin", version: "1.3.0", format: "plugin", path: ".ai/tools/notes-plugin", tools: ["note-taking", "notes"] });
+  });
+
   test("a skill folder is copied into .ai/tools/ and checked; a plugin folder too, with its tools listed", async () => {
     const root = makeProject({});
     const kiwi = kiwiIn(root);
@@ -148,6 +211,6 @@ describe("kiwi add --from <folder>", () => {
   test("a folder that is neither is E_INPUT_INVALID", async () => {
     const src = makeProject({ "stuff/readme.txt": "x" });
     const r = await kiwiIn(makeProject({})).run(["add", "--from", join(src, "stuff")]);
-    expect([r.exitCode, r.stderr.includes("is a folder with neither SKILL.md nor plugin.json")]).toEqual([2, true]);
+    expect([r.exitCode, r.stderr.includes("is a folder with neither SKILL.md nor plugin.json (nor .claude-plugin/plugin.json)")]).toEqual([2, true]);
   });
 });
