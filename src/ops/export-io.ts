@@ -7,6 +7,7 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { suggest } from "../resolve/suggest.ts";
+import { checkProject } from "../validate/check-project.ts";
 import { EXPORT_FORMATS, type ExportFormat, exportPlugin, exportServerJson, exportSkill } from "../formats/export-plan.ts";
 
 export interface ExportResult {
@@ -34,6 +35,17 @@ export function exportTools(ctx: Context, toolIds: string[], format: string, out
   const read = (abs: string) => readFileSync(abs, "utf8");
   const plan =
     format === "skill" ? exportSkill(tools[0]!, read) : format === "server.json" ? exportServerJson(tools[0]!, name ?? `local/${tools[0]!.id}`) : exportPlugin(tools, name ?? tools[0]!.id.replace(/_/g, "-"), read);
+  // What kiwi would not lock it does not hand to another client either (as npm publish refuses an
+  // invalid package); asked after the plan, so a tool the format cannot hold is told so first.
+  const errors = checkProject(project, { only: tools.map((t) => t.id) }).findings.filter((f) => f.severity === "error");
+  if (errors.length > 0) {
+    const failing = tools.map((t) => t.id).filter((id) => errors.some((f) => f.tool === id));
+    const named = failing.length > 0 ? failing : tools.map((t) => t.id);
+    throw new KiwiError("E_CHECK_FAILED", `${named.join(", ")} ${named.length === 1 ? "does" : "do"} not pass kiwi check: ${errors.map((f) => `${f.file}${f.line ? `:${f.line}` : ""} ${f.rule}: ${f.message}`).join("; ")}`, {
+      hint: `nothing was written; run "kiwi check ${named.join(" ")}" and fix the errors`,
+      details: { tools: named, findings: errors },
+    });
+  }
   if (format === "server.json" && name === undefined) plan.notes.push(`the server is named local/${tools[0]!.id}: pass --name io.github.<owner>/<server> before publishing it`);
   const outAbs = resolve(ctx.cwd, out);
   const target = join(outAbs, plan.name);

@@ -83,15 +83,16 @@ describe("--format server.json", () => {
     expect(await hash(again)).toBe(await hash(root));
   });
 
-  test("numbers in arguments and variables are exported as kiwi passes them at exec: 1.0 and 12345678901234567890 as written", async () => {
-    const root = makeProject({ ".ai/tools/nums.yaml": "tool_id: nums\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:nums-mcp@1.0.0\n  args: [--ratio, 1.0, --big, 12345678901234567890]\n  env: { BIG: 12345678901234567890 }\n" });
+  test("numbers in variables are exported as kiwi passes them at exec: 1.0 and 12345678901234567890 as written", async () => {
+    // (A number in args is a check error, subprocess's child schema wants strings, so export refuses it.)
+    const root = makeProject({ ".ai/tools/nums.yaml": "tool_id: nums\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:nums-mcp@1.0.0\n  args: [--ratio, \"1.0\"]\n  env: { BIG: 12345678901234567890, RATIO: 1.0 }\n" });
     const out = makeTemp("kiwi-export-");
     expect((await kiwiIn(root).run(["export", "nums", "--format", "server.json", "--name", "io.github.acme/nums", "--out", out])).exitCode).toBe(0);
     const pkg = JSON.parse(readFileSync(join(out, "server.json"), "utf8")).packages[0];
-    expect(pkg.packageArguments.map((a: { value: string }) => a.value)).toEqual(["--ratio", "1.0", "--big", "12345678901234567890"]);
-    expect(pkg.environmentVariables).toEqual([{ name: "BIG", value: "12345678901234567890" }]);
+    expect(pkg.packageArguments.map((a: { value: string }) => a.value)).toEqual(["--ratio", "1.0"]);
+    expect(pkg.environmentVariables).toEqual([{ name: "BIG", value: "12345678901234567890" }, { name: "RATIO", value: "1.0" }]);
     expect((await kiwiIn(root).run(["export", "nums", "--format", "plugin", "--out", out])).exitCode).toBe(0);
-    expect(JSON.parse(readFileSync(join(out, "nums/mcp.json"), "utf8")).mcpServers.nums).toMatchObject({ args: ["-y", "nums-mcp@1.0.0", "--ratio", "1.0", "--big", "12345678901234567890"], env: { BIG: "12345678901234567890" } });
+    expect(JSON.parse(readFileSync(join(out, "nums/mcp.json"), "utf8")).mcpServers.nums).toMatchObject({ args: ["-y", "nums-mcp@1.0.0", "--ratio", "1.0"], env: { BIG: "12345678901234567890", RATIO: "1.0" } });
   });
 
   test("a secret's literal value in the manifest is never written into a server.json or an mcp.json", async () => {
@@ -230,6 +231,24 @@ describe("bad requests", () => {
     expect([r.exitCode, r.stdout]).toEqual([exitCode, ""]);
     expect(r.stderr).toContain(message);
     expect(existsSync(join(root, "x"))).toBe(false);
+  });
+
+  test("a tool kiwi check finds an error in is refused (E_CHECK_FAILED, exit 1), naming the finding, and nothing is written", async () => {
+    const root = makeProject({
+      ".ai/tools/doc.md": "---\ntool_id: doc\ntool_type: knowledge\nversion: 1.0\nexecutor: null\ndescription: d\n---\n# Doc\n",
+      ".ai/tools/ok.md": "---\ntool_id: ok\ntool_type: knowledge\nversion: 1.0.0\nexecutor: null\ndescription: d\n---\n# Ok\n",
+    });
+    const out = makeTemp("kiwi-export-");
+    // It was exported as a skill with metadata.version "1.0", which kiwi itself would not lock.
+    for (const args of [["doc", "--format", "skill"], ["ok", "doc", "--format", "plugin", "--name", "p"]]) {
+      const r = await kiwiIn(root).run(["export", ...args, "--out", out]);
+      expect([r.exitCode, r.stdout]).toEqual([1, ""]);
+      expect(r.stderr).toContain('error[E_CHECK_FAILED]: doc does not pass kiwi check: .ai/tools/doc.md:4 universal/version-semver: version 1.0 is a number');
+      expect(r.stderr).toContain('nothing was written; run "kiwi check doc" and fix the errors');
+    }
+    expect(listFiles(out)).toEqual([]);
+    // Errors in other tools of the project do not stop it.
+    expect((await kiwiIn(root).run(["export", "ok", "--format", "skill", "--out", out])).exitCode).toBe(0);
   });
 
   test("an existing target is never overwritten", async () => {
