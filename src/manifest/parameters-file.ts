@@ -24,14 +24,59 @@ export function parametersFromJsonSchema(schema: CanonicalValue | undefined, opt
   return Object.entries(schema.properties).map(([name, property]) => {
     const out: { [key: string]: CanonicalValue } = { name };
     if (isMapping(property)) {
-      for (const key of PARAMETER_FIELDS) if (property[key] !== undefined) out[key] = property[key]!;
-      const type = typeOf(property);
+      const read = nullableBranch(property) ?? property;
+      for (const key of PARAMETER_FIELDS) if (read[key] !== undefined) out[key] = read[key]!;
+      const type = typeOf(read) ?? unionOf(read);
       if (type !== undefined) out.type = type;
-      if (options.keepUnknown) for (const [key, value] of Object.entries(property)) if (!(key in out) && key !== "name" && key !== "required" && !ANNOTATIONS.has(key)) out[key] = value;
+      if (options.keepUnknown) for (const [key, value] of Object.entries(read)) if (!(key in out) && key !== "name" && key !== "required" && !ANNOTATIONS.has(key)) out[key] = value;
+      if (read !== property || isNullable(property.type) || (read.type === undefined && Array.isArray(read.enum) && read.enum.includes(null))) dropNull(out);
     }
     if (required.includes(name)) out.required = true;
     return out;
   });
+}
+
+/** `["T", "null"]`: a type that also allows null, which an optional kiwi parameter expresses by being left out. */
+function isNullable(type: CanonicalValue | undefined): boolean {
+  return Array.isArray(type) && type.length === 2 && type.includes("null") && type.some((t) => typeof t === "string" && t !== "null");
+}
+
+/**
+ * An optional value as Pydantic and zod-to-json-schema write it, with no `type` of its own:
+ * `anyOf` (or `oneOf`) of one schema and `{ type: "null" }`. It reads as that schema, with the
+ * property's own fields (description, default) over it; anything else is no such branch.
+ */
+function nullableBranch(property: { [key: string]: CanonicalValue }): { [key: string]: CanonicalValue } | undefined {
+  if (property.type !== undefined) return undefined;
+  const key = property.anyOf !== undefined ? "anyOf" : property.oneOf !== undefined ? "oneOf" : undefined;
+  const branches = key ? property[key] : undefined;
+  if (!Array.isArray(branches) || branches.length !== 2 || !branches.every(isMapping)) return undefined;
+  const isNull = (b: CanonicalValue) => isMapping(b) && b.type === "null" && Object.keys(b).length === 1;
+  const other = branches.find((b) => !isNull(b));
+  if (!isMapping(other) || !branches.some(isNull) || other.anyOf !== undefined || other.oneOf !== undefined) return undefined;
+  const { [key!]: _branches, ...own } = property;
+  return { ...other, ...own };
+}
+
+/**
+ * The types an `anyOf`/`oneOf` of typed schemas allows, with no `type` of its own: a union no kiwi
+ * parameter holds, carried as a type list so the check names it as one.
+ */
+function unionOf(property: { [key: string]: CanonicalValue }): CanonicalValue | undefined {
+  if (property.type !== undefined) return undefined;
+  const branches = property.anyOf ?? property.oneOf;
+  if (!Array.isArray(branches) || !branches.every((b) => isMapping(b) && typeof b.type === "string")) return undefined;
+  const types = [...new Set(branches.map((b) => (b as { type: string }).type))];
+  return types.length > 1 ? types : undefined;
+}
+
+/**
+ * A nullable property as a parameter: null is how the schema says "not given", which a kiwi
+ * parameter says by being left out, so a `default: null` and a null among the enum's values go.
+ */
+function dropNull(out: { [key: string]: CanonicalValue }): void {
+  if (out.default === null) delete out.default;
+  if (Array.isArray(out.enum) && out.enum.includes(null)) out.enum = out.enum.filter((v) => v !== null);
 }
 
 /**
@@ -47,7 +92,9 @@ function typeOf(property: { [key: string]: CanonicalValue }): CanonicalValue | u
     return typeof other === "string" ? other : undefined;
   }
   if (t !== undefined || !Array.isArray(property.enum) || property.enum.length === 0) return undefined;
-  const kinds = new Set(property.enum.map((v) => (typeof v === "string" ? "string" : typeof v === "boolean" ? "boolean" : typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v)) ? "integer" : typeof v === "number" || v instanceof Float ? "number" : "other")));
+  const values = property.enum.filter((v) => v !== null);
+  if (values.length === 0) return undefined;
+  const kinds = new Set(values.map((v) => (typeof v === "string" ? "string" : typeof v === "boolean" ? "boolean" : typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v)) ? "integer" : typeof v === "number" || v instanceof Float ? "number" : "other")));
   if (kinds.size === 1 && !kinds.has("other")) return [...kinds][0];
   if (kinds.size === 2 && kinds.has("integer") && kinds.has("number")) return "number";
   return undefined;

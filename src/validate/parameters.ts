@@ -10,7 +10,7 @@ import { checkRegexSafety } from "./regex-safety.ts";
 import type { RuleId } from "../findings/rules.ts";
 import { type JsonSchema, checkValue } from "./check-value.ts";
 import { PARAMETER_FORMATS, PARAMETER_NAME, PARAMETER_TYPES, type ParameterType } from "../schema/parameter-fields.ts";
-import { type CanonicalValue, isRecord } from "../integrity/value.ts";
+import { type CanonicalValue, Float, isRecord } from "../integrity/value.ts";
 import { escapePointer, renderCanonicalJson } from "../integrity/canonical.ts";
 import { exactText } from "./exact-text.ts";
 
@@ -154,10 +154,29 @@ function done(schema: JsonSchema, findings: Finding[]): ParametersSchema {
   return { ok: !findings.some((f) => f.severity === "error"), schema, findings };
 }
 
+/** A value's JSON type, as a parameter type names it. */
+function kindOf(v: unknown): string {
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v))) return "integer";
+  if (typeof v === "number" || v instanceof Float) return "number";
+  if (v === null) return "null";
+  return typeof v === "object" ? "object" : typeof v;
+}
+
 type Report = (rule: RuleId, pointer: string, message: string, hint?: string) => void;
 
 function buildProperty(entry: Record<string, unknown>, name: string, at: string, report: Report): JsonSchema | undefined {
   const type = entry.type;
+  if (Array.isArray(type) && type.length > 1) {
+    // A JSON Schema union (kiwi_mcp's CONFIG_SCHEMA, a parameters file): kiwi reads [T, "null"] as an optional T, nothing wider.
+    report("parameters/type", `${at}/type`, `parameter "${name}" has the union type ${JSON.stringify(type)}, and a kiwi parameter has one type (only [T, "null"] is read, as an optional T)`, `choose one type (a string the tool parses, say), or declare one parameter per type`);
+    return undefined;
+  }
+  if (type === undefined && Array.isArray(entry.enum) && entry.enum.length > 0) {
+    const kinds = [...new Set(entry.enum.filter((v) => v !== null).map(kindOf))];
+    report("parameters/type", at, `parameter "${name}" has no type${kinds.length > 1 ? `, and its enum mixes ${kinds.join(" and ")} values, so kiwi cannot take one from it` : ""}`, kinds.length > 1 ? `set type: string and write every value as a string (${JSON.stringify(entry.enum.filter((v) => v !== null).map(String))}), or keep values of one type` : `use one of ${PARAMETER_TYPES.join(", ")}`);
+    return undefined;
+  }
   if (typeof type !== "string" || !(PARAMETER_TYPES as readonly string[]).includes(type)) {
     report("parameters/type", type === undefined ? at : `${at}/type`, type === undefined ? `parameter "${name}" has no type` : `parameter "${name}" has unknown type ${JSON.stringify(type)}`, `use one of ${PARAMETER_TYPES.join(", ")}`);
     return undefined;

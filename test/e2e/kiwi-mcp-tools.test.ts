@@ -87,3 +87,39 @@ test("a metadata variable that is not a literal is an error naming the file, lin
   const findings = JSON.parse(r.stdout).findings as { file: string; rule: string; line: number; message: string }[];
   expect(findings.find((f) => f.rule === "kiwi_mcp/non-literal")).toMatchObject({ file: ".ai/tools/computed.py", line: 2, message: expect.stringContaining("__version__ is not a literal value") });
 });
+
+describe("CONFIG_SCHEMA written as Pydantic and JSON Schema write optional and union values", () => {
+  const head = '__tool_type__ = "python"\n__version__ = "1.0.0"\n__executor_id__ = "python_runtime"\n"""Counts."""\nimport json, sys\n';
+  const run = 'if __name__ == "__main__":\n    print(json.dumps(json.load(sys.stdin), sort_keys=True))\n';
+
+  test("an optional value (anyOf [T, null], a null default, null among the enum's values) is an optional T, and runs", async () => {
+    const schema = `CONFIG_SCHEMA = {"type": "object", "properties": {
+    "count": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}], "default": None, "description": "how many"},
+    "mode": {"type": ["string", "null"], "enum": ["fast", "slow", None], "default": None},
+    "level": {"enum": ["low", "high", None]},
+}}\n`;
+    const root = makeProject({ ".ai/tools/counts.py": head + schema + run });
+    const kiwi = kiwiIn(root);
+    // Each was a parameters/type, parameters/default or parameters/enum error: the tool could not be locked.
+    const check = await kiwi.run(["check", "--json"]);
+    expect([check.exitCode, JSON.parse(check.stdout).findings]).toEqual([0, []]);
+    const ok = await kiwi.run(["exec", "counts", "--unlocked", "--param", "count=2", "--param", "mode=slow"]);
+    expect([ok.exitCode, ok.stdout]).toEqual([0, '{"count": 2, "mode": "slow"}\n']);
+    const bad = await kiwi.run(["exec", "counts", "--unlocked", "--param", "count=0", "--param", "level=mid"]);
+    expect(bad.exitCode).toBe(7);
+    expect(bad.stderr).toContain("params/count: must be >= 1 (got 0)");
+  });
+
+  test("a union kiwi cannot hold is an error saying so, per property, with a hint", async () => {
+    const schema = `CONFIG_SCHEMA = {"type": "object", "properties": {
+    "id": {"type": ["string", "integer"]},
+    "key": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+    "size": {"enum": ["small", 2]},
+}}\n`;
+    const r = await kiwiIn(makeProject({ ".ai/tools/unions.py": head + schema + run })).run(["check"]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain('parameters/type  parameter "id" has the union type ["string","integer"], and a kiwi parameter has one type (only [T, "null"] is read, as an optional T)\n    hint: choose one type (a string the tool parses, say), or declare one parameter per type');
+    expect(r.stdout).toContain('parameter "key" has the union type ["integer","string"]');
+    expect(r.stdout).toContain('parameter "size" has no type, and its enum mixes string and integer values, so kiwi cannot take one from it\n    hint: set type: string and write every value as a string (["small","2"]), or keep values of one type');
+  });
+});

@@ -40,6 +40,27 @@ describe("a parameters file", () => {
     });
   });
 
+  test("an optional value as Pydantic writes it (anyOf one schema and null) is that schema; a null default and a null enum value go; a wider union is kept as a type list for the check to name", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        count: { anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }], default: null, description: "how many" },
+        mode: { type: ["string", "null"], enum: ["fast", null], default: null },
+        level: { enum: ["low", null] },
+        key: { oneOf: [{ type: "integer" }, { type: "string" }] },
+      },
+    };
+    expect(parametersFromFile(JSON.stringify(schema), "params.json")).toEqual({
+      ok: true,
+      parameters: [
+        { name: "count", type: "integer", minimum: 1, description: "how many" },
+        { name: "mode", type: "string", enum: ["fast"] },
+        { name: "level", enum: ["low"], type: "string" },
+        { name: "key", type: ["integer", "string"], oneOf: [{ type: "integer" }, { type: "string" }] },
+      ],
+    });
+  });
+
   test.each([
     ["{ not json", "params.json", "it is not valid JSON"],
     ["a: [unclosed", "params.yaml", "it is not valid YAML"],
