@@ -4,6 +4,7 @@
 import { KiwiError } from "../errors.ts";
 import type { Tool } from "../manifest/model.ts";
 import { PLUGIN_MCP_FILE, PLUGIN_MCP_SCHEMA, PLUGIN_SCHEMA } from "../manifest/plugin.ts";
+import { CLAUDE_MCP_FILE, CLAUDE_PLUGIN_FILE } from "../manifest/claude-plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { SERVER_JSON_SCHEMA } from "./server-json.ts";
 import { declaredSecrets, isSecretName } from "../schema/placeholders.ts";
@@ -121,6 +122,8 @@ export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, 
     } else if (tool.type === "mcp_server") {
       servers[tool.id] = pluginServer(tool, notes);
       for (const f of tool.files) {
+        // A server read from a Claude Code plugin: its manifests are that format's, and the export writes an Agent Plugin's.
+        if (fromClaudePlugin(tool) && (f.path === CLAUDE_PLUGIN_FILE || f.path === CLAUDE_MCP_FILE)) continue;
         if (f.path === "plugin.json" || f.path === PLUGIN_MCP_FILE) {
           // A server read from a plugin carries that plugin's manifests as files: the export writes them anew.
           if (tool.manifestFile.endsWith(`/${PLUGIN_MCP_FILE}#${tool.id}`)) continue;
@@ -138,6 +141,11 @@ export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, 
   files.push({ path: "plugin.json", text: `${JSON.stringify(manifest, null, 2)}\n` });
   if (Object.keys(servers).length > 0) files.push({ path: "mcp.json", text: `${JSON.stringify({ $schema: PLUGIN_MCP_SCHEMA, mcpServers: servers }, null, 2)}\n` });
   return { name: pluginName, files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), notes };
+}
+
+/** A server kiwi read from a Claude Code plugin's .mcp.json (its CLAUDE_PLUGIN_ROOT is kiwi's, as PLUGIN_ROOT is for an Agent Plugin's). */
+function fromClaudePlugin(tool: Tool): boolean {
+  return tool.manifestFile.endsWith(`/${CLAUDE_MCP_FILE}#${tool.id}`);
 }
 
 function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
@@ -180,7 +188,7 @@ function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {
   if (command === undefined) throw refuse(tool, "it names no command or package", "set config.command or config.package");
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries((c.env as Record<string, unknown>) ?? {})) {
-    if (k === "PLUGIN_ROOT" || k === "PLUGIN_DATA") continue;
+    if (k === "PLUGIN_ROOT" || k === "PLUGIN_DATA" || (fromClaudePlugin(tool) && k === "CLAUDE_PLUGIN_ROOT")) continue;
     const value = literal(`env ${k}`, configText(v), k);
     if (value !== undefined) env[k] = value;
   }

@@ -181,6 +181,25 @@ describe("--format plugin, from a plugin", () => {
     expect(JSON.parse(readFileSync(join(out, "kit/mcp.json"), "utf8")).mcpServers).toEqual({ one: { type: "stdio", command: "node", args: ["./bin/one.js"] } });
   });
 
+  test("a server read from a Claude Code plugin exports as an Agent Plugin: its .claude-plugin/plugin.json and .mcp.json, and the CLAUDE_PLUGIN_ROOT kiwi sets, are not carried over", async () => {
+    const root = makeProject({
+      ".ai/tools/cc/.claude-plugin/plugin.json": JSON.stringify({ name: "cc", version: "2.0.0" }),
+      ".ai/tools/cc/.mcp.json": JSON.stringify({ mcpServers: { one: { command: "${CLAUDE_PLUGIN_ROOT}/bin/one.js", args: ["--config", "${CLAUDE_PLUGIN_ROOT}/c.json"], env: { LEVEL: "debug" } } } }),
+      ".ai/tools/cc/bin/one.js": "// server\n",
+      ".ai/tools/cc/c.json": "{}\n",
+    });
+    const out = makeTemp("kiwi-export-");
+    const r = await kiwiIn(root).run(["export", "one", "--format", "plugin", "--name", "cc", "--out", out, "--json"]);
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(r.stdout).files).toEqual(["bin/one.js", "c.json", "mcp.json", "plugin.json"]);
+    expect(JSON.parse(readFileSync(join(out, "cc/mcp.json"), "utf8")).mcpServers).toEqual({ one: { type: "stdio", command: "./bin/one.js", args: ["--config", "./c.json"], env: { LEVEL: "debug" } } });
+    // Read back, it is one tool again, with no Claude Code files beside it.
+    const back = makeProject({});
+    cpSync(join(out, "cc"), join(back, ".ai/tools/cc"), { recursive: true });
+    const check = await kiwiIn(back).run(["check"]);
+    expect([check.exitCode, check.stdout]).toEqual([0, ""]);
+  });
+
   test("servers of one plugin export together: the files they share are the same files", async () => {
     const root = makeProject(plugin);
     const out = makeTemp("kiwi-export-");
