@@ -13,6 +13,8 @@ import { type Mapped, type PluginManifest, type PluginProblem, type PluginServer
 export const CLAUDE_PLUGIN_DIR = ".claude-plugin";
 export const CLAUDE_PLUGIN_FILE = ".claude-plugin/plugin.json";
 export const CLAUDE_MCP_FILE = ".mcp.json";
+/** A marketplace's catalog of plugins: no plugin itself. */
+export const CLAUDE_MARKETPLACE_FILE = ".claude-plugin/marketplace.json";
 
 /** The components Claude Code reads by default location that are not tools kiwi runs. */
 const CLAUDE_ONLY = ["commands", "agents", "hooks", "output-styles", ".lsp.json", "settings.json", "monitors"];

@@ -132,6 +132,8 @@ function walkToolsDir(root: string, dir: string, tools: Tool[], findings: Findin
   }
   for (const entry of entries) {
     if (IGNORED_NAMES.has(entry.name)) continue;
+    // Claude Code's metadata folder outside a plugin (a marketplace's catalog): no tool of its own.
+    if (entry.name === CLAUDE_PLUGIN_DIR && entry.isDirectory()) continue;
     const abs = join(dir, entry.name);
     if (entry.isDirectory()) walkToolsDir(root, abs, tools, findings);
     else if (entry.isSymbolicLink()) {

@@ -14,7 +14,7 @@ import { readProject } from "../manifest/discover-io.ts";
 import { toProjectPath } from "../manifest/project-io.ts";
 import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 import { PLUGIN_FILE, checkPluginManifest } from "../manifest/plugin.ts";
-import { CLAUDE_PLUGIN_FILE, checkClaudePluginManifest } from "../manifest/claude-plugin.ts";
+import { CLAUDE_MARKETPLACE_FILE, CLAUDE_PLUGIN_FILE, checkClaudePluginManifest } from "../manifest/claude-plugin.ts";
 import { SKILL_FILE } from "../manifest/skill.ts";
 import { checkProject } from "../validate/check-project.ts";
 import { commentText, importError } from "../formats/import-errors.ts";
@@ -88,6 +88,10 @@ export async function importFromFile(ctx: Context, file: string, options: Server
 function importFolder(ctx: Context, root: string, toolsDir: string, abs: string, file: string, options: ServerJsonImportOptions, taken: ReadonlySet<string>): ImportResult {
   const claude = !existsSync(join(abs, SKILL_FILE)) && !existsSync(join(abs, PLUGIN_FILE)) && existsSync(join(abs, CLAUDE_PLUGIN_FILE));
   const kind = existsSync(join(abs, SKILL_FILE)) ? "skill" : existsSync(join(abs, PLUGIN_FILE)) || claude ? "plugin" : undefined;
+  if (!kind && existsSync(join(abs, CLAUDE_MARKETPLACE_FILE))) {
+    const plugins = marketplacePlugins(join(abs, CLAUDE_MARKETPLACE_FILE));
+    throw new KiwiError("E_INPUT_INVALID", `${file} is a Claude Code marketplace (${CLAUDE_MARKETPLACE_FILE}), a catalog of plugins, not one plugin`, { hint: `pass the folder of one of its plugins${plugins.length > 0 ? `: ${plugins.map((p) => join(file, p)).join(", ")}` : ""}`, details: { file } });
+  }
   if (!kind) throw new KiwiError("E_INPUT_INVALID", `${file} is a folder with neither SKILL.md nor plugin.json (nor ${CLAUDE_PLUGIN_FILE})`, { hint: "pass a skill folder, an Agent Plugin or Claude Code plugin folder, a server.json or an .mcpb bundle", details: { file } });
   if (options.pick !== undefined || options.id !== undefined) throw new KiwiError("E_USAGE", `--pick and --id do not apply to a ${kind} folder`, { hint: kind === "skill" ? "a skill's id is its name, which must be its folder's name" : "a plugin's tools are named by its skills and servers" });
   const name = basename(abs);
@@ -109,6 +113,16 @@ function importFolder(ctx: Context, root: string, toolsDir: string, abs: string,
   // A plugin's version is its plugin.json's (its skills carry their own); a skill's is the tool's.
   const version = kind === "plugin" ? pluginVersion(join(dir, claude ? CLAUDE_PLUGIN_FILE : PLUGIN_FILE), claude) : (tools[0]?.version ?? "0.0.0");
   return { tool: kind === "plugin" ? name : (tools[0]?.id ?? name), version, format: kind, source: file, path, tools: tools.map((t) => t.id), notes: [], findings };
+}
+
+/** The local plugin folders a marketplace.json lists (`source: "./plugins/x"`), for a hint. */
+function marketplacePlugins(file: string): string[] {
+  try {
+    const doc = JSON.parse(readFileSync(file, "utf8")) as { plugins?: { source?: unknown }[] };
+    return (Array.isArray(doc.plugins) ? doc.plugins : []).map((p) => p?.source).filter((s): s is string => typeof s === "string" && s.startsWith("./") && !s.includes("..")).slice(0, 5);
+  } catch {
+    return [];
+  }
 }
 
 /** plugin.json's version as the components read it (manifest/plugin.ts): semver, else 0.0.0. */

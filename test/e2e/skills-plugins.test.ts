@@ -155,6 +155,30 @@ describe("Claude Code plugins", () => {
   });
 });
 
+describe("a Claude Code marketplace", () => {
+  const market = (prefix: string) => ({
+    [`${prefix}/.claude-plugin/marketplace.json`]: JSON.stringify({ name: "market", owner: { name: "A" }, plugins: [{ name: "notes-plugin", source: "./plugins/notes-plugin" }] }),
+    ...claudePlugin(`${prefix}/plugins/notes-plugin`),
+  });
+
+  test("copied into .ai/tools/, its plugins are read and its marketplace.json is no tool", async () => {
+    const root = makeProject(market(".ai/tools/market"));
+    // marketplace.json was read as a kiwi manifest: universal/type-unknown and version-semver errors.
+    const check = await kiwiIn(root).run(["check"]);
+    expect(check.exitCode).toBe(0);
+    expect(check.stdout).not.toContain("marketplace.json");
+    const list = await kiwiIn(root).run(["list"]);
+    expect(list.stdout.split("\n").filter((l) => !l.includes("built-in")).map((l) => l.split(/\s+/)[0]).filter(Boolean)).toEqual(["note-taking", "notes"]);
+  });
+
+  test("kiwi add --from refuses it as a catalog, naming its plugin folders", async () => {
+    const src = makeProject(market("market"));
+    const r = await kiwiIn(makeProject({})).run(["add", "--from", join(src, "market")]);
+    expect([r.exitCode, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toContain(`error[E_INPUT_INVALID]: ${join(src, "market")} is a Claude Code marketplace (.claude-plugin/marketplace.json), a catalog of plugins, not one plugin\n  hint: pass the folder of one of its plugins: ${join(src, "market", "plugins/notes-plugin")}`);
+  });
+});
+
 describe("kiwi add --from <folder>", () => {
   test("a Claude Code plugin folder is copied in and its skills and servers listed, at its plugin.json's version", async () => {
     const src = makeProject(claudePlugin("notes-plugin"));
