@@ -51,6 +51,9 @@ export function exportSkill(tool: Tool, read: ReadText, notes: string[] = []): E
   const files: ExportFile[] = [];
   if (tool.manifestFile.endsWith(`/${SKILL_FILE}`) && name === tool.id) {
     files.push({ path: SKILL_FILE, from: entryFile.abs });
+    // A Claude Code plugin's skill may list allowed-tools (manifest/skill.ts), which the Agent Skills spec writes as one string.
+    const allowed = (tool.config.skill as Record<string, unknown> | undefined)?.["allowed-tools"];
+    if (Array.isArray(allowed)) notes.push(`${tool.id}: allowed-tools is a list, as Claude Code reads it; the Agent Skills spec (and kiwi, for a skill outside a Claude Code plugin) wants one space-separated string: ${JSON.stringify(allowed.map(String).join(" "))}. SKILL.md is written as it is`);
   } else {
     const skill = (tool.config.skill ?? {}) as Record<string, unknown>;
     const front: Record<string, unknown> = { name, description: tool.description };

@@ -192,7 +192,7 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
   }
   const lines = text.split("\n");
   const close = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
-  const read = skillManifest(parsed.value, basename(dir), lines.slice(close + 1).join("\n"), close + 2);
+  const read = skillManifest(parsed.value, basename(dir), lines.slice(close + 1).join("\n"), close + 2, { claudeCode: inClaudePlugin(dir) });
   const locate = (pointer: string) => {
     const mapped = Object.entries(read.pointers).find(([from]) => pointer === from || pointer.startsWith(`${from}/`));
     return parsed.locate(mapped ? mapped[1] + pointer.slice(mapped[0].length) : pointer);
@@ -214,6 +214,12 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
     locate,
     ...(parsed.ignores ? { ignores: parsed.ignores } : {}),
   };
+}
+
+/** A skill folder of a Claude Code plugin (<plugin>/skills/<name>/, beside <plugin>/.claude-plugin/plugin.json), which Claude Code reads. */
+function inClaudePlugin(skillDir: string): boolean {
+  const plugin = dirname(dirname(skillDir));
+  return basename(dirname(skillDir)) === PLUGIN_SKILLS_DIR && existsSync(join(plugin, CLAUDE_PLUGIN_FILE)) && !existsSync(join(plugin, PLUGIN_FILE));
 }
 
 /**

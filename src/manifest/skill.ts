@@ -37,7 +37,13 @@ export interface SkillManifest {
  * Maps a skill's front matter (as parsed, lossless) to a kiwi knowledge manifest, checking it
  * against the Agent Skills spec and the folder it sits in.
  */
-export function skillManifest(frontMatter: CanonicalValue, folder: string, body: string, bodyFirstLine: number): SkillManifest {
+/**
+ * Front-matter fields Claude Code reads in a skill of a Claude Code plugin, beside the Agent Skills
+ * ones (code.claude.com/docs/en/skills): known there, so no warning; not kept in the manifest.
+ */
+const CLAUDE_CODE_FIELDS = new Set(["argument-hint", "disable-model-invocation", "user-invocable", "model", "context", "agent", "hooks"]);
+
+export function skillManifest(frontMatter: CanonicalValue, folder: string, body: string, bodyFirstLine: number, options: { claudeCode?: boolean } = {}): SkillManifest {
   const problems: SkillProblem[] = [];
   const doc = toPlain(frontMatter);
   const fm: Record<string, unknown> = isRecord(doc) ? doc : {};
@@ -59,10 +65,12 @@ export function skillManifest(frontMatter: CanonicalValue, folder: string, body:
     problems.push({ rule: "skill/field", pointer: "/metadata", message: "metadata is not a mapping of strings to strings", hint: 'quote the values: version: "1.0"' });
   }
   for (const key of ["license", "compatibility", "allowed-tools"]) {
-    if (fm[key] !== undefined && typeof fm[key] !== "string") problems.push({ rule: "skill/field", pointer: `/${key}`, message: `${key} is not a string`, hint: key === "allowed-tools" ? "list the tools space-separated in one string: Bash(git:*) Read" : `write ${key} as one string` });
+    // Claude Code also takes allowed-tools as a list of tool names.
+    const listed = key === "allowed-tools" && options.claudeCode && Array.isArray(fm[key]) && (fm[key] as unknown[]).every((t) => typeof t === "string");
+    if (fm[key] !== undefined && typeof fm[key] !== "string" && !listed) problems.push({ rule: "skill/field", pointer: `/${key}`, message: `${key} is not a string`, hint: key === "allowed-tools" ? "list the tools space-separated in one string: Bash(git:*) Read" : `write ${key} as one string` });
   }
   if (typeof fm.compatibility === "string" && fm.compatibility.length > 500) problems.push({ rule: "skill/field", pointer: "/compatibility", message: `compatibility is ${fm.compatibility.length} characters; the spec allows 500`, hint: "shorten it" });
-  for (const key of Object.keys(fm)) if (!KNOWN_FIELDS.has(key)) problems.push({ rule: "skill/field", severity: "warning", pointer: `/${key}`, message: `${key} is not an Agent Skills field`, hint: "put your own fields under metadata" });
+  for (const key of Object.keys(fm)) if (!KNOWN_FIELDS.has(key) && !(options.claudeCode && CLAUDE_CODE_FIELDS.has(key))) problems.push({ rule: "skill/field", severity: "warning", pointer: `/${key}`, message: `${key} is not an Agent Skills field`, hint: "put your own fields under metadata" });
   problems.push(...escapingLinks(body, bodyFirstLine));
 
   const version = isRecord(metadata) && typeof metadata.version === "string" && SEMVER.test(metadata.version) ? metadata.version : "0.0.0";

@@ -33,6 +33,15 @@ describe("--format skill", () => {
   });
 });
 
+test("a Claude Code plugin's skill with allowed-tools as a list is written as it is, with a note giving the Agent Skills string", async () => {
+  const skill = "---\nname: review\ndescription: Reviews code\nallowed-tools:\n  - Read\n  - Grep\n---\nReview.\n";
+  const root = makeProject({ ".ai/tools/cp/.claude-plugin/plugin.json": JSON.stringify({ name: "cp" }), ".ai/tools/cp/skills/review/SKILL.md": skill });
+  const out = makeTemp("kiwi-export-");
+  const r = await kiwiIn(root).run(["export", "review", "--format", "skill", "--out", out]);
+  expect([r.exitCode, r.stderr]).toEqual([0, 'note: review: allowed-tools is a list, as Claude Code reads it; the Agent Skills spec (and kiwi, for a skill outside a Claude Code plugin) wants one space-separated string: "Read Grep". SKILL.md is written as it is\n']);
+  expect(readFileSync(join(out, "review/SKILL.md"), "utf8")).toBe(skill);
+});
+
 describe("--format server.json", () => {
   test("an imported server.json exports back with its package, arguments and secret inputs", async () => {
     const root = makeProject({});

@@ -2,7 +2,7 @@
 // from anthropics/skills and the Agent Plugins spec are checked, locked, installed and verified
 // like any tool, and a changed byte anywhere in a skill's folder is caught.
 import { afterAll, describe, expect, test } from "bun:test";
-import { appendFileSync, chmodSync, cpSync, existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, cpSync, existsSync, lstatSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rawMcpServer } from "../helpers/raw-mcp.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
@@ -153,6 +153,20 @@ describe("Claude Code plugins", () => {
     const list = JSON.parse((await kiwi.run(["list", "--json"])).stdout);
     expect(list.tools.filter((t: { builtin?: boolean; source?: string }) => t.source?.startsWith(".ai/")).map((t: { id: string }) => t.id)).toEqual(["api"]);
   });
+});
+
+test("a skill of a Claude Code plugin is read as Claude Code reads it: allowed-tools as a list, and Claude Code's own fields, pass; the same skill alone is held to the Agent Skills spec", async () => {
+  const front = (name: string) => `---\nname: ${name}\ndescription: Reviews code\nallowed-tools:\n  - Read\n  - Grep\nmodel: sonnet\nuser-invocable: true\nargument-hint: "[file]"\n---\nReview $ARGUMENTS\n`;
+  const root = makeProject({ ".ai/tools/cp/.claude-plugin/plugin.json": JSON.stringify({ name: "cp" }), ".ai/tools/cp/skills/review/SKILL.md": front("review"), ".ai/tools/alone/SKILL.md": front("alone") });
+  const kiwi = kiwiIn(root);
+  const check = await kiwi.run(["check"]);
+  expect(check.exitCode).toBe(1);
+  // The plugin's skill was refused with "allowed-tools is not a string", so the plugin could not be locked.
+  expect(check.stdout).not.toContain(".ai/tools/cp/");
+  expect(check.stdout).toContain(".ai/tools/alone/SKILL.md:4:1  error  skill/field  allowed-tools is not a string");
+  expect(check.stdout).toContain(".ai/tools/alone/SKILL.md:7:1  warning  skill/field  model is not an Agent Skills field");
+  rmSync(join(root, ".ai/tools/alone"), { recursive: true });
+  expect((await kiwi.run(["lock"])).exitCode).toBe(0);
 });
 
 describe("a Claude Code marketplace", () => {
