@@ -319,7 +319,10 @@ function mcpServer(tool: Tool, out: Finding[]): void {
   // npx, uvx and the like download the server when it starts: in the sandbox that needs the network.
   const launcher = transport === "stdio" ? fetchingLauncher(c) : undefined;
   if (launcher !== undefined && !tool.capabilities.some((cap) => cap.name === "net.outbound")) {
-    out.push(toolFinding(tool, "mcp_server/fetches-at-start", `${base}/command`, `${launcher} downloads the server when it starts, but ${tool.id} declares no net.outbound: in kiwi's sandbox it cannot reach the registry`, `declare net.outbound for the registry (e.g. registry.npmjs.org) and fs.write for its cache (~/.npm), or install the package and start it directly`));
+    out.push(toolFinding(tool, "mcp_server/fetches-at-start", `${base}/command`, `${launcher} downloads the server when it starts, but ${tool.id} declares no net.outbound: in kiwi's sandbox it cannot reach the registry`, tool.manifestFile.includes("#")
+      ? // A plugin's mcp.json has no place for kiwi's permissions.
+        `a plugin's ${tool.manifestFile.slice(tool.manifestFile.lastIndexOf("/") + 1, tool.manifestFile.indexOf("#"))} cannot declare net.outbound: write a kiwi manifest for the server under another id (config.package: ${["npx", "bunx", "pnpx"].includes(launcher) ? "npm:<package>@<version>" : "pypi:<package>==<version>"}), which kiwi locks, installs and starts directly`
+      : `declare net.outbound for the registry (e.g. registry.npmjs.org) and fs.write for its cache (~/.npm), or install the package and start it directly`));
   }
   if (transport === "stdio" && !nonEmpty(c.command) && c.package === undefined) {
     out.push(toolFinding(tool, "mcp_server/command", base, "a stdio MCP server needs config.command or config.package", "name the server's package (config.package: npm:@scope/server@1.2.3), which kiwi installs and runs, or set config.command"));

@@ -169,6 +169,19 @@ test("a skill of a Claude Code plugin is read as Claude Code reads it: allowed-t
   expect((await kiwi.run(["lock"])).exitCode).toBe(0);
 });
 
+test("a plugin server started through npx is told to become a kiwi manifest, not to declare net.outbound its mcp.json has no place for", async () => {
+  const root = makeProject({
+    ".ai/tools/ap/plugin.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "ap" }),
+    ".ai/tools/ap/mcp.json": JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", mcpServers: { github: { type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-github"] } } }),
+    ".ai/tools/gh/.claude-plugin/plugin.json": JSON.stringify({ name: "gh" }),
+    ".ai/tools/gh/.mcp.json": JSON.stringify({ mcpServers: { fetch: { command: "uvx", args: ["mcp-server-fetch"] } } }),
+  });
+  const r = await kiwiIn(root).run(["check"]);
+  expect(r.exitCode).toBe(0);
+  expect(r.stdout).toContain("hint: a plugin's mcp.json cannot declare net.outbound: write a kiwi manifest for the server under another id (config.package: npm:<package>@<version>), which kiwi locks, installs and starts directly");
+  expect(r.stdout).toContain("hint: a plugin's .mcp.json cannot declare net.outbound: write a kiwi manifest for the server under another id (config.package: pypi:<package>==<version>)");
+});
+
 describe("a Claude Code marketplace", () => {
   const market = (prefix: string) => ({
     [`${prefix}/.claude-plugin/marketplace.json`]: JSON.stringify({ name: "market", owner: { name: "A" }, plugins: [{ name: "notes-plugin", source: "./plugins/notes-plugin" }] }),
