@@ -36,6 +36,18 @@ describe("kiwi verify", () => {
     expect(r.stderr).toBe('error[E_LOCK_STALE]: the tool tree differs from tool.lock.json (dp changed)\n  hint: run "kiwi lock" if the change is intended\n');
   });
 
+  test("only a file's line endings differ (a checkout with core.autocrlf): marked as a frozen install marks it, and the hint names .gitattributes, not a relock", async () => {
+    const { root, k } = await installed();
+    writeFileSync(join(root, ".ai/tools/dp/lib/helper.py"), HELPER.replaceAll("\n", "\r\n"));
+    const r = await k.run(["verify"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toContain(`    ~ dp 1.0.0\n        ~ lib/helper.py  ${sha256Hex(HELPER).slice(0, 12)} -> ${sha256Hex("X = 1\r\n").slice(0, 12)}  (only its line endings differ: CRLF)\n`);
+    expect(r.stderr).toContain('hint: git converted line endings to CRLF when it checked a tool file out (core.autocrlf, or an eol=crlf attribute): add "/.ai/tools/** -text" to .gitattributes');
+    const json = JSON.parse((await k.run(["verify", "--json"])).stdout);
+    expect(json.error.details.tree.changed[0].files).toEqual([{ path: "lib/helper.py", change: "changed", before: sha256Hex(HELPER), after: sha256Hex("X = 1\r\n"), lineEndings: "crlf" }]);
+    expect(json.error.hint).toStartWith("git converted line endings to CRLF");
+  });
+
   test("a cache blob replaced with other bytes: exit 4, and it is evicted", async () => {
     const { k } = await installed();
     const blob = join(k.cache, blobRelPath(sha256Hex(HELPER)));
