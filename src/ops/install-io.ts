@@ -10,6 +10,7 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
+import { leftoverLockfileExplained } from "./project-root-io.ts";
 import { convertedLineEndingsHint, markConvertedLineEndings } from "./line-endings-io.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import type { Resolution } from "../deps/resolve-io.ts";
@@ -89,7 +90,7 @@ async function installTree(ctx: Context, options: InstallOptions): Promise<Omit<
   let base: Omit<InstallResult, "evicted" | "stats" | "remote" | "mcpPins">;
   // A frozen install never pins MCP servers, so it reports none.
   if (options.frozen) {
-    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
+    const project = leftoverLockfileExplained(ctx.cwd, () => readProject(ctx.cwd, { cacheDir: ctx.cacheDir }));
     const text = readLockfileText(project.root);
     if (text === undefined) throw new KiwiError("E_LOCK_MISSING", `${LOCKFILE_NAME} does not exist in ${project.root}`, { hint: 'run "kiwi lock"' });
     const statCache = loadStatCache(ctx.cacheDir, project.root, ctx.now());

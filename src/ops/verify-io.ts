@@ -15,6 +15,7 @@ import { cachedManifest } from "./install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { remoteToolsNotInstalled } from "./remote-installed-io.ts";
+import { leftoverLockfileExplained } from "./project-root-io.ts";
 import { cachedTreeMismatch, treeMismatchError } from "../deps/installed-tree-io.ts";
 
 export interface CacheProblem {
@@ -61,7 +62,7 @@ export interface VerifyReport {
 /** Checks tree and cache against the lockfile. Throws only when the lockfile is missing or unreadable. */
 export function verifyProject(ctx: Context, onProgress?: (done: number, total: number) => void): VerifyReport {
   // No parse cache and no stat cache: verify reads every manifest and every byte itself.
-  const project = readProject(ctx.cwd);
+  const project = leftoverLockfileExplained(ctx.cwd, () => readProject(ctx.cwd));
   const { lock } = readLockfileOrFail(project.root);
   const store = openStore(ctx.cacheDir, ctx.env);
   const tree = hashProjectTools(project, { onProgress });

@@ -1,7 +1,7 @@
 // `kiwi verify`: each outcome has its own exit code — 0 verified, 3 tree differs, 4 cache
 // corrupted or missing, 5 lockfile invalid — and --json prints one document either way.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { blobRelPath } from "../../src/cache/cache-layout.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
@@ -46,6 +46,17 @@ describe("kiwi verify", () => {
     const json = JSON.parse((await k.run(["verify", "--json"])).stdout);
     expect(json.error.details.tree.changed[0].files).toEqual([{ path: "lib/helper.py", change: "changed", before: sha256Hex(HELPER), after: sha256Hex("X = 1\r\n"), lineEndings: "crlf" }]);
     expect(json.error.hint).toStartWith("git converted line endings to CRLF");
+  });
+
+  test("a folder whose last tool was deleted but whose tool.lock.json is left: verify, a frozen install and lock say so, not only that there is no project", async () => {
+    const { root, k } = await installed();
+    rmSync(join(root, ".ai"), { recursive: true, force: true });
+    for (const args of [["verify"], ["install", "--frozen-lockfile"], ["install"], ["lock"]]) {
+      const r = await k.run(args);
+      expect([args, r.exitCode]).toEqual([args, 2]);
+      expect(r.stderr).toContain(`error[E_NO_PROJECT]: ${join(root, "tool.lock.json")} is left, but ${root} has no .ai/tools/ folder any more`);
+      expect(r.stderr).toContain('hint: if the project keeps no tools, delete the lockfile too ("git rm tool.lock.json" there)');
+    }
   });
 
   test("a cache blob replaced with other bytes: exit 4, and it is evicted", async () => {
