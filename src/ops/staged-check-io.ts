@@ -392,8 +392,12 @@ function tryGit(cwd: string, args: string[], env: GitEnv): string | undefined {
  * a project, so the message says what to do.
  */
 export function checkToolless(root: string, paths: string[], repo: Repo | undefined, options: FreshOptions): StagedVerdict {
-  const { locked, status, message, unreadable, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const check: CheckResult = { ok: true, findings: [], toolsChecked: 0, unmatched: [], counts: { error: 0, warning: 0, info: 0 }, ignored: [], ignoreComments: [], ignoreEntries: [] };
+  // The commit takes the lockfile out of git as well (a copy kept in the working tree is untracked): nothing is left to pin.
+  if (repo !== undefined && repo.status.deleted.includes(lockfileRel(root, repo.top))) {
+    return { affected: { changed: [], dependents: [], gone: [], lockfileChanged: true }, check, lock: { status: "unchecked", fromIndex: true }, unstaged: [] };
+  }
+  const { locked, status, message, unreadable, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
   const gone = locked === undefined ? [] : locked.ids().filter((id) => !locked.get(id)!.source.startsWith(`${BUILTIN_ROOT}/`));
   const affected = { changed: [], dependents: [], gone, lockfileChanged: paths.includes(LOCKFILE_NAME) };
   if (!locked) return { affected, check, lock: { status, ...(message === undefined ? {} : { message }), ...(unreadable ? { unreadable } : {}), fromIndex }, unstaged: [] };
