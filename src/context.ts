@@ -73,7 +73,6 @@ export function linuxMajor(rdev: number): number {
   return ((rdev >>> 8) & 0xfff) | (Math.floor(rdev / 2 ** 32) & ~0xfff);
 }
 
-/** Builds the Context from the real process, with optional overrides (flags, tests). */
 /**
  * Whether a CI value means "this is CI". npm, pnpm and yarn (through ci-info) take any value but
  * "false": CI systems set "true", "1" or their own name. "0" and "" are taken as off too, as a
@@ -83,6 +82,7 @@ export function isCI(value: string | undefined): boolean {
   return value !== undefined && value !== "" && !/^(?:false|0)$/i.test(value);
 }
 
+/** Builds the Context from the real process, with optional overrides (flags, tests). */
 export function createContext(options: ContextOptions = {}): Context {
   const env = options.env ?? process.env;
   const cwd = resolve(process.cwd(), options.cwd ?? ".");
