@@ -45,7 +45,9 @@ const prune = defineCommand({
   },
   run({ args }) {
     const ctx = contextFromArgs(args);
-    const grace = Number(args.grace);
+    // Decimal seconds only: Number() takes "" (a bare --grace, or --grace=) as 0, which would prune
+    // what a running install just stored, and "0x10" as 16.
+    const grace = /^\s*\d+(?:\.\d+)?\s*$/.test(String(args.grace)) ? Number(args.grace) : Number.NaN;
     if (!Number.isFinite(grace) || grace < 0) throw new KiwiError("E_USAGE", `--grace must be a number of seconds, got "${args.grace}"`, { hint: "for example --grace 0" });
     const report = pruneCacheDir(ctx, { graceMs: grace * 1000, now: ctx.now() });
     for (const s of report.skipped) showNote(`warning: kept nothing for ${s.root}: ${s.reason}`);

@@ -124,6 +124,13 @@ describe("kiwi cache verify / prune / clean", () => {
   test("prune refuses a grace that is not a number", async () => {
     const r = await kiwiIn(makeTemp()).run(["cache", "prune", "--grace", "soon"]);
     expect([r.exitCode, r.stderr]).toEqual([2, 'error[E_USAGE]: --grace must be a number of seconds, got "soon"\n  hint: for example --grace 0\n']);
+    // An empty value is no 0: it would remove what a running install just stored.
+    for (const args of [["--grace="], ["--grace"], ["--grace", ""], ["--grace", "0x10"]]) {
+      const empty = await kiwiIn(makeTemp()).run(["cache", "prune", ...args]);
+      expect([args, empty.exitCode, empty.stdout]).toEqual([args, 2, ""]);
+      expect(empty.stderr).toContain("error[E_USAGE]: --grace must be a number of seconds");
+    }
+    expect((await kiwiIn(makeTemp()).run(["cache", "prune", "--grace", "1.5"])).exitCode).toBe(0);
   });
 
   test("clean removes what kiwi stored and nothing else", async () => {
