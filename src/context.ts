@@ -9,7 +9,7 @@ export interface Context {
   home: string;
   /** $KIWI_CACHE_DIR, else $XDG_CACHE_HOME/kiwi, else ~/.cache/kiwi. */
   cacheDir: string;
-  /** True when CI=true (frozen lockfiles by default). */
+  /** True when CI says so (isCI): frozen lockfiles by default. */
   ci: boolean;
   /** stderr is a terminal: progress and prompts are allowed. */
   interactive: boolean;
@@ -23,7 +23,7 @@ export interface Context {
 export const ENV_VARS = {
   KIWI_CACHE_DIR: "where the content-addressed cache lives",
   XDG_CACHE_HOME: "base for the cache when KIWI_CACHE_DIR is unset ($XDG_CACHE_HOME/kiwi; a relative path is ignored, as the XDG spec says)",
-  CI: "when 'true', install uses --frozen-lockfile by default",
+  CI: "when set to anything but '', 'false' or '0' (as npm, pnpm and yarn read it: CI=true, CI=1, CI=woodpecker), install uses --frozen-lockfile by default",
   NO_COLOR: "when set (to anything), no colour is printed",
   KIWI_UNLOCKED: "when '1', exec skips the lockfile comparison (development mode)",
   KIWI_MCP_MODE: "default MCP pin mode: auto, verify, pin, approval or off",
@@ -73,6 +73,15 @@ export function linuxMajor(rdev: number): number {
   return ((rdev >>> 8) & 0xfff) | (Math.floor(rdev / 2 ** 32) & ~0xfff);
 }
 
+/**
+ * Whether a CI value means "this is CI". npm, pnpm and yarn (through ci-info) take any value but
+ * "false": CI systems set "true", "1" or their own name. "0" and "" are taken as off too, as a
+ * user who writes them means.
+ */
+export function isCI(value: string | undefined): boolean {
+  return value !== undefined && value !== "" && !/^(?:false|0)$/i.test(value);
+}
+
 /** Builds the Context from the real process, with optional overrides (flags, tests). */
 export function createContext(options: ContextOptions = {}): Context {
   const env = options.env ?? process.env;
@@ -96,7 +105,7 @@ export function createContext(options: ContextOptions = {}): Context {
     env,
     home,
     cacheDir,
-    ci: env.CI === "true" || env.CI === "1",
+    ci: isCI(env.CI),
     get interactive() {
       return isInteractive();
     },

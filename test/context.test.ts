@@ -2,7 +2,7 @@
 // terminals, a pseudo-terminal is, whichever way the answer is reached (device number or isatty).
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { linuxMajor } from "../src/context.ts";
+import { isCI, linuxMajor } from "../src/context.ts";
 
 const PRINT = `import { createContext } from ${JSON.stringify(join(import.meta.dir, "../src/context.ts"))}; process.stdout.write(String(createContext({ env: {} }).interactive));`;
 
@@ -34,5 +34,12 @@ describe("linuxMajor", () => {
     expect(linuxMajor((136 << 8) | 7)).toBe(136); // /dev/pts/7
     expect(linuxMajor((143 << 8) | 255 | (4096 << 12))).toBe(143); // a high minor
     expect(linuxMajor(((0x1234 & 0xfff) << 8) + (0x1234 & ~0xfff) * 2 ** 32)).toBe(0x1234); // a major past 12 bits
+  });
+});
+
+describe("isCI", () => {
+  test("any value CI systems set is CI, as npm, pnpm and yarn read it; unset, empty, false and 0 are not", () => {
+    for (const value of ["true", "1", "TRUE", "woodpecker", "yes"]) expect([value, isCI(value)]).toEqual([value, true]);
+    for (const value of [undefined, "", "false", "False", "0"]) expect([value, isCI(value)]).toEqual([value, false]);
   });
 });

@@ -61,7 +61,7 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
   ],
   install: [
     ["Lock, then put every tool's files into the cache", "kiwi install"],
-    ["In CI: never write the lockfile; fail if the tree differs from it (the default when CI=true)", "kiwi install --frozen-lockfile"],
+    ["In CI: never write the lockfile; fail if the tree differs from it (the default when CI is set: CI=true, CI=1, …)", "kiwi install --frozen-lockfile"],
   ],
   verify: [
     ["Check the tree and the cache against tool.lock.json", "kiwi verify"],

@@ -98,8 +98,9 @@ function lockError(p: StagedProject, cwd: string): KiwiError | undefined {
   const changes = p.lock.diff ? [...p.lock.diff.added, ...p.lock.diff.removed, ...p.lock.diff.changed].map((c) => `${c.id} ${c.kind}`) : [];
   switch (p.lock.status) {
     case "stale":
-      return new KiwiError("E_LOCK_STALE", `${where}${p.lock.fromIndex ? " (as staged)" : ""} is out of date for this commit: ${changes.join(", ")}`, {
-        hint,
+      // Only a project whose .ai/tools/ the commit empties has a message here: there is nothing left for kiwi lock to lock.
+      return new KiwiError("E_LOCK_STALE", `${where}${p.lock.fromIndex ? " (as staged)" : ""} is out of date for this commit: ${changes.join(", ")}${p.lock.message ? ` (${p.lock.message})` : ""}`, {
+        hint: p.lock.message ? `if the project keeps no tools, delete the lockfile too ("git rm ${shellWord(where)}"); else keep a tool in .ai/tools/, then ${hint}` : hint,
         details: { diff: summarizeDiff(p.lock.diff!) },
       });
     case "missing":

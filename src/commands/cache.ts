@@ -45,14 +45,17 @@ const prune = defineCommand({
   },
   run({ args }) {
     const ctx = contextFromArgs(args);
-    const grace = Number(args.grace);
+    // Decimal seconds only: Number() takes "" (a bare --grace, or --grace=) as 0, which would prune
+    // what a running install just stored, and "0x10" as 16.
+    const grace = /^\s*\d+(?:\.\d+)?\s*$/.test(String(args.grace)) ? Number(args.grace) : Number.NaN;
     if (!Number.isFinite(grace) || grace < 0) throw new KiwiError("E_USAGE", `--grace must be a number of seconds, got "${args.grace}"`, { hint: "for example --grace 0" });
     const report = pruneCacheDir(ctx, { graceMs: grace * 1000, now: ctx.now() });
     for (const s of report.skipped) showNote(`warning: kept nothing for ${s.root}: ${s.reason}`);
     if (args.json) showJson({ ok: true, dir: ctx.cacheDir, ...report });
     else {
       showResult(
-        `removed ${entries(report.removedBlobs, report.removedIndex, report.removedTrees)} (${formatBytes(report.bytesFreed)}) not referenced by ${plural(report.projects.length, "project lockfile")}` +
+        `removed ${entries(report.removedBlobs, report.removedIndex, report.removedTrees, report.removedOther)} (${formatBytes(report.bytesFreed)}) not referenced by ${plural(report.projects.length, "project lockfile")}` +
+          (report.removedOther ? ` (other files: stat caches, memos, run folders, quarantined entries)` : "") +
           (report.keptRecent ? `; kept ${report.keptRecent} used in the last ${grace} s` : ""),
       );
     }
@@ -81,8 +84,13 @@ function formatBytes(n: number): string {
   return n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
 }
 
-/** `3 blobs and 10 tool entries`, with `and 1 package tree` when index entries list installed packages. */
-function entries(blobs: number, index: number, trees: number): string {
-  const tools = `${plural(blobs, "blob")}${trees ? ", " : " and "}${plural(index - trees, "tool entry", "tool entries")}`;
-  return trees ? `${tools} and ${plural(trees, "package tree")}` : tools;
+/**
+ * `3 blobs and 10 tool entries`, with `1 package tree` when index entries list installed packages
+ * and, for prune, `2 other files` (stat caches, memos, run folders: `removedOther`).
+ */
+function entries(blobs: number, index: number, trees: number, other = 0): string {
+  const parts = [plural(blobs, "blob"), plural(index - trees, "tool entry", "tool entries")];
+  if (trees) parts.push(plural(trees, "package tree"));
+  if (other) parts.push(plural(other, "other file"));
+  return `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
 }

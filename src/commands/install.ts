@@ -1,4 +1,4 @@
-// `kiwi install`: flags -> ops/install-io.ts (remote tools, lock or --frozen-lockfile / CI=true
+// `kiwi install`: flags -> ops/install-io.ts (remote tools, lock or --frozen-lockfile / CI set
 // proof, the cache, MCP pins) -> ui/. The command only renders what the use case reports.
 import { plural } from "../ui/plural.ts";
 import { defineCommand } from "./_define.ts";
@@ -24,8 +24,8 @@ export default defineCommand({
     ...registryFlags,
     "frozen-lockfile": {
       type: "boolean",
-      description: `Never write ${LOCKFILE_NAME}; fail if the tree differs from it (default when CI=true)`,
-      negativeDescription: "Lock even when CI=true",
+      description: `Never write ${LOCKFILE_NAME}; fail if the tree differs from it (default when CI is set: CI=true, CI=1, …; not CI=false or CI=0)`,
+      negativeDescription: "Lock even when CI is set",
     },
   },
   async run({ args, rawArgs }) {

@@ -63,7 +63,8 @@ export function assertGatePassed(verdict: Verdict, action: string): void {
   if (verdict.ok) return;
   const errors = verdict.findings.filter((f) => f.severity === "error");
   throw new KiwiError("E_CHECK_FAILED", `${action} stopped: validation found ${errors.length} error${errors.length === 1 ? "" : "s"}`, {
-    hint: 'fix the errors above (run "kiwi check" for the full report), then run the command again',
+    // Said so with --json too, where the findings are the error's details and nothing is printed above it.
+    hint: `fix ${errors.length === 1 ? "it" : "them"} (run "kiwi check" for the full report), then run the command again`,
     details: { findings: verdict.findings },
   });
 }

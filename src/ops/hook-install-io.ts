@@ -1,6 +1,6 @@
 // Installs and removes kiwi's git pre-commit hook. Only a hook carrying kiwi's marker is ever
 // replaced or removed; a foreign hook is replaced only with --force, and then kept as a backup.
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { type GitEnv, resolveHooksDir, resolveWorkTree } from "../hook/git-io.ts";
@@ -39,7 +39,9 @@ export function installHook(options: { cwd: string; env?: GitEnv; force?: boolea
   const existing = readIfExists(hook);
   if (existing !== undefined && !isKiwiHook(existing)) {
     if (!options.force) {
-      throw new KiwiError("E_HOOK_EXISTS", `${displayPath(options.cwd, hook, options.env)} exists and was not written by kiwi`, {
+      const link = danglingLink(hook);
+      const what = link === undefined ? "exists and was not written by kiwi" : `is a symbolic link to ${link}, which does not exist; kiwi did not make it`;
+      throw new KiwiError("E_HOOK_EXISTS", `${displayPath(options.cwd, hook, options.env)} ${what}`, {
         hint: 'add "kiwi check --staged" to that hook yourself, or run "kiwi hook install --force" to replace it (the old hook is kept as pre-commit.pre-kiwi)',
         details: { hook },
       });
@@ -75,7 +77,7 @@ export function uninstallHook(options: { cwd: string; env?: GitEnv }): HookOutco
   if (!isKiwiHook(existing)) return { status: "foreign", hook };
   const replaced = parseReplacedHook(existing);
   const backup = replaced ? join(dirname(hook), replaced) : undefined;
-  if (backup && existsSync(backup)) {
+  if (backup && present(backup)) {
     renameSync(backup, hook);
     return { status: "removed", hook, backup };
   }
@@ -100,12 +102,35 @@ export function displayPath(cwd: string, abs: string, env?: GitEnv): string {
   return relative(realpathSync(cwd), abs) || abs;
 }
 
+/**
+ * The hook's text; undefined when there is none. A symbolic link whose target is missing (a hooks
+ * folder not checked out yet) is someone's hook all the same: its text is empty, never kiwi's.
+ */
 function readIfExists(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    return danglingLink(path) === undefined ? undefined : "";
+  }
+}
+
+/** Something is at `path`: a file, or a symbolic link even to nothing (existsSync follows it). */
+function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where `path` leads when it is a symbolic link to nothing; else undefined. */
+function danglingLink(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -124,7 +149,7 @@ function linkOrRename(from: string, to: string): boolean {
 function freeBackupPath(hook: string): string {
   for (let n = 0; ; n++) {
     const candidate = `${hook}${BACKUP_SUFFIX}${n === 0 ? "" : `.${n}`}`;
-    if (!existsSync(candidate)) return candidate;
+    if (!present(candidate)) return candidate;
   }
 }
 

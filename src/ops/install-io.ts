@@ -2,8 +2,6 @@
 // lockfile without writing it), put every file of every tool and every tool index entry into the
 // content-addressed cache, register the project for `kiwi cache prune`, then pin the MCP servers
 // that have no pin yet (that step, and the MCP SDK, load only for a project with mcp_server tools).
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { faultsFromEnv } from "../cache/faults-io.ts";
 import { registerProject } from "../cache/projects-io.ts";
 import { loadStatCache } from "../cache/stat-cache-io.ts";
@@ -12,15 +10,15 @@ import type { Context } from "../context.ts";
 import { KiwiError } from "../errors.ts";
 import type { Finding } from "../findings/verdict.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
-import { sha256Hex } from "../integrity/digest.ts";
-import type { Tool } from "../manifest/model.ts";
+import { leftoverLockfileExplained } from "./project-root-io.ts";
+import { convertedLineEndingsHint, markConvertedLineEndings } from "./line-endings-io.ts";
 import { declaresPackages, requirementChanges } from "../deps/requirements.ts";
 import type { Resolution } from "../deps/resolve-io.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import type { Lockfile } from "../schema/lockfile.ts";
 import { integrityText } from "../lockfile/build.ts";
 import { compareTreeToLock } from "../lockfile/compare.ts";
-import { type DiffSummary, type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "../lockfile/lock-diff.ts";
+import { type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "../lockfile/lock-diff.ts";
 import { lockfilePath, readLockfileText } from "../lockfile/fs.ts";
 import { lockProject } from "./lock-io.ts";
 import { hashAndCheck } from "./lock-full-io.ts";
@@ -92,7 +90,7 @@ async function installTree(ctx: Context, options: InstallOptions): Promise<Omit<
   let base: Omit<InstallResult, "evicted" | "stats" | "remote" | "mcpPins">;
   // A frozen install never pins MCP servers, so it reports none.
   if (options.frozen) {
-    const project = readProject(ctx.cwd, { cacheDir: ctx.cacheDir });
+    const project = leftoverLockfileExplained(ctx.cwd, () => readProject(ctx.cwd, { cacheDir: ctx.cacheDir }));
     const text = readLockfileText(project.root);
     if (text === undefined) throw new KiwiError("E_LOCK_MISSING", `${LOCKFILE_NAME} does not exist in ${project.root}`, { hint: 'run "kiwi lock"' });
     const statCache = loadStatCache(ctx.cacheDir, project.root, ctx.now());
@@ -149,45 +147,10 @@ export function assertTreeMatches(lock: Lockfile, tree: TreeTool[], store: Store
       changed.length ? `${changed.length} changed` : "",
     ].filter(Boolean);
     throw new KiwiError("E_LOCK_STALE", `the tool tree differs from ${LOCKFILE_NAME} (${parts.join(", ")}: ${allChanges(cmp.diff).map((c) => c.id).join(", ")})`, {
-      hint:
-        converted > 0
-          ? `git converted line endings to CRLF when it checked ${converted === 1 ? "a tool file" : `${converted} tool files`} out (core.autocrlf, or an eol=crlf attribute): add "/.ai/tools/** -text" to .gitattributes so tool files keep their bytes, and check them out again; "kiwi lock" would lock the converted bytes`
-          : 'run "kiwi lock" and commit tool.lock.json',
+      hint: converted > 0 ? convertedLineEndingsHint(converted) : 'run "kiwi lock" and commit tool.lock.json',
       details: { diff: summary },
     });
   }
-}
-
-/** Largest file read again to see whether only its line endings changed. */
-const LINE_ENDINGS_MAX_BYTES = 16 * 1024 * 1024;
-
-/**
- * Marks each changed file whose bytes, with CRLF read as LF, hash to the locked digest: git
- * converted its line endings on checkout (a Windows clone with core.autocrlf), which no relock on
- * that machine should make the team's lockfile. Returns how many were marked.
- */
-function markConvertedLineEndings(summary: DiffSummary, tools: ReadonlyMap<string, Tool>): number {
-  let marked = 0;
-  for (const ch of summary.changed) {
-    const tool = tools.get(ch.id);
-    if (!tool || tool.form === "builtin") continue;
-    for (const f of ch.files) {
-      if (f.change !== "changed" || f.before === undefined) continue;
-      let bytes: Buffer;
-      try {
-        if (statSync(join(tool.rootAbs, f.path)).size > LINE_ENDINGS_MAX_BYTES) continue;
-        bytes = readFileSync(join(tool.rootAbs, f.path));
-      } catch {
-        continue;
-      }
-      if (!bytes.includes("\r\n")) continue;
-      const lf = Buffer.from(bytes.toString("latin1").replaceAll("\r\n", "\n"), "latin1");
-      if (sha256Hex(lf) !== f.before) continue;
-      f.lineEndings = "crlf";
-      marked++;
-    }
-  }
-  return marked;
 }
 
 /** The manifest a cached tool index entry holds, or undefined (absent or corrupt). */

@@ -6,6 +6,7 @@ import type { Context } from "../context.ts";
 import { findProjectRoot } from "../manifest/project-io.ts";
 import { lockfilePath } from "../lockfile/fs.ts";
 import { lockFromIndex } from "./lock-incremental-io.ts";
+import { leftoverLockfileExplained } from "./project-root-io.ts";
 import { LOCKFILE_VERSION } from "../schema/vocabulary.ts";
 import type { LockOptions, LockResult } from "./lock-full-io.ts";
 
@@ -13,7 +14,7 @@ export type { LockOptions, LockResult } from "./lock-full-io.ts";
 
 /** Hashes the project, validates it and writes tool.lock.json if anything changed. */
 export async function lockProject(ctx: Context, options: LockOptions = {}): Promise<LockResult> {
-  const root = findProjectRoot(ctx.cwd);
+  const root = leftoverLockfileExplained(ctx.cwd, () => findProjectRoot(ctx.cwd));
   if (!options.needTree && !options.record) {
     // The lock index: an unchanged tree, or files changed inside tools it can pin, answered without discovery.
     const indexed = await lockFromIndex(ctx.cacheDir, root, options.strict === true, ctx.now(), faultsFromEnv(ctx.env), options.onWait);
@@ -30,3 +31,4 @@ export async function lockProject(ctx: Context, options: LockOptions = {}): Prom
   const { lockFull } = await import("./lock-full-io.ts");
   return lockFull(ctx, root, options);
 }
+

@@ -60,7 +60,7 @@ export async function publishTool(ctx: Context, toolId: string, target: string, 
   if (error > 0) {
     const warning = findings.filter((f) => f.severity === "warning").length;
     throw new KiwiError("E_CHECK_FAILED", `tool "${toolId}" does not pass "kiwi check --strict" (${error} error${error === 1 ? "" : "s"}, ${warning} warning${warning === 1 ? "" : "s"}); nothing was published`, {
-      hint: `fix what is reported above (run "kiwi check --strict ${toolId}" to check again), then publish`,
+      hint: `fix what the check reports (run "kiwi check --strict ${toolId}" to check again), then publish`,
       details: { findings },
     });
   }

@@ -13,7 +13,8 @@ import { IGNORE_FILE, REMOTE_TOOLS_DIR, type Tool } from "../manifest/model.ts";
 import type { Finding } from "../findings/verdict.ts";
 import { fileFinding } from "../findings/finding.ts";
 import { type HashedTool, lockedToolOf, resolveExecutor } from "../lockfile/build.ts";
-import { type LockDiff, diffToolEntries } from "../lockfile/lock-diff.ts";
+import { type LockDiff, type ToolChange, diffToolEntries } from "../lockfile/lock-diff.ts";
+import { BUILTIN_ROOT } from "../manifest/builtins.ts";
 import { checkEntryConsistency } from "../lockfile/consistency.ts";
 import { peekLockfileMemo } from "../exec/chain-io.ts";
 import { LOCKFILE_NAME, lockfileFromCheckedText } from "../lockfile/parse.ts";
@@ -382,4 +383,33 @@ function tryGit(cwd: string, args: string[], env: GitEnv): string | undefined {
     if (error instanceof KiwiError && error.code === "E_GIT") return undefined;
     throw error;
   }
+}
+
+/**
+ * A project whose last tool the commit deletes: git removes the emptied .ai/tools/, and its
+ * tool.lock.json (as it will be committed) still pins those tools. Each locked project tool is
+ * gone (built-ins stay), so a lockfile that pins any is stale; kiwi lock cannot rewrite it without
+ * a project, so the message says what to do.
+ */
+export function checkToolless(root: string, paths: string[], repo: Repo | undefined, options: FreshOptions): StagedVerdict {
+  const check: CheckResult = { ok: true, findings: [], toolsChecked: 0, unmatched: [], counts: { error: 0, warning: 0, info: 0 }, ignored: [], ignoreComments: [], ignoreEntries: [] };
+  // The commit takes the lockfile out of git as well (a copy kept in the working tree is untracked): nothing is left to pin.
+  if (repo !== undefined && repo.status.deleted.includes(lockfileRel(root, repo.top))) {
+    return { affected: { changed: [], dependents: [], gone: [], lockfileChanged: true }, check, lock: { status: "unchecked", fromIndex: true }, unstaged: [] };
+  }
+  const { locked, status, message, unreadable, fromIndex } = readCommittedLockfile(root, repo, options.env, options.cacheDir);
+  const gone = locked === undefined ? [] : locked.ids().filter((id) => !locked.get(id)!.source.startsWith(`${BUILTIN_ROOT}/`));
+  const affected = { changed: [], dependents: [], gone, lockfileChanged: paths.includes(LOCKFILE_NAME) };
+  if (!locked) return { affected, check, lock: { status, ...(message === undefined ? {} : { message }), ...(unreadable ? { unreadable } : {}), fromIndex }, unstaged: [] };
+  if (gone.length === 0) return { affected, check, lock: { status: "fresh", fromIndex }, unstaged: [] };
+  const removed = gone.map((id): ToolChange => {
+    const before = locked.get(id)!;
+    return { id, kind: "removed", before, fields: [], files: before.files.map((f) => ({ path: f.path, kind: "removed", before: f })) };
+  });
+  return {
+    affected,
+    check,
+    lock: { status: "stale", diff: { added: [], removed, changed: [] }, message: `${LOCKFILE_NAME} pins ${gone.length} tool${gone.length === 1 ? "" : "s"} of .ai/tools/, which this commit deletes entirely`, fromIndex },
+    unstaged: [],
+  };
 }

@@ -91,7 +91,14 @@ export async function checkStaged(input: StagedOptions): Promise<StagedProject[]
   const results: StagedProject[] = [];
   for (const group of groupByProject(absolute.map((abs) => relative("/", abs).split(sep).join("/")))) {
     const root = `/${group.root}`;
-    if (!existsSync(join(root, TOOLS_DIR))) continue;
+    // A project whose last tool this commit deletes (git removes the emptied .ai/tools/) is still
+    // one while its tool.lock.json is there: that lockfile now pins tools that are gone.
+    if (!existsSync(join(root, TOOLS_DIR)) && !existsSync(join(root, LOCKFILE_NAME))) continue;
+    if (!existsSync(join(root, TOOLS_DIR))) {
+      const { checkToolless } = await import("./staged-check-io.ts");
+      results.push({ root, ...checkToolless(root, group.paths, repo === undefined ? undefined : { top: repo.top, status: repo.status }, options), remembered: false, top: repo?.top });
+      continue;
+    }
     const mine = root === around;
     results.push({ ...(await checkProjectRemembered(root, group.paths, repo, { ...options, started: now, index: mine ? aroundIndex : undefined, early: early?.root === root ? early : undefined, ...(mine ? { memo: aroundMemo ?? null, dependencies: aroundDeps, worktree } : {}) })), top: repo?.top });
   }

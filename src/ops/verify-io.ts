@@ -8,12 +8,14 @@ import { shortDigest } from "../integrity/digest.ts";
 import { readProject } from "../manifest/discover-io.ts";
 import { REMOTE_TOOLS_DIR, isRemoteTool } from "../manifest/model.ts";
 import { type HandEdit, compareTreeToLock } from "../lockfile/compare.ts";
-import { type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "../lockfile/lock-diff.ts";
+import { type DiffSummary, type LockDiff, allChanges, isEmptyDiff, summarizeDiff } from "../lockfile/lock-diff.ts";
+import { convertedLineEndingsHint, markConvertedLineEndings } from "./line-endings-io.ts";
 import { lockfilePath, readLockfileOrFail } from "../lockfile/fs.ts";
 import { cachedManifest } from "./install-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { hashProjectTools } from "../lockfile/hash-tree-io.ts";
 import { remoteToolsNotInstalled } from "./remote-installed-io.ts";
+import { leftoverLockfileExplained } from "./project-root-io.ts";
 import { cachedTreeMismatch, treeMismatchError } from "../deps/installed-tree-io.ts";
 
 export interface CacheProblem {
@@ -41,6 +43,10 @@ export interface VerifyReport {
   files: number;
   handEdited: HandEdit[];
   tree: LockDiff;
+  /** `tree` as shown: each changed file whose only change is git's CRLF conversion marked `lineEndings: "crlf"`. */
+  treeSummary: DiffSummary;
+  /** How many files `treeSummary` marks so. */
+  converted: number;
   /**
    * Remote tools the lockfile records whose folder this checkout does not have (a fresh clone
    * before kiwi install): not in `tree`'s removed, since only kiwi remove takes one out.
@@ -56,7 +62,7 @@ export interface VerifyReport {
 /** Checks tree and cache against the lockfile. Throws only when the lockfile is missing or unreadable. */
 export function verifyProject(ctx: Context, onProgress?: (done: number, total: number) => void): VerifyReport {
   // No parse cache and no stat cache: verify reads every manifest and every byte itself.
-  const project = readProject(ctx.cwd);
+  const project = leftoverLockfileExplained(ctx.cwd, () => readProject(ctx.cwd));
   const { lock } = readLockfileOrFail(project.root);
   const store = openStore(ctx.cacheDir, ctx.env);
   const tree = hashProjectTools(project, { onProgress });
@@ -110,7 +116,9 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
   const remoteChanged = diff.changed.map((ch) => ch.id).filter((id) => lock.remote?.[id] !== undefined);
   const remoteFolders = new Set(tree.filter((h) => isRemoteTool(h.tool)).map((h) => h.tool.id));
   const remoteLeftover = diff.added.map((ch) => ch.id).filter((id) => remoteFolders.has(id) && lock.remote?.[id] === undefined);
-  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited, tree: diff, notInstalled, remoteChanged, remoteLeftover, cache };
+  const treeSummary = summarizeDiff(diff);
+  const converted = markConvertedLineEndings(treeSummary, new Map(tree.map((h) => [h.tool.id, h.tool])));
+  return { outcome, root: project.root, lockfile: lockfilePath(project.root), tools: Object.keys(lock.tools).length, files, handEdited, tree: diff, treeSummary, converted, notInstalled, remoteChanged, remoteLeftover, cache };
 }
 
 /**
@@ -119,6 +127,8 @@ export function verifyProject(ctx: Context, onProgress?: (done: number, total: n
  */
 function treeDiffersHint(report: VerifyReport): string {
   const { remoteChanged: changed, remoteLeftover: leftover } = report;
+  // Files git converted on checkout are no change to lock: kiwi lock would put the converted bytes in the team's lockfile.
+  if (report.converted > 0) return convertedLineEndingsHint(report.converted);
   if (changed.length + leftover.length === 0) return 'run "kiwi lock" if the change is intended';
   const fixes = [
     changed.length > 0 ? `to restore the remote tool${changed.length === 1 ? "" : "s"} ${changed.join(", ")} (read-only: the registry's files)` : "",
@@ -174,7 +184,7 @@ function describe(p: CacheProblem): string {
 /** `kiwi verify`: the report, its `--json` document, and the error to raise when the outcome is not ok. */
 export function verifyTree(ctx: Context, onProgress?: (done: number, total: number) => void): { report: VerifyReport; document: Record<string, unknown>; error?: KiwiError } {
   const report = verifyProject(ctx, onProgress);
-  const document = { outcome: report.outcome, lockfile: report.lockfile, tools: report.tools, files: report.files, handEdited: report.handEdited, tree: summarizeDiff(report.tree), notInstalled: report.notInstalled, cache: report.cache };
+  const document = { outcome: report.outcome, lockfile: report.lockfile, tools: report.tools, files: report.files, handEdited: report.handEdited, tree: report.treeSummary, notInstalled: report.notInstalled, cache: report.cache };
   const error = verifyOutcomeError(report, document);
   return { report, document, ...(error ? { error } : {}) };
 }

@@ -4,7 +4,7 @@ import { plural } from "./plural.ts";
 import type { Context } from "../context.ts";
 import { shortDigest } from "../integrity/digest.ts";
 import { inCodePointOrder } from "../integrity/canonical.ts";
-import { type DiffSummary, type ToolChangeSummary, summarizeDiff } from "../lockfile/lock-diff.ts";
+import { type DiffSummary, type ToolChangeSummary } from "../lockfile/lock-diff.ts";
 import type { VerifyReport } from "../ops/verify-io.ts";
 import { colors } from "./output.ts";
 import { renderVisible } from "../mcp/visible.ts";
@@ -62,7 +62,7 @@ export function renderVerifyReport(report: VerifyReport, ctx: Pick<Context, "col
   for (const h of report.handEdited) out.push(`    ${c.red("!")} ${h.message}\n`);
   const treeOk = report.tree.added.length + report.tree.removed.length + report.tree.changed.length === 0 && report.notInstalled.length === 0;
   out.push(`tree      ${ok(treeOk)}\n`);
-  if (!treeOk) out.push(indent(renderFileDiff(summarizeDiff(report.tree), ctx), "    "));
+  if (!treeOk) out.push(indent(renderFileDiff(report.treeSummary, ctx), "    "));
   for (const id of report.notInstalled) out.push(`    ${c.yellow("?")} ${id}  a remote tool this checkout has not installed (kiwi install places it)\n`);
   const cacheOk = report.cache.corrupt.length === 0 && report.cache.missing.length === 0;
   out.push(`cache     ${ok(cacheOk)}  ${report.cache.checked} entries checked\n`);

@@ -1,6 +1,6 @@
 // `kiwi cache dir|verify|prune|clean`, and two kiwi processes sharing one cache and one project.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { blobRelPath } from "../../src/cache/cache-layout.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
@@ -80,7 +80,7 @@ describe("kiwi cache verify / prune / clean", () => {
     const old = new Date(Date.now() - 3600_000);
     utimesSync(path, old, old);
     const r = await k.run(["cache", "prune", "--grace", "0"]);
-    expect(r.stdout).toStartWith("removed 0 blobs, 0 tool entries and 1 package tree (");
+    expect(r.stdout).toMatch(/^removed 0 blobs, 0 tool entries, 1 package tree and \d+ other files? \(/);
     expect(existsSync(path)).toBe(false);
   });
 
@@ -96,7 +96,7 @@ describe("kiwi cache verify / prune / clean", () => {
     expect(recent.exitCode).toBe(0);
     expect(recent.stdout).toContain("kept 2 used in the last 600 s");
     const human = await k.run(["cache", "prune", "--grace", "0"]);
-    expect(human.stdout).toStartWith("removed 1 blob and 1 tool entry (");
+    expect(human.stdout).toMatch(/^removed 1 blob, 1 tool entry and \d+ other files? \(/);
     expect(human.stdout).toContain("not referenced by 1 project lockfile");
     writeFileSync(join(root, ".ai/tools/dp/lib/helper.py"), "X = 3\n");
     await k.run(["install"]);
@@ -106,9 +106,31 @@ describe("kiwi cache verify / prune / clean", () => {
     expect((await k.run(["verify"])).exitCode).toBe(0);
   });
 
+  test("prune names the stat caches and memos it removes beside blobs and tool entries, so the bytes freed add up", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["install"]);
+    const gone = demoProject();
+    const kg = kiwiIn(gone, { KIWI_CACHE_DIR: k.cache });
+    await kg.run(["install"]);
+    rmSync(gone, { recursive: true, force: true });
+    const r = await k.run(["cache", "prune", "--grace", "0"]);
+    expect(r.stdout).toMatch(/^removed 0 blobs, 0 tool entries and \d+ other files? \(\d.* not referenced by 1 project lockfile \(other files: stat caches, memos, run folders, quarantined entries\)\n$/);
+    const json = JSON.parse((await k.run(["cache", "prune", "--grace", "0", "--json"])).stdout);
+    expect(json).toMatchObject({ removedBlobs: 0, removedIndex: 0, removedOther: 0, bytesFreed: 0 });
+    expect((await k.run(["cache", "prune", "--grace", "0"])).stdout).toStartWith("removed 0 blobs and 0 tool entries (0 B)");
+  });
+
   test("prune refuses a grace that is not a number", async () => {
     const r = await kiwiIn(makeTemp()).run(["cache", "prune", "--grace", "soon"]);
     expect([r.exitCode, r.stderr]).toEqual([2, 'error[E_USAGE]: --grace must be a number of seconds, got "soon"\n  hint: for example --grace 0\n']);
+    // An empty value is no 0: it would remove what a running install just stored.
+    for (const args of [["--grace="], ["--grace"], ["--grace", ""], ["--grace", "0x10"]]) {
+      const empty = await kiwiIn(makeTemp()).run(["cache", "prune", ...args]);
+      expect([args, empty.exitCode, empty.stdout]).toEqual([args, 2, ""]);
+      expect(empty.stderr).toContain("error[E_USAGE]: --grace must be a number of seconds");
+    }
+    expect((await kiwiIn(makeTemp()).run(["cache", "prune", "--grace", "1.5"])).exitCode).toBe(0);
   });
 
   test("clean removes what kiwi stored and nothing else", async () => {

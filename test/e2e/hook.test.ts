@@ -215,6 +215,31 @@ describe("kiwi hook", () => {
     expect(allowed.exitCode).toBe(0);
   }, SLOW);
 
+  test("deleting the last tool blocks the commit while tool.lock.json still pins it; kiwi lock says what to do, and following it commits", async () => {
+    const root = await initRepo();
+    expect((await kiwi(root, ["hook", "install"])).exitCode).toBe(0);
+    // git removes the emptied .ai/tools/ folder with its last file.
+    await git(root, env, "rm", "-q", "-r", ".ai/tools");
+    const blocked = await run(["git", "commit", "-q", "-m", "no tools"], root, env);
+    expect(blocked.exitCode).toBe(1);
+    expect(blocked.stderr).toContain("error[E_LOCK_STALE]: tool.lock.json is out of date for this commit: ");
+    expect(blocked.stderr).toContain("greet removed");
+    expect(blocked.stderr).toContain('hint: if the project keeps no tools, delete the lockfile too ("git rm tool.lock.json")');
+    const json = await kiwi(root, ["check", "--staged", "--json"]);
+    expect(json.exitCode).toBe(3);
+    expect(JSON.parse(json.stdout).staged[0]).toMatchObject({ project: ".", gone: expect.arrayContaining(["greet", "word_count"]), lockfile: { status: "stale" } });
+    const lock = await kiwi(root, ["lock"]);
+    expect(lock.exitCode).toBe(2);
+    expect(lock.stderr).toContain(`error[E_NO_PROJECT]: ${join(root, "tool.lock.json")} is left, but ${root} has no .ai/tools/ folder any more`);
+    expect(lock.stderr).toContain('"git rm tool.lock.json"');
+    // Taken out of git but kept in the working tree, the lockfile pins nothing the commit carries.
+    await git(root, env, "rm", "-q", "--cached", "tool.lock.json");
+    expect((await kiwi(root, ["check", "--staged"])).exitCode).toBe(0);
+    await git(root, env, "reset", "-q", "--", "tool.lock.json");
+    await git(root, env, "rm", "-q", "tool.lock.json");
+    expect((await run(["git", "commit", "-q", "-m", "no tools"], root, env)).exitCode).toBe(0);
+  }, SLOW);
+
   test("uninstall reports an absent hook and exits 0", async () => {
     const root = await initRepo();
     const r = await kiwi(root, ["hook", "uninstall"]);

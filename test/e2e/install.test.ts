@@ -127,6 +127,13 @@ describe("kiwi install", () => {
     expect((await k.run(["install"])).exitCode).toBe(0);
   });
 
+  test("CI=1 (or a CI system's own name) is frozen too; CI=false and CI=0 are not", async () => {
+    for (const [value, frozen] of [["1", true], ["woodpecker", true], ["false", false], ["0", false]] as const) {
+      const r = await kiwiIn(demoProject(), { CI: value }).run(["install"]);
+      expect([value, r.exitCode]).toEqual([value, frozen ? 3 : 0]);
+    }
+  });
+
   test("frozen with a hand-edited lockfile entry: exit 5, nothing written", async () => {
     const root = demoProject();
     const k = kiwiIn(root);

@@ -96,6 +96,11 @@ describe("kiwi lock", () => {
     expect(r.stderr).toContain('.ai/tools/broken.yaml:4:1  error  chain/missing-executor  executor "no_such_runtime" of broken does not exist');
     expect(r.stderr).toMatch(/error\[E_CHECK_FAILED\]: kiwi lock stopped: validation found \d+ errors?\n/);
     expect(listFiles(root).includes("tool.lock.json")).toBe(false);
+    // With --json nothing is printed before the error: its hint does not send the reader "above".
+    const json = await kiwiIn(root).run(["lock", "--json"]);
+    const error = JSON.parse(json.stdout).error;
+    expect(error).toMatchObject({ code: "E_CHECK_FAILED", hint: 'fix them (run "kiwi check" for the full report), then run the command again' });
+    expect(error.details.findings).toContainEqual(expect.objectContaining({ rule: "chain/missing-executor", file: ".ai/tools/broken.yaml" }));
   });
 
   test("its check remembers a project executor's child_schemas verdicts for the next check, and a remembered rejection stops it the same way", async () => {

@@ -1,7 +1,7 @@
 // `kiwi verify`: each outcome has its own exit code — 0 verified, 3 tree differs, 4 cache
 // corrupted or missing, 5 lockfile invalid — and --json prints one document either way.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { blobRelPath } from "../../src/cache/cache-layout.ts";
 import { sha256Hex } from "../../src/integrity/digest.ts";
@@ -34,6 +34,29 @@ describe("kiwi verify", () => {
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toContain(`tree      FAILED\n    ~ dp 1.0.0\n        ~ lib/helper.py  ${sha256Hex(HELPER).slice(0, 12)} -> ${sha256Hex("X = 2\n").slice(0, 12)}\n`);
     expect(r.stderr).toBe('error[E_LOCK_STALE]: the tool tree differs from tool.lock.json (dp changed)\n  hint: run "kiwi lock" if the change is intended\n');
+  });
+
+  test("only a file's line endings differ (a checkout with core.autocrlf): marked as a frozen install marks it, and the hint names .gitattributes, not a relock", async () => {
+    const { root, k } = await installed();
+    writeFileSync(join(root, ".ai/tools/dp/lib/helper.py"), HELPER.replaceAll("\n", "\r\n"));
+    const r = await k.run(["verify"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toContain(`    ~ dp 1.0.0\n        ~ lib/helper.py  ${sha256Hex(HELPER).slice(0, 12)} -> ${sha256Hex("X = 1\r\n").slice(0, 12)}  (only its line endings differ: CRLF)\n`);
+    expect(r.stderr).toContain('hint: git converted line endings to CRLF when it checked a tool file out (core.autocrlf, or an eol=crlf attribute): add "/.ai/tools/** -text" to .gitattributes');
+    const json = JSON.parse((await k.run(["verify", "--json"])).stdout);
+    expect(json.error.details.tree.changed[0].files).toEqual([{ path: "lib/helper.py", change: "changed", before: sha256Hex(HELPER), after: sha256Hex("X = 1\r\n"), lineEndings: "crlf" }]);
+    expect(json.error.hint).toStartWith("git converted line endings to CRLF");
+  });
+
+  test("a folder whose last tool was deleted but whose tool.lock.json is left: verify, a frozen install and lock say so, not only that there is no project", async () => {
+    const { root, k } = await installed();
+    rmSync(join(root, ".ai"), { recursive: true, force: true });
+    for (const args of [["verify"], ["install", "--frozen-lockfile"], ["install"], ["lock"]]) {
+      const r = await k.run(args);
+      expect([args, r.exitCode]).toEqual([args, 2]);
+      expect(r.stderr).toContain(`error[E_NO_PROJECT]: ${join(root, "tool.lock.json")} is left, but ${root} has no .ai/tools/ folder any more`);
+      expect(r.stderr).toContain('hint: if the project keeps no tools, delete the lockfile too ("git rm tool.lock.json" there)');
+    }
   });
 
   test("a cache blob replaced with other bytes: exit 4, and it is evicted", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KiwiError } from "../../src/errors.ts";
 import { installHook, uninstallHook } from "../../src/ops/hook-install-io.ts";
@@ -59,6 +59,20 @@ describe("kiwi hook install", () => {
     expect(error.message).toBe(".git/hooks/pre-commit exists and was not written by kiwi");
     expect(error.hint).toContain("--force");
     expect(readFileSync(hook, "utf8")).toBe(FOREIGN);
+  });
+
+  test("a symbolic link to a hook that is not there yet is someone's hook too: refused, kept by --force, put back by uninstall", () => {
+    const repo = makeRepo();
+    const hook = join(repo, ".git", "hooks", "pre-commit");
+    symlinkSync("../../tools/hooks/pre-commit", hook);
+    const error = caught(() => installHook({ cwd: repo, env, command }));
+    expect([error.code, error.message]).toEqual(["E_HOOK_EXISTS", ".git/hooks/pre-commit is a symbolic link to ../../tools/hooks/pre-commit, which does not exist; kiwi did not make it"]);
+    expect(readlinkSync(hook)).toBe("../../tools/hooks/pre-commit");
+    expect(uninstallHook({ cwd: repo, env }).status).toBe("foreign");
+    expect(installHook({ cwd: repo, env, command, force: true })).toEqual({ status: "installed", hook, backup: `${hook}.pre-kiwi` });
+    expect(readlinkSync(`${hook}.pre-kiwi`)).toBe("../../tools/hooks/pre-commit");
+    expect(uninstallHook({ cwd: repo, env }).status).toBe("removed");
+    expect(readlinkSync(hook)).toBe("../../tools/hooks/pre-commit");
   });
 
   test("replaces a foreign hook with --force and keeps it as pre-commit.pre-kiwi", () => {
