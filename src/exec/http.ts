@@ -134,7 +134,7 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
     const body = await readCapped(res, req.maxResponseBytes, plan, options);
     const where = `${req.method} ${options.redact(url.href)}`;
     if (res.status < 200 || res.status > 299) {
-      const excerpt = options.redact(excerptOf(body));
+      const excerpt = options.redact(excerptOf(body, res.headers.get("content-type")));
       return {
         ok: false,
         status: res.status,
@@ -280,14 +280,14 @@ function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: 
   if (req.method === "HEAD" || res.status === 204 || res.status === 205) return new Uint8Array();
   const isJson = /\bjson\b/i.test(res.headers.get("content-type") ?? "");
   if (!req.responseTransform && !isJson) return body;
-  const text = new TextDecoder().decode(body);
+  const text = decodeText(body, res.headers.get("content-type"));
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(req.url)} is not valid JSON (${(error as Error).message}): ${options.redact(excerptOf(body))}`, {
+    throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(req.url)} is not valid JSON (${(error as Error).message}): ${options.redact(excerptOf(body, res.headers.get("content-type")))}`, {
       hint: req.responseTransform ? "response_transform needs a JSON response; check the URL and the API's content type" : "the server said application/json but sent something else",
-      details: { tool: plan.tool, bodyExcerpt: options.redact(excerptOf(body)) },
+      details: { tool: plan.tool, bodyExcerpt: options.redact(excerptOf(body, res.headers.get("content-type"))) },
     });
   }
   if (!req.responseTransform) return body;
@@ -305,8 +305,24 @@ function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: 
   return new TextEncoder().encode(`${JSON.stringify(result, null, 2)}\n`);
 }
 
-function excerptOf(body: Uint8Array): string {
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(body.subarray(0, EXCERPT_CHARS * 4)).replace(/\s+/g, " ").trim();
+/**
+ * The body as text, in the charset its Content-Type declares (`charset=iso-8859-1` reads `é` from
+ * one byte, as a browser does); UTF-8 when none is declared or the label is one TextDecoder does
+ * not know. Bytes the charset cannot decode become U+FFFD.
+ */
+export function decodeText(body: Uint8Array, contentType: string | null): string {
+  const label = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "")?.[1];
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder((label ?? "utf-8") as ConstructorParameters<typeof TextDecoder>[0]);
+  } catch {
+    decoder = new TextDecoder("utf-8");
+  }
+  return decoder.decode(body);
+}
+
+function excerptOf(body: Uint8Array, contentType: string | null): string {
+  const text = decodeText(body.subarray(0, EXCERPT_CHARS * 4), contentType).replace(/\s+/g, " ").trim();
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }
 

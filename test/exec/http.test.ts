@@ -65,6 +65,23 @@ describe("the http_client primitive", () => {
     expect(text((await run(plan({ method: "GET", url }))).output)).toBe(deep);
   });
 
+  test("a transform reads the body in the charset its Content-Type declares; an unknown label reads as UTF-8", async () => {
+    const latin1 = Uint8Array.from([...'{"city":"Montr\u00e9al"}'].map((c) => c.charCodeAt(0)));
+    const types: Record<string, string> = { "/latin1": "application/json; charset=iso-8859-1", "/cp1252": 'application/json;charset="windows-1252"', "/utf16": "application/json; charset=utf-16le" };
+    const s = serve((req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/utf16") return new Response(Buffer.from('{"city":"Montr\u00e9al"}', "utf16le"), { headers: { "content-type": types[path]! } });
+      if (path === "/bogus") return new Response('{"city":"Montr\u00e9al"}', { headers: { "content-type": "application/json; charset=x-no-such" } });
+      if (path === "/bad") return new Response(Uint8Array.from([0x7b, 0xe9]), { status: 400, headers: { "content-type": "application/json; charset=iso-8859-1" } });
+      return new Response(latin1, { headers: { "content-type": types[path]! } });
+    });
+    for (const path of ["/latin1", "/cp1252", "/utf16", "/bogus"]) {
+      expect(text((await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}${path}`, response_transform: "$.city" }))).output)).toBe('"Montr\u00e9al"\n');
+    }
+    // An error's excerpt is read the same way.
+    await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/bad` }))).rejects.toMatchObject({ message: expect.stringMatching(/HTTP 400 .*: \{\u00e9$/) });
+  });
+
   test("without a transform the body is passed through byte for byte", async () => {
     const s = serve(() => new Response("plain\ntext", { headers: { "content-type": "text/plain" } }));
     const out = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/` }));
