@@ -173,6 +173,22 @@ describe("the http_client primitive", () => {
     }
   });
 
+  test("after a redirect, a body too large or not JSON is reported against the URL that answered", async () => {
+    const s = serve((req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/old-big") return Response.redirect("/big", 302);
+      if (path === "/old-bad") return Response.redirect("/bad", 302);
+      if (path === "/big") return new Response("x".repeat(5000));
+      return new Response("{not json", { headers: { "content-type": "application/json" } });
+    });
+    const base = `http://127.0.0.1:${s.port}`;
+    await expect(run(plan({ method: "GET", url: `${base}/old-big` }, {}, { outputBytes: 1000 }))).rejects.toMatchObject({ message: `weather: the response from ${base}/big is larger than 1000 bytes` });
+    await expect(run(plan({ method: "GET", url: `${base}/old-bad` }))).rejects.toMatchObject({ message: expect.stringContaining(`weather: the response from ${base}/bad is not valid JSON`) });
+    // A timeout on the redirect's target names it too.
+    const slow = serve(async (req) => (new URL(req.url).pathname === "/old" ? Response.redirect("/slow", 302) : (await Bun.sleep(2000), new Response("late"))));
+    await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${slow.port}/old`, retries: 0 }, {}, { timeoutMs: 200 }))).rejects.toMatchObject({ message: `weather: GET http://127.0.0.1:${slow.port}/slow timed out after 200 ms` });
+  });
+
   test("a redirect on the same host is followed", async () => {
     const s = serve((req) => (new URL(req.url).pathname === "/old" ? Response.redirect("/new", 302) : Response.json({ at: new URL(req.url).pathname })));
     const out = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/old` }));
