@@ -9,6 +9,7 @@ import { INTERRUPT_SIGNALS, interruptedError } from "./interrupt.ts";
 import { MAX_JSON_DEPTH, nestingDepth } from "../integrity/value.ts";
 import { parseJsonKeepingNumbers } from "../integrity/canonical.ts";
 import type { ProxyFailure, Refusal } from "./net-proxy.ts";
+import { proxyFor } from "./env-proxy.ts";
 
 export interface HttpOptions {
   /** Removes secret values from any text before it enters a message. */
@@ -160,6 +161,17 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
       }));
     }
     const reason = options.redact((error as Error)?.message ?? String(error));
+    // Without kiwi's proxy (--sandbox=off) fetch goes through the environment's HTTP(S)_PROXY: a
+    // connection that failed may have been to that proxy, not to the host the message names.
+    const envProxy = options.proxy ? undefined : proxyFor(asking.url ?? new URL(req.url), process.env);
+    if (envProxy) {
+      const host = (asking.url ?? new URL(req.url)).hostname;
+      throw new Retryable(new KiwiError("E_EXEC_FAILED", `${plan.tool}: ${req.method} ${shownUrl()} failed through the proxy ${options.redact(envProxy.url)} (${envProxy.variable}): ${reason}`, {
+        hint: `kiwi's fetch goes through the proxy in ${envProxy.variable} for this address: check that it runs and lets ${host} through, or name ${host} in NO_PROXY`,
+        details: { tool: plan.tool, code: (error as NodeJS.ErrnoException)?.code, proxy: options.redact(envProxy.url) },
+        cause: error,
+      }));
+    }
     throw new Retryable(new KiwiError("E_EXEC_FAILED", `${plan.tool}: ${req.method} ${shownUrl()} failed: ${reason}`, {
       hint: "check the host is reachable and the URL is right",
       details: { tool: plan.tool, code: (error as NodeJS.ErrnoException)?.code },

@@ -256,6 +256,24 @@ describe("the http_client primitive", () => {
     });
   });
 
+  test("without kiwi's proxy (--sandbox=off), a connection the environment's HTTP_PROXY refused names that proxy", async () => {
+    const s = serve(() => new Response("x"));
+    const port = s.port;
+    s.stop(true);
+    const saved = process.env.HTTP_PROXY;
+    process.env.HTTP_PROXY = `http://user:hunter2@127.0.0.1:${port}`;
+    try {
+      await expect(run(plan({ method: "GET", url: "http://api.example.invalid/v1", retries: 0 }))).rejects.toMatchObject({
+        code: "E_EXEC_FAILED",
+        message: expect.stringMatching(new RegExp(`^weather: GET http://api\\.example\\.invalid/v1 failed through the proxy http://\\*\\*\\*@127\\.0\\.0\\.1:${port} \\(HTTP_PROXY\\): `)),
+        hint: "kiwi's fetch goes through the proxy in HTTP_PROXY for this address: check that it runs and lets api.example.invalid through, or name api.example.invalid in NO_PROXY",
+      });
+    } finally {
+      if (saved === undefined) delete process.env.HTTP_PROXY;
+      else process.env.HTTP_PROXY = saved;
+    }
+  });
+
   test("a POST sends the parameters as its JSON body", async () => {
     let body: unknown;
     const s = serve(async (req) => {
