@@ -27,6 +27,29 @@ function reportEnd(fd: number | undefined, word: string): boolean {
   }
 }
 
+type SymlinkImport = (targetPtr: number, targetLen: number, fd: number, linkPtr: number, linkLen: number) => number;
+/** WASI's errno for an operation not permitted (what wasmtime answers an absolute link target with). */
+const ERRNO_PERM = 63;
+
+/**
+ * path_symlink that creates only links which stay inside the folder they are made in: a target
+ * that is absolute or climbs with `..` is refused (EPERM) and nothing is written. wasmtime
+ * (cap-std) refuses absolute targets and confines only the following of `..`; kiwi's preopens are
+ * the user's own folders, which other programs follow links in, so no link leaving them is left
+ * behind. A target without `..` resolves below the link's own directory, wherever that is moved.
+ */
+function confinedSymlink(create: SymlinkImport, memory: () => WebAssembly.Memory | undefined): SymlinkImport {
+  return (targetPtr, targetLen, fd, linkPtr, linkLen) => {
+    const buffer = memory()?.buffer;
+    // Out-of-range pointers are the host's to answer (EFAULT); only a target it could read is judged.
+    if (buffer && targetPtr >= 0 && targetLen >= 0 && targetPtr + targetLen <= buffer.byteLength) {
+      const target = new TextDecoder().decode(new Uint8Array(buffer, targetPtr, targetLen));
+      if (target.startsWith("/") || target.split("/").includes("..")) return ERRNO_PERM;
+    }
+    return create(targetPtr, targetLen, fd, linkPtr, linkLen);
+  };
+}
+
 /** Runs the module; resolves to the exit status (a module's proc_exit ends the process itself). */
 export async function runWasiHost(args: readonly string[]): Promise<number> {
   const sep = args.indexOf("--");
@@ -50,7 +73,10 @@ export async function runWasiHost(args: readonly string[]): Promise<number> {
   const verdictFd = verdictVar !== undefined && /^\d+$/.test(verdictVar) && Number(verdictVar) > 2 ? Number(verdictVar) : undefined;
   const wasi = new WASI({ version: "preview1", args: [name, ...rest], env: env as Record<string, string>, preopens: Object.fromEntries(dirs.map((d) => [d, d])) });
   const compiled = await WebAssembly.compile(readFileSync(module));
-  const instance = await WebAssembly.instantiate(compiled, { wasi_snapshot_preview1: wasi.wasiImport as never });
+  let memory: WebAssembly.Memory | undefined;
+  const imports = { ...wasi.wasiImport, path_symlink: confinedSymlink(wasi.wasiImport.path_symlink as SymlinkImport, () => memory) };
+  const instance = await WebAssembly.instantiate(compiled, { wasi_snapshot_preview1: imports as never });
+  memory = instance.exports.memory as WebAssembly.Memory | undefined;
   try {
     wasi.start(instance);
     return 0;

@@ -3,7 +3,7 @@
 // module that is not a WASI command is refused before anything runs. Modules are built from .wat
 // text with wabt (CI installs it).
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 import { MODULES, hasWat2wasm, wat } from "../helpers/wat.ts";
@@ -123,6 +123,31 @@ describe("files", () => {
     const r = await kiwi.run(["exec", "blind", "--unlocked", "--param", "file=note.txt"]);
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
+  });
+});
+
+describe("symbolic links", () => {
+  const root = makeProject({
+    ...kiwiTool("linker", wat(MODULES.linker), 'requires:\n  - fs.write: ["./out"]\nparameters:\n  - { name: target, type: string, required: true }\n  - { name: link, type: string, required: true }\n'),
+    "out/sub/note.txt": "inside\n",
+  });
+  const path = join(root, ".ai/tools/linker/tool.yaml");
+  writeFileSync(path, readFileSync(path, "utf8").replace("entrypoint: linker.wasm\n", 'entrypoint: linker.wasm\n  args: ["{target}", "{link}"]\n'));
+  const kiwi = kiwiIn(root);
+  const link = (target: string, name: string) => kiwi.run(["exec", "linker", "--unlocked", "--param", `target=${target}`, "--param", `link=${name}`]);
+
+  test("a module may link within the folder it writes", async () => {
+    const r = await link("sub/note.txt", "here");
+    expect(r.exitCode).toBe(0);
+    expect(readlinkSync(join(root, "out/here"))).toBe("sub/note.txt");
+  });
+
+  test("a link whose target is absolute or climbs with .. is refused (EPERM) and never written to the user's folder", async () => {
+    for (const [target, name] of [["/etc/passwd", "abs"], ["../../.ssh", "up"], ["sub/../../x", "around"]] as const) {
+      const r = await link(target, name);
+      expect([target, r.exitCode]).toEqual([target, 63]);
+      expect(readdirSync(join(root, "out"))).not.toContain(name);
+    }
   });
 });
 
