@@ -58,11 +58,13 @@ export function prepareWasmLaunch(input: WasmLaunchInput): WasmLaunch {
   const digest = sha256Hex(bytes);
   const instrumented = join(input.cacheDir, "wasm", `${digest}-f${limits.fuel}-m${limits.memoryMb}-v${INSTRUMENTATION_VERSION}.wasm`);
   const dirs = [...new Set(input.capabilities.filter((c) => c.name === "fs.read" || c.name === "fs.write").flatMap((c) => (c.paths ?? []).map((p) => expandDeclaredPath(p, input.home, input.projectRoot))))];
+  const writable = new Set(input.capabilities.filter((c) => c.name === "fs.write").flatMap((c) => (c.paths ?? []).map((p) => expandDeclaredPath(p, input.home, input.projectRoot))));
   // The compiled kiwi is its own WASI host; a checkout runs the host file with bun.
   const script = isCompiled() ? undefined : fileURLToPath(new URL("./wasi-host-io.ts", import.meta.url));
   const host = script ? [process.execPath, script] : [process.execPath, "__wasi"];
   return {
-    argv: [...host, "--fuel", String(limits.fuel), "--memory-mb", String(limits.memoryMb), ...dirs.flatMap((d) => ["--dir", d]), "--", instrumented, basename(module), ...args],
+    // A directory only fs.read names is preopened read-only (--read-dir): without a sandbox, the host is what keeps it so.
+    argv: [...host, "--fuel", String(limits.fuel), "--memory-mb", String(limits.memoryMb), ...dirs.flatMap((d) => [writable.has(d) ? "--dir" : "--read-dir", d]), "--", instrumented, basename(module), ...args],
     readOnly: [instrumented, ...(script ? [script] : [])],
     limits,
     dirs,

@@ -126,6 +126,30 @@ describe("files", () => {
   });
 });
 
+describe("read-only folders", () => {
+  const writer = wat(MODULES.writer);
+  const root = makeProject({
+    ...kiwiTool("peek", writer, 'requires:\n  - fs.read: ["./data"]\n'),
+    ...kiwiTool("save", writer, 'requires:\n  - fs.write: ["./data"]\n'),
+    "data/note.txt": "mine\n",
+  });
+  const kiwi = kiwiIn(root);
+
+  test("a folder declared only with fs.read cannot be written, with or without the sandbox (EROFS)", async () => {
+    for (const sandbox of ["--sandbox=auto", "--sandbox=off"]) {
+      const r = await kiwi.run(["exec", "peek", "--unlocked", sandbox]);
+      expect([sandbox, r.exitCode]).toEqual([sandbox, 69]);
+      expect(readdirSync(join(root, "data"))).toEqual(["note.txt"]);
+    }
+  });
+
+  test("fs.write still writes it", async () => {
+    const r = await kiwi.run(["exec", "save", "--unlocked", "--sandbox=off"]);
+    expect(r.exitCode).toBe(0);
+    expect(readFileSync(join(root, "data/written.txt"), "utf8")).toBe("pwned\n");
+  });
+});
+
 describe("symbolic links", () => {
   const root = makeProject({
     ...kiwiTool("linker", wat(MODULES.linker), 'requires:\n  - fs.write: ["./out"]\nparameters:\n  - { name: target, type: string, required: true }\n  - { name: link, type: string, required: true }\n'),

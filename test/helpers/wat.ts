@@ -101,6 +101,19 @@ export const MODULES = {
     (local.set $target (i32.load (i32.const 20)))
     (local.set $link (i32.load (i32.const 24)))
     (call $proc_exit (call $path_symlink (local.get $target) (call $strlen (local.get $target)) (i32.const 3) (local.get $link) (call $strlen (local.get $link))))))`,
+  /** Creates written.txt in the first preopened directory (fd 3) and writes "pwned" to it; exits with the first errno, 0 when it wrote. */
+  writer: `(module
+  (import "wasi_snapshot_preview1" "path_open" (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 100) "written.txt")
+  (data (i32.const 200) "pwned\\n")
+  (func (export "_start") (local $e i32)
+    (local.set $e (call $path_open (i32.const 3) (i32.const 0) (i32.const 100) (i32.const 11) (i32.const 1) (i64.const 0xfffffff) (i64.const 0) (i32.const 0) (i32.const 8)))
+    (if (local.get $e) (then (call $proc_exit (local.get $e))))
+    (i32.store (i32.const 16) (i32.const 200)) (i32.store (i32.const 20) (i32.const 6))
+    (call $proc_exit (call $fd_write (i32.load (i32.const 8)) (i32.const 16) (i32.const 1) (i32.const 24)))))`,
   /** Imports a function kiwi's host does not provide. */
   foreignImport: `(module
   (import "env" "launch_missiles" (func $x))
