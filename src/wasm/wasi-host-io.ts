@@ -7,7 +7,7 @@
 // to the descriptor exec names in KIWI_WASI_VERDICT_FD (exec turns it into E_WASM_LIMIT) and exits
 // with WASM_EXIT.fuel or WASM_EXIT.memory; a module's own exit status, 250 included, is passed on
 // as it is. Self-contained (node: modules only), so a checkout runs it with bun as is.
-import { readFileSync, writeSync } from "node:fs";
+import { readFileSync, statSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { WASI } from "node:wasi";
 
@@ -135,11 +135,21 @@ export async function runWasiHost(args: readonly string[]): Promise<number> {
   // The verdict descriptor is kiwi's, not the module's: its number stays out of the module's environment.
   const { [VERDICT_FD_ENV]: verdictVar, ...env } = process.env;
   const verdictFd = verdictVar !== undefined && /^\d+$/.test(verdictVar) && Number(verdictVar) > 2 ? Number(verdictVar) : undefined;
-  const wasi = new WASI({ version: "preview1", args: [name, ...rest], env: env as Record<string, string>, preopens: Object.fromEntries(dirs.map((d) => [d, d])) });
+  // A declared folder that does not exist is left out, as the sandbox leaves out its mount: the
+  // module cannot open it (ENOENT), instead of the host dying on it before the module starts.
+  const present = dirs.filter((d) => statSync(d, { throwIfNoEntry: false }) !== undefined);
+  let wasi: WASI;
+  try {
+    wasi = new WASI({ version: "preview1", args: [name, ...rest], env: env as Record<string, string>, preopens: Object.fromEntries(present.map((d) => [d, d])) });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    process.stderr.write(`kiwi __wasi: cannot open the declared folder ${e.path ?? ""} for ${name}: ${e.code ?? e.message}\n`);
+    return EXIT.usage;
+  }
   const compiled = await WebAssembly.compile(readFileSync(module));
   let memory: WebAssembly.Memory | undefined;
   const confined = { ...wasi.wasiImport, path_symlink: confinedSymlink(wasi.wasiImport.path_symlink as SymlinkImport, () => memory) };
-  const imports = readOnly.size ? readOnlyGuard(confined, wasi, dirs, readOnly, () => memory) : confined;
+  const imports = readOnly.size ? readOnlyGuard(confined, wasi, present, readOnly, () => memory) : confined;
   const instance = await WebAssembly.instantiate(compiled, { wasi_snapshot_preview1: imports as never });
   memory = instance.exports.memory as WebAssembly.Memory | undefined;
   try {

@@ -96,11 +96,12 @@ describe("files", () => {
   const root = makeProject({
     ...kiwiTool("reader", reader, 'requires:\n  - fs.read: ["./data"]\nparameters:\n  - { name: file, type: string, required: true }\n'),
     ...kiwiTool("blind", reader, "parameters:\n  - { name: file, type: string, required: true }\n"),
+    ...kiwiTool("lost", reader, 'requires:\n  - fs.read: ["./nope"]\nparameters:\n  - { name: file, type: string, required: true }\n'),
     "data/note.txt": "declared data\n",
     "secret.txt": "do not read\n",
   });
   // Both tools take the file as their argument.
-  for (const id of ["reader", "blind"]) {
+  for (const id of ["reader", "blind", "lost"]) {
     const path = join(root, ".ai/tools", id, "tool.yaml");
     writeFileSync(path, readFileSync(path, "utf8").replace(`entrypoint: ${id}.wasm\n`, `entrypoint: ${id}.wasm\n  args: ["{file}"]\n`));
   }
@@ -117,6 +118,14 @@ describe("files", () => {
     const r = await kiwi.run(["exec", "reader", "--unlocked", "--param", "file=../secret.txt"]);
     expect(r.exitCode).toBe(3);
     expect(r.stdout).not.toContain("do not read");
+  });
+
+  test("a declared folder that does not exist is left out, as the sandbox leaves it out: the module runs and cannot open it", async () => {
+    for (const sandbox of ["--sandbox=auto", "--sandbox=off"]) {
+      const r = await kiwi.run(["exec", "lost", "--unlocked", sandbox, "--param", "file=note.txt"]);
+      expect([sandbox, r.exitCode, r.stderr]).toEqual([sandbox, 3, expect.stringContaining("cannot open it")]);
+      expect(r.stderr).not.toContain("ENOENT");
+    }
   });
 
   test("a module that declares no directory opens nothing", async () => {
