@@ -28,6 +28,8 @@ export interface WasmLaunchInput {
   projectRoot: string;
   /** Plan only: nothing is instrumented or written. */
   dryRun: boolean;
+  /** In a dry run (no run directory yet), the verified source of the module's planned path. */
+  sourceOf?: (planned: string) => string | undefined;
 }
 
 export interface WasmLaunch {
@@ -49,7 +51,9 @@ export function prepareWasmLaunch(input: WasmLaunchInput): WasmLaunch {
   const limits: WasmLimits = { fuel: input.limits.fuel ?? DEFAULT_FUEL, memoryMb: input.limits.memoryMb ?? DEFAULT_LIMITS.memoryMb };
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(module);
+    // A dry run builds no run directory: the module is read where it was just verified from.
+    const source = input.dryRun ? input.sourceOf?.(module) : undefined;
+    bytes = readFileSync(source !== undefined && !existsSync(module) ? source : module);
   } catch (error) {
     throw new KiwiError("E_IO", `cannot read the module of ${input.toolId} (${module}): ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { hint: 'run "kiwi install" to restore the verified copy', details: { tool: input.toolId, module } });
   }

@@ -89,6 +89,17 @@ describe("limits", () => {
     expect(text).toContain("1000000");
     expect(text).toContain("__wasi");
   });
+
+  test("a dry run before any run (no run directory yet) plans from the verified module, locked or not", async () => {
+    const fresh = kiwiIn(makeProject(kiwiTool("first", wat(MODULES.hello))));
+    const unlocked = await fresh.run(["exec", "first", "--unlocked", "--dry-run", "--json"]);
+    expect([unlocked.exitCode, unlocked.stderr]).toEqual([0, expect.not.stringContaining("E_IO")]);
+    expect(unlocked.stdout).toContain("-f100000000-m2048-");
+    expect((await fresh.run(["lock"])).exitCode).toBe(0);
+    const locked = await fresh.run(["exec", "first", "--dry-run", "--json"]);
+    expect([locked.exitCode, locked.stderr]).toEqual([0, expect.not.stringContaining("E_IO")]);
+    expect(readdirSync(fresh.cache)).not.toContain("runs");
+  });
 });
 
 describe("files", () => {
