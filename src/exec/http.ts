@@ -9,6 +9,7 @@ import { INTERRUPT_SIGNALS, interruptedError } from "./interrupt.ts";
 import { MAX_JSON_DEPTH, nestingDepth } from "../integrity/value.ts";
 import { parseJsonKeepingNumbers } from "../integrity/canonical.ts";
 import type { ProxyFailure, Refusal } from "./net-proxy.ts";
+import { proxyFor } from "./env-proxy.ts";
 
 export interface HttpOptions {
   /** Removes secret values from any text before it enters a message. */
@@ -127,14 +128,16 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
   }, req.timeoutMs);
   const onInterrupt = () => controller.abort();
   interrupted.addEventListener("abort", onInterrupt, { once: true });
-  const shownUrl = () => options.redact(req.url);
+  // The URL being asked: the tool's, or the last redirect's, so a timeout names the host that kept it waiting.
+  const asking: { url?: URL } = {};
+  const shownUrl = () => options.redact(asking.url?.href ?? req.url);
   try {
     if (interrupted.aborted) throw interrupted.reason;
-    const { res, url } = await sendFollowingRedirects(plan, controller.signal, options);
-    const body = await readCapped(res, req.maxResponseBytes, plan, options);
+    const { res, url } = await sendFollowingRedirects(plan, controller.signal, options, asking);
+    const body = await readCapped(res, req.maxResponseBytes, plan, url, options);
     const where = `${req.method} ${options.redact(url.href)}`;
     if (res.status < 200 || res.status > 299) {
-      const excerpt = options.redact(excerptOf(body));
+      const excerpt = options.redact(excerptOf(body, res.headers.get("content-type")));
       return {
         ok: false,
         status: res.status,
@@ -145,7 +148,7 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
         }),
       };
     }
-    return { ok: true, outcome: { status: res.status, url: options.redact(url.href), output: renderedOutput(plan, res, body, options, where) } };
+    return { ok: true, outcome: { status: res.status, url: options.redact(url.href), output: renderedOutput(plan, res, url, body, options, where) } };
   } catch (error) {
     // A name that did not resolve before the request (net-policy-io.ts) is a network error, retried
     // as a connection that failed is (and as fetch's own failed lookup is, with --sandbox=off).
@@ -158,6 +161,17 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
       }));
     }
     const reason = options.redact((error as Error)?.message ?? String(error));
+    // Without kiwi's proxy (--sandbox=off) fetch goes through the environment's HTTP(S)_PROXY: a
+    // connection that failed may have been to that proxy, not to the host the message names.
+    const envProxy = options.proxy ? undefined : proxyFor(asking.url ?? new URL(req.url), process.env);
+    if (envProxy) {
+      const host = (asking.url ?? new URL(req.url)).hostname;
+      throw new Retryable(new KiwiError("E_EXEC_FAILED", `${plan.tool}: ${req.method} ${shownUrl()} failed through the proxy ${options.redact(envProxy.url)} (${envProxy.variable}): ${reason}`, {
+        hint: `kiwi's fetch goes through the proxy in ${envProxy.variable} for this address: check that it runs and lets ${host} through, or name ${host} in NO_PROXY`,
+        details: { tool: plan.tool, code: (error as NodeJS.ErrnoException)?.code, proxy: options.redact(envProxy.url) },
+        cause: error,
+      }));
+    }
     throw new Retryable(new KiwiError("E_EXEC_FAILED", `${plan.tool}: ${req.method} ${shownUrl()} failed: ${reason}`, {
       hint: "check the host is reachable and the URL is right",
       details: { tool: plan.tool, code: (error as NodeJS.ErrnoException)?.code },
@@ -198,7 +212,8 @@ export async function fetchVia(tool: string, url: URL, init: RequestInit, proxy:
   return res;
 }
 
-async function sendFollowingRedirects(plan: HttpPlan, signal: AbortSignal, options: HttpOptions): Promise<{ res: Response; url: URL }> {
+/** Sends the request and follows its redirects; `asking.url` is set to each redirect's target as it is asked. */
+async function sendFollowingRedirects(plan: HttpPlan, signal: AbortSignal, options: HttpOptions, asking: { url?: URL }): Promise<{ res: Response; url: URL }> {
   const req = plan.http;
   const origin = new URL(req.url);
   let url = origin;
@@ -244,12 +259,14 @@ async function sendFollowingRedirects(plan: HttpPlan, signal: AbortSignal, optio
       delete headers["content-type"];
     }
     url = next;
+    asking.url = next;
   }
 }
 
-async function readCapped(res: Response, cap: number, plan: HttpPlan, options: HttpOptions): Promise<Uint8Array> {
+/** The body, refused past `cap` bytes; `url` is the one that answered (after redirects). */
+async function readCapped(res: Response, cap: number, plan: HttpPlan, url: URL, options: HttpOptions): Promise<Uint8Array> {
   const tooBig = () =>
-    new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(plan.http.url)} is larger than ${cap} bytes`, {
+    new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(url.href)} is larger than ${cap} bytes`, {
       hint: "raise limits.output_bytes in the tool's manifest, or ask the API for less (paging, filters)",
       details: { tool: plan.tool, maxResponseBytes: cap },
     });
@@ -260,9 +277,9 @@ async function readCapped(res: Response, cap: number, plan: HttpPlan, options: H
  * The response as printed. The request succeeded: a failure here is no network error to retry
  * (the catch-all around the request would take it for one), so it leaves as a KiwiError.
  */
-function renderedOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: HttpOptions, where: string): Uint8Array {
+function renderedOutput(plan: HttpPlan, res: Response, url: URL, body: Uint8Array, options: HttpOptions, where: string): Uint8Array {
   try {
-    return renderOutput(plan, res, body, options);
+    return renderOutput(plan, res, url, body, options);
   } catch (error) {
     if (error instanceof KiwiError) throw error;
     throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${where} could not be printed: ${options.redact((error as Error)?.message ?? String(error))}`, {
@@ -273,28 +290,29 @@ function renderedOutput(plan: HttpPlan, res: Response, body: Uint8Array, options
   }
 }
 
-function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: HttpOptions): Uint8Array {
+/** `url` is the one that answered (after redirects), which messages name. */
+function renderOutput(plan: HttpPlan, res: Response, url: URL, body: Uint8Array, options: HttpOptions): Uint8Array {
   const req = plan.http;
   // No content by definition, whatever the Content-Type says (a DELETE answered 204 with
   // application/json, as many frameworks send it, succeeded).
   if (req.method === "HEAD" || res.status === 204 || res.status === 205) return new Uint8Array();
   const isJson = /\bjson\b/i.test(res.headers.get("content-type") ?? "");
   if (!req.responseTransform && !isJson) return body;
-  const text = new TextDecoder().decode(body);
+  const text = decodeText(body, res.headers.get("content-type"));
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(req.url)} is not valid JSON (${(error as Error).message}): ${options.redact(excerptOf(body))}`, {
+    throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(url.href)} is not valid JSON (${(error as Error).message}): ${options.redact(excerptOf(body, res.headers.get("content-type")))}`, {
       hint: req.responseTransform ? "response_transform needs a JSON response; check the URL and the API's content type" : "the server said application/json but sent something else",
-      details: { tool: plan.tool, bodyExcerpt: options.redact(excerptOf(body)) },
+      details: { tool: plan.tool, bodyExcerpt: options.redact(excerptOf(body, res.headers.get("content-type"))) },
     });
   }
   if (!req.responseTransform) return body;
   // Applying the path and printing its result recurse: a response nested too deep is refused
   // plainly, not left to overflow the stack (or to print gigabytes of indentation).
   if (value !== null && typeof value === "object" && nestingDepth(value) > MAX_JSON_DEPTH) {
-    throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(req.url)} nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep, so response_transform is not applied to it`, {
+    throw new KiwiError("E_EXEC_FAILED", `${plan.tool}: the response from ${options.redact(url.href)} nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep, so response_transform is not applied to it`, {
       hint: "leave out response_transform to print the body as received",
       details: { tool: plan.tool, maxDepth: MAX_JSON_DEPTH },
     });
@@ -305,8 +323,24 @@ function renderOutput(plan: HttpPlan, res: Response, body: Uint8Array, options: 
   return new TextEncoder().encode(`${JSON.stringify(result, null, 2)}\n`);
 }
 
-function excerptOf(body: Uint8Array): string {
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(body.subarray(0, EXCERPT_CHARS * 4)).replace(/\s+/g, " ").trim();
+/**
+ * The body as text, in the charset its Content-Type declares (`charset=iso-8859-1` reads `é` from
+ * one byte, as a browser does); UTF-8 when none is declared or the label is one TextDecoder does
+ * not know. Bytes the charset cannot decode become U+FFFD.
+ */
+export function decodeText(body: Uint8Array, contentType: string | null): string {
+  const label = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "")?.[1];
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder((label ?? "utf-8") as ConstructorParameters<typeof TextDecoder>[0]);
+  } catch {
+    decoder = new TextDecoder("utf-8");
+  }
+  return decoder.decode(body);
+}
+
+function excerptOf(body: Uint8Array, contentType: string | null): string {
+  const text = decodeText(body.subarray(0, EXCERPT_CHARS * 4), contentType).replace(/\s+/g, " ").trim();
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }
 

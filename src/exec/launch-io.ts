@@ -24,6 +24,11 @@ export interface LaunchContext {
   cacheDir?: string;
   /** A dry run plans the launch but creates nothing (no missing fs.write folder). */
   dryRun?: boolean;
+  /**
+   * A dry run builds no run directory: where a file the plan names in one was verified from (a
+   * WebAssembly module is read for its digest and checks).
+   */
+  sourceOf?: (planned: string) => string | undefined;
   /** Run a tool whose declared hosts admit every host (`*`, a /0 range): --allow-any-host. */
   allowAnyHost?: boolean;
 }
@@ -129,7 +134,7 @@ export function settleLaunch(plan: SubprocessPlan, facts: LaunchFacts, notes: La
 function wasmLaunch(plan: SubprocessPlan, capabilities: Capability[], limits: Limits, ctx: LaunchContext) {
   if (ctx.cacheDir === undefined) throw new KiwiError("E_INTERNAL", `${plan.tool}: a WebAssembly launch needs kiwi's cache folder`);
   const { prepareWasmLaunch } = require("../wasm/prepare-io.ts") as typeof import("../wasm/prepare-io.ts");
-  return prepareWasmLaunch({ toolId: plan.tool, argv: plan.subprocess.argv, capabilities, limits, cacheDir: ctx.cacheDir, home: ctx.home, projectRoot: ctx.projectRoot, dryRun: ctx.dryRun === true });
+  return prepareWasmLaunch({ toolId: plan.tool, argv: plan.subprocess.argv, capabilities, limits, cacheDir: ctx.cacheDir, home: ctx.home, projectRoot: ctx.projectRoot, dryRun: ctx.dryRun === true, ...(ctx.sourceOf ? { sourceOf: ctx.sourceOf } : {}) });
 }
 
 /**

@@ -59,7 +59,7 @@ export function describeSandbox(plan: SandboxPlan, req: SandboxRequest, probe: S
   if (req.wasm) {
     add("fuel", true, `${req.wasm.fuel} function entries, loop iterations and returns, counted inside the module (${req.limits.fuel !== undefined ? "declared" : "kiwi default"}); past it the call ends with E_WASM_LIMIT`);
     add("wasm memory", true, `${req.wasm.memoryMb} MiB of linear memory (${req.limits.memoryMb !== undefined ? "declared" : "kiwi default"}); a grow past it ends the call with E_WASM_LIMIT`);
-    add("wasm files", true, req.wasm.dirs.length ? `the module may open only ${req.wasm.dirs.join(", ")} (WASI preopens from fs.read/fs.write)` : "the module may open no files (no fs.read or fs.write declared)");
+    add("wasm files", true, req.wasm.dirs.length ? `the module may open only ${req.wasm.dirs.join(", ")} (WASI preopens from fs.read/fs.write; one only fs.read names is read-only)` : "the module may open no files (no fs.read or fs.write declared)");
   } else if (req.limits.fuel !== undefined) add("fuel", false, `fuel ${req.limits.fuel} is for WebAssembly runtimes; a subprocess is bounded by its CPU time instead`);
   return e;
 }

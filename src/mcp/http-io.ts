@@ -5,6 +5,7 @@ import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } fro
 import { createParser } from "eventsource-parser";
 import { KiwiError } from "../errors.ts";
 import { type HttpProxy, fetchVia } from "../exec/http.ts";
+import { proxyFor } from "../exec/env-proxy.ts";
 import type { LosslessCapture } from "./capture.ts";
 import { type TransportLimits, describeBytes } from "./server-limits.ts";
 
@@ -85,10 +86,19 @@ function tapFetch(capture: LosslessCapture, limits: TransportLimits, label: stri
         fail(error);
         throw error;
       }
-      const failure = new KiwiError("E_MCP", `${label} could not be reached at ${String(url)}: ${(error as Error).message}`, {
-        hint: "check that the server is running and config.url is right",
-        cause: error,
-      });
+      // Without kiwi's proxy (--sandbox=off) fetch goes through the environment's HTTP(S)_PROXY: the
+      // connection that failed may have been to that proxy, not to the server.
+      const target = new URL(String(url));
+      const envProxy = proxy ? undefined : proxyFor(target, process.env);
+      const failure = envProxy
+        ? new KiwiError("E_MCP", `${label} could not be reached at ${String(url)} through the proxy ${envProxy.url} (${envProxy.variable}): ${(error as Error).message}`, {
+            hint: `kiwi's fetch goes through the proxy in ${envProxy.variable} for this address: check that it runs and lets ${target.hostname} through, or name ${target.hostname} in NO_PROXY`,
+            cause: error,
+          })
+        : new KiwiError("E_MCP", `${label} could not be reached at ${String(url)}: ${(error as Error).message}`, {
+            hint: "check that the server is running and config.url is right",
+            cause: error,
+          });
       fail(failure);
       throw failure;
     }

@@ -49,6 +49,8 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   // An mcp_tool's chain plans its server's launch, but the call is made over MCP (ops/exec-io.ts);
   // a server's launch planned for kiwi mcp is no call either: remembered under the server's id, it
   // would let `kiwi exec <server>` replay what exec refuses to run.
+  // A dry run builds no run directory: each planned path's verified source, for what must read one.
+  const dryRunSources = new Map<string, string>();
   let replayable = !req.dryRun && !req.server && chain.proof !== undefined && leaf.tool.type !== "mcp_tool";
   if (chain.links.filter((l) => l.packages).length > 1) assertNoPackageConflicts(chain.links);
   const links: LinkInput[] = chain.links.map((l, i) => {
@@ -63,6 +65,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     if (!needsDir) return { tool, integrity: l.integrity, runDir: null };
     const dirName = runDirName(hex, packages?.trees);
     let runDir = join(ctx.cacheDir, RUNS_DIR, dirName, "files");
+    if (req.dryRun) for (const f of l.tool.files) dryRunSources.set(join(runDir, f.path), f.abs);
     if (!req.dryRun) {
       const byPath = new Map(l.tool.files.map((f) => [f.path, f.abs]));
       const run = ensureRunDir({ cacheDir: ctx.cacheDir, store, integrityHex: dirName, files, sourceOf: (p) => byPath.get(p), subject: l.tool.id });
@@ -95,7 +98,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   let built: Plans;
   if (bare.primitive === "subprocess") {
     const launchLinks = chain.links.map((l, i) => ({ ...links[i]!, tool: { ...links[i]!.tool, capabilities: l.tool.capabilities } }));
-    const launchCtx = { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun, allowAnyHost: req.allowAnyHost };
+    const launchCtx = { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun, allowAnyHost: req.allowAnyHost, sourceOf: (planned: string) => dryRunSources.get(planned) };
     const shownBare = shownTwin(bare, input) as SubprocessPlan;
     const { facts, cleanup } = gatherLaunchFacts([bare, shownBare], launchLinks, launchCtx);
     try {

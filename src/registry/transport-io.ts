@@ -4,6 +4,7 @@
 // and its auth over it.
 import { readFileSync } from "node:fs";
 import { KiwiError } from "../errors.ts";
+import { proxyFor } from "../exec/env-proxy.ts";
 
 /** Where a client's requests go: its registry (for messages), the environment's proxies, the CAs. */
 export interface Route {
@@ -134,19 +135,6 @@ export function failureDetail(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/**
- * The proxy Bun's fetch sends `url` through, for messages: HTTPS_PROXY or HTTP_PROXY by scheme
- * (either case), unless NO_PROXY names the host (exactly, as a domain suffix, with its port, or `*`).
- */
-function proxyFor(url: URL, env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const proxy = url.protocol === "https:" ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy);
-  if (!proxy) return undefined;
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  const bypass = (env.NO_PROXY ?? env.no_proxy ?? "").split(",").map((n) => n.trim().toLowerCase()).filter(Boolean);
-  const bypassed = bypass.some((n) => n === "*" || n === host || n === `${host}:${url.port}` || host.endsWith(n.startsWith(".") ? n : `.${n}`));
-  return bypassed ? undefined : proxy;
-}
-
 /** A fetch that failed, as the registry's user can act on it. */
 export function unreachable(registry: string, url: URL, error: unknown, env: Readonly<Record<string, string | undefined>>): KiwiError {
   if (isTimeout(error)) {
@@ -162,8 +150,8 @@ export function unreachable(registry: string, url: URL, error: unknown, env: Rea
   const proxy = proxyFor(url, env);
   if (proxy) {
     // The connection that failed was to the proxy: "nothing listens at <registry>" would send the user the wrong way.
-    return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}) through the proxy ${proxy}: ${detail}`, {
-      hint: `kiwi goes through the proxy in ${url.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY"} for this address: check that it runs and lets ${registry} through, or name ${url.hostname} in NO_PROXY`,
+    return new KiwiError("E_REGISTRY", `cannot reach ${registry} (${url.origin}) through the proxy ${proxy.url}: ${detail}`, {
+      hint: `kiwi goes through the proxy in ${proxy.variable} for this address: check that it runs and lets ${registry} through, or name ${url.hostname} in NO_PROXY`,
     });
   }
   const tlsProblem = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS|SSL/i.test(detail);

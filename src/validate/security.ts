@@ -158,7 +158,12 @@ function limits(tool: Tool, ctx: LayerContext, out: Finding[]): void {
     // kiwi's config.timeout (seconds) counts when limits.timeout_ms is absent.
     const pointer = key === "timeoutMs" && tool.dialect === "kiwi" && !(isRecord(tool.doc.limits) && "timeout_ms" in tool.doc.limits) ? "/config/timeout" : (fields[key] ?? "");
     const bound = limitBound(key, tool.dialect);
-    const shown = pointer === "/config/timeout" ? `${value / 1000} s` : String(value);
+    const written = pointer === "/config/timeout" ? value / 1000 : value;
+    // Past 2^53 the number read is not the one written (9007199254740993 reads as …992): name no
+    // rounded value the manifest does not contain.
+    const shown = Number.isInteger(written) && !Number.isSafeInteger(written)
+      ? `${written > 0 ? "larger than" : "smaller than"} ${written > 0 ? "" : "-"}${Number.MAX_SAFE_INTEGER}${pointer === "/config/timeout" ? " s" : ""}, past what kiwi reads exactly`
+      : pointer === "/config/timeout" ? `${written} s` : String(written);
     if (!(value >= bound.min && value <= bound.max)) {
       out.push(toolFinding(tool, "security/limits", pointer, `${fieldName(pointer)} is ${shown}; it must be between ${bound.min} and ${bound.max} ${bound.unit}`, `set it within that range, or leave it out for kiwi's default`));
       continue;

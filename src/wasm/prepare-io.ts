@@ -28,6 +28,8 @@ export interface WasmLaunchInput {
   projectRoot: string;
   /** Plan only: nothing is instrumented or written. */
   dryRun: boolean;
+  /** In a dry run (no run directory yet), the verified source of the module's planned path. */
+  sourceOf?: (planned: string) => string | undefined;
 }
 
 export interface WasmLaunch {
@@ -49,7 +51,9 @@ export function prepareWasmLaunch(input: WasmLaunchInput): WasmLaunch {
   const limits: WasmLimits = { fuel: input.limits.fuel ?? DEFAULT_FUEL, memoryMb: input.limits.memoryMb ?? DEFAULT_LIMITS.memoryMb };
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(module);
+    // A dry run builds no run directory: the module is read where it was just verified from.
+    const source = input.dryRun ? input.sourceOf?.(module) : undefined;
+    bytes = readFileSync(source !== undefined && !existsSync(module) ? source : module);
   } catch (error) {
     throw new KiwiError("E_IO", `cannot read the module of ${input.toolId} (${module}): ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { hint: 'run "kiwi install" to restore the verified copy', details: { tool: input.toolId, module } });
   }
@@ -58,11 +62,13 @@ export function prepareWasmLaunch(input: WasmLaunchInput): WasmLaunch {
   const digest = sha256Hex(bytes);
   const instrumented = join(input.cacheDir, "wasm", `${digest}-f${limits.fuel}-m${limits.memoryMb}-v${INSTRUMENTATION_VERSION}.wasm`);
   const dirs = [...new Set(input.capabilities.filter((c) => c.name === "fs.read" || c.name === "fs.write").flatMap((c) => (c.paths ?? []).map((p) => expandDeclaredPath(p, input.home, input.projectRoot))))];
+  const writable = new Set(input.capabilities.filter((c) => c.name === "fs.write").flatMap((c) => (c.paths ?? []).map((p) => expandDeclaredPath(p, input.home, input.projectRoot))));
   // The compiled kiwi is its own WASI host; a checkout runs the host file with bun.
   const script = isCompiled() ? undefined : fileURLToPath(new URL("./wasi-host-io.ts", import.meta.url));
   const host = script ? [process.execPath, script] : [process.execPath, "__wasi"];
   return {
-    argv: [...host, "--fuel", String(limits.fuel), "--memory-mb", String(limits.memoryMb), ...dirs.flatMap((d) => ["--dir", d]), "--", instrumented, basename(module), ...args],
+    // A directory only fs.read names is preopened read-only (--read-dir): without a sandbox, the host is what keeps it so.
+    argv: [...host, "--fuel", String(limits.fuel), "--memory-mb", String(limits.memoryMb), ...dirs.flatMap((d) => [writable.has(d) ? "--dir" : "--read-dir", d]), "--", instrumented, basename(module), ...args],
     readOnly: [instrumented, ...(script ? [script] : [])],
     limits,
     dirs,

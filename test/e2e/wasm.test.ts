@@ -3,7 +3,7 @@
 // module that is not a WASI command is refused before anything runs. Modules are built from .wat
 // text with wabt (CI installs it).
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 import { MODULES, hasWat2wasm, wat } from "../helpers/wat.ts";
@@ -89,6 +89,17 @@ describe("limits", () => {
     expect(text).toContain("1000000");
     expect(text).toContain("__wasi");
   });
+
+  test("a dry run before any run (no run directory yet) plans from the verified module, locked or not", async () => {
+    const fresh = kiwiIn(makeProject(kiwiTool("first", wat(MODULES.hello))));
+    const unlocked = await fresh.run(["exec", "first", "--unlocked", "--dry-run", "--json"]);
+    expect([unlocked.exitCode, unlocked.stderr]).toEqual([0, expect.not.stringContaining("E_IO")]);
+    expect(unlocked.stdout).toContain("-f100000000-m2048-");
+    expect((await fresh.run(["lock"])).exitCode).toBe(0);
+    const locked = await fresh.run(["exec", "first", "--dry-run", "--json"]);
+    expect([locked.exitCode, locked.stderr]).toEqual([0, expect.not.stringContaining("E_IO")]);
+    expect(readdirSync(fresh.cache)).not.toContain("runs");
+  });
 });
 
 describe("files", () => {
@@ -96,11 +107,12 @@ describe("files", () => {
   const root = makeProject({
     ...kiwiTool("reader", reader, 'requires:\n  - fs.read: ["./data"]\nparameters:\n  - { name: file, type: string, required: true }\n'),
     ...kiwiTool("blind", reader, "parameters:\n  - { name: file, type: string, required: true }\n"),
+    ...kiwiTool("lost", reader, 'requires:\n  - fs.read: ["./nope"]\nparameters:\n  - { name: file, type: string, required: true }\n'),
     "data/note.txt": "declared data\n",
     "secret.txt": "do not read\n",
   });
   // Both tools take the file as their argument.
-  for (const id of ["reader", "blind"]) {
+  for (const id of ["reader", "blind", "lost"]) {
     const path = join(root, ".ai/tools", id, "tool.yaml");
     writeFileSync(path, readFileSync(path, "utf8").replace(`entrypoint: ${id}.wasm\n`, `entrypoint: ${id}.wasm\n  args: ["{file}"]\n`));
   }
@@ -119,10 +131,67 @@ describe("files", () => {
     expect(r.stdout).not.toContain("do not read");
   });
 
+  test("a declared folder that does not exist is left out, as the sandbox leaves it out: the module runs and cannot open it", async () => {
+    for (const sandbox of ["--sandbox=auto", "--sandbox=off"]) {
+      const r = await kiwi.run(["exec", "lost", "--unlocked", sandbox, "--param", "file=note.txt"]);
+      expect([sandbox, r.exitCode, r.stderr]).toEqual([sandbox, 3, expect.stringContaining("cannot open it")]);
+      expect(r.stderr).not.toContain("ENOENT");
+    }
+  });
+
   test("a module that declares no directory opens nothing", async () => {
     const r = await kiwi.run(["exec", "blind", "--unlocked", "--param", "file=note.txt"]);
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe("");
+  });
+});
+
+describe("read-only folders", () => {
+  const writer = wat(MODULES.writer);
+  const root = makeProject({
+    ...kiwiTool("peek", writer, 'requires:\n  - fs.read: ["./data"]\n'),
+    ...kiwiTool("save", writer, 'requires:\n  - fs.write: ["./data"]\n'),
+    "data/note.txt": "mine\n",
+  });
+  const kiwi = kiwiIn(root);
+
+  test("a folder declared only with fs.read cannot be written, with or without the sandbox (EROFS)", async () => {
+    for (const sandbox of ["--sandbox=auto", "--sandbox=off"]) {
+      const r = await kiwi.run(["exec", "peek", "--unlocked", sandbox]);
+      expect([sandbox, r.exitCode]).toEqual([sandbox, 69]);
+      expect(readdirSync(join(root, "data"))).toEqual(["note.txt"]);
+    }
+  });
+
+  test("fs.write still writes it", async () => {
+    const r = await kiwi.run(["exec", "save", "--unlocked", "--sandbox=off"]);
+    expect(r.exitCode).toBe(0);
+    expect(readFileSync(join(root, "data/written.txt"), "utf8")).toBe("pwned\n");
+  });
+});
+
+describe("symbolic links", () => {
+  const root = makeProject({
+    ...kiwiTool("linker", wat(MODULES.linker), 'requires:\n  - fs.write: ["./out"]\nparameters:\n  - { name: target, type: string, required: true }\n  - { name: link, type: string, required: true }\n'),
+    "out/sub/note.txt": "inside\n",
+  });
+  const path = join(root, ".ai/tools/linker/tool.yaml");
+  writeFileSync(path, readFileSync(path, "utf8").replace("entrypoint: linker.wasm\n", 'entrypoint: linker.wasm\n  args: ["{target}", "{link}"]\n'));
+  const kiwi = kiwiIn(root);
+  const link = (target: string, name: string) => kiwi.run(["exec", "linker", "--unlocked", "--param", `target=${target}`, "--param", `link=${name}`]);
+
+  test("a module may link within the folder it writes", async () => {
+    const r = await link("sub/note.txt", "here");
+    expect(r.exitCode).toBe(0);
+    expect(readlinkSync(join(root, "out/here"))).toBe("sub/note.txt");
+  });
+
+  test("a link whose target is absolute or climbs with .. is refused (EPERM) and never written to the user's folder", async () => {
+    for (const [target, name] of [["/etc/passwd", "abs"], ["../../.ssh", "up"], ["sub/../../x", "around"]] as const) {
+      const r = await link(target, name);
+      expect([target, r.exitCode]).toEqual([target, 63]);
+      expect(readdirSync(join(root, "out"))).not.toContain(name);
+    }
   });
 });
 

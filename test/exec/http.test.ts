@@ -65,6 +65,23 @@ describe("the http_client primitive", () => {
     expect(text((await run(plan({ method: "GET", url }))).output)).toBe(deep);
   });
 
+  test("a transform reads the body in the charset its Content-Type declares; an unknown label reads as UTF-8", async () => {
+    const latin1 = Uint8Array.from([...'{"city":"Montr\u00e9al"}'].map((c) => c.charCodeAt(0)));
+    const types: Record<string, string> = { "/latin1": "application/json; charset=iso-8859-1", "/cp1252": 'application/json;charset="windows-1252"', "/utf16": "application/json; charset=utf-16le" };
+    const s = serve((req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/utf16") return new Response(Buffer.from('{"city":"Montr\u00e9al"}', "utf16le"), { headers: { "content-type": types[path]! } });
+      if (path === "/bogus") return new Response('{"city":"Montr\u00e9al"}', { headers: { "content-type": "application/json; charset=x-no-such" } });
+      if (path === "/bad") return new Response(Uint8Array.from([0x7b, 0xe9]), { status: 400, headers: { "content-type": "application/json; charset=iso-8859-1" } });
+      return new Response(latin1, { headers: { "content-type": types[path]! } });
+    });
+    for (const path of ["/latin1", "/cp1252", "/utf16", "/bogus"]) {
+      expect(text((await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}${path}`, response_transform: "$.city" }))).output)).toBe('"Montr\u00e9al"\n');
+    }
+    // An error's excerpt is read the same way.
+    await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/bad` }))).rejects.toMatchObject({ message: expect.stringMatching(/HTTP 400 .*: \{\u00e9$/) });
+  });
+
   test("without a transform the body is passed through byte for byte", async () => {
     const s = serve(() => new Response("plain\ntext", { headers: { "content-type": "text/plain" } }));
     const out = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/` }));
@@ -156,6 +173,22 @@ describe("the http_client primitive", () => {
     }
   });
 
+  test("after a redirect, a body too large or not JSON is reported against the URL that answered", async () => {
+    const s = serve((req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/old-big") return Response.redirect("/big", 302);
+      if (path === "/old-bad") return Response.redirect("/bad", 302);
+      if (path === "/big") return new Response("x".repeat(5000));
+      return new Response("{not json", { headers: { "content-type": "application/json" } });
+    });
+    const base = `http://127.0.0.1:${s.port}`;
+    await expect(run(plan({ method: "GET", url: `${base}/old-big` }, {}, { outputBytes: 1000 }))).rejects.toMatchObject({ message: `weather: the response from ${base}/big is larger than 1000 bytes` });
+    await expect(run(plan({ method: "GET", url: `${base}/old-bad` }))).rejects.toMatchObject({ message: expect.stringContaining(`weather: the response from ${base}/bad is not valid JSON`) });
+    // A timeout on the redirect's target names it too.
+    const slow = serve(async (req) => (new URL(req.url).pathname === "/old" ? Response.redirect("/slow", 302) : (await Bun.sleep(2000), new Response("late"))));
+    await expect(run(plan({ method: "GET", url: `http://127.0.0.1:${slow.port}/old`, retries: 0 }, {}, { timeoutMs: 200 }))).rejects.toMatchObject({ message: `weather: GET http://127.0.0.1:${slow.port}/slow timed out after 200 ms` });
+  });
+
   test("a redirect on the same host is followed", async () => {
     const s = serve((req) => (new URL(req.url).pathname === "/old" ? Response.redirect("/new", 302) : Response.json({ at: new URL(req.url).pathname })));
     const out = await run(plan({ method: "GET", url: `http://127.0.0.1:${s.port}/old` }));
@@ -221,6 +254,24 @@ describe("the http_client primitive", () => {
       code: "E_EXEC_FAILED",
       message: expect.stringMatching(new RegExp(`^weather: GET http://127\\.0\\.0\\.1:${port}/gone failed: .* \\(after 2 attempts\\)$`)),
     });
+  });
+
+  test("without kiwi's proxy (--sandbox=off), a connection the environment's HTTP_PROXY refused names that proxy", async () => {
+    const s = serve(() => new Response("x"));
+    const port = s.port;
+    s.stop(true);
+    const saved = process.env.HTTP_PROXY;
+    process.env.HTTP_PROXY = `http://user:hunter2@127.0.0.1:${port}`;
+    try {
+      await expect(run(plan({ method: "GET", url: "http://api.example.invalid/v1", retries: 0 }))).rejects.toMatchObject({
+        code: "E_EXEC_FAILED",
+        message: expect.stringMatching(new RegExp(`^weather: GET http://api\\.example\\.invalid/v1 failed through the proxy http://\\*\\*\\*@127\\.0\\.0\\.1:${port} \\(HTTP_PROXY\\): `)),
+        hint: "kiwi's fetch goes through the proxy in HTTP_PROXY for this address: check that it runs and lets api.example.invalid through, or name api.example.invalid in NO_PROXY",
+      });
+    } finally {
+      if (saved === undefined) delete process.env.HTTP_PROXY;
+      else process.env.HTTP_PROXY = saved;
+    }
   });
 
   test("a POST sends the parameters as its JSON body", async () => {

@@ -82,6 +82,38 @@ export const MODULES = {
     (drop (call $fd_read (i32.load (i32.const 8)) (i32.const 1024) (i32.const 1) (i32.const 1036)))
     (i32.store (i32.const 1028) (i32.load (i32.const 1036)))
     (drop (call $fd_write (i32.const 1) (i32.const 1024) (i32.const 1) (i32.const 1036)))))`,
+  /** Creates the symbolic link argv[2] -> argv[1] in the first preopened directory (fd 3); exits with path_symlink's errno. */
+  linker: `(module
+  (import "wasi_snapshot_preview1" "path_symlink" (func $path_symlink (param i32 i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (import "wasi_snapshot_preview1" "args_get" (func $args_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "args_sizes_get" (func $args_sizes_get (param i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func $strlen (param $p i32) (result i32) (local $n i32)
+    (block $done (loop $l
+      (br_if $done (i32.eqz (i32.load8_u (i32.add (local.get $p) (local.get $n)))))
+      (local.set $n (i32.add (local.get $n) (i32.const 1)))
+      (br $l)))
+    (local.get $n))
+  (func (export "_start") (local $target i32) (local $link i32)
+    (drop (call $args_sizes_get (i32.const 0) (i32.const 4)))
+    (drop (call $args_get (i32.const 16) (i32.const 256)))
+    (local.set $target (i32.load (i32.const 20)))
+    (local.set $link (i32.load (i32.const 24)))
+    (call $proc_exit (call $path_symlink (local.get $target) (call $strlen (local.get $target)) (i32.const 3) (local.get $link) (call $strlen (local.get $link))))))`,
+  /** Creates written.txt in the first preopened directory (fd 3) and writes "pwned" to it; exits with the first errno, 0 when it wrote. */
+  writer: `(module
+  (import "wasi_snapshot_preview1" "path_open" (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 100) "written.txt")
+  (data (i32.const 200) "pwned\\n")
+  (func (export "_start") (local $e i32)
+    (local.set $e (call $path_open (i32.const 3) (i32.const 0) (i32.const 100) (i32.const 11) (i32.const 1) (i64.const 0xfffffff) (i64.const 0) (i32.const 0) (i32.const 8)))
+    (if (local.get $e) (then (call $proc_exit (local.get $e))))
+    (i32.store (i32.const 16) (i32.const 200)) (i32.store (i32.const 20) (i32.const 6))
+    (call $proc_exit (call $fd_write (i32.load (i32.const 8)) (i32.const 16) (i32.const 1) (i32.const 24)))))`,
   /** Imports a function kiwi's host does not provide. */
   foreignImport: `(module
   (import "env" "launch_missiles" (func $x))

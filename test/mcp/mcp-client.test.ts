@@ -249,6 +249,20 @@ describe("faults are bounded, clear, and leave no process", () => {
     expect(error.code).toBe("E_MCP");
     expect(error.message).toContain("http://127.0.0.1:9/mcp");
   });
+
+  test("without kiwi's proxy, an HTTP server reached through HTTP_PROXY that refused names the proxy, not the server", async () => {
+    const saved = process.env.HTTP_PROXY;
+    process.env.HTTP_PROXY = "http://127.0.0.1:9";
+    try {
+      const error = (await list({ kind: "http", url: "http://mcp.example.invalid/mcp", headers: {}, transport: "streamable-http" }).catch((e) => e)) as KiwiError;
+      expect(error.code).toBe("E_MCP");
+      expect(error.message).toContain("could not be reached at http://mcp.example.invalid/mcp through the proxy http://127.0.0.1:9 (HTTP_PROXY)");
+      expect(error.hint).toContain("NO_PROXY");
+    } finally {
+      if (saved === undefined) delete process.env.HTTP_PROXY;
+      else process.env.HTTP_PROXY = saved;
+    }
+  });
 });
 
 describe("an HTTP server that refuses a request with a status", () => {

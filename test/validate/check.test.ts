@@ -527,6 +527,13 @@ describe("findings speak the user's dialect", () => {
     expect(result.findings.find((f) => f.rule === "security/limits")!.message).toContain("runtime_config.max_execution_time_ms");
   });
 
+  test("a limit past 2^53 is refused without naming the rounded number kiwi read", () => {
+    const messages = (body: string) => check([script(body)]).findings.filter((f) => f.rule === "security/limits").map((f) => f.message);
+    expect(messages("limits: { fuel: 9007199254740993 }\n")).toEqual(["limits.fuel is larger than 9007199254740991, past what kiwi reads exactly; it must be between 1 and 100000000 units of fuel"]);
+    expect(messages("limits: { memory_mb: -9007199254740993 }\n")).toEqual(["limits.memory_mb is smaller than -9007199254740991, past what kiwi reads exactly; it must be between 1 and 2048 MB"]);
+    expect(messages("limits: { fuel: 100000001 }\n")).toEqual(["limits.fuel is 100000001; it must be between 1 and 100000000 units of fuel"]);
+  });
+
   test("child_schemas match magray children through the model's tool_type", () => {
     const good = magray({ type: "script", entry_point: "main.py" }, ["main.py"]);
     const bad = magray({ type: "script", entry_point: "main.sh" }, ["main.sh"]);
