@@ -41,6 +41,8 @@ const registry: NpmRegistry = startNpmRegistry();
   registry.publish({ name: "kiwi-inner", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'from the registry';\n" } });
   registry.publish({ name: "kiwi-bundler", version: "1.0.0", json: { main: "index.js", dependencies: { "kiwi-inner": "1.0.0" }, bundleDependencies: ["kiwi-inner"] }, files: { "index.js": "module.exports = require('kiwi-inner');\n", "node_modules/kiwi-inner/package.json": JSON.stringify({ name: "kiwi-inner", version: "1.0.0", main: "index.js" }), "node_modules/kiwi-inner/index.js": "module.exports = 'bundled';\n" } });
   registry.publish({ name: "kiwi-mcp-echo", version: "1.0.0", json: { bin: { "kiwi-mcp-echo": "server.js" } }, files: { "server.js": ECHO_SERVER } });
+  // Reads its config under HOME at start, as many servers do: the sandbox withholds that.
+  registry.publish({ name: "kiwi-mcp-homecache", version: "1.0.0", json: { bin: { "kiwi-mcp-homecache": "server.js" } }, files: { "server.js": `require("fs").readFileSync(require("path").join(process.env.HOME, ".homecache.json"));\n${ECHO_SERVER}` } });
   registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
 }
 // npm resolves and installs for real: seconds, not milliseconds.
@@ -646,6 +648,20 @@ describe("an MCP server run from its installed package (config.package)", () => 
     const cold = await kiwi.run(["mcp", "verify", "--json"], { KIWI_CACHE_DIR: makeTemp("kiwi-cache-") });
     expect(cold.exitCode).toBe(4);
     expect(JSON.parse(cold.stdout).error).toMatchObject({ code: "E_CACHE_MISSING", message: "kiwi mcp verify failed for echo_server", hint: 'run "kiwi install" to install them again', exitCode: 4 });
+  });
+
+  test.skipIf(!probeSandbox(process.env).usable)("one that fails to start in the sandbox gets a hint about what it reaches for, not about npx fetching its package", async () => {
+    const root = makeProject({
+      ".ai/tools/homecache.yaml": "tool_id: homecache\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:kiwi-mcp-homecache@1.0.0\n  timeout: 10\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry({ KIWI_SANDBOX: "off" }));
+    writeFileSync(join(kiwi.env.HOME!, ".homecache.json"), "{}");
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const r = await kiwi.run(["mcp", "pin", "homecache"], { KIWI_SANDBOX: "require" });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toContain("it ran in kiwi's sandbox (no network and only the paths it declares): it runs from its installed package (npm:kiwi-mcp-homecache@1.0.0) and fetches nothing at start");
+    expect(r.stderr).toContain("declare fs.read or fs.write for what it reads or writes");
+    expect(r.stderr).not.toContain("npx");
   });
 
   test.skipIf(!probeSandbox(process.env).usable)("server-everything from npmjs.org: installed, pinned, and called in the sandbox with no network declared", async () => {
