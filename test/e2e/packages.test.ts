@@ -43,6 +43,7 @@ const registry: NpmRegistry = startNpmRegistry();
   registry.publish({ name: "kiwi-mcp-echo", version: "1.0.0", json: { bin: { "kiwi-mcp-echo": "server.js" } }, files: { "server.js": ECHO_SERVER } });
   // Reads its config under HOME at start, as many servers do: the sandbox withholds that.
   registry.publish({ name: "kiwi-mcp-homecache", version: "1.0.0", json: { bin: { "kiwi-mcp-homecache": "server.js" } }, files: { "server.js": `require("fs").readFileSync(require("path").join(process.env.HOME, ".homecache.json"));\n${ECHO_SERVER}` } });
+  registry.publish({ name: "kiwi-old", version: "1.0.0", json: { main: "index.js", deprecated: "use kiwi-pad instead\n\u001b[31m" }, files: { "index.js": "module.exports = 'old';\n" } });
   registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
 }
 // npm resolves and installs for real: seconds, not milliseconds.
@@ -216,7 +217,7 @@ test("a scope's registry and auth token from the project .npmrc: packages come f
       ".ai/tools/acme/main.js": "console.log(require('@kiwi-acme/secret'));\n",
     });
     const kiwi = kiwiIn(root, { npm_config_cache: makeTemp("kiwi-npm-cache-"), ACME_NPM_TOKEN: token });
-    const lock = await kiwi.run(["lock", "--json"]);
+    const lock = await kiwi.run(["lock"]);
     expect(lock.exitCode).toBe(0);
     expect(JSON.parse(lock.stdout).resolutions).toEqual([{ tools: ["acme"], ecosystem: "npm", packages: 1, sources: [new URL(scoped.url).origin], setting: "the project's .npmrc" }]);
     const install = await kiwi.run(["install"]);
@@ -530,6 +531,20 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
     expect((await kiwi.run(["install"])).exitCode).toBe(0);
     expect(existsSync(join(kiwi.env.HOME!, "postinstall-ran"))).toBe(false);
     expect((await kiwi.run(["exec", "scripted"])).stdout).toBe("1\n");
+  });
+
+  test("a deprecated package is a warning at lock, as npm warns at install, on one line without the registry's control characters", async () => {
+    const root = makeProject({
+      ".ai/tools/old/tool.yaml": "tool_id: old\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-old@1.0.0]\n",
+      ".ai/tools/old/main.js": "console.log(require('kiwi-old'));\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry());
+    const lock = await kiwi.run(["lock"]);
+    expect(lock.exitCode).toBe(0);
+    expect(lock.stderr).toContain("warning: old: deprecated kiwi-old@1.0.0: use kiwi-pad instead [31m\n");
+    expect(lock.stderr).not.toContain("\u001b");
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    expect((await kiwi.run(["exec", "old"])).stdout).toBe("old\n");
   });
 
   test("allow_scripts runs the named package's install script at kiwi install, and only that one", async () => {
