@@ -62,6 +62,16 @@ export function packagesWithInstallScripts(locked: Pick<NpmDependencies, "packag
 }
 
 /**
+ * Locked packages their registry marks deprecated (npm copies `deprecated` into the package-lock),
+ * as npm warns: `name@version: message`, on one line and without the registry's control characters.
+ */
+export function deprecatedPackages(locked: Pick<NpmDependencies, "packages">): string[] {
+  return Object.entries(locked.packages)
+    .filter(([, e]) => typeof (e as Record<string, unknown>).deprecated === "string")
+    .map(([path, e]) => `${path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length)}@${e.version}: ${((e as Record<string, unknown>).deprecated as string).replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, " ").trim()}`);
+}
+
+/**
  * The file (relative to the run directory) an mcp_server's `config.package` runs: the named bin
  * of the package, or its only bin. Undefined with the reason when the lock has no such bin.
  */

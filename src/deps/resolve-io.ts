@@ -9,7 +9,7 @@ import { KiwiError } from "../errors.ts";
 import type { NpmOverrides, Tool } from "../manifest/model.ts";
 import type { NpmDependencies, PypiDependencies, ToolDependencies } from "../schema/lockfile.ts";
 import { resolveNpm } from "./npm-io.ts";
-import { packagesWithInstallScripts, parsePackageLock } from "./npm-lock.ts";
+import { deprecatedPackages, packagesWithInstallScripts, parsePackageLock } from "./npm-lock.ts";
 import { isSourceDistribution, resolvePip } from "./pip-io.ts";
 import { allowedScripts, declaredPackages, npmDependencies, overridesKey, pypiRequirements, requirementChanges } from "./requirements.ts";
 
@@ -92,6 +92,7 @@ export async function resolveDependencies(ctx: Context, root: string, tools: rea
       const scripts = packagesWithInstallScripts(npm);
       const blocked = scripts.filter((name) => !g.allow.includes(name));
       if (blocked.length > 0) warnings.push(`${g.tools.join(", ")}: ${blocked.join(", ")} ${blocked.length === 1 ? "has an install script" : "have install scripts"}, which kiwi does not run (allow_scripts: [${blocked.join(", ")}] would run ${blocked.length === 1 ? "it" : "them"} at kiwi install)`);
+      for (const deprecated of deprecatedPackages(npm)) warnings.push(`${g.tools.join(", ")}: deprecated ${deprecated}`);
       const idle = g.allow.filter((name) => !scripts.includes(name));
       if (idle.length > 0) warnings.push(`${g.tools.join(", ")}: allow_scripts names ${idle.join(", ")}, which ${idle.length === 1 ? "has" : "have"} no install script in the resolved packages`);
     });

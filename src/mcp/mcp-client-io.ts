@@ -25,7 +25,7 @@ export interface SessionOptions {
   limits?: Partial<ListingLimits>;
   transportLimits?: Partial<TransportLimits>;
   /** How a stdio server runs: recorded in pins, and named when it fails to start. */
-  sandbox?: { mode: "bubblewrap" | "none"; network: "none" | "filtered" | "host" };
+  sandbox?: { mode: "bubblewrap" | "none"; network: "none" | "filtered" | "host"; /** The server's `config.package`: it runs from the installed copy, not npx or uvx. */ package?: string };
   /**
    * How the revision is picked. `auto` (the default): `server/discover` first, and the initialize
    * handshake when the server shows no 2026-07-28 support. `handshake`: initialize straight away,
@@ -327,7 +327,7 @@ async function connectOnce(target: McpTarget, options: SessionOptions, negotiati
     const method = capture.lastSent ?? (negotiation === "auto" ? "server/discover" : "initialize");
     const mapped = session.mapError(error, method, startMs);
     await session.close();
-    throw options.sandbox?.mode === "bubblewrap" ? withSandboxHint(mapped, options.sandbox.network) : mapped;
+    throw options.sandbox?.mode === "bubblewrap" ? withSandboxHint(mapped, options.sandbox.network, options.sandbox.package) : mapped;
   }
   return session;
 }
@@ -342,11 +342,17 @@ const PASSTHROUGH = { "~standard": { version: 1 as const, vendor: "kiwi", valida
 
 /**
  * A server that fails to start inside kiwi's sandbox most often lacks what the sandbox withholds:
- * the network (npx and uvx fetch the package at start) or a writable cache (~/.npm). Says so.
+ * the network (npx and uvx fetch the package at start) or a writable cache (~/.npm). Says so. A
+ * `config.package` server runs from its installed copy and fetches nothing: what it lacks is
+ * what it reaches for itself.
  */
-function withSandboxHint(error: KiwiError, network: "none" | "filtered" | "host"): KiwiError {
+function withSandboxHint(error: KiwiError, network: "none" | "filtered" | "host", pkg?: string): KiwiError {
   const reach = network === "none" ? "no network and only the paths it declares" : network === "filtered" ? "only its declared hosts, through kiwi's proxy, and only the paths it declares" : "only the paths it declares";
-  const hint = `${error.hint ? `${error.hint}; ` : ""}it ran in kiwi's sandbox (${reach}): a server started with npx or uvx fetches its package at start, so declare net.outbound for the registry and fs.write for its cache (~/.npm), or run once with --sandbox=off (KIWI_SANDBOX=off) to see whether the sandbox is the cause`;
+  const cause =
+    pkg === undefined
+      ? "a server started with npx or uvx fetches its package at start, so declare net.outbound for the registry and fs.write for its cache (~/.npm)"
+      : `it runs from its installed package (${pkg}) and fetches nothing at start, so what it lacks is what it reaches for itself: declare fs.read or fs.write for what it reads or writes (a config or cache under your home) and net.outbound for a host it calls`;
+  const hint = `${error.hint ? `${error.hint}; ` : ""}it ran in kiwi's sandbox (${reach}): ${cause}, or run once with --sandbox=off (KIWI_SANDBOX=off) to see whether the sandbox is the cause`;
   return new KiwiError(error.code, error.message, { hint, details: { ...error.details, sandbox: "bubblewrap", network }, exitCode: error.exitCode, cause: error.cause });
 }
 

@@ -76,7 +76,7 @@ export function withSessionFor<T>(prepared: PreparedLike, server: Tool, fn: (ses
   const network = (prepared.plan as { sandbox?: { network?: "none" | "filtered" | "host" } }).sandbox?.network ?? "host";
   // A host-filtered stdio server reaches the network only through kiwi's proxy, and an HTTP server
   // is reached through it: either way the proxy lives as long as the session.
-  const options = { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits }, ...(mode ? { sandbox: { mode, network } } : {}), ...(negotiation ? { negotiation } : {}) };
+  const options = { label: serverLabel(server.id), clientVersion: pkg.version, limits: { ...limitsFor(server), ...limits }, ...(mode ? { sandbox: { mode, network, ...(typeof server.config.package === "string" ? { package: server.config.package } : {}) } } : {}), ...(negotiation ? { negotiation } : {}) };
   if (target.kind === "http") return withHttpProxy(prepared, (proxy) => withSession(proxy ? { ...target, proxy } : target, options, fn));
   return withPlanProxy(prepared, () => withSession(target, options, fn));
 }

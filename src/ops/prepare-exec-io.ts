@@ -77,12 +77,14 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
       runDir = run.dir;
       runDirs.push({ name: dirName, files: [...files] });
     }
-    // Python imports the installed distributions from the run directory's site-packages.
+    // Python imports the installed distributions from the run directory's site-packages, and
+    // nothing from the user's own (~/.local/lib/python3.x/site-packages, visible without the
+    // sandbox): an undeclared import would otherwise resolve there, and its usercustomize.py run.
     if (packages?.python) {
       const site = join(runDir, "site-packages");
       tool = withConfig(tool, (config) => {
         const env = typeof config.env === "object" && config.env !== null ? (config.env as Record<string, unknown>) : {};
-        return { ...config, env: { ...env, PYTHONPATH: typeof env.PYTHONPATH === "string" && env.PYTHONPATH !== "" ? `${site}:${env.PYTHONPATH}` : site } };
+        return { ...config, env: { ...env, PYTHONPATH: typeof env.PYTHONPATH === "string" && env.PYTHONPATH !== "" ? `${site}:${env.PYTHONPATH}` : site, PYTHONNOUSERSITE: "1" } };
       });
     }
     return { tool, integrity: l.integrity, runDir };

@@ -2,7 +2,7 @@
 // integrity), the package-lock rebuilt for npm ci, an installed tree's digest, a server's bin.
 import { describe, expect, test } from "bun:test";
 import { renderInstalledTree } from "../../src/deps/installed-tree.ts";
-import { packageLockOf, parsePackageLock, serverBin } from "../../src/deps/npm-lock.ts";
+import { deprecatedPackages, packageLockOf, parsePackageLock, serverBin } from "../../src/deps/npm-lock.ts";
 import { thrownBy } from "../helpers/errors.ts";
 
 const lockText = (packages: Record<string, unknown>) => JSON.stringify({ name: "x", lockfileVersion: 3, packages: { "": { dependencies: { a: "^1" } }, ...packages } });
@@ -58,4 +58,9 @@ describe("an mcp_server package's bin", () => {
   ])("%s (bin %s)", (name, bin, expected) => {
     expect(serverBin({ packages }, name, bin)).toEqual(expected);
   });
+});
+
+test("deprecated packages are named with their version and the registry's message, on one line", () => {
+  const packages = parsePackageLock(lockText({ "node_modules/a": { ...a, deprecated: "use b\r\n\u001b[2J  instead" }, "node_modules/@s/c": { ...a, version: "2.0.0", deprecated: "gone" }, "node_modules/d": a }), "t");
+  expect(deprecatedPackages({ packages })).toEqual(["@s/c@2.0.0: gone", "a@1.0.0: use b [2J instead"]);
 });

@@ -41,6 +41,9 @@ const registry: NpmRegistry = startNpmRegistry();
   registry.publish({ name: "kiwi-inner", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 'from the registry';\n" } });
   registry.publish({ name: "kiwi-bundler", version: "1.0.0", json: { main: "index.js", dependencies: { "kiwi-inner": "1.0.0" }, bundleDependencies: ["kiwi-inner"] }, files: { "index.js": "module.exports = require('kiwi-inner');\n", "node_modules/kiwi-inner/package.json": JSON.stringify({ name: "kiwi-inner", version: "1.0.0", main: "index.js" }), "node_modules/kiwi-inner/index.js": "module.exports = 'bundled';\n" } });
   registry.publish({ name: "kiwi-mcp-echo", version: "1.0.0", json: { bin: { "kiwi-mcp-echo": "server.js" } }, files: { "server.js": ECHO_SERVER } });
+  // Reads its config under HOME at start, as many servers do: the sandbox withholds that.
+  registry.publish({ name: "kiwi-mcp-homecache", version: "1.0.0", json: { bin: { "kiwi-mcp-homecache": "server.js" } }, files: { "server.js": `require("fs").readFileSync(require("path").join(process.env.HOME, ".homecache.json"));\n${ECHO_SERVER}` } });
+  registry.publish({ name: "kiwi-old", version: "1.0.0", json: { main: "index.js", deprecated: "use kiwi-pad instead\n\u001b[31m" }, files: { "index.js": "module.exports = 'old';\n" } });
   registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
 }
 // npm resolves and installs for real: seconds, not milliseconds.
@@ -214,7 +217,7 @@ test("a scope's registry and auth token from the project .npmrc: packages come f
       ".ai/tools/acme/main.js": "console.log(require('@kiwi-acme/secret'));\n",
     });
     const kiwi = kiwiIn(root, { npm_config_cache: makeTemp("kiwi-npm-cache-"), ACME_NPM_TOKEN: token });
-    const lock = await kiwi.run(["lock", "--json"]);
+    const lock = await kiwi.run(["lock"]);
     expect(lock.exitCode).toBe(0);
     expect(JSON.parse(lock.stdout).resolutions).toEqual([{ tools: ["acme"], ecosystem: "npm", packages: 1, sources: [new URL(scoped.url).origin], setting: "the project's .npmrc" }]);
     const install = await kiwi.run(["install"]);
@@ -530,6 +533,20 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
     expect((await kiwi.run(["exec", "scripted"])).stdout).toBe("1\n");
   });
 
+  test("a deprecated package is a warning at lock, as npm warns at install, on one line without the registry's control characters", async () => {
+    const root = makeProject({
+      ".ai/tools/old/tool.yaml": "tool_id: old\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-old@1.0.0]\n",
+      ".ai/tools/old/main.js": "console.log(require('kiwi-old'));\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry());
+    const lock = await kiwi.run(["lock"]);
+    expect(lock.exitCode).toBe(0);
+    expect(lock.stderr).toContain("warning: old: deprecated kiwi-old@1.0.0: use kiwi-pad instead [31m\n");
+    expect(lock.stderr).not.toContain("\u001b");
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    expect((await kiwi.run(["exec", "old"])).stdout).toBe("old\n");
+  });
+
   test("allow_scripts runs the named package's install script at kiwi install, and only that one", async () => {
     const tool = (allow: string) => `tool_id: built\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-built@1.0.0, npm:kiwi-scripted@1.0.0]\n${allow}`;
     const root = makeProject({ ".ai/tools/built/tool.yaml": tool("allow_scripts: [kiwi-built]\n"), ".ai/tools/built/main.js": "console.log(require('kiwi-built'));\n" });
@@ -646,6 +663,20 @@ describe("an MCP server run from its installed package (config.package)", () => 
     const cold = await kiwi.run(["mcp", "verify", "--json"], { KIWI_CACHE_DIR: makeTemp("kiwi-cache-") });
     expect(cold.exitCode).toBe(4);
     expect(JSON.parse(cold.stdout).error).toMatchObject({ code: "E_CACHE_MISSING", message: "kiwi mcp verify failed for echo_server", hint: 'run "kiwi install" to install them again', exitCode: 4 });
+  });
+
+  test.skipIf(!probeSandbox(process.env).usable)("one that fails to start in the sandbox gets a hint about what it reaches for, not about npx fetching its package", async () => {
+    const root = makeProject({
+      ".ai/tools/homecache.yaml": "tool_id: homecache\ntool_type: mcp_server\nversion: 1.0.0\nexecutor: subprocess\nconfig:\n  transport: stdio\n  package: npm:kiwi-mcp-homecache@1.0.0\n  timeout: 10\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry({ KIWI_SANDBOX: "off" }));
+    writeFileSync(join(kiwi.env.HOME!, ".homecache.json"), "{}");
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const r = await kiwi.run(["mcp", "pin", "homecache"], { KIWI_SANDBOX: "require" });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toContain("it ran in kiwi's sandbox (no network and only the paths it declares): it runs from its installed package (npm:kiwi-mcp-homecache@1.0.0) and fetches nothing at start");
+    expect(r.stderr).toContain("declare fs.read or fs.write for what it reads or writes");
+    expect(r.stderr).not.toContain("npx");
   });
 
   test.skipIf(!probeSandbox(process.env).usable)("server-everything from npmjs.org: installed, pinned, and called in the sandbox with no network declared", async () => {

@@ -3,7 +3,7 @@
 // imported at exec from the verified copy with no network. PyPI is not reachable here: a PEP 503
 // index on 127.0.0.1 serves wheels the test builds.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
 import { type PypiIndex, startPypiIndex } from "../helpers/pypi-index.ts";
@@ -82,6 +82,20 @@ test("the same requirements in another order keep their resolution: no pip run, 
   expect((await kiwi.run(["install"], down)).exitCode).toBe(0);
   const r = await kiwi.run(["exec", "greet"], down);
   expect([r.exitCode, r.stdout]).toEqual([0, "hello, Ada\n"]);
+});
+
+test("without the sandbox an undeclared import does not resolve from the user's site-packages", async () => {
+  const root = makeProject({ ...greetTool("pypi:kiwi-greeting==1.0.0"), ".ai/tools/greet/main.py": "import kiwi_greeting\ntry:\n    import kiwi_undeclared\n    print('imported', kiwi_undeclared.__file__)\nexcept ImportError:\n    print('not found')\n" });
+  const kiwi = kiwiIn(root, { PIP_INDEX_URL: index.url });
+  expect((await kiwi.run(["install"])).exitCode).toBe(0);
+  const version = Bun.spawnSync(["python3", "-c", "import sys; print(f'{sys.version_info[0]}.{sys.version_info[1]}')"]).stdout.toString().trim();
+  const userSite = join(kiwi.env.HOME!, ".local/lib", `python${version}`, "site-packages");
+  mkdirSync(userSite, { recursive: true });
+  writeFileSync(join(userSite, "kiwi_undeclared.py"), "");
+  // The planted module is importable by the user's own python: the test would prove nothing otherwise.
+  expect(Bun.spawnSync(["python3", "-c", "import kiwi_undeclared"], { env: kiwi.env }).exitCode).toBe(0);
+  const r = await kiwi.run(["exec", "greet", "--sandbox=off"]);
+  expect([r.exitCode, r.stdout]).toEqual([0, "not found\n"]);
 });
 
 test("a distribution with scripts installs as the same tree on every machine: its RECORD does not name kiwi's staging venv", async () => {
