@@ -6,6 +6,7 @@ import { createParser } from "eventsource-parser";
 import { KiwiError } from "../errors.ts";
 import { type HttpProxy, fetchVia } from "../exec/http.ts";
 import type { LosslessCapture } from "./capture.ts";
+import { redactUrl } from "./credential.ts";
 import { type TransportLimits, describeBytes } from "./server-limits.ts";
 
 export interface HttpSpec {
@@ -44,7 +45,7 @@ export function createHttpTransport(spec: HttpSpec, capture: LosslessCapture, li
   try {
     url = new URL(spec.url);
   } catch {
-    throw new KiwiError("E_MCP", `${label} has an invalid url ${JSON.stringify(spec.url)}`, { hint: "config.url must be an absolute http(s) URL" });
+    throw new KiwiError("E_MCP", `${label} has an invalid url ${JSON.stringify(redactUrl(spec.url))}`, { hint: "config.url must be an absolute http(s) URL" });
   }
   const requestInit: RequestInit = { headers: spec.headers };
   inner =
@@ -85,7 +86,7 @@ function tapFetch(capture: LosslessCapture, limits: TransportLimits, label: stri
         fail(error);
         throw error;
       }
-      const failure = new KiwiError("E_MCP", `${label} could not be reached at ${String(url)}: ${(error as Error).message}`, {
+      const failure = new KiwiError("E_MCP", `${label} could not be reached at ${redactUrl(String(url))}: ${(error as Error).message}`, {
         hint: "check that the server is running and config.url is right",
         cause: error,
       });
