@@ -7,6 +7,7 @@ import { KiwiError } from "../errors.ts";
 import { type HttpProxy, fetchVia } from "../exec/http.ts";
 import { proxyFor } from "../exec/env-proxy.ts";
 import type { LosslessCapture } from "./capture.ts";
+import { redactUrl } from "./credential.ts";
 import { type TransportLimits, describeBytes } from "./server-limits.ts";
 
 export interface HttpSpec {
@@ -45,7 +46,7 @@ export function createHttpTransport(spec: HttpSpec, capture: LosslessCapture, li
   try {
     url = new URL(spec.url);
   } catch {
-    throw new KiwiError("E_MCP", `${label} has an invalid url ${JSON.stringify(spec.url)}`, { hint: "config.url must be an absolute http(s) URL" });
+    throw new KiwiError("E_MCP", `${label} has an invalid url ${JSON.stringify(redactUrl(spec.url))}`, { hint: "config.url must be an absolute http(s) URL" });
   }
   const requestInit: RequestInit = { headers: spec.headers };
   inner =
@@ -91,11 +92,11 @@ function tapFetch(capture: LosslessCapture, limits: TransportLimits, label: stri
       const target = new URL(String(url));
       const envProxy = proxy ? undefined : proxyFor(target, process.env);
       const failure = envProxy
-        ? new KiwiError("E_MCP", `${label} could not be reached at ${String(url)} through the proxy ${envProxy.url} (${envProxy.variable}): ${(error as Error).message}`, {
+        ? new KiwiError("E_MCP", `${label} could not be reached at ${redactUrl(String(url))} through the proxy ${envProxy.url} (${envProxy.variable}): ${(error as Error).message}`, {
             hint: `kiwi's fetch goes through the proxy in ${envProxy.variable} for this address: check that it runs and lets ${target.hostname} through, or name ${target.hostname} in NO_PROXY`,
             cause: error,
           })
-        : new KiwiError("E_MCP", `${label} could not be reached at ${String(url)}: ${(error as Error).message}`, {
+        : new KiwiError("E_MCP", `${label} could not be reached at ${redactUrl(String(url))}: ${(error as Error).message}`, {
             hint: "check that the server is running and config.url is right",
             cause: error,
           });

@@ -177,6 +177,31 @@ export function serverVersion(listing: WireListing): string | undefined {
 
 
 /** A copy of a wire object without its top-level `_meta` (never part of any hash). */
+/**
+ * A JSON-RPC message as the SDK may check it: list entries (tools, prompts, resources, templates)
+ * whose `description` is null lose it. The interface reads a null description as "" (the spec
+ * says so, and `--listing` does); the SDK's schema allows only a string or none, and would refuse
+ * a live server that `--listing` accepts. kiwi takes the listing itself from the lossless capture,
+ * so this copy only decides whether the SDK lets the answer through. Any other message is returned as is.
+ */
+export function nullDescriptionsDropped<T>(message: T): T {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const result = isObject(message) ? message.result : undefined;
+  if (!isObject(result)) return message;
+  let changed: Record<string, unknown> | undefined;
+  for (const key of ["tools", "prompts", "resources", "resourceTemplates"]) {
+    const list = result[key];
+    if (!Array.isArray(list) || !list.some((item) => isObject(item) && item.description === null)) continue;
+    changed ??= { ...result };
+    changed[key] = list.map((item) => {
+      if (!isObject(item) || item.description !== null) return item;
+      const { description: _null, ...rest } = item;
+      return rest;
+    });
+  }
+  return changed === undefined ? message : ({ ...(message as Record<string, unknown>), result: changed } as T);
+}
+
 export function withoutMeta(object: WireObject): WireObject {
   if (!Object.hasOwn(object, "_meta")) return object;
   const out: WireObject = {};

@@ -10,7 +10,7 @@ import { credentialIdentity } from "./credential.ts";
 import { assertSameList, checkDiscoverAnswer, discoverServerInfo } from "./discover.ts";
 import { createHttpTransport, type HttpSpec } from "./http-io.ts";
 import { DEFAULT_LISTING_LIMITS, DEFAULT_TRANSPORT_LIMITS, type ListingLimits, type TransportLimits } from "./server-limits.ts";
-import { LIST_KINDS, type ListKey, type WireListing, type WireObject, advertises, discoverComponent, emptyListing, withoutMeta } from "./listing.ts";
+import { LIST_KINDS, type ListKey, type WireListing, type WireObject, advertises, discoverComponent, emptyListing, nullDescriptionsDropped, withoutMeta } from "./listing.ts";
 import { PROTOCOL_REVISIONS, mapSessionError, sessionTimeoutError } from "./session-errors.ts";
 import { checkSkillEntries } from "./skills.ts";
 import { type StdioSpec, StdioProcessTransport } from "./stdio-io.ts";
@@ -249,6 +249,23 @@ export async function openSession(target: McpTarget, options: SessionOptions): P
   }
 }
 
+/**
+ * Whatever handler the SDK installs as the transport's onmessage receives each message with null
+ * list descriptions dropped (see nullDescriptionsDropped), so a live server is read as its
+ * `--listing` file is. One seam for every transport: each delivers parsed messages there.
+ */
+function sdkSeesNullDescriptionsDropped(transport: Transport): void {
+  let handler = transport.onmessage;
+  Object.defineProperty(transport, "onmessage", {
+    configurable: true,
+    enumerable: true,
+    get: () => (handler === undefined ? undefined : (message: Parameters<NonNullable<Transport["onmessage"]>>[0], extra?: unknown) => handler!(nullDescriptionsDropped(message), extra as never)),
+    set: (next: Transport["onmessage"]) => {
+      handler = next;
+    },
+  });
+}
+
 /** A stdio server closed its pipe while answering the server/discover probe: a legacy server. */
 class ProbeClosed extends Error {}
 
@@ -271,6 +288,7 @@ async function connectOnce(target: McpTarget, options: SessionOptions, negotiati
     failure = http.failure;
     whenFailed = http.whenFailed;
   }
+  sdkSeesNullDescriptionsDropped(transport);
   const startMs = limits.startTimeoutMs ?? limits.requestTimeoutMs;
   // Hostile outputSchemas are never compiled by the SDK (kiwi calls tools with plain requests and
   // never lists through the SDK's cache): kiwi validates through its own safe compiler.

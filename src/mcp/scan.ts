@@ -5,7 +5,7 @@ import { isMapping } from "../integrity/value.ts";
 import { escapePointer } from "../integrity/canonical.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { type Finding, verdictOf } from "../findings/verdict.ts";
-import { LIST_KINDS, type WireListing, discoverComponent } from "./listing.ts";
+import { LIST_KINDS, type WireListing, discoverComponent, withoutMeta } from "./listing.ts";
 import { renderVisible } from "./visible.ts";
 
 /** Every scan rule: id → what it catches and how to respond. */
@@ -142,6 +142,9 @@ export function scanListing(listing: WireListing, options: ScanOptions): ScanRes
   // A 2026-07-28 server's discover result is pinned interface too (its capabilities, experimental
   // fields and all); its instructions were scanned above and its volatile fields are in no pin.
   if (listing.discover) walk(discoverComponent(listing.discover), "/discover", "server/discover", undefined, visit);
+  // serverInfo is what a client shows of the server (title, description, websiteUrl besides name
+  // and version), so it is read like every other string the server sends; _meta as elsewhere is not.
+  if (listing.serverInfo) walk(withoutMeta(listing.serverInfo), "/serverInfo", "serverInfo", undefined, visit);
   for (const { key, item } of LIST_KINDS) {
     listing[key].forEach((entry, i) => {
       const id = entry[key === "resources" ? "uri" : key === "resourceTemplates" ? "uriTemplate" : "name"];

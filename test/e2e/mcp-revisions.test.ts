@@ -149,6 +149,34 @@ describe("a server that speaks only 2026-07-28 over streamable HTTP", () => {
   }, SLOW);
 });
 
+describe("an HTTP server keyed in its URL", () => {
+  const keyed = (url: string) =>
+    ["tool_id: web", "tool_type: mcp_server", "version: 1.0.0", "executor: http_client", "config:", "  transport: streamable-http", `  url: "${url}"`, "requires:", '  - net.outbound: ["127.0.0.1"]', ""].join("\n");
+
+  test("is pinned with a fingerprint of the key, and an error never shows the key", async () => {
+    const server = await startModernHttp({});
+    try {
+      const root = makeTemp("kiwi-mcp-rev-");
+      writeTree(root, { ".ai/tools/web.yaml": keyed(`${server.url}?api_key=\${MCP_KEY}&region=eu`) });
+      expect((await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ MCP_KEY: "k-7f3a" }) })).exitCode).toBe(0);
+      const pin = readLock(root).mcp_servers.web!;
+      expect(pin.credential).toMatch(/^scrypt:[0-9a-f]{32}$/);
+      expect(readFileSync(join(root, "tool.lock.json"), "utf8")).not.toContain("k-7f3a");
+      const hash = await runKiwi(["mcp", "hash", "web", "--json"], { cwd: root, env: hermeticEnv({ MCP_KEY: "k-other" }) });
+      expect(hash.exitCode).toBe(0);
+      expect(JSON.parse(hash.stdout).credential).not.toBe(pin.credential);
+    } finally {
+      await server.stop();
+    }
+    const root = makeTemp("kiwi-mcp-rev-");
+    writeTree(root, { ".ai/tools/web.yaml": keyed("http://bob:hunter2@127.0.0.1:9/mcp?api_key=literal-9c1d&region=eu") });
+    const r = await runKiwi(["mcp", "hash", "web", "--unlocked"], { cwd: root });
+    expect(r.exitCode).toBe(9);
+    expect(r.stderr).toContain("could not be reached at http://***:***@127.0.0.1:9/mcp?api_key=***&region=eu");
+    expect(r.stderr).not.toMatch(/hunter2|literal-9c1d/);
+  }, SLOW);
+});
+
 describe("bad input", () => {
   test("a malformed server/discover answer is E_MCP naming the field, not a silent fallback", async () => {
     const { root } = project({ RAW_MODE: "bad-discover" }, RAW);

@@ -10,6 +10,7 @@ import { type NetProxy, startNetProxy } from "../../src/exec/net-proxy-io.ts";
 import { parseHostPolicy } from "../../src/exec/net-policy.ts";
 import { type McpTarget, PROTOCOL_REVISIONS, withSession } from "../../src/mcp/mcp-client-io.ts";
 import { hashInterface } from "../../src/mcp/interface.ts";
+import { parseWireListing } from "../../src/mcp/listing.ts";
 import type { ListingLimits } from "../../src/mcp/server-limits.ts";
 import { liveGroups } from "../../src/mcp/reaper-io.ts";
 import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
@@ -201,6 +202,16 @@ describe("wire text is captured losslessly", () => {
   ])("%s", async (_what, mode) => {
     const listing = await leavesNoProcess((mark) => list(stdioTarget(RAW, [mark], { RAW_MODE: mode })));
     expect(listing.tools.map((t) => t.name)).toEqual(["get_forecast"]);
+  });
+
+  test("a tool whose description is null is listed, hashed as its --listing file is, and called", async () => {
+    const target = stdioTarget(RAW, [], { RAW_MODE: "null-description" });
+    const listing = await list(target);
+    expect(listing.tools.map((t) => [t.name, t.description])).toEqual([["echo", null]]);
+    const file = parseWireListing(JSON.stringify({ serverInfo: { name: "raw", version: "0.1.0" }, protocolVersion: listing.protocolVersion, capabilities: { tools: {} }, tools: [{ name: "echo", description: null, inputSchema: { type: "object", properties: { text: { type: "string" } } } }] }), "file");
+    expect(hashInterface(listing)).toEqual(hashInterface(file));
+    const result = await withSession(target, options(), (s) => s.callTool("echo", { text: "hi" }, undefined, listing.tools[0]));
+    expect(result.content).toEqual([{ type: "text", text: "hi" }]);
   });
 
   test("speaks the older 2024-11-05 revision when the server answers with it", async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { KiwiError } from "../../src/errors.ts";
 import { parseWireListing } from "../../src/mcp/listing.ts";
-import { type McpMode, decidePin, resolveMcpMode } from "../../src/mcp/modes.ts";
+import { type McpMode, decidePin, lockTimeSkipReason, resolveMcpMode } from "../../src/mcp/modes.ts";
 import { pinFromListing } from "../../src/mcp/pin.ts";
 import { targetFromPlan, transportOf } from "../../src/mcp/target.ts";
 
@@ -102,5 +102,15 @@ describe("targets from exec plans", () => {
   test("a stdio server on an http_client chain is a broken chain", () => {
     const plan = { primitive: "http_client" as const, http: { url: "http://x", headers: {} } };
     expect(() => targetFromPlan(plan, server({ command: "node" }))).toThrow("declares transport stdio but its executor chain ends at http_client");
+  });
+});
+
+describe("lockTimeSkipReason", () => {
+  test("kiwi lock pins a first server only in auto and pin; approval leaves it to kiwi mcp approve", () => {
+    expect(lockTimeSkipReason("auto")).toBeUndefined();
+    expect(lockTimeSkipReason("pin")).toBeUndefined();
+    expect(lockTimeSkipReason("verify")).toBe("KIWI_MCP_MODE=verify never pins on its own");
+    expect(lockTimeSkipReason("off")).toBe("KIWI_MCP_MODE=off never pins on its own");
+    expect(lockTimeSkipReason("approval")).toBe('KIWI_MCP_MODE=approval: pin it with "kiwi mcp approve <server>"');
   });
 });

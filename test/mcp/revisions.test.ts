@@ -1,7 +1,7 @@
 // What a 2026-07-28 listing adds to a pin, in pure terms: the discover result (volatile fields never
 // hashed), the credential fingerprint of an HTTP server, and the Skills extension's entries.
 import { describe, expect, test } from "bun:test";
-import { credentialIdentity } from "../../src/mcp/credential.ts";
+import { credentialIdentity, redactUrl } from "../../src/mcp/credential.ts";
 import { diffListings } from "../../src/mcp/interface-diff.ts";
 import { hashInterface } from "../../src/mcp/interface.ts";
 import { parseWireListing } from "../../src/mcp/listing.ts";
@@ -61,6 +61,28 @@ describe("credentialIdentity", () => {
     expect(credentialIdentity("https://a.example/mcp", { Authorization: "Bearer s3cret-two" })).not.toBe(one);
     expect(credentialIdentity("https://b.example/mcp", { Authorization: "Bearer s3cret-one" })).not.toBe(one);
     expect(credentialIdentity("https://a.example/mcp", { "X-API-Key": "k" })).not.toBe(credentialIdentity("https://a.example/mcp", { "X-API-Key": "l" }));
+  });
+
+  test("covers a key in the URL (query parameter or userinfo) as it covers a header", () => {
+    const none = credentialIdentity("https://a.example/mcp?region=eu", {});
+    expect(none).toBe("none");
+    const keyed = credentialIdentity("https://a.example/mcp?api_key=s3cret-one", {});
+    expect(keyed).toMatch(/^scrypt:[0-9a-f]{32}$/);
+    expect(credentialIdentity("https://a.example/mcp?api_key=s3cret-two", {})).not.toBe(keyed);
+    expect(credentialIdentity("https://a.example/mcp?key=one", {})).not.toBe(credentialIdentity("https://a.example/mcp?key=two", {}));
+    const user = credentialIdentity("https://bob:pw1@a.example/mcp", {});
+    expect(user).toMatch(/^scrypt:/);
+    expect(credentialIdentity("https://bob:pw2@a.example/mcp", {})).not.toBe(user);
+    // A header-only fingerprint is unchanged by a URL without credentials (existing pins still match).
+    const header = credentialIdentity("https://a.example/mcp", { authorization: "Bearer x" });
+    expect(credentialIdentity("https://a.example/mcp?region=eu", { authorization: "Bearer x" })).toBe(header);
+    expect(credentialIdentity("https://a.example/mcp?token=t", { authorization: "Bearer x" })).not.toBe(header);
+  });
+
+  test("redactUrl hides userinfo and credential query values, keeps the rest", () => {
+    expect(redactUrl("https://bob:pw@a.example/mcp?api_key=s3cret&region=eu")).toBe("https://***:***@a.example/mcp?api_key=***&region=eu");
+    expect(redactUrl("https://a.example/mcp?region=eu")).toBe("https://a.example/mcp?region=eu");
+    expect(redactUrl("not a url")).toBe("not a url");
   });
 });
 
