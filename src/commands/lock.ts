@@ -3,6 +3,7 @@
 import { plural } from "../ui/plural.ts";
 import { defineCommand } from "./_define.ts";
 import { lockTools } from "../ops/lock-tools-io.ts";
+import { interruptibleCommand } from "../mcp/reaper-io.ts";
 import { LOCKFILE_NAME } from "../lockfile/parse.ts";
 import { createProgress } from "../ui/lock-progress.ts";
 import { summarizeDiff } from "../lockfile/lock-diff.ts";
@@ -25,7 +26,7 @@ export default defineCommand({
     const progress = createProgress(ctx, !args.json);
     let result;
     try {
-      result = await lockTools(ctx, {
+      result = await interruptibleCommand("kiwi lock", () => lockTools(ctx, {
         from: args.from,
         strict: args.strict,
         onProgress: (d, t) => progress.update("hashing", d, t),
@@ -38,7 +39,7 @@ export default defineCommand({
           if (!args.json) for (const r of locked.resolutions ?? []) showNote(renderResolution(r));
         },
         onMcpStart: args.json ? undefined : (server) => showNote(renderPinStart(server)),
-      });
+      }));
     } catch (error) {
       progress.end();
       if (!args.json) showGateFindings(error, ctx);

@@ -10,6 +10,7 @@ import type { LiveInterface } from "../ops/mcp-inspect-io.ts";
 import { diffServer, liveOrListing, scanServers } from "../ops/mcp-interface-io.ts";
 import { approveServer, pinServers } from "../ops/mcp-pin-io.ts";
 import { verifyMcpServers } from "../ops/mcp-verify-io.ts";
+import { interruptibleCommand } from "../mcp/reaper-io.ts";
 import { renderDiff, renderFindings, renderHashes, renderListingSummary, renderVerifyLine, listingCounts } from "../ui/mcp-render.ts";
 import { askApproval, canAsk } from "../ui/mcp-prompt.ts";
 import { renderError } from "../ui/error.ts";
@@ -28,7 +29,7 @@ const hash = defineCommand({
   args: { server: { type: "positional", required: false, description: "mcp_server tool id" }, ...listingFlag, ...unlockedFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { live, source } = await liveOrListing(ctx, args.server, args.listing, args.unlocked === true);
+    const { live, source } = await interruptibleCommand("kiwi mcp hash", () => liveOrListing(ctx, args.server, args.listing, args.unlocked === true));
     showWarnings(live.warnings);
     const doc = { ok: true, ...source, name: live.live.name, version: live.live.version ?? null, protocol_version: live.live.protocol_version ?? null, ...(live.live.credential ? { credential: live.live.credential } : {}), interface_hash: live.live.interface_hash, full_hash: live.live.full_hash, counts: listingCounts(live.listing) };
     if (args.json) showJson(doc);
@@ -45,7 +46,7 @@ const verify = defineCommand({
   args: { servers: { type: "positional", ...VARIADIC, required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { rows, exitCode: code } = await verifyMcpServers(ctx, args._, { strict: args.strict === true });
+    const { rows, exitCode: code } = await interruptibleCommand("kiwi mcp verify", () => verifyMcpServers(ctx, args._, { strict: args.strict === true }));
     const doc = rows.map((r) => ({ server: r.server, status: r.status, pinned: r.pin ? hashesOf(r.pin) : null, live: r.live ? hashesOf(r.live) : null, severity: r.diff?.severity ?? null, changes: r.diff?.changes ?? [], findings: r.scan?.findings ?? [], ...(r.error ? { error: { code: r.error.code, message: r.error.message, hint: r.error.hint } } : {}) }));
     if (!args.json) {
       const lines = rows.map((r) => renderVerifyLine({ server: r.server, status: r.status, pin: r.pin, live: r.live, message: r.status === "ok" ? "matches its pin" : r.error?.message }, ctx));
@@ -84,7 +85,7 @@ const pin = defineCommand({
   args: { servers: { type: "positional", ...VARIADIC, required: false, description: "mcp_server tool ids (default: all)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { project, outcomes, failures } = await pinServers(ctx, args._, args.strict === true, (outcome, live) => reportOutcome(ctx, outcome, live, args.json === true));
+    const { project, outcomes, failures } = await interruptibleCommand("kiwi mcp pin", () => pinServers(ctx, args._, args.strict === true, (outcome, live) => reportOutcome(ctx, outcome, live, args.json === true)));
     const done = outcomes.map((o) => ({ server: o.server, result: o.result, ...hashesOf(project.pins[o.server]!) }));
     assertNoServerFailed(ctx, "pin", "pinned", failures, done, args.json === true);
     if (args.json) showJson({ ok: true, servers: outcomes.map((o) => ({ server: o.server, result: o.result, ...hashesOf(project.pins[o.server]!), findings: o.scan?.findings ?? [], changes: o.diff?.changes ?? [] })) });
@@ -129,7 +130,7 @@ const diff = defineCommand({
   args: { server: { type: "positional", required: true, description: "mcp_server tool id" }, ...listingFlag, ...unlockedFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { server, pinned, live, diff: result } = await diffServer(ctx, args.server, { ...(args.listing ? { listing: args.listing } : {}), unlocked: args.unlocked === true });
+    const { server, pinned, live, diff: result } = await interruptibleCommand("kiwi mcp diff", () => diffServer(ctx, args.server, { ...(args.listing ? { listing: args.listing } : {}), unlocked: args.unlocked === true }));
     showWarnings(live.warnings);
     if (args.json) showJson({ ok: true, server: server.id, changed: result.changes.length > 0, severity: result.severity, pinned: hashesOf(pinned), live: hashesOf(live.live), changes: result.changes });
     else showResult(renderDiff(server.id, result, ctx));
@@ -142,7 +143,7 @@ const scan = defineCommand({
   args: { server: { type: "positional", required: false, description: "mcp_server tool id (default: all)" }, ...listingFlag, ...unlockedFlag, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const { results, failures } = await scanServers(ctx, { ...(args.server ? { server: args.server } : {}), ...(args.listing ? { listing: args.listing } : {}), unlocked: args.unlocked === true, strict: args.strict === true });
+    const { results, failures } = await interruptibleCommand("kiwi mcp scan", () => scanServers(ctx, { ...(args.server ? { server: args.server } : {}), ...(args.listing ? { listing: args.listing } : {}), unlocked: args.unlocked === true, strict: args.strict === true }));
     if (!args.json) for (const r of results) showWarnings(r.warnings);
     const failed = results.filter((r) => !r.scan.ok);
     if (!args.json) {

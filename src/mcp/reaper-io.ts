@@ -5,6 +5,7 @@
 // While a caller intercepts interruptions (kiwi exec of an mcp_tool), the first signal kills every
 // live group as above and is handed to it, so kiwi reports E_INTERRUPTED as for any tool instead of
 // dying of the signal; a second signal then ends kiwi at once.
+import { interruptedError } from "../exec/interrupt.ts";
 
 const live = new Set<number>();
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -87,4 +88,25 @@ function uninstall(): void {
   installed = false;
   for (const s of SIGNALS) process.off(s, onSignal);
   process.off("exit", killAll);
+}
+
+/**
+ * Runs a command that may start MCP servers (kiwi mcp hash/verify/pin/diff/scan, kiwi lock and
+ * install) so that Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends it as an interrupted `kiwi exec` ends: the
+ * servers it started are killed and it fails with E_INTERRUPTED (exit 128+N, and with --json the
+ * one error document) instead of dying of the signal with nothing printed. Every write it may be
+ * doing is a temp file renamed into place, so the exit that follows leaves no half-written pin or
+ * lockfile; a second signal ends kiwi at once.
+ */
+export async function interruptibleCommand<T>(command: string, run: () => Promise<T>): Promise<T> {
+  let interrupt: (signal: NodeJS.Signals) => void = () => {};
+  const interrupted = new Promise<never>((_, reject) => {
+    interrupt = (signal) => reject(interruptedError(command, signal, "stopped the MCP servers it had started", { command }));
+  });
+  const release = interceptInterrupts((signal) => interrupt(signal));
+  try {
+    return await Promise.race([interrupted, run()]);
+  } finally {
+    release();
+  }
 }

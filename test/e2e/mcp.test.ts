@@ -494,6 +494,36 @@ describe("other servers and faults", () => {
     expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);
   }, SLOW);
 
+  test.each([
+    ["kiwi mcp verify", ["mcp", "verify", "--json"]],
+    ["kiwi mcp hash", ["mcp", "hash", "silent_mcp", "--json"]],
+    ["kiwi mcp pin", ["mcp", "pin", "--json"]],
+    ["kiwi lock", ["lock", "--json"]],
+  ] as const)("Ctrl-C during %s --json is E_INTERRUPTED in one JSON document, the server stopped and the lockfile whole", async (command, args) => {
+    const root = makeTemp("kiwi-mcp-e2e-");
+    const mark = `--kiwi-e2e-${process.pid}-${Date.now()}-int`;
+    writeTree(root, { ".ai/tools/silent_mcp.yaml": stdioServer(root, { id: "silent_mcp", script: RAW, args: [mark], env: { RAW_MODE: "${RAW_MODE}" }, timeout: 60 }) });
+    const env = hermeticEnv({ KIWI_SANDBOX: "off", RAW_MODE: "silent" });
+    // Locked and pinned first while the server answers, except for kiwi lock itself, which locks then starts the server.
+    if (command !== "kiwi lock") {
+      expect((await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_SANDBOX: "off", RAW_MODE: "float-default" }) })).exitCode).toBe(0);
+      expect(readLock(root).mcp_servers.silent_mcp).toBeDefined();
+    }
+    const before = command === "kiwi lock" ? undefined : readFileSync(join(root, "tool.lock.json"), "utf8");
+    const proc = Bun.spawn([KIWI_BIN, ...args], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
+    expect(await eventually(() => processesMatching(mark).length > 0, 20_000)).toBe(true);
+    proc.kill("SIGINT");
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(130);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { code: "E_INTERRUPTED", exitCode: 130, details: { command, signal: "SIGINT" } } });
+    expect(stderr).toContain(`error[E_INTERRUPTED]: ${command} was interrupted: kiwi received SIGINT and stopped the MCP servers it had started`);
+    expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);
+    // The lockfile is the one before (or, for kiwi lock, a whole one without a pin), never half-written.
+    const after = readFileSync(join(root, "tool.lock.json"), "utf8");
+    if (before !== undefined) expect(after).toBe(before);
+    else expect(JSON.parse(after).mcp_servers?.silent_mcp).toBeUndefined();
+  }, SLOW);
+
   test("a tools/call past the mcp_tool's limits.timeout_ms is E_MCP whose hint names that limit and its manifest", async () => {
     const root = makeTemp("kiwi-mcp-e2e-");
     writeTree(root, {
