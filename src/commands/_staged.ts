@@ -104,7 +104,8 @@ function lockError(p: StagedProject, cwd: string): KiwiError | undefined {
         details: { diff: summarizeDiff(p.lock.diff!) },
       });
     case "missing":
-      return new KiwiError("E_LOCK_MISSING", `${where}: ${p.lock.message ?? "missing"}`, { hint });
+      // The message names the lockfile as the project does ("tool.lock.json does not exist"): said once, by its path from here.
+      return new KiwiError("E_LOCK_MISSING", p.lock.message?.startsWith(`${LOCKFILE_NAME} `) ? `${where}${p.lock.message.slice(LOCKFILE_NAME.length)}` : `${where}: ${p.lock.message ?? "missing"}`, { hint });
     case "invalid":
       // kiwi lock refuses a lockfile it cannot read (it may hold MCP pins), so that one is first
       // taken from git; an entry edited by hand it rewrites itself.

@@ -1,6 +1,6 @@
 // Installs and removes kiwi's git pre-commit hook. Only a hook carrying kiwi's marker is ever
 // replaced or removed; a foreign hook is replaced only with --force, and then kept as a backup.
-import { chmodSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, linkSync, lstatSync, statSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { KiwiError } from "../errors.ts";
 import { type GitEnv, resolveHooksDir, resolveWorkTree } from "../hook/git-io.ts";
@@ -35,6 +35,12 @@ export function applyHook(options: { cwd: string; env?: GitEnv; force?: boolean;
 /** Writes kiwi's pre-commit hook into the folder git runs hooks from. */
 export function installHook(options: { cwd: string; env?: GitEnv; force?: boolean; command: readonly string[] }): HookOutcome<InstallStatus> {
   const dir = resolveHooksDir(options.cwd, options.env);
+  // core.hooksPath=/dev/null (or any file) is how hooks are switched off: there is no folder to write into.
+  if (present(dir) && !statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new KiwiError("E_IO", `git's hooks folder is ${dir} (core.hooksPath), which is not a folder: git runs no hooks in this repository`, {
+      hint: 'point core.hooksPath at a folder ("git config --unset core.hooksPath" for .git/hooks), then run "kiwi hook install" again',
+    });
+  }
   const hook = join(dir, "pre-commit");
   const existing = readIfExists(hook);
   if (existing !== undefined && !isKiwiHook(existing)) {
@@ -110,6 +116,8 @@ function readIfExists(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
+    // ENOTDIR: the hooks "folder" is a file (core.hooksPath=/dev/null), so it holds no hook.
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     return danglingLink(path) === undefined ? undefined : "";
   }

@@ -3,6 +3,7 @@
 // the changed tools and every tool whose chain runs through them (with the interpreter syntax
 // checks), and judge their lockfile entries against the tree. The lockfile is read as it will be
 // committed (git's index) when its working copy differs.
+import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { tempName } from "../cache/cache-layout.ts";
 import { loadStatCache } from "../cache/stat-cache-io.ts";
@@ -314,6 +315,11 @@ function readCommittedLockfile(root: string, repo: Repo | undefined, env: GitEnv
   try {
     if (repo !== undefined) {
       const rel = lockfileRel(root, repo.top);
+      // git rm --cached: the commit takes the lockfile out of git, whatever the working copy holds.
+      if (repo.status.deleted.includes(rel)) {
+        const kept = existsSync(join(root, LOCKFILE_NAME)) ? " (the copy in the working tree is not committed)" : "";
+        return { status: "missing", message: `${LOCKFILE_NAME} is deleted from git's index, so this commit drops it${kept}`, fromIndex: true };
+      }
       if (!rel.startsWith("..") && !isAbsolute(rel) && repo.status.unstaged.has(rel)) {
         fromIndex = true;
         // Mid-merge, a conflicted lockfile has no staged copy, only git's three stages of it.

@@ -240,6 +240,19 @@ describe("kiwi hook", () => {
     expect((await run(["git", "commit", "-q", "-m", "no tools"], root, env)).exitCode).toBe(0);
   }, SLOW);
 
+  test("a commit that takes tool.lock.json out of git (git rm --cached) while tools remain is E_LOCK_MISSING, as git rm is", async () => {
+    const root = await initRepo();
+    await git(root, env, "rm", "-q", "--cached", "tool.lock.json");
+    const kept = await kiwi(root, ["check", "--staged"]);
+    expect(kept.exitCode).toBe(3);
+    expect(kept.stderr).toContain("error[E_LOCK_MISSING]: tool.lock.json is deleted from git's index, so this commit drops it (the copy in the working tree is not committed)\n");
+    expect(kept.stderr).toContain('hint: run "kiwi lock", then "git add tool.lock.json"');
+    await git(root, env, "reset", "-q", "--", "tool.lock.json");
+    await git(root, env, "rm", "-q", "tool.lock.json");
+    const removed = await kiwi(root, ["check", "--staged"]);
+    expect([removed.exitCode, removed.stderr]).toEqual([3, expect.stringContaining("error[E_LOCK_MISSING]: tool.lock.json is deleted from git's index, so this commit drops it\n")]);
+  }, SLOW);
+
   test("uninstall reports an absent hook and exits 0", async () => {
     const root = await initRepo();
     const r = await kiwi(root, ["hook", "uninstall"]);

@@ -112,6 +112,15 @@ describe("kiwi hook install", () => {
     expect(existsSync(join(repo, ".git", "hooks", "pre-commit"))).toBe(false);
   });
 
+  test("core.hooksPath=/dev/null (hooks switched off): install says so and how to turn them on; uninstall finds no hook", () => {
+    const repo = makeRepo();
+    git(repo, ["config", "core.hooksPath", "/dev/null"]);
+    const error = caught(() => installHook({ cwd: repo, env, command }));
+    expect([error.code, error.message]).toEqual(["E_IO", "git's hooks folder is /dev/null (core.hooksPath), which is not a folder: git runs no hooks in this repository"]);
+    expect(error.hint).toContain("git config --unset core.hooksPath");
+    expect(uninstallHook({ cwd: repo, env }).status).toBe("absent");
+  });
+
   test("writes into the shared hooks folder from a linked worktree", () => {
     const repo = makeRepo();
     git(repo, ["commit", "-q", "--allow-empty", "-m", "root"]);
