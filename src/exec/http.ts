@@ -141,12 +141,15 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
     const where = `${req.method} ${options.redact(url.href)}`;
     if (res.status < 200 || res.status > 299) {
       const excerpt = options.redact(excerptOf(body, res.headers.get("content-type")));
+      // Through the environment's proxy (--sandbox=off) the answer may be the proxy's own (403, 407, 502).
+      const via = options.proxy ? undefined : proxyFor(url, process.env);
+      const hint = res.status === 407 ? "the proxy wants credentials" : res.status === 401 || res.status === 403 ? "check the credentials the tool reads from the environment" : res.status >= 500 ? "the server failed; try again later" : "check the parameters against the API's documentation";
       return {
         ok: false,
         status: res.status,
         retryAfterMs: retryAfter(res.headers.get("retry-after")),
-        error: new KiwiError("E_EXEC_FAILED", `${plan.tool}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""} from ${where}${excerpt ? `: ${excerpt}` : ""}`, {
-          hint: res.status === 401 || res.status === 403 ? "check the credentials the tool reads from the environment" : res.status >= 500 ? "the server failed; try again later" : "check the parameters against the API's documentation",
+        error: new KiwiError("E_EXEC_FAILED", `${plan.tool}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""} from ${where}${via ? ` through the proxy ${options.redact(via.url)} (${via.variable})` : ""}${excerpt ? `: ${excerpt}` : ""}`, {
+          hint: via ? `${hint}; the answer may be the proxy's: check that it lets ${url.hostname} through, or name ${url.hostname} in NO_PROXY` : hint,
           details: { tool: plan.tool, status: res.status, url: options.redact(url.href), bodyExcerpt: excerpt },
         }),
       };
