@@ -10,6 +10,7 @@ import { MAX_JSON_DEPTH, nestingDepth } from "../integrity/value.ts";
 import { parseJsonKeepingNumbers } from "../integrity/canonical.ts";
 import type { ProxyFailure, Refusal } from "./net-proxy.ts";
 import { proxyFor } from "./env-proxy.ts";
+import { charsetOf, decodeCharset } from "./charset.ts";
 
 export interface HttpOptions {
   /** Removes secret values from any text before it enters a message. */
@@ -39,6 +40,8 @@ export interface HttpOutcome {
   attempts: number;
   /** What kiwi prints on stdout: the body as received, or the transform's JSON. */
   output: Uint8Array;
+  /** The charset the body declared, when `output` is that body as received (a transform prints UTF-8). */
+  charset?: string;
 }
 
 /** Statuses worth another attempt of an idempotent request. */
@@ -138,17 +141,21 @@ async function attemptOnce(plan: HttpPlan, options: HttpOptions, interrupted: Ab
     const where = `${req.method} ${options.redact(url.href)}`;
     if (res.status < 200 || res.status > 299) {
       const excerpt = options.redact(excerptOf(body, res.headers.get("content-type")));
+      // Through the environment's proxy (--sandbox=off) the answer may be the proxy's own (403, 407, 502).
+      const via = options.proxy ? undefined : proxyFor(url, process.env);
+      const hint = res.status === 407 ? "the proxy wants credentials" : res.status === 401 || res.status === 403 ? "check the credentials the tool reads from the environment" : res.status >= 500 ? "the server failed; try again later" : "check the parameters against the API's documentation";
       return {
         ok: false,
         status: res.status,
         retryAfterMs: retryAfter(res.headers.get("retry-after")),
-        error: new KiwiError("E_EXEC_FAILED", `${plan.tool}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""} from ${where}${excerpt ? `: ${excerpt}` : ""}`, {
-          hint: res.status === 401 || res.status === 403 ? "check the credentials the tool reads from the environment" : res.status >= 500 ? "the server failed; try again later" : "check the parameters against the API's documentation",
+        error: new KiwiError("E_EXEC_FAILED", `${plan.tool}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ""} from ${where}${via ? ` through the proxy ${options.redact(via.url)} (${via.variable})` : ""}${excerpt ? `: ${excerpt}` : ""}`, {
+          hint: via ? `${hint}; the answer may be the proxy's: check that it lets ${url.hostname} through, or name ${url.hostname} in NO_PROXY` : hint,
           details: { tool: plan.tool, status: res.status, url: options.redact(url.href), bodyExcerpt: excerpt },
         }),
       };
     }
-    return { ok: true, outcome: { status: res.status, url: options.redact(url.href), output: renderedOutput(plan, res, url, body, options, where) } };
+    const charset = req.responseTransform ? undefined : charsetOf(res.headers.get("content-type"));
+    return { ok: true, outcome: { status: res.status, url: options.redact(url.href), output: renderedOutput(plan, res, url, body, options, where), ...(charset ? { charset } : {}) } };
   } catch (error) {
     // A name that did not resolve before the request (net-policy-io.ts) is a network error, retried
     // as a connection that failed is (and as fetch's own failed lookup is, with --sandbox=off).
@@ -323,20 +330,9 @@ function renderOutput(plan: HttpPlan, res: Response, url: URL, body: Uint8Array,
   return new TextEncoder().encode(`${JSON.stringify(result, null, 2)}\n`);
 }
 
-/**
- * The body as text, in the charset its Content-Type declares (`charset=iso-8859-1` reads `é` from
- * one byte, as a browser does); UTF-8 when none is declared or the label is one TextDecoder does
- * not know. Bytes the charset cannot decode become U+FFFD.
- */
+/** The body as text, in the charset its Content-Type declares (else UTF-8). */
 export function decodeText(body: Uint8Array, contentType: string | null): string {
-  const label = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "")?.[1];
-  let decoder: TextDecoder;
-  try {
-    decoder = new TextDecoder((label ?? "utf-8") as ConstructorParameters<typeof TextDecoder>[0]);
-  } catch {
-    decoder = new TextDecoder("utf-8");
-  }
-  return decoder.decode(body);
+  return decodeCharset(body, charsetOf(contentType));
 }
 
 function excerptOf(body: Uint8Array, contentType: string | null): string {

@@ -22,6 +22,24 @@ export const MAX_HEAD_BYTES = 64 * 1024;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+/**
+ * An HTTP head as text, one character per byte: header values are octets (RFC 9110 obs-text), not
+ * UTF-8, and a head the proxy rewrites must go on with every byte as it came (UTF-8 decoding made
+ * a Latin-1 `é` in a header U+FFFD, sent on as three other bytes).
+ */
+function headText(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return out;
+}
+
+/** The bytes of a head built from headText's characters (all below 256). */
+function headBytes(text: string): Uint8Array {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
+}
+
 /** True when the first byte says SOCKS version 5 (an HTTP request starts with a letter). */
 export function isSocks5(first: number): boolean {
   return first === 0x05;
@@ -44,7 +62,7 @@ export function parseHttpRequest(buf: Uint8Array): ParseResult {
     if (buf.byteLength > MAX_HEAD_BYTES) return bad(431, "Request Header Fields Too Large", `the request head is larger than ${MAX_HEAD_BYTES} bytes`);
     return { kind: "more" };
   }
-  const head = dec.decode(buf.subarray(0, end));
+  const head = headText(buf.subarray(0, end));
   const rest = buf.subarray(end + 4);
   const lines = head.split("\r\n");
   const m = /^([A-Z]+) (\S+) HTTP\/(1\.[01])$/.exec(lines[0] ?? "");
@@ -67,10 +85,10 @@ export function parseHttpRequest(buf: Uint8Array): ParseResult {
   if (!kept.some((l) => /^host\s*:/i.test(l))) kept.unshift(`Host: ${url.host}`);
   // One request per connection: a later request on a kept-alive connection could name another host.
   const rewritten = `${method} ${url.pathname}${url.search} HTTP/${version}\r\n${[...kept, "Connection: close"].join("\r\n")}\r\n\r\n`;
-  const headBytes = enc.encode(rewritten);
-  const forward = new Uint8Array(headBytes.byteLength + rest.byteLength);
-  forward.set(headBytes);
-  forward.set(rest, headBytes.byteLength);
+  const headOut = headBytes(rewritten);
+  const forward = new Uint8Array(headOut.byteLength + rest.byteLength);
+  forward.set(headOut);
+  forward.set(rest, headOut.byteLength);
   const port = url.port ? Number(url.port) : 80;
   return { kind: "target", target: { protocol: "http", host: url.hostname.replace(/^\[(.*)\]$/, "$1"), port, forward } };
 }
@@ -86,11 +104,11 @@ export function parseHttpRequest(buf: Uint8Array): ParseResult {
 export function closingResponseHead(buf: Uint8Array): { head: Uint8Array; length: number; final: boolean } | null {
   const end = indexOfHeadEnd(buf);
   if (end === -1) return null;
-  const lines = dec.decode(buf.subarray(0, end)).split("\r\n");
+  const lines = headText(buf.subarray(0, end)).split("\r\n");
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? "")?.[1]);
   if (status >= 100 && status < 200 && status !== 101) return { head: buf.subarray(0, end + 4), length: end + 4, final: false };
   const kept = lines.slice(1).filter((l) => !["connection", "keep-alive", "proxy-connection"].includes(l.slice(0, l.indexOf(":")).trim().toLowerCase()));
-  return { head: enc.encode(`${[lines[0], ...kept, "Connection: close"].join("\r\n")}\r\n\r\n`), length: end + 4, final: true };
+  return { head: headBytes(`${[lines[0], ...kept, "Connection: close"].join("\r\n")}\r\n\r\n`), length: end + 4, final: true };
 }
 
 function bad(status: number, reason: string, why: string): ParseResult {

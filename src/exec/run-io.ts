@@ -20,6 +20,7 @@ export async function runPrepared(prepared: Runnable, sinks: OutputSinks): Promi
     }
     const { runHttp } = await import("./http.ts");
     const outcome = await withHttpProxy(prepared, (proxy) => runHttp(plan, { redact: prepared.redact, checkUrl: prepared.checkUrl, ...(proxy ? { proxy } : {}) }));
+    if (outcome.charset) sinks.charset?.(outcome.charset);
     if (outcome.output.byteLength > 0) await sinks.stdout(outcome.output);
     return 0;
   } catch (error) {

@@ -20,6 +20,8 @@ export type SinkResult = void | "closed";
 export interface OutputSinks {
   stdout(chunk: Uint8Array): SinkResult | Promise<SinkResult>;
   stderr(chunk: Uint8Array): SinkResult | Promise<SinkResult>;
+  /** The charset stdout's bytes are in, when known (an http_client body's declared charset); else UTF-8. */
+  charset?(label: string): void;
 }
 
 export interface SubprocessOutcome {

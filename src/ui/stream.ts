@@ -6,6 +6,7 @@
 import { fstatSync } from "node:fs";
 import type { BunFile } from "bun";
 import type { OutputSinks, SinkResult } from "../exec/subprocess.ts";
+import { decodeCharset } from "../exec/charset.ts";
 
 /**
  * Sinks that keep a tool's output for one JSON document (`kiwi exec --json`); the subprocess
@@ -14,10 +15,12 @@ import type { OutputSinks, SinkResult } from "../exec/subprocess.ts";
 export function collectingSinks(): { sinks: OutputSinks; text: () => { stdout: string; stderr: string } } {
   const out: Uint8Array[] = [];
   const err: Uint8Array[] = [];
-  const decode = (chunks: Uint8Array[]) => new TextDecoder().decode(Buffer.concat(chunks));
+  // An http_client body is read in the charset it declared, as the transform reads it.
+  let charset: string | undefined;
+  const decode = (chunks: Uint8Array[], label?: string) => decodeCharset(Buffer.concat(chunks), label);
   return {
-    sinks: { stdout: (chunk) => void out.push(chunk.slice()), stderr: (chunk) => void err.push(chunk.slice()) },
-    text: () => ({ stdout: decode(out), stderr: decode(err) }),
+    sinks: { stdout: (chunk) => void out.push(chunk.slice()), stderr: (chunk) => void err.push(chunk.slice()), charset: (label) => void (charset = label) },
+    text: () => ({ stdout: decode(out, charset), stderr: decode(err) }),
   };
 }
 

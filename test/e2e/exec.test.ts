@@ -543,6 +543,41 @@ describe("kiwi exec: an api tool against a real server", () => {
     expect(seen).toEqual(["/v1/..%2Fadmin%3Fx%3D1%23frag%0D%0AHost%3A%20evil/forecast?units=metric"]);
   });
 
+  test("--json reads a body printed as received in the charset it declared, and the header a parameter fills reaches the API byte for byte", async () => {
+    let header: number[] = [];
+    const s = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (req) => {
+        header = [...(req.headers.get("x-who") ?? "")].map((c) => c.charCodeAt(0));
+        return new Response(Uint8Array.from([...'{"a":"\u00e9"}'].map((c) => c.charCodeAt(0))), { headers: { "content-type": "application/json; charset=iso-8859-1" } });
+      },
+    });
+    servers.push(s);
+    const { k } = await lockedProject({
+      ".ai/tools/latin.yaml": [
+        "tool_id: latin",
+        "tool_type: api",
+        "version: 1.0.0",
+        "executor: http_client",
+        "requires:",
+        '  - net.outbound: ["127.0.0.1"]',
+        "config:",
+        "  method: GET",
+        `  url: "http://127.0.0.1:${s.port}/"`,
+        '  headers: { x-who: "{who}" }',
+        "parameters:",
+        "  - { name: who, type: string, required: true }",
+        "",
+      ].join("\n"),
+    });
+    const r = await k.run(["exec", "latin", "--param", "who=Ren\u00e9e", "--json"]);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).stdout).toBe('{"a":"\u00e9"}');
+    // Sent through kiwi's proxy (the hosts are enforced), é is still the one byte fetch sends.
+    expect(header).toEqual([...("Ren\u00e9e")].map((c) => c.charCodeAt(0)));
+  });
+
   test("HTTP 500 exits 8 with the status and a body excerpt", async () => {
     const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("upstream is down", { status: 500 }) });
     servers.push(s);

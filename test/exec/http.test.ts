@@ -274,6 +274,21 @@ describe("the http_client primitive", () => {
     }
   });
 
+  test("without kiwi's proxy, an HTTP error status that came through the environment's HTTP_PROXY says so", async () => {
+    const proxy = serve(() => new Response("no way", { status: 403 }));
+    const saved = process.env.HTTP_PROXY;
+    process.env.HTTP_PROXY = `http://127.0.0.1:${proxy.port}`;
+    try {
+      await expect(run(plan({ method: "GET", url: "http://api.example.invalid/v1", retries: 0 }))).rejects.toMatchObject({
+        message: `weather: HTTP 403 Forbidden from GET http://api.example.invalid/v1 through the proxy http://127.0.0.1:${proxy.port} (HTTP_PROXY): no way`,
+        hint: "check the credentials the tool reads from the environment; the answer may be the proxy's: check that it lets api.example.invalid through, or name api.example.invalid in NO_PROXY",
+      });
+    } finally {
+      if (saved === undefined) delete process.env.HTTP_PROXY;
+      else process.env.HTTP_PROXY = saved;
+    }
+  });
+
   test("a POST sends the parameters as its JSON body", async () => {
     let body: unknown;
     const s = serve(async (req) => {

@@ -62,6 +62,20 @@ describe("parseHttpRequest", () => {
   });
 });
 
+describe("header bytes", () => {
+  test("a rewritten request or response head keeps every header byte: a Latin-1 value is not turned into U+FFFD", () => {
+    const latin1 = (s: string) => Uint8Array.from([...s].map((c) => c.charCodeAt(0)));
+    const r = parseHttpRequest(latin1("GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\nX-Name: Ren\u00e9e\r\n\r\n"));
+    if (r.kind !== "target" || r.target.protocol !== "http") throw new Error("expected a forwarded request");
+    expect(Array.from(r.target.forward!)).toEqual(Array.from(latin1("GET / HTTP/1.1\r\nHost: example.com\r\nX-Name: Ren\u00e9e\r\nConnection: close\r\n\r\n")));
+    const head = closingResponseHead(latin1('HTTP/1.1 200 OK\r\nContent-Disposition: attachment; filename="caf\u00e9.pdf"\r\n\r\n'))!;
+    expect(Array.from(head.head)).toEqual(Array.from(latin1('HTTP/1.1 200 OK\r\nContent-Disposition: attachment; filename="caf\u00e9.pdf"\r\nConnection: close\r\n\r\n')));
+    // UTF-8 in a header passes byte for byte too.
+    const utf8 = closingResponseHead(enc("HTTP/1.1 200 OK\r\nX-City: Montr\u00e9al\r\n\r\n"))!;
+    expect(text(utf8.head)).toBe("HTTP/1.1 200 OK\r\nX-City: Montr\u00e9al\r\nConnection: close\r\n\r\n");
+  });
+});
+
 describe("closingResponseHead", () => {
   test("the final head says Connection: close whatever the origin said; the body is not part of it", () => {
     const r = closingResponseHead(enc("HTTP/1.1 200 OK\r\nconnection: keep-alive\r\nKeep-Alive: timeout=5\r\nContent-Length: 2\r\n\r\nok"))!;
