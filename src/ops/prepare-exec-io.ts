@@ -65,7 +65,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     let runDir = join(ctx.cacheDir, RUNS_DIR, dirName, "files");
     if (!req.dryRun) {
       const byPath = new Map(l.tool.files.map((f) => [f.path, f.abs]));
-      const run = ensureRunDir({ cacheDir: ctx.cacheDir, store, integrityHex: dirName, files, sourceOf: (p) => byPath.get(p), subject: l.tool.id });
+      const run = ensureRunDir({ cacheDir: ctx.cacheDir, store, integrityHex: dirName, files, ...(packages?.links.length ? { links: packages.links } : {}), sourceOf: (p) => byPath.get(p), subject: l.tool.id });
       if (run.cleanup) {
         cleanups.push(run.cleanup);
         replayable = false;
