@@ -97,7 +97,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   let built: Plans;
   if (bare.primitive === "subprocess") {
     const launchLinks = chain.links.map((l, i) => ({ ...links[i]!, tool: { ...links[i]!.tool, capabilities: l.tool.capabilities } }));
-    const launchCtx = { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun, allowAnyHost: req.allowAnyHost };
+    const launchCtx = { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun, allowAnyHost: req.allowAnyHost, npmPackages: chain.links.some((l) => l.packages?.npm !== undefined) };
     const shownBare = shownTwin(bare, input) as SubprocessPlan;
     const { facts, cleanup } = gatherLaunchFacts([bare, shownBare], launchLinks, launchCtx);
     try {

@@ -534,6 +534,16 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
     expect((await kiwi.run(["exec", "scripted"])).stdout).toBe("1\n");
   });
 
+  test("without the sandbox, --dry-run says node may resolve an undeclared package from a node_modules folder above the run directory", async () => {
+    const root = makeProject(padTool(["npm:kiwi-pad@1.0.0"]));
+    const kiwi = kiwiIn(root, withRegistry());
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const off = await kiwi.run(["exec", "pad", "--dry-run", "--sandbox=off", "--json"]);
+    expect(off.exitCode).toBe(0);
+    expect(JSON.parse(off.stdout).sandbox.enforcement).toContainEqual({ area: "packages", enforced: false, detail: `only the locked npm packages are installed, but node also resolves a package the tool does not declare from node_modules/ in any folder above its run directory, up to / (${kiwi.env.HOME}/node_modules among them)` });
+    if (probeSandbox(process.env).usable) expect(JSON.parse((await kiwi.run(["exec", "pad", "--dry-run", "--sandbox=require", "--json"])).stdout).sandbox.enforcement.map((e: { area: string }) => e.area)).not.toContain("packages");
+  });
+
   test("a package's bin runs from node_modules/.bin, as after npm install, in the sandbox too; a link changed in the run directory is replaced", async () => {
     const root = makeProject({
       ".ai/tools/hello/tool.yaml": "tool_id: hello\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-cli@1.0.0]\n",
