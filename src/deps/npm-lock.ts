@@ -71,6 +71,38 @@ export function deprecatedPackages(locked: Pick<NpmDependencies, "packages">): s
     .map(([path, e]) => `${path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length)}@${e.version}: ${((e as Record<string, unknown>).deprecated as string).replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, " ").trim()}`);
 }
 
+/** A `node_modules/.bin` link as npm makes it: `path` (relative to the run directory) points at `target` (relative to the link's folder). */
+export interface BinLink {
+  path: string;
+  target: string;
+}
+
+/**
+ * The `.bin` links npm would make for the locked packages (each entry's `bin`), whose targets are
+ * files of the installed tree (`files`, run-directory paths). A bin name that is not a plain file
+ * name, or a target outside its package or not installed, gets no link; of two packages that claim
+ * one name in a folder, the first by path keeps it.
+ */
+export function binLinks(locked: Pick<NpmDependencies, "packages">, files: ReadonlySet<string>): BinLink[] {
+  const links = new Map<string, BinLink>();
+  for (const path of Object.keys(locked.packages).sort(compareCodePoints)) {
+    const bins = (locked.packages[path] as Record<string, unknown>).bin;
+    if (!isRecord(bins)) continue;
+    const at = path.lastIndexOf("node_modules/");
+    const folder = path.slice(0, at + "node_modules".length);
+    const name = path.slice(at + "node_modules/".length);
+    for (const [bin, target] of Object.entries(bins).sort(([a], [b]) => compareCodePoints(a, b))) {
+      if (typeof target !== "string" || !/^[^/\\]+$/.test(bin) || bin === "." || bin === "..") continue;
+      const rel = target.replace(/^\.\//, "");
+      if (rel.startsWith("/") || rel.split("/").some((seg) => seg === ".." || seg === "" || seg === ".")) continue;
+      if (!files.has(`${path}/${rel}`)) continue;
+      const link = `${folder}/.bin/${bin}`;
+      if (!links.has(link)) links.set(link, { path: link, target: `../${name}/${rel}` });
+    }
+  }
+  return [...links.values()];
+}
+
 /**
  * The file (relative to the run directory) an mcp_server's `config.package` runs: the named bin
  * of the package, or its only bin. Undefined with the reason when the lock has no such bin.

@@ -31,6 +31,8 @@ export interface LaunchContext {
   sourceOf?: (planned: string) => string | undefined;
   /** Run a tool whose declared hosts admit every host (`*`, a /0 range): --allow-any-host. */
   allowAnyHost?: boolean;
+  /** A link of the chain has installed npm packages (what node may resolve besides them is in the account). */
+  npmPackages?: boolean;
 }
 
 /** What the launch left to do, done: warnings, and the host filter it set up. */
@@ -79,6 +81,7 @@ export function gatherLaunchFacts(bare: readonly SubprocessPlan[], links: readon
       capabilities,
       limits,
       runDirs,
+      ...(ctx.npmPackages ? { npmPackages: true } : {}),
       ...(policy ? { policy } : {}),
       ...(filter ? { proxy: { launch: filter.launch, socket: filter.socket } } : {}),
       ...(wasm ? { wasm: { readOnly: wasm.readOnly, limits: wasm.limits, dirs: wasm.dirs, run: wasm.run, prefix: wasm.argv.slice(0, wasm.argv.length - (first.argv.length - 2)) } } : {}),

@@ -34,6 +34,8 @@ export interface LaunchFacts {
   limits: Limits;
   /** The tool's read-only run directories. */
   runDirs: string[];
+  /** A link of the chain has installed npm packages. */
+  npmPackages?: boolean;
   /** The declared hosts, when the tool declares net.outbound. */
   policy?: HostPolicy;
   /** Host filtering: the bridge kiwi's proxy is reached through, and the proxy's socket. */
@@ -95,6 +97,7 @@ export function planLaunch(toolId: string, spec: { argv: readonly string[]; cwd:
       ...(program.realPath !== undefined ? { commandRealPath: program.realPath } : {}),
       ...(program.links !== undefined ? { commandLinks: program.links } : {}),
       runDirs: facts.runDirs,
+      ...(facts.npmPackages ? { npmPackages: true } : {}),
       cwd: spec.cwd,
       env: spec.env,
       capabilities: facts.capabilities,

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { type Store, getVerifiedBlobPath, readTreeEntry } from "../cache/store-io.ts";
 import { cachedTreeMismatch, treeMismatchError } from "../deps/installed-tree-io.ts";
-import { serverBin } from "../deps/npm-lock.ts";
+import { type BinLink, binLinks, serverBin } from "../deps/npm-lock.ts";
 import { declaredPackages, requirementChanges } from "../deps/requirements.ts";
 import { KiwiError } from "../errors.ts";
 import type { FileEntry } from "../integrity/tool.ts";
@@ -24,6 +24,8 @@ export interface LinkPackages {
   trees: string[];
   /** Whether Python packages are installed (the run then gets PYTHONPATH=<run dir>/site-packages). */
   python: boolean;
+  /** The node_modules/.bin links npm would make, recreated from the locked bins (the tree holds no links). */
+  links: BinLink[];
 }
 
 /** The verified installed packages of `link`; throws E_DEPS / E_CACHE_MISSING with what to run. */
@@ -57,7 +59,8 @@ export function linkPackages(store: Store, link: Pick<VerifiedLink, "tool" | "pa
     files.push(...tree);
     trees.push(treeHex);
   }
-  const result = { files, trees, python: packages?.pypi !== undefined };
+  const links = packages?.npm ? binLinks(packages.npm, new Set(files.map((f) => f.path))) : [];
+  const result = { files, trees, python: packages?.pypi !== undefined, links };
   const server = declared.server;
   if (!server) return { tool, ...result };
   if (server.requirement.ecosystem === "pypi") {

@@ -2,12 +2,14 @@
 // the content-addressed store and reused while a stat check proves it untouched. Editing the
 // working tree after verification cannot change it. Layout, inside the cache:
 //   runs/<integrity hex>/files/…      the tool's files (read-only); the run's cwd
-//   runs/<integrity hex>/marker.json  (path, inode, size, mtime, ctime) of each file at creation
+//   runs/<integrity hex>/marker.json  (path, inode, size, mtime, ctime) of each file at creation,
+//                                     and the node_modules/.bin links (path, target) made beside them
 // A version is published by renaming a complete temp folder into place, so a reader sees all or
 // nothing; one found tampered is renamed aside (never deleted under a running tool).
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Eviction, Store } from "../cache/store-io.ts";
+import type { BinLink } from "../deps/npm-lock.ts";
 import type { FileEntry } from "../integrity/tool.ts";
 
 // Loaded only to build or replace a run directory: a warm call reuses an intact one and should not
@@ -32,6 +34,7 @@ interface Marker {
   format: number;
   integrity: string;
   files: Row[];
+  links?: [path: string, target: string][];
 }
 
 export interface RunDirRequest {
@@ -43,6 +46,8 @@ export interface RunDirRequest {
   integrityHex: string;
   /** The locked file entries (paths, digests, modes). */
   files: readonly FileEntry[];
+  /** Symbolic links to make beside them (node_modules/.bin), each pointing at one of the files. */
+  links?: readonly BinLink[];
   /** Absolute tree path of each file, to fill the store when a blob is missing. */
   sourceOf: (path: string) => string | undefined;
   /** Names the tool in messages. */
@@ -94,7 +99,8 @@ export function ensureRunDir(req: RunDirRequest): RunDir {
     const st = lstatSync(join(tmp, "files", ...f.path.split("/")));
     return [f.path, st.ino, st.size, st.mtimeMs, st.ctimeMs];
   });
-  const marker: Marker = { format: MARKER_FORMAT, integrity: req.integrityHex, files: rows };
+  makeLinks(join(tmp, "files"), req.links ?? []);
+  const marker: Marker = { format: MARKER_FORMAT, integrity: req.integrityHex, files: rows, ...(req.links?.length ? { links: req.links.map((l) => [l.path, l.target] as [string, string]) } : {}) };
   writeFileSync(join(tmp, "marker.json"), JSON.stringify(marker), { mode: 0o444 });
   chmodSync(tmp, 0o555);
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -108,6 +114,24 @@ export function ensureRunDir(req: RunDirRequest): RunDir {
     setAside(runs, container);
   }
   return built(join(tmp, "files"), false, () => removeTree(tmp));
+}
+
+/** Makes the links in the (read-only) materialised files folder, leaving every folder read-only again. */
+function makeLinks(files: string, links: readonly BinLink[]): void {
+  const opened = new Set<string>();
+  for (const link of links) {
+    const abs = join(files, ...link.path.split("/"));
+    const bin = dirname(abs);
+    const parent = dirname(bin);
+    if (!opened.has(parent)) {
+      chmodSync(parent, 0o755);
+      opened.add(parent);
+    }
+    mkdirSync(bin, { recursive: true, mode: 0o755 });
+    opened.add(bin);
+    symlinkSync(link.target, abs);
+  }
+  for (const dir of [...opened].sort((a, b) => b.length - a.length)) chmodSync(dir, 0o555);
 }
 
 /** Renames the finished temp folder into place; false when a version is already there. */
@@ -124,7 +148,7 @@ function publish(tmp: string, container: string): boolean {
  * True when the container holds exactly the marker's files with unchanged inode, size, mtime and
  * ctime (a process cannot set ctime back), no write permission anywhere, and nothing extra.
  */
-function containerIntact(container: string, req: Pick<RunDirRequest, "integrityHex" | "files">): boolean {
+function containerIntact(container: string, req: Pick<RunDirRequest, "integrityHex" | "files" | "links">): boolean {
   let marker: Marker;
   try {
     marker = JSON.parse(readFileSync(join(container, "marker.json"), "utf8")) as Marker;
@@ -144,13 +168,21 @@ function containerIntact(container: string, req: Pick<RunDirRequest, "integrityH
       if (!st.isFile() || st.ino !== row[1] || st.size !== row[2] || st.mtimeMs !== row[3] || st.ctimeMs !== row[4]) return false;
       if ((st.mode & 0o222) !== 0 || ((st.mode & 0o100) !== 0) !== (f.is_executable === true)) return false;
     }
-    return countFiles(files) === req.files.length;
+    const links = req.links ?? [];
+    const marked = marker.links ?? [];
+    if (marked.length !== links.length) return false;
+    for (let i = 0; i < links.length; i++) {
+      const l = links[i]!;
+      if (!Array.isArray(marked[i]) || marked[i]![0] !== l.path || marked[i]![1] !== l.target) return false;
+      if (readlinkSync(join(files, ...l.path.split("/"))) !== l.target) return false;
+    }
+    return countFiles(files) === req.files.length + links.length;
   } catch {
     return false;
   }
 }
 
-/** Regular files below `dir`, or -1 when a folder is writable or holds something else. */
+/** Regular files (and node_modules/.bin links) below `dir`, or -1 when a folder is writable or holds something else. */
 function countFiles(dir: string): number {
   if (!readOnly(dir)) return -1;
   let n = 0;
@@ -159,7 +191,7 @@ function countFiles(dir: string): number {
       const sub = countFiles(join(dir, e.name));
       if (sub < 0) return -1;
       n += sub;
-    } else if (e.isFile()) n++;
+    } else if (e.isFile() || (e.isSymbolicLink() && e.parentPath.endsWith("/node_modules/.bin"))) n++;
     else return -1;
   }
   return n;

@@ -32,6 +32,12 @@ export function describeSandbox(plan: SandboxPlan, req: SandboxRequest, probe: S
     add("sandbox", false, plan.mode === "off" ? "off (--sandbox=off or KIWI_SANDBOX=off)" : `unavailable: ${probe.reason ?? "bubblewrap not found"}`);
     add("filesystem", false, "not isolated: the tool can read and write whatever your user can");
     add("network", false, "not isolated: the tool can connect to any host");
+    // Node looks for a package in node_modules/ of every folder above the importing file, and the
+    // run directory is inside kiwi's cache, inside your home: only the sandbox hides those folders.
+    if (req.npmPackages) {
+      const underHome = req.runDirs.some((d) => d.startsWith(`${req.home}/`));
+      add("packages", false, `only the locked npm packages are installed, but node also resolves a package the tool does not declare from node_modules/ in any folder above its run directory, up to /${underHome ? ` (${req.home}/node_modules among them)` : ""}`);
+    }
   }
   const names = Object.keys(plan.env).sort();
   add("environment", true, `only ${names.length} variable${names.length === 1 ? "" : "s"}: ${names.join(", ") || "(none)"}`);

@@ -48,6 +48,8 @@ export interface SandboxRequest {
   commandLinks?: readonly CommandLink[];
   /** The read-only run directories the chain's verified files were materialised into. */
   runDirs: readonly string[];
+  /** A link of the chain has installed npm packages (node_modules/ in its run directory). */
+  npmPackages?: boolean;
   /** Working directory (the run directory unless the manifest says otherwise). */
   cwd: string;
   /** The tool's whole environment (already the allowlist plus declarations). */

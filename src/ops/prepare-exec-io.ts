@@ -68,7 +68,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
     if (req.dryRun) for (const f of l.tool.files) dryRunSources.set(join(runDir, f.path), f.abs);
     if (!req.dryRun) {
       const byPath = new Map(l.tool.files.map((f) => [f.path, f.abs]));
-      const run = ensureRunDir({ cacheDir: ctx.cacheDir, store, integrityHex: dirName, files, sourceOf: (p) => byPath.get(p), subject: l.tool.id });
+      const run = ensureRunDir({ cacheDir: ctx.cacheDir, store, integrityHex: dirName, files, ...(packages?.links.length ? { links: packages.links } : {}), sourceOf: (p) => byPath.get(p), subject: l.tool.id });
       if (run.cleanup) {
         cleanups.push(run.cleanup);
         replayable = false;
@@ -100,7 +100,7 @@ export function prepareExec(ctx: Context, req: ExecRequest): PreparedExec {
   let built: Plans;
   if (bare.primitive === "subprocess") {
     const launchLinks = chain.links.map((l, i) => ({ ...links[i]!, tool: { ...links[i]!.tool, capabilities: l.tool.capabilities } }));
-    const launchCtx = { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun, allowAnyHost: req.allowAnyHost, sourceOf: (planned: string) => dryRunSources.get(planned) };
+    const launchCtx = { mode: req.sandbox, env: ctx.env, home: ctx.home, projectRoot: chain.root, cacheDir: ctx.cacheDir, dryRun: req.dryRun, allowAnyHost: req.allowAnyHost, npmPackages: chain.links.some((l) => l.packages?.npm !== undefined), sourceOf: (planned: string) => dryRunSources.get(planned) };
     const shownBare = shownTwin(bare, input) as SubprocessPlan;
     const { facts, cleanup } = gatherLaunchFacts([bare, shownBare], launchLinks, launchCtx);
     try {

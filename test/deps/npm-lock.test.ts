@@ -2,7 +2,7 @@
 // integrity), the package-lock rebuilt for npm ci, an installed tree's digest, a server's bin.
 import { describe, expect, test } from "bun:test";
 import { renderInstalledTree } from "../../src/deps/installed-tree.ts";
-import { deprecatedPackages, packageLockOf, parsePackageLock, serverBin } from "../../src/deps/npm-lock.ts";
+import { binLinks, deprecatedPackages, packageLockOf, parsePackageLock, serverBin } from "../../src/deps/npm-lock.ts";
 import { thrownBy } from "../helpers/errors.ts";
 
 const lockText = (packages: Record<string, unknown>) => JSON.stringify({ name: "x", lockfileVersion: 3, packages: { "": { dependencies: { a: "^1" } }, ...packages } });
@@ -63,4 +63,21 @@ describe("an mcp_server package's bin", () => {
 test("deprecated packages are named with their version and the registry's message, on one line", () => {
   const packages = parsePackageLock(lockText({ "node_modules/a": { ...a, deprecated: "use b\r\n\u001b[2J  instead" }, "node_modules/@s/c": { ...a, version: "2.0.0", deprecated: "gone" }, "node_modules/d": a }), "t");
   expect(deprecatedPackages({ packages })).toEqual(["@s/c@2.0.0: gone", "a@1.0.0: use b [2J instead"]);
+});
+
+test("the .bin links npm would make point at installed files of their package; odd names and targets get none", () => {
+  const packages = parsePackageLock(
+    lockText({
+      "node_modules/a": { ...a, bin: { a: "./bin/a.js", "../evil": "bin/a.js", up: "../b/x.js", gone: "bin/missing.js" } },
+      "node_modules/@s/c": { ...a, bin: { a: "cli.js", c: "cli.js" } },
+      "node_modules/a/node_modules/d": { ...a, bin: { d: "d.js" } },
+    }),
+    "t",
+  );
+  const files = new Set(["node_modules/a/bin/a.js", "node_modules/@s/c/cli.js", "node_modules/a/node_modules/d/d.js", "node_modules/b/x.js"]);
+  expect(binLinks({ packages }, files)).toEqual([
+    { path: "node_modules/.bin/a", target: "../@s/c/cli.js" },
+    { path: "node_modules/.bin/c", target: "../@s/c/cli.js" },
+    { path: "node_modules/a/node_modules/.bin/d", target: "../d/d.js" },
+  ]);
 });

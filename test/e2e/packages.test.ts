@@ -3,7 +3,7 @@
 // network. Most cases use a real npm registry on 127.0.0.1 (packages built with `npm pack`), which
 // can also be stopped or made to lie; one case installs the MCP reference server from npmjs.org.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { probeSandbox } from "../../src/exec/sandbox-io.ts";
@@ -44,6 +44,7 @@ const registry: NpmRegistry = startNpmRegistry();
   // Reads its config under HOME at start, as many servers do: the sandbox withholds that.
   registry.publish({ name: "kiwi-mcp-homecache", version: "1.0.0", json: { bin: { "kiwi-mcp-homecache": "server.js" } }, files: { "server.js": `require("fs").readFileSync(require("path").join(process.env.HOME, ".homecache.json"));\n${ECHO_SERVER}` } });
   registry.publish({ name: "kiwi-old", version: "1.0.0", json: { main: "index.js", deprecated: "use kiwi-pad instead\n\u001b[31m" }, files: { "index.js": "module.exports = 'old';\n" } });
+  registry.publish({ name: "kiwi-cli", version: "1.0.0", json: { bin: { "kiwi-hello": "bin/hello.js" } }, files: { "bin/hello.js": "#!/usr/bin/env node\nconsole.log(require('../lib/msg.js'));\n", "lib/msg.js": "module.exports = 'hello from a bin';\n" } });
   registry.publish({ name: "kiwi-big", version: "1.0.0", json: { main: "index.js" }, files: { "index.js": "module.exports = 1;\n", "blob.txt": "x".repeat(200_000) } });
 }
 // npm resolves and installs for real: seconds, not milliseconds.
@@ -531,6 +532,43 @@ describe("what npm gets wrong is a coded error naming the tool and package", () 
     expect((await kiwi.run(["install"])).exitCode).toBe(0);
     expect(existsSync(join(kiwi.env.HOME!, "postinstall-ran"))).toBe(false);
     expect((await kiwi.run(["exec", "scripted"])).stdout).toBe("1\n");
+  });
+
+  test("without the sandbox, --dry-run says node may resolve an undeclared package from a node_modules folder above the run directory", async () => {
+    const root = makeProject(padTool(["npm:kiwi-pad@1.0.0"]));
+    const kiwi = kiwiIn(root, withRegistry());
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const off = await kiwi.run(["exec", "pad", "--dry-run", "--sandbox=off", "--json"]);
+    expect(off.exitCode).toBe(0);
+    expect(JSON.parse(off.stdout).sandbox.enforcement).toContainEqual({ area: "packages", enforced: false, detail: `only the locked npm packages are installed, but node also resolves a package the tool does not declare from node_modules/ in any folder above its run directory, up to / (${kiwi.env.HOME}/node_modules among them)` });
+    if (probeSandbox(process.env).usable) expect(JSON.parse((await kiwi.run(["exec", "pad", "--dry-run", "--sandbox=require", "--json"])).stdout).sandbox.enforcement.map((e: { area: string }) => e.area)).not.toContain("packages");
+  });
+
+  test("a package's bin runs from node_modules/.bin, as after npm install, in the sandbox too; a link changed in the run directory is replaced", async () => {
+    const root = makeProject({
+      ".ai/tools/hello/tool.yaml": "tool_id: hello\ntool_type: script\nversion: 1.0.0\nexecutor: node_runtime\nconfig: { entrypoint: main.js }\nrequires: [npm:kiwi-cli@1.0.0]\n",
+      ".ai/tools/hello/main.js": "process.stdout.write(require('child_process').execFileSync('node_modules/.bin/kiwi-hello', { encoding: 'utf8' }));\n",
+    });
+    const kiwi = kiwiIn(root, withRegistry());
+    expect((await kiwi.run(["install"])).exitCode).toBe(0);
+    const r = await kiwi.run(["exec", "hello", "--sandbox=off"]);
+    expect([r.exitCode, r.stdout]).toEqual([0, "hello from a bin\n"]);
+    if (probeSandbox(process.env).usable) {
+      const boxed = await kiwi.run(["exec", "hello", "--sandbox=require"]);
+      expect([boxed.exitCode, boxed.stdout]).toEqual([0, "hello from a bin\n"]);
+    }
+    // The run directory is kiwi's: a link pointed elsewhere is not reused.
+    const runs = join(kiwi.cache, "runs");
+    const dir = readdirSync(runs).find((n) => existsSync(join(runs, n, "files", "node_modules", ".bin", "kiwi-hello")))!;
+    const bin = join(runs, dir, "files", "node_modules", ".bin");
+    chmodSync(join(runs, dir), 0o755);
+    chmodSync(bin, 0o755);
+    rmSync(join(bin, "kiwi-hello"));
+    symlinkSync("/bin/false", join(bin, "kiwi-hello"));
+    chmodSync(bin, 0o555);
+    chmodSync(join(runs, dir), 0o555);
+    const again = await kiwi.run(["exec", "hello", "--sandbox=off"]);
+    expect([again.exitCode, again.stdout]).toEqual([0, "hello from a bin\n"]);
   });
 
   test("a deprecated package is a warning at lock, as npm warns at install, on one line without the registry's control characters", async () => {
