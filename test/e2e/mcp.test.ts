@@ -517,7 +517,7 @@ describe("other servers and faults", () => {
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     expect(code).toBe(130);
     expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { code: "E_INTERRUPTED", exitCode: 130, details: { command, signal: "SIGINT" } } });
-    expect(stderr).toContain(`error[E_INTERRUPTED]: ${command} was interrupted: kiwi received SIGINT and stopped the MCP servers it had started`);
+    expect(stderr).toContain(`error[E_INTERRUPTED]: ${command} was interrupted: kiwi received SIGINT and stopped it and any MCP server it had started`);
     expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);
     // The lockfile is the one before (or, for kiwi lock, a whole one without a pin), never half-written.
     const after = readFileSync(join(root, "tool.lock.json"), "utf8");
