@@ -15,6 +15,7 @@ import { contextFromArgs, projectFlags, strictFlag } from "./_flags.ts";
 import { showCheckNotes, showGateFindings } from "./_check-notes.ts";
 import { findingsJson } from "../ui/findings-render.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
+import { interruptibleCommand } from "../mcp/reaper-io.ts";
 
 export default defineCommand({
   meta: { name: "install", description: "Lock the tools (unless frozen) and put every tool file into the cache" },
@@ -35,7 +36,7 @@ export default defineCommand({
     const progress = createProgress(ctx, !args.json);
     let result;
     try {
-      result = await installProject(ctx, {
+      result = await interruptibleCommand("kiwi install", () => installProject(ctx, {
         frozen,
         strict: args.strict,
         insecure: insecureList(rawArgs, args.insecureRegistry),
@@ -53,7 +54,7 @@ export default defineCommand({
           if (installed.remote.placed > 0) showNote(`placed ${plural(installed.remote.placed, "remote tool")} (${plural(installed.remote.fetched, "file")} downloaded)`);
         },
         onMcpStart: args.json ? undefined : (server) => showNote(renderPinStart(server)),
-      });
+      }));
     } catch (error) {
       progress.end();
       if (!args.json) {

@@ -178,26 +178,37 @@ export function serverVersion(listing: WireListing): string | undefined {
 
 /** A copy of a wire object without its top-level `_meta` (never part of any hash). */
 /**
- * A JSON-RPC message as the SDK may check it: list entries (tools, prompts, resources, templates)
- * whose `description` is null lose it. The interface reads a null description as "" (the spec
- * says so, and `--listing` does); the SDK's schema allows only a string or none, and would refuse
- * a live server that `--listing` accepts. kiwi takes the listing itself from the lossless capture,
- * so this copy only decides whether the SDK lets the answer through. Any other message is returned as is.
+ * A JSON-RPC message as the SDK may check it: in list results, a null `description` (of a tool,
+ * prompt, prompt argument, resource or template) and a null resource `mimeType` are dropped. The
+ * interface reads them as "" (the spec says so, the reference reads them through optional fields,
+ * and `--listing` does too); the SDK's schema allows only a string or nothing, and would refuse a
+ * live server that `--listing` accepts. kiwi takes the listing itself from the lossless capture,
+ * so this copy only decides whether the SDK lets the answer through. Other messages are returned as is.
  */
 export function nullDescriptionsDropped<T>(message: T): T {
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
   const result = isObject(message) ? message.result : undefined;
   if (!isObject(result)) return message;
+  const withoutNull = (item: unknown, keys: readonly string[]): unknown => {
+    if (!isObject(item) || !keys.some((k) => item[k] === null)) return item;
+    const out = { ...item };
+    for (const k of keys) if (out[k] === null) delete out[k];
+    return out;
+  };
+  const fixItem = (item: unknown): unknown => {
+    const fixed = withoutNull(item, ["description", "mimeType"]);
+    if (!isObject(fixed) || !Array.isArray(fixed.arguments)) return fixed;
+    const args = fixed.arguments.map((a) => withoutNull(a, ["description"]));
+    return args.every((a, i) => a === (fixed.arguments as unknown[])[i]) ? fixed : { ...fixed, arguments: args };
+  };
   let changed: Record<string, unknown> | undefined;
   for (const key of ["tools", "prompts", "resources", "resourceTemplates"]) {
     const list = result[key];
-    if (!Array.isArray(list) || !list.some((item) => isObject(item) && item.description === null)) continue;
+    if (!Array.isArray(list)) continue;
+    const fixed = list.map(fixItem);
+    if (fixed.every((item, i) => item === list[i])) continue;
     changed ??= { ...result };
-    changed[key] = list.map((item) => {
-      if (!isObject(item) || item.description !== null) return item;
-      const { description: _null, ...rest } = item;
-      return rest;
-    });
+    changed[key] = fixed;
   }
   return changed === undefined ? message : ({ ...(message as Record<string, unknown>), result: changed } as T);
 }

@@ -101,7 +101,7 @@ function uninstall(): void {
 export async function interruptibleCommand<T>(command: string, run: () => Promise<T>): Promise<T> {
   let interrupt: (signal: NodeJS.Signals) => void = () => {};
   const interrupted = new Promise<never>((_, reject) => {
-    interrupt = (signal) => reject(interruptedError(command, signal, "stopped the MCP servers it had started", { command }));
+    interrupt = (signal) => reject(interruptedError(command, signal, "stopped it and any MCP server it had started", { command }));
   });
   const release = interceptInterrupts((signal) => interrupt(signal));
   try {

@@ -499,24 +499,25 @@ describe("other servers and faults", () => {
     ["kiwi mcp hash", ["mcp", "hash", "silent_mcp", "--json"]],
     ["kiwi mcp pin", ["mcp", "pin", "--json"]],
     ["kiwi lock", ["lock", "--json"]],
+    ["kiwi install", ["install", "--json"]],
   ] as const)("Ctrl-C during %s --json is E_INTERRUPTED in one JSON document, the server stopped and the lockfile whole", async (command, args) => {
     const root = makeTemp("kiwi-mcp-e2e-");
     const mark = `--kiwi-e2e-${process.pid}-${Date.now()}-int`;
     writeTree(root, { ".ai/tools/silent_mcp.yaml": stdioServer(root, { id: "silent_mcp", script: RAW, args: [mark], env: { RAW_MODE: "${RAW_MODE}" }, timeout: 60 }) });
     const env = hermeticEnv({ KIWI_SANDBOX: "off", RAW_MODE: "silent" });
     // Locked and pinned first while the server answers, except for kiwi lock itself, which locks then starts the server.
-    if (command !== "kiwi lock") {
+    if (command !== "kiwi lock" && command !== "kiwi install") {
       expect((await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_SANDBOX: "off", RAW_MODE: "float-default" }) })).exitCode).toBe(0);
       expect(readLock(root).mcp_servers.silent_mcp).toBeDefined();
     }
-    const before = command === "kiwi lock" ? undefined : readFileSync(join(root, "tool.lock.json"), "utf8");
+    const before = command === "kiwi lock" || command === "kiwi install" ? undefined : readFileSync(join(root, "tool.lock.json"), "utf8");
     const proc = Bun.spawn([KIWI_BIN, ...args], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
     expect(await eventually(() => processesMatching(mark).length > 0, 20_000)).toBe(true);
     proc.kill("SIGINT");
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     expect(code).toBe(130);
     expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { code: "E_INTERRUPTED", exitCode: 130, details: { command, signal: "SIGINT" } } });
-    expect(stderr).toContain(`error[E_INTERRUPTED]: ${command} was interrupted: kiwi received SIGINT and stopped the MCP servers it had started`);
+    expect(stderr).toContain(`error[E_INTERRUPTED]: ${command} was interrupted: kiwi received SIGINT and stopped it and any MCP server it had started`);
     expect(await eventually(() => processesMatching(mark).length === 0)).toBe(true);
     // The lockfile is the one before (or, for kiwi lock, a whole one without a pin), never half-written.
     const after = readFileSync(join(root, "tool.lock.json"), "utf8");
