@@ -218,7 +218,7 @@ test("a scope's registry and auth token from the project .npmrc: packages come f
       ".ai/tools/acme/main.js": "console.log(require('@kiwi-acme/secret'));\n",
     });
     const kiwi = kiwiIn(root, { npm_config_cache: makeTemp("kiwi-npm-cache-"), ACME_NPM_TOKEN: token });
-    const lock = await kiwi.run(["lock"]);
+    const lock = await kiwi.run(["lock", "--json"]);
     expect(lock.exitCode).toBe(0);
     expect(JSON.parse(lock.stdout).resolutions).toEqual([{ tools: ["acme"], ecosystem: "npm", packages: 1, sources: [new URL(scoped.url).origin], setting: "the project's .npmrc" }]);
     const install = await kiwi.run(["install"]);
