@@ -98,7 +98,7 @@ const approve = defineCommand({
   args: { server: { type: "positional", required: true, description: "mcp_server tool id" }, yes: { type: "boolean", description: "Approve without asking (the diff is still printed)" }, ...strictFlag, ...projectFlags },
   async run({ args }) {
     const ctx = contextFromArgs(args);
-    const outcome = await approveServer(ctx, args.server, {
+    const outcome = await interruptibleCommand("kiwi mcp approve", () => approveServer(ctx, args.server, {
       strict: args.strict === true,
       review: async (change) => {
         if (args.yes !== true && canAsk(ctx)) return askApproval(change, ctx);
@@ -112,7 +112,7 @@ const approve = defineCommand({
           details: { server: change.server, changes: change.diff?.changes ?? [], findings: change.scan.findings },
         });
       },
-    });
+    }));
     if (outcome.result === "matches") {
       if (args.json) showJson({ ok: true, server: outcome.server, result: "matches", ...hashesOf(outcome.pinned) });
       else showResult(`MCP server "${outcome.server}" already matches its pin; nothing to approve`);

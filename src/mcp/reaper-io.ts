@@ -91,7 +91,7 @@ function uninstall(): void {
 }
 
 /**
- * Runs a command that may start MCP servers (kiwi mcp hash/verify/pin/diff/scan, kiwi lock and
+ * Runs a command that may start MCP servers (kiwi mcp hash/verify/pin/approve/diff/scan, kiwi lock and
  * install) so that Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends it as an interrupted `kiwi exec` ends: the
  * servers it started are killed and it fails with E_INTERRUPTED (exit 128+N, and with --json the
  * one error document) instead of dying of the signal with nothing printed. Every write it may be

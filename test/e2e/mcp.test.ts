@@ -346,6 +346,39 @@ describe("modes", () => {
     expect(readLock(project.root).mcp_servers.fixture_mcp!.full_hash).not.toBe(before);
   }, SLOW);
 
+  test.skipIf(!needs(Bun.which("script") !== null || process.env.CI === "true", "script(1) (bsdutils) is not installed"))("Ctrl-C at the approval question interrupts (exit 130), it does not answer no", async () => {
+    const project = await pinnedProject();
+    project.setState("annotation");
+    const before = readLock(project.root).mcp_servers.fixture_mcp!.full_hash;
+    // Ctrl-C is typed only once the question is on the terminal (readline has it in raw mode), as
+    // a user would; typed earlier, the terminal itself would turn it into a SIGINT.
+    const ctrlC = async (command: string) => {
+      const proc = Bun.spawn(["script", "-qec", command, "/dev/null"], { cwd: project.root, env: hermeticEnv(), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+      const reader = proc.stdout.getReader();
+      const decoder = new TextDecoder();
+      let out = "";
+      let asked = false;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        out += decoder.decode(value);
+        if (!asked && out.includes("[y/N]")) {
+          asked = true;
+          proc.stdin.write("\x03");
+          proc.stdin.flush();
+        }
+      }
+      return [out, await proc.exited] as const;
+    };
+    for (const command of [`${KIWI_BIN} mcp approve fixture_mcp`, `${KIWI_BIN} exec add --param a=1 --param b=2 --mcp-mode approval`]) {
+      const [out, code] = await ctrlC(command);
+      expect(code).toBe(130);
+      expect(out).toContain("error[E_INTERRUPTED]");
+      expect(out).not.toContain("not approved");
+      expect(readLock(project.root).mcp_servers.fixture_mcp!.full_hash).toBe(before);
+    }
+  }, SLOW);
+
   test("kiwi install pins a new server, --frozen-lockfile never does, and kiwi mcp pin reports JSON", async () => {
     const { root } = fixtureProject();
     const frozen = await runKiwi(["lock"], { cwd: root, env: hermeticEnv({ KIWI_MCP_MODE: "off" }) });
