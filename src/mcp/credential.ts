@@ -65,3 +65,18 @@ export function redactUrl(url: string): string {
 export function credentialHeaders(headers: Readonly<Record<string, string>>): string[] {
   return Object.keys(headers).filter((name) => CREDENTIAL_HEADER.test(name) && headers[name] !== "").map((n) => n.toLowerCase()).sort();
 }
+
+/** Where the manifest puts the credential kiwi presents (for a refusal's hint): config.headers
+ * (a credential header), config.url (userinfo or a credential query parameter), both, or neither. */
+export function credentialFields(url: string, headers: Readonly<Record<string, string>>): Array<"config.headers" | "config.url"> {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  return [
+    ...(credentialHeaders(headers).length > 0 ? (["config.headers"] as const) : []),
+    ...(parsed !== undefined && urlCredentials(parsed).length > 0 ? (["config.url"] as const) : []),
+  ];
+}

@@ -6,7 +6,7 @@ import { Client, SdkError, SdkErrorCode, type Transport } from "@modelcontextpro
 import { toPlain, isMapping } from "../integrity/value.ts";
 import { KiwiError } from "../errors.ts";
 import { LosslessCapture } from "./capture.ts";
-import { credentialIdentity } from "./credential.ts";
+import { credentialFields, credentialIdentity } from "./credential.ts";
 import { assertSameList, checkDiscoverAnswer, discoverServerInfo } from "./discover.ts";
 import { createHttpTransport, type HttpSpec } from "./http-io.ts";
 import { DEFAULT_LISTING_LIMITS, DEFAULT_TRANSPORT_LIMITS, type ListingLimits, type TransportLimits } from "./server-limits.ts";
@@ -71,6 +71,9 @@ export class McpSession {
 
   /** For an HTTP server, which credential the requests presented ("none", or a fingerprint). */
   credential?: string;
+
+  /** For an HTTP server, the manifest fields that carry that credential (a refusal's hint names them). */
+  credentialFields: readonly string[] = [];
 
   /** How the server runs ("bubblewrap" or "none" for stdio), recorded in the pins taken from this session. */
   sandbox?: "bubblewrap" | "none";
@@ -224,7 +227,7 @@ export class McpSession {
 
   /** Maps whatever a request threw to one KiwiError (a transport's own failure wins). */
   mapError(error: unknown, method: string, timeoutMs: number): KiwiError {
-    return mapSessionError(error, { label: this.label, failure: this.failure(), stderrSummary: this.stderrSummary, http: this.http }, method, timeoutMs);
+    return mapSessionError(error, { label: this.label, failure: this.failure(), stderrSummary: this.stderrSummary, http: this.http, credentialFields: this.credentialFields }, method, timeoutMs);
   }
 
   private timeoutError(method: string, ms: number, what: "request" | "session"): KiwiError {
@@ -298,7 +301,10 @@ async function connectOnce(target: McpTarget, options: SessionOptions, negotiati
   );
   const session = new McpSession(client, transport, capture, failure, options.label, limits, stderrSummary, target.kind === "http");
   session.sandbox = options.sandbox?.mode;
-  if (target.kind === "http") session.credential = credentialIdentity(target.url, target.headers);
+  if (target.kind === "http") {
+    session.credential = credentialIdentity(target.url, target.headers);
+    session.credentialFields = credentialFields(target.url, target.headers);
+  }
   if (transport instanceof StdioProcessTransport) {
     const stdio = transport;
     session.noticeSource = () => {

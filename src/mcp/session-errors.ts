@@ -26,6 +26,8 @@ export interface SessionFacts {
   stderrSummary: () => string;
   /** True for a server reached over HTTP: it has no command to run by hand, only a URL and headers. */
   http?: boolean;
+  /** For an HTTP server, the manifest fields that carry the credential it was sent (none: []). */
+  credentialFields?: readonly string[];
 }
 
 /** Maps whatever a request threw to one KiwiError. */
@@ -34,7 +36,7 @@ export function mapSessionError(error: unknown, facts: SessionFacts, method: str
   if (facts.failure) return facts.failure;
   if (error instanceof KiwiError) return error;
   const status = httpStatusOf(error);
-  if (status !== undefined) return httpStatusError(label, method, status, error as Error);
+  if (status !== undefined) return httpStatusError(label, method, status, error as Error, facts.credentialFields ?? []);
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) return sessionTimeoutError(label, method, timeoutMs, "request", facts.stderrSummary);
     if (error.code === SdkErrorCode.ConnectionClosed) {
@@ -95,10 +97,10 @@ function httpStatusOf(error: unknown): number | undefined {
 }
 
 /** A request the server answered with an HTTP error status: the status, what it said, and what to fix. */
-function httpStatusError(label: string, method: string, status: number, error: Error): KiwiError {
+function httpStatusError(label: string, method: string, status: number, error: Error, credentialFields: readonly string[]): KiwiError {
   const said = error.message.replace(/^Error POSTing to endpoint(?: \(HTTP \d{3}\))?: /, "").replace(/^SSE error: /, "").trim();
   const body = renderVisible(said.length > 300 ? `${said.slice(0, 300)}…` : said);
-  const hint = hintForStatus(status, method);
+  const hint = hintForStatus(status, method, credentialFields);
   return new KiwiError("E_MCP", `${label} answered ${method} with HTTP ${status}${body ? `: ${body}` : ""}`, { hint, details: { method, status } });
 }
 
@@ -137,9 +139,15 @@ function zodSummary(error: Error): string {
   return first ? `${first.path.length ? `/${first.path.join("/")}: ` : ""}${first.message}` : error.message;
 }
 
-/** What to fix for an HTTP error status, by status (and, for 404, whether a session was open). */
-function hintForStatus(status: number, method: string): string {
-  if (status === 401 || status === 403) return "the server refused the credentials kiwi sent: check config.headers in the server's manifest and the environment variables they expand";
+/** What to fix for an HTTP error status, by status (for 404, whether a session was open; for 401
+ * and 403, where the manifest put the credential: a key in config.url is not in config.headers). */
+function hintForStatus(status: number, method: string, credentialFields: readonly string[]): string {
+  if (status === 401 || status === 403) {
+    const where = credentialFields.includes("config.url")
+      ? `${credentialFields.includes("config.headers") ? "config.headers and " : ""}config.url (its userinfo or key query parameter)`
+      : "config.headers";
+    return `the server refused the credentials kiwi sent: check ${where} in the server's manifest and the environment variables ${credentialFields.length > 1 ? "they expand" : "it expands"}`;
+  }
   // Streamable HTTP answers 404 to a request whose session id the server no longer knows.
   if (status === 404 && method !== "initialize" && method !== "server/discover") {
     return "the server no longer knows this session (streamable HTTP answers 404 to an expired session id); try again, and if it keeps happening check the server's session lifetime";

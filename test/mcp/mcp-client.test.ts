@@ -323,6 +323,23 @@ describe("an HTTP server that refuses a request with a status", () => {
   });
 
   test.each([
+    ["a key query parameter", "/mcp?api_key=secret", {}, "check config.url (its userinfo or key query parameter) in the server's manifest and the environment variables it expands"],
+    ["userinfo", "/mcp", {}, "check config.url (its userinfo or key query parameter) in the server's manifest and the environment variables it expands"],
+    ["an Authorization header", "/mcp", { Authorization: "Bearer secret" }, "check config.headers in the server's manifest and the environment variables it expands"],
+    ["a header and a URL key", "/mcp?key=secret", { Authorization: "Bearer secret" }, "check config.headers and config.url (its userinfo or key query parameter) in the server's manifest and the environment variables they expand"],
+  ] as const)("a 401 names where the refused credential is: %s", async (what, path, headers, hint) => {
+    const server = refusing("initialize", 401);
+    try {
+      const url = what === "userinfo" ? `http://user:secret@127.0.0.1:${server.port}${path}` : `http://127.0.0.1:${server.port}${path}`;
+      const error = (await list({ kind: "http", url, headers, transport: "streamable-http" }).catch((e) => e)) as KiwiError;
+      expect(error).toBeInstanceOf(KiwiError);
+      expect(error.hint).toBe(`the server refused the credentials kiwi sent: ${hint}`);
+    } finally {
+      server.stop(true);
+    }
+  });
+
+  test.each([
     ["an HTTP error page", 500],
     ["a JSON-RPC error message", 200],
   ] as const)("the server's words in %s are shown with escapes made visible, not sent to the terminal", async (_what, status) => {
