@@ -149,6 +149,12 @@ export function checkWireListing(value: CanonicalValue, source: string): WireLis
   }
   if (value.serverInfo !== undefined && value.serverInfo !== null) {
     if (!isMapping(value.serverInfo)) throw shapeError(source, "/serverInfo", '"serverInfo" must be an object');
+    // MCP's Implementation: name and version are strings. Another type is no name kiwi can pin or
+    // show (it would read as "unnamed"), so it is refused rather than silently dropped.
+    for (const field of ["name", "version"] as const) {
+      const v = value.serverInfo[field];
+      if (v !== undefined && v !== null && typeof v !== "string") throw shapeError(source, `/serverInfo/${field}`, `"serverInfo.${field}" must be a string`);
+    }
     listing.serverInfo = value.serverInfo;
   }
   if (value.capabilities !== undefined && value.capabilities !== null) {

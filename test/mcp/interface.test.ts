@@ -9,7 +9,7 @@ import type { CanonicalValue } from "../../src/integrity/value.ts";
 import { parseJsonLossless } from "../../src/integrity/json-lossless.ts";
 import { Float } from "../../src/integrity/value.ts";
 import { fullComponents, hashComponents, hashInterface, interfaceComponents, normalizeUri, requiredFlag } from "../../src/mcp/interface.ts";
-import { checkWireListing, parseWireListing } from "../../src/mcp/listing.ts";
+import { checkWireListing, parseWireListing, serverName } from "../../src/mcp/listing.ts";
 import { needs } from "../helpers/needs.ts";
 import type { KiwiError } from "../../src/errors.ts";
 
@@ -137,12 +137,21 @@ describe("wire listing files", () => {
     ['{"tools":[{"description":"x"}]}', 'the tool has no string "name"'],
     ['{"resources":[{"name":"x"}]}', 'the resource has no string "uri"'],
     ['{"instructions":5}', '"instructions" must be a string'],
+    ['{"serverInfo":{"name":5}}', 'listing.json at /serverInfo/name: "serverInfo.name" must be a string'],
+    ['{"serverInfo":{"name":"w","version":[1,2]}}', 'listing.json at /serverInfo/version: "serverInfo.version" must be a string'],
     ['{"tools":[', "is not valid JSON"],
     ['{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}', 'at /jsonrpc: unknown key "jsonrpc" in a wire listing'],
     ['{"tools":[],"nextCursor":"p2"}', 'at /nextCursor: unknown key "nextCursor" in a wire listing'],
     ['{"tool":[{"name":"a"}]}', 'at /tool: unknown key "tool" in a wire listing'],
   ])("rejects %s with a message naming the problem", (text, message) => {
     expect(() => parseWireListing(text, "listing.json")).toThrow(message);
+  });
+
+  test("a serverInfo without a name or version (absent or null) is read as unnamed, not refused", () => {
+    for (const text of ['{"serverInfo":{}}', '{"serverInfo":{"name":null,"version":null}}']) {
+      expect(serverName(parseWireListing(text, "listing.json"))).toBeUndefined();
+    }
+    expect(serverName(parseWireListing('{"serverInfo":{"name":"weather"}}', "listing.json"))).toBe("weather");
   });
 
   test("says what to do with a saved JSON-RPC response or one page of a list", () => {
