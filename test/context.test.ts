@@ -3,6 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { isCI, linuxMajor } from "../src/context.ts";
+import { needsTerminal } from "./helpers/needs.ts";
 
 const PRINT = `import { createContext } from ${JSON.stringify(join(import.meta.dir, "../src/context.ts"))}; process.stdout.write(String(createContext({ env: {} }).interactive));`;
 
@@ -23,7 +24,7 @@ describe("createContext().interactive", () => {
   test("stderr to /dev/null (a character device) is not a terminal", () => {
     expect(interactiveWith("devnull")).toBe("false");
   });
-  test.if(Bun.which("script") !== null)("stderr to a pseudo-terminal is one", () => {
+  test.skipIf(!needsTerminal())("stderr to a pseudo-terminal is one", () => {
     expect(interactiveWith("pty")).toBe("true");
   });
 });

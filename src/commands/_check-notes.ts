@@ -16,7 +16,7 @@ export function showCheckNotes(findings: readonly Finding[], ctx: { color: boole
   showNote(renderFindingsHuman(findingsFromHere(findings, ctx.cwd), ctx).trimEnd());
 }
 
-/** Shows the check report that stopped a lock or install, on stderr, before the error itself. */
+/** Shows the check report that stopped a lock, install, add or remove, on stderr, before the error itself. */
 export function showGateFindings(error: unknown, ctx: { color: boolean; cwd: string }): void {
   if (error instanceof KiwiError && error.code === "E_CHECK_FAILED" && Array.isArray(error.details?.findings)) {
     showNote(renderFindingsHuman(findingsFromHere(error.details.findings as Finding[], ctx.cwd), ctx));

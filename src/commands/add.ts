@@ -10,7 +10,7 @@ import { renderImportNotes, renderImported } from "../ui/import-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { renderAdded, renderRefetched } from "../ui/registry-render.ts";
 import { findingsJson } from "../ui/findings-render.ts";
-import { showCheckNotes } from "./_check-notes.ts";
+import { showCheckNotes, showGateFindings } from "./_check-notes.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 import { insecureList, registryFlags } from "./_registry-flags.ts";
 
@@ -44,7 +44,11 @@ export default defineCommand({
     if (references.length > 1) {
       throw new KiwiError("E_USAGE", `kiwi add takes one reference, not ${references.length} (${references.join(", ")}); nothing was added`, { hint: `run kiwi add once per tool: ${references.map((r) => `kiwi add ${r}`).join(" && ")}` });
     }
-    const { findings, ...result } = await addRemoteTool(ctx, String(args.reference), { insecure: insecureList(rawArgs, args.insecureRegistry) });
+    const { findings, ...result } = await addRemoteTool(ctx, String(args.reference), { insecure: insecureList(rawArgs, args.insecureRegistry) }).catch((error: unknown) => {
+      // The report that stopped the lock step, as kiwi lock shows it (--json: the error's details).
+      if (!args.json) showGateFindings(error, ctx);
+      throw error;
+    });
     if (args.json) {
       showJson({ ok: true, ...result, ...(findings.length ? { findings: findingsJson(findings) } : {}) });
       return 0;

@@ -50,13 +50,13 @@ export default defineCommand({
     const { added, removed, changed } = result.diff;
     const summary = summarizeDiff(result.diff, { addedFiles: args.json === true });
     if (args.json) {
-      showJson({ ok: true, lockfile: result.lockfile, written: result.written, ...summary, stats: result.stats, ...(result.findings.length ? { findings: findingsJson(result.findings) } : {}), ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
+      showJson({ ok: true, lockfile: result.lockfile, written: result.written, ...(result.lineEndings ? { lineEndings: result.lineEndings } : {}), ...summary, stats: result.stats, ...(result.findings.length ? { findings: findingsJson(result.findings) } : {}), ...(result.resolutions ? { resolutions: result.resolutions } : {}), ...(mcpPins.length ? { mcp_pins: mcpPins } : {}) });
       return 0;
     }
     const counts = `${added.length} added, ${removed.length} removed, ${changed.length} changed`;
     showResult(
       renderToolSummary(summary, ctx) +
-        (result.written ? `wrote ${LOCKFILE_NAME}: ${counts} (${plural(result.stats.tools, "tool")})` : `${LOCKFILE_NAME} is up to date (${plural(result.stats.tools, "tool")})`),
+        (result.written ? `wrote ${LOCKFILE_NAME}: ${result.lineEndings ? "only its line endings changed (CRLF to LF)" : counts} (${plural(result.stats.tools, "tool")})` : `${LOCKFILE_NAME} is up to date (${plural(result.stats.tools, "tool")})`),
     );
     return 0;
   },

@@ -6,7 +6,7 @@ import { removeRemoteTools } from "../ops/registry-remove-io.ts";
 import { findingsJson } from "../ui/findings-render.ts";
 import { showJson, showNote, showResult } from "../ui/output.ts";
 import { renderRemoved } from "../ui/registry-render.ts";
-import { showCheckNotes } from "./_check-notes.ts";
+import { showCheckNotes, showGateFindings } from "./_check-notes.ts";
 import { contextFromArgs, projectFlags } from "./_flags.ts";
 
 export default defineCommand({
@@ -18,7 +18,11 @@ export default defineCommand({
   async run({ args }) {
     const ctx = contextFromArgs(args);
     // The parser has refused a call without one (the positional is required).
-    const result = await removeRemoteTools(ctx, (args._ ?? []).map(String));
+    const result = await removeRemoteTools(ctx, (args._ ?? []).map(String)).catch((error: unknown) => {
+      // The report that stopped the lock step, as kiwi lock shows it (--json: the error's details).
+      if (!args.json) showGateFindings(error, ctx);
+      throw error;
+    });
     if (args.json) {
       const { removed, changed } = summarizeDiff(result.diff, { addedFiles: false });
       showJson({ ok: true, removed: result.removed, lockfile: result.lockfile, lock: { removed, changed }, ...(result.warnings.length ? { warnings: result.warnings } : {}), ...(result.findings.length ? { findings: findingsJson(result.findings) } : {}) });

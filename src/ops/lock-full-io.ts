@@ -96,6 +96,8 @@ export interface LockResult {
   findings: Finding[];
   /** Non-fatal problems (stat cache not saved, hand-edited entries rewritten). */
   warnings: string[];
+  /** "crlf": the lockfile was written only to undo git's CRLF conversion (its entries did not change). */
+  lineEndings?: "crlf";
   /** Package resolutions this lock ran, with the registries and indexes they used (none when kept). */
   resolutions?: Resolution[];
   /** `memo`: the stat fingerprint and the lockfile matched the last run, so nothing was hashed. */
@@ -288,7 +290,10 @@ async function lockLocked(ctx: Context, project: Project, options: LockOptions, 
   const pending = writeLockfileText(project.root, finalText, text, faults);
   remember(finalText, lock, pending !== undefined);
   await pending;
-  return { ...base, ...unpinnedOf(base.mcpServers, Object.keys(lock.mcp_servers)), written: pending !== undefined, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}) };
+  // A checkout with core.autocrlf (or an eol=crlf attribute) gives the lockfile CRLF line ends: the
+  // rewrite then changes nothing else, and is said to be that, not an unexplained write.
+  const lineEndings = pending !== undefined && text?.includes("\r\n") && text.replaceAll("\r\n", "\n") === finalText;
+  return { ...base, ...unpinnedOf(base.mcpServers, Object.keys(lock.mcp_servers)), written: pending !== undefined, diff: diffLockfiles(previous, lock), tree, findings, stats, ...(resolutions.length > 0 ? { resolutions } : {}), ...(lineEndings ? { lineEndings: "crlf" as const } : {}) };
 }
 
 /** The files kiwi add placed must lock as the integrity the registry published, or nothing is recorded. */

@@ -8,7 +8,7 @@ import { sha256Hex } from "../../src/integrity/digest.ts";
 import { KIWI_BIN } from "../helpers/kiwi.ts";
 import { cleanupTemps } from "../helpers/tree.ts";
 import { demoProject, kiwiIn, listFiles } from "./lock-helpers.ts";
-import { needs } from "../helpers/needs.ts";
+import { needsTerminal } from "../helpers/needs.ts";
 
 afterAll(cleanupTemps);
 
@@ -16,7 +16,7 @@ const MAIN = "from lib.helper import X\nprint(X)\n";
 const lockText = (root: string) => readFileSync(join(root, "tool.lock.json"), "utf8");
 
 describe("kiwi install progress", () => {
-  test.skipIf(!needs(Bun.which("script") !== null, "script(1) (bsdutils) is not installed"))("is drawn on a terminal (stderr), then cleared; never in a pipe", async () => {
+  test.skipIf(!needsTerminal())("is drawn on a terminal (stderr), then cleared; never in a pipe", async () => {
     const root = demoProject();
     const k = kiwiIn(root);
     // script(1) gives kiwi a real pseudo-terminal; everything it prints comes back on stdout.

@@ -73,6 +73,29 @@ describe("kiwi lock", () => {
     expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
   });
 
+  test("a lockfile git converted to CRLF is written back with LF, and says that only its line endings changed", async () => {
+    const root = demoProject();
+    const k = kiwiIn(root);
+    await k.run(["lock"]);
+    const lf = lockText(root);
+    const crlf = () => writeFileSync(join(root, "tool.lock.json"), lf.replaceAll("\n", "\r\n"));
+    crlf();
+    const r = await k.run(["lock"]);
+    expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+    expect(r.stdout).toBe("wrote tool.lock.json: only its line endings changed (CRLF to LF) (10 tools)\n");
+    expect(lockText(root)).toBe(lf);
+    crlf();
+    const json = await k.run(["lock", "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, written: true, lineEndings: "crlf", added: [], removed: [], changed: [] });
+    expect(lockText(root)).toBe(lf);
+    // Not said when the lockfile has LF line ends or when entries changed too.
+    expect(JSON.parse((await k.run(["lock", "--json"])).stdout).lineEndings).toBeUndefined();
+    crlf();
+    writeFileSync(join(root, ".ai/tools/dp/lib/helper.py"), "X = 2\n");
+    const changed = await k.run(["lock"]);
+    expect(changed.stdout).toContain("wrote tool.lock.json: 0 added, 0 removed, 1 changed (10 tools)");
+  });
+
   test("reports a changed file, a removed tool and an added tool", async () => {
     const root = demoProject();
     const k = kiwiIn(root);

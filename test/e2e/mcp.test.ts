@@ -8,7 +8,7 @@ import { KIWI_BIN, hermeticEnv, runKiwi } from "../helpers/kiwi.ts";
 import { cleanupTemps, makeTemp, writeTree } from "../helpers/tree.ts";
 import { eventually, isAlive, processesMatching, startHttpFixture } from "../mcp/servers.ts";
 import { EVERYTHING, RAW, fixtureProject, mcpTool, readLock, stdioServer } from "./mcp-helpers.ts";
-import { needs } from "../helpers/needs.ts";
+import { needsTerminal } from "../helpers/needs.ts";
 import { rawMcpServer } from "../helpers/raw-mcp.ts";
 
 // Every runKiwi call gets a hermetic home with its own cache: this file leaves ~150 folders, whose
@@ -319,7 +319,7 @@ describe("modes", () => {
     expect(readLock(root).mcp_servers.fixture_mcp).toEqual(pinned);
   }, SLOW);
 
-  test.skipIf(!needs(Bun.which("script") !== null || process.env.CI === "true", "script(1) (bsdutils) is not installed"))("approval on a terminal asks: yes re-pins, no refuses", async () => {
+  test.skipIf(!needsTerminal())("approval on a terminal asks: yes re-pins, no refuses", async () => {
     const project = await pinnedProject();
     project.setState("annotation");
     // util-linux script(1) gives kiwi a pseudo-terminal; the answer is typed ahead on its stdin.

@@ -3,7 +3,7 @@
 // projects, the warm install that makes no request, and the faults a registry can throw at kiwi.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { formatDigest, sha256Hex } from "../../src/integrity/digest.ts";
 import { RegistryClient } from "../../src/registry/oci-client-io.ts";
 import { MEDIA, buildArtifact } from "../../src/registry/artifact-layout.ts";
@@ -469,6 +469,42 @@ describe.skipIf(!needs(hasRegistry, "docker-registry is not installed"))("kiwi p
     expect(json.exitCode).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, removed: [{ tool: "dp", version: "1.0.0", placed: false }], lock: { removed: [{ id: "dp", change: "removed", before: "1.0.0" }], changed: [] } });
     expect(lockOf(d).remote).toBeUndefined();
+  });
+
+  test("add and remove stopped by the lock's check show the findings that stopped them, as kiwi lock does; --json carries them in the error", async () => {
+    const ref = `${registry.host}/gate/dp:1`;
+    expect((await kiwiIn(publisher()).run(["publish", "dp", ref])).exitCode).toBe(0);
+    const bad = { ".ai/tools/bad/tool.yaml": "tool_id: bad\ntool_type: script\nversion: 1.0.0\nexecutor: python_runtime\nconfig:\n  entrypoint: missing.py\n" };
+    const finding = /^\.ai\/tools\/bad\/tool\.yaml.*error .*missing\.py/m;
+    const b = makeProject({ ".ai/tools/.keep": "", ...bad });
+    const kb = kiwiIn(b);
+    const add = await kb.run(["add", ref]);
+    expect(add.exitCode).toBe(1);
+    expect(add.stderr).toMatch(finding);
+    expect(add.stderr).toContain("error[E_CHECK_FAILED]: ");
+    expect(add.stderr.search(finding)).toBeLessThan(add.stderr.indexOf("error[E_CHECK_FAILED]"));
+    const addJson = await kb.run(["add", ref, "--json"]);
+    expect(addJson.exitCode).toBe(1);
+    expect(addJson.stderr).not.toMatch(finding);
+    expect(JSON.parse(addJson.stdout).error).toMatchObject({ code: "E_CHECK_FAILED", details: { findings: [expect.objectContaining({ severity: "error", tool: "bad", rule: "entrypoint/not-found" })] } });
+
+    const c = consumer();
+    const kc = kiwiIn(c);
+    expect((await kc.run(["add", ref])).exitCode).toBe(0);
+    for (const [file, text] of Object.entries(bad)) {
+      mkdirSync(dirname(join(c, file)), { recursive: true });
+      writeFileSync(join(c, file), text);
+    }
+    const remove = await kc.run(["remove", "dp"]);
+    expect(remove.exitCode).toBe(1);
+    expect(remove.stderr).toMatch(finding);
+    expect(remove.stderr.search(finding)).toBeLessThan(remove.stderr.indexOf("error[E_CHECK_FAILED]"));
+    const removeJson = await kc.run(["remove", "dp", "--json"]);
+    expect(removeJson.exitCode).toBe(1);
+    expect(removeJson.stderr).not.toMatch(finding);
+    expect(JSON.parse(removeJson.stdout).error).toMatchObject({ code: "E_CHECK_FAILED", details: { findings: [expect.objectContaining({ severity: "error", tool: "bad", rule: "entrypoint/not-found" })] } });
+    // Nothing was removed.
+    expect(existsSync(join(c, ".ai/tools/.remote/dp"))).toBe(true);
   });
 
   test("a kiwi remove in another checkout comes through git: kiwi install removes the folder it left, instead of locking it as a project tool", async () => {

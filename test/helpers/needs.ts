@@ -9,3 +9,11 @@ export function needs(present: boolean, reason: string): boolean {
   if (!present && file) appendFileSync(file, `${reason}\n`);
   return present;
 }
+
+/**
+ * For the terminal tests: script(1) gives kiwi a pseudo-terminal. CI installs it, so there
+ * (`CI=true`) its absence is a failure (the test runs and fails to spawn it), not a skip.
+ */
+export function needsTerminal(): boolean {
+  return needs(Bun.which("script") !== null || process.env.CI === "true", "script(1) (bsdutils) is not installed");
+}
