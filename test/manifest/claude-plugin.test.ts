@@ -21,6 +21,9 @@ describe(".mcp.json servers", () => {
     ["${CLAUDE_PLUGIN_DATA}", { s: { command: "node", env: { D: "${CLAUDE_PLUGIN_DATA}/db" } } }, "a persistent writable folder kiwi does not provide"],
     ["a built-in's name", { python_runtime: { command: "node" } }, "kiwi's built-in python_runtime"],
     ["an unknown type", { s: { type: "ws", url: "wss://x" } }, 'type "ws" is not stdio, http or sse'],
+    ["${CLAUDE_PLUGIN_ROOT} as an http url", { s: { type: "http", url: "${CLAUDE_PLUGIN_ROOT}/mcp" } }, "it uses ${CLAUDE_PLUGIN_ROOT} in a remote server's url or headers, but that is a folder path on disk"],
+    ["${CLAUDE_PLUGIN_ROOT} inside an https url", { s: { type: "http", url: "https://api.example.com/${CLAUDE_PLUGIN_ROOT}" } }, "it uses ${CLAUDE_PLUGIN_ROOT} in a remote server's url"],
+    ["${CLAUDE_PLUGIN_DATA} in an sse header", { s: { type: "sse", url: "https://api.example.com/sse", headers: { X: "${CLAUDE_PLUGIN_DATA}" } } }, "it uses ${CLAUDE_PLUGIN_DATA} in a remote server's url or headers"],
   ])("%s skips the server with a plugin/mcp warning", (_name, mcp, message) => {
     const out = read(mcp);
     expect(out.servers).toEqual([]);
