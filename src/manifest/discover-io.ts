@@ -20,7 +20,7 @@ import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 import { ParseProblem } from "../integrity/parse-problem.ts";
 import { SKILL_FILE, skillManifest } from "./skill.ts";
 import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginManifest, type PluginProblem, type PluginServer, checkPluginManifest, pluginServers, serverPointer } from "./plugin.ts";
-import { CLAUDE_MCP_FILE, CLAUDE_PLUGIN_DIR, CLAUDE_PLUGIN_FILE, checkClaudePluginManifest, claudeMcpFiles, claudeOnlyComponents, claudePluginServers } from "./claude-plugin.ts";
+import { CLAUDE_MCP_FILE, CLAUDE_PLUGIN_DIR, CLAUDE_PLUGIN_FILE, checkClaudePluginManifest, claudeMcpFiles, claudeOnlyComponents, claudePluginServers, claudeSkillDirs } from "./claude-plugin.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 
 /** The parse cache of the readProject call in progress (discovery is synchronous). */
@@ -219,7 +219,18 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
 /** A skill folder of a Claude Code plugin (<plugin>/skills/<name>/, beside <plugin>/.claude-plugin/plugin.json), which Claude Code reads. */
 function inClaudePlugin(skillDir: string): boolean {
   const plugin = dirname(dirname(skillDir));
-  return basename(dirname(skillDir)) === PLUGIN_SKILLS_DIR && existsSync(join(plugin, CLAUDE_PLUGIN_FILE)) && !existsSync(join(plugin, PLUGIN_FILE));
+  if (basename(dirname(skillDir)) === PLUGIN_SKILLS_DIR && existsSync(join(plugin, CLAUDE_PLUGIN_FILE)) && !existsSync(join(plugin, PLUGIN_FILE))) return true;
+  // Or in a folder plugin.json's skills names (claudeSkillDirs), below the nearest Claude Code plugin.
+  for (let dir = dirname(dirname(skillDir)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (!existsSync(join(dir, CLAUDE_PLUGIN_FILE))) continue;
+    try {
+      const dirs = claudeSkillDirs(JSON.parse(readFileSync(join(dir, CLAUDE_PLUGIN_FILE), "utf8")) as CanonicalValue).dirs;
+      return !existsSync(join(dir, PLUGIN_FILE)) && dirs.some((d) => join(dir, d) === dirname(skillDir));
+    } catch {
+      return false;
+    }
+  }
+  return false;
 }
 
 /**
@@ -243,11 +254,13 @@ interface PluginFormat {
   servers: (value: CanonicalValue, plugin: PluginManifest, file: string) => { servers: PluginServer[]; problems: PluginProblem[] };
   /** The plugin-relative files holding servers, from the manifest; [mcpFile] when not given. */
   mcpFiles?: (manifest: CanonicalValue) => { files: string[]; problems: PluginProblem[] };
+  /** The plugin-relative folders of skill folders, from the manifest; [skills] when not given. */
+  skillDirs?: (manifest: CanonicalValue) => { dirs: string[]; problems: PluginProblem[] };
 }
 
 const AGENT_PLUGIN: PluginFormat = { manifestFile: PLUGIN_FILE, mcpFile: PLUGIN_MCP_FILE, checkManifest: checkPluginManifest, servers: (value, plugin) => pluginServers(value, plugin) };
 /** Claude Code's plugin format (claude-plugin.ts): its skills and MCP servers, read as Agent Plugins' are. */
-const CLAUDE_CODE_PLUGIN: PluginFormat = { manifestFile: CLAUDE_PLUGIN_FILE, mcpFile: CLAUDE_MCP_FILE, checkManifest: checkClaudePluginManifest, servers: claudePluginServers, mcpFiles: claudeMcpFiles };
+const CLAUDE_CODE_PLUGIN: PluginFormat = { manifestFile: CLAUDE_PLUGIN_FILE, mcpFile: CLAUDE_MCP_FILE, checkManifest: checkClaudePluginManifest, servers: claudePluginServers, mcpFiles: claudeMcpFiles, skillDirs: claudeSkillDirs };
 
 /**
  * The tools of an Agent Plugin (or Claude Code plugin) folder (plugin.ts, claude-plugin.ts): each
@@ -270,18 +283,25 @@ function pluginTools(root: string, dir: string, format: PluginFormat, parse: (ab
   if (!plugin.ok) return [];
   const ignored = [...claudeOnlyComponents(options.names && plugin.ignored ? options.names : []).map((c) => `${c}${c.includes(".") ? "" : "/"}`), ...(options.names ? (plugin.ignored ?? []) : [])];
   if (ignored.length > 0) {
-    findings.push({ rule: "plugin/claude-code", severity: severityOf("plugin/claude-code"), file: toProjectPath(root, join(dir, format.manifestFile)), line: 1, column: 1, message: `a Claude Code plugin: kiwi reads its skills/*/SKILL.md and MCP servers (${CLAUDE_MCP_FILE} and plugin.json mcpServers) as tools; ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} Claude Code's own and not read (not checked, locked or run)`, hint: "Claude Code still loads them from the plugin; a skill outside the default skills/ is seen by kiwi only when moved there" });
+    findings.push({ rule: "plugin/claude-code", severity: severityOf("plugin/claude-code"), file: toProjectPath(root, join(dir, format.manifestFile)), line: 1, column: 1, message: `a Claude Code plugin: kiwi reads its skills (skills/ and plugin.json skills) and MCP servers (${CLAUDE_MCP_FILE} and plugin.json mcpServers) as tools; ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} Claude Code's own and not read (not checked, locked or run)`, hint: "Claude Code still loads them from the plugin" });
   }
   const tools: Tool[] = [];
-  const skillsDir = join(dir, PLUGIN_SKILLS_DIR);
-  if (options.skills && existsSync(skillsDir)) {
+  const skillDirs = format.skillDirs?.(manifest.value) ?? { dirs: [PLUGIN_SKILLS_DIR], problems: [] };
+  if (options.skills) report(skillDirs.problems, manifest);
+  for (const skillsRel of options.skills ? skillDirs.dirs : []) {
+    const skillsDir = join(dir, skillsRel);
+    if (!existsSync(skillsDir)) {
+      // skills/ is optional; a folder plugin.json names is not.
+      if (skillsRel !== PLUGIN_SKILLS_DIR) findings.push({ rule: "plugin/field", severity: severityOf("plugin/field"), file: toProjectPath(root, join(dir, format.manifestFile)), line: manifest.locate("/skills")?.line, column: manifest.locate("/skills")?.column, message: `skills names ./${skillsRel}, which does not exist, so its skills are not read`, hint: "fix the path (relative to the plugin root) or add the folder" });
+      continue;
+    }
     let entries: Dirent[] = [];
     try {
       entries = statSync(skillsDir).isDirectory() ? readdirSync(skillsDir, { withFileTypes: true }) : [];
     } catch (error) {
       findings.push(ioFinding(root, skillsDir, error));
     }
-    if (!statSync(skillsDir).isDirectory()) findings.push({ rule: "plugin/field", severity: severityOf("plugin/field"), file: toProjectPath(root, skillsDir), message: "skills is not a folder, so the plugin's skills are not read", hint: "make skills/ a folder of skill folders" });
+    if (!statSync(skillsDir).isDirectory()) findings.push({ rule: "plugin/field", severity: severityOf("plugin/field"), file: toProjectPath(root, skillsDir), message: `${skillsRel} is not a folder, so the plugin's skills there are not read`, hint: `make ${skillsRel}/ a folder of skill folders` });
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const skillDir = join(skillsDir, entry.name);
       if (!entry.isDirectory() || !existsSync(join(skillDir, SKILL_FILE))) continue;

@@ -1,6 +1,6 @@
 // Claude Code plugins read where they overlap Agent Plugins: .mcp.json servers the way Claude Code reads them.
 import { afterAll, describe, expect, test } from "bun:test";
-import { checkClaudePluginManifest, claudeMcpFiles, claudeOnlyComponents, claudePluginServers } from "../../src/manifest/claude-plugin.ts";
+import { checkClaudePluginManifest, claudeMcpFiles, claudeOnlyComponents, claudePluginServers, claudeSkillDirs } from "../../src/manifest/claude-plugin.ts";
 import { readProject, readToolAlone } from "../../src/manifest/discover-io.ts";
 import type { CanonicalValue } from "../../src/integrity/value.ts";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
@@ -39,9 +39,8 @@ test("plugin.json needs a kebab-case name; the component paths it points Claude 
   expect(checkClaudePluginManifest({ version: "1.0.0" }).ok).toBe(false);
   // mcpServers kiwi reads (claudeMcpFiles), so it is not named.
   expect(checkClaudePluginManifest({ name: "p", commands: "./cmds", mcpServers: {} }).ignored).toEqual(["plugin.json commands"]);
-  // Naming the default locations is no component kiwi misses.
-  expect(checkClaudePluginManifest({ name: "p", mcpServers: "./.mcp.json", skills: ["./skills/"] }).ignored).toEqual([]);
-  expect(checkClaudePluginManifest({ name: "p", skills: ["./skills", "./extra"] }).ignored).toEqual(["plugin.json skills"]);
+  // skills and mcpServers kiwi reads (claudeSkillDirs, claudeMcpFiles).
+  expect(checkClaudePluginManifest({ name: "p", mcpServers: "./servers.json", skills: ["./skills", "./extra"] }).ignored).toEqual([]);
   expect(claudeOnlyComponents(["skills", "commands", "hooks", ".mcp.json"])).toEqual(["commands", "hooks"]);
 });
 
@@ -76,5 +75,35 @@ describe("plugin.json mcpServers: servers inline or in more files, besides .mcp.
     expect(read.findings).toEqual([expect.objectContaining({ rule: "plugin/mcp", file: ".ai/tools/p/.claude-plugin/plugin.json", line: 4, message: "mcpServers names ./missing.json, which does not exist, so its servers are not read" })]);
     for (const [id, , source] of servers) expect(readToolAlone(root, source as string).tool?.id).toBe(id as string);
     expect(readToolAlone(root, ".ai/tools/q/.claude-plugin/plugin.json#s").tool?.manifest).toMatchObject({ config: { command: "./bin/s" } });
+  });
+});
+
+describe("plugin.json skills: more folders of skill folders, besides skills/, as Claude Code loads them", () => {
+  test.each([
+    ["absent: skills/ only", { name: "p" }, ["skills"], []],
+    ["a path", { name: "p", skills: "./extra/" }, ["skills", "extra"], []],
+    ["a list with the default", { name: "p", skills: ["./skills", "./a", "./b/c"] }, ["skills", "a", "b/c"], []],
+    ["a path leaving the plugin", { name: "p", skills: ["../x"] }, ["skills"], ['skills path "../x" is not a ./path inside the plugin']],
+    ["another type", { name: "p", skills: { a: 1 } }, ["skills"], ["skills is not a path or a list of paths"]],
+  ])("%s", (_name, manifest, dirs, messages) => {
+    const out = claudeSkillDirs(manifest as CanonicalValue);
+    expect(out.dirs).toEqual(dirs);
+    expect(out.problems.map((p) => [p.rule, p.message.split(", so")[0]])).toEqual(messages.map((m) => ["plugin/field", m]));
+  });
+
+  test("discovery reads the skills of a named folder with Claude Code's fields allowed, beside skills/; a missing folder is a plugin/field warning", () => {
+    const skill = (name: string) => `---\nname: ${name}\ndescription: Says ${name}.\nargument-hint: "[who]"\n---\nHi\n`;
+    const root = makeProject({
+      ".ai/tools/p/.claude-plugin/plugin.json": JSON.stringify({ name: "p", skills: ["./extra", "./nope"] }, null, 2),
+      ".ai/tools/p/skills/std/SKILL.md": skill("std"),
+      ".ai/tools/p/extra/hello/SKILL.md": skill("hello"),
+    });
+    const read = readProject(root);
+    expect(read.tools.filter((t) => t.type === "knowledge").map((t) => [t.id, t.manifestFile]).sort()).toEqual([
+      ["hello", ".ai/tools/p/extra/hello/SKILL.md"],
+      ["std", ".ai/tools/p/skills/std/SKILL.md"],
+    ]);
+    expect(read.findings).toEqual([expect.objectContaining({ rule: "plugin/field", file: ".ai/tools/p/.claude-plugin/plugin.json", line: 3, message: "skills names ./nope, which does not exist, so its skills are not read" })]);
+    expect(readToolAlone(root, ".ai/tools/p/extra/hello/SKILL.md")).toMatchObject({ tool: { id: "hello" }, findings: [] });
   });
 });
