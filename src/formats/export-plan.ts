@@ -126,7 +126,7 @@ export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, 
       servers[tool.id] = pluginServer(tool, notes);
       for (const f of tool.files) {
         // A server read from a Claude Code plugin: its manifests are that format's, and the export writes an Agent Plugin's.
-        if (fromClaudePlugin(tool) && (f.path === CLAUDE_PLUGIN_FILE || f.path === CLAUDE_MCP_FILE)) continue;
+        if (fromClaudePlugin(tool) && (f.path === CLAUDE_PLUGIN_FILE || f.path === CLAUDE_MCP_FILE || f.path === serverFile(tool))) continue;
         if (f.path === "plugin.json" || f.path === PLUGIN_MCP_FILE) {
           // A server read from a plugin carries that plugin's manifests as files: the export writes them anew.
           if (tool.manifestFile.endsWith(`/${PLUGIN_MCP_FILE}#${tool.id}`)) continue;
@@ -146,9 +146,17 @@ export function exportPlugin(tools: Tool[], pluginName: string, read: ReadText, 
   return { name: pluginName, files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), notes };
 }
 
-/** A server kiwi read from a Claude Code plugin's .mcp.json (its CLAUDE_PLUGIN_ROOT is kiwi's, as PLUGIN_ROOT is for an Agent Plugin's). */
+/**
+ * A server kiwi read from a Claude Code plugin: from its .mcp.json, from plugin.json's inline
+ * mcpServers or from a file those name (its CLAUDE_PLUGIN_ROOT is kiwi's, as PLUGIN_ROOT is for an Agent Plugin's).
+ */
 function fromClaudePlugin(tool: Tool): boolean {
-  return tool.manifestFile.endsWith(`/${CLAUDE_MCP_FILE}#${tool.id}`);
+  return tool.manifestFile.endsWith(`#${tool.id}`) && tool.files.some((f) => f.path === CLAUDE_PLUGIN_FILE);
+}
+
+/** The plugin-relative file a plugin's server was read from (`<plugin>/<file>#<server>`). */
+function serverFile(tool: Tool): string {
+  return tool.manifestFile.slice(tool.root.length + 1, tool.manifestFile.lastIndexOf("#"));
 }
 
 function pluginServer(tool: Tool, notes: string[]): Record<string, unknown> {

@@ -1,6 +1,6 @@
 // Claude Code plugins: a folder with .claude-plugin/plugin.json. Where the format overlaps Agent
 // Plugins (plugin.ts), kiwi reads it the way Claude Code does: each skills/<name>/SKILL.md is a skill
-// and each server of .mcp.json an mcp_server. Its other components (commands, agents, hooks, …) are
+// and each server of .mcp.json (and of plugin.json mcpServers) an mcp_server, skills paths too. Its other components (commands, agents, hooks, …) are
 // Claude Code's own; kiwi names them once and reads none of them. Pure: parsed values in, manifests
 // and problems out.
 import { escapePointer } from "../integrity/canonical.ts";
@@ -8,6 +8,7 @@ import type { CanonicalValue } from "../integrity/value.ts";
 import { isRecord, toPlain } from "../integrity/value.ts";
 import { TOOL_ID } from "../schema/vocabulary.ts";
 import { BUILTIN_IDS } from "./builtins.ts";
+import { leavesFolder } from "./skill.ts";
 import { type Mapped, type PluginManifest, type PluginProblem, type PluginServer, type ServerDialect, httpServer, isProblem, stdioServer } from "./plugin.ts";
 
 export const CLAUDE_PLUGIN_DIR = ".claude-plugin";
@@ -18,8 +19,8 @@ export const CLAUDE_MARKETPLACE_FILE = ".claude-plugin/marketplace.json";
 
 /** The components Claude Code reads by default location that are not tools kiwi runs. */
 const CLAUDE_ONLY = ["commands", "agents", "hooks", "output-styles", ".lsp.json", "settings.json", "monitors"];
-/** plugin.json fields that point Claude Code at components: kiwi reads only the default skills/ and .mcp.json. */
-const CLAUDE_PATH_FIELDS = ["commands", "agents", "skills", "hooks", "mcpServers", "outputStyles", "lspServers", "monitors"];
+/** plugin.json fields that point Claude Code at components kiwi does not read (skills and mcpServers it reads: claudeSkillDirs, claudeMcpFiles). */
+const CLAUDE_PATH_FIELDS = ["commands", "agents", "hooks", "outputStyles", "lspServers", "monitors"];
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 const CLAUDE: ServerDialect = {
@@ -44,14 +45,7 @@ export function checkClaudePluginManifest(value: CanonicalValue): PluginManifest
     fatal(name === undefined ? "" : "/name", name === undefined ? `${CLAUDE_PLUGIN_FILE} has no name` : `name ${JSON.stringify(name)} is not a plugin name`, "Claude Code names a plugin in kebab-case: lower-case letters, digits and hyphens");
   }
   if (doc.version !== undefined && typeof doc.version !== "string") fatal("/version", "version is not a string", 'write "version": "1.0.0"');
-  // A path field naming the default location (mcpServers: "./.mcp.json", skills: "./skills") adds nothing kiwi misses.
-  const defaults: Record<string, string> = { skills: "skills", mcpServers: CLAUDE_MCP_FILE };
-  const isDefault = (k: string) => {
-    const v = doc[k];
-    const paths = typeof v === "string" ? [v] : Array.isArray(v) && v.every((p) => typeof p === "string") ? (v as string[]) : undefined;
-    return defaults[k] !== undefined && paths !== undefined && paths.length > 0 && paths.every((p) => p.replace(/^\.\//, "").replace(/\/+$/, "") === defaults[k]);
-  };
-  const ignored = CLAUDE_PATH_FIELDS.filter((k) => doc[k] !== undefined && !isDefault(k)).map((k) => `plugin.json ${k}`);
+  const ignored = CLAUDE_PATH_FIELDS.filter((k) => doc[k] !== undefined).map((k) => `plugin.json ${k}`);
   const version = typeof doc.version === "string" && SEMVER.test(doc.version) ? doc.version : "0.0.0";
   return { ok: problems.length === 0, ...(typeof name === "string" ? { name } : {}), version, problems, ignored };
 }
@@ -67,14 +61,14 @@ export function claudeOnlyComponents(names: readonly string[]): string[] {
  * streamable-http one; `${CLAUDE_PLUGIN_ROOT}` is the plugin root and other `${VAR}` the
  * environment. A server kiwi cannot run as written is skipped with a plugin/mcp warning.
  */
-export function claudePluginServers(value: CanonicalValue, plugin: PluginManifest): { servers: PluginServer[]; problems: PluginProblem[] } {
+export function claudePluginServers(value: CanonicalValue, plugin: PluginManifest, file: string = CLAUDE_MCP_FILE): { servers: PluginServer[]; problems: PluginProblem[] } {
   const problems: PluginProblem[] = [];
-  const warn = (pointer: string, message: string, hint: string) => problems.push({ rule: "plugin/mcp", file: CLAUDE_MCP_FILE, pointer, message, hint });
+  const warn = (pointer: string, message: string, hint: string) => problems.push({ rule: "plugin/mcp", file, pointer, message, hint });
   const doc = toPlain(value);
   const wrapped = isRecord(doc) && doc.mcpServers !== undefined;
   const entries = !isRecord(doc) ? undefined : wrapped ? doc.mcpServers : doc;
   if (!isRecord(entries)) {
-    warn(wrapped ? "/mcpServers" : "", `${CLAUDE_MCP_FILE} ${wrapped ? "has an mcpServers that is not an object" : "is not a JSON object"}, so the plugin's MCP servers are not read`, 'write { "mcpServers": { "<name>": { "command": "…" } } }');
+    warn(wrapped ? "/mcpServers" : "", `${file} ${wrapped ? "has an mcpServers that is not an object" : "is not a JSON object"}, so the plugin's MCP servers are not read`, 'write { "mcpServers": { "<name>": { "command": "…" } } }');
     return { servers: [], problems };
   }
   const servers: PluginServer[] = [];
@@ -112,4 +106,55 @@ export function claudePluginServers(value: CanonicalValue, plugin: PluginManifes
     servers.push({ name, manifest: { tool_id: name, tool_type: "mcp_server", version: plugin.version, description, ...mapped } });
   }
   return { servers, problems };
+}
+
+/**
+ * The plugin-relative files whose servers Claude Code loads: .mcp.json, and what plugin.json's
+ * mcpServers adds to it, either servers inline (plugin.json itself) or the path or paths ("./…",
+ * inside the plugin) of more .mcp.json-shaped files. A malformed mcpServers is a plugin/mcp warning.
+ */
+export function claudeMcpFiles(value: CanonicalValue): { files: string[]; problems: PluginProblem[] } {
+  const doc = toPlain(value);
+  const field = isRecord(doc) ? doc.mcpServers : undefined;
+  if (isRecord(field)) return { files: [CLAUDE_MCP_FILE, CLAUDE_PLUGIN_FILE], problems: [] };
+  const read = componentPaths(field, "mcpServers", CLAUDE_MCP_FILE, "plugin/mcp", 'write "mcpServers": { "<name>": { … } }, or "./path/to/.mcp.json" (or a list of such paths) relative to the plugin root');
+  return { files: read.paths, problems: read.problems };
+}
+
+/**
+ * The plugin-relative folders of skill folders Claude Code loads: skills/, and the path or paths
+ * ("./…", inside the plugin) plugin.json's skills adds. A malformed one is a plugin/field warning.
+ */
+export function claudeSkillDirs(value: CanonicalValue): { dirs: string[]; problems: PluginProblem[] } {
+  const doc = toPlain(value);
+  const read = componentPaths(isRecord(doc) ? doc.skills : undefined, "skills", "skills", "plugin/field", 'write "skills": "./path/to/skills" (or a list of such paths) relative to the plugin root, each a folder of <name>/SKILL.md');
+  return { dirs: read.paths, problems: read.problems };
+}
+
+/** A component path field (a "./path" or a list of them) -> the default path first, then each added one, plugin-relative. */
+function componentPaths(field: unknown, key: string, fallback: string, rule: "plugin/mcp" | "plugin/field", hint: string): { paths: string[]; problems: PluginProblem[] } {
+  const paths = [fallback];
+  const problems: PluginProblem[] = [];
+  const warn = (pointer: string, message: string) => problems.push({ rule, file: CLAUDE_PLUGIN_FILE, pointer, message, hint });
+  if (field === undefined) return { paths, problems };
+  const given = typeof field === "string" ? [field] : Array.isArray(field) ? field : undefined;
+  if (given === undefined) {
+    warn(`/${key}`, `${key} is not ${key === "mcpServers" ? "an object of servers, " : ""}a path or a list of paths, so it is not read`);
+    return { paths, problems };
+  }
+  given.forEach((path, i) => {
+    const pointer = typeof field === "string" ? `/${key}` : `/${key}/${i}`;
+    if (typeof path !== "string" || !path.startsWith("./") || leavesFolder(path)) {
+      warn(pointer, `${key} path ${JSON.stringify(path)} is not a ./path inside the plugin, so it is not read`);
+      return;
+    }
+    const out: string[] = [];
+    for (const part of path.split("/")) {
+      if (part === "..") out.pop();
+      else if (part !== "" && part !== ".") out.push(part);
+    }
+    const rel = out.join("/");
+    if (rel !== "" && !paths.includes(rel)) paths.push(rel);
+  });
+  return { paths, problems };
 }

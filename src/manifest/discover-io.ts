@@ -20,7 +20,7 @@ import { IGNORED_NAMES } from "../integrity/tool-path.ts";
 import { ParseProblem } from "../integrity/parse-problem.ts";
 import { SKILL_FILE, skillManifest } from "./skill.ts";
 import { PLUGIN_FILE, PLUGIN_MCP_FILE, PLUGIN_SKILLS_DIR, type PluginManifest, type PluginProblem, type PluginServer, checkPluginManifest, pluginServers, serverPointer } from "./plugin.ts";
-import { CLAUDE_MCP_FILE, CLAUDE_PLUGIN_DIR, CLAUDE_PLUGIN_FILE, checkClaudePluginManifest, claudeOnlyComponents, claudePluginServers } from "./claude-plugin.ts";
+import { CLAUDE_MCP_FILE, CLAUDE_PLUGIN_DIR, CLAUDE_PLUGIN_FILE, checkClaudePluginManifest, claudeMcpFiles, claudeOnlyComponents, claudePluginServers, claudeSkillDirs } from "./claude-plugin.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 
 /** The parse cache of the readProject call in progress (discovery is synchronous). */
@@ -219,7 +219,18 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
 /** A skill folder of a Claude Code plugin (<plugin>/skills/<name>/, beside <plugin>/.claude-plugin/plugin.json), which Claude Code reads. */
 function inClaudePlugin(skillDir: string): boolean {
   const plugin = dirname(dirname(skillDir));
-  return basename(dirname(skillDir)) === PLUGIN_SKILLS_DIR && existsSync(join(plugin, CLAUDE_PLUGIN_FILE)) && !existsSync(join(plugin, PLUGIN_FILE));
+  if (basename(dirname(skillDir)) === PLUGIN_SKILLS_DIR && existsSync(join(plugin, CLAUDE_PLUGIN_FILE)) && !existsSync(join(plugin, PLUGIN_FILE))) return true;
+  // Or in a folder plugin.json's skills names (claudeSkillDirs), below the nearest Claude Code plugin.
+  for (let dir = dirname(dirname(skillDir)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (!existsSync(join(dir, CLAUDE_PLUGIN_FILE))) continue;
+    try {
+      const dirs = claudeSkillDirs(JSON.parse(readFileSync(join(dir, CLAUDE_PLUGIN_FILE), "utf8")) as CanonicalValue).dirs;
+      return !existsSync(join(dir, PLUGIN_FILE)) && dirs.some((d) => join(dir, d) === dirname(skillDir));
+    } catch {
+      return false;
+    }
+  }
+  return false;
 }
 
 /**
@@ -240,12 +251,16 @@ interface PluginFormat {
   manifestFile: string;
   mcpFile: string;
   checkManifest: (value: CanonicalValue) => PluginManifest & { ignored?: string[] };
-  servers: (value: CanonicalValue, plugin: PluginManifest) => { servers: PluginServer[]; problems: PluginProblem[] };
+  servers: (value: CanonicalValue, plugin: PluginManifest, file: string) => { servers: PluginServer[]; problems: PluginProblem[] };
+  /** The plugin-relative files holding servers, from the manifest; [mcpFile] when not given. */
+  mcpFiles?: (manifest: CanonicalValue) => { files: string[]; problems: PluginProblem[] };
+  /** The plugin-relative folders of skill folders, from the manifest; [skills] when not given. */
+  skillDirs?: (manifest: CanonicalValue) => { dirs: string[]; problems: PluginProblem[] };
 }
 
-const AGENT_PLUGIN: PluginFormat = { manifestFile: PLUGIN_FILE, mcpFile: PLUGIN_MCP_FILE, checkManifest: checkPluginManifest, servers: pluginServers };
+const AGENT_PLUGIN: PluginFormat = { manifestFile: PLUGIN_FILE, mcpFile: PLUGIN_MCP_FILE, checkManifest: checkPluginManifest, servers: (value, plugin) => pluginServers(value, plugin) };
 /** Claude Code's plugin format (claude-plugin.ts): its skills and MCP servers, read as Agent Plugins' are. */
-const CLAUDE_CODE_PLUGIN: PluginFormat = { manifestFile: CLAUDE_PLUGIN_FILE, mcpFile: CLAUDE_MCP_FILE, checkManifest: checkClaudePluginManifest, servers: claudePluginServers };
+const CLAUDE_CODE_PLUGIN: PluginFormat = { manifestFile: CLAUDE_PLUGIN_FILE, mcpFile: CLAUDE_MCP_FILE, checkManifest: checkClaudePluginManifest, servers: claudePluginServers, mcpFiles: claudeMcpFiles, skillDirs: claudeSkillDirs };
 
 /**
  * The tools of an Agent Plugin (or Claude Code plugin) folder (plugin.ts, claude-plugin.ts): each
@@ -268,18 +283,25 @@ function pluginTools(root: string, dir: string, format: PluginFormat, parse: (ab
   if (!plugin.ok) return [];
   const ignored = [...claudeOnlyComponents(options.names && plugin.ignored ? options.names : []).map((c) => `${c}${c.includes(".") ? "" : "/"}`), ...(options.names ? (plugin.ignored ?? []) : [])];
   if (ignored.length > 0) {
-    findings.push({ rule: "plugin/claude-code", severity: severityOf("plugin/claude-code"), file: toProjectPath(root, join(dir, format.manifestFile)), line: 1, column: 1, message: `a Claude Code plugin: kiwi reads its skills/*/SKILL.md and ${CLAUDE_MCP_FILE} as tools; ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} Claude Code's own and not read (not checked, locked or run)`, hint: "Claude Code still loads them from the plugin; a skill or MCP server outside the default skills/ and .mcp.json is seen by kiwi only when moved there" });
+    findings.push({ rule: "plugin/claude-code", severity: severityOf("plugin/claude-code"), file: toProjectPath(root, join(dir, format.manifestFile)), line: 1, column: 1, message: `a Claude Code plugin: kiwi reads its skills (skills/ and plugin.json skills) and MCP servers (${CLAUDE_MCP_FILE} and plugin.json mcpServers) as tools; ${ignored.join(", ")} ${ignored.length === 1 ? "is" : "are"} Claude Code's own and not read (not checked, locked or run)`, hint: "Claude Code still loads them from the plugin" });
   }
   const tools: Tool[] = [];
-  const skillsDir = join(dir, PLUGIN_SKILLS_DIR);
-  if (options.skills && existsSync(skillsDir)) {
+  const skillDirs = format.skillDirs?.(manifest.value) ?? { dirs: [PLUGIN_SKILLS_DIR], problems: [] };
+  if (options.skills) report(skillDirs.problems, manifest);
+  for (const skillsRel of options.skills ? skillDirs.dirs : []) {
+    const skillsDir = join(dir, skillsRel);
+    if (!existsSync(skillsDir)) {
+      // skills/ is optional; a folder plugin.json names is not.
+      if (skillsRel !== PLUGIN_SKILLS_DIR) findings.push({ rule: "plugin/field", severity: severityOf("plugin/field"), file: toProjectPath(root, join(dir, format.manifestFile)), line: manifest.locate("/skills")?.line, column: manifest.locate("/skills")?.column, message: `skills names ./${skillsRel}, which does not exist, so its skills are not read`, hint: "fix the path (relative to the plugin root) or add the folder" });
+      continue;
+    }
     let entries: Dirent[] = [];
     try {
       entries = statSync(skillsDir).isDirectory() ? readdirSync(skillsDir, { withFileTypes: true }) : [];
     } catch (error) {
       findings.push(ioFinding(root, skillsDir, error));
     }
-    if (!statSync(skillsDir).isDirectory()) findings.push({ rule: "plugin/field", severity: severityOf("plugin/field"), file: toProjectPath(root, skillsDir), message: "skills is not a folder, so the plugin's skills are not read", hint: "make skills/ a folder of skill folders" });
+    if (!statSync(skillsDir).isDirectory()) findings.push({ rule: "plugin/field", severity: severityOf("plugin/field"), file: toProjectPath(root, skillsDir), message: `${skillsRel} is not a folder, so the plugin's skills there are not read`, hint: `make ${skillsRel}/ a folder of skill folders` });
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const skillDir = join(skillsDir, entry.name);
       if (!entry.isDirectory() || !existsSync(join(skillDir, SKILL_FILE))) continue;
@@ -288,20 +310,29 @@ function pluginTools(root: string, dir: string, format: PluginFormat, parse: (ab
       if (tool) tools.push(tool);
     }
   }
-  const mcpAbs = join(dir, format.mcpFile);
-  if (!existsSync(mcpAbs)) return tools;
-  const mcp = parse(mcpAbs, "json");
-  if (mcp === undefined || mcp === "none") return tools;
-  const read = format.servers(mcp.value, plugin);
-  report(read.problems, mcp);
-  if (read.servers.length === 0) return tools;
-  const files = listToolFiles(root, dir, findings, listing).filter((f) => !f.path.startsWith(`${PLUGIN_SKILLS_DIR}/`));
+  const mcpFiles = format.mcpFiles?.(manifest.value) ?? { files: [format.mcpFile], problems: [] };
+  report(mcpFiles.problems, manifest);
+  let files: ToolFile[] | undefined;
   const toolsDir = join(root, TOOLS_DIR);
-  const wrapped = isRecord(mcp.value) && mcp.value.mcpServers !== undefined;
-  for (const server of read.servers) {
-    const fields = normalizeManifest(server.manifest, server.name, toProjectPath(toolsDir, dir));
-    const at = `${wrapped ? "/mcpServers" : ""}/${server.name}`;
-    tools.push({ ...fields, form: "directory", root: toProjectPath(root, dir), rootAbs: dir, manifestFile: `${toProjectPath(root, mcpAbs)}#${server.name}`, files, locate: (pointer) => mcp.locate(serverPointer(at, pointer)) ?? mcp.locate(at) });
+  for (const mcpFile of mcpFiles.files) {
+    const mcpAbs = join(dir, mcpFile);
+    if (!existsSync(mcpAbs)) {
+      // .mcp.json is optional; a file plugin.json names is not.
+      if (mcpFile !== format.mcpFile) findings.push({ rule: "plugin/mcp", severity: severityOf("plugin/mcp"), file: toProjectPath(root, join(dir, format.manifestFile)), line: manifest.locate("/mcpServers")?.line, column: manifest.locate("/mcpServers")?.column, message: `mcpServers names ./${mcpFile}, which does not exist, so its servers are not read`, hint: "fix the path (relative to the plugin root) or add the file" });
+      continue;
+    }
+    const mcp = mcpFile === format.manifestFile ? manifest : parse(mcpAbs, "json");
+    if (mcp === undefined || mcp === "none") continue;
+    const read = format.servers(mcp.value, plugin, mcpFile);
+    report(read.problems, mcp);
+    if (read.servers.length === 0) continue;
+    files ??= listToolFiles(root, dir, findings, listing).filter((f) => !f.path.startsWith(`${PLUGIN_SKILLS_DIR}/`));
+    const wrapped = isRecord(mcp.value) && mcp.value.mcpServers !== undefined;
+    for (const server of read.servers) {
+      const fields = normalizeManifest(server.manifest, server.name, toProjectPath(toolsDir, dir));
+      const at = `${wrapped ? "/mcpServers" : ""}/${server.name}`;
+      tools.push({ ...fields, form: "directory", root: toProjectPath(root, dir), rootAbs: dir, manifestFile: `${toProjectPath(root, mcpAbs)}#${server.name}`, files, locate: (pointer) => mcp.locate(serverPointer(at, pointer)) ?? mcp.locate(at) });
+    }
   }
   return tools;
 }
@@ -328,6 +359,15 @@ export function readToolAlone(root: string, source: string): { tool?: Tool; find
   }
 }
 
+/** The Claude Code plugin folder holding `file` (its nearest ancestor under .ai/tools/ with .claude-plugin/plugin.json), if any. */
+function claudePluginOf(root: string, file: string): string | undefined {
+  const tools = join(root, TOOLS_DIR);
+  for (let dir = dirname(file); dir.startsWith(`${tools}/`); dir = dirname(dir)) {
+    if (existsSync(join(dir, CLAUDE_PLUGIN_FILE))) return dir;
+  }
+  return undefined;
+}
+
 /** Parses one manifest file: discovery goes through its parse cache, exec through its content memo. */
 export type ManifestFileParser = (abs: string, syntax: ManifestSyntax) => ParsedManifest | "none";
 
@@ -340,8 +380,11 @@ export function readToolAt(root: string, source: string, parse: ManifestFilePars
   const findings: Finding[] = [];
   const hash = source.indexOf("#");
   if (hash !== -1) {
-    // An Agent Plugin's MCP server: <plugin>/mcp.json#<server> (pluginTools).
-    const dir = dirname(join(root, ...source.slice(0, hash).split("/")));
+    // A plugin's MCP server: <plugin>/mcp.json#<server>, or a Claude Code plugin's
+    // <plugin>/<.mcp.json, .claude-plugin/plugin.json or a file its mcpServers names>#<server> (pluginTools).
+    const file = join(root, ...source.slice(0, hash).split("/"));
+    const agent = basename(file) === PLUGIN_MCP_FILE && existsSync(join(dirname(file), PLUGIN_FILE));
+    const dir = agent ? dirname(file) : (claudePluginOf(root, file) ?? dirname(file));
     const guarded = (abs: string, syntax: ManifestSyntax) => {
       try {
         return parse(abs, syntax);
@@ -351,7 +394,7 @@ export function readToolAt(root: string, source: string, parse: ManifestFilePars
         return undefined;
       }
     };
-    const format = basename(source.slice(0, hash)) === CLAUDE_MCP_FILE ? CLAUDE_CODE_PLUGIN : AGENT_PLUGIN;
+    const format = agent ? AGENT_PLUGIN : CLAUDE_CODE_PLUGIN;
     if (!existsSync(join(dir, format.manifestFile))) return { findings };
     const tool = pluginTools(root, dir, format, guarded, findings, { skills: false }).find((t) => t.manifestFile === source);
     return tool ? { tool, findings } : { findings };

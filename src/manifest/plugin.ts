@@ -186,6 +186,10 @@ export function httpServer(entry: Record<string, unknown>, dialect: ServerDialec
   const unknown = Object.keys(entry).find((k) => !["type", "url", "headers"].includes(k));
   if (unknown) return { problem: `${unknown} is not a ${String(entry.type)} server field`, hint: "remote servers have url and headers" };
   if (typeof entry.url !== "string") return { problem: "url is missing", hint: "write the endpoint's absolute URL" };
+  // The plugin's folder (and data folder) are paths on disk: no part of a remote endpoint's address or
+  // headers, and kiwi sets neither for an http client, so ${VAR} would read an unset variable.
+  const fileVar = [dialect.rootVar, dialect.dataVar].map((v) => `\${${v}}`).find((v) => [entry.url, ...(isRecord(entry.headers) ? Object.values(entry.headers) : [])].some((s) => typeof s === "string" && s.includes(v)));
+  if (fileVar) return { problem: `it uses ${fileVar} in a remote server's url or headers, but that is a folder path on disk (set only for a stdio server), no part of an endpoint's address`, hint: "write the endpoint's absolute https:// URL; a server the plugin runs from its own files is a stdio server (command, args)" };
   let url: URL;
   try {
     url = new URL(entry.url);

@@ -209,6 +209,26 @@ describe("--format plugin, from a plugin", () => {
     expect([check.exitCode, check.stdout]).toEqual([0, ""]);
   });
 
+  test("a server from a Claude Code plugin.json's mcpServers (inline or a named file) exports the same way: no Claude Code manifest or server file is carried over", async () => {
+    const root = makeProject({
+      ".ai/tools/cc/.claude-plugin/plugin.json": JSON.stringify({ name: "cc", version: "2.0.0", mcpServers: "./config/servers.json" }),
+      ".ai/tools/cc/config/servers.json": JSON.stringify({ one: { command: "${CLAUDE_PLUGIN_ROOT}/bin/one.js" } }),
+      ".ai/tools/cc/bin/one.js": "// server\n",
+      ".ai/tools/dd/.claude-plugin/plugin.json": JSON.stringify({ name: "dd", mcpServers: { two: { command: "node", args: ["${CLAUDE_PLUGIN_ROOT}/two.js"] } } }),
+      ".ai/tools/dd/two.js": "// server\n",
+    });
+    for (const [id, files, server] of [
+      ["one", ["bin/one.js", "mcp.json", "plugin.json"], { type: "stdio", command: "./bin/one.js" }],
+      ["two", ["mcp.json", "plugin.json", "two.js"], { type: "stdio", command: "node", args: ["./two.js"] }],
+    ] as const) {
+      const out = makeTemp("kiwi-export-");
+      const r = await kiwiIn(root).run(["export", id, "--format", "plugin", "--name", "x", "--out", out, "--json"]);
+      expect([r.exitCode, r.stderr]).toEqual([0, ""]);
+      expect(JSON.parse(r.stdout).files).toEqual(files);
+      expect(JSON.parse(readFileSync(join(out, "x/mcp.json"), "utf8")).mcpServers).toEqual({ [id]: server });
+    }
+  });
+
   test("servers of one plugin export together: the files they share are the same files", async () => {
     const root = makeProject(plugin);
     const out = makeTemp("kiwi-export-");

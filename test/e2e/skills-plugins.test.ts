@@ -123,7 +123,7 @@ describe("Claude Code plugins", () => {
     const kiwi = kiwiIn(root);
     // Each JSON and Markdown file of the plugin was read as a kiwi manifest: a dozen universal/* errors.
     const check = await kiwi.run(["check"]);
-    expect([check.exitCode, check.stdout.trim().split("\n")[0]]).toEqual([0, ".ai/tools/notes-plugin/.claude-plugin/plugin.json:1:1  info  plugin/claude-code  a Claude Code plugin: kiwi reads its skills/*/SKILL.md and .mcp.json as tools; commands/, agents/, hooks/ are Claude Code's own and not read (not checked, locked or run)"]);
+    expect([check.exitCode, check.stdout.trim().split("\n")[0]]).toEqual([0, ".ai/tools/notes-plugin/.claude-plugin/plugin.json:1:1  info  plugin/claude-code  a Claude Code plugin: kiwi reads its skills (skills/ and plugin.json skills) and MCP servers (.mcp.json and plugin.json mcpServers) as tools; commands/, agents/, hooks/ are Claude Code's own and not read (not checked, locked or run)"]);
     expect(check.stdout).not.toContain("universal/");
     expect((await kiwi.run(["lock"])).exitCode).toBe(0);
     const lock = JSON.parse(readFileSync(join(root, "tool.lock.json"), "utf8"));

@@ -77,6 +77,7 @@ describe("bad plugins", () => {
     ["a cwd that is not plugin-relative", { type: "stdio", command: "node", cwd: "data" }, 'cwd "data" is not a path inside the plugin'],
     ["env setting PLUGIN_ROOT", { type: "stdio", command: "node", env: { PLUGIN_ROOT: "/" } }, "env sets PLUGIN_ROOT or PLUGIN_DATA"],
     ["plain http to a public host", { type: "streamable-http", url: "http://example.com/mcp" }, "url is not https"],
+    ["${PLUGIN_ROOT} in a remote url", { type: "streamable-http", url: "https://example.com/${PLUGIN_ROOT}/mcp" }, "it uses ${PLUGIN_ROOT} in a remote server's url or headers, but that is a folder path on disk"],
     ["a header name that is no HTTP token", { type: "streamable-http", url: "https://example.com/mcp", headers: { "X Tenant": "a" } }, 'header name "X Tenant" is not an HTTP header name'],
     ["an unknown type", { type: "websocket", url: "wss://x" }, 'type "websocket" is not stdio, streamable-http or sse'],
     ["no type", { command: "node" }, "it has no type (stdio, streamable-http or sse)"],
