@@ -346,7 +346,7 @@ describe("modes", () => {
     expect(readLock(project.root).mcp_servers.fixture_mcp!.full_hash).not.toBe(before);
   }, SLOW);
 
-  test.skipIf(!needs(Bun.which("script") !== null || process.env.CI === "true", "script(1) (bsdutils) is not installed"))("Ctrl-C at the approval question interrupts (exit 130), it does not answer no", async () => {
+  test.skipIf(!needsTerminal())("Ctrl-C at the approval question interrupts (exit 130), it does not answer no", async () => {
     const project = await pinnedProject();
     project.setState("annotation");
     const before = readLock(project.root).mcp_servers.fixture_mcp!.full_hash;
