@@ -6,10 +6,8 @@
 import { escapePointer } from "../integrity/canonical.ts";
 import type { CanonicalValue } from "../integrity/value.ts";
 import { isRecord, toPlain } from "../integrity/value.ts";
-import { TOOL_ID } from "../schema/vocabulary.ts";
-import { BUILTIN_IDS } from "./builtins.ts";
 import { leavesFolder } from "./skill.ts";
-import { type Mapped, type PluginManifest, type PluginProblem, type PluginServer, type ServerDialect, httpServer, isProblem, stdioServer } from "./plugin.ts";
+import { type Mapped, type PluginManifest, type PluginProblem, type PluginServer, type ServerDialect, httpServer, isProblem, stdioServer, unfitServerName } from "./plugin.ts";
 
 export const CLAUDE_PLUGIN_DIR = ".claude-plugin";
 export const CLAUDE_PLUGIN_FILE = ".claude-plugin/plugin.json";
@@ -76,12 +74,9 @@ export function claudePluginServers(value: CanonicalValue, plugin: PluginManifes
   for (const [name, entry] of Object.entries(entries)) {
     const pointer = `${wrapped ? "/mcpServers" : ""}/${escapePointer(name)}`;
     const skip = (message: string, hint: string) => warn(pointer, `server ${JSON.stringify(name)} is skipped: ${message}`, hint);
-    if (!TOOL_ID.test(name)) {
-      skip("its name is not a kiwi tool id", "name servers with lower-case letters, digits, - and _, starting with a letter");
-      continue;
-    }
-    if (BUILTIN_IDS.includes(name)) {
-      skip(`its name is kiwi's built-in ${name}, which a plugin's server must not replace`, "give the server another name");
+    const unfit = unfitServerName(name);
+    if (unfit) {
+      skip(unfit.problem, unfit.hint);
       continue;
     }
     if (!isRecord(entry)) {

@@ -93,13 +93,9 @@ export function pluginServers(value: CanonicalValue, plugin: PluginManifest): { 
   for (const [name, entry] of Object.entries(doc.mcpServers)) {
     const pointer = `/mcpServers/${escapePointer(name)}`;
     const skip = (message: string, hint: string) => warn(pointer, `server ${JSON.stringify(name)} is skipped: ${message}`, hint);
-    if (!TOOL_ID.test(name)) {
-      skip("its name is not a kiwi tool id", "name servers with lower-case letters, digits, - and _, starting with a letter");
-      continue;
-    }
-    if (BUILTIN_IDS.includes(name)) {
-      // A project tool of a built-in's id replaces it: a plugin's server would become every Python (or Node…) tool's runtime.
-      skip(`its name is kiwi's built-in ${name}, which a plugin's server must not replace`, "give the server another name");
+    const unfit = unfitServerName(name);
+    if (unfit) {
+      skip(unfit.problem, unfit.hint);
       continue;
     }
     if (!isRecord(entry)) {
@@ -144,6 +140,16 @@ export interface ServerDialect {
 }
 
 const AGENT_PLUGIN: ServerDialect = { rootVar: "PLUGIN_ROOT", dataVar: "PLUGIN_DATA", literal: (text) => escapeLiteral(text) };
+
+/**
+ * Why a plugin's server name cannot be a kiwi tool's id, or undefined. A project tool of a
+ * built-in's id replaces it: a plugin's server would become every Python (or Node…) tool's runtime.
+ */
+export function unfitServerName(name: string): Problem | undefined {
+  if (!TOOL_ID.test(name)) return { problem: "its name is not a kiwi tool id", hint: "name servers with lower-case letters, digits, - and _, starting with a letter" };
+  if (BUILTIN_IDS.includes(name)) return { problem: `its name is kiwi's built-in ${name}, which a plugin's server must not replace`, hint: "give the server another name" };
+  return undefined;
+}
 
 export function isProblem(m: Mapped): m is Problem {
   return typeof m.problem === "string" && typeof m.hint === "string" && Object.keys(m).length === 2;
