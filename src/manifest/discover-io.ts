@@ -1,7 +1,7 @@
 // Finds the project and reads every tool below .ai/tools/ in every form into the tool model.
 // Disk access lives here; parsing and mapping are the pure siblings (forms.ts, normalize.ts).
 import { type Dirent, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { basename, dirname, extname, join } from "node:path";
+import { basename, dirname, extname, join, sep } from "node:path";
 import type { Finding } from "../findings/verdict.ts";
 import { builtinTools } from "./builtins.ts";
 import { type ManifestSyntax, type ParsedManifest, parseManifestBytes, syntaxOf } from "./forms.ts";
@@ -192,7 +192,7 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
   }
   const lines = text.split("\n");
   const close = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
-  const read = skillManifest(parsed.value, basename(dir), lines.slice(close + 1).join("\n"), close + 2, { claudeCode: inClaudePlugin(dir) });
+  const read = skillManifest(parsed.value, basename(dir), lines.slice(close + 1).join("\n"), close + 2, { claudeCode: inClaudePlugin(root, dir) });
   const locate = (pointer: string) => {
     const mapped = Object.entries(read.pointers).find(([from]) => pointer === from || pointer.startsWith(`${from}/`));
     return parsed.locate(mapped ? mapped[1] + pointer.slice(mapped[0].length) : pointer);
@@ -216,12 +216,16 @@ function assembleSkillTool(root: string, dir: string, parsed: ParsedManifest | "
   };
 }
 
-/** A skill folder of a Claude Code plugin (<plugin>/skills/<name>/, beside <plugin>/.claude-plugin/plugin.json), which Claude Code reads. */
-function inClaudePlugin(skillDir: string): boolean {
+/**
+ * A skill folder of a Claude Code plugin (<plugin>/skills/<name>/, beside <plugin>/.claude-plugin/plugin.json),
+ * which Claude Code reads. Plugins live below the project's tools, so the search stops at `root`:
+ * a plugin.json above the project is not the project's, and must not change how its skills read.
+ */
+function inClaudePlugin(root: string, skillDir: string): boolean {
   const plugin = dirname(dirname(skillDir));
   if (basename(dirname(skillDir)) === PLUGIN_SKILLS_DIR && existsSync(join(plugin, CLAUDE_PLUGIN_FILE)) && !existsSync(join(plugin, PLUGIN_FILE))) return true;
   // Or in a folder plugin.json's skills names (claudeSkillDirs), below the nearest Claude Code plugin.
-  for (let dir = dirname(dirname(skillDir)); dir !== dirname(dir); dir = dirname(dir)) {
+  for (let dir = plugin; dir.startsWith(`${root}${sep}`); dir = dirname(dir)) {
     if (!existsSync(join(dir, CLAUDE_PLUGIN_FILE))) continue;
     try {
       const dirs = claudeSkillDirs(JSON.parse(readFileSync(join(dir, CLAUDE_PLUGIN_FILE), "utf8")) as CanonicalValue).dirs;

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { checkClaudePluginManifest, claudeMcpFiles, claudeOnlyComponents, claudePluginServers, claudeSkillDirs } from "../../src/manifest/claude-plugin.ts";
 import { readProject, readToolAlone } from "../../src/manifest/discover-io.ts";
 import type { CanonicalValue } from "../../src/integrity/value.ts";
+import { join } from "node:path";
 import { cleanupTemps, makeProject } from "../helpers/tree.ts";
 
 afterAll(cleanupTemps);
@@ -105,5 +106,17 @@ describe("plugin.json skills: more folders of skill folders, besides skills/, as
     ]);
     expect(read.findings).toEqual([expect.objectContaining({ rule: "plugin/field", file: ".ai/tools/p/.claude-plugin/plugin.json", line: 3, message: "skills names ./nope, which does not exist, so its skills are not read" })]);
     expect(readToolAlone(root, ".ai/tools/p/extra/hello/SKILL.md")).toMatchObject({ tool: { id: "hello" }, findings: [] });
+  });
+
+  test("a Claude Code plugin above the project does not make the project's own skills its skills", () => {
+    // The folder holding the project is itself a plugin whose skills path names the project's tools.
+    const outer = makeProject({
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "outer", skills: ["./proj/.ai/tools"] }),
+      "proj/.ai/tools/hello/SKILL.md": `---\nname: hello\ndescription: Says hello.\nargument-hint: "[who]"\n---\nHi\n`,
+    });
+    const read = readProject(join(outer, "proj"));
+    expect(read.tools.filter((t) => t.type === "knowledge").map((t) => t.id)).toEqual(["hello"]);
+    // Judged as a standalone skill: Claude Code's own field is a warning, as for any project skill.
+    expect(read.findings.map((f) => [f.rule, f.file])).toEqual([["skill/field", ".ai/tools/hello/SKILL.md"]]);
   });
 });
